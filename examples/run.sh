@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# driftgate's main job on the shipped examples: `check` each incident's snapshots and compare
+# every exit code with the verdict it must give. Builds the binary first; needs only cargo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --quiet --locked
+bin=target/debug/driftgate
+failures=0
+
+run() {
+    local expected=$1
+    shift
+    echo "\$ driftgate $*"
+    local code=0
+    "$bin" "$@" || code=$?
+    echo "→ exit $code (expected $expected)"
+    echo
+    [ "$code" = "$expected" ] || failures=$((failures + 1))
+}
+
+echo "## Seed 1: Azure Local, Broadcom RoCE, NIC DCBX reset by a firmware update"
+run 0 check --snapshot examples/azure-local-dcbx/pre-update.json --baseline examples/azure-local-dcbx/baseline.json
+run 1 check --snapshot examples/azure-local-dcbx/post-update.json --baseline examples/azure-local-dcbx/baseline.json
+run 1 check --snapshot examples/azure-local-dcbx/post-update.json
+
+echo "## Seed 2: ESXi 5.0, MSCS shared RDM on Round Robin"
+run 1 check --snapshot examples/esxi-mscs-psp/current.json --baseline examples/esxi-mscs-psp/baseline.json
+
+echo "## A firmware-only update must pass"
+run 0 check --snapshot examples/benign-firmware-update/post-update.json --baseline examples/benign-firmware-update/baseline.json
+
+if [ "$failures" -ne 0 ]; then
+    echo "examples: $failures verdict(s) differ from what they must be" >&2
+    exit 1
+fi
+echo "examples: every verdict as expected"

@@ -1,0 +1,20 @@
+//! `driftgate schema`.
+
+use driftgate::schemas;
+
+use crate::exit::Outcome;
+use crate::output::Printer;
+
+/// Print the JSON Schema of a file format.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which document.
+    #[arg(value_parser = clap::builder::PossibleValuesParser::new(schemas::NAMES))]
+    name: String,
+}
+
+pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
+    let text = schemas::render(&args.name).expect("clap accepts only known schema names");
+    printer.stdout(|out| out.write_all(text.as_bytes()))?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,43 @@
+//! `driftgate snapshot`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use driftgate::fsutil::write_atomic;
+use driftgate::input::read_text;
+use driftgate::snapshot::Snapshot;
+
+use crate::exit::Outcome;
+use crate::output::Printer;
+
+/// Snapshot subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Validate a hand-written snapshot and write it in canonical form with its digest.
+    ///
+    /// The file must have no digest, or a correct one: to re-seal an edited snapshot, delete
+    /// its `digest` line deliberately. The digest guards against accidental edits and
+    /// corruption; it is not a signature.
+    Seal {
+        /// The snapshot to seal.
+        file: PathBuf,
+        /// Where to write the sealed snapshot (atomically); standard output without it.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Seal { file, out } => {
+            let sealed = Snapshot::seal(&read_text(&file)?, &file.display().to_string())?;
+            let text = sealed.snapshot().to_canonical_json();
+            match out {
+                Some(out) => write_atomic(&out, text.as_bytes())
+                    .with_context(|| format!("{}: cannot write", out.display()))?,
+                None => printer.stdout(|w| w.write_all(text.as_bytes()))?,
+            }
+        }
+    }
+    Ok(Outcome::Done)
+}

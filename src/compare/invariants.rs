@@ -1,0 +1,285 @@
+//! Invariants: cross-fact checks that need no baseline.
+//!
+//! They read only normalized facts, so they hold whichever source produced them (Redfish,
+//! PowerShell, a pasted ticket, `esxcli`). Each has an id, a default severity the policy can
+//! change, and a message that names the cause.
+
+use std::ops::Bound;
+
+use super::policy::Severity;
+use crate::model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
+use crate::snapshot::{FactPath, FactValue, Facts};
+
+/// One built-in cross-fact check.
+#[derive(Debug)]
+pub struct Invariant {
+    /// Id used in policies and findings.
+    pub id: &'static str,
+    /// Severity unless the policy sets another.
+    pub default_severity: Severity,
+    /// One line on what it checks.
+    pub summary: &'static str,
+    /// Why it matters, shown with each finding.
+    pub why: &'static str,
+    check: fn(&Facts) -> Vec<Violation>,
+}
+
+/// One place where an invariant does not hold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    /// The fact that shows the cause.
+    pub path: FactPath,
+    /// Its value.
+    pub value: Option<FactValue>,
+    /// What is wrong, naming the adapter or device.
+    pub message: String,
+}
+
+impl Invariant {
+    /// Runs the check over a snapshot's facts.
+    pub fn check(&self, facts: &Facts) -> Vec<Violation> {
+        (self.check)(facts)
+    }
+}
+
+/// Every built-in invariant.
+pub static INVARIANTS: &[Invariant] = &[
+    Invariant {
+        id: "pfc-not-operational",
+        default_severity: Severity::Block,
+        summary: "Host PFC is configured on a priority, but a QoS-enabled adapter does not run it (current DCBX None, NumTCs 0/0/0, or operational flow control off on that priority).",
+        why: "The adapter ignores the OS DCB configuration, so RDMA storage traffic runs without lossless flow control while RDMA and SMB Direct still look healthy; the usual cause is the NIC's DCBX mode reset in its firmware (HII/BIOS).",
+        check: pfc_not_operational,
+    },
+    Invariant {
+        id: "dcbx-capability-lost",
+        default_severity: Severity::Block,
+        summary: "An adapter's hardware supports IEEE or CEE DCBX but its current DCBX support is None.",
+        why: "DCBX is switched off in the NIC's own settings, so DCB from the host is not applied; re-enable IEEE DCBX in the NIC firmware (HII/BIOS).",
+        check: dcbx_capability_lost,
+    },
+    Invariant {
+        id: "bmc-dcbx-disabled-with-rdma",
+        default_severity: Severity::Block,
+        summary: "The BMC/HII DCBX mode of a port is disabled while RDMA (RoCE) is enabled on it.",
+        why: "RoCE needs PFC; with DCBX disabled in the NIC firmware the port does not enforce the host's DCB/PFC configuration.",
+        check: bmc_dcbx_disabled_with_rdma,
+    },
+    Invariant {
+        id: "psp-rr-on-reserved-device",
+        default_severity: Severity::Block,
+        summary: "A perennially-reserved (MSCS shared RDM) device uses VMW_PSP_RR on ESXi older than 5.5.",
+        why: "Before ESXi 5.5, Round Robin is unsupported for MSCS: SCSI-3 reservations are bound to one path, so rotating paths causes NMP failovers with I/O blocked and disk latency of tens of seconds. Set VMW_PSP_MRU.",
+        check: psp_rr_on_reserved_device,
+    },
+];
+
+fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
+    let configured: Vec<u32> = children(facts, "host/qos/flow_control/priority/")
+        .filter(|(_, value)| value.as_bool() == Some(true))
+        .filter_map(|(priority, _)| priority.parse().ok())
+        .collect();
+    if configured.is_empty() {
+        return Vec::new();
+    }
+    let mut violations = Vec::new();
+    for mac in ports(facts) {
+        let port = Port { facts, mac };
+        if port.get("os/qos_enabled").and_then(FactValue::as_bool) != Some(true) {
+            continue;
+        }
+        let mut causes: Vec<(String, String)> = Vec::new();
+        if port.dcbx_support("current") == Some(DcbxSupport::None) {
+            causes.push((
+                port.path("os/dcbx_support/current"),
+                "its current DCBX support is None".into(),
+            ));
+        }
+        let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
+            .iter()
+            .map(|kind| {
+                port.get(&format!("os/num_tcs/current/{kind}"))
+                    .and_then(FactValue::as_i64)
+            })
+            .collect();
+        if tcs.iter().all(|n| *n == Some(0)) {
+            causes.push((
+                port.path("os/num_tcs/current/max"),
+                "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
+            ));
+        }
+        let off: Vec<String> = configured
+            .iter()
+            .filter(|p| {
+                port.get(&format!("os/flow_control/operational/priority/{p}"))
+                    .and_then(FactValue::as_bool)
+                    == Some(false)
+            })
+            .map(u32::to_string)
+            .collect();
+        if !off.is_empty() {
+            causes.push((
+                port.path(&format!("os/flow_control/operational/priority/{}", off[0])),
+                format!(
+                    "operational flow control is off on priority {}",
+                    off.join(", ")
+                ),
+            ));
+        }
+        if let Some((path, _)) = causes.first() {
+            let reasons: Vec<&str> = causes.iter().map(|(_, r)| r.as_str()).collect();
+            let priorities: Vec<String> = configured.iter().map(u32::to_string).collect();
+            violations.push(violation(facts, path, format!(
+                "adapter {} has QoS enabled but {}: it is not enforcing the OS PFC configuration (PFC on priority {}); storage traffic on that priority has no flow control",
+                port.label(),
+                reasons.join(", and "),
+                priorities.join(", "),
+            )));
+        }
+    }
+    violations
+}
+
+fn dcbx_capability_lost(facts: &Facts) -> Vec<Violation> {
+    ports(facts)
+        .filter_map(|mac| {
+            let port = Port { facts, mac };
+            let hardware = port.dcbx_support("hardware")?;
+            let capable = matches!(hardware, DcbxSupport::Ieee | DcbxSupport::Cee | DcbxSupport::IeeeCee);
+            (capable && port.dcbx_support("current") == Some(DcbxSupport::None)).then(|| {
+                violation(facts, &port.path("os/dcbx_support/current"), format!(
+                    "adapter {}: hardware supports {} DCBX but current DCBX support is None; DCBX is off in the NIC's own settings",
+                    port.label(),
+                    hardware.as_str().to_uppercase(),
+                ))
+            })
+        })
+        .collect()
+}
+
+fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
+    ports(facts)
+        .filter_map(|mac| {
+            let port = Port { facts, mac };
+            let mode = port.get("bmc/dcbx_mode").and_then(DcbxMode::from_fact)?;
+            if mode != DcbxMode::Disabled {
+                return None;
+            }
+            let protocol = port
+                .get("bmc/rdma_protocol")
+                .and_then(FactValue::as_text)
+                .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "disabled" | ""));
+            let os_rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
+            let rdma = match (protocol, os_rdma) {
+                (Some(p), _) => format!("RDMA ({p})"),
+                (None, true) => "RDMA in the OS".to_owned(),
+                (None, false) => return None,
+            };
+            Some(violation(facts, &port.path("bmc/dcbx_mode"), format!(
+                "port {}: DCBX mode in the NIC firmware is disabled while {rdma} is enabled; the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
+                port.label(),
+            )))
+        })
+        .collect()
+}
+
+fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
+    let version_text = facts.get("host/esxi/version").and_then(FactValue::as_text);
+    let version = version_text.and_then(Version::parse);
+    if version
+        .as_ref()
+        .is_some_and(|v| *v >= Version::new(&[5, 5]))
+    {
+        return Vec::new();
+    }
+    let on = match version_text {
+        Some(text) => format!("ESXi {text}"),
+        None => "an ESXi host of unknown version (treated as older than 5.5)".to_owned(),
+    };
+    let mut violations = Vec::new();
+    for device in children_segments(facts, "storage/nmp/") {
+        let get = |leaf: &str| facts.get(format!("storage/nmp/{device}/{leaf}").as_str());
+        let reserved = get("perennially_reserved").and_then(FactValue::as_bool) == Some(true);
+        let psp = get("psp").and_then(PathSelectionPolicy::from_fact);
+        if reserved && psp == Some(PathSelectionPolicy::RoundRobin) {
+            violations.push(violation(facts, &format!("storage/nmp/{device}/psp"), format!(
+                "device {device} is perennially reserved (an MSCS shared RDM) and uses VMW_PSP_RR on {on}: Round Robin breaks MSCS SCSI-3 reservations before ESXi 5.5; fix: esxcli storage nmp device set -d {device} -P VMW_PSP_MRU"
+            )));
+        }
+    }
+    violations
+}
+
+/// The facts of one MAC-keyed port.
+struct Port<'a> {
+    facts: &'a Facts,
+    mac: &'a str,
+}
+
+impl Port<'_> {
+    fn path(&self, leaf: &str) -> String {
+        format!("nic/{}/{leaf}", self.mac)
+    }
+
+    fn get(&self, leaf: &str) -> Option<&FactValue> {
+        self.facts.get(self.path(leaf).as_str())
+    }
+
+    fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {
+        self.get(&format!("os/dcbx_support/{column}"))
+            .and_then(DcbxSupport::from_fact)
+    }
+
+    /// `"SLOT 3 Port 1" (00:0a:…)` when the OS name is known, else the MAC.
+    fn label(&self) -> String {
+        match self.get("os/name").and_then(FactValue::as_text) {
+            Some(name) => format!("{name:?} ({})", self.mac),
+            None => self.mac.to_owned(),
+        }
+    }
+}
+
+fn violation(facts: &Facts, path: &str, message: String) -> Violation {
+    let path = FactPath::new(path).expect("invariant paths are built from valid fact paths");
+    let value = facts.get(&path).cloned();
+    Violation {
+        path,
+        value,
+        message,
+    }
+}
+
+/// Facts directly under `prefix` (which ends in `/`), as (leaf, value).
+fn children<'a>(
+    facts: &'a Facts,
+    prefix: &'a str,
+) -> impl Iterator<Item = (&'a str, &'a FactValue)> {
+    facts
+        .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+        .map_while(move |(path, value)| {
+            path.as_str().strip_prefix(prefix).map(|rest| (rest, value))
+        })
+        .filter(|(rest, _)| !rest.contains('/'))
+}
+
+/// The distinct first segments under `prefix` (which ends in `/`), in order.
+fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Item = &'a str> {
+    let mut last: Option<&str> = None;
+    facts
+        .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+        .map_while(move |(path, _)| path.as_str().strip_prefix(prefix))
+        .filter_map(|rest| rest.split('/').next())
+        .filter(move |segment| {
+            let new = last != Some(*segment);
+            last = Some(segment);
+            new
+        })
+}
+
+/// The MAC (or name) keys of every port in the facts.
+fn ports(facts: &Facts) -> impl Iterator<Item = &str> {
+    children_segments(facts, "nic/")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+use super::*;
+
+const MAC: &str = "00:0a:f7:12:34:56";
+
+fn facts(pairs: &[(&str, FactValue)]) -> Facts {
+    pairs
+        .iter()
+        .map(|(p, v)| (FactPath::new(*p).unwrap(), v.clone()))
+        .collect()
+}
+
+fn run(id: &str, facts: &Facts) -> Vec<Violation> {
+    INVARIANTS.iter().find(|i| i.id == id).unwrap().check(facts)
+}
+
+/// A healthy seed-1 adapter: PFC on priority 3, enforced.
+fn healthy_adapter() -> Vec<(String, FactValue)> {
+    let n = format!("nic/{MAC}");
+    let mut v: Vec<(String, FactValue)> = vec![
+        ("host/qos/flow_control/priority/3".into(), true.into()),
+        ("host/qos/flow_control/priority/4".into(), false.into()),
+        (format!("{n}/os/name"), "SLOT 3 Port 1".into()),
+        (format!("{n}/os/qos_enabled"), true.into()),
+        (format!("{n}/os/rdma_enabled"), true.into()),
+        (format!("{n}/os/dcbx_support/hardware"), "ieee".into()),
+        (format!("{n}/os/dcbx_support/current"), "ieee".into()),
+        (
+            format!("{n}/os/flow_control/operational/priority/3"),
+            true.into(),
+        ),
+        (
+            format!("{n}/os/flow_control/operational/priority/4"),
+            false.into(),
+        ),
+        (format!("{n}/bmc/dcbx_mode"), "ieee".into()),
+        (format!("{n}/bmc/rdma_protocol"), "roce".into()),
+    ];
+    for k in ["max", "ets", "pfc"] {
+        v.push((format!("{n}/os/num_tcs/current/{k}"), 3.into()));
+    }
+    v
+}
+
+fn with(overrides: &[(&str, FactValue)]) -> Facts {
+    let mut all: Facts = healthy_adapter()
+        .into_iter()
+        .map(|(p, v)| (FactPath::new(p).unwrap(), v))
+        .collect();
+    for (p, v) in overrides {
+        all.insert(
+            FactPath::new(p.replace("{n}", &format!("nic/{MAC}"))).unwrap(),
+            v.clone(),
+        );
+    }
+    all
+}
+
+#[test]
+fn every_invariant_is_silent_on_a_healthy_host() {
+    let healthy = with(&[]);
+    for invariant in INVARIANTS {
+        assert_eq!(invariant.check(&healthy), vec![], "{}", invariant.id);
+    }
+}
+
+#[test]
+fn pfc_not_operational_fires_on_each_cause() {
+    type Case<'a> = (&'a [(&'a str, FactValue)], &'a str, &'a str);
+    let cases: [Case; 3] = [
+        (
+            &[("{n}/os/dcbx_support/current", "None".into())],
+            "os/dcbx_support/current",
+            "current DCBX support is None",
+        ),
+        (
+            &[
+                ("{n}/os/num_tcs/current/max", 0.into()),
+                ("{n}/os/num_tcs/current/ets", 0.into()),
+                ("{n}/os/num_tcs/current/pfc", 0.into()),
+            ],
+            "os/num_tcs/current/max",
+            "NumTCs(Max/ETS/PFC) is 0/0/0",
+        ),
+        (
+            &[("{n}/os/flow_control/operational/priority/3", false.into())],
+            "os/flow_control/operational/priority/3",
+            "operational flow control is off on priority 3",
+        ),
+    ];
+    for (overrides, leaf, cause) in cases {
+        let found = run("pfc-not-operational", &with(overrides));
+        assert_eq!(found.len(), 1, "{cause}");
+        assert_eq!(found[0].path.as_str(), format!("nic/{MAC}/{leaf}"));
+        assert!(found[0].message.contains(cause), "{}", found[0].message);
+        assert!(
+            found[0]
+                .message
+                .contains("not enforcing the OS PFC configuration"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("\"SLOT 3 Port 1\""),
+            "{}",
+            found[0].message
+        );
+    }
+}
+
+#[test]
+fn pfc_not_operational_needs_host_pfc_and_qos_enabled() {
+    let broken = [("{n}/os/dcbx_support/current", FactValue::from("none"))];
+    let mut no_pfc = with(&broken);
+    no_pfc.insert(
+        FactPath::new("host/qos/flow_control/priority/3").unwrap(),
+        false.into(),
+    );
+    assert!(run("pfc-not-operational", &no_pfc).is_empty());
+    let qos_off = with(&[broken[0].clone(), ("{n}/os/qos_enabled", false.into())]);
+    assert!(run("pfc-not-operational", &qos_off).is_empty());
+    // Partial NumTCs (only PFC 0) is not the 0/0/0 signature.
+    let partial = with(&[("{n}/os/num_tcs/current/pfc", 0.into())]);
+    assert!(run("pfc-not-operational", &partial).is_empty());
+}
+
+#[test]
+fn dcbx_capability_lost_fires_only_when_hardware_is_capable() {
+    let lost = run(
+        "dcbx-capability-lost",
+        &with(&[("{n}/os/dcbx_support/current", "none".into())]),
+    );
+    assert_eq!(lost.len(), 1);
+    assert!(
+        lost[0].message.contains("hardware supports IEEE DCBX"),
+        "{}",
+        lost[0].message
+    );
+    let never_had = with(&[
+        ("{n}/os/dcbx_support/hardware", "none".into()),
+        ("{n}/os/dcbx_support/current", "none".into()),
+    ]);
+    assert!(run("dcbx-capability-lost", &never_had).is_empty());
+}
+
+#[test]
+fn bmc_dcbx_disabled_with_rdma_reads_bmc_or_os_rdma() {
+    let found = run(
+        "bmc-dcbx-disabled-with-rdma",
+        &with(&[("{n}/bmc/dcbx_mode", "disabled".into())]),
+    );
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0].message.contains("RDMA (roce)"),
+        "{}",
+        found[0].message
+    );
+    let os_only = with(&[
+        ("{n}/bmc/dcbx_mode", "disabled".into()),
+        ("{n}/bmc/rdma_protocol", "none".into()),
+    ]);
+    let found = run("bmc-dcbx-disabled-with-rdma", &os_only);
+    assert!(
+        found[0].message.contains("RDMA in the OS"),
+        "{}",
+        found[0].message
+    );
+    let no_rdma = facts(&[
+        (&format!("nic/{MAC}/bmc/dcbx_mode"), "disabled".into()),
+        (&format!("nic/{MAC}/bmc/rdma_protocol"), "None".into()),
+    ]);
+    assert!(run("bmc-dcbx-disabled-with-rdma", &no_rdma).is_empty());
+}
+
+#[test]
+fn psp_rr_on_reserved_device_depends_on_version_and_reservation() {
+    let dev = "naa.60050768028081713c0000000000007d";
+    let esx = |version: Option<&str>, psp: &str, reserved: bool| {
+        let mut f = facts(&[
+            (&format!("storage/nmp/{dev}/psp"), psp.into()),
+            (
+                &format!("storage/nmp/{dev}/perennially_reserved"),
+                reserved.into(),
+            ),
+            ("storage/nmp/naa.6000000000000001/psp", "VMW_PSP_RR".into()),
+        ]);
+        if let Some(v) = version {
+            f.insert(FactPath::new("host/esxi/version").unwrap(), v.into());
+        }
+        f
+    };
+    let found = run(
+        "psp-rr-on-reserved-device",
+        &esx(Some("5.0.0"), "VMW_PSP_RR", true),
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].path.as_str(), format!("storage/nmp/{dev}/psp"));
+    for needle in [
+        dev,
+        "VMW_PSP_RR",
+        "ESXi 5.0.0",
+        "SCSI-3 reservations",
+        "-P VMW_PSP_MRU",
+    ] {
+        assert!(
+            found[0].message.contains(needle),
+            "{needle}: {}",
+            found[0].message
+        );
+    }
+    assert!(
+        run(
+            "psp-rr-on-reserved-device",
+            &esx(Some("5.0.0"), "VMW_PSP_MRU", true)
+        )
+        .is_empty()
+    );
+    assert!(
+        run(
+            "psp-rr-on-reserved-device",
+            &esx(Some("5.0.0"), "VMW_PSP_RR", false)
+        )
+        .is_empty()
+    );
+    assert!(
+        run(
+            "psp-rr-on-reserved-device",
+            &esx(Some("5.5.0"), "VMW_PSP_RR", true)
+        )
+        .is_empty()
+    );
+    assert!(
+        run(
+            "psp-rr-on-reserved-device",
+            &esx(Some("6.7.0"), "VMW_PSP_RR", true)
+        )
+        .is_empty()
+    );
+    let unknown = run("psp-rr-on-reserved-device", &esx(None, "VMW_PSP_RR", true));
+    assert!(
+        unknown[0].message.contains("unknown version"),
+        "{}",
+        unknown[0].message
+    );
+}
+
+#[test]
+fn ports_are_found_by_identity_segment() {
+    let f = facts(&[
+        ("nic/aa/os/x", 1.into()),
+        ("nic/aa-b/os/x", 1.into()),
+        ("nic/aa/os/y", 1.into()),
+        ("nic/ab/os/x", 1.into()),
+        ("nicx/zz", 1.into()),
+    ]);
+    let found: Vec<&str> = ports(&f).collect();
+    assert_eq!(found, vec!["aa-b", "aa", "ab"]);
+}

@@ -1,0 +1,479 @@
+//! Policy: path-glob rules that classify changes and assert expected values, plus the
+//! severity of each invariant.
+//!
+//! A built-in policy ships in the binary; a user file adds rules and overrides built-in ones
+//! by `id` (fields it leaves out keep their built-in values). For a fact path, the most
+//! specific matching rule wins: a pattern without wildcards beats any glob, then the pattern
+//! with more literal characters, then the one with fewer wildcards, then the one defined last.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::invariants::{INVARIANTS, Invariant};
+use crate::snapshot::{FactPath, FactValue};
+
+const BUILTIN_TEXT: &str = include_str!("default_policy.toml");
+const BUILTIN_ORIGIN: &str = "built-in policy";
+
+/// How a change, a violated expectation or an invariant finding is treated.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Not reported.
+    Ignore,
+    /// Reported; never affects the verdict.
+    Info,
+    /// Reported; the verdict is WARN (exit 0), or BLOCK with `--strict`.
+    Warn,
+    /// The verdict is BLOCK (exit 1).
+    Block,
+}
+
+impl Severity {
+    /// The spelling used in policies and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ignore => "ignore",
+            Severity::Info => "info",
+            Severity::Warn => "warn",
+            Severity::Block => "block",
+        }
+    }
+}
+
+/// A policy file as written in TOML: what `schemas/policy.schema.json` describes.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "driftgate policy")]
+pub struct PolicyDocument {
+    /// Rules, in `[[rule]]` tables.
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<RuleDocument>,
+    /// Severity per built-in invariant id (`block`, `warn`, `info`, or `ignore` to turn it off).
+    #[serde(default)]
+    #[schemars(with = "BTreeMap<String, Severity>")]
+    pub invariants: BTreeMap<Spanned<String>, Severity>,
+}
+
+/// One `[[rule]]` table.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDocument {
+    /// Unique id; a built-in id here overrides that built-in rule.
+    #[schemars(with = "String")]
+    pub id: Spanned<String>,
+    /// Glob over fact paths: `*` stays within one `/` segment, `**` crosses segments;
+    /// `?`, `[abc]` and `{a,b}` work as in shell globs. Required for a new rule.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub path: Option<Spanned<String>>,
+    /// Severity of a change (added, removed or different value) under this path.
+    #[serde(default)]
+    pub on_change: Option<Severity>,
+    /// Value every matching fact must have, with or without a baseline. For a pattern
+    /// without wildcards, a missing fact violates it too.
+    #[serde(default)]
+    pub expect: Option<FactValue>,
+    /// Severity of a violated `expect` (default `block`).
+    #[serde(default)]
+    pub on_violation: Option<Severity>,
+    /// Why this matters; shown with every finding.
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+/// One effective rule after merging the built-in policy with a user file.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Rule id, named by every finding it classifies.
+    pub id: String,
+    /// The glob over fact paths.
+    pub path: String,
+    /// Severity of a change, when the rule classifies changes.
+    pub on_change: Option<Severity>,
+    /// Expected value, when the rule asserts one.
+    pub expect: Option<FactValue>,
+    /// Severity of a violated expectation.
+    pub on_violation: Severity,
+    /// Why it matters.
+    pub why: String,
+    /// Where the rule (or its last override) was defined.
+    pub origin: String,
+    specificity: (bool, usize, isize),
+}
+
+impl Rule {
+    /// Whether the pattern has no wildcards, i.e. names exactly one fact.
+    pub fn is_literal(&self) -> bool {
+        self.specificity.0
+    }
+}
+
+/// What a policy says about one changed path.
+#[derive(Debug, Clone, Copy)]
+pub struct Classification<'a> {
+    /// The rule id, or [`UNMATCHED_ID`].
+    pub id: &'a str,
+    /// The severity.
+    pub severity: Severity,
+    /// Why it matters.
+    pub why: &'a str,
+}
+
+/// Rule id reported for a change no rule matches.
+pub const UNMATCHED_ID: &str = "unmatched";
+const UNMATCHED_WHY: &str =
+    "No policy rule matches this fact; changes without a rule warn by default.";
+
+/// A compiled policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    rules: Vec<Rule>,
+    change_rules: Matcher,
+    expect_rules: Matcher,
+    invariants: Vec<(&'static Invariant, Severity)>,
+    sources: Vec<String>,
+}
+
+/// A glob set over a subset of the rules, remembering which rule each glob came from.
+#[derive(Debug, Clone)]
+struct Matcher {
+    globs: GlobSet,
+    rule_of_glob: Vec<usize>,
+}
+
+/// Why a policy could not be loaded. Variants name the file and, where known, the line.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// Not TOML, an unknown key, or a value of the wrong type (e.g. an unknown severity).
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        /// Policy file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A rule or invariant entry that parses but makes no sense.
+    #[error("{file}:{line}: {message}")]
+    Invalid {
+        /// Policy file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Policy {
+    /// The built-in policy alone.
+    pub fn builtin() -> Self {
+        Self::from_documents(&[]).expect("the built-in policy is valid (guarded by a unit test)")
+    }
+
+    /// The built-in policy extended and overridden by the TOML `text` of the file `file`.
+    pub fn with_file(text: &str, file: &str) -> Result<Self, PolicyError> {
+        Self::from_documents(&[(text, file)])
+    }
+
+    fn from_documents(user: &[(&str, &str)]) -> Result<Self, PolicyError> {
+        let mut rules: Vec<Rule> = Vec::new();
+        let mut invariants: Vec<(&'static Invariant, Severity)> = INVARIANTS
+            .iter()
+            .map(|inv| (inv, inv.default_severity))
+            .collect();
+        let mut sources = vec![BUILTIN_ORIGIN.to_owned()];
+        let documents = std::iter::once((BUILTIN_TEXT, BUILTIN_ORIGIN)).chain(user.iter().copied());
+        for (index, (text, file)) in documents.enumerate() {
+            let is_builtin = index == 0;
+            let document: PolicyDocument =
+                toml::from_str(text).map_err(|e| syntax_error(e, text, file))?;
+            let mut seen_here = BTreeMap::new();
+            for spec in document.rules {
+                let line = line_of(text, spec.id.span().start);
+                if let Some(first) = seen_here.insert(spec.id.get_ref().clone(), line) {
+                    return Err(invalid(
+                        file,
+                        line,
+                        format!(
+                            "duplicate rule id {:?} (first defined on line {first})",
+                            spec.id.get_ref()
+                        ),
+                    ));
+                }
+                merge_rule(&mut rules, spec, text, file, line, is_builtin)?;
+            }
+            for (id, severity) in document.invariants {
+                let line = line_of(text, id.span().start);
+                let entry = invariants
+                    .iter_mut()
+                    .find(|(inv, _)| inv.id == id.get_ref())
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = INVARIANTS.iter().map(|i| i.id).collect();
+                        invalid(
+                            file,
+                            line,
+                            format!(
+                                "unknown invariant {:?} (known: {})",
+                                id.get_ref(),
+                                known.join(", ")
+                            ),
+                        )
+                    })?;
+                entry.1 = severity;
+            }
+            if !is_builtin {
+                sources.push(file.to_owned());
+            }
+        }
+        Ok(Policy {
+            change_rules: Matcher::new(&rules, |r| r.on_change.is_some()),
+            expect_rules: Matcher::new(&rules, |r| r.expect.is_some()),
+            rules,
+            invariants,
+            sources,
+        })
+    }
+
+    /// The effective rules, built-in ones first in their order, then added ones.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Every invariant with its effective severity.
+    pub fn invariants(&self) -> &[(&'static Invariant, Severity)] {
+        &self.invariants
+    }
+
+    /// How a change of `path` is classified.
+    pub fn classify_change(&self, path: &FactPath) -> Classification<'_> {
+        match self.change_rules.best(&self.rules, path) {
+            Some(rule) => Classification {
+                id: &rule.id,
+                severity: rule
+                    .on_change
+                    .expect("change matcher holds only rules with on_change"),
+                why: &rule.why,
+            },
+            None => Classification {
+                id: UNMATCHED_ID,
+                severity: Severity::Warn,
+                why: UNMATCHED_WHY,
+            },
+        }
+    }
+
+    /// The most specific rule with an `expect` that matches `path`.
+    pub fn expectation_for(&self, path: &FactPath) -> Option<&Rule> {
+        self.expect_rules.best(&self.rules, path)
+    }
+
+    /// Rules whose expectation names one exact fact (so its absence is a violation).
+    pub fn literal_expectations(&self) -> impl Iterator<Item = &Rule> {
+        self.rules
+            .iter()
+            .filter(|r| r.expect.is_some() && r.is_literal())
+    }
+
+    /// The effective policy as TOML, each rule annotated with where it was defined.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# Effective driftgate policy, from: {}",
+            self.sources.join(", ")
+        );
+        let _ = writeln!(
+            out,
+            "# Most specific rule wins; changes no rule matches are `warn`."
+        );
+        for rule in &self.rules {
+            let _ = writeln!(out, "\n# from {}", rule.origin);
+            let _ = writeln!(out, "[[rule]]");
+            let _ = writeln!(out, "id = {}", toml_string(&rule.id));
+            let _ = writeln!(out, "path = {}", toml_string(&rule.path));
+            if let Some(severity) = rule.on_change {
+                let _ = writeln!(out, "on_change = \"{}\"", severity.as_str());
+            }
+            if let Some(expect) = &rule.expect {
+                let _ = writeln!(out, "expect = {}", toml_value(expect));
+                let _ = writeln!(out, "on_violation = \"{}\"", rule.on_violation.as_str());
+            }
+            let _ = writeln!(out, "why = {}", toml_string(&rule.why));
+        }
+        let _ = writeln!(out, "\n[invariants]");
+        for (invariant, severity) in &self.invariants {
+            let _ = writeln!(out, "# {}", invariant.summary);
+            let _ = writeln!(out, "{} = \"{}\"", invariant.id, severity.as_str());
+        }
+        out
+    }
+}
+
+fn merge_rule(
+    rules: &mut Vec<Rule>,
+    spec: RuleDocument,
+    text: &str,
+    file: &str,
+    line: usize,
+    is_builtin: bool,
+) -> Result<(), PolicyError> {
+    let id = spec.id.into_inner();
+    let path_line = spec
+        .path
+        .as_ref()
+        .map_or(line, |p| line_of(text, p.span().start));
+    let path = spec.path.map(Spanned::into_inner);
+    if let Some(path) = &path {
+        compile_glob(path).map_err(|e| {
+            invalid(
+                file,
+                path_line,
+                format!("rule {id:?}: invalid path glob {path:?}: {}", e.kind()),
+            )
+        })?;
+    }
+    if spec.on_violation.is_some()
+        && spec.expect.is_none()
+        && !rules.iter().any(|r| r.id == id && r.expect.is_some())
+    {
+        return Err(invalid(
+            file,
+            line,
+            format!("rule {id:?}: `on_violation` needs `expect`"),
+        ));
+    }
+    let origin = if is_builtin {
+        BUILTIN_ORIGIN.to_owned()
+    } else {
+        format!("{file}:{line}")
+    };
+    if let Some(existing) = rules.iter_mut().find(|r| r.id == id) {
+        if let Some(path) = path {
+            existing.specificity = specificity(&path);
+            existing.path = path;
+        }
+        existing.on_change = spec.on_change.or(existing.on_change);
+        existing.expect = spec.expect.or(existing.expect.take());
+        existing.on_violation = spec.on_violation.unwrap_or(existing.on_violation);
+        existing.why = spec.why.unwrap_or(std::mem::take(&mut existing.why));
+        existing.origin = origin;
+        return Ok(());
+    }
+    let path =
+        path.ok_or_else(|| invalid(file, line, format!("rule {id:?}: a new rule needs `path`")))?;
+    if spec.on_change.is_none() && spec.expect.is_none() {
+        return Err(invalid(
+            file,
+            line,
+            format!("rule {id:?}: give `on_change`, `expect`, or both"),
+        ));
+    }
+    rules.push(Rule {
+        id,
+        specificity: specificity(&path),
+        path,
+        on_change: spec.on_change,
+        expect: spec.expect,
+        on_violation: spec.on_violation.unwrap_or(Severity::Block),
+        why: spec.why.unwrap_or_default(),
+        origin,
+    });
+    Ok(())
+}
+
+impl Matcher {
+    fn new(rules: &[Rule], include: impl Fn(&Rule) -> bool) -> Self {
+        let mut builder = GlobSetBuilder::new();
+        let mut rule_of_glob = Vec::new();
+        for (index, rule) in rules.iter().enumerate().filter(|(_, r)| include(r)) {
+            builder
+                .add(compile_glob(&rule.path).expect("globs are validated when rules are merged"));
+            rule_of_glob.push(index);
+        }
+        Matcher {
+            globs: builder.build().expect("a set of valid globs builds"),
+            rule_of_glob,
+        }
+    }
+
+    fn best<'r>(&self, rules: &'r [Rule], path: &FactPath) -> Option<&'r Rule> {
+        self.globs
+            .matches(path.as_str())
+            .into_iter()
+            .map(|glob| self.rule_of_glob[glob])
+            .max_by_key(|&index| (rules[index].specificity, index))
+            .map(|index| &rules[index])
+    }
+}
+
+fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+}
+
+/// (no wildcards, literal characters, −wildcards): larger is more specific.
+fn specificity(pattern: &str) -> (bool, usize, isize) {
+    let is_meta = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | ',');
+    let literal = pattern.chars().filter(|&c| !is_meta(c)).count();
+    let wildcards = pattern.chars().filter(|&c| is_meta(c)).count();
+    (wildcards == 0, literal, -(wildcards as isize))
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn syntax_error(error: toml::de::Error, text: &str, file: &str) -> PolicyError {
+    let (line, column) = match error.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            (
+                line_of(text, start),
+                text[line_start..start].chars().count() + 1,
+            )
+        }
+        None => (1, 1),
+    };
+    PolicyError::Syntax {
+        file: file.to_owned(),
+        line,
+        column,
+        message: error.message().trim().to_owned(),
+    }
+}
+
+fn invalid(file: &str, line: usize, message: String) -> PolicyError {
+    PolicyError::Invalid {
+        file: file.to_owned(),
+        line,
+        message,
+    }
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+fn toml_value(value: &FactValue) -> String {
+    let json = serde_json::to_value(value).expect("fact values always serialize");
+    let toml: toml::Value = serde_json::from_value(json).expect("fact values are TOML values");
+    toml.to_string()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,353 @@
+use super::*;
+
+fn path(p: &str) -> FactPath {
+    FactPath::new(p).unwrap()
+}
+
+fn classify(policy: &Policy, p: &str) -> (String, Severity) {
+    let c = policy.classify_change(&path(p));
+    (c.id.to_owned(), c.severity)
+}
+
+#[test]
+fn builtin_policy_parses_and_covers_the_required_families() {
+    let policy = Policy::builtin();
+    let cases = [
+        (
+            "nic/00:0a:f7:12:34:56/bmc/dcbx_mode",
+            "dcbx-mode",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/dcb_capable",
+            "dcb-capable",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/flow_control/configured",
+            "bmc-flow-control",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/flow_control/status",
+            "bmc-flow-control",
+            Severity::Block,
+        ),
+        (
+            "host/qos/flow_control/priority/3",
+            "host-pfc",
+            Severity::Block,
+        ),
+        (
+            "host/qos/traffic_class/smb_direct/bandwidth",
+            "host-traffic-classes",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/os/num_tcs/current/pfc",
+            "os-num-tcs-current",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/os/num_tcs/hardware/pfc",
+            "os-num-tcs-hardware",
+            Severity::Warn,
+        ),
+        ("host/qos/dcbx_willing", "dcbx-willing", Severity::Block),
+        (
+            "nic/00:0a:f7:12:34:56/os/dcbx_willing",
+            "dcbx-willing",
+            Severity::Block,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/lldp/enabled",
+            "bmc-lldp",
+            Severity::Warn,
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/os/rdma_enabled",
+            "os-rdma",
+            Severity::Block,
+        ),
+        ("storage/nmp/naa.600/psp", "esxi-psp", Severity::Block),
+        ("storage/nmp/naa.600/satp", "esxi-satp", Severity::Warn),
+        (
+            "storage/nmp/naa.600/perennially_reserved",
+            "perennially-reserved",
+            Severity::Block,
+        ),
+        (
+            "firmware/nic.slot.3/version",
+            "firmware-versions",
+            Severity::Info,
+        ),
+        ("bios/SriovGlobalEnable", "bios-attributes", Severity::Warn),
+        (
+            "nic/00:0a:f7:12:34:56/os/driver/version",
+            "os-adapter-identity",
+            Severity::Info,
+        ),
+        ("something/else", UNMATCHED_ID, Severity::Warn),
+    ];
+    for (p, id, severity) in cases {
+        assert_eq!(classify(&policy, p), (id.to_owned(), severity), "{p}");
+    }
+    assert_eq!(policy.invariants().len(), INVARIANTS.len());
+}
+
+#[test]
+fn single_star_stays_within_a_segment_and_double_star_crosses() {
+    let text = r#"
+[[rule]]
+id = "one"
+path = "a/*/c"
+on_change = "block"
+
+[[rule]]
+id = "many"
+path = "x/**"
+on_change = "info"
+"#;
+    let policy = Policy::with_file(text, "p.toml").unwrap();
+    assert_eq!(classify(&policy, "a/b/c").0, "one");
+    assert_eq!(classify(&policy, "a/b/b/c").0, UNMATCHED_ID);
+    assert_eq!(classify(&policy, "x/y").0, "many");
+    assert_eq!(classify(&policy, "x/y/z/w").0, "many");
+}
+
+#[test]
+fn the_most_specific_rule_wins_regardless_of_order() {
+    let text = r#"
+[[rule]]
+id = "exact"
+path = "host/qos/flow_control/priority/3"
+on_change = "info"
+
+[[rule]]
+id = "segment"
+path = "host/qos/flow_control/priority/*"
+on_change = "warn"
+
+[[rule]]
+id = "broad"
+path = "host/**"
+on_change = "ignore"
+"#;
+    let policy = Policy::with_file(text, "p.toml").unwrap();
+    assert_eq!(
+        classify(&policy, "host/qos/flow_control/priority/3"),
+        ("exact".into(), Severity::Info)
+    );
+    assert_eq!(
+        classify(&policy, "host/qos/flow_control/priority/4"),
+        ("segment".into(), Severity::Warn)
+    );
+    // The built-in host-pfc (`host/qos/flow_control/**`) is more specific than `host/**`.
+    assert_eq!(
+        classify(&policy, "host/qos/flow_control/other"),
+        ("host-pfc".into(), Severity::Block)
+    );
+    assert_eq!(
+        classify(&policy, "host/esxi/version"),
+        ("esxi-version".into(), Severity::Info)
+    );
+    assert_eq!(
+        classify(&policy, "host/other"),
+        ("broad".into(), Severity::Ignore)
+    );
+}
+
+#[test]
+fn equal_specificity_goes_to_the_rule_defined_last() {
+    let text = r#"
+[[rule]]
+id = "first"
+path = "a/*"
+on_change = "info"
+
+[[rule]]
+id = "second"
+path = "*/b"
+on_change = "block"
+"#;
+    let policy = Policy::with_file(text, "p.toml").unwrap();
+    assert_eq!(classify(&policy, "a/b").0, "second");
+}
+
+#[test]
+fn a_user_rule_overrides_a_builtin_by_id_and_keeps_unset_fields() {
+    let text = r#"
+[[rule]]
+id = "bios-attributes"
+on_change = "block"
+
+[[rule]]
+id = "firmware-versions"
+path = "firmware/*/version"
+on_change = "ignore"
+
+[invariants]
+dcbx-capability-lost = "warn"
+"#;
+    let policy = Policy::with_file(text, "fleet.toml").unwrap();
+    let bios = policy
+        .rules()
+        .iter()
+        .find(|r| r.id == "bios-attributes")
+        .unwrap();
+    assert_eq!(bios.path, "bios/**");
+    assert_eq!(bios.on_change, Some(Severity::Block));
+    assert!(bios.why.contains("BIOS"));
+    assert_eq!(bios.origin, "fleet.toml:3");
+    assert_eq!(
+        classify(&policy, "firmware/nic.slot.3/version"),
+        ("firmware-versions".into(), Severity::Ignore)
+    );
+    assert_eq!(
+        classify(&policy, "firmware/nic.slot.3/build").0,
+        UNMATCHED_ID
+    );
+    let severity = policy
+        .invariants()
+        .iter()
+        .find(|(i, _)| i.id == "dcbx-capability-lost")
+        .unwrap()
+        .1;
+    assert_eq!(severity, Severity::Warn);
+    assert_eq!(
+        policy
+            .rules()
+            .iter()
+            .filter(|r| r.id == "bios-attributes")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn expectations_pick_the_most_specific_rule() {
+    let text = r#"
+[[rule]]
+id = "mru-everywhere"
+path = "storage/nmp/*/psp"
+expect = "VMW_PSP_MRU"
+
+[[rule]]
+id = "datastore-rr"
+path = "storage/nmp/naa.600a/psp"
+expect = "VMW_PSP_RR"
+on_violation = "warn"
+"#;
+    let policy = Policy::with_file(text, "p.toml").unwrap();
+    let rule = policy
+        .expectation_for(&path("storage/nmp/naa.600b/psp"))
+        .unwrap();
+    assert_eq!(
+        (rule.id.as_str(), rule.on_violation),
+        ("mru-everywhere", Severity::Block)
+    );
+    let rule = policy
+        .expectation_for(&path("storage/nmp/naa.600a/psp"))
+        .unwrap();
+    assert_eq!(
+        (rule.id.as_str(), rule.on_violation),
+        ("datastore-rr", Severity::Warn)
+    );
+    assert_eq!(rule.expect, Some(FactValue::from("VMW_PSP_RR")));
+    let literal: Vec<&str> = policy
+        .literal_expectations()
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(literal, vec!["datastore-rr"]);
+    // An expectation-only rule does not classify changes.
+    assert_eq!(classify(&policy, "storage/nmp/naa.600b/psp").0, "esxi-psp");
+}
+
+#[test]
+fn errors_name_the_file_and_line() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\non_change = \"block\"\nseverity = \"warn\"\n",
+            "p.toml:5:1: unknown field `severity`",
+        ),
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\non_change = \"fatal\"\n",
+            "p.toml:4:13: unknown variant `fatal`",
+        ),
+        (
+            "\n\n[[rule]]\nid = \"x\"\npath = \"a/[b\"\non_change = \"warn\"\n",
+            "p.toml:5: rule \"x\": invalid path glob \"a/[b\"",
+        ),
+        (
+            "[invariants]\nno-such-check = \"block\"\n",
+            "p.toml:2: unknown invariant \"no-such-check\"",
+        ),
+        (
+            "[[rule]]\nid = \"x\"\non_change = \"warn\"\n",
+            "p.toml:2: rule \"x\": a new rule needs `path`",
+        ),
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\n",
+            "p.toml:2: rule \"x\": give `on_change`, `expect`, or both",
+        ),
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\non_change = \"warn\"\non_violation = \"warn\"\n",
+            "p.toml:2: rule \"x\": `on_violation` needs `expect`",
+        ),
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\non_change = \"warn\"\n[[rule]]\nid = \"x\"\npath = \"b\"\non_change = \"warn\"\n",
+            "p.toml:6: duplicate rule id \"x\" (first defined on line 2)",
+        ),
+        ("[rules]\n", "p.toml:1:2: unknown field `rules`"),
+        ("[[rule]\n", "p.toml:1:"),
+        (
+            "[[rule]]\nid = \"x\"\npath = \"a\"\nexpect = { a = 1 }\n",
+            "p.toml:4:",
+        ),
+    ];
+    for (text, expected) in cases {
+        let err = Policy::with_file(text, "p.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with(expected),
+            "expected {expected:?}, got {err:?}"
+        );
+    }
+}
+
+#[test]
+fn policy_show_round_trips() {
+    let text = "[[rule]]\nid = \"pfc-priority-3\"\npath = \"host/qos/flow_control/priority/3\"\nexpect = true\n";
+    let policy = Policy::with_file(text, "fleet.toml").unwrap();
+    let shown = policy.to_toml();
+    assert!(
+        shown.contains("# from fleet.toml:2\n[[rule]]\nid = \"pfc-priority-3\""),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("expect = true\non_violation = \"block\""),
+        "{shown}"
+    );
+    let reparsed = Policy::with_file(&shown, "shown.toml").unwrap();
+    assert_eq!(reparsed.rules().len(), policy.rules().len());
+    for (a, b) in reparsed.rules().iter().zip(policy.rules()) {
+        assert_eq!(
+            (&a.id, &a.path, a.on_change, &a.expect, &a.why),
+            (&b.id, &b.path, b.on_change, &b.expect, &b.why)
+        );
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn loading_arbitrary_policy_text_never_panics(text in "\\PC{0,300}") {
+        let _ = Policy::with_file(&text, "fuzz.toml");
+    }
+
+    #[test]
+    fn arbitrary_globs_never_panic(pattern in "[a-z*?\\[\\]{},/\\\\!-]{0,20}") {
+        let text = format!("[[rule]]\nid = \"g\"\npath = {}\non_change = \"warn\"\n", toml_string(&pattern));
+        if let Ok(policy) = Policy::with_file(&text, "fuzz.toml") {
+            let _ = policy.classify_change(&path("a/b/c"));
+        }
+    }
+}

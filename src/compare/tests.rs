@@ -1,0 +1,264 @@
+use super::*;
+use crate::snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord};
+
+fn snapshot(pairs: &[(&str, FactValue)], status: SourceStatus) -> VerifiedSnapshot {
+    let facts: Facts = pairs
+        .iter()
+        .map(|(p, v)| (FactPath::new(*p).unwrap(), v.clone()))
+        .collect();
+    let snapshot = Snapshot {
+        host: HostName::new("h1").unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate test".into(),
+        sources: vec![SourceRecord {
+            name: "windows".into(),
+            target: "dir:/tmp/h1".into(),
+            status,
+            error: (status != SourceStatus::Complete)
+                .then(|| "Get-NetAdapterQos: access denied".into()),
+        }],
+        facts,
+    };
+    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "test.json").unwrap()
+}
+
+fn complete(pairs: &[(&str, FactValue)]) -> VerifiedSnapshot {
+    snapshot(pairs, SourceStatus::Complete)
+}
+
+fn judge_with(
+    new: &VerifiedSnapshot,
+    old: Option<&VerifiedSnapshot>,
+    policy: &str,
+    strict: bool,
+) -> Report {
+    let policy = Policy::with_file(policy, "p.toml").unwrap();
+    judge(
+        new,
+        old,
+        &policy,
+        &JudgeOptions {
+            strict,
+            changes_only: false,
+        },
+    )
+}
+
+#[test]
+fn verdicts_follow_the_most_severe_finding() {
+    let old = complete(&[("bios/A", "x".into()), ("firmware/nic/version", "1".into())]);
+    let same = complete(&[("bios/A", "x".into()), ("firmware/nic/version", "1".into())]);
+    assert_eq!(
+        judge_with(&same, Some(&old), "", false).verdict,
+        Verdict::Pass
+    );
+
+    let info_only = complete(&[("bios/A", "x".into()), ("firmware/nic/version", "2".into())]);
+    let report = judge_with(&info_only, Some(&old), "", false);
+    assert_eq!((report.verdict, report.counts.info), (Verdict::Pass, 1));
+
+    let warn = complete(&[("bios/A", "y".into()), ("firmware/nic/version", "1".into())]);
+    assert_eq!(
+        judge_with(&warn, Some(&old), "", false).verdict,
+        Verdict::Warn
+    );
+    assert_eq!(
+        judge_with(&warn, Some(&old), "", true).verdict,
+        Verdict::Block
+    );
+
+    let block = "[[rule]]\nid = \"bios-attributes\"\non_change = \"block\"\n";
+    assert_eq!(
+        judge_with(&warn, Some(&old), block, false).verdict,
+        Verdict::Block
+    );
+
+    let ignore = "[[rule]]\nid = \"bios-attributes\"\non_change = \"ignore\"\n";
+    let report = judge_with(&warn, Some(&old), ignore, true);
+    assert_eq!((report.verdict, report.findings.len()), (Verdict::Pass, 0));
+}
+
+#[test]
+fn an_incomplete_source_is_incomplete_even_without_changes() {
+    let old = complete(&[("bios/A", "x".into())]);
+    let partial = snapshot(&[("bios/A", "x".into())], SourceStatus::Partial);
+    let report = judge_with(&partial, Some(&old), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert_eq!(report.incomplete_sources.len(), 1);
+    assert_eq!(report.incomplete_sources[0].role, Role::Snapshot);
+    let failed_baseline = snapshot(&[("bios/A", "x".into())], SourceStatus::Failed);
+    let report = judge_with(&old, Some(&failed_baseline), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert_eq!(report.incomplete_sources[0].role, Role::Baseline);
+    // Incomplete wins over block, too: the pipeline must know the capture is untrustworthy.
+    let broken = snapshot(
+        &[
+            ("storage/nmp/d/psp", "VMW_PSP_RR".into()),
+            ("storage/nmp/d/perennially_reserved", true.into()),
+        ],
+        SourceStatus::Failed,
+    );
+    assert_eq!(
+        judge_with(&broken, None, "", false).verdict,
+        Verdict::Incomplete
+    );
+}
+
+#[test]
+fn changes_are_classified_with_kind_old_new_and_why() {
+    let old = complete(&[
+        ("nic/m/bmc/dcbx_mode", "ieee".into()),
+        ("nic/m/bmc/lldp/enabled", true.into()),
+    ]);
+    let new = complete(&[
+        ("nic/m/bmc/dcbx_mode", "disabled".into()),
+        ("nic/m/bmc/npar", false.into()),
+    ]);
+    let report = judge_with(&new, Some(&old), "", false);
+    let kinds: Vec<(FindingKind, &str, Severity)> = report
+        .findings
+        .iter()
+        .map(|f| (f.kind, f.id.as_str(), f.severity))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (FindingKind::Changed, "dcbx-mode", Severity::Block),
+            (FindingKind::Removed, "bmc-lldp", Severity::Warn),
+            (FindingKind::Added, "bmc-npar", Severity::Warn),
+        ]
+    );
+    let dcbx = &report.findings[0];
+    assert_eq!(
+        (dcbx.old.clone(), dcbx.new.clone()),
+        (Some("ieee".into()), Some("disabled".into()))
+    );
+    assert!(dcbx.why.contains("DCBX mode"));
+    assert_eq!(
+        report.counts,
+        Counts {
+            block: 1,
+            warn: 2,
+            info: 0
+        }
+    );
+}
+
+#[test]
+fn expectations_hold_without_a_baseline_and_a_literal_one_requires_its_fact() {
+    let policy = "[[rule]]\nid = \"pfc-priority-3\"\npath = \"host/qos/flow_control/priority/3\"\nexpect = true\n\n\
+                  [[rule]]\nid = \"mru\"\npath = \"storage/nmp/*/psp\"\nexpect = \"VMW_PSP_MRU\"\non_violation = \"warn\"\n";
+    let good = complete(&[
+        ("host/qos/flow_control/priority/3", true.into()),
+        ("storage/nmp/a/psp", "VMW_PSP_MRU".into()),
+    ]);
+    assert_eq!(
+        judge_with(&good, None, policy, false).verdict,
+        Verdict::Pass
+    );
+
+    let off = complete(&[
+        ("host/qos/flow_control/priority/3", false.into()),
+        ("storage/nmp/a/psp", "VMW_PSP_RR".into()),
+    ]);
+    let report = judge_with(&off, None, policy, false);
+    assert_eq!(report.verdict, Verdict::Block);
+    let pfc = report
+        .findings
+        .iter()
+        .find(|f| f.id == "pfc-priority-3")
+        .unwrap();
+    assert_eq!(
+        (pfc.kind, pfc.severity),
+        (FindingKind::Expectation, Severity::Block)
+    );
+    assert_eq!(pfc.message, "expected true, found false");
+    let mru = report.findings.iter().find(|f| f.id == "mru").unwrap();
+    assert_eq!(mru.severity, Severity::Warn);
+
+    let missing = complete(&[("storage/nmp/a/psp", "VMW_PSP_MRU".into())]);
+    let report = judge_with(&missing, None, policy, false);
+    assert_eq!(report.findings.len(), 1);
+    assert!(
+        report.findings[0].message.contains("missing"),
+        "{}",
+        report.findings[0].message
+    );
+}
+
+#[test]
+fn diff_mode_judges_changes_only() {
+    let old = complete(&[
+        ("storage/nmp/d/psp", "VMW_PSP_RR".into()),
+        ("storage/nmp/d/perennially_reserved", true.into()),
+    ]);
+    let policy = Policy::builtin();
+    let report = judge(
+        &old,
+        Some(&old),
+        &policy,
+        &JudgeOptions {
+            strict: false,
+            changes_only: true,
+        },
+    );
+    assert_eq!((report.verdict, report.findings.len()), (Verdict::Pass, 0));
+    let report = judge(&old, None, &policy, &JudgeOptions::default());
+    assert_eq!(report.verdict, Verdict::Block);
+}
+
+#[test]
+fn firmware_changes_are_listed_for_attribution_even_when_ignored() {
+    let old = complete(&[
+        ("firmware/nic.slot.3/version", "229.0".into()),
+        ("nic/m/bmc/dcbx_mode", "ieee".into()),
+    ]);
+    let new = complete(&[
+        ("firmware/nic.slot.3/version", "229.1".into()),
+        ("nic/m/bmc/dcbx_mode", "disabled".into()),
+    ]);
+    let ignore = "[[rule]]\nid = \"firmware-versions\"\non_change = \"ignore\"\n";
+    let report = judge_with(&new, Some(&old), ignore, false);
+    assert_eq!(report.firmware_changes.len(), 1);
+    assert_eq!(
+        report.firmware_changes[0].path.as_str(),
+        "firmware/nic.slot.3/version"
+    );
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| !f.path.as_str().starts_with("firmware/"))
+    );
+}
+
+#[test]
+fn findings_are_ordered_most_severe_first() {
+    let old = complete(&[
+        ("a/x", 1.into()),
+        ("bios/z", 1.into()),
+        ("firmware/f/version", "1".into()),
+        ("nic/m/bmc/dcbx_mode", "ieee".into()),
+    ]);
+    let new = complete(&[
+        ("a/x", 2.into()),
+        ("bios/z", 2.into()),
+        ("firmware/f/version", "2".into()),
+        ("nic/m/bmc/dcbx_mode", "cee".into()),
+    ]);
+    let report = judge_with(&new, Some(&old), "", false);
+    let order: Vec<(Severity, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.severity, f.path.as_str()))
+        .collect();
+    assert_eq!(
+        order,
+        vec![
+            (Severity::Block, "nic/m/bmc/dcbx_mode"),
+            (Severity::Warn, "a/x"),
+            (Severity::Warn, "bios/z"),
+            (Severity::Info, "firmware/f/version"),
+        ]
+    );
+}

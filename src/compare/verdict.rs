@@ -1,0 +1,164 @@
+//! The judgement: verdict, findings and the report every renderer draws from.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::policy::Severity;
+use crate::snapshot::{FactPath, FactValue, SourceStatus};
+
+/// The schema id of JSON reports.
+pub const REPORT_SCHEMA_ID: &str = "driftgate.report/v1";
+
+/// The outcome for one host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing to report above `info`.
+    Pass,
+    /// Warnings only; passes unless `--strict`.
+    Warn,
+    /// A blocking finding (or a warning under `--strict`).
+    Block,
+    /// A capture was partial or failed: never a pass.
+    Incomplete,
+}
+
+impl Verdict {
+    /// Upper-case word used in text output.
+    pub fn as_upper(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Warn => "WARN",
+            Verdict::Block => "BLOCK",
+            Verdict::Incomplete => "INCOMPLETE",
+        }
+    }
+}
+
+/// What kind of finding this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingKind {
+    /// The fact has a different value than in the baseline.
+    Changed,
+    /// The fact is new since the baseline.
+    Added,
+    /// The fact was in the baseline and is gone.
+    Removed,
+    /// A policy `expect` does not hold.
+    Expectation,
+    /// A built-in invariant does not hold.
+    Invariant,
+}
+
+/// One finding, explaining itself.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct Finding {
+    /// Kind of finding.
+    pub kind: FindingKind,
+    /// Rule or invariant id that produced it (`unmatched` for a change no rule covers).
+    pub id: String,
+    /// Severity (never `ignore`).
+    pub severity: Severity,
+    /// The fact concerned.
+    pub path: FactPath,
+    /// Value in the baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<FactValue>,
+    /// Value now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<FactValue>,
+    /// Value the policy expects (expectations only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<FactValue>,
+    /// What happened, in one sentence.
+    pub message: String,
+    /// Why it matters.
+    pub why: String,
+}
+
+/// Which snapshot a source belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The snapshot being judged.
+    Snapshot,
+    /// The baseline it is compared with.
+    Baseline,
+}
+
+/// A snapshot the report is about.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct SnapshotSummary {
+    /// File or reference it was read from.
+    pub origin: String,
+    /// Host it describes.
+    pub host: String,
+    /// When it was captured (RFC 3339).
+    pub captured_at: String,
+    /// Its verified digest.
+    pub digest: String,
+    /// Number of facts.
+    pub facts: usize,
+}
+
+/// A source that did not capture completely.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct IncompleteSource {
+    /// Snapshot it belongs to.
+    pub role: Role,
+    /// Source kind.
+    pub name: String,
+    /// Where it was read from.
+    pub target: String,
+    /// `partial` or `failed`.
+    pub status: SourceStatus,
+    /// What went wrong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Number of findings per reported severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Counts {
+    /// Blocking findings.
+    pub block: usize,
+    /// Warnings.
+    pub warn: usize,
+    /// Informational findings.
+    pub info: usize,
+}
+
+/// The result of judging one snapshot: what `schemas/report.schema.json` describes.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[schemars(title = "driftgate report v1")]
+pub struct Report {
+    /// Always `driftgate.report/v1`.
+    pub schema: String,
+    /// Tool and version.
+    pub tool: String,
+    /// The verdict; decides the exit code.
+    pub verdict: Verdict,
+    /// Whether warnings were made to block.
+    pub strict: bool,
+    /// The snapshot judged.
+    pub snapshot: SnapshotSummary,
+    /// The baseline, when compared with one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<SnapshotSummary>,
+    /// Sources that did not capture completely (any makes the verdict `incomplete`).
+    pub incomplete_sources: Vec<IncompleteSource>,
+    /// Firmware facts that changed in the same window, for attribution.
+    pub firmware_changes: Vec<Finding>,
+    /// Findings per severity.
+    pub counts: Counts,
+    /// Findings, most severe first, then by path.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Findings of one severity, in report order.
+    pub fn findings_at(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(move |f| f.severity == severity)
+    }
+}

@@ -1,0 +1,20 @@
+//! The `driftgate` command: parse the command line, run one command, map the outcome to an
+//! exit code (0 pass, 1 blocked, 2 usage/configuration/input error, 3 incomplete).
+
+mod cli;
+mod exit;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let printer = output::Printer::new(args.color);
+    let result = cli::run(args.command, &printer);
+    if let Err(error) = &result {
+        printer.error(error);
+    }
+    exit::code(&result)
+}

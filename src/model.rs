@@ -1,0 +1,169 @@
+//! Protocol values that the compare engine reasons about, as types.
+//!
+//! Each enum keeps a value it does not know (`Other`) so that a new firmware spelling still
+//! shows up in a diff instead of vanishing. Parsing is case-insensitive and accepts the
+//! spellings the sources use; [`fmt::Display`] gives the one normalized spelling that facts
+//! carry.
+
+use std::fmt;
+
+use crate::snapshot::FactValue;
+
+/// Declares a fact enum: its normalized spelling, accepted aliases, and an `Other` fallback.
+macro_rules! fact_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal $(| $alias:literal)* ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+            /// A spelling driftgate does not know; kept verbatim.
+            Other(String),
+        }
+
+        impl $name {
+            /// Parses a source's spelling, ignoring case; unknown spellings become `Other`.
+            pub fn parse(text: &str) -> Self {
+                let text = text.trim();
+                $(
+                    if text.eq_ignore_ascii_case($text) $(|| text.eq_ignore_ascii_case($alias))* {
+                        return Self::$variant;
+                    }
+                )+
+                Self::Other(text.to_owned())
+            }
+
+            /// Reads the value of a fact; `None` when the fact is not text.
+            pub fn from_fact(value: &FactValue) -> Option<Self> {
+                value.as_text().map(Self::parse)
+            }
+
+            /// The normalized spelling used in facts.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $( Self::$variant => $text, )+
+                    Self::Other(text) => text,
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+fact_enum! {
+    /// DCBX mode configured in the NIC's own firmware (HII/BIOS), as the BMC reports it
+    /// (`nic/<mac>/bmc/dcbx_mode`).
+    pub enum DcbxMode {
+        /// IEEE 802.1Qaz DCBX.
+        Ieee = "ieee" | "enabled_ieee",
+        /// Pre-standard CEE DCBX.
+        Cee = "cee" | "enabled_cee",
+        /// Both IEEE and CEE offered.
+        IeeeCee = "ieee+cee" | "enabled_both_ieee_cee" | "ieee,cee" | "ieee, cee",
+        /// DCBX off: the NIC ignores host DCB configuration.
+        Disabled = "disabled" | "none",
+    }
+}
+
+fact_enum! {
+    /// DCBX support an operating system reports for an adapter, in its hardware or current
+    /// capability column (`nic/<mac>/os/dcbx_support/{hardware,current}`).
+    pub enum DcbxSupport {
+        /// No DCBX: the adapter does not act on DCB settings.
+        None = "none",
+        /// IEEE 802.1Qaz DCBX.
+        Ieee = "ieee",
+        /// Pre-standard CEE DCBX.
+        Cee = "cee",
+        /// Both IEEE and CEE.
+        IeeeCee = "ieee+cee" | "ieee,cee" | "ieee, cee" | "cee, ieee",
+    }
+}
+
+fact_enum! {
+    /// ESXi native multipathing path selection policy (`storage/nmp/<device>/psp`).
+    pub enum PathSelectionPolicy {
+        /// Round Robin: rotates I/O over paths. Breaks SCSI-3 reservations of MSCS before 5.5.
+        RoundRobin = "VMW_PSP_RR",
+        /// Most Recently Used: one active path, failover only.
+        MostRecentlyUsed = "VMW_PSP_MRU",
+        /// Fixed: a preferred path.
+        Fixed = "VMW_PSP_FIXED",
+    }
+}
+
+/// A dotted version such as `5.0.0`, compared numerically component by component.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(Vec<u64>);
+
+impl Version {
+    /// Parses the leading dotted-number part of `text` (`"5.0.0 Update 3"` → `5.0.0`).
+    pub fn parse(text: &str) -> Option<Self> {
+        let numbers: Vec<u64> = text
+            .trim()
+            .split(|c: char| !c.is_ascii_digit() && c != '.')
+            .next()?
+            .split('.')
+            .map_while(|part| part.parse().ok())
+            .collect();
+        (!numbers.is_empty()).then_some(Self(numbers))
+    }
+
+    /// A version from its components, e.g. `Version::new(&[5, 5])`.
+    pub fn new(components: &[u64]) -> Self {
+        Self(components.to_vec())
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.0.iter().map(u64::to_string).collect();
+        f.write_str(&parts.join("."))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_vendor_spellings_and_keeps_unknown_ones() {
+        assert_eq!(DcbxMode::parse("Enabled_IEEE"), DcbxMode::Ieee);
+        assert_eq!(DcbxMode::parse("Enabled_Both_IEEE_CEE"), DcbxMode::IeeeCee);
+        assert_eq!(DcbxMode::parse("Disabled"), DcbxMode::Disabled);
+        assert_eq!(
+            DcbxMode::parse("Firmware_Managed"),
+            DcbxMode::Other("Firmware_Managed".into())
+        );
+        assert_eq!(DcbxSupport::parse("None"), DcbxSupport::None);
+        assert_eq!(DcbxSupport::parse("IEEE"), DcbxSupport::Ieee);
+        assert_eq!(
+            PathSelectionPolicy::parse("vmw_psp_rr"),
+            PathSelectionPolicy::RoundRobin
+        );
+        assert_eq!(DcbxMode::IeeeCee.to_string(), "ieee+cee");
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        let v50 = Version::parse("5.0.0").unwrap();
+        let v55 = Version::new(&[5, 5]);
+        let v510 = Version::parse("5.10").unwrap();
+        assert!(v50 < v55);
+        assert!(v55 < v510);
+        assert_eq!(
+            Version::parse("6.7.0 Update 3").unwrap().to_string(),
+            "6.7.0"
+        );
+        assert_eq!(Version::parse("unknown"), None);
+    }
+}

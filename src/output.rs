@@ -1,0 +1,63 @@
+//! The only place that prints: standard output for results, standard error for errors.
+//! Colour follows `--color`; `auto` means a terminal without `NO_COLOR`.
+
+use std::io::{self, Write};
+
+use anstream::{AutoStream, ColorChoice};
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless `NO_COLOR` is set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Routes everything driftgate prints.
+pub struct Printer {
+    choice: ColorChoice,
+}
+
+impl Printer {
+    /// A printer for the given colour setting.
+    pub fn new(color: ColorWhen) -> Self {
+        let choice = match color {
+            ColorWhen::Auto => ColorChoice::Auto,
+            ColorWhen::Always => ColorChoice::Always,
+            ColorWhen::Never => ColorChoice::Never,
+        };
+        Printer { choice }
+    }
+
+    /// Runs `write` against standard output (ANSI styles stripped when colour is off).
+    /// A closed pipe (`driftgate … | head`) is not an error.
+    pub fn stdout(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        let mut stream = AutoStream::new(io::stdout().lock(), self.choice);
+        match write(&mut stream).and_then(|()| stream.flush()) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+
+    /// A warning on standard error.
+    pub fn warn(&self, message: &str) {
+        let style = anstyle::Style::new()
+            .bold()
+            .fg_color(Some(anstyle::AnsiColor::Yellow.into()));
+        let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
+        let _ = writeln!(stream, "{style}driftgate: warning:{style:#} {message}");
+    }
+
+    /// An error, with its chain of causes, on standard error.
+    pub fn error(&self, error: &anyhow::Error) {
+        let style = anstyle::Style::new()
+            .bold()
+            .fg_color(Some(anstyle::AnsiColor::Red.into()));
+        let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
+        let _ = writeln!(stream, "{style}driftgate: error:{style:#} {error:#}");
+    }
+}

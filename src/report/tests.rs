@@ -1,0 +1,110 @@
+use crate::compare::{self, JudgeOptions, Policy, Report};
+use crate::snapshot::{
+    FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
+};
+
+fn verified(facts: &[(&str, FactValue)]) -> VerifiedSnapshot {
+    let facts: Facts = facts
+        .iter()
+        .map(|(p, v)| (FactPath::new(*p).unwrap(), v.clone()))
+        .collect();
+    let snapshot = Snapshot {
+        host: HostName::new("h1").unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate test".into(),
+        sources: vec![SourceRecord {
+            name: "linux".into(),
+            target: "local:".into(),
+            status: SourceStatus::Complete,
+            error: None,
+        }],
+        facts,
+    };
+    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "h1.json").unwrap()
+}
+
+fn report_with_long_value() -> Report {
+    let old = verified(&[(
+        "bios/BootOrder",
+        "NIC.Slot.3-1\nHardDisk.List.1-1\nOptical.SATAEmbedded.J-1\n".into(),
+    )]);
+    let new = verified(&[(
+        "bios/BootOrder",
+        "HardDisk.List.1-1\nNIC.Slot.3-1\nOptical.SATAEmbedded.J-1\n".into(),
+    )]);
+    compare::judge(
+        &new,
+        Some(&old),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    )
+}
+
+fn plain(bytes: Vec<u8>) -> String {
+    anstream::adapter::strip_str(&String::from_utf8(bytes).unwrap()).to_string()
+}
+
+#[test]
+fn text_shows_multi_line_values_as_a_unified_diff() {
+    let mut out = Vec::new();
+    super::text::render(&report_with_long_value(), &mut out).unwrap();
+    let text = plain(out);
+    assert!(
+        text.starts_with("WARN h1: 1 warning (against baseline h1.json)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      --- baseline\n      +++ snapshot\n"),
+        "{text}"
+    );
+    assert!(text.contains("      -HardDisk.List.1-1\n"), "{text}");
+    assert!(text.contains("      +HardDisk.List.1-1\n"), "{text}");
+}
+
+#[test]
+fn markdown_puts_multi_line_values_in_a_diff_block_and_escapes_cells() {
+    let mut out = Vec::new();
+    super::markdown::render(&report_with_long_value(), &mut out).unwrap();
+    let md = String::from_utf8(out).unwrap();
+    assert!(md.contains("(multi-line, see below)"), "{md}");
+    assert!(md.contains("```diff\n--- baseline\n+++ snapshot\n"), "{md}");
+
+    let old = verified(&[("bios/Name", "a|b".into())]);
+    let new = verified(&[("bios/Name", "a|c".into())]);
+    let report = compare::judge(
+        &new,
+        Some(&old),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let mut out = Vec::new();
+    super::markdown::render(&report, &mut out).unwrap();
+    let md = String::from_utf8(out).unwrap();
+    let row = md.lines().find(|l| l.starts_with("| warn")).unwrap();
+    assert_eq!(
+        row.matches(" | ").count(),
+        5,
+        "a value's `|` must not add a column: {row}"
+    );
+}
+
+#[test]
+fn a_clean_report_says_so_in_every_format() {
+    let snap = verified(&[("bios/A", "x".into())]);
+    let report = compare::judge(
+        &snap,
+        Some(&snap),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let mut text = Vec::new();
+    super::text::render(&report, &mut text).unwrap();
+    assert!(plain(text).starts_with("PASS h1: no findings (against baseline h1.json)"));
+    let mut md = Vec::new();
+    super::markdown::render(&report, &mut md).unwrap();
+    assert!(String::from_utf8(md).unwrap().contains("No findings."));
+    let mut json = Vec::new();
+    super::json::render(&report, &mut json).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(value["verdict"], "pass");
+}

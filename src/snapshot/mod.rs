@@ -1,0 +1,359 @@
+//! Snapshots: what one host looked like at one moment, as canonical JSON with a digest.
+//!
+//! Only [`VerifiedSnapshot::parse`] (schema id + digest checked) and [`Snapshot::seal`] give a
+//! snapshot that the rest of driftgate judges; a file that fails either check is an error,
+//! never silently accepted. Imports: [`crate::model`] only.
+
+mod canonical;
+mod path;
+mod value;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use path::{BadFactPath, FactPath};
+pub use value::{FactValue, Scalar};
+
+/// The schema id every v1 snapshot carries.
+pub const SCHEMA_ID: &str = "driftgate.snapshot/v1";
+
+/// All facts of a snapshot, sorted by path.
+pub type Facts = BTreeMap<FactPath, FactValue>;
+
+/// A host name as inventories and baseline stores use it (`baselines/<fleet>/<host>.json`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct HostName(String);
+
+impl JsonSchema for HostName {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HostName".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Host name; also a file name in the baseline store.",
+            "type": "string",
+            "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$"
+        })
+    }
+}
+
+/// Why a string is not a host name.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "invalid host name {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+)]
+pub struct BadHostName(String);
+
+impl HostName {
+    /// Validates a host name; it becomes a file name in the baseline store, so no `/`.
+    pub fn new(name: impl Into<String>) -> Result<Self, BadHostName> {
+        let name = name.into();
+        let ok = name.len() <= 253
+            && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if ok {
+            Ok(Self(name))
+        } else {
+            Err(BadHostName(name))
+        }
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl TryFrom<String> for HostName {
+    type Error = BadHostName;
+    fn try_from(s: String) -> Result<Self, BadHostName> {
+        Self::new(s)
+    }
+}
+
+impl From<HostName> for String {
+    fn from(h: HostName) -> String {
+        h.0
+    }
+}
+
+impl fmt::Display for HostName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How far a source got when capturing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceStatus {
+    /// Everything the source reads was read.
+    Complete,
+    /// Some reads failed; the facts present are true but some are missing.
+    Partial,
+    /// Nothing usable was read.
+    Failed,
+}
+
+impl SourceStatus {
+    /// The spelling used in snapshots.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceStatus::Complete => "complete",
+            SourceStatus::Partial => "partial",
+            SourceStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One place facts came from, and whether reading it worked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceRecord {
+    /// Source kind: `redfish`, `windows`, `linux`, `esxi`, …
+    pub name: String,
+    /// Where it was read from (a URL or a folder), never with credentials.
+    pub target: String,
+    /// Whether the capture was complete.
+    pub status: SourceStatus,
+    /// What went wrong, for a source that is not complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What one host looked like at one moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The host the facts describe.
+    pub host: HostName,
+    /// When the capture started.
+    pub captured_at: jiff::Timestamp,
+    /// The tool and version that wrote the snapshot, e.g. `driftgate 0.1.0`.
+    pub tool: String,
+    /// Every source that was asked, with its status.
+    pub sources: Vec<SourceRecord>,
+    /// The facts, sorted by path.
+    pub facts: Facts,
+}
+
+/// The on-disk form of a v1 snapshot: what the JSON schema describes.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "driftgate snapshot v1")]
+pub struct SnapshotDocument {
+    /// Always `driftgate.snapshot/v1`.
+    #[schemars(regex(pattern = r"^driftgate\.snapshot/v1$"))]
+    pub schema: String,
+    /// The host the facts describe.
+    pub host: HostName,
+    /// When the capture started (RFC 3339, UTC).
+    #[schemars(with = "String", extend("format" = "date-time"))]
+    pub captured_at: jiff::Timestamp,
+    /// The tool and version that wrote the snapshot.
+    pub tool: String,
+    /// Every source that was asked, with its status.
+    pub sources: Vec<SourceRecord>,
+    /// Fact path → value, sorted by path.
+    pub facts: Facts,
+    /// `sha256:` + hex SHA-256 of the canonical form of everything but `digest`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = "^sha256:[0-9a-f]{64}$"))]
+    pub digest: Option<String>,
+}
+
+/// A snapshot read from somewhere, with its schema and digest checked.
+#[derive(Debug, Clone)]
+pub struct VerifiedSnapshot {
+    snapshot: Snapshot,
+    digest: String,
+    origin: String,
+}
+
+/// Why a snapshot could not be read. Every variant names where it came from.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// Not JSON, or JSON of the wrong shape.
+    #[error("{origin}: not a valid driftgate snapshot: {error}")]
+    Malformed {
+        /// File or reference the text came from.
+        origin: String,
+        /// The parser's message, with line and column.
+        error: serde_json::Error,
+    },
+    /// A different schema id.
+    #[error("{origin}: schema is {found:?}, expected {SCHEMA_ID:?}")]
+    WrongSchema {
+        /// File or reference the text came from.
+        origin: String,
+        /// The schema id found (or a note that it was missing).
+        found: String,
+    },
+    /// No digest: the snapshot was never sealed.
+    #[error(
+        "{origin}: snapshot has no digest (write it with driftgate, or `driftgate snapshot seal` a hand-written one)"
+    )]
+    MissingDigest {
+        /// File or reference the text came from.
+        origin: String,
+    },
+    /// The content does not hash to the recorded digest.
+    #[error(
+        "{origin}: digest mismatch: the file records {recorded} but its content hashes to {computed}; it was changed after it was written"
+    )]
+    DigestMismatch {
+        /// File or reference the text came from.
+        origin: String,
+        /// The digest written in the file.
+        recorded: String,
+        /// The digest of what is there now.
+        computed: String,
+    },
+}
+
+impl Snapshot {
+    /// The `sha256:` digest of this snapshot's canonical form.
+    pub fn digest(&self) -> String {
+        canonical::digest(self)
+    }
+
+    /// The canonical JSON text, digest included: sorted keys, two-space indent, one fact per
+    /// line, trailing newline.
+    pub fn to_canonical_json(&self) -> String {
+        canonical::render(self, Some(&self.digest()))
+    }
+
+    /// Whether every source captured completely.
+    pub fn is_complete(&self) -> bool {
+        self.sources
+            .iter()
+            .all(|s| s.status == SourceStatus::Complete)
+    }
+
+    /// Reads a snapshot document that may lack a digest (a hand-written one) and checks its
+    /// schema id. A digest that is present must still match: re-sealing an edited snapshot is
+    /// done by removing its digest, deliberately.
+    pub fn seal(text: &str, origin: &str) -> Result<VerifiedSnapshot, SnapshotError> {
+        let document = parse_document(text, origin)?;
+        let recorded = document.digest.clone();
+        let snapshot = Snapshot::from(document);
+        match recorded {
+            Some(recorded) => verify_digest(snapshot, recorded, origin),
+            None => {
+                let digest = snapshot.digest();
+                Ok(VerifiedSnapshot {
+                    snapshot,
+                    digest,
+                    origin: origin.to_owned(),
+                })
+            }
+        }
+    }
+}
+
+impl From<SnapshotDocument> for Snapshot {
+    fn from(d: SnapshotDocument) -> Self {
+        Snapshot {
+            host: d.host,
+            captured_at: d.captured_at,
+            tool: d.tool,
+            sources: d.sources,
+            facts: d.facts,
+        }
+    }
+}
+
+impl VerifiedSnapshot {
+    /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
+    /// reference in errors and reports.
+    pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
+        let document = parse_document(text, origin)?;
+        let recorded = document
+            .digest
+            .clone()
+            .ok_or_else(|| SnapshotError::MissingDigest {
+                origin: origin.to_owned(),
+            })?;
+        verify_digest(Snapshot::from(document), recorded, origin)
+    }
+
+    /// The snapshot.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// Its verified `sha256:` digest.
+    pub fn digest(&self) -> &str {
+        &self.digest
+    }
+
+    /// Where it was read from.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+}
+
+fn parse_document(text: &str, origin: &str) -> Result<SnapshotDocument, SnapshotError> {
+    match serde_json::from_str::<SnapshotDocument>(text) {
+        Ok(document) if document.schema == SCHEMA_ID => Ok(document),
+        Ok(document) => Err(SnapshotError::WrongSchema {
+            origin: origin.to_owned(),
+            found: document.schema,
+        }),
+        Err(error) => Err(
+            schema_mismatch(text, origin).unwrap_or(SnapshotError::Malformed {
+                origin: origin.to_owned(),
+                error,
+            }),
+        ),
+    }
+}
+
+/// When the shape is wrong, a different schema id is the more useful explanation.
+fn schema_mismatch(text: &str, origin: &str) -> Option<SnapshotError> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let found = match value.get("schema") {
+        Some(serde_json::Value::String(id)) if id == SCHEMA_ID => return None,
+        Some(serde_json::Value::String(id)) => id.clone(),
+        Some(other) => other.to_string(),
+        None if value.is_object() => "(no schema field)".to_owned(),
+        None => return None,
+    };
+    Some(SnapshotError::WrongSchema {
+        origin: origin.to_owned(),
+        found,
+    })
+}
+
+fn verify_digest(
+    snapshot: Snapshot,
+    recorded: String,
+    origin: &str,
+) -> Result<VerifiedSnapshot, SnapshotError> {
+    let computed = snapshot.digest();
+    if computed == recorded {
+        Ok(VerifiedSnapshot {
+            snapshot,
+            digest: computed,
+            origin: origin.to_owned(),
+        })
+    } else {
+        Err(SnapshotError::DigestMismatch {
+            origin: origin.to_owned(),
+            recorded,
+            computed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

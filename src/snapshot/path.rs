@@ -1,0 +1,114 @@
+//! Fact paths: `/`-separated, keyed by stable identity (MAC, component id, `naa.` id), never
+//! by list position.
+
+use std::borrow::{Borrow, Cow};
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+
+/// A validated fact path such as `nic/00:0a:f7:12:34:56/bmc/dcbx_mode`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct FactPath(String);
+
+/// Why a string is not a fact path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid fact path {path:?}: {reason}")]
+pub struct BadFactPath {
+    /// The rejected text.
+    pub path: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+impl FactPath {
+    /// Validates `path`: non-empty segments, no whitespace or control characters.
+    pub fn new(path: impl Into<String>) -> Result<Self, BadFactPath> {
+        let path = path.into();
+        let reason = if path.is_empty() {
+            Some("empty")
+        } else if path.split('/').any(str::is_empty) {
+            Some("empty segment (leading, trailing or doubled `/`)")
+        } else if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            Some("whitespace or control character")
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Err(BadFactPath { path, reason }),
+            None => Ok(Self(path)),
+        }
+    }
+
+    /// Joins validated segments; for paths built by driftgate itself from known-good parts.
+    pub fn from_segments<'a>(
+        segments: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, BadFactPath> {
+        Self::new(segments.into_iter().collect::<Vec<_>>().join("/"))
+    }
+
+    /// The path as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The `index`-th segment (0-based).
+    pub fn segment(&self, index: usize) -> Option<&str> {
+        self.0.split('/').nth(index)
+    }
+}
+
+impl TryFrom<String> for FactPath {
+    type Error = BadFactPath;
+    fn try_from(s: String) -> Result<Self, BadFactPath> {
+        Self::new(s)
+    }
+}
+
+impl From<FactPath> for String {
+    fn from(p: FactPath) -> String {
+        p.0
+    }
+}
+
+impl Borrow<str> for FactPath {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FactPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl JsonSchema for FactPath {
+    fn schema_name() -> Cow<'static, str> {
+        "FactPath".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "`/`-separated fact path keyed by stable identity, e.g. `nic/00:0a:f7:12:34:56/bmc/dcbx_mode`.",
+            "type": "string",
+            "pattern": "^[^/\\s]+(/[^/\\s]+)*$"
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validates_segments() {
+        assert!(FactPath::new("nic/00:0a:f7:12:34:56/bmc/dcbx_mode").is_ok());
+        for bad in ["", "/a", "a/", "a//b", "a b", "a/\tb"] {
+            assert!(FactPath::new(bad).is_err(), "{bad:?}");
+        }
+        let p = FactPath::from_segments(["storage", "nmp", "naa.1", "psp"]).unwrap();
+        assert_eq!(p.segment(2), Some("naa.1"));
+    }
+}

@@ -1,0 +1,196 @@
+use super::*;
+
+fn sample() -> Snapshot {
+    let mut facts = Facts::new();
+    facts.insert(
+        FactPath::new("nic/00:0a:f7:12:34:56/bmc/dcbx_mode").unwrap(),
+        "ieee".into(),
+    );
+    facts.insert(
+        FactPath::new("host/qos/flow_control/priority/3").unwrap(),
+        true.into(),
+    );
+    facts.insert(
+        FactPath::new("host/qos/traffic_class/smb/priorities").unwrap(),
+        FactValue::list(vec![Scalar::Number(4.into()), Scalar::Number(3.into())]),
+    );
+    Snapshot {
+        host: HostName::new("azl-node01").unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate 0.1.0".into(),
+        sources: vec![SourceRecord {
+            name: "windows".into(),
+            target: "ssh://azl-node01".into(),
+            status: SourceStatus::Complete,
+            error: None,
+        }],
+        facts,
+    }
+}
+
+#[test]
+fn canonical_form_is_one_fact_per_line_with_sorted_keys() {
+    let text = sample().to_canonical_json();
+    let expected_prefix =
+        "{\n  \"captured_at\": \"2026-11-30T02:00:00Z\",\n  \"digest\": \"sha256:";
+    assert!(text.starts_with(expected_prefix), "{text}");
+    assert!(text.contains(
+        "  \"facts\": {\n    \"host/qos/flow_control/priority/3\": true,\n    \"host/qos/traffic_class/smb/priorities\": [3,4],\n    \"nic/00:0a:f7:12:34:56/bmc/dcbx_mode\": \"ieee\"\n  },\n"
+    ), "{text}");
+    assert!(text.contains(
+        "  \"sources\": [\n    {\"name\": \"windows\", \"status\": \"complete\", \"target\": \"ssh://azl-node01\"}\n  ],\n"
+    ), "{text}");
+    assert!(
+        text.ends_with("  \"tool\": \"driftgate 0.1.0\"\n}\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn canonical_form_is_stable_across_input_key_order() {
+    let canonical = sample().to_canonical_json();
+    let value: serde_json::Value = serde_json::from_str(&canonical).unwrap();
+    let object = value.as_object().unwrap();
+    // Rebuild the document with keys in reverse order and facts inserted backwards.
+    let mut reversed = String::from("{");
+    for (i, (key, v)) in object.iter().rev().enumerate() {
+        if i > 0 {
+            reversed.push(',');
+        }
+        if key == "facts" {
+            let facts: Vec<String> = v
+                .as_object()
+                .unwrap()
+                .iter()
+                .rev()
+                .map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap()))
+                .collect();
+            reversed.push_str(&format!("\"facts\":{{{}}}", facts.join(",")));
+        } else {
+            reversed.push_str(&format!("{}:{v}", serde_json::to_string(key).unwrap()));
+        }
+    }
+    reversed.push('}');
+    assert_ne!(reversed, canonical);
+    let read = VerifiedSnapshot::parse(&reversed, "reversed.json").unwrap();
+    assert_eq!(read.snapshot().to_canonical_json(), canonical);
+    assert_eq!(read.digest(), sample().digest());
+}
+
+#[test]
+fn digest_matches_the_file_without_its_digest_line() {
+    let text = sample().to_canonical_json();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("  \"digest\": "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    use sha2::Digest as _;
+    let hash = format!(
+        "sha256:{}",
+        hex::encode(sha2::Sha256::digest(without.as_bytes()))
+    );
+    assert_eq!(hash, sample().digest());
+}
+
+#[test]
+fn digest_detects_a_one_character_edit() {
+    let text = sample().to_canonical_json();
+    assert!(VerifiedSnapshot::parse(&text, "ok.json").is_ok());
+    let edited = text.replace("\"ieee\"", "\"iee\"");
+    assert_ne!(edited, text);
+    match VerifiedSnapshot::parse(&edited, "edited.json") {
+        Err(SnapshotError::DigestMismatch { origin, .. }) => assert_eq!(origin, "edited.json"),
+        other => panic!("expected a digest mismatch, got {other:?}"),
+    }
+    let edited_host = text.replace("azl-node01\"", "azl-node02\"");
+    assert!(matches!(
+        VerifiedSnapshot::parse(&edited_host, "x"),
+        Err(SnapshotError::DigestMismatch { .. })
+    ));
+}
+
+#[test]
+fn errors_name_the_origin() {
+    let text = sample().to_canonical_json();
+    let cases = [
+        ("{not json", "not a valid driftgate snapshot"),
+        (
+            &*text.replace(SCHEMA_ID, "driftgate.snapshot/v9"),
+            "driftgate.snapshot/v9",
+        ),
+        (
+            &*text.replace("\"tool\"", "\"tool2\""),
+            "not a valid driftgate snapshot",
+        ),
+        (&*text.replace("\"ieee\"", "null"), "cannot be null"),
+        ("[1,2]", "not a valid driftgate snapshot"),
+        ("{\"hello\": 1}", "no schema field"),
+    ];
+    for (bad, needle) in cases {
+        let err = VerifiedSnapshot::parse(bad, "bad/file.json")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("bad/file.json: "), "{err}");
+        assert!(err.contains(needle), "{needle:?} not in {err}");
+    }
+}
+
+#[test]
+fn unsealed_snapshots_are_refused_unless_sealed_deliberately() {
+    let text = sample().to_canonical_json();
+    let unsealed: String = text
+        .lines()
+        .filter(|l| !l.starts_with("  \"digest\": "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(matches!(
+        VerifiedSnapshot::parse(&unsealed, "u.json"),
+        Err(SnapshotError::MissingDigest { .. })
+    ));
+    let sealed = Snapshot::seal(&unsealed, "u.json").unwrap();
+    assert_eq!(sealed.snapshot().to_canonical_json(), text);
+    let tampered = text.replace("\"ieee\"", "\"cee\"");
+    assert!(matches!(
+        Snapshot::seal(&tampered, "t.json"),
+        Err(SnapshotError::DigestMismatch { .. })
+    ));
+}
+
+#[test]
+fn completeness_follows_every_source() {
+    let mut s = sample();
+    assert!(s.is_complete());
+    s.sources.push(SourceRecord {
+        name: "redfish".into(),
+        target: "https://bmc".into(),
+        status: SourceStatus::Partial,
+        error: Some("GET /redfish/v1/Systems/1/Bios: timeout".into()),
+    });
+    assert!(!s.is_complete());
+}
+
+#[test]
+fn host_names_are_file_safe() {
+    assert!(HostName::new("azl-node01.example_1").is_ok());
+    for bad in ["", "../x", "a/b", "-x", "a b"] {
+        assert!(HostName::new(bad).is_err(), "{bad:?}");
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn parsing_arbitrary_text_never_panics(text in "\\PC{0,400}") {
+        let _ = VerifiedSnapshot::parse(&text, "fuzz.json");
+        let _ = Snapshot::seal(&text, "fuzz.json");
+    }
+
+    #[test]
+    fn parsing_mutated_snapshots_never_panics(cut in 0usize..2000, insert in "[\\[\\]{}\",:0-9a-z\\\\]{0,4}") {
+        let text = sample().to_canonical_json();
+        let cut = cut.min(text.len());
+        let cut = (0..=cut).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let mutated = format!("{}{insert}{}", &text[..cut], &text[cut..]);
+        let _ = VerifiedSnapshot::parse(&mutated, "fuzz.json");
+    }
+}
