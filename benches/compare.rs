@@ -3,6 +3,8 @@
 //!
 //! Run: `cargo bench --bench compare`. Results go into BENCHMARKS.md with the machine.
 
+#![allow(clippy::print_stdout)] // a benchmark report is its output
+
 use std::time::Instant;
 
 use driftgate::compare::{self, JudgeOptions, Policy};
