@@ -3,6 +3,11 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+/// Name prefix of the temporary files [`write_atomic`] creates.
+pub const TEMP_PREFIX: &str = ".driftgate-";
+/// Name suffix of the temporary files [`write_atomic`] creates.
+pub const TEMP_SUFFIX: &str = ".tmp";
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
 /// disk, then renamed over the target. A crash leaves either the old file or the new one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -11,8 +16,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         _ => Path::new("."),
     };
     let mut temp = tempfile::Builder::new()
-        .prefix(".driftgate-")
-        .suffix(".tmp")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)?;
     temp.write_all(bytes)?;
     temp.as_file().sync_all()?;

@@ -15,6 +15,7 @@
 //! assert_eq!(report.verdict, Verdict::Block);
 //! ```
 
+pub mod baseline;
 pub mod compare;
 pub mod fsutil;
 pub mod input;
@@ -22,3 +23,4 @@ pub mod model;
 pub mod report;
 pub mod schemas;
 pub mod snapshot;
+pub mod store;

@@ -12,7 +12,11 @@ use clap::Parser;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let printer = output::Printer::new(args.color);
-    let result = cli::run(args.command, &printer);
+    let context = cli::Context {
+        printer: &printer,
+        repo: args.repo,
+    };
+    let result = cli::run(args.command, &context);
     if let Err(error) = &result {
         printer.error(error);
     }

@@ -1,26 +1,12 @@
 //! End-to-end tests of the `driftgate` binary: verdicts, exit codes, formats and input errors.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use assert_cmd::Command;
+use common::{driftgate, example, root, stdout_of, temp_file};
 use predicates::prelude::*;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn example(rel: &str) -> String {
-    root().join("examples").join(rel).display().to_string()
-}
-
-fn driftgate() -> Command {
-    let mut cmd =
-        Command::cargo_bin("driftgate").expect("the binary is built for integration tests");
-    cmd.current_dir(root())
-        .env_remove("DRIFTGATE_POLICY")
-        .env_remove("NO_COLOR");
-    cmd
-}
 
 fn check(snapshot: &str, baseline: Option<&str>) -> Command {
     let mut cmd = driftgate();
@@ -29,14 +15,6 @@ fn check(snapshot: &str, baseline: Option<&str>) -> Command {
         cmd.args(["--baseline", &example(baseline)]);
     }
     cmd
-}
-
-fn stdout_of(cmd: &mut Command) -> (i32, String) {
-    let output = cmd.output().expect("driftgate runs");
-    (
-        output.status.code().expect("exited normally"),
-        String::from_utf8(output.stdout).expect("UTF-8 output"),
-    )
 }
 
 #[test]
@@ -317,14 +295,6 @@ fn check_refuses_a_baseline_of_another_host() {
         predicate::str::contains("is a snapshot of host esx01 but baseline")
             .and(predicate::str::contains("azl-node01")),
     );
-}
-
-/// Writes `text` to a file in a temporary directory and returns both.
-fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).expect("the temporary file is writable");
-    (dir, path)
 }
 
 fn assert_input_error(snapshot: &Path, needle: &str) {

@@ -4,11 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::bail;
 use driftgate::compare::{self, JudgeOptions};
-use driftgate::input::{self, Loader, SnapshotRef};
+use driftgate::input::{Loader, SnapshotRef};
 
-use super::OutputFormat;
+use super::{Context, OutputFormat, parse_ref};
 use crate::exit::Outcome;
-use crate::output::Printer;
 
 /// Judge a snapshot.
 ///
@@ -16,10 +15,10 @@ use crate::output::Printer;
 /// source that is not complete is INCOMPLETE (exit 3) whatever else it shows.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Snapshot to judge: a file, or `-` for standard input.
+    /// Snapshot to judge: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
     #[arg(long, value_name = "REF", value_parser = parse_ref)]
     snapshot: SnapshotRef,
-    /// Known-good snapshot of the same host to compare with.
+    /// Known-good snapshot of the same host to compare with, e.g. `baseline:HOST`.
     #[arg(long, value_name = "REF", value_parser = parse_ref)]
     baseline: Option<SnapshotRef>,
     /// Policy file that extends and overrides the built-in policy.
@@ -33,22 +32,15 @@ pub struct Args {
     format: OutputFormat,
 }
 
-pub(super) fn parse_ref(text: &str) -> Result<SnapshotRef, String> {
-    if text.is_empty() {
-        return Err("empty snapshot reference".into());
-    }
-    Ok(SnapshotRef::parse(text))
-}
-
-pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
-    let policy = input::policy(args.policy.as_deref())?;
-    let mut loader = Loader::default();
+pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let mut loader = Loader::new(ctx.repo.clone());
     let snapshot = loader.snapshot(&args.snapshot)?;
     let baseline = args
         .baseline
         .as_ref()
         .map(|r| loader.snapshot(r))
         .transpose()?;
+    let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
     if let Some(baseline) = &baseline {
         let (host, base_host) = (&snapshot.snapshot().host, &baseline.snapshot().host);
         if host != base_host {
@@ -64,5 +56,5 @@ pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
         changes_only: false,
     };
     let report = compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
-    super::print_report(&report, args.format, printer)
+    super::print_report(&report, args.format, ctx.printer)
 }

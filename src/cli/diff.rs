@@ -3,12 +3,10 @@
 use std::path::PathBuf;
 
 use driftgate::compare::{self, JudgeOptions};
-use driftgate::input::{self, Loader, SnapshotRef};
+use driftgate::input::{Loader, SnapshotRef};
 
-use super::OutputFormat;
-use super::check::parse_ref;
+use super::{Context, OutputFormat, parse_ref};
 use crate::exit::Outcome;
-use crate::output::Printer;
 
 /// Classify the differences between two snapshots by policy.
 ///
@@ -16,7 +14,7 @@ use crate::output::Printer;
 /// verdict like `check`. The snapshots may be of different hosts (a warning says so).
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The earlier snapshot: a file, or `-` for standard input.
+    /// The earlier snapshot: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
     #[arg(value_name = "OLD_REF", value_parser = parse_ref)]
     old: SnapshotRef,
     /// The later snapshot.
@@ -33,11 +31,12 @@ pub struct Args {
     format: OutputFormat,
 }
 
-pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
-    let policy = input::policy(args.policy.as_deref())?;
-    let mut loader = Loader::default();
+pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let printer = ctx.printer;
+    let mut loader = Loader::new(ctx.repo.clone());
     let old = loader.snapshot(&args.old)?;
     let new = loader.snapshot(&args.new)?;
+    let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
     if old.snapshot().host != new.snapshot().host {
         printer.warn(&format!(
             "comparing different hosts: {} is {}, {} is {}",

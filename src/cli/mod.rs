@@ -1,13 +1,17 @@
 //! Command-line definitions and dispatch. Each subcommand is `Args` + `run`: read inputs, call
 //! one library function, render. Nothing else imports this module.
 
+mod baseline;
 mod check;
 mod diff;
 mod policy;
 mod schema;
 mod snapshot;
 
+use std::path::{Path, PathBuf};
+
 use clap::{Parser, Subcommand, ValueEnum};
+use driftgate::input::{self, BadRef, Loader, SnapshotRef};
 
 use crate::exit::Outcome;
 use crate::output::{ColorWhen, Printer};
@@ -23,6 +27,11 @@ pub struct Cli {
     /// When to colour output; `auto` colours a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
     pub color: ColorWhen,
+    /// Baseline store (a git repository) for `baseline` commands and `baseline:`/`git:`
+    /// references; default: the repository around the current directory. Its committed
+    /// driftgate.toml extends the built-in policy.
+    #[arg(long, value_name = "DIR", env = "DRIFTGATE_REPO", global = true)]
+    pub repo: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -30,6 +39,9 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Keep known-good baselines in a git repository: init, promote, show, log, diff.
+    #[command(subcommand)]
+    Baseline(baseline::Command),
     /// Judge a snapshot: invariants and `expect` rules, and drift against a baseline if given.
     Check(check::Args),
     /// Classify the differences between two snapshots by policy.
@@ -55,12 +67,22 @@ pub enum OutputFormat {
     Markdown,
 }
 
+/// What every subcommand may use besides its own arguments.
+pub struct Context<'a> {
+    /// Where output goes.
+    pub printer: &'a Printer,
+    /// `--repo` / `DRIFTGATE_REPO`.
+    pub repo: Option<PathBuf>,
+}
+
 /// Runs one subcommand.
-pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let printer = ctx.printer;
     match command {
-        Command::Check(args) => check::run(args, printer),
-        Command::Diff(args) => diff::run(args, printer),
-        Command::Policy(command) => policy::run(command, printer),
+        Command::Baseline(command) => baseline::run(command, ctx),
+        Command::Check(args) => check::run(args, ctx),
+        Command::Diff(args) => diff::run(args, ctx),
+        Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),
         Command::Snapshot(command) => snapshot::run(command, printer),
     }
@@ -79,4 +101,24 @@ fn print_report(
         OutputFormat::Markdown => report::markdown::render(report, out),
     })?;
     Ok(Outcome::Judged(report.verdict))
+}
+
+/// Parses a snapshot reference argument.
+fn parse_ref(text: &str) -> Result<SnapshotRef, BadRef> {
+    SnapshotRef::parse(text)
+}
+
+/// The effective policy for a command: the store's committed policy applies when a reference
+/// used the store or `--repo` was given, then `--policy`.
+fn effective_policy(
+    loader: &mut Loader,
+    explicit_repo: bool,
+    policy: Option<&Path>,
+) -> anyhow::Result<driftgate::compare::Policy> {
+    let store = if loader.store_in_use() || explicit_repo {
+        Some(loader.store()?)
+    } else {
+        None
+    };
+    Ok(input::policy(store, policy)?)
 }

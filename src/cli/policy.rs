@@ -2,15 +2,16 @@
 
 use std::path::PathBuf;
 
-use driftgate::input;
+use driftgate::input::Loader;
 
+use super::Context;
 use crate::exit::Outcome;
-use crate::output::Printer;
 
 /// Policy subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
-    /// Print the effective policy (built-in, extended by --policy) as TOML.
+    /// Print the effective policy as TOML: built-in, then the store's driftgate.toml (with
+    /// --repo), then --policy.
     Show {
         /// Policy file that extends and overrides the built-in policy.
         #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
@@ -18,11 +19,14 @@ pub enum Command {
     },
 }
 
-pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Show { policy } => {
-            let policy = input::policy(policy.as_deref())?;
-            printer.stdout(|out| out.write_all(policy.to_toml().as_bytes()))?;
+            let mut loader = Loader::new(ctx.repo.clone());
+            let policy =
+                super::effective_policy(&mut loader, ctx.repo.is_some(), policy.as_deref())?;
+            ctx.printer
+                .stdout(|out| out.write_all(policy.to_toml().as_bytes()))?;
         }
     }
     Ok(Outcome::Done)

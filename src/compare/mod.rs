@@ -193,10 +193,10 @@ fn expectation_findings(
         });
     };
     for (path, value) in facts {
-        if let Some(rule) = policy.expectation_for(path) {
-            if rule.expect.as_ref() != Some(value) {
-                push(rule, path, Some(value));
-            }
+        if let Some(rule) = policy.expectation_for(path)
+            && rule.expect.as_ref() != Some(value)
+        {
+            push(rule, path, Some(value));
         }
     }
     for rule in policy.literal_expectations() {

@@ -179,15 +179,17 @@ pub enum PolicyError {
 impl Policy {
     /// The built-in policy alone.
     pub fn builtin() -> Self {
-        Self::from_documents(&[]).expect("the built-in policy is valid (guarded by a unit test)")
+        Self::layered(&[]).expect("the built-in policy is valid (guarded by a unit test)")
     }
 
     /// The built-in policy extended and overridden by the TOML `text` of the file `file`.
     pub fn with_file(text: &str, file: &str) -> Result<Self, PolicyError> {
-        Self::from_documents(&[(text, file)])
+        Self::layered(&[(text, file)])
     }
 
-    fn from_documents(user: &[(&str, &str)]) -> Result<Self, PolicyError> {
+    /// The built-in policy extended and overridden by each `(text, file)` layer in turn: a
+    /// baseline store's `driftgate.toml`, then a `--policy` file.
+    pub fn layered(user: &[(&str, &str)]) -> Result<Self, PolicyError> {
         let mut rules: Vec<Rule> = Vec::new();
         let mut invariants: Vec<(&'static Invariant, Severity)> = INVARIANTS
             .iter()

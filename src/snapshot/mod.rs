@@ -74,6 +74,13 @@ impl HostName {
     }
 }
 
+impl std::str::FromStr for HostName {
+    type Err = BadHostName;
+    fn from_str(s: &str) -> Result<Self, BadHostName> {
+        Self::new(s)
+    }
+}
+
 impl TryFrom<String> for HostName {
     type Error = BadHostName;
     fn try_from(s: String) -> Result<Self, BadHostName> {

@@ -1,0 +1,493 @@
+//! Baseline workflows over the git store: promote verified snapshots with a change summary
+//! in the commit, and read the history back as policy-classified changes.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
+use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
+use crate::store::{BASELINES_DIR, Committed, FileWrite, Store, StoreError};
+
+/// What to promote.
+#[derive(Debug)]
+pub struct PromoteRequest {
+    /// Fleet folder the baselines go into (`baselines/<fleet>/`).
+    pub fleet: String,
+    /// The snapshots, already read and verified.
+    pub snapshots: Vec<VerifiedSnapshot>,
+    /// Operator's message, added to the commit.
+    pub message: Option<String>,
+    /// Promote partial or blocking snapshots anyway, for this reason (recorded in the commit).
+    pub force_reason: Option<String>,
+    /// How long to wait for another promote's lock.
+    pub lock_wait: Duration,
+}
+
+/// Why a snapshot may not become a baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The host.
+    pub host: HostName,
+    /// Where the snapshot came from.
+    pub origin: String,
+    /// `Incomplete` (a source is not complete) or `Block` (blocking invariant or expectation).
+    pub verdict: Verdict,
+    /// One line per reason, with the finding's message.
+    pub reasons: Vec<String>,
+    /// One short line per reason (id and path), for the commit message.
+    pub short_reasons: Vec<String>,
+}
+
+/// What happened to one host's baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostResult {
+    /// The host.
+    pub host: HostName,
+    /// Its file in the store.
+    pub path: String,
+    /// Changes against the previous baseline; `None` when the facts are identical (no write).
+    pub change: Option<ChangeSummary>,
+}
+
+/// A policy-classified summary of how a baseline changed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChangeSummary {
+    /// Whether there was no previous baseline.
+    pub first: bool,
+    /// Findings per severity.
+    pub counts: Counts,
+    /// Paths of blocking changes.
+    pub blocking: Vec<FactPath>,
+    /// Number of facts after the change.
+    pub facts: usize,
+}
+
+impl ChangeSummary {
+    /// `new baseline, 42 facts` or `2 block, 1 warn, 0 info; blocking: a, b` (at most three
+    /// paths, then a count).
+    pub fn describe(&self) -> String {
+        const SHOWN: usize = 3;
+        let mut text = self.counts_line();
+        if !self.blocking.is_empty() {
+            let paths: Vec<&str> = self
+                .blocking
+                .iter()
+                .take(SHOWN)
+                .map(FactPath::as_str)
+                .collect();
+            let _ = write!(text, "; blocking: {}", paths.join(", "));
+            if self.blocking.len() > SHOWN {
+                let _ = write!(text, ", +{} more", self.blocking.len() - SHOWN);
+            }
+        }
+        text
+    }
+
+    fn counts_line(&self) -> String {
+        if self.first {
+            return format!("new baseline, {} facts", self.facts);
+        }
+        let c = self.counts;
+        format!("{} block, {} warn, {} info", c.block, c.warn, c.info)
+    }
+}
+
+/// The result of a promote.
+#[derive(Debug)]
+pub enum PromoteOutcome {
+    /// Some snapshots may not be promoted without `--force --reason`; nothing was written.
+    Refused(Vec<Refusal>),
+    /// Every host's baseline is up to date; `commit` is `None` when nothing changed.
+    Promoted {
+        /// Per host, what changed.
+        hosts: Vec<HostResult>,
+        /// The commit, when one was made.
+        commit: Option<Committed>,
+    },
+}
+
+/// Why a promote could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum PromoteError {
+    /// The fleet name cannot be a folder name.
+    #[error(
+        "invalid fleet name {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+    )]
+    BadFleet(String),
+    /// The same host twice in one promote.
+    #[error("host {host} is given twice ({first} and {second})")]
+    DuplicateHost {
+        /// The host.
+        host: HostName,
+        /// First snapshot of it.
+        first: String,
+        /// Second snapshot of it.
+        second: String,
+    },
+    /// The host already has a baseline in another fleet.
+    #[error(
+        "host {host} already has its baseline at {existing}; a host lives in one fleet (move it with git first)"
+    )]
+    OtherFleet {
+        /// The host.
+        host: HostName,
+        /// Its current baseline file.
+        existing: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Promotes the request's snapshots into `store` in one commit, judged under `policy`.
+pub fn promote(
+    store: &Store,
+    policy: &Policy,
+    request: PromoteRequest,
+) -> Result<PromoteOutcome, PromoteError> {
+    if HostName::new(request.fleet.clone()).is_err() {
+        return Err(PromoteError::BadFleet(request.fleet));
+    }
+    for (i, a) in request.snapshots.iter().enumerate() {
+        if let Some(b) = request.snapshots[i + 1..]
+            .iter()
+            .find(|b| b.snapshot().host == a.snapshot().host)
+        {
+            return Err(PromoteError::DuplicateHost {
+                host: a.snapshot().host.clone(),
+                first: a.origin().to_owned(),
+                second: b.origin().to_owned(),
+            });
+        }
+    }
+    let refusals: Vec<Refusal> = request
+        .snapshots
+        .iter()
+        .filter_map(|s| refusal(s, policy))
+        .collect();
+    if !refusals.is_empty() && request.force_reason.is_none() {
+        return Ok(PromoteOutcome::Refused(refusals));
+    }
+
+    let lock = store.lock(request.lock_wait)?;
+    let mut hosts = Vec::new();
+    let mut writes = Vec::new();
+    for snapshot in &request.snapshots {
+        let host = &snapshot.snapshot().host;
+        let path = format!("{BASELINES_DIR}/{}/{host}.json", request.fleet);
+        let existing = if store.has_commits() {
+            store.host_path("HEAD", host.as_str())?
+        } else {
+            None
+        };
+        if let Some(existing) = existing.as_ref().filter(|e| **e != path) {
+            return Err(PromoteError::OtherFleet {
+                host: host.clone(),
+                existing: existing.clone(),
+            });
+        }
+        let previous = match &existing {
+            Some(existing) => previous_baseline(store, existing)?,
+            None => None,
+        };
+        let unchanged = previous.as_ref().is_some_and(|p| {
+            p.snapshot().facts == snapshot.snapshot().facts
+                && p.snapshot().sources == snapshot.snapshot().sources
+        });
+        let change = (!unchanged).then(|| summarize(previous.as_ref(), snapshot, policy));
+        if change.is_some() {
+            writes.push(FileWrite {
+                path: path.clone(),
+                content: snapshot.snapshot().to_canonical_json().into_bytes(),
+            });
+        }
+        hosts.push(HostResult {
+            host: host.clone(),
+            path,
+            change,
+        });
+    }
+    if writes.is_empty() {
+        return Ok(PromoteOutcome::Promoted {
+            hosts,
+            commit: None,
+        });
+    }
+    let message = commit_message(&request, &hosts, &refusals);
+    // A whole snapshot at a baseline path is what an interrupted promote leaves; a hand edit
+    // breaks the digest and is refused.
+    let leftover = |bytes: &[u8]| {
+        std::str::from_utf8(bytes)
+            .is_ok_and(|text| VerifiedSnapshot::parse(text, "work tree").is_ok())
+    };
+    let commit = store.commit(&lock, &writes, &message, &leftover)?;
+    Ok(PromoteOutcome::Promoted {
+        hosts,
+        commit: Some(commit),
+    })
+}
+
+/// A previous baseline that no longer verifies is replaced, not trusted: it counts as absent.
+fn previous_baseline(store: &Store, path: &str) -> Result<Option<VerifiedSnapshot>, StoreError> {
+    let bytes = store.read("HEAD", path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(VerifiedSnapshot::parse(&text, &format!("git:HEAD:{path}")).ok())
+}
+
+fn refusal(snapshot: &VerifiedSnapshot, policy: &Policy) -> Option<Refusal> {
+    let report = compare::judge(snapshot, None, policy, &JudgeOptions::default());
+    let mut reasons = Vec::new();
+    let mut short_reasons = Vec::new();
+    for source in &report.incomplete_sources {
+        let error = source
+            .error
+            .as_deref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default();
+        let line = format!(
+            "source {} ({}) is {}",
+            source.name,
+            source.target,
+            source.status.as_str()
+        );
+        reasons.push(format!("{line}{error}"));
+        short_reasons.push(line);
+    }
+    for finding in report.findings_at(Severity::Block) {
+        reasons.push(format!(
+            "[{}] {}: {}",
+            finding.id, finding.path, finding.message
+        ));
+        short_reasons.push(format!("[{}] {}", finding.id, finding.path));
+    }
+    let verdict = report.verdict;
+    (!reasons.is_empty()).then(|| Refusal {
+        host: snapshot.snapshot().host.clone(),
+        origin: snapshot.origin().to_owned(),
+        verdict: if verdict == Verdict::Incomplete {
+            Verdict::Incomplete
+        } else {
+            Verdict::Block
+        },
+        reasons,
+        short_reasons,
+    })
+}
+
+/// How `new` differs from `old` under `policy`.
+pub fn summarize(
+    old: Option<&VerifiedSnapshot>,
+    new: &VerifiedSnapshot,
+    policy: &Policy,
+) -> ChangeSummary {
+    let facts = new.snapshot().facts.len();
+    let Some(old) = old else {
+        return ChangeSummary {
+            first: true,
+            facts,
+            ..ChangeSummary::default()
+        };
+    };
+    let report = compare::judge(
+        new,
+        Some(old),
+        policy,
+        &JudgeOptions {
+            strict: false,
+            changes_only: true,
+        },
+    );
+    ChangeSummary {
+        first: false,
+        counts: report.counts,
+        blocking: report
+            .findings_at(Severity::Block)
+            .map(|f| f.path.clone())
+            .collect(),
+        facts,
+    }
+}
+
+fn commit_message(request: &PromoteRequest, hosts: &[HostResult], refusals: &[Refusal]) -> String {
+    let written: Vec<&HostResult> = hosts.iter().filter(|h| h.change.is_some()).collect();
+    let mut message = match written.as_slice() {
+        [one] => format!("baseline: promote {} ({})\n", one.host, request.fleet),
+        many => {
+            let names: Vec<&str> = many.iter().map(|h| h.host.as_str()).collect();
+            format!(
+                "baseline: promote {} hosts ({}): {}\n",
+                many.len(),
+                request.fleet,
+                names.join(", ")
+            )
+        }
+    };
+    if let Some(text) = &request.message {
+        let _ = write!(message, "\n{}\n", text.trim_end());
+    }
+    for host in &written {
+        let snapshot = request
+            .snapshots
+            .iter()
+            .find(|s| s.snapshot().host == host.host)
+            .expect("every result comes from a requested snapshot");
+        let s = snapshot.snapshot();
+        let change = host.change.as_ref().expect("written hosts have a change");
+        let _ = write!(
+            message,
+            "\n{} (fleet {}): {}\n  snapshot {} captured {} by {}\n  changes against the previous baseline: {}\n",
+            host.host,
+            request.fleet,
+            host.path,
+            snapshot.digest(),
+            s.captured_at,
+            s.tool,
+            change.counts_line(),
+        );
+        for path in &change.blocking {
+            let _ = writeln!(message, "    blocking: {path}");
+        }
+        if let Some(refusal) = refusals.iter().find(|r| r.host == host.host) {
+            let reason = request.force_reason.as_deref().unwrap_or_default();
+            let _ = writeln!(message, "  forced: {reason}");
+            for line in &refusal.short_reasons {
+                let _ = writeln!(message, "    overrode: {line}");
+            }
+        }
+    }
+    let _ = write!(message, "\nPromoted-by: {}\n", compare::tool_version());
+    message
+}
+
+/// One commit in a baseline's history, with what it changed.
+#[derive(Debug, Clone)]
+pub struct LogEntry {
+    /// Short commit id.
+    pub id: String,
+    /// Author name.
+    pub author: String,
+    /// Author date.
+    pub time: jiff::Timestamp,
+    /// First line of the message.
+    pub summary: String,
+    /// Per baseline file touched: its host and the change, or why it could not be read.
+    pub changes: Vec<(String, Result<ChangeSummary, String>)>,
+}
+
+/// Commits that touched baselines (of `host` only, when given), newest first.
+pub fn log(
+    store: &Store,
+    policy: &Policy,
+    host: Option<&HostName>,
+    limit: usize,
+) -> Result<Vec<LogEntry>, StoreError> {
+    let pathspec = match host {
+        Some(host) => format!("{BASELINES_DIR}/*/{host}.json"),
+        None => format!("{BASELINES_DIR}/"),
+    };
+    let history = store.history(&pathspec, limit)?;
+    Ok(history
+        .into_iter()
+        .map(|entry| {
+            let id = store.short_id(entry.id);
+            let changes = entry
+                .changes
+                .iter()
+                .filter(|c| c.path.ends_with(".json"))
+                .map(|c| {
+                    let parse = |bytes: &Option<Vec<u8>>, rev: &str| -> Result<Option<VerifiedSnapshot>, SnapshotError> {
+                        bytes
+                            .as_ref()
+                            .map(|b| VerifiedSnapshot::parse(&String::from_utf8_lossy(b), &format!("git:{rev}:{}", c.path)))
+                            .transpose()
+                    };
+                    let summary = match (parse(&c.old, &format!("{id}~1")), parse(&c.new, &id)) {
+                        (Ok(old), Ok(Some(new))) => Ok(summarize(old.as_ref(), &new, policy)),
+                        (Ok(_), Ok(None)) => Err("baseline removed".to_owned()),
+                        (Err(e), _) | (_, Err(e)) => Err(format!("unreadable: {e}")),
+                    };
+                    (c.path.clone(), summary)
+                })
+                .collect();
+            LogEntry {
+                id,
+                author: entry.author,
+                time: jiff::Timestamp::from_second(entry.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+                summary: entry.summary,
+                changes,
+            }
+        })
+        .collect())
+}
+
+/// What `baseline init` did.
+#[derive(Debug)]
+pub struct InitOutcome {
+    /// The store.
+    pub store: Store,
+    /// Scaffold files it added.
+    pub created: Vec<String>,
+    /// The commit that added them, if any.
+    pub commit: Option<Committed>,
+}
+
+const STORE_README: &str = "# Baselines\n\nKnown-good driftgate snapshots, one file per host: `baselines/<fleet>/<host>.json`.\nWritten by `driftgate baseline promote`, one commit per promote; review changes like code.\n";
+
+const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It extends the built-in policy and overrides
+# built-in rules by id; `driftgate policy show --repo .` prints the effective policy.
+# driftgate reads this file as committed at HEAD: changes take effect once reviewed and committed.
+#
+# [[rule]]
+# id = "pfc-priority-3"
+# path = "host/qos/flow_control/priority/3"
+# expect = true
+# on_violation = "block"
+# why = "SMB Direct runs on priority 3 in this fleet"
+#
+# [[rule]]
+# id = "bios-attributes"          # a built-in rule: only its severity changes
+# on_change = "block"
+#
+# [invariants]
+# dcbx-capability-lost = "block"  # block | warn | info | ignore
+"#;
+
+/// Makes `dir` a baseline store: a repository (new or existing) with `baselines/README.md`
+/// and a commented `driftgate.toml`, committed; existing files are left alone.
+pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, StoreError> {
+    let store = Store::open_or_init(dir)?;
+    let lock = store.lock(lock_wait)?;
+    let readme = format!("{BASELINES_DIR}/README.md");
+    let mut writes = Vec::new();
+    for (path, content) in [
+        (readme.as_str(), STORE_README),
+        (crate::store::POLICY_FILE, STORE_POLICY),
+    ] {
+        let in_worktree = !store.is_bare() && store.location().join(path).exists();
+        if !in_worktree && store.read_head(path)?.is_none() {
+            writes.push(FileWrite {
+                path: path.to_owned(),
+                content: content.as_bytes().to_vec(),
+            });
+        }
+    }
+    let created: Vec<String> = writes.iter().map(|w| w.path.clone()).collect();
+    let commit = if writes.is_empty() {
+        None
+    } else {
+        let message = format!(
+            "baseline: initialize driftgate baseline store\n\nPromoted-by: {}\n",
+            compare::tool_version()
+        );
+        Some(store.commit(&lock, &writes, &message, &|_| false)?)
+    };
+    drop(lock);
+    Ok(InitOutcome {
+        store,
+        created,
+        commit,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,100 @@
+use super::*;
+use crate::snapshot::{Facts, Snapshot, SourceRecord, SourceStatus};
+
+fn snapshot(
+    host: &str,
+    facts: &[(&str, crate::snapshot::FactValue)],
+    status: SourceStatus,
+) -> VerifiedSnapshot {
+    let facts: Facts = facts
+        .iter()
+        .map(|(p, v)| (FactPath::new(*p).unwrap(), v.clone()))
+        .collect();
+    let s = Snapshot {
+        host: HostName::new(host).unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate test".into(),
+        sources: vec![SourceRecord {
+            name: "esxi".into(),
+            target: "ssh://root@esx01".into(),
+            status,
+            error: (status != SourceStatus::Complete).then(|| "esxcli: not found".into()),
+        }],
+        facts,
+    };
+    VerifiedSnapshot::parse(&s.to_canonical_json(), &format!("{host}.json")).unwrap()
+}
+
+#[test]
+fn summaries_count_by_severity_and_name_blocking_paths() {
+    let policy = Policy::builtin();
+    let old = snapshot(
+        "h",
+        &[
+            ("storage/nmp/d1/psp", "VMW_PSP_MRU".into()),
+            ("bios/A", "x".into()),
+        ],
+        SourceStatus::Complete,
+    );
+    let new = snapshot(
+        "h",
+        &[
+            ("storage/nmp/d1/psp", "VMW_PSP_RR".into()),
+            ("bios/A", "y".into()),
+        ],
+        SourceStatus::Complete,
+    );
+    let summary = summarize(Some(&old), &new, &policy);
+    assert_eq!(
+        summary.describe(),
+        "1 block, 1 warn, 0 info; blocking: storage/nmp/d1/psp"
+    );
+    assert_eq!(
+        summarize(None, &new, &policy).describe(),
+        "new baseline, 2 facts"
+    );
+    let many = ChangeSummary {
+        blocking: (0..5)
+            .map(|i| FactPath::new(format!("a/{i}")).unwrap())
+            .collect(),
+        ..ChangeSummary::default()
+    };
+    assert!(
+        many.describe()
+            .ends_with("blocking: a/0, a/1, a/2, +2 more"),
+        "{}",
+        many.describe()
+    );
+}
+
+#[test]
+fn refusals_explain_partial_captures_and_blocking_findings() {
+    let policy = Policy::builtin();
+    let partial = snapshot("h", &[], SourceStatus::Partial);
+    let refusal = refusal(&partial, &policy).unwrap();
+    assert_eq!(refusal.verdict, Verdict::Incomplete);
+    assert_eq!(
+        refusal.reasons,
+        vec!["source esxi (ssh://root@esx01) is partial: esxcli: not found"]
+    );
+    let rr = snapshot(
+        "h",
+        &[
+            ("storage/nmp/d1/psp", "VMW_PSP_RR".into()),
+            ("storage/nmp/d1/perennially_reserved", true.into()),
+        ],
+        SourceStatus::Complete,
+    );
+    let refusal = super::refusal(&rr, &policy).unwrap();
+    assert_eq!(refusal.verdict, Verdict::Block);
+    assert_eq!(
+        refusal.short_reasons,
+        vec!["[psp-rr-on-reserved-device] storage/nmp/d1/psp"]
+    );
+    let healthy = snapshot(
+        "h",
+        &[("storage/nmp/d1/psp", "VMW_PSP_MRU".into())],
+        SourceStatus::Complete,
+    );
+    assert_eq!(super::refusal(&healthy, &policy), None);
+}

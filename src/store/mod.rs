@@ -1,0 +1,678 @@
+//! The git baseline store: read files at any revision, find a host's baseline, and commit
+//! files in one atomic commit under a lock. Written with `git2`, never by running `git`.
+//!
+//! Layout: `baselines/<fleet>/<host>.json`, optional `driftgate.toml` (policy) at the root.
+//! A commit is built from HEAD's tree plus the files it writes, never from the index, so
+//! whatever else the user has staged or modified stays exactly as it was. Knows nothing of
+//! snapshots' meaning; imports nothing from the rest of driftgate.
+
+mod lock;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use git2::build::TreeUpdateBuilder;
+use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Sort, Tree};
+
+pub use lock::StoreLock;
+
+/// Folder of the baselines inside the store.
+pub const BASELINES_DIR: &str = "baselines";
+/// Policy file at the store's root.
+pub const POLICY_FILE: &str = "driftgate.toml";
+
+/// Id of the empty tree in SHA-1 repositories.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// A baseline store: a git repository, bare or with a work tree.
+pub struct Store {
+    repo: Repository,
+    location: PathBuf,
+}
+
+/// Why a store operation failed; every variant names the repository.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No repository at or above the directory.
+    #[error("{dir}: not inside a git repository (give --repo DIR or set DRIFTGATE_REPO)")]
+    NotFound {
+        /// Where the search started.
+        dir: String,
+    },
+    /// A revision that does not resolve to a commit.
+    #[error("{repo}: unknown revision {rev:?}")]
+    UnknownRevision {
+        /// The repository.
+        repo: String,
+        /// The revision asked for.
+        rev: String,
+    },
+    /// A path that does not exist at a revision.
+    #[error("{repo}: no file {path:?} at revision {rev:?}")]
+    UnknownPath {
+        /// The repository.
+        repo: String,
+        /// The revision.
+        rev: String,
+        /// The path asked for.
+        path: String,
+    },
+    /// A host with baselines in several fleets.
+    #[error("{repo}: host {host} has baselines in several fleets at {rev:?}: {paths}")]
+    AmbiguousHost {
+        /// The repository.
+        repo: String,
+        /// The revision.
+        rev: String,
+        /// The host.
+        host: String,
+        /// The paths found.
+        paths: String,
+    },
+    /// The lock is held by another promote.
+    #[error(
+        "{repo}: another driftgate promote holds {lock} (waited {waited:?}); try again when it has finished"
+    )]
+    Locked {
+        /// The repository.
+        repo: String,
+        /// The lock file.
+        lock: String,
+        /// How long this one waited.
+        waited: Duration,
+    },
+    /// No author identity is configured.
+    #[error(
+        "{repo}: no author identity: set git config user.name and user.email, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL"
+    )]
+    NoIdentity {
+        /// The repository.
+        repo: String,
+    },
+    /// A file in the work tree has uncommitted changes that a write would overwrite.
+    #[error(
+        "{repo}: {path} has uncommitted changes; commit or discard them before promoting over it"
+    )]
+    DirtyPath {
+        /// The repository.
+        repo: String,
+        /// The file.
+        path: String,
+    },
+    /// HEAD moved while the commit was being built (someone committed without the lock).
+    #[error(
+        "{repo}: the branch moved while committing ({message}); nothing was committed, try again"
+    )]
+    Raced {
+        /// The repository.
+        repo: String,
+        /// libgit2's message.
+        message: String,
+    },
+    /// Any other git or file-system failure.
+    #[error("{repo}: {action}: {message}")]
+    Git {
+        /// The repository.
+        repo: String,
+        /// What was being done.
+        action: String,
+        /// The underlying message.
+        message: String,
+    },
+}
+
+/// One file a commit writes.
+#[derive(Debug, Clone)]
+pub struct FileWrite {
+    /// Path inside the repository, `/`-separated.
+    pub path: String,
+    /// The content.
+    pub content: Vec<u8>,
+}
+
+/// A commit that was made.
+#[derive(Debug, Clone)]
+pub struct Committed {
+    /// The new commit.
+    pub id: Oid,
+    /// The branch it went on (`refs/heads/main`), or `HEAD` when detached.
+    pub reference: String,
+}
+
+/// One commit in the history of a path prefix, with the files it changed there.
+#[derive(Debug, Clone)]
+pub struct HistoryEntry {
+    /// The commit.
+    pub id: Oid,
+    /// Its author's name.
+    pub author: String,
+    /// Seconds since the epoch of the author date.
+    pub time: i64,
+    /// The first line of its message.
+    pub summary: String,
+    /// Files under the prefix that differ from the first parent.
+    pub changes: Vec<FileChange>,
+}
+
+/// A file that a commit added, changed or removed.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// The path.
+    pub path: String,
+    /// Content before, if the file existed.
+    pub old: Option<Vec<u8>>,
+    /// Content after, if the file still exists.
+    pub new: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// Opens the repository containing `dir` (a work tree, a `.git` folder or a bare repository).
+    pub fn discover(dir: &Path) -> Result<Self, StoreError> {
+        match Repository::discover(dir) {
+            Ok(repo) => Ok(Self::from_repo(repo)),
+            Err(e) if e.code() == ErrorCode::NotFound => Err(StoreError::NotFound {
+                dir: dir.display().to_string(),
+            }),
+            Err(e) => Err(StoreError::Git {
+                repo: dir.display().to_string(),
+                action: "open".into(),
+                message: e.message().to_owned(),
+            }),
+        }
+    }
+
+    /// Opens the repository at `dir`, or creates one there when there is none.
+    pub fn open_or_init(dir: &Path) -> Result<Self, StoreError> {
+        match Repository::open(dir) {
+            Ok(repo) => Ok(Self::from_repo(repo)),
+            Err(e) if e.code() == ErrorCode::NotFound => Repository::init(dir)
+                .map(Self::from_repo)
+                .map_err(|e| git_error(&dir.display().to_string(), "init", e)),
+            Err(e) => Err(git_error(&dir.display().to_string(), "open", e)),
+        }
+    }
+
+    fn from_repo(repo: Repository) -> Self {
+        let location = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
+        Store { repo, location }
+    }
+
+    /// The work tree, or the repository folder of a bare repository.
+    pub fn location(&self) -> &Path {
+        &self.location
+    }
+
+    /// Whether the repository has no work tree.
+    pub fn is_bare(&self) -> bool {
+        self.repo.is_bare()
+    }
+
+    fn name(&self) -> String {
+        self.location.display().to_string()
+    }
+
+    fn error(&self, action: &str, e: git2::Error) -> StoreError {
+        git_error(&self.name(), action, e)
+    }
+
+    /// Whether HEAD points at a commit yet.
+    pub fn has_commits(&self) -> bool {
+        self.repo.head().ok().and_then(|h| h.target()).is_some()
+    }
+
+    /// The commit `rev` names (`HEAD`, a branch, a tag, an id, `HEAD~2`, …).
+    pub fn resolve(&self, rev: &str) -> Result<Oid, StoreError> {
+        self.repo
+            .revparse_single(rev)
+            .and_then(|object| object.peel_to_commit())
+            .map(|commit| commit.id())
+            .map_err(|_| StoreError::UnknownRevision {
+                repo: self.name(),
+                rev: rev.to_owned(),
+            })
+    }
+
+    fn tree_at(&self, rev: &str) -> Result<Tree<'_>, StoreError> {
+        let id = self.resolve(rev)?;
+        self.repo
+            .find_commit(id)
+            .and_then(|c| c.tree())
+            .map_err(|e| self.error("read tree", e))
+    }
+
+    /// The content of `path` at `rev`.
+    pub fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, StoreError> {
+        let tree = self.tree_at(rev)?;
+        let unknown = || StoreError::UnknownPath {
+            repo: self.name(),
+            rev: rev.to_owned(),
+            path: path.to_owned(),
+        };
+        let entry = tree.get_path(Path::new(path)).map_err(|_| unknown())?;
+        let blob = entry
+            .to_object(&self.repo)
+            .and_then(|o| o.peel_to_blob())
+            .map_err(|_| unknown())?;
+        Ok(blob.content().to_vec())
+    }
+
+    /// The content of `path` at HEAD, or `None` when the file or HEAD does not exist.
+    pub fn read_head(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        if !self.has_commits() {
+            return Ok(None);
+        }
+        match self.read("HEAD", path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(StoreError::UnknownPath { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The path of `host`'s baseline (`baselines/<fleet>/<host>.json`) at `rev`, if any.
+    pub fn host_path(&self, rev: &str, host: &str) -> Result<Option<String>, StoreError> {
+        let tree = self.tree_at(rev)?;
+        let Ok(entry) = tree.get_path(Path::new(BASELINES_DIR)) else {
+            return Ok(None);
+        };
+        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
+            return Ok(None);
+        };
+        let file = format!("{host}.json");
+        let mut found = Vec::new();
+        for fleet in baselines
+            .iter()
+            .filter(|e| e.kind() == Some(ObjectType::Tree))
+        {
+            let Ok(fleet_name) = fleet.name() else {
+                continue;
+            };
+            let fleet_tree = fleet
+                .to_object(&self.repo)
+                .and_then(|o| o.peel_to_tree())
+                .map_err(|e| self.error("read tree", e))?;
+            if fleet_tree.get_name(&file).is_some() {
+                found.push(format!("{BASELINES_DIR}/{fleet_name}/{file}"));
+            }
+        }
+        match found.len() {
+            0 => Ok(None),
+            1 => Ok(found.pop()),
+            _ => Err(StoreError::AmbiguousHost {
+                repo: self.name(),
+                rev: rev.to_owned(),
+                host: host.to_owned(),
+                paths: found.join(", "),
+            }),
+        }
+    }
+
+    /// Takes the store's promote lock, waiting up to `wait` for another holder to finish.
+    pub fn lock(&self, wait: Duration) -> Result<StoreLock, StoreError> {
+        StoreLock::acquire(&self.repo.path().join("driftgate.lock"), wait).map_err(|e| match e {
+            lock::LockError::Timeout { path, waited } => StoreError::Locked {
+                repo: self.name(),
+                lock: path.display().to_string(),
+                waited,
+            },
+            lock::LockError::Io { path, error } => StoreError::Git {
+                repo: self.name(),
+                action: format!("lock {}", path.display()),
+                message: error.to_string(),
+            },
+        })
+    }
+
+    /// Commits `files` on top of HEAD in one commit on the current branch, under `lock`.
+    ///
+    /// The tree is HEAD's plus these files; the index and work tree change only at these
+    /// paths. A work-tree file at such a path is overwritten only when it holds HEAD's
+    /// content, the new content, or content `replaceable` accepts (a whole file an
+    /// interrupted write left); anything else is someone's edit and refused.
+    ///
+    /// Order: work-tree files (each atomically) and their index entries, then the commit
+    /// (libgit2 moves the branch only if it still points at the parent); if the commit fails,
+    /// the work tree and index are put back. A crash at any point leaves HEAD at the old
+    /// commit or the new one, and whole files.
+    pub fn commit(
+        &self,
+        _lock: &StoreLock,
+        files: &[FileWrite],
+        message: &str,
+        replaceable: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<Committed, StoreError> {
+        let signature = self.signature()?;
+        let committer = self.committer().unwrap_or_else(|| signature.clone());
+        let parent = match self.repo.head() {
+            Ok(head) => Some(
+                head.peel_to_commit()
+                    .map_err(|e| self.error("read HEAD", e))?,
+            ),
+            Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
+            Err(e) => return Err(self.error("read HEAD", e)),
+        };
+        let base_tree = match &parent {
+            Some(commit) => commit.tree().map_err(|e| self.error("read tree", e))?,
+            // libgit2 knows the empty tree without storing it, so a first commit leaves no
+            // dangling object behind.
+            None => {
+                let empty = Oid::from_str(EMPTY_TREE).expect("the empty tree id is valid hex");
+                self.repo
+                    .find_tree(empty)
+                    .map_err(|e| self.error("read tree", e))?
+            }
+        };
+        let mut updates = TreeUpdateBuilder::new();
+        let mut blobs = Vec::with_capacity(files.len());
+        for file in files {
+            self.refuse_dirty(&base_tree, file, replaceable)?;
+            let blob = self
+                .repo
+                .blob(&file.content)
+                .map_err(|e| self.error("write blob", e))?;
+            updates.upsert(file.path.as_str(), blob, FileMode::Blob);
+            blobs.push(blob);
+        }
+        let tree_id = updates
+            .create_updated(&self.repo, &base_tree)
+            .map_err(|e| self.error("write tree", e))?;
+        let tree = self
+            .repo
+            .find_tree(tree_id)
+            .map_err(|e| self.error("read tree", e))?;
+        let mut undo = WorktreeUndo::default();
+        if let Err(e) = self.update_worktree(files, &blobs, &mut undo) {
+            self.restore(undo);
+            return Err(e);
+        }
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        let id = match self.repo.commit(
+            Some("HEAD"),
+            &signature,
+            &committer,
+            message,
+            &tree,
+            &parents,
+        ) {
+            Ok(id) => id,
+            Err(e) => {
+                self.restore(undo);
+                return Err(match e.code() {
+                    ErrorCode::Modified | ErrorCode::Locked => StoreError::Raced {
+                        repo: self.name(),
+                        message: e.message().to_owned(),
+                    },
+                    _ => self.error("commit", e),
+                });
+            }
+        };
+        let reference = self
+            .repo
+            .head()
+            .ok()
+            .and_then(|h| h.name().ok().map(str::to_owned))
+            .unwrap_or_else(|| "HEAD".to_owned());
+        Ok(Committed { id, reference })
+    }
+
+    /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit.
+    fn refuse_dirty(
+        &self,
+        base: &Tree<'_>,
+        file: &FileWrite,
+        replaceable: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        let Some(workdir) = self.repo.workdir() else {
+            return Ok(());
+        };
+        let on_disk = match std::fs::read(workdir.join(&file.path)) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(self.io_error(&file.path, e)),
+        };
+        if on_disk == file.content || replaceable(&on_disk) {
+            return Ok(());
+        }
+        let committed = base
+            .get_path(Path::new(&file.path))
+            .ok()
+            .and_then(|entry| entry.to_object(&self.repo).ok())
+            .and_then(|object| object.peel_to_blob().ok())
+            .map(|blob| blob.content().to_vec());
+        if committed.as_deref() == Some(on_disk.as_slice()) {
+            Ok(())
+        } else {
+            Err(StoreError::DirtyPath {
+                repo: self.name(),
+                path: file.path.clone(),
+            })
+        }
+    }
+
+    /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
+    /// every other entry alone; records in `undo` what was there before.
+    fn update_worktree(
+        &self,
+        files: &[FileWrite],
+        blobs: &[Oid],
+        undo: &mut WorktreeUndo,
+    ) -> Result<(), StoreError> {
+        let Some(workdir) = self.repo.workdir() else {
+            return Ok(());
+        };
+        let mut index = self.repo.index().map_err(|e| self.error("read index", e))?;
+        // The repository caches its index; what the user staged since must not be lost.
+        index.read(true).map_err(|e| self.error("read index", e))?;
+        for (file, blob) in files.iter().zip(blobs) {
+            let target = workdir.join(&file.path);
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
+                remove_stale_temporaries(dir);
+            }
+            undo.files
+                .push((target.clone(), std::fs::read(&target).ok()));
+            undo.entries
+                .push((file.path.clone(), index.get_path(Path::new(&file.path), 0)));
+            crate::fsutil::write_atomic(&target, &file.content)
+                .map_err(|e| self.io_error(&file.path, e))?;
+            index
+                .add(&index_entry(&file.path, *blob, file.content.len()))
+                .map_err(|e| self.error("update index", e))?;
+        }
+        index.write().map_err(|e| self.error("write index", e))
+    }
+
+    /// Puts back what [`Self::update_worktree`] changed; best effort, on a path that already failed.
+    fn restore(&self, undo: WorktreeUndo) {
+        for (target, content) in undo.files.into_iter().rev() {
+            let _ = match content {
+                Some(bytes) => crate::fsutil::write_atomic(&target, &bytes),
+                None => std::fs::remove_file(&target),
+            };
+        }
+        if undo.entries.is_empty() {
+            return;
+        }
+        let Ok(mut index) = self.repo.index() else {
+            return;
+        };
+        if index.read(true).is_err() {
+            return;
+        }
+        for (path, entry) in undo.entries.into_iter().rev() {
+            let _ = match entry {
+                Some(entry) => index.add(&entry),
+                None => index.remove_path(Path::new(&path)),
+            };
+        }
+        let _ = index.write();
+    }
+
+    fn signature(&self) -> Result<Signature<'static>, StoreError> {
+        if let Some(signature) = env_signature("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL") {
+            return Ok(signature);
+        }
+        self.repo
+            .signature()
+            .map_err(|_| StoreError::NoIdentity { repo: self.name() })
+    }
+
+    fn committer(&self) -> Option<Signature<'static>> {
+        env_signature("GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL")
+    }
+
+    fn io_error(&self, path: &str, e: std::io::Error) -> StoreError {
+        StoreError::Git {
+            repo: self.name(),
+            action: format!("write {path}"),
+            message: e.to_string(),
+        }
+    }
+
+    /// Commits reachable from HEAD, newest first, that changed a file under `prefix`
+    /// (compared with their first parent), at most `limit` of them.
+    pub fn history(&self, prefix: &str, limit: usize) -> Result<Vec<HistoryEntry>, StoreError> {
+        if !self.has_commits() {
+            return Ok(Vec::new());
+        }
+        let mut walk = self
+            .repo
+            .revwalk()
+            .map_err(|e| self.error("walk history", e))?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
+            .map_err(|e| self.error("walk history", e))?;
+        walk.push_head()
+            .map_err(|e| self.error("walk history", e))?;
+        let mut entries = Vec::new();
+        for id in walk {
+            if entries.len() >= limit {
+                break;
+            }
+            let id = id.map_err(|e| self.error("walk history", e))?;
+            let commit = self
+                .repo
+                .find_commit(id)
+                .map_err(|e| self.error("read commit", e))?;
+            let tree = commit.tree().map_err(|e| self.error("read tree", e))?;
+            let parent_tree = match commit.parent(0) {
+                Ok(parent) => Some(parent.tree().map_err(|e| self.error("read tree", e))?),
+                Err(_) => None,
+            };
+            let mut options = git2::DiffOptions::new();
+            options.pathspec(prefix).disable_pathspec_match(false);
+            let diff = self
+                .repo
+                .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut options))
+                .map_err(|e| self.error("diff", e))?;
+            let mut changes = Vec::new();
+            for delta in diff.deltas() {
+                let path = delta
+                    .new_file()
+                    .path()
+                    .or_else(|| delta.old_file().path())
+                    .map(|p| p.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                changes.push(FileChange {
+                    path,
+                    old: self.blob_content(delta.old_file().id()),
+                    new: self.blob_content(delta.new_file().id()),
+                });
+            }
+            if changes.is_empty() {
+                continue;
+            }
+            entries.push(HistoryEntry {
+                id,
+                author: commit.author().name().unwrap_or("?").to_owned(),
+                time: commit.author().when().seconds(),
+                summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
+                changes,
+            });
+        }
+        Ok(entries)
+    }
+
+    fn blob_content(&self, id: Oid) -> Option<Vec<u8>> {
+        if id.is_zero() {
+            return None;
+        }
+        self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
+    }
+
+    /// The short form of a commit id, as `git log --oneline` prints it.
+    pub fn short_id(&self, id: Oid) -> String {
+        self.repo
+            .find_object(id, None)
+            .and_then(|o| o.short_id())
+            .ok()
+            .and_then(|buf| buf.as_str().ok().map(str::to_owned))
+            .unwrap_or_else(|| id.to_string()[..7].to_owned())
+    }
+}
+
+/// What the work tree and index held at the paths a commit writes, to put back on failure.
+#[derive(Default)]
+struct WorktreeUndo {
+    files: Vec<(PathBuf, Option<Vec<u8>>)>,
+    entries: Vec<(String, Option<git2::IndexEntry>)>,
+}
+
+/// An index entry for a file whose content is `blob`. The zero stat data makes git re-hash
+/// the work-tree file once, which then matches.
+fn index_entry(path: &str, blob: Oid, size: usize) -> git2::IndexEntry {
+    git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: u32::from(FileMode::Blob),
+        uid: 0,
+        gid: 0,
+        file_size: u32::try_from(size).unwrap_or(u32::MAX),
+        id: blob,
+        flags: 0,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    }
+}
+
+/// Temporary files of atomic writes in `dir` that a killed promote left behind. Only a lock
+/// holder writes them, so while the lock is held every one of them is stale.
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(crate::fsutil::TEMP_PREFIX)
+            && name.ends_with(crate::fsutil::TEMP_SUFFIX)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn env_signature(name_var: &str, email_var: &str) -> Option<Signature<'static>> {
+    let name = std::env::var(name_var).ok().filter(|s| !s.is_empty())?;
+    let email = std::env::var(email_var).ok().filter(|s| !s.is_empty())?;
+    Signature::now(&name, &email).ok()
+}
+
+fn git_error(repo: &str, action: &str, e: git2::Error) -> StoreError {
+    StoreError::Git {
+        repo: repo.to_owned(),
+        action: action.to_owned(),
+        message: e.message().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,269 @@
+use super::*;
+
+/// Gives the repository at `dir` an author identity in its own config.
+fn identity(dir: &Path) {
+    let mut config = Repository::open(dir).unwrap().config().unwrap();
+    config.set_str("user.name", "Test Operator").unwrap();
+    config.set_str("user.email", "test@example.com").unwrap();
+}
+
+fn new_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    Store::open_or_init(dir.path()).unwrap();
+    identity(dir.path());
+    let store = Store::discover(dir.path()).unwrap();
+    (dir, store)
+}
+
+fn write(path: &str, content: &str) -> FileWrite {
+    FileWrite {
+        path: path.into(),
+        content: content.as_bytes().to_vec(),
+    }
+}
+
+fn commit(store: &Store, files: &[FileWrite], message: &str) -> Committed {
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    store.commit(&lock, files, message, &|_| false).unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn first_commit_on_an_unborn_branch_and_reads_at_revisions() {
+    let (dir, store) = new_store();
+    assert!(!store.has_commits());
+    assert_eq!(store.read_head("baselines/f/h.json").unwrap(), None);
+    let first = commit(&store, &[write("baselines/f/h.json", "one\n")], "first");
+    let second = commit(&store, &[write("baselines/f/h.json", "two\n")], "second");
+    assert_ne!(first.id, second.id);
+    assert_eq!(store.read("HEAD", "baselines/f/h.json").unwrap(), b"two\n");
+    assert_eq!(
+        store.read("HEAD~1", "baselines/f/h.json").unwrap(),
+        b"one\n"
+    );
+    assert_eq!(
+        store
+            .read(&first.id.to_string(), "baselines/f/h.json")
+            .unwrap(),
+        b"one\n"
+    );
+    assert!(matches!(
+        store.read("nope", "x"),
+        Err(StoreError::UnknownRevision { .. })
+    ));
+    assert!(matches!(
+        store.read("HEAD", "baselines/f/x.json"),
+        Err(StoreError::UnknownPath { .. })
+    ));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("baselines/f/h.json")).unwrap(),
+        "two\n"
+    );
+    assert_eq!(git(dir.path(), &["status", "--porcelain"]), "");
+    assert_eq!(git(dir.path(), &["fsck", "--full", "--no-dangling"]), "");
+    assert_eq!(git(dir.path(), &["log", "--format=%s"]), "second\nfirst\n");
+}
+
+#[test]
+fn a_commit_leaves_unrelated_staged_modified_and_untracked_files_alone() {
+    let (dir, store) = new_store();
+    let root = dir.path();
+    commit(
+        &store,
+        &[write("notes.txt", "v1\n"), write("staged.txt", "v1\n")],
+        "setup",
+    );
+    std::fs::write(root.join("notes.txt"), "edited, not staged\n").unwrap();
+    std::fs::write(root.join("staged.txt"), "edited and staged\n").unwrap();
+    git(root, &["add", "staged.txt"]);
+    std::fs::write(root.join("untracked.txt"), "new\n").unwrap();
+    let before = git(root, &["status", "--porcelain"]);
+
+    commit(&store, &[write("baselines/f/h.json", "{}\n")], "promote");
+    assert_eq!(
+        git(root, &["status", "--porcelain"]),
+        before,
+        "only the baseline path may change"
+    );
+    assert_eq!(
+        git(root, &["show", "--name-only", "--format=", "HEAD"]),
+        "baselines/f/h.json\n"
+    );
+    assert_eq!(
+        git(root, &["show", "HEAD:staged.txt"]),
+        "v1\n",
+        "a staged change must not sneak into the commit"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "edited, not staged\n"
+    );
+}
+
+#[test]
+fn an_uncommitted_edit_of_the_target_file_is_refused() {
+    let (dir, store) = new_store();
+    commit(
+        &store,
+        &[write("baselines/f/h.json", "committed\n")],
+        "setup",
+    );
+    std::fs::write(dir.path().join("baselines/f/h.json"), "hand edit\n").unwrap();
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let err = store
+        .commit(
+            &lock,
+            &[write("baselines/f/h.json", "new\n")],
+            "promote",
+            &|_| false,
+        )
+        .unwrap_err();
+    assert!(matches!(err, StoreError::DirtyPath { .. }), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("baselines/f/h.json")).unwrap(),
+        "hand edit\n"
+    );
+    assert_eq!(
+        store.read("HEAD", "baselines/f/h.json").unwrap(),
+        b"committed\n"
+    );
+    // Content the caller recognises as replaceable (a leftover of an interrupted write) is not.
+    store
+        .commit(
+            &lock,
+            &[write("baselines/f/h.json", "new\n")],
+            "promote",
+            &|b| b == b"hand edit\n",
+        )
+        .unwrap();
+    assert_eq!(store.read("HEAD", "baselines/f/h.json").unwrap(), b"new\n");
+}
+
+#[test]
+fn a_failed_commit_puts_the_work_tree_and_index_back() {
+    let (dir, store) = new_store();
+    commit(
+        &store,
+        &[write("baselines/f/h.json", "committed\n")],
+        "setup",
+    );
+    // A branch ref that cannot be locked makes libgit2 refuse to move it.
+    let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
+    let ref_lock = dir
+        .path()
+        .join(".git")
+        .join(format!("{}.lock", head.trim()));
+    std::fs::write(&ref_lock, "").unwrap();
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let err = store.commit(
+        &lock,
+        &[
+            write("baselines/f/h.json", "new\n"),
+            write("baselines/f/i.json", "i\n"),
+        ],
+        "promote",
+        &|_| false,
+    );
+    assert!(err.is_err());
+    std::fs::remove_file(&ref_lock).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("baselines/f/h.json")).unwrap(),
+        "committed\n"
+    );
+    assert!(!dir.path().join("baselines/f/i.json").exists());
+    assert_eq!(git(dir.path(), &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_bare_repository_gets_commits_straight_into_its_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    Repository::init_bare(dir.path()).unwrap();
+    identity(dir.path());
+    let store = Store::discover(dir.path()).unwrap();
+    assert!(store.is_bare());
+    commit(&store, &[write("baselines/f/h.json", "x\n")], "promote");
+    commit(&store, &[write("baselines/g/i.json", "y\n")], "promote 2");
+    assert_eq!(store.read("HEAD", "baselines/f/h.json").unwrap(), b"x\n");
+    assert_eq!(
+        store.host_path("HEAD", "i").unwrap().as_deref(),
+        Some("baselines/g/i.json")
+    );
+    assert_eq!(git(dir.path(), &["fsck", "--full", "--no-dangling"]), "");
+}
+
+#[test]
+fn hosts_are_found_in_any_fleet_and_duplicates_are_an_error() {
+    let (_dir, store) = new_store();
+    commit(
+        &store,
+        &[
+            write("baselines/a/h1.json", "{}"),
+            write("baselines/b/h2.json", "{}"),
+            write("baselines/README.md", "x"),
+        ],
+        "setup",
+    );
+    assert_eq!(
+        store.host_path("HEAD", "h1").unwrap().as_deref(),
+        Some("baselines/a/h1.json")
+    );
+    assert_eq!(
+        store.host_path("HEAD", "h2").unwrap().as_deref(),
+        Some("baselines/b/h2.json")
+    );
+    assert_eq!(store.host_path("HEAD", "h3").unwrap(), None);
+    commit(&store, &[write("baselines/b/h1.json", "{}")], "duplicate");
+    assert!(matches!(
+        store.host_path("HEAD", "h1"),
+        Err(StoreError::AmbiguousHost { .. })
+    ));
+    assert_eq!(
+        store.host_path("HEAD~1", "h1").unwrap().as_deref(),
+        Some("baselines/a/h1.json")
+    );
+}
+
+#[test]
+fn the_lock_excludes_a_second_holder_until_released() {
+    let (_dir, store) = new_store();
+    let held = store.lock(Duration::from_secs(1)).unwrap();
+    let other = Store::discover(store.location()).unwrap();
+    let start = std::time::Instant::now();
+    let err = other.lock(Duration::from_millis(200)).unwrap_err();
+    assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+    assert!(start.elapsed() >= Duration::from_millis(200));
+    drop(held);
+    assert!(other.lock(Duration::from_millis(200)).is_ok());
+}
+
+#[test]
+fn history_lists_commits_touching_a_prefix_newest_first() {
+    let (_dir, store) = new_store();
+    commit(&store, &[write("README.md", "x")], "unrelated");
+    commit(&store, &[write("baselines/f/h1.json", "1")], "h1 v1");
+    commit(&store, &[write("baselines/f/h2.json", "1")], "h2 v1");
+    commit(&store, &[write("baselines/f/h1.json", "2")], "h1 v2");
+    let all = store.history("baselines/", 10).unwrap();
+    let summaries: Vec<&str> = all.iter().map(|e| e.summary.as_str()).collect();
+    assert_eq!(summaries, vec!["h1 v2", "h2 v1", "h1 v1"]);
+    let h1 = store.history("baselines/*/h1.json", 10).unwrap();
+    assert_eq!(h1.len(), 2);
+    assert_eq!(h1[0].changes[0].old.as_deref(), Some(&b"1"[..]));
+    assert_eq!(h1[0].changes[0].new.as_deref(), Some(&b"2"[..]));
+    assert_eq!(h1[1].changes[0].old, None);
+    assert_eq!(store.history("baselines/", 1).unwrap().len(), 1);
+}

@@ -1,0 +1,70 @@
+//! Helpers shared by the end-to-end tests.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Absolute path of a shipped example.
+pub fn example(rel: &str) -> String {
+    root().join("examples").join(rel).display().to_string()
+}
+
+/// The driftgate binary, run from the crate root with no inherited driftgate settings.
+pub fn driftgate() -> Command {
+    let mut cmd =
+        Command::cargo_bin("driftgate").expect("the binary is built for integration tests");
+    cmd.current_dir(root())
+        .env_remove("DRIFTGATE_POLICY")
+        .env_remove("DRIFTGATE_REPO")
+        .env_remove("NO_COLOR")
+        .env("GIT_AUTHOR_NAME", "Test Operator")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env_remove("GIT_COMMITTER_NAME")
+        .env_remove("GIT_COMMITTER_EMAIL");
+    cmd
+}
+
+/// Exit code and standard output of `cmd`.
+pub fn stdout_of(cmd: &mut Command) -> (i32, String) {
+    let output = cmd.output().expect("driftgate runs");
+    (
+        output.status.code().expect("exited normally"),
+        String::from_utf8(output.stdout).expect("UTF-8 output"),
+    )
+}
+
+/// Writes `text` to a file in a temporary directory and returns both.
+pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("the temporary file is writable");
+    (dir, path)
+}
+
+/// Runs the system `git` (for verification only; driftgate itself never runs git).
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Test Operator")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test Operator")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 git output")
+}
