@@ -355,7 +355,7 @@ fn commit_message(request: &PromoteRequest, hosts: &[HostResult], refusals: &[Re
             }
         }
     }
-    let _ = write!(message, "\nPromoted-by: {}\n", compare::tool_version());
+    let _ = write!(message, "\nPromoted-by: {}\n", crate::tool_version());
     message
 }
 
@@ -477,7 +477,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     } else {
         let message = format!(
             "baseline: initialize driftgate baseline store\n\nPromoted-by: {}\n",
-            compare::tool_version()
+            crate::tool_version()
         );
         Some(store.commit(&lock, &writes, &message, &|_| false)?)
     };

@@ -16,6 +16,7 @@
 //! ```
 
 pub mod baseline;
+pub mod collect;
 pub mod compare;
 pub mod fsutil;
 pub mod input;
@@ -24,3 +25,8 @@ pub mod report;
 pub mod schemas;
 pub mod snapshot;
 pub mod store;
+
+/// The tool name and version written into snapshots, reports and commits.
+pub fn tool_version() -> String {
+    format!("driftgate {}", env!("CARGO_PKG_VERSION"))
+}

@@ -2,6 +2,8 @@
 //! show, log, diff, `git:`/`baseline:` references, dirty and bare repositories, concurrent
 //! promotes and promotes killed at random moments.
 
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
 mod common;
 
 use std::path::Path;

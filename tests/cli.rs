@@ -1,5 +1,7 @@
 //! End-to-end tests of the `driftgate` binary: verdicts, exit codes, formats and input errors.
 
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
 mod common;
 
 use std::path::Path;

@@ -2,6 +2,7 @@
 //! one library function, render. Nothing else imports this module.
 
 mod baseline;
+mod capture;
 mod check;
 mod diff;
 mod policy;
@@ -42,6 +43,8 @@ pub enum Command {
     /// Keep known-good baselines in a git repository: init, promote, show, log, diff.
     #[command(subcommand)]
     Baseline(baseline::Command),
+    /// Capture a host's configuration from its sources into a snapshot.
+    Capture(capture::Args),
     /// Judge a snapshot: invariants and `expect` rules, and drift against a baseline if given.
     Check(check::Args),
     /// Classify the differences between two snapshots by policy.
@@ -80,6 +83,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let printer = ctx.printer;
     match command {
         Command::Baseline(command) => baseline::run(command, ctx),
+        Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Policy(command) => policy::run(command, ctx),

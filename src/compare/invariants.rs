@@ -8,7 +8,7 @@ use std::ops::Bound;
 
 use super::policy::Severity;
 use crate::model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
-use crate::snapshot::{FactPath, FactValue, Facts};
+use crate::snapshot::{FactPath, FactValue, Facts, path_segment};
 
 /// One built-in cross-fact check.
 #[derive(Debug)]
@@ -71,6 +71,13 @@ pub static INVARIANTS: &[Invariant] = &[
         summary: "A perennially-reserved (MSCS shared RDM) device uses VMW_PSP_RR on ESXi older than 5.5.",
         why: "Before ESXi 5.5, Round Robin is unsupported for MSCS: SCSI-3 reservations are bound to one path, so rotating paths causes NMP failovers with I/O blocked and disk latency of tens of seconds. Set VMW_PSP_MRU.",
         check: psp_rr_on_reserved_device,
+    },
+    Invariant {
+        id: "psp-differs-from-satp-default",
+        default_severity: Severity::Info,
+        summary: "A device's path selection policy differs from the default its SATP claim rules give it.",
+        why: "A rescan, upgrade or Host Profile remediation that reapplies the SATP default changes the policy back; knowing the default explains such a drift.",
+        check: psp_differs_from_satp_default,
     },
 ];
 
@@ -205,6 +212,53 @@ fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
             violations.push(violation(facts, &format!("storage/nmp/{device}/psp"), format!(
                 "device {device} is perennially reserved (an MSCS shared RDM) and uses VMW_PSP_RR on {on}: Round Robin breaks MSCS SCSI-3 reservations before ESXi 5.5; fix: esxcli storage nmp device set -d {device} -P VMW_PSP_MRU"
             )));
+        }
+    }
+    violations
+}
+
+fn psp_differs_from_satp_default(facts: &Facts) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    for device in children_segments(facts, "storage/nmp/") {
+        let get = |leaf: &str| {
+            facts
+                .get(format!("storage/nmp/{device}/{leaf}").as_str())
+                .and_then(FactValue::as_text)
+        };
+        let (Some(satp), Some(psp)) = (get("satp"), get("psp")) else {
+            continue;
+        };
+        let vendor = get("vendor").map(path_segment);
+        let model = get("model").map(path_segment);
+        let rule = |vendor: &str, model: &str| {
+            facts
+                .get(format!("storage/satp_rule/{satp}/{vendor}/{model}/default_psp").as_str())
+                .and_then(FactValue::as_text)
+        };
+        let (vendor, model) = (
+            vendor.as_deref().unwrap_or("any"),
+            model.as_deref().unwrap_or("any"),
+        );
+        let from_rule = rule(vendor, model)
+            .or_else(|| rule(vendor, "any"))
+            .or_else(|| rule("any", model))
+            .or_else(|| rule("any", "any"));
+        let (default, source) = match from_rule {
+            Some(psp) => (psp, format!("the SATP rule for {vendor} {model}")),
+            None => match facts
+                .get(format!("storage/satp/{satp}/default_psp").as_str())
+                .and_then(FactValue::as_text)
+            {
+                Some(psp) => (psp, format!("{satp}'s default")),
+                None => continue,
+            },
+        };
+        if !psp.eq_ignore_ascii_case(default) {
+            violations.push(violation(
+                facts,
+                &format!("storage/nmp/{device}/psp"),
+                format!("device {device} uses {psp}; {source} gives {default}"),
+            ));
         }
     }
     violations

@@ -29,11 +29,6 @@ pub struct JudgeOptions {
     pub changes_only: bool,
 }
 
-/// The tool name and version written into snapshots and reports.
-pub fn tool_version() -> String {
-    format!("driftgate {}", env!("CARGO_PKG_VERSION"))
-}
-
 /// Judges `snapshot` (against `baseline`, when given) under `policy`.
 ///
 /// Linear in the number of facts: one merge pass for the diff, one pass for expectations,
@@ -128,7 +123,7 @@ pub fn judge(
     };
     Report {
         schema: REPORT_SCHEMA_ID.to_owned(),
-        tool: tool_version(),
+        tool: crate::tool_version(),
         verdict,
         strict: options.strict,
         snapshot: summary(snapshot),

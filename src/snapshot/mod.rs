@@ -14,7 +14,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use path::{BadFactPath, FactPath};
+pub use path::{BadFactPath, FactPath, path_segment};
 pub use value::{FactValue, Scalar};
 
 /// The schema id every v1 snapshot carries.

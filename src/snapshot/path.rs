@@ -41,21 +41,30 @@ impl FactPath {
         }
     }
 
-    /// Joins validated segments; for paths built by driftgate itself from known-good parts.
-    pub fn from_segments<'a>(
-        segments: impl IntoIterator<Item = &'a str>,
-    ) -> Result<Self, BadFactPath> {
-        Self::new(segments.into_iter().collect::<Vec<_>>().join("/"))
-    }
-
     /// The path as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
 
-    /// The `index`-th segment (0-based).
-    pub fn segment(&self, index: usize) -> Option<&str> {
-        self.0.split('/').nth(index)
+/// Makes `text` (a device id, a vendor name) usable as one path segment: trimmed, with
+/// whitespace, control characters and `/` replaced by `_`; `_` when nothing is left.
+pub fn path_segment(text: &str) -> String {
+    let segment: String = text
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() || c == '/' {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    if segment.is_empty() {
+        "_".to_owned()
+    } else {
+        segment
     }
 }
 
@@ -108,7 +117,12 @@ mod tests {
         for bad in ["", "/a", "a/", "a//b", "a b", "a/\tb"] {
             assert!(FactPath::new(bad).is_err(), "{bad:?}");
         }
-        let p = FactPath::from_segments(["storage", "nmp", "naa.1", "psp"]).unwrap();
-        assert_eq!(p.segment(2), Some("naa.1"));
+        let p = FactPath::new(format!(
+            "storage/satp_rule/{}/psp",
+            path_segment(" DVD-RW DU8A6SH/x ")
+        ))
+        .unwrap();
+        assert_eq!(p.as_str(), "storage/satp_rule/DVD-RW_DU8A6SH_x/psp");
+        assert_eq!(path_segment("  "), "_");
     }
 }

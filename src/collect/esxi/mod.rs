@@ -1,0 +1,429 @@
+//! The `esxi` source: `esxcli` storage-path state (NMP path selection, SATP, perennially
+//! reserved devices) and the ESXi version, over any command transport.
+//!
+//! Each command is tried in `--formatter=xml` form first and in text form when the host (or
+//! a `dir:` recording) does not have it. Recorded files are named after the command:
+//! `esxcli_storage_nmp_device_list.txt` (or `.xml` for the XML form), see [`COMMANDS`].
+
+mod parse;
+
+use std::collections::BTreeMap;
+
+use parse::{
+    FieldValue, Record, parse_device_list, parse_structure, parse_table, parse_vmware_v, parse_xml,
+};
+
+use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use crate::model::Version;
+use crate::snapshot::{FactPath, FactValue, Facts, SourceStatus, path_segment};
+
+/// One thing the source reads, in text and (where ESXi has it) XML form.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe {
+    /// File stem of its recordings in a `dir:` folder.
+    pub stem: &'static str,
+    /// The text-form command line.
+    pub text: &'static [&'static str],
+    /// The XML-form command line.
+    pub xml: Option<&'static [&'static str]>,
+    shape: Shape,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    DeviceList,
+    Structure,
+    Table,
+    VmwareV,
+}
+
+const VERSION: Probe = Probe {
+    stem: "esxcli_system_version_get",
+    text: &["esxcli", "system", "version", "get"],
+    xml: Some(&["esxcli", "--formatter=xml", "system", "version", "get"]),
+    shape: Shape::Structure,
+};
+const VMWARE_V: Probe = Probe {
+    stem: "vmware_-v",
+    text: &["vmware", "-v"],
+    xml: None,
+    shape: Shape::VmwareV,
+};
+const NMP_DEVICES: Probe = Probe {
+    stem: "esxcli_storage_nmp_device_list",
+    text: &["esxcli", "storage", "nmp", "device", "list"],
+    xml: Some(&[
+        "esxcli",
+        "--formatter=xml",
+        "storage",
+        "nmp",
+        "device",
+        "list",
+    ]),
+    shape: Shape::DeviceList,
+};
+const CORE_DEVICES: Probe = Probe {
+    stem: "esxcli_storage_core_device_list",
+    text: &["esxcli", "storage", "core", "device", "list"],
+    xml: Some(&[
+        "esxcli",
+        "--formatter=xml",
+        "storage",
+        "core",
+        "device",
+        "list",
+    ]),
+    shape: Shape::DeviceList,
+};
+const SATP_LIST: Probe = Probe {
+    stem: "esxcli_storage_nmp_satp_list",
+    text: &["esxcli", "storage", "nmp", "satp", "list"],
+    xml: Some(&[
+        "esxcli",
+        "--formatter=xml",
+        "storage",
+        "nmp",
+        "satp",
+        "list",
+    ]),
+    shape: Shape::Table,
+};
+const SATP_RULES: Probe = Probe {
+    stem: "esxcli_storage_nmp_satp_rule_list",
+    text: &["esxcli", "storage", "nmp", "satp", "rule", "list"],
+    xml: Some(&[
+        "esxcli",
+        "--formatter=xml",
+        "storage",
+        "nmp",
+        "satp",
+        "rule",
+        "list",
+    ]),
+    shape: Shape::Table,
+};
+
+/// Every command the source runs, in order (`vmware -v` only when the version command fails).
+pub const COMMANDS: [Probe; 6] = [
+    VERSION,
+    VMWARE_V,
+    NMP_DEVICES,
+    CORE_DEVICES,
+    SATP_LIST,
+    SATP_RULES,
+];
+
+/// What a capture of the `esxi` source read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The facts.
+    pub facts: Facts,
+    /// Complete, partial or failed.
+    pub status: SourceStatus,
+    /// What went wrong, one clause per failed command.
+    pub error: Option<String>,
+}
+
+/// Reads the ESXi host behind `transport`.
+pub fn capture(transport: &dyn CommandTransport) -> Capture {
+    let mut session = Session {
+        transport,
+        unreachable: None,
+    };
+    let mut errors = Vec::new();
+    let mut facts = Facts::new();
+    let version = match run_probe(&mut session, &VERSION) {
+        Ok(records) => records.into_iter().next(),
+        Err(version_error) => match run_probe(&mut session, &VMWARE_V) {
+            Ok(records) => records.into_iter().next(),
+            Err(_) => {
+                errors.push(version_error);
+                None
+            }
+        },
+    };
+    if let Some(version) = &version
+        && let Some(unsupported) = version_facts(version, &mut facts)
+    {
+        let error = format!("{}: {unsupported}", transport.target());
+        return Capture {
+            facts,
+            status: SourceStatus::Failed,
+            error: Some(error),
+        };
+    }
+    let mut run = |probe: &Probe| {
+        // Once the host stopped answering, its one error says it all.
+        if session.unreachable.is_some() {
+            return None;
+        }
+        run_probe(&mut session, probe)
+            .map_err(|e| errors.push(e))
+            .ok()
+    };
+    let (nmp, core, satps, rules) = (
+        run(&NMP_DEVICES),
+        run(&CORE_DEVICES),
+        run(&SATP_LIST),
+        run(&SATP_RULES),
+    );
+    let read = [
+        version.is_some(),
+        nmp.is_some(),
+        core.is_some(),
+        satps.is_some(),
+        rules.is_some(),
+    ];
+    if let Some(nmp) = &nmp {
+        nmp_facts(
+            nmp,
+            core.as_deref().unwrap_or_default(),
+            &mut facts,
+            &mut errors,
+        );
+    }
+    if let Some(satps) = &satps {
+        for satp in satps {
+            if let (Some(name), Some(psp)) = (satp.get("name"), satp.get("defaultpsp")) {
+                put(
+                    &mut facts,
+                    &format!("storage/satp/{}/default_psp", path_segment(&name)),
+                    psp.into(),
+                );
+            }
+        }
+    }
+    if let Some(rules) = &rules {
+        satp_rule_facts(rules, &mut facts);
+    }
+    let status = match (errors.is_empty(), read.iter().any(|r| *r)) {
+        (true, _) => SourceStatus::Complete,
+        (false, true) => SourceStatus::Partial,
+        (false, false) => SourceStatus::Failed,
+    };
+    Capture {
+        facts,
+        status,
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+    }
+}
+
+/// Records the version facts; returns why the version is unsupported, if it is.
+fn version_facts(version: &Record, facts: &mut Facts) -> Option<String> {
+    let number = version.get("version").unwrap_or_default();
+    put(facts, "host/esxi/version", number.clone().into());
+    let build: String = version
+        .get("build")
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    if !build.is_empty() {
+        put(facts, "host/esxi/build", build.into());
+    }
+    for (key, leaf) in [("update", "host/esxi/update"), ("patch", "host/esxi/patch")] {
+        if let Some(value) = version.get(key) {
+            put(facts, leaf, value.into());
+        }
+    }
+    let product = version.get("product").unwrap_or_default();
+    Version::parse(&number).filter(|v| *v < Version::new(&[5])).map(|_| {
+        format!(
+            "{product} {number} is an unsupported version: driftgate reads `esxcli storage nmp`, which ESXi 5.0 introduced (ESX 4.x has `esxcli nmp`)"
+        )
+    })
+}
+
+/// The transport of one capture. Once the host stops answering (a timeout, a failed
+/// connection) nothing more is sent: a hung host costs one timeout, not one per command.
+struct Session<'a> {
+    transport: &'a dyn CommandTransport,
+    unreachable: Option<String>,
+}
+
+impl Session<'_> {
+    fn run(&mut self, spec: &CommandSpec<'_>) -> Result<CommandOutput, String> {
+        if let Some(reason) = &self.unreachable {
+            return Err(reason.clone());
+        }
+        self.transport.run(spec).map_err(|e| {
+            if matches!(
+                e,
+                TransportError::Timeout { .. } | TransportError::Connect { .. }
+            ) {
+                self.unreachable = Some(e.to_string());
+            }
+            e.to_string()
+        })
+    }
+}
+
+/// Runs a probe in XML form, then in text form; the error names the command and the cause.
+fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, String> {
+    let target = session.transport.target();
+    if let Some(xml) = probe.xml {
+        let file = format!("{}.xml", probe.stem);
+        let spec = CommandSpec {
+            file: &file,
+            argv: xml,
+        };
+        if let Ok(output) = session.run(&spec)
+            && output.status == 0
+            && let Ok(text) = String::from_utf8(output.stdout)
+            && let Ok(records) = parse_xml(&text)
+        {
+            return Ok(records);
+        }
+    }
+    let file = format!("{}.txt", probe.stem);
+    let spec = CommandSpec {
+        file: &file,
+        argv: probe.text,
+    };
+    let output = session.run(&spec)?;
+    let command = spec.display();
+    if output.status != 0 {
+        let detail = output.stderr_line();
+        let detail = if detail.is_empty() {
+            String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        } else {
+            detail
+        };
+        return Err(format!(
+            "{target}: `{command}` exited with status {}: {detail}",
+            output.status
+        ));
+    }
+    let text = String::from_utf8(output.stdout)
+        .map_err(|_| format!("{target}: `{command}` printed bytes that are not UTF-8"))?;
+    let parsed = match probe.shape {
+        Shape::DeviceList => parse_device_list(&text),
+        Shape::Structure => parse_structure(&text).map(|r| vec![r]),
+        Shape::Table => parse_table(&text),
+        Shape::VmwareV => parse_vmware_v(&text).map(|(product, version, build)| {
+            let fields = [("product", product), ("version", version), ("build", build)]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), FieldValue::Text(v)))
+                .collect();
+            vec![Record { id: None, fields }]
+        }),
+    };
+    parsed.map_err(|e| format!("{target}: `{command}` output ({file}): {e}"))
+}
+
+fn nmp_facts(nmp: &[Record], core: &[Record], facts: &mut Facts, errors: &mut Vec<String>) {
+    let core_by_id: BTreeMap<String, &Record> = core
+        .iter()
+        .filter_map(|r| device_id(r).map(|id| (id, r)))
+        .collect();
+    for device in nmp {
+        let Some(id) = device_id(device) else {
+            errors.push("an NMP device without a device id".to_owned());
+            continue;
+        };
+        let base = format!("storage/nmp/{}", path_segment(&id));
+        let mut set = |leaf: &str, value: FactValue| put(facts, &format!("{base}/{leaf}"), value);
+        if let Some(name) = device.get("devicedisplayname") {
+            set("display_name", name.into());
+        }
+        if let Some(satp) = device.get("storagearraytype") {
+            set("satp", satp.into());
+        }
+        if let Some(psp) = device.get("pathselectionpolicy") {
+            set("psp", psp.into());
+        }
+        if let Some(config) = device
+            .get("pathselectionpolicydeviceconfig")
+            .and_then(|c| psp_config(&c))
+        {
+            set("psp_config", config.into());
+        }
+        if let Some(paths) = device.fields.get("workingpaths") {
+            set(
+                "working_paths",
+                i64::try_from(paths.count()).unwrap_or(i64::MAX).into(),
+            );
+        }
+        if let Some(core) = core_by_id.get(&id) {
+            for (key, leaf) in [
+                ("isperenniallyreserved", "perennially_reserved"),
+                ("islocal", "is_local"),
+                ("issharedclusterwide", "is_shared_clusterwide"),
+            ] {
+                if let Some(value) = core.get(key) {
+                    set(leaf, flag(&value));
+                }
+            }
+            for key in ["vendor", "model"] {
+                if let Some(value) = core.get(key) {
+                    set(key, value.into());
+                }
+            }
+        }
+    }
+}
+
+fn satp_rule_facts(rules: &[Record], facts: &mut Facts) {
+    // User rules take precedence over system rules for the same array, as in ESXi's claiming.
+    let mut ordered: Vec<&Record> = rules.iter().collect();
+    ordered.sort_by_key(|r| r.get("rulegroup").as_deref() != Some("user"));
+    for rule in ordered {
+        let (Some(name), Some(psp)) = (rule.get("name"), rule.get("defaultpsp")) else {
+            continue;
+        };
+        let vendor = rule
+            .get("vendor")
+            .map_or_else(|| "any".to_owned(), |v| path_segment(&v));
+        let model = rule
+            .get("model")
+            .map_or_else(|| "any".to_owned(), |m| path_segment(&m));
+        let base = format!("storage/satp_rule/{}/{vendor}/{model}", path_segment(&name));
+        if facts.contains_key(format!("{base}/default_psp").as_str()) {
+            continue;
+        }
+        put(facts, &format!("{base}/default_psp"), psp.into());
+        if let Some(options) = rule.get("pspoptions") {
+            put(facts, &format!("{base}/psp_options"), options.into());
+        }
+    }
+}
+
+/// The device id: the heading of a text record, or the `Device` field of an XML one.
+fn device_id(record: &Record) -> Option<String> {
+    record.id.clone().or_else(|| record.get("device"))
+}
+
+/// The configured part of `Path Selection Policy Device Config`: runtime state (current
+/// path, path index, pending I/O counters) churns and is dropped.
+fn psp_config(text: &str) -> Option<String> {
+    let inner = text.trim().trim_start_matches('{').trim_end_matches('}');
+    let kept: Vec<&str> = inner
+        .split(';')
+        .map(str::trim)
+        .filter(|part| {
+            let lower = part.to_ascii_lowercase();
+            !part.is_empty()
+                && !lower.starts_with("current")
+                && !lower.starts_with("lastpathindex")
+                && !lower.contains("numiospending")
+        })
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(";"))
+}
+
+/// `true`/`false` as booleans; anything else stays text, so an unexpected spelling shows.
+fn flag(value: &str) -> FactValue {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => true.into(),
+        "false" => false.into(),
+        _ => value.into(),
+    }
+}
+
+fn put(facts: &mut Facts, path: &str, value: FactValue) {
+    let path = FactPath::new(path).expect("paths are built from constants and path_segment()s");
+    facts.insert(path, value);
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,311 @@
+//! Parsers of `esxcli` output: the text formats of ESXi 5.x to 8.x and `--formatter=xml`.
+//! Pure functions over text; every error names the line.
+//!
+//! Keys are normalized (whitespace removed, lower case), so the text form's display names
+//! (`Path Selection Policy`) and the internal names some hosts use (`PathSelectionPolicy`)
+//! meet as `pathselectionpolicy`.
+
+use std::collections::BTreeMap;
+
+/// A field value: text, or a list (XML lists; text lists stay comma-joined text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A single value.
+    Text(String),
+    /// A list of values.
+    List(Vec<String>),
+}
+
+impl FieldValue {
+    /// The text, or the list joined with `, ` as the text form prints it.
+    pub fn text(&self) -> String {
+        match self {
+            FieldValue::Text(t) => t.clone(),
+            FieldValue::List(items) => items.join(", "),
+        }
+    }
+
+    /// The number of items: list entries, or comma-separated entries of text.
+    pub fn count(&self) -> usize {
+        match self {
+            FieldValue::Text(t) => t.split(',').filter(|s| !s.trim().is_empty()).count(),
+            FieldValue::List(items) => items.len(),
+        }
+    }
+}
+
+/// One object of `esxcli` output: a device (with its id) or a single structure.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Record {
+    /// The heading line of a device in the text form (`naa.600…`).
+    pub id: Option<String>,
+    /// Normalized key → value.
+    pub fields: BTreeMap<String, FieldValue>,
+}
+
+impl Record {
+    /// The value of a field as text, if present and not empty.
+    pub fn get(&self, key: &str) -> Option<String> {
+        self.fields
+            .get(key)
+            .map(FieldValue::text)
+            .filter(|t| !t.is_empty())
+    }
+}
+
+/// A parse failure at a line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct ParseError {
+    /// 1-based line number (0 when the input as a whole is wrong).
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParseError {
+    fn at(line: usize, message: impl Into<String>) -> Self {
+        ParseError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// `Path Selection Policy` → `pathselectionpolicy`.
+pub fn normalize_key(key: &str) -> String {
+    key.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Lines without line endings (LF or CRLF), numbered from 1.
+fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim_end_matches('\r')))
+}
+
+/// Splits `Key: value` (or `Key:` with an empty value).
+fn key_value(line: &str) -> Option<(&str, &str)> {
+    let trimmed = line.trim();
+    if let Some((key, value)) = trimmed.split_once(": ") {
+        return Some((key.trim(), value.trim()));
+    }
+    trimmed.strip_suffix(':').map(|key| (key.trim(), ""))
+}
+
+/// A device heading: one identifier word (`naa.600…`, `mpx.vmhba0:C0:T0:L0`, `t10.…`),
+/// never ending in `:` as a field with an empty value does.
+fn is_device_heading(line: &str) -> bool {
+    let trimmed = line.trim();
+    trimmed
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+        && !trimmed.ends_with(':')
+        && trimmed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'))
+}
+
+/// Parses a device list in text form (`esxcli storage nmp device list`,
+/// `esxcli storage core device list`): a device id line, then indented `Key: value` lines.
+pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
+    let mut records: Vec<Record> = Vec::new();
+    for (number, line) in numbered_lines(text) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if is_device_heading(line) {
+            records.push(Record {
+                id: Some(line.trim().to_owned()),
+                fields: BTreeMap::new(),
+            });
+            continue;
+        }
+        let (key, value) = key_value(line).ok_or_else(|| {
+            ParseError::at(
+                number,
+                format!(
+                    "expected a device id or `Key: value`, found {:?}",
+                    line.trim()
+                ),
+            )
+        })?;
+        let record = records
+            .last_mut()
+            .ok_or_else(|| ParseError::at(number, format!("field {key:?} before any device id")))?;
+        record
+            .fields
+            .insert(normalize_key(key), FieldValue::Text(value.to_owned()));
+    }
+    Ok(records)
+}
+
+/// Parses a single structure in text form (`esxcli system version get`): `Key: value` lines.
+pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
+    let mut record = Record::default();
+    for (number, line) in numbered_lines(text) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (key, value) = key_value(line).ok_or_else(|| {
+            ParseError::at(
+                number,
+                format!("expected `Key: value`, found {:?}", line.trim()),
+            )
+        })?;
+        record
+            .fields
+            .insert(normalize_key(key), FieldValue::Text(value.to_owned()));
+    }
+    if record.fields.is_empty() {
+        return Err(ParseError::at(0, "no fields (empty output)"));
+    }
+    Ok(record)
+}
+
+/// Parses an `esxcli` table (`esxcli storage nmp satp list`, `… satp rule list`): a header
+/// line, a line of dash runs marking the columns, then rows. A column runs from the start of
+/// its dashes to the start of the next column's; the last one to the end of the line.
+pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
+    let mut lines = numbered_lines(text).filter(|(_, l)| !l.trim().is_empty());
+    let Some((header_number, header)) = lines.next() else {
+        return Ok(Vec::new());
+    };
+    let (dash_number, dashes) = lines.next().ok_or_else(|| {
+        ParseError::at(
+            header_number + 1,
+            "missing the line of dashes under the header",
+        )
+    })?;
+    if !dashes.trim().chars().all(|c| c == '-' || c == ' ') || !dashes.contains('-') {
+        return Err(ParseError::at(
+            dash_number,
+            "expected the line of dashes under the header",
+        ));
+    }
+    let starts: Vec<usize> = dashes
+        .char_indices()
+        .filter(|&(i, c)| c == '-' && (i == 0 || dashes.as_bytes()[i - 1] == b' '))
+        .map(|(i, _)| i)
+        .collect();
+    let cells = |number: usize, line: &str| -> Result<Vec<String>, ParseError> {
+        (0..starts.len())
+            .map(|i| {
+                let from = starts[i].min(line.len());
+                let to = starts
+                    .get(i + 1)
+                    .map_or(line.len(), |&next| next.min(line.len()));
+                line.get(from..to)
+                    .map(|cell| cell.trim().to_owned())
+                    .ok_or_else(|| {
+                        ParseError::at(number, "a multi-byte character straddles a column boundary")
+                    })
+            })
+            .collect()
+    };
+    let names: Vec<String> = cells(header_number, header)?
+        .iter()
+        .map(|n| normalize_key(n))
+        .collect();
+    let mut records = Vec::new();
+    for (number, line) in lines {
+        let values = cells(number, line)?;
+        let fields = names
+            .iter()
+            .cloned()
+            .zip(values.into_iter().map(FieldValue::Text))
+            .collect();
+        records.push(Record { id: None, fields });
+    }
+    Ok(records)
+}
+
+/// Parses `esxcli --formatter=xml` output: a `<root>` holding a `<list>` of `<structure>`s
+/// (device lists, tables) or a single `<structure>` (version).
+pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
+    let document = roxmltree::Document::parse(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| ParseError::at(e.pos().row as usize, format!("not esxcli XML: {e}")))?;
+    let line_of =
+        |node: roxmltree::Node<'_, '_>| document.text_pos_at(node.range().start).row as usize;
+    let root = document
+        .descendants()
+        .find(|n| n.has_tag_name("root"))
+        .ok_or_else(|| {
+            ParseError::at(1, "no <root> element (not esxcli --formatter=xml output)")
+        })?;
+    let Some(top) = root.children().find(|n| n.is_element()) else {
+        return Ok(Vec::new());
+    };
+    let structures: Vec<roxmltree::Node<'_, '_>> = match top.tag_name().name() {
+        "list" => top.children().filter(|n| n.is_element()).collect(),
+        "structure" => vec![top],
+        other => {
+            return Err(ParseError::at(
+                line_of(top),
+                format!("unexpected <{other}> under <root>"),
+            ));
+        }
+    };
+    let mut records = Vec::with_capacity(structures.len());
+    for structure in structures {
+        if !structure.has_tag_name("structure") {
+            return Err(ParseError::at(line_of(structure), "expected <structure>"));
+        }
+        let mut record = Record::default();
+        for field in structure.children().filter(|n| n.has_tag_name("field")) {
+            let name = field
+                .attribute("name")
+                .ok_or_else(|| ParseError::at(line_of(field), "<field> without a name"))?;
+            let value = match field.children().find(|n| n.is_element()) {
+                None => FieldValue::Text(String::new()),
+                Some(v) if v.has_tag_name("list") => FieldValue::List(
+                    v.children()
+                        .filter(|n| n.is_element())
+                        .map(|n| n.text().unwrap_or("").trim().to_owned())
+                        .collect(),
+                ),
+                Some(v) if v.has_tag_name("structure") => {
+                    return Err(ParseError::at(
+                        line_of(v),
+                        format!("field {name:?}: nested structures are not read"),
+                    ));
+                }
+                Some(v) => FieldValue::Text(v.text().unwrap_or("").trim().to_owned()),
+            };
+            record.fields.insert(normalize_key(name), value);
+        }
+        records.push(record);
+    }
+    Ok(records)
+}
+
+/// The version in `vmware -v` output (`VMware ESXi 5.5.0 build-3248547`): (product, version,
+/// build number).
+pub fn parse_vmware_v(text: &str) -> Result<(String, String, String), ParseError> {
+    let line = numbered_lines(text)
+        .find(|(_, l)| !l.trim().is_empty())
+        .map(|(_, l)| l.trim())
+        .unwrap_or("");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        [vendor, product, version, build] if vendor.eq_ignore_ascii_case("vmware") => {
+            let build = build.strip_prefix("build-").unwrap_or(build);
+            Ok((
+                format!("{vendor} {product}"),
+                (*version).to_owned(),
+                build.to_owned(),
+            ))
+        }
+        _ => Err(ParseError::at(
+            1,
+            format!("expected `VMware ESXi VERSION build-N`, found {line:?}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,287 @@
+//! The ESXi source end to end: recorded outputs → snapshot → verdict, and capture over the
+//! real ssh transport against a test sshd whose `esxcli` is a stand-in printing recordings.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+#[path = "common/sshd.rs"]
+mod sshd;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use common::{driftgate, root, stdout_of};
+use predicates::prelude::*;
+use sshd::Sshd;
+
+const RDM: &str = "naa.60050768028081713c0000000000007d";
+
+fn recorded(state: &str) -> PathBuf {
+    root().join("examples/esxi-mscs-psp/recorded").join(state)
+}
+
+/// Captures `host` from `source` and returns (exit code, snapshot as JSON, stderr).
+fn capture(source: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let output = driftgate()
+        .args(["capture", "--host", "esx01", "--source", source])
+        .args(extra)
+        .output()
+        .expect("driftgate runs");
+    let snapshot = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (
+        output.status.code().expect("exit code"),
+        snapshot,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn recorded_outputs_reproduce_the_checked_in_examples() {
+    for (state, file) in [
+        ("healthy", "baseline.json"),
+        ("round-robin", "current.json"),
+    ] {
+        let (code, captured, _) = capture(
+            &format!("esxi=dir:examples/esxi-mscs-psp/recorded/{state}"),
+            &[],
+        );
+        assert_eq!(code, 0);
+        let checked_in: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root().join("examples/esxi-mscs-psp").join(file)).unwrap(),
+        )
+        .unwrap();
+        for key in ["facts", "sources", "host", "schema"] {
+            assert_eq!(
+                captured[key], checked_in[key],
+                "{file}: {key} differs; regenerate with driftgate capture"
+            );
+        }
+    }
+}
+
+#[test]
+fn round_robin_blocks_naming_device_psp_version_and_why_and_mru_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let rr = dir.path().join("rr.json");
+    driftgate()
+        .args(["capture", "--host", "esx01", "--source"])
+        .arg(format!("esxi=dir:{}", recorded("round-robin").display()))
+        .arg("--out")
+        .arg(&rr)
+        .assert()
+        .code(0);
+    let (code, out) = stdout_of(driftgate().args(["check", "--snapshot"]).arg(&rr));
+    assert_eq!(code, 1, "{out}");
+    let finding = out
+        .lines()
+        .skip_while(|l| {
+            !(l.starts_with("  storage/") && l.ends_with("[psp-rr-on-reserved-device]"))
+        })
+        .nth(1)
+        .unwrap_or_default();
+    for needle in [
+        RDM,
+        "VMW_PSP_RR",
+        "ESXi 5.0.0",
+        "SCSI-3 reservations",
+        "-P VMW_PSP_MRU",
+    ] {
+        assert!(
+            finding.contains(needle),
+            "{needle:?} missing from {finding:?}"
+        );
+    }
+    let (code, out) = stdout_of(driftgate().args([
+        "check",
+        "--snapshot",
+        "examples/esxi-mscs-psp/baseline.json",
+    ]));
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("device naa.60050768028081713c0000000000007d uses VMW_PSP_MRU; VMW_SATP_SVC's default gives VMW_PSP_FIXED"), "{out}");
+}
+
+#[test]
+fn per_device_expectations_and_the_mscs_policy_example() {
+    let policy = root().join("examples/esxi-mscs-psp/mscs-policy.toml");
+    let (code, out) = stdout_of(
+        driftgate()
+            .args([
+                "check",
+                "--snapshot",
+                "examples/esxi-mscs-psp/current.json",
+                "--policy",
+            ])
+            .arg(&policy),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[psp-rr-mscs-unsupported-guest]"), "{out}");
+    assert!(
+        out.contains("expected \"VMW_PSP_MRU\", found \"VMW_PSP_RR\""),
+        "{out}"
+    );
+    driftgate()
+        .args([
+            "check",
+            "--snapshot",
+            "examples/esxi-mscs-psp/baseline.json",
+            "--policy",
+        ])
+        .arg(&policy)
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_host_whose_esxcli_failed_is_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let snapshot = dir.path().join("s.json");
+    // An empty recording folder: every esxcli command is missing.
+    driftgate()
+        .args(["capture", "--host", "esx01", "--source"])
+        .arg(format!("esxi=dir:{}", dir.path().display()))
+        .arg("--out")
+        .arg(&snapshot)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("source esxi").and(predicate::str::contains("is failed")));
+    driftgate()
+        .args(["check", "--snapshot"])
+        .arg(&snapshot)
+        .assert()
+        .code(3)
+        .stdout(predicate::str::starts_with("INCOMPLETE esx01"));
+}
+
+#[test]
+fn unknown_source_kinds_and_locations_are_usage_errors() {
+    for source in [
+        "nope=dir:x",
+        "esxi",
+        "esxi=ftp://x",
+        "esxi=ssh://-oProxyCommand=evil",
+    ] {
+        driftgate()
+            .args(["capture", "--host", "esx01", "--source", source])
+            .assert()
+            .code(2);
+    }
+}
+
+/// A bin folder with a stand-in `esxcli` that prints a copy of the recordings in `recordings`
+/// (XML form when recorded, else "Unable to find requested formatter"), and hangs while the
+/// [`hang_marker`] exists.
+fn stand_in_esxcli(recordings: &Path) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().unwrap();
+    let copy = bin.path().join("recordings");
+    std::fs::create_dir(&copy).unwrap();
+    for entry in std::fs::read_dir(recordings).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    let script = format!(
+        r#"#!/bin/sh
+dir='{}'
+while [ -f "$dir/HANG" ]; do sleep 1; done
+case "$1" in
+  --formatter=xml) shift; file="$dir/esxcli_$(echo "$*" | tr ' ' '_').xml"
+    [ -f "$file" ] || {{ echo "Error: Unable to find requested formatter: xml" >&2; exit 1; }} ;;
+  *) file="$dir/esxcli_$(echo "$*" | tr ' ' '_').txt" ;;
+esac
+if [ -f "$file" ]; then cat "$file"; else echo "Error: Unknown command or namespace $*" >&2; exit 1; fi
+"#,
+        copy.display()
+    );
+    let path = bin.path().join("esxcli");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+fn ssh_capture(server: &Sshd, location: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
+    let config = server.client_config.display().to_string();
+    let mut args = vec!["--ssh-config", config.as_str()];
+    args.extend_from_slice(extra);
+    capture(&format!("esxi={location}"), &args)
+}
+
+#[test]
+fn capture_over_ssh_equals_capture_of_the_recordings() {
+    let bin = stand_in_esxcli(&recorded("round-robin"));
+    let server = Sshd::start(bin.path());
+    let (code, over_ssh, stderr) = ssh_capture(&server, "ssh://testhost", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(over_ssh["sources"][0]["target"], "ssh://testhost");
+    let (_, from_dir, _) = capture(
+        &format!("esxi=dir:{}", recorded("round-robin").display()),
+        &[],
+    );
+    assert_eq!(over_ssh["facts"], from_dir["facts"]);
+    assert_eq!(
+        over_ssh["facts"][format!("storage/nmp/{RDM}/psp")],
+        "VMW_PSP_RR"
+    );
+}
+
+#[test]
+fn ssh_failures_make_the_source_fail_with_the_reason() {
+    let bin = stand_in_esxcli(&recorded("healthy"));
+    let server = Sshd::start(bin.path());
+
+    // A host that refuses connections.
+    let closed = format!("ssh://127.0.0.1:{}", sshd::free_port());
+    let (code, snapshot, _) = ssh_capture(&server, &closed, &[]);
+    assert_eq!(code, 3);
+    assert_eq!(snapshot["sources"][0]["status"], "failed");
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("ssh connection failed") && error.contains("refused"),
+        "{error}"
+    );
+
+    // A command that hangs is stopped at the timeout.
+    std::fs::write(hang_marker(&bin), "").unwrap();
+    let (code, snapshot, _) = ssh_capture(&server, "ssh://testhost", &["--command-timeout", "2"]);
+    std::fs::remove_file(hang_marker(&bin)).unwrap();
+    assert_eq!(code, 3);
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("did not finish within 2s and was stopped"),
+        "{error}"
+    );
+
+    // A host key that does not match what we know.
+    server.forget_host_key();
+    let (code, snapshot, _) = ssh_capture(&server, "ssh://testhost", &[]);
+    assert_eq!(code, 3);
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("ssh connection failed") && error.contains("Host key verification failed"),
+        "{error}"
+    );
+}
+
+/// The stand-in hangs while this file exists beside its copy of the recordings.
+fn hang_marker(bin: &tempfile::TempDir) -> PathBuf {
+    bin.path().join("recordings/HANG")
+}
+
+#[test]
+fn a_missing_esxcli_fails_the_source_naming_the_command() {
+    let empty_bin = tempfile::tempdir().unwrap();
+    let server = Sshd::start(empty_bin.path());
+    let (code, snapshot, _) = ssh_capture(&server, "ssh://testhost", &[]);
+    assert_eq!(code, 3);
+    assert_eq!(snapshot["sources"][0]["status"], "failed");
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("`esxcli storage nmp device list` exited with status 127")
+            && error.contains("not found"),
+        "{error}"
+    );
+}
