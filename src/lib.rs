@@ -20,6 +20,7 @@ pub mod collect;
 pub mod compare;
 pub mod fsutil;
 pub mod input;
+pub mod mockup;
 pub mod model;
 pub mod report;
 pub mod schemas;

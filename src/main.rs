@@ -11,6 +11,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    output::init_logging(args.verbose);
     let printer = output::Printer::new(args.color);
     let context = cli::Context {
         printer: &printer,

@@ -90,6 +90,20 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// Flow control (802.3x pause) configured on or negotiated by a port.
+    pub enum FlowControl {
+        /// No pause frames.
+        None = "none",
+        /// Sends pause frames.
+        Tx = "tx",
+        /// Honours received pause frames.
+        Rx = "rx",
+        /// Both.
+        TxRx = "tx_rx" | "txrx" | "tx/rx" | "rx_tx",
+    }
+}
+
+fact_enum! {
     /// ESXi native multipathing path selection policy (`storage/nmp/<device>/psp`).
     pub enum PathSelectionPolicy {
         /// Round Robin: rotates I/O over paths. Breaks SCSI-3 reservations of MSCS before 5.5.
@@ -98,6 +112,43 @@ fact_enum! {
         MostRecentlyUsed = "VMW_PSP_MRU",
         /// Fixed: a preferred path.
         Fixed = "VMW_PSP_FIXED",
+    }
+}
+
+/// A MAC address; displayed lower-case and colon-separated (`00:0a:f7:12:34:56`), the join
+/// key between what the BMC and the operating system report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MacAddr([u8; 6]);
+
+impl MacAddr {
+    /// Parses `00:0A:F7:12:34:56`, `00-0a-f7-12-34-56`, `000a.f712.3456` or `000af7123456`.
+    pub fn parse(text: &str) -> Option<Self> {
+        let hex: Vec<u8> = text
+            .trim()
+            .bytes()
+            .filter(|b| !matches!(b, b':' | b'-' | b'.'))
+            .collect();
+        if hex.len() != 12 {
+            return None;
+        }
+        let mut mac = [0u8; 6];
+        for (i, byte) in mac.iter_mut().enumerate() {
+            let pair = std::str::from_utf8(&hex[2 * i..2 * i + 2]).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(MacAddr(mac))
+    }
+
+    /// Whether this is the all-zero address some BMCs report for an unknown MAC.
+    pub fn is_zero(&self) -> bool {
+        self.0 == [0; 6]
+    }
+}
+
+impl fmt::Display for MacAddr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [a, b, c, d, e, g] = self.0;
+        write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
     }
 }
 
@@ -151,6 +202,24 @@ mod tests {
             PathSelectionPolicy::RoundRobin
         );
         assert_eq!(DcbxMode::IeeeCee.to_string(), "ieee+cee");
+    }
+
+    #[test]
+    fn macs_parse_in_every_common_spelling() {
+        let mac = MacAddr::parse("E4:3D:1A:13:27:F0").unwrap();
+        assert_eq!(mac.to_string(), "e4:3d:1a:13:27:f0");
+        for same in ["e4-3d-1a-13-27-f0", "e43d.1a13.27f0", "E43D1A1327F0"] {
+            assert_eq!(MacAddr::parse(same), Some(mac), "{same}");
+        }
+        for bad in [
+            "",
+            "e4:3d:1a:13:27",
+            "zz:3d:1a:13:27:f0",
+            "e4:3d:1a:13:27:f0:00",
+        ] {
+            assert_eq!(MacAddr::parse(bad), None, "{bad}");
+        }
+        assert!(MacAddr::parse("00:00:00:00:00:00").unwrap().is_zero());
     }
 
     #[test]

@@ -61,3 +61,19 @@ impl Printer {
         let _ = writeln!(stream, "{style}driftgate: error:{style:#} {error:#}");
     }
 }
+
+/// Sends `tracing` events to standard error: warnings only by default, more with each `-v`.
+pub fn init_logging(verbosity: u8) {
+    let filter = match verbosity {
+        0 => "warn",
+        1 => "driftgate=info,warn",
+        2 => "driftgate=debug,info",
+        _ => "trace",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(io::stderr)
+        .with_target(verbosity >= 3)
+        .without_time()
+        .init();
+}

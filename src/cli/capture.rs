@@ -1,9 +1,12 @@
 //! `driftgate capture`.
 
+use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
+use driftgate::collect::redfish::RedfishOptions;
+use driftgate::collect::redfish::client::{ClientOptions, Credentials};
 use driftgate::collect::transport::ProcessOptions;
 use driftgate::collect::{self, CaptureOptions, SourceSpec};
 use driftgate::compare::Verdict;
@@ -18,15 +21,19 @@ use crate::exit::Outcome;
 /// The snapshot is written even when a source fails: that source is recorded as partial or
 /// failed with the reason, and capture exits 3 so that a pipeline never mistakes it for a
 /// complete capture.
+///
+/// BMC credentials come from DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD, from
+/// --credentials-file, or the password from --password-stdin; never from an argument.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Host name recorded in the snapshot (and its baseline file name).
     #[arg(long)]
     host: HostName,
-    /// KIND=LOCATION. KIND: esxi. LOCATION: ssh://[user@]host[:port], local: (on this
-    /// machine) or dir:PATH (recorded outputs, one file per command).
-    #[arg(long = "source", value_name = "KIND=LOCATION", required = true, value_parser = SourceSpec::parse)]
-    sources: Vec<SourceSpec>,
+    /// KIND=LOCATION, repeatable. redfish: https://bmc[:port][?pin=sha256:HEX], http://… (a
+    /// simulator) or mockup:DIR. esxi: ssh://[user@]host[:port], local: or dir:PATH.
+    // Parsed in `run`, not by clap: clap would echo a mistyped `https://user:password@bmc`.
+    #[arg(long = "source", value_name = "KIND=LOCATION", required = true)]
+    sources: Vec<String>,
     /// Write the snapshot here (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -36,17 +43,74 @@ pub struct Args {
     /// OpenSSH client configuration for ssh:// sources (ssh -F FILE).
     #[arg(long, value_name = "FILE", env = "DRIFTGATE_SSH_CONFIG")]
     ssh_config: Option<PathBuf>,
+    /// BMC user name (default: DRIFTGATE_BMC_USERNAME).
+    #[arg(long, value_name = "NAME")]
+    bmc_username: Option<String>,
+    /// TOML file with `username` and `password`; refused when group- or world-readable.
+    #[arg(long, value_name = "FILE", env = "DRIFTGATE_BMC_CREDENTIALS")]
+    credentials_file: Option<PathBuf>,
+    /// Read the BMC password from the first line of standard input.
+    #[arg(long)]
+    password_stdin: bool,
+    /// Trust only the CAs in this PEM file for BMC certificates.
+    #[arg(long, value_name = "PEM")]
+    ca_cert: Option<PathBuf>,
+    /// Do not verify BMC certificates (says so on every run; prefer ?pin=sha256:…).
+    #[arg(long)]
+    insecure: bool,
+    /// Seconds one BMC request may take, retries aside.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    bmc_timeout: u64,
+    /// Requests in flight per BMC.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    bmc_concurrency: u16,
+    /// Also write every Redfish response read into DIR, in the DMTF mockup layout (secrets
+    /// removed), to replay offline or attach to a support case.
+    #[arg(long, value_name = "DIR")]
+    save_mockup: Option<PathBuf>,
 }
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let sources = args
+        .sources
+        .iter()
+        .map(|s| SourceSpec::parse(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let credentials = credentials(&args)?;
+    let ca_cert = args
+        .ca_cert
+        .as_ref()
+        .map(|path| std::fs::read(path).with_context(|| format!("{}: cannot read", path.display())))
+        .transpose()?;
+    for source in &sources {
+        if let SourceSpec::Redfish(location) = source {
+            if location.is_plain_http() {
+                ctx.printer.warn("plain http:// to a BMC: credentials and data travel unencrypted (simulators and labs only)");
+            }
+            if args.insecure {
+                ctx.printer.warn("--insecure: BMC certificates are not verified; anyone in the path can impersonate the BMC");
+            }
+        }
+    }
     let options = CaptureOptions {
         process: ProcessOptions {
             timeout: Duration::from_secs(args.command_timeout),
-            ssh_config: args.ssh_config,
+            ssh_config: args.ssh_config.clone(),
             ..ProcessOptions::default()
         },
+        redfish: RedfishOptions {
+            credentials,
+            ca_cert,
+            insecure: args.insecure,
+            client: ClientOptions {
+                timeout: Duration::from_secs(args.bmc_timeout),
+                ..ClientOptions::default()
+            },
+            concurrency: usize::from(args.bmc_concurrency),
+            save_mockup: args.save_mockup.clone(),
+        },
     };
-    let snapshot = collect::capture_host(args.host, &args.sources, &options);
+    let snapshot = collect::capture_host(args.host, &sources, &options);
     let text = snapshot.to_canonical_json();
     match &args.out {
         Some(out) => write_atomic(out, text.as_bytes())
@@ -69,4 +133,36 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Judged(Verdict::Incomplete)
     })
+}
+
+/// The BMC account, from a file, or a user name with a password from the environment or
+/// standard input. None at all is fine (mockups, anonymous simulators).
+fn credentials(args: &Args) -> anyhow::Result<Option<Credentials>> {
+    if let Some(file) = &args.credentials_file {
+        return Ok(Some(Credentials::from_file(file)?));
+    }
+    let username = args.bmc_username.clone().or_else(|| {
+        std::env::var("DRIFTGATE_BMC_USERNAME")
+            .ok()
+            .filter(|u| !u.is_empty())
+    });
+    let password = if args.password_stdin {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_to_string(&mut line)
+            .context("--password-stdin: cannot read standard input")?;
+        Some(line.lines().next().unwrap_or("").to_owned())
+    } else {
+        std::env::var("DRIFTGATE_BMC_PASSWORD").ok()
+    };
+    match (username, password) {
+        (Some(username), Some(password)) => Ok(Some(Credentials { username, password })),
+        (None, None) => Ok(None),
+        (Some(_), None) => bail!(
+            "a BMC user name but no password: set DRIFTGATE_BMC_PASSWORD or use --password-stdin"
+        ),
+        (None, Some(_)) => {
+            bail!("a BMC password but no user name: set DRIFTGATE_BMC_USERNAME or --bmc-username")
+        }
+    }
 }

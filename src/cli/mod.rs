@@ -5,6 +5,7 @@ mod baseline;
 mod capture;
 mod check;
 mod diff;
+mod mockup;
 mod policy;
 mod schema;
 mod snapshot;
@@ -23,7 +24,12 @@ use crate::output::{ColorWhen, Printer};
 /// Exit codes of judging commands: 0 pass (warnings allowed unless --strict), 1 blocked,
 /// 2 usage, configuration or input error, 3 incomplete capture (never a pass).
 #[derive(Debug, Parser)]
-#[command(name = "driftgate", version, max_term_width = 100)]
+#[command(
+    name = "driftgate",
+    version,
+    max_term_width = 100,
+    args_override_self = true
+)]
 pub struct Cli {
     /// When to colour output; `auto` colours a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
@@ -33,6 +39,10 @@ pub struct Cli {
     /// driftgate.toml extends the built-in policy.
     #[arg(long, value_name = "DIR", env = "DRIFTGATE_REPO", global = true)]
     pub repo: Option<PathBuf>,
+    /// Log what driftgate does on standard error: -v progress, -vv every request, -vvv the
+    /// HTTP and TLS libraries too. Credentials never appear at any level.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -49,6 +59,9 @@ pub enum Command {
     Check(check::Args),
     /// Classify the differences between two snapshots by policy.
     Diff(diff::Args),
+    /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
+    #[command(subcommand)]
+    Mockup(mockup::Command),
     /// Show the effective policy.
     #[command(subcommand)]
     Policy(policy::Command),
@@ -86,6 +99,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
+        Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),
         Command::Snapshot(command) => snapshot::run(command, printer),

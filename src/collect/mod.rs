@@ -6,16 +6,20 @@
 //! Imports: [`crate::snapshot`], [`crate::model`].
 
 pub mod esxi;
+pub mod redfish;
 pub mod transport;
 
 use std::fmt;
 
 use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord};
+use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
 use transport::{BadLocation, Location, ProcessOptions};
 
 /// What a source reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceKind {
+    /// A BMC over Redfish: NIC firmware settings, firmware inventory, BIOS.
+    Redfish,
     /// ESXi storage paths and version through `esxcli`.
     Esxi,
 }
@@ -24,6 +28,7 @@ impl SourceKind {
     /// The name used on the command line and in snapshots.
     pub fn as_str(self) -> &'static str {
         match self {
+            SourceKind::Redfish => "redfish",
             SourceKind::Esxi => "esxi",
         }
     }
@@ -35,13 +40,13 @@ impl fmt::Display for SourceKind {
     }
 }
 
-/// One `--source KIND=LOCATION`.
+/// One `--source KIND=LOCATION`: what to read and where from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceSpec {
-    /// What to read.
-    pub kind: SourceKind,
-    /// Where from.
-    pub location: Location,
+pub enum SourceSpec {
+    /// A BMC or a mockup folder.
+    Redfish(RedfishLocation),
+    /// An ESXi host's commands, run locally, over ssh, or recorded in a folder.
+    Esxi(Location),
 }
 
 /// Why a `--source` argument does not parse.
@@ -51,11 +56,14 @@ pub enum BadSource {
     #[error("{0:?}: expected KIND=LOCATION, e.g. esxi=ssh://root@esx01")]
     Shape(String),
     /// An unknown kind.
-    #[error("{0:?}: unknown source kind (known: esxi)")]
+    #[error("{0:?}: unknown source kind (known: redfish, esxi)")]
     Kind(String),
-    /// A bad location.
+    /// A bad command location.
     #[error(transparent)]
     Location(#[from] BadLocation),
+    /// A bad Redfish location.
+    #[error(transparent)]
+    Redfish(#[from] BadRedfishLocation),
 }
 
 impl SourceSpec {
@@ -63,15 +71,20 @@ impl SourceSpec {
     pub fn parse(text: &str) -> Result<Self, BadSource> {
         let (kind, location) = text
             .split_once('=')
-            .ok_or_else(|| BadSource::Shape(text.to_owned()))?;
-        let kind = match kind {
-            "esxi" => SourceKind::Esxi,
-            other => return Err(BadSource::Kind(other.to_owned())),
-        };
-        Ok(SourceSpec {
-            kind,
-            location: Location::parse(location)?,
-        })
+            .ok_or_else(|| BadSource::Shape(redfish::redact_userinfo(text)))?;
+        match kind {
+            "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
+            "esxi" => Ok(SourceSpec::Esxi(Location::parse(location)?)),
+            other => Err(BadSource::Kind(redfish::redact_userinfo(other))),
+        }
+    }
+
+    /// What the source reads.
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            SourceSpec::Redfish(_) => SourceKind::Redfish,
+            SourceSpec::Esxi(_) => SourceKind::Esxi,
+        }
     }
 }
 
@@ -80,6 +93,8 @@ impl SourceSpec {
 pub struct CaptureOptions {
     /// Command transports' settings.
     pub process: ProcessOptions,
+    /// Redfish client settings.
+    pub redfish: RedfishOptions,
 }
 
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
@@ -91,12 +106,23 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
     let mut facts = Facts::new();
     let mut records = Vec::with_capacity(sources.len());
     for source in sources {
-        let (record, source_facts) = match source.kind {
-            SourceKind::Esxi => {
-                let transport = transport::for_location(&source.location, &options.process);
+        let name = source.kind().to_string();
+        let (record, source_facts) = match source {
+            SourceSpec::Redfish(location) => {
+                let capture = redfish::capture(location, &options.redfish);
+                let record = SourceRecord {
+                    name,
+                    target: capture.target,
+                    status: capture.status,
+                    error: capture.error,
+                };
+                (record, capture.facts)
+            }
+            SourceSpec::Esxi(location) => {
+                let transport = transport::for_location(location, &options.process);
                 let capture = esxi::capture(transport.as_ref());
                 let record = SourceRecord {
-                    name: source.kind.to_string(),
+                    name,
                     target: transport.target(),
                     status: capture.status,
                     error: capture.error,

@@ -284,9 +284,13 @@ impl Port<'_> {
             .and_then(DcbxSupport::from_fact)
     }
 
-    /// `"SLOT 3 Port 1" (00:0a:…)` when the OS name is known, else the MAC.
+    /// `"SLOT 3 Port 1" (00:0a:…)` when the OS or the BMC names the port, else the MAC.
     fn label(&self) -> String {
-        match self.get("os/name").and_then(FactValue::as_text) {
+        match self
+            .get("os/name")
+            .or_else(|| self.get("bmc/port"))
+            .and_then(FactValue::as_text)
+        {
             Some(name) => format!("{name:?} ({})", self.mac),
             None => self.mac.to_owned(),
         }

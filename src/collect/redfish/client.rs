@@ -1,0 +1,489 @@
+//! The live Redfish transport: HTTPS (or HTTP for simulators) with verified TLS, a CA file
+//! or a certificate pin; session login with Basic fallback; per-request timeout, response
+//! size cap, redirect cap and bounded retries that honour `Retry-After`. It returns JSON and
+//! never interprets it.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::fetch::{Fetch, FetchError};
+use super::tls::{CertificatePin, pinned_config};
+
+/// A BMC account. The password never appears in `Debug` output, logs or errors.
+#[derive(Clone)]
+pub struct Credentials {
+    /// User name.
+    pub username: String,
+    /// Password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Why a credentials file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsError {
+    /// Readable by others: a password there is not a secret.
+    #[error("{file}: readable by group or others (mode {mode:o}); run chmod 600 {file}")]
+    TooOpen {
+        /// The file.
+        file: String,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// Unreadable or malformed; the message never quotes the content.
+    #[error("{file}: {reason}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl Credentials {
+    /// Reads `username = "…"` and `password = "…"` (TOML) from a file that only its owner
+    /// can read.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, CredentialsError> {
+        use std::os::unix::fs::PermissionsExt;
+        let file = path.display().to_string();
+        let invalid = |reason: String| CredentialsError::Invalid {
+            file: file.clone(),
+            reason,
+        };
+        let mode = std::fs::metadata(path)
+            .map_err(|e| invalid(e.to_string()))?
+            .permissions()
+            .mode()
+            & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(CredentialsError::TooOpen { file, mode });
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            username: String,
+            password: String,
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| invalid(e.to_string()))?;
+        // toml's messages quote the offending line, which may hold the password: say only where.
+        let parsed: File = toml::from_str(&text).map_err(|e| {
+            let line = e.span().map_or(1, |span| {
+                text[..span.start.min(text.len())].matches('\n').count() + 1
+            });
+            invalid(format!(
+                "line {line}: expected username = \"…\" and password = \"…\""
+            ))
+        })?;
+        Ok(Credentials {
+            username: parsed.username,
+            password: parsed.password,
+        })
+    }
+}
+
+/// How the server's certificate is checked.
+#[derive(Debug, Clone)]
+pub enum TlsTrust {
+    /// The system's trusted roots.
+    System,
+    /// Only the CAs of a PEM bundle.
+    CaBundle(Vec<u8>),
+    /// Exactly the certificate with this SHA-256.
+    Pinned(CertificatePin),
+    /// Nothing (`--insecure`).
+    Insecure,
+}
+
+/// Limits of the client.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Whole-request time limit.
+    pub timeout: Duration,
+    /// Largest response body accepted.
+    pub max_body: usize,
+    /// Most redirects followed.
+    pub max_redirects: usize,
+    /// Retries of a 503 answer.
+    pub retries: u32,
+    /// Longest `Retry-After` honoured.
+    pub max_retry_wait: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(60),
+            max_body: 32 * 1024 * 1024,
+            max_redirects: 5,
+            retries: 3,
+            max_retry_wait: Duration::from_secs(30),
+        }
+    }
+}
+
+/// How requests authenticate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthMode {
+    /// No credentials were given.
+    Anonymous,
+    /// A Redfish session (`X-Auth-Token`).
+    Session,
+    /// HTTP Basic, after the session service refused or was full.
+    Basic,
+}
+
+enum Auth {
+    Anonymous,
+    Basic(Credentials),
+    Session { token: String, location: String },
+}
+
+/// A Redfish service over HTTP(S).
+pub struct HttpFetch {
+    client: reqwest::Client,
+    base: String,
+    options: ClientOptions,
+    auth: Mutex<Auth>,
+}
+
+impl HttpFetch {
+    /// A client for the service at `base` (`https://bmc[:port]`).
+    pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, String> {
+        let mut builder = reqwest::Client::builder()
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout.min(Duration::from_secs(15)))
+            .redirect(reqwest::redirect::Policy::limited(options.max_redirects))
+            .user_agent(crate::tool_version());
+        builder = match trust {
+            TlsTrust::System => builder,
+            TlsTrust::CaBundle(pem) => {
+                let certificates = reqwest::Certificate::from_pem_bundle(pem)
+                    .map_err(|e| format!("CA file: {}", describe(&e)))?;
+                if certificates.is_empty() {
+                    return Err("CA file: no certificate in it".to_owned());
+                }
+                builder.tls_certs_only(certificates)
+            }
+            TlsTrust::Pinned(pin) => builder.tls_backend_preconfigured(
+                pinned_config(pin.clone()).map_err(|e| format!("TLS configuration: {e}"))?,
+            ),
+            TlsTrust::Insecure => builder.tls_danger_accept_invalid_certs(true),
+        };
+        let client = builder
+            .build()
+            .map_err(|e| format!("HTTP client: {}", describe(&e)))?;
+        Ok(HttpFetch {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            options,
+            auth: Mutex::new(Auth::Anonymous),
+        })
+    }
+
+    fn url(&self, uri: &str) -> String {
+        if uri.starts_with("http://") || uri.starts_with("https://") {
+            uri.to_owned()
+        } else {
+            format!("{}{uri}", self.base)
+        }
+    }
+
+    /// Logs in: a session when the service grants one, Basic when sessions are refused or
+    /// the session limit is reached (iDRAC answers 503 `RAC0218`).
+    pub async fn login(&self, credentials: Option<&Credentials>) -> Result<AuthMode, String> {
+        let Some(credentials) = credentials else {
+            return Ok(AuthMode::Anonymous);
+        };
+        let uri = "/redfish/v1/SessionService/Sessions";
+        let body = serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
+        let response = self
+            .client
+            .post(self.url(uri))
+            .header("Content-Type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| format!("POST {uri}: {}", describe(&e)))?;
+        let status = response.status().as_u16();
+        let token = response
+            .headers()
+            .get("X-Auth-Token")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let location = response
+            .headers()
+            .get("Location")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = self.read_body(uri, response).await.unwrap_or_default();
+        match (status, token) {
+            (200..=299, Some(token)) => {
+                let location = location
+                    .or_else(|| {
+                        serde_json::from_slice::<Value>(&body).ok()?["@odata.id"]
+                            .as_str()
+                            .map(str::to_owned)
+                    })
+                    .unwrap_or_default();
+                tracing::info!("{}: logged in with a session", self.base);
+                *self.auth.lock().expect("no panic while holding the lock") =
+                    Auth::Session { token, location };
+                Ok(AuthMode::Session)
+            }
+            (401 | 403, _) => Err(format!("POST {uri}: HTTP {status}{}", error_detail(&body))),
+            _ => {
+                tracing::info!(
+                    "{}: session login answered HTTP {status}{}; using Basic authentication",
+                    self.base,
+                    error_detail(&body)
+                );
+                *self.auth.lock().expect("no panic while holding the lock") =
+                    Auth::Basic(credentials.clone());
+                Ok(AuthMode::Basic)
+            }
+        }
+    }
+
+    /// Deletes the session, if one was opened. Called on every exit path of a capture.
+    pub async fn logout(&self) -> Result<(), FetchError> {
+        let auth = std::mem::replace(
+            &mut *self.auth.lock().expect("no panic while holding the lock"),
+            Auth::Anonymous,
+        );
+        let Auth::Session { token, location } = auth else {
+            return Ok(());
+        };
+        if location.is_empty() {
+            return Err(FetchError::Transport {
+                uri: "session".into(),
+                reason: "the service gave no session URI to delete".into(),
+            });
+        }
+        let response = self
+            .client
+            .delete(self.url(&location))
+            .header("X-Auth-Token", token)
+            .send()
+            .await
+            .map_err(|e| FetchError::Transport {
+                uri: location.clone(),
+                reason: describe(&e),
+            })?;
+        let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            tracing::info!("{}: session deleted", self.base);
+            Ok(())
+        } else {
+            Err(FetchError::Status {
+                uri: location,
+                status,
+                detail: String::new(),
+            })
+        }
+    }
+
+    async fn read_body(
+        &self,
+        uri: &str,
+        mut response: reqwest::Response,
+    ) -> Result<Vec<u8>, FetchError> {
+        let limit = self.options.max_body;
+        if response
+            .content_length()
+            .is_some_and(|length| length > limit as u64)
+        {
+            return Err(FetchError::TooLarge {
+                uri: uri.to_owned(),
+                limit,
+            });
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
+            uri: uri.to_owned(),
+            reason: describe(&e),
+        })? {
+            if body.len() + chunk.len() > limit {
+                return Err(FetchError::TooLarge {
+                    uri: uri.to_owned(),
+                    limit,
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    fn request(&self, url: &str) -> reqwest::RequestBuilder {
+        let request = self.client.get(url).header("Accept", "application/json");
+        match &*self.auth.lock().expect("no panic while holding the lock") {
+            Auth::Anonymous => request,
+            Auth::Basic(credentials) => {
+                request.basic_auth(&credentials.username, Some(&credentials.password))
+            }
+            Auth::Session { token, .. } => request.header("X-Auth-Token", token),
+        }
+    }
+}
+
+impl Fetch for HttpFetch {
+    fn target(&self) -> String {
+        self.base.clone()
+    }
+
+    async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+        let url = self.url(uri);
+        let mut attempt = 0;
+        loop {
+            let response = self
+                .request(&url)
+                .send()
+                .await
+                .map_err(|e| FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: describe(&e),
+                })?;
+            let status = response.status().as_u16();
+            tracing::debug!("GET {uri} → {status}");
+            if status == 503 && attempt < self.options.retries {
+                attempt += 1;
+                let wait = retry_after(response.headers())
+                    .unwrap_or(Duration::from_secs(1))
+                    .min(self.options.max_retry_wait);
+                tracing::info!(
+                    "GET {uri}: HTTP 503, retry {attempt} of {} in {wait:?}",
+                    self.options.retries
+                );
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let body = self.read_body(uri, response).await?;
+            if !(200..300).contains(&status) {
+                return Err(FetchError::Status {
+                    uri: uri.to_owned(),
+                    status,
+                    detail: error_detail(&body),
+                });
+            }
+            return serde_json::from_slice(&body).map_err(|e| FetchError::NotJson {
+                uri: uri.to_owned(),
+                reason: e.to_string(),
+            });
+        }
+    }
+}
+
+/// `Retry-After` in seconds (an HTTP date is treated as one second: BMC clocks drift).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let value = headers.get("Retry-After")?.to_str().ok()?;
+    Some(Duration::from_secs(value.trim().parse().unwrap_or(1)))
+}
+
+/// `: message (MessageId)` from a Redfish error body, or nothing.
+pub fn error_detail(body: &[u8]) -> String {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return String::new();
+    };
+    let error = &value["error"];
+    let extended = &error["@Message.ExtendedInfo"][0];
+    let message = extended["Message"]
+        .as_str()
+        .or_else(|| error["message"].as_str());
+    let id = extended["MessageId"]
+        .as_str()
+        .or_else(|| error["code"].as_str());
+    match (message, id) {
+        (Some(message), Some(id)) => format!(": {message} ({id})"),
+        (Some(message), None) => format!(": {message}"),
+        (None, Some(id)) => format!(": {id}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = if error.is_timeout() {
+        "timed out".to_owned()
+    } else if error.is_redirect() {
+        "too many redirects (a redirect loop?)".to_owned()
+    } else if error.is_connect() {
+        "cannot connect".to_owned()
+    } else {
+        let text = error.to_string();
+        match error.url() {
+            Some(url) => text
+                .replace(&format!(" for url ({url})"), "")
+                .replace(url.as_str(), "<url>"),
+            None => text,
+        }
+    };
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_give_the_redfish_message() {
+        let body = br#"{"error":{"code":"Base.1.12.GeneralError","message":"A general error has occurred.","@Message.ExtendedInfo":[{"Message":"The maximum number of user sessions is reached.","MessageId":"IDRAC.2.9.RAC0218"}]}}"#;
+        assert_eq!(
+            error_detail(body),
+            ": The maximum number of user sessions is reached. (IDRAC.2.9.RAC0218)"
+        );
+        assert_eq!(error_detail(b"<html>503</html>"), "");
+    }
+
+    #[test]
+    fn credentials_files_must_be_private_and_errors_never_quote_them() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("bmc.toml");
+        std::fs::write(&file, "username = \"root\"\npassword = \"calvin-s3cret\"\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = Credentials::from_file(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("readable by group or others (mode 644)"),
+            "{err}"
+        );
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let credentials = Credentials::from_file(&file).unwrap();
+        assert_eq!(
+            (credentials.username.as_str(), credentials.password.as_str()),
+            ("root", "calvin-s3cret")
+        );
+        std::fs::write(&file, "username = \"root\"\npassword = calvin-s3cret\n").unwrap();
+        let err = Credentials::from_file(&file).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && !err.contains("calvin-s3cret"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn credentials_never_print_the_password() {
+        let credentials = Credentials {
+            username: "root".into(),
+            password: "calvin-s3cret".into(),
+        };
+        assert!(!format!("{credentials:?}").contains("calvin-s3cret"));
+    }
+}

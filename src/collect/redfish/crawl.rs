@@ -1,0 +1,409 @@
+//! The crawl: what a configuration capture needs from a Redfish service, nothing more.
+//!
+//! Service root → `Systems` (EthernetInterfaces, Bios and its pending settings and attribute
+//! registry), `Chassis` → `NetworkAdapters` → `Ports`, `NetworkPorts`,
+//! `NetworkDeviceFunctions` (and Dell's `DellNetworkAttributes` with their pending
+//! `Settings`), `UpdateService/FirmwareInventory`. Collections follow
+//! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
+//! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
+//! `limit` permits: BMCs are slow and fragile.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use futures::future::join_all;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use super::fetch::{Fetch, FetchError};
+
+/// URI of the service root.
+pub const ROOT: &str = "/redfish/v1";
+
+/// What a crawl found, in the shape normalization needs.
+#[derive(Debug, Clone, Default)]
+pub struct Inventory {
+    /// The service root.
+    pub root: Value,
+    /// Each computer system with its interfaces and BIOS.
+    pub systems: Vec<SystemInventory>,
+    /// Each network adapter of each chassis.
+    pub adapters: Vec<AdapterInventory>,
+    /// Firmware inventory entries.
+    pub firmware: Vec<Value>,
+}
+
+/// One `Systems` member.
+#[derive(Debug, Clone, Default)]
+pub struct SystemInventory {
+    /// The system resource.
+    pub system: Value,
+    /// Its `EthernetInterfaces` members.
+    pub interfaces: Vec<Value>,
+    /// Its `Bios` resource.
+    pub bios: Option<Value>,
+    /// The BIOS `@Redfish.Settings` object: values pending until the next reset.
+    pub bios_pending: Option<Value>,
+    /// The BIOS attribute registry, when the service publishes it.
+    pub bios_registry: Option<Value>,
+}
+
+/// One `NetworkAdapters` member.
+#[derive(Debug, Clone, Default)]
+pub struct AdapterInventory {
+    /// The adapter resource.
+    pub adapter: Value,
+    /// Its `@Redfish.Settings` object: values pending until the next reset.
+    pub adapter_pending: Option<Value>,
+    /// `Ports` members (current schema).
+    pub ports: Vec<Value>,
+    /// `NetworkPorts` members (deprecated, still served by iDRAC).
+    pub network_ports: Vec<Value>,
+    /// `NetworkDeviceFunctions` members with their OEM attributes.
+    pub functions: Vec<FunctionInventory>,
+}
+
+/// One `NetworkDeviceFunctions` member.
+#[derive(Debug, Clone, Default)]
+pub struct FunctionInventory {
+    /// The function resource.
+    pub function: Value,
+    /// Dell `DellNetworkAttributes` (NIC HII settings).
+    pub dell_attributes: Option<Value>,
+    /// Their pending `Settings`.
+    pub dell_pending: Option<Value>,
+}
+
+/// The result of a crawl.
+#[derive(Debug, Clone, Default)]
+pub struct Crawl {
+    /// What was found; `None` when the service root could not be read.
+    pub inventory: Option<Inventory>,
+    /// Every resource read, by URI (for `--save-mockup`).
+    pub fetched: BTreeMap<String, Value>,
+    /// Every resource that could not be read, sorted by URI.
+    pub errors: Vec<FetchError>,
+}
+
+struct Crawler<'a, F> {
+    fetch: &'a F,
+    permits: Semaphore,
+    expand: AtomicBool,
+    fetched: Mutex<BTreeMap<String, Value>>,
+    errors: Mutex<Vec<FetchError>>,
+}
+
+/// Crawls the service behind `fetch` with at most `limit` requests in flight.
+pub async fn crawl<F: Fetch>(fetch: &F, limit: usize) -> Crawl {
+    let crawler = Crawler {
+        fetch,
+        permits: Semaphore::new(limit.max(1)),
+        expand: AtomicBool::new(false),
+        fetched: Mutex::new(BTreeMap::new()),
+        errors: Mutex::new(Vec::new()),
+    };
+    let inventory = match crawler.get(ROOT).await {
+        Some(root) => {
+            crawler
+                .expand
+                .store(expand_supported(&root), Ordering::Relaxed);
+            let (systems, adapters, firmware) = futures::join!(
+                crawler.systems(&root),
+                crawler.adapters(&root),
+                crawler.firmware(&root)
+            );
+            Some(Inventory {
+                root,
+                systems,
+                adapters,
+                firmware,
+            })
+        }
+        None => None,
+    };
+    let mut errors = crawler
+        .errors
+        .into_inner()
+        .expect("no panic while holding the lock");
+    errors.sort_by_cached_key(ToString::to_string);
+    Crawl {
+        inventory,
+        fetched: crawler
+            .fetched
+            .into_inner()
+            .expect("no panic while holding the lock"),
+        errors,
+    }
+}
+
+/// Whether the root's `ProtocolFeaturesSupported.ExpandQuery` allows `$expand=.($levels=1)`.
+fn expand_supported(root: &Value) -> bool {
+    let expand = &root["ProtocolFeaturesSupported"]["ExpandQuery"];
+    expand["Levels"].as_bool() == Some(true)
+        && expand["MaxLevels"]
+            .as_u64()
+            .is_none_or(|levels| levels >= 1)
+}
+
+/// The `@odata.id` of `value[key]`, without a fragment.
+pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
+    let mut node = value;
+    for key in path {
+        node = node.get(key)?;
+    }
+    node.get("@odata.id")?
+        .as_str()
+        .map(|uri| uri.split('#').next().unwrap_or(uri))
+}
+
+/// The member URIs of a collection body.
+fn member_uris(collection: &Value) -> Vec<String> {
+    collection["Members"]
+        .as_array()
+        .map(|members| {
+            members
+                .iter()
+                .filter_map(|m| m["@odata.id"].as_str())
+                .map(|uri| uri.split('#').next().unwrap_or(uri).to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl<F: Fetch> Crawler<'_, F> {
+    /// GETs `uri`; a failure is recorded and yields `None`.
+    async fn get(&self, uri: &str) -> Option<Value> {
+        match self.fetch_raw(uri).await {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.errors
+                    .lock()
+                    .expect("no panic while holding the lock")
+                    .push(error);
+                None
+            }
+        }
+    }
+
+    /// GETs `uri` and remembers the body; the error is the caller's to judge.
+    async fn fetch_raw(&self, uri: &str) -> Result<Value, FetchError> {
+        let value = {
+            let _permit = self
+                .permits
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
+            self.fetch.get(uri).await?
+        };
+        let key = uri
+            .split('?')
+            .next()
+            .unwrap_or(uri)
+            .trim_end_matches('/')
+            .to_owned();
+        self.fetched
+            .lock()
+            .expect("no panic while holding the lock")
+            .insert(key, value.clone());
+        Ok(value)
+    }
+
+    async fn get_all(&self, uris: Vec<String>) -> Vec<Value> {
+        join_all(uris.iter().map(|uri| self.get(uri)))
+            .await
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    /// The members of the collection at `uri`, expanded in one request when the service can.
+    async fn members(&self, uri: Option<&str>) -> Vec<Value> {
+        let Some(uri) = uri else { return Vec::new() };
+        if self.expand.load(Ordering::Relaxed) {
+            match self.fetch_raw(&format!("{uri}?$expand=.($levels=1)")).await {
+                Ok(collection) if expanded(&collection) => {
+                    let mut members = inline_members(&collection);
+                    for page in self.next_pages(&collection).await {
+                        members.extend(if expanded(&page) {
+                            inline_members(&page)
+                        } else {
+                            self.get_all(member_uris(&page)).await
+                        });
+                    }
+                    let mut fetched = self
+                        .fetched
+                        .lock()
+                        .expect("no panic while holding the lock");
+                    for member in &members {
+                        if let Some(id) = member["@odata.id"].as_str() {
+                            fetched.insert(id.trim_end_matches('/').to_owned(), member.clone());
+                        }
+                    }
+                    return members;
+                }
+                Err(e) if e.status() == Some(501) => self.expand.store(false, Ordering::Relaxed),
+                // Anything else: ask again without `$expand`; that answer decides.
+                _ => {}
+            }
+        }
+        let Some(collection) = self.get(uri).await else {
+            return Vec::new();
+        };
+        let mut uris = member_uris(&collection);
+        for page in self.next_pages(&collection).await {
+            uris.extend(member_uris(&page));
+        }
+        self.get_all(uris).await
+    }
+
+    /// Further pages of a collection, following `Members@odata.nextLink` (at most 1000).
+    async fn next_pages(&self, first: &Value) -> Vec<Value> {
+        let mut pages = Vec::new();
+        let mut next = first["Members@odata.nextLink"].as_str().map(str::to_owned);
+        while let Some(uri) = next.take() {
+            if pages.len() >= 1000 {
+                break;
+            }
+            if let Some(page) = self.get(&uri).await {
+                next = page["Members@odata.nextLink"].as_str().map(str::to_owned);
+                pages.push(page);
+            }
+        }
+        pages
+    }
+
+    async fn systems(&self, root: &Value) -> Vec<SystemInventory> {
+        let systems = self.members(link(root, &["Systems"])).await;
+        join_all(systems.into_iter().map(|system| self.system(root, system))).await
+    }
+
+    async fn system(&self, root: &Value, system: Value) -> SystemInventory {
+        let interfaces = self.members(link(&system, &["EthernetInterfaces"])).await;
+        let bios = match link(&system, &["Bios"]) {
+            Some(uri) => self.get(uri).await,
+            None => None,
+        };
+        let (bios_pending, bios_registry) = match &bios {
+            Some(bios) => futures::join!(self.pending_settings(bios), self.registry(root, bios)),
+            None => (None, None),
+        };
+        SystemInventory {
+            system,
+            interfaces,
+            bios,
+            bios_pending,
+            bios_registry,
+        }
+    }
+
+    /// The `@Redfish.Settings` object of `resource`: values pending until the next reset.
+    async fn pending_settings(&self, resource: &Value) -> Option<Value> {
+        self.get(link(resource, &["@Redfish.Settings", "SettingsObject"])?)
+            .await
+    }
+
+    /// The attribute registry `resource["AttributeRegistry"]` names, found through the
+    /// root's `Registries`. Only an aid to recognise secrets (names are checked anyway), so
+    /// a service without one is not an incomplete capture.
+    async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
+        let name = resource["AttributeRegistry"].as_str()?;
+        let base = name.split(".v").next().unwrap_or(name);
+        let registries = self.fetch_raw(link(root, &["Registries"])?).await.ok()?;
+        let entry = member_uris(&registries).into_iter().find(|uri| {
+            let id = uri.rsplit('/').next().unwrap_or("");
+            id == name || id.split(".v").next() == Some(base)
+        })?;
+        let file = self.fetch_raw(&entry).await.ok()?;
+        let locations = file["Location"].as_array()?;
+        let location = locations
+            .iter()
+            .find(|l| l["Language"].as_str() == Some("en"))
+            .or_else(|| locations.first())?;
+        self.fetch_raw(location["Uri"].as_str()?).await.ok()
+    }
+
+    async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
+        let chassis = self.members(link(root, &["Chassis"])).await;
+        let per_chassis = join_all(
+            chassis
+                .iter()
+                .map(|c| self.members(link(c, &["NetworkAdapters"]))),
+        )
+        .await;
+        join_all(
+            per_chassis
+                .into_iter()
+                .flatten()
+                .map(|adapter| self.adapter(adapter)),
+        )
+        .await
+    }
+
+    async fn adapter(&self, adapter: Value) -> AdapterInventory {
+        let (adapter_pending, ports, network_ports, functions) = futures::join!(
+            self.pending_settings(&adapter),
+            self.members(link(&adapter, &["Ports"])),
+            self.members(link(&adapter, &["NetworkPorts"])),
+            self.members(link(&adapter, &["NetworkDeviceFunctions"]))
+        );
+        let functions = join_all(
+            functions
+                .into_iter()
+                .map(|function| self.function(function)),
+        )
+        .await;
+        AdapterInventory {
+            adapter,
+            adapter_pending,
+            ports,
+            network_ports,
+            functions,
+        }
+    }
+
+    async fn function(&self, function: Value) -> FunctionInventory {
+        let dell_attributes = match link(
+            &function,
+            &["Links", "Oem", "Dell", "DellNetworkAttributes"],
+        ) {
+            Some(uri) => self.get(uri).await,
+            None => None,
+        };
+        let dell_pending = match &dell_attributes {
+            Some(attributes) => self.pending_settings(attributes).await,
+            None => None,
+        };
+        FunctionInventory {
+            function,
+            dell_attributes,
+            dell_pending,
+        }
+    }
+
+    async fn firmware(&self, root: &Value) -> Vec<Value> {
+        let Some(uri) = link(root, &["UpdateService"]) else {
+            return Vec::new();
+        };
+        let Some(service) = self.get(uri).await else {
+            return Vec::new();
+        };
+        self.members(link(&service, &["FirmwareInventory"])).await
+    }
+}
+
+/// Whether a collection body holds its members inline (an `$expand` answer).
+fn expanded(collection: &Value) -> bool {
+    collection["Members"].as_array().is_some_and(|members| {
+        members
+            .iter()
+            .all(|m| m.as_object().is_some_and(|o| o.len() > 1))
+    })
+}
+
+fn inline_members(collection: &Value) -> Vec<Value> {
+    collection["Members"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}

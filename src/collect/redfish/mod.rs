@@ -1,0 +1,307 @@
+//! The `redfish` source: a BMC over HTTPS, or an offline mockup folder, crawled into
+//! normalized NIC, firmware and BIOS facts. Live and offline share one crawler; only the
+//! [`fetch::Fetch`] differs.
+
+pub mod client;
+pub mod crawl;
+pub mod fetch;
+pub mod normalize;
+pub mod tls;
+mod vendors;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::snapshot::{Facts, SourceStatus};
+use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
+use fetch::{Fetch, MockupDir};
+use tls::CertificatePin;
+
+/// Where a BMC is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedfishLocation {
+    /// A live service: `https://bmc[:port]` (or `http://` for simulators), optionally pinned.
+    Live {
+        /// `scheme://host[:port]`.
+        base: String,
+        /// `?pin=sha256:HEX`.
+        pin: Option<CertificatePin>,
+    },
+    /// `mockup:DIR`, a DMTF mockup folder.
+    Mockup(PathBuf),
+}
+
+/// Why a Redfish location does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid Redfish location {text:?}: {reason} (use https://bmc[:port][?pin=sha256:HEX], http://… for simulators, or mockup:DIR)"
+)]
+pub struct BadRedfishLocation {
+    /// What was given (credentials removed).
+    pub text: String,
+    /// What is wrong.
+    pub reason: &'static str,
+}
+
+impl RedfishLocation {
+    /// Parses a location.
+    pub fn parse(text: &str) -> Result<Self, BadRedfishLocation> {
+        let bad = |reason| BadRedfishLocation {
+            text: redact_userinfo(text),
+            reason,
+        };
+        if let Some(dir) = text.strip_prefix("mockup:") {
+            return if dir.is_empty() {
+                Err(bad("empty folder"))
+            } else {
+                Ok(RedfishLocation::Mockup(PathBuf::from(dir)))
+            };
+        }
+        let url = reqwest::Url::parse(text).map_err(|_| bad("not a URL"))?;
+        if !matches!(url.scheme(), "https" | "http") {
+            return Err(bad("the scheme must be https (or http for a simulator)"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad(
+                "credentials do not belong in the URL; use DRIFTGATE_BMC_USERNAME/PASSWORD, a credentials file or --password-stdin",
+            ));
+        }
+        let host = url.host_str().ok_or_else(|| bad("no host"))?;
+        if !matches!(url.path(), "" | "/" | "/redfish/v1" | "/redfish/v1/") {
+            return Err(bad(
+                "give only the BMC address; driftgate starts at /redfish/v1",
+            ));
+        }
+        let mut pin = None;
+        for (key, value) in url.query_pairs() {
+            match key.as_ref() {
+                "pin" => {
+                    pin = Some(
+                        CertificatePin::parse(&value)
+                            .ok_or_else(|| bad("pin must be sha256: and 64 hex digits"))?,
+                    )
+                }
+                _ => return Err(bad("unknown query parameter (only pin=sha256:HEX)")),
+            }
+        }
+        if pin.is_some() && url.scheme() != "https" {
+            return Err(bad("a certificate pin needs https"));
+        }
+        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.to_owned()
+        };
+        Ok(RedfishLocation::Live {
+            base: format!("{}://{host}{port}", url.scheme()),
+            pin,
+        })
+    }
+
+    /// Whether requests go unencrypted (a simulator or lab).
+    pub fn is_plain_http(&self) -> bool {
+        matches!(self, RedfishLocation::Live { base, .. } if base.starts_with("http://"))
+    }
+}
+
+/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
+/// echoed back into a terminal or a CI log.
+pub fn redact_userinfo(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}…{}", &text[..scheme + 3], &text[at..])
+        }
+        (None, Some(at)) => format!("…{}", &text[at..]),
+        _ => text.to_owned(),
+    }
+}
+
+/// How to talk to live BMCs.
+#[derive(Debug, Clone, Default)]
+pub struct RedfishOptions {
+    /// The account, when the BMC needs one.
+    pub credentials: Option<Credentials>,
+    /// PEM bundle of the CAs to trust instead of the system's.
+    pub ca_cert: Option<Vec<u8>>,
+    /// Accept any certificate.
+    pub insecure: bool,
+    /// Client limits.
+    pub client: ClientOptions,
+    /// Requests in flight per BMC.
+    pub concurrency: usize,
+    /// Write every response read here, in the DMTF mockup layout.
+    pub save_mockup: Option<PathBuf>,
+}
+
+/// What a capture of the `redfish` source read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// Where it read from (no credentials).
+    pub target: String,
+    /// The facts.
+    pub facts: Facts,
+    /// Complete, partial or failed.
+    pub status: SourceStatus,
+    /// What could not be read.
+    pub error: Option<String>,
+}
+
+/// Reads the BMC at `location`.
+pub fn capture(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            return failed(
+                describe_location(location),
+                format!("cannot start the async runtime: {e}"),
+            );
+        }
+    };
+    runtime.block_on(capture_async(location, options))
+}
+
+fn describe_location(location: &RedfishLocation) -> String {
+    match location {
+        RedfishLocation::Live { base, .. } => base.clone(),
+        RedfishLocation::Mockup(dir) => format!("mockup:{}", dir.display()),
+    }
+}
+
+fn failed(target: String, error: String) -> Capture {
+    Capture {
+        target,
+        facts: Facts::new(),
+        status: SourceStatus::Failed,
+        error: Some(error),
+    }
+}
+
+async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+    let concurrency = if options.concurrency == 0 {
+        4
+    } else {
+        options.concurrency
+    };
+    match location {
+        RedfishLocation::Mockup(dir) => match MockupDir::open(dir) {
+            Ok(mockup) => finish(&mockup, concurrency, options).await,
+            Err(e) => failed(describe_location(location), e.to_string()),
+        },
+        RedfishLocation::Live { base, pin } => {
+            let trust = match (pin, &options.ca_cert, options.insecure) {
+                (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
+                (None, _, true) => TlsTrust::Insecure,
+                (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
+                (None, None, false) => TlsTrust::System,
+            };
+            let http = match HttpFetch::new(base, &trust, options.client.clone()) {
+                Ok(http) => http,
+                Err(e) => return failed(base.clone(), format!("{base}: {e}")),
+            };
+            if let Err(e) = http.login(options.credentials.as_ref()).await {
+                return failed(base.clone(), format!("{base}: login failed: {e}"));
+            }
+            let mut capture = finish(&http, concurrency, options).await;
+            // The session is deleted whatever the crawl found; failing to is worth saying.
+            if let Err(e) = http.logout().await {
+                let note = format!("{base}: could not delete the session: {e}");
+                capture.error = Some(
+                    capture
+                        .error
+                        .map_or(note.clone(), |error| format!("{error}; {note}")),
+                );
+            }
+            capture
+        }
+    }
+}
+
+async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOptions) -> Capture {
+    let target = fetch.target();
+    let crawled = crawl::crawl(fetch, concurrency).await;
+    let mut errors: Vec<String> = crawled
+        .errors
+        .iter()
+        .map(|e| format!("{target}: {e}"))
+        .collect();
+    if let Some(dir) = &options.save_mockup
+        && let Err(e) = save_mockup(dir, &crawled.fetched)
+    {
+        errors.push(format!("--save-mockup {}: {e}", dir.display()));
+    }
+    let Some(inventory) = &crawled.inventory else {
+        return failed(target, summarize(&errors));
+    };
+    let facts = normalize::normalize(inventory);
+    let status = if errors.is_empty() {
+        SourceStatus::Complete
+    } else {
+        SourceStatus::Partial
+    };
+    Capture {
+        target,
+        facts,
+        status,
+        error: (!errors.is_empty()).then(|| summarize(&errors)),
+    }
+}
+
+/// The first errors, and how many more there were.
+fn summarize(errors: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = errors
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("; ");
+    if errors.len() > SHOWN {
+        text.push_str(&format!("; and {} more", errors.len() - SHOWN));
+    }
+    text
+}
+
+/// Writes the responses as a DMTF mockup (`DIR/redfish/v1/…/index.json`), secrets removed.
+pub fn save_mockup(
+    dir: &Path,
+    fetched: &std::collections::BTreeMap<String, Value>,
+) -> std::io::Result<()> {
+    for (uri, body) in fetched {
+        let relative = uri.trim_start_matches('/');
+        if relative
+            .split('/')
+            .any(|s| s == ".." || s == "." || s.is_empty())
+            && !relative.is_empty()
+        {
+            continue;
+        }
+        let folder = dir.join(relative);
+        std::fs::create_dir_all(&folder)?;
+        let mut body = body.clone();
+        remove_secrets(&mut body);
+        let text = serde_json::to_string_pretty(&body).map_err(std::io::Error::other)?;
+        crate::fsutil::write_atomic(&folder.join("index.json"), format!("{text}\n").as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Drops every member whose name says it holds a secret (attribute values, passwords,
+/// tokens), at any depth.
+fn remove_secrets(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|name, _| !normalize::is_secret_name(name));
+            map.values_mut().for_each(remove_secrets);
+        }
+        Value::Array(items) => items.iter_mut().for_each(remove_secrets),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+use super::*;
+
+#[test]
+fn locations_parse_and_never_keep_credentials() {
+    assert_eq!(
+        RedfishLocation::parse("https://bmc-azl-node01").unwrap(),
+        RedfishLocation::Live {
+            base: "https://bmc-azl-node01".into(),
+            pin: None
+        }
+    );
+    assert_eq!(
+        RedfishLocation::parse("http://127.0.0.1:8000/redfish/v1/").unwrap(),
+        RedfishLocation::Live {
+            base: "http://127.0.0.1:8000".into(),
+            pin: None
+        }
+    );
+    let pinned = RedfishLocation::parse(&format!(
+        "https://10.0.0.5:443?pin=sha256:{}",
+        "ab".repeat(32)
+    ))
+    .unwrap();
+    assert!(matches!(pinned, RedfishLocation::Live { pin: Some(_), .. }));
+    assert_eq!(
+        RedfishLocation::parse("mockup:dir").unwrap(),
+        RedfishLocation::Mockup("dir".into())
+    );
+    let err = RedfishLocation::parse("https://root:calvin@bmc")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !err.contains("calvin") && err.contains("https://…@bmc"),
+        "{err}"
+    );
+    for bad in [
+        "ftp://bmc",
+        "https://bmc/some/path",
+        "https://bmc?x=1",
+        "http://bmc?pin=sha256:00",
+        "mockup:",
+        "bmc",
+    ] {
+        assert!(RedfishLocation::parse(bad).is_err(), "{bad}");
+    }
+    assert!(
+        RedfishLocation::parse("http://sim:8000")
+            .unwrap()
+            .is_plain_http()
+    );
+    assert_eq!(redact_userinfo("user:pw@host"), "…@host");
+}
+
+#[test]
+fn saved_mockups_drop_secrets_at_any_depth() {
+    let mut body = serde_json::json!({"Attributes": {"SetupPassword": "x", "SysProfile": "Perf", "IscsiChapSecret": "y"},
+        "Password": "z", "Nested": [{"Token": "t", "Keep": 1}]});
+    remove_secrets(&mut body);
+    assert_eq!(
+        body,
+        serde_json::json!({"Attributes": {"SysProfile": "Perf"}, "Nested": [{"Keep": 1}]})
+    );
+}

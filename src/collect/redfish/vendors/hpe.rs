@@ -1,0 +1,111 @@
+//! HPE iLO 5/6: standard `NetworkPorts` plus `Oem.Hpe.LldpData.Receiving.Dcb` (the DCBX
+//! configuration learned from the switch) and the adapter's `Oem.Hpe.Controllers[]`
+//! (`RDMASupport`, `EmbeddedLLDPFunctions`). Property names from HPE's "Network resource
+//! definitions of iLO 5"; all of them may be `null`.
+
+use serde_json::Value;
+
+use super::super::normalize::NicFacts;
+
+/// Adapter-level facts of every port of an HPE adapter.
+pub fn adapter_facts(adapter: &Value, nic: &mut NicFacts<'_>) {
+    let controller = &adapter["Oem"]["Hpe"]["Controllers"][0];
+    if let Some(protocols) = controller["RDMASupport"].as_array() {
+        let rdma = protocols
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|p| !p.eq_ignore_ascii_case("none"))
+            .unwrap_or("none");
+        nic.set("rdma_protocol", rdma.to_ascii_lowercase());
+    }
+    // Off also turns off DCBX, RoCE, FCoE and EVB on the adapter.
+    nic.set_scalar(
+        "lldp/nic_agent",
+        &controller["EmbeddedLLDPFunctions"]["Enabled"],
+    );
+}
+
+/// What the port learned from its switch over LLDP/DCBX, under `peer/…`.
+pub fn port_facts(port: &Value, nic: &mut NicFacts<'_>) {
+    let dcb = &port["Oem"]["Hpe"]["LldpData"]["Receiving"]["Dcb"];
+    if let Some(version) = dcb["Version"].as_str() {
+        nic.set("peer/dcbx_version", version.to_ascii_lowercase());
+    }
+    nic.set_scalar("peer/dcb_matches_local", &dcb["LocalEqualRemote"]);
+    nic.set_scalar("peer/ets/willing", &dcb["Ets"]["Willing"]);
+    nic.set_scalar("peer/pfc/willing", &dcb["Pfc"]["Willing"]);
+    for (table, leaf) in [
+        ("BandwidthAssignmentTable", "bandwidth"),
+        ("TrafficSelectionAlgorithmTable", "algorithm"),
+    ] {
+        if let Some(values) = dcb["Ets"][table].as_array() {
+            for (class, value) in values.iter().enumerate() {
+                nic.set_scalar(&format!("peer/ets/traffic_class/{class}/{leaf}"), value);
+            }
+        }
+    }
+    if let Some(classes) = dcb["Ets"]["PriorityAssignmentTable"].as_array() {
+        for (priority, class) in classes.iter().enumerate() {
+            nic.set_scalar(
+                &format!("peer/ets/priority/{priority}/traffic_class"),
+                class,
+            );
+        }
+    }
+    // A string of 1s and 0s, priority 7 first.
+    if let Some(bits) = dcb["Pfc"]["EnabledTrafficClasses"].as_str() {
+        for (index, bit) in bits
+            .chars()
+            .rev()
+            .enumerate()
+            .filter(|(_, b)| matches!(b, '0' | '1'))
+        {
+            nic.set(&format!("peer/pfc/priority/{index}"), bit == '1');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::Facts;
+
+    #[test]
+    fn maps_the_switch_learned_dcbx_data_and_adapter_rdma() {
+        let port = serde_json::json!({"Oem": {"Hpe": {"LldpData": {"Receiving": {"Dcb": {
+            "Version": "IEEE", "LocalEqualRemote": false,
+            "Ets": {"Willing": false, "BandwidthAssignmentTable": [50, 50, 0, 0, 0, 0, 0, 0],
+                    "PriorityAssignmentTable": [0, 0, 0, 1, 0, 0, 0, 0],
+                    "TrafficSelectionAlgorithmTable": ["ETS", "ETS", "strict", "strict", "strict", "strict", "strict", "strict"]},
+            "Pfc": {"Willing": null, "EnabledTrafficClasses": "00001000"}}}}}}});
+        let adapter = serde_json::json!({"Oem": {"Hpe": {"Controllers": [{"RDMASupport": ["None", "RoCE"], "EmbeddedLLDPFunctions": {"Enabled": true}}]}}});
+        let mut facts = Facts::new();
+        let mut nic = NicFacts::new(
+            &mut facts,
+            crate::model::MacAddr::parse("00:11:22:33:44:55"),
+            "x",
+        );
+        adapter_facts(&adapter, &mut nic);
+        port_facts(&port, &mut nic);
+        let get = |leaf: &str| {
+            facts
+                .get(format!("nic/00:11:22:33:44:55/bmc/{leaf}").as_str())
+                .map(ToString::to_string)
+        };
+        assert_eq!(get("peer/dcbx_version").as_deref(), Some("\"ieee\""));
+        assert_eq!(get("peer/dcb_matches_local").as_deref(), Some("false"));
+        assert_eq!(get("peer/pfc/priority/3").as_deref(), Some("true"));
+        assert_eq!(get("peer/pfc/priority/4").as_deref(), Some("false"));
+        assert_eq!(get("peer/pfc/willing"), None);
+        assert_eq!(
+            get("peer/ets/traffic_class/1/bandwidth").as_deref(),
+            Some("50")
+        );
+        assert_eq!(
+            get("peer/ets/priority/3/traffic_class").as_deref(),
+            Some("1")
+        );
+        assert_eq!(get("rdma_protocol").as_deref(), Some("\"roce\""));
+        assert_eq!(get("lldp/nic_agent").as_deref(), Some("true"));
+    }
+}

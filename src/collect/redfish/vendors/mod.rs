@@ -1,0 +1,96 @@
+//! Vendor OEM mappings, one module per vendor, each pure and data-driven where it can be.
+//! A service of an unknown vendor still yields every standard fact.
+
+mod dell;
+mod hpe;
+mod lenovo;
+mod nvidia;
+
+use serde_json::Value;
+
+use super::crawl::{AdapterInventory, FunctionInventory};
+use super::normalize::NicFacts;
+use crate::model::MacAddr;
+use crate::snapshot::Facts;
+
+/// Who made the BMC, decided once from the service root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vendor {
+    /// Dell iDRAC.
+    Dell,
+    /// HPE iLO.
+    Hpe,
+    /// Lenovo XCC.
+    Lenovo,
+    /// NVIDIA BMC.
+    Nvidia,
+    /// Anything else: standard properties only.
+    Generic,
+}
+
+impl Vendor {
+    /// The root's `Vendor`, else the key of its `Oem` block, else [`Vendor::Generic`].
+    pub fn detect(root: &Value) -> Vendor {
+        let named = |name: &str| match name.to_ascii_lowercase().as_str() {
+            "dell" | "dell inc." => Some(Vendor::Dell),
+            "hpe" | "hp" | "hewlett packard enterprise" => Some(Vendor::Hpe),
+            "lenovo" => Some(Vendor::Lenovo),
+            "nvidia" => Some(Vendor::Nvidia),
+            _ => None,
+        };
+        root["Vendor"]
+            .as_str()
+            .and_then(named)
+            .or_else(|| {
+                root["Oem"]
+                    .as_object()
+                    .and_then(|oem| oem.keys().find_map(|k| named(k)))
+            })
+            .unwrap_or(Vendor::Generic)
+    }
+}
+
+/// A port's MAC from its OEM block, when the standard properties lack it.
+pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
+    match vendor {
+        Vendor::Lenovo => lenovo::port_mac(port),
+        _ => None,
+    }
+}
+
+/// OEM facts of a port (`Port` or `NetworkPort` resource) of `adapter`, whose pending
+/// settings object is `adapter_pending`.
+pub fn port_facts(
+    vendor: Vendor,
+    adapter: &AdapterInventory,
+    port: &Value,
+    nic: &mut NicFacts<'_>,
+) {
+    match vendor {
+        Vendor::Hpe => {
+            hpe::adapter_facts(&adapter.adapter, nic);
+            hpe::port_facts(port, nic);
+        }
+        Vendor::Nvidia => {
+            nvidia::adapter_facts(&adapter.adapter, "", nic);
+            if let Some(pending) = &adapter.adapter_pending {
+                nvidia::adapter_facts(pending, "pending/", nic);
+            }
+        }
+        Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
+    }
+}
+
+/// OEM facts of a network device function (NIC HII attributes and their pending values).
+pub fn function_facts(vendor: Vendor, function: &FunctionInventory, nic: &mut NicFacts<'_>) {
+    if vendor == Vendor::Dell {
+        dell::function_facts(function, nic);
+    }
+}
+
+/// OEM facts folded into BIOS attributes.
+pub fn bios_facts(vendor: Vendor, bios: &Value, secret: &dyn Fn(&str) -> bool, facts: &mut Facts) {
+    if vendor == Vendor::Lenovo {
+        lenovo::bios_facts(bios, secret, facts);
+    }
+}

@@ -1,0 +1,609 @@
+//! The Redfish source end to end: offline mockups, and a real HTTP(S) server on 127.0.0.1
+//! (`driftgate mockup serve`) with authentication, latency and injected faults.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{driftgate, root};
+use predicates::prelude::*;
+use serde_json::Value;
+
+const USER: &str = "root";
+const PASSWORD: &str = "calvin-Pa55-never-logged";
+
+fn bmc(state: &str) -> PathBuf {
+    root()
+        .join("examples/azure-local-dcbx/recorded")
+        .join(state)
+        .join("bmc")
+}
+
+#[allow(clippy::print_stderr)] // a skip must be visible in the test output
+fn shared_mockups() -> Option<Vec<PathBuf>> {
+    let dir = root().join("../shared/data/redfish");
+    if !dir.is_dir() {
+        eprintln!(
+            "SKIPPED: {} is absent (a clone without ../shared); the shared mockups are not tested",
+            dir.display()
+        );
+        return None;
+    }
+    Some(
+        [
+            "libredfish-dell",
+            "libredfish-dell_multi_dpu",
+            "dmtf-public-smartnic",
+            "dmtf-public-rackmount1",
+        ]
+        .iter()
+        .map(|m| dir.join(m))
+        .collect(),
+    )
+}
+
+/// A running `driftgate mockup serve`; stopped on drop.
+struct Simulator {
+    child: Child,
+    url: String,
+    pin: Option<String>,
+}
+
+impl Simulator {
+    fn start(dir: &Path, args: &[&str]) -> Simulator {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
+            .args(["mockup", "serve"])
+            .arg(dir)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
+            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the simulator starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "serving DIR on URL" or "serving DIR on URL (certificate sha256:…)"
+        let after = line
+            .split(" on ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+        let url = after.split_whitespace().next().unwrap().to_owned();
+        let pin = after
+            .split("(certificate ")
+            .nth(1)
+            .map(|p| p.trim().trim_end_matches(')').to_owned());
+        Simulator { child, url, pin }
+    }
+
+    /// Live sessions, as the simulator lists them.
+    fn sessions(&self) -> usize {
+        let output = Command::new("curl")
+            .args([
+                "-sk",
+                "-u",
+                &format!("{USER}:{PASSWORD}"),
+                &format!("{}/redfish/v1/SessionService/Sessions", self.url),
+            ])
+            .output()
+            .unwrap();
+        let body: Value = serde_json::from_slice(&output.stdout).unwrap();
+        body["Members"].as_array().unwrap().len()
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Captured {
+    code: i32,
+    snapshot: Value,
+    stderr: String,
+}
+
+impl Captured {
+    fn source(&self) -> &Value {
+        &self.snapshot["sources"][0]
+    }
+
+    fn error(&self) -> &str {
+        self.source()["error"].as_str().unwrap_or("")
+    }
+}
+
+fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
+    let mut cmd = driftgate();
+    cmd.args([
+        "capture",
+        "--host",
+        "azl-node01",
+        "--source",
+        source,
+        "--bmc-timeout",
+        "5",
+    ])
+    .args(extra);
+    if credentials {
+        cmd.env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
+    }
+    let output = cmd.output().unwrap();
+    let snapshot = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    Captured {
+        code: output.status.code().unwrap(),
+        snapshot,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn every_shared_mockup_captures_the_same_offline_and_over_http() {
+    let Some(mockups) = shared_mockups() else {
+        return;
+    };
+    for dir in mockups
+        .iter()
+        .chain([bmc("baseline"), bmc("post-update")].iter())
+    {
+        let offline = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
+        assert_eq!(
+            (offline.code, offline.source()["status"].as_str()),
+            (0, Some("complete")),
+            "{}: {}",
+            dir.display(),
+            offline.error()
+        );
+        let again = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
+        assert_eq!(
+            offline.snapshot["facts"],
+            again.snapshot["facts"],
+            "{}: capturing twice differs",
+            dir.display()
+        );
+        let server = Simulator::start(dir, &["--auth", "session"]);
+        let live = capture(&format!("redfish={}", server.url), &[], true);
+        assert_eq!(live.code, 0, "{}: {}", dir.display(), live.error());
+        assert_eq!(
+            offline.snapshot["facts"],
+            live.snapshot["facts"],
+            "{}: offline and HTTP differ",
+            dir.display()
+        );
+        assert_eq!(
+            server.sessions(),
+            0,
+            "{}: the session was not deleted",
+            dir.display()
+        );
+        assert!(
+            live.stderr.contains("plain http://"),
+            "http:// warns on every run"
+        );
+    }
+}
+
+#[test]
+fn the_dell_capture_shows_the_seed_1_state_and_blocks() {
+    let Some(mockups) = shared_mockups() else {
+        return;
+    };
+    let dell = &mockups[0];
+    let captured = capture(&format!("redfish=mockup:{}", dell.display()), &[], false);
+    for mac in ["e4:3d:1a:13:27:f0", "e4:3d:1a:13:27:f1"] {
+        assert_eq!(
+            captured.snapshot["facts"][format!("nic/{mac}/bmc/dcbx_mode")],
+            "disabled",
+            "{mac}"
+        );
+        assert_eq!(
+            captured.snapshot["facts"][format!("nic/{mac}/bmc/rdma_protocol")],
+            "roce",
+            "{mac}"
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dell.json");
+    std::fs::write(&file, serde_json::to_string(&captured.snapshot).unwrap()).unwrap();
+    driftgate()
+        .args(["check", "--snapshot"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("[bmc-dcbx-disabled-with-rdma]").and(
+                predicate::str::contains("\"NIC.Integrated.1-1\" (e4:3d:1a:13:27:f0)"),
+            ),
+        );
+}
+
+#[test]
+fn firmware_is_keyed_by_component_and_previous_versions_are_history() {
+    let captured = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    let facts = &captured.snapshot["facts"];
+    assert_eq!(facts["firmware/nic.slot.3-1-1/version"], "229.1.123.0");
+    assert_eq!(facts["firmware/bios.setup.1-1/version"], "2.19.1");
+    let firmware: Vec<&String> = facts
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("firmware/"))
+        .collect();
+    assert_eq!(firmware.len(), 4, "{firmware:?}");
+}
+
+#[test]
+fn secrets_never_reach_a_snapshot() {
+    let captured = capture(
+        &format!("redfish=mockup:{}", bmc("baseline").display()),
+        &[],
+        false,
+    );
+    let text = captured.snapshot.to_string();
+    for secret in [
+        "chap-s3cret-value",
+        "4711",
+        "SetupPassword",
+        "AdminPin",
+        "ChapSecret",
+    ] {
+        assert!(!text.contains(secret), "{secret} leaked into the snapshot");
+    }
+    assert_eq!(
+        captured.snapshot["facts"]["bios/SysProfile"],
+        "PerfOptimized"
+    );
+}
+
+#[test]
+fn basic_auth_when_sessions_are_refused_or_full() {
+    for args in [
+        &["--auth", "basic"][..],
+        &["--auth", "session", "--fault", "session-limit"][..],
+    ] {
+        let server = Simulator::start(&bmc("baseline"), args);
+        let captured = capture(&format!("redfish={}", server.url), &["-v"], true);
+        assert_eq!(captured.code, 0, "{args:?}: {}", captured.error());
+        assert!(
+            captured.stderr.contains("using Basic authentication"),
+            "{args:?}: {}",
+            captured.stderr
+        );
+        assert_eq!(server.sessions(), 0);
+    }
+}
+
+#[test]
+fn wrong_or_missing_credentials_fail_the_source() {
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "session"]);
+    let mut cmd = driftgate();
+    let output = cmd
+        .args([
+            "capture",
+            "--host",
+            "azl-node01",
+            "--source",
+            &format!("redfish={}", server.url),
+        ])
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", "wrong")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let snapshot: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(snapshot["sources"][0]["status"], "failed");
+    assert!(
+        snapshot["sources"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("login failed: POST /redfish/v1/SessionService/Sessions: HTTP 401")
+    );
+    // Anonymous against a service that wants credentials: 401 on every resource.
+    let anonymous = capture(&format!("redfish={}", server.url), &[], false);
+    assert_eq!(anonymous.code, 3);
+    assert!(
+        anonymous.error().contains("HTTP 401"),
+        "{}",
+        anonymous.error()
+    );
+    // A user name without a password is a usage error, before any request.
+    driftgate()
+        .args([
+            "capture",
+            "--host",
+            "h",
+            "--source",
+            &format!("redfish={}", server.url),
+        ])
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env_remove("DRIFTGATE_BMC_PASSWORD")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no password"));
+}
+
+#[test]
+fn busy_services_are_retried_honouring_retry_after_and_give_up_after_three() {
+    let server = Simulator::start(&bmc("baseline"), &["--fault", "unavailable=2"]);
+    let captured = capture(&format!("redfish={}", server.url), &[], false);
+    assert_eq!(captured.code, 0, "{}", captured.error());
+    let server = Simulator::start(&bmc("baseline"), &["--fault", "unavailable=1000"]);
+    let captured = capture(&format!("redfish={}", server.url), &[], false);
+    assert_eq!(
+        (captured.code, captured.source()["status"].as_str()),
+        (3, Some("failed"))
+    );
+    assert!(
+        captured.error().contains("GET /redfish/v1: HTTP 503"),
+        "{}",
+        captured.error()
+    );
+}
+
+#[test]
+fn each_broken_resource_makes_the_capture_partial_naming_uri_and_cause() {
+    let adapters = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters";
+    let cases = [
+        (format!("truncate={adapters}"), "is not valid JSON"),
+        (format!("oversize={adapters}"), "exceeds 33554432 bytes"),
+        (format!("redirect-loop={adapters}"), "too many redirects"),
+        (format!("hang={adapters}"), "timed out"),
+        (
+            format!("status=500:{adapters}"),
+            "HTTP 500: Injected fault.",
+        ),
+    ];
+    for (fault, cause) in cases {
+        let server = Simulator::start(&bmc("baseline"), &["--auth", "session", "--fault", &fault]);
+        let captured = capture(
+            &format!("redfish={}", server.url),
+            &["--bmc-timeout", "2"],
+            true,
+        );
+        assert_eq!(captured.code, 3, "{fault}");
+        assert_eq!(captured.source()["status"], "partial", "{fault}");
+        let error = captured.error();
+        assert!(
+            error.contains(adapters) && error.contains(cause),
+            "{fault}: {error}"
+        );
+        assert_eq!(
+            server.sessions(),
+            0,
+            "{fault}: the session must be deleted after a failure too"
+        );
+        // What could be read is still there, and the verdict is INCOMPLETE, never a pass.
+        assert_eq!(
+            captured.snapshot["facts"]["bios/SysProfile"], "PerfOptimized",
+            "{fault}"
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_bmc_fails_and_never_looks_healthy() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let captured = capture(&format!("redfish=http://127.0.0.1:{port}"), &[], false);
+    assert_eq!(
+        (captured.code, captured.source()["status"].as_str()),
+        (3, Some("failed"))
+    );
+    assert!(
+        captured.error().contains("cannot connect"),
+        "{}",
+        captured.error()
+    );
+    assert!(captured.snapshot["facts"].as_object().unwrap().is_empty());
+}
+
+#[test]
+fn expand_is_used_when_offered_and_dropped_on_501() {
+    for args in [&[][..], &["--fault", "no-expand"][..]] {
+        let server = Simulator::start(&bmc("post-update"), args);
+        let captured = capture(&format!("redfish={}", server.url), &[], false);
+        assert_eq!(captured.code, 0, "{args:?}: {}", captured.error());
+        assert_eq!(
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/dcbx_mode"],
+            "disabled"
+        );
+    }
+}
+
+#[test]
+fn tls_pins_and_ca_files() {
+    let server = Simulator::start(&bmc("baseline"), &["--tls"]);
+    let pin = server.pin.clone().unwrap();
+    let https = server.url.clone();
+    assert!(https.starts_with("https://"));
+    // Verified by default: a self-signed certificate is refused.
+    let refused = capture(&format!("redfish={https}"), &[], false);
+    assert_eq!(refused.code, 3);
+    assert!(
+        refused.error().contains("certificate"),
+        "{}",
+        refused.error()
+    );
+    // Pinned: accepted when it matches.
+    let pinned = capture(&format!("redfish={https}?pin={pin}"), &[], false);
+    assert_eq!(pinned.code, 0, "{}", pinned.error());
+    // A pin that does not match says the fingerprint changed.
+    let wrong = format!("sha256:{}", "00".repeat(32));
+    let mismatch = capture(&format!("redfish={https}?pin={wrong}"), &[], false);
+    assert_eq!(mismatch.code, 3);
+    assert!(
+        mismatch.error().contains("certificate fingerprint changed"),
+        "{}",
+        mismatch.error()
+    );
+    // --insecure works and warns.
+    let insecure = capture(&format!("redfish={https}"), &["--insecure"], false);
+    assert_eq!(insecure.code, 0);
+    assert!(
+        insecure.stderr.contains("--insecure"),
+        "{}",
+        insecure.stderr
+    );
+
+    // A CA file: the server's certificate is issued by a test CA.
+    let dir = tempfile::tempdir().unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "driftgate test CA");
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let (ca_pem, cert_pem, key_pem) = (
+        dir.path().join("ca.pem"),
+        dir.path().join("cert.pem"),
+        dir.path().join("key.pem"),
+    );
+    std::fs::write(&ca_pem, ca.pem()).unwrap();
+    std::fs::write(&cert_pem, leaf.pem()).unwrap();
+    std::fs::write(&key_pem, leaf_key.serialize_pem()).unwrap();
+    let server = Simulator::start(
+        &bmc("baseline"),
+        &[
+            "--tls-cert",
+            cert_pem.to_str().unwrap(),
+            "--tls-key",
+            key_pem.to_str().unwrap(),
+        ],
+    );
+    let with_ca = capture(
+        &format!("redfish={}", server.url),
+        &["--ca-cert", ca_pem.to_str().unwrap()],
+        false,
+    );
+    assert_eq!(with_ca.code, 0, "{}", with_ca.error());
+    let without = capture(&format!("redfish={}", server.url), &[], false);
+    assert_eq!(without.code, 3);
+}
+
+#[test]
+fn the_password_never_appears_in_files_or_the_most_verbose_log() {
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "session"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("snapshot.json");
+    let saved = dir.path().join("saved-mockup");
+    let output = driftgate()
+        .args([
+            "-vvv",
+            "capture",
+            "--host",
+            "azl-node01",
+            "--source",
+            &format!("redfish={}", server.url),
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--save-mockup")
+        .arg(&saved)
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        log.contains("GET /redfish/v1"),
+        "the most verbose level logs requests: {log}"
+    );
+    assert!(!log.contains(PASSWORD) && !String::from_utf8_lossy(&output.stdout).contains(PASSWORD));
+    let mut files = 0;
+    for entry in walk(dir.path()) {
+        let content = std::fs::read(&entry).unwrap();
+        let text = String::from_utf8_lossy(&content);
+        files += 1;
+        for secret in [PASSWORD, "chap-s3cret-value"] {
+            assert!(
+                !text.contains(secret),
+                "{secret} found in {}",
+                entry.display()
+            );
+        }
+    }
+    assert!(
+        files > 30,
+        "the saved mockup holds every response ({files} files)"
+    );
+    // The saved mockup replays offline to the same facts.
+    let replay = capture(&format!("redfish=mockup:{}", saved.display()), &[], false);
+    let original: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(replay.snapshot["facts"], original["facts"]);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn bad_locations_and_credentials_in_urls_are_usage_errors() {
+    for source in [
+        "redfish=ftp://bmc",
+        "redfish=https://root:pw@bmc",
+        "redfish=https://bmc?pin=md5:00",
+        "redfish=http://bmc?pin=sha256:00",
+        "redfish=mockup:",
+    ] {
+        let output = driftgate()
+            .args(["capture", "--host", "h", "--source", source])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{source}");
+        assert!(
+            !String::from_utf8_lossy(&output.stderr).contains(":pw@"),
+            "{source}: the password is echoed"
+        );
+    }
+    driftgate()
+        .args([
+            "capture",
+            "--host",
+            "h",
+            "--source",
+            "redfish=mockup:/nonexistent",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("not a Redfish mockup"));
+}
