@@ -83,18 +83,26 @@ impl Simulator {
         Simulator { child, url, pin }
     }
 
-    /// Live sessions, as the simulator lists them.
+    /// Live sessions, as the simulator lists them (a plain HTTP/1.1 GET; no client needed).
     fn sessions(&self) -> usize {
-        let output = Command::new("curl")
-            .args([
-                "-sk",
-                "-u",
-                &format!("{USER}:{PASSWORD}"),
-                &format!("{}/redfish/v1/SessionService/Sessions", self.url),
-            ])
-            .output()
-            .unwrap();
-        let body: Value = serde_json::from_slice(&output.stdout).unwrap();
+        use base64::Engine as _;
+        use std::io::{Read, Write};
+        let address = self
+            .url
+            .strip_prefix("http://")
+            .expect("session checks run over plain http");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let credentials =
+            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+        write!(
+            stream,
+            "GET /redfish/v1/SessionService/Sessions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
         body["Members"].as_array().unwrap().len()
     }
 }
@@ -286,6 +294,32 @@ fn basic_auth_when_sessions_are_refused_or_full() {
         );
         assert_eq!(server.sessions(), 0);
     }
+}
+
+#[test]
+fn the_password_can_come_from_standard_input() {
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "basic"]);
+    let output = driftgate()
+        .args([
+            "capture",
+            "--host",
+            "azl-node01",
+            "--password-stdin",
+            "--bmc-username",
+            USER,
+            "--source",
+            &format!("redfish={}", server.url),
+        ])
+        .env_remove("DRIFTGATE_BMC_PASSWORD")
+        .write_stdin(format!("{PASSWORD}\n"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]
