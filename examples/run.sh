@@ -23,11 +23,19 @@ run 0 check --snapshot examples/azure-local-dcbx/pre-update.json --baseline exam
 run 1 check --snapshot examples/azure-local-dcbx/post-update.json --baseline examples/azure-local-dcbx/baseline.json
 run 1 check --snapshot examples/azure-local-dcbx/post-update.json
 
+echo "## Seed 1 captured from its recorded raw outputs (iDRAC mockup + Windows collector output)"
+run 0 capture --host azl-node01 --source redfish=mockup:examples/azure-local-dcbx/recorded/post-update/bmc \
+    --source windows=dir:examples/azure-local-dcbx/recorded/post-update/windows --out target/azl-node01-post-update.json
+run 1 check --snapshot target/azl-node01-post-update.json --baseline examples/azure-local-dcbx/baseline.json --format markdown
+
 echo "## Seed 2: ESXi 5.0, MSCS shared RDM on Round Robin"
 run 1 check --snapshot examples/esxi-mscs-psp/current.json --baseline examples/esxi-mscs-psp/baseline.json
 
 echo "## A firmware-only update must pass"
 run 0 check --snapshot examples/benign-firmware-update/post-update.json --baseline examples/benign-firmware-update/baseline.json
+
+echo "## Linux/Mellanox: the NIC firmware's LLDP agent came back after a firmware update"
+run 1 check --snapshot examples/linux-mellanox-lldp/post-update.json --baseline examples/linux-mellanox-lldp/baseline.json
 
 if [ "$failures" -ne 0 ]; then
     echo "examples: $failures verdict(s) differ from what they must be" >&2

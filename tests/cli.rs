@@ -33,7 +33,9 @@ fn seed_1_post_update_against_baseline_blocks_naming_dcbx_and_pfc() {
         "{first}"
     );
     assert!(
-        out.contains("firmware/nic.slot.3/version changed from \"229.0.166.0\" to \"229.1.123.0\""),
+        out.contains(
+            "firmware/nic.slot.3-1-1/version changed from \"229.0.166.0\" to \"229.1.123.0\""
+        ),
         "{out}"
     );
     assert!(

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long)]
     host: HostName,
     /// KIND=LOCATION, repeatable. redfish: https://bmc[:port][?pin=sha256:HEX], http://… (a
-    /// simulator) or mockup:DIR. esxi: ssh://[user@]host[:port], local: or dir:PATH.
+    /// simulator) or mockup:DIR. windows, linux, esxi: ssh://[user@]host[:port], local: or dir:PATH.
     // Parsed in `run`, not by clap: clap would echo a mistyped `https://user:password@bmc`.
     #[arg(long = "source", value_name = "KIND=LOCATION", required = true)]
     sources: Vec<String>,
@@ -110,7 +110,11 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             save_mockup: args.save_mockup.clone(),
         },
     };
-    let snapshot = collect::capture_host(args.host, &sources, &options);
+    let captured = collect::capture_host(args.host, &sources, &options);
+    for note in &captured.notes {
+        ctx.printer.warn(note);
+    }
+    let snapshot = captured.snapshot;
     let text = snapshot.to_canonical_json();
     match &args.out {
         Some(out) => write_atomic(out, text.as_bytes())

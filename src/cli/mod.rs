@@ -5,6 +5,7 @@ mod baseline;
 mod capture;
 mod check;
 mod diff;
+mod import;
 mod mockup;
 mod policy;
 mod schema;
@@ -59,6 +60,9 @@ pub enum Command {
     Check(check::Args),
     /// Classify the differences between two snapshots by policy.
     Diff(diff::Args),
+    /// Turn command output that operators already have (tickets, pastes) into a snapshot.
+    #[command(subcommand)]
+    Import(import::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(subcommand)]
     Mockup(mockup::Command),
@@ -99,6 +103,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
+        Command::Import(command) => import::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),

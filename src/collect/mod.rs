@@ -5,9 +5,13 @@
 //! error naming the command or URI: capture faults are data, never a silent gap.
 //! Imports: [`crate::snapshot`], [`crate::model`].
 
+pub mod encoding;
 pub mod esxi;
+pub mod linux;
+pub mod nic;
 pub mod redfish;
 pub mod transport;
+pub mod windows;
 
 use std::fmt;
 
@@ -20,6 +24,10 @@ use transport::{BadLocation, Location, ProcessOptions};
 pub enum SourceKind {
     /// A BMC over Redfish: NIC firmware settings, firmware inventory, BIOS.
     Redfish,
+    /// Windows / Azure Local NIC QoS through the PowerShell collector.
+    Windows,
+    /// Linux NIC DCB through iproute2 `dcb`, `ethtool`, `devlink`, `mlnx_qos`, `mlxconfig`.
+    Linux,
     /// ESXi storage paths and version through `esxcli`.
     Esxi,
 }
@@ -29,6 +37,8 @@ impl SourceKind {
     pub fn as_str(self) -> &'static str {
         match self {
             SourceKind::Redfish => "redfish",
+            SourceKind::Windows => "windows",
+            SourceKind::Linux => "linux",
             SourceKind::Esxi => "esxi",
         }
     }
@@ -45,6 +55,10 @@ impl fmt::Display for SourceKind {
 pub enum SourceSpec {
     /// A BMC or a mockup folder.
     Redfish(RedfishLocation),
+    /// A Windows host's collector, run locally, over ssh, or recorded in a folder.
+    Windows(Location),
+    /// A Linux host's NIC tools, run locally, over ssh, or recorded in a folder.
+    Linux(Location),
     /// An ESXi host's commands, run locally, over ssh, or recorded in a folder.
     Esxi(Location),
 }
@@ -56,7 +70,7 @@ pub enum BadSource {
     #[error("{0:?}: expected KIND=LOCATION, e.g. esxi=ssh://root@esx01")]
     Shape(String),
     /// An unknown kind.
-    #[error("{0:?}: unknown source kind (known: redfish, esxi)")]
+    #[error("{0:?}: unknown source kind (known: redfish, windows, linux, esxi)")]
     Kind(String),
     /// A bad command location.
     #[error(transparent)]
@@ -74,6 +88,8 @@ impl SourceSpec {
             .ok_or_else(|| BadSource::Shape(redfish::redact_userinfo(text)))?;
         match kind {
             "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
+            "windows" => Ok(SourceSpec::Windows(Location::parse(location)?)),
+            "linux" => Ok(SourceSpec::Linux(Location::parse(location)?)),
             "esxi" => Ok(SourceSpec::Esxi(Location::parse(location)?)),
             other => Err(BadSource::Kind(redfish::redact_userinfo(other))),
         }
@@ -83,6 +99,8 @@ impl SourceSpec {
     pub fn kind(&self) -> SourceKind {
         match self {
             SourceSpec::Redfish(_) => SourceKind::Redfish,
+            SourceSpec::Windows(_) => SourceKind::Windows,
+            SourceSpec::Linux(_) => SourceKind::Linux,
             SourceSpec::Esxi(_) => SourceKind::Esxi,
         }
     }
@@ -97,14 +115,34 @@ pub struct CaptureOptions {
     pub redfish: RedfishOptions,
 }
 
+/// A capture: the snapshot, and notes for the operator that are not facts.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// The snapshot.
+    pub snapshot: Snapshot,
+    /// Things worth saying, e.g. adapters that could not be joined to the BMC's view.
+    pub notes: Vec<String>,
+}
+
+/// Notes for adapters the OS reported without a MAC.
+pub fn unjoined_notes(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| {
+            format!("adapter {name:?} has no MAC in the OS data: keyed by name ({}), it cannot join the BMC's view of its port", nic::port_key(None, "name", name))
+        })
+        .collect()
+}
+
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
 /// fatal.
-pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOptions) -> Snapshot {
+pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOptions) -> Captured {
     let captured_at = jiff::Timestamp::now()
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now());
     let mut facts = Facts::new();
     let mut records = Vec::with_capacity(sources.len());
+    let mut notes = Vec::new();
     for source in sources {
         let name = source.kind().to_string();
         let (record, source_facts) = match source {
@@ -113,6 +151,29 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
                 let record = SourceRecord {
                     name,
                     target: capture.target,
+                    status: capture.status,
+                    error: capture.error,
+                };
+                (record, capture.facts)
+            }
+            SourceSpec::Windows(location) => {
+                let transport = transport::for_location(location, &options.process);
+                let capture = windows::capture(transport.as_ref());
+                notes.extend(unjoined_notes(&capture.unjoined));
+                let record = SourceRecord {
+                    name,
+                    target: transport.target(),
+                    status: capture.status,
+                    error: capture.error,
+                };
+                (record, capture.facts)
+            }
+            SourceSpec::Linux(location) => {
+                let transport = transport::for_location(location, &options.process);
+                let capture = linux::capture(transport.as_ref());
+                let record = SourceRecord {
+                    name,
+                    target: transport.target(),
                     status: capture.status,
                     error: capture.error,
                 };
@@ -133,11 +194,12 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
         facts.extend(source_facts);
         records.push(record);
     }
-    Snapshot {
+    let snapshot = Snapshot {
         host,
         captured_at,
         tool: crate::tool_version(),
         sources: records,
         facts,
-    }
+    };
+    Captured { snapshot, notes }
 }

@@ -73,6 +73,27 @@ pub static INVARIANTS: &[Invariant] = &[
         check: psp_rr_on_reserved_device,
     },
     Invariant {
+        id: "pfc-priority-mismatch",
+        default_severity: Severity::Block,
+        summary: "The host configures PFC on a priority, but an RDMA adapter's operational flow control on it is off (or QoS is disabled on the adapter).",
+        why: "RDMA storage traffic on that priority travels without pause frames: under congestion it drops, and RoCE recovers slowly.",
+        check: pfc_priority_mismatch,
+    },
+    Invariant {
+        id: "dcbx-willing",
+        default_severity: Severity::Block,
+        summary: "DCBX Willing is on for the host or an adapter (Validate-DCB expects it off).",
+        why: "A willing host accepts the switch's DCB settings over its own, so a switch change silently rewrites PFC and ETS on the hosts.",
+        check: dcbx_willing,
+    },
+    Invariant {
+        id: "firmware-lldp-agent-active",
+        default_severity: Severity::Block,
+        summary: "The NIC firmware's own LLDP/DCBX agent is active while the host runs DCB in non-willing mode.",
+        why: "Two DCBX agents on one port compete: the firmware's (re-enabled by many Mellanox/NVIDIA firmware updates) overrides the host's PFC/ETS. Disable it (mlxconfig LLDP_NB_DCBX_P<n>=0) or let the host manage DCB only.",
+        check: firmware_lldp_agent_active,
+    },
+    Invariant {
         id: "psp-differs-from-satp-default",
         default_severity: Severity::Info,
         summary: "A device's path selection policy differs from the default its SATP claim rules give it.",
@@ -82,11 +103,17 @@ pub static INVARIANTS: &[Invariant] = &[
 ];
 
 fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
-    let configured: Vec<u32> = children(facts, "host/qos/flow_control/priority/")
-        .filter(|(_, value)| value.as_bool() == Some(true))
-        .filter_map(|(priority, _)| priority.parse().ok())
+    let host_pfc: Vec<(u32, bool)> = children(facts, "host/qos/flow_control/priority/")
+        .filter_map(|(priority, value)| Some((priority.parse().ok()?, value.as_bool()?)))
         .collect();
-    if configured.is_empty() {
+    let configured: Vec<u32> = host_pfc
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(p, _)| *p)
+        .collect();
+    // Host PFC captured and off everywhere: nothing to enforce. Not captured at all (a pasted
+    // Get-NetAdapterQos): a QoS-enabled adapter that ignores the OS is still the finding.
+    if !host_pfc.is_empty() && configured.is_empty() {
         return Vec::new();
     }
     let mut violations = Vec::new();
@@ -136,11 +163,126 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         if let Some((path, _)) = causes.first() {
             let reasons: Vec<&str> = causes.iter().map(|(_, r)| r.as_str()).collect();
             let priorities: Vec<String> = configured.iter().map(u32::to_string).collect();
+            let configuration = if priorities.is_empty() {
+                "(the host's PFC priorities were not captured)".to_owned()
+            } else {
+                format!(
+                    "(PFC on priority {}); storage traffic on that priority has no flow control",
+                    priorities.join(", ")
+                )
+            };
             violations.push(violation(facts, path, format!(
-                "adapter {} has QoS enabled but {}: it is not enforcing the OS PFC configuration (PFC on priority {}); storage traffic on that priority has no flow control",
+                "adapter {} has QoS enabled but {}: it is not enforcing the OS PFC configuration {configuration}",
                 port.label(),
                 reasons.join(", and "),
-                priorities.join(", "),
+            )));
+        }
+    }
+    violations
+}
+
+fn pfc_priority_mismatch(facts: &Facts) -> Vec<Violation> {
+    let configured: Vec<String> = children(facts, "host/qos/flow_control/priority/")
+        .filter(|(_, value)| value.as_bool() == Some(true))
+        .map(|(priority, _)| priority.to_owned())
+        .collect();
+    if configured.is_empty() {
+        return Vec::new();
+    }
+    let mut violations = Vec::new();
+    for mac in ports(facts) {
+        let port = Port { facts, mac };
+        let rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
+        if !rdma {
+            continue;
+        }
+        match port.get("os/qos_enabled").and_then(FactValue::as_bool) {
+            // QoS-enabled adapters are pfc-not-operational's to judge.
+            Some(true) => {}
+            Some(false) => violations.push(violation(facts, &port.path("os/qos_enabled"), format!(
+                "RDMA adapter {} has QoS (DCB) disabled, so the host's PFC on priority {} is not applied to it",
+                port.label(),
+                configured.join(", ")
+            ))),
+            None => {
+                let off: Vec<&str> = configured
+                    .iter()
+                    .filter(|p| port.get(&format!("os/flow_control/operational/priority/{p}")).and_then(FactValue::as_bool) == Some(false))
+                    .map(String::as_str)
+                    .collect();
+                if let Some(first) = off.first() {
+                    violations.push(violation(facts, &port.path(&format!("os/flow_control/operational/priority/{first}")), format!(
+                        "RDMA adapter {} runs without PFC on priority {}, which the host configures for storage traffic",
+                        port.label(),
+                        off.join(", ")
+                    )));
+                }
+            }
+        }
+    }
+    violations
+}
+
+fn dcbx_willing(facts: &Facts) -> Vec<Violation> {
+    let mut violations = Vec::new();
+    if facts
+        .get("host/qos/dcbx_willing")
+        .and_then(FactValue::as_bool)
+        == Some(true)
+    {
+        violations.push(violation(
+            facts,
+            "host/qos/dcbx_willing",
+            "the host's DCBX Willing is on: it accepts the switch's DCB configuration over its own"
+                .to_owned(),
+        ));
+    }
+    for mac in ports(facts) {
+        let port = Port { facts, mac };
+        if port.get("os/dcbx_willing").and_then(FactValue::as_bool) == Some(true) {
+            violations.push(violation(facts, &port.path("os/dcbx_willing"), format!(
+                "adapter {}: DCBX Willing is on, so the switch's DCB settings replace the host's",
+                port.label()
+            )));
+        }
+    }
+    violations
+}
+
+fn firmware_lldp_agent_active(facts: &Facts) -> Vec<Violation> {
+    let host_willing = facts
+        .get("host/qos/dcbx_willing")
+        .and_then(FactValue::as_bool);
+    let mut violations = Vec::new();
+    for mac in ports(facts) {
+        let port = Port { facts, mac };
+        let firmware_dcbx =
+            port.get("os/dcbx_control").and_then(FactValue::as_text) == Some("firmware");
+        let firmware_agent = port
+            .get("os/firmware_lldp/dcbx")
+            .and_then(FactValue::as_bool)
+            == Some(true);
+        if !(firmware_dcbx || firmware_agent) {
+            continue;
+        }
+        // The host runs DCB itself, not willing: it expects to be the only DCBX agent.
+        let willing = port
+            .get("os/dcbx_willing")
+            .and_then(FactValue::as_bool)
+            .or(host_willing);
+        let host_dcb = port.get("os/dcb_supported").and_then(FactValue::as_bool) != Some(false);
+        if willing == Some(false) && host_dcb {
+            let (path, what) = if firmware_agent {
+                (
+                    "os/firmware_lldp/dcbx",
+                    "the NIC firmware's LLDP DCBX agent is enabled (mlxconfig LLDP_NB_DCBX)",
+                )
+            } else {
+                ("os/dcbx_control", "DCBX is firmware controlled")
+            };
+            violations.push(violation(facts, &port.path(path), format!(
+                "adapter {}: {what} while the host runs DCB in non-willing mode; the firmware agent overrides the host's PFC/ETS",
+                port.label()
             )));
         }
     }

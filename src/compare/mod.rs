@@ -46,7 +46,7 @@ pub fn judge(
         for change in changes(&baseline.snapshot().facts, facts) {
             let class = policy.classify_change(change.path);
             let finding = change_finding(&change, &class);
-            if change.path.as_str().starts_with("firmware/") {
+            if is_firmware_version(change.path.as_str()) {
                 firmware_changes.push(finding.clone());
             }
             if class.severity != Severity::Ignore {
@@ -133,6 +133,12 @@ pub fn judge(
         counts,
         findings,
     }
+}
+
+/// Firmware inventory facts, and NIC firmware versions the OS reports.
+fn is_firmware_version(path: &str) -> bool {
+    path.starts_with("firmware/")
+        || (path.starts_with("nic/") && path.ends_with("/os/firmware/version"))
 }
 
 fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {

@@ -1,6 +1,8 @@
 //! A throw-away OpenSSH server on 127.0.0.1 for transport tests: its own host key, one
 //! authorized client key, and a PATH of stand-in commands.
 
+#![allow(dead_code)] // each test binary uses a different subset
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory, link};
 use super::vendors::{self, Vendor};
+use crate::collect::nic::{NicFacts, Side, port_key, scalar};
 use crate::model::{FlowControl, MacAddr};
-use crate::snapshot::{FactPath, FactValue, Facts, path_segment};
+use crate::snapshot::{FactPath, Facts, path_segment};
 
 /// The facts of a crawled service.
 pub fn normalize(inventory: &Inventory) -> Facts {
@@ -24,47 +25,6 @@ pub fn normalize(inventory: &Inventory) -> Facts {
     }
     firmware_facts(&inventory.firmware, &mut facts);
     facts
-}
-
-/// Writes the facts of one NIC port or function: `nic/<key>/bmc/<leaf>`.
-pub struct NicFacts<'a> {
-    facts: &'a mut Facts,
-    key: String,
-}
-
-impl<'a> NicFacts<'a> {
-    /// Facts of the port keyed by `mac`, or by `fallback` (a port or function id) without one.
-    pub fn new(facts: &'a mut Facts, mac: Option<MacAddr>, fallback: &str) -> Self {
-        let key = match mac {
-            Some(mac) => mac.to_string(),
-            None => format!("port-{}", path_segment(&fallback.to_ascii_lowercase())),
-        };
-        NicFacts { facts, key }
-    }
-
-    /// Sets `nic/<key>/bmc/<leaf>`.
-    pub fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
-        let path = FactPath::new(format!("nic/{}/bmc/{leaf}", self.key))
-            .expect("NIC keys and leaves are valid segments");
-        self.facts.insert(path, value.into());
-    }
-
-    /// Sets `nic/<key>/bmc/<leaf>` when `value` is a JSON scalar.
-    pub fn set_scalar(&mut self, leaf: &str, value: &Value) {
-        if let Some(value) = scalar(value) {
-            self.set(leaf, value);
-        }
-    }
-}
-
-/// A JSON scalar as a fact value; `null`, arrays and objects give `None`.
-pub fn scalar(value: &Value) -> Option<FactValue> {
-    match value {
-        Value::Bool(b) => Some((*b).into()),
-        Value::Number(n) => serde_json::from_value(Value::Number(n.clone())).ok(),
-        Value::String(s) => Some(s.as_str().into()),
-        _ => None,
-    }
 }
 
 /// Whether an attribute name says it holds a secret.
@@ -138,7 +98,8 @@ fn adapter_facts(adapter: &AdapterInventory, vendor: Vendor, facts: &mut Facts) 
                     })
                     .and_then(|f| function_mac(&f.function))
             });
-        let mut nic = NicFacts::new(facts, mac, &port_id);
+        let key = port_key(mac, "port", &port_id);
+        let mut nic = NicFacts::new(facts, Side::Bmc, &key);
         nic.set("adapter", adapter_id.as_str());
         nic.set("port", port_id.as_str());
         nic.set_scalar(
@@ -173,7 +134,8 @@ fn adapter_facts(adapter: &AdapterInventory, vendor: Vendor, facts: &mut Facts) 
     }
     for function in functions {
         let mac = function_mac(&function.function);
-        let mut nic = NicFacts::new(facts, mac, &id_of(&function.function));
+        let key = port_key(mac, "port", &id_of(&function.function));
+        let mut nic = NicFacts::new(facts, Side::Bmc, &key);
         nic.set("function", id_of(&function.function).as_str());
         vendors::function_facts(vendor, function, &mut nic);
     }
@@ -184,7 +146,8 @@ fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut Facts) {
         let mac =
             mac_of(&interface["PermanentMACAddress"]).or_else(|| mac_of(&interface["MACAddress"]));
         if let Some(mac) = mac {
-            NicFacts::new(facts, Some(mac), "").set("interface", id_of(interface).as_str());
+            NicFacts::new(facts, Side::Bmc, &mac.to_string())
+                .set("interface", id_of(interface).as_str());
         }
     }
     let password_attributes: Vec<&str> = system

@@ -255,3 +255,103 @@ fn ports_are_found_by_identity_segment() {
     let found: Vec<&str> = ports(&f).collect();
     assert_eq!(found, vec!["aa-b", "aa", "ab"]);
 }
+
+#[test]
+fn pfc_not_operational_without_captured_host_pfc_still_sees_an_adapter_ignoring_the_os() {
+    let mut f = with(&[("{n}/os/dcbx_support/current", "none".into())]);
+    f.retain(|p, _| !p.as_str().starts_with("host/"));
+    let found = run("pfc-not-operational", &f);
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0]
+            .message
+            .contains("the host's PFC priorities were not captured"),
+        "{}",
+        found[0].message
+    );
+}
+
+#[test]
+fn pfc_priority_mismatch_covers_rdma_adapters_without_a_qos_verdict() {
+    // QoS disabled on an RDMA adapter.
+    let found = run(
+        "pfc-priority-mismatch",
+        &with(&[("{n}/os/qos_enabled", false.into())]),
+    );
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0].message.contains("QoS (DCB) disabled"),
+        "{}",
+        found[0].message
+    );
+    // No QoS flag (Linux): operational PFC off on the configured priority.
+    let mut linux = with(&[("{n}/os/flow_control/operational/priority/3", false.into())]);
+    linux.remove(format!("nic/{MAC}/os/qos_enabled").as_str());
+    let found = run("pfc-priority-mismatch", &linux);
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0].message.contains("without PFC on priority 3"),
+        "{}",
+        found[0].message
+    );
+    // QoS-enabled adapters are left to pfc-not-operational.
+    assert!(
+        run(
+            "pfc-priority-mismatch",
+            &with(&[("{n}/os/flow_control/operational/priority/3", false.into())])
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn dcbx_willing_fires_for_host_and_adapter() {
+    let found = run(
+        "dcbx-willing",
+        &with(&[
+            ("host/qos/dcbx_willing", true.into()),
+            ("{n}/os/dcbx_willing", true.into()),
+        ]),
+    );
+    assert_eq!(found.len(), 2);
+    assert!(
+        run(
+            "dcbx-willing",
+            &with(&[("host/qos/dcbx_willing", false.into())])
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn firmware_lldp_agent_active_needs_a_non_willing_host() {
+    let agent = [
+        ("{n}/os/firmware_lldp/dcbx", FactValue::from(true)),
+        ("{n}/os/dcbx_willing", false.into()),
+    ];
+    let found = run("firmware-lldp-agent-active", &with(&agent));
+    assert_eq!(found.len(), 1);
+    assert!(
+        found[0].message.contains("LLDP DCBX agent is enabled"),
+        "{}",
+        found[0].message
+    );
+    let controlled = [
+        ("{n}/os/dcbx_control", FactValue::from("firmware")),
+        ("host/qos/dcbx_willing", false.into()),
+    ];
+    assert_eq!(
+        run("firmware-lldp-agent-active", &with(&controlled)).len(),
+        1
+    );
+    let willing = [
+        ("{n}/os/firmware_lldp/dcbx", FactValue::from(true)),
+        ("{n}/os/dcbx_willing", true.into()),
+    ];
+    assert!(run("firmware-lldp-agent-active", &with(&willing)).is_empty());
+    let os_controlled = [
+        ("{n}/os/dcbx_control", FactValue::from("os")),
+        ("{n}/os/dcbx_willing", false.into()),
+    ];
+    assert!(run("firmware-lldp-agent-active", &with(&os_controlled)).is_empty());
+}

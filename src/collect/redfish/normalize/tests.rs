@@ -2,6 +2,7 @@ use super::*;
 use crate::collect::redfish::crawl::{
     AdapterInventory, FunctionInventory, Inventory, SystemInventory,
 };
+use crate::snapshot::FactValue;
 use serde_json::json;
 
 fn facts_of(inventory: &Inventory) -> Facts {

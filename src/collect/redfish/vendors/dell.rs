@@ -2,7 +2,8 @@
 //! pending values in its `Settings`.
 
 use super::super::crawl::FunctionInventory;
-use super::super::normalize::{NicFacts, is_secret_name, scalar};
+use super::super::normalize::is_secret_name;
+use crate::collect::nic::{NicFacts, scalar};
 use crate::model::DcbxMode;
 use crate::snapshot::path_segment;
 
@@ -104,8 +105,8 @@ mod tests {
         let mut facts = Facts::new();
         let mut nic = NicFacts::new(
             &mut facts,
-            crate::model::MacAddr::parse("e4:3d:1a:13:27:f0"),
-            "x",
+            crate::collect::nic::Side::Bmc,
+            "e4:3d:1a:13:27:f0",
         );
         function_facts(&function, &mut nic);
         let get = |leaf: &str| {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::super::normalize::NicFacts;
+use crate::collect::nic::NicFacts;
 
 /// Adapter-level facts of every port of an HPE adapter.
 pub fn adapter_facts(adapter: &Value, nic: &mut NicFacts<'_>) {
@@ -82,8 +82,8 @@ mod tests {
         let mut facts = Facts::new();
         let mut nic = NicFacts::new(
             &mut facts,
-            crate::model::MacAddr::parse("00:11:22:33:44:55"),
-            "x",
+            crate::collect::nic::Side::Bmc,
+            "00:11:22:33:44:55",
         );
         adapter_facts(&adapter, &mut nic);
         port_facts(&port, &mut nic);

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::super::normalize::{NicFacts, scalar};
+use crate::collect::nic::{NicFacts, scalar};
 use crate::model::{DcbxMode, MacAddr};
 use crate::snapshot::{Facts, path_segment};
 
@@ -47,7 +47,7 @@ pub fn bios_facts(bios: &Value, secret: &dyn Fn(&str) -> bool, facts: &mut Facts
         let (Some((mac, rest)), Some(_)) = (split_mac(name), scalar(value)) else {
             continue;
         };
-        let mut nic = NicFacts::new(facts, Some(mac), "");
+        let mut nic = NicFacts::new(facts, crate::collect::nic::Side::Bmc, &mac.to_string());
         nic.set_scalar(&format!("hii/{}", path_segment(&rest)), value);
         let upper = rest.to_ascii_uppercase();
         if let Some(text) = value.as_str() {

@@ -9,7 +9,7 @@ mod nvidia;
 use serde_json::Value;
 
 use super::crawl::{AdapterInventory, FunctionInventory};
-use super::normalize::NicFacts;
+use crate::collect::nic::NicFacts;
 use crate::model::MacAddr;
 use crate::snapshot::Facts;
 

@@ -1,0 +1,63 @@
+//! `driftgate import`.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use driftgate::collect::encoding::decode_text;
+use driftgate::collect::{unjoined_notes, windows};
+use driftgate::fsutil::write_atomic;
+use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
+
+use super::Context;
+use crate::exit::Outcome;
+
+/// Import subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Turn `Get-NetAdapterQos` text (as pasted into a ticket; UTF-8 or the UTF-16 that
+    /// PowerShell's `>` writes) into a snapshot. A `Get-NetQosFlowControl` table in the same
+    /// file adds the host's PFC priorities. Unparseable input is an error naming the line.
+    WindowsQos {
+        /// The text file.
+        file: PathBuf,
+        /// Host name recorded in the snapshot.
+        #[arg(long)]
+        host: HostName,
+        /// Write the snapshot here (atomically) instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+}
+
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let Command::WindowsQos { file, host, out } = command;
+    let origin = file.display().to_string();
+    let bytes = std::fs::read(&file).with_context(|| format!("{origin}: cannot read"))?;
+    let text = decode_text(&bytes).with_context(|| format!("{origin}: cannot decode"))?;
+    let (facts, names) = windows::text::parse(&text)
+        .with_context(|| format!("{origin}: not Get-NetAdapterQos output"))?;
+    let snapshot = Snapshot {
+        host,
+        captured_at: jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or_else(|_| jiff::Timestamp::now()),
+        tool: driftgate::tool_version(),
+        sources: vec![SourceRecord {
+            name: "windows".into(),
+            target: format!("import:{origin}"),
+            status: SourceStatus::Complete,
+            error: None,
+        }],
+        facts,
+    };
+    for note in unjoined_notes(&names) {
+        ctx.printer.warn(&note);
+    }
+    let json = snapshot.to_canonical_json();
+    match out {
+        Some(out) => write_atomic(&out, json.as_bytes())
+            .with_context(|| format!("{}: cannot write", out.display()))?,
+        None => ctx.printer.stdout(|w| w.write_all(json.as_bytes()))?,
+    }
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,405 @@
+//! The `linux` source: NIC DCB state through iproute2 `dcb`, `ethtool`, `devlink`, and the
+//! Mellanox tools `mlnx_qos` and `mlxconfig` when present, over any command transport.
+//!
+//! Physical Ethernet ports come from `ip -j -d link show` (bonds, VLANs and bridges are
+//! skipped), keyed by permanent MAC. Recorded files in a `dir:` folder, one per command:
+//! `ip-link.json`, `dcb-{ets,pfc,dcbx}-IF.json`, `ethtool-pause-IF.json` (or `.txt`, the text
+//! form), `ethtool-driver-IF.txt`, `mlnx_qos-IF.txt`, `devlink-info.json`,
+//! `mlxconfig-PCI.txt` (`mlxconfig -d PCI -e query`). A device without DCB ("Operation not
+//! supported") is a fact, `dcb_supported = false`, not a failure; `mlnx_qos`, `mlxconfig` and
+//! `devlink` are read when present.
+
+pub mod parse;
+
+use std::collections::BTreeMap;
+
+use super::nic::{DcbTables, NicFacts, Side, port_key};
+use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use crate::model::MacAddr;
+use crate::snapshot::{Facts, SourceStatus};
+use parse::{DcbxControl, MlxConfig};
+
+/// What a capture of the `linux` source read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The facts.
+    pub facts: Facts,
+    /// Complete, partial or failed.
+    pub status: SourceStatus,
+    /// What went wrong, one clause per failed command.
+    pub error: Option<String>,
+}
+
+/// Whether a missing tool is the host's business or a gap in the capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Required,
+    Optional,
+}
+
+struct Session<'a> {
+    transport: &'a dyn CommandTransport,
+    errors: Vec<String>,
+    unreachable: bool,
+}
+
+impl Session<'_> {
+    /// Runs a command; `None` (with the error recorded, unless optional and absent) when it
+    /// could not give an answer.
+    fn run(&mut self, file: &str, argv: &[&str], need: Need) -> Option<CommandOutput> {
+        if self.unreachable {
+            return None;
+        }
+        let spec = CommandSpec { file, argv };
+        match self.transport.run(&spec) {
+            Ok(output) if output.status == 127 && need == Need::Optional => None,
+            Ok(output) => Some(output),
+            Err(TransportError::NotRecorded { .. }) if need == Need::Optional => None,
+            Err(e) => {
+                self.unreachable = matches!(
+                    e,
+                    TransportError::Timeout { .. } | TransportError::Connect { .. }
+                );
+                self.errors.push(e.to_string());
+                None
+            }
+        }
+    }
+
+    /// Runs a command that must succeed and parses its standard output.
+    fn parsed<T>(
+        &mut self,
+        file: &str,
+        argv: &[&str],
+        need: Need,
+        parser: impl Fn(&str) -> Result<T, parse::ParseError>,
+    ) -> Option<T> {
+        let output = self.run(file, argv, need)?;
+        let command = argv.join(" ");
+        let target = self.transport.target();
+        if output.status != 0 {
+            self.errors.push(format!(
+                "{target}: `{command}` exited with status {}: {}",
+                output.status,
+                output.stderr_line()
+            ));
+            return None;
+        }
+        let text = String::from_utf8_lossy(&output.stdout);
+        parser(&text)
+            .map_err(|e| {
+                self.errors
+                    .push(format!("{target}: `{command}` output ({file}): {e}"))
+            })
+            .ok()
+    }
+}
+
+/// Reads the Linux host behind `transport`.
+pub fn capture(transport: &dyn CommandTransport) -> Capture {
+    let mut session = Session {
+        transport,
+        errors: Vec::new(),
+        unreachable: false,
+    };
+    let mut facts = Facts::new();
+    let Some(links) = session.parsed(
+        "ip-link.json",
+        &["ip", "-j", "-d", "link", "show"],
+        Need::Required,
+        parse::parse_ip_link,
+    ) else {
+        return Capture {
+            facts,
+            status: SourceStatus::Failed,
+            error: Some(session.errors.join("; ")),
+        };
+    };
+    let devlink = session.parsed(
+        "devlink-info.json",
+        &["devlink", "-j", "dev", "info"],
+        Need::Optional,
+        parse::parse_devlink_info,
+    );
+    let mut mlxconfig: BTreeMap<String, Option<MlxConfig>> = BTreeMap::new();
+    let physical = links
+        .iter()
+        .filter(|l| l.link_type == "ether" && l.kind.is_none());
+    for link in physical {
+        if session.unreachable {
+            break;
+        }
+        let name = link.name.as_str();
+        let mac = link
+            .permanent_address
+            .as_deref()
+            .or(link.address.as_deref())
+            .and_then(MacAddr::parse)
+            .filter(|m| !m.is_zero());
+        let key = port_key(mac, "name", name);
+        let mut nic = NicFacts::new(&mut facts, Side::Os, &key);
+        nic.set("name", name);
+        let driver = session.parsed(
+            &format!("ethtool-driver-{name}.txt"),
+            &["ethtool", "-i", name],
+            Need::Required,
+            parse::parse_ethtool_driver_info,
+        );
+        if let Some(driver) = &driver {
+            nic.set("driver/name", driver.driver.as_str());
+            if let Some(version) = &driver.version {
+                nic.set("driver/version", version.as_str());
+            }
+            if let Some(firmware) = &driver.firmware_version {
+                nic.set("firmware/version", firmware.as_str());
+            }
+        }
+        dcb_facts(&mut session, name, &mut nic);
+        pause_facts(&mut session, name, &mut nic);
+        if let Some(qos) = session.parsed(
+            &format!("mlnx_qos-{name}.txt"),
+            &["mlnx_qos", "-i", name],
+            Need::Optional,
+            parse::parse_mlnx_qos,
+        ) {
+            if let Some(control) = qos.dcbx {
+                nic.set(
+                    "dcbx_control",
+                    if control == DcbxControl::Firmware {
+                        "firmware"
+                    } else {
+                        "os"
+                    },
+                );
+            }
+            if let Some(trust) = &qos.trust {
+                nic.set("trust", trust.as_str());
+            }
+        }
+        let Some(bus) = driver.as_ref().and_then(|d| d.bus_info.clone()) else {
+            continue;
+        };
+        if let Some(device) = devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
+            for (key, _, stored) in device.pending_update() {
+                nic.set(
+                    &format!("firmware/pending/{}", crate::snapshot::path_segment(&key)),
+                    stored.as_str(),
+                );
+            }
+        }
+        if driver.as_ref().is_some_and(|d| d.driver.starts_with("mlx")) {
+            let config = mlxconfig
+                .entry(bus.clone())
+                .or_insert_with(|| {
+                    session.parsed(
+                        &format!("mlxconfig-{bus}.txt"),
+                        &["mlxconfig", "-d", &bus, "-e", "query"],
+                        Need::Optional,
+                        parse::parse_mlxconfig_query,
+                    )
+                })
+                .clone();
+            if let Some(config) = config {
+                mlxconfig_facts(&config, port_number(&bus), &mut nic);
+            }
+        }
+    }
+    let status = if session.errors.is_empty() {
+        SourceStatus::Complete
+    } else {
+        SourceStatus::Partial
+    };
+    Capture {
+        facts,
+        status,
+        error: (!session.errors.is_empty()).then(|| session.errors.join("; ")),
+    }
+}
+
+/// `dcb ets/pfc/dcbx show dev IF`; "Operation not supported" means the device has no DCB.
+fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
+    let ets_file = format!("dcb-ets-{name}.json");
+    let Some(ets) = session.run(
+        &ets_file,
+        &["dcb", "-j", "ets", "show", "dev", name],
+        Need::Required,
+    ) else {
+        return;
+    };
+    if ets.status != 0 && parse::dcb_unsupported(&String::from_utf8_lossy(&ets.stderr)) {
+        nic.set("dcb_supported", false);
+        return;
+    }
+    if ets.status != 0 {
+        let target = session.transport.target();
+        session.errors.push(format!(
+            "{target}: `dcb -j ets show dev {name}` exited with status {}: {}",
+            ets.status,
+            ets.stderr_line()
+        ));
+        return;
+    }
+    let ets = match parse::parse_dcb_ets(&String::from_utf8_lossy(&ets.stdout)) {
+        Ok(ets) => ets,
+        Err(e) => {
+            let target = session.transport.target();
+            session.errors.push(format!(
+                "{target}: `dcb -j ets show dev {name}` output ({ets_file}): {e}"
+            ));
+            return;
+        }
+    };
+    nic.set("dcb_supported", true);
+    if let Some(willing) = ets.willing {
+        nic.set("dcbx_willing", willing);
+    }
+    let pfc = session.parsed(
+        &format!("dcb-pfc-{name}.json"),
+        &["dcb", "-j", "pfc", "show", "dev", name],
+        Need::Required,
+        parse::parse_dcb_pfc,
+    );
+    nic.dcb(
+        "operational",
+        &DcbTables {
+            priority_tc: ets.priority_tc,
+            algorithm: ets
+                .tc_algorithm
+                .iter()
+                .map(|a| a.to_ascii_lowercase())
+                .collect(),
+            bandwidth: ets.tc_bandwidth,
+            pfc: pfc.map(|p| p.enabled).unwrap_or_default(),
+        },
+    );
+    if let Some(dcbx) = session.parsed(
+        &format!("dcb-dcbx-{name}.json"),
+        &["dcb", "-j", "dcbx", "show", "dev", name],
+        Need::Required,
+        parse::parse_dcb_dcbx,
+    ) {
+        nic.set(
+            "dcbx_control",
+            if dcbx.lld_managed {
+                "firmware"
+            } else if dcbx.host {
+                "os"
+            } else {
+                "none"
+            },
+        );
+        let support = match (dcbx.ieee, dcbx.cee) {
+            (true, true) => "ieee+cee",
+            (true, false) => "ieee",
+            (false, true) => "cee",
+            (false, false) => "none",
+        };
+        nic.set("dcbx_support/current", support);
+    }
+}
+
+/// `ethtool --json -a IF`, or its text form on an older ethtool.
+fn pause_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
+    let json_file = format!("ethtool-pause-{name}.json");
+    let pause = match session.run(
+        &json_file,
+        &["ethtool", "--json", "-a", name],
+        Need::Optional,
+    ) {
+        Some(output) if output.status == 0 => {
+            parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout))
+                .ok()
+                .map(Some)
+        }
+        Some(output) if parse::ethtool_unsupported(&String::from_utf8_lossy(&output.stderr)) => {
+            Some(None)
+        }
+        _ => None,
+    };
+    let pause = match pause {
+        Some(pause) => pause,
+        None => {
+            let text_file = format!("ethtool-pause-{name}.txt");
+            let Some(output) = session.run(&text_file, &["ethtool", "-a", name], Need::Required)
+            else {
+                return;
+            };
+            let text = format!(
+                "{}\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            match parse::parse_ethtool_pause_text(&text) {
+                Ok(pause) => pause,
+                Err(e) => {
+                    let target = session.transport.target();
+                    session.errors.push(format!(
+                        "{target}: `ethtool -a {name}` output ({text_file}): {e}"
+                    ));
+                    return;
+                }
+            }
+        }
+    };
+    match pause {
+        None => nic.set("pause/supported", false),
+        Some(pause) => {
+            nic.set("pause/autonegotiate", pause.autonegotiate);
+            nic.set("pause/rx", pause.rx);
+            nic.set("pause/tx", pause.tx);
+        }
+    }
+}
+
+/// Port number on a multi-port card from the PCI function (`0000:07:00.1` → 2).
+fn port_number(bus: &str) -> u32 {
+    bus.rsplit('.')
+        .next()
+        .and_then(|f| f.parse::<u32>().ok())
+        .map_or(1, |f| f + 1)
+}
+
+/// The firmware's own LLDP/DCBX agent per port, current and next-boot values.
+fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
+    let suffix = format!("_P{port}");
+    for (key, value) in &config.values {
+        // The other port's parameters belong to the other port.
+        let other_port = key
+            .rsplit_once("_P")
+            .is_some_and(|(_, n)| n.parse::<u32>().is_ok_and(|n| n != port));
+        if other_port {
+            continue;
+        }
+        let current = value.current.as_deref().unwrap_or(&value.next_boot);
+        nic.set(
+            &format!("mlxconfig/{}", crate::snapshot::path_segment(key)),
+            current,
+        );
+        let Some(base) = key.strip_suffix(&suffix) else {
+            continue;
+        };
+        let leaf = match base {
+            "LLDP_NB_DCBX" => "firmware_lldp/dcbx",
+            "LLDP_NB_RX_MODE" => "firmware_lldp/rx_mode",
+            "LLDP_NB_TX_MODE" => "firmware_lldp/tx_mode",
+            "DCBX_IEEE" => "firmware_lldp/ieee",
+            "DCBX_CEE" => "firmware_lldp/cee",
+            "DCBX_WILLING" => "firmware_lldp/willing",
+            _ => continue,
+        };
+        let next_leaf = leaf.replacen("firmware_lldp/", "firmware_lldp/next_boot/", 1);
+        match (parse::mlx_bool(current), value.as_bool()) {
+            (Some(now), Some(next)) => {
+                nic.set(leaf, now);
+                nic.set(&next_leaf, next);
+            }
+            _ => {
+                nic.set(leaf, current.to_ascii_lowercase());
+                nic.set(&next_leaf, value.next_boot.to_ascii_lowercase());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

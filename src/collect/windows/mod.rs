@@ -1,0 +1,88 @@
+//! The `windows` source: NIC QoS/DCB state of a Windows or Azure Local host, read by one
+//! PowerShell collector (embedded here, shipped as `examples/collectors/windows-qos.ps1`)
+//! that prints a JSON document; plus the import of `Get-NetAdapterQos` text from tickets.
+
+pub mod json;
+pub mod text;
+
+use base64::Engine as _;
+
+use super::encoding::decode_text;
+use super::transport::{CommandSpec, CommandTransport};
+use crate::snapshot::{Facts, SourceStatus};
+
+/// The collector script.
+pub const COLLECTOR: &str = include_str!("../../../examples/collectors/windows-qos.ps1");
+
+/// File name of the collector's output in a `dir:` folder.
+pub const RECORDING: &str = "windows-qos.json";
+
+/// What a capture of the `windows` source read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Capture {
+    /// The facts.
+    pub facts: Facts,
+    /// Complete or failed (the collector runs as one unit).
+    pub status: SourceStatus,
+    /// What went wrong.
+    pub error: Option<String>,
+    /// Adapters keyed by name because no MAC was reported for them.
+    pub unjoined: Vec<String>,
+}
+
+/// Runs the collector through `transport` and parses its output.
+pub fn capture(transport: &dyn CommandTransport) -> Capture {
+    let failed = |error: String| Capture {
+        facts: Facts::new(),
+        status: SourceStatus::Failed,
+        error: Some(error),
+        unjoined: Vec::new(),
+    };
+    // -EncodedCommand takes UTF-16LE base64: no quoting through ssh and cmd.exe, no temp file.
+    let script: Vec<u8> = COLLECTOR
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(script);
+    let argv = [
+        "powershell",
+        "-NoProfile",
+        "-NonInteractive",
+        "-ExecutionPolicy",
+        "Bypass",
+        "-EncodedCommand",
+        encoded.as_str(),
+    ];
+    let spec = CommandSpec {
+        file: RECORDING,
+        argv: &argv,
+    };
+    let target = transport.target();
+    let output = match transport.run(&spec) {
+        Ok(output) => output,
+        Err(e) => return failed(e.to_string()),
+    };
+    if output.status != 0 {
+        return failed(format!(
+            "{target}: the PowerShell collector exited with status {}: {}",
+            output.status,
+            output.stderr_line()
+        ));
+    }
+    let text = match decode_text(&output.stdout) {
+        Ok(text) => text,
+        Err(e) => return failed(format!("{target}: collector output ({RECORDING}): {e}")),
+    };
+    match json::parse(&text) {
+        Ok(parsed) => Capture {
+            facts: parsed.facts,
+            status: SourceStatus::Complete,
+            error: None,
+            unjoined: parsed.unjoined,
+        },
+        Err(e) => failed(format!("{target}: collector output ({RECORDING}): {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests;
