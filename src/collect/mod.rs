@@ -7,6 +7,7 @@
 
 pub mod encoding;
 pub mod esxi;
+pub mod lines;
 pub mod linux;
 pub mod nic;
 pub mod redfish;
@@ -15,7 +16,7 @@ pub mod windows;
 
 use std::fmt;
 
-use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord};
+use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
 use transport::{BadLocation, Location, ProcessOptions};
 
@@ -115,6 +116,17 @@ pub struct CaptureOptions {
     pub redfish: RedfishOptions,
 }
 
+/// What one source read: its facts, and whether reading was complete.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceCapture {
+    /// The facts.
+    pub facts: Facts,
+    /// Complete, partial or failed.
+    pub status: SourceStatus,
+    /// What could not be read, naming the command or URI.
+    pub error: Option<String>,
+}
+
 /// A capture: the snapshot, and notes for the operator that are not facts.
 #[derive(Debug, Clone)]
 pub struct Captured {
@@ -134,6 +146,16 @@ pub fn unjoined_notes(names: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Runs a command-based source over the transport for `location`: (target, capture).
+fn commands(
+    location: &Location,
+    options: &ProcessOptions,
+    read: impl FnOnce(&dyn transport::CommandTransport) -> SourceCapture,
+) -> (String, SourceCapture) {
+    let transport = transport::for_location(location, options);
+    (transport.target(), read(transport.as_ref()))
+}
+
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
 /// fatal.
 pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOptions) -> Captured {
@@ -145,52 +167,33 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
     let mut notes = Vec::new();
     for source in sources {
         let name = source.kind().to_string();
-        let (record, source_facts) = match source {
+        let (target, capture) = match source {
             SourceSpec::Redfish(location) => {
                 let capture = redfish::capture(location, &options.redfish);
-                let record = SourceRecord {
-                    name,
-                    target: capture.target,
-                    status: capture.status,
-                    error: capture.error,
-                };
-                (record, capture.facts)
+                (
+                    capture.target,
+                    SourceCapture {
+                        facts: capture.facts,
+                        status: capture.status,
+                        error: capture.error,
+                    },
+                )
             }
-            SourceSpec::Windows(location) => {
-                let transport = transport::for_location(location, &options.process);
-                let capture = windows::capture(transport.as_ref());
+            SourceSpec::Windows(location) => commands(location, &options.process, |transport| {
+                let capture = windows::capture(transport);
                 notes.extend(unjoined_notes(&capture.unjoined));
-                let record = SourceRecord {
-                    name,
-                    target: transport.target(),
-                    status: capture.status,
-                    error: capture.error,
-                };
-                (record, capture.facts)
-            }
-            SourceSpec::Linux(location) => {
-                let transport = transport::for_location(location, &options.process);
-                let capture = linux::capture(transport.as_ref());
-                let record = SourceRecord {
-                    name,
-                    target: transport.target(),
-                    status: capture.status,
-                    error: capture.error,
-                };
-                (record, capture.facts)
-            }
-            SourceSpec::Esxi(location) => {
-                let transport = transport::for_location(location, &options.process);
-                let capture = esxi::capture(transport.as_ref());
-                let record = SourceRecord {
-                    name,
-                    target: transport.target(),
-                    status: capture.status,
-                    error: capture.error,
-                };
-                (record, capture.facts)
-            }
+                capture.source
+            }),
+            SourceSpec::Linux(location) => commands(location, &options.process, linux::capture),
+            SourceSpec::Esxi(location) => commands(location, &options.process, esxi::capture),
         };
+        let record = SourceRecord {
+            name,
+            target,
+            status: capture.status,
+            error: capture.error,
+        };
+        let source_facts = capture.facts;
         facts.extend(source_facts);
         records.push(record);
     }

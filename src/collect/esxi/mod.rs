@@ -13,6 +13,7 @@ use parse::{
     FieldValue, Record, parse_device_list, parse_structure, parse_table, parse_vmware_v, parse_xml,
 };
 
+use super::SourceCapture;
 use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
 use crate::model::Version;
 use crate::snapshot::{FactPath, FactValue, Facts, SourceStatus, path_segment};
@@ -113,19 +114,8 @@ pub const COMMANDS: [Probe; 6] = [
     SATP_RULES,
 ];
 
-/// What a capture of the `esxi` source read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    /// The facts.
-    pub facts: Facts,
-    /// Complete, partial or failed.
-    pub status: SourceStatus,
-    /// What went wrong, one clause per failed command.
-    pub error: Option<String>,
-}
-
 /// Reads the ESXi host behind `transport`.
-pub fn capture(transport: &dyn CommandTransport) -> Capture {
+pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     let mut session = Session {
         transport,
         unreachable: None,
@@ -146,7 +136,7 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         && let Some(unsupported) = version_facts(version, &mut facts)
     {
         let error = format!("{}: {unsupported}", transport.target());
-        return Capture {
+        return SourceCapture {
             facts,
             status: SourceStatus::Failed,
             error: Some(error),
@@ -201,7 +191,7 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         (false, true) => SourceStatus::Partial,
         (false, false) => SourceStatus::Failed,
     };
-    Capture {
+    SourceCapture {
         facts,
         status,
         error: (!errors.is_empty()).then(|| errors.join("; ")),

@@ -7,6 +7,9 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::collect::lines::ParseError;
+use crate::collect::lines::numbered_lines;
+
 /// A field value: text, or a list (XML lists; text lists stay comma-joined text).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FieldValue {
@@ -53,38 +56,12 @@ impl Record {
     }
 }
 
-/// A parse failure at a line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct ParseError {
-    /// 1-based line number (0 when the input as a whole is wrong).
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ParseError {
-    fn at(line: usize, message: impl Into<String>) -> Self {
-        ParseError {
-            line,
-            message: message.into(),
-        }
-    }
-}
-
 /// `Path Selection Policy` → `pathselectionpolicy`.
 pub fn normalize_key(key: &str) -> String {
     key.chars()
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// Lines without line endings (LF or CRLF), numbered from 1.
-fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.trim_end_matches('\r')))
 }
 
 /// Splits `Key: value` (or `Key:` with an empty value).

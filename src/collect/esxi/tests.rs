@@ -1,6 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::collect::SourceCapture;
 use crate::collect::transport::{Location, ProcessOptions, for_location};
 
 fn recorded(state: &str) -> PathBuf {
@@ -9,7 +10,7 @@ fn recorded(state: &str) -> PathBuf {
         .join(state)
 }
 
-fn capture_dir(dir: &Path) -> Capture {
+fn capture_dir(dir: &Path) -> SourceCapture {
     let transport = for_location(
         &Location::Dir(dir.to_path_buf()),
         &ProcessOptions::default(),
@@ -17,7 +18,7 @@ fn capture_dir(dir: &Path) -> Capture {
     capture(transport.as_ref())
 }
 
-fn fact<'a>(capture: &'a Capture, path: &str) -> Option<&'a FactValue> {
+fn fact<'a>(capture: &'a SourceCapture, path: &str) -> Option<&'a FactValue> {
     capture.facts.get(path)
 }
 

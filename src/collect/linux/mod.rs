@@ -13,22 +13,12 @@ pub mod parse;
 
 use std::collections::BTreeMap;
 
+use super::SourceCapture;
 use super::nic::{DcbTables, NicFacts, Side, port_key};
 use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
 use crate::model::MacAddr;
 use crate::snapshot::{Facts, SourceStatus};
 use parse::{DcbxControl, MlxConfig};
-
-/// What a capture of the `linux` source read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    /// The facts.
-    pub facts: Facts,
-    /// Complete, partial or failed.
-    pub status: SourceStatus,
-    /// What went wrong, one clause per failed command.
-    pub error: Option<String>,
-}
 
 /// Whether a missing tool is the host's business or a gap in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +86,7 @@ impl Session<'_> {
 }
 
 /// Reads the Linux host behind `transport`.
-pub fn capture(transport: &dyn CommandTransport) -> Capture {
+pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     let mut session = Session {
         transport,
         errors: Vec::new(),
@@ -109,7 +99,7 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         Need::Required,
         parse::parse_ip_link,
     ) else {
-        return Capture {
+        return SourceCapture {
             facts,
             status: SourceStatus::Failed,
             error: Some(session.errors.join("; ")),
@@ -209,7 +199,7 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
     } else {
         SourceStatus::Partial
     };
-    Capture {
+    SourceCapture {
         facts,
         status,
         error: (!session.errors.is_empty()).then(|| session.errors.join("; ")),

@@ -12,31 +12,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-/// A parse failure at a line (0 when the input as a whole is wrong).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct ParseError {
-    /// 1-based line number, or 0 when the input as a whole is wrong.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ParseError {
-    fn at(line: usize, message: impl Into<String>) -> Self {
-        ParseError {
-            line,
-            message: message.into(),
-        }
-    }
-}
-
-/// Lines without line endings (LF or CRLF), numbered from 1.
-fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .map(|(i, line)| (i + 1, line.trim_end_matches('\r')))
-}
+pub use crate::collect::lines::ParseError;
+use crate::collect::lines::numbered_lines;
 
 /// Rejects blank output, which every tool here prints when it fails.
 fn require_output(text: &str, what: &str) -> Result<(), ParseError> {

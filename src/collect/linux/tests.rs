@@ -1,6 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::collect::SourceCapture;
 use crate::collect::transport::{Location, ProcessOptions, for_location};
 
 fn recorded(state: &str) -> PathBuf {
@@ -9,7 +10,7 @@ fn recorded(state: &str) -> PathBuf {
         .join(state)
 }
 
-fn capture_dir(dir: &Path) -> Capture {
+fn capture_dir(dir: &Path) -> SourceCapture {
     capture(
         for_location(
             &Location::Dir(dir.to_path_buf()),
@@ -28,7 +29,7 @@ fn copy_of(state: &str) -> tempfile::TempDir {
     dir
 }
 
-fn fact(capture: &Capture, path: &str) -> Option<String> {
+fn fact(capture: &SourceCapture, path: &str) -> Option<String> {
     capture.facts.get(path).map(ToString::to_string)
 }
 

@@ -7,6 +7,7 @@ pub mod text;
 
 use base64::Engine as _;
 
+use super::SourceCapture;
 use super::encoding::decode_text;
 use super::transport::{CommandSpec, CommandTransport};
 use crate::snapshot::{Facts, SourceStatus};
@@ -20,12 +21,8 @@ pub const RECORDING: &str = "windows-qos.json";
 /// What a capture of the `windows` source read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capture {
-    /// The facts.
-    pub facts: Facts,
-    /// Complete or failed (the collector runs as one unit).
-    pub status: SourceStatus,
-    /// What went wrong.
-    pub error: Option<String>,
+    /// Facts and status; complete or failed, since the collector runs as one unit.
+    pub source: SourceCapture,
     /// Adapters keyed by name because no MAC was reported for them.
     pub unjoined: Vec<String>,
 }
@@ -33,9 +30,11 @@ pub struct Capture {
 /// Runs the collector through `transport` and parses its output.
 pub fn capture(transport: &dyn CommandTransport) -> Capture {
     let failed = |error: String| Capture {
-        facts: Facts::new(),
-        status: SourceStatus::Failed,
-        error: Some(error),
+        source: SourceCapture {
+            facts: Facts::new(),
+            status: SourceStatus::Failed,
+            error: Some(error),
+        },
         unjoined: Vec::new(),
     };
     // -EncodedCommand takes UTF-16LE base64: no quoting through ssh and cmd.exe, no temp file.
@@ -75,9 +74,11 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
     };
     match json::parse(&text) {
         Ok(parsed) => Capture {
-            facts: parsed.facts,
-            status: SourceStatus::Complete,
-            error: None,
+            source: SourceCapture {
+                facts: parsed.facts,
+                status: SourceStatus::Complete,
+                error: None,
+            },
             unjoined: parsed.unjoined,
         },
         Err(e) => failed(format!("{target}: collector output ({RECORDING}): {e}")),

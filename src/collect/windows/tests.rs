@@ -21,7 +21,7 @@ fn capture_dir(dir: &Path) -> Capture {
 }
 
 fn fact(capture: &Capture, path: &str) -> Option<String> {
-    capture.facts.get(path).map(ToString::to_string)
+    capture.source.facts.get(path).map(ToString::to_string)
 }
 
 const PORT: &str = "nic/00:0a:f7:12:34:56/os";
@@ -31,8 +31,8 @@ fn the_collector_document_becomes_os_and_host_facts_keyed_by_mac() {
     let healthy = capture_dir(&recorded("baseline"));
     assert_eq!(
         (
-            healthy.status,
-            healthy.error.as_deref(),
+            healthy.source.status,
+            healthy.source.error.as_deref(),
             healthy.unjoined.len()
         ),
         (SourceStatus::Complete, None, 0)
@@ -95,8 +95,8 @@ fn a_utf16_recording_reads_like_utf8() {
     utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
     std::fs::write(dir.path().join(RECORDING), utf16).unwrap();
     assert_eq!(
-        capture_dir(dir.path()).facts,
-        capture_dir(&recorded("baseline")).facts
+        capture_dir(dir.path()).source.facts,
+        capture_dir(&recorded("baseline")).source.facts
     );
 }
 
@@ -145,8 +145,8 @@ fn bad_documents_fail_the_source_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(RECORDING), text).unwrap();
         let captured = capture_dir(dir.path());
-        assert_eq!(captured.status, SourceStatus::Failed);
-        let error = captured.error.unwrap();
+        assert_eq!(captured.source.status, SourceStatus::Failed);
+        let error = captured.source.error.unwrap();
         assert!(
             error.contains(needle) && error.contains("windows-qos.json"),
             "{error}"
@@ -160,7 +160,7 @@ fn bad_documents_fail_the_source_with_the_reason() {
         "Get-NetAdapterQos : Access is denied.",
     )
     .unwrap();
-    let error = capture_dir(dir.path()).error.unwrap();
+    let error = capture_dir(dir.path()).source.error.unwrap();
     assert!(
         error.contains("exited with status 1: Get-NetAdapterQos : Access is denied."),
         "{error}"

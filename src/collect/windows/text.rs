@@ -7,24 +7,12 @@
 //! lines (`PS C:\> …`) are skipped; anything else unknown is an error naming its line. The
 //! text carries no MAC, so adapters are keyed by name.
 
+use crate::collect::lines::ParseError;
 use crate::collect::nic::{DcbTables, NicFacts, Side, port_key};
 use crate::snapshot::{FactPath, Facts};
 
-/// A line that is not `Get-NetAdapterQos` output.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}: {message}")]
-pub struct TextError {
-    /// 1-based line.
-    pub line: usize,
-    /// What is wrong.
-    pub message: String,
-}
-
-fn error(line: usize, message: impl Into<String>) -> TextError {
-    TextError {
-        line,
-        message: message.into(),
-    }
+fn error(line: usize, message: impl Into<String>) -> ParseError {
+    ParseError::at(line, message)
 }
 
 /// Which table the lines below a key belong to.
@@ -73,7 +61,7 @@ struct AdapterText {
 
 /// Parses pasted `Get-NetAdapterQos` text (and an optional `Get-NetQosFlowControl` table).
 /// Returns the facts and the names of the adapters, all keyed by name.
-pub fn parse(text: &str) -> Result<(Facts, Vec<String>), TextError> {
+pub fn parse(text: &str) -> Result<(Facts, Vec<String>), ParseError> {
     let mut adapters: Vec<AdapterText> = Vec::new();
     let mut host_pfc: Vec<(u8, bool)> = Vec::new();
     let mut table = Table::None;
@@ -182,7 +170,7 @@ fn field(
     key: &str,
     value: &str,
     number: usize,
-) -> Result<Table, TextError> {
+) -> Result<Table, ParseError> {
     let scope = if key.starts_with("Operational") {
         Scope::Operational
     } else {
@@ -235,7 +223,7 @@ fn capability(
     key: &str,
     value: &str,
     number: usize,
-) -> Result<(), TextError> {
+) -> Result<(), ParseError> {
     let mut values: Vec<String> = Vec::new();
     for word in value.split_whitespace() {
         match values.last_mut() {
@@ -286,7 +274,7 @@ fn capability(
 }
 
 /// ` 0 ETS    70%       0-3,5-7` or ` 1 Strict           4`.
-fn traffic_class(line: &str, number: usize) -> Result<ClassRow, TextError> {
+fn traffic_class(line: &str, number: usize) -> Result<ClassRow, ParseError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let bad = || {
         error(
@@ -331,7 +319,7 @@ fn ranges(text: &str) -> Option<Vec<u8>> {
 }
 
 /// "All Priorities Enabled/Disabled", "Priority 3 Enabled", "Priorities 3-4 Enabled" → per priority.
-fn flow_control(value: &str, number: usize) -> Result<Vec<bool>, TextError> {
+fn flow_control(value: &str, number: usize) -> Result<Vec<bool>, ParseError> {
     let bad = || error(number, format!("unrecognised flow control {value:?}"));
     match value {
         "All Priorities Enabled" => return Ok(vec![true; 8]),
@@ -356,7 +344,7 @@ fn is_classification(line: &str) -> bool {
 }
 
 /// A `Get-NetQosFlowControl` row; only global rows (no interface) describe the host.
-fn host_flow_control(line: &str, number: usize) -> Result<(u8, bool), TextError> {
+fn host_flow_control(line: &str, number: usize) -> Result<(u8, bool), ParseError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let bad = || {
         error(
