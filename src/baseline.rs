@@ -213,7 +213,7 @@ pub fn promote(
             commit: None,
         });
     }
-    let message = commit_message(&request, &hosts, &refusals);
+    let message = commit_message(&request, &hosts, &refusals, policy);
     // A whole snapshot at a baseline path is what an interrupted promote leaves; a hand edit
     // breaks the digest and is refused.
     let leftover = |bytes: &[u8]| {
@@ -308,7 +308,12 @@ pub fn summarize(
     }
 }
 
-fn commit_message(request: &PromoteRequest, hosts: &[HostResult], refusals: &[Refusal]) -> String {
+fn commit_message(
+    request: &PromoteRequest,
+    hosts: &[HostResult],
+    refusals: &[Refusal],
+    policy: &Policy,
+) -> String {
     let written: Vec<&HostResult> = hosts.iter().filter(|h| h.change.is_some()).collect();
     let mut message = match written.as_slice() {
         [one] => format!("baseline: promote {} ({})\n", one.host, request.fleet),
@@ -355,7 +360,14 @@ fn commit_message(request: &PromoteRequest, hosts: &[HostResult], refusals: &[Re
             }
         }
     }
-    let _ = write!(message, "\nPromoted-by: {}\n", crate::tool_version());
+    // The refusals and severities above were judged under this policy: a --policy that
+    // turned an invariant off is visible in the history.
+    let _ = write!(
+        message,
+        "\nPolicy: {}\nPromoted-by: {}\n",
+        policy.sources().join(", "),
+        crate::tool_version()
+    );
     message
 }
 

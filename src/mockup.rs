@@ -414,7 +414,8 @@ impl Server {
     }
 }
 
-/// An unguessable-enough token for a local simulator: the hash of the time and an address.
+/// An unguessable-enough token for a local simulator: the time hashed with a per-process
+/// random key.
 fn rand_token() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())

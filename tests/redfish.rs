@@ -641,3 +641,69 @@ fn bad_locations_and_credentials_in_urls_are_usage_errors() {
         .code(3)
         .stderr(predicate::str::contains("not a Redfish mockup"));
 }
+
+/// A copy of a recorded BMC whose Systems collection carries `next_link`.
+fn bmc_with_next_link(next_link: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let source = bmc("baseline");
+    for file in walk(&source) {
+        let target = dir.path().join(file.strip_prefix(&source).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &target).unwrap();
+    }
+    let systems = dir.path().join("redfish/v1/Systems/index.json");
+    let mut collection: Value =
+        serde_json::from_str(&std::fs::read_to_string(&systems).unwrap()).unwrap();
+    collection["Members@odata.nextLink"] = Value::from(next_link);
+    std::fs::write(&systems, collection.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn credentials_never_follow_a_link_to_another_origin() {
+    let thief = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    thief.set_nonblocking(true).unwrap();
+    let port = thief.local_addr().unwrap().port();
+    for link in [
+        format!("http://127.0.0.1:{port}/steal"),
+        "//127.0.0.1:1/steal".to_owned(),
+        "@127.0.0.1:1/x".to_owned(),
+    ] {
+        let mockup = bmc_with_next_link(&link);
+        let server = Simulator::start(mockup.path(), &["--auth", "basic"]);
+        let captured = capture(&format!("redfish={}", server.url), &[], true);
+        assert_eq!(
+            (captured.code, captured.source()["status"].as_str()),
+            (3, Some("partial")),
+            "{link}"
+        );
+        assert!(
+            captured.error().contains("refused"),
+            "{link}: {}",
+            captured.error()
+        );
+    }
+    assert!(
+        thief.accept().is_err(),
+        "nothing may connect to the other origin"
+    );
+}
+
+#[test]
+fn a_paging_loop_is_an_incomplete_collection() {
+    let mockup = bmc_with_next_link("/redfish/v1/Systems");
+    let captured = capture(
+        &format!("redfish=mockup:{}", mockup.path().display()),
+        &[],
+        false,
+    );
+    assert_eq!(
+        (captured.code, captured.source()["status"].as_str()),
+        (3, Some("partial"))
+    );
+    assert!(
+        captured.error().contains("nextLink loops"),
+        "{}",
+        captured.error()
+    );
+}

@@ -86,13 +86,13 @@ impl SourceSpec {
     pub fn parse(text: &str) -> Result<Self, BadSource> {
         let (kind, location) = text
             .split_once('=')
-            .ok_or_else(|| BadSource::Shape(redfish::redact_userinfo(text)))?;
+            .ok_or_else(|| BadSource::Shape(redact_userinfo(text)))?;
         match kind {
             "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
             "windows" => Ok(SourceSpec::Windows(Location::parse(location)?)),
             "linux" => Ok(SourceSpec::Linux(Location::parse(location)?)),
             "esxi" => Ok(SourceSpec::Esxi(Location::parse(location)?)),
-            other => Err(BadSource::Kind(redfish::redact_userinfo(other))),
+            other => Err(BadSource::Kind(redact_userinfo(other))),
         }
     }
 
@@ -114,6 +114,18 @@ pub struct CaptureOptions {
     pub process: ProcessOptions,
     /// Redfish client settings.
     pub redfish: RedfishOptions,
+}
+
+/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
+/// echoed back into a terminal or a CI log.
+pub fn redact_userinfo(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}…{}", &text[..scheme + 3], &text[at..])
+        }
+        (None, Some(at)) => format!("…{}", &text[at..]),
+        _ => text.to_owned(),
+    }
 }
 
 /// What one source read: its facts, and whether reading was complete.
@@ -170,14 +182,13 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
         let (target, capture) = match source {
             SourceSpec::Redfish(location) => {
                 let capture = redfish::capture(location, &options.redfish);
-                (
-                    capture.target,
-                    SourceCapture {
-                        facts: capture.facts,
-                        status: capture.status,
-                        error: capture.error,
-                    },
-                )
+                notes.extend(capture.notes);
+                let source = SourceCapture {
+                    facts: capture.facts,
+                    status: capture.status,
+                    error: capture.error,
+                };
+                (capture.target, source)
             }
             SourceSpec::Windows(location) => commands(location, &options.process, |transport| {
                 let capture = windows::capture(transport);

@@ -25,6 +25,8 @@ pub struct CommandSpec<'a> {
     pub file: &'a str,
     /// The command line.
     pub argv: &'a [&'a str],
+    /// Bytes for its standard input (closed when `None`).
+    pub stdin: Option<&'a [u8]>,
 }
 
 impl CommandSpec<'_> {
@@ -141,7 +143,7 @@ impl Location {
     /// Parses `local:`, `ssh://[user@]host[:port]` or `dir:PATH`.
     pub fn parse(text: &str) -> Result<Self, BadLocation> {
         let bad = |reason| BadLocation {
-            text: text.to_owned(),
+            text: super::redact_userinfo(text),
             reason,
         };
         if text == "local:" {
@@ -177,6 +179,11 @@ impl Location {
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
         if !valid_host {
             return Err(bad("bad host name"));
+        }
+        if user.as_deref().is_some_and(|u| u.contains(':')) {
+            return Err(bad(
+                "a password does not belong in the location (it would be recorded); use ssh keys",
+            ));
         }
         if user
             .as_deref()
@@ -253,6 +260,7 @@ impl CommandTransport for LocalTransport {
         command.args(args);
         match run_process(
             command,
+            spec.stdin,
             self.options.timeout,
             &self.target(),
             &spec.display(),
@@ -313,6 +321,7 @@ impl CommandTransport for SshTransport {
             .arg(shell_words(spec.argv));
         let output = run_process(
             command,
+            spec.stdin,
             self.options.timeout,
             &self.target(),
             &spec.display(),
@@ -417,15 +426,20 @@ fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Runs `command` with piped output, killing it after `timeout`.
+/// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`.
 fn run_process(
     mut command: Command,
+    stdin: Option<&[u8]>,
     timeout: Duration,
     target: &str,
     display: &str,
 ) -> Result<CommandOutput, TransportError> {
     let mut child = command
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -436,6 +450,15 @@ fn run_process(
         })?;
     let stdout = reader(child.stdout.take());
     let stderr = reader(child.stderr.take());
+    // Written on its own thread and then closed, so a child that reads slowly (or not at all)
+    // never blocks the timeout.
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let _ = pipe.write_all(&input);
+        });
+    }
     let deadline = Instant::now() + timeout;
     let status = loop {
         match child.try_wait() {
@@ -540,6 +563,10 @@ mod tests {
         ] {
             assert!(Location::parse(bad).is_err(), "{bad:?}");
         }
+        let err = Location::parse("ssh://root:Passw0rd@esx01")
+            .unwrap_err()
+            .to_string();
+        assert!(!err.contains("Passw0rd"), "{err}");
     }
 
     #[test]
@@ -566,6 +593,7 @@ mod tests {
             .run(&CommandSpec {
                 file: "x",
                 argv: &["sh", "-c", "echo out; echo err >&2; exit 3"],
+                stdin: None,
             })
             .unwrap();
         assert_eq!(
@@ -580,6 +608,7 @@ mod tests {
             .run(&CommandSpec {
                 file: "x",
                 argv: &["driftgate-no-such-tool"],
+                stdin: None,
             })
             .unwrap();
         assert_eq!(missing.status, 127);
@@ -587,6 +616,7 @@ mod tests {
         let slow = local.run(&CommandSpec {
             file: "x",
             argv: &["sleep", "5"],
+            stdin: None,
         });
         assert!(
             matches!(slow, Err(TransportError::Timeout { .. })),
@@ -609,6 +639,7 @@ mod tests {
             .run(&CommandSpec {
                 file: "a.txt",
                 argv: &["a"],
+                stdin: None,
             })
             .unwrap();
         assert_eq!((a.status, a.stdout.as_slice()), (0, &b"hello\n"[..]));
@@ -616,6 +647,7 @@ mod tests {
             .run(&CommandSpec {
                 file: "b.txt",
                 argv: &["b"],
+                stdin: None,
             })
             .unwrap();
         assert_eq!((b.status, b.stderr_line().as_str()), (1, "Unknown command"));
@@ -623,6 +655,7 @@ mod tests {
             .run(&CommandSpec {
                 file: "c.txt",
                 argv: &["c", "d"],
+                stdin: None,
             })
             .unwrap_err();
         assert!(

@@ -94,24 +94,7 @@ pub fn judge(
             .filter(|f| f.severity == Severity::Info)
             .count(),
     };
-    let incomplete_sources: Vec<IncompleteSource> =
-        [(Role::Snapshot, Some(snapshot)), (Role::Baseline, baseline)]
-            .into_iter()
-            .filter_map(|(role, s)| Some((role, s?)))
-            .flat_map(|(role, s)| {
-                s.snapshot()
-                    .sources
-                    .iter()
-                    .filter(|src| src.status != SourceStatus::Complete)
-                    .map(move |src| IncompleteSource {
-                        role,
-                        name: src.name.clone(),
-                        target: src.target.clone(),
-                        status: src.status,
-                        error: src.error.clone(),
-                    })
-            })
-            .collect();
+    let incomplete_sources = incomplete_sources(snapshot, baseline);
     let verdict = if !incomplete_sources.is_empty() {
         Verdict::Incomplete
     } else if counts.block > 0 || (options.strict && counts.warn > 0) {
@@ -133,6 +116,61 @@ pub fn judge(
         counts,
         findings,
     }
+}
+
+/// Every reason the comparison cannot be trusted: a source of either snapshot that is not
+/// complete, a snapshot that lists no source at all, and a source the baseline was captured
+/// from that the snapshot lacks (its facts would otherwise only show up as "removed").
+fn incomplete_sources(
+    snapshot: &VerifiedSnapshot,
+    baseline: Option<&VerifiedSnapshot>,
+) -> Vec<IncompleteSource> {
+    let mut incomplete = Vec::new();
+    for (role, verified) in [(Role::Snapshot, Some(snapshot)), (Role::Baseline, baseline)] {
+        let Some(verified) = verified else { continue };
+        let sources = &verified.snapshot().sources;
+        if sources.is_empty() {
+            incomplete.push(IncompleteSource {
+                role,
+                name: "(none)".to_owned(),
+                target: verified.origin().to_owned(),
+                status: SourceStatus::Failed,
+                error: Some(
+                    "the snapshot lists no source: nothing says its facts were read".to_owned(),
+                ),
+            });
+        }
+        incomplete.extend(
+            sources
+                .iter()
+                .filter(|s| s.status != SourceStatus::Complete)
+                .map(|s| IncompleteSource {
+                    role,
+                    name: s.name.clone(),
+                    target: s.target.clone(),
+                    status: s.status,
+                    error: s.error.clone(),
+                }),
+        );
+    }
+    if let Some(baseline) = baseline {
+        let present = &snapshot.snapshot().sources;
+        for expected in &baseline.snapshot().sources {
+            if !present.iter().any(|s| s.name == expected.name) {
+                incomplete.push(IncompleteSource {
+                    role: Role::Snapshot,
+                    name: expected.name.clone(),
+                    target: expected.target.clone(),
+                    status: SourceStatus::Failed,
+                    error: Some(format!(
+                        "the baseline was captured with a {} source that this snapshot lacks",
+                        expected.name
+                    )),
+                });
+            }
+        }
+    }
+    incomplete
 }
 
 /// Firmware inventory facts, and NIC firmware versions the OS reports.

@@ -253,6 +253,11 @@ impl Policy {
         &self.rules
     }
 
+    /// Where the effective policy came from: the built-in policy, then each file layered on it.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
     /// Every invariant with its effective severity.
     pub fn invariants(&self) -> &[(&'static Invariant, Severity)] {
         &self.invariants

@@ -262,3 +262,44 @@ fn findings_are_ordered_most_severe_first() {
         ]
     );
 }
+
+#[test]
+fn a_snapshot_without_sources_or_missing_a_baseline_source_is_incomplete() {
+    let mut bare = Snapshot {
+        host: HostName::new("h1").unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate test".into(),
+        sources: Vec::new(),
+        facts: Facts::new(),
+    };
+    let sourceless = VerifiedSnapshot::parse(&bare.to_canonical_json(), "bare.json").unwrap();
+    let report = judge_with(&sourceless, None, "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert!(
+        report.incomplete_sources[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("lists no source")
+    );
+
+    let baseline = complete(&[("bios/A", "x".into())]);
+    bare.sources.push(SourceRecord {
+        name: "redfish".into(),
+        target: "https://bmc".into(),
+        status: SourceStatus::Complete,
+        error: None,
+    });
+    bare.facts
+        .insert(FactPath::new("bios/A").unwrap(), "x".into());
+    let other_source = VerifiedSnapshot::parse(&bare.to_canonical_json(), "other.json").unwrap();
+    let report = judge_with(&other_source, Some(&baseline), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert!(
+        report.incomplete_sources[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("captured with a windows source that this snapshot lacks")
+    );
+}

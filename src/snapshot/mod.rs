@@ -239,11 +239,13 @@ impl Snapshot {
         canonical::render(self, Some(&self.digest()))
     }
 
-    /// Whether every source captured completely.
+    /// Whether there is at least one source and every source captured completely.
     pub fn is_complete(&self) -> bool {
-        self.sources
-            .iter()
-            .all(|s| s.status == SourceStatus::Complete)
+        !self.sources.is_empty()
+            && self
+                .sources
+                .iter()
+                .all(|s| s.status == SourceStatus::Complete)
     }
 
     /// Reads a snapshot document that may lack a digest (a hand-written one) and checks its

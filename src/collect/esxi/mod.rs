@@ -164,6 +164,13 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         satps.is_some(),
         rules.is_some(),
     ];
+    if nmp.as_ref().is_some_and(Vec::is_empty) {
+        // Every ESXi host has at least its boot device; no device means the output was lost.
+        errors.push(format!(
+            "{}: `esxcli storage nmp device list` listed no device",
+            transport.target()
+        ));
+    }
     if let Some(nmp) = &nmp {
         nmp_facts(
             nmp,
@@ -256,6 +263,7 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
         let spec = CommandSpec {
             file: &file,
             argv: xml,
+            stdin: None,
         };
         if let Ok(output) = session.run(&spec)
             && output.status == 0
@@ -269,6 +277,7 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
     let spec = CommandSpec {
         file: &file,
         argv: probe.text,
+        stdin: None,
     };
     let output = session.run(&spec)?;
     let command = spec.display();

@@ -40,7 +40,11 @@ impl Session<'_> {
         if self.unreachable {
             return None;
         }
-        let spec = CommandSpec { file, argv };
+        let spec = CommandSpec {
+            file,
+            argv,
+            stdin: None,
+        };
         match self.transport.run(&spec) {
             Ok(output) if output.status == 127 && need == Need::Optional => None,
             Ok(output) => Some(output),
@@ -112,9 +116,16 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         parse::parse_devlink_info,
     );
     let mut mlxconfig: BTreeMap<String, Option<MlxConfig>> = BTreeMap::new();
-    let physical = links
+    let physical: Vec<&parse::Link> = links
         .iter()
-        .filter(|l| l.link_type == "ether" && l.kind.is_none());
+        .filter(|l| l.link_type == "ether" && l.kind.is_none())
+        .collect();
+    if physical.is_empty() {
+        let target = session.transport.target();
+        session.errors.push(format!(
+            "{target}: `ip -j -d link show` lists no physical Ethernet port"
+        ));
+    }
     for link in physical {
         if session.unreachable {
             break;
@@ -144,7 +155,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 nic.set("firmware/version", firmware.as_str());
             }
         }
-        dcb_facts(&mut session, name, &mut nic);
+        let dcbx_known = dcb_facts(&mut session, name, &mut nic);
         pause_facts(&mut session, name, &mut nic);
         if let Some(qos) = session.parsed(
             &format!("mlnx_qos-{name}.txt"),
@@ -152,7 +163,8 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             Need::Optional,
             parse::parse_mlnx_qos,
         ) {
-            if let Some(control) = qos.dcbx {
+            // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
+            if let Some(control) = qos.dcbx.filter(|_| !dcbx_known) {
                 nic.set(
                     "dcbx_control",
                     if control == DcbxControl::Firmware {
@@ -207,18 +219,18 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
 }
 
 /// `dcb ets/pfc/dcbx show dev IF`; "Operation not supported" means the device has no DCB.
-fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
+fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> bool {
     let ets_file = format!("dcb-ets-{name}.json");
     let Some(ets) = session.run(
         &ets_file,
         &["dcb", "-j", "ets", "show", "dev", name],
         Need::Required,
     ) else {
-        return;
+        return false;
     };
     if ets.status != 0 && parse::dcb_unsupported(&String::from_utf8_lossy(&ets.stderr)) {
         nic.set("dcb_supported", false);
-        return;
+        return false;
     }
     if ets.status != 0 {
         let target = session.transport.target();
@@ -227,7 +239,7 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
             ets.status,
             ets.stderr_line()
         ));
-        return;
+        return false;
     }
     let ets = match parse::parse_dcb_ets(&String::from_utf8_lossy(&ets.stdout)) {
         Ok(ets) => ets,
@@ -236,7 +248,7 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
             session.errors.push(format!(
                 "{target}: `dcb -j ets show dev {name}` output ({ets_file}): {e}"
             ));
-            return;
+            return false;
         }
     };
     nic.set("dcb_supported", true);
@@ -262,12 +274,13 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
             pfc: pfc.map(|p| p.enabled).unwrap_or_default(),
         },
     );
-    if let Some(dcbx) = session.parsed(
+    let dcbx = session.parsed(
         &format!("dcb-dcbx-{name}.json"),
         &["dcb", "-j", "dcbx", "show", "dev", name],
         Need::Required,
         parse::parse_dcb_dcbx,
-    ) {
+    );
+    if let Some(dcbx) = &dcbx {
         nic.set(
             "dcbx_control",
             if dcbx.lld_managed {
@@ -286,6 +299,7 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
         };
         nic.set("dcbx_support/current", support);
     }
+    dcbx.is_some()
 }
 
 /// `ethtool --json -a IF`, or its text form on an older ethtool.

@@ -159,10 +159,29 @@ pub struct HttpFetch {
 impl HttpFetch {
     /// A client for the service at `base` (`https://bmc[:port]`).
     pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, String> {
+        let origin = reqwest::Url::parse(base)
+            .map_err(|e| format!("{base}: {e}"))?
+            .origin();
+        let max_redirects = options.max_redirects;
+        // Credentials go with every request (Basic or X-Auth-Token): never to another origin.
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            let target = attempt.url().origin();
+            if target != origin {
+                let message = format!(
+                    "redirect to another origin ({}) refused",
+                    target.ascii_serialization()
+                );
+                attempt.error(message)
+            } else if attempt.previous().len() > max_redirects {
+                attempt.error("too many redirects (a redirect loop?)")
+            } else {
+                attempt.follow()
+            }
+        });
         let mut builder = reqwest::Client::builder()
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(15)))
-            .redirect(reqwest::redirect::Policy::limited(options.max_redirects))
+            .redirect(redirects)
             .user_agent(crate::tool_version());
         builder = match trust {
             TlsTrust::System => builder,
@@ -190,12 +209,25 @@ impl HttpFetch {
         })
     }
 
-    fn url(&self, uri: &str) -> String {
-        if uri.starts_with("http://") || uri.starts_with("https://") {
-            uri.to_owned()
-        } else {
-            format!("{}{uri}", self.base)
+    /// The URL of `uri` on the BMC. A URI a response names that points at another origin
+    /// (absolute, `//host/…`, `@host/…`) is refused: the credentials would follow it.
+    fn url(&self, uri: &str) -> Result<reqwest::Url, FetchError> {
+        let refused = |reason: &str| FetchError::Transport {
+            uri: uri.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let base =
+            reqwest::Url::parse(&self.base).map_err(|_| refused("the BMC address is not a URL"))?;
+        if !(uri.starts_with('/') || uri.starts_with("http://") || uri.starts_with("https://")) {
+            return Err(refused("not an absolute path on the BMC; refused"));
         }
+        let url = base.join(uri).map_err(|_| refused("not a valid URI"))?;
+        if url.origin() != base.origin() || url.username() != "" || url.password().is_some() {
+            return Err(refused(
+                "points to another origin than the BMC; refused, the credentials would follow it",
+            ));
+        }
+        Ok(url)
     }
 
     /// Logs in: a session when the service grants one, Basic when sessions are refused or
@@ -208,7 +240,7 @@ impl HttpFetch {
         let body = serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
         let response = self
             .client
-            .post(self.url(uri))
+            .post(self.url(uri).map_err(|e| e.to_string())?)
             .header("Content-Type", "application/json")
             .body(body.to_string())
             .send()
@@ -271,7 +303,7 @@ impl HttpFetch {
         }
         let response = self
             .client
-            .delete(self.url(&location))
+            .delete(self.url(&location)?)
             .header("X-Auth-Token", token)
             .send()
             .await
@@ -323,8 +355,11 @@ impl HttpFetch {
         Ok(body)
     }
 
-    fn request(&self, url: &str) -> reqwest::RequestBuilder {
-        let request = self.client.get(url).header("Accept", "application/json");
+    fn request(&self, url: &reqwest::Url) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .get(url.clone())
+            .header("Accept", "application/json");
         match &*self.auth.lock().expect("no panic while holding the lock") {
             Auth::Anonymous => request,
             Auth::Basic(credentials) => {
@@ -341,7 +376,7 @@ impl Fetch for HttpFetch {
     }
 
     async fn get(&self, uri: &str) -> Result<Value, FetchError> {
-        let url = self.url(uri);
+        let url = self.url(uri)?;
         let mut attempt = 0;
         loop {
             let response = self
@@ -414,7 +449,8 @@ fn describe(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
         "timed out".to_owned()
     } else if error.is_redirect() {
-        "too many redirects (a redirect loop?)".to_owned()
+        // The policy's own message (loop, another origin) follows as the cause.
+        "redirect refused".to_owned()
     } else if error.is_connect() {
         "cannot connect".to_owned()
     } else {

@@ -258,11 +258,19 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// Further pages of a collection, following `Members@odata.nextLink` (at most 1000).
+    /// A page seen twice, or more than 1000 pages, is an error: the collection would
+    /// otherwise look complete without being so.
     async fn next_pages(&self, first: &Value) -> Vec<Value> {
         let mut pages = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
         let mut next = first["Members@odata.nextLink"].as_str().map(str::to_owned);
         while let Some(uri) = next.take() {
-            if pages.len() >= 1000 {
+            if !seen.insert(uri.clone()) || pages.len() >= 1000 {
+                let reason = "Members@odata.nextLink loops (or passes 1000 pages); the collection is incomplete".to_owned();
+                self.errors
+                    .lock()
+                    .expect("no panic while holding the lock")
+                    .push(FetchError::Transport { uri, reason });
                 break;
             }
             if let Some(page) = self.get(&uri).await {

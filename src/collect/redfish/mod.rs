@@ -48,7 +48,7 @@ impl RedfishLocation {
     /// Parses a location.
     pub fn parse(text: &str) -> Result<Self, BadRedfishLocation> {
         let bad = |reason| BadRedfishLocation {
-            text: redact_userinfo(text),
+            text: crate::collect::redact_userinfo(text),
             reason,
         };
         if let Some(dir) = text.strip_prefix("mockup:") {
@@ -106,18 +106,6 @@ impl RedfishLocation {
     }
 }
 
-/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
-/// echoed back into a terminal or a CI log.
-pub fn redact_userinfo(text: &str) -> String {
-    match (text.find("://"), text.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}…{}", &text[..scheme + 3], &text[at..])
-        }
-        (None, Some(at)) => format!("…{}", &text[at..]),
-        _ => text.to_owned(),
-    }
-}
-
 /// How to talk to live BMCs.
 #[derive(Debug, Clone, Default)]
 pub struct RedfishOptions {
@@ -146,6 +134,8 @@ pub struct Capture {
     pub status: SourceStatus,
     /// What could not be read.
     pub error: Option<String>,
+    /// Worth telling the operator, but not about the facts (a session left open).
+    pub notes: Vec<String>,
 }
 
 /// Reads the BMC at `location`.
@@ -178,6 +168,7 @@ fn failed(target: String, error: String) -> Capture {
         facts: Facts::new(),
         status: SourceStatus::Failed,
         error: Some(error),
+        notes: Vec::new(),
     }
 }
 
@@ -207,14 +198,12 @@ async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> 
                 return failed(base.clone(), format!("{base}: login failed: {e}"));
             }
             let mut capture = finish(&http, concurrency, options).await;
-            // The session is deleted whatever the crawl found; failing to is worth saying.
+            // The session is deleted whatever the crawl found. Failing to says nothing about the
+            // facts, but an open session counts against the BMC's limit: say so.
             if let Err(e) = http.logout().await {
-                let note = format!("{base}: could not delete the session: {e}");
-                capture.error = Some(
-                    capture
-                        .error
-                        .map_or(note.clone(), |error| format!("{error}; {note}")),
-                );
+                capture
+                    .notes
+                    .push(format!("{base}: could not delete the session: {e}"));
             }
             capture
         }
@@ -248,6 +237,7 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         facts,
         status,
         error: (!errors.is_empty()).then(|| summarize(&errors)),
+        notes: Vec::new(),
     }
 }
 
@@ -271,19 +261,27 @@ pub fn save_mockup(
     dir: &Path,
     fetched: &std::collections::BTreeMap<String, Value>,
 ) -> std::io::Result<()> {
+    // Attributes an attribute registry types as Password, whatever their names say.
+    let passwords: std::collections::BTreeSet<&str> = fetched
+        .values()
+        .filter_map(|v| v["RegistryEntries"]["Attributes"].as_array())
+        .flatten()
+        .filter(|entry| entry["Type"].as_str() == Some("Password"))
+        .filter_map(|entry| entry["AttributeName"].as_str())
+        .collect();
     for (uri, body) in fetched {
         let relative = uri.trim_start_matches('/');
-        if relative
-            .split('/')
-            .any(|s| s == ".." || s == "." || s.is_empty())
-            && !relative.is_empty()
-        {
+        let outside = !relative.starts_with("redfish/v1")
+            || relative
+                .split('/')
+                .any(|s| s == ".." || s == "." || s.is_empty());
+        if outside {
             continue;
         }
         let folder = dir.join(relative);
         std::fs::create_dir_all(&folder)?;
         let mut body = body.clone();
-        remove_secrets(&mut body);
+        remove_secrets(&mut body, &passwords);
         let text = serde_json::to_string_pretty(&body).map_err(std::io::Error::other)?;
         crate::fsutil::write_atomic(&folder.join("index.json"), format!("{text}\n").as_bytes())?;
     }
@@ -291,14 +289,16 @@ pub fn save_mockup(
 }
 
 /// Drops every member whose name says it holds a secret (attribute values, passwords,
-/// tokens), at any depth.
-fn remove_secrets(value: &mut Value) {
+/// tokens) or that is one of `passwords`, at any depth.
+fn remove_secrets(value: &mut Value, passwords: &std::collections::BTreeSet<&str>) {
     match value {
         Value::Object(map) => {
-            map.retain(|name, _| !normalize::is_secret_name(name));
-            map.values_mut().for_each(remove_secrets);
+            map.retain(|name, _| {
+                !normalize::is_secret_name(name) && !passwords.contains(name.as_str())
+            });
+            map.values_mut().for_each(|v| remove_secrets(v, passwords));
         }
-        Value::Array(items) => items.iter_mut().for_each(remove_secrets),
+        Value::Array(items) => items.iter_mut().for_each(|v| remove_secrets(v, passwords)),
         _ => {}
     }
 }

@@ -33,6 +33,8 @@ pub fn is_secret_name(name: &str) -> bool {
     [
         "password",
         "passwd",
+        "pwd",
+        "chap",
         "secret",
         "token",
         "passphrase",
@@ -98,7 +100,8 @@ fn adapter_facts(adapter: &AdapterInventory, vendor: Vendor, facts: &mut Facts) 
                     })
                     .and_then(|f| function_mac(&f.function))
             });
-        let key = port_key(mac, "port", &port_id);
+        // Without a MAC, port ids repeat across adapters (`Ports/1`): qualify them.
+        let key = port_key(mac, "port", &format!("{adapter_id}-{port_id}"));
         let mut nic = NicFacts::new(facts, Side::Bmc, &key);
         nic.set("adapter", adapter_id.as_str());
         nic.set("port", port_id.as_str());
@@ -134,7 +137,11 @@ fn adapter_facts(adapter: &AdapterInventory, vendor: Vendor, facts: &mut Facts) 
     }
     for function in functions {
         let mac = function_mac(&function.function);
-        let key = port_key(mac, "port", &id_of(&function.function));
+        let key = port_key(
+            mac,
+            "port",
+            &format!("{adapter_id}-{}", id_of(&function.function)),
+        );
         let mut nic = NicFacts::new(facts, Side::Bmc, &key);
         nic.set("function", id_of(&function.function).as_str());
         vendors::function_facts(vendor, function, &mut nic);

@@ -48,14 +48,14 @@ fn locations_parse_and_never_keep_credentials() {
             .unwrap()
             .is_plain_http()
     );
-    assert_eq!(redact_userinfo("user:pw@host"), "…@host");
+    assert_eq!(crate::collect::redact_userinfo("user:pw@host"), "…@host");
 }
 
 #[test]
 fn saved_mockups_drop_secrets_at_any_depth() {
-    let mut body = serde_json::json!({"Attributes": {"SetupPassword": "x", "SysProfile": "Perf", "IscsiChapSecret": "y"},
+    let mut body = serde_json::json!({"Attributes": {"SetupPassword": "x", "SysProfile": "Perf", "IscsiChapSecret": "y", "AdminPin": "4711"},
         "Password": "z", "Nested": [{"Token": "t", "Keep": 1}]});
-    remove_secrets(&mut body);
+    remove_secrets(&mut body, &["AdminPin"].into_iter().collect());
     assert_eq!(
         body,
         serde_json::json!({"Attributes": {"SysProfile": "Perf"}, "Nested": [{"Keep": 1}]})

@@ -209,6 +209,12 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
     if document.schema != SCHEMA {
         return Err(DocumentError::Schema(document.schema));
     }
+    if document.adapters.iter().next().is_none() && document.adapter_qos.iter().next().is_none() {
+        return Err(DocumentError::Malformed {
+            line: 0,
+            message: "the collector found no network adapter".to_owned(),
+        });
+    }
     let mut parsed = Parsed::default();
     let mut key_of = std::collections::BTreeMap::new();
     for adapter in document.adapters.iter() {

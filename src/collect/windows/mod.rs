@@ -15,6 +15,11 @@ use crate::snapshot::{Facts, SourceStatus};
 /// The collector script.
 pub const COLLECTOR: &str = include_str!("../../../examples/collectors/windows-qos.ps1");
 
+/// Runs the script that arrives on standard input as one block (not line by line, as
+/// `-Command -` would).
+const BOOTSTRAP: &str =
+    "$ErrorActionPreference='Stop'; Invoke-Expression ([Console]::In.ReadToEnd())";
+
 /// File name of the collector's output in a `dir:` folder.
 pub const RECORDING: &str = "windows-qos.json";
 
@@ -27,6 +32,30 @@ pub struct Capture {
     pub unjoined: Vec<String>,
 }
 
+/// The command that runs the collector, which it reads from standard input.
+///
+/// The collector is too long for a command line (cmd.exe, Windows OpenSSH's default shell,
+/// stops at 8191 characters), so a short encoded bootstrap reads it from standard input;
+/// `-EncodedCommand` needs no quoting through ssh and cmd.exe.
+pub fn collector_argv() -> Vec<String> {
+    let bootstrap: Vec<u8> = BOOTSTRAP
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bootstrap);
+    [
+        "powershell",
+        "-NoProfile",
+        "-NonInteractive",
+        "-ExecutionPolicy",
+        "Bypass",
+        "-EncodedCommand",
+        &encoded,
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
 /// Runs the collector through `transport` and parses its output.
 pub fn capture(transport: &dyn CommandTransport) -> Capture {
     let failed = |error: String| Capture {
@@ -37,24 +66,12 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         },
         unjoined: Vec::new(),
     };
-    // -EncodedCommand takes UTF-16LE base64: no quoting through ssh and cmd.exe, no temp file.
-    let script: Vec<u8> = COLLECTOR
-        .encode_utf16()
-        .flat_map(u16::to_le_bytes)
-        .collect();
-    let encoded = base64::engine::general_purpose::STANDARD.encode(script);
-    let argv = [
-        "powershell",
-        "-NoProfile",
-        "-NonInteractive",
-        "-ExecutionPolicy",
-        "Bypass",
-        "-EncodedCommand",
-        encoded.as_str(),
-    ];
+    let argv = collector_argv();
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
     let spec = CommandSpec {
         file: RECORDING,
         argv: &argv,
+        stdin: Some(COLLECTOR.as_bytes()),
     };
     let target = transport.target();
     let output = match transport.run(&spec) {

@@ -168,6 +168,22 @@ fn bad_documents_fail_the_source_with_the_reason() {
 }
 
 #[test]
+fn the_collector_command_fits_a_windows_command_line() {
+    let argv = collector_argv();
+    let length: usize = argv.iter().map(|a| a.len() + 1).sum();
+    assert!(length < 8191, "cmd.exe stops at 8191 characters: {length}");
+    let encoded = argv.last().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|p| u16::from_le_bytes([p[0], p[1]]))
+        .collect();
+    assert_eq!(String::from_utf16(&units).unwrap(), BOOTSTRAP);
+}
+
+#[test]
 fn the_collector_is_the_shipped_script() {
     let shipped = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/collectors/windows-qos.ps1"),

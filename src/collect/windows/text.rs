@@ -8,8 +8,8 @@
 //! text carries no MAC, so adapters are keyed by name.
 
 use crate::collect::lines::ParseError;
-use crate::collect::nic::{DcbTables, NicFacts, Side, port_key};
-use crate::snapshot::{FactPath, Facts};
+use crate::collect::nic::{NicFacts, Side, port_key};
+use crate::snapshot::{FactPath, FactValue, Facts, Scalar};
 
 fn error(line: usize, message: impl Into<String>) -> ParseError {
     ParseError::at(line, message)
@@ -114,7 +114,7 @@ pub fn parse(text: &str) -> Result<(Facts, Vec<String>), ParseError> {
                 adapter.classes[scope as usize].push(traffic_class(trimmed, number)?);
             }
             Table::Classifications if is_classification(trimmed) => {}
-            Table::HostFlowControl => host_pfc.push(host_flow_control(trimmed, number)?),
+            Table::HostFlowControl => host_pfc.extend(host_flow_control(trimmed, number)?),
             _ => {
                 return Err(error(
                     number,
@@ -343,8 +343,9 @@ fn is_classification(line: &str) -> bool {
     ) || first.starts_with('(')
 }
 
-/// A `Get-NetQosFlowControl` row; only global rows (no interface) describe the host.
-fn host_flow_control(line: &str, number: usize) -> Result<(u8, bool), ParseError> {
+/// A `Get-NetQosFlowControl` row: `Some` for a global row (the host's PFC), `None` for an
+/// adapter-specific one.
+fn host_flow_control(line: &str, number: usize) -> Result<Option<(u8, bool)>, ParseError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let bad = || {
         error(
@@ -355,9 +356,15 @@ fn host_flow_control(line: &str, number: usize) -> Result<(u8, bool), ParseError
         )
     };
     match words.as_slice() {
-        [priority, enabled, "Global", ..] => {
+        [
+            priority,
+            enabled,
+            policy @ ("Global" | "AdapterSpecific"),
+            ..,
+        ] => {
             let priority: u8 = priority.parse().ok().filter(|p| *p < 8).ok_or_else(bad)?;
-            Ok((priority, parse_bool(enabled).ok_or_else(bad)?))
+            let enabled = parse_bool(enabled).ok_or_else(bad)?;
+            Ok((*policy == "Global").then_some((priority, enabled)))
         }
         _ => Err(bad()),
     }
@@ -384,31 +391,31 @@ fn write_adapter(adapter: &AdapterText, facts: &mut Facts) {
         }
     }
     for scope in [Scope::Operational, Scope::Remote] {
-        let classes = &adapter.classes[scope as usize];
-        let mut tables = DcbTables {
-            pfc: adapter.flow_control[scope as usize]
-                .clone()
-                .unwrap_or_default(),
-            ..DcbTables::default()
-        };
-        if !classes.is_empty() {
-            tables.priority_tc = vec![0; 8];
-            let count = classes
+        let scope_name = scope.as_str();
+        for (priority, enabled) in adapter.flow_control[scope as usize]
+            .iter()
+            .flatten()
+            .enumerate()
+        {
+            nic.set(
+                &format!("flow_control/{scope_name}/priority/{priority}"),
+                *enabled,
+            );
+        }
+        // Only what the table shows: a priority it does not list is not invented into a class.
+        for row in &adapter.classes[scope as usize] {
+            let base = format!("traffic_class/{scope_name}/{}", row.tc);
+            let priorities = row
+                .priorities
                 .iter()
-                .map(|row| usize::from(row.tc) + 1)
-                .max()
-                .unwrap_or(0);
-            tables.algorithm = vec!["strict".to_owned(); count];
-            tables.bandwidth = vec![0; count];
-            for row in classes {
-                tables.algorithm[usize::from(row.tc)] = row.algorithm.clone();
-                tables.bandwidth[usize::from(row.tc)] = row.bandwidth.unwrap_or(0);
-                for priority in &row.priorities {
-                    tables.priority_tc[usize::from(*priority)] = row.tc;
-                }
+                .map(|p| Scalar::Number(u64::from(*p).into()))
+                .collect();
+            nic.set(&format!("{base}/priorities"), FactValue::list(priorities));
+            nic.set(&format!("{base}/algorithm"), row.algorithm.as_str());
+            if let (Some(bandwidth), "ets") = (row.bandwidth, row.algorithm.as_str()) {
+                nic.set(&format!("{base}/bandwidth"), i64::from(bandwidth));
             }
         }
-        nic.dcb(scope.as_str(), &tables);
     }
 }
 

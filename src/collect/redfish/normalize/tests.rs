@@ -82,7 +82,10 @@ fn a_port_without_any_mac_keeps_a_name_based_key() {
         ..Inventory::default()
     });
     assert_eq!(
-        get(&facts, "nic/port-nic.slot.9-1/bmc/flow_control/configured"),
+        get(
+            &facts,
+            "nic/port-a-nic.slot.9-1/bmc/flow_control/configured"
+        ),
         Some(&"rx".into())
     );
 }
