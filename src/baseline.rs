@@ -207,19 +207,21 @@ pub fn promote(
             change,
         });
     }
-    if writes.is_empty() {
-        return Ok(PromoteOutcome::Promoted {
-            hosts,
-            commit: None,
-        });
-    }
-    let message = commit_message(&request, &hosts, &refusals, policy);
     // A whole snapshot at a baseline path is what an interrupted promote leaves; a hand edit
     // breaks the digest and is refused.
     let leftover = |bytes: &[u8]| {
         std::str::from_utf8(bytes)
             .is_ok_and(|text| VerifiedSnapshot::parse(text, "work tree").is_ok())
     };
+    if writes.is_empty() {
+        let paths: Vec<String> = hosts.iter().map(|h| h.path.clone()).collect();
+        store.tidy(&lock, &paths, &leftover)?;
+        return Ok(PromoteOutcome::Promoted {
+            hosts,
+            commit: None,
+        });
+    }
+    let message = commit_message(&request, &hosts, &refusals, policy);
     let commit = store.commit(&lock, &writes, &message, &leftover)?;
     Ok(PromoteOutcome::Promoted {
         hosts,

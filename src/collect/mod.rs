@@ -128,6 +128,15 @@ pub fn redact_userinfo(text: &str) -> String {
     }
 }
 
+/// Sets the fact at `path`, a path the caller built from constants and [`path_segment`]s.
+///
+/// [`path_segment`]: crate::snapshot::path_segment
+pub(crate) fn set_fact(facts: &mut Facts, path: &str, value: crate::snapshot::FactValue) {
+    let path = crate::snapshot::FactPath::new(path)
+        .expect("paths are built from constants and sanitized segments");
+    facts.insert(path, value);
+}
+
 /// What one source read: its facts, and whether reading was complete.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceCapture {

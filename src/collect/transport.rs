@@ -207,6 +207,48 @@ pub trait CommandTransport {
     fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, TransportError>;
 }
 
+/// The transport of one capture. Once the host stops answering (a timeout, a failed
+/// connection), nothing more is sent: a hung host costs one timeout, not one per command.
+pub struct Session<'a> {
+    transport: &'a dyn CommandTransport,
+    unreachable: Option<TransportError>,
+}
+
+impl<'a> Session<'a> {
+    /// A session over `transport`.
+    pub fn new(transport: &'a dyn CommandTransport) -> Self {
+        Session {
+            transport,
+            unreachable: None,
+        }
+    }
+
+    /// Where commands run.
+    pub fn target(&self) -> String {
+        self.transport.target()
+    }
+
+    /// Whether the host stopped answering.
+    pub fn is_unreachable(&self) -> bool {
+        self.unreachable.is_some()
+    }
+
+    /// Runs a command, or repeats the error that made the host unreachable.
+    pub fn run(&mut self, spec: &CommandSpec<'_>) -> Result<CommandOutput, TransportError> {
+        if let Some(error) = &self.unreachable {
+            return Err(error.clone());
+        }
+        self.transport.run(spec).inspect_err(|e| {
+            if matches!(
+                e,
+                TransportError::Timeout { .. } | TransportError::Connect { .. }
+            ) {
+                self.unreachable = Some(e.clone());
+            }
+        })
+    }
+}
+
 /// Settings shared by the process-based transports.
 #[derive(Debug, Clone)]
 pub struct ProcessOptions {

@@ -458,6 +458,54 @@ impl Store {
 
     /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
     /// every other entry alone; records in `undo` what was there before.
+    /// Puts the work-tree files at `paths` back in line with HEAD when an interrupted
+    /// promote left them behind: stale temporary files go, and a file whose content
+    /// `replaceable` recognises as such a leftover gets HEAD's content and index entry again.
+    /// Someone's own edit is left alone.
+    pub fn tidy(
+        &self,
+        _lock: &StoreLock,
+        paths: &[String],
+        replaceable: &dyn Fn(&[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        let Some(workdir) = self.repo.workdir() else {
+            return Ok(());
+        };
+        if !self.has_commits() {
+            return Ok(());
+        }
+        let mut stale = Vec::new();
+        let mut blobs = Vec::new();
+        for path in paths {
+            let target = workdir.join(path);
+            if let Some(dir) = target.parent() {
+                remove_stale_temporaries(dir);
+            }
+            let Some(committed) = self.read_head(path)? else {
+                continue;
+            };
+            let Ok(on_disk) = std::fs::read(&target) else {
+                continue;
+            };
+            if on_disk != committed && replaceable(&on_disk) {
+                let blob = self
+                    .repo
+                    .blob(&committed)
+                    .map_err(|e| self.error("write blob", e))?;
+                stale.push(FileWrite {
+                    path: path.clone(),
+                    content: committed,
+                });
+                blobs.push(blob);
+            }
+        }
+        if stale.is_empty() {
+            return Ok(());
+        }
+        let mut undo = WorktreeUndo::default();
+        self.update_worktree(&stale, &blobs, &mut undo)
+    }
+
     fn update_worktree(
         &self,
         files: &[FileWrite],

@@ -13,10 +13,10 @@ use parse::{
     FieldValue, Record, parse_device_list, parse_structure, parse_table, parse_vmware_v, parse_xml,
 };
 
-use super::SourceCapture;
-use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use super::transport::{CommandSpec, CommandTransport, Session};
+use super::{SourceCapture, set_fact};
 use crate::model::Version;
-use crate::snapshot::{FactPath, FactValue, Facts, SourceStatus, path_segment};
+use crate::snapshot::{FactValue, Facts, SourceStatus, path_segment};
 
 /// One thing the source reads, in text and (where ESXi has it) XML form.
 #[derive(Debug, Clone, Copy)]
@@ -116,10 +116,7 @@ pub const COMMANDS: [Probe; 6] = [
 
 /// Reads the ESXi host behind `transport`.
 pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
-    let mut session = Session {
-        transport,
-        unreachable: None,
-    };
+    let mut session = Session::new(transport);
     let mut errors = Vec::new();
     let mut facts = Facts::new();
     let version = match run_probe(&mut session, &VERSION) {
@@ -144,7 +141,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     }
     let mut run = |probe: &Probe| {
         // Once the host stopped answering, its one error says it all.
-        if session.unreachable.is_some() {
+        if session.is_unreachable() {
             return None;
         }
         run_probe(&mut session, probe)
@@ -182,7 +179,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     if let Some(satps) = &satps {
         for satp in satps {
             if let (Some(name), Some(psp)) = (satp.get("name"), satp.get("defaultpsp")) {
-                put(
+                set_fact(
                     &mut facts,
                     &format!("storage/satp/{}/default_psp", path_segment(&name)),
                     psp.into(),
@@ -208,7 +205,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
 /// Records the version facts; returns why the version is unsupported, if it is.
 fn version_facts(version: &Record, facts: &mut Facts) -> Option<String> {
     let number = version.get("version").unwrap_or_default();
-    put(facts, "host/esxi/version", number.clone().into());
+    set_fact(facts, "host/esxi/version", number.clone().into());
     let build: String = version
         .get("build")
         .unwrap_or_default()
@@ -216,11 +213,11 @@ fn version_facts(version: &Record, facts: &mut Facts) -> Option<String> {
         .filter(char::is_ascii_digit)
         .collect();
     if !build.is_empty() {
-        put(facts, "host/esxi/build", build.into());
+        set_fact(facts, "host/esxi/build", build.into());
     }
     for (key, leaf) in [("update", "host/esxi/update"), ("patch", "host/esxi/patch")] {
         if let Some(value) = version.get(key) {
-            put(facts, leaf, value.into());
+            set_fact(facts, leaf, value.into());
         }
     }
     let product = version.get("product").unwrap_or_default();
@@ -231,33 +228,9 @@ fn version_facts(version: &Record, facts: &mut Facts) -> Option<String> {
     })
 }
 
-/// The transport of one capture. Once the host stops answering (a timeout, a failed
-/// connection) nothing more is sent: a hung host costs one timeout, not one per command.
-struct Session<'a> {
-    transport: &'a dyn CommandTransport,
-    unreachable: Option<String>,
-}
-
-impl Session<'_> {
-    fn run(&mut self, spec: &CommandSpec<'_>) -> Result<CommandOutput, String> {
-        if let Some(reason) = &self.unreachable {
-            return Err(reason.clone());
-        }
-        self.transport.run(spec).map_err(|e| {
-            if matches!(
-                e,
-                TransportError::Timeout { .. } | TransportError::Connect { .. }
-            ) {
-                self.unreachable = Some(e.to_string());
-            }
-            e.to_string()
-        })
-    }
-}
-
 /// Runs a probe in XML form, then in text form; the error names the command and the cause.
 fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, String> {
-    let target = session.transport.target();
+    let target = session.target();
     if let Some(xml) = probe.xml {
         let file = format!("{}.xml", probe.stem);
         let spec = CommandSpec {
@@ -279,7 +252,7 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
         argv: probe.text,
         stdin: None,
     };
-    let output = session.run(&spec)?;
+    let output = session.run(&spec).map_err(|e| e.to_string())?;
     let command = spec.display();
     if output.status != 0 {
         let detail = output.stderr_line();
@@ -321,7 +294,8 @@ fn nmp_facts(nmp: &[Record], core: &[Record], facts: &mut Facts, errors: &mut Ve
             continue;
         };
         let base = format!("storage/nmp/{}", path_segment(&id));
-        let mut set = |leaf: &str, value: FactValue| put(facts, &format!("{base}/{leaf}"), value);
+        let mut set =
+            |leaf: &str, value: FactValue| set_fact(facts, &format!("{base}/{leaf}"), value);
         if let Some(name) = device.get("devicedisplayname") {
             set("display_name", name.into());
         }
@@ -380,9 +354,9 @@ fn satp_rule_facts(rules: &[Record], facts: &mut Facts) {
         if facts.contains_key(format!("{base}/default_psp").as_str()) {
             continue;
         }
-        put(facts, &format!("{base}/default_psp"), psp.into());
+        set_fact(facts, &format!("{base}/default_psp"), psp.into());
         if let Some(options) = rule.get("pspoptions") {
-            put(facts, &format!("{base}/psp_options"), options.into());
+            set_fact(facts, &format!("{base}/psp_options"), options.into());
         }
     }
 }
@@ -417,11 +391,6 @@ fn flag(value: &str) -> FactValue {
         "false" => false.into(),
         _ => value.into(),
     }
-}
-
-fn put(facts: &mut Facts, path: &str, value: FactValue) {
-    let path = FactPath::new(path).expect("paths are built from constants and path_segment()s");
-    facts.insert(path, value);
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::SourceCapture;
 use super::nic::{DcbTables, NicFacts, Side, port_key};
-use super::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use super::transport::{CommandOutput, CommandSpec, CommandTransport, Session, TransportError};
 use crate::model::MacAddr;
 use crate::snapshot::{Facts, SourceStatus};
 use parse::{DcbxControl, MlxConfig};
@@ -27,17 +27,18 @@ enum Need {
     Optional,
 }
 
-struct Session<'a> {
-    transport: &'a dyn CommandTransport,
+/// The commands of one capture and what went wrong with them.
+struct Commands<'a> {
+    session: Session<'a>,
     errors: Vec<String>,
-    unreachable: bool,
 }
 
-impl Session<'_> {
+impl Commands<'_> {
     /// Runs a command; `None` (with the error recorded, unless optional and absent) when it
     /// could not give an answer.
     fn run(&mut self, file: &str, argv: &[&str], need: Need) -> Option<CommandOutput> {
-        if self.unreachable {
+        if self.session.is_unreachable() {
+            // Its one error says it all.
             return None;
         }
         let spec = CommandSpec {
@@ -45,15 +46,11 @@ impl Session<'_> {
             argv,
             stdin: None,
         };
-        match self.transport.run(&spec) {
+        match self.session.run(&spec) {
             Ok(output) if output.status == 127 && need == Need::Optional => None,
             Ok(output) => Some(output),
             Err(TransportError::NotRecorded { .. }) if need == Need::Optional => None,
             Err(e) => {
-                self.unreachable = matches!(
-                    e,
-                    TransportError::Timeout { .. } | TransportError::Connect { .. }
-                );
                 self.errors.push(e.to_string());
                 None
             }
@@ -70,7 +67,7 @@ impl Session<'_> {
     ) -> Option<T> {
         let output = self.run(file, argv, need)?;
         let command = argv.join(" ");
-        let target = self.transport.target();
+        let target = self.session.target();
         if output.status != 0 {
             self.errors.push(format!(
                 "{target}: `{command}` exited with status {}: {}",
@@ -91,13 +88,12 @@ impl Session<'_> {
 
 /// Reads the Linux host behind `transport`.
 pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
-    let mut session = Session {
-        transport,
+    let mut commands = Commands {
+        session: Session::new(transport),
         errors: Vec::new(),
-        unreachable: false,
     };
     let mut facts = Facts::new();
-    let Some(links) = session.parsed(
+    let Some(links) = commands.parsed(
         "ip-link.json",
         &["ip", "-j", "-d", "link", "show"],
         Need::Required,
@@ -106,10 +102,10 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         return SourceCapture {
             facts,
             status: SourceStatus::Failed,
-            error: Some(session.errors.join("; ")),
+            error: Some(commands.errors.join("; ")),
         };
     };
-    let devlink = session.parsed(
+    let devlink = commands.parsed(
         "devlink-info.json",
         &["devlink", "-j", "dev", "info"],
         Need::Optional,
@@ -121,13 +117,13 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         .filter(|l| l.link_type == "ether" && l.kind.is_none())
         .collect();
     if physical.is_empty() {
-        let target = session.transport.target();
-        session.errors.push(format!(
+        let target = commands.session.target();
+        commands.errors.push(format!(
             "{target}: `ip -j -d link show` lists no physical Ethernet port"
         ));
     }
     for link in physical {
-        if session.unreachable {
+        if commands.session.is_unreachable() {
             break;
         }
         let name = link.name.as_str();
@@ -140,7 +136,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         let key = port_key(mac, "name", name);
         let mut nic = NicFacts::new(&mut facts, Side::Os, &key);
         nic.set("name", name);
-        let driver = session.parsed(
+        let driver = commands.parsed(
             &format!("ethtool-driver-{name}.txt"),
             &["ethtool", "-i", name],
             Need::Required,
@@ -155,9 +151,9 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 nic.set("firmware/version", firmware.as_str());
             }
         }
-        let dcbx_known = dcb_facts(&mut session, name, &mut nic);
-        pause_facts(&mut session, name, &mut nic);
-        if let Some(qos) = session.parsed(
+        let dcbx_known = dcb_facts(&mut commands, name, &mut nic);
+        pause_facts(&mut commands, name, &mut nic);
+        if let Some(qos) = commands.parsed(
             &format!("mlnx_qos-{name}.txt"),
             &["mlnx_qos", "-i", name],
             Need::Optional,
@@ -193,7 +189,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             let config = mlxconfig
                 .entry(bus.clone())
                 .or_insert_with(|| {
-                    session.parsed(
+                    commands.parsed(
                         &format!("mlxconfig-{bus}.txt"),
                         &["mlxconfig", "-d", &bus, "-e", "query"],
                         Need::Optional,
@@ -206,7 +202,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             }
         }
     }
-    let status = if session.errors.is_empty() {
+    let status = if commands.errors.is_empty() {
         SourceStatus::Complete
     } else {
         SourceStatus::Partial
@@ -214,14 +210,14 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     SourceCapture {
         facts,
         status,
-        error: (!session.errors.is_empty()).then(|| session.errors.join("; ")),
+        error: (!commands.errors.is_empty()).then(|| commands.errors.join("; ")),
     }
 }
 
 /// `dcb ets/pfc/dcbx show dev IF`; "Operation not supported" means the device has no DCB.
-fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> bool {
+fn dcb_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) -> bool {
     let ets_file = format!("dcb-ets-{name}.json");
-    let Some(ets) = session.run(
+    let Some(ets) = commands.run(
         &ets_file,
         &["dcb", "-j", "ets", "show", "dev", name],
         Need::Required,
@@ -233,8 +229,8 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> b
         return false;
     }
     if ets.status != 0 {
-        let target = session.transport.target();
-        session.errors.push(format!(
+        let target = commands.session.target();
+        commands.errors.push(format!(
             "{target}: `dcb -j ets show dev {name}` exited with status {}: {}",
             ets.status,
             ets.stderr_line()
@@ -244,8 +240,8 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> b
     let ets = match parse::parse_dcb_ets(&String::from_utf8_lossy(&ets.stdout)) {
         Ok(ets) => ets,
         Err(e) => {
-            let target = session.transport.target();
-            session.errors.push(format!(
+            let target = commands.session.target();
+            commands.errors.push(format!(
                 "{target}: `dcb -j ets show dev {name}` output ({ets_file}): {e}"
             ));
             return false;
@@ -255,7 +251,7 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> b
     if let Some(willing) = ets.willing {
         nic.set("dcbx_willing", willing);
     }
-    let pfc = session.parsed(
+    let pfc = commands.parsed(
         &format!("dcb-pfc-{name}.json"),
         &["dcb", "-j", "pfc", "show", "dev", name],
         Need::Required,
@@ -274,7 +270,7 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> b
             pfc: pfc.map(|p| p.enabled).unwrap_or_default(),
         },
     );
-    let dcbx = session.parsed(
+    let dcbx = commands.parsed(
         &format!("dcb-dcbx-{name}.json"),
         &["dcb", "-j", "dcbx", "show", "dev", name],
         Need::Required,
@@ -303,9 +299,9 @@ fn dcb_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) -> b
 }
 
 /// `ethtool --json -a IF`, or its text form on an older ethtool.
-fn pause_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
+fn pause_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) {
     let json_file = format!("ethtool-pause-{name}.json");
-    let pause = match session.run(
+    let pause = match commands.run(
         &json_file,
         &["ethtool", "--json", "-a", name],
         Need::Optional,
@@ -324,7 +320,7 @@ fn pause_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
         Some(pause) => pause,
         None => {
             let text_file = format!("ethtool-pause-{name}.txt");
-            let Some(output) = session.run(&text_file, &["ethtool", "-a", name], Need::Required)
+            let Some(output) = commands.run(&text_file, &["ethtool", "-a", name], Need::Required)
             else {
                 return;
             };
@@ -336,8 +332,8 @@ fn pause_facts(session: &mut Session<'_>, name: &str, nic: &mut NicFacts<'_>) {
             match parse::parse_ethtool_pause_text(&text) {
                 Ok(pause) => pause,
                 Err(e) => {
-                    let target = session.transport.target();
-                    session.errors.push(format!(
+                    let target = commands.session.target();
+                    commands.errors.push(format!(
                         "{target}: `ethtool -a {name}` output ({text_file}): {e}"
                     ));
                     return;

@@ -7,9 +7,11 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::collect::lines::ParseError;
 use crate::collect::nic::{DcbTables, NicFacts, Side, port_key};
+use crate::collect::set_fact;
 use crate::model::MacAddr;
-use crate::snapshot::{FactPath, FactValue, Facts, Scalar, path_segment};
+use crate::snapshot::{FactValue, Facts, Scalar, path_segment};
 
 /// The schema id the collector writes.
 pub const SCHEMA: &str = "driftgate.windows/v1";
@@ -18,13 +20,8 @@ pub const SCHEMA: &str = "driftgate.windows/v1";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DocumentError {
     /// Not JSON or not the collector's shape.
-    #[error("line {line}: {message}")]
-    Malformed {
-        /// 1-based line.
-        line: usize,
-        /// The parser's message.
-        message: String,
-    },
+    #[error(transparent)]
+    Malformed(#[from] ParseError),
     /// Another schema id.
     #[error("schema is {0:?}, expected {SCHEMA:?} (output of examples/collectors/windows-qos.ps1)")]
     Schema(String),
@@ -200,20 +197,17 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
                 .and_then(|v| v["Schema"].as_str().map(str::to_owned));
             match schema {
                 Some(schema) if schema != SCHEMA => DocumentError::Schema(schema),
-                _ => DocumentError::Malformed {
-                    line: e.line(),
-                    message: e.to_string(),
-                },
+                _ => DocumentError::Malformed(ParseError::at(e.line(), e.to_string())),
             }
         })?;
     if document.schema != SCHEMA {
         return Err(DocumentError::Schema(document.schema));
     }
     if document.adapters.iter().next().is_none() && document.adapter_qos.iter().next().is_none() {
-        return Err(DocumentError::Malformed {
-            line: 0,
-            message: "the collector found no network adapter".to_owned(),
-        });
+        return Err(DocumentError::Malformed(ParseError::at(
+            0,
+            "the collector found no network adapter".to_owned(),
+        )));
     }
     let mut parsed = Parsed::default();
     let mut key_of = std::collections::BTreeMap::new();
@@ -305,7 +299,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
     }
     for flow in document.flow_control.iter() {
         match flow.if_alias.as_deref().filter(|a| !a.is_empty()) {
-            None => insert(
+            None => set_fact(
                 &mut parsed.facts,
                 &format!("host/qos/flow_control/priority/{}", flow.priority),
                 flow.enabled.into(),
@@ -328,13 +322,13 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
                 class_key(&class.name)
             ),
         };
-        insert(
+        set_fact(
             &mut parsed.facts,
             &format!("{base}/algorithm"),
             algorithm_name(&class.algorithm).into(),
         );
         if let Some(bandwidth) = class.bandwidth_percentage {
-            insert(
+            set_fact(
                 &mut parsed.facts,
                 &format!("{base}/bandwidth"),
                 bandwidth.into(),
@@ -345,7 +339,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             .iter()
             .map(|p| Scalar::Number(u64::from(*p).into()))
             .collect();
-        insert(
+        set_fact(
             &mut parsed.facts,
             &format!("{base}/priorities"),
             FactValue::list(priorities),
@@ -354,7 +348,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
     for policy in document.policies.iter() {
         let base = format!("host/qos/policy/{}", class_key(&policy.name));
         if let Some(priority) = policy.priority {
-            insert(
+            set_fact(
                 &mut parsed.facts,
                 &format!("{base}/priority"),
                 priority.into(),
@@ -376,7 +370,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             (None, None, None) => None,
         };
         if let Some(condition) = condition {
-            insert(
+            set_fact(
                 &mut parsed.facts,
                 &format!("{base}/match"),
                 condition.into(),
@@ -385,7 +379,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
     }
     for dcbx in document.dcbx_settings.iter() {
         match dcbx.if_alias.as_deref().filter(|a| !a.is_empty()) {
-            None => insert(
+            None => set_fact(
                 &mut parsed.facts,
                 "host/qos/dcbx_willing",
                 dcbx.willing.into(),
@@ -401,11 +395,4 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
         NicFacts::new(&mut parsed.facts, Side::Os, &k).set("rdma_enabled", rdma.enabled);
     }
     Ok(parsed)
-}
-
-fn insert(facts: &mut Facts, path: &str, value: FactValue) {
-    facts.insert(
-        FactPath::new(path).expect("paths are built from sanitized segments"),
-        value,
-    );
 }
