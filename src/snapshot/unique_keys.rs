@@ -30,10 +30,10 @@ impl fmt::Display for DuplicateKey {
 /// JSON yields `None`: the caller's own parse reports that, with its position.
 pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
     let mut de = serde_json::Deserializer::from_str(text);
-    match (Walk { path: Vec::new() }).deserialize(&mut de) {
-        Ok(found) => found,
-        Err(_) => None,
-    }
+    (Walk { path: Vec::new() })
+        .deserialize(&mut de)
+        .ok()
+        .flatten()
 }
 
 /// Walks any JSON value, remembering the object keys above it.
