@@ -3,8 +3,8 @@
 //! stops the child processes it runs (ssh, local tools), so none outlives driftgate; the
 //! command then exits 128 + the signal's number. A second signal exits at once.
 //!
-//! The handlers live on a small runtime of their own that the CLI owns: the library never
-//! touches signals.
+//! A signal that was ignored when driftgate started (`nohup`) stays ignored. The handlers
+//! live on a small runtime of their own that the CLI owns: the library never touches signals.
 
 use std::io;
 use std::sync::{Arc, OnceLock};
@@ -75,6 +75,7 @@ impl Interrupts {
             let _context = runtime.enter();
             Signal::ALL
                 .into_iter()
+                .filter(|signal| !ignored(*signal))
                 .map(|signal| Ok((signal, unix::signal(signal.kind())?)))
                 .collect::<io::Result<Vec<_>>>()?
         };
@@ -92,8 +93,22 @@ impl Interrupts {
     }
 }
 
-/// The next of the signals to arrive.
+/// Whether `signal` was ignored when driftgate started (`nohup`, a background job of a
+/// script): whoever started it meant that signal not to reach it, so it stays ignored.
+fn ignored(signal: Signal) -> bool {
+    // SAFETY: an all-zero `sigaction` is a valid value of the C struct.
+    let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: with no new action, sigaction only writes the current one into `current`.
+    let queried =
+        unsafe { libc::sigaction(signal.kind().as_raw_value(), std::ptr::null(), &mut current) };
+    queried == 0 && current.sa_sigaction == libc::SIG_IGN
+}
+
+/// The next of the signals to arrive (never, when all three are ignored).
 async fn next(streams: &mut [(Signal, unix::Signal)]) -> Signal {
+    if streams.is_empty() {
+        return std::future::pending().await;
+    }
     let waits = streams.iter_mut().map(|(signal, stream)| {
         Box::pin(async move {
             stream.recv().await;
@@ -119,6 +134,7 @@ async fn watcher(
     loop {
         tokio::select! {
             second = next(&mut streams) => {
+                stop_children(libc::SIGKILL);
                 printer.error(&anyhow::anyhow!(
                     "{second} while stopping after {first}: exiting at once; a Redfish session may be left open on the BMC"
                 ));

@@ -166,8 +166,25 @@ fn finish(child: Child, within: Duration, what: &str) -> Output {
     }
 }
 
-fn capture_command(source: &str, out: &Path) -> Command {
+/// `driftgate capture` of `source` into `out`, with `ignore`d signals ignored and the rest
+/// at their default (whatever the test runner inherited, e.g. a `nohup`).
+fn capture_command(source: &str, out: &Path, ignore: &'static [libc::c_int]) -> Command {
+    use std::os::unix::process::CommandExt as _;
     let mut cmd = driftgate();
+    // SAFETY: between fork and exec only async-signal-safe `signal` calls run.
+    unsafe {
+        cmd.pre_exec(move || {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                let action = if ignore.contains(&signal) {
+                    libc::SIG_IGN
+                } else {
+                    libc::SIG_DFL
+                };
+                libc::signal(signal, action);
+            }
+            Ok(())
+        });
+    }
     cmd.args([
         "capture",
         "--host",
@@ -196,7 +213,7 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
         let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("azl-node01.json");
-        let mut child = capture_command(&format!("redfish={}", server.url()), &out)
+        let mut child = capture_command(&format!("redfish={}", server.url()), &out, &[])
             .spawn()
             .unwrap();
         assert!(
@@ -241,15 +258,38 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
     }
 }
 
-/// Fake `esxcli` that records its pid and then hangs, as a stuck host tool does.
-fn hanging_esxcli(dir: &Path) -> PathBuf {
+#[test]
+fn a_signal_ignored_at_start_stays_ignored_as_nohup_means() {
+    let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url()), &out, &[libc::SIGHUP])
+        .spawn()
+        .unwrap();
+    assert!(server.logged(
+        &format!("session {FIRST_SESSION} created"),
+        Duration::from_secs(20)
+    ));
+    std::thread::sleep(Duration::from_millis(600));
+    send(&child, libc::SIGHUP);
+    let output = finish(child, Duration::from_secs(30), "SIGHUP under nohup");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(out.is_file(), "the capture went on and wrote its snapshot");
+    assert_eq!(server.sessions(), 0);
+}
+
+/// Fake `esxcli` that records its pid and then hangs, as a stuck host tool does; with
+/// `deaf`, it ignores SIGTERM as well. Returns the pid file.
+fn hanging_esxcli(dir: &Path, deaf: bool) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let pids = dir.join("pids");
     let script = dir.join("esxcli");
+    let trap = if deaf { "trap '' TERM\n" } else { "" };
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\necho $$ >> '{}'\nexec sleep 60\n",
+            "#!/bin/sh\n{trap}echo $$ >> '{}'\nexec sleep 60\n",
             pids.display()
         ),
     )
@@ -270,17 +310,16 @@ fn alive(pid: u32) -> bool {
     }
 }
 
-#[test]
-fn a_signal_stops_the_local_commands_of_a_capture_too() {
-    let tools = tempfile::tempdir().unwrap();
-    let pids = hanging_esxcli(tools.path());
+/// A capture of `esxi=local:` whose `esxcli` hangs: (child, pid of esxcli, pid file, out).
+fn hanging_capture(dir: &Path, deaf: bool) -> (Child, u32, PathBuf, PathBuf) {
+    let pids = hanging_esxcli(dir, deaf);
     let path = format!(
         "{}:{}",
-        tools.path().display(),
+        dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = tools.path().join("snapshot.json");
-    let child = capture_command("esxi=local:", &out)
+    let out = dir.join("snapshot.json");
+    let child = capture_command("esxi=local:", &out, &[])
         .env("PATH", path)
         .spawn()
         .unwrap();
@@ -297,12 +336,13 @@ fn a_signal_stops_the_local_commands_of_a_capture_too() {
         assert!(Instant::now() < deadline, "the fake esxcli never ran");
         std::thread::sleep(Duration::from_millis(20));
     };
+    // Past `exec`: the pid is sleep's now.
     std::thread::sleep(Duration::from_millis(200));
-    send(&child, libc::SIGTERM);
-    let output = finish(child, Duration::from_secs(10), "SIGTERM during esxcli");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(143), "{stderr}");
-    assert!(!out.exists(), "a snapshot was written");
+    (child, pid, pids, out)
+}
+
+/// Fails unless `pid` is gone within two seconds (and kills it then).
+fn assert_gone(pid: u32, what: &str) {
     let gone = Instant::now() + Duration::from_secs(2);
     while alive(pid) && Instant::now() < gone {
         std::thread::sleep(Duration::from_millis(20));
@@ -312,9 +352,62 @@ fn a_signal_stops_the_local_commands_of_a_capture_too() {
         // SAFETY: as in `send`; cleans up what the test found.
         unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
     }
-    assert!(!survived, "esxcli (pid {pid}) outlived the capture");
-    let started = std::fs::read_to_string(&pids).unwrap().lines().count();
-    assert_eq!(started, 1, "commands were started after the signal");
+    assert!(!survived, "{what}: esxcli (pid {pid}) outlived the capture");
+}
+
+#[test]
+fn a_signal_stops_the_local_commands_of_a_capture_too() {
+    for deaf in [false, true] {
+        let what = if deaf {
+            "esxcli ignoring SIGTERM"
+        } else {
+            "esxcli"
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (child, pid, pids, out) = hanging_capture(dir.path(), deaf);
+        let started = Instant::now();
+        send(&child, libc::SIGTERM);
+        let output = finish(child, Duration::from_secs(10), what);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(143), "{what}: {stderr}");
+        // One that ignores SIGTERM gets SIGKILL after a grace of 2 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        assert!(!out.exists(), "{what}: a snapshot was written");
+        assert_gone(pid, what);
+        let commands = std::fs::read_to_string(&pids).unwrap().lines().count();
+        assert_eq!(
+            commands, 1,
+            "{what}: commands were started after the signal"
+        );
+    }
+}
+
+#[test]
+fn a_second_signal_exits_at_once_and_still_stops_the_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, pid, _, out) = hanging_capture(dir.path(), true);
+    send(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(300));
+    let second = Instant::now();
+    send(&child, libc::SIGINT);
+    let output = finish(child, Duration::from_secs(10), "a second signal");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        second.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        second.elapsed()
+    );
+    assert!(
+        stderr.contains("SIGINT while stopping after SIGTERM: exiting at once"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a snapshot was written");
+    assert_gone(pid, "a second signal");
 }
 
 #[test]
@@ -327,7 +420,7 @@ fn a_failed_session_delete_names_the_delete_and_its_uri() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("azl-node01.json");
-    let output = capture_command(&format!("redfish={}", server.url()), &out)
+    let output = capture_command(&format!("redfish={}", server.url()), &out, &[])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -354,6 +447,7 @@ fn log_lines_honour_color_never_and_redirected_standard_error() {
         let mut cmd = capture_command(
             &format!("redfish={}", server.url()),
             &dir.path().join("s.json"),
+            &[],
         );
         cmd.arg("-v").args(color);
         if let Some((name, value)) = env {
