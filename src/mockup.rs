@@ -48,8 +48,7 @@ pub enum Fault {
     RedirectLoop(String),
     /// This URI never answers.
     Hang(String),
-    /// This URI answers this status with a Redfish error body (to a GET, or to the DELETE
-    /// of a session URI).
+    /// This URI answers this status with a Redfish error body.
     Status(u16, String),
 }
 

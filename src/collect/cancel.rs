@@ -76,4 +76,45 @@ mod tests {
         assert!(cancel.is_cancelled());
         cancel.cancelled().await;
     }
+
+    #[test]
+    fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
+        use crate::collect::{CaptureOptions, SourceSpec, capture_host};
+        use crate::snapshot::{HostName, SourceStatus};
+        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+        let sources = [
+            format!("redfish=mockup:{examples}/azure-local-dcbx/recorded/baseline/bmc"),
+            format!("esxi=dir:{examples}/esxi-mscs-psp/recorded/round-robin"),
+            "linux=local:".to_owned(),
+        ]
+        .map(|s| SourceSpec::parse(&s).unwrap());
+        let intact = capture_host(
+            HostName::new("h").unwrap(),
+            &sources[..2],
+            &CaptureOptions::default(),
+        );
+        assert!(
+            intact.snapshot.is_complete(),
+            "{:?}",
+            intact.snapshot.sources
+        );
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let options = CaptureOptions {
+            cancel,
+            ..CaptureOptions::default()
+        };
+        let captured = capture_host(HostName::new("h").unwrap(), &sources, &options);
+        assert!(!captured.snapshot.is_complete());
+        assert!(captured.snapshot.facts.is_empty());
+        for record in &captured.snapshot.sources {
+            assert_eq!(record.status, SourceStatus::Failed, "{}", record.name);
+            assert_eq!(
+                record.error.as_deref(),
+                Some(INTERRUPTED),
+                "{}",
+                record.name
+            );
+        }
+    }
 }

@@ -225,7 +225,7 @@ async fn capture_async(
             let logout = if cancel.is_cancelled() {
                 tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
                     .await
-                    .unwrap_or_else(|_| Err(client::LogoutError::TimedOut(LOGOUT_WHEN_INTERRUPTED)))
+                    .unwrap_or(Err(client::LogoutError::TimedOut(LOGOUT_WHEN_INTERRUPTED)))
             } else {
                 http.logout().await
             };
