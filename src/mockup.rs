@@ -176,6 +176,8 @@ fn respond(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
 
 impl Server {
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
+        // As it arrives, before any latency: what a client asked for and when.
+        tracing::debug!("{} {}", request.method(), request.uri());
         if !self.options.latency.is_zero() {
             tokio::time::sleep(self.options.latency).await;
         }

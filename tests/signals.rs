@@ -41,14 +41,15 @@ fn driftgate() -> Command {
 struct Simulator {
     child: Child,
     address: String,
-    log: mpsc::Receiver<String>,
-    seen: Vec<String>,
+    log: mpsc::Receiver<(Instant, String)>,
+    /// Lines read so far, with when the test read them.
+    seen: Vec<(Instant, String)>,
 }
 
 impl Simulator {
     fn start(args: &[&str]) -> Simulator {
         let mut child = driftgate()
-            .args(["-v", "mockup", "serve"])
+            .args(["-vv", "mockup", "serve"])
             .arg(bmc())
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
@@ -73,7 +74,7 @@ impl Simulator {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
+                if sender.send((Instant::now(), line)).is_err() {
                     break;
                 }
             }
@@ -86,21 +87,30 @@ impl Simulator {
         }
     }
 
+    /// The requests logged after `since` (all lines read so far).
+    fn requests_after(&self, since: Instant) -> Vec<&str> {
+        self.seen
+            .iter()
+            .filter(|(at, line)| *at > since && line.contains("DEBUG"))
+            .map(|(_, line)| line.as_str())
+            .collect()
+    }
+
     fn url(&self) -> String {
         format!("http://{}", self.address)
     }
 
     /// Waits up to `within` for a log line containing `text`.
     fn logged(&mut self, text: &str, within: Duration) -> bool {
-        if self.seen.iter().any(|l| l.contains(text)) {
+        if self.seen.iter().any(|(_, l)| l.contains(text)) {
             return true;
         }
         let deadline = Instant::now() + within;
         while let Some(left) = deadline.checked_duration_since(Instant::now()) {
             match self.log.recv_timeout(left) {
-                Ok(line) => {
+                Ok((at, line)) => {
                     let found = line.contains(text);
-                    self.seen.push(line);
+                    self.seen.push((at, line));
                     if found {
                         return true;
                     }
@@ -230,6 +240,8 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
             "{name}: the capture finished before the signal; the simulator is too fast"
         );
         send(&child, signal);
+        // A request already on its way reaches the simulator within a few milliseconds.
+        let settled = Instant::now() + Duration::from_millis(100);
         let output = finish(child, Duration::from_secs(20), name);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(code), "{name}: {stderr}");
@@ -254,8 +266,46 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
             "{name}: the session was not deleted: {:?}",
             server.seen
         );
+        let late: Vec<&str> = server
+            .requests_after(settled)
+            .into_iter()
+            .filter(|request| !request.contains(&format!("DELETE {FIRST_SESSION}")))
+            .collect();
+        assert!(
+            late.is_empty(),
+            "{name}: requests after the signal: {late:?}"
+        );
         assert_eq!(server.sessions(), 0, "{name}: a session is left open");
     }
+}
+
+#[test]
+fn a_signal_while_logging_in_leaves_no_session() {
+    // Each answer takes 1.5 s: the signal lands while the login is on its way, or (on a slow
+    // machine) just before it starts. Either way no session may be left open.
+    let mut server = Simulator::start(&["--auth", "session", "--latency", "1500"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url()), &out, &[])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    send(&child, libc::SIGTERM);
+    let output = finish(child, Duration::from_secs(20), "SIGTERM while logging in");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(!out.exists(), "a snapshot was written");
+    if server.logged("created", Duration::from_secs(2)) {
+        assert!(
+            server.logged(
+                &format!("DELETE {FIRST_SESSION}: session deleted"),
+                Duration::from_secs(5)
+            ),
+            "{:?}",
+            server.seen
+        );
+    }
+    assert_eq!(server.sessions(), 0, "{:?}", server.seen);
 }
 
 #[test]

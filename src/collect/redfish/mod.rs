@@ -195,6 +195,8 @@ async fn capture_async(
     match location {
         RedfishLocation::Mockup(dir) => match MockupDir::open(dir) {
             Ok(mockup) => tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
                 () = cancel.cancelled() => failed(mockup.target(), cancel::INTERRUPTED.to_owned()),
                 capture = finish(&mockup, concurrency, options) => capture,
             },
@@ -217,6 +219,8 @@ async fn capture_async(
             }
             // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
             let mut capture = tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
                 () = cancel.cancelled() => failed(base.clone(), cancel::INTERRUPTED.to_owned()),
                 capture = finish(&http, concurrency, options) => capture,
             };
