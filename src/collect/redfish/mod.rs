@@ -10,9 +10,11 @@ pub mod tls;
 mod vendors;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::collect::cancel::{self, Cancel};
 use crate::snapshot::{Facts, SourceStatus};
 use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
 use fetch::{Fetch, MockupDir};
@@ -138,8 +140,9 @@ pub struct Capture {
     pub notes: Vec<String>,
 }
 
-/// Reads the BMC at `location`.
-pub fn capture(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+/// Reads the BMC at `location`. Once `cancel` is requested no new request starts, the
+/// session (if one was opened) is deleted and the capture fails as interrupted.
+pub fn capture(location: &RedfishLocation, options: &RedfishOptions, cancel: &Cancel) -> Capture {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();
@@ -152,7 +155,7 @@ pub fn capture(location: &RedfishLocation, options: &RedfishOptions) -> Capture 
             );
         }
     };
-    runtime.block_on(capture_async(location, options))
+    runtime.block_on(capture_async(location, options, cancel))
 }
 
 fn describe_location(location: &RedfishLocation) -> String {
@@ -172,7 +175,18 @@ fn failed(target: String, error: String) -> Capture {
     }
 }
 
-async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+/// How long deleting the session may take once the capture is being stopped: whoever stops
+/// it (a pipeline's timeout, an operator) is waiting.
+const LOGOUT_WHEN_INTERRUPTED: Duration = Duration::from_secs(10);
+
+async fn capture_async(
+    location: &RedfishLocation,
+    options: &RedfishOptions,
+    cancel: &Cancel,
+) -> Capture {
+    if cancel.is_cancelled() {
+        return failed(describe_location(location), cancel::INTERRUPTED.to_owned());
+    }
     let concurrency = if options.concurrency == 0 {
         4
     } else {
@@ -180,7 +194,12 @@ async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> 
     };
     match location {
         RedfishLocation::Mockup(dir) => match MockupDir::open(dir) {
-            Ok(mockup) => finish(&mockup, concurrency, options).await,
+            Ok(mockup) => tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
+                () = cancel.cancelled() => failed(mockup.target(), cancel::INTERRUPTED.to_owned()),
+                capture = finish(&mockup, concurrency, options) => capture,
+            },
             Err(e) => failed(describe_location(location), e.to_string()),
         },
         RedfishLocation::Live { base, pin } => {
@@ -194,13 +213,27 @@ async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> 
                 Ok(http) => http,
                 Err(e) => return failed(base.clone(), format!("{base}: {e}")),
             };
+            // A login is never abandoned halfway: the session it opens would be left behind.
             if let Err(e) = http.login(options.credentials.as_ref()).await {
                 return failed(base.clone(), format!("{base}: login failed: {e}"));
             }
-            let mut capture = finish(&http, concurrency, options).await;
+            // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
+            let mut capture = tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
+                () = cancel.cancelled() => failed(base.clone(), cancel::INTERRUPTED.to_owned()),
+                capture = finish(&http, concurrency, options) => capture,
+            };
             // The session is deleted whatever the crawl found. Failing to says nothing about the
             // facts, but an open session counts against the BMC's limit: say so.
-            if let Err(e) = http.logout().await {
+            let logout = if cancel.is_cancelled() {
+                tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
+                    .await
+                    .unwrap_or(Err(client::LogoutError::TimedOut(LOGOUT_WHEN_INTERRUPTED)))
+            } else {
+                http.logout().await
+            };
+            if let Err(e) = logout {
                 capture
                     .notes
                     .push(format!("{base}: could not delete the session: {e}"));
