@@ -266,10 +266,17 @@ fn planted_secrets_reach_no_file_written() {
     let o = |name: &str| out.path().join(name).display().to_string();
     let capture = |source: &str, snapshot: &str, saved: &str| {
         let mut cmd = driftgate();
-        cmd.args(["-vv", "capture", "--host", "azl-node01", "--source", source])
-            .args(["--save-mockup", saved, "--out", snapshot])
-            .env("DRIFTGATE_BMC_USERNAME", USER)
-            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
+        cmd.args([
+            "-vvv",
+            "capture",
+            "--host",
+            "azl-node01",
+            "--source",
+            source,
+        ])
+        .args(["--save-mockup", saved, "--out", snapshot])
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
         run(&mut cmd)
     };
     let mut runs = Vec::new();
@@ -290,7 +297,7 @@ fn planted_secrets_reach_no_file_written() {
         assert_eq!(live.code, 0, "{}", live.output);
         assert!(
             live.output.contains("GET /redfish/v1"),
-            "-vv logs requests: {}",
+            "-vvv logs requests: {}",
             live.output
         );
         runs.push(("capture over HTTP", live));

@@ -330,3 +330,88 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
         }
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn never_panics(text in "\\PC{0,80}") {
+            let _ = is_secret_name(&text);
+            let _ = looks_like_key_material(&text);
+            let _ = is_secret_fact(&text, &json!(text.clone()));
+        }
+
+        /// Whatever an attribute is called before it, a secret head word makes it secret.
+        #[test]
+        fn a_secret_head_is_secret_after_any_prefix(
+            prefix in "[A-Za-z0-9_.]{0,20}",
+            head in prop::sample::select(vec!["Password", "ApiKey", "_community", "Pw", "Credential", "Token", "Secret", "KgKey", "Pass_Phrase", "OwnerAuth"]),
+        ) {
+            let name = format!("{prefix}{head}");
+            prop_assert!(is_secret_name(&name), "{}", name);
+        }
+
+        /// 16 bytes or more of hex, or a PEM block, are key material whatever surrounds them.
+        #[test]
+        fn hex_keys_and_pem_blocks_are_key_material(
+            bytes in prop::collection::vec(any::<u8>(), 16..64),
+            before in "[ g-z:,]{0,10}",
+            upper in any::<bool>(),
+        ) {
+            let hex = if upper { hex::encode_upper(&bytes) } else { hex::encode(&bytes) };
+            let text = format!("{before}{hex} ");
+            prop_assert!(looks_like_key_material(&text), "{}", text);
+            let pem = format!("-----BEGIN PRIVATE KEY-----\n{before}\n-----END PRIVATE KEY-----");
+            prop_assert!(looks_like_key_material(&pem));
+        }
+
+        /// Removal leaves nothing secret behind, and a second pass changes nothing.
+        #[test]
+        fn removal_is_complete_and_idempotent(
+            names in prop::collection::vec("[A-Za-z_]{1,12}", 0..8),
+            values in prop::collection::vec("[ -~]{0,40}", 0..8),
+        ) {
+            let attributes: serde_json::Map<String, Value> = names
+                .iter()
+                .zip(values.iter().chain(std::iter::repeat(&String::new())))
+                .map(|(n, v)| (n.clone(), json!(v)))
+                .collect();
+            let mut body = json!({"Attributes": attributes, "Nested": [{"Attributes": attributes}]});
+            let filter = SecretFilter::new();
+            filter.remove_secrets(&mut body);
+            for (name, value) in body["Attributes"].as_object().expect("kept") {
+                prop_assert!(!filter.is_secret(name, value), "{} = {}", name, value);
+            }
+            let once = body.clone();
+            filter.remove_secrets(&mut body);
+            prop_assert_eq!(once, body);
+        }
+    }
+}
+
+#[test]
+fn corpus_decides_as_recorded() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fuzz/secrets/leaked-attributes.json");
+    let rows: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the corpus is checked in"))
+            .expect("the corpus is JSON");
+    assert!(rows.len() > 20);
+    for row in rows {
+        let name = row["name"].as_str().expect("rows are named");
+        let mut filter = SecretFilter::new();
+        if let Some(kind) = row["registry_type"].as_str() {
+            filter.add_registry(&json!({"RegistryEntries": {"Attributes": [
+                {"AttributeName": name, "Type": kind}]}}));
+        }
+        assert_eq!(
+            filter.is_secret(name, &row["value"]),
+            row["secret"] == true,
+            "{row}"
+        );
+    }
+}
