@@ -1,6 +1,7 @@
 //! Compare: diff two snapshots, classify each change by policy, check `expect` rules and
 //! invariants, and reach a verdict. Never sees sources or files; imports
-//! [`crate::snapshot`] and [`crate::model`] only.
+//! [`crate::snapshot`], [`crate::model`] and the leaf [`crate::secrets`] (values of secrets
+//! never reach a report) only.
 
 mod diff;
 mod invariants;

@@ -3,7 +3,7 @@
 //! Service root → `Systems` (EthernetInterfaces, Bios and its pending settings and attribute
 //! registry), `Chassis` → `NetworkAdapters` → `Ports`, `NetworkPorts`,
 //! `NetworkDeviceFunctions` (and Dell's `DellNetworkAttributes` with their pending
-//! `Settings`), `UpdateService/FirmwareInventory`. Collections follow
+//! `Settings` and attribute registry), `UpdateService/FirmwareInventory`. Collections follow
 //! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
