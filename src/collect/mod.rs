@@ -3,7 +3,7 @@
 //! A source is a kind (what it reads and how it normalizes) plus a location (the transport).
 //! A source that cannot be read completely is recorded as `partial` or `failed` with an
 //! error naming the command or URI: capture faults are data, never a silent gap.
-//! Imports: [`crate::snapshot`], [`crate::model`].
+//! Imports: [`crate::snapshot`], [`crate::model`], [`crate::secrets`].
 
 pub mod cancel;
 pub mod encoding;

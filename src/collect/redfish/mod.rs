@@ -294,14 +294,9 @@ pub fn save_mockup(
     dir: &Path,
     fetched: &std::collections::BTreeMap<String, Value>,
 ) -> std::io::Result<()> {
-    // Attributes an attribute registry types as Password, whatever their names say.
-    let passwords: std::collections::BTreeSet<&str> = fetched
-        .values()
-        .filter_map(|v| v["RegistryEntries"]["Attributes"].as_array())
-        .flatten()
-        .filter(|entry| entry["Type"].as_str() == Some("Password"))
-        .filter_map(|entry| entry["AttributeName"].as_str())
-        .collect();
+    // Every registry read types attributes, whatever their names say.
+    let mut filter = crate::secrets::SecretFilter::new();
+    fetched.values().for_each(|body| filter.add_registry(body));
     for (uri, body) in fetched {
         let relative = uri.trim_start_matches('/');
         let outside = !relative.starts_with("redfish/v1")
@@ -314,26 +309,11 @@ pub fn save_mockup(
         let folder = dir.join(relative);
         std::fs::create_dir_all(&folder)?;
         let mut body = body.clone();
-        remove_secrets(&mut body, &passwords);
+        filter.remove_secrets(&mut body);
         let text = serde_json::to_string_pretty(&body).map_err(std::io::Error::other)?;
         crate::fsutil::write_atomic(&folder.join("index.json"), format!("{text}\n").as_bytes())?;
     }
     Ok(())
-}
-
-/// Drops every member whose name says it holds a secret (attribute values, passwords,
-/// tokens) or that is one of `passwords`, at any depth.
-fn remove_secrets(value: &mut Value, passwords: &std::collections::BTreeSet<&str>) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|name, _| {
-                !normalize::is_secret_name(name) && !passwords.contains(name.as_str())
-            });
-            map.values_mut().for_each(|v| remove_secrets(v, passwords));
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| remove_secrets(v, passwords)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
