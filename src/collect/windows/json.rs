@@ -544,9 +544,8 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             }
         }
     }
-    if !flow_groups.contains_key(&None) {
-        flow_groups.insert(None, [None; 8]);
-    }
+    // The global policy set is always there, even when no entry of it is.
+    flow_groups.entry(None).or_insert([None; 8]);
     for (alias, seen) in &flow_groups {
         let missing: Vec<usize> = (0..8).filter(|p| seen[*p].is_none()).collect();
         if !missing.is_empty() {
@@ -625,9 +624,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             FactValue::list(priorities),
         );
     }
-    if !class_groups.contains_key(&None) {
-        class_groups.insert(None, (false, [0; 8]));
-    }
+    class_groups.entry(None).or_insert((false, [0; 8]));
     for (alias, (default, counts)) in &class_groups {
         let mut problems = Vec::new();
         if !default {
