@@ -678,6 +678,12 @@ fn field(
     }
     match key {
         "Enabled" => {
+            if adapter.enabled.is_some() {
+                return Err(error(
+                    number,
+                    format!("a second Enabled line for adapter {:?}", adapter.name),
+                ));
+            }
             adapter.enabled = Some(parse_bool(value).ok_or_else(|| {
                 error(number, format!("Enabled is {value:?}, not True or False"))
             })?);

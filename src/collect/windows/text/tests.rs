@@ -461,6 +461,15 @@ fn broken_inputs() -> Vec<(String, usize, &'static str)> {
             8,
             "appears twice",
         ),
+        // A garbled `Name` key would fold the next adapter into this one.
+        (
+            seed.replace(
+                "Name                       : SLOT 3 Port 2",
+                "Nme                        : SLOT 3 Port 2",
+            ),
+            13,
+            "a second Enabled line",
+        ),
     ]
 }
 
