@@ -16,7 +16,9 @@ use crate::exit::Outcome;
 pub enum Command {
     /// Turn `Get-NetAdapterQos` text (as pasted into a ticket; UTF-8 or the UTF-16 that
     /// PowerShell's `>` writes) into a snapshot. A `Get-NetQosFlowControl` table in the same
-    /// file adds the host's PFC priorities. Unparseable input is an error naming the line.
+    /// file adds the host's PFC priorities. Unparseable input, or a paste cut short (an
+    /// adapter, table or command output that stops before its end), is an error naming the
+    /// line; a paste that ends after a whole adapter is whole.
     WindowsQos {
         /// The text file.
         file: PathBuf,

@@ -68,3 +68,4 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
+pub mod windows;

@@ -3,9 +3,22 @@
 //! Windows PowerShell 5.1 writes enums as numbers and a one-element array sometimes as the
 //! element itself; both are accepted. DcbxSupport comes from the raw `CeeDcbxSupported` /
 //! `IeeeDcbxSupported` flags; TSA numbers are Strict 0, CBS 1, ETS 2.
+//!
+//! The shape is checked, not assumed. The collector always writes every section, and every
+//! property it selects (`Select-Object` writes a property even when its value is null), so a
+//! section or property that is missing or of the wrong type is a [`Gap`]. So are tables cut
+//! short: `Get-NetQosFlowControl` lists priorities 0–7 for every policy set,
+//! `Get-NetQosTrafficClass` always has a `[Default]` class and maps every priority to exactly
+//! one class, a priority table and a PFC array have one entry per priority. And the sections
+//! must agree: a physical adapter with adapter-specific QoS settings has QoS, so it must be in
+//! `AdapterQos`. (An adapter without any QoS capability has no `MSFT_NetAdapterQosSettingData`
+//! and no adapter-specific QoS settings; its absence from `AdapterQos` is not a gap.) The
+//! facts of what is well formed are kept; any gap makes the source partial.
 
-use serde::Deserialize;
-use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde_json::{Map, Value};
 
 use crate::collect::lines::ParseError;
 use crate::collect::nic::{DcbTables, NicFacts, Side, port_key};
@@ -16,7 +29,18 @@ use crate::snapshot::{FactValue, Facts, Scalar, path_segment};
 /// The schema id the collector writes.
 pub const SCHEMA: &str = "driftgate.windows/v1";
 
-/// Why a collector document could not be read.
+/// The sections the collector always writes, in its order.
+pub const SECTIONS: [&str; 7] = [
+    "Adapters",
+    "AdapterQos",
+    "FlowControl",
+    "TrafficClasses",
+    "Policies",
+    "DcbxSettings",
+    "Rdma",
+];
+
+/// Why a collector document could not be read at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DocumentError {
     /// Not JSON or not the collector's shape.
@@ -27,137 +51,25 @@ pub enum DocumentError {
     Schema(String),
 }
 
-/// One element or many.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum Many<T> {
-    Many(Vec<T>),
-    One(T),
+/// Something the document lacks or has of the wrong type: where, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gap {
+    /// The section (`AdapterQos`), with the element's index when it is about one element.
+    pub section: String,
+    /// The adapter the element is about, when known.
+    pub adapter: Option<String>,
+    /// What is wrong and what was expected.
+    pub message: String,
 }
 
-impl<T> Default for Many<T> {
-    fn default() -> Self {
-        Many::Many(Vec::new())
-    }
-}
-
-impl<T> Many<T> {
-    fn iter(&self) -> std::slice::Iter<'_, T> {
-        match self {
-            Many::Many(items) => items.iter(),
-            Many::One(item) => std::slice::from_ref(item).iter(),
+impl fmt::Display for Gap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.section)?;
+        if let Some(adapter) = &self.adapter {
+            write!(f, " (adapter {adapter:?})")?;
         }
+        write!(f, ": {}", self.message)
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Document {
-    schema: String,
-    #[serde(default)]
-    adapters: Many<Adapter>,
-    #[serde(default)]
-    adapter_qos: Many<AdapterQos>,
-    #[serde(default)]
-    flow_control: Many<FlowControl>,
-    #[serde(default)]
-    traffic_classes: Many<TrafficClass>,
-    #[serde(default)]
-    policies: Many<Policy>,
-    #[serde(default)]
-    dcbx_settings: Many<DcbxSetting>,
-    #[serde(default)]
-    rdma: Many<Rdma>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Adapter {
-    name: String,
-    interface_description: Option<String>,
-    mac_address: Option<String>,
-    permanent_address: Option<String>,
-    driver_version_string: Option<String>,
-    driver_provider: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct AdapterQos {
-    name: String,
-    enabled: Option<bool>,
-    hardware: Option<Capabilities>,
-    current: Option<Capabilities>,
-    operational: Option<Settings>,
-    remote: Option<Settings>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Capabilities {
-    cee_dcbx_supported: Option<bool>,
-    ieee_dcbx_supported: Option<bool>,
-    number_of_traffic_classes: Option<i64>,
-    number_of_ets_capable_traffic_classes: Option<i64>,
-    number_of_pfc_enabled_traffic_classes: Option<i64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Settings {
-    #[serde(default)]
-    priority_assignment_table: Many<u8>,
-    #[serde(default)]
-    tsa_assignment_table: Many<u8>,
-    #[serde(default)]
-    bandwidth_assignment_table: Many<u8>,
-    #[serde(default)]
-    priority_flow_control_enable_array: Many<bool>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct FlowControl {
-    priority: u8,
-    enabled: bool,
-    if_alias: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct TrafficClass {
-    name: String,
-    algorithm: Value,
-    bandwidth_percentage: Option<i64>,
-    #[serde(default)]
-    priority: Many<u8>,
-    if_alias: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Policy {
-    name: String,
-    #[serde(rename = "PriorityValue8021Action")]
-    priority: Option<i64>,
-    net_direct_port_match_condition: Option<i64>,
-    template: Option<Value>,
-    #[serde(rename = "IPDstPortMatchCondition")]
-    ip_dst_port: Option<i64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct DcbxSetting {
-    willing: bool,
-    if_alias: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-struct Rdma {
-    name: String,
-    enabled: bool,
 }
 
 /// `Strict 0, CBS 1, ETS 2` (numbers or names) → `strict`, `cbs`, `ets`.
@@ -182,43 +94,357 @@ pub fn class_key(name: &str) -> String {
 /// What the document says about adapters and how they were keyed.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Parsed {
-    /// The facts.
+    /// The facts of everything well formed.
     pub facts: Facts,
     /// Adapters without a MAC, keyed by name: they cannot join the BMC's view.
     pub unjoined: Vec<String>,
+    /// What is missing or mistyped; not empty means the source is partial.
+    pub gaps: Vec<Gap>,
 }
 
-/// Parses the collector's JSON into facts.
-pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
-    let document: Document =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-            let schema = serde_json::from_str::<Value>(text)
-                .ok()
-                .and_then(|v| v["Schema"].as_str().map(str::to_owned));
-            match schema {
-                Some(schema) if schema != SCHEMA => DocumentError::Schema(schema),
-                _ => DocumentError::Malformed(ParseError::at(e.line(), e.to_string())),
-            }
-        })?;
-    if document.schema != SCHEMA {
-        return Err(DocumentError::Schema(document.schema));
+/// A value for messages, cut to a readable length.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
     }
-    if document.adapters.iter().next().is_none() && document.adapter_qos.iter().next().is_none() {
+}
+
+/// Conversions from JSON values; `None` is a wrong type.
+fn string(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_owned)
+}
+fn boolean(v: &Value) -> Option<bool> {
+    v.as_bool()
+}
+fn integer(v: &Value) -> Option<i64> {
+    v.as_i64()
+}
+fn priority(v: &Value) -> Option<u8> {
+    v.as_u64()
+        .and_then(|n| u8::try_from(n).ok())
+        .filter(|p| *p < 8)
+}
+fn small(v: &Value) -> Option<u8> {
+    v.as_u64().and_then(|n| u8::try_from(n).ok())
+}
+fn percent(v: &Value) -> Option<u8> {
+    small(v).filter(|p| *p <= 100)
+}
+fn tc_count(v: &Value) -> Option<i64> {
+    v.as_i64().filter(|n| (0..=8).contains(n))
+}
+fn scalar(v: &Value) -> Option<Value> {
+    (!v.is_array() && !v.is_object()).then(|| v.clone())
+}
+fn object(v: &Value) -> Option<&Map<String, Value>> {
+    v.as_object()
+}
+/// An array of `each`, or one element that PowerShell wrote without its array.
+fn many<T>(each: fn(&Value) -> Option<T>) -> impl Fn(&Value) -> Option<Vec<T>> {
+    move |v| match v {
+        Value::Array(items) => items.iter().map(each).collect(),
+        one => each(one).map(|x| vec![x]),
+    }
+}
+
+/// One element of a section, with the gaps found in it.
+struct Item<'a> {
+    section: &'static str,
+    index: usize,
+    map: &'a Map<String, Value>,
+    adapter: Option<String>,
+}
+
+impl<'a> Item<'a> {
+    fn gap(&self, gaps: &mut Vec<Gap>, message: String) {
+        gaps.push(Gap {
+            section: format!("{}[{}]", self.section, self.index),
+            adapter: self.adapter.clone(),
+            message,
+        });
+    }
+
+    /// A property that must be there and not null.
+    fn req<T>(
+        &self,
+        gaps: &mut Vec<Gap>,
+        key: &str,
+        what: &str,
+        convert: impl Fn(&'a Value) -> Option<T>,
+    ) -> Option<T> {
+        match self.map.get(key) {
+            None => {
+                self.gap(
+                    gaps,
+                    format!("no {key} (the collector always writes it): expected {what}"),
+                );
+                None
+            }
+            Some(value) => {
+                let converted = convert(value);
+                if converted.is_none() {
+                    self.gap(gaps, format!("{key} is {}, expected {what}", shown(value)));
+                }
+                converted
+            }
+        }
+    }
+
+    /// A property that must be there and may be null: `Some(None)` for null.
+    fn opt<T>(
+        &self,
+        gaps: &mut Vec<Gap>,
+        key: &str,
+        what: &str,
+        convert: impl Fn(&'a Value) -> Option<T>,
+    ) -> Option<Option<T>> {
+        match self.map.get(key) {
+            Some(Value::Null) => Some(None),
+            _ => self
+                .req(gaps, key, &format!("{what} or null"), convert)
+                .map(Some),
+        }
+    }
+}
+
+/// The elements of `section` that are objects; anything else is a gap.
+fn section<'a>(
+    root: &'a Map<String, Value>,
+    name: &'static str,
+    gaps: &mut Vec<Gap>,
+) -> Vec<Item<'a>> {
+    let items: Vec<&Value> = match root.get(name) {
+        None => {
+            gaps.push(Gap {
+                section: name.to_owned(),
+                adapter: None,
+                message: "missing (the collector always writes every section)".to_owned(),
+            });
+            return Vec::new();
+        }
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(one @ Value::Object(_)) => vec![one],
+        Some(other) => {
+            gaps.push(Gap {
+                section: name.to_owned(),
+                adapter: None,
+                message: format!("is {}, expected an array of objects", shown(other)),
+            });
+            return Vec::new();
+        }
+    };
+    let mut objects = Vec::new();
+    for (index, item) in items.into_iter().enumerate() {
+        match item.as_object() {
+            Some(map) => {
+                let adapter = map
+                    .get("Name")
+                    .filter(|_| matches!(name, "Adapters" | "AdapterQos" | "Rdma"))
+                    .or_else(|| map.get("IfAlias"))
+                    .and_then(Value::as_str)
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_owned);
+                objects.push(Item {
+                    section: name,
+                    index,
+                    map,
+                    adapter,
+                });
+            }
+            None => gaps.push(Gap {
+                section: format!("{name}[{index}]"),
+                adapter: None,
+                message: format!("is {}, expected an object", shown(item)),
+            }),
+        }
+    }
+    objects
+}
+
+/// The Hardware or Current capabilities of an adapter: (dcbx support, max, ets, pfc).
+fn capabilities(
+    item: &Item<'_>,
+    key: &str,
+    map: &Map<String, Value>,
+    gaps: &mut Vec<Gap>,
+) -> Option<(&'static str, [i64; 3])> {
+    let inner = Item {
+        section: item.section,
+        index: item.index,
+        map,
+        adapter: item.adapter.clone(),
+    };
+    let mut ok = true;
+    let mut flag = |name: &str, gaps: &mut Vec<Gap>| {
+        let value = inner.req(gaps, name, &format!("{key}.{name} true or false"), boolean);
+        ok &= value.is_some();
+        value.unwrap_or(false)
+    };
+    let cee = flag("CeeDcbxSupported", gaps);
+    let ieee = flag("IeeeDcbxSupported", gaps);
+    let mut counts = [0i64; 3];
+    for (slot, name) in counts.iter_mut().zip([
+        "NumberOfTrafficClasses",
+        "NumberOfEtsCapableTrafficClasses",
+        "NumberOfPfcEnabledTrafficClasses",
+    ]) {
+        match inner.req(gaps, name, &format!("{key}.{name}, a number 0-8"), tc_count) {
+            Some(n) => *slot = n,
+            None => ok = false,
+        }
+    }
+    let support = match (cee, ieee) {
+        (false, false) => "none",
+        (true, false) => "cee",
+        (false, true) => "ieee",
+        (true, true) => "ieee+cee",
+    };
+    ok.then_some((support, counts))
+}
+
+/// Operational or Remote settings as DCB tables.
+fn settings(
+    item: &Item<'_>,
+    key: &str,
+    map: &Map<String, Value>,
+    gaps: &mut Vec<Gap>,
+) -> Option<DcbTables> {
+    let inner = Item {
+        section: item.section,
+        index: item.index,
+        map,
+        adapter: item.adapter.clone(),
+    };
+    let before = gaps.len();
+    for name in ["TransmissionSelectionEnabled", "FlowControlEnabled"] {
+        inner.opt(gaps, name, &format!("{key}.{name} true or false"), boolean);
+    }
+    let per_priority = |values: Vec<u8>| (values.len() == 8).then_some(values);
+    let priority_tc = inner.req(
+        gaps,
+        "PriorityAssignmentTable",
+        &format!("{key}.PriorityAssignmentTable, 8 traffic classes 0-7 (one per priority)"),
+        |v| many(priority)(v).and_then(per_priority),
+    );
+    let tsa = inner.req(
+        gaps,
+        "TsaAssignmentTable",
+        &format!("{key}.TsaAssignmentTable, numbers"),
+        many(small),
+    );
+    let bandwidth = inner.req(
+        gaps,
+        "BandwidthAssignmentTable",
+        &format!("{key}.BandwidthAssignmentTable, percentages"),
+        many(percent),
+    );
+    let pfc = inner.req(
+        gaps,
+        "PriorityFlowControlEnableArray",
+        &format!("{key}.PriorityFlowControlEnableArray, 8 booleans (one per priority)"),
+        |v| many(boolean)(v).filter(|a| a.len() == 8),
+    );
+    if gaps.len() != before {
+        return None;
+    }
+    Some(DcbTables {
+        priority_tc: priority_tc?,
+        algorithm: tsa?
+            .into_iter()
+            .map(|t| algorithm_name(&Value::from(t)))
+            .collect(),
+        bandwidth: bandwidth?,
+        pfc: pfc?,
+    })
+}
+
+/// Parses the collector's JSON into facts; a document that is not JSON, not an object or of
+/// another schema is an error, one with gaps is read as far as it is well formed.
+pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
+    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| DocumentError::Malformed(ParseError::at(e.line(), e.to_string())))?;
+    let Some(root) = value.as_object() else {
+        return Err(DocumentError::Malformed(ParseError::at(
+            0,
+            format!(
+                "the document is {}, expected the collector's JSON object",
+                shown(&value)
+            ),
+        )));
+    };
+    match root.get("Schema") {
+        Some(Value::String(schema)) if schema == SCHEMA => {}
+        Some(Value::String(schema)) => return Err(DocumentError::Schema(schema.clone())),
+        _ => {
+            return Err(DocumentError::Malformed(ParseError::at(
+                0,
+                format!(
+                    "no \"Schema\": {SCHEMA:?} (output of examples/collectors/windows-qos.ps1)"
+                ),
+            )));
+        }
+    }
+    let mut gaps = Vec::new();
+    let adapters = section(root, "Adapters", &mut gaps);
+    let adapter_qos = section(root, "AdapterQos", &mut gaps);
+    if adapters.is_empty()
+        && adapter_qos.is_empty()
+        && [root.get("Adapters"), root.get("AdapterQos")]
+            .iter()
+            .all(|s| s.is_some_and(|s| s.as_array().is_some_and(Vec::is_empty)))
+    {
         return Err(DocumentError::Malformed(ParseError::at(
             0,
             "the collector found no network adapter".to_owned(),
         )));
     }
+    let flow_control = section(root, "FlowControl", &mut gaps);
+    let traffic_classes = section(root, "TrafficClasses", &mut gaps);
+    let policies = section(root, "Policies", &mut gaps);
+    let dcbx_settings = section(root, "DcbxSettings", &mut gaps);
+    let rdma = section(root, "Rdma", &mut gaps);
+
     let mut parsed = Parsed::default();
-    let mut key_of = std::collections::BTreeMap::new();
-    for adapter in document.adapters.iter() {
-        let mac = adapter
-            .permanent_address
+    let mut key_of = BTreeMap::new();
+    let mut physical: Vec<String> = Vec::new();
+    for item in &adapters {
+        let name = item.req(&mut gaps, "Name", "the adapter's name", string);
+        let what = "a string";
+        let description = item.opt(&mut gaps, "InterfaceDescription", what, string);
+        let mac = item.opt(&mut gaps, "MacAddress", what, string);
+        let permanent = item.opt(&mut gaps, "PermanentAddress", what, string);
+        let driver = item.opt(&mut gaps, "DriverVersionString", what, string);
+        let provider = item.opt(&mut gaps, "DriverProvider", what, string);
+        item.opt(&mut gaps, "ifIndex", "a number", integer);
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if physical.contains(&name) {
+            item.gap(&mut gaps, "listed twice".to_owned());
+            continue;
+        }
+        physical.push(name.clone());
+        let mac = permanent
+            .flatten()
             .as_deref()
             .and_then(MacAddr::parse)
             .filter(|m| !m.is_zero())
-            .or_else(|| adapter.mac_address.as_deref().and_then(MacAddr::parse));
-        key_of.insert(adapter.name.clone(), port_key(mac, "name", &adapter.name));
+            .or_else(|| mac.flatten().as_deref().and_then(MacAddr::parse));
+        let key = port_key(mac, "name", &name);
+        let mut nic = NicFacts::new(&mut parsed.facts, Side::Os, &key);
+        nic.set("name", name.as_str());
+        for (leaf, value) in [
+            ("description", description),
+            ("driver/version", driver),
+            ("driver/provider", provider),
+        ] {
+            if let Some(value) = value.flatten().filter(|v| !v.is_empty()) {
+                nic.set(leaf, value);
+            }
+        }
+        key_of.insert(name, key);
     }
     let mut key = |name: &str, parsed: &mut Parsed| -> String {
         key_of
@@ -229,113 +455,166 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             })
             .clone()
     };
-    for adapter in document.adapters.iter() {
-        let k = key(&adapter.name, &mut parsed);
-        let mut nic = NicFacts::new(&mut parsed.facts, Side::Os, &k);
-        nic.set("name", adapter.name.as_str());
-        for (leaf, value) in [
-            ("description", &adapter.interface_description),
-            ("driver/version", &adapter.driver_version_string),
-            ("driver/provider", &adapter.driver_provider),
-        ] {
-            if let Some(value) = value.as_deref().filter(|v| !v.is_empty()) {
-                nic.set(leaf, value);
-            }
+
+    let mut with_qos = BTreeSet::new();
+    for item in &adapter_qos {
+        let name = item.req(&mut gaps, "Name", "the adapter's name", string);
+        let enabled = item.req(&mut gaps, "Enabled", "true or false", boolean);
+        let columns = ["Hardware", "Current"].map(|c| {
+            item.opt(&mut gaps, c, "an object of capabilities", object)
+                .flatten()
+        });
+        let scopes = ["Operational", "Remote"].map(|s| {
+            item.opt(&mut gaps, s, "an object of DCB settings", object)
+                .flatten()
+        });
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            continue;
+        };
+        if !with_qos.insert(name.clone()) {
+            item.gap(&mut gaps, "listed twice".to_owned());
+            continue;
         }
-    }
-    for qos in document.adapter_qos.iter() {
-        let k = key(&qos.name, &mut parsed);
+        let columns = [("Hardware", columns[0]), ("Current", columns[1])]
+            .map(|(c, map)| map.and_then(|map| capabilities(item, c, map, &mut gaps)));
+        let scopes = [("Operational", scopes[0]), ("Remote", scopes[1])]
+            .map(|(s, map)| map.and_then(|map| settings(item, s, map, &mut gaps)));
+        let k = key(&name, &mut parsed);
         let mut nic = NicFacts::new(&mut parsed.facts, Side::Os, &k);
-        if let Some(enabled) = qos.enabled {
+        if let Some(enabled) = enabled {
             nic.set("qos_enabled", enabled);
         }
-        for (column, capabilities) in [("hardware", &qos.hardware), ("current", &qos.current)] {
-            let Some(c) = capabilities else { continue };
-            let support = match (
-                c.cee_dcbx_supported.unwrap_or(false),
-                c.ieee_dcbx_supported.unwrap_or(false),
-            ) {
-                (false, false) => "none",
-                (true, false) => "cee",
-                (false, true) => "ieee",
-                (true, true) => "ieee+cee",
+        for (column, capabilities) in ["hardware", "current"].iter().zip(&columns) {
+            let Some((support, counts)) = capabilities else {
+                continue;
             };
-            nic.set(&format!("dcbx_support/{column}"), support);
-            for (leaf, value) in [
-                ("max", c.number_of_traffic_classes),
-                ("ets", c.number_of_ets_capable_traffic_classes),
-                ("pfc", c.number_of_pfc_enabled_traffic_classes),
-            ] {
-                if let Some(value) = value {
-                    nic.set(&format!("num_tcs/{column}/{leaf}"), value);
-                }
+            nic.set(&format!("dcbx_support/{column}"), *support);
+            for (leaf, value) in ["max", "ets", "pfc"].iter().zip(counts) {
+                nic.set(&format!("num_tcs/{column}/{leaf}"), *value);
             }
         }
-        for (scope, settings) in [("operational", &qos.operational), ("remote", &qos.remote)] {
-            if let Some(settings) = settings {
-                nic.dcb(
-                    scope,
-                    &DcbTables {
-                        priority_tc: settings.priority_assignment_table.iter().copied().collect(),
-                        algorithm: settings
-                            .tsa_assignment_table
-                            .iter()
-                            .map(|t| algorithm_name(&Value::from(*t)))
-                            .collect(),
-                        bandwidth: settings
-                            .bandwidth_assignment_table
-                            .iter()
-                            .copied()
-                            .collect(),
-                        pfc: settings
-                            .priority_flow_control_enable_array
-                            .iter()
-                            .copied()
-                            .collect(),
-                    },
-                );
+        for (scope, tables) in ["operational", "remote"].iter().zip(&scopes) {
+            if let Some(tables) = tables {
+                nic.dcb(scope, tables);
             }
         }
     }
-    for flow in document.flow_control.iter() {
-        match flow.if_alias.as_deref().filter(|a| !a.is_empty()) {
+
+    // Adapters with adapter-specific QoS settings, and where they were seen.
+    let mut evidence: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
+
+    // Get-NetQosFlowControl: per policy set (global or one adapter), priorities 0-7.
+    let mut flow_groups: BTreeMap<Option<String>, [Option<bool>; 8]> = BTreeMap::new();
+    for item in &flow_control {
+        let priority = item.req(&mut gaps, "Priority", "a priority 0-7", priority);
+        let enabled = item.req(&mut gaps, "Enabled", "true or false", boolean);
+        item.req(&mut gaps, "PolicySet", "a string", string);
+        let alias = item.opt(&mut gaps, "IfAlias", "a string", string);
+        let (Some(priority), Some(enabled), Some(alias)) = (priority, enabled, alias) else {
+            continue;
+        };
+        let alias = alias.filter(|a| !a.is_empty());
+        let slot = &mut flow_groups.entry(alias.clone()).or_default()[usize::from(priority)];
+        match slot {
+            Some(earlier) if *earlier != enabled => {
+                item.gap(
+                    &mut gaps,
+                    format!("priority {priority} listed twice, enabled and disabled"),
+                );
+                continue;
+            }
+            _ => *slot = Some(enabled),
+        }
+        match alias {
             None => set_fact(
                 &mut parsed.facts,
-                &format!("host/qos/flow_control/priority/{}", flow.priority),
-                flow.enabled.into(),
+                &format!("host/qos/flow_control/priority/{priority}"),
+                enabled.into(),
             ),
             Some(alias) => {
-                let k = key(alias, &mut parsed);
+                evidence
+                    .entry(alias.clone())
+                    .or_default()
+                    .insert("FlowControl");
+                let k = key(&alias, &mut parsed);
                 NicFacts::new(&mut parsed.facts, Side::Os, &k).set(
-                    &format!("flow_control/configured/priority/{}", flow.priority),
-                    flow.enabled,
+                    &format!("flow_control/configured/priority/{priority}"),
+                    enabled,
                 );
             }
         }
     }
-    for class in document.traffic_classes.iter() {
-        let base = match class.if_alias.as_deref().filter(|a| !a.is_empty()) {
-            None => format!("host/qos/traffic_class/{}", class_key(&class.name)),
-            Some(alias) => format!(
-                "nic/{}/os/traffic_class/configured/{}",
-                key(alias, &mut parsed),
-                class_key(&class.name)
-            ),
+    // The global policy set is always there, even when no entry of it is.
+    flow_groups.entry(None).or_insert([None; 8]);
+    for (alias, seen) in &flow_groups {
+        let missing: Vec<usize> = (0..8).filter(|p| seen[*p].is_none()).collect();
+        if !missing.is_empty() {
+            gaps.push(Gap {
+                section: "FlowControl".to_owned(),
+                adapter: alias.clone(),
+                message: format!(
+                    "no entry for priorities {missing:?}: Get-NetQosFlowControl lists 0-7 for {}",
+                    if alias.is_some() {
+                        "an adapter"
+                    } else {
+                        "the global policy set"
+                    }
+                ),
+            });
+        }
+    }
+
+    // Get-NetQosTrafficClass: per policy set, a [Default] class and each priority in one class.
+    let mut class_groups: BTreeMap<Option<String>, (bool, [u8; 8])> = BTreeMap::new();
+    for item in &traffic_classes {
+        let name = item.req(&mut gaps, "Name", "the class's name", string);
+        let algorithm = item.req(&mut gaps, "Algorithm", "a number or a name", |v| {
+            (v.is_number() || v.is_string()).then_some(v)
+        });
+        let bandwidth = item.opt(&mut gaps, "BandwidthPercentage", "a percentage", |v| {
+            percent(v).map(i64::from)
+        });
+        let priorities = item.req(&mut gaps, "Priority", "priorities 0-7", many(priority));
+        item.req(&mut gaps, "PolicySet", "a string", string);
+        let alias = item.opt(&mut gaps, "IfAlias", "a string", string);
+        let (Some(name), Some(algorithm), Some(bandwidth), Some(priorities), Some(alias)) =
+            (name, algorithm, bandwidth, priorities, alias)
+        else {
+            continue;
+        };
+        let alias = alias.filter(|a| !a.is_empty());
+        let group = class_groups.entry(alias.clone()).or_default();
+        group.0 |= name == "[Default]";
+        for p in &priorities {
+            group.1[usize::from(*p)] += 1;
+        }
+        let base = match &alias {
+            None => format!("host/qos/traffic_class/{}", class_key(&name)),
+            Some(alias) => {
+                evidence
+                    .entry(alias.clone())
+                    .or_default()
+                    .insert("TrafficClasses");
+                format!(
+                    "nic/{}/os/traffic_class/configured/{}",
+                    key(alias, &mut parsed),
+                    class_key(&name)
+                )
+            }
         };
         set_fact(
             &mut parsed.facts,
             &format!("{base}/algorithm"),
-            algorithm_name(&class.algorithm).into(),
+            algorithm_name(algorithm).into(),
         );
-        if let Some(bandwidth) = class.bandwidth_percentage {
+        if let Some(bandwidth) = bandwidth {
             set_fact(
                 &mut parsed.facts,
                 &format!("{base}/bandwidth"),
                 bandwidth.into(),
             );
         }
-        let priorities = class
-            .priority
+        let priorities = priorities
             .iter()
             .map(|p| Scalar::Number(u64::from(*p).into()))
             .collect();
@@ -345,24 +624,69 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             FactValue::list(priorities),
         );
     }
-    for policy in document.policies.iter() {
-        let base = format!("host/qos/policy/{}", class_key(&policy.name));
-        if let Some(priority) = policy.priority {
+    class_groups.entry(None).or_insert((false, [0; 8]));
+    for (alias, (default, counts)) in &class_groups {
+        let mut problems = Vec::new();
+        if !default {
+            problems.push("no [Default] class".to_owned());
+        }
+        if counts.iter().any(|n| *n != 1) {
+            let listed: Vec<usize> = counts
+                .iter()
+                .enumerate()
+                .flat_map(|(p, n)| std::iter::repeat_n(p, usize::from(*n)))
+                .collect();
+            problems.push(format!(
+                "the classes list priorities {listed:?}, expected each of 0-7 in exactly one class"
+            ));
+        }
+        if !problems.is_empty() {
+            gaps.push(Gap {
+                section: "TrafficClasses".to_owned(),
+                adapter: alias.clone(),
+                message: format!(
+                    "{} (Get-NetQosTrafficClass always has [Default], which takes every priority no other class has)",
+                    problems.join("; ")
+                ),
+            });
+        }
+    }
+
+    for item in &policies {
+        let name = item.req(&mut gaps, "Name", "the policy's name", string);
+        let number = "a number";
+        let priority = item.opt(&mut gaps, "PriorityValue8021Action", number, integer);
+        let netdirect = item.opt(&mut gaps, "NetDirectPortMatchCondition", number, integer);
+        let template = item.opt(&mut gaps, "Template", "a number or a name", scalar);
+        item.opt(
+            &mut gaps,
+            "IPProtocolMatchCondition",
+            "a number or a name",
+            scalar,
+        );
+        let ip_port = item.opt(&mut gaps, "IPDstPortMatchCondition", number, integer);
+        let (Some(name), Some(priority), Some(netdirect), Some(template), Some(ip_port)) =
+            (name, priority, netdirect, template, ip_port)
+        else {
+            continue;
+        };
+        let base = format!("host/qos/policy/{}", class_key(&name));
+        if let Some(priority) = priority {
             set_fact(
                 &mut parsed.facts,
                 &format!("{base}/priority"),
                 priority.into(),
             );
         }
-        let template = policy.template.as_ref().and_then(|t| match t {
+        let template = template.and_then(|t| match t {
             Value::String(s) if !s.is_empty() && s != "None" => Some(s.to_ascii_lowercase()),
             Value::Number(n) if n.as_u64() != Some(0) => Some(format!("template-{n}")),
             _ => None,
         });
         let condition = match (
-            policy.net_direct_port_match_condition.filter(|p| *p != 0),
+            netdirect.filter(|p| *p != 0),
             template,
-            policy.ip_dst_port.filter(|p| *p != 0),
+            ip_port.filter(|p| *p != 0),
         ) {
             (Some(port), _, _) => Some(format!("netdirect:{port}")),
             (None, Some(template), _) => Some(format!("template:{template}")),
@@ -377,22 +701,73 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             );
         }
     }
-    for dcbx in document.dcbx_settings.iter() {
-        match dcbx.if_alias.as_deref().filter(|a| !a.is_empty()) {
-            None => set_fact(
-                &mut parsed.facts,
-                "host/qos/dcbx_willing",
-                dcbx.willing.into(),
-            ),
+
+    let mut willing: BTreeMap<Option<String>, bool> = BTreeMap::new();
+    for item in &dcbx_settings {
+        let value = item.req(&mut gaps, "Willing", "true or false", boolean);
+        item.req(&mut gaps, "PolicySet", "a string", string);
+        let alias = item.opt(&mut gaps, "IfAlias", "a string", string);
+        let (Some(value), Some(alias)) = (value, alias) else {
+            continue;
+        };
+        let alias = alias.filter(|a| !a.is_empty());
+        if willing
+            .insert(alias.clone(), value)
+            .is_some_and(|v| v != value)
+        {
+            item.gap(&mut gaps, "listed twice, willing and not".to_owned());
+            continue;
+        }
+        match alias {
+            None => set_fact(&mut parsed.facts, "host/qos/dcbx_willing", value.into()),
             Some(alias) => {
-                let k = key(alias, &mut parsed);
-                NicFacts::new(&mut parsed.facts, Side::Os, &k).set("dcbx_willing", dcbx.willing);
+                evidence
+                    .entry(alias.clone())
+                    .or_default()
+                    .insert("DcbxSettings");
+                let k = key(&alias, &mut parsed);
+                NicFacts::new(&mut parsed.facts, Side::Os, &k).set("dcbx_willing", value);
             }
         }
     }
-    for rdma in document.rdma.iter() {
-        let k = key(&rdma.name, &mut parsed);
-        NicFacts::new(&mut parsed.facts, Side::Os, &k).set("rdma_enabled", rdma.enabled);
+    if !willing.contains_key(&None) {
+        gaps.push(Gap {
+            section: "DcbxSettings".to_owned(),
+            adapter: None,
+            message: "no global setting (IfAlias null): Get-NetQosDcbxSetting always has one"
+                .to_owned(),
+        });
     }
+
+    let mut with_rdma = BTreeSet::new();
+    for item in &rdma {
+        let name = item.req(&mut gaps, "Name", "the adapter's name", string);
+        let enabled = item.req(&mut gaps, "Enabled", "true or false", boolean);
+        let (Some(name), Some(enabled)) = (name, enabled) else {
+            continue;
+        };
+        if !with_rdma.insert(name.clone()) {
+            item.gap(&mut gaps, "listed twice".to_owned());
+            continue;
+        }
+        let k = key(&name, &mut parsed);
+        NicFacts::new(&mut parsed.facts, Side::Os, &k).set("rdma_enabled", enabled);
+    }
+
+    for name in &physical {
+        if let Some(seen) = evidence.get(name)
+            && !with_qos.contains(name)
+        {
+            gaps.push(Gap {
+                section: "AdapterQos".to_owned(),
+                adapter: Some(name.clone()),
+                message: format!(
+                    "missing: Adapters lists it and {} has its adapter-specific QoS settings, so Get-NetAdapterQos reports it",
+                    seen.iter().copied().collect::<Vec<_>>().join(" and ")
+                ),
+            });
+        }
+    }
+    parsed.gaps = gaps;
     Ok(parsed)
 }

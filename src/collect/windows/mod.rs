@@ -26,7 +26,8 @@ pub const RECORDING: &str = "windows-qos.json";
 /// What a capture of the `windows` source read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capture {
-    /// Facts and status; complete or failed, since the collector runs as one unit.
+    /// Facts and status: failed when the output is not the collector's document, partial
+    /// when the document lacks sections, adapters or properties the collector always writes.
     pub source: SourceCapture,
     /// Adapters keyed by name because no MAC was reported for them.
     pub unjoined: Vec<String>,
@@ -90,14 +91,28 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         Err(e) => return failed(format!("{target}: collector output ({RECORDING}): {e}")),
     };
     match json::parse(&text) {
-        Ok(parsed) => Capture {
-            source: SourceCapture {
-                facts: parsed.facts,
-                status: SourceStatus::Complete,
-                error: None,
-            },
-            unjoined: parsed.unjoined,
-        },
+        Ok(parsed) => {
+            let (status, error) = if parsed.gaps.is_empty() {
+                (SourceStatus::Complete, None)
+            } else {
+                let gaps: Vec<String> = parsed.gaps.iter().map(ToString::to_string).collect();
+                (
+                    SourceStatus::Partial,
+                    Some(format!(
+                        "{target}: collector output ({RECORDING}) is incomplete: {}",
+                        gaps.join("; ")
+                    )),
+                )
+            };
+            Capture {
+                source: SourceCapture {
+                    facts: parsed.facts,
+                    status,
+                    error,
+                },
+                unjoined: parsed.unjoined,
+            }
+        }
         Err(e) => failed(format!("{target}: collector output ({RECORDING}): {e}")),
     }
 }

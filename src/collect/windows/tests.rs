@@ -103,11 +103,27 @@ fn a_utf16_recording_reads_like_utf8() {
 #[test]
 fn one_element_arrays_collapsed_by_powershell_and_unknown_adapters_are_accepted() {
     let doc = r#"{"Schema": "driftgate.windows/v1",
-        "Adapters": {"Name": "NIC1", "MacAddress": "00-11-22-33-44-55", "PermanentAddress": ""},
-        "AdapterQos": [{"Name": "NIC1", "Enabled": false}, {"Name": "vEthernet (SMB1)", "Enabled": true}],
-        "TrafficClasses": {"Name": "SMB", "Algorithm": "ETS", "BandwidthPercentage": 60, "Priority": 3},
-        "FlowControl": {"Priority": 3, "Enabled": true, "IfAlias": "NIC1"}}"#;
+        "Adapters": {"Name": "NIC1", "InterfaceDescription": null, "MacAddress": "00-11-22-33-44-55",
+            "PermanentAddress": "", "DriverVersionString": null, "DriverProvider": null, "ifIndex": 4},
+        "AdapterQos": [
+            {"Name": "NIC1", "Enabled": false, "Hardware": null, "Current": null, "Operational": null, "Remote": null},
+            {"Name": "vEthernet (SMB1)", "Enabled": true, "Hardware": null, "Current": null, "Operational": null, "Remote": null}],
+        "FlowControl": [
+            {"Priority": 0, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 1, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 2, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 3, "Enabled": true, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 4, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 5, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 6, "Enabled": false, "PolicySet": "Global", "IfAlias": null},
+            {"Priority": 7, "Enabled": false, "PolicySet": "Global", "IfAlias": null}],
+        "TrafficClasses": {"Name": "[Default]", "Algorithm": "ETS", "BandwidthPercentage": 100,
+            "Priority": [0, 1, 2, 3, 4, 5, 6, 7], "PolicySet": "Global", "IfAlias": null},
+        "Policies": [],
+        "DcbxSettings": {"Willing": true, "PolicySet": "Global", "IfAlias": null},
+        "Rdma": []}"#;
     let parsed = json::parse(doc).unwrap();
+    assert_eq!(parsed.gaps, Vec::new());
     assert_eq!(parsed.unjoined, vec!["vEthernet (SMB1)"]);
     let get = |p: &str| parsed.facts.get(p).map(ToString::to_string);
     assert_eq!(
@@ -119,13 +135,191 @@ fn one_element_arrays_collapsed_by_powershell_and_unknown_adapters_are_accepted(
         Some("true")
     );
     assert_eq!(
-        get("host/qos/traffic_class/smb/priorities").as_deref(),
-        Some("[3]")
+        get("host/qos/traffic_class/default/priorities").as_deref(),
+        Some("[0, 1, 2, 3, 4, 5, 6, 7]")
     );
+    assert_eq!(get("host/qos/dcbx_willing").as_deref(), Some("true"));
     assert_eq!(
-        get("nic/00:11:22:33:44:55/os/flow_control/configured/priority/3").as_deref(),
+        get("host/qos/flow_control/priority/3").as_deref(),
         Some("true")
     );
+}
+
+/// The seed-1 collector output after the update, as JSON to edit.
+fn seed_document() -> serde_json::Value {
+    let text = std::fs::read_to_string(recorded("post-update").join(RECORDING)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Writes `document` as a recording and captures it.
+fn capture_document(document: &serde_json::Value) -> Capture {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(RECORDING),
+        serde_json::to_string_pretty(document).unwrap(),
+    )
+    .unwrap();
+    capture_dir(dir.path())
+}
+
+fn gaps_of(document: &serde_json::Value) -> Vec<String> {
+    json::parse(&document.to_string())
+        .unwrap()
+        .gaps
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn the_recorded_documents_are_whole() {
+    for state in ["baseline", "post-update"] {
+        let text = std::fs::read_to_string(recorded(state).join(RECORDING)).unwrap();
+        assert_eq!(json::parse(&text).unwrap().gaps, Vec::new(), "{state}");
+    }
+}
+
+#[test]
+fn an_adapter_missing_from_adapter_qos_makes_the_source_partial_naming_it() {
+    let mut doc = seed_document();
+    doc["AdapterQos"].as_array_mut().unwrap().remove(1);
+    let captured = capture_document(&doc);
+    assert_eq!(captured.source.status, SourceStatus::Partial);
+    let error = captured.source.error.clone().unwrap();
+    assert!(
+        error.contains("windows-qos.json")
+            && error.contains("AdapterQos (adapter \"SLOT 3 Port 2\"): missing")
+            && error.contains("DcbxSettings"),
+        "{error}"
+    );
+    // What is well formed is kept: the other port's facts are there.
+    assert_eq!(
+        fact(&captured, &format!("{PORT}/dcbx_support/current")).as_deref(),
+        Some("\"none\"")
+    );
+}
+
+#[test]
+fn an_adapter_without_any_qos_capability_is_not_a_gap() {
+    // A management NIC without DCB: Get-NetAdapter lists it, no QoS cmdlet reports it.
+    let mut doc = seed_document();
+    doc["AdapterQos"].as_array_mut().unwrap().remove(1);
+    doc["Rdma"].as_array_mut().unwrap().remove(1);
+    doc["DcbxSettings"].as_array_mut().unwrap().remove(2);
+    assert_eq!(gaps_of(&doc), Vec::<String>::new());
+}
+
+#[test]
+fn missing_or_mistyped_sections_and_properties_make_the_source_partial() {
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(Edit, &str); 16] = [
+        (
+            |d| {
+                d["AdapterQos"][0]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("Operational");
+            },
+            "AdapterQos[0] (adapter \"SLOT 3 Port 1\"): no Operational (the collector always writes it)",
+        ),
+        (
+            |d| {
+                d.as_object_mut().unwrap().remove("Rdma");
+            },
+            "Rdma: missing",
+        ),
+        (
+            |d| d["AdapterQos"] = "SLOT 3 Port 1".into(),
+            "AdapterQos: is \"SLOT 3 Port 1\", expected an array of objects",
+        ),
+        (
+            |d| d["FlowControl"] = 5.into(),
+            "FlowControl: is 5, expected an array",
+        ),
+        (
+            |d| d["AdapterQos"][1]["Current"] = "None".into(),
+            "AdapterQos[1] (adapter \"SLOT 3 Port 2\"): Current is \"None\", expected an object",
+        ),
+        (
+            |d| d["AdapterQos"][0]["Enabled"] = "True".into(),
+            "AdapterQos[0] (adapter \"SLOT 3 Port 1\"): Enabled is \"True\", expected true or false",
+        ),
+        (
+            |d| d["AdapterQos"][0]["Hardware"]["IeeeDcbxSupported"] = 1.into(),
+            "Hardware.IeeeDcbxSupported true or false",
+        ),
+        (
+            |d| {
+                d["AdapterQos"][0]["Current"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("NumberOfTrafficClasses");
+            },
+            "no NumberOfTrafficClasses",
+        ),
+        (
+            |d| {
+                d["AdapterQos"][0]["Operational"]["PriorityFlowControlEnableArray"]
+                    .as_array_mut()
+                    .unwrap()
+                    .truncate(3);
+            },
+            "Operational.PriorityFlowControlEnableArray, 8 booleans",
+        ),
+        (
+            |d| d["AdapterQos"][0]["Operational"]["PriorityAssignmentTable"] = "0 0 0".into(),
+            "Operational.PriorityAssignmentTable, 8 traffic classes",
+        ),
+        (
+            |d| {
+                d["FlowControl"].as_array_mut().unwrap().remove(3);
+            },
+            "FlowControl: no entry for priorities [3]",
+        ),
+        (
+            |d| d["FlowControl"][3]["Priority"] = 9.into(),
+            "FlowControl[3]: Priority is 9, expected a priority 0-7",
+        ),
+        (
+            |d| {
+                d["TrafficClasses"].as_array_mut().unwrap().remove(0);
+            },
+            "TrafficClasses: no [Default] class; the classes list priorities [3]",
+        ),
+        (
+            |d| {
+                d["DcbxSettings"].as_array_mut().unwrap().remove(0);
+            },
+            "DcbxSettings: no global setting",
+        ),
+        (
+            |d| d["Adapters"][1]["Name"] = serde_json::Value::Null,
+            "Adapters[1]: Name is null, expected the adapter's name",
+        ),
+        (
+            |d| d["Adapters"][1] = "SLOT 3 Port 2".into(),
+            "Adapters[1]: is \"SLOT 3 Port 2\", expected an object",
+        ),
+    ];
+    for (edit, needle) in cases {
+        let mut doc = seed_document();
+        edit(&mut doc);
+        let captured = capture_document(&doc);
+        let error = captured.source.error.clone().unwrap_or_default();
+        assert_eq!(
+            captured.source.status,
+            SourceStatus::Partial,
+            "{needle}: {error}"
+        );
+        assert!(
+            error.contains(needle) && error.contains("windows-qos.json"),
+            "{error}\nlacks {needle:?}"
+        );
+    }
+    // Null where the format allows it is not a gap: no operational settings.
+    let mut doc = seed_document();
+    doc["AdapterQos"][0]["Operational"] = serde_json::Value::Null;
+    assert_eq!(gaps_of(&doc), Vec::<String>::new());
 }
 
 #[test]
@@ -136,9 +330,10 @@ fn bad_documents_fail_the_source_with_the_reason() {
             "schema is \"something/v2\"",
         ),
         (
-            "{\"Schema\": \"driftgate.windows/v1\",\n \"Adapters\": [{\"Nam\": 1}]}",
+            "{\"Schema\": \"driftgate.windows/v1\",\n \"Adapters\": [}",
             "line 2",
         ),
+        ("[1, 2]", "expected the collector's JSON object"),
         ("Get-CimInstance : Access denied", "line 1"),
     ];
     for (text, needle) in cases {

@@ -15,6 +15,21 @@ fn fact(facts: &Facts, path: &str) -> Option<String> {
 }
 
 const P1: &str = "nic/name-slot_3_port_1/os";
+
+/// A whole adapter record without Operational or Remote lines (how an adapter without
+/// operational DCB prints).
+fn record(name: &str) -> String {
+    format!(
+        "Name                       : {name}
+Enabled                    : True
+Capabilities               :                       Hardware     Current
+                                                   --------     -------
+                             MacSecBypass        : NotSupported NotSupported
+                             DcbxSupport         : IEEE         IEEE
+                             NumTCs(Max/ETS/PFC) : 8/8/8        8/8/8
+"
+    )
+}
 const P2: &str = "nic/name-slot_3_port_2/os";
 
 #[test]
@@ -141,7 +156,11 @@ fn the_flattened_docs_sample_and_odd_values_parse() {
         .as_deref(),
         Some("true")
     );
-    let strict = "Name : A\nOperationalTrafficClasses : TC TSA Bandwidth Priorities\n -- --- --------- ----------\n 0 ETS 100% 0-6\n 7 Strict 7\n\nOperationalFlowControl : All Priorities Enabled\n";
+    let strict = format!(
+        "{}OperationalTrafficClasses : TC TSA Bandwidth Priorities\n -- --- --------- ----------\n 0 ETS 100% 0-6\n 7 Strict 7\n\nOperationalFlowControl : All Priorities Enabled\nOperationalClassifications : Not Available\n",
+        record("A")
+    );
+    let strict = strict.as_str();
     let (facts, _) = parse(strict).unwrap();
     assert_eq!(
         fact(
@@ -167,20 +186,20 @@ fn the_flattened_docs_sample_and_odd_values_parse() {
 #[test]
 fn unparseable_text_names_the_line() {
     let err = parse(&fixture("get-netadapterqos-unparseable.txt")).unwrap_err();
-    assert_eq!(err.line, 10, "{err}");
+    assert_eq!(err.line, 11, "{err}");
     let cases = [
         ("", 0),
         ("Enabled : True\n", 1),
         ("Name : A\nEnabled : Maybe\n", 2),
         ("Name : A\nOperationalFlowControl : Priority 9 Enabled\n", 2),
         (
-            "Name : A\nCapabilities : Hardware Current\n DcbxSupport : IEEE\n",
-            3,
+            "Name : A\nCapabilities : Hardware Current\n ---- ----\n MacSecBypass : NotSupported NotSupported\n DcbxSupport : IEEE\n",
+            5,
         ),
         ("Name : A\nsomething else entirely\n", 2),
         (
-            "Name : A\nCapabilities : Hardware Current\n NumTCs(Max/ETS/PFC) : 8/8 0/0/0\n",
-            3,
+            "Name : A\nCapabilities : Hardware Current\n ---- ----\n MacSecBypass : NotSupported NotSupported\n DcbxSupport : IEEE IEEE\n NumTCs(Max/ETS/PFC) : 8/8 0/0/0\n",
+            6,
         ),
     ];
     for (text, line) in cases {
@@ -199,5 +218,269 @@ proptest::proptest! {
     fn netadapterqos_like_lines_never_panic(lines in proptest::collection::vec(
         "(Name : [A-Z ]{1,8}|Enabled : (True|False)|Capabilities : Hardware Current| DcbxSupport : [A-Z, ]{0,12}| NumTCs\\(Max/ETS/PFC\\) : [0-9/ ]{0,12}|OperationalTrafficClasses : TC TSA Bandwidth Priorities| [0-9] (ETS|Strict) [0-9%]{0,4} [0-9,-]{0,8}|OperationalFlowControl : [A-Za-z0-9 ,-]{0,24}|)", 0..16)) {
         let _ = parse(&lines.join("\n"));
+    }
+}
+
+/// The sections of a `../shared/data/os-samples` file (after its header, between `---` lines).
+fn shared_sample(name: &str) -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/os-samples")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: these tests read the public Get-NetAdapterQos samples in ../shared/data/os-samples",
+            path.display()
+        )
+    });
+    let mut sections: Vec<String> = vec![String::new()];
+    for line in text.lines() {
+        if line.trim() == "---" {
+            sections.push(String::new());
+        } else {
+            let last = sections.last_mut().expect("one section");
+            last.push_str(line);
+            last.push('\n');
+        }
+    }
+    sections.remove(0);
+    sections
+}
+
+#[test]
+fn the_documentation_samples_are_whole_answers_including_adapters_without_dcb() {
+    let mut disabled = 0;
+    for name in [
+        "win_Get-NetAdapterQos_enabled_FL_docs.txt",
+        "win_Get-NetAdapterQos_IEEE-vs-None_psdocs.txt",
+    ] {
+        let sections = shared_sample(name);
+        assert_eq!(sections.len(), 2, "{name}");
+        for section in sections {
+            let (facts, names) =
+                parse(&section).unwrap_or_else(|e| panic!("{name}: {e}\n{section}"));
+            let port = port_key(None, "name", &names[0]);
+            let enabled = fact(&facts, &format!("nic/{port}/os/qos_enabled"));
+            if enabled.as_deref() == Some("false") {
+                // QoS disabled: no Operational lines at all, and that is a whole record.
+                disabled += 1;
+                assert_eq!(
+                    fact(&facts, &format!("nic/{port}/os/num_tcs/current/max")).as_deref(),
+                    Some("0")
+                );
+                assert!(!facts.keys().any(|k| k.as_str().contains("/operational/")));
+            } else {
+                assert!(
+                    facts
+                        .keys()
+                        .any(|k| k.as_str().contains("/flow_control/operational/"))
+                );
+            }
+        }
+    }
+    assert_eq!(disabled, 2);
+}
+
+#[test]
+fn a_paste_that_ends_after_a_whole_adapter_is_whole() {
+    for text in [
+        record("A"),
+        format!("{}\n\n", record("A")),
+        format!("PS C:\\> Get-NetAdapterQos\n\n{}\n\nPS C:\\>", record("A")),
+        format!("{}\n{}", record("A"), record("B")),
+        format!(
+            "PS C:\\> Enable-NetAdapterQos A\nPS C:\\> Get-NetAdapterQos A\n{}",
+            record("A")
+        ),
+    ] {
+        let (_, names) = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(names[0], "A");
+    }
+}
+
+/// `(text, line, words the message must contain)`: each is cut or broken where the line says.
+fn broken_inputs() -> Vec<(String, usize, &'static str)> {
+    let seed = fixture("get-netadapterqos-seed1.txt");
+    let healthy = fixture("get-netadapterqos-healthy.txt");
+    let upto = |text: &str, needle: &str| -> String {
+        let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?}"));
+        text[..at + needle.len()].to_owned()
+    };
+    vec![
+        // Issue 9: cut after `Name :`.
+        (
+            upto(&seed, "Name                       :"),
+            3,
+            "Name is empty",
+        ),
+        (upto(&seed, "SLOT 3 Port 1\n"), 3, "without its \"Enabled"),
+        (
+            upto(&seed, "Enabled                    : True\n"),
+            4,
+            "without its Capabilities",
+        ),
+        // Issue 9: cut inside the Capabilities table.
+        (
+            upto(&seed, "Hardware     Current\n"),
+            5,
+            "before its -------- row",
+        ),
+        (
+            upto(&seed, "--------     -------\n"),
+            6,
+            "before its MacSecBypass row",
+        ),
+        (
+            upto(&seed, "NotSupported NotSupported\n"),
+            7,
+            "before its DcbxSupport row",
+        ),
+        (
+            upto(&seed, "IEEE         None\n"),
+            8,
+            "before its NumTCs(Max/ETS/PFC) row",
+        ),
+        (
+            upto(&seed, "IEEE         N"),
+            8,
+            "DcbxSupport: expected None, CEE, IEEE",
+        ),
+        (
+            upto(&seed, "IEEE         "),
+            8,
+            "a Hardware and a Current value",
+        ),
+        (upto(&seed, "3/3/3        0/0/"), 9, "NumTCs: expected"),
+        (upto(&seed, "3/3/3        0"), 9, "NumTCs: expected"),
+        (
+            upto(&seed, "NotSupported NotSup"),
+            7,
+            "MacSecBypass: expected",
+        ),
+        // Cut inside the Operational group.
+        (
+            upto(&seed, "OperationalTrafficClasses  : Not Available\n"),
+            20,
+            "without its OperationalFlowControl",
+        ),
+        (
+            upto(&seed, "OperationalFlowControl     : Not Available\n"),
+            21,
+            "without its OperationalClassifications",
+        ),
+        (
+            upto(&seed, "OperationalClassifications : Not Av"),
+            22,
+            "Not Available, found \"Not Av\"",
+        ),
+        (
+            upto(&healthy, "0 ETS    50%       0-2,4-7\n"),
+            11,
+            "priorities [0, 1, 2, 4, 5, 6, 7]",
+        ),
+        (
+            upto(
+                &healthy,
+                "0 ETS    50%       0-2,4-7\n                              1 ETS    50%       3\n",
+            ),
+            12,
+            "without its OperationalFlowControl",
+        ),
+        (
+            upto(&healthy, "Priority 3 Enab"),
+            14,
+            "unrecognised flow control",
+        ),
+        (
+            upto(&healthy, "NetDirect 445"),
+            18,
+            "expected a classification row",
+        ),
+        (
+            upto(
+                &healthy,
+                "Default             0\n                             NetDirect 4",
+            ),
+            18,
+            "expected a classification row",
+        ),
+        (
+            upto(
+                &healthy,
+                "OperationalClassifications : Protocol  Port/Type Priority\n",
+            ),
+            15,
+            "without a row",
+        ),
+        (
+            upto(
+                &healthy,
+                "RemoteTrafficClasses       : TC TSA    Bandwidth Prio",
+            ),
+            20,
+            "expected a \"TC TSA Bandwidth Priorities\" table",
+        ),
+        // The Get-NetQosFlowControl part.
+        (
+            upto(&seed, "PS C:\\> Get-NetQosFlowControl\n"),
+            24,
+            "printed nothing",
+        ),
+        (upto(&seed, "PS C:\\> Get-NetQ"), 24, "printed nothing"),
+        (
+            upto(&seed, "Not Available\n\nPS C:"),
+            24,
+            "not Get-NetAdapterQos output",
+        ),
+        (upto(&seed, "IfIndex IfAlias\n"), 26, "without a row"),
+        (
+            upto(&seed, "3          True       Global\n"),
+            31,
+            "priorities [0, 1, 2, 3] of Global",
+        ),
+        (
+            upto(&seed, "3          True       Glo"),
+            31,
+            "expected a Get-NetQosFlowControl row",
+        ),
+        // Values outside what the format prints.
+        (
+            seed.replace("IEEE         None", "IEEE         Auto"),
+            8,
+            "found \"Auto\"",
+        ),
+        (
+            seed.replace(
+                "0          False      Global",
+                "0          False      Global\n0          True       Global",
+            ),
+            29,
+            "priority 0 listed twice",
+        ),
+        (
+            format!("{}{}", record("A"), record("A")),
+            8,
+            "appears twice",
+        ),
+        // A garbled `Name` key would fold the next adapter into this one.
+        (
+            seed.replace(
+                "Name                       : SLOT 3 Port 2",
+                "Nme                        : SLOT 3 Port 2",
+            ),
+            13,
+            "a second Enabled line",
+        ),
+    ]
+}
+
+#[test]
+fn truncated_and_broken_pastes_name_the_line_and_what_was_expected() {
+    for (text, line, words) in broken_inputs() {
+        let err = parse(&text).expect_err(&text);
+        assert_eq!(err.line, line, "{err}\n---\n{text}");
+        assert!(
+            err.message.contains(words),
+            "{err} lacks {words:?}\n---\n{text}"
+        );
     }
 }
