@@ -11,6 +11,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::{driftgate, root, stdout_of};
+use driftgate::collect::SourceCapture;
+use driftgate::collect::esxi;
+use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
+use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 use predicates::prelude::*;
 use sshd::Sshd;
 
@@ -283,5 +288,134 @@ fn a_missing_esxcli_fails_the_source_naming_the_command() {
         error.contains("`esxcli storage nmp device list` exited with status 127")
             && error.contains("not found"),
         "{error}"
+    );
+}
+
+// --- fail closed: truncated and corrupted recordings ----------------------------------------
+
+/// Recordings held in memory and served by file name, as a `dir:` folder serves them.
+struct InMemory(std::collections::BTreeMap<String, Vec<u8>>);
+
+impl InMemory {
+    /// Every file of a recorded state.
+    fn of(state: &str) -> Self {
+        let mut files = std::collections::BTreeMap::new();
+        for entry in std::fs::read_dir(recorded(state)).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            files.insert(name, std::fs::read(entry.path()).unwrap());
+        }
+        InMemory(files)
+    }
+
+    /// A copy with `file` replaced by `bytes`.
+    fn with(&self, file: &str, bytes: &[u8]) -> Self {
+        let mut files = self.0.clone();
+        files.insert(file.to_owned(), bytes.to_vec());
+        InMemory(files)
+    }
+}
+
+impl CommandTransport for InMemory {
+    fn target(&self) -> String {
+        "dir:in-memory".to_owned()
+    }
+
+    fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, TransportError> {
+        let stdout = self
+            .0
+            .get(spec.file)
+            .cloned()
+            .ok_or_else(|| TransportError::NotRecorded {
+                target: self.target(),
+                command: spec.display(),
+                file: spec.file.to_owned(),
+            })?;
+        Ok(CommandOutput {
+            status: 0,
+            stdout,
+            stderr: Vec::new(),
+        })
+    }
+}
+
+/// The capture of `transport` sealed as a snapshot, as `driftgate capture` writes it.
+fn snapshot_of(capture: &SourceCapture) -> VerifiedSnapshot {
+    let snapshot = Snapshot {
+        host: HostName::new("esx01").unwrap(),
+        captured_at: "2026-11-30T13:40:57Z".parse().unwrap(),
+        tool: driftgate::tool_version(),
+        sources: vec![SourceRecord {
+            name: "esxi".to_owned(),
+            target: "dir:in-memory".to_owned(),
+            status: capture.status,
+            error: capture.error.clone(),
+        }],
+        facts: capture.facts.clone(),
+    };
+    Snapshot::seal(&snapshot.to_canonical_json(), "in-memory capture").unwrap()
+}
+
+/// Verdicts of a capture under the built-in policy: alone (`driftgate check --snapshot`) and
+/// against the example's baseline (`--baseline examples/esxi-mscs-psp/baseline.json`).
+fn verdicts(
+    capture: &SourceCapture,
+    baseline: &VerifiedSnapshot,
+    policy: &Policy,
+) -> (Verdict, Verdict) {
+    let snapshot = snapshot_of(capture);
+    let options = JudgeOptions::default();
+    (
+        compare::judge(&snapshot, None, policy, &options).verdict,
+        compare::judge(&snapshot, Some(baseline), policy, &options).verdict,
+    )
+}
+
+fn example_baseline() -> VerifiedSnapshot {
+    let path = root().join("examples/esxi-mscs-psp/baseline.json");
+    VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), "baseline.json").unwrap()
+}
+
+#[test]
+fn every_truncation_of_the_seed_2_recordings_is_partial_or_still_blocks() {
+    let intact = InMemory::of("round-robin");
+    let (baseline, policy) = (example_baseline(), Policy::builtin());
+    let whole = esxi::capture(&intact);
+    assert_eq!(whole.status, SourceStatus::Complete, "{:?}", whole.error);
+    assert_eq!(
+        verdicts(&whole, &baseline, &policy),
+        (Verdict::Block, Verdict::Block)
+    );
+    let (mut walked, mut escaped) = (0, Vec::new());
+    for (file, bytes) in &intact.0 {
+        for cut in 0..bytes.len() {
+            walked += 1;
+            let captured = esxi::capture(&intact.with(file, &bytes[..cut]));
+            if captured.status != SourceStatus::Complete {
+                continue;
+            }
+            eprintln!(
+                "COMPLETE {file} {cut} {:?}",
+                String::from_utf8_lossy(&bytes[cut.saturating_sub(12)..cut])
+            );
+            let judged = verdicts(&captured, &baseline, &policy);
+            if judged != (Verdict::Block, Verdict::Block) {
+                escaped.push(format!("{file} cut at byte {cut}: {judged:?}"));
+            }
+        }
+    }
+    let mut per_file = std::collections::BTreeMap::new();
+    for e in &escaped {
+        *per_file.entry(e.split(' ').next().unwrap()).or_insert(0) += 1;
+    }
+    eprintln!(
+        "SUMMARY walked {walked}, escaped {}: {per_file:?}",
+        escaped.len()
+    );
+    assert!(
+        escaped.is_empty(),
+        "{} of {walked} prefixes are complete and no longer block:\n{}",
+        escaped.len(),
+        escaped.join("\n")
     );
 }
