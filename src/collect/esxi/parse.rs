@@ -256,8 +256,17 @@ pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
 /// Parses `esxcli --formatter=xml` output: a `<root>` holding a `<list>` of `<structure>`s
 /// (device lists, tables) or a single `<structure>` (version).
 pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
-    let document = roxmltree::Document::parse(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| ParseError::at(e.pos().row as usize, format!("not esxcli XML: {e}")))?;
+    let document =
+        roxmltree::Document::parse(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
+            // roxmltree places these at 1:1; the document was cut where it ends.
+            roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+                ParseError::at(
+                    numbered_lines(text).count(),
+                    format!("the XML document ends before its elements are closed ({e}): it was cut short"),
+                )
+            }
+            e => ParseError::at(e.pos().row as usize, format!("not esxcli XML: {e}")),
+        })?;
     let line_of =
         |node: roxmltree::Node<'_, '_>| document.text_pos_at(node.range().start).row as usize;
     let root = document

@@ -231,6 +231,11 @@ fn broken_answers_name_the_line_and_what_was_expected() {
         ),
         (String::new(), Kind::Core, "line 0: no device"),
         (
+            fixture("missing-fields-nmp-device-list.txt"),
+            Kind::Nmp,
+            "line 3: device naa.600000000000000000000000000000aa (from line 1) ends without `Device Display Name`, `Storage Array Type Device Config`, `Path Selection Policy`",
+        ),
+        (
             cut_after(&satp_list, "VMW_PSP_FI"),
             Kind::Satps,
             "line 6: the output ends in the middle of a line",
@@ -282,7 +287,7 @@ fn broken_xml_names_the_line() {
     let cut = &xml[..xml.find("VMW_PSP_MRU").expect("MRU")];
     let err = parse_xml(cut).unwrap_err().to_string();
     assert!(
-        err.starts_with("line 2") || err.contains("not esxcli XML"),
+        err.starts_with("line 23: the XML document ends before its elements are closed"),
         "{err}"
     );
     let without_paths = xml.replacen(
