@@ -283,15 +283,7 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Answer, ProbeEr
             let origin = format!("`{}` output ({file})", spec.display());
             let broken =
                 |e: parse::ParseError| ProbeError::Broken(format!("{target}: {origin}: {e}"));
-            let text = String::from_utf8(output.stdout).map_err(|e| {
-                broken(parse::ParseError::at(
-                    0,
-                    format!(
-                        "bytes that are not UTF-8 at offset {}",
-                        e.utf8_error().valid_up_to()
-                    ),
-                ))
-            })?;
+            let text = parse::utf8(output.stdout).map_err(broken)?;
             let records = parse_xml(&text).map_err(broken)?;
             if let Some(check) = probe.check {
                 check(&records, Form::Xml).map_err(broken)?;
@@ -322,11 +314,8 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Answer, ProbeEr
         )));
     }
     let origin = format!("`{command}` output ({file})");
-    let text = String::from_utf8(output.stdout).map_err(|_| {
-        ProbeError::Broken(format!(
-            "{target}: `{command}` printed bytes that are not UTF-8"
-        ))
-    })?;
+    let text = parse::utf8(output.stdout)
+        .map_err(|e| ProbeError::Broken(format!("{target}: {origin}: {e}")))?;
     let parsed = match probe.shape {
         Shape::DeviceList => parse_device_list(&text),
         Shape::Structure => parse_structure(&text).map(|r| vec![r]),

@@ -101,6 +101,23 @@ fn ends_with_a_whole_line(text: &str) -> Result<(), ParseError> {
     ))
 }
 
+/// A command's output as text: esxcli prints UTF-8, so other bytes (a corrupted or cut
+/// character) are an error at the line they are on.
+pub fn utf8(bytes: Vec<u8>) -> Result<String, ParseError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..valid]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        ParseError::at(
+            line,
+            format!("bytes that are not UTF-8 (at byte {valid}): esxcli prints UTF-8"),
+        )
+    })
+}
+
 /// `Path Selection Policy` → `pathselectionpolicy`.
 pub fn normalize_key(key: &str) -> String {
     key.chars()

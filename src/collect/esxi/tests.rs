@@ -459,3 +459,17 @@ fn real_hosts_without_shared_devices_are_complete() {
             .any(|p| p.as_str().starts_with("storage/nmp/"))
     );
 }
+
+#[test]
+fn bytes_that_are_not_utf_8_name_the_file_and_line() {
+    let mut nmp = round_robin("esxcli_storage_nmp_device_list.txt").into_bytes();
+    let at = nmp.windows(6).position(|w| w == b"VMW_PS").unwrap();
+    nmp[at] = 0xff;
+    let captured = capture_with("esxcli_storage_nmp_device_list.txt", &nmp);
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt): line 5: bytes that are not UTF-8 (at byte 245)",
+        ],
+    );
+}
