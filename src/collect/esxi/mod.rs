@@ -6,7 +6,7 @@
 //! `esxcli_storage_nmp_device_list.txt` (or `.xml` for the XML form), see [`COMMANDS`].
 //!
 //! Nothing is assumed complete: every answer is checked for the shape of a whole answer
-//! ([`check`]), and the answers are checked against each other; what fails makes the source
+//! (`check.rs`), and the answers are checked against each other; what fails makes the source
 //! `partial` with the command, file and line.
 
 mod check;
