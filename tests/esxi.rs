@@ -11,6 +11,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::{driftgate, root, stdout_of};
+use driftgate::collect::SourceCapture;
+use driftgate::collect::esxi;
+use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
+use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 use predicates::prelude::*;
 use sshd::Sshd;
 
@@ -284,4 +289,326 @@ fn a_missing_esxcli_fails_the_source_naming_the_command() {
             && error.contains("not found"),
         "{error}"
     );
+}
+
+// --- fail closed: truncated and corrupted recordings ----------------------------------------
+
+/// Recordings held in memory and served by file name, as a `dir:` folder serves them.
+struct InMemory(std::collections::BTreeMap<String, Vec<u8>>);
+
+impl InMemory {
+    /// Every file of a recorded state.
+    fn of(state: &str) -> Self {
+        let mut files = std::collections::BTreeMap::new();
+        for entry in std::fs::read_dir(recorded(state)).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            files.insert(name, std::fs::read(entry.path()).unwrap());
+        }
+        InMemory(files)
+    }
+
+    /// A copy with `file` replaced by `bytes`.
+    fn with(&self, file: &str, bytes: &[u8]) -> Self {
+        let mut files = self.0.clone();
+        files.insert(file.to_owned(), bytes.to_vec());
+        InMemory(files)
+    }
+}
+
+impl CommandTransport for InMemory {
+    fn target(&self) -> String {
+        "dir:in-memory".to_owned()
+    }
+
+    fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, TransportError> {
+        let stdout = self
+            .0
+            .get(spec.file)
+            .cloned()
+            .ok_or_else(|| TransportError::NotRecorded {
+                target: self.target(),
+                command: spec.display(),
+                file: spec.file.to_owned(),
+            })?;
+        Ok(CommandOutput {
+            status: 0,
+            stdout,
+            stderr: Vec::new(),
+        })
+    }
+}
+
+/// The capture of `transport` sealed as a snapshot, as `driftgate capture` writes it.
+fn snapshot_of(capture: &SourceCapture) -> VerifiedSnapshot {
+    let snapshot = Snapshot {
+        host: HostName::new("esx01").unwrap(),
+        captured_at: "2026-11-30T13:40:57Z".parse().unwrap(),
+        tool: driftgate::tool_version(),
+        sources: vec![SourceRecord {
+            name: "esxi".to_owned(),
+            target: "dir:in-memory".to_owned(),
+            status: capture.status,
+            error: capture.error.clone(),
+        }],
+        facts: capture.facts.clone(),
+    };
+    Snapshot::seal(&snapshot.to_canonical_json(), "in-memory capture").unwrap()
+}
+
+/// Verdicts of a capture under the built-in policy: alone (`driftgate check --snapshot`) and
+/// against the example's baseline (`--baseline examples/esxi-mscs-psp/baseline.json`).
+fn verdicts(
+    capture: &SourceCapture,
+    baseline: &VerifiedSnapshot,
+    policy: &Policy,
+) -> (Verdict, Verdict) {
+    let snapshot = snapshot_of(capture);
+    let options = JudgeOptions::default();
+    (
+        compare::judge(&snapshot, None, policy, &options).verdict,
+        compare::judge(&snapshot, Some(baseline), policy, &options).verdict,
+    )
+}
+
+fn example_baseline() -> VerifiedSnapshot {
+    let path = root().join("examples/esxi-mscs-psp/baseline.json");
+    VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), "baseline.json").unwrap()
+}
+
+/// Prefixes of the seed-2 recordings that are themselves whole, valid answers: the capture
+/// is complete. (file, whole lines kept, why it is a valid answer). Each still blocks.
+const WHOLE_PREFIXES: [(&str, usize, &str); 4] = [
+    (
+        "esxcli_storage_nmp_satp_list.txt",
+        5,
+        "the SATP list without its last row, VMW_SATP_DEFAULT_AA, which claims no device here: a host without that plugin prints exactly this",
+    ),
+    (
+        "esxcli_storage_nmp_satp_rule_list.txt",
+        3,
+        "the claim rules with the user rule only: esxcli prints one row per rule, and any set of rules is a valid rule list",
+    ),
+    (
+        "esxcli_storage_nmp_satp_rule_list.txt",
+        4,
+        "the claim rules without the VMW_SATP_LOCAL and VMW_SATP_ALUA system rules: valid rows, fewer rules",
+    ),
+    (
+        "esxcli_storage_nmp_satp_rule_list.txt",
+        5,
+        "the claim rules without the VMW_SATP_ALUA system rule: valid rows, fewer rules",
+    ),
+];
+
+/// The byte offset after the first `lines` line endings of `bytes`.
+fn after_lines(bytes: &[u8], lines: usize) -> usize {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(lines - 1)
+        .map(|(i, _)| i + 1)
+        .expect("enough lines")
+}
+
+#[test]
+fn every_truncation_of_the_seed_2_recordings_is_partial_or_still_blocks() {
+    let intact = InMemory::of("round-robin");
+    let (baseline, policy) = (example_baseline(), Policy::builtin());
+    let whole = esxi::capture(&intact);
+    assert_eq!(whole.status, SourceStatus::Complete, "{:?}", whole.error);
+    assert_eq!(
+        verdicts(&whole, &baseline, &policy),
+        (Verdict::Block, Verdict::Block)
+    );
+    let expected_whole: Vec<(String, usize)> = WHOLE_PREFIXES
+        .iter()
+        .map(|(file, lines, _)| ((*file).to_owned(), after_lines(&intact.0[*file], *lines)))
+        .collect();
+    let (mut walked, mut complete, mut escaped) = (0, Vec::new(), Vec::new());
+    for (file, bytes) in &intact.0 {
+        // Every byte offset short of the whole file; the transport hands bytes over as they
+        // are, so a cut inside a multi-byte character is walked too.
+        for cut in 0..bytes.len() {
+            walked += 1;
+            let captured = esxi::capture(&intact.with(file, &bytes[..cut]));
+            if captured.status != SourceStatus::Complete {
+                continue;
+            }
+            complete.push((file.clone(), cut));
+            // Alone (`check --snapshot`), and against the baseline (`--baseline`).
+            let judged = verdicts(&captured, &baseline, &policy);
+            if judged != (Verdict::Block, Verdict::Block) {
+                escaped.push(format!("{file} cut at byte {cut}: {judged:?}"));
+            }
+        }
+    }
+    assert!(walked > 4000, "{walked} prefixes");
+    assert!(
+        escaped.is_empty(),
+        "{} of {walked} prefixes are complete and no longer block:\n{}",
+        escaped.len(),
+        escaped.join("\n")
+    );
+    assert_eq!(
+        complete, expected_whole,
+        "the complete prefixes are exactly the whole answers listed in WHOLE_PREFIXES"
+    );
+}
+
+/// The fuzz corpus: `STEM.seed-NAME.EXT` (a recording) and `STEM.bug-NAME.EXT` (an input a
+/// bug was found with), each standing for the command recorded as `STEM.EXT`.
+fn corpus() -> Vec<(String, String, Vec<u8>)> {
+    let dir = root().join("tests/fixtures/fuzz/esxi");
+    let mut entries: Vec<(String, String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let (stem, rest) = name.split_once('.')?;
+            let (case, ext) = rest.rsplit_once('.')?;
+            Some((
+                case.to_owned(),
+                format!("{stem}.{ext}"),
+                std::fs::read(entry.path()).unwrap(),
+            ))
+        })
+        .filter(|(case, _, _)| case.starts_with("seed-") || case.starts_with("bug-"))
+        .collect();
+    entries.sort();
+    entries
+}
+
+#[test]
+fn the_corpus_seeds_are_the_recordings() {
+    let recorded = InMemory::of("round-robin");
+    let seeds: Vec<_> = corpus()
+        .into_iter()
+        .filter(|(case, _, _)| case == "seed-round-robin")
+        .collect();
+    assert_eq!(seeds.len(), recorded.0.len());
+    for (_, file, bytes) in seeds {
+        assert_eq!(recorded.0.get(&file), Some(&bytes), "{file}");
+    }
+}
+
+#[test]
+fn every_bug_input_of_the_corpus_is_partial_naming_its_file_and_line() {
+    let (intact, baseline, policy) = (
+        InMemory::of("round-robin"),
+        example_baseline(),
+        Policy::builtin(),
+    );
+    let bugs: Vec<_> = corpus()
+        .into_iter()
+        .filter(|(case, _, _)| case.starts_with("bug-"))
+        .collect();
+    assert!(bugs.len() >= 10, "{} bug inputs", bugs.len());
+    for (case, file, bytes) in bugs {
+        let captured = esxi::capture(&intact.with(&file, &bytes));
+        let error = captured.error.clone().unwrap_or_default();
+        assert_eq!(
+            captured.status,
+            SourceStatus::Partial,
+            "{case} ({file}): {error}"
+        );
+        // The line is in the broken answer, or in the other answer it disagrees with.
+        assert!(
+            error.contains(&format!("({file})")) && error.contains(": line "),
+            "{case}: the error names neither {file} nor a line: {error}"
+        );
+        assert_eq!(
+            verdicts(&captured, &baseline, &policy),
+            (Verdict::Incomplete, Verdict::Incomplete),
+            "{case}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// A seed-2 recording cut short and/or with bytes overwritten is partial, or its capture
+    /// still blocks. Against the baseline always; alone (`check --snapshot`) when it was only
+    /// cut, since a corrupted byte can spell another valid value (ESXi 5.0.0 as 5.5.0) that only
+    /// the baseline tells apart.
+    #[test]
+    fn cut_or_corrupted_recordings_never_pass_where_the_intact_ones_block(
+        pick in 0usize..5,
+        cut in proptest::option::of(0usize..2048),
+        corruptions in proptest::collection::vec((0usize..2048, proptest::prelude::any::<u8>()), 0..3),
+    ) {
+        let intact = InMemory::of("round-robin");
+        let (file, bytes) = intact.0.iter().nth(pick % intact.0.len()).unwrap();
+        let mut input = bytes.clone();
+        for (at, byte) in &corruptions {
+            let at = at % input.len();
+            input[at] = *byte;
+        }
+        if let Some(cut) = cut {
+            input.truncate(cut % input.len());
+        }
+        proptest::prop_assume!(&input != bytes);
+        let captured = esxi::capture(&intact.with(file, &input));
+        if captured.status == SourceStatus::Complete {
+            let (alone, against_baseline) =
+                verdicts(&captured, &example_baseline(), &Policy::builtin());
+            proptest::prop_assert_eq!(against_baseline, Verdict::Block, "{}", file);
+            if corruptions.is_empty() {
+                proptest::prop_assert_eq!(alone, Verdict::Block, "{}", file);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
+    let nmp =
+        std::fs::read_to_string(recorded("round-robin").join("esxcli_storage_nmp_device_list.txt"))
+            .unwrap();
+    let cut = &nmp[..nmp.rfind("Path Selection Policy: VMW_P").unwrap()
+        + "Path Selection Policy: VMW_P".len()];
+    for (file, text, needle) in [
+        (
+            "esxcli_storage_nmp_device_list.txt",
+            cut,
+            "(esxcli_storage_nmp_device_list.txt): line 21: the output ends in the middle of a line",
+        ),
+        (
+            "esxcli_storage_core_device_list.txt",
+            "",
+            "(esxcli_storage_core_device_list.txt): line 0: no device",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(recorded("round-robin")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+        }
+        std::fs::write(dir.path().join(file), text).unwrap();
+        let snapshot = dir.path().join("snapshot.json");
+        driftgate()
+            .args(["capture", "--host", "esx01", "--source"])
+            .arg(format!("esxi=dir:{}", dir.path().display()))
+            .arg("--out")
+            .arg(&snapshot)
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains(needle));
+        let written: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&snapshot).unwrap()).unwrap();
+        assert_eq!(written["sources"][0]["status"], "partial", "{file}");
+        for baseline in [None, Some("examples/esxi-mscs-psp/baseline.json")] {
+            let mut check = driftgate();
+            check.args(["check", "--snapshot"]).arg(&snapshot);
+            if let Some(baseline) = baseline {
+                check.args(["--baseline", baseline]);
+            }
+            check
+                .assert()
+                .code(3)
+                .stdout(predicate::str::starts_with("INCOMPLETE esx01"));
+        }
+    }
 }

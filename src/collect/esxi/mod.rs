@@ -4,11 +4,17 @@
 //! Each command is tried in `--formatter=xml` form first and in text form when the host (or
 //! a `dir:` recording) does not have it. Recorded files are named after the command:
 //! `esxcli_storage_nmp_device_list.txt` (or `.xml` for the XML form), see [`COMMANDS`].
+//!
+//! Nothing is assumed complete: every answer is checked for the shape of a whole answer
+//! (`check.rs`), and the answers are checked against each other; what fails makes the source
+//! `partial` with the command, file and line.
 
+mod check;
 mod parse;
 
 use std::collections::BTreeMap;
 
+use check::{Answer, Form, device_id};
 use parse::{
     FieldValue, Record, parse_device_list, parse_structure, parse_table, parse_vmware_v, parse_xml,
 };
@@ -28,7 +34,12 @@ pub struct Probe {
     /// The XML-form command line.
     pub xml: Option<&'static [&'static str]>,
     shape: Shape,
+    /// What a whole answer looks like, beyond parsing.
+    check: Option<Check>,
 }
+
+/// Checks a parsed answer is whole.
+type Check = fn(&[Record], Form) -> Result<(), parse::ParseError>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -43,12 +54,14 @@ const VERSION: Probe = Probe {
     text: &["esxcli", "system", "version", "get"],
     xml: Some(&["esxcli", "--formatter=xml", "system", "version", "get"]),
     shape: Shape::Structure,
+    check: Some(check::version),
 };
 const VMWARE_V: Probe = Probe {
     stem: "vmware_-v",
     text: &["vmware", "-v"],
     xml: None,
     shape: Shape::VmwareV,
+    check: None,
 };
 const NMP_DEVICES: Probe = Probe {
     stem: "esxcli_storage_nmp_device_list",
@@ -62,6 +75,7 @@ const NMP_DEVICES: Probe = Probe {
         "list",
     ]),
     shape: Shape::DeviceList,
+    check: Some(check::nmp_devices),
 };
 const CORE_DEVICES: Probe = Probe {
     stem: "esxcli_storage_core_device_list",
@@ -75,6 +89,7 @@ const CORE_DEVICES: Probe = Probe {
         "list",
     ]),
     shape: Shape::DeviceList,
+    check: Some(check::core_devices),
 };
 const SATP_LIST: Probe = Probe {
     stem: "esxcli_storage_nmp_satp_list",
@@ -88,6 +103,7 @@ const SATP_LIST: Probe = Probe {
         "list",
     ]),
     shape: Shape::Table,
+    check: Some(check::satps),
 };
 const SATP_RULES: Probe = Probe {
     stem: "esxcli_storage_nmp_satp_rule_list",
@@ -102,6 +118,7 @@ const SATP_RULES: Probe = Probe {
         "list",
     ]),
     shape: Shape::Table,
+    check: Some(check::satp_rules),
 };
 
 /// Every command the source runs, in order (`vmware -v` only when the version command fails).
@@ -120,14 +137,20 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     let mut errors = Vec::new();
     let mut facts = Facts::new();
     let version = match run_probe(&mut session, &VERSION) {
-        Ok(records) => records.into_iter().next(),
-        Err(version_error) => match run_probe(&mut session, &VMWARE_V) {
-            Ok(records) => records.into_iter().next(),
+        Ok(answer) => answer.records.into_iter().next(),
+        // ESX 4.x has no `esxcli system`: `vmware -v` names it. An answer that was printed
+        // but is broken is an error of its own, never a reason to ask something else.
+        Err(ProbeError::Unavailable(version_error)) => match run_probe(&mut session, &VMWARE_V) {
+            Ok(answer) => answer.records.into_iter().next(),
             Err(_) => {
                 errors.push(version_error);
                 None
             }
         },
+        Err(ProbeError::Broken(error)) => {
+            errors.push(error);
+            None
+        }
     };
     if let Some(version) = &version
         && let Some(unsupported) = version_facts(version, &mut facts)
@@ -145,7 +168,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             return None;
         }
         run_probe(&mut session, probe)
-            .map_err(|e| errors.push(e))
+            .map_err(|e| errors.push(e.into_message()))
             .ok()
     };
     let (nmp, core, satps, rules) = (
@@ -161,23 +184,18 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         satps.is_some(),
         rules.is_some(),
     ];
-    if nmp.as_ref().is_some_and(Vec::is_empty) {
-        // Every ESXi host has at least its boot device; no device means the output was lost.
-        errors.push(format!(
-            "{}: `esxcli storage nmp device list` listed no device",
-            transport.target()
-        ));
-    }
+    let target = transport.target();
     if let Some(nmp) = &nmp {
-        nmp_facts(
-            nmp,
-            core.as_deref().unwrap_or_default(),
-            &mut facts,
-            &mut errors,
+        errors.extend(
+            check::agree(nmp, core.as_ref(), satps.as_ref(), rules.as_ref())
+                .into_iter()
+                .map(|e| format!("{target}: {e}")),
         );
+        let core = core.as_ref().map_or(&[][..], |c| c.records.as_slice());
+        nmp_facts(&nmp.records, core, &mut facts);
     }
     if let Some(satps) = &satps {
-        for satp in satps {
+        for satp in &satps.records {
             if let (Some(name), Some(psp)) = (satp.get("name"), satp.get("defaultpsp")) {
                 set_fact(
                     &mut facts,
@@ -188,7 +206,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         }
     }
     if let Some(rules) = &rules {
-        satp_rule_facts(rules, &mut facts);
+        satp_rule_facts(&rules.records, &mut facts);
     }
     let status = match (errors.is_empty(), read.iter().any(|r| *r)) {
         (true, _) => SourceStatus::Complete,
@@ -228,8 +246,28 @@ fn version_facts(version: &Record, facts: &mut Facts) -> Option<String> {
     })
 }
 
-/// Runs a probe in XML form, then in text form; the error names the command and the cause.
-fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, String> {
+/// Why a probe gave no answer.
+#[derive(Debug)]
+enum ProbeError {
+    /// The command could not be run, was not recorded, or exited non-zero.
+    Unavailable(String),
+    /// The command answered, but not with a whole answer of its format.
+    Broken(String),
+}
+
+impl ProbeError {
+    fn into_message(self) -> String {
+        match self {
+            ProbeError::Unavailable(message) | ProbeError::Broken(message) => message,
+        }
+    }
+}
+
+/// Runs a probe in XML form, then in text form when the host has no XML formatter; the
+/// error names the command, its file and the cause. An XML answer that is cut short or
+/// broken is an error: it is not retried as text, since a host that printed it has the
+/// formatter and something went wrong on the way.
+fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Answer, ProbeError> {
     let target = session.target();
     if let Some(xml) = probe.xml {
         let file = format!("{}.xml", probe.stem);
@@ -240,10 +278,17 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
         };
         if let Ok(output) = session.run(&spec)
             && output.status == 0
-            && let Ok(text) = String::from_utf8(output.stdout)
-            && let Ok(records) = parse_xml(&text)
+            && looks_like_xml(&output.stdout)
         {
-            return Ok(records);
+            let origin = format!("`{}` output ({file})", spec.display());
+            let broken =
+                |e: parse::ParseError| ProbeError::Broken(format!("{target}: {origin}: {e}"));
+            let text = parse::utf8(output.stdout).map_err(broken)?;
+            let records = parse_xml(&text).map_err(broken)?;
+            if let Some(check) = probe.check {
+                check(&records, Form::Xml).map_err(broken)?;
+            }
+            return Ok(Answer { records, origin });
         }
     }
     let file = format!("{}.txt", probe.stem);
@@ -252,7 +297,9 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
         argv: probe.text,
         stdin: None,
     };
-    let output = session.run(&spec).map_err(|e| e.to_string())?;
+    let output = session
+        .run(&spec)
+        .map_err(|e| ProbeError::Unavailable(e.to_string()))?;
     let command = spec.display();
     if output.status != 0 {
         let detail = output.stderr_line();
@@ -261,36 +308,53 @@ fn run_probe(session: &mut Session<'_>, probe: &Probe) -> Result<Vec<Record>, St
         } else {
             detail
         };
-        return Err(format!(
+        return Err(ProbeError::Unavailable(format!(
             "{target}: `{command}` exited with status {}: {detail}",
             output.status
-        ));
+        )));
     }
-    let text = String::from_utf8(output.stdout)
-        .map_err(|_| format!("{target}: `{command}` printed bytes that are not UTF-8"))?;
+    let origin = format!("`{command}` output ({file})");
+    let text = parse::utf8(output.stdout)
+        .map_err(|e| ProbeError::Broken(format!("{target}: {origin}: {e}")))?;
     let parsed = match probe.shape {
         Shape::DeviceList => parse_device_list(&text),
         Shape::Structure => parse_structure(&text).map(|r| vec![r]),
         Shape::Table => parse_table(&text),
         Shape::VmwareV => parse_vmware_v(&text).map(|(product, version, build)| {
-            let fields = [("product", product), ("version", version), ("build", build)]
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), FieldValue::Text(v)))
-                .collect();
-            vec![Record { id: None, fields }]
+            let mut record = Record::default();
+            for (key, value) in [("product", product), ("version", version), ("build", build)] {
+                record
+                    .fields
+                    .insert(key.to_owned(), FieldValue::Text(value));
+            }
+            vec![record]
         }),
     };
-    parsed.map_err(|e| format!("{target}: `{command}` output ({file}): {e}"))
+    let records = parsed
+        .and_then(|records| match probe.check {
+            Some(check) => check(&records, Form::Text).map(|()| records),
+            None => Ok(records),
+        })
+        .map_err(|e| ProbeError::Broken(format!("{target}: {origin}: {e}")))?;
+    Ok(Answer { records, origin })
 }
 
-fn nmp_facts(nmp: &[Record], core: &[Record], facts: &mut Facts, errors: &mut Vec<String>) {
+/// Whether a command printed an XML document (rather than, say, "Unable to find requested
+/// formatter: xml" with status 0).
+fn looks_like_xml(stdout: &[u8]) -> bool {
+    let text = stdout.strip_prefix("\u{feff}".as_bytes()).unwrap_or(stdout);
+    text.trim_ascii_start().starts_with(b"<")
+}
+
+/// The facts of each NMP device, joined with its core device entry; both answers were
+/// checked, so every device has an id.
+fn nmp_facts(nmp: &[Record], core: &[Record], facts: &mut Facts) {
     let core_by_id: BTreeMap<String, &Record> = core
         .iter()
         .filter_map(|r| device_id(r).map(|id| (id, r)))
         .collect();
     for device in nmp {
         let Some(id) = device_id(device) else {
-            errors.push("an NMP device without a device id".to_owned());
             continue;
         };
         let base = format!("storage/nmp/{}", path_segment(&id));
@@ -359,11 +423,6 @@ fn satp_rule_facts(rules: &[Record], facts: &mut Facts) {
             set_fact(facts, &format!("{base}/psp_options"), options.into());
         }
     }
-}
-
-/// The device id: the heading of a text record, or the `Device` field of an XML one.
-fn device_id(record: &Record) -> Option<String> {
-    record.id.clone().or_else(|| record.get("device"))
 }
 
 /// The configured part of `Path Selection Policy Device Config`: runtime state (current

@@ -42,8 +42,14 @@ impl FieldValue {
 pub struct Record {
     /// The heading line of a device in the text form (`naa.600…`).
     pub id: Option<String>,
+    /// The line it starts at: its heading, table row or `<structure>`.
+    pub line: usize,
+    /// The last line it was read from.
+    pub end: usize,
     /// Normalized key → value.
     pub fields: BTreeMap<String, FieldValue>,
+    /// Normalized key → the line the field was read from.
+    pub lines: BTreeMap<String, usize>,
 }
 
 impl Record {
@@ -54,6 +60,62 @@ impl Record {
             .map(FieldValue::text)
             .filter(|t| !t.is_empty())
     }
+
+    /// The line a field was read from, or the record's first line when it is absent.
+    pub fn line_of(&self, key: &str) -> usize {
+        self.lines.get(key).copied().unwrap_or(self.line)
+    }
+
+    /// Adds a field read at `line`; a key printed twice in one record is an error, since
+    /// esxcli prints each field once.
+    fn insert(&mut self, key: &str, value: FieldValue, line: usize) -> Result<(), ParseError> {
+        let normalized = normalize_key(key);
+        if let Some(first) = self.lines.get(&normalized) {
+            return Err(ParseError::at(
+                line,
+                format!(
+                    "field {key:?} again (first at line {first}): esxcli prints each field once"
+                ),
+            ));
+        }
+        self.fields.insert(normalized.clone(), value);
+        self.lines.insert(normalized, line);
+        self.end = self.end.max(line);
+        Ok(())
+    }
+}
+
+/// esxcli ends every line it prints, the last one too: text that does not end with a line
+/// ending was cut short in the middle of a line.
+fn ends_with_a_whole_line(text: &str) -> Result<(), ParseError> {
+    if text.is_empty() || text.ends_with('\n') {
+        return Ok(());
+    }
+    let (number, last) = numbered_lines(text).last().unwrap_or((1, text));
+    Err(ParseError::at(
+        number,
+        format!(
+            "the output ends in the middle of a line ({:?} has no line ending): it was cut short",
+            last.trim()
+        ),
+    ))
+}
+
+/// A command's output as text: esxcli prints UTF-8, so other bytes (a corrupted or cut
+/// character) are an error at the line they are on.
+pub fn utf8(bytes: Vec<u8>) -> Result<String, ParseError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..valid]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        ParseError::at(
+            line,
+            format!("bytes that are not UTF-8 (at byte {valid}): esxcli prints UTF-8"),
+        )
+    })
 }
 
 /// `Path Selection Policy` → `pathselectionpolicy`.
@@ -90,6 +152,7 @@ fn is_device_heading(line: &str) -> bool {
 /// Parses a device list in text form (`esxcli storage nmp device list`,
 /// `esxcli storage core device list`): a device id line, then indented `Key: value` lines.
 pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
+    ends_with_a_whole_line(text)?;
     let mut records: Vec<Record> = Vec::new();
     for (number, line) in numbered_lines(text) {
         if line.trim().is_empty() {
@@ -98,7 +161,9 @@ pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
         if is_device_heading(line) {
             records.push(Record {
                 id: Some(line.trim().to_owned()),
-                fields: BTreeMap::new(),
+                line: number,
+                end: number,
+                ..Record::default()
             });
             continue;
         }
@@ -114,15 +179,14 @@ pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
         let record = records
             .last_mut()
             .ok_or_else(|| ParseError::at(number, format!("field {key:?} before any device id")))?;
-        record
-            .fields
-            .insert(normalize_key(key), FieldValue::Text(value.to_owned()));
+        record.insert(key, FieldValue::Text(value.to_owned()), number)?;
     }
     Ok(records)
 }
 
 /// Parses a single structure in text form (`esxcli system version get`): `Key: value` lines.
 pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
+    ends_with_a_whole_line(text)?;
     let mut record = Record::default();
     for (number, line) in numbered_lines(text) {
         if line.trim().is_empty() {
@@ -134,9 +198,10 @@ pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
                 format!("expected `Key: value`, found {:?}", line.trim()),
             )
         })?;
-        record
-            .fields
-            .insert(normalize_key(key), FieldValue::Text(value.to_owned()));
+        if record.line == 0 {
+            record.line = number;
+        }
+        record.insert(key, FieldValue::Text(value.to_owned()), number)?;
     }
     if record.fields.is_empty() {
         return Err(ParseError::at(0, "no fields (empty output)"));
@@ -148,6 +213,7 @@ pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
 /// line, a line of dash runs marking the columns, then rows. A column runs from the start of
 /// its dashes to the start of the next column's; the last one to the end of the line.
 pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
+    ends_with_a_whole_line(text)?;
     let mut lines = numbered_lines(text).filter(|(_, l)| !l.trim().is_empty());
     let Some((header_number, header)) = lines.next() else {
         return Ok(Vec::new());
@@ -191,12 +257,15 @@ pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
     let mut records = Vec::new();
     for (number, line) in lines {
         let values = cells(number, line)?;
-        let fields = names
-            .iter()
-            .cloned()
-            .zip(values.into_iter().map(FieldValue::Text))
-            .collect();
-        records.push(Record { id: None, fields });
+        let mut record = Record {
+            line: number,
+            end: number,
+            ..Record::default()
+        };
+        for (name, value) in names.iter().zip(values) {
+            record.insert(name, FieldValue::Text(value), number)?;
+        }
+        records.push(record);
     }
     Ok(records)
 }
@@ -204,8 +273,17 @@ pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
 /// Parses `esxcli --formatter=xml` output: a `<root>` holding a `<list>` of `<structure>`s
 /// (device lists, tables) or a single `<structure>` (version).
 pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
-    let document = roxmltree::Document::parse(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| ParseError::at(e.pos().row as usize, format!("not esxcli XML: {e}")))?;
+    let document =
+        roxmltree::Document::parse(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
+            // roxmltree places these at 1:1; the document was cut where it ends.
+            roxmltree::Error::UnclosedRootNode | roxmltree::Error::UnexpectedEndOfStream => {
+                ParseError::at(
+                    numbered_lines(text).count(),
+                    format!("the XML document ends before its elements are closed ({e}): it was cut short"),
+                )
+            }
+            e => ParseError::at(e.pos().row as usize, format!("not esxcli XML: {e}")),
+        })?;
     let line_of =
         |node: roxmltree::Node<'_, '_>| document.text_pos_at(node.range().start).row as usize;
     let root = document
@@ -232,7 +310,11 @@ pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
         if !structure.has_tag_name("structure") {
             return Err(ParseError::at(line_of(structure), "expected <structure>"));
         }
-        let mut record = Record::default();
+        let mut record = Record {
+            line: line_of(structure),
+            end: document.text_pos_at(structure.range().end).row as usize,
+            ..Record::default()
+        };
         for field in structure.children().filter(|n| n.has_tag_name("field")) {
             let name = field
                 .attribute("name")
@@ -253,7 +335,7 @@ pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
                 }
                 Some(v) => FieldValue::Text(v.text().unwrap_or("").trim().to_owned()),
             };
-            record.fields.insert(normalize_key(name), value);
+            record.insert(name, value, line_of(field))?;
         }
         records.push(record);
     }
@@ -263,6 +345,7 @@ pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
 /// The version in `vmware -v` output (`VMware ESXi 5.5.0 build-3248547`): (product, version,
 /// build number).
 pub fn parse_vmware_v(text: &str) -> Result<(String, String, String), ParseError> {
+    ends_with_a_whole_line(text)?;
     let line = numbered_lines(text)
         .find(|(_, l)| !l.trim().is_empty())
         .map(|(_, l)| l.trim())

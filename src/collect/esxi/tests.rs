@@ -198,3 +198,278 @@ fn runtime_parts_of_psp_device_config_are_dropped() {
     assert_eq!(psp_config("Current Path=vmhba37:C1:T0:L10"), None);
     assert_eq!(psp_config(""), None);
 }
+
+/// A copy of the round-robin state with `file` holding `bytes`, captured.
+fn capture_with(file: &str, bytes: &[u8]) -> SourceCapture {
+    let dir = copy_of("round-robin");
+    std::fs::write(dir.path().join(file), bytes).unwrap();
+    capture_dir(dir.path())
+}
+
+fn round_robin(file: &str) -> String {
+    std::fs::read_to_string(recorded("round-robin").join(file)).unwrap()
+}
+
+/// The text up to and including the last `needle`.
+fn cut_after(text: &str, needle: &str) -> String {
+    text[..text.rfind(needle).unwrap() + needle.len()].to_owned()
+}
+
+fn assert_partial(captured: &SourceCapture, needles: &[&str]) {
+    assert_eq!(
+        captured.status,
+        SourceStatus::Partial,
+        "{:?}",
+        captured.error
+    );
+    let error = captured.error.clone().unwrap();
+    for needle in needles {
+        assert!(error.contains(needle), "{needle:?} missing from {error}");
+    }
+}
+
+#[test]
+fn an_nmp_list_that_ends_mid_line_is_partial_not_a_psp() {
+    let nmp = round_robin("esxcli_storage_nmp_device_list.txt");
+    let captured = capture_with(
+        "esxcli_storage_nmp_device_list.txt",
+        cut_after(&nmp, "Path Selection Policy: VMW_P").as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt): line 21: the output ends in the middle of a line (\"Path Selection Policy: VMW_P\" has no line ending)",
+        ],
+    );
+    // Nothing of the cut answer is kept: no "VMW_P" fact.
+    assert_eq!(fact(&captured, &format!("{RDM}/psp")), None);
+}
+
+#[test]
+fn an_nmp_list_cut_at_a_line_end_is_partial_naming_the_missing_fields_or_device() {
+    let nmp = round_robin("esxcli_storage_nmp_device_list.txt");
+    let captured = capture_with(
+        "esxcli_storage_nmp_device_list.txt",
+        cut_after(&nmp, "Path Selection Policy: VMW_PSP_RR\n").as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "(esxcli_storage_nmp_device_list.txt): line 22: device naa.60050768028081713c0000000000007d (from line 17) ends without `Path Selection Policy Device Config`, `Working Paths`",
+        ],
+    );
+    let before_last = &nmp[..nmp.rfind("naa.60050768028081713c0000000000007d\n").unwrap()];
+    let captured = capture_with("esxcli_storage_nmp_device_list.txt", before_last.as_bytes());
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli storage core device list` output (esxcli_storage_core_device_list.txt): line 54: device naa.60050768028081713c0000000000007d is claimed by NMP but `esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt) does not list it",
+        ],
+    );
+}
+
+#[test]
+fn an_empty_core_device_list_is_partial_not_unknown_reservations() {
+    let captured = capture_with("esxcli_storage_core_device_list.txt", b"");
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli storage core device list` output (esxcli_storage_core_device_list.txt): line 0: no device",
+        ],
+    );
+    // The NMP facts are kept; the reservation flag the core list would give is absent.
+    assert_eq!(
+        fact(&captured, &format!("{RDM}/psp")),
+        Some(&"VMW_PSP_RR".into())
+    );
+    assert_eq!(
+        fact(&captured, &format!("{RDM}/perennially_reserved")),
+        None
+    );
+}
+
+#[test]
+fn a_core_list_cut_short_or_with_a_bad_flag_is_partial() {
+    let core = round_robin("esxcli_storage_core_device_list.txt");
+    let captured = capture_with(
+        "esxcli_storage_core_device_list.txt",
+        cut_after(&core, "Is Perennially Reserved: true\n").as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "(esxcli_storage_core_device_list.txt): line 68: device naa.60050768028081713c0000000000007d (from line 49) ends without `Thin Provisioning Status`, `Attached Filters`, `VAAI Status`, `Other UIDs`",
+        ],
+    );
+    let captured = capture_with(
+        "esxcli_storage_core_device_list.txt",
+        core.replace("Reserved: true", "Reserved: yes").as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "(esxcli_storage_core_device_list.txt): line 67: Is Perennially Reserved \"yes\": expected `true` or `false`",
+        ],
+    );
+}
+
+#[test]
+fn unknown_plugins_are_partial() {
+    let nmp = round_robin("esxcli_storage_nmp_device_list.txt");
+    let captured = capture_with(
+        "esxcli_storage_nmp_device_list.txt",
+        nmp.replacen("VMW_PSP_RR", "VMW_PSP_RX", 1).as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "(esxcli_storage_nmp_device_list.txt): line 13: Path Selection Policy \"VMW_PSP_RX\": expected one of VMW_PSP_FIXED, VMW_PSP_MRU, VMW_PSP_RR, VMW_PSP_FIXED_AP",
+        ],
+    );
+    let captured = capture_with(
+        "esxcli_storage_nmp_device_list.txt",
+        nmp.replacen(
+            "Storage Array Type: VMW_SATP_SVC",
+            "Storage Array Type: VMW_SATP_SCV",
+            1,
+        )
+        .as_bytes(),
+    );
+    assert_partial(
+        &captured,
+        &[
+            "(esxcli_storage_nmp_device_list.txt): line 11: device naa.60050768028081713c0000000000007c: Storage Array Type \"VMW_SATP_SCV\" is not an SATP that `esxcli storage nmp satp list` output (esxcli_storage_nmp_satp_list.txt) lists",
+        ],
+    );
+}
+
+#[test]
+fn truncated_xml_is_an_error_not_a_reason_to_read_the_text_form() {
+    let xml = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/esxi/esxi70-nmp-device-list.xml"),
+    )
+    .unwrap();
+    let cut = &xml[..xml.find("VMW_PSP_MRU").unwrap()];
+    let captured = capture_with("esxcli_storage_nmp_device_list.xml", cut.as_bytes());
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli --formatter=xml storage nmp device list` output (esxcli_storage_nmp_device_list.xml): line 23: the XML document ends before its elements are closed",
+        ],
+    );
+    // A host without the XML formatter says so and the text form is read.
+    let dir = copy_of("round-robin");
+    std::fs::write(
+        dir.path().join("esxcli_storage_nmp_device_list.xml"),
+        "Error: Unable to find requested formatter: xml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("esxcli_storage_nmp_device_list.xml.exit"),
+        "1\n",
+    )
+    .unwrap();
+    assert_eq!(capture_dir(dir.path()).status, SourceStatus::Complete);
+}
+
+#[test]
+fn a_broken_version_answer_is_an_error_not_a_reason_to_ask_vmware_v() {
+    let dir = copy_of("round-robin");
+    std::fs::write(
+        dir.path().join("esxcli_system_version_get.txt"),
+        "   Product: VMware ESXi\n   Version: 5.0",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("vmware_-v.txt"),
+        "VMware ESXi 5.5.0 build-3248547\n",
+    )
+    .unwrap();
+    let captured = capture_dir(dir.path());
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli system version get` output (esxcli_system_version_get.txt): line 2: the output ends in the middle of a line",
+        ],
+    );
+    assert_eq!(fact(&captured, "host/esxi/version"), None);
+}
+
+#[test]
+fn real_hosts_without_shared_devices_are_complete() {
+    // ESXi 5.0 with only its local boot disk: the seed's recordings without the SAN LUNs.
+    let dir = copy_of("healthy");
+    for file in [
+        "esxcli_storage_nmp_device_list.txt",
+        "esxcli_storage_core_device_list.txt",
+    ] {
+        let text = std::fs::read_to_string(recorded("healthy").join(file)).unwrap();
+        let local = &text[..text.find("\n\n").unwrap() + 1];
+        std::fs::write(dir.path().join(file), local).unwrap();
+    }
+    let captured = capture_dir(dir.path());
+    assert_eq!(
+        (captured.status, captured.error.as_deref()),
+        (SourceStatus::Complete, None)
+    );
+    assert_eq!(
+        fact(&captured, "storage/nmp/mpx.vmhba1:C0:T0:L0/is_local"),
+        Some(&true.into())
+    );
+
+    // ESXi 8 whose only disk HPP claims: NMP lists nothing, and that is the whole answer.
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/os-samples/esxi_core_device_list_text.txt");
+    let sample = std::fs::read_to_string(&samples).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: these tests read the public ESXi samples in ../shared/data/os-samples/",
+            samples.display()
+        )
+    });
+    let hpp_only: String = sample
+        .lines()
+        .skip_while(|l| !l.starts_with("=== (B)"))
+        .skip(2)
+        .take_while(|l| !l.starts_with("==="))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = copy_of("healthy");
+    std::fs::write(
+        dir.path().join("esxcli_storage_core_device_list.txt"),
+        hpp_only,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("esxcli_storage_nmp_device_list.txt"), "").unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/esxi/esxi80-version.txt"),
+        dir.path().join("esxcli_system_version_get.txt"),
+    )
+    .unwrap();
+    let captured = capture_dir(dir.path());
+    assert_eq!(
+        (captured.status, captured.error.as_deref()),
+        (SourceStatus::Complete, None)
+    );
+    assert_eq!(fact(&captured, "host/esxi/version"), Some(&"8.0.1".into()));
+    assert!(
+        !captured
+            .facts
+            .keys()
+            .any(|p| p.as_str().starts_with("storage/nmp/"))
+    );
+}
+
+#[test]
+fn bytes_that_are_not_utf_8_name_the_file_and_line() {
+    let mut nmp = round_robin("esxcli_storage_nmp_device_list.txt").into_bytes();
+    let at = nmp.windows(6).position(|w| w == b"VMW_PS").unwrap();
+    nmp[at] = 0xff;
+    let captured = capture_with("esxcli_storage_nmp_device_list.txt", &nmp);
+    assert_partial(
+        &captured,
+        &[
+            "`esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt): line 5: bytes that are not UTF-8 (at byte 245)",
+        ],
+    );
+}

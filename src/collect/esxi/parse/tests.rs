@@ -35,6 +35,7 @@ fn device_lists_of_every_version_and_line_ending() {
             "VMW_PSP_RR",
             4,
         ),
+        // Well formed but incomplete: the parser reads it, `check` rejects it.
         (fixture("missing-fields-nmp-device-list.txt"), 2, "", 0),
     ];
     for (input, devices, psp, paths) in cases {
@@ -227,5 +228,121 @@ proptest::proptest! {
     #[test]
     fn device_parser_never_panics_on_esxcli_like_lines(lines in proptest::collection::vec("( {0,3}[A-Za-z ]{1,12}: [a-z0-9,:{}= ]{0,20}|naa\\.[0-9a-f]{1,8}|\\r|)", 0..12)) {
         let _ = parse_device_list(&lines.join("\n"));
+    }
+}
+
+/// A parser whose records are dropped: only whether and where it fails matters.
+type Parse = fn(&str) -> Result<(), ParseError>;
+
+#[test]
+fn text_cut_in_the_middle_of_a_line_is_an_error_naming_the_line() {
+    let cases: [(&str, Parse); 4] = [
+        ("naa.1\n   Path Selection Policy: VMW_P", |t| {
+            parse_device_list(t).map(drop)
+        }),
+        ("   Product: VMware ESXi\n   Version: 5.0", |t| {
+            parse_structure(t).map(drop)
+        }),
+        (
+            "Name          Default PSP\n------------  -----------\nVMW_SATP_SVC  VMW_PSP_FI",
+            |t| parse_table(t).map(drop),
+        ),
+        ("VMware ESXi 5.5.0 build-32", |t| {
+            parse_vmware_v(t).map(drop)
+        }),
+    ];
+    for (input, parse) in cases {
+        let err = parse(input).unwrap_err();
+        assert_eq!(err.line, input.lines().count(), "{input:?}: {err}");
+        assert!(
+            err.message
+                .starts_with("the output ends in the middle of a line"),
+            "{err}"
+        );
+        // With its line ending, the same text is a whole line.
+        assert!(
+            parse(&format!("{input}\n"))
+                .err()
+                .is_none_or(|e| !e.message.contains("middle of a line"))
+        );
+    }
+}
+
+#[test]
+fn a_field_printed_twice_is_an_error_naming_both_lines() {
+    let err = parse_device_list("naa.1\n   Is Local: true\n   Is Local: false\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "line 3: field \"Is Local\" again (first at line 2): esxcli prints each field once"
+    );
+    let err = parse_xml("<output><root><structure><field name=\"Version\"><string>5</string></field>\n<field name=\"Version\"><string>6</string></field></structure></root></output>").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("line 2: field \"Version\" again (first at line 1)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn records_know_their_lines() {
+    let records = parse_device_list(&example(
+        "round-robin",
+        "esxcli_storage_nmp_device_list.txt",
+    ))
+    .unwrap();
+    assert_eq!((records[2].line, records[2].end), (17, 23));
+    assert_eq!(records[2].line_of("pathselectionpolicy"), 21);
+    let xml = parse_xml(&fixture("esxi70-nmp-device-list.xml")).unwrap();
+    assert_eq!((xml[1].line, xml[1].end), (20, 28));
+}
+
+/// Every corpus input, cut and corrupted: no parser panics.
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz/esxi");
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (
+                entry.file_name().into_string().unwrap(),
+                std::fs::read(entry.path()).unwrap(),
+            )
+        })
+        .filter(|(name, _)| name.starts_with("esxcli_") || name.starts_with("vmware_"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 10,
+        "{} corpus files in {}",
+        files.len(),
+        dir.display()
+    );
+    files
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn no_parser_panics_on_a_cut_or_corrupted_corpus_input(
+        pick in 0usize..64,
+        cut in 0usize..4096,
+        at in 0usize..4096,
+        byte in proptest::prelude::any::<u8>(),
+        corrupt in proptest::prelude::any::<bool>(),
+    ) {
+        let files = corpus();
+        let (_, bytes) = &files[pick % files.len()];
+        let mut input = bytes[..cut % (bytes.len() + 1)].to_vec();
+        if corrupt && !input.is_empty() {
+            let at = at % input.len();
+            input[at] = byte;
+        }
+        let text = String::from_utf8_lossy(&input);
+        let _ = parse_device_list(&text);
+        let _ = parse_structure(&text);
+        let _ = parse_table(&text);
+        let _ = parse_vmware_v(&text);
+        let _ = parse_xml(&text);
     }
 }
