@@ -31,6 +31,9 @@ enum Need {
 struct Commands<'a> {
     session: Session<'a>,
     errors: Vec<String>,
+    /// Per optional tool, the commands it answered and those it did not: a tool that is
+    /// installed answers for every port, so a mix means a capture with holes.
+    optional: BTreeMap<String, (Vec<String>, Vec<String>)>,
 }
 
 impl Commands<'_> {
@@ -46,13 +49,47 @@ impl Commands<'_> {
             argv,
             stdin: None,
         };
-        match self.session.run(&spec) {
+        let result = match self.session.run(&spec) {
             Ok(output) if output.status == 127 && need == Need::Optional => None,
             Ok(output) => Some(output),
             Err(TransportError::NotRecorded { .. }) if need == Need::Optional => None,
             Err(e) => {
                 self.errors.push(e.to_string());
-                None
+                return None;
+            }
+        };
+        if need == Need::Optional {
+            let (answered, absent) = self.optional.entry(argv[0].to_owned()).or_default();
+            if result.is_some() {
+                answered.push(spec.display());
+            } else {
+                absent.push(spec.display());
+            }
+        }
+        result
+    }
+
+    /// Records an error about `command`'s output in `file`.
+    fn output_error(&mut self, command: &str, file: &str, error: impl std::fmt::Display) {
+        let target = self.session.target();
+        self.errors
+            .push(format!("{target}: `{command}` output ({file}): {error}"));
+    }
+
+    /// Each of `tools` answered for every port or for none.
+    fn check_consistent(&mut self, tools: &[&str]) {
+        let target = self.session.target();
+        for tool in tools {
+            if let Some((answered, absent)) = self.optional.get(*tool)
+                && !answered.is_empty()
+                && !absent.is_empty()
+            {
+                self.errors.push(format!(
+                    "{target}: `{}` gave no answer, though `{}` did: an installed {tool} \
+                     answers for every port, so the capture has a hole",
+                    absent.join("`, `"),
+                    answered[0]
+                ));
             }
         }
     }
@@ -91,6 +128,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     let mut commands = Commands {
         session: Session::new(transport),
         errors: Vec::new(),
+        optional: BTreeMap::new(),
     };
     let mut facts = Facts::new();
     let Some(links) = commands.parsed(
@@ -174,18 +212,49 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 nic.set("trust", trust.as_str());
             }
         }
-        let Some(bus) = driver.as_ref().and_then(|d| d.bus_info.clone()) else {
+        let Some(driver) = driver else {
             continue;
         };
-        if let Some(device) = devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
-            for (key, _, stored) in device.pending_update() {
-                nic.set(
-                    &format!("firmware/pending/{}", crate::snapshot::path_segment(&key)),
-                    stored.as_str(),
+        let in_devlink = devlink
+            .iter()
+            .flatten()
+            .any(|d| d.driver.as_deref() == Some(driver.driver.as_str()));
+        let mellanox = driver.driver.starts_with("mlx");
+        let Some(bus) = driver.bus_info.clone() else {
+            if mellanox || in_devlink {
+                commands.output_error(
+                    &format!("ethtool -i {name}"),
+                    &format!("ethtool-driver-{name}.txt"),
+                    format!(
+                        "empty `bus-info:`, expected the PCI address of this {} port (mlxconfig \
+                         and devlink are read by it)",
+                        driver.driver
+                    ),
                 );
             }
+            continue;
+        };
+        match devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
+            Some(device) => {
+                for (key, _, stored) in device.pending_update() {
+                    nic.set(
+                        &format!("firmware/pending/{}", crate::snapshot::path_segment(&key)),
+                        stored.as_str(),
+                    );
+                }
+            }
+            None if in_devlink => commands.output_error(
+                "devlink -j dev info",
+                "devlink-info.json",
+                format!(
+                    "no device for {bus} ({name}), though it lists other {} devices: expected \
+                     every port of a devlink driver",
+                    driver.driver
+                ),
+            ),
+            None => {}
         }
-        if driver.as_ref().is_some_and(|d| d.driver.starts_with("mlx")) {
+        if mellanox {
             let config = mlxconfig
                 .entry(bus.clone())
                 .or_insert_with(|| {
@@ -198,10 +267,20 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 })
                 .clone();
             if let Some(config) = config {
-                mlxconfig_facts(&config, port_number(&bus), &mut nic);
+                let pci = config.device.as_deref().filter(|d| !d.starts_with('/'));
+                if pci.is_some_and(|d| d != bus) {
+                    commands.output_error(
+                        &format!("mlxconfig -d {bus} -e query"),
+                        &format!("mlxconfig-{bus}.txt"),
+                        format!("`Device:` is {pci:?}, expected {bus:?}"),
+                    );
+                } else {
+                    mlxconfig_facts(&config, port_number(&bus), &mut nic);
+                }
             }
         }
     }
+    commands.check_consistent(&["mlnx_qos", "mlxconfig"]);
     let status = if commands.errors.is_empty() {
         SourceStatus::Complete
     } else {
@@ -240,23 +319,36 @@ fn dcb_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) ->
     let ets = match parse::parse_dcb_ets(&String::from_utf8_lossy(&ets.stdout)) {
         Ok(ets) => ets,
         Err(e) => {
-            let target = commands.session.target();
-            commands.errors.push(format!(
-                "{target}: `dcb -j ets show dev {name}` output ({ets_file}): {e}"
-            ));
+            commands.output_error(&format!("dcb -j ets show dev {name}"), &ets_file, e);
             return false;
         }
     };
+    let Some(willing) = ets.willing.filter(|_| {
+        !(ets.tc_bandwidth.is_empty() || ets.tc_algorithm.is_empty() || ets.priority_tc.is_empty())
+    }) else {
+        commands.output_error(
+            &format!("dcb -j ets show dev {name}"),
+            &ets_file,
+            "expected `willing`, `tc_bw`, `tc_tsa` and `prio_tc`: the whole `dcb ets show`",
+        );
+        return false;
+    };
     nic.set("dcb_supported", true);
-    if let Some(willing) = ets.willing {
-        nic.set("dcbx_willing", willing);
-    }
+    nic.set("dcbx_willing", willing);
+    let pfc_file = format!("dcb-pfc-{name}.json");
     let pfc = commands.parsed(
-        &format!("dcb-pfc-{name}.json"),
+        &pfc_file,
         &["dcb", "-j", "pfc", "show", "dev", name],
         Need::Required,
         parse::parse_dcb_pfc,
     );
+    if pfc.as_ref().is_some_and(|p| p.enabled.is_empty()) {
+        commands.output_error(
+            &format!("dcb -j pfc show dev {name}"),
+            &pfc_file,
+            "expected `prio_pfc`: the whole `dcb pfc show`",
+        );
+    }
     nic.dcb(
         "operational",
         &DcbTables {
@@ -307,9 +399,15 @@ fn pause_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) 
         Need::Optional,
     ) {
         Some(output) if output.status == 0 => {
-            parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout))
-                .ok()
-                .map(Some)
+            match parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout)) {
+                Ok(pause) => Some(Some(pause)),
+                // ethtool knew `--json` and answered: a damaged answer is an error, not a
+                // reason to ask the text form.
+                Err(e) => {
+                    commands.output_error(&format!("ethtool --json -a {name}"), &json_file, e);
+                    return;
+                }
+            }
         }
         Some(output) if parse::ethtool_unsupported(&String::from_utf8_lossy(&output.stderr)) => {
             Some(None)

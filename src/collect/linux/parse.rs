@@ -55,6 +55,15 @@ fn from_json<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ParseErro
     })
 }
 
+/// The line of the first occurrence of JSON key `key` in `text`, for errors found after
+/// deserializing; 0 when the key is not there.
+fn key_line(text: &str, key: &str) -> usize {
+    let quoted = format!("\"{key}\"");
+    numbered_lines(text)
+        .find(|(_, line)| line.contains(&quoted))
+        .map_or(0, |(number, _)| number)
+}
+
 /// `Some` only for a non-empty value: the tools print `""` or nothing for "not set".
 fn non_empty(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())

@@ -1,8 +1,26 @@
 //! iproute2 `dcb -j ets|pfc|dcbx show dev IF`: the IEEE DCB state the kernel holds for a port.
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
-use super::{ParseError, from_json, says_unsupported};
+use super::{ParseError, from_json, key_line, says_unsupported};
+
+/// Priorities and traffic classes of IEEE 802.1Q: dcb prints one array entry for each.
+const EIGHT: usize = 8;
+
+/// The transmission selection algorithms dcb prints (`???` for one it does not know).
+const TSA: [&str; 5] = ["strict", "cbs", "ets", "vendor", "???"];
+
+/// Checks that a positional array dcb printed has one entry per traffic class or priority.
+fn eight<T>(text: &str, key: &str, values: &[T]) -> Result<(), ParseError> {
+    if !values.is_empty() && values.len() != EIGHT {
+        return Err(ParseError::at(
+            key_line(text, key),
+            format!("`{key}`: expected {EIGHT} entries, found {}", values.len()),
+        ));
+    }
+    Ok(())
+}
 
 /// IEEE 802.1Qaz ETS from `dcb -j ets show dev IF`. Arrays are positional and empty when
 /// `dcb` was asked for other fields only.
@@ -20,8 +38,22 @@ pub struct Ets {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawEts {
     willing: Option<bool>,
+    // Typed, so a damaged value is an error, though the facts do not use them.
+    #[serde(rename = "ets_cap")]
+    _ets_cap: Option<u8>,
+    #[serde(rename = "cbs")]
+    _cbs: Option<bool>,
+    #[serde(rename = "pg_bw")]
+    _pg_bw: Option<IgnoredAny>,
+    #[serde(rename = "reco_tc_bw")]
+    _reco_tc_bw: Option<IgnoredAny>,
+    #[serde(rename = "reco_tc_tsa")]
+    _reco_tc_tsa: Option<IgnoredAny>,
+    #[serde(rename = "reco_prio_tc")]
+    _reco_prio_tc: Option<IgnoredAny>,
     #[serde(default)]
     tc_bw: Vec<u8>,
     #[serde(default)]
@@ -31,9 +63,32 @@ struct RawEts {
 }
 
 /// Parses `dcb -j ets show dev IF` (one object). An object with none of the ETS keys is an
-/// error: dcb never prints one, so it is not ETS output.
+/// error: dcb never prints one, so it is not ETS output. So is a key dcb does not print, an
+/// array without one entry per traffic class, an algorithm outside dcb's vocabulary, or a
+/// class number past 7: each is a damaged answer, not a configuration.
 pub fn parse_dcb_ets(text: &str) -> Result<Ets, ParseError> {
     let raw: RawEts = from_json(text, "dcb ets JSON")?;
+    eight(text, "tc_bw", &raw.tc_bw)?;
+    eight(text, "tc_tsa", &raw.tc_tsa)?;
+    eight(text, "prio_tc", &raw.prio_tc)?;
+    if let Some(bad) = raw.tc_tsa.iter().find(|t| !TSA.contains(&t.as_str())) {
+        return Err(ParseError::at(
+            key_line(text, "tc_tsa"),
+            format!("`tc_tsa`: unknown algorithm {bad:?}, expected one of {TSA:?}"),
+        ));
+    }
+    if let Some(bad) = raw.prio_tc.iter().find(|tc| usize::from(**tc) >= EIGHT) {
+        return Err(ParseError::at(
+            key_line(text, "prio_tc"),
+            format!("`prio_tc`: traffic class {bad} out of range 0..7"),
+        ));
+    }
+    if let Some(bad) = raw.tc_bw.iter().find(|bw| **bw > 100) {
+        return Err(ParseError::at(
+            key_line(text, "tc_bw"),
+            format!("`tc_bw`: {bad}% is more than 100%"),
+        ));
+    }
     let ets = Ets {
         willing: raw.willing,
         tc_bandwidth: raw.tc_bw,
@@ -63,8 +118,13 @@ pub struct Pfc {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawPfc {
     pfc_cap: Option<u8>,
+    #[serde(rename = "requests")]
+    _requests: Option<IgnoredAny>,
+    #[serde(rename = "indications")]
+    _indications: Option<IgnoredAny>,
     #[serde(default)]
     prio_pfc: Vec<bool>,
     macsec_bypass: Option<bool>,
@@ -72,9 +132,11 @@ struct RawPfc {
 }
 
 /// Parses `dcb -j pfc show dev IF` (one object; `-s` statistics are ignored). An object with
-/// none of the PFC keys is an error.
+/// none of the PFC keys is an error, and so are a key dcb does not print and a `prio_pfc`
+/// without one flag per priority.
 pub fn parse_dcb_pfc(text: &str) -> Result<Pfc, ParseError> {
     let raw: RawPfc = from_json(text, "dcb pfc JSON")?;
+    eight(text, "prio_pfc", &raw.prio_pfc)?;
     let pfc = Pfc {
         capability: raw.pfc_cap,
         enabled: raw.prio_pfc,
@@ -107,7 +169,7 @@ pub struct Dcbx {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 struct RawDcbx {
     host: bool,
     lld_managed: bool,
@@ -118,7 +180,8 @@ struct RawDcbx {
 }
 
 /// Parses `dcb -j dcbx show dev IF`. dcb emits only the bits that are set, so `{}` is valid:
-/// no bit set.
+/// no bit set; a key outside the five bits is an error (a damaged bit name would otherwise
+/// read as "not set").
 pub fn parse_dcb_dcbx(text: &str) -> Result<Dcbx, ParseError> {
     let raw: RawDcbx = from_json(text, "dcb dcbx JSON")?;
     Ok(Dcbx {

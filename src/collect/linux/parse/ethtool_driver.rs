@@ -18,9 +18,25 @@ pub struct DriverInfo {
     pub bus_info: Option<String>,
 }
 
+/// The lines `ethtool -i` prints for every device, in one write, whatever the driver fills
+/// in (`expansion-rom-version` is left out: ethtool before 4.0 does not print it).
+const REQUIRED: [&str; 9] = [
+    "driver",
+    "version",
+    "firmware-version",
+    "bus-info",
+    "supports-statistics",
+    "supports-test",
+    "supports-eeprom-access",
+    "supports-register-dump",
+    "supports-priv-flags",
+];
+
 /// Parses `ethtool -i IF`: `key: value` lines with kebab-case keys; empty values become
 /// `None`, and `driver` is required. A line whose key is not kebab-case (an error message
-/// such as `Cannot get driver information: …`) is an error at that line.
+/// such as `Cannot get driver information: …`) is an error at that line. The nine lines
+/// ethtool always prints must all be there (possibly with an empty value), so an output cut
+/// short is an error, not a port without a PCI address; `supports-*` values are `yes`/`no`.
 pub fn parse_ethtool_driver_info(text: &str) -> Result<DriverInfo, ParseError> {
     require_output(text, "ethtool -i")?;
     let mut fields: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
@@ -39,7 +55,9 @@ pub fn parse_ethtool_driver_info(text: &str) -> Result<DriverInfo, ParseError> {
                 format!("not `ethtool -i` output: {:?}", line.trim()),
             ));
         }
-        fields.insert(key, (number, value));
+        if fields.insert(key, (number, value)).is_some() {
+            return Err(ParseError::at(number, format!("second `{key}:` line")));
+        }
     }
     let field = |key: &str| {
         fields
@@ -52,6 +70,23 @@ pub fn parse_ethtool_driver_info(text: &str) -> Result<DriverInfo, ParseError> {
         Some((number, "")) => return Err(ParseError::at(*number, "empty driver name")),
         Some((_, driver)) => (*driver).to_owned(),
     };
+    for key in REQUIRED {
+        if !fields.contains_key(key) {
+            return Err(ParseError::at(
+                0,
+                format!("no `{key}:` line (ethtool -i always prints it; the output is cut short)"),
+            ));
+        }
+    }
+    for key in REQUIRED.iter().filter(|k| k.starts_with("supports-")) {
+        let (number, value) = fields[key];
+        if value != "yes" && value != "no" {
+            return Err(ParseError::at(
+                number,
+                format!("`{key}`: expected `yes` or `no`, found {value:?}"),
+            ));
+        }
+    }
     Ok(DriverInfo {
         driver,
         version: field("version"),

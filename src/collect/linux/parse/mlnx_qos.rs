@@ -1,6 +1,6 @@
 //! Mellanox `mlnx_qos -i IF`: who runs DCBX, trust state, PFC and traffic classes.
 
-use super::{ParseError, key_value, non_empty, numbered_lines, require_output};
+use super::{ParseError, key_value, numbered_lines, require_output};
 
 /// Who runs DCBX, per `mlnx_qos`'s `DCBX mode:` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,12 @@ pub struct MlnxQos {
     pub unsupported: Vec<String>,
 }
 
+/// The trust states mlnx_qos prints.
+const TRUST: [&str; 3] = ["pcp", "dscp", "none"];
+
+/// The transmission selection algorithms mlnx_qos prints after `tsa:`.
+const TSA: [&str; 4] = ["ets", "strict", "vendor", "unknown"];
+
 /// Which block indented `mlnx_qos` lines belong to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum QosBlock {
@@ -54,7 +60,9 @@ enum QosBlock {
 /// Parses `mlnx_qos -i IF` text. The dscp2prio and default-priority blocks, buffer sizes,
 /// cable length and the lldpad warning are skipped; other unrecognized lines are errors, so
 /// a usage message or a traceback is not mistaken for a configuration. The PFC `enabled` row
-/// is required.
+/// is required, and the `tc:` blocks, printed last, must map each priority 0..7 exactly
+/// once: an output cut anywhere before its last line is an error. Trust states and
+/// algorithms are checked against what mlnx_qos prints.
 pub fn parse_mlnx_qos(text: &str) -> Result<MlnxQos, ParseError> {
     require_output(text, "mlnx_qos")?;
     let mut qos = MlnxQos::default();
@@ -94,7 +102,14 @@ pub fn parse_mlnx_qos(text: &str) -> Result<MlnxQos, ParseError> {
                 }
             });
         } else if let Some(trust) = trimmed.strip_prefix("Priority trust state:") {
-            qos.trust = non_empty(Some(trust.trim().to_owned()));
+            let trust = trust.trim();
+            if !TRUST.contains(&trust) {
+                return Err(ParseError::at(
+                    number,
+                    format!("unknown trust state {trust:?}, expected one of {TRUST:?}"),
+                ));
+            }
+            qos.trust = Some(trust.to_owned());
         } else if trimmed == "dscp2prio mapping:" || trimmed == "default priority:" {
             block = QosBlock::Skipped;
         } else if trimmed == "PFC configuration:" {
@@ -120,6 +135,21 @@ pub fn parse_mlnx_qos(text: &str) -> Result<MlnxQos, ParseError> {
         return Err(ParseError::at(
             0,
             "no PFC `enabled` row (not mlnx_qos output)",
+        ));
+    }
+    let mapped: Vec<u8> = qos
+        .traffic_classes
+        .iter()
+        .flat_map(|tc| tc.priorities.iter().copied())
+        .collect();
+    let unmapped: Vec<u8> = (0..8).filter(|p| !mapped.contains(p)).collect();
+    if !unmapped.is_empty() {
+        return Err(ParseError::at(
+            0,
+            format!(
+                "priorities {unmapped:?} are under no `tc:` line: mlnx_qos maps every priority \
+                 0..7 to a traffic class, so the output is cut short"
+            ),
         ));
     }
     Ok(qos)
@@ -166,7 +196,13 @@ fn tc_line(line: usize, rest: &str) -> Result<MlnxTc, ParseError> {
     let (mut algorithm, mut bandwidth) = (None, None);
     for part in tail.split(',').filter(|p| !p.trim().is_empty()) {
         match key_value(line, part, "`tsa: …` or `bw: N%`")? {
-            ("tsa", value) => algorithm = Some(value.to_owned()),
+            ("tsa", value) if TSA.contains(&value) => algorithm = Some(value.to_owned()),
+            ("tsa", value) => {
+                return Err(ParseError::at(
+                    line,
+                    format!("unknown tsa {value:?}, expected one of {TSA:?}"),
+                ));
+            }
             ("bw", value) => {
                 let percent = value.strip_suffix('%').unwrap_or(value).trim();
                 bandwidth = Some(
@@ -183,9 +219,23 @@ fn tc_line(line: usize, rest: &str) -> Result<MlnxTc, ParseError> {
             }
         }
     }
+    if usize::from(tc) >= 8 {
+        return Err(ParseError::at(
+            line,
+            format!("traffic class {tc} out of range 0..7"),
+        ));
+    }
+    let algorithm =
+        algorithm.ok_or_else(|| ParseError::at(line, "traffic class without `tsa:`"))?;
+    if algorithm == "ets" && bandwidth.is_none() {
+        return Err(ParseError::at(
+            line,
+            "`tsa: ets` without `bw: N%` (mlnx_qos prints the share of every ets class)",
+        ));
+    }
     Ok(MlnxTc {
         tc,
-        algorithm: algorithm.ok_or_else(|| ParseError::at(line, "traffic class without `tsa:`"))?,
+        algorithm,
         bandwidth,
         rate_limit: rate.filter(|r| *r != "unlimited").map(str::to_owned),
         priorities: Vec::new(),
@@ -205,6 +255,18 @@ fn tc_member(line: usize, text: &str, classes: &mut [MlnxTc]) -> Result<(), Pars
     let priority = value
         .parse::<u8>()
         .map_err(|_| ParseError::at(line, format!("bad priority {value:?}")))?;
+    if priority >= 8 {
+        return Err(ParseError::at(
+            line,
+            format!("priority {priority} out of range 0..7"),
+        ));
+    }
+    if classes.iter().any(|tc| tc.priorities.contains(&priority)) {
+        return Err(ParseError::at(
+            line,
+            format!("priority {priority} is under two `tc:` lines"),
+        ));
+    }
     let tc = classes
         .last_mut()
         .ok_or_else(|| ParseError::at(line, "priority before any `tc:` line"))?;
@@ -262,10 +324,18 @@ mod tests {
                    \tpriority    0   1   2   3   4   5   6   7\n\
                    \tenabled     0   0   0   0   0   0   0   0   \n\
                    tc: 0 ratelimit: unlimited, tsa: strict\n\
-                   \t up: 0\n\t\t skprio: 0\n\t\t skprio: 1\n\t up: 1\n";
+                   \t up: 0\n\t\t skprio: 0\n\t\t skprio: 1\n\t up: 1\n\
+                   tc: 1 ratelimit: unlimited, tsa: strict\n\
+                   \t up: 2\n\t up: 3\n\t up: 4\n\t up: 5\n\t up: 6\n\t up: 7\n";
         let old = parse_mlnx_qos(old).unwrap();
         assert_eq!(old.dcbx, None);
-        assert_eq!(old.traffic_classes, [tc(0, "strict", None, None, &[0, 1])]);
+        assert_eq!(
+            old.traffic_classes,
+            [
+                tc(0, "strict", None, None, &[0, 1]),
+                tc(1, "strict", None, None, &[2, 3, 4, 5, 6, 7])
+            ]
+        );
         assert_eq!(old.unsupported, strings(["ETS features", "Rate limit"]));
     }
 

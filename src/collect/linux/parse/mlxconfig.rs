@@ -48,6 +48,28 @@ pub struct MlxConfig {
     pub values: BTreeMap<String, MlxValue>,
 }
 
+/// The line `mlxconfig -e query` prints after its last parameter.
+const LEGEND: &str =
+    "The '*' shows parameters with next value different from default/current value.";
+
+/// Parameters whose values are a closed vocabulary, by name without the `_P<port>` suffix,
+/// with every value mlxconfig prints for them.
+const VOCABULARY: [(&str, &[&str]); 7] = [
+    ("LLDP_NB_DCBX", BOOLEAN),
+    ("DCBX_IEEE", BOOLEAN),
+    ("DCBX_CEE", BOOLEAN),
+    ("DCBX_WILLING", BOOLEAN),
+    ("SRIOV_EN", BOOLEAN),
+    ("LLDP_NB_RX_MODE", LLDP_MODES),
+    ("LLDP_NB_TX_MODE", LLDP_MODES),
+];
+
+/// mlxconfig's booleans.
+const BOOLEAN: &[&str] = &["False(0)", "True(1)"];
+
+/// The firmware LLDP agent's receive and transmit modes.
+const LLDP_MODES: &[&str] = &["OFF(0)", "CUSTOM(1)", "ALL(2)"];
+
 /// A value column of the `Configurations:` header.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum MlxColumn {
@@ -57,20 +79,36 @@ enum MlxColumn {
 }
 
 /// Parses `mlxconfig -d DEV -e query` (columns Default, Current, Next Boot) or plain
-/// `mlxconfig -d DEV query` (Next Boot only). `-E-` lines are errors; `-W-` warnings and the
-/// closing `The '*' shows …` legend are skipped; more than one device is an error.
+/// `mlxconfig -d DEV query` (Next Boot only). `-E-` lines are errors; `-W-` warnings are
+/// skipped; more than one device is an error. An `-e` query must end with its `The '*' shows
+/// …` legend, so an output cut short is an error (a plain query has no closing line); a value
+/// is `LABEL(N)` or a bare word, and the LLDP/DCBX parameters' values are checked against
+/// the vocabulary mlxconfig prints for them.
 pub fn parse_mlxconfig_query(text: &str) -> Result<MlxConfig, ParseError> {
     require_output(text, "mlxconfig query")?;
     let mut config = MlxConfig::default();
     let mut columns: Option<Vec<MlxColumn>> = None;
     let mut devices = 0;
+    let mut legend = None;
     for (number, line) in numbered_lines(text) {
         let trimmed = line.trim();
-        if trimmed.is_empty()
-            || trimmed.chars().all(|c| c == '-')
-            || trimmed.starts_with("-W-")
-            || trimmed.starts_with("The '*'")
-        {
+        if trimmed.is_empty() || trimmed.chars().all(|c| c == '-') || trimmed.starts_with("-W-") {
+            continue;
+        }
+        if let Some(at) = legend {
+            return Err(ParseError::at(
+                number,
+                format!("{trimmed:?} after the closing legend of line {at}"),
+            ));
+        }
+        if trimmed.starts_with("The '*'") {
+            if trimmed != LEGEND {
+                return Err(ParseError::at(
+                    number,
+                    format!("expected the legend {LEGEND:?}, found {trimmed:?}"),
+                ));
+            }
+            legend = Some(number);
             continue;
         }
         if let Some(message) = trimmed.strip_prefix("-E-") {
@@ -103,12 +141,29 @@ pub fn parse_mlxconfig_query(text: &str) -> Result<MlxConfig, ParseError> {
             }
             Some(columns) => {
                 let (name, value) = mlx_row(number, trimmed, columns)?;
-                config.values.insert(name, value);
+                if config.values.insert(name.clone(), value).is_some() {
+                    return Err(ParseError::at(number, format!("second `{name}` row")));
+                }
             }
         }
     }
-    if columns.is_none() {
+    let Some(columns) = columns else {
         return Err(ParseError::at(0, "no `Configurations:` header"));
+    };
+    if devices == 0 {
+        return Err(ParseError::at(0, "no `Device #1:` line"));
+    }
+    if config.values.is_empty() {
+        return Err(ParseError::at(0, "no parameter under `Configurations:`"));
+    }
+    if columns.len() > 1 && legend.is_none() {
+        return Err(ParseError::at(
+            0,
+            format!(
+                "no closing {LEGEND:?} line: `mlxconfig -e query` prints it after the last \
+                 parameter, so the output is cut short"
+            ),
+        ));
     }
     Ok(config)
 }
@@ -164,8 +219,22 @@ fn mlx_row(
         next_boot: String::new(),
         modified,
     };
+    let base = name
+        .rsplit_once("_P")
+        .filter(|(_, port)| !port.is_empty() && port.chars().all(|c| c.is_ascii_digit()))
+        .map_or(name, |(base, _)| base);
+    let allowed = VOCABULARY
+        .iter()
+        .find(|(known, _)| *known == base)
+        .map(|(_, values)| *values);
     for (column, text) in columns.iter().zip(values) {
-        let text = mlx_value_text(text);
+        if let Some(allowed) = allowed.filter(|a| !a.contains(&text)) {
+            return Err(ParseError::at(
+                line,
+                format!("{name}: expected one of {allowed:?}, found {text:?}"),
+            ));
+        }
+        let text = mlx_value_text(line, text)?;
         match column {
             MlxColumn::Default => value.default = Some(text),
             MlxColumn::Current => value.current = Some(text),
@@ -175,11 +244,21 @@ fn mlx_row(
     Ok((name.to_owned(), value))
 }
 
-/// `True(1)` → `True`; a value without a trailing `(…)` stays whole.
-fn mlx_value_text(value: &str) -> String {
-    match value.rfind('(') {
-        Some(open) if open > 0 && value.ends_with(')') => value[..open].to_owned(),
-        _ => value.to_owned(),
+/// `True(1)` → `True`; a value without parentheses stays whole. A `(` must open a number
+/// that closes the value: anything else is a damaged value.
+fn mlx_value_text(line: usize, value: &str) -> Result<String, ParseError> {
+    let Some(open) = value.find('(') else {
+        return Ok(value.to_owned());
+    };
+    let number = value[open + 1..].strip_suffix(')');
+    match number {
+        Some(n) if open > 0 && !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) => {
+            Ok(value[..open].to_owned())
+        }
+        _ => Err(ParseError::at(
+            line,
+            format!("bad value {value:?}, expected `LABEL(N)` or a word"),
+        )),
     }
 }
 
