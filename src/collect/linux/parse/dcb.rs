@@ -285,6 +285,49 @@ mod tests {
     #[test]
     fn broken_inputs_name_the_line() {
         assert_broken(&[
+            (
+                "dcb ets",
+                "{\"willing\": false,\n\"tc_tsa\": [\"ets\", \"etz\"]}",
+                2,
+                "expected 8 entries, found 2",
+            ),
+            (
+                "dcb ets",
+                "{\"tc_tsa\": [\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"etz\"]}",
+                1,
+                "unknown algorithm \"etz\"",
+            ),
+            (
+                "dcb ets",
+                "{\n\"prio_tc\": [0,0,0,9,0,0,0,0]\n}",
+                2,
+                "traffic class 9 out of range",
+            ),
+            (
+                "dcb ets",
+                "{\"tc_bw\": [0,0,0,101,0,0,0,0]}",
+                1,
+                "more than 100%",
+            ),
+            (
+                "dcb ets",
+                "{\"willing\": true, \"tc_bz\": []}",
+                1,
+                "unknown field `tc_bz`",
+            ),
+            (
+                "dcb pfc",
+                "{\"pfc_cap\":8,\n\"prio_pfc\":[false,false,false,true]}",
+                2,
+                "`prio_pfc`: expected 8 entries, found 4",
+            ),
+            (
+                "dcb pfc",
+                "{\"pfc_cap\":8,\"delai\":3}",
+                1,
+                "unknown field `delai`",
+            ),
+            ("dcb dcbx", "{\"hots\":true}", 1, "unknown field `hots`"),
             ("dcb ets", "{\"tc_bw\": [40, 300]}", 1, "expected u8"),
             (
                 "dcb ets",

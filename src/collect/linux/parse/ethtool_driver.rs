@@ -132,6 +132,32 @@ mod tests {
         assert_broken(&[
             (
                 "ethtool -i",
+                "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nbus-info: 0000:3b:00.0\n",
+                0,
+                "no `supports-statistics:` line",
+            ),
+            (
+                "ethtool -i",
+                "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nsupports-statistics: yes\n",
+                0,
+                "no `bus-info:` line",
+            ),
+            (
+                "ethtool -i",
+                "driver: ice\nversion:\nfirmware-version:\nbus-info:\nsupports-statistics: yes\n\
+                 supports-test: yes\nsupports-eeprom-access: no\nsupports-register-dump: no\n\
+                 supports-priv-flags: ye",
+                9,
+                "`supports-priv-flags`: expected `yes` or `no`, found \"ye\"",
+            ),
+            (
+                "ethtool -i",
+                "driver: ice\ndriver: ice\n",
+                2,
+                "second `driver:` line",
+            ),
+            (
+                "ethtool -i",
                 "driver: ice\nbus-info\n",
                 2,
                 "expected `key: value`",

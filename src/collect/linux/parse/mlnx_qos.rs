@@ -342,6 +342,48 @@ mod tests {
     #[test]
     fn broken_inputs_name_the_line() {
         assert_broken(&[
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 0 ratelimit: unlimited, tsa: ets, bw: 50%\n\t priority:  0\n",
+                0,
+                "priorities [1, 2, 3, 4, 5, 6, 7] are under no `tc:` line",
+            ),
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 0 ratelimit: unlimited, tsa: et\n",
+                3,
+                "unknown tsa \"et\"",
+            ),
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 0 ratelimit: unlimited, tsa: ets\n",
+                3,
+                "`tsa: ets` without `bw: N%`",
+            ),
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 9 ratelimit: unlimited, tsa: strict\n",
+                3,
+                "traffic class 9 out of range",
+            ),
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 0 ratelimit: unlimited, tsa: strict\n\t priority:  8\n",
+                4,
+                "priority 8 out of range",
+            ),
+            (
+                "mlnx_qos",
+                "PFC configuration:\n\tenabled 0 0 0 1 0 0 0 0\ntc: 0 ratelimit: unlimited, tsa: strict\n\t priority:  1\ntc: 1 ratelimit: unlimited, tsa: strict\n\t priority:  1\n",
+                6,
+                "priority 1 is under two `tc:` lines",
+            ),
+            (
+                "mlnx_qos",
+                "Priority trust state: pc\n",
+                1,
+                "unknown trust state \"pc\"",
+            ),
             ("mlnx_qos", "DCBX mode: Sometimes\n", 1, "unknown DCBX mode"),
             (
                 "mlnx_qos",

@@ -333,6 +333,62 @@ mod tests {
         assert_broken(&[
             (
                 "mlxconfig",
+                "Device #1:\nConfigurations:   Default   Current   Next Boot\n  SRIOV_EN  False(0)  False(0)  False(0)\n",
+                0,
+                "no closing",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Default   Current   Next Boot\n  SRIOV_EN  False(0)  False(0)  False(0)\n\
+                 The '*' shows parameters with next value",
+                4,
+                "expected the legend",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n  SRIOV_EN  False(0)\n\
+                 The '*' shows parameters with next value different from default/current value.\n  A  1\n",
+                5,
+                "after the closing legend of line 4",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n  LLDP_NB_DCBX_P2  Tru(1)\n",
+                3,
+                "LLDP_NB_DCBX_P2: expected one of [\"False(0)\", \"True(1)\"]",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n  LLDP_NB_RX_MODE_P1  ALL(1)\n",
+                3,
+                "expected one of [\"OFF(0)\", \"CUSTOM(1)\", \"ALL(2)\"]",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n  CQE_COMPRESSION  BALANCED(0\n",
+                3,
+                "bad value \"BALANCED(0\"",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n  A  1\n  A  2\n",
+                4,
+                "second `A` row",
+            ),
+            (
+                "mlxconfig",
+                "Configurations:   Next Boot\n  A  1\n",
+                0,
+                "no `Device #1:` line",
+            ),
+            (
+                "mlxconfig",
+                "Device #1:\nConfigurations:   Next Boot\n",
+                0,
+                "no parameter",
+            ),
+            (
+                "mlxconfig",
                 "Device #1:\n\nConfigurations:        Default   Current    Next Boot\n    SRIOV_EN    False(0)   True(1)\n",
                 4,
                 "expected 3 value(s), found 2",
