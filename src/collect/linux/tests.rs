@@ -341,3 +341,133 @@ fn every_truncation_of_the_post_update_recordings_is_partial_or_still_blocks() {
     assert!(whole_answers > 0);
     assert_eq!(complete_otherwise, Vec::<String>::new(), "of {cuts} cuts");
 }
+
+/// The Linux fuzz corpus (`tests/fixtures/fuzz/linux`, see its README).
+fn corpus(kind: &str) -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fuzz/linux")
+        .join(kind);
+    let mut cases: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                entry.path(),
+            )
+        })
+        .collect();
+    cases.sort();
+    cases
+}
+
+/// The post-update recordings with a corpus overlay applied: its files replace theirs, and
+/// `FILE.removed` deletes `FILE`.
+fn overlaid(overlay: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = load("post-update");
+    for entry in std::fs::read_dir(overlay).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        match name.strip_suffix(".removed") {
+            Some(removed) => assert!(files.remove(removed).is_some(), "{name}"),
+            None => {
+                files.insert(name, std::fs::read(entry.path()).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_bug_of_the_corpus_is_partial_and_every_seed_complete() {
+    use crate::compare::Verdict;
+    let bugs = corpus("bugs");
+    assert!(bugs.len() >= 12, "{bugs:?}");
+    for (name, dir) in bugs {
+        let captured = capture(&Recorded(overlaid(&dir)));
+        assert_eq!(captured.status, SourceStatus::Partial, "{name}");
+        assert!(
+            captured.error.is_some_and(|e| e.contains("recorded: `")),
+            "{name}"
+        );
+    }
+    for (name, dir) in corpus("seeds") {
+        let captured = capture(&Recorded(overlaid(&dir)));
+        assert_eq!(
+            captured.status,
+            SourceStatus::Complete,
+            "{name}: {:?}",
+            captured.error
+        );
+        assert_eq!(judged(&captured), Verdict::Block, "{name}");
+    }
+}
+
+/// A way to damage one recording.
+#[derive(Debug, Clone)]
+enum Damage {
+    /// Keep the bytes before the index.
+    Truncate(proptest::sample::Index),
+    /// Overwrite one byte.
+    Replace(proptest::sample::Index, u8),
+    /// Insert one byte.
+    Insert(proptest::sample::Index, u8),
+    /// Remove a run of up to 16 bytes.
+    Delete(proptest::sample::Index, usize),
+}
+
+impl Damage {
+    fn apply(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        match self {
+            Damage::Truncate(at) => out.truncate(at.index(bytes.len() + 1)),
+            Damage::Replace(at, byte) if !bytes.is_empty() => out[at.index(bytes.len())] = *byte,
+            Damage::Replace(..) => {}
+            Damage::Insert(at, byte) => out.insert(at.index(bytes.len() + 1), *byte),
+            Damage::Delete(at, len) => {
+                let start = at.index(bytes.len() + 1);
+                out.drain(start..(start + len).min(bytes.len()));
+            }
+        }
+        out
+    }
+}
+
+fn damage() -> impl proptest::strategy::Strategy<Value = Damage> {
+    use proptest::prelude::*;
+    prop_oneof![
+        any::<proptest::sample::Index>().prop_map(Damage::Truncate),
+        (any::<proptest::sample::Index>(), any::<u8>()).prop_map(|(i, b)| Damage::Replace(i, b)),
+        (any::<proptest::sample::Index>(), any::<u8>()).prop_map(|(i, b)| Damage::Insert(i, b)),
+        (any::<proptest::sample::Index>(), 1..16usize).prop_map(|(i, n)| Damage::Delete(i, n)),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Every Linux parser sees its own recording damaged (the recordings cover all of them;
+    /// the `pause-text` seed covers the ethtool text form): the capture never panics, and a
+    /// damaged recording never yields a complete source that passes where the intact one
+    /// BLOCKs.
+    #[test]
+    fn damaged_recordings_never_pass_where_the_intact_ones_block(
+        seed in proptest::sample::select(vec![None, Some("pause-text")]),
+        file in proptest::prelude::any::<proptest::sample::Index>(),
+        damage in damage(),
+    ) {
+        let mut files = match seed {
+            Some(seed) => overlaid(&Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/fuzz/linux/seeds").join(seed)),
+            None => load("post-update"),
+        };
+        let names: Vec<String> = files.keys().cloned().collect();
+        let name = &names[file.index(names.len())];
+        let damaged = damage.apply(&files[name]);
+        files.insert(name.clone(), damaged);
+        let captured = capture(&Recorded(files));
+        if captured.status == SourceStatus::Complete {
+            proptest::prop_assert_eq!(judged(&captured), crate::compare::Verdict::Block, "{} {:?}", name, damage);
+        }
+    }
+}
