@@ -6,8 +6,17 @@
 //! `ip-link.json`, `dcb-{ets,pfc,dcbx}-IF.json`, `ethtool-pause-IF.json` (or `.txt`, the text
 //! form), `ethtool-driver-IF.txt`, `mlnx_qos-IF.txt`, `devlink-info.json`,
 //! `mlxconfig-PCI.txt` (`mlxconfig -d PCI -e query`). A device without DCB ("Operation not
-//! supported") is a fact, `dcb_supported = false`, not a failure; `mlnx_qos`, `mlxconfig` and
-//! `devlink` are read when present.
+//! supported") is a fact, `dcb_supported = false`, not a failure, and so is a port whose
+//! ethtool reports no pause settings; `mlnx_qos`, `mlxconfig` and `devlink` are read when
+//! present.
+//!
+//! Fail closed: each parser knows the shape of a whole answer, and what the tools guarantee
+//! across commands is checked too. An installed `mlnx_qos` or `mlxconfig` answers for every
+//! port it is asked about; `devlink` lists every port of a driver it lists; an mlx port has a
+//! PCI address in `ethtool -i`; `mlxconfig` names the device it was asked for; `dcb ets` and
+//! `dcb pfc` print their whole tables; an `ethtool --json` answer that does not parse is an
+//! error, not a reason to fall back to the text form. Any of these makes the source
+//! `partial`, naming the command, its file, the line and what was expected.
 
 pub mod parse;
 

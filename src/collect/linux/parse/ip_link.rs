@@ -46,9 +46,17 @@ struct RawLinkInfo {
 }
 
 /// Parses `ip -j -d link show` (also without `-d`, which only lacks `kind`): an array of
-/// interface objects.
+/// interface objects, each name once.
 pub fn parse_ip_link(text: &str) -> Result<Vec<Link>, ParseError> {
     let raw: Vec<RawLink> = from_json(text, "ip link JSON")?;
+    let mut names = std::collections::BTreeSet::new();
+    if let Some(twice) = raw.iter().find(|l| !names.insert(l.ifname.as_str())) {
+        // Interface names are unique on a host: the per-port commands are keyed by them.
+        return Err(ParseError::at(
+            0,
+            format!("interface {:?} listed twice", twice.ifname),
+        ));
+    }
     Ok(raw
         .into_iter()
         .map(|l| Link {
@@ -132,6 +140,12 @@ mod tests {
     #[test]
     fn broken_inputs_name_the_line() {
         assert_broken(&[
+            (
+                "ip link",
+                "[{\"ifname\":\"eth0\",\"link_type\":\"ether\"},\n {\"ifname\":\"eth0\",\"link_type\":\"ether\"}]",
+                0,
+                "interface \"eth0\" listed twice",
+            ),
             (
                 "ip link",
                 "[\n  {\"ifname\": \"eth0\",\n   \"link_type\": \"ether\",\n   \"mtu\": \"9000\"}\n]",
