@@ -374,4 +374,14 @@ fn outputs_that_lack_a_capability_stay_complete() {
         std::fs::write(d.join("ethtool-pause-ens1f0np0.json.exit"), "75\n").unwrap();
     });
     assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
+    // The same with exit status 0: the message on stderr is what tells.
+    let (code, status, error) = capture_edited(|d| {
+        std::fs::write(d.join("ethtool-pause-ens1f1np1.json"), "[  ]\n").unwrap();
+        std::fs::copy(
+            root().join("tests/fixtures/linux/ethtool-pause-unsupported-netlink.txt"),
+            d.join("ethtool-pause-ens1f1np1.json.stderr"),
+        )
+        .unwrap();
+    });
+    assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
 }

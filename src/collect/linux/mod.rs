@@ -407,6 +407,10 @@ fn pause_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) 
         &["ethtool", "--json", "-a", name],
         Need::Optional,
     ) {
+        // Checked first: with the message ethtool prints `[  ]`, whatever its exit status.
+        Some(output) if parse::ethtool_unsupported(&String::from_utf8_lossy(&output.stderr)) => {
+            Some(None)
+        }
         Some(output) if output.status == 0 => {
             match parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout)) {
                 Ok(pause) => Some(Some(pause)),
@@ -417,9 +421,6 @@ fn pause_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) 
                     return;
                 }
             }
-        }
-        Some(output) if parse::ethtool_unsupported(&String::from_utf8_lossy(&output.stderr)) => {
-            Some(None)
         }
         _ => None,
     };
