@@ -334,6 +334,46 @@ fn broken_recordings_make_the_source_partial_naming_command_line_and_expectation
                 "no device for 0000:3b:00.1 (ens1f1np1)",
             ],
         ),
+        (
+            "ethtool -i with a damaged driver name (skipped mlxconfig)",
+            Box::new(|d| {
+                rewrite(d, "ethtool-driver-ens1f1np1.txt", |t| {
+                    t.replace("driver: mlx5_core", "driver: m_x5_core")
+                })
+            }),
+            &[
+                "`devlink -j dev info`",
+                "0000:3b:00.1 is driven by \"mlx5_core\", though `ethtool -i ens1f1np1` says \"m_x5_core\"",
+            ],
+        ),
+        (
+            "mlxconfig with a damaged parameter name (dropped a firmware LLDP fact)",
+            Box::new(|d| {
+                rewrite(d, "mlxconfig-0000:3b:00.1.txt", |t| {
+                    t.replace(
+                        "        DCBX_WILLING_P2        ",
+                        "        DCBX_W                ",
+                    )
+                })
+            }),
+            &["mlxconfig-0000:3b:00.1.txt", "no DCBX_WILLING_P2 row"],
+        ),
+        (
+            "ip link with a damaged MAC (keyed the port by name)",
+            Box::new(|d| {
+                rewrite(d, "ip-link.json", |t| {
+                    t.replace(
+                        "\"address\": \"0c:42:a1:5e:77:11\"",
+                        "\"address\": \"0c:42:a1:5e:7:11\"",
+                    )
+                })
+            }),
+            &[
+                "`ip -j -d link show`",
+                "ip-link.json",
+                "ens1f1np1: address \"0c:42:a1:5e:7:11\" is not a MAC address",
+            ],
+        ),
     ];
     // Every case is tried, and all that fail are listed.
     let mut failures = Vec::new();

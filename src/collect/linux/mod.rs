@@ -174,12 +174,22 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             break;
         }
         let name = link.name.as_str();
-        let mac = link
+        let printed = link
             .permanent_address
             .as_deref()
-            .or(link.address.as_deref())
-            .and_then(MacAddr::parse)
-            .filter(|m| !m.is_zero());
+            .or(link.address.as_deref());
+        let mac = printed.and_then(MacAddr::parse);
+        if let (Some(printed), None) = (printed, mac) {
+            // ip prints an Ethernet port's address as six hex bytes: anything else is damage,
+            // and keying the port by name instead would move all its facts.
+            commands.output_error(
+                "ip -j -d link show",
+                "ip-link.json",
+                format!("{name}: address {printed:?} is not a MAC address"),
+            );
+            continue;
+        }
+        let mac = mac.filter(|m| !m.is_zero());
         let key = port_key(mac, "name", name);
         let mut nic = NicFacts::new(&mut facts, Side::Os, &key);
         nic.set("name", name);
@@ -244,6 +254,17 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             continue;
         };
         match devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
+            Some(device) if device.driver.as_deref().is_some_and(|d| d != driver.driver) => {
+                commands.output_error(
+                    "devlink -j dev info",
+                    "devlink-info.json",
+                    format!(
+                        "{bus} is driven by {:?}, though `ethtool -i {name}` says {:?}",
+                        device.driver.as_deref().unwrap_or_default(),
+                        driver.driver
+                    ),
+                );
+            }
             Some(device) => {
                 for (key, _, stored) in device.pending_update() {
                     nic.set(
@@ -283,8 +304,12 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                         &format!("mlxconfig-{bus}.txt"),
                         format!("`Device:` is {pci:?}, expected {bus:?}"),
                     );
-                } else {
-                    mlxconfig_facts(&config, port_number(&bus), &mut nic);
+                } else if let Err(missing) = mlxconfig_facts(&config, port_number(&bus), &mut nic) {
+                    commands.output_error(
+                        &format!("mlxconfig -d {bus} -e query"),
+                        &format!("mlxconfig-{bus}.txt"),
+                        missing,
+                    );
                 }
             }
         }
@@ -467,9 +492,33 @@ fn port_number(bus: &str) -> u32 {
         .map_or(1, |f| f + 1)
 }
 
-/// The firmware's own LLDP/DCBX agent per port, current and next-boot values.
-fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
+/// The firmware LLDP agent's parameters, one configuration block of the firmware: mlxconfig
+/// prints all of them for a port, or none (firmware without the agent); with the leaf of each.
+const FIRMWARE_LLDP: [(&str, &str); 6] = [
+    ("LLDP_NB_DCBX", "firmware_lldp/dcbx"),
+    ("LLDP_NB_RX_MODE", "firmware_lldp/rx_mode"),
+    ("LLDP_NB_TX_MODE", "firmware_lldp/tx_mode"),
+    ("DCBX_IEEE", "firmware_lldp/ieee"),
+    ("DCBX_CEE", "firmware_lldp/cee"),
+    ("DCBX_WILLING", "firmware_lldp/willing"),
+];
+
+/// The firmware's own LLDP/DCBX agent per port, current and next-boot values. `Err` names
+/// the agent's parameters missing for the port when others of the block are there.
+fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) -> Result<(), String> {
     let suffix = format!("_P{port}");
+    let missing: Vec<String> = FIRMWARE_LLDP
+        .iter()
+        .map(|(base, _)| format!("{base}{suffix}"))
+        .filter(|name| !config.values.contains_key(name))
+        .collect();
+    if !missing.is_empty() && missing.len() < FIRMWARE_LLDP.len() {
+        return Err(format!(
+            "no {} row, though other firmware LLDP parameters of port {port} are there: \
+             expected the whole block",
+            missing.join(", ")
+        ));
+    }
     for (key, value) in &config.values {
         // The other port's parameters belong to the other port.
         let other_port = key
@@ -486,14 +535,8 @@ fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
         let Some(base) = key.strip_suffix(&suffix) else {
             continue;
         };
-        let leaf = match base {
-            "LLDP_NB_DCBX" => "firmware_lldp/dcbx",
-            "LLDP_NB_RX_MODE" => "firmware_lldp/rx_mode",
-            "LLDP_NB_TX_MODE" => "firmware_lldp/tx_mode",
-            "DCBX_IEEE" => "firmware_lldp/ieee",
-            "DCBX_CEE" => "firmware_lldp/cee",
-            "DCBX_WILLING" => "firmware_lldp/willing",
-            _ => continue,
+        let Some((_, leaf)) = FIRMWARE_LLDP.iter().find(|(known, _)| *known == base) else {
+            continue;
         };
         let next_leaf = leaf.replacen("firmware_lldp/", "firmware_lldp/next_boot/", 1);
         match (parse::mlx_bool(current), value.as_bool()) {
@@ -507,6 +550,7 @@ fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
