@@ -504,20 +504,36 @@ const FIRMWARE_LLDP: [(&str, &str); 6] = [
 ];
 
 /// The firmware's own LLDP/DCBX agent per port, current and next-boot values. `Err` names
-/// the agent's parameters missing for the port when others of the block are there.
+/// the agent's parameters missing for a port of the device when others of its block are there.
 fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) -> Result<(), String> {
     let suffix = format!("_P{port}");
-    let missing: Vec<String> = FIRMWARE_LLDP
-        .iter()
-        .map(|(base, _)| format!("{base}{suffix}"))
-        .filter(|name| !config.values.contains_key(name))
+    // Every port the device lists (one device answers for all its ports), not only this one.
+    let mut ports: Vec<u32> = config
+        .values
+        .keys()
+        .filter_map(|key| {
+            let (base, n) = key.rsplit_once("_P")?;
+            FIRMWARE_LLDP
+                .iter()
+                .any(|(known, _)| *known == base)
+                .then_some(n.parse().ok())?
+        })
         .collect();
-    if !missing.is_empty() && missing.len() < FIRMWARE_LLDP.len() {
-        return Err(format!(
-            "no {} row, though other firmware LLDP parameters of port {port} are there: \
-             expected the whole block",
-            missing.join(", ")
-        ));
+    ports.sort_unstable();
+    ports.dedup();
+    for listed in ports {
+        let missing: Vec<String> = FIRMWARE_LLDP
+            .iter()
+            .map(|(base, _)| format!("{base}_P{listed}"))
+            .filter(|name| !config.values.contains_key(name))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "no {} row, though other firmware LLDP parameters of port {listed} are there: \
+                 expected the whole block",
+                missing.join(", ")
+            ));
+        }
     }
     for (key, value) in &config.values {
         // The other port's parameters belong to the other port.
