@@ -133,3 +133,295 @@ fn the_tools_run_over_ssh() {
         true
     );
 }
+
+/// Captures a copy of the post-update recordings after `edit` changed it: (exit code, the
+/// linux source's status, its error).
+fn capture_edited(edit: impl FnOnce(&Path)) -> (i32, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(root().join(EXAMPLE).join("recorded/post-update")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    edit(dir.path());
+    let (code, snapshot) = capture(&["--source", &format!("linux=dir:{}", dir.path().display())]);
+    let source = &snapshot["sources"][0];
+    (
+        code,
+        source["status"].as_str().unwrap().to_owned(),
+        source["error"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
+/// Rewrites one recording.
+fn rewrite(dir: &Path, file: &str, change: impl FnOnce(String) -> String) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let changed = change(text.clone());
+    assert_ne!(changed, text, "{file}: the edit changed nothing");
+    std::fs::write(path, changed).unwrap();
+}
+
+/// Keeps the lines of `text` before the first one containing `marker`.
+fn before(text: &str, marker: &str) -> String {
+    let at = text.find(marker).unwrap();
+    text[..text[..at].rfind('\n').map_or(0, |n| n + 1)].to_owned()
+}
+
+/// Each broken recording makes the capture partial (exit 3), and the error names the command
+/// or file, the line, and what was expected. Every case was captured as complete before.
+#[test]
+fn broken_recordings_make_the_source_partial_naming_command_line_and_expectation() {
+    type Edit = Box<dyn FnOnce(&Path)>;
+    let cases: Vec<(&str, Edit, &[&str])> = vec![
+        (
+            "ethtool -i without its bus-info line (dropped every mlxconfig fact of the port)",
+            Box::new(|d| {
+                rewrite(d, "ethtool-driver-ens1f1np1.txt", |t| {
+                    t.replace("bus-info: 0000:3b:00.1\n", "")
+                })
+            }),
+            &[
+                "`ethtool -i ens1f1np1`",
+                "ethtool-driver-ens1f1np1.txt",
+                "line 0",
+                "no `bus-info:` line",
+            ],
+        ),
+        (
+            "ethtool -i cut after bus-info",
+            Box::new(|d| {
+                rewrite(d, "ethtool-driver-ens1f0np0.txt", |t| {
+                    before(&t, "supports-statistics")
+                })
+            }),
+            &["`ethtool -i ens1f0np0`", "no `supports-statistics:` line"],
+        ),
+        (
+            "mlnx_qos cut before its last traffic class",
+            Box::new(|d| rewrite(d, "mlnx_qos-ens1f0np0.txt", |t| before(&t, "tc: 3"))),
+            &[
+                "`mlnx_qos -i ens1f0np0`",
+                "mlnx_qos-ens1f0np0.txt",
+                "priorities [3] are under no `tc:` line",
+            ],
+        ),
+        (
+            "mlnx_qos with a trust state it never prints",
+            Box::new(|d| {
+                rewrite(d, "mlnx_qos-ens1f0np0.txt", |t| {
+                    t.replace("state: pcp", "state: pcq")
+                })
+            }),
+            &[
+                "mlnx_qos-ens1f0np0.txt",
+                "line 2",
+                "unknown trust state \"pcq\"",
+            ],
+        ),
+        (
+            "mlnx_qos answered for one port only",
+            Box::new(|d| std::fs::remove_file(d.join("mlnx_qos-ens1f1np1.txt")).unwrap()),
+            &["`mlnx_qos -i ens1f1np1` gave no answer, though `mlnx_qos -i ens1f0np0` did"],
+        ),
+        (
+            "mlxconfig -e cut before its closing legend",
+            Box::new(|d| {
+                rewrite(d, "mlxconfig-0000:3b:00.1.txt", |t| {
+                    before(&t, "DCBX_IEEE_P1")
+                })
+            }),
+            &[
+                "`mlxconfig -d 0000:3b:00.1 -e query`",
+                "mlxconfig-0000:3b:00.1.txt",
+                "line 0",
+                "no closing",
+            ],
+        ),
+        (
+            "mlxconfig with a damaged boolean",
+            Box::new(|d| {
+                rewrite(d, "mlxconfig-0000:3b:00.0.txt", |t| {
+                    t.replacen(
+                        "True(1)             True(1)             True(1)",
+                        "True(1)             Trum(1)             True(1)",
+                        1,
+                    )
+                })
+            }),
+            &[
+                "mlxconfig-0000:3b:00.0.txt",
+                "line 12",
+                "LLDP_NB_DCBX_P1: expected one of",
+            ],
+        ),
+        (
+            "mlxconfig of another device",
+            Box::new(|d| {
+                rewrite(d, "mlxconfig-0000:3b:00.1.txt", |t| {
+                    t.replace(
+                        "Device:             0000:3b:00.1",
+                        "Device:             0000:3b:00.0",
+                    )
+                })
+            }),
+            &[
+                "mlxconfig-0000:3b:00.1.txt",
+                "`Device:` is Some(\"0000:3b:00.0\"), expected \"0000:3b:00.1\"",
+            ],
+        ),
+        (
+            "dcb dcbx with a damaged bit name",
+            Box::new(|d| {
+                rewrite(d, "dcb-dcbx-ens1f0np0.json", |t| {
+                    t.replace("lld_managed", "lld_manage")
+                })
+            }),
+            &[
+                "`dcb -j dcbx show dev ens1f0np0`",
+                "dcb-dcbx-ens1f0np0.json",
+                "line 1",
+                "unknown field `lld_manage`",
+            ],
+        ),
+        (
+            "dcb ets with an algorithm dcb never prints",
+            Box::new(|d| {
+                rewrite(d, "dcb-ets-ens1f0np0.json", |t| {
+                    t.replacen("\"ets\"", "\"etz\"", 1)
+                })
+            }),
+            &[
+                "dcb-ets-ens1f0np0.json",
+                "line 1",
+                "unknown algorithm \"etz\"",
+            ],
+        ),
+        (
+            "dcb ets without the tables",
+            Box::new(|d| {
+                std::fs::write(
+                    d.join("dcb-ets-ens1f0np0.json"),
+                    "{\"prio_tc\":[0,0,0,3,0,0,0,0]}\n",
+                )
+                .unwrap()
+            }),
+            &[
+                "dcb-ets-ens1f0np0.json",
+                "expected `willing`, `tc_bw`, `tc_tsa` and `prio_tc`",
+            ],
+        ),
+        (
+            "ethtool pause JSON cut short",
+            Box::new(|d| rewrite(d, "ethtool-pause-ens1f0np0.json", |t| before(&t, "\"tx\""))),
+            &[
+                "`ethtool --json -a ens1f0np0`",
+                "ethtool-pause-ens1f0np0.json",
+                "line 5",
+                "EOF",
+            ],
+        ),
+        (
+            "devlink missing one port of its driver",
+            Box::new(|d| {
+                rewrite(d, "devlink-info.json", |t| {
+                    let start = t.find(",\n        \"pci/0000:3b:00.1\"").unwrap();
+                    let end = t.rfind("\n    }\n}").unwrap();
+                    format!("{}{}", &t[..start], &t[end..])
+                })
+            }),
+            &[
+                "`devlink -j dev info`",
+                "no device for 0000:3b:00.1 (ens1f1np1)",
+            ],
+        ),
+        (
+            "ethtool -i with a damaged driver name (skipped mlxconfig)",
+            Box::new(|d| {
+                rewrite(d, "ethtool-driver-ens1f1np1.txt", |t| {
+                    t.replace("driver: mlx5_core", "driver: m_x5_core")
+                })
+            }),
+            &[
+                "`devlink -j dev info`",
+                "0000:3b:00.1 is driven by \"mlx5_core\", though `ethtool -i ens1f1np1` says \"m_x5_core\"",
+            ],
+        ),
+        (
+            "mlxconfig with a damaged parameter name (dropped a firmware LLDP fact)",
+            Box::new(|d| {
+                rewrite(d, "mlxconfig-0000:3b:00.1.txt", |t| {
+                    t.replace(
+                        "        DCBX_WILLING_P2        ",
+                        "        DCBX_W                ",
+                    )
+                })
+            }),
+            &["mlxconfig-0000:3b:00.1.txt", "no DCBX_WILLING_P2 row"],
+        ),
+        (
+            "ip link with a damaged MAC (keyed the port by name)",
+            Box::new(|d| {
+                rewrite(d, "ip-link.json", |t| {
+                    t.replace(
+                        "\"address\": \"0c:42:a1:5e:77:11\"",
+                        "\"address\": \"0c:42:a1:5e:7:11\"",
+                    )
+                })
+            }),
+            &[
+                "`ip -j -d link show`",
+                "ip-link.json",
+                "ens1f1np1: address \"0c:42:a1:5e:7:11\" is not a MAC address",
+            ],
+        ),
+    ];
+    // Every case is tried, and all that fail are listed.
+    let mut failures = Vec::new();
+    for (what, edit, fragments) in cases {
+        let (code, status, error) = capture_edited(edit);
+        if (code, status.as_str()) != (3, "partial") {
+            failures.push(format!("{what}: exit {code}, {status}: {error}"));
+            continue;
+        }
+        for fragment in fragments {
+            if !error.contains(fragment) {
+                failures.push(format!("{what}: {fragment:?} not in {error}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Real outputs of ports that lack a capability are facts, not errors: dcb "Operation not
+/// supported" and ethtool's pause "Operation not supported" (JSON form: `[  ]` and the
+/// message on stderr), on one port each.
+#[test]
+fn outputs_that_lack_a_capability_stay_complete() {
+    let (code, status, error) = capture_edited(|d| {
+        std::fs::write(d.join("dcb-ets-ens1f1np1.json"), "").unwrap();
+        std::fs::copy(
+            root().join("tests/fixtures/linux/dcb-unsupported.stderr"),
+            d.join("dcb-ets-ens1f1np1.json.stderr"),
+        )
+        .unwrap();
+        std::fs::write(d.join("dcb-ets-ens1f1np1.json.exit"), "1\n").unwrap();
+        std::fs::write(d.join("ethtool-pause-ens1f0np0.json"), "[  ]\n").unwrap();
+        std::fs::copy(
+            root().join("tests/fixtures/linux/ethtool-pause-unsupported-netlink.txt"),
+            d.join("ethtool-pause-ens1f0np0.json.stderr"),
+        )
+        .unwrap();
+        std::fs::write(d.join("ethtool-pause-ens1f0np0.json.exit"), "75\n").unwrap();
+    });
+    assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
+    // The same with exit status 0: the message on stderr is what tells.
+    let (code, status, error) = capture_edited(|d| {
+        std::fs::write(d.join("ethtool-pause-ens1f1np1.json"), "[  ]\n").unwrap();
+        std::fs::copy(
+            root().join("tests/fixtures/linux/ethtool-pause-unsupported-netlink.txt"),
+            d.join("ethtool-pause-ens1f1np1.json.stderr"),
+        )
+        .unwrap();
+    });
+    assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
+}

@@ -6,8 +6,17 @@
 //! `ip-link.json`, `dcb-{ets,pfc,dcbx}-IF.json`, `ethtool-pause-IF.json` (or `.txt`, the text
 //! form), `ethtool-driver-IF.txt`, `mlnx_qos-IF.txt`, `devlink-info.json`,
 //! `mlxconfig-PCI.txt` (`mlxconfig -d PCI -e query`). A device without DCB ("Operation not
-//! supported") is a fact, `dcb_supported = false`, not a failure; `mlnx_qos`, `mlxconfig` and
-//! `devlink` are read when present.
+//! supported") is a fact, `dcb_supported = false`, not a failure, and so is a port whose
+//! ethtool reports no pause settings; `mlnx_qos`, `mlxconfig` and `devlink` are read when
+//! present.
+//!
+//! Fail closed: each parser knows the shape of a whole answer, and what the tools guarantee
+//! across commands is checked too. An installed `mlnx_qos` or `mlxconfig` answers for every
+//! port it is asked about; `devlink` lists every port of a driver it lists; an mlx port has a
+//! PCI address in `ethtool -i`; `mlxconfig` names the device it was asked for; `dcb ets` and
+//! `dcb pfc` print their whole tables; an `ethtool --json` answer that does not parse is an
+//! error, not a reason to fall back to the text form. Any of these makes the source
+//! `partial`, naming the command, its file, the line and what was expected.
 
 pub mod parse;
 
@@ -31,6 +40,9 @@ enum Need {
 struct Commands<'a> {
     session: Session<'a>,
     errors: Vec<String>,
+    /// Per optional tool, the commands it answered and those it did not: a tool that is
+    /// installed answers for every port, so a mix means a capture with holes.
+    optional: BTreeMap<String, (Vec<String>, Vec<String>)>,
 }
 
 impl Commands<'_> {
@@ -46,13 +58,47 @@ impl Commands<'_> {
             argv,
             stdin: None,
         };
-        match self.session.run(&spec) {
+        let result = match self.session.run(&spec) {
             Ok(output) if output.status == 127 && need == Need::Optional => None,
             Ok(output) => Some(output),
             Err(TransportError::NotRecorded { .. }) if need == Need::Optional => None,
             Err(e) => {
                 self.errors.push(e.to_string());
-                None
+                return None;
+            }
+        };
+        if need == Need::Optional {
+            let (answered, absent) = self.optional.entry(argv[0].to_owned()).or_default();
+            if result.is_some() {
+                answered.push(spec.display());
+            } else {
+                absent.push(spec.display());
+            }
+        }
+        result
+    }
+
+    /// Records an error about `command`'s output in `file`.
+    fn output_error(&mut self, command: &str, file: &str, error: impl std::fmt::Display) {
+        let target = self.session.target();
+        self.errors
+            .push(format!("{target}: `{command}` output ({file}): {error}"));
+    }
+
+    /// Each of `tools` answered for every port or for none.
+    fn check_consistent(&mut self, tools: &[&str]) {
+        let target = self.session.target();
+        for tool in tools {
+            if let Some((answered, absent)) = self.optional.get(*tool)
+                && !answered.is_empty()
+                && !absent.is_empty()
+            {
+                self.errors.push(format!(
+                    "{target}: `{}` gave no answer, though `{}` did: an installed {tool} \
+                     answers for every port, so the capture has a hole",
+                    absent.join("`, `"),
+                    answered[0]
+                ));
             }
         }
     }
@@ -91,6 +137,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     let mut commands = Commands {
         session: Session::new(transport),
         errors: Vec::new(),
+        optional: BTreeMap::new(),
     };
     let mut facts = Facts::new();
     let Some(links) = commands.parsed(
@@ -127,12 +174,22 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             break;
         }
         let name = link.name.as_str();
-        let mac = link
+        let printed = link
             .permanent_address
             .as_deref()
-            .or(link.address.as_deref())
-            .and_then(MacAddr::parse)
-            .filter(|m| !m.is_zero());
+            .or(link.address.as_deref());
+        let mac = printed.and_then(MacAddr::parse);
+        if let (Some(printed), None) = (printed, mac) {
+            // ip prints an Ethernet port's address as six hex bytes: anything else is damage,
+            // and keying the port by name instead would move all its facts.
+            commands.output_error(
+                "ip -j -d link show",
+                "ip-link.json",
+                format!("{name}: address {printed:?} is not a MAC address"),
+            );
+            continue;
+        }
+        let mac = mac.filter(|m| !m.is_zero());
         let key = port_key(mac, "name", name);
         let mut nic = NicFacts::new(&mut facts, Side::Os, &key);
         nic.set("name", name);
@@ -174,18 +231,60 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 nic.set("trust", trust.as_str());
             }
         }
-        let Some(bus) = driver.as_ref().and_then(|d| d.bus_info.clone()) else {
+        let Some(driver) = driver else {
             continue;
         };
-        if let Some(device) = devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
-            for (key, _, stored) in device.pending_update() {
-                nic.set(
-                    &format!("firmware/pending/{}", crate::snapshot::path_segment(&key)),
-                    stored.as_str(),
+        let in_devlink = devlink
+            .iter()
+            .flatten()
+            .any(|d| d.driver.as_deref() == Some(driver.driver.as_str()));
+        let mellanox = driver.driver.starts_with("mlx");
+        let Some(bus) = driver.bus_info.clone() else {
+            if mellanox || in_devlink {
+                commands.output_error(
+                    &format!("ethtool -i {name}"),
+                    &format!("ethtool-driver-{name}.txt"),
+                    format!(
+                        "empty `bus-info:`, expected the PCI address of this {} port (mlxconfig \
+                         and devlink are read by it)",
+                        driver.driver
+                    ),
                 );
             }
+            continue;
+        };
+        match devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
+            Some(device) if device.driver.as_deref().is_some_and(|d| d != driver.driver) => {
+                commands.output_error(
+                    "devlink -j dev info",
+                    "devlink-info.json",
+                    format!(
+                        "{bus} is driven by {:?}, though `ethtool -i {name}` says {:?}",
+                        device.driver.as_deref().unwrap_or_default(),
+                        driver.driver
+                    ),
+                );
+            }
+            Some(device) => {
+                for (key, _, stored) in device.pending_update() {
+                    nic.set(
+                        &format!("firmware/pending/{}", crate::snapshot::path_segment(&key)),
+                        stored.as_str(),
+                    );
+                }
+            }
+            None if in_devlink => commands.output_error(
+                "devlink -j dev info",
+                "devlink-info.json",
+                format!(
+                    "no device for {bus} ({name}), though it lists other {} devices: expected \
+                     every port of a devlink driver",
+                    driver.driver
+                ),
+            ),
+            None => {}
         }
-        if driver.as_ref().is_some_and(|d| d.driver.starts_with("mlx")) {
+        if mellanox {
             let config = mlxconfig
                 .entry(bus.clone())
                 .or_insert_with(|| {
@@ -198,10 +297,24 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 })
                 .clone();
             if let Some(config) = config {
-                mlxconfig_facts(&config, port_number(&bus), &mut nic);
+                let pci = config.device.as_deref().filter(|d| !d.starts_with('/'));
+                if pci.is_some_and(|d| d != bus) {
+                    commands.output_error(
+                        &format!("mlxconfig -d {bus} -e query"),
+                        &format!("mlxconfig-{bus}.txt"),
+                        format!("`Device:` is {pci:?}, expected {bus:?}"),
+                    );
+                } else if let Err(missing) = mlxconfig_facts(&config, port_number(&bus), &mut nic) {
+                    commands.output_error(
+                        &format!("mlxconfig -d {bus} -e query"),
+                        &format!("mlxconfig-{bus}.txt"),
+                        missing,
+                    );
+                }
             }
         }
     }
+    commands.check_consistent(&["mlnx_qos", "mlxconfig"]);
     let status = if commands.errors.is_empty() {
         SourceStatus::Complete
     } else {
@@ -240,23 +353,36 @@ fn dcb_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) ->
     let ets = match parse::parse_dcb_ets(&String::from_utf8_lossy(&ets.stdout)) {
         Ok(ets) => ets,
         Err(e) => {
-            let target = commands.session.target();
-            commands.errors.push(format!(
-                "{target}: `dcb -j ets show dev {name}` output ({ets_file}): {e}"
-            ));
+            commands.output_error(&format!("dcb -j ets show dev {name}"), &ets_file, e);
             return false;
         }
     };
+    let Some(willing) = ets.willing.filter(|_| {
+        !(ets.tc_bandwidth.is_empty() || ets.tc_algorithm.is_empty() || ets.priority_tc.is_empty())
+    }) else {
+        commands.output_error(
+            &format!("dcb -j ets show dev {name}"),
+            &ets_file,
+            "expected `willing`, `tc_bw`, `tc_tsa` and `prio_tc`: the whole `dcb ets show`",
+        );
+        return false;
+    };
     nic.set("dcb_supported", true);
-    if let Some(willing) = ets.willing {
-        nic.set("dcbx_willing", willing);
-    }
+    nic.set("dcbx_willing", willing);
+    let pfc_file = format!("dcb-pfc-{name}.json");
     let pfc = commands.parsed(
-        &format!("dcb-pfc-{name}.json"),
+        &pfc_file,
         &["dcb", "-j", "pfc", "show", "dev", name],
         Need::Required,
         parse::parse_dcb_pfc,
     );
+    if pfc.as_ref().is_some_and(|p| p.enabled.is_empty()) {
+        commands.output_error(
+            &format!("dcb -j pfc show dev {name}"),
+            &pfc_file,
+            "expected `prio_pfc`: the whole `dcb pfc show`",
+        );
+    }
     nic.dcb(
         "operational",
         &DcbTables {
@@ -306,13 +432,20 @@ fn pause_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) 
         &["ethtool", "--json", "-a", name],
         Need::Optional,
     ) {
-        Some(output) if output.status == 0 => {
-            parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout))
-                .ok()
-                .map(Some)
-        }
+        // Checked first: with the message ethtool prints `[  ]`, whatever its exit status.
         Some(output) if parse::ethtool_unsupported(&String::from_utf8_lossy(&output.stderr)) => {
             Some(None)
+        }
+        Some(output) if output.status == 0 => {
+            match parse::parse_ethtool_pause_json(&String::from_utf8_lossy(&output.stdout)) {
+                Ok(pause) => Some(Some(pause)),
+                // ethtool knew `--json` and answered: a damaged answer is an error, not a
+                // reason to ask the text form.
+                Err(e) => {
+                    commands.output_error(&format!("ethtool --json -a {name}"), &json_file, e);
+                    return;
+                }
+            }
         }
         _ => None,
     };
@@ -359,9 +492,49 @@ fn port_number(bus: &str) -> u32 {
         .map_or(1, |f| f + 1)
 }
 
-/// The firmware's own LLDP/DCBX agent per port, current and next-boot values.
-fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
+/// The firmware LLDP agent's parameters, one configuration block of the firmware: mlxconfig
+/// prints all of them for a port, or none (firmware without the agent); with the leaf of each.
+const FIRMWARE_LLDP: [(&str, &str); 6] = [
+    ("LLDP_NB_DCBX", "firmware_lldp/dcbx"),
+    ("LLDP_NB_RX_MODE", "firmware_lldp/rx_mode"),
+    ("LLDP_NB_TX_MODE", "firmware_lldp/tx_mode"),
+    ("DCBX_IEEE", "firmware_lldp/ieee"),
+    ("DCBX_CEE", "firmware_lldp/cee"),
+    ("DCBX_WILLING", "firmware_lldp/willing"),
+];
+
+/// The firmware's own LLDP/DCBX agent per port, current and next-boot values. `Err` names
+/// the agent's parameters missing for a port of the device when others of its block are there.
+fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) -> Result<(), String> {
     let suffix = format!("_P{port}");
+    // Every port the device lists (one device answers for all its ports), not only this one.
+    let mut ports: Vec<u32> = config
+        .values
+        .keys()
+        .filter_map(|key| {
+            let (base, n) = key.rsplit_once("_P")?;
+            FIRMWARE_LLDP
+                .iter()
+                .any(|(known, _)| *known == base)
+                .then_some(n.parse().ok())?
+        })
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    for listed in ports {
+        let missing: Vec<String> = FIRMWARE_LLDP
+            .iter()
+            .map(|(base, _)| format!("{base}_P{listed}"))
+            .filter(|name| !config.values.contains_key(name))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "no {} row, though other firmware LLDP parameters of port {listed} are there: \
+                 expected the whole block",
+                missing.join(", ")
+            ));
+        }
+    }
     for (key, value) in &config.values {
         // The other port's parameters belong to the other port.
         let other_port = key
@@ -378,14 +551,8 @@ fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
         let Some(base) = key.strip_suffix(&suffix) else {
             continue;
         };
-        let leaf = match base {
-            "LLDP_NB_DCBX" => "firmware_lldp/dcbx",
-            "LLDP_NB_RX_MODE" => "firmware_lldp/rx_mode",
-            "LLDP_NB_TX_MODE" => "firmware_lldp/tx_mode",
-            "DCBX_IEEE" => "firmware_lldp/ieee",
-            "DCBX_CEE" => "firmware_lldp/cee",
-            "DCBX_WILLING" => "firmware_lldp/willing",
-            _ => continue,
+        let Some((_, leaf)) = FIRMWARE_LLDP.iter().find(|(known, _)| *known == base) else {
+            continue;
         };
         let next_leaf = leaf.replacen("firmware_lldp/", "firmware_lldp/next_boot/", 1);
         match (parse::mlx_bool(current), value.as_bool()) {
@@ -399,6 +566,7 @@ fn mlxconfig_facts(config: &MlxConfig, port: u32, nic: &mut NicFacts<'_>) {
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
