@@ -286,9 +286,9 @@ impl<F: Fetch> Crawler<'_, F> {
                         uri: uri.to_owned(),
                         property: "Members".to_owned(),
                         expected: format!(
-                            "Members@odata.count ({count}) members, or a Members@odata.nextLink to the rest"
+                            "the {count} of Members@odata.count, or a Members@odata.nextLink to the rest"
                         ),
-                        found: format!("{listed} members"),
+                        found: format!("a list of {listed}"),
                     });
                 }
             }
