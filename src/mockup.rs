@@ -408,9 +408,11 @@ impl Server {
         };
         let login: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let given = (login["UserName"].as_str(), login["Password"].as_str());
-        let locked = self.options.faults.iter().any(|f| {
-            matches!(f, Fault::Logins(n) if self.logins.load(Ordering::SeqCst) >= *n)
-        });
+        let locked = self
+            .options
+            .faults
+            .iter()
+            .any(|f| matches!(f, Fault::Logins(n) if self.logins.load(Ordering::SeqCst) >= *n));
         let valid = !locked
             && match &self.options.account {
                 Some((user, password)) => given == (Some(user.as_str()), Some(password.as_str())),

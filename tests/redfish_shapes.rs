@@ -79,7 +79,9 @@ impl Simulator {
 
     /// Requests the simulator served so far (its own counter, not the client's word).
     fn requests(&self) -> u64 {
-        self.get("/driftgate/requests")["Requests"].as_u64().unwrap()
+        self.get("/driftgate/requests")["Requests"]
+            .as_u64()
+            .unwrap()
     }
 
     /// Live sessions.
@@ -242,7 +244,11 @@ fn the_intact_seed_1_mockup_is_complete_and_blocks() {
         false,
     );
     assert_eq!((intact.code, intact.status()), (0, "complete"));
-    assert_eq!(intact.check(&baseline), (1, 1), "BLOCK, with and without a baseline");
+    assert_eq!(
+        intact.check(&baseline),
+        (1, 1),
+        "BLOCK, with and without a baseline"
+    );
 }
 
 #[test]
@@ -309,7 +315,10 @@ fn null_is_no_value_and_stays_complete() {
 #[test]
 fn the_host_deadline_stops_a_slow_bmc_and_names_itself() {
     // 300 ms a request, one at a time: the whole crawl would take about 12 s.
-    let server = Simulator::start(&bmc("post-update"), &["--auth", "session", "--latency", "300"]);
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--latency", "300"],
+    );
     let started = Instant::now();
     let captured = capture(
         &format!("redfish={}", server.url),
@@ -330,8 +339,15 @@ fn the_host_deadline_stops_a_slow_bmc_and_names_itself() {
         "{}",
         captured.error()
     );
-    assert!(took < Duration::from_secs(6), "stopped at the deadline: {took:?}");
-    assert_eq!(server.sessions(), 0, "the session is deleted after the deadline");
+    assert!(
+        took < Duration::from_secs(6),
+        "stopped at the deadline: {took:?}"
+    );
+    assert_eq!(
+        server.sessions(),
+        0,
+        "the session is deleted after the deadline"
+    );
     // A deadline that passes before the service root is read fails the source.
     let server = Simulator::start(&bmc("post-update"), &["--latency", "1500"]);
     let captured = capture(
@@ -400,7 +416,10 @@ fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
     );
     let error = captured.error();
     assert!(
-        error.contains("HTTP 401") && error.contains("logging in again failed: POST /redfish/v1/SessionService/Sessions: HTTP 401"),
+        error.contains("HTTP 401")
+            && error.contains(
+                "logging in again failed: POST /redfish/v1/SessionService/Sessions: HTTP 401"
+            ),
         "{error}"
     );
     assert!(error.contains("no further requests sent"), "{error}");
@@ -417,9 +436,17 @@ fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
 fn anonymous_401_stops_at_once() {
     // Without credentials every resource but the root answers 401: one is enough.
     let server = Simulator::start(&bmc("post-update"), &["--auth", "session"]);
-    let captured = capture(&format!("redfish={}", server.url), &["--bmc-concurrency", "1"], false);
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "1"],
+        false,
+    );
     assert_eq!(captured.code, 3);
-    assert!(captured.error().contains("HTTP 401"), "{}", captured.error());
+    assert!(
+        captured.error().contains("HTTP 401"),
+        "{}",
+        captured.error()
+    );
     let received = server.requests();
     assert!(received <= 3, "{received} requests reached the BMC");
 }

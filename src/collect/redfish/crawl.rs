@@ -398,7 +398,9 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn system(&self, root: &Value, system: Value) -> SystemInventory {
-        let interfaces = self.members(self.link(&system, &["EthernetInterfaces"])).await;
+        let interfaces = self
+            .members(self.link(&system, &["EthernetInterfaces"]))
+            .await;
         let bios = match self.link(&system, &["Bios"]) {
             Some(uri) => self.get(uri).await,
             None => None,
@@ -507,7 +509,8 @@ impl<F: Fetch> Crawler<'_, F> {
         let Some(service) = self.get(uri).await else {
             return Vec::new();
         };
-        self.members(self.link(&service, &["FirmwareInventory"])).await
+        self.members(self.link(&service, &["FirmwareInventory"]))
+            .await
     }
 }
 

@@ -310,4 +310,6 @@ fn remove_secrets(value: &mut Value, passwords: &std::collections::BTreeSet<&str
 }
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;

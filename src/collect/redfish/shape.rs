@@ -160,41 +160,40 @@ impl Expect {
 
     /// Whether `value` (not null) fits; for attribute blocks, the first bad member.
     fn fits(self, value: &Value) -> Result<(), Option<(String, &Value)>> {
-        let ok = match self {
-            Expect::Object => value.is_object(),
-            Expect::Array => value.is_array(),
-            Expect::Text => value.is_string(),
-            Expect::Bool => value.is_boolean(),
-            Expect::Mac => value.as_str().is_some_and(is_mac),
-            Expect::Macs => match value.as_array() {
-                Some(items) => {
-                    return match items
-                        .iter()
-                        .enumerate()
-                        .find(|(_, item)| !(item.is_null() || item.as_str().is_some_and(is_mac)))
-                    {
-                        Some((index, item)) => Err(Some((index.to_string(), item))),
-                        None => Ok(()),
-                    };
-                }
-                None => false,
-            },
-            Expect::FlowControl => value
-                .as_str()
-                .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
-            Expect::Attributes => match value.as_object() {
-                Some(attributes) => {
-                    return match attributes
-                        .iter()
-                        .find(|(_, v)| matches!(v, Value::Array(_) | Value::Object(_)))
-                    {
-                        Some((name, v)) => Err(Some((name.clone(), v))),
-                        None => Ok(()),
-                    };
-                }
-                None => false,
-            },
-        };
+        let ok =
+            match self {
+                Expect::Object => value.is_object(),
+                Expect::Array => value.is_array(),
+                Expect::Text => value.is_string(),
+                Expect::Bool => value.is_boolean(),
+                Expect::Mac => value.as_str().is_some_and(is_mac),
+                Expect::Macs => match value.as_array() {
+                    Some(items) => {
+                        return match items.iter().enumerate().find(|(_, item)| {
+                            !(item.is_null() || item.as_str().is_some_and(is_mac))
+                        }) {
+                            Some((index, item)) => Err(Some((index.to_string(), item))),
+                            None => Ok(()),
+                        };
+                    }
+                    None => false,
+                },
+                Expect::FlowControl => value
+                    .as_str()
+                    .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
+                Expect::Attributes => match value.as_object() {
+                    Some(attributes) => {
+                        return match attributes
+                            .iter()
+                            .find(|(_, v)| matches!(v, Value::Array(_) | Value::Object(_)))
+                        {
+                            Some((name, v)) => Err(Some((name.clone(), v))),
+                            None => Ok(()),
+                        };
+                    }
+                    None => false,
+                },
+            };
         if ok { Ok(()) } else { Err(None) }
     }
 }

@@ -116,7 +116,10 @@ pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Hpe => {
             check(&["Oem", "Hpe", "Controllers"], Kind::Array);
-            check(&["Oem", "Hpe", "Controllers", "0", "RDMASupport"], Kind::Array);
+            check(
+                &["Oem", "Hpe", "Controllers", "0", "RDMASupport"],
+                Kind::Array,
+            );
             let lldp = ["Oem", "Hpe", "Controllers", "0", "EmbeddedLLDPFunctions"];
             check(&lldp, Kind::Object);
             check(&[&lldp[..], &["Enabled"]].concat(), Kind::Bool);
