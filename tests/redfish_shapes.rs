@@ -393,21 +393,28 @@ fn a_session_lost_mid_crawl_is_renewed_once() {
 
 #[test]
 fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
-    const EXPIRES_AT: u64 = 6;
-    const CONCURRENCY: u64 = 4;
-    // Sessions vanish at request 6 and the account then refuses logins (locked).
+    // Sessions vanish at request 8 (the login is request 0) and the account then refuses
+    // logins (locked). One request at a time and no `$expand`, so that every request is
+    // counted: main (ed8d009) sent 18 here, 8 of them after the failed login.
+    const EXPIRES_AT: u64 = 8;
     let server = Simulator::start(
         &bmc("post-update"),
         &[
             "--auth",
             "session",
             "--fault",
+            "no-expand",
+            "--fault",
             &format!("expire-sessions={EXPIRES_AT}"),
             "--fault",
             "logins=1",
         ],
     );
-    let captured = capture(&format!("redfish={}", server.url), &[], true);
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "1"],
+        true,
+    );
     assert_eq!(
         (captured.code, captured.status()),
         (3, "partial"),
@@ -423,13 +430,9 @@ fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
         "{error}"
     );
     assert!(error.contains("no further requests sent"), "{error}");
-    // What the server received: the requests before the sessions vanished, those in flight
-    // then (one per permit), and the one failed login. Nothing after it.
-    let received = server.requests();
-    assert!(
-        received <= EXPIRES_AT + CONCURRENCY + 1,
-        "{received} requests reached the BMC"
-    );
+    // What the server received: the requests before the sessions vanished, the one refused,
+    // and the one failed login. Nothing after it.
+    assert_eq!(server.requests(), EXPIRES_AT + 2);
 }
 
 #[test]
