@@ -277,27 +277,27 @@ impl<F: Fetch> Crawler<'_, F> {
     /// A collection that lists fewer members than its `Members@odata.count`, on all its pages,
     /// is incomplete: the rest would vanish from the snapshot.
     fn check_count(&self, uri: &str, collection: &Value, listed: usize) {
-        match &collection["Members@odata.count"] {
-            Value::Null => {}
-            Value::Number(n) if n.as_u64().is_some() => {
-                let count = n.as_u64().unwrap_or_default();
-                if count > listed as u64 {
-                    self.wrong(ShapeError {
-                        uri: uri.to_owned(),
-                        property: "Members".to_owned(),
-                        expected: format!(
-                            "the {count} of Members@odata.count, or a Members@odata.nextLink to the rest"
-                        ),
-                        found: format!("a list of {listed}"),
-                    });
-                }
-            }
-            other => self.wrong(ShapeError::new(
+        let count = &collection["Members@odata.count"];
+        if count.is_null() {
+            return;
+        }
+        let Some(count) = count.as_u64() else {
+            return self.wrong(ShapeError::new(
                 uri,
                 "Members@odata.count",
                 "a non-negative integer",
-                other,
-            )),
+                count,
+            ));
+        };
+        if count > listed as u64 {
+            self.wrong(ShapeError {
+                uri: uri.to_owned(),
+                property: "Members".to_owned(),
+                expected: format!(
+                    "the {count} of Members@odata.count, or a Members@odata.nextLink to the rest"
+                ),
+                found: format!("a list of {listed}"),
+            });
         }
     }
 

@@ -108,19 +108,22 @@ fn sealed(capture: &Capture) -> VerifiedSnapshot {
     Snapshot::seal(&snapshot.to_canonical_json(), "fuzz").expect("a capture seals")
 }
 
-fn verdict(capture: &Capture, baseline: &VerifiedSnapshot) -> Verdict {
-    compare::judge(
-        &sealed(capture),
-        Some(baseline),
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    )
-    .verdict
-}
-
 struct Seed {
     intact: Memory,
     baseline: VerifiedSnapshot,
+    policy: Policy,
+}
+
+impl Seed {
+    fn verdict(&self, capture: &Capture) -> Verdict {
+        compare::judge(
+            &sealed(capture),
+            Some(&self.baseline),
+            &self.policy,
+            &JudgeOptions::default(),
+        )
+        .verdict
+    }
 }
 
 /// Captured once per test binary: every case compares with it.
@@ -140,17 +143,17 @@ fn load_seed() -> Seed {
     let seed = Seed {
         intact: Memory::load(&recorded("post-update")),
         baseline: sealed(&baseline),
+        policy: Policy::builtin(),
     };
     let intact = capture(&seed.intact);
     assert_eq!(intact.status, SourceStatus::Complete, "{:?}", intact.error);
-    assert_eq!(verdict(&intact, &seed.baseline), Verdict::Block);
+    assert_eq!(seed.verdict(&intact), Verdict::Block);
     seed
 }
 
 /// The property: not complete, or still BLOCK.
-fn assert_fails_closed(seed: &Seed, damaged: &Memory, what: &str) {
-    let captured = capture(damaged);
-    let verdict = verdict(&captured, &seed.baseline);
+fn assert_fails_closed(seed: &Seed, captured: &Capture, what: &str) {
+    let verdict = seed.verdict(captured);
     assert!(
         captured.status != SourceStatus::Complete || verdict == Verdict::Block,
         "{what}: {:?} and {verdict:?}",
@@ -196,15 +199,15 @@ fn truncated_bodies_make_the_capture_partial() {
         for cut in (0..whole(body).len()).step_by(61) {
             let mut damaged = seed.intact.clone();
             damaged.bodies.insert(uri.clone(), body[..cut].to_vec());
+            let captured = capture(&damaged);
             if read.contains_key(uri) && !registry(uri) {
-                let captured = capture(&damaged);
                 assert_ne!(
                     captured.status,
                     SourceStatus::Complete,
                     "{uri} cut at {cut}"
                 );
             }
-            assert_fails_closed(seed, &damaged, &format!("{uri} cut at {cut}"));
+            assert_fails_closed(seed, &captured, &format!("{uri} cut at {cut}"));
         }
     }
 }
@@ -266,7 +269,7 @@ fn the_shape_fixtures_are_partial_in_memory_too() {
                 let error = captured.error.clone().unwrap_or_default();
                 assert!(error.contains(expect), "{name}: {error}");
             }
-            assert_fails_closed(seed, &damaged, name);
+            assert_fails_closed(seed, &captured, name);
         }
     }
 }
@@ -338,6 +341,6 @@ proptest! {
             }
         }
         damaged.bodies.insert(uri.clone(), body);
-        assert_fails_closed(seed, &damaged, &format!("{uri} {damages:?}"));
+        assert_fails_closed(seed, &capture(&damaged), &format!("{uri} {damages:?}"));
     }
 }

@@ -344,6 +344,9 @@ fn vendor_expect(kind: vendors::Kind) -> Expect {
 pub fn check(inventory: &Inventory) -> Vec<ShapeError> {
     let vendor = Vendor::detect(&inventory.root);
     let mut checker = Checker::default();
+    // The vendor decides which OEM mappings run: a mistyped one would drop them all.
+    checker.check(&inventory.root, &["Vendor"], Expect::Text);
+    checker.check(&inventory.root, &["Oem"], Expect::Object);
     for adapter in &inventory.adapters {
         checker.adapter(adapter, vendor);
     }

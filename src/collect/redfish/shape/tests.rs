@@ -135,3 +135,18 @@ fn long_strings_are_shortened_in_messages() {
     assert_eq!(describe(&json!(null)), "null");
     assert_eq!(describe(&json!(true)), "the boolean true");
 }
+
+#[test]
+fn a_mistyped_vendor_is_named() {
+    let inventory = Inventory {
+        root: json!({"@odata.id": "/redfish/v1", "Vendor": ["Dell"], "Oem": "Dell"}),
+        ..Inventory::default()
+    };
+    assert_eq!(
+        problems(&inventory),
+        [
+            "/redfish/v1: Vendor is an array, expected a string",
+            "/redfish/v1: Oem is the string \"Dell\", expected an object"
+        ]
+    );
+}
