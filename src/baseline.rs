@@ -2,6 +2,7 @@
 //! in the commit, and read the history back as policy-classified changes.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
@@ -103,6 +104,8 @@ pub enum PromoteOutcome {
         hosts: Vec<HostResult>,
         /// The commit, when one was made.
         commit: Option<Committed>,
+        /// Git lock files an interrupted promote had left, removed before committing.
+        removed_git_locks: Vec<PathBuf>,
     },
 }
 
@@ -219,6 +222,7 @@ pub fn promote(
         return Ok(PromoteOutcome::Promoted {
             hosts,
             commit: None,
+            removed_git_locks: lock.removed_git_locks().to_vec(),
         });
     }
     let message = commit_message(&request, &hosts, &refusals, policy);
@@ -226,6 +230,7 @@ pub fn promote(
     Ok(PromoteOutcome::Promoted {
         hosts,
         commit: Some(commit),
+        removed_git_locks: lock.removed_git_locks().to_vec(),
     })
 }
 
@@ -443,6 +448,8 @@ pub struct InitOutcome {
     pub created: Vec<String>,
     /// The commit that added them, if any.
     pub commit: Option<Committed>,
+    /// Git lock files an interrupted write had left, removed before committing.
+    pub removed_git_locks: Vec<PathBuf>,
 }
 
 const STORE_README: &str = "# Baselines\n\nKnown-good driftgate snapshots, one file per host: `baselines/<fleet>/<host>.json`.\nWritten by `driftgate baseline promote`, one commit per promote; review changes like code.\n";
@@ -495,11 +502,13 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
         );
         Some(store.commit(&lock, &writes, &message, &|_| false)?)
     };
+    let removed_git_locks = lock.removed_git_locks().to_vec();
     drop(lock);
     Ok(InitOutcome {
         store,
         created,
         commit,
+        removed_git_locks,
     })
 }
 

@@ -24,6 +24,7 @@ pub mod mockup;
 pub mod model;
 pub mod report;
 pub mod schemas;
+pub mod secrets;
 pub mod snapshot;
 pub mod store;
 

@@ -3,6 +3,7 @@
 
 mod cli;
 mod exit;
+mod interrupt;
 mod output;
 
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    output::init_logging(args.verbose);
+    output::init_logging(args.verbose, args.color);
     let printer = output::Printer::new(args.color);
     let context = cli::Context {
         printer: &printer,

@@ -194,6 +194,8 @@ fn respond(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
 
 impl Server {
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
+        // As it arrives, before any latency: what a client asked for and when.
+        tracing::debug!("{} {}", request.method(), request.uri());
         if !self.options.latency.is_zero() {
             tokio::time::sleep(self.options.latency).await;
         }
@@ -238,13 +240,19 @@ impl Server {
             );
         }
         if *request.method() == Method::DELETE && path.starts_with(&format!("{SESSIONS}/")) {
+            if let Some(injected) = self.injected_status(&path) {
+                tracing::info!("DELETE {path}: injected fault, the session stays");
+                return injected;
+            }
             let removed = self
                 .sessions
                 .lock()
                 .expect("no panic while holding the lock")
                 .remove(&path)
                 .is_some();
+            // Tests and operators read these lines to see that clients clean up.
             return if removed {
+                tracing::info!("DELETE {path}: session deleted");
                 respond(StatusCode::NO_CONTENT, Vec::new())
             } else {
                 redfish_error(
@@ -279,13 +287,11 @@ impl Server {
                 Fault::Hang(uri) if uri == path => {
                     tokio::time::sleep(Duration::from_secs(3600)).await;
                 }
-                Fault::Status(code, uri) if uri == path => {
-                    let status =
-                        StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-                    return redfish_error(status, "Injected fault.", "Base.1.12.InternalError");
-                }
                 _ => {}
             }
+        }
+        if let Some(injected) = self.injected_status(path) {
+            return injected;
         }
         if path == SESSIONS {
             let members: Vec<Value> = self
@@ -324,6 +330,22 @@ impl Server {
             }
         }
         respond(StatusCode::OK, bytes)
+    }
+
+    /// The answer of a `status=CODE:URI` fault on `path` (a GET, or the DELETE of a session).
+    fn injected_status(&self, path: &str) -> Option<Response<Full<Bytes>>> {
+        self.options.faults.iter().find_map(|fault| match fault {
+            Fault::Status(code, uri) if uri == path => {
+                let status =
+                    StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                Some(redfish_error(
+                    status,
+                    "Injected fault.",
+                    "Base.1.12.InternalError",
+                ))
+            }
+            _ => None,
+        })
     }
 
     fn load(&self, path: &str) -> Option<Value> {
@@ -433,6 +455,7 @@ impl Server {
             .lock()
             .expect("no panic while holding the lock")
             .insert(uri.clone(), token.clone());
+        tracing::info!("POST {SESSIONS}: session {uri} created");
         let mut response = respond(
             StatusCode::CREATED,
             json!({"@odata.id": uri, "Id": id.to_string(), "UserName": given.0})

@@ -18,6 +18,7 @@ pub enum ColorWhen {
 }
 
 /// Routes everything driftgate prints.
+#[derive(Debug, Clone, Copy)]
 pub struct Printer {
     choice: ColorChoice,
 }
@@ -63,7 +64,8 @@ impl Printer {
 }
 
 /// Sends `tracing` events to standard error: warnings only by default, more with each `-v`.
-pub fn init_logging(verbosity: u8) {
+/// Coloured as `--color` says, like everything else on standard error.
+pub fn init_logging(verbosity: u8, color: ColorWhen) {
     let filter = match verbosity {
         0 => "warn",
         1 => "driftgate=info,warn",
@@ -73,7 +75,18 @@ pub fn init_logging(verbosity: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(io::stderr)
+        .with_ansi(stderr_colored(color))
         .with_target(verbosity >= 3)
         .without_time()
         .init();
+}
+
+/// Whether standard error gets ANSI styles: `auto` decides as anstream does for the other
+/// messages (a terminal, no `NO_COLOR`, `CLICOLOR`/`CLICOLOR_FORCE` honoured).
+fn stderr_colored(color: ColorWhen) -> bool {
+    match color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => AutoStream::choice(&io::stderr()) != ColorChoice::Never,
+    }
 }

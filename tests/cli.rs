@@ -314,6 +314,21 @@ fn assert_input_error(snapshot: &Path, needle: &str) {
         );
 }
 
+/// `text` with the line containing `needle` preceded by a copy of it whose `from` reads `to`.
+fn duplicate_fact_line(text: &str, needle: &str, from: &str, to: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.contains(needle) {
+            out.push_str(&line.replace(from, to));
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    assert_ne!(out.len(), text.len(), "{needle} is in the example");
+    out
+}
+
 #[test]
 fn bad_snapshots_exit_2_naming_the_file() {
     let good = std::fs::read_to_string(example("esxi-mscs-psp/current.json")).unwrap();
@@ -345,6 +360,18 @@ fn bad_snapshots_exit_2_naming_the_file() {
             "empty.json",
             String::new(),
             "not a valid driftgate snapshot",
+        ),
+        (
+            // The digest covers the re-serialized form, where the last value wins: a reader
+            // of the file sees MRU first, the judge would have seen RR.
+            "duplicated-fact.json",
+            duplicate_fact_line(
+                &good,
+                "7d/psp\": \"VMW_PSP_RR\"",
+                "VMW_PSP_RR",
+                "VMW_PSP_MRU",
+            ),
+            "key \"storage/nmp/naa.60050768028081713c0000000000007d/psp\" appears twice in \"facts\"",
         ),
     ];
     for (name, text, needle) in cases {

@@ -188,6 +188,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 fn init(dir: &std::path::Path, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let outcome = baseline::init(dir, INIT_LOCK_WAIT)?;
+    warn_removed_locks(&outcome.removed_git_locks, ctx);
     let location = outcome.store.location().display().to_string();
     ctx.printer.stdout(|out| match &outcome.commit {
         Some(commit) => writeln!(
@@ -203,6 +204,16 @@ fn init(dir: &std::path::Path, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ),
     })?;
     Ok(Outcome::Done)
+}
+
+/// Says which leftovers of an interrupted promote were removed, so nothing happens silently.
+fn warn_removed_locks(removed: &[std::path::PathBuf], ctx: &Context<'_>) {
+    for path in removed {
+        ctx.printer.warn(&format!(
+            "removed {}, a git lock file an interrupted promote had left (no process held it)",
+            path.display()
+        ));
+    }
 }
 
 fn print_promote(
@@ -232,7 +243,12 @@ fn print_promote(
             };
             Ok(Outcome::Judged(verdict))
         }
-        PromoteOutcome::Promoted { hosts, commit } => {
+        PromoteOutcome::Promoted {
+            hosts,
+            commit,
+            removed_git_locks,
+        } => {
+            warn_removed_locks(removed_git_locks, ctx);
             ctx.printer.stdout(|out| {
                 for host in hosts {
                     match &host.change {

@@ -8,19 +8,24 @@ use anyhow::{Context as _, bail};
 use driftgate::collect::redfish::RedfishOptions;
 use driftgate::collect::redfish::client::{ClientOptions, Credentials};
 use driftgate::collect::transport::ProcessOptions;
-use driftgate::collect::{self, CaptureOptions, SourceSpec};
+use driftgate::collect::{self, Cancel, CaptureOptions, SourceSpec};
 use driftgate::compare::Verdict;
 use driftgate::fsutil::write_atomic;
 use driftgate::snapshot::{HostName, SourceStatus};
 
 use super::Context;
 use crate::exit::Outcome;
+use crate::interrupt::Interrupts;
 
 /// Capture a host's configuration from its sources into a snapshot.
 ///
 /// The snapshot is written even when a source fails: that source is recorded as partial or
 /// failed with the reason, and capture exits 3 so that a pipeline never mistakes it for a
 /// complete capture.
+///
+/// SIGINT, SIGTERM or SIGHUP stop the capture: no new request or command starts, running
+/// commands are stopped, Redfish sessions are deleted, nothing is written, and capture exits
+/// 128 + the signal's number (130, 143, 129).
 ///
 /// BMC credentials come from DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD, from
 /// --credentials-file, or the password from --password-stdin; never from an argument.
@@ -96,6 +101,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             }
         }
     }
+    let cancel = Cancel::new();
     let options = CaptureOptions {
         process: ProcessOptions {
             timeout: Duration::from_secs(args.command_timeout),
@@ -114,10 +120,28 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             concurrency: usize::from(args.bmc_concurrency),
             save_mockup: args.save_mockup.clone(),
         },
+        cancel: cancel.clone(),
+    };
+    let interrupts = match Interrupts::watch(cancel, *ctx.printer) {
+        Ok(interrupts) => Some(interrupts),
+        Err(e) => {
+            ctx.printer.warn(&format!(
+                "cannot handle signals ({e}): a signal will end the capture without deleting its Redfish session"
+            ));
+            None
+        }
     };
     let captured = collect::capture_host(args.host, &sources, &options);
     for note in &captured.notes {
         ctx.printer.warn(note);
+    }
+    if let Some(signal) = interrupts.as_ref().and_then(Interrupts::received) {
+        // Notes above say which session, if any, could not be deleted.
+        ctx.printer.error(&anyhow::anyhow!(
+            "capture of {} stopped by {signal} before it finished: no snapshot was written",
+            captured.snapshot.host
+        ));
+        return Ok(Outcome::Interrupted(signal));
     }
     let snapshot = captured.snapshot;
     let text = snapshot.to_canonical_json();

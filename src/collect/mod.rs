@@ -3,8 +3,9 @@
 //! A source is a kind (what it reads and how it normalizes) plus a location (the transport).
 //! A source that cannot be read completely is recorded as `partial` or `failed` with an
 //! error naming the command or URI: capture faults are data, never a silent gap.
-//! Imports: [`crate::snapshot`], [`crate::model`].
+//! Imports: [`crate::snapshot`], [`crate::model`], [`crate::secrets`].
 
+pub mod cancel;
 pub mod encoding;
 pub mod esxi;
 pub mod lines;
@@ -17,6 +18,7 @@ pub mod windows;
 use std::fmt;
 
 use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+pub use cancel::Cancel;
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
 use transport::{BadLocation, Location, ProcessOptions};
 
@@ -114,6 +116,8 @@ pub struct CaptureOptions {
     pub process: ProcessOptions,
     /// Redfish client settings.
     pub redfish: RedfishOptions,
+    /// Stops the capture from outside (a signal): no new request or command starts.
+    pub cancel: Cancel,
 }
 
 /// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
@@ -171,10 +175,42 @@ pub fn unjoined_notes(names: &[String]) -> Vec<String> {
 fn commands(
     location: &Location,
     options: &ProcessOptions,
+    cancel: &Cancel,
     read: impl FnOnce(&dyn transport::CommandTransport) -> SourceCapture,
 ) -> (String, SourceCapture) {
-    let transport = transport::for_location(location, options);
-    (transport.target(), read(transport.as_ref()))
+    let inner = transport::for_location(location, options);
+    let transport = Interruptible {
+        inner: inner.as_ref(),
+        cancel,
+    };
+    (inner.target(), read(&transport))
+}
+
+/// A transport that starts no command once the capture is cancelled. (A command already
+/// running is the caller's to stop: it owns the signals and the process.)
+struct Interruptible<'a> {
+    inner: &'a dyn transport::CommandTransport,
+    cancel: &'a Cancel,
+}
+
+impl transport::CommandTransport for Interruptible<'_> {
+    fn target(&self) -> String {
+        self.inner.target()
+    }
+
+    fn run(
+        &self,
+        spec: &transport::CommandSpec<'_>,
+    ) -> Result<transport::CommandOutput, transport::TransportError> {
+        if self.cancel.is_cancelled() {
+            return Err(transport::TransportError::Spawn {
+                target: self.inner.target(),
+                command: spec.display(),
+                reason: "not started: the capture was interrupted".to_owned(),
+            });
+        }
+        self.inner.run(spec)
+    }
 }
 
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
@@ -186,11 +222,12 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
     let mut facts = Facts::new();
     let mut records = Vec::with_capacity(sources.len());
     let mut notes = Vec::new();
+    let cancel = &options.cancel;
     for source in sources {
         let name = source.kind().to_string();
         let (target, capture) = match source {
             SourceSpec::Redfish(location) => {
-                let capture = redfish::capture(location, &options.redfish);
+                let capture = redfish::capture(location, &options.redfish, cancel);
                 notes.extend(capture.notes);
                 let source = SourceCapture {
                     facts: capture.facts,
@@ -199,13 +236,29 @@ pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOpt
                 };
                 (capture.target, source)
             }
-            SourceSpec::Windows(location) => commands(location, &options.process, |transport| {
-                let capture = windows::capture(transport);
-                notes.extend(unjoined_notes(&capture.unjoined));
-                capture.source
-            }),
-            SourceSpec::Linux(location) => commands(location, &options.process, linux::capture),
-            SourceSpec::Esxi(location) => commands(location, &options.process, esxi::capture),
+            SourceSpec::Windows(location) => {
+                commands(location, &options.process, cancel, |transport| {
+                    let capture = windows::capture(transport);
+                    notes.extend(unjoined_notes(&capture.unjoined));
+                    capture.source
+                })
+            }
+            SourceSpec::Linux(location) => {
+                commands(location, &options.process, cancel, linux::capture)
+            }
+            SourceSpec::Esxi(location) => {
+                commands(location, &options.process, cancel, esxi::capture)
+            }
+        };
+        // Whatever a source read while the capture was being stopped is not a whole answer.
+        let capture = if cancel.is_cancelled() {
+            SourceCapture {
+                facts: Facts::new(),
+                status: SourceStatus::Failed,
+                error: Some(cancel::INTERRUPTED.to_owned()),
+            }
+        } else {
+            capture
         };
         let record = SourceRecord {
             name,

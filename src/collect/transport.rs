@@ -468,7 +468,17 @@ fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`.
+/// Whether a child process must not inherit the environment variable `name`: every
+/// `DRIFTGATE_*` variable. They hold driftgate's credentials (`DRIFTGATE_BMC_USERNAME`,
+/// `DRIFTGATE_BMC_PASSWORD`, `DRIFTGATE_MOCKUP_*`), where they are kept
+/// (`DRIFTGATE_BMC_CREDENTIALS`) and driftgate's own settings; `ssh` and the tools a capture
+/// runs need none of them, and a tool that logs its environment would leak them.
+fn withheld_from_children(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(b"DRIFTGATE_")
+}
+
+/// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`. The
+/// child's environment is driftgate's without [`withheld_from_children`] variables.
 fn run_process(
     mut command: Command,
     stdin: Option<&[u8]>,
@@ -476,6 +486,11 @@ fn run_process(
     target: &str,
     display: &str,
 ) -> Result<CommandOutput, TransportError> {
+    for (name, _) in std::env::vars_os() {
+        if withheld_from_children(&name) {
+            command.env_remove(name);
+        }
+    }
     let mut child = command
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -621,6 +636,22 @@ mod tests {
             shell_words(&["echo", "a b", "it's", ""]),
             r"echo 'a b' 'it'\''s' ''"
         );
+    }
+
+    #[test]
+    fn driftgate_variables_are_withheld_from_children() {
+        for name in [
+            "DRIFTGATE_BMC_PASSWORD",
+            "DRIFTGATE_BMC_USERNAME",
+            "DRIFTGATE_BMC_CREDENTIALS",
+            "DRIFTGATE_MOCKUP_PASSWORD",
+            "DRIFTGATE_TOKEN",
+        ] {
+            assert!(withheld_from_children(name.as_ref()), "{name}");
+        }
+        for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "LANG", "XDRIFTGATE_X"] {
+            assert!(!withheld_from_children(name.as_ref()), "{name}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Compare: diff two snapshots, classify each change by policy, check `expect` rules and
 //! invariants, and reach a verdict. Never sees sources or files; imports
-//! [`crate::snapshot`] and [`crate::model`] only.
+//! [`crate::snapshot`], [`crate::model`] and the leaf [`crate::secrets`] (values of secrets
+//! never reach a report) only.
 
 mod diff;
 mod invariants;
@@ -73,6 +74,10 @@ pub fn judge(
             }));
         }
     }
+    findings
+        .iter_mut()
+        .chain(&mut firmware_changes)
+        .for_each(hide_secret);
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -171,6 +176,38 @@ fn incomplete_sources(
         }
     }
     incomplete
+}
+
+/// A fact that holds a secret (in a snapshot written before the secret filter, or by hand) is
+/// judged like any other, but its values never reach a report: they become
+/// [`crate::secrets::REDACTED`], and so does the message that would quote them.
+fn hide_secret(finding: &mut Finding) {
+    let path = finding.path.as_str();
+    let secret = [&finding.old, &finding.new, &finding.expected]
+        .into_iter()
+        .flatten()
+        .any(|value| {
+            serde_json::to_value(value)
+                .is_ok_and(|value| crate::secrets::is_secret_fact(path, &value))
+        });
+    if !secret {
+        return;
+    }
+    for value in [&mut finding.old, &mut finding.new, &mut finding.expected]
+        .into_iter()
+        .flatten()
+    {
+        *value = FactValue::from(crate::secrets::REDACTED);
+    }
+    finding.message = match finding.kind {
+        FindingKind::Changed => "changed (a secret: values are not shown)",
+        FindingKind::Added => "new fact (a secret: its value is not shown)",
+        FindingKind::Removed => "no longer reported (a secret: its value is not shown)",
+        FindingKind::Expectation | FindingKind::Invariant => {
+            "does not hold (a secret: values are not shown)"
+        }
+    }
+    .to_owned();
 }
 
 /// Firmware inventory facts, and NIC firmware versions the OS reports.

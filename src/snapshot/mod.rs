@@ -6,6 +6,7 @@
 
 mod canonical;
 mod path;
+mod unique_keys;
 mod value;
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use path::{BadFactPath, FactPath, path_segment};
+pub use unique_keys::DuplicateKey;
 pub use value::{FactValue, Scalar};
 
 /// The schema id every v1 snapshot carries.
@@ -205,6 +207,14 @@ pub enum SnapshotError {
         /// The schema id found (or a note that it was missing).
         found: String,
     },
+    /// The same key twice in one object: which value counts would depend on the reader.
+    #[error("{origin}: {duplicate}; a snapshot states each fact once")]
+    DuplicateKey {
+        /// File or reference the text came from.
+        origin: String,
+        /// The key and where it is.
+        duplicate: DuplicateKey,
+    },
     /// No digest: the snapshot was never sealed.
     #[error(
         "{origin}: snapshot has no digest (write it with driftgate, or `driftgate snapshot seal` a hand-written one)"
@@ -312,6 +322,12 @@ impl VerifiedSnapshot {
 }
 
 fn parse_document(text: &str, origin: &str) -> Result<SnapshotDocument, SnapshotError> {
+    if let Some(duplicate) = unique_keys::first_duplicate_key(text) {
+        return Err(SnapshotError::DuplicateKey {
+            origin: origin.to_owned(),
+            duplicate,
+        });
+    }
     match serde_json::from_str::<SnapshotDocument>(text) {
         Ok(document) if document.schema == SCHEMA_ID => Ok(document),
         Ok(document) => Err(SnapshotError::WrongSchema {

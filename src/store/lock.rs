@@ -3,12 +3,27 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Held while a promote builds and commits; released on drop.
 #[derive(Debug)]
 pub struct StoreLock {
     _file: File,
+    acquired_at: SystemTime,
+    /// Git lock files an interrupted promote had left, removed when this lock was taken.
+    pub(super) removed_git_locks: Vec<PathBuf>,
+}
+
+impl StoreLock {
+    /// When the lock was taken.
+    pub(super) fn acquired_at(&self) -> SystemTime {
+        self.acquired_at
+    }
+
+    /// Git lock files that an interrupted promote had left behind, removed under this lock.
+    pub fn removed_git_locks(&self) -> &[PathBuf] {
+        &self.removed_git_locks
+    }
 }
 
 /// Why the lock could not be taken.
@@ -39,7 +54,13 @@ impl StoreLock {
         let start = Instant::now();
         loop {
             match file.try_lock() {
-                Ok(()) => return Ok(StoreLock { _file: file }),
+                Ok(()) => {
+                    return Ok(StoreLock {
+                        _file: file,
+                        acquired_at: SystemTime::now(),
+                        removed_git_locks: Vec::new(),
+                    });
+                }
                 Err(TryLockError::WouldBlock) if start.elapsed() < wait => {
                     std::thread::sleep(Duration::from_millis(50));
                 }

@@ -6,6 +6,7 @@
 //! whatever else the user has staged or modified stays exactly as it was. Knows nothing of
 //! snapshots' meaning; imports nothing from the rest of driftgate.
 
+mod git_locks;
 mod lock;
 
 use std::path::{Path, PathBuf};
@@ -98,6 +99,18 @@ pub enum StoreError {
         repo: String,
         /// The file.
         path: String,
+    },
+    /// A git lock file that driftgate cannot tell to be a leftover of its own.
+    #[error(
+        "{repo}: git lock file {lock} is in the way ({holder}); nothing was committed. Wait for the git process that holds it and try again; if no git process is working on this repository, remove {lock}"
+    )]
+    GitLocked {
+        /// The repository.
+        repo: String,
+        /// The lock file.
+        lock: String,
+        /// Who holds it, as far as can be told.
+        holder: String,
     },
     /// HEAD moved while the commit was being built (someone committed without the lock).
     #[error(
@@ -315,7 +328,30 @@ impl Store {
     }
 
     /// Takes the store's promote lock, waiting up to `wait` for another holder to finish.
+    ///
+    /// Holding it, driftgate is the only writer of the store: git lock files that a killed
+    /// promote left behind are removed (the lock lists them), and one that a live git process
+    /// may own is an error naming it.
     pub fn lock(&self, wait: Duration) -> Result<StoreLock, StoreError> {
+        let mut lock = self.acquire(wait)?;
+        let branch = self
+            .repo
+            .find_reference("HEAD")
+            .ok()
+            .and_then(|head| head.symbolic_target().ok().flatten().map(str::to_owned));
+        let cleared = git_locks::clear(self.repo.path(), branch.as_deref(), lock.acquired_at());
+        if let Some(held) = cleared.held.into_iter().next() {
+            return Err(StoreError::GitLocked {
+                repo: self.name(),
+                lock: held.path.display().to_string(),
+                holder: held.holder,
+            });
+        }
+        lock.removed_git_locks = cleared.removed;
+        Ok(lock)
+    }
+
+    fn acquire(&self, wait: Duration) -> Result<StoreLock, StoreError> {
         StoreLock::acquire(&self.repo.path().join("driftgate.lock"), wait).map_err(|e| match e {
             lock::LockError::Timeout { path, waited } => StoreError::Locked {
                 repo: self.name(),
@@ -405,7 +441,14 @@ impl Store {
             Err(e) => {
                 self.restore(undo);
                 return Err(match e.code() {
-                    ErrorCode::Modified | ErrorCode::Locked => StoreError::Raced {
+                    ErrorCode::Locked => StoreError::GitLocked {
+                        repo: self.name(),
+                        lock: quoted_path(e.message())
+                            .unwrap_or("a git lock file")
+                            .to_owned(),
+                        holder: e.message().to_owned(),
+                    },
+                    ErrorCode::Modified => StoreError::Raced {
                         repo: self.name(),
                         message: e.message().to_owned(),
                     },
@@ -689,6 +732,12 @@ fn index_entry(path: &str, blob: Oid, size: usize) -> git2::IndexEntry {
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     }
+}
+
+/// The first `'…'`-quoted part of a libgit2 message, where it names the file it failed on.
+fn quoted_path(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once('\'')?;
+    rest.split_once('\'').map(|(path, _)| path)
 }
 
 /// Temporary files of atomic writes in `dir` that a killed promote left behind. Only a lock

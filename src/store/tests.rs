@@ -161,14 +161,15 @@ fn a_failed_commit_puts_the_work_tree_and_index_back() {
         &[write("baselines/f/h.json", "committed\n")],
         "setup",
     );
-    // A branch ref that cannot be locked makes libgit2 refuse to move it.
+    // A branch ref that cannot be locked makes libgit2 refuse to move it; planted after the
+    // store lock was taken, it is someone else's git at work, not a leftover.
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
     let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
     let ref_lock = dir
         .path()
         .join(".git")
         .join(format!("{}.lock", head.trim()));
     std::fs::write(&ref_lock, "").unwrap();
-    let lock = store.lock(Duration::from_secs(1)).unwrap();
     let err = store.commit(
         &lock,
         &[
@@ -178,7 +179,16 @@ fn a_failed_commit_puts_the_work_tree_and_index_back() {
         "promote",
         &|_| false,
     );
-    assert!(err.is_err());
+    match err {
+        Err(StoreError::GitLocked { lock, .. }) => {
+            assert_eq!(
+                Path::new(&lock),
+                ref_lock,
+                "the message names the lock file"
+            )
+        }
+        other => panic!("expected a git lock error, got {other:?}"),
+    }
     std::fs::remove_file(&ref_lock).unwrap();
     assert_eq!(
         std::fs::read_to_string(dir.path().join("baselines/f/h.json")).unwrap(),

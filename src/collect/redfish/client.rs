@@ -92,6 +92,35 @@ impl Credentials {
     }
 }
 
+/// Why a session could not be deleted: it stays open on the BMC and counts against its limit.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LogoutError {
+    /// The login answer named no session URI.
+    #[error("the service gave no session URI to delete")]
+    NoSessionUri,
+    /// No answer: connection, TLS, timeout, a URI on another origin.
+    #[error("DELETE {uri}: {reason}")]
+    Transport {
+        /// The session URI.
+        uri: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The service answered with an error status.
+    #[error("DELETE {uri}: HTTP {status}{detail}")]
+    Status {
+        /// The session URI.
+        uri: String,
+        /// HTTP status.
+        status: u16,
+        /// `: ` and the Redfish message, when the body had one.
+        detail: String,
+    },
+    /// The capture was being stopped and the BMC did not answer in time.
+    #[error("no answer to DELETE within {0:?} while the capture was being stopped")]
+    TimedOut(Duration),
+}
+
 /// How the server's certificate is checked.
 #[derive(Debug, Clone)]
 pub enum TlsTrust {
@@ -314,7 +343,7 @@ impl HttpFetch {
     }
 
     /// Deletes the session, if one was opened. Called on every exit path of a capture.
-    pub async fn logout(&self) -> Result<(), FetchError> {
+    pub async fn logout(&self) -> Result<(), LogoutError> {
         let auth = std::mem::replace(
             &mut *self.auth.lock().expect("no panic while holding the lock"),
             Auth::Anonymous,
@@ -323,30 +352,36 @@ impl HttpFetch {
             return Ok(());
         };
         if location.is_empty() {
-            return Err(FetchError::Transport {
-                uri: "session".into(),
-                reason: "the service gave no session URI to delete".into(),
-            });
+            return Err(LogoutError::NoSessionUri);
         }
+        let transport = |reason: String| LogoutError::Transport {
+            uri: location.clone(),
+            reason,
+        };
+        let url = self.url(&location).map_err(|e| match e {
+            FetchError::Transport { reason, .. } => transport(reason),
+            other => transport(other.to_string()),
+        })?;
         let response = self
             .client
-            .delete(self.url(&location)?)
+            .delete(url)
             .header("X-Auth-Token", token)
             .send()
             .await
-            .map_err(|e| FetchError::Transport {
-                uri: location.clone(),
-                reason: describe(&e),
-            })?;
+            .map_err(|e| transport(describe(&e)))?;
         let status = response.status().as_u16();
         if (200..300).contains(&status) {
             tracing::info!("{}: session deleted", self.base);
             Ok(())
         } else {
-            Err(FetchError::Status {
+            let body = self
+                .read_body(&location, response)
+                .await
+                .unwrap_or_default();
+            Err(LogoutError::Status {
                 uri: location,
                 status,
-                detail: String::new(),
+                detail: error_detail(&body),
             })
         }
     }

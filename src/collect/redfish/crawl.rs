@@ -3,7 +3,7 @@
 //! Service root → `Systems` (EthernetInterfaces, Bios and its pending settings and attribute
 //! registry), `Chassis` → `NetworkAdapters` → `Ports`, `NetworkPorts`,
 //! `NetworkDeviceFunctions` (and Dell's `DellNetworkAttributes` with their pending
-//! `Settings`), `UpdateService/FirmwareInventory`. Collections follow
+//! `Settings` and attribute registry), `UpdateService/FirmwareInventory`. Collections follow
 //! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
@@ -74,6 +74,8 @@ pub struct FunctionInventory {
     pub dell_attributes: Option<Value>,
     /// Their pending `Settings`.
     pub dell_pending: Option<Value>,
+    /// Their attribute registry, when the service publishes it: it types secrets.
+    pub dell_registry: Option<Value>,
 }
 
 /// The result of a crawl.
@@ -431,9 +433,13 @@ impl<F: Fetch> Crawler<'_, F> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
         let registries = self.fetch_raw(link(root, &["Registries"])?).await.ok()?;
+        // iDRAC names `NetworkAttributeRegistry_<FQDD>` in the resource and lists it as
+        // `NetworkAttributesRegistry_<FQDD>`.
+        let dell_alias =
+            name.replacen("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1);
         let entry = member_uris(&registries).into_iter().find(|uri| {
             let id = uri.rsplit('/').next().unwrap_or("");
-            id == name || id.split(".v").next() == Some(base)
+            id == name || id == dell_alias || id.split(".v").next() == Some(base)
         })?;
         let file = self.fetch_raw(&entry).await.ok()?;
         let locations = file["Location"].as_array()?;
@@ -456,12 +462,12 @@ impl<F: Fetch> Crawler<'_, F> {
             per_chassis
                 .into_iter()
                 .flatten()
-                .map(|adapter| self.adapter(adapter)),
+                .map(|adapter| self.adapter(root, adapter)),
         )
         .await
     }
 
-    async fn adapter(&self, adapter: Value) -> AdapterInventory {
+    async fn adapter(&self, root: &Value, adapter: Value) -> AdapterInventory {
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
             self.pending_settings(&adapter),
             self.members(self.link(&adapter, &["Ports"])),
@@ -471,7 +477,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let functions = join_all(
             functions
                 .into_iter()
-                .map(|function| self.function(function)),
+                .map(|function| self.function(root, function)),
         )
         .await;
         AdapterInventory {
@@ -483,7 +489,7 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
-    async fn function(&self, function: Value) -> FunctionInventory {
+    async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
         let dell_attributes = match self.link(
             &function,
             &["Links", "Oem", "Dell", "DellNetworkAttributes"],
@@ -491,14 +497,18 @@ impl<F: Fetch> Crawler<'_, F> {
             Some(uri) => self.get(uri).await,
             None => None,
         };
-        let dell_pending = match &dell_attributes {
-            Some(attributes) => self.pending_settings(attributes).await,
-            None => None,
+        let (dell_pending, dell_registry) = match &dell_attributes {
+            Some(attributes) => futures::join!(
+                self.pending_settings(attributes),
+                self.registry(root, attributes)
+            ),
+            None => (None, None),
         };
         FunctionInventory {
             function,
             dell_attributes,
             dell_pending,
+            dell_registry,
         }
     }
 

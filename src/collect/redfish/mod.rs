@@ -11,9 +11,11 @@ pub mod tls;
 mod vendors;
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::collect::cancel::{self, Cancel};
 use crate::snapshot::{Facts, SourceStatus};
 use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
 use fetch::{Fetch, MockupDir};
@@ -139,8 +141,9 @@ pub struct Capture {
     pub notes: Vec<String>,
 }
 
-/// Reads the BMC at `location`.
-pub fn capture(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+/// Reads the BMC at `location`. Once `cancel` is requested no new request starts, the
+/// session (if one was opened) is deleted and the capture fails as interrupted.
+pub fn capture(location: &RedfishLocation, options: &RedfishOptions, cancel: &Cancel) -> Capture {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();
@@ -153,7 +156,7 @@ pub fn capture(location: &RedfishLocation, options: &RedfishOptions) -> Capture 
             );
         }
     };
-    runtime.block_on(capture_async(location, options))
+    runtime.block_on(capture_async(location, options, cancel))
 }
 
 fn describe_location(location: &RedfishLocation) -> String {
@@ -173,7 +176,18 @@ fn failed(target: String, error: String) -> Capture {
     }
 }
 
-async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> Capture {
+/// How long deleting the session may take once the capture is being stopped: whoever stops
+/// it (a pipeline's timeout, an operator) is waiting.
+const LOGOUT_WHEN_INTERRUPTED: Duration = Duration::from_secs(10);
+
+async fn capture_async(
+    location: &RedfishLocation,
+    options: &RedfishOptions,
+    cancel: &Cancel,
+) -> Capture {
+    if cancel.is_cancelled() {
+        return failed(describe_location(location), cancel::INTERRUPTED.to_owned());
+    }
     let concurrency = if options.concurrency == 0 {
         4
     } else {
@@ -181,7 +195,12 @@ async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> 
     };
     match location {
         RedfishLocation::Mockup(dir) => match MockupDir::open(dir) {
-            Ok(mockup) => finish(&mockup, concurrency, options).await,
+            Ok(mockup) => tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
+                () = cancel.cancelled() => failed(mockup.target(), cancel::INTERRUPTED.to_owned()),
+                capture = finish(&mockup, concurrency, options) => capture,
+            },
             Err(e) => failed(describe_location(location), e.to_string()),
         },
         RedfishLocation::Live { base, pin } => {
@@ -195,13 +214,27 @@ async fn capture_async(location: &RedfishLocation, options: &RedfishOptions) -> 
                 Ok(http) => http,
                 Err(e) => return failed(base.clone(), format!("{base}: {e}")),
             };
+            // A login is never abandoned halfway: the session it opens would be left behind.
             if let Err(e) = http.login(options.credentials.as_ref()).await {
                 return failed(base.clone(), format!("{base}: login failed: {e}"));
             }
-            let mut capture = finish(&http, concurrency, options).await;
+            // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
+            let mut capture = tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
+                () = cancel.cancelled() => failed(base.clone(), cancel::INTERRUPTED.to_owned()),
+                capture = finish(&http, concurrency, options) => capture,
+            };
             // The session is deleted whatever the crawl found. Failing to says nothing about the
             // facts, but an open session counts against the BMC's limit: say so.
-            if let Err(e) = http.logout().await {
+            let logout = if cancel.is_cancelled() {
+                tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
+                    .await
+                    .unwrap_or(Err(client::LogoutError::TimedOut(LOGOUT_WHEN_INTERRUPTED)))
+            } else {
+                http.logout().await
+            };
+            if let Err(e) = logout {
                 capture
                     .notes
                     .push(format!("{base}: could not delete the session: {e}"));
@@ -267,14 +300,9 @@ pub fn save_mockup(
     dir: &Path,
     fetched: &std::collections::BTreeMap<String, Value>,
 ) -> std::io::Result<()> {
-    // Attributes an attribute registry types as Password, whatever their names say.
-    let passwords: std::collections::BTreeSet<&str> = fetched
-        .values()
-        .filter_map(|v| v["RegistryEntries"]["Attributes"].as_array())
-        .flatten()
-        .filter(|entry| entry["Type"].as_str() == Some("Password"))
-        .filter_map(|entry| entry["AttributeName"].as_str())
-        .collect();
+    // Every registry read types attributes, whatever their names say.
+    let mut filter = crate::secrets::SecretFilter::new();
+    fetched.values().for_each(|body| filter.add_registry(body));
     for (uri, body) in fetched {
         let relative = uri.trim_start_matches('/');
         let outside = !relative.starts_with("redfish/v1")
@@ -287,26 +315,11 @@ pub fn save_mockup(
         let folder = dir.join(relative);
         std::fs::create_dir_all(&folder)?;
         let mut body = body.clone();
-        remove_secrets(&mut body, &passwords);
+        filter.remove_secrets(&mut body);
         let text = serde_json::to_string_pretty(&body).map_err(std::io::Error::other)?;
         crate::fsutil::write_atomic(&folder.join("index.json"), format!("{text}\n").as_bytes())?;
     }
     Ok(())
-}
-
-/// Drops every member whose name says it holds a secret (attribute values, passwords,
-/// tokens) or that is one of `passwords`, at any depth.
-fn remove_secrets(value: &mut Value, passwords: &std::collections::BTreeSet<&str>) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|name, _| {
-                !normalize::is_secret_name(name) && !passwords.contains(name.as_str())
-            });
-            map.values_mut().for_each(|v| remove_secrets(v, passwords));
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| remove_secrets(v, passwords)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use super::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInvento
 use super::vendors::{self, Vendor};
 use crate::collect::nic::{NicFacts, Side, port_key, scalar};
 use crate::model::{FlowControl, MacAddr};
+use crate::secrets::SecretFilter;
 use crate::snapshot::{FactPath, Facts, path_segment};
 
 /// The facts of a crawled service.
@@ -25,24 +26,6 @@ pub fn normalize(inventory: &Inventory) -> Facts {
     }
     firmware_facts(&inventory.firmware, &mut facts);
     facts
-}
-
-/// Whether an attribute name says it holds a secret.
-pub fn is_secret_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    [
-        "password",
-        "passwd",
-        "pwd",
-        "chap",
-        "secret",
-        "token",
-        "passphrase",
-        "privatekey",
-        "private_key",
-    ]
-    .iter()
-    .any(|word| lower.contains(word))
 }
 
 fn mac_of(value: &Value) -> Option<MacAddr> {
@@ -157,19 +140,11 @@ fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut Facts) {
                 .set("interface", id_of(interface).as_str());
         }
     }
-    let password_attributes: Vec<&str> = system
-        .bios_registry
-        .as_ref()
-        .and_then(|r| r["RegistryEntries"]["Attributes"].as_array())
-        .map(|entries| {
-            entries
-                .iter()
-                .filter(|e| e["Type"].as_str() == Some("Password"))
-                .filter_map(|e| e["AttributeName"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    let secret = |name: &str| is_secret_name(name) || password_attributes.contains(&name);
+    let mut filter = SecretFilter::new();
+    if let Some(registry) = &system.bios_registry {
+        filter.add_registry(registry);
+    }
+    let secret = |name: &str, value: &Value| filter.is_secret(name, value);
     for (resource, prefix) in [
         (&system.bios, "bios"),
         (&system.bios_pending, "bios/pending"),
@@ -177,7 +152,10 @@ fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut Facts) {
         let Some(attributes) = resource.as_ref().and_then(|r| r["Attributes"].as_object()) else {
             continue;
         };
-        for (name, value) in attributes.iter().filter(|(name, _)| !secret(name)) {
+        for (name, value) in attributes
+            .iter()
+            .filter(|(name, value)| !secret(name, value))
+        {
             if let (Some(value), Ok(path)) = (
                 scalar(value),
                 FactPath::new(format!("{prefix}/{}", path_segment(name))),

@@ -55,7 +55,10 @@ fn locations_parse_and_never_keep_credentials() {
 fn saved_mockups_drop_secrets_at_any_depth() {
     let mut body = serde_json::json!({"Attributes": {"SetupPassword": "x", "SysProfile": "Perf", "IscsiChapSecret": "y", "AdminPin": "4711"},
         "Password": "z", "Nested": [{"Token": "t", "Keep": 1}]});
-    remove_secrets(&mut body, &["AdminPin"].into_iter().collect());
+    let mut filter = crate::secrets::SecretFilter::new();
+    filter.add_registry(&serde_json::json!({"RegistryEntries": {"Attributes": [
+        {"AttributeName": "AdminPin", "Type": "Password"}]}}));
+    filter.remove_secrets(&mut body);
     assert_eq!(
         body,
         serde_json::json!({"Attributes": {"SysProfile": "Perf"}, "Nested": [{"Keep": 1}]})

@@ -33,6 +33,7 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
                              "Links": {"PhysicalPortAssignment": {"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/2"}}}),
             dell_attributes: None,
             dell_pending: None,
+            dell_registry: None,
         }],
     };
     let facts = facts_of(&Inventory {

@@ -59,6 +59,7 @@ fn wrong_types_are_named_and_nulls_are_not() {
                     json!({"@odata.id": "/a/f1/dell", "Attributes": {"X": {"nested": 1}, "Y": null}}),
                 ),
                 dell_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
+                dell_registry: None,
             }],
             ..AdapterInventory::default()
         }],

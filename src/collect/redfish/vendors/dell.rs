@@ -2,9 +2,9 @@
 //! pending values in its `Settings`.
 
 use super::super::crawl::FunctionInventory;
-use super::super::normalize::is_secret_name;
 use crate::collect::nic::{NicFacts, scalar};
 use crate::model::DcbxMode;
+use crate::secrets::SecretFilter;
 use crate::snapshot::path_segment;
 
 /// How one HII attribute becomes a normalized fact.
@@ -67,6 +67,10 @@ fn convert(mapping: &Mapping, value: &str) -> serde_json::Value {
 /// Every attribute under `hii/<name>` (secrets dropped), the known ones also normalized;
 /// the pending ones under `pending/…`.
 pub fn function_facts(function: &FunctionInventory, nic: &mut NicFacts<'_>) {
+    let mut filter = SecretFilter::new();
+    if let Some(registry) = &function.dell_registry {
+        filter.add_registry(registry);
+    }
     for (resource, prefix) in [
         (&function.dell_attributes, ""),
         (&function.dell_pending, "pending/"),
@@ -74,7 +78,10 @@ pub fn function_facts(function: &FunctionInventory, nic: &mut NicFacts<'_>) {
         let Some(attributes) = resource.as_ref().and_then(|r| r["Attributes"].as_object()) else {
             continue;
         };
-        for (name, value) in attributes.iter().filter(|(name, _)| !is_secret_name(name)) {
+        for (name, value) in attributes
+            .iter()
+            .filter(|(name, value)| !filter.is_secret(name, value))
+        {
             if scalar(value).is_none() {
                 continue;
             }
@@ -106,6 +113,7 @@ mod tests {
             dell_pending: Some(
                 serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE"}}),
             ),
+            dell_registry: None,
         };
         let mut facts = Facts::new();
         let mut nic = NicFacts::new(

@@ -39,11 +39,14 @@ fn split_mac(name: &str) -> Option<(MacAddr, String)> {
 }
 
 /// NIC facts from BIOS attributes that name a port's MAC.
-pub fn bios_facts(bios: &Value, secret: &dyn Fn(&str) -> bool, facts: &mut Facts) {
+pub fn bios_facts(bios: &Value, secret: &dyn Fn(&str, &Value) -> bool, facts: &mut Facts) {
     let Some(attributes) = bios["Attributes"].as_object() else {
         return;
     };
-    for (name, value) in attributes.iter().filter(|(name, _)| !secret(name)) {
+    for (name, value) in attributes
+        .iter()
+        .filter(|(name, value)| !secret(name, value))
+    {
         let (Some((mac, rest)), Some(_)) = (split_mac(name), scalar(value)) else {
             continue;
         };
@@ -73,7 +76,11 @@ mod tests {
             "OperatingModes_ChooseOperatingMode": "MaximumPerformance"
         }});
         let mut facts = Facts::new();
-        bios_facts(&bios, &|name: &str| name.contains("Password"), &mut facts);
+        bios_facts(
+            &bios,
+            &|name: &str, _: &Value| name.contains("Password"),
+            &mut facts,
+        );
         let get = |leaf: &str| {
             facts
                 .get(format!("nic/94:6d:ae:53:cb:9b/bmc/{leaf}").as_str())

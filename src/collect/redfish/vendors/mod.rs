@@ -89,7 +89,12 @@ pub fn function_facts(vendor: Vendor, function: &FunctionInventory, nic: &mut Ni
 }
 
 /// OEM facts folded into BIOS attributes.
-pub fn bios_facts(vendor: Vendor, bios: &Value, secret: &dyn Fn(&str) -> bool, facts: &mut Facts) {
+pub fn bios_facts(
+    vendor: Vendor,
+    bios: &Value,
+    secret: &dyn Fn(&str, &Value) -> bool,
+    facts: &mut Facts,
+) {
     if vendor == Vendor::Lenovo {
         lenovo::bios_facts(bios, secret, facts);
     }

@@ -1,0 +1,186 @@
+//! SIGINT, SIGTERM and SIGHUP while a command works: the first one cancels the library's
+//! work (which then starts no new request or command and deletes its Redfish sessions) and
+//! stops the child processes it runs (ssh, local tools), so none outlives driftgate; the
+//! command then exits 128 + the signal's number. A second signal exits at once.
+//!
+//! A signal that was ignored when driftgate started (`nohup`) stays ignored. The handlers
+//! live on a small runtime of their own that the CLI owns: the library never touches signals.
+
+use std::io;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use driftgate::collect::Cancel;
+use tokio::signal::unix::{self, SignalKind};
+
+use crate::output::Printer;
+
+/// A signal that stops a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// SIGHUP: the terminal or session went away.
+    Hangup,
+    /// SIGINT: Ctrl-C.
+    Interrupt,
+    /// SIGTERM: a pipeline's timeout, `kill`, a container stop.
+    Terminate,
+}
+
+impl Signal {
+    const ALL: [Signal; 3] = [Signal::Hangup, Signal::Interrupt, Signal::Terminate];
+
+    fn kind(self) -> SignalKind {
+        match self {
+            Signal::Hangup => SignalKind::hangup(),
+            Signal::Interrupt => SignalKind::interrupt(),
+            Signal::Terminate => SignalKind::terminate(),
+        }
+    }
+
+    /// The conventional exit status of a process stopped by this signal: 128 + its number.
+    pub fn exit_code(self) -> u8 {
+        let number = u8::try_from(self.kind().as_raw_value()).expect("signal numbers are small");
+        128 + number
+    }
+}
+
+impl std::fmt::Display for Signal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Signal::Hangup => "SIGHUP",
+            Signal::Interrupt => "SIGINT",
+            Signal::Terminate => "SIGTERM",
+        })
+    }
+}
+
+/// Signal handlers installed for the life of this value (the process's default action, to
+/// die on the spot, no longer applies once they are).
+pub struct Interrupts {
+    received: Arc<OnceLock<Signal>>,
+    // Runs the watcher; dropped with `self`.
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Interrupts {
+    /// Installs the handlers: the first signal cancels `cancel`, a second exits at once.
+    pub fn watch(cancel: Cancel, printer: Printer) -> io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("driftgate-signals")
+            .enable_all()
+            .build()?;
+        // Registered here, before any work starts, not later on the runtime's thread.
+        let streams = {
+            let _context = runtime.enter();
+            Signal::ALL
+                .into_iter()
+                .filter(|signal| !ignored(*signal))
+                .map(|signal| Ok((signal, unix::signal(signal.kind())?)))
+                .collect::<io::Result<Vec<_>>>()?
+        };
+        let received = Arc::new(OnceLock::new());
+        runtime.spawn(watcher(streams, cancel, Arc::clone(&received), printer));
+        Ok(Interrupts {
+            received,
+            _runtime: runtime,
+        })
+    }
+
+    /// The first signal received, if any.
+    pub fn received(&self) -> Option<Signal> {
+        self.received.get().copied()
+    }
+}
+
+/// Whether `signal` was ignored when driftgate started (`nohup`, a background job of a
+/// script): whoever started it meant that signal not to reach it, so it stays ignored.
+fn ignored(signal: Signal) -> bool {
+    // SAFETY: an all-zero `sigaction` is a valid value of the C struct.
+    let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: with no new action, sigaction only writes the current one into `current`.
+    let queried =
+        unsafe { libc::sigaction(signal.kind().as_raw_value(), std::ptr::null(), &mut current) };
+    queried == 0 && current.sa_sigaction == libc::SIG_IGN
+}
+
+/// The next of the signals to arrive (never, when all three are ignored).
+async fn next(streams: &mut [(Signal, unix::Signal)]) -> Signal {
+    if streams.is_empty() {
+        return std::future::pending().await;
+    }
+    let waits = streams.iter_mut().map(|(signal, stream)| {
+        Box::pin(async move {
+            stream.recv().await;
+            *signal
+        })
+    });
+    futures::future::select_all(waits).await.0
+}
+
+async fn watcher(
+    mut streams: Vec<(Signal, unix::Signal)>,
+    cancel: Cancel,
+    received: Arc<OnceLock<Signal>>,
+    printer: Printer,
+) {
+    let first = next(&mut streams).await;
+    let _ = received.set(first);
+    cancel.cancel();
+    // Until the command returns: a child started just as the signal came is stopped too, and
+    // one that ignores SIGTERM gets SIGKILL after a grace period.
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    let mut elapsed = Duration::ZERO;
+    loop {
+        tokio::select! {
+            second = next(&mut streams) => {
+                stop_children(libc::SIGKILL);
+                printer.error(&anyhow::anyhow!(
+                    "{second} while stopping after {first}: exiting at once; a Redfish session may be left open on the BMC"
+                ));
+                std::process::exit(i32::from(second.exit_code()));
+            }
+            _ = ticks.tick() => {
+                let force = elapsed >= Duration::from_secs(2);
+                stop_children(if force { libc::SIGKILL } else { libc::SIGTERM });
+                elapsed += Duration::from_millis(100);
+            }
+        }
+    }
+}
+
+/// Sends `signal` to every child process of driftgate. The command transports wait for their
+/// children and report them as stopped; without this, a child would keep running after
+/// driftgate exits (a pipeline signals driftgate, not its children).
+fn stop_children(signal: libc::c_int) {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return;
+    };
+    for task in tasks.flatten() {
+        let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+            continue;
+        };
+        for pid in children
+            .split_whitespace()
+            .filter_map(|pid| pid.parse::<libc::pid_t>().ok())
+        {
+            // SAFETY: `kill` touches no memory of ours. The pid is a child of this process;
+            // until its transport reaps it, no other process can have that pid.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_shell_convention() {
+        assert_eq!(Signal::Hangup.exit_code(), 129);
+        assert_eq!(Signal::Interrupt.exit_code(), 130);
+        assert_eq!(Signal::Terminate.exit_code(), 143);
+    }
+}

@@ -1,0 +1,548 @@
+//! Secrets never reach a file driftgate writes: secrets planted in a mockup's BIOS and NIC
+//! (Dell HII) attributes are captured offline and over HTTP with `--save-mockup`, and none
+//! shows up in a snapshot, a saved mockup, a report or a log line; a snapshot that still holds
+//! one (written before the filter) is judged without printing it; and no child process
+//! inherits driftgate's credential variables.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use common::{driftgate, root};
+use serde_json::{Value, json};
+
+const USER: &str = "root";
+const PASSWORD: &str = "PLANTED-bmc-password";
+
+/// Attribute names issue 9 found leaking, each planted with a value naming it.
+const NAMES: &[&str] = &[
+    "SnmpCommunityString",
+    "IPMIKey",
+    "IpmiKgKey",
+    "ApiKey",
+    "LdapBindPw",
+    "Pass_Phrase",
+    "RemoteCredential",
+    "SecurityKey",
+    "TpmOwnerAuth",
+    "MgmtSnmpCommunity",
+];
+
+/// Key material under innocent names, found by value alone.
+const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAPLANTEDpemBODY\n-----END RSA PRIVATE KEY-----";
+const HEX_KEY: &str = "9F3C2A71D04B8E65C1F7A9032B6D4E8F0A1C3E5B7D9F1A3C5E7B9D1F3A5C7E9B";
+
+/// Every planted value: none may appear in any output.
+fn planted_values() -> Vec<String> {
+    let mut values: Vec<String> = NAMES
+        .iter()
+        .flat_map(|n| [format!("PLANTED-bios-{n}"), format!("PLANTED-nic-{n}")])
+        .collect();
+    values.extend(
+        [
+            "PLANTED-bios-typed-password",
+            "PLANTED-nic-typed-password",
+            "PLANTEDpemBODY",
+            HEX_KEY,
+            PASSWORD,
+        ]
+        .map(str::to_owned),
+    );
+    values
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Plants each secret in `attributes`, with values `PLANTED-<side>-<name>`, plus the
+/// registry-typed password (`typed` is its innocent name), the key material under innocent
+/// names, and harmless controls that must survive.
+fn plant(attributes: &mut Value, side: &str, typed: &str) {
+    let attributes = attributes["Attributes"].as_object_mut().unwrap();
+    for name in NAMES {
+        attributes.insert((*name).to_owned(), json!(format!("PLANTED-{side}-{name}")));
+    }
+    attributes.insert(
+        typed.to_owned(),
+        json!(format!("PLANTED-{side}-typed-password")),
+    );
+    attributes.insert("BootBanner".to_owned(), json!(PEM));
+    attributes.insert("AssetNote".to_owned(), json!(HEX_KEY));
+    attributes.insert(
+        "KeyboardLayout".to_owned(),
+        json!(format!("control-{side}-keyboard")),
+    );
+    attributes.insert(
+        "NWManagementPassThrough".to_owned(),
+        json!(format!("control-{side}-passthrough")),
+    );
+}
+
+const FUNCTION: &str = "Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
+const NIC_REGISTRY: &str = "Registries/NetworkAttributesRegistry_NIC.Slot.3-1-1";
+
+/// The post-update BMC of the Azure Local example with secrets planted in its BIOS (current
+/// and pending) and in the HII attributes of one NIC function (current and pending), and a
+/// NIC attribute registry (named as iDRAC names it) that types `VlanNote` as a password.
+fn planted_mockup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("examples/azure-local-dcbx/recorded/post-update/bmc"),
+        dir.path(),
+    );
+    let v1 = dir.path().join("redfish/v1");
+    for (file, side, typed) in [
+        ("Systems/System.Embedded.1/Bios", "bios", "ServiceNote"),
+        (
+            "Systems/System.Embedded.1/Bios/Settings",
+            "bios",
+            "ServiceNote",
+        ),
+        (FUNCTION, "nic", "VlanNote"),
+        (&format!("{FUNCTION}/Settings"), "nic", "VlanNote"),
+    ] {
+        let path = v1.join(file).join("index.json");
+        let mut body = read_json(&path);
+        plant(&mut body, side, typed);
+        write_json(&path, &body);
+    }
+    let bios_registry = v1.join("Systems/System.Embedded.1/Bios/BiosRegistry/index.json");
+    let mut registry = read_json(&bios_registry);
+    registry["RegistryEntries"]["Attributes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"AttributeName": "ServiceNote", "ReadOnly": false, "Type": "Password"}));
+    write_json(&bios_registry, &registry);
+    let registries = v1.join("Registries/index.json");
+    let mut collection = read_json(&registries);
+    let members = collection["Members"].as_array_mut().unwrap();
+    members.push(json!({"@odata.id": format!("/redfish/v1/{NIC_REGISTRY}")}));
+    collection["Members@odata.count"] = json!(members.len());
+    write_json(&registries, &collection);
+    let location =
+        format!("/redfish/v1/{NIC_REGISTRY}/NetworkAttributesRegistry_NIC.Slot.3-1-1.json");
+    write_json(
+        &v1.join(NIC_REGISTRY).join("index.json"),
+        &json!({
+            "@odata.id": format!("/redfish/v1/{NIC_REGISTRY}"),
+            "@odata.type": "#MessageRegistryFile.v1_1_3.MessageRegistryFile",
+            "Id": "NetworkAttributesRegistry_NIC.Slot.3-1-1",
+            "Location": [{"Language": "En", "Uri": location}],
+            "Registry": "NetworkAttributeRegistry"
+        }),
+    );
+    write_json(
+        &dir.path()
+            .join(location.trim_start_matches('/'))
+            .join("index.json"),
+        &json!({
+            "@odata.id": location,
+            "@odata.type": "#AttributeRegistry.v1_3_6.AttributeRegistry",
+            "Id": "NetworkAttributeRegistry_NIC.Slot.3-1-1",
+            "RegistryEntries": {"Attributes": [
+                {"AttributeName": "VlanNote", "Type": "Password", "CurrentValue": "PLANTED-nic-typed-password"},
+                {"AttributeName": "Broadcom_DCBX", "Type": "Enumeration"}
+            ]}
+        }),
+    );
+    dir
+}
+
+/// A running `driftgate mockup serve` with session authentication; stopped on drop.
+struct Simulator {
+    child: Child,
+    url: String,
+}
+
+impl Simulator {
+    fn start(dir: &Path) -> Simulator {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
+            .args(["mockup", "serve"])
+            .arg(dir)
+            .args(["--listen", "127.0.0.1:0", "--auth", "session"])
+            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
+            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the simulator starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split(" on ")
+            .nth(1)
+            .and_then(|after| after.split_whitespace().next())
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Simulator { child, url }
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What a run printed, kept to be searched.
+struct Run {
+    code: i32,
+    output: String,
+}
+
+fn run(cmd: &mut assert_cmd::Command) -> Run {
+    let output = cmd.output().unwrap();
+    Run {
+        code: output.status.code().unwrap(),
+        output: format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    }
+}
+
+fn files_under(dir: &Path, files: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// The planted values `text` holds.
+fn leaks(text: &str) -> Vec<String> {
+    let mut found: Vec<String> = planted_values()
+        .into_iter()
+        .filter(|value| text.contains(value.as_str()))
+        .collect();
+    if text.contains("BEGIN RSA PRIVATE KEY") {
+        found.push("the PEM block".to_owned());
+    }
+    found
+}
+
+/// Asserts no planted value occurs in `text` (named `what` in the failure).
+fn assert_clean(what: &str, text: &str) {
+    let found = leaks(text);
+    assert!(found.is_empty(), "{what} holds the planted {found:?}");
+}
+
+#[test]
+fn planted_secrets_reach_no_file_written() {
+    let mockup = planted_mockup();
+    let out = tempfile::tempdir().unwrap();
+    let o = |name: &str| out.path().join(name).display().to_string();
+    let capture = |source: &str, snapshot: &str, saved: &str| {
+        let mut cmd = driftgate();
+        cmd.args([
+            "-vvv",
+            "capture",
+            "--host",
+            "azl-node01",
+            "--source",
+            source,
+        ])
+        .args(["--save-mockup", saved, "--out", snapshot])
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
+        run(&mut cmd)
+    };
+    let mut runs = Vec::new();
+    let offline = capture(
+        &format!("redfish=mockup:{}", mockup.path().display()),
+        &o("offline.json"),
+        &o("saved-offline"),
+    );
+    assert_eq!(offline.code, 0, "{}", offline.output);
+    runs.push(("offline capture", offline));
+    {
+        let server = Simulator::start(mockup.path());
+        let live = capture(
+            &format!("redfish={}", server.url),
+            &o("live.json"),
+            &o("saved-live"),
+        );
+        assert_eq!(live.code, 0, "{}", live.output);
+        assert!(
+            live.output.contains("GET /redfish/v1"),
+            "-vvv logs requests: {}",
+            live.output
+        );
+        runs.push(("capture over HTTP", live));
+    }
+    // The saved copy is a mockup that captures to the same facts, and stays clean.
+    let again = capture(
+        &format!("redfish=mockup:{}", o("saved-live")),
+        &o("again.json"),
+        &o("saved-again"),
+    );
+    assert_eq!(again.code, 0, "{}", again.output);
+    runs.push(("capture of the saved mockup", again));
+    let facts = |file: &str| read_json(&out.path().join(file))["facts"].clone();
+    assert_eq!(facts("live.json"), facts("offline.json"));
+    assert_eq!(facts("again.json"), facts("live.json"));
+    for format in ["text", "json", "markdown"] {
+        let check = run(driftgate().args([
+            "check",
+            "--snapshot",
+            &o("live.json"),
+            "--baseline",
+            "examples/azure-local-dcbx/baseline.json",
+            "--format",
+            format,
+        ]));
+        // Without the example's windows source the verdict is incomplete; findings are listed.
+        assert_eq!(check.code, 3, "{}", check.output);
+        assert!(check.output.contains("dcbx_mode"), "{}", check.output);
+        runs.push(("check report", check));
+    }
+    // Not vacuous: the facts and the harmless controls are there, from both attribute sets.
+    let snapshot = read_json(&out.path().join("live.json"));
+    let facts = &snapshot["facts"];
+    for (path, value) in [
+        ("bios/KeyboardLayout", "control-bios-keyboard"),
+        ("bios/pending/KeyboardLayout", "control-bios-keyboard"),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/hii/KeyboardLayout",
+            "control-nic-keyboard",
+        ),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/pending/hii/NWManagementPassThrough",
+            "control-nic-passthrough",
+        ),
+        ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", "disabled"),
+    ] {
+        assert_eq!(facts[path], json!(value), "{path} in {facts:#}");
+    }
+    let saved = std::fs::read_to_string(
+        out.path()
+            .join(format!("saved-live/redfish/v1/{FUNCTION}/index.json")),
+    )
+    .unwrap();
+    assert!(saved.contains("control-nic-passthrough"), "{saved}");
+    let mut files = Vec::new();
+    files_under(out.path(), &mut files);
+    assert!(files.len() > 50, "{files:?}");
+    // Every leak at once, so a failure shows what reached where.
+    let mut leaked = Vec::new();
+    for file in files {
+        let found = leaks(&std::fs::read_to_string(&file).unwrap());
+        if !found.is_empty() {
+            let name = file.strip_prefix(out.path()).unwrap().display().to_string();
+            leaked.push(format!("{name}: {found:?}"));
+        }
+    }
+    for (what, run) in &runs {
+        let found = leaks(&run.output);
+        if !found.is_empty() {
+            leaked.push(format!("output of {what}: {found:?}"));
+        }
+    }
+    assert!(
+        leaked.is_empty(),
+        "planted secrets leaked:\n{}",
+        leaked.join("\n")
+    );
+}
+
+/// A baseline sealed from `base` with `extra` facts added.
+fn sealed(base: &str, extra: &[(&str, &str)], dir: &Path, name: &str) -> String {
+    let mut snapshot = read_json(&root().join(base));
+    snapshot.as_object_mut().unwrap().remove("digest");
+    for (path, value) in extra {
+        snapshot["facts"][*path] = json!(value);
+    }
+    let unsealed = dir.join(format!("{name}.unsealed.json"));
+    write_json(&unsealed, &snapshot);
+    let target = dir.join(name).display().to_string();
+    let seal = run(driftgate()
+        .args(["snapshot", "seal"])
+        .arg(&unsealed)
+        .args(["--out", &target]));
+    assert_eq!(seal.code, 0, "{}", seal.output);
+    target
+}
+
+#[test]
+fn reports_never_print_a_secret_an_old_snapshot_still_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = sealed(
+        "examples/azure-local-dcbx/baseline.json",
+        &[
+            (
+                "bios/SnmpCommunityString",
+                "PLANTED-bios-SnmpCommunityString",
+            ),
+            ("bios/AssetNote", HEX_KEY),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/hii/IpmiKgKey",
+                "PLANTED-nic-IpmiKgKey",
+            ),
+        ],
+        dir.path(),
+        "baseline.json",
+    );
+    let snapshot = sealed(
+        "examples/azure-local-dcbx/post-update.json",
+        &[
+            (
+                "bios/SnmpCommunityString",
+                "PLANTED-nic-SnmpCommunityString",
+            ),
+            ("nic/00:0a:f7:12:34:56/bmc/hii/ApiKey", "PLANTED-nic-ApiKey"),
+        ],
+        dir.path(),
+        "post.json",
+    );
+    for format in ["text", "json", "markdown"] {
+        for args in [
+            vec!["check", "--snapshot", &snapshot, "--baseline", &baseline],
+            vec!["diff", &baseline, &snapshot],
+        ] {
+            let report = run(driftgate().args(&args).args(["--format", format]));
+            assert_eq!(report.code, 1, "{}", report.output);
+            assert_clean(&format!("{args:?} --format {format}"), &report.output);
+            // The changes are still judged and named, only their values are hidden.
+            for path in ["bios/SnmpCommunityString", "bios/AssetNote", "hii/ApiKey"] {
+                assert!(
+                    report.output.contains(path),
+                    "{format}: {path}: {}",
+                    report.output
+                );
+            }
+            assert!(report.output.contains("redacted"), "{}", report.output);
+        }
+    }
+}
+
+/// A stand-in for every tool a capture may run: it writes its environment to `$ENV_DUMP`
+/// and fails, so the capture goes on to the next command.
+fn env_dumping_tools(dump: &Path) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().unwrap();
+    let script = bin.path().join("dump-env");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nenv > '{}'/\"$(basename \"$0\").$$\"\necho 'stand-in: no data' >&2\nexit 1\n",
+            dump.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for tool in [
+        "ssh",
+        "ip",
+        "dcb",
+        "ethtool",
+        "devlink",
+        "mlnx_qos",
+        "mlxconfig",
+        "multipath",
+        "lldptool",
+        "esxcli",
+        "pwsh",
+        "powershell",
+    ] {
+        std::os::unix::fs::symlink(&script, bin.path().join(tool)).unwrap();
+    }
+    bin
+}
+
+#[test]
+fn child_processes_inherit_no_driftgate_credentials() {
+    for (source, tool) in [
+        ("linux=local:", "ip"),
+        ("linux=ssh://testhost", "ssh"),
+        ("esxi=ssh://root@esx01", "ssh"),
+    ] {
+        let dump = tempfile::tempdir().unwrap();
+        let bin = env_dumping_tools(dump.path());
+        // A credentials file is read at start whatever the sources; its path is withheld too.
+        let secrets = tempfile::tempdir().unwrap();
+        let file = secrets.path().join("PLANTED-env-credentials.toml");
+        std::fs::write(
+            &file,
+            "username = \"PLANTED-env-file-user\"\npassword = \"PLANTED-env-file-password\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let capture = run(driftgate()
+            .args(["capture", "--host", "node01", "--source", source])
+            .env("PATH", path)
+            .env("DRIFTGATE_BMC_USERNAME", "PLANTED-env-username")
+            .env("DRIFTGATE_BMC_PASSWORD", "PLANTED-env-password")
+            .env("DRIFTGATE_BMC_CREDENTIALS", &file)
+            .env("DRIFTGATE_MOCKUP_PASSWORD", "PLANTED-env-mockup")
+            .env("DRIFTGATE_TOKEN", "PLANTED-env-token")
+            .env("KEPT_FOR_CHILDREN", "kept"));
+        assert_ne!(capture.code, 0, "the stand-ins fail: {}", capture.output);
+        assert!(
+            !capture.output.contains("PLANTED-env"),
+            "{}",
+            capture.output
+        );
+        let mut dumps = Vec::new();
+        files_under(dump.path(), &mut dumps);
+        assert!(
+            dumps
+                .iter()
+                .any(|d| d.file_name().unwrap().to_string_lossy().starts_with(tool)),
+            "{source}: {tool} never ran: {dumps:?}: {}",
+            capture.output
+        );
+        for file in dumps {
+            let env = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                env.contains("KEPT_FOR_CHILDREN=kept"),
+                "{}: {env}",
+                file.display()
+            );
+            assert!(
+                !env.lines().any(|l| l.starts_with("DRIFTGATE_")),
+                "{source}: {} inherited {}",
+                file.display(),
+                env.lines()
+                    .filter(|l| l.starts_with("DRIFTGATE_"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+}

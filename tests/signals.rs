@@ -1,0 +1,531 @@
+//! Signals during a capture, and what a capture says on standard error: a real capture with
+//! session authentication against a real, slow `driftgate mockup serve` gets SIGTERM,
+//! SIGINT or SIGHUP mid-crawl and must delete its session, write nothing and exit 128 + N;
+//! local commands it runs must not outlive it; a failed session delete names the DELETE;
+//! log lines honour `--color`.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::root;
+
+const USER: &str = "root";
+const PASSWORD: &str = "calvin-Pa55-never-logged";
+const FIRST_SESSION: &str = "/redfish/v1/SessionService/Sessions/1";
+
+fn bmc() -> PathBuf {
+    root().join("examples/azure-local-dcbx/recorded/baseline/bmc")
+}
+
+/// The driftgate binary with no inherited driftgate or colour settings.
+fn driftgate() -> Command {
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("driftgate"));
+    cmd.current_dir(root())
+        .env_remove("DRIFTGATE_POLICY")
+        .env_remove("DRIFTGATE_REPO")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+/// A running `driftgate -v mockup serve` whose log lines (session created, session deleted)
+/// the test reads; stopped on drop.
+struct Simulator {
+    child: Child,
+    address: String,
+    log: mpsc::Receiver<(Instant, String)>,
+    /// Lines read so far, with when the test read them.
+    seen: Vec<(Instant, String)>,
+}
+
+impl Simulator {
+    fn start(args: &[&str]) -> Simulator {
+        let mut child = driftgate()
+            .args(["-vv", "mockup", "serve"])
+            .arg(bmc())
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
+            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the simulator starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let address = line
+            .split(" on http://")
+            .nth(1)
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .trim()
+            .to_owned();
+        let (sender, log) = mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if sender.send((Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        });
+        Simulator {
+            child,
+            address,
+            log,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The requests logged after `since` (all lines read so far).
+    fn requests_after(&self, since: Instant) -> Vec<&str> {
+        self.seen
+            .iter()
+            .filter(|(at, line)| *at > since && line.contains("DEBUG"))
+            .map(|(_, line)| line.as_str())
+            .collect()
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    /// Waits up to `within` for a log line containing `text`.
+    fn logged(&mut self, text: &str, within: Duration) -> bool {
+        if self.seen.iter().any(|(_, l)| l.contains(text)) {
+            return true;
+        }
+        let deadline = Instant::now() + within;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.log.recv_timeout(left) {
+                Ok((at, line)) => {
+                    let found = line.contains(text);
+                    self.seen.push((at, line));
+                    if found {
+                        return true;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        false
+    }
+
+    /// Live sessions, as the simulator lists them (a plain HTTP/1.1 GET; no client needed).
+    fn sessions(&self) -> usize {
+        use base64::Engine as _;
+        let mut stream = std::net::TcpStream::connect(&self.address).unwrap();
+        let credentials =
+            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+        write!(
+            stream,
+            "GET /redfish/v1/SessionService/Sessions HTTP/1.1\r\nHost: {}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n",
+            self.address
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let body: serde_json::Value =
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
+        body["Members"].as_array().unwrap().len()
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn send(child: &Child, signal: libc::c_int) {
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill touches no memory; the pid is our unreaped child.
+    assert_eq!(
+        unsafe { libc::kill(pid, signal) },
+        0,
+        "kill({pid}, {signal})"
+    );
+}
+
+/// Waits up to `within` for `child` to exit; kills it and fails the test otherwise.
+fn finish(child: Child, within: Duration, what: &str) -> Output {
+    let pid = child.id();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(child.wait_with_output());
+    });
+    match receiver.recv_timeout(within) {
+        Ok(output) => output.unwrap(),
+        Err(_) => {
+            // SAFETY: as in `send`.
+            unsafe { libc::kill(libc::pid_t::try_from(pid).unwrap(), libc::SIGKILL) };
+            panic!("{what}: still running {within:?} after the signal");
+        }
+    }
+}
+
+/// `driftgate capture` of `source` into `out`, with `ignore`d signals ignored and the rest
+/// at their default (whatever the test runner inherited, e.g. a `nohup`).
+fn capture_command(source: &str, out: &Path, ignore: &'static [libc::c_int]) -> Command {
+    use std::os::unix::process::CommandExt as _;
+    let mut cmd = driftgate();
+    // SAFETY: between fork and exec only async-signal-safe `signal` calls run.
+    unsafe {
+        cmd.pre_exec(move || {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                let action = if ignore.contains(&signal) {
+                    libc::SIG_IGN
+                } else {
+                    libc::SIG_DFL
+                };
+                libc::signal(signal, action);
+            }
+            Ok(())
+        });
+    }
+    cmd.args([
+        "capture",
+        "--host",
+        "azl-node01",
+        "--source",
+        source,
+        "--out",
+    ])
+    .arg(out)
+    .env("DRIFTGATE_BMC_USERNAME", USER)
+    .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    cmd
+}
+
+#[test]
+fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() {
+    for (signal, name, code) in [
+        (libc::SIGTERM, "SIGTERM", 143),
+        (libc::SIGINT, "SIGINT", 130),
+        (libc::SIGHUP, "SIGHUP", 129),
+    ] {
+        // 300 ms per answer: the whole crawl takes about 3 s, so the signal lands mid-crawl.
+        let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("azl-node01.json");
+        let mut child = capture_command(&format!("redfish={}", server.url()), &out, &[])
+            .spawn()
+            .unwrap();
+        assert!(
+            server.logged(
+                &format!("session {FIRST_SESSION} created"),
+                Duration::from_secs(20)
+            ),
+            "{name}: the capture never logged in: {:?}",
+            server.seen
+        );
+        std::thread::sleep(Duration::from_millis(600));
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "{name}: the capture finished before the signal; the simulator is too fast"
+        );
+        send(&child, signal);
+        // A request already on its way reaches the simulator within a few milliseconds.
+        let settled = Instant::now() + Duration::from_millis(100);
+        let output = finish(child, Duration::from_secs(20), name);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "capture of azl-node01 stopped by {name} before it finished: no snapshot was written"
+            )),
+            "{name}: {stderr}"
+        );
+        assert!(!out.exists(), "{name}: a snapshot was written");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{name}: something was left in the output folder"
+        );
+        assert!(output.stdout.is_empty(), "{name}: something on stdout");
+        assert!(
+            server.logged(
+                &format!("DELETE {FIRST_SESSION}: session deleted"),
+                Duration::from_secs(5)
+            ),
+            "{name}: the session was not deleted: {:?}",
+            server.seen
+        );
+        let late: Vec<&str> = server
+            .requests_after(settled)
+            .into_iter()
+            .filter(|request| !request.contains(&format!("DELETE {FIRST_SESSION}")))
+            .collect();
+        assert!(
+            late.is_empty(),
+            "{name}: requests after the signal: {late:?}"
+        );
+        assert_eq!(server.sessions(), 0, "{name}: a session is left open");
+    }
+}
+
+#[test]
+fn a_signal_while_logging_in_leaves_no_session() {
+    // Each answer takes 1.5 s: the signal lands while the login is on its way, or (on a slow
+    // machine) just before it starts. Either way no session may be left open.
+    let mut server = Simulator::start(&["--auth", "session", "--latency", "1500"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url()), &out, &[])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    send(&child, libc::SIGTERM);
+    let output = finish(child, Duration::from_secs(20), "SIGTERM while logging in");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(!out.exists(), "a snapshot was written");
+    if server.logged("created", Duration::from_secs(2)) {
+        assert!(
+            server.logged(
+                &format!("DELETE {FIRST_SESSION}: session deleted"),
+                Duration::from_secs(5)
+            ),
+            "{:?}",
+            server.seen
+        );
+    }
+    assert_eq!(server.sessions(), 0, "{:?}", server.seen);
+}
+
+#[test]
+fn a_signal_ignored_at_start_stays_ignored_as_nohup_means() {
+    let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url()), &out, &[libc::SIGHUP])
+        .spawn()
+        .unwrap();
+    assert!(server.logged(
+        &format!("session {FIRST_SESSION} created"),
+        Duration::from_secs(20)
+    ));
+    std::thread::sleep(Duration::from_millis(600));
+    send(&child, libc::SIGHUP);
+    let output = finish(child, Duration::from_secs(30), "SIGHUP under nohup");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(out.is_file(), "the capture went on and wrote its snapshot");
+    assert_eq!(server.sessions(), 0);
+}
+
+/// Fake `esxcli` that records its pid and then hangs, as a stuck host tool does; with
+/// `deaf`, it ignores SIGTERM as well. Returns the pid file.
+fn hanging_esxcli(dir: &Path, deaf: bool) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let pids = dir.join("pids");
+    let script = dir.join("esxcli");
+    let trap = if deaf { "trap '' TERM\n" } else { "" };
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{trap}echo $$ >> '{}'\nexec sleep 60\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    pids
+}
+
+/// Whether `pid` is a live process (a zombie is dead).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // "pid (comm) STATE …"
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// A capture of `esxi=local:` whose `esxcli` hangs: (child, pid of esxcli, pid file, out).
+fn hanging_capture(dir: &Path, deaf: bool) -> (Child, u32, PathBuf, PathBuf) {
+    let pids = hanging_esxcli(dir, deaf);
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = dir.join("snapshot.json");
+    let child = capture_command("esxi=local:", &out, &[])
+        .env("PATH", path)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let pid = loop {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        if let Some(pid) = text
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse::<u32>().ok())
+        {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "the fake esxcli never ran");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Past `exec`: the pid is sleep's now.
+    std::thread::sleep(Duration::from_millis(200));
+    (child, pid, pids, out)
+}
+
+/// Fails unless `pid` is gone within two seconds (and kills it then).
+fn assert_gone(pid: u32, what: &str) {
+    let gone = Instant::now() + Duration::from_secs(2);
+    while alive(pid) && Instant::now() < gone {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survived = alive(pid);
+    if survived {
+        // SAFETY: as in `send`; cleans up what the test found.
+        unsafe { libc::kill(i32::try_from(pid).unwrap(), libc::SIGKILL) };
+    }
+    assert!(!survived, "{what}: esxcli (pid {pid}) outlived the capture");
+}
+
+#[test]
+fn a_signal_stops_the_local_commands_of_a_capture_too() {
+    for deaf in [false, true] {
+        let what = if deaf {
+            "esxcli ignoring SIGTERM"
+        } else {
+            "esxcli"
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (child, pid, pids, out) = hanging_capture(dir.path(), deaf);
+        let started = Instant::now();
+        send(&child, libc::SIGTERM);
+        let output = finish(child, Duration::from_secs(10), what);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(143), "{what}: {stderr}");
+        // One that ignores SIGTERM gets SIGKILL after a grace of 2 s.
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "{what}: {:?}",
+            started.elapsed()
+        );
+        assert!(!out.exists(), "{what}: a snapshot was written");
+        assert_gone(pid, what);
+        let commands = std::fs::read_to_string(&pids).unwrap().lines().count();
+        assert_eq!(
+            commands, 1,
+            "{what}: commands were started after the signal"
+        );
+    }
+}
+
+#[test]
+fn a_second_signal_exits_at_once_and_still_stops_the_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (child, pid, _, out) = hanging_capture(dir.path(), true);
+    send(&child, libc::SIGTERM);
+    std::thread::sleep(Duration::from_millis(300));
+    let second = Instant::now();
+    send(&child, libc::SIGINT);
+    let output = finish(child, Duration::from_secs(10), "a second signal");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        second.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        second.elapsed()
+    );
+    assert!(
+        stderr.contains("SIGINT while stopping after SIGTERM: exiting at once"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "a snapshot was written");
+    assert_gone(pid, "a second signal");
+}
+
+#[test]
+fn a_failed_session_delete_names_the_delete_and_its_uri() {
+    let server = Simulator::start(&[
+        "--auth",
+        "session",
+        "--fault",
+        &format!("status=500:{FIRST_SESSION}"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let output = capture_command(&format!("redfish={}", server.url()), &out, &[])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The facts are whole: the open session is worth a warning, not a failed capture.
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "could not delete the session: DELETE {FIRST_SESSION}: HTTP 500: Injected fault. (Base.1.12.InternalError)"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("GET /redfish/v1/SessionService"),
+        "{stderr}"
+    );
+    assert_eq!(server.sessions(), 1);
+}
+
+#[test]
+fn log_lines_honour_color_never_and_redirected_standard_error() {
+    let server = Simulator::start(&["--auth", "session"]);
+    let dir = tempfile::tempdir().unwrap();
+    let run = |color: &[&str], env: Option<(&str, &str)>| {
+        let mut cmd = capture_command(
+            &format!("redfish={}", server.url()),
+            &dir.path().join("s.json"),
+            &[],
+        );
+        cmd.arg("-v").args(color);
+        if let Some((name, value)) = env {
+            cmd.env(name, value);
+        }
+        let output = cmd.output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(
+            stderr.contains("INFO") && stderr.contains("logged in with a session"),
+            "{color:?}: no log lines to check: {stderr}"
+        );
+        stderr
+    };
+    // Standard error is a pipe here, so `auto` must not colour either.
+    for (color, env) in [
+        (&["--color", "never"][..], None),
+        (&[][..], None),
+        (&["--color", "auto"][..], Some(("NO_COLOR", "1"))),
+    ] {
+        let stderr = run(color, env);
+        assert!(!stderr.contains('\x1b'), "{color:?} {env:?}: {stderr:?}");
+    }
+    // And the check can see colour when it is asked for.
+    let coloured = run(&["--color", "always"], None);
+    let info = coloured
+        .lines()
+        .find(|l| l.contains("logged in with a session"))
+        .unwrap();
+    assert!(info.contains('\x1b'), "{info:?}");
+}
