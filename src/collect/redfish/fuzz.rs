@@ -2,9 +2,10 @@
 //!
 //! The seed-1 post-update mockup (which BLOCKs against the seed-1 baseline mockup under the
 //! built-in policy) is served from memory; one or more of its bodies are cut short or have
-//! bytes replaced, and the whole capture (crawl, normalization, shape check) is judged. A
-//! result that is `complete` and PASSes would be a broken capture looking healthy. The
-//! mutations of `tests/fixtures/fuzz/redfish/shapes.json` are replayed here too.
+//! bytes replaced, or any value gets one of another type, and the whole capture (crawl,
+//! normalization, shape check) is judged. A result that is `complete` and PASSes would be a
+//! broken capture looking healthy. The mutations of `tests/fixtures/fuzz/redfish/shapes.json`
+//! are replayed here too.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -116,9 +117,13 @@ struct Seed {
 
 impl Seed {
     fn verdict(&self, capture: &Capture) -> Verdict {
+        self.verdict_against(capture, Some(&self.baseline))
+    }
+
+    fn verdict_against(&self, capture: &Capture, baseline: Option<&VerifiedSnapshot>) -> Verdict {
         compare::judge(
             &sealed(capture),
-            Some(&self.baseline),
+            baseline,
             &self.policy,
             &JudgeOptions::default(),
         )
@@ -342,5 +347,88 @@ proptest! {
         }
         damaged.bodies.insert(uri.clone(), body);
         assert_fails_closed(seed, &capture(&damaged), &format!("{uri} {damages:?}"));
+    }
+}
+
+/// Every value inside `body` (not the body itself), by JSON pointer, in document order.
+fn pointers(value: &Value, at: &str, found: &mut Vec<String>) {
+    let escape = |key: &str| key.replace('~', "~0").replace('/', "~1");
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                let pointer = format!("{at}/{}", escape(key));
+                found.push(pointer.clone());
+                pointers(child, &pointer, found);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                let pointer = format!("{at}/{index}");
+                found.push(pointer.clone());
+                pointers(child, &pointer, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A value of each JSON type but null (null is "no value" in Redfish, not a wrong type).
+fn retyped(original: &Value, choice: usize) -> Value {
+    let candidates = [
+        Value::from("x"),
+        Value::from(7),
+        Value::from(true),
+        Value::Object(serde_json::Map::new()),
+        Value::Array(Vec::new()),
+    ];
+    let same = |v: &Value| std::mem::discriminant(v) == std::mem::discriminant(original);
+    let others: Vec<&Value> = candidates.iter().filter(|v| !same(v)).collect();
+    others[choice % others.len()].clone()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz/redfish/proptest-regressions.txt"),
+            ),
+        )),
+        ..ProptestConfig::with_cases(256)
+    })]
+
+    /// A value of another type anywhere in a body the crawl reads: complete only if the
+    /// verdict still BLOCKs, with the baseline and without one (invariants alone).
+    #[test]
+    fn a_value_of_another_type_never_passes_with_or_without_a_baseline(
+        file in any::<Index>(),
+        node in any::<Index>(),
+        choice in 0usize..4,
+    ) {
+        let seed = seed();
+        let uris: Vec<&String> = seed.intact.bodies.keys().collect();
+        let uri = uris[file.index(uris.len())].clone();
+        let mut body: Value = serde_json::from_slice(&seed.intact.bodies[&uri]).expect("JSON");
+        let mut all = Vec::new();
+        pointers(&body, "", &mut all);
+        prop_assume!(!all.is_empty());
+        let pointer = all[node.index(all.len())].clone();
+        let slot = body.pointer_mut(&pointer).expect("a pointer just listed");
+        *slot = retyped(slot, choice);
+        let mut damaged = seed.intact.clone();
+        damaged.bodies.insert(uri.clone(), serde_json::to_vec(&body).expect("serializes"));
+        let captured = capture(&damaged);
+        if captured.status == SourceStatus::Complete {
+            for baseline in [Some(&seed.baseline), None] {
+                let verdict = seed.verdict_against(&captured, baseline);
+                prop_assert_eq!(
+                    verdict,
+                    Verdict::Block,
+                    "{} {} retyped; baseline {}",
+                    uri,
+                    pointer,
+                    baseline.is_some()
+                );
+            }
+        }
     }
 }
