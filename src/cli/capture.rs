@@ -68,7 +68,7 @@ pub struct Args {
     bmc_timeout: u64,
     /// Seconds the whole crawl of one BMC may take; what is not read by then makes the source
     /// partial (or failed), naming the deadline.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     host_timeout: u64,
     /// Requests in flight per BMC.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]

@@ -138,6 +138,9 @@ enum Expect {
     Mac,
     /// An array of MACs.
     Macs,
+    /// An array of strings: NetworkPort `AssociatedNetworkAddresses` holds MACs or, on Fibre
+    /// Channel ports, WWNs.
+    Addresses,
     /// `None`, `TX`, `RX`, `TX_RX` (Port.v1 and NetworkPort.v1 `FlowControl`).
     FlowControl,
     /// An attribute block: an object whose values are strings, numbers, booleans or null.
@@ -153,48 +156,55 @@ impl Expect {
             Expect::Bool => "a boolean",
             Expect::Mac => "a MAC address string",
             Expect::Macs => "an array of MAC address strings",
+            Expect::Addresses => "an array of address strings",
             Expect::FlowControl => "one of \"None\", \"TX\", \"RX\", \"TX_RX\"",
             Expect::Attributes => "an object of attributes",
         }
     }
 
-    /// Whether `value` (not null) fits; for attribute blocks, the first bad member.
+    /// Whether `value` (not null) fits; for arrays and attribute blocks, the first bad
+    /// member.
     fn fits(self, value: &Value) -> Result<(), Option<(String, &Value)>> {
-        let ok =
-            match self {
-                Expect::Object => value.is_object(),
-                Expect::Array => value.is_array(),
-                Expect::Text => value.is_string(),
-                Expect::Bool => value.is_boolean(),
-                Expect::Mac => value.as_str().is_some_and(is_mac),
-                Expect::Macs => match value.as_array() {
-                    Some(items) => {
-                        return match items.iter().enumerate().find(|(_, item)| {
-                            !(item.is_null() || item.as_str().is_some_and(is_mac))
-                        }) {
-                            Some((index, item)) => Err(Some((index.to_string(), item))),
-                            None => Ok(()),
-                        };
-                    }
-                    None => false,
-                },
-                Expect::FlowControl => value
-                    .as_str()
-                    .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
-                Expect::Attributes => match value.as_object() {
-                    Some(attributes) => {
-                        return match attributes
-                            .iter()
-                            .find(|(_, v)| matches!(v, Value::Array(_) | Value::Object(_)))
-                        {
-                            Some((name, v)) => Err(Some((name.clone(), v))),
-                            None => Ok(()),
-                        };
-                    }
-                    None => false,
-                },
-            };
+        let ok = match self {
+            Expect::Object => value.is_object(),
+            Expect::Array => value.is_array(),
+            Expect::Text => value.is_string(),
+            Expect::Bool => value.is_boolean(),
+            Expect::Mac => value.as_str().is_some_and(is_mac),
+            Expect::Macs => {
+                return each(value, |item| item.as_str().is_some_and(is_mac));
+            }
+            Expect::Addresses => return each(value, Value::is_string),
+            Expect::FlowControl => value
+                .as_str()
+                .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
+            Expect::Attributes => match value.as_object() {
+                Some(attributes) => {
+                    return match attributes
+                        .iter()
+                        .find(|(_, v)| matches!(v, Value::Array(_) | Value::Object(_)))
+                    {
+                        Some((name, v)) => Err(Some((name.clone(), v))),
+                        None => Ok(()),
+                    };
+                }
+                None => false,
+            },
+        };
         if ok { Ok(()) } else { Err(None) }
+    }
+}
+
+/// Whether `value` is an array whose items are null or `fit`; else the first bad item.
+fn each(value: &Value, fit: impl Fn(&Value) -> bool) -> Result<(), Option<(String, &Value)>> {
+    let items = value.as_array().ok_or(None)?;
+    match items
+        .iter()
+        .enumerate()
+        .find(|(_, item)| !(item.is_null() || fit(item)))
+    {
+        Some((index, item)) => Err(Some((index.to_string(), item))),
+        None => Ok(()),
     }
 }
 
@@ -230,6 +240,7 @@ impl Checker {
             Err(Some((member, bad))) => {
                 let expected = match expect {
                     Expect::Attributes => "a string, number, boolean or null",
+                    Expect::Addresses => "an address string",
                     _ => Expect::Mac.describe(),
                 };
                 self.problems.push(ShapeError::new(
@@ -279,7 +290,7 @@ impl Checker {
 
     fn port(&mut self, port: &Value, vendor: Vendor) {
         self.check(port, &["Id"], Expect::Text);
-        self.check(port, &["AssociatedNetworkAddresses"], Expect::Macs);
+        self.check(port, &["AssociatedNetworkAddresses"], Expect::Addresses);
         self.check(port, &["Ethernet"], Expect::Object);
         self.check(port, &["Ethernet", "AssociatedMACAddresses"], Expect::Macs);
         for property in ["FlowControlConfiguration", "FlowControlStatus"] {

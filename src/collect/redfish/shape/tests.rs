@@ -151,3 +151,21 @@ fn a_mistyped_vendor_is_named() {
         ]
     );
 }
+
+#[test]
+fn network_port_addresses_may_be_wwns_but_must_be_strings() {
+    let inventory = |addresses: Value| Inventory {
+        adapters: vec![AdapterInventory {
+            network_ports: vec![
+                json!({"@odata.id": "/a/np", "AssociatedNetworkAddresses": addresses}),
+            ],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    };
+    assert!(problems(&inventory(json!(["20:00:00:25:B5:00:00:0F", null]))).is_empty());
+    assert_eq!(
+        problems(&inventory(json!(["00:0A:F7:12:34:56", 5]))),
+        ["/a/np: AssociatedNetworkAddresses/1 is the number 5, expected an address string"]
+    );
+}
