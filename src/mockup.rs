@@ -50,10 +50,15 @@ pub enum Fault {
     Hang(String),
     /// This URI answers this status with a Redfish error body.
     Status(u16, String),
+    /// Every session is forgotten when request N arrives (a BMC reset, or its session
+    /// timeout): requests with the old token answer 401.
+    ExpireSessions(u32),
+    /// Only the first N session logins succeed; later ones answer 401 (a locked account).
+    Logins(u32),
 }
 
 impl Fault {
-    /// Parses `unavailable=N`, `session-limit`, `no-expand`, `truncate=URI`, `oversize=URI`,
+    /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`, `no-expand`, `truncate=URI`, `oversize=URI`,
     /// `redirect-loop=URI`, `hang=URI` or `status=CODE:URI`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (kind, arg) = text
@@ -70,6 +75,14 @@ impl Fault {
                 .map(Fault::Unavailable)
                 .ok_or_else(|| format!("{text:?}: unavailable needs =COUNT")),
             "session-limit" => Ok(Fault::SessionLimit),
+            "expire-sessions" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::ExpireSessions)
+                .ok_or_else(|| format!("{text:?}: expire-sessions needs =REQUEST")),
+            "logins" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::Logins)
+                .ok_or_else(|| format!("{text:?}: logins needs =COUNT")),
             "no-expand" => Ok(Fault::NoExpand),
             "truncate" => Ok(Fault::Truncate(uri()?)),
             "oversize" => Ok(Fault::Oversize(uri()?)),
@@ -90,7 +103,7 @@ impl Fault {
                 Ok(Fault::Status(code, rest.trim_end_matches('/').to_owned()))
             }
             _ => Err(format!(
-                "{text:?}: unknown fault (unavailable=N, session-limit, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI)"
+                "{text:?}: unknown fault (unavailable=N, session-limit, expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI)"
             )),
         }
     }
@@ -114,11 +127,15 @@ pub struct ServeOptions {
 struct Server {
     options: ServeOptions,
     requests: AtomicU32,
+    logins: AtomicU32,
     next_session: AtomicU64,
     sessions: Mutex<HashMap<String, String>>,
 }
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+
+/// `GET` here answers `{"Requests": N}`, the number of requests served so far.
+pub const REQUESTS: &str = "/driftgate/requests";
 
 /// Serves `options` on `address` until the process ends; `tls`, when given, wraps every
 /// connection. `ready` gets the bound address (port 0 picks a free one).
@@ -133,6 +150,7 @@ pub async fn serve(
     let server = Arc::new(Server {
         options,
         requests: AtomicU32::new(0),
+        logins: AtomicU32::new(0),
         next_session: AtomicU64::new(1),
         sessions: Mutex::new(HashMap::new()),
     });
@@ -183,8 +201,20 @@ impl Server {
         }
         let path = request.uri().path().trim_end_matches('/').to_owned();
         let query = request.uri().query().unwrap_or("").to_owned();
+        // How many requests were answered, outside the Redfish tree and not counted itself:
+        // lets a dry run (and the tests) see how hard a client hits the BMC.
+        if path == REQUESTS {
+            let body = json!({"Requests": self.requests.load(Ordering::SeqCst)});
+            return respond(StatusCode::OK, body.to_string().into_bytes());
+        }
         let count = self.requests.fetch_add(1, Ordering::SeqCst);
         let faults = &self.options.faults;
+        if faults.contains(&Fault::ExpireSessions(count)) {
+            self.sessions
+                .lock()
+                .expect("no panic while holding the lock")
+                .clear();
+        }
         if faults
             .iter()
             .any(|f| matches!(f, Fault::Unavailable(n) if count < *n))
@@ -400,10 +430,16 @@ impl Server {
         };
         let login: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let given = (login["UserName"].as_str(), login["Password"].as_str());
-        let valid = match &self.options.account {
-            Some((user, password)) => given == (Some(user.as_str()), Some(password.as_str())),
-            None => true,
-        };
+        let locked = self
+            .options
+            .faults
+            .iter()
+            .any(|f| matches!(f, Fault::Logins(n) if self.logins.load(Ordering::SeqCst) >= *n));
+        let valid = !locked
+            && match &self.options.account {
+                Some((user, password)) => given == (Some(user.as_str()), Some(password.as_str())),
+                None => true,
+            };
         if !valid {
             return redfish_error(
                 StatusCode::UNAUTHORIZED,
@@ -411,6 +447,7 @@ impl Server {
                 "Base.1.12.InsufficientPrivilege",
             );
         }
+        self.logins.fetch_add(1, Ordering::SeqCst);
         let id = self.next_session.fetch_add(1, Ordering::SeqCst);
         let uri = format!("{SESSIONS}/{id}");
         let token = format!("{:x}{:x}", rand_token(), id);
@@ -498,6 +535,11 @@ mod tests {
     #[test]
     fn faults_parse_and_bad_ones_say_why() {
         assert_eq!(Fault::parse("unavailable=2"), Ok(Fault::Unavailable(2)));
+        assert_eq!(
+            Fault::parse("expire-sessions=5"),
+            Ok(Fault::ExpireSessions(5))
+        );
+        assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
         assert_eq!(
             Fault::parse("status=500:/redfish/v1/Systems/"),
             Ok(Fault::Status(500, "/redfish/v1/Systems".into()))

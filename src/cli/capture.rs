@@ -66,6 +66,10 @@ pub struct Args {
     /// Seconds one BMC request may take, retries aside.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     bmc_timeout: u64,
+    /// Seconds the whole crawl of one BMC may take; what is not read by then makes the source
+    /// partial (or failed), naming the deadline.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    host_timeout: u64,
     /// Requests in flight per BMC.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     bmc_concurrency: u16,
@@ -110,6 +114,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             insecure: args.insecure,
             client: ClientOptions {
                 timeout: Duration::from_secs(args.bmc_timeout),
+                host_timeout: Duration::from_secs(args.host_timeout),
                 ..ClientOptions::default()
             },
             concurrency: usize::from(args.bmc_concurrency),

@@ -31,8 +31,8 @@ pub enum Command {
         /// Authentication required from clients.
         #[arg(long, value_enum, default_value_t = AuthRequirement::None)]
         auth: AuthRequirement,
-        /// Inject a failure (repeatable): unavailable=N, session-limit, no-expand,
-        /// truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI.
+        /// Inject a failure (repeatable): unavailable=N, session-limit, expire-sessions=N,
+        /// logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI.
         #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
         faults: Vec<Fault>,
         /// Serve HTTPS with a freshly generated self-signed certificate.

@@ -7,6 +7,12 @@
 //! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
+//!
+//! What the crawl follows is checked for its shape ([`super::shape`]): a body that is not an
+//! object, a link that is not `{"@odata.id": "…"}`, a `Members` that is not an array of links,
+//! a non-string `Members@odata.nextLink`, a collection listing fewer members than its
+//! `Members@odata.count`. Each is recorded as an error naming the URI and property, so the
+//! capture is partial instead of silently smaller; absent and `null` mean "none".
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -17,6 +23,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::fetch::{Fetch, FetchError};
+use super::shape::{self, ShapeError, uri_of};
 
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
@@ -198,6 +205,15 @@ impl<F: Fetch> Crawler<'_, F> {
                 .expect("the semaphore is never closed");
             self.fetch.get(uri).await?
         };
+        // Every Redfish resource is a JSON object; anything else would read as "no properties".
+        if !value.is_object() {
+            return Err(FetchError::Shape(ShapeError::new(
+                uri,
+                "the body",
+                "a JSON object (a Redfish resource)",
+                &value,
+            )));
+        }
         let key = uri
             .split('?')
             .next()
@@ -219,6 +235,80 @@ impl<F: Fetch> Crawler<'_, F> {
             .collect()
     }
 
+    /// Records a property of the wrong type.
+    fn wrong(&self, problem: ShapeError) {
+        self.errors
+            .lock()
+            .expect("no panic while holding the lock")
+            .push(FetchError::Shape(problem));
+    }
+
+    /// The link at `path` of `resource`; one of the wrong shape is recorded and not followed.
+    fn link<'v>(&self, resource: &'v Value, path: &[&str]) -> Option<&'v str> {
+        let uri = uri_of(resource, "(a resource without @odata.id)");
+        shape::link(uri, resource, path).unwrap_or_else(|problem| {
+            self.wrong(problem);
+            None
+        })
+    }
+
+    /// The member URIs of the collection page at `uri`, and how many members it lists. A
+    /// `Members` that is not an array, or a member that is not a link, is recorded.
+    fn member_uris(&self, uri: &str, page: &Value) -> (Vec<String>, usize) {
+        let members = match &page["Members"] {
+            Value::Null => return (Vec::new(), 0),
+            Value::Array(members) => members,
+            other => {
+                self.wrong(ShapeError::new(uri, "Members", "an array of links", other));
+                return (Vec::new(), 0);
+            }
+        };
+        let uris = members
+            .iter()
+            .enumerate()
+            .filter_map(|(index, member)| match shape::link_target(member) {
+                Some(target) => Some(target.to_owned()),
+                None => {
+                    self.wrong(ShapeError::new(
+                        uri,
+                        &format!("Members/{index}"),
+                        "a link (an object with a string @odata.id)",
+                        member,
+                    ));
+                    None
+                }
+            })
+            .collect();
+        (uris, members.len())
+    }
+
+    /// A collection that lists fewer members than its `Members@odata.count`, on all its pages,
+    /// is incomplete: the rest would vanish from the snapshot.
+    fn check_count(&self, uri: &str, collection: &Value, listed: usize) {
+        let count = &collection["Members@odata.count"];
+        if count.is_null() {
+            return;
+        }
+        let Some(count) = count.as_u64() else {
+            return self.wrong(ShapeError::new(
+                uri,
+                "Members@odata.count",
+                "a non-negative integer",
+                count,
+            ));
+        };
+        if count > listed as u64 {
+            self.wrong(ShapeError {
+                uri: uri.to_owned(),
+                property: "Members".to_owned(),
+                expected: format!(
+                    "the {count} of Members@odata.count, or a Members@odata.nextLink to the rest"
+                ),
+                found: format!("a list of {listed}"),
+            });
+        }
+    }
+
     /// The members of the collection at `uri`, expanded in one request when the service can.
     async fn members(&self, uri: Option<&str>) -> Vec<Value> {
         let Some(uri) = uri else { return Vec::new() };
@@ -226,13 +316,19 @@ impl<F: Fetch> Crawler<'_, F> {
             match self.fetch_raw(&format!("{uri}?$expand=.($levels=1)")).await {
                 Ok(collection) if expanded(&collection) => {
                     let mut members = inline_members(&collection);
-                    for page in self.next_pages(&collection).await {
-                        members.extend(if expanded(&page) {
-                            inline_members(&page)
+                    let mut listed = members.len();
+                    for (page_uri, page) in self.next_pages(uri, &collection).await {
+                        if expanded(&page) {
+                            let inline = inline_members(&page);
+                            listed += inline.len();
+                            members.extend(inline);
                         } else {
-                            self.get_all(member_uris(&page)).await
-                        });
+                            let (uris, count) = self.member_uris(&page_uri, &page);
+                            listed += count;
+                            members.extend(self.get_all(uris).await);
+                        }
                     }
+                    self.check_count(uri, &collection, listed);
                     let mut fetched = self
                         .fetched
                         .lock()
@@ -252,20 +348,41 @@ impl<F: Fetch> Crawler<'_, F> {
         let Some(collection) = self.get(uri).await else {
             return Vec::new();
         };
-        let mut uris = member_uris(&collection);
-        for page in self.next_pages(&collection).await {
-            uris.extend(member_uris(&page));
+        let (mut uris, mut listed) = self.member_uris(uri, &collection);
+        for (page_uri, page) in self.next_pages(uri, &collection).await {
+            let (more, count) = self.member_uris(&page_uri, &page);
+            uris.extend(more);
+            listed += count;
         }
+        self.check_count(uri, &collection, listed);
         self.get_all(uris).await
     }
 
-    /// Further pages of a collection, following `Members@odata.nextLink` (at most 1000).
-    /// A page seen twice, or more than 1000 pages, is an error: the collection would
-    /// otherwise look complete without being so.
-    async fn next_pages(&self, first: &Value) -> Vec<Value> {
+    /// The next page a collection page at `uri` names: absent or `null` is the last page, a
+    /// `Members@odata.nextLink` that is not a string is recorded (the rest is missing).
+    fn next_link(&self, uri: &str, page: &Value) -> Option<String> {
+        match &page["Members@odata.nextLink"] {
+            Value::Null => None,
+            Value::String(next) => Some(next.clone()),
+            other => {
+                self.wrong(ShapeError::new(
+                    uri,
+                    "Members@odata.nextLink",
+                    "a string (the URI of the next page)",
+                    other,
+                ));
+                None
+            }
+        }
+    }
+
+    /// Further pages of the collection at `uri`, with their URIs, following
+    /// `Members@odata.nextLink` (at most 1000). A page seen twice, or more than 1000 pages, is
+    /// an error: the collection would otherwise look complete without being so.
+    async fn next_pages(&self, uri: &str, first: &Value) -> Vec<(String, Value)> {
         let mut pages = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
-        let mut next = first["Members@odata.nextLink"].as_str().map(str::to_owned);
+        let mut next = self.next_link(uri, first);
         while let Some(uri) = next.take() {
             if !seen.insert(uri.clone()) || pages.len() >= 1000 {
                 let reason = "Members@odata.nextLink loops (or passes 1000 pages); the collection is incomplete".to_owned();
@@ -276,21 +393,23 @@ impl<F: Fetch> Crawler<'_, F> {
                 break;
             }
             if let Some(page) = self.get(&uri).await {
-                next = page["Members@odata.nextLink"].as_str().map(str::to_owned);
-                pages.push(page);
+                next = self.next_link(&uri, &page);
+                pages.push((uri, page));
             }
         }
         pages
     }
 
     async fn systems(&self, root: &Value) -> Vec<SystemInventory> {
-        let systems = self.members(link(root, &["Systems"])).await;
+        let systems = self.members(self.link(root, &["Systems"])).await;
         join_all(systems.into_iter().map(|system| self.system(root, system))).await
     }
 
     async fn system(&self, root: &Value, system: Value) -> SystemInventory {
-        let interfaces = self.members(link(&system, &["EthernetInterfaces"])).await;
-        let bios = match link(&system, &["Bios"]) {
+        let interfaces = self
+            .members(self.link(&system, &["EthernetInterfaces"]))
+            .await;
+        let bios = match self.link(&system, &["Bios"]) {
             Some(uri) => self.get(uri).await,
             None => None,
         };
@@ -309,7 +428,7 @@ impl<F: Fetch> Crawler<'_, F> {
 
     /// The `@Redfish.Settings` object of `resource`: values pending until the next reset.
     async fn pending_settings(&self, resource: &Value) -> Option<Value> {
-        self.get(link(resource, &["@Redfish.Settings", "SettingsObject"])?)
+        self.get(self.link(resource, &["@Redfish.Settings", "SettingsObject"])?)
             .await
     }
 
@@ -338,11 +457,11 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
-        let chassis = self.members(link(root, &["Chassis"])).await;
+        let chassis = self.members(self.link(root, &["Chassis"])).await;
         let per_chassis = join_all(
             chassis
                 .iter()
-                .map(|c| self.members(link(c, &["NetworkAdapters"]))),
+                .map(|c| self.members(self.link(c, &["NetworkAdapters"]))),
         )
         .await;
         join_all(
@@ -357,9 +476,9 @@ impl<F: Fetch> Crawler<'_, F> {
     async fn adapter(&self, root: &Value, adapter: Value) -> AdapterInventory {
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
             self.pending_settings(&adapter),
-            self.members(link(&adapter, &["Ports"])),
-            self.members(link(&adapter, &["NetworkPorts"])),
-            self.members(link(&adapter, &["NetworkDeviceFunctions"]))
+            self.members(self.link(&adapter, &["Ports"])),
+            self.members(self.link(&adapter, &["NetworkPorts"])),
+            self.members(self.link(&adapter, &["NetworkDeviceFunctions"]))
         );
         let functions = join_all(
             functions
@@ -377,7 +496,7 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
-        let dell_attributes = match link(
+        let dell_attributes = match self.link(
             &function,
             &["Links", "Oem", "Dell", "DellNetworkAttributes"],
         ) {
@@ -400,13 +519,14 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn firmware(&self, root: &Value) -> Vec<Value> {
-        let Some(uri) = link(root, &["UpdateService"]) else {
+        let Some(uri) = self.link(root, &["UpdateService"]) else {
             return Vec::new();
         };
         let Some(service) = self.get(uri).await else {
             return Vec::new();
         };
-        self.members(link(&service, &["FirmwareInventory"])).await
+        self.members(self.link(&service, &["FirmwareInventory"]))
+            .await
     }
 }
 

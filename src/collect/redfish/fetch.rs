@@ -35,6 +35,9 @@ pub enum FetchError {
         /// The parser's message.
         reason: String,
     },
+    /// A property of the wrong type for its schema: what it held cannot be read.
+    #[error(transparent)]
+    Shape(#[from] super::shape::ShapeError),
     /// The body exceeded the size limit.
     #[error("GET {uri}: the response exceeds {limit} bytes")]
     TooLarge {

@@ -6,6 +6,7 @@ pub mod client;
 pub mod crawl;
 pub mod fetch;
 pub mod normalize;
+pub mod shape;
 pub mod tls;
 mod vendors;
 
@@ -260,6 +261,11 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         return failed(target, summarize(&errors));
     };
     let facts = normalize::normalize(inventory);
+    errors.extend(
+        shape::check(inventory)
+            .iter()
+            .map(|problem| format!("{target}: {problem}")),
+    );
     let status = if errors.is_empty() {
         SourceStatus::Complete
     } else {
@@ -316,5 +322,7 @@ pub fn save_mockup(
     Ok(())
 }
 
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod tests;

@@ -44,6 +44,11 @@ const MAPPED: &[(&str, &str, Mapping)] = &[
     ("LldpPort2", "lldp/nic_agent/port2", Mapping::Lower),
 ];
 
+/// The names of the attributes that are normalized: their values must be strings.
+pub fn mapped_attributes() -> impl Iterator<Item = &'static str> {
+    MAPPED.iter().map(|(name, _, _)| *name)
+}
+
 fn convert(mapping: &Mapping, value: &str) -> serde_json::Value {
     match mapping {
         Mapping::Dcbx => DcbxMode::parse(value).as_str().into(),

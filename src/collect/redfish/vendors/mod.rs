@@ -99,3 +99,73 @@ pub fn bios_facts(
         lenovo::bios_facts(bios, secret, facts);
     }
 }
+
+/// The type an OEM property must have (for the shape check in `super::shape`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string.
+    Text,
+    /// A boolean.
+    Bool,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// A MAC address string.
+    Mac,
+}
+
+/// Calls `check` with each OEM property of an adapter (or its pending settings) that
+/// [`port_facts`] reads, and the type it must have.
+pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    match vendor {
+        Vendor::Hpe => {
+            check(&["Oem", "Hpe", "Controllers"], Kind::Array);
+            check(
+                &["Oem", "Hpe", "Controllers", "0", "RDMASupport"],
+                Kind::Array,
+            );
+            let lldp = ["Oem", "Hpe", "Controllers", "0", "EmbeddedLLDPFunctions"];
+            check(&lldp, Kind::Object);
+            check(&[&lldp[..], &["Enabled"]].concat(), Kind::Bool);
+        }
+        Vendor::Nvidia => {
+            check(&["Oem", "Nvidia", "LLDP"], Kind::Object);
+            check(&["Oem", "Nvidia", "LLDP", "TXMode"], Kind::Text);
+            check(&["Oem", "Nvidia", "LLDP", "RXMode"], Kind::Text);
+            check(&["Oem", "Nvidia", "LLDP", "DCBXModeEnabled"], Kind::Bool);
+        }
+        Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each OEM property of a port that [`port_mac`] and [`port_facts`] read.
+pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    match vendor {
+        Vendor::Lenovo => check(&["Oem", "Lenovo", "PhysicalPortMacAddress"], Kind::Mac),
+        Vendor::Hpe => {
+            let dcb = ["Oem", "Hpe", "LldpData", "Receiving", "Dcb"];
+            let at = |rest: &[&'static str]| [&dcb[..], rest].concat();
+            check(&at(&["Version"]), Kind::Text);
+            check(&at(&["Pfc", "EnabledTrafficClasses"]), Kind::Text);
+            for table in [
+                "BandwidthAssignmentTable",
+                "TrafficSelectionAlgorithmTable",
+                "PriorityAssignmentTable",
+            ] {
+                check(&at(&["Ets", table]), Kind::Array);
+            }
+        }
+        Vendor::Dell | Vendor::Nvidia | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each attribute of a device function's OEM attribute resource that
+/// [`function_facts`] maps, and the type it must have.
+pub fn check_function_attributes(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    if vendor == Vendor::Dell {
+        for name in dell::mapped_attributes() {
+            check(&["Attributes", name], Kind::Text);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! Shapes: every property the crawl follows or normalization reads, checked against the type
+//! its Redfish schema gives it. Pure: no I/O.
+//!
+//! Normalization reads with `as_str()`/`as_bool()` and skips what does not fit, which is
+//! right for a property that is absent or `null` (Redfish: "no value") but wrong for one of
+//! another type: a `Members` that is an object, a link that is a string, an `Attributes` block
+//! that is an array, a MAC that is a number would make facts vanish while the source looked
+//! complete. [`check`] names each such property, so the capture is `partial` instead.
+//! Types are those of the DMTF schemas (Resource, Port.v1, NetworkDeviceFunction.v1,
+//! EthernetInterface.v1, NetworkAdapter.v1, Bios.v1, SoftwareInventory.v1) and of the vendor
+//! OEM blocks `super::vendors` reads.
+
+use serde_json::Value;
+
+use super::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
+use super::vendors::{self, Vendor};
+use crate::model::{FlowControl, MacAddr};
+
+/// A property whose value is of the wrong type (or outside the vocabulary) for its schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{uri}: {property} is {found}, expected {expected}")]
+pub struct ShapeError {
+    /// The resource it was read from.
+    pub uri: String,
+    /// Where in the resource, `/`-separated (`Ethernet/FlowControlStatus`, `Members/2`).
+    pub property: String,
+    /// What its schema allows.
+    pub expected: String,
+    /// What was there.
+    pub found: String,
+}
+
+impl ShapeError {
+    /// `property` of `uri` holds `value`, where the schema wants `expected`.
+    pub fn new(uri: &str, property: &str, expected: &str, value: &Value) -> Self {
+        ShapeError {
+            uri: uri.to_owned(),
+            property: property.to_owned(),
+            expected: expected.to_owned(),
+            found: describe(value),
+        }
+    }
+}
+
+/// A value as a message names it: its type, and a short form of a scalar.
+pub fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            let more = if short.len() < s.len() { "…" } else { "" };
+            format!("the string {short:?}{more}")
+        }
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// The URI a resource names itself by, without a fragment; `fallback` when it names none.
+pub fn uri_of<'v>(resource: &'v Value, fallback: &'v str) -> &'v str {
+    resource["@odata.id"]
+        .as_str()
+        .map_or(fallback, |uri| uri.split('#').next().unwrap_or(uri))
+}
+
+/// The value at `path` of `resource`: `Ok(None)` when a step is absent or `null`, an error
+/// when a step that must be an object is something else.
+fn at<'v>(uri: &str, resource: &'v Value, path: &[&str]) -> Result<Option<&'v Value>, ShapeError> {
+    let mut node = resource;
+    for (depth, key) in path.iter().enumerate() {
+        let next = match node {
+            Value::Object(map) => map.get(*key),
+            // A numeric step indexes an array (`Controllers/0`).
+            Value::Array(items) if key.parse::<usize>().is_ok() => {
+                key.parse::<usize>().ok().and_then(|index| items.get(index))
+            }
+            Value::Null => return Ok(None),
+            other => {
+                let expected = if key.parse::<usize>().is_ok() {
+                    "an array"
+                } else {
+                    "an object"
+                };
+                return Err(ShapeError::new(
+                    uri,
+                    &path[..depth].join("/"),
+                    expected,
+                    other,
+                ));
+            }
+        };
+        node = match next {
+            None | Some(Value::Null) => return Ok(None),
+            Some(value) => value,
+        };
+    }
+    Ok(Some(node))
+}
+
+/// The link at `path` of `resource` (read from `uri`): `Ok(None)` when absent or `null`, an
+/// error unless it is an object whose `@odata.id` is a string (Resource `Link`/`idRef`).
+pub fn link<'v>(
+    uri: &str,
+    resource: &'v Value,
+    path: &[&str],
+) -> Result<Option<&'v str>, ShapeError> {
+    let Some(node) = at(uri, resource, path)? else {
+        return Ok(None);
+    };
+    match link_target(node) {
+        Some(target) => Ok(Some(target)),
+        None => Err(ShapeError::new(
+            uri,
+            &path.join("/"),
+            "a link (an object with a string @odata.id)",
+            node,
+        )),
+    }
+}
+
+/// The URI a link object points to (without a fragment), if `value` is one.
+pub fn link_target(value: &Value) -> Option<&str> {
+    let target = value.as_object()?.get("@odata.id")?.as_str()?;
+    Some(target.split('#').next().unwrap_or(target))
+}
+
+/// What a property's schema allows besides `null`.
+#[derive(Debug, Clone, Copy)]
+enum Expect {
+    Object,
+    Array,
+    Text,
+    Bool,
+    /// `^([0-9A-Fa-f]{2}[:-]){5}([0-9A-Fa-f]{2})$` (the empty string some services send for "no
+    /// address" is taken as absent).
+    Mac,
+    /// An array of MACs.
+    Macs,
+    /// An array of strings: NetworkPort `AssociatedNetworkAddresses` holds MACs or, on Fibre
+    /// Channel ports, WWNs.
+    Addresses,
+    /// `None`, `TX`, `RX`, `TX_RX` (Port.v1 and NetworkPort.v1 `FlowControl`).
+    FlowControl,
+    /// An attribute block: an object whose values are strings, numbers, booleans or null.
+    Attributes,
+}
+
+impl Expect {
+    fn describe(self) -> &'static str {
+        match self {
+            Expect::Object => "an object",
+            Expect::Array => "an array",
+            Expect::Text => "a string",
+            Expect::Bool => "a boolean",
+            Expect::Mac => "a MAC address string",
+            Expect::Macs => "an array of MAC address strings",
+            Expect::Addresses => "an array of address strings",
+            Expect::FlowControl => "one of \"None\", \"TX\", \"RX\", \"TX_RX\"",
+            Expect::Attributes => "an object of attributes",
+        }
+    }
+
+    /// Whether `value` (not null) fits; for arrays and attribute blocks, the first bad
+    /// member.
+    fn fits(self, value: &Value) -> Result<(), Option<(String, &Value)>> {
+        let ok = match self {
+            Expect::Object => value.is_object(),
+            Expect::Array => value.is_array(),
+            Expect::Text => value.is_string(),
+            Expect::Bool => value.is_boolean(),
+            Expect::Mac => value.as_str().is_some_and(is_mac),
+            Expect::Macs => {
+                return each(value, |item| item.as_str().is_some_and(is_mac));
+            }
+            Expect::Addresses => return each(value, Value::is_string),
+            Expect::FlowControl => value
+                .as_str()
+                .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
+            Expect::Attributes => match value.as_object() {
+                Some(attributes) => {
+                    return match attributes
+                        .iter()
+                        .find(|(_, v)| matches!(v, Value::Array(_) | Value::Object(_)))
+                    {
+                        Some((name, v)) => Err(Some((name.clone(), v))),
+                        None => Ok(()),
+                    };
+                }
+                None => false,
+            },
+        };
+        if ok { Ok(()) } else { Err(None) }
+    }
+}
+
+/// Whether `value` is an array whose items are null or `fit`; else the first bad item.
+fn each(value: &Value, fit: impl Fn(&Value) -> bool) -> Result<(), Option<(String, &Value)>> {
+    let items = value.as_array().ok_or(None)?;
+    match items
+        .iter()
+        .enumerate()
+        .find(|(_, item)| !(item.is_null() || fit(item)))
+    {
+        Some((index, item)) => Err(Some((index.to_string(), item))),
+        None => Ok(()),
+    }
+}
+
+fn is_mac(text: &str) -> bool {
+    text.is_empty() || MacAddr::parse(text).is_some()
+}
+
+/// Collects the problems of one inventory.
+#[derive(Default)]
+struct Checker {
+    problems: Vec<ShapeError>,
+}
+
+impl Checker {
+    /// Checks `resource[path]` against `expect`; absent and `null` pass.
+    fn check(&mut self, resource: &Value, path: &[&str], expect: Expect) {
+        let uri = uri_of(resource, "(a resource without @odata.id)");
+        let value = match at(uri, resource, path) {
+            Ok(Some(value)) => value,
+            Ok(None) => return,
+            Err(problem) => return self.problems.push(problem),
+        };
+        match expect.fits(value) {
+            Ok(()) => {}
+            Err(None) => {
+                self.problems.push(ShapeError::new(
+                    uri,
+                    &path.join("/"),
+                    expect.describe(),
+                    value,
+                ));
+            }
+            Err(Some((member, bad))) => {
+                let expected = match expect {
+                    Expect::Attributes => "a string, number, boolean or null",
+                    Expect::Addresses => "an address string",
+                    _ => Expect::Mac.describe(),
+                };
+                self.problems.push(ShapeError::new(
+                    uri,
+                    &format!("{}/{member}", path.join("/")),
+                    expected,
+                    bad,
+                ));
+            }
+        }
+    }
+
+    fn link(&mut self, resource: &Value, path: &[&str]) {
+        let uri = uri_of(resource, "(a resource without @odata.id)");
+        if let Err(problem) = link(uri, resource, path) {
+            self.problems.push(problem);
+        }
+    }
+
+    fn adapter(&mut self, adapter: &AdapterInventory, vendor: Vendor) {
+        let resource = &adapter.adapter;
+        self.check(resource, &["Id"], Expect::Text);
+        self.check(resource, &["Controllers"], Expect::Array);
+        let capabilities = ["Controllers", "0", "ControllerCapabilities"];
+        for (path, expect) in [
+            (&["DataCenterBridging", "Capable"][..], Expect::Bool),
+            (&["NPAR", "NparEnabled"][..], Expect::Bool),
+        ] {
+            let full: Vec<&str> = capabilities.iter().chain(path).copied().collect();
+            self.check(resource, &full, expect);
+        }
+        for port in adapter.network_ports.iter().chain(&adapter.ports) {
+            self.port(port, vendor);
+        }
+        for function in &adapter.functions {
+            self.function(function, vendor);
+        }
+        vendors::check_adapter(vendor, &mut |path, kind| {
+            self.check(resource, path, vendor_expect(kind));
+        });
+        if let Some(pending) = &adapter.adapter_pending {
+            vendors::check_adapter(vendor, &mut |path, kind| {
+                self.check(pending, path, vendor_expect(kind));
+            });
+        }
+    }
+
+    fn port(&mut self, port: &Value, vendor: Vendor) {
+        self.check(port, &["Id"], Expect::Text);
+        self.check(port, &["AssociatedNetworkAddresses"], Expect::Addresses);
+        self.check(port, &["Ethernet"], Expect::Object);
+        self.check(port, &["Ethernet", "AssociatedMACAddresses"], Expect::Macs);
+        for property in ["FlowControlConfiguration", "FlowControlStatus"] {
+            self.check(port, &["Ethernet", property], Expect::FlowControl);
+            self.check(port, &[property], Expect::FlowControl);
+        }
+        self.check(port, &["Ethernet", "LLDPEnabled"], Expect::Bool);
+        self.check(port, &["Ethernet", "LLDPTransmit"], Expect::Object);
+        self.check(port, &["Ethernet", "LLDPReceive"], Expect::Object);
+        vendors::check_port(vendor, &mut |path, kind| {
+            self.check(port, path, vendor_expect(kind));
+        });
+    }
+
+    fn function(&mut self, function: &FunctionInventory, vendor: Vendor) {
+        let resource = &function.function;
+        self.check(resource, &["Id"], Expect::Text);
+        self.check(resource, &["Ethernet"], Expect::Object);
+        self.check(resource, &["Ethernet", "PermanentMACAddress"], Expect::Mac);
+        self.check(resource, &["Ethernet", "MACAddress"], Expect::Mac);
+        self.link(resource, &["Links", "PhysicalPortAssignment"]);
+        for attributes in [&function.dell_attributes, &function.dell_pending]
+            .into_iter()
+            .flatten()
+        {
+            self.check(attributes, &["Attributes"], Expect::Attributes);
+            vendors::check_function_attributes(vendor, &mut |path, kind| {
+                self.check(attributes, path, vendor_expect(kind));
+            });
+        }
+    }
+
+    fn system(&mut self, system: &SystemInventory) {
+        for interface in &system.interfaces {
+            self.check(interface, &["Id"], Expect::Text);
+            self.check(interface, &["PermanentMACAddress"], Expect::Mac);
+            self.check(interface, &["MACAddress"], Expect::Mac);
+        }
+        for bios in [&system.bios, &system.bios_pending].into_iter().flatten() {
+            self.check(bios, &["Attributes"], Expect::Attributes);
+        }
+    }
+
+    fn firmware(&mut self, item: &Value) {
+        self.check(item, &["Id"], Expect::Text);
+        self.check(item, &["Version"], Expect::Text);
+    }
+}
+
+fn vendor_expect(kind: vendors::Kind) -> Expect {
+    match kind {
+        vendors::Kind::Text => Expect::Text,
+        vendors::Kind::Bool => Expect::Bool,
+        vendors::Kind::Array => Expect::Array,
+        vendors::Kind::Object => Expect::Object,
+        vendors::Kind::Mac => Expect::Mac,
+    }
+}
+
+/// Every property normalization reads that has the wrong type for its schema, in crawl
+/// order. Absent and `null` properties are fine: Redfish says they have no value.
+pub fn check(inventory: &Inventory) -> Vec<ShapeError> {
+    let vendor = Vendor::detect(&inventory.root);
+    let mut checker = Checker::default();
+    // The vendor decides which OEM mappings run: a mistyped one would drop them all.
+    checker.check(&inventory.root, &["Vendor"], Expect::Text);
+    checker.check(&inventory.root, &["Oem"], Expect::Object);
+    for adapter in &inventory.adapters {
+        checker.adapter(adapter, vendor);
+    }
+    for system in &inventory.systems {
+        checker.system(system);
+    }
+    for item in &inventory.firmware {
+        checker.firmware(item);
+    }
+    checker.problems
+}
+
+#[cfg(test)]
+mod tests;

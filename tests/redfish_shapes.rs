@@ -1,0 +1,455 @@
+//! Redfish answers of the wrong shape, a host that takes too long and authentication lost
+//! mid-crawl, end to end: the seed-1 post-update mockup (which BLOCKs) mutated as
+//! `tests/fixtures/fuzz/redfish/shapes.json` says, captured offline and from a real
+//! `driftgate mockup serve` on 127.0.0.1. A wrong shape is `partial` (exit 3) naming the URI
+//! and the property, never a PASS; a `null` is "no value" and stays complete.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{driftgate, root};
+use serde_json::Value;
+
+const USER: &str = "root";
+const PASSWORD: &str = "calvin-Pa55-never-logged";
+
+fn bmc(state: &str) -> PathBuf {
+    root()
+        .join("examples/azure-local-dcbx/recorded")
+        .join(state)
+        .join("bmc")
+}
+
+/// A running `driftgate mockup serve`; stopped on drop.
+struct Simulator {
+    child: Child,
+    url: String,
+}
+
+impl Simulator {
+    fn start(dir: &Path, args: &[&str]) -> Simulator {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
+            .args(["mockup", "serve"])
+            .arg(dir)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
+            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the simulator starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .split(" on ")
+            .nth(1)
+            .and_then(|after| after.split_whitespace().next())
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_owned();
+        Simulator { child, url }
+    }
+
+    /// A plain HTTP/1.1 GET of `path` on the simulator, as the account.
+    fn get(&self, path: &str) -> Value {
+        use base64::Engine as _;
+        use std::io::{Read, Write};
+        let address = self.url.strip_prefix("http://").unwrap();
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        let credentials =
+            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"))
+    }
+
+    /// Requests the simulator served so far (its own counter, not the client's word).
+    fn requests(&self) -> u64 {
+        self.get("/driftgate/requests")["Requests"]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// Live sessions.
+    fn sessions(&self) -> usize {
+        self.get("/redfish/v1/SessionService/Sessions")["Members"]
+            .as_array()
+            .unwrap()
+            .len()
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Captured {
+    code: i32,
+    snapshot: Value,
+    text: String,
+    stderr: String,
+}
+
+impl Captured {
+    fn status(&self) -> &str {
+        self.snapshot["sources"][0]["status"].as_str().unwrap_or("")
+    }
+
+    fn error(&self) -> &str {
+        self.snapshot["sources"][0]["error"].as_str().unwrap_or("")
+    }
+
+    /// `driftgate check` of this snapshot: with no baseline (invariants), and against the
+    /// capture of the seed-1 baseline mockup. Exit codes.
+    fn check(&self, baseline: &Path) -> (i32, i32) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("snapshot.json");
+        std::fs::write(&file, &self.text).unwrap();
+        let run = |extra: &[&Path]| {
+            let mut cmd = driftgate();
+            cmd.args(["check", "--snapshot"]).arg(&file);
+            if let Some(baseline) = extra.first() {
+                cmd.arg("--baseline").arg(baseline);
+            }
+            cmd.output().unwrap().status.code().unwrap()
+        };
+        (run(&[]), run(&[baseline]))
+    }
+}
+
+fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
+    let mut cmd = driftgate();
+    cmd.args(["capture", "--host", "azl-node01", "--source", source])
+        .args(["--bmc-timeout", "5"])
+        .args(extra);
+    if credentials {
+        cmd.env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
+    }
+    let output = cmd.output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let snapshot = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    Captured {
+        code: output.status.code().unwrap(),
+        snapshot,
+        text,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// A copy of the seed-1 post-update mockup with `edits` applied.
+fn mutated(edits: &Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let source = bmc("post-update");
+    for file in walk(&source) {
+        let target = dir.path().join(file.strip_prefix(&source).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &target).unwrap();
+    }
+    for edit in edits.as_array().unwrap() {
+        let file = dir
+            .path()
+            .join("redfish/v1")
+            .join(edit["file"].as_str().unwrap());
+        let mut body: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let pointer = edit["pointer"].as_str().unwrap();
+        match edit.get("value") {
+            Some(value) => match body.pointer_mut(pointer) {
+                Some(old) => *old = value.clone(),
+                None => {
+                    // A member the resource lacks: added to its object.
+                    let (parent, key) = pointer.rsplit_once('/').unwrap();
+                    body.pointer_mut(parent)
+                        .and_then(Value::as_object_mut)
+                        .unwrap_or_else(|| panic!("{pointer} in {}", file.display()))
+                        .insert(key.to_owned(), value.clone());
+                }
+            },
+            None => {
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                match body.pointer_mut(parent).unwrap() {
+                    Value::Object(map) => {
+                        map.remove(key).unwrap();
+                    }
+                    Value::Array(items) => {
+                        items.remove(key.parse().unwrap());
+                    }
+                    _ => panic!("{pointer}: not in an object or array"),
+                }
+            }
+        }
+        std::fs::write(&file, serde_json::to_string_pretty(&body).unwrap()).unwrap();
+    }
+    dir
+}
+
+fn cases(kind: &str) -> Vec<Value> {
+    let file = root().join("tests/fixtures/fuzz/redfish/shapes.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    all[kind].as_array().unwrap().clone()
+}
+
+/// The seed-1 baseline, captured from its recorded mockup (redfish facts only).
+fn baseline_snapshot() -> (tempfile::TempDir, PathBuf) {
+    let captured = capture(
+        &format!("redfish=mockup:{}", bmc("baseline").display()),
+        &[],
+        false,
+    );
+    assert_eq!(captured.code, 0, "{}", captured.error());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("baseline.json");
+    std::fs::write(&file, &captured.text).unwrap();
+    (dir, file)
+}
+
+#[test]
+fn the_intact_seed_1_mockup_is_complete_and_blocks() {
+    let (_dir, baseline) = baseline_snapshot();
+    let intact = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    assert_eq!((intact.code, intact.status()), (0, "complete"));
+    assert_eq!(
+        intact.check(&baseline),
+        (1, 1),
+        "BLOCK, with and without a baseline"
+    );
+}
+
+#[test]
+fn each_wrong_shape_is_partial_naming_uri_and_property_and_never_passes() {
+    let (_dir, baseline) = baseline_snapshot();
+    for case in cases("partial") {
+        let name = case["name"].as_str().unwrap();
+        let expect = case["expect"].as_str().unwrap();
+        let mockup = mutated(&case["edits"]);
+        let server = Simulator::start(mockup.path(), &["--auth", "session"]);
+        let offline = capture(
+            &format!("redfish=mockup:{}", mockup.path().display()),
+            &[],
+            false,
+        );
+        let live = capture(&format!("redfish={}", server.url), &[], true);
+        for (how, captured) in [("offline", &offline), ("http", &live)] {
+            assert_eq!(
+                (captured.code, captured.status()),
+                (3, "partial"),
+                "{name} ({how}): {}",
+                captured.error()
+            );
+            assert!(
+                captured.error().contains(expect),
+                "{name} ({how}): expected {expect:?} in {:?}",
+                captured.error()
+            );
+            assert_eq!(
+                captured.check(&baseline),
+                (3, 3),
+                "{name} ({how}): INCOMPLETE, never PASS"
+            );
+        }
+        assert_eq!(server.sessions(), 0, "{name}: the session is deleted");
+    }
+}
+
+#[test]
+fn null_is_no_value_and_stays_complete() {
+    for case in cases("complete") {
+        let name = case["name"].as_str().unwrap();
+        let mockup = mutated(&case["edits"]);
+        let captured = capture(
+            &format!("redfish=mockup:{}", mockup.path().display()),
+            &[],
+            false,
+        );
+        assert_eq!(
+            (captured.code, captured.status()),
+            (0, "complete"),
+            "{name}: {}",
+            captured.error()
+        );
+        assert_eq!(
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/dcbx_mode"], "disabled",
+            "{name}"
+        );
+        let (_dir, baseline) = baseline_snapshot();
+        assert_eq!(captured.check(&baseline), (1, 1), "{name}: still BLOCKs");
+    }
+}
+
+#[test]
+fn the_host_deadline_stops_a_slow_bmc_and_names_itself() {
+    // 300 ms a request, one at a time: the whole crawl would take about 12 s.
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--latency", "300"],
+    );
+    let started = Instant::now();
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--host-timeout", "2", "--bmc-concurrency", "1"],
+        true,
+    );
+    let took = started.elapsed();
+    assert_eq!(
+        (captured.code, captured.status()),
+        (3, "partial"),
+        "{}",
+        captured.error()
+    );
+    assert!(
+        captured
+            .error()
+            .contains("the host deadline of 2 s (--host-timeout) passed"),
+        "{}",
+        captured.error()
+    );
+    assert!(
+        took < Duration::from_secs(6),
+        "stopped at the deadline: {took:?}"
+    );
+    assert_eq!(
+        server.sessions(),
+        0,
+        "the session is deleted after the deadline"
+    );
+    // A deadline that passes before the service root is read fails the source.
+    let server = Simulator::start(&bmc("post-update"), &["--latency", "1500"]);
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--host-timeout", "1"],
+        false,
+    );
+    assert_eq!(
+        (captured.code, captured.status()),
+        (3, "failed"),
+        "{}",
+        captured.error()
+    );
+    assert!(
+        captured.error().contains("host deadline of 1 s"),
+        "{}",
+        captured.error()
+    );
+}
+
+#[test]
+fn a_session_lost_mid_crawl_is_renewed_once() {
+    let reference = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    // Request 6 finds every session gone (a BMC reset): one new login, and the crawl goes on.
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--fault", "expire-sessions=6"],
+    );
+    let captured = capture(&format!("redfish={}", server.url), &["-v"], true);
+    assert_eq!(captured.code, 0, "{}", captured.error());
+    assert!(
+        captured.stderr.contains("logging in again"),
+        "{}",
+        captured.stderr
+    );
+    assert_eq!(captured.snapshot["facts"], reference.snapshot["facts"]);
+    assert_eq!(server.sessions(), 0, "the new session is deleted");
+}
+
+#[test]
+fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
+    // Sessions vanish at request 8 (the login is request 0) and the account then refuses
+    // logins (locked). One request at a time and no `$expand`, so that every request is
+    // counted: main (ed8d009) sent 18 here, 8 of them after the failed login.
+    const EXPIRES_AT: u64 = 8;
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "no-expand",
+            "--fault",
+            &format!("expire-sessions={EXPIRES_AT}"),
+            "--fault",
+            "logins=1",
+        ],
+    );
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "1"],
+        true,
+    );
+    assert_eq!(
+        (captured.code, captured.status()),
+        (3, "partial"),
+        "{}",
+        captured.error()
+    );
+    let error = captured.error();
+    assert!(
+        error.contains("HTTP 401")
+            && error.contains(
+                "logging in again failed: POST /redfish/v1/SessionService/Sessions: HTTP 401"
+            ),
+        "{error}"
+    );
+    assert!(error.contains("no further requests sent"), "{error}");
+    // What the server received: the requests before the sessions vanished, the one refused,
+    // and the one failed login. Nothing after it.
+    assert_eq!(server.requests(), EXPIRES_AT + 2);
+}
+
+#[test]
+fn anonymous_401_stops_at_once() {
+    // Without credentials every resource but the root answers 401: one is enough.
+    let server = Simulator::start(&bmc("post-update"), &["--auth", "session"]);
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "1"],
+        false,
+    );
+    assert_eq!(captured.code, 3);
+    assert!(
+        captured.error().contains("HTTP 401"),
+        "{}",
+        captured.error()
+    );
+    let received = server.requests();
+    assert!(received <= 3, "{received} requests reached the BMC");
+}
