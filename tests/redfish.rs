@@ -5,23 +5,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 
+use common::simulator::{PASSWORD, Simulator, USER, bmc};
 use common::{driftgate, root};
 use predicates::prelude::*;
 use serde_json::Value;
-
-const USER: &str = "root";
-const PASSWORD: &str = "calvin-Pa55-never-logged";
-
-fn bmc(state: &str) -> PathBuf {
-    root()
-        .join("examples/azure-local-dcbx/recorded")
-        .join(state)
-        .join("bmc")
-}
 
 #[allow(clippy::print_stderr)] // a skip must be visible in the test output
 fn shared_mockups() -> Option<Vec<PathBuf>> {
@@ -44,74 +33,6 @@ fn shared_mockups() -> Option<Vec<PathBuf>> {
         .map(|m| dir.join(m))
         .collect(),
     )
-}
-
-/// A running `driftgate mockup serve`; stopped on drop.
-struct Simulator {
-    child: Child,
-    url: String,
-    pin: Option<String>,
-}
-
-impl Simulator {
-    fn start(dir: &Path, args: &[&str]) -> Simulator {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
-            .args(["mockup", "serve"])
-            .arg(dir)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
-            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the simulator starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        // "serving DIR on URL" or "serving DIR on URL (certificate sha256:…)"
-        let after = line
-            .split(" on ")
-            .nth(1)
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-        let url = after.split_whitespace().next().unwrap().to_owned();
-        let pin = after
-            .split("(certificate ")
-            .nth(1)
-            .map(|p| p.trim().trim_end_matches(')').to_owned());
-        Simulator { child, url, pin }
-    }
-
-    /// Live sessions, as the simulator lists them (a plain HTTP/1.1 GET; no client needed).
-    fn sessions(&self) -> usize {
-        use base64::Engine as _;
-        use std::io::{Read, Write};
-        let address = self
-            .url
-            .strip_prefix("http://")
-            .expect("session checks run over plain http");
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        let credentials =
-            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
-        write!(
-            stream,
-            "GET /redfish/v1/SessionService/Sessions HTTP/1.1\r\nHost: {address}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
-        let body: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
-        body["Members"].as_array().unwrap().len()
-    }
-}
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 struct Captured {

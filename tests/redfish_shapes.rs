@@ -8,97 +8,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::simulator::{PASSWORD, Simulator, USER, bmc};
 use common::{driftgate, root};
 use serde_json::Value;
-
-const USER: &str = "root";
-const PASSWORD: &str = "calvin-Pa55-never-logged";
-
-fn bmc(state: &str) -> PathBuf {
-    root()
-        .join("examples/azure-local-dcbx/recorded")
-        .join(state)
-        .join("bmc")
-}
-
-/// A running `driftgate mockup serve`; stopped on drop.
-struct Simulator {
-    child: Child,
-    url: String,
-}
-
-impl Simulator {
-    fn start(dir: &Path, args: &[&str]) -> Simulator {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
-            .args(["mockup", "serve"])
-            .arg(dir)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
-            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the simulator starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split(" on ")
-            .nth(1)
-            .and_then(|after| after.split_whitespace().next())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Simulator { child, url }
-    }
-
-    /// A plain HTTP/1.1 GET of `path` on the simulator, as the account.
-    fn get(&self, path: &str) -> Value {
-        use base64::Engine as _;
-        use std::io::{Read, Write};
-        let address = self.url.strip_prefix("http://").unwrap();
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        let credentials =
-            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
-        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"))
-    }
-
-    /// Requests the simulator served so far (its own counter, not the client's word).
-    fn requests(&self) -> u64 {
-        self.get("/driftgate/requests")["Requests"]
-            .as_u64()
-            .unwrap()
-    }
-
-    /// Live sessions.
-    fn sessions(&self) -> usize {
-        self.get("/redfish/v1/SessionService/Sessions")["Members"]
-            .as_array()
-            .unwrap()
-            .len()
-    }
-}
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 struct Captured {
     code: i32,

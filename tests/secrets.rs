@@ -8,16 +8,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 
+use common::simulator::{PASSWORD, Simulator, USER};
 use common::{driftgate, root};
 use serde_json::{Value, json};
-
-const USER: &str = "root";
-const PASSWORD: &str = "PLANTED-bmc-password";
 
 /// Attribute names issue 9 found leaking, each planted with a value naming it.
 const NAMES: &[&str] = &[
@@ -173,45 +169,6 @@ fn planted_mockup() -> tempfile::TempDir {
     dir
 }
 
-/// A running `driftgate mockup serve` with session authentication; stopped on drop.
-struct Simulator {
-    child: Child,
-    url: String,
-}
-
-impl Simulator {
-    fn start(dir: &Path) -> Simulator {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
-            .args(["mockup", "serve"])
-            .arg(dir)
-            .args(["--listen", "127.0.0.1:0", "--auth", "session"])
-            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
-            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the simulator starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .split(" on ")
-            .nth(1)
-            .and_then(|after| after.split_whitespace().next())
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_owned();
-        Simulator { child, url }
-    }
-}
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// What a run printed, kept to be searched.
 struct Run {
     code: i32,
@@ -288,7 +245,7 @@ fn planted_secrets_reach_no_file_written() {
     assert_eq!(offline.code, 0, "{}", offline.output);
     runs.push(("offline capture", offline));
     {
-        let server = Simulator::start(mockup.path());
+        let server = Simulator::start(mockup.path(), &["--auth", "session"]);
         let live = capture(
             &format!("redfish={}", server.url),
             &o("live.json"),

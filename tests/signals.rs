@@ -8,21 +8,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::root;
+use common::simulator::{PASSWORD, Simulator, USER, bmc};
 
-const USER: &str = "root";
-const PASSWORD: &str = "calvin-Pa55-never-logged";
 const FIRST_SESSION: &str = "/redfish/v1/SessionService/Sessions/1";
-
-fn bmc() -> PathBuf {
-    root().join("examples/azure-local-dcbx/recorded/baseline/bmc")
-}
 
 /// The driftgate binary with no inherited driftgate or colour settings.
 fn driftgate() -> Command {
@@ -34,119 +28,6 @@ fn driftgate() -> Command {
         .env_remove("CLICOLOR")
         .env_remove("CLICOLOR_FORCE");
     cmd
-}
-
-/// A running `driftgate -v mockup serve` whose log lines (session created, session deleted)
-/// the test reads; stopped on drop.
-struct Simulator {
-    child: Child,
-    address: String,
-    log: mpsc::Receiver<(Instant, String)>,
-    /// Lines read so far, with when the test read them.
-    seen: Vec<(Instant, String)>,
-}
-
-impl Simulator {
-    fn start(args: &[&str]) -> Simulator {
-        let mut child = driftgate()
-            .args(["-vv", "mockup", "serve"])
-            .arg(bmc())
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .env("DRIFTGATE_MOCKUP_USERNAME", USER)
-            .env("DRIFTGATE_MOCKUP_PASSWORD", PASSWORD)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the simulator starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let address = line
-            .split(" on http://")
-            .nth(1)
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .trim()
-            .to_owned();
-        let (sender, log) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if sender.send((Instant::now(), line)).is_err() {
-                    break;
-                }
-            }
-        });
-        Simulator {
-            child,
-            address,
-            log,
-            seen: Vec::new(),
-        }
-    }
-
-    /// The requests logged after `since` (all lines read so far).
-    fn requests_after(&self, since: Instant) -> Vec<&str> {
-        self.seen
-            .iter()
-            .filter(|(at, line)| *at > since && line.contains("DEBUG"))
-            .map(|(_, line)| line.as_str())
-            .collect()
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}", self.address)
-    }
-
-    /// Waits up to `within` for a log line containing `text`.
-    fn logged(&mut self, text: &str, within: Duration) -> bool {
-        if self.seen.iter().any(|(_, l)| l.contains(text)) {
-            return true;
-        }
-        let deadline = Instant::now() + within;
-        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
-            match self.log.recv_timeout(left) {
-                Ok((at, line)) => {
-                    let found = line.contains(text);
-                    self.seen.push((at, line));
-                    if found {
-                        return true;
-                    }
-                }
-                Err(_) => break,
-            }
-        }
-        false
-    }
-
-    /// Live sessions, as the simulator lists them (a plain HTTP/1.1 GET; no client needed).
-    fn sessions(&self) -> usize {
-        use base64::Engine as _;
-        let mut stream = std::net::TcpStream::connect(&self.address).unwrap();
-        let credentials =
-            base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
-        write!(
-            stream,
-            "GET /redfish/v1/SessionService/Sessions HTTP/1.1\r\nHost: {}\r\nAuthorization: Basic {credentials}\r\nConnection: close\r\n\r\n",
-            self.address
-        )
-        .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        let body = response.split("\r\n\r\n").nth(1).unwrap_or_default();
-        let body: serde_json::Value =
-            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {response}"));
-        body["Members"].as_array().unwrap().len()
-    }
-}
-
-impl Drop for Simulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn send(child: &Child, signal: libc::c_int) {
@@ -220,10 +101,11 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
         (libc::SIGHUP, "SIGHUP", 129),
     ] {
         // 300 ms per answer: the whole crawl takes about 3 s, so the signal lands mid-crawl.
-        let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
+        let mut server =
+            Simulator::start_logged(&bmc("baseline"), &["--auth", "session", "--latency", "300"]);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("azl-node01.json");
-        let mut child = capture_command(&format!("redfish={}", server.url()), &out, &[])
+        let mut child = capture_command(&format!("redfish={}", server.url), &out, &[])
             .spawn()
             .unwrap();
         assert!(
@@ -232,7 +114,7 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
                 Duration::from_secs(20)
             ),
             "{name}: the capture never logged in: {:?}",
-            server.seen
+            server.log_lines()
         );
         std::thread::sleep(Duration::from_millis(600));
         assert!(
@@ -264,7 +146,7 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
                 Duration::from_secs(5)
             ),
             "{name}: the session was not deleted: {:?}",
-            server.seen
+            server.log_lines()
         );
         let late: Vec<&str> = server
             .requests_after(settled)
@@ -283,10 +165,13 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
 fn a_signal_while_logging_in_leaves_no_session() {
     // Each answer takes 1.5 s: the signal lands while the login is on its way, or (on a slow
     // machine) just before it starts. Either way no session may be left open.
-    let mut server = Simulator::start(&["--auth", "session", "--latency", "1500"]);
+    let mut server = Simulator::start_logged(
+        &bmc("baseline"),
+        &["--auth", "session", "--latency", "1500"],
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("azl-node01.json");
-    let child = capture_command(&format!("redfish={}", server.url()), &out, &[])
+    let child = capture_command(&format!("redfish={}", server.url), &out, &[])
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
@@ -302,18 +187,19 @@ fn a_signal_while_logging_in_leaves_no_session() {
                 Duration::from_secs(5)
             ),
             "{:?}",
-            server.seen
+            server.log_lines()
         );
     }
-    assert_eq!(server.sessions(), 0, "{:?}", server.seen);
+    assert_eq!(server.sessions(), 0, "{:?}", server.log_lines());
 }
 
 #[test]
 fn a_signal_ignored_at_start_stays_ignored_as_nohup_means() {
-    let mut server = Simulator::start(&["--auth", "session", "--latency", "300"]);
+    let mut server =
+        Simulator::start_logged(&bmc("baseline"), &["--auth", "session", "--latency", "300"]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("azl-node01.json");
-    let child = capture_command(&format!("redfish={}", server.url()), &out, &[libc::SIGHUP])
+    let child = capture_command(&format!("redfish={}", server.url), &out, &[libc::SIGHUP])
         .spawn()
         .unwrap();
     assert!(server.logged(
@@ -462,15 +348,18 @@ fn a_second_signal_exits_at_once_and_still_stops_the_commands() {
 
 #[test]
 fn a_failed_session_delete_names_the_delete_and_its_uri() {
-    let server = Simulator::start(&[
-        "--auth",
-        "session",
-        "--fault",
-        &format!("status=500:{FIRST_SESSION}"),
-    ]);
+    let server = Simulator::start_logged(
+        &bmc("baseline"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            &format!("status=500:{FIRST_SESSION}"),
+        ],
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("azl-node01.json");
-    let output = capture_command(&format!("redfish={}", server.url()), &out, &[])
+    let output = capture_command(&format!("redfish={}", server.url), &out, &[])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -491,11 +380,11 @@ fn a_failed_session_delete_names_the_delete_and_its_uri() {
 
 #[test]
 fn log_lines_honour_color_never_and_redirected_standard_error() {
-    let server = Simulator::start(&["--auth", "session"]);
+    let server = Simulator::start_logged(&bmc("baseline"), &["--auth", "session"]);
     let dir = tempfile::tempdir().unwrap();
     let run = |color: &[&str], env: Option<(&str, &str)>| {
         let mut cmd = capture_command(
-            &format!("redfish={}", server.url()),
+            &format!("redfish={}", server.url),
             &dir.path().join("s.json"),
             &[],
         );

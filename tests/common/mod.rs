@@ -68,4 +68,5 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
+pub mod simulator;
 pub mod windows;
