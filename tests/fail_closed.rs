@@ -1,0 +1,449 @@
+//! The README's "What fails closed" table, row by row: each fault is brought about for real
+//! (a `driftgate mockup serve` with injected faults, cut recordings, a killed promote's lock
+//! file, edited snapshots, signals) and every cell of its row is checked: exit code, source
+//! status, what the error says, what is written. A row without a scenario, or a scenario
+//! without a row, fails the test, so the table and the behaviour cannot drift apart.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::simulator::{PASSWORD, Simulator, USER, bmc};
+use common::{driftgate, example, root};
+use serde_json::Value;
+
+/// One row of the table.
+#[derive(Debug)]
+struct Row {
+    id: String,
+    exits: Vec<i32>,
+    status: Option<String>,
+    says: Vec<String>,
+    written: Written,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// The snapshot file, whose sources say what happened.
+    Snapshot,
+    /// No file at all.
+    Nothing,
+    /// A commit in the store.
+    Commit,
+}
+
+/// What a scenario did.
+#[derive(Debug)]
+struct Seen {
+    exits: Vec<i32>,
+    status: Option<String>,
+    text: String,
+    written: Written,
+}
+
+/// The parts of a cell in backticks.
+fn quoted(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+fn table() -> Vec<Row> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let section = readme
+        .split("### What fails closed")
+        .nth(1)
+        .expect("the README has a \"What fails closed\" section");
+    let rows: Vec<Row> = section
+        .lines()
+        .take_while(|l| !l.starts_with('#'))
+        .filter(|l| l.starts_with("| `"))
+        .map(|line| {
+            let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+            assert_eq!(cells.len(), 5, "five cells: {line}");
+            let written = match cells[4] {
+                w if w.starts_with("the snapshot") => Written::Snapshot,
+                w if w.starts_with("nothing") => Written::Nothing,
+                w if w.starts_with("the commit") => Written::Commit,
+                w => panic!("unknown \"what is written\" {w:?} in {line}"),
+            };
+            Row {
+                id: quoted(cells[0]).remove(0),
+                exits: cells[1]
+                    .split(", ")
+                    .map(|c| c.parse().unwrap_or_else(|_| panic!("exit {c:?}: {line}")))
+                    .collect(),
+                status: (cells[2] != "—").then(|| cells[2].to_owned()),
+                says: quoted(cells[3]),
+                written,
+            }
+        })
+        .collect();
+    assert!(rows.len() >= 10, "the table has its rows: {rows:?}");
+    rows
+}
+
+/// `driftgate capture` of `source` into a fresh `--out` file, credentials from the
+/// environment; what it did, with `check` of the snapshot where one was written.
+fn capture(source: &str, extra: &[&str]) -> Seen {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("snapshot.json");
+    let output = driftgate()
+        .args(["capture", "--host", "azl-node01", "--source", source])
+        .arg("--out")
+        .arg(&out)
+        .args(["--bmc-timeout", "2"])
+        .args(extra)
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
+    let (status, written) = match std::fs::read_to_string(&out) {
+        Ok(snapshot) => {
+            let snapshot: Value = serde_json::from_str(&snapshot).unwrap();
+            let source = &snapshot["sources"][0];
+            text.push_str(source["error"].as_str().unwrap_or(""));
+            let status = source["status"].as_str().unwrap().to_owned();
+            // A broken capture judged on its own is incomplete, never a pass.
+            let judged = driftgate()
+                .args(["check", "--snapshot"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            if status != "complete" {
+                assert_eq!(judged.status.code(), Some(3), "check of a {status} capture");
+            }
+            (Some(status), Written::Snapshot)
+        }
+        Err(_) => (None, Written::Nothing),
+    };
+    Seen {
+        exits: vec![output.status.code().unwrap()],
+        status,
+        text,
+        written,
+    }
+}
+
+/// A simulator of the seed-1 baseline BMC with session authentication and `args`.
+fn live(args: &[&str]) -> Simulator {
+    let mut all = vec!["--auth", "session"];
+    all.extend_from_slice(args);
+    Simulator::start(&bmc("baseline"), &all)
+}
+
+/// A copy of `dir` to change.
+fn copy_dir(dir: &Path) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+    let temp = tempfile::tempdir().unwrap();
+    copy(dir, temp.path());
+    temp
+}
+
+/// Sets `key` of the JSON file `file` to `value`.
+fn edit_json(file: &Path, key: &str, value: Value) {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    doc[key] = value;
+    std::fs::write(file, doc.to_string()).unwrap();
+}
+
+const ADAPTERS: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters";
+
+fn fault(spec: &str) -> Seen {
+    let server = live(&["--fault", spec]);
+    let seen = capture(&format!("redfish={}", server.url), &[]);
+    // A service that answers 503 to everything cannot list its sessions either.
+    if !spec.starts_with("unavailable") {
+        assert_eq!(server.sessions(), 0, "{spec}: the session is deleted");
+    }
+    seen
+}
+
+fn refused() -> Seen {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    capture(&format!("redfish=http://127.0.0.1:{port}"), &[])
+}
+
+fn host_deadline() -> Seen {
+    let server = live(&["--latency", "300"]);
+    capture(
+        &format!("redfish={}", server.url),
+        &["--host-timeout", "2", "--bmc-concurrency", "1"],
+    )
+}
+
+fn lost_session() -> Seen {
+    let server = live(&[
+        "--fault",
+        "no-expand",
+        "--fault",
+        "expire-sessions=8",
+        "--fault",
+        "logins=1",
+    ]);
+    capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "1"],
+    )
+}
+
+fn session_limit() -> Seen {
+    let server = live(&["--fault", "session-limit"]);
+    let seen = capture(&format!("redfish={}", server.url), &["-v"]);
+    assert_eq!(server.sessions(), 0);
+    seen
+}
+
+fn wrong_type() -> Seen {
+    let mockup = copy_dir(&bmc("post-update"));
+    let adapters = mockup
+        .path()
+        .join("redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/index.json");
+    edit_json(
+        &adapters,
+        "Members",
+        serde_json::json!({"@odata.id": format!("{ADAPTERS}/NIC.Slot.3")}),
+    );
+    capture(&format!("redfish=mockup:{}", mockup.path().display()), &[])
+}
+
+fn other_origin() -> Seen {
+    let mockup = copy_dir(&bmc("baseline"));
+    edit_json(
+        &mockup.path().join("redfish/v1/Systems/index.json"),
+        "Members@odata.nextLink",
+        Value::from("http://127.0.0.1:1/steal"),
+    );
+    let server = Simulator::start(mockup.path(), &["--auth", "basic"]);
+    capture(&format!("redfish={}", server.url), &[])
+}
+
+fn pin_mismatch() -> Seen {
+    let server = Simulator::start(&bmc("baseline"), &["--tls"]);
+    let wrong = format!("sha256:{}", "00".repeat(32));
+    capture(&format!("redfish={}?pin={wrong}", server.url), &[])
+}
+
+fn truncated_recording() -> Seen {
+    let recording = copy_dir(&root().join("examples/esxi-mscs-psp/recorded/round-robin"));
+    let nmp = recording.path().join("esxcli_storage_nmp_device_list.txt");
+    let text = std::fs::read_to_string(&nmp).unwrap();
+    let cut = text.find("Path Selection Policy: VMW_P").unwrap() + 28;
+    std::fs::write(&nmp, &text[..cut]).unwrap();
+    capture(&format!("esxi=dir:{}", recording.path().display()), &[])
+}
+
+fn truncated_paste() -> Seen {
+    let paste =
+        std::fs::read_to_string(root().join("tests/fixtures/windows/get-netadapterqos-seed1.txt"))
+            .unwrap();
+    // Cut right after the first letter of the Capabilities table's first value.
+    let cut = paste.find("MacSecBypass        : N").unwrap() + 23;
+    let (dir, path) = common::temp_file("cut.txt", &paste[..cut]);
+    let out = dir.path().join("snapshot.json");
+    let output = driftgate()
+        .args(["import", "windows-qos"])
+        .arg(&path)
+        .args(["--host", "azl-node01", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    Seen {
+        exits: vec![output.status.code().unwrap()],
+        status: None,
+        text: String::from_utf8_lossy(&output.stderr).into_owned(),
+        written: if out.exists() {
+            Written::Snapshot
+        } else {
+            Written::Nothing
+        },
+    }
+}
+
+fn signals() -> Seen {
+    let mut seen = Seen {
+        exits: Vec::new(),
+        status: None,
+        text: String::new(),
+        written: Written::Nothing,
+    };
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let mut server =
+            Simulator::start_logged(&bmc("baseline"), &["--auth", "session", "--latency", "300"]);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("snapshot.json");
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("driftgate"))
+            .args(["capture", "--host", "azl-node01", "--source"])
+            .arg(format!("redfish={}", server.url))
+            .arg("--out")
+            .arg(&out)
+            .env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        assert!(
+            server.logged("created", Duration::from_secs(10)),
+            "the capture logs in"
+        );
+        std::thread::sleep(Duration::from_millis(400)); // mid-crawl
+        // SAFETY: kill touches no memory; the pid is our unreaped child.
+        let sent = unsafe { libc::kill(libc::pid_t::try_from(child.id()).unwrap(), signal) };
+        assert_eq!(sent, 0);
+        let output = child.wait_with_output().unwrap();
+        seen.exits.push(output.status.code().unwrap_or(-1));
+        seen.text.push_str(&String::from_utf8_lossy(&output.stderr));
+        if out.exists() {
+            seen.written = Written::Snapshot;
+        }
+        assert!(
+            server.logged("session deleted", Duration::from_secs(5)),
+            "signal {signal}: the session is deleted: {:?}",
+            server.log_lines()
+        );
+    }
+    seen
+}
+
+fn killed_promote() -> Seen {
+    let store = tempfile::tempdir().unwrap();
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(store.path())
+        .assert()
+        .code(0);
+    // What a SIGKILL between libgit2 creating the index lock and renaming it leaves.
+    std::fs::write(store.path().join(".git/index.lock"), "half").unwrap();
+    let commits = |store: &Path| common::git(store, &["rev-list", "--count", "HEAD"]);
+    let before = commits(store.path());
+    let output = driftgate()
+        .arg("--repo")
+        .arg(store.path())
+        .args(["baseline", "promote", "--fleet", "azure-local"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .output()
+        .unwrap();
+    Seen {
+        exits: vec![output.status.code().unwrap()],
+        status: None,
+        text: String::from_utf8_lossy(&output.stderr).into_owned(),
+        written: if commits(store.path()) != before {
+            Written::Commit
+        } else {
+            Written::Nothing
+        },
+    }
+}
+
+/// `check` of the ESXi example after `edit`; `check` writes nothing.
+fn bad_snapshot(edit: impl Fn(&str) -> String) -> Seen {
+    let good = std::fs::read_to_string(example("esxi-mscs-psp/current.json")).unwrap();
+    let (_dir, path) = common::temp_file("snapshot.json", &edit(&good));
+    let output = driftgate()
+        .args(["check", "--snapshot"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(output.stdout.is_empty(), "no report of a bad input");
+    Seen {
+        exits: vec![output.status.code().unwrap()],
+        status: None,
+        text: String::from_utf8_lossy(&output.stderr).into_owned(),
+        written: Written::Nothing,
+    }
+}
+
+fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
+    let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
+    all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
+    all.insert("host-deadline", host_deadline);
+    all.insert("refused", refused);
+    all.insert("401-mid-crawl", lost_session);
+    all.insert("503", || fault("unavailable=1000"));
+    all.insert("session-limit", session_limit);
+    all.insert("truncated-body", || fault(&format!("truncate={ADAPTERS}")));
+    all.insert("wrong-type", wrong_type);
+    all.insert("oversize", || fault(&format!("oversize={ADAPTERS}")));
+    all.insert("redirect-loop", || {
+        fault(&format!("redirect-loop={ADAPTERS}"))
+    });
+    all.insert("other-origin", other_origin);
+    all.insert("pin-mismatch", pin_mismatch);
+    all.insert("truncated-recording", truncated_recording);
+    all.insert("truncated-paste", truncated_paste);
+    all.insert("signal", signals);
+    all.insert("killed-promote", killed_promote);
+    all.insert("edited-snapshot", || {
+        bad_snapshot(|s| s.replace("\"VMW_PSP_RR\"", "\"VMW_PSP_MRU\""))
+    });
+    all.insert("duplicated-key", || {
+        bad_snapshot(|s| {
+            s.replacen(
+                "  \"facts\": {\n",
+                "  \"facts\": {\n    \"host/esxi/version\": \"5.5.0\",\n",
+                1,
+            )
+        })
+    });
+    all
+}
+
+#[test]
+fn every_row_of_the_readme_table_is_what_happens() {
+    let rows = table();
+    let scenarios = scenarios();
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let known: Vec<&str> = scenarios.keys().copied().collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted, known,
+        "rows of the README table vs scenarios of this test"
+    );
+    for row in &rows {
+        let seen = scenarios[row.id.as_str()]();
+        let id = &row.id;
+        assert_eq!(seen.exits, row.exits, "{id}: exit code; {}", seen.text);
+        assert_eq!(
+            seen.status, row.status,
+            "{id}: source status; {}",
+            seen.text
+        );
+        for says in &row.says {
+            assert!(
+                seen.text.contains(says.as_str()),
+                "{id}: {says:?} not in {}",
+                seen.text
+            );
+        }
+        assert_eq!(
+            seen.written, row.written,
+            "{id}: what is written; {}",
+            seen.text
+        );
+    }
+}
