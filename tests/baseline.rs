@@ -662,7 +662,10 @@ fn git_locks_left_by_a_killed_promote_are_removed_and_said() {
         let before = commit_count(store);
         let path = store.join(&lock);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        // What libgit2 leaves when killed between creating the lock and renaming it.
+        // What a promote SIGKILLed inside libgit2 leaves: its own marker, then git's lock
+        // file, created but never renamed.
+        std::fs::write(store.join(".git/driftgate.promoting"), "12345\n").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
         std::fs::write(&path, "half-written").unwrap();
         promote(store, &[AZL_POST])
             .args(["--force", "--reason", "lock test"])
@@ -674,10 +677,27 @@ fn git_locks_left_by_a_killed_promote_are_removed_and_said() {
                     .and(predicate::str::contains("interrupted promote")),
             );
         assert!(!path.exists(), "{lock}");
+        assert!(!store.join(".git/driftgate.promoting").exists(), "{lock}");
         assert_eq!(commit_count(store), before + 1, "{lock}");
         assert_eq!(git(store, &["status", "--porcelain"]), "", "{lock}");
         assert_repository_valid(store);
     }
+}
+
+#[test]
+fn a_git_lock_no_interrupted_promote_left_is_named_and_left_alone() {
+    // git itself may keep index.lock, closed, while its editor runs: without driftgate's
+    // marker of an interrupted promote, a lock file is never driftgate's to remove.
+    let dir = init_store();
+    let store = dir.path();
+    let path = store.join(".git/index.lock");
+    std::fs::write(&path, "").unwrap();
+    promote(store, &[AZL_BASELINE]).assert().code(2).stderr(
+        predicate::str::contains(format!("git lock file {}", path.display())).and(
+            predicate::str::contains("no interrupted driftgate promote left it"),
+        ),
+    );
+    assert!(path.exists());
 }
 
 #[test]
@@ -689,7 +709,10 @@ fn a_git_lock_a_live_process_holds_is_named_and_left_alone() {
     for lock in git_lock_files(store) {
         let path = store.join(&lock);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        // Another git at work: it holds its lock file open until it renames it.
+        // An interrupted promote, and since then another git at work: it holds its lock
+        // file open until it renames it.
+        std::fs::write(store.join(".git/driftgate.promoting"), "12345\n").unwrap();
+        std::thread::sleep(Duration::from_millis(20));
         let holder = std::fs::File::create(&path).unwrap();
         promote(store, &[AZL_POST])
             .args(["--force", "--reason", "lock test"])
@@ -703,7 +726,7 @@ fn a_git_lock_a_live_process_holds_is_named_and_left_alone() {
                         std::process::id()
                     )))
                     .and(predicate::str::contains(format!(
-                        "if no git process is working on this repository, remove {}",
+                        "(`fuser {0}` names none), remove {0}",
                         path.display()
                     ))),
             );

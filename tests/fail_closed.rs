@@ -336,7 +336,10 @@ fn killed_promote() -> Seen {
         .arg(store.path())
         .assert()
         .code(0);
-    // What a SIGKILL between libgit2 creating the index lock and renaming it leaves.
+    // What a promote SIGKILLed between libgit2 creating the index lock and renaming it
+    // leaves: driftgate's marker of a promote at work, and git's lock file.
+    std::fs::write(store.path().join(".git/driftgate.promoting"), "12345\n").unwrap();
+    std::thread::sleep(Duration::from_millis(20));
     std::fs::write(store.path().join(".git/index.lock"), "half").unwrap();
     let commits = |store: &Path| common::git(store, &["rev-list", "--count", "HEAD"]);
     let before = commits(store.path());

@@ -10,14 +10,40 @@ use std::time::{Duration, Instant, SystemTime};
 pub struct StoreLock {
     _file: File,
     acquired_at: SystemTime,
-    /// Git lock files an interrupted promote had left, removed when this lock was taken.
-    pub(super) removed_git_locks: Vec<PathBuf>,
+    marker: Option<PathBuf>,
+    removed_git_locks: Vec<PathBuf>,
+}
+
+impl Drop for StoreLock {
+    /// The marker goes before the flock is released (the file closes after this): a marker
+    /// seen under the flock always belongs to a holder that did not get here.
+    fn drop(&mut self) {
+        if let Some(marker) = &self.marker {
+            let _ = std::fs::remove_file(marker);
+        }
+    }
 }
 
 impl StoreLock {
     /// When the lock was taken.
     pub(super) fn acquired_at(&self) -> SystemTime {
         self.acquired_at
+    }
+
+    /// Records in `marker` that a holder is at work until this lock is dropped; returns when
+    /// the holder before this one started, if it was interrupted (its marker was still there).
+    pub(super) fn mark(&mut self, marker: PathBuf) -> std::io::Result<Option<SystemTime>> {
+        let interrupted = std::fs::metadata(&marker)
+            .ok()
+            .map(|m| m.modified().unwrap_or(SystemTime::UNIX_EPOCH));
+        crate::fsutil::write_atomic(&marker, format!("{}\n", std::process::id()).as_bytes())?;
+        self.marker = Some(marker);
+        Ok(interrupted)
+    }
+
+    /// Sets the git lock files removed under this lock.
+    pub(super) fn set_removed_git_locks(&mut self, removed: Vec<PathBuf>) {
+        self.removed_git_locks = removed;
     }
 
     /// Git lock files that an interrupted promote had left behind, removed under this lock.
@@ -58,6 +84,7 @@ impl StoreLock {
                     return Ok(StoreLock {
                         _file: file,
                         acquired_at: SystemTime::now(),
+                        marker: None,
                         removed_git_locks: Vec::new(),
                     });
                 }

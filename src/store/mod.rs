@@ -102,7 +102,7 @@ pub enum StoreError {
     },
     /// A git lock file that driftgate cannot tell to be a leftover of its own.
     #[error(
-        "{repo}: git lock file {lock} is in the way ({holder}); nothing was committed. Wait for the git process that holds it and try again; if no git process is working on this repository, remove {lock}"
+        "{repo}: git lock file {lock} is in the way ({holder}); nothing was committed. Wait for the git process that holds it and try again; if no git process is working on this repository (`fuser {lock}` names none), remove {lock}"
     )]
     GitLocked {
         /// The repository.
@@ -339,7 +339,18 @@ impl Store {
             .find_reference("HEAD")
             .ok()
             .and_then(|head| head.symbolic_target().ok().flatten().map(str::to_owned));
-        let cleared = git_locks::clear(self.repo.path(), branch.as_deref(), lock.acquired_at());
+        let marker = self.repo.path().join(git_locks::MARKER);
+        let interrupted_at = lock.mark(marker.clone()).map_err(|e| StoreError::Git {
+            repo: self.name(),
+            action: format!("write {}", marker.display()),
+            message: e.to_string(),
+        })?;
+        let cleared = git_locks::clear(
+            self.repo.path(),
+            branch.as_deref(),
+            lock.acquired_at(),
+            interrupted_at,
+        );
         if let Some(held) = cleared.held.into_iter().next() {
             return Err(StoreError::GitLocked {
                 repo: self.name(),
@@ -347,7 +358,7 @@ impl Store {
                 holder: held.holder,
             });
         }
-        lock.removed_git_locks = cleared.removed;
+        lock.set_removed_git_locks(cleared.removed);
         Ok(lock)
     }
 
