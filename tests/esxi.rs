@@ -46,6 +46,16 @@ fn capture(source: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
     )
 }
 
+/// Captures `esx01` from the recordings in `dir` into the file `snapshot`.
+fn capture_into(dir: &Path, snapshot: &Path) -> assert_cmd::assert::Assert {
+    driftgate()
+        .args(["capture", "--host", "esx01", "--source"])
+        .arg(format!("esxi=dir:{}", dir.display()))
+        .arg("--out")
+        .arg(snapshot)
+        .assert()
+}
+
 #[test]
 fn recorded_outputs_reproduce_the_checked_in_examples() {
     for (state, file) in [
@@ -147,12 +157,7 @@ fn a_host_whose_esxcli_failed_is_incomplete() {
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("s.json");
     // An empty recording folder: every esxcli command is missing.
-    driftgate()
-        .args(["capture", "--host", "esx01", "--source"])
-        .arg(format!("esxi=dir:{}", dir.path().display()))
-        .arg("--out")
-        .arg(&snapshot)
-        .assert()
+    capture_into(dir.path(), &snapshot)
         .code(3)
         .stderr(predicate::str::contains("source esxi").and(predicate::str::contains("is failed")));
     driftgate()
@@ -588,12 +593,7 @@ fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
         }
         std::fs::write(dir.path().join(file), text).unwrap();
         let snapshot = dir.path().join("snapshot.json");
-        driftgate()
-            .args(["capture", "--host", "esx01", "--source"])
-            .arg(format!("esxi=dir:{}", dir.path().display()))
-            .arg("--out")
-            .arg(&snapshot)
-            .assert()
+        capture_into(dir.path(), &snapshot)
             .code(3)
             .stderr(predicate::str::contains(needle));
         let written: serde_json::Value =
