@@ -10,7 +10,7 @@ mod sshd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use common::{driftgate, root, stdout_of};
+use common::{copy_dir, driftgate, root, stdout_of};
 use driftgate::collect::SourceCapture;
 use driftgate::collect::esxi;
 use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
@@ -190,10 +190,7 @@ fn stand_in_esxcli(recordings: &Path) -> tempfile::TempDir {
     let bin = tempfile::tempdir().unwrap();
     let copy = bin.path().join("recordings");
     std::fs::create_dir(&copy).unwrap();
-    for entry in std::fs::read_dir(recordings).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
-    }
+    copy_dir(recordings, &copy);
     let script = format!(
         r#"#!/bin/sh
 dir='{}'
@@ -587,10 +584,7 @@ fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        for entry in std::fs::read_dir(recorded("round-robin")).unwrap() {
-            let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-        }
+        copy_dir(&recorded("round-robin"), dir.path());
         std::fs::write(dir.path().join(file), text).unwrap();
         let snapshot = dir.path().join("snapshot.json");
         capture_into(dir.path(), &snapshot)

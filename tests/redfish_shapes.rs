@@ -138,7 +138,7 @@ fn each_wrong_shape_is_partial_naming_uri_and_property_and_never_passes() {
                 captured.error()
             );
             assert_eq!(
-                check(&captured, &baseline),
+                check(captured, &baseline),
                 (3, 3),
                 "{name} ({how}): INCOMPLETE, never PASS"
             );
