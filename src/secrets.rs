@@ -49,22 +49,6 @@ const SECRET_HEADS: &[&str] = &[
     "tokens",
 ];
 
-/// Endings of a head written as one lowercase word (`bmcpassword`, `snmpcommunity`).
-const SECRET_ENDINGS: &[&str] = &[
-    "apikey",
-    "authkey",
-    "community",
-    "credential",
-    "credentials",
-    "passcode",
-    "passphrase",
-    "passwd",
-    "password",
-    "privatekey",
-    "secret",
-    "token",
-];
-
 /// Words that never mean anything but a secret, wherever they stand in the name.
 const STRONG_WORDS: &[&str] = &[
     "community",
@@ -77,6 +61,10 @@ const STRONG_WORDS: &[&str] = &[
     "secret",
     "token",
 ];
+
+/// Key names written as one lowercase word: a head ending in one (`bmcapikey`), or in a
+/// [`STRONG_WORDS`] word (`bmcpassword`, `snmpcommunity`), names a secret.
+const KEY_ENDINGS: &[&str] = &["apikey", "authkey", "privatekey"];
 
 /// Trailing words that say how a secret is stored, not what it is: `SnmpCommunityString`,
 /// `PasswordHash`, `PasswordSalt`, `Pass_Phrase`, `KeyBase64` all name the secret before them.
@@ -163,7 +151,10 @@ pub fn is_secret_name(name: &str) -> bool {
         .windows(2)
         .any(|pair| pair[0] == "private" && pair[1].starts_with("key"));
     SECRET_HEADS.contains(&head)
-        || SECRET_ENDINGS.iter().any(|ending| head.ends_with(ending))
+        || STRONG_WORDS
+            .iter()
+            .chain(KEY_ENDINGS)
+            .any(|ending| head.ends_with(ending))
         || private_key
         || (!ABOUT.contains(&head)
             && core

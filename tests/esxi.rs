@@ -10,7 +10,7 @@ mod sshd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use common::{driftgate, root, stdout_of};
+use common::{copy_dir, driftgate, root, stdout_of};
 use driftgate::collect::SourceCapture;
 use driftgate::collect::esxi;
 use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
@@ -44,6 +44,16 @@ fn capture(source: &str, extra: &[&str]) -> (i32, serde_json::Value, String) {
         snapshot,
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// Captures `esx01` from the recordings in `dir` into the file `snapshot`.
+fn capture_into(dir: &Path, snapshot: &Path) -> assert_cmd::assert::Assert {
+    driftgate()
+        .args(["capture", "--host", "esx01", "--source"])
+        .arg(format!("esxi=dir:{}", dir.display()))
+        .arg("--out")
+        .arg(snapshot)
+        .assert()
 }
 
 #[test]
@@ -147,12 +157,7 @@ fn a_host_whose_esxcli_failed_is_incomplete() {
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("s.json");
     // An empty recording folder: every esxcli command is missing.
-    driftgate()
-        .args(["capture", "--host", "esx01", "--source"])
-        .arg(format!("esxi=dir:{}", dir.path().display()))
-        .arg("--out")
-        .arg(&snapshot)
-        .assert()
+    capture_into(dir.path(), &snapshot)
         .code(3)
         .stderr(predicate::str::contains("source esxi").and(predicate::str::contains("is failed")));
     driftgate()
@@ -185,10 +190,7 @@ fn stand_in_esxcli(recordings: &Path) -> tempfile::TempDir {
     let bin = tempfile::tempdir().unwrap();
     let copy = bin.path().join("recordings");
     std::fs::create_dir(&copy).unwrap();
-    for entry in std::fs::read_dir(recordings).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
-    }
+    copy_dir(recordings, &copy);
     let script = format!(
         r#"#!/bin/sh
 dir='{}'
@@ -582,18 +584,10 @@ fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        for entry in std::fs::read_dir(recorded("round-robin")).unwrap() {
-            let entry = entry.unwrap();
-            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-        }
+        copy_dir(&recorded("round-robin"), dir.path());
         std::fs::write(dir.path().join(file), text).unwrap();
         let snapshot = dir.path().join("snapshot.json");
-        driftgate()
-            .args(["capture", "--host", "esx01", "--source"])
-            .arg(format!("esxi=dir:{}", dir.path().display()))
-            .arg("--out")
-            .arg(&snapshot)
-            .assert()
+        capture_into(dir.path(), &snapshot)
             .code(3)
             .stderr(predicate::str::contains(needle));
         let written: serde_json::Value =

@@ -12,7 +12,7 @@ mod sshd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{driftgate, root, stdout_of};
+use common::{copy_dir, driftgate, root, stdout_of};
 use serde_json::Value;
 use sshd::Sshd;
 
@@ -138,10 +138,10 @@ fn the_tools_run_over_ssh() {
 /// linux source's status, its error).
 fn capture_edited(edit: impl FnOnce(&Path)) -> (i32, String, String) {
     let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(root().join(EXAMPLE).join("recorded/post-update")).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-    }
+    copy_dir(
+        &root().join(EXAMPLE).join("recorded/post-update"),
+        dir.path(),
+    );
     edit(dir.path());
     let (code, snapshot) = capture(&["--source", &format!("linux=dir:{}", dir.path().display())]);
     let source = &snapshot["sources"][0];

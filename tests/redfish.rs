@@ -5,10 +5,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use common::capture::capture;
 use common::simulator::{PASSWORD, Simulator, USER, bmc};
-use common::{driftgate, root};
+use common::{copy_dir, driftgate, files_under, root};
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -33,48 +34,6 @@ fn shared_mockups() -> Option<Vec<PathBuf>> {
         .map(|m| dir.join(m))
         .collect(),
     )
-}
-
-struct Captured {
-    code: i32,
-    snapshot: Value,
-    stderr: String,
-}
-
-impl Captured {
-    fn source(&self) -> &Value {
-        &self.snapshot["sources"][0]
-    }
-
-    fn error(&self) -> &str {
-        self.source()["error"].as_str().unwrap_or("")
-    }
-}
-
-fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
-    let mut cmd = driftgate();
-    cmd.args([
-        "capture",
-        "--host",
-        "azl-node01",
-        "--source",
-        source,
-        "--bmc-timeout",
-        "5",
-    ])
-    .args(extra);
-    if credentials {
-        cmd.env("DRIFTGATE_BMC_USERNAME", USER)
-            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
-    }
-    let output = cmd.output().unwrap();
-    let snapshot = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    Captured {
-        code: output.status.code().unwrap(),
-        snapshot,
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
 }
 
 #[test]
@@ -496,7 +455,7 @@ fn the_password_never_appears_in_files_or_the_most_verbose_log() {
     );
     assert!(!log.contains(PASSWORD) && !String::from_utf8_lossy(&output.stdout).contains(PASSWORD));
     let mut files = 0;
-    for entry in walk(dir.path()) {
+    for entry in files_under(dir.path()) {
         let content = std::fs::read(&entry).unwrap();
         let text = String::from_utf8_lossy(&content);
         files += 1;
@@ -516,19 +475,6 @@ fn the_password_never_appears_in_files_or_the_most_verbose_log() {
     let replay = capture(&format!("redfish=mockup:{}", saved.display()), &[], false);
     let original: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(replay.snapshot["facts"], original["facts"]);
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 #[test]
@@ -566,12 +512,7 @@ fn bad_locations_and_credentials_in_urls_are_usage_errors() {
 /// A copy of a recorded BMC whose Systems collection carries `next_link`.
 fn bmc_with_next_link(next_link: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let source = bmc("baseline");
-    for file in walk(&source) {
-        let target = dir.path().join(file.strip_prefix(&source).unwrap());
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(&file, &target).unwrap();
-    }
+    copy_dir(&bmc("baseline"), dir.path());
     let systems = dir.path().join("redfish/v1/Systems/index.json");
     let mut collection: Value =
         serde_json::from_str(&std::fs::read_to_string(&systems).unwrap()).unwrap();

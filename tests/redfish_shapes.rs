@@ -11,87 +11,32 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::simulator::{PASSWORD, Simulator, USER, bmc};
-use common::{driftgate, root};
+use common::capture::{Captured, capture};
+use common::simulator::{Simulator, bmc};
+use common::{copy_dir, driftgate, root};
 use serde_json::Value;
 
-struct Captured {
-    code: i32,
-    snapshot: Value,
-    text: String,
-    stderr: String,
-}
-
-impl Captured {
-    fn status(&self) -> &str {
-        self.snapshot["sources"][0]["status"].as_str().unwrap_or("")
-    }
-
-    fn error(&self) -> &str {
-        self.snapshot["sources"][0]["error"].as_str().unwrap_or("")
-    }
-
-    /// `driftgate check` of this snapshot: with no baseline (invariants), and against the
-    /// capture of the seed-1 baseline mockup. Exit codes.
-    fn check(&self, baseline: &Path) -> (i32, i32) {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("snapshot.json");
-        std::fs::write(&file, &self.text).unwrap();
-        let run = |extra: &[&Path]| {
-            let mut cmd = driftgate();
-            cmd.args(["check", "--snapshot"]).arg(&file);
-            if let Some(baseline) = extra.first() {
-                cmd.arg("--baseline").arg(baseline);
-            }
-            cmd.output().unwrap().status.code().unwrap()
-        };
-        (run(&[]), run(&[baseline]))
-    }
-}
-
-fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
-    let mut cmd = driftgate();
-    cmd.args(["capture", "--host", "azl-node01", "--source", source])
-        .args(["--bmc-timeout", "5"])
-        .args(extra);
-    if credentials {
-        cmd.env("DRIFTGATE_BMC_USERNAME", USER)
-            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD);
-    }
-    let output = cmd.output().unwrap();
-    let text = String::from_utf8(output.stdout).unwrap();
-    let snapshot = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    Captured {
-        code: output.status.code().unwrap(),
-        snapshot,
-        text,
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
+/// `driftgate check` of `captured`: with no baseline (invariants), and against `baseline`
+/// (the capture of the seed-1 baseline mockup). Exit codes.
+fn check(captured: &Captured, baseline: &Path) -> (i32, i32) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("snapshot.json");
+    std::fs::write(&file, &captured.text).unwrap();
+    let run = |extra: &[&Path]| {
+        let mut cmd = driftgate();
+        cmd.args(["check", "--snapshot"]).arg(&file);
+        if let Some(baseline) = extra.first() {
+            cmd.arg("--baseline").arg(baseline);
         }
-    }
-    files
+        cmd.output().unwrap().status.code().unwrap()
+    };
+    (run(&[]), run(&[baseline]))
 }
 
 /// A copy of the seed-1 post-update mockup with `edits` applied.
 fn mutated(edits: &Value) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let source = bmc("post-update");
-    for file in walk(&source) {
-        let target = dir.path().join(file.strip_prefix(&source).unwrap());
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(&file, &target).unwrap();
-    }
+    copy_dir(&bmc("post-update"), dir.path());
     for edit in edits.as_array().unwrap() {
         let file = dir
             .path()
@@ -160,7 +105,7 @@ fn the_intact_seed_1_mockup_is_complete_and_blocks() {
     );
     assert_eq!((intact.code, intact.status()), (0, "complete"));
     assert_eq!(
-        intact.check(&baseline),
+        check(&intact, &baseline),
         (1, 1),
         "BLOCK, with and without a baseline"
     );
@@ -193,7 +138,7 @@ fn each_wrong_shape_is_partial_naming_uri_and_property_and_never_passes() {
                 captured.error()
             );
             assert_eq!(
-                captured.check(&baseline),
+                check(captured, &baseline),
                 (3, 3),
                 "{name} ({how}): INCOMPLETE, never PASS"
             );
@@ -223,7 +168,7 @@ fn null_is_no_value_and_stays_complete() {
             "{name}"
         );
         let (_dir, baseline) = baseline_snapshot();
-        assert_eq!(captured.check(&baseline), (1, 1), "{name}: still BLOCKs");
+        assert_eq!(check(&captured, &baseline), (1, 1), "{name}: still BLOCKs");
     }
 }
 

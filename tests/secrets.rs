@@ -9,25 +9,26 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::simulator::{PASSWORD, Simulator, USER};
-use common::{driftgate, root};
+use common::{copy_dir, driftgate, files_under, root};
 use serde_json::{Value, json};
 
-/// Attribute names issue 9 found leaking, each planted with a value naming it.
-const NAMES: &[&str] = &[
-    "SnmpCommunityString",
-    "IPMIKey",
-    "IpmiKgKey",
-    "ApiKey",
-    "LdapBindPw",
-    "Pass_Phrase",
-    "RemoteCredential",
-    "SecurityKey",
-    "TpmOwnerAuth",
-    "MgmtSnmpCommunity",
-];
+/// Attribute names issue 9 found leaking, each planted with a value naming it: the rows of the
+/// secret filter's corpus marked `"issue": 9` (the unit tests read the same rows).
+fn names() -> Vec<String> {
+    let corpus = read_json(&root().join("tests/fixtures/fuzz/secrets/leaked-attributes.json"));
+    let names: Vec<String> = corpus
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["issue"] == 9)
+        .map(|row| row["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names.len(), 10, "the issue lists ten names: {names:?}");
+    names
+}
 
 /// Key material under innocent names, found by value alone.
 const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAPLANTEDpemBODY\n-----END RSA PRIVATE KEY-----";
@@ -35,7 +36,7 @@ const HEX_KEY: &str = "9F3C2A71D04B8E65C1F7A9032B6D4E8F0A1C3E5B7D9F1A3C5E7B9D1F3
 
 /// Every planted value: none may appear in any output.
 fn planted_values() -> Vec<String> {
-    let mut values: Vec<String> = NAMES
+    let mut values: Vec<String> = names()
         .iter()
         .flat_map(|n| [format!("PLANTED-bios-{n}"), format!("PLANTED-nic-{n}")])
         .collect();
@@ -62,26 +63,14 @@ fn write_json(path: &Path, value: &Value) {
     std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// Plants each secret in `attributes`, with values `PLANTED-<side>-<name>`, plus the
 /// registry-typed password (`typed` is its innocent name), the key material under innocent
 /// names, and harmless controls that must survive.
 fn plant(attributes: &mut Value, side: &str, typed: &str) {
     let attributes = attributes["Attributes"].as_object_mut().unwrap();
-    for name in NAMES {
-        attributes.insert((*name).to_owned(), json!(format!("PLANTED-{side}-{name}")));
+    for name in names() {
+        let value = json!(format!("PLANTED-{side}-{name}"));
+        attributes.insert(name, value);
     }
     attributes.insert(
         typed.to_owned(),
@@ -184,17 +173,6 @@ fn run(cmd: &mut assert_cmd::Command) -> Run {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
-    }
-}
-
-fn files_under(dir: &Path, files: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files_under(&path, files);
-        } else {
-            files.push(path);
-        }
     }
 }
 
@@ -309,8 +287,7 @@ fn planted_secrets_reach_no_file_written() {
     )
     .unwrap();
     assert!(saved.contains("control-nic-passthrough"), "{saved}");
-    let mut files = Vec::new();
-    files_under(out.path(), &mut files);
+    let files = files_under(out.path());
     assert!(files.len() > 50, "{files:?}");
     // Every leak at once, so a failure shows what reached where.
     let mut leaked = Vec::new();
@@ -475,8 +452,7 @@ fn child_processes_inherit_no_driftgate_credentials() {
             "{}",
             capture.output
         );
-        let mut dumps = Vec::new();
-        files_under(dump.path(), &mut dumps);
+        let dumps = files_under(dump.path());
         assert!(
             dumps
                 .iter()

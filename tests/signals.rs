@@ -13,22 +13,10 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::root;
+use common::driftgate_process;
 use common::simulator::{PASSWORD, Simulator, USER, bmc};
 
 const FIRST_SESSION: &str = "/redfish/v1/SessionService/Sessions/1";
-
-/// The driftgate binary with no inherited driftgate or colour settings.
-fn driftgate() -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("driftgate"));
-    cmd.current_dir(root())
-        .env_remove("DRIFTGATE_POLICY")
-        .env_remove("DRIFTGATE_REPO")
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR")
-        .env_remove("CLICOLOR_FORCE");
-    cmd
-}
 
 fn send(child: &Child, signal: libc::c_int) {
     let pid = libc::pid_t::try_from(child.id()).unwrap();
@@ -61,7 +49,7 @@ fn finish(child: Child, within: Duration, what: &str) -> Output {
 /// at their default (whatever the test runner inherited, e.g. a `nohup`).
 fn capture_command(source: &str, out: &Path, ignore: &'static [libc::c_int]) -> Command {
     use std::os::unix::process::CommandExt as _;
-    let mut cmd = driftgate();
+    let mut cmd = driftgate_process();
     // SAFETY: between fork and exec only async-signal-safe `signal` calls run.
     unsafe {
         cmd.pre_exec(move || {

@@ -16,14 +16,21 @@ pub fn example(rel: &str) -> String {
     root().join("examples").join(rel).display().to_string()
 }
 
-/// The driftgate binary, run from the crate root with no inherited driftgate settings.
+/// The driftgate binary, run from the crate root with no inherited driftgate or colour
+/// settings.
 pub fn driftgate() -> Command {
-    let mut cmd =
-        Command::cargo_bin("driftgate").expect("the binary is built for integration tests");
+    Command::from_std(driftgate_process())
+}
+
+/// [`driftgate`] as a `std::process::Command`, for tests that spawn it and signal it.
+pub fn driftgate_process() -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("driftgate"));
     cmd.current_dir(root())
         .env_remove("DRIFTGATE_POLICY")
         .env_remove("DRIFTGATE_REPO")
         .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR")
+        .env_remove("CLICOLOR_FORCE")
         .env("GIT_AUTHOR_NAME", "Test Operator")
         .env("GIT_AUTHOR_EMAIL", "test@example.com")
         .env_remove("GIT_COMMITTER_NAME")
@@ -48,6 +55,30 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
+/// Every file below `dir`, at any depth.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a readable directory entry").path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Copies the tree below `from` into `to`, creating `to` and its folders.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for file in files_under(from) {
+        let target = to.join(file.strip_prefix(from).expect("below `from`"));
+        std::fs::create_dir_all(target.parent().expect("below `to`"))
+            .expect("the target folder is writable");
+        std::fs::copy(&file, &target).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    }
+}
+
 /// Runs the system `git` (for verification only; driftgate itself never runs git).
 pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
@@ -68,5 +99,6 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
+pub mod capture;
 pub mod simulator;
 pub mod windows;

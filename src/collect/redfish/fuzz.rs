@@ -303,6 +303,19 @@ fn damage() -> impl Strategy<Value = Damage> {
     ]
 }
 
+/// 256 cases, failures kept in the Redfish corpus (`tests/fixtures/fuzz/redfish/`).
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/fuzz/redfish/proptest-regressions.txt"
+            )),
+        )),
+        ..ProptestConfig::with_cases(256)
+    }
+}
+
 fn apply(body: &[u8], damage: &Damage) -> Vec<u8> {
     let mut body = body.to_vec();
     match damage {
@@ -321,14 +334,7 @@ fn apply(body: &[u8], damage: &Damage) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::Direct(
-                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz/redfish/proptest-regressions.txt"),
-            ),
-        )),
-        ..ProptestConfig::with_cases(256)
-    })]
+    #![proptest_config(config())]
 
     #[test]
     fn damaged_bodies_never_pass_where_the_intact_mockup_blocks(
@@ -387,14 +393,7 @@ fn retyped(original: &Value, choice: usize) -> Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::Direct(
-                concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fuzz/redfish/proptest-regressions.txt"),
-            ),
-        )),
-        ..ProptestConfig::with_cases(256)
-    })]
+    #![proptest_config(config())]
 
     /// A value of another type anywhere in a body the crawl reads: complete only if the
     /// verdict still BLOCKs, with the baseline and without one (invariants alone).
