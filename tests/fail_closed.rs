@@ -141,21 +141,9 @@ fn live(args: &[&str]) -> Simulator {
 }
 
 /// A copy of `dir` to change.
-fn copy_dir(dir: &Path) -> tempfile::TempDir {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), &target).unwrap();
-            }
-        }
-    }
+fn copy_of(dir: &Path) -> tempfile::TempDir {
     let temp = tempfile::tempdir().unwrap();
-    copy(dir, temp.path());
+    common::copy_dir(dir, temp.path());
     temp
 }
 
@@ -218,7 +206,7 @@ fn session_limit() -> Seen {
 }
 
 fn wrong_type() -> Seen {
-    let mockup = copy_dir(&bmc("post-update"));
+    let mockup = copy_of(&bmc("post-update"));
     let adapters = mockup
         .path()
         .join("redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/index.json");
@@ -231,7 +219,7 @@ fn wrong_type() -> Seen {
 }
 
 fn other_origin() -> Seen {
-    let mockup = copy_dir(&bmc("baseline"));
+    let mockup = copy_of(&bmc("baseline"));
     edit_json(
         &mockup.path().join("redfish/v1/Systems/index.json"),
         "Members@odata.nextLink",
@@ -248,7 +236,7 @@ fn pin_mismatch() -> Seen {
 }
 
 fn truncated_recording() -> Seen {
-    let recording = copy_dir(&root().join("examples/esxi-mscs-psp/recorded/round-robin"));
+    let recording = copy_of(&root().join("examples/esxi-mscs-psp/recorded/round-robin"));
     let nmp = recording.path().join("esxcli_storage_nmp_device_list.txt");
     let text = std::fs::read_to_string(&nmp).unwrap();
     let cut = text.find("Path Selection Policy: VMW_P").unwrap() + 28;
