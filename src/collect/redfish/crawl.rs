@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use super::fetch::{Fetch, FetchError};
-use super::shape::{self, ShapeError, uri_of};
+use super::links::{self, ShapeError, uri_of};
 
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
@@ -246,7 +246,7 @@ impl<F: Fetch> Crawler<'_, F> {
     /// The link at `path` of `resource`; one of the wrong shape is recorded and not followed.
     fn link<'v>(&self, resource: &'v Value, path: &[&str]) -> Option<&'v str> {
         let uri = uri_of(resource, "(a resource without @odata.id)");
-        shape::link(uri, resource, path).unwrap_or_else(|problem| {
+        links::link(uri, resource, path).unwrap_or_else(|problem| {
             self.wrong(problem);
             None
         })
@@ -266,7 +266,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let uris = members
             .iter()
             .enumerate()
-            .filter_map(|(index, member)| match shape::link_target(member) {
+            .filter_map(|(index, member)| match links::link_target(member) {
                 Some(target) => Some(target.to_owned()),
                 None => {
                     self.wrong(ShapeError::new(

@@ -37,7 +37,7 @@ pub enum FetchError {
     },
     /// A property of the wrong type for its schema: what it held cannot be read.
     #[error(transparent)]
-    Shape(#[from] super::shape::ShapeError),
+    Shape(#[from] super::links::ShapeError),
     /// The body exceeded the size limit.
     #[error("GET {uri}: the response exceeds {limit} bytes")]
     TooLarge {

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod crawl;
 pub mod fetch;
+pub mod links;
 pub mod normalize;
 pub mod shape;
 pub mod tls;

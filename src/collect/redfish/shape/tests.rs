@@ -2,6 +2,7 @@ use super::*;
 use crate::collect::redfish::crawl::{
     AdapterInventory, FunctionInventory, Inventory, SystemInventory,
 };
+use crate::collect::redfish::links::describe;
 use serde_json::json;
 
 fn problems(inventory: &Inventory) -> Vec<String> {

@@ -1,0 +1,119 @@
+//! Reading Redfish links and naming a property of the wrong type: what the crawl (following
+//! links), the transport's errors and the shape checks share. A leaf: it imports only
+//! `serde_json`, so none of them depends on another through it.
+
+use serde_json::Value;
+
+/// A property whose value is of the wrong type (or outside the vocabulary) for its schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{uri}: {property} is {found}, expected {expected}")]
+pub struct ShapeError {
+    /// The resource it was read from.
+    pub uri: String,
+    /// Where in the resource, `/`-separated (`Ethernet/FlowControlStatus`, `Members/2`).
+    pub property: String,
+    /// What its schema allows.
+    pub expected: String,
+    /// What was there.
+    pub found: String,
+}
+
+impl ShapeError {
+    /// `property` of `uri` holds `value`, where the schema wants `expected`.
+    pub fn new(uri: &str, property: &str, expected: &str, value: &Value) -> Self {
+        ShapeError {
+            uri: uri.to_owned(),
+            property: property.to_owned(),
+            expected: expected.to_owned(),
+            found: describe(value),
+        }
+    }
+}
+
+/// A value as a message names it: its type, and a short form of a scalar.
+pub fn describe(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            let more = if short.len() < s.len() { "…" } else { "" };
+            format!("the string {short:?}{more}")
+        }
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// The URI a resource names itself by, without a fragment; `fallback` when it names none.
+pub fn uri_of<'v>(resource: &'v Value, fallback: &'v str) -> &'v str {
+    resource["@odata.id"]
+        .as_str()
+        .map_or(fallback, |uri| uri.split('#').next().unwrap_or(uri))
+}
+
+/// The value at `path` of `resource`: `Ok(None)` when a step is absent or `null`, an error
+/// when a step that must be an object is something else.
+pub fn at<'v>(
+    uri: &str,
+    resource: &'v Value,
+    path: &[&str],
+) -> Result<Option<&'v Value>, ShapeError> {
+    let mut node = resource;
+    for (depth, key) in path.iter().enumerate() {
+        let next = match node {
+            Value::Object(map) => map.get(*key),
+            // A numeric step indexes an array (`Controllers/0`).
+            Value::Array(items) if key.parse::<usize>().is_ok() => {
+                key.parse::<usize>().ok().and_then(|index| items.get(index))
+            }
+            Value::Null => return Ok(None),
+            other => {
+                let expected = if key.parse::<usize>().is_ok() {
+                    "an array"
+                } else {
+                    "an object"
+                };
+                return Err(ShapeError::new(
+                    uri,
+                    &path[..depth].join("/"),
+                    expected,
+                    other,
+                ));
+            }
+        };
+        node = match next {
+            None | Some(Value::Null) => return Ok(None),
+            Some(value) => value,
+        };
+    }
+    Ok(Some(node))
+}
+
+/// The link at `path` of `resource` (read from `uri`): `Ok(None)` when absent or `null`, an
+/// error unless it is an object whose `@odata.id` is a string (Resource `Link`/`idRef`).
+pub fn link<'v>(
+    uri: &str,
+    resource: &'v Value,
+    path: &[&str],
+) -> Result<Option<&'v str>, ShapeError> {
+    let Some(node) = at(uri, resource, path)? else {
+        return Ok(None);
+    };
+    match link_target(node) {
+        Some(target) => Ok(Some(target)),
+        None => Err(ShapeError::new(
+            uri,
+            &path.join("/"),
+            "a link (an object with a string @odata.id)",
+            node,
+        )),
+    }
+}
+
+/// The URI a link object points to (without a fragment), if `value` is one.
+pub fn link_target(value: &Value) -> Option<&str> {
+    let target = value.as_object()?.get("@odata.id")?.as_str()?;
+    Some(target.split('#').next().unwrap_or(target))
+}
