@@ -8,7 +8,7 @@
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
 //!
-//! What the crawl follows is checked for its shape ([`super::shape`]): a body that is not an
+//! What the crawl follows is checked for its shape ([`super::links`]): a body that is not an
 //! object, a link that is not `{"@odata.id": "…"}`, a `Members` that is not an array of links,
 //! a non-string `Members@odata.nextLink`, a collection listing fewer members than its
 //! `Members@odata.count`. Each is recorded as an error naming the URI and property, so the
