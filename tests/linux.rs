@@ -466,8 +466,11 @@ fn an_intel_port_beside_mellanox_ports_needs_no_mlnx_qos_answer() {
             ("dcb-pfc-eno1.json", "dcb-pfc.json"),
             ("dcb-dcbx-eno1.json", "dcb-dcbx-host.json"),
         ] {
-            std::fs::copy(root().join("tests/fixtures/linux").join(fixture), d.join(file))
-                .unwrap();
+            std::fs::copy(
+                root().join("tests/fixtures/linux").join(fixture),
+                d.join(file),
+            )
+            .unwrap();
         }
         std::fs::write(
             d.join("ethtool-pause-eno1.json"),

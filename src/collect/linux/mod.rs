@@ -214,12 +214,14 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         // mlnx_qos and mlxconfig know only Mellanox ports: an onboard Intel or Broadcom port
         // beside ConnectX ports is not asked, and so is no hole in their answers.
         let mellanox = driver.as_ref().is_some_and(|d| mellanox_driver(&d.driver));
-        if mellanox && let Some(qos) = commands.parsed(
-            &format!("mlnx_qos-{name}.txt"),
-            &["mlnx_qos", "-i", name],
-            Need::Optional,
-            parse::parse_mlnx_qos,
-        ) {
+        if mellanox
+            && let Some(qos) = commands.parsed(
+                &format!("mlnx_qos-{name}.txt"),
+                &["mlnx_qos", "-i", name],
+                Need::Optional,
+                parse::parse_mlnx_qos,
+            )
+        {
             // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
             if let Some(control) = qos.dcbx.filter(|_| !dcbx_known) {
                 nic.set(

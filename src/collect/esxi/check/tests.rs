@@ -404,7 +404,12 @@ fn an_empty_core_list_is_whole_only_when_the_nmp_list_is_empty_too() {
     // The NMP list names devices: the empty core list lost its answer.
     let [nmp, _, satps, rules] = recorded_answers("round-robin");
     assert_eq!(
-        agree(&nmp, Some(&answer("core", core)), Some(&satps), Some(&rules)),
+        agree(
+            &nmp,
+            Some(&answer("core", core)),
+            Some(&satps),
+            Some(&rules)
+        ),
         [
             "(core): line 0: no device, though (nmp) lists 3: the core list names every device of the host, so an empty answer was lost on the way"
         ]
