@@ -425,3 +425,59 @@ fn outputs_that_lack_a_capability_stay_complete() {
     });
     assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
 }
+
+/// An onboard Intel management port beside the ConnectX ports: `ethtool -i` names `ixgbe`,
+/// it has its `dcb`, `ethtool` answers and no `mlnx_qos`/`mlxconfig` recording (those tools
+/// know only Mellanox ports, so the capture does not ask them about it). The source stays
+/// complete.
+#[test]
+fn an_intel_port_beside_mellanox_ports_needs_no_mlnx_qos_answer() {
+    let (code, status, error) = capture_edited(|d| {
+        rewrite(d, "ip-link.json", |text| {
+            let mut links: Value = serde_json::from_str(&text).unwrap();
+            links.as_array_mut().unwrap().insert(
+                1,
+                serde_json::json!({
+                    "ifindex": 2,
+                    "ifname": "eno1",
+                    "flags": ["BROADCAST", "MULTICAST", "UP", "LOWER_UP"],
+                    "mtu": 1500,
+                    "qdisc": "mq",
+                    "operstate": "UP",
+                    "link_type": "ether",
+                    "address": "3c:ec:ef:12:34:56",
+                    "broadcast": "ff:ff:ff:ff:ff:ff",
+                    "parentbus": "pci",
+                    "parentdev": "0000:19:00.0"
+                }),
+            );
+            serde_json::to_string_pretty(&links).unwrap() + "\n"
+        });
+        std::fs::write(
+            d.join("ethtool-driver-eno1.txt"),
+            "driver: ixgbe\nversion: 6.8.0-45-generic\nfirmware-version: 0x800003e2, 1.2074.0\n\
+             expansion-rom-version: \nbus-info: 0000:19:00.0\nsupports-statistics: yes\n\
+             supports-test: yes\nsupports-eeprom-access: yes\nsupports-register-dump: yes\n\
+             supports-priv-flags: yes\n",
+        )
+        .unwrap();
+        for (file, fixture) in [
+            ("dcb-ets-eno1.json", "dcb-ets.json"),
+            ("dcb-pfc-eno1.json", "dcb-pfc.json"),
+            ("dcb-dcbx-eno1.json", "dcb-dcbx-host.json"),
+        ] {
+            std::fs::copy(
+                root().join("tests/fixtures/linux").join(fixture),
+                d.join(file),
+            )
+            .unwrap();
+        }
+        std::fs::write(
+            d.join("ethtool-pause-eno1.json"),
+            "[ {\n        \"ifname\": \"eno1\",\n        \"autonegotiate\": false,\n        \
+             \"rx\": true,\n        \"tx\": true\n    } ]\n",
+        )
+        .unwrap();
+    });
+    assert_eq!((code, status.as_str()), (0, "complete"), "{error}");
+}

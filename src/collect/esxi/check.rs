@@ -30,6 +30,9 @@ struct Format {
     fields: &'static [&'static str],
     /// Whether a record is a table row (one line) rather than lines of `Key: value`.
     row: bool,
+    /// The field that tells kinds of device apart, when esxcli prints some fields only for
+    /// some kinds: the core list prints a disk's queue depth and PI fields, not a CD-ROM's.
+    kind: Option<&'static str>,
 }
 
 const NMP_DEVICE: Format = Format {
@@ -43,6 +46,7 @@ const NMP_DEVICE: Format = Format {
         "Working Paths",
     ],
     row: false,
+    kind: None,
 };
 
 const CORE_DEVICE: Format = Format {
@@ -72,12 +76,14 @@ const CORE_DEVICE: Format = Format {
         "Other UIDs",
     ],
     row: false,
+    kind: Some("Device Type"),
 };
 
 const SATP: Format = Format {
     record: "SATP",
     fields: &["Name", "Default PSP", "Description"],
     row: true,
+    kind: None,
 };
 
 const SATP_RULE: Format = Format {
@@ -97,12 +103,14 @@ const SATP_RULE: Format = Format {
         "Description",
     ],
     row: true,
+    kind: None,
 };
 
 const VERSION: Format = Format {
     record: "version",
     fields: &["Product", "Version", "Build", "Update"],
     row: false,
+    kind: None,
 };
 
 /// The path selection plugins VMware ships with NMP (`VMW_PSP_FIXED_AP` only in ESX 4.x).
@@ -125,14 +133,10 @@ pub fn nmp_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// A device list of `esxcli storage core device list`.
+/// A device list of `esxcli storage core device list`. An empty list is a whole answer of
+/// a diskless host (stateless Auto Deploy, no local disk, no LUN); [`agree`] makes it an
+/// error when the NMP list names devices the host has.
 pub fn core_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
-    if records.is_empty() {
-        return Err(ParseError::at(
-            0,
-            "no device: every ESXi host lists at least the device it boots from, so an empty answer was lost on the way",
-        ));
-    }
     devices(records, form, &CORE_DEVICE)?;
     for device in records {
         for key in [
@@ -228,8 +232,9 @@ pub fn version(records: &[Record], form: Form) -> Result<(), ParseError> {
 
 /// Every device has an id and the fields its format always prints. In the text form the
 /// last device, the only one a cut at a line end can shorten without breaking the text, must
-/// also print every field all the devices before it print: esxcli prints the same fields
-/// for every device of one answer.
+/// also print every field all the devices of its kind before it print: esxcli prints the
+/// same fields for every device of one kind in one answer (the core list prints some fields
+/// only for disks, others only for CD-ROMs or USB devices).
 fn devices(records: &[Record], form: Form, format: &Format) -> Result<(), ParseError> {
     let mut seen = BTreeMap::new();
     for device in records {
@@ -249,7 +254,7 @@ fn devices(records: &[Record], form: Form, format: &Format) -> Result<(), ParseE
     }
     if form == Form::Text
         && let Some((last, earlier)) = records.split_last()
-        && let Some((first, rest)) = earlier.split_first()
+        && let Some((first, rest)) = same_kind(last, earlier, format).split_first()
     {
         let mut common: BTreeSet<&String> = first.fields.keys().collect();
         for device in rest {
@@ -265,6 +270,17 @@ fn devices(records: &[Record], form: Form, format: &Format) -> Result<(), ParseE
         }
     }
     Ok(())
+}
+
+/// The devices of `earlier` of the same kind as `last`: all of them when the format has no
+/// kinds.
+fn same_kind<'a>(last: &Record, earlier: &'a [Record], format: &Format) -> Vec<&'a Record> {
+    let kind = format.kind.map(normalize_key);
+    let of = |record: &Record| kind.as_deref().and_then(|key| record.get(key));
+    earlier
+        .iter()
+        .filter(|device| of(device) == of(last))
+        .collect()
 }
 
 /// The record has every field of its format.
@@ -403,7 +419,22 @@ pub fn agree(
     rules: Option<&Answer>,
 ) -> Vec<String> {
     let mut errors = Vec::new();
-    if let Some(core) = core {
+    if let Some(core) = core
+        && core.records.is_empty()
+        && !nmp.records.is_empty()
+    {
+        // An empty core list is whole only on a host without devices: one whose NMP list
+        // names devices lost its answer on the way.
+        errors.push(core.at(
+            0,
+            format!(
+                "no device, though {} lists {}: the core list names every device of the host, \
+                 so an empty answer was lost on the way",
+                nmp.origin,
+                nmp.records.len()
+            ),
+        ));
+    } else if let Some(core) = core {
         let nmp_ids: BTreeSet<String> = nmp.records.iter().filter_map(device_id).collect();
         let core_ids: BTreeSet<String> = core.records.iter().filter_map(device_id).collect();
         for device in &nmp.records {

@@ -95,7 +95,8 @@ fn ends_with_a_whole_line(text: &str) -> Result<(), ParseError> {
     Err(ParseError::at(
         number,
         format!(
-            "the output ends in the middle of a line ({:?} has no line ending): it was cut short",
+            "the output ends in the middle of a line ({:?} has no line ending): it was cut short \
+             (if the file is whole, add its final newline)",
             last.trim()
         ),
     ))

@@ -268,6 +268,26 @@ fn an_nmp_list_cut_at_a_line_end_is_partial_naming_the_missing_fields_or_device(
     );
 }
 
+/// A diskless host (stateless Auto Deploy, no local disk, no LUN): both device lists are
+/// empty, and that is its whole answer.
+#[test]
+fn a_diskless_host_with_both_device_lists_empty_is_complete() {
+    let dir = copy_of("round-robin");
+    for file in [
+        "esxcli_storage_nmp_device_list.txt",
+        "esxcli_storage_core_device_list.txt",
+    ] {
+        std::fs::write(dir.path().join(file), b"").unwrap();
+    }
+    let captured = capture_dir(dir.path());
+    assert_eq!(
+        captured.status,
+        SourceStatus::Complete,
+        "{:?}",
+        captured.error
+    );
+}
+
 #[test]
 fn an_empty_core_device_list_is_partial_not_unknown_reservations() {
     let captured = capture_with("esxcli_storage_core_device_list.txt", b"");

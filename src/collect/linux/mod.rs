@@ -12,11 +12,12 @@
 //!
 //! Fail closed: each parser knows the shape of a whole answer, and what the tools guarantee
 //! across commands is checked too. An installed `mlnx_qos` or `mlxconfig` answers for every
-//! port it is asked about; `devlink` lists every port of a driver it lists; an mlx port has a
-//! PCI address in `ethtool -i`; `mlxconfig` names the device it was asked for; `dcb ets` and
-//! `dcb pfc` print their whole tables; an `ethtool --json` answer that does not parse is an
-//! error, not a reason to fall back to the text form. Any of these makes the source
-//! `partial`, naming the command, its file, the line and what was expected.
+//! Mellanox port (an `mlx4_*`/`mlx5_*` driver; other ports are not asked); `devlink` lists
+//! every port of a driver it lists; an mlx port has a PCI address in `ethtool -i`;
+//! `mlxconfig` names the device it was asked for; `dcb ets` and `dcb pfc` print their whole
+//! tables; an `ethtool --json` answer that does not parse is an error, not a reason to fall
+//! back to the text form. Any of these makes the source `partial`, naming the command, its
+//! file, the line and what was expected.
 
 pub mod parse;
 
@@ -41,7 +42,7 @@ struct Commands<'a> {
     session: Session<'a>,
     errors: Vec<String>,
     /// Per optional tool, the commands it answered and those it did not: a tool that is
-    /// installed answers for every port, so a mix means a capture with holes.
+    /// installed answers for every Mellanox port, so a mix means a capture with holes.
     optional: BTreeMap<String, (Vec<String>, Vec<String>)>,
 }
 
@@ -95,7 +96,7 @@ impl Commands<'_> {
             {
                 self.errors.push(format!(
                     "{target}: `{}` gave no answer, though `{}` did: an installed {tool} \
-                     answers for every port, so the capture has a hole",
+                     answers for every Mellanox port, so the capture has a hole",
                     absent.join("`, `"),
                     answered[0]
                 ));
@@ -210,12 +211,17 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         }
         let dcbx_known = dcb_facts(&mut commands, name, &mut nic);
         pause_facts(&mut commands, name, &mut nic);
-        if let Some(qos) = commands.parsed(
-            &format!("mlnx_qos-{name}.txt"),
-            &["mlnx_qos", "-i", name],
-            Need::Optional,
-            parse::parse_mlnx_qos,
-        ) {
+        // mlnx_qos and mlxconfig know only Mellanox ports: an onboard Intel or Broadcom port
+        // beside ConnectX ports is not asked, and so is no hole in their answers.
+        let mellanox = driver.as_ref().is_some_and(|d| mellanox_driver(&d.driver));
+        if mellanox
+            && let Some(qos) = commands.parsed(
+                &format!("mlnx_qos-{name}.txt"),
+                &["mlnx_qos", "-i", name],
+                Need::Optional,
+                parse::parse_mlnx_qos,
+            )
+        {
             // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
             if let Some(control) = qos.dcbx.filter(|_| !dcbx_known) {
                 nic.set(
@@ -238,7 +244,6 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             .iter()
             .flatten()
             .any(|d| d.driver.as_deref() == Some(driver.driver.as_str()));
-        let mellanox = driver.driver.starts_with("mlx");
         let Some(bus) = driver.bus_info.clone() else {
             if mellanox || in_devlink {
                 commands.output_error(
@@ -325,6 +330,12 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         status,
         error: (!commands.errors.is_empty()).then(|| commands.errors.join("; ")),
     }
+}
+
+/// Whether `ethtool -i` names a Mellanox (NVIDIA ConnectX) driver, the ports `mlnx_qos` and
+/// `mlxconfig` answer for.
+fn mellanox_driver(driver: &str) -> bool {
+    driver.starts_with("mlx4_") || driver.starts_with("mlx5_")
 }
 
 /// `dcb ets/pfc/dcbx show dev IF`; "Operation not supported" means the device has no DCB.

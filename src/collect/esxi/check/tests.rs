@@ -229,7 +229,6 @@ fn broken_answers_name_the_line_and_what_was_expected() {
             Kind::Core,
             "line 67: Is Perennially Reserved \"ture\": expected `true` or `false`",
         ),
-        (String::new(), Kind::Core, "line 0: no device"),
         (
             fixture("missing-fields-nmp-device-list.txt"),
             Kind::Nmp,
@@ -385,6 +384,73 @@ fn the_answers_of_one_host_must_agree() {
     assert_eq!(
         agree(&eql, Some(&core), Some(&satps), Some(&eql_rules)),
         Vec::<String>::new()
+    );
+}
+
+#[test]
+fn an_empty_core_list_is_whole_only_when_the_nmp_list_is_empty_too() {
+    // A diskless host (stateless Auto Deploy, no LUN) lists no device in either list.
+    let core = parse_device_list("").unwrap();
+    core_devices(&core, Form::Text).unwrap();
+    assert_eq!(
+        agree(
+            &answer("nmp", Vec::new()),
+            Some(&answer("core", core.clone())),
+            None,
+            None
+        ),
+        Vec::<String>::new()
+    );
+    // The NMP list names devices: the empty core list lost its answer.
+    let [nmp, _, satps, rules] = recorded_answers("round-robin");
+    assert_eq!(
+        agree(
+            &nmp,
+            Some(&answer("core", core)),
+            Some(&satps),
+            Some(&rules)
+        ),
+        [
+            "(core): line 0: no device, though (nmp) lists 3: the core list names every device of the host, so an empty answer was lost on the way"
+        ]
+    );
+}
+
+/// The core list prints some fields only for some kinds of device: a disk's queue depth,
+/// RAID and PI fields, not a CD-ROM's. A list whose last device is a CD-ROM after a disk is
+/// whole; a CD-ROM cut short after another CD-ROM is not.
+#[test]
+fn a_cdrom_after_a_disk_need_not_print_the_disk_only_fields() {
+    let sample = shared_sample("esxi_core_device_list_text.txt");
+    let block = |prefix: &str| {
+        sample
+            .iter()
+            .find(|(label, _)| label.starts_with(prefix))
+            .map(|(_, block)| block.clone())
+            .unwrap_or_else(|| panic!("sample {prefix}"))
+    };
+    let (disk, cdrom) = (block("(B)"), block("(C)"));
+    let mixed = format!("{disk}\n{cdrom}");
+    let records = parse_device_list(&mixed).unwrap();
+    assert_eq!(records.len(), 2);
+    assert!(
+        records[0].fields.contains_key("devicemaxqueuedepth")
+            && !records[1].fields.contains_key("devicemaxqueuedepth"),
+        "the sample no longer shows a disk-only field"
+    );
+    core_devices(&records, Form::Text).unwrap();
+
+    // Two CD-ROMs, the second cut at a line end: still found.
+    let second = cdrom.replace("mpx.vmhba33:C0:T0:L0", "mpx.vmhba32:C0:T0:L0");
+    let cut = &second[..second.find("   Is Shared Clusterwide").unwrap()];
+    let two = format!("{disk}\n{cdrom}\n{cut}");
+    let err = core_devices(&parse_device_list(&two).unwrap(), Form::Text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("line 103: device mpx.vmhba32:C0:T0:L0 (from line 78) ends without")
+            && err.contains("`issharedclusterwide`"),
+        "{err}"
     );
 }
 

@@ -259,6 +259,12 @@ fn text_cut_in_the_middle_of_a_line_is_an_error_naming_the_line() {
                 .starts_with("the output ends in the middle of a line"),
             "{err}"
         );
+        // A hand-copied recording that lost only its final newline is told how to mend it.
+        assert!(
+            err.message
+                .ends_with("it was cut short (if the file is whole, add its final newline)"),
+            "{err}"
+        );
         // With its line ending, the same text is a whole line.
         assert!(
             parse(&format!("{input}\n"))
