@@ -147,16 +147,7 @@ const ABOUT: &[&str] = &[
 /// Whether an attribute or property name says it holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let words = words(name);
-    let mut end = words.len();
-    while end > 0 {
-        let word = words[end - 1].as_str();
-        if word.bytes().all(|b| b.is_ascii_digit()) || TRAILERS.contains(&word) {
-            end -= 1;
-        } else {
-            break;
-        }
-    }
-    let core = &words[..end];
+    let core = core(&words);
     let Some(head) = core.last().map(String::as_str) else {
         return false;
     };
@@ -170,6 +161,17 @@ pub fn is_secret_name(name: &str) -> bool {
             && core
                 .iter()
                 .any(|word| STRONG_WORDS.iter().any(|strong| word.ends_with(strong))))
+}
+
+/// The words of a name without its trailing digits and [`TRAILERS`]: the last is the head.
+fn core(words: &[String]) -> &[String] {
+    let end = words
+        .iter()
+        .rposition(|word| {
+            !(word.bytes().all(|b| b.is_ascii_digit()) || TRAILERS.contains(&word.as_str()))
+        })
+        .map_or(0, |last| last + 1);
+    &words[..end]
 }
 
 /// The lowercase words of a name: split at non-alphanumerics, at lower→upper
@@ -368,18 +370,14 @@ impl SecretFilter {
 const AUTH_SETTINGS: &[&str] = &["Enabled", "Disabled", "None", "Auto", "On", "Off"];
 
 /// Whether the head word of `name` is `auth` and `value` is a switch position (one of
-/// [`AUTH_SETTINGS`] or a JSON boolean): then it is a setting, not a secret. Without a registry (HPE, Lenovo) nothing
-/// says whether `ChapMutualAuth` is a flag or a CHAP secret, and `auth` must stay a secret
-/// head for `TpmOwnerAuth`. The closed list tells them apart by value: a boolean has no room
+/// [`AUTH_SETTINGS`] or a JSON boolean): then it is a setting, not a secret. Without a
+/// registry (HPE, Lenovo, iDRAC NICs that list none) nothing says whether `ChapMutualAuth`
+/// is a flag or a CHAP secret, and `auth` must stay a secret head for `TpmOwnerAuth`. The closed list tells them apart by value: a boolean has no room
 /// for a secret, and a secret equal to one of six setting words is no secret to hide (it is
 /// what anyone guesses first). Anything else, a lowercase `enabled` included, stays secret.
 fn is_auth_setting(name: &str, value: &Value) -> bool {
     let words = words(name);
-    let head = words
-        .iter()
-        .rev()
-        .find(|w| !(w.bytes().all(|b| b.is_ascii_digit()) || TRAILERS.contains(&w.as_str())));
-    head.is_some_and(|head| head == "auth")
+    core(&words).last().is_some_and(|head| head == "auth")
         && match value {
             Value::Bool(_) => true,
             Value::String(text) => AUTH_SETTINGS.contains(&text.as_str()),
