@@ -12,7 +12,8 @@
 //! digits, so `KeyboardLayout` (head `layout`) and `NWManagementPassThrough` (head `through`)
 //! are kept. A registry type of `Enumeration` or `Boolean` overrules the name: a value from a
 //! closed vocabulary (`ChapMutualAuth = Disabled`) cannot carry a secret. The value test still
-//! applies to it.
+//! applies to it. Without a registry, an `…Auth` name set to a switch position (`Enabled`,
+//! `Disabled`, `None`, `Auto`, `On`, `Off`, a boolean) is a setting too.
 //!
 //! A leaf module: it imports nothing of driftgate's, so collectors, reports and logs can all
 //! use it.
@@ -134,16 +135,7 @@ const ABOUT: &[&str] = &[
 /// Whether an attribute or property name says it holds a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let words = words(name);
-    let mut end = words.len();
-    while end > 0 {
-        let word = words[end - 1].as_str();
-        if word.bytes().all(|b| b.is_ascii_digit()) || TRAILERS.contains(&word) {
-            end -= 1;
-        } else {
-            break;
-        }
-    }
-    let core = &words[..end];
+    let core = core(&words);
     let Some(head) = core.last().map(String::as_str) else {
         return false;
     };
@@ -160,6 +152,17 @@ pub fn is_secret_name(name: &str) -> bool {
             && core
                 .iter()
                 .any(|word| STRONG_WORDS.iter().any(|strong| word.ends_with(strong))))
+}
+
+/// The words of a name without its trailing digits and [`TRAILERS`]: the last is the head.
+fn core(words: &[String]) -> &[String] {
+    let end = words
+        .iter()
+        .rposition(|word| {
+            !(word.bytes().all(|b| b.is_ascii_digit()) || TRAILERS.contains(&word.as_str()))
+        })
+        .map_or(0, |last| last + 1);
+    &words[..end]
 }
 
 /// The lowercase words of a name: split at non-alphanumerics, at lower→upper
@@ -300,38 +303,95 @@ impl SecretFilter {
 
     /// Whether the attribute `name` with `value` is a secret.
     pub fn is_secret(&self, name: &str, value: &Value) -> bool {
+        self.is_secret_by(name, value, is_secret_value)
+    }
+
+    /// [`SecretFilter::is_secret`] with `key_material` as the value test.
+    fn is_secret_by(&self, name: &str, value: &Value, key_material: fn(&Value) -> bool) -> bool {
         match self.types.get(name) {
             Some(AttributeType::Password) => true,
-            Some(AttributeType::Closed) => is_secret_value(value),
-            Some(AttributeType::Open) | None => is_secret_name(name) || is_secret_value(value),
+            Some(AttributeType::Closed) => key_material(value),
+            Some(AttributeType::Open) => is_secret_name(name) || key_material(value),
+            None => (is_secret_name(name) && !is_auth_setting(name, value)) || key_material(value),
         }
     }
 
-    /// Removes every secret member of `value` at any depth: a member whose name or value is
-    /// secret goes. `@odata.*` annotations are links and types, never secrets, and stay so
-    /// the copy remains a navigable mockup.
+    /// Removes every secret member of `value` at any depth, for a saved mockup that must
+    /// still capture to the same facts. Inside settings (an `Attributes` object, an attribute
+    /// registry entry) a member goes when its name or value is secret. Elsewhere only names
+    /// and PEM blocks count: a long hex run there is an id or a digest (an NVMe NGUID
+    /// `DurableName`, a WWID, a firmware hash), and dropping it would change the replay.
+    /// A member holding an object or an array of objects is never dropped but cleaned
+    /// inside: `"Keys": {"@odata.id": …}` is a link, and dropping it breaks navigation.
+    /// `@odata.*` annotations are links and types, never secrets.
     pub fn remove_secrets(&self, value: &mut Value) {
+        self.remove_within(value, false);
+    }
+
+    fn remove_within(&self, value: &mut Value, settings: bool) {
         match value {
             Value::Object(map) => {
-                map.retain(|name, value| {
-                    name.starts_with("@odata.") || !self.is_secret(name, value)
+                // A registry entry describes one attribute, and may carry its value.
+                let entry = map.get("AttributeName").and_then(Value::as_str);
+                let settings = settings || entry.is_some();
+                let described = entry.is_some_and(|name| {
+                    self.types.get(name) == Some(&AttributeType::Password) || is_secret_name(name)
                 });
-                // A registry entry of a secret attribute may carry its current or default value.
-                let described = map
-                    .get("AttributeName")
-                    .and_then(Value::as_str)
-                    .map(|name| {
-                        self.types.get(name) == Some(&AttributeType::Password)
-                            || is_secret_name(name)
-                    });
-                if described == Some(true) {
-                    map.retain(|name, _| !matches!(name.as_str(), "CurrentValue" | "DefaultValue"));
+                let key_material = if settings { is_secret_value } else { is_pem };
+                map.retain(|name, value| {
+                    name.starts_with("@odata.")
+                        || holds_resources(value)
+                        || !(self.is_secret_by(name, value, key_material)
+                            || (described
+                                && matches!(name.as_str(), "CurrentValue" | "DefaultValue")))
+                });
+                for (name, value) in map.iter_mut() {
+                    self.remove_within(value, settings || name == "Attributes");
                 }
-                map.values_mut().for_each(|v| self.remove_secrets(v));
             }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.remove_secrets(v)),
+            Value::Array(items) => items
+                .iter_mut()
+                .for_each(|v| self.remove_within(v, settings)),
             _ => {}
         }
+    }
+}
+
+/// Setting words an authentication switch is set to: `ChapMutualAuth = Disabled`.
+const AUTH_SETTINGS: &[&str] = &["Enabled", "Disabled", "None", "Auto", "On", "Off"];
+
+/// Whether the head word of `name` is `auth` and `value` is a switch position (one of
+/// [`AUTH_SETTINGS`] or a JSON boolean): then it is a setting, not a secret. Without a
+/// registry (HPE, Lenovo, iDRAC NICs that list none) nothing says whether `ChapMutualAuth`
+/// is a flag or a CHAP secret, and `auth` must stay a secret head for `TpmOwnerAuth`. The closed list tells them apart by value: a boolean has no room
+/// for a secret, and a secret equal to one of six setting words is no secret to hide (it is
+/// what anyone guesses first). Anything else, a lowercase `enabled` included, stays secret.
+fn is_auth_setting(name: &str, value: &Value) -> bool {
+    let words = words(name);
+    core(&words).last().is_some_and(|head| head == "auth")
+        && match value {
+            Value::Bool(_) => true,
+            Value::String(text) => AUTH_SETTINGS.contains(&text.as_str()),
+            _ => false,
+        }
+}
+
+/// Whether a value is (or an array holds) a PEM block: key material wherever it stands.
+fn is_pem(value: &Value) -> bool {
+    match value {
+        Value::String(text) => text.contains("-----BEGIN") || text.contains("PRIVATE KEY"),
+        Value::Array(items) => items.iter().any(is_pem),
+        _ => false,
+    }
+}
+
+/// Whether a value is an object (a link, a complex property) or an array holding one: the
+/// name test is for scalar values, and these are cleaned inside instead.
+fn holds_resources(value: &Value) -> bool {
+    match value {
+        Value::Object(_) => true,
+        Value::Array(items) => items.iter().any(|v| v.is_object() || v.is_array()),
+        _ => false,
     }
 }
 
@@ -350,7 +410,7 @@ pub fn is_secret_fact(path: &str, value: &Value) -> bool {
                 .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
                 && looks_like_base64(text))
     };
-    is_secret_name(leaf)
+    (is_secret_name(leaf) && !is_auth_setting(leaf, value))
         || match value {
             Value::String(text) => key_material(text),
             Value::Array(items) => items.iter().filter_map(Value::as_str).any(key_material),

@@ -479,3 +479,181 @@ fn child_processes_inherit_no_driftgate_credentials() {
         }
     }
 }
+
+/// Ids and digests that look like key material by their hex digits, planted outside settings.
+const NGUID: &str = "0123456789ABCDEF0123456789ABCDEF";
+const DIGEST: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+const ADAPTER: &str = "Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3";
+const FIRMWARE: &str = "UpdateService/FirmwareInventory/Installed-159-2.19.1__BIOS.Setup.1-1";
+
+#[test]
+fn saved_mockups_keep_ids_links_and_auth_switches() {
+    let mockup = planted_mockup();
+    let v1 = mockup.path().join("redfish/v1");
+    let edit = |file: &str, change: &dyn Fn(&mut serde_json::Map<String, Value>)| {
+        let path = v1.join(file).join("index.json");
+        let mut body = read_json(&path);
+        change(body.as_object_mut().unwrap());
+        write_json(&path, &body);
+    };
+    edit(ADAPTER, &|adapter| {
+        adapter.insert(
+            "Identifiers".into(),
+            json!([{"DurableName": NGUID, "DurableNameFormat": "NGUID"}]),
+        );
+    });
+    edit(FIRMWARE, &|firmware| {
+        firmware.insert("SoftwareId".into(), json!(NGUID));
+        firmware.insert("Oem".into(), json!({"Vendor": {"ImageHash": DIGEST}}));
+    });
+    edit("Systems/System.Embedded.1", &|system| {
+        system.insert(
+            "Keys".into(),
+            json!({"@odata.id": "/redfish/v1/Systems/System.Embedded.1/Keys"}),
+        );
+    });
+    // The example's BIOS registry does not list it: kept as a switch position by value.
+    edit("Systems/System.Embedded.1/Bios", &|bios| {
+        bios["Attributes"]["ChapMutualAuth"] = json!("Disabled");
+    });
+    let saved = tempfile::tempdir().unwrap();
+    let snapshot = saved.path().join("snapshot.json");
+    let captured = run(driftgate()
+        .args(["capture", "--host", "azl-node01", "--source"])
+        .arg(format!("redfish=mockup:{}", mockup.path().display()))
+        .arg("--save-mockup")
+        .arg(saved.path())
+        .arg("--out")
+        .arg(&snapshot));
+    assert_eq!(captured.code, 0, "{}", captured.output);
+    assert_eq!(
+        read_json(&snapshot)["facts"]["bios/ChapMutualAuth"],
+        json!("Disabled")
+    );
+    let copy = |file: &str| {
+        read_json(
+            &saved
+                .path()
+                .join("redfish/v1")
+                .join(file)
+                .join("index.json"),
+        )
+    };
+    assert_eq!(copy(ADAPTER)["Identifiers"][0]["DurableName"], json!(NGUID));
+    assert_eq!(copy(FIRMWARE)["SoftwareId"], json!(NGUID));
+    assert_eq!(copy(FIRMWARE)["Oem"]["Vendor"]["ImageHash"], json!(DIGEST));
+    assert_eq!(
+        copy("Systems/System.Embedded.1")["Keys"]["@odata.id"],
+        json!("/redfish/v1/Systems/System.Embedded.1/Keys")
+    );
+    let bios = copy("Systems/System.Embedded.1/Bios");
+    assert_eq!(bios["Attributes"]["ChapMutualAuth"], json!("Disabled"));
+    // Not vacuous: the secrets planted beside them are gone.
+    assert_clean("the saved BIOS", &bios.to_string());
+    assert!(bios["Attributes"].get("AssetNote").is_none(), "{bios:#}");
+}
+
+/// The Azure Local post-update BMC with `file` (under `redfish/v1`) cut to its first half.
+fn truncated(file: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("examples/azure-local-dcbx/recorded/post-update/bmc"),
+        dir.path(),
+    );
+    let path = dir.path().join("redfish/v1").join(file).join("index.json");
+    let text = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+    dir
+}
+
+#[test]
+fn a_listed_attribute_registry_that_cannot_be_read_makes_the_capture_partial() {
+    for (file, named) in [
+        (
+            "Systems/System.Embedded.1/Bios/BiosRegistry",
+            "/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry",
+        ),
+        (
+            "Registries/BiosAttributeRegistry.v1_0_0",
+            "/redfish/v1/Registries/BiosAttributeRegistry.v1_0_0",
+        ),
+        ("Registries", "/redfish/v1/Registries"),
+    ] {
+        let mockup = truncated(file);
+        for source in [
+            format!("redfish=mockup:{}", mockup.path().display()),
+            "http".to_owned(),
+        ] {
+            let server;
+            let source = if source == "http" {
+                server = Simulator::start(mockup.path(), &["--auth", "session"]);
+                format!("redfish={}", server.url)
+            } else {
+                source
+            };
+            let captured = driftgate()
+                .args(["capture", "--host", "azl-node01", "--source", &source])
+                .env("DRIFTGATE_BMC_USERNAME", USER)
+                .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+                .output()
+                .unwrap();
+            let snapshot: Value = serde_json::from_slice(&captured.stdout).unwrap();
+            let status = &snapshot["sources"][0];
+            assert_eq!(
+                status["status"],
+                json!("partial"),
+                "{file} over {source}: {status}"
+            );
+            let error = status["error"].as_str().unwrap_or("");
+            assert!(error.contains(named), "{file} over {source}: {error}");
+        }
+    }
+    // A registry the service does not list is no fault: the example lists no NIC registry.
+    let captured = run(driftgate().args([
+        "capture",
+        "--host",
+        "azl-node01",
+        "--source",
+        &format!(
+            "redfish=mockup:{}",
+            root()
+                .join("examples/azure-local-dcbx/recorded/post-update/bmc")
+                .display()
+        ),
+    ]));
+    assert_eq!(captured.code, 0, "{}", captured.output);
+    assert!(
+        captured.output.contains("\"complete\""),
+        "{}",
+        captured.output
+    );
+}
+
+#[test]
+fn a_registry_file_without_a_location_uri_makes_the_capture_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("examples/azure-local-dcbx/recorded/post-update/bmc"),
+        dir.path(),
+    );
+    let entry = dir
+        .path()
+        .join("redfish/v1/Registries/BiosAttributeRegistry.v1_0_0/index.json");
+    let mut file = read_json(&entry);
+    file["Location"] = json!([{"Language": "en"}]);
+    write_json(&entry, &file);
+    let captured = driftgate()
+        .args(["capture", "--host", "azl-node01", "--source"])
+        .arg(format!("redfish=mockup:{}", dir.path().display()))
+        .output()
+        .unwrap();
+    let snapshot: Value = serde_json::from_slice(&captured.stdout).unwrap();
+    let source = &snapshot["sources"][0];
+    assert_eq!(source["status"], json!("partial"), "{source}");
+    let error = source["error"].as_str().unwrap_or("");
+    assert!(
+        error.contains("/redfish/v1/Registries/BiosAttributeRegistry.v1_0_0")
+            && error.contains("Location"),
+        "{error}"
+    );
+}

@@ -417,3 +417,106 @@ fn corpus_decides_as_recorded() {
         );
     }
 }
+
+#[test]
+fn saved_copies_keep_hex_ids_outside_settings() {
+    let nguid = "0123456789ABCDEF0123456789ABCDEF";
+    let wwid = "naa.60050768028081713c0000000000007d";
+    let digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    let mut filter = SecretFilter::new();
+    filter.add_registry(&json!({"RegistryEntries": {"Attributes": [
+        {"AttributeName": "ServiceNote", "Type": "Password"}]}}));
+    let mut body = json!({
+        "@odata.id": "/redfish/v1/Systems/1/Storage/1/Drives/0",
+        "Identifiers": [{"DurableName": nguid, "DurableNameFormat": "NGUID"}],
+        "WWID": wwid,
+        "SoftwareId": nguid,
+        "Oem": {"Vendor": {"ImageHash": digest, "Certificate": "-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----"}},
+        "Attributes": {"AssetNote": nguid, "SysProfile": "Perf", "ServiceNote": "x"},
+        "RegistryEntries": {"Attributes": [
+            {"AttributeName": "AssetNote", "Type": "String", "CurrentValue": nguid, "DefaultValue": ""}
+        ]}
+    });
+    filter.remove_secrets(&mut body);
+    assert_eq!(
+        body,
+        json!({
+            "@odata.id": "/redfish/v1/Systems/1/Storage/1/Drives/0",
+            "Identifiers": [{"DurableName": nguid, "DurableNameFormat": "NGUID"}],
+            "WWID": wwid,
+            "SoftwareId": nguid,
+            "Oem": {"Vendor": {"ImageHash": digest}},
+            "Attributes": {"SysProfile": "Perf"},
+            "RegistryEntries": {"Attributes": [
+                {"AttributeName": "AssetNote", "Type": "String", "DefaultValue": ""}
+            ]}
+        })
+    );
+}
+
+#[test]
+fn links_and_objects_under_secret_names_are_cleaned_not_dropped() {
+    let filter = SecretFilter::new();
+    let mut body = json!({
+        "Keys": {"@odata.id": "/redfish/v1/AccountService/Accounts/1/Keys"},
+        "KeyService": {"@odata.id": "/redfish/v1/KeyService"},
+        "Auth": [{"@odata.id": "/redfish/v1/Auth/1"}],
+        "Credentials": {"UserName": "admin", "Password": "hunter2"},
+        "Tokens": ["t1", "t2"],
+        "Keys@odata.count": 1,
+        "Key": "k",
+        "Attributes": {"IscsiKey": "k", "Nested": {"Token": "t", "Keep": 1}}
+    });
+    filter.remove_secrets(&mut body);
+    assert_eq!(
+        body,
+        json!({
+            "Keys": {"@odata.id": "/redfish/v1/AccountService/Accounts/1/Keys"},
+            "KeyService": {"@odata.id": "/redfish/v1/KeyService"},
+            "Auth": [{"@odata.id": "/redfish/v1/Auth/1"}],
+            "Credentials": {"UserName": "admin"},
+            "Keys@odata.count": 1,
+            "Attributes": {"Nested": {"Keep": 1}}
+        })
+    );
+}
+
+#[test]
+fn auth_switches_without_a_registry_are_settings_and_anything_else_stays_secret() {
+    let filter = SecretFilter::new();
+    for value in ["Enabled", "Disabled", "None", "Auto", "On", "Off"] {
+        assert!(
+            !filter.is_secret("ChapMutualAuth", &json!(value)),
+            "{value}"
+        );
+        assert!(
+            !is_secret_fact("bios/ChapMutualAuth", &json!(value)),
+            "{value}"
+        );
+    }
+    assert!(!filter.is_secret("IscsiChapAuth", &json!(true)));
+    for value in [
+        json!("s3cr3t"),
+        json!("enabled"),
+        json!("Disabled "),
+        json!(["Enabled"]),
+        json!(1234),
+    ] {
+        assert!(filter.is_secret("TpmOwnerAuth", &value), "{value}");
+        assert!(is_secret_fact("bios/TpmOwnerAuth", &value), "{value}");
+    }
+    // Only the `auth` head: a password or key set to a setting word is still a secret.
+    assert!(filter.is_secret("AdminPassword", &json!("Disabled")));
+    assert!(filter.is_secret("IpmiKey", &json!("None")));
+    assert!(filter.is_secret("AuthKey", &json!("On")));
+    // A registry decides first: typed Password or String, the value does not matter.
+    let mut typed = SecretFilter::new();
+    typed.add_registry(&json!({"RegistryEntries": {"Attributes": [
+        {"AttributeName": "TpmOwnerAuth", "Type": "Password"},
+        {"AttributeName": "ChapAuth", "Type": "String"}]}}));
+    assert!(typed.is_secret("TpmOwnerAuth", &json!("Disabled")));
+    assert!(typed.is_secret("ChapAuth", &json!("Disabled")));
+    let mut body = json!({"Attributes": {"ChapMutualAuth": "Disabled", "TpmOwnerAuth": "x"}});
+    filter.remove_secrets(&mut body);
+    assert_eq!(body, json!({"Attributes": {"ChapMutualAuth": "Disabled"}}));
+}

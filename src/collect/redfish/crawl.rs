@@ -166,20 +166,6 @@ pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
         .map(|uri| uri.split('#').next().unwrap_or(uri))
 }
 
-/// The member URIs of a collection body.
-fn member_uris(collection: &Value) -> Vec<String> {
-    collection["Members"]
-        .as_array()
-        .map(|members| {
-            members
-                .iter()
-                .filter_map(|m| m["@odata.id"].as_str())
-                .map(|uri| uri.split('#').next().unwrap_or(uri).to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 impl<F: Fetch> Crawler<'_, F> {
     /// GETs `uri`; a failure is recorded and yields `None`.
     async fn get(&self, uri: &str) -> Option<Value> {
@@ -433,27 +419,57 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// The attribute registry `resource["AttributeRegistry"]` names, found through the
-    /// root's `Registries`. Only an aid to recognise secrets (names are checked anyway), so
-    /// a service without one is not an incomplete capture.
+    /// root's `Registries`. A service that lists no such registry (or no `Registries` at
+    /// all) is not an incomplete capture: names and values are checked anyway. One that
+    /// lists it but serves it broken is: the registry is what recognises a `Password`
+    /// attribute with an innocent name, so the failure is recorded naming the URI (fail
+    /// closed) instead of filtering by names alone and calling the source complete.
     async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
-        let registries = self.fetch_raw(link(root, &["Registries"])?).await.ok()?;
+        let collection = self.link(root, &["Registries"])?;
+        let registries = self.get(collection).await?;
         // iDRAC names `NetworkAttributeRegistry_<FQDD>` in the resource and lists it as
         // `NetworkAttributesRegistry_<FQDD>`.
         let dell_alias =
             name.replacen("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1);
-        let entry = member_uris(&registries).into_iter().find(|uri| {
+        let (listed, _) = self.member_uris(collection, &registries);
+        let entry = listed.into_iter().find(|uri| {
             let id = uri.rsplit('/').next().unwrap_or("");
             id == name || id == dell_alias || id.split(".v").next() == Some(base)
         })?;
-        let file = self.fetch_raw(&entry).await.ok()?;
-        let locations = file["Location"].as_array()?;
-        let location = locations
-            .iter()
-            .find(|l| l["Language"].as_str() == Some("en"))
-            .or_else(|| locations.first())?;
-        self.fetch_raw(location["Uri"].as_str()?).await.ok()
+        let file = self.get(&entry).await?;
+        let location = match &file["Location"] {
+            Value::Array(locations) => locations
+                .iter()
+                .find(|l| {
+                    l["Language"]
+                        .as_str()
+                        .is_some_and(|l| l.eq_ignore_ascii_case("en"))
+                })
+                .or_else(|| locations.first()),
+            _ => None,
+        };
+        let Some(uri) = location.and_then(|l| l["Uri"].as_str()) else {
+            self.wrong(ShapeError::new(
+                &entry,
+                "Location",
+                "an array of locations, one with a string Uri",
+                &file["Location"],
+            ));
+            return None;
+        };
+        let registry = self.get(uri).await?;
+        if !registry["RegistryEntries"]["Attributes"].is_array() {
+            self.wrong(ShapeError::new(
+                uri,
+                "RegistryEntries/Attributes",
+                "an array of attribute entries",
+                &registry["RegistryEntries"]["Attributes"],
+            ));
+            return None;
+        }
+        Some(registry)
     }
 
     async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
