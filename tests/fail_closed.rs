@@ -46,6 +46,18 @@ struct Seen {
     written: Written,
 }
 
+impl Seen {
+    /// A command that reports only on standard error and by its exit code.
+    fn of(output: &std::process::Output, written: Written) -> Seen {
+        Seen {
+            exits: vec![output.status.code().unwrap()],
+            status: None,
+            text: String::from_utf8_lossy(&output.stderr).into_owned(),
+            written,
+        }
+    }
+}
+
 /// The parts of a cell in backticks.
 fn quoted(cell: &str) -> Vec<String> {
     cell.split('`')
@@ -259,16 +271,12 @@ fn truncated_paste() -> Seen {
         .arg(&out)
         .output()
         .unwrap();
-    Seen {
-        exits: vec![output.status.code().unwrap()],
-        status: None,
-        text: String::from_utf8_lossy(&output.stderr).into_owned(),
-        written: if out.exists() {
-            Written::Snapshot
-        } else {
-            Written::Nothing
-        },
-    }
+    let written = if out.exists() {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
 }
 
 fn signals() -> Seen {
@@ -338,16 +346,12 @@ fn killed_promote() -> Seen {
         .arg(example("azure-local-dcbx/baseline.json"))
         .output()
         .unwrap();
-    Seen {
-        exits: vec![output.status.code().unwrap()],
-        status: None,
-        text: String::from_utf8_lossy(&output.stderr).into_owned(),
-        written: if commits(store.path()) != before {
-            Written::Commit
-        } else {
-            Written::Nothing
-        },
-    }
+    let written = if commits(store.path()) != before {
+        Written::Commit
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
 }
 
 /// `check` of the ESXi example after `edit`; `check` writes nothing.
@@ -360,12 +364,7 @@ fn bad_snapshot(edit: impl Fn(&str) -> String) -> Seen {
         .output()
         .unwrap();
     assert!(output.stdout.is_empty(), "no report of a bad input");
-    Seen {
-        exits: vec![output.status.code().unwrap()],
-        status: None,
-        text: String::from_utf8_lossy(&output.stderr).into_owned(),
-        written: Written::Nothing,
-    }
+    Seen::of(&output, Written::Nothing)
 }
 
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
