@@ -46,7 +46,8 @@ pub enum Fault {
     Oversize(String),
     /// This URI redirects to itself.
     RedirectLoop(String),
-    /// This URI never answers.
+    /// This URI never answers (a GET of it, or the session login POST when it is
+    /// `/redfish/v1/SessionService/Sessions`).
     Hang(String),
     /// This URI answers this status with a Redfish error body.
     Status(u16, String),
@@ -404,6 +405,14 @@ impl Server {
 
     async fn login(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         use http_body_util::BodyExt as _;
+        if self
+            .options
+            .faults
+            .contains(&Fault::Hang(SESSIONS.to_owned()))
+        {
+            tracing::info!("POST {SESSIONS}: injected fault, the login never answers");
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
         if self.options.faults.contains(&Fault::SessionLimit) {
             return redfish_error(
                 StatusCode::SERVICE_UNAVAILABLE,
