@@ -619,10 +619,9 @@ impl HttpFetch {
                 // the service forgot answers 401 or 404; either way there is none left.
                 if let Auth::Session { token, location } = &session.auth
                     && !location.is_empty()
+                    && let Err(e) = self.delete_session(token, location).await
                 {
-                    if let Err(e) = self.delete_session(token, location).await {
-                        tracing::debug!("{}: the old session: {e}", self.base);
-                    }
+                    tracing::debug!("{}: the old session: {e}", self.base);
                 }
                 session.auth = Auth::Anonymous;
                 match self.spawn_login(credentials) {
