@@ -46,7 +46,8 @@ pub enum Fault {
     Oversize(String),
     /// This URI redirects to itself.
     RedirectLoop(String),
-    /// This URI never answers.
+    /// This URI never answers (a GET of it, or the session login POST when it is
+    /// `/redfish/v1/SessionService/Sessions`).
     Hang(String),
     /// This URI answers this status with a Redfish error body.
     Status(u16, String),
@@ -196,10 +197,13 @@ impl Server {
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         // As it arrives, before any latency: what a client asked for and when.
         tracing::debug!("{} {}", request.method(), request.uri());
-        if !self.options.latency.is_zero() {
+        let path = request.uri().path().trim_end_matches('/').to_owned();
+        // A BMC opens the session as it handles the login, however slow its answer: a client
+        // that goes away meanwhile leaves it open. So a login's latency comes after.
+        let login = *request.method() == Method::POST && path == SESSIONS;
+        if !self.options.latency.is_zero() && !login {
             tokio::time::sleep(self.options.latency).await;
         }
-        let path = request.uri().path().trim_end_matches('/').to_owned();
         let query = request.uri().query().unwrap_or("").to_owned();
         // How many requests were answered, outside the Redfish tree and not counted itself:
         // lets a dry run (and the tests) see how hard a client hits the BMC.
@@ -229,8 +233,12 @@ impl Server {
                 .insert("Retry-After", "1".parse().expect("a valid header value"));
             return response;
         }
-        if *request.method() == Method::POST && path == SESSIONS {
-            return self.login(request).await;
+        if login {
+            let response = self.login(request).await;
+            if !self.options.latency.is_zero() {
+                tokio::time::sleep(self.options.latency).await;
+            }
+            return response;
         }
         if path != "/redfish/v1" && path != "/redfish" && !self.authorized(&request) {
             return redfish_error(
@@ -404,6 +412,14 @@ impl Server {
 
     async fn login(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         use http_body_util::BodyExt as _;
+        if self
+            .options
+            .faults
+            .contains(&Fault::Hang(SESSIONS.to_owned()))
+        {
+            tracing::info!("POST {SESSIONS}: injected fault, the login never answers");
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
         if self.options.faults.contains(&Fault::SessionLimit) {
             return redfish_error(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -252,6 +252,83 @@ fn a_session_lost_mid_crawl_is_renewed_once() {
 }
 
 #[test]
+fn a_session_lost_with_requests_in_flight_is_renewed_once_and_the_capture_completes() {
+    // Default concurrency (4) and 100 ms an answer: requests start while the new login is on
+    // its way. They must wait for it and go with the new token; main (6bfc436) sent them with
+    // none, took their 401 for a second refusal and stopped the crawl (partial).
+    let reference = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    // The crawl takes about 20 requests: each of these lands mid-crawl.
+    for expires_at in [3, 5, 7, 10, 13] {
+        let server = Simulator::start(
+            &bmc("post-update"),
+            &[
+                "--auth",
+                "session",
+                "--latency",
+                "100",
+                "--fault",
+                &format!("expire-sessions={expires_at}"),
+            ],
+        );
+        let captured = capture(&format!("redfish={}", server.url), &["-v"], true);
+        assert_eq!(
+            (captured.code, captured.status()),
+            (0, "complete"),
+            "sessions expire at request {expires_at}: {}",
+            captured.error()
+        );
+        assert_eq!(
+            captured.stderr.matches("logging in again").count(),
+            1,
+            "sessions expire at request {expires_at}: one new login: {}",
+            captured.stderr
+        );
+        assert_eq!(
+            captured.snapshot["facts"], reference.snapshot["facts"],
+            "sessions expire at request {expires_at}"
+        );
+        assert_eq!(server.sessions(), 0, "the new session is deleted");
+    }
+}
+
+#[test]
+fn a_401_with_the_session_alive_deletes_it_before_logging_in_again() {
+    // Some BMCs answer 401 for one resource while the session lives: the old session is
+    // deleted before the new login, or every such 401 costs one of the few session slots.
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "status=401:/redfish/v1/Systems",
+        ],
+    );
+    let captured = capture(&format!("redfish={}", server.url), &["-v"], true);
+    assert_eq!(
+        (captured.code, captured.status()),
+        (3, "partial"),
+        "{}",
+        captured.error()
+    );
+    assert!(
+        captured.error().contains("again after logging in again"),
+        "{}",
+        captured.error()
+    );
+    assert_eq!(
+        server.sessions(),
+        0,
+        "both sessions are deleted: {}",
+        captured.stderr
+    );
+}
+
+#[test]
 fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
     // Sessions vanish at request 8 (the login is request 0) and the account then refuses
     // logins (locked). One request at a time and no `$expand`, so that every request is
@@ -291,8 +368,8 @@ fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
     );
     assert!(error.contains("no further requests sent"), "{error}");
     // What the server received: the requests before the sessions vanished, the one refused,
-    // and the one failed login. Nothing after it.
-    assert_eq!(server.requests(), EXPIRES_AT + 2);
+    // the DELETE of the old session and the one failed login. Nothing after it.
+    assert_eq!(server.requests(), EXPIRES_AT + 3);
 }
 
 #[test]

@@ -181,6 +181,123 @@ fn a_signal_while_logging_in_leaves_no_session() {
     assert_eq!(server.sessions(), 0, "{:?}", server.log_lines());
 }
 
+/// Waits up to `within` until the simulator logged `count` lines containing `text`.
+fn logged_times(server: &mut Simulator, text: &str, count: usize, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if server
+            .log_lines()
+            .iter()
+            .filter(|l| l.contains(text))
+            .count()
+            >= count
+        {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        // Reads what was logged meanwhile (no line holds this text).
+        server.logged("\u{0}", Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_signal_while_logging_in_again_deletes_the_new_session() {
+    // Sessions vanish at request 3; the new login takes 800 ms, and the signal lands while
+    // it is on its way. main (6bfc436) dropped it there and left the session it opened.
+    let mut server = Simulator::start_logged(
+        &bmc("baseline"),
+        &[
+            "--auth",
+            "session",
+            "--latency",
+            "800",
+            "--fault",
+            "expire-sessions=3",
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url), &out, &[])
+        .spawn()
+        .unwrap();
+    // As each request arrives, before the latency.
+    const POST: &str = "DEBUG POST /redfish/v1/SessionService/Sessions";
+    assert!(
+        logged_times(&mut server, POST, 2, Duration::from_secs(30)),
+        "the capture never logged in again: {:?}",
+        server.log_lines()
+    );
+    send(&child, libc::SIGTERM);
+    let output = finish(
+        child,
+        Duration::from_secs(20),
+        "SIGTERM while logging in again",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(!out.exists(), "a snapshot was written");
+    let second = "/redfish/v1/SessionService/Sessions/2";
+    assert!(
+        server.logged(&format!("session {second} created"), Duration::from_secs(5)),
+        "the new login was abandoned: {:?}",
+        server.log_lines()
+    );
+    assert!(
+        server.logged(
+            &format!("DELETE {second}: session deleted"),
+            Duration::from_secs(5)
+        ),
+        "{stderr}: {:?}",
+        server.log_lines()
+    );
+    assert_eq!(server.sessions(), 0, "{:?}", server.log_lines());
+}
+
+#[test]
+fn a_signal_during_a_hung_login_exits_within_the_grace_and_leaves_no_session() {
+    // The login POST never answers: a signal must not wait for --bmc-timeout (60 s).
+    let mut server = Simulator::start_logged(
+        &bmc("baseline"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "hang=/redfish/v1/SessionService/Sessions",
+        ],
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("azl-node01.json");
+    let child = capture_command(&format!("redfish={}", server.url), &out, &[])
+        .spawn()
+        .unwrap();
+    assert!(
+        server.logged("the login never answers", Duration::from_secs(20)),
+        "{:?}",
+        server.log_lines()
+    );
+    let signalled = Instant::now();
+    send(&child, libc::SIGTERM);
+    let output = finish(
+        child,
+        Duration::from_secs(20),
+        "SIGTERM during a hung login",
+    );
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    // At most the grace for an interrupted logout (10 s), and then promptly.
+    assert!(took < Duration::from_secs(12), "took {took:?}: {stderr}");
+    assert!(!out.exists(), "a snapshot was written");
+    // The session list hangs as well (same URI): the log says whether one was opened.
+    assert!(
+        !server.logged("created", Duration::from_millis(200)),
+        "{:?}",
+        server.log_lines()
+    );
+}
+
 #[test]
 fn a_signal_ignored_at_start_stays_ignored_as_nohup_means() {
     let mut server =

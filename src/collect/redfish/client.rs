@@ -4,7 +4,6 @@
 //! never interprets it.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -119,6 +118,12 @@ pub enum LogoutError {
     /// The capture was being stopped and the BMC did not answer in time.
     #[error("no answer to DELETE within {0:?} while the capture was being stopped")]
     TimedOut(Duration),
+    /// The capture was stopped while logging in and the login had no answer in time: a
+    /// session the BMC opens for it afterwards stays open.
+    #[error(
+        "no answer to the login within {0:?} while the capture was being stopped; a session it opens stays open"
+    )]
+    LoginUnanswered(Duration),
 }
 
 /// How the server's certificate is checked.
@@ -183,19 +188,33 @@ enum Auth {
     Session { token: String, location: String },
 }
 
+/// What a login task gives back.
+type LoginOutcome = Result<(Auth, AuthMode), String>;
+
+/// What requests authenticate with, and the login that replaces it. Requests hold the read
+/// side while they are sent, a login the write side: a request started while logging in
+/// waits for the new session instead of going without one.
+struct Session {
+    auth: Auth,
+    /// Bumped once a login's `auth` is stored, so that requests refused with an older one
+    /// retry instead of logging in again themselves.
+    generation: u64,
+    /// Whether a 401 led to a new login already.
+    relogged: bool,
+    /// A login on its way, as a task of its own: a crawl dropped part-way (a signal, the host
+    /// deadline) must not drop it, or the session the BMC opens is left there. Whoever takes
+    /// the write side next (the next login, `logout`) waits for it.
+    pending: Option<tokio::task::JoinHandle<LoginOutcome>>,
+}
+
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
     client: reqwest::Client,
     base: String,
     options: ClientOptions,
-    auth: Mutex<Auth>,
+    session: tokio::sync::RwLock<Session>,
     /// The account of the last login, to log in again once after a 401.
     credentials: Mutex<Option<Credentials>>,
-    /// Bumped by every login, so that requests refused with an older session retry instead
-    /// of logging in again themselves.
-    generation: AtomicU64,
-    /// Held while logging in again; whether that was done already.
-    relogin: tokio::sync::Mutex<bool>,
     /// Why no more requests are sent (authentication lost, host deadline passed).
     stopped: Mutex<Option<String>>,
     /// When the host's time (`host_timeout`) is up.
@@ -252,10 +271,13 @@ impl HttpFetch {
             base: base.trim_end_matches('/').to_owned(),
             deadline: tokio::time::Instant::now() + options.host_timeout,
             options,
-            auth: Mutex::new(Auth::Anonymous),
+            session: tokio::sync::RwLock::new(Session {
+                auth: Auth::Anonymous,
+                generation: 0,
+                relogged: false,
+                pending: None,
+            }),
             credentials: Mutex::new(None),
-            generation: AtomicU64::new(0),
-            relogin: tokio::sync::Mutex::new(false),
             stopped: Mutex::new(None),
         })
     }
@@ -282,7 +304,8 @@ impl HttpFetch {
     }
 
     /// Logs in: a session when the service grants one, Basic when sessions are refused or
-    /// the session limit is reached (iDRAC answers 503 `RAC0218`).
+    /// the session limit is reached (iDRAC answers 503 `RAC0218`). Dropping this future does
+    /// not drop the login: [`HttpFetch::logout`] waits for it and deletes its session.
     pub async fn login(&self, credentials: Option<&Credentials>) -> Result<AuthMode, String> {
         let Some(credentials) = credentials else {
             return Ok(AuthMode::Anonymous);
@@ -291,74 +314,70 @@ impl HttpFetch {
             .credentials
             .lock()
             .expect("no panic while holding the lock") = Some(credentials.clone());
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        let uri = "/redfish/v1/SessionService/Sessions";
-        let body = serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
-        let response = self
-            .client
-            .post(self.url(uri).map_err(|e| e.to_string())?)
-            .header("Content-Type", "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .map_err(|e| format!("POST {uri}: {}", describe(&e)))?;
-        let status = response.status().as_u16();
-        let token = response
-            .headers()
-            .get("X-Auth-Token")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let location = response
-            .headers()
-            .get("Location")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = self.read_body(uri, response).await.unwrap_or_default();
-        match (status, token) {
-            (200..=299, Some(token)) => {
-                let location = location
-                    .or_else(|| {
-                        serde_json::from_slice::<Value>(&body).ok()?["@odata.id"]
-                            .as_str()
-                            .map(str::to_owned)
-                    })
-                    .unwrap_or_default();
-                tracing::info!("{}: logged in with a session", self.base);
-                *self.auth.lock().expect("no panic while holding the lock") =
-                    Auth::Session { token, location };
-                Ok(AuthMode::Session)
-            }
-            (401 | 403, _) => Err(format!("POST {uri}: HTTP {status}{}", error_detail(&body))),
-            _ => {
-                tracing::info!(
-                    "{}: session login answered HTTP {status}{}; using Basic authentication",
-                    self.base,
-                    error_detail(&body)
-                );
-                *self.auth.lock().expect("no panic while holding the lock") =
-                    Auth::Basic(credentials.clone());
-                Ok(AuthMode::Basic)
-            }
-        }
+        let mut session = self.session.write().await;
+        session.pending = Some(self.spawn_login(credentials.clone())?);
+        self.settle(&mut session)
+            .await?
+            .ok_or_else(|| "no login was sent".to_owned())
     }
 
-    /// Deletes the session, if one was opened. Called on every exit path of a capture.
+    /// Starts a login as its own task.
+    fn spawn_login(
+        &self,
+        credentials: Credentials,
+    ) -> Result<tokio::task::JoinHandle<LoginOutcome>, String> {
+        let url = self.url(SESSIONS).map_err(|e| e.to_string())?;
+        Ok(tokio::spawn(open_session(
+            self.client.clone(),
+            url,
+            self.base.clone(),
+            credentials,
+            self.options.max_body,
+        )))
+    }
+
+    /// Waits for the login on its way, if any, and stores what it gave: the mode it logged in
+    /// with, `None` when there was none. Cancel-safe: dropped, the login stays pending.
+    async fn settle(&self, session: &mut Session) -> Result<Option<AuthMode>, String> {
+        let Some(task) = session.pending.as_mut() else {
+            return Ok(None);
+        };
+        let outcome = task
+            .await
+            .unwrap_or_else(|e| Err(format!("POST {SESSIONS}: the login stopped: {e}")));
+        session.pending = None;
+        let (auth, mode) = outcome?;
+        session.auth = auth;
+        // Only now: a request that reads this generation is sent with this `auth`.
+        session.generation += 1;
+        Ok(Some(mode))
+    }
+
+    /// Deletes the session, if one was opened, after waiting for a login on its way. Called
+    /// on every exit path of a capture.
     pub async fn logout(&self) -> Result<(), LogoutError> {
-        let auth = std::mem::replace(
-            &mut *self.auth.lock().expect("no panic while holding the lock"),
-            Auth::Anonymous,
-        );
+        let auth = {
+            let mut session = self.session.write().await;
+            // A failed login opened nothing; a successful one is deleted below.
+            let _ = self.settle(&mut session).await;
+            std::mem::replace(&mut session.auth, Auth::Anonymous)
+        };
         let Auth::Session { token, location } = auth else {
             return Ok(());
         };
+        self.delete_session(&token, &location).await
+    }
+
+    /// `DELETE location` with `token`.
+    async fn delete_session(&self, token: &str, location: &str) -> Result<(), LogoutError> {
         if location.is_empty() {
             return Err(LogoutError::NoSessionUri);
         }
         let transport = |reason: String| LogoutError::Transport {
-            uri: location.clone(),
+            uri: location.to_owned(),
             reason,
         };
-        let url = self.url(&location).map_err(|e| match e {
+        let url = self.url(location).map_err(|e| match e {
             FetchError::Transport { reason, .. } => transport(reason),
             other => transport(other.to_string()),
         })?;
@@ -371,15 +390,12 @@ impl HttpFetch {
             .map_err(|e| transport(describe(&e)))?;
         let status = response.status().as_u16();
         if (200..300).contains(&status) {
-            tracing::info!("{}: session deleted", self.base);
+            tracing::info!("{}: session {location} deleted", self.base);
             Ok(())
         } else {
-            let body = self
-                .read_body(&location, response)
-                .await
-                .unwrap_or_default();
+            let body = self.read_body(location, response).await.unwrap_or_default();
             Err(LogoutError::Status {
-                uri: location,
+                uri: location.to_owned(),
                 status,
                 detail: error_detail(&body),
             })
@@ -389,40 +405,17 @@ impl HttpFetch {
     async fn read_body(
         &self,
         uri: &str,
-        mut response: reqwest::Response,
+        response: reqwest::Response,
     ) -> Result<Vec<u8>, FetchError> {
-        let limit = self.options.max_body;
-        if response
-            .content_length()
-            .is_some_and(|length| length > limit as u64)
-        {
-            return Err(FetchError::TooLarge {
-                uri: uri.to_owned(),
-                limit,
-            });
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
-            uri: uri.to_owned(),
-            reason: describe(&e),
-        })? {
-            if body.len() + chunk.len() > limit {
-                return Err(FetchError::TooLarge {
-                    uri: uri.to_owned(),
-                    limit,
-                });
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
+        read_limited(uri, response, self.options.max_body).await
     }
 
-    fn request(&self, url: &reqwest::Url) -> reqwest::RequestBuilder {
+    fn request(&self, url: &reqwest::Url, auth: &Auth) -> reqwest::RequestBuilder {
         let request = self
             .client
             .get(url.clone())
             .header("Accept", "application/json");
-        match &*self.auth.lock().expect("no panic while holding the lock") {
+        match auth {
             Auth::Anonymous => request,
             Auth::Basic(credentials) => {
                 request.basic_auth(&credentials.username, Some(&credentials.password))
@@ -430,6 +423,95 @@ impl HttpFetch {
             Auth::Session { token, .. } => request.header("X-Auth-Token", token),
         }
     }
+}
+
+/// Where sessions are created.
+const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+
+/// POSTs a session login to `url` (a task of its own: it owns what it uses).
+async fn open_session(
+    client: reqwest::Client,
+    url: reqwest::Url,
+    base: String,
+    credentials: Credentials,
+    max_body: usize,
+) -> LoginOutcome {
+    let uri = SESSIONS;
+    let body =
+        serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
+    let response = client
+        .post(url)
+        .header("Content-Type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("POST {uri}: {}", describe(&e)))?;
+    let status = response.status().as_u16();
+    let token = response
+        .headers()
+        .get("X-Auth-Token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let location = response
+        .headers()
+        .get("Location")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let body = read_limited(uri, response, max_body)
+        .await
+        .unwrap_or_default();
+    match (status, token) {
+        (200..=299, Some(token)) => {
+            let location = location
+                .or_else(|| {
+                    serde_json::from_slice::<Value>(&body).ok()?["@odata.id"]
+                        .as_str()
+                        .map(str::to_owned)
+                })
+                .unwrap_or_default();
+            tracing::info!("{base}: logged in with a session");
+            Ok((Auth::Session { token, location }, AuthMode::Session))
+        }
+        (401 | 403, _) => Err(format!("POST {uri}: HTTP {status}{}", error_detail(&body))),
+        _ => {
+            tracing::info!(
+                "{base}: session login answered HTTP {status}{}; using Basic authentication",
+                error_detail(&body)
+            );
+            Ok((Auth::Basic(credentials), AuthMode::Basic))
+        }
+    }
+}
+
+/// The body of `response`, refused past `limit` bytes.
+async fn read_limited(
+    uri: &str,
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, FetchError> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Err(FetchError::TooLarge {
+            uri: uri.to_owned(),
+            limit,
+        });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
+        uri: uri.to_owned(),
+        reason: describe(&e),
+    })? {
+        if body.len() + chunk.len() > limit {
+            return Err(FetchError::TooLarge {
+                uri: uri.to_owned(),
+                limit,
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 impl Fetch for HttpFetch {
@@ -491,8 +573,8 @@ impl HttpFetch {
                     reason: format!("not requested: {reason}"),
                 });
             }
-            let generation = self.generation.load(Ordering::SeqCst);
-            match self.get_once(uri).await {
+            let mut generation = 0;
+            match self.get_once(uri, &mut generation).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
@@ -511,8 +593,10 @@ impl HttpFetch {
         generation: u64,
         refused: &FetchError,
     ) -> Result<(), FetchError> {
-        let mut done = self.relogin.lock().await;
-        if self.generation.load(Ordering::SeqCst) != generation {
+        let mut session = self.session.write().await;
+        // A login left pending by a request dropped part-way counts as logging in again.
+        let _ = self.settle(&mut session).await;
+        if session.generation != generation {
             return Ok(());
         }
         let refused = match refused {
@@ -526,14 +610,28 @@ impl HttpFetch {
             .clone();
         let reason = match credentials {
             None => format!("{refused}, and there are no credentials to log in with"),
-            Some(_) if *done => format!("{refused} again after logging in again"),
+            Some(_) if session.relogged => format!("{refused} again after logging in again"),
             Some(credentials) => {
-                *done = true;
-                // The service refused the session: there is none left to delete.
-                *self.auth.lock().expect("no panic while holding the lock") = Auth::Anonymous;
+                session.relogged = true;
                 tracing::info!("{}: GET {uri}: {refused}; logging in again", self.base);
-                match self.login(Some(&credentials)).await {
-                    Ok(_) => return Ok(()),
+                // Some BMCs answer 401 for one resource while the session lives: delete it
+                // first, or each new login takes one of their few session slots. A session
+                // the service forgot answers 401 or 404; either way there is none left.
+                if let Auth::Session { token, location } = &session.auth
+                    && !location.is_empty()
+                    && let Err(e) = self.delete_session(token, location).await
+                {
+                    tracing::debug!("{}: the old session: {e}", self.base);
+                }
+                session.auth = Auth::Anonymous;
+                match self.spawn_login(credentials) {
+                    Ok(task) => {
+                        session.pending = Some(task);
+                        match self.settle(&mut session).await {
+                            Ok(_) => return Ok(()),
+                            Err(e) => format!("{refused}, and logging in again failed: {e}"),
+                        }
+                    }
                     Err(e) => format!("{refused}, and logging in again failed: {e}"),
                 }
             }
@@ -546,19 +644,23 @@ impl HttpFetch {
         })
     }
 
-    /// One GET of `uri`, with the retries of a busy (503) service.
-    async fn get_once(&self, uri: &str) -> Result<Value, FetchError> {
+    /// One GET of `uri`, with the retries of a busy (503) service; `generation` is set to
+    /// the login that the last attempt was sent with.
+    async fn get_once(&self, uri: &str, generation: &mut u64) -> Result<Value, FetchError> {
         let url = self.url(uri)?;
         let mut attempt = 0;
         loop {
-            let response = self
-                .request(&url)
-                .send()
-                .await
-                .map_err(|e| FetchError::Transport {
-                    uri: uri.to_owned(),
-                    reason: describe(&e),
-                })?;
+            let response = {
+                // Held until the answer's head is in: a new login waits for it, and a request
+                // started meanwhile waits for the new login.
+                let session = self.session.read().await;
+                *generation = session.generation;
+                self.request(&url, &session.auth).send().await
+            };
+            let response = response.map_err(|e| FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: describe(&e),
+            })?;
             let status = response.status().as_u16();
             tracing::debug!("GET {uri} → {status}");
             if status == 503 && attempt < self.options.retries {

@@ -215,9 +215,31 @@ async fn capture_async(
                 Ok(http) => http,
                 Err(e) => return failed(base.clone(), format!("{base}: {e}")),
             };
-            // A login is never abandoned halfway: the session it opens would be left behind.
-            if let Err(e) = http.login(options.credentials.as_ref()).await {
-                return failed(base.clone(), format!("{base}: login failed: {e}"));
+            // A login hangs as long as --bmc-timeout: a stop does not wait for it. The login
+            // goes on as a task of its own, whose session the logout waits for and deletes.
+            let login = tokio::select! {
+                // A stop already requested wins: no request is started at all.
+                biased;
+                () = cancel.cancelled() => None,
+                login = http.login(options.credentials.as_ref()) => Some(login),
+            };
+            match login {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return failed(base.clone(), format!("{base}: login failed: {e}")),
+                None => {
+                    let mut capture = failed(base.clone(), cancel::INTERRUPTED.to_owned());
+                    let logout = tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
+                        .await
+                        .unwrap_or(Err(client::LogoutError::LoginUnanswered(
+                            LOGOUT_WHEN_INTERRUPTED,
+                        )));
+                    if let Err(e) = logout {
+                        capture
+                            .notes
+                            .push(format!("{base}: could not delete the session: {e}"));
+                    }
+                    return capture;
+                }
             }
             // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
             let mut capture = tokio::select! {
