@@ -731,9 +731,21 @@ fn a_git_lock_a_live_process_holds_is_named_and_left_alone() {
                     ))),
             );
         assert!(path.exists(), "{lock} is someone's: never removed");
+        // The refusal kept the interrupted promote's marker: once the other git is gone,
+        // the leftover is recognised as before.
+        assert!(store.join(".git/driftgate.promoting").exists(), "{lock}");
         drop(holder);
-        std::fs::remove_file(&path).unwrap();
+        promote(store, &[AZL_POST])
+            .args(["--force", "--reason", "lock test"])
+            .assert()
+            .code(0)
+            .stderr(predicate::str::contains(format!(
+                "driftgate: warning: removed {}",
+                path.display()
+            )));
+        assert!(!path.exists(), "{lock}");
     }
-    assert_eq!(commit_count(store), before);
+    // The first promote after the refusals commits; the later ones find nothing changed.
+    assert_eq!(commit_count(store), before + 1);
     assert_repository_valid(store);
 }

@@ -30,15 +30,20 @@ impl StoreLock {
         self.acquired_at
     }
 
-    /// Records in `marker` that a holder is at work until this lock is dropped; returns when
-    /// the holder before this one started, if it was interrupted (its marker was still there).
-    pub(super) fn mark(&mut self, marker: PathBuf) -> std::io::Result<Option<SystemTime>> {
-        let interrupted = std::fs::metadata(&marker)
+    /// When the holder before this one started, if it was interrupted: its `marker` is still
+    /// there (a holder removes it before releasing the lock).
+    pub(super) fn interrupted_at(marker: &Path) -> Option<SystemTime> {
+        std::fs::metadata(marker)
             .ok()
-            .map(|m| m.modified().unwrap_or(SystemTime::UNIX_EPOCH));
+            .map(|m| m.modified().unwrap_or(SystemTime::UNIX_EPOCH))
+    }
+
+    /// Records in `marker` that this holder is at work until the lock is dropped. Until then,
+    /// an interrupted holder's marker stays as it was, so a refusal loses none of its evidence.
+    pub(super) fn mark(&mut self, marker: PathBuf) -> std::io::Result<()> {
         crate::fsutil::write_atomic(&marker, format!("{}\n", std::process::id()).as_bytes())?;
         self.marker = Some(marker);
-        Ok(interrupted)
+        Ok(())
     }
 
     /// Sets the git lock files removed under this lock.

@@ -340,11 +340,7 @@ impl Store {
             .ok()
             .and_then(|head| head.symbolic_target().ok().flatten().map(str::to_owned));
         let marker = self.repo.path().join(git_locks::MARKER);
-        let interrupted_at = lock.mark(marker.clone()).map_err(|e| StoreError::Git {
-            repo: self.name(),
-            action: format!("write {}", marker.display()),
-            message: e.to_string(),
-        })?;
+        let interrupted_at = StoreLock::interrupted_at(&marker);
         let cleared = git_locks::clear(
             self.repo.path(),
             branch.as_deref(),
@@ -358,6 +354,11 @@ impl Store {
                 holder: held.holder,
             });
         }
+        lock.mark(marker.clone()).map_err(|e| StoreError::Git {
+            repo: self.name(),
+            action: format!("write {}", marker.display()),
+            message: e.to_string(),
+        })?;
         lock.set_removed_git_locks(cleared.removed);
         Ok(lock)
     }
