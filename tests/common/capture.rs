@@ -33,6 +33,14 @@ impl Captured {
     pub fn error(&self) -> &str {
         self.source()["error"].as_str().unwrap_or("")
     }
+
+    /// Asserts an incomplete capture (exit 3) whose source is `status` with an error that
+    /// says `says`.
+    #[track_caller]
+    pub fn assert_incomplete(&self, status: &str, says: &str) {
+        assert_eq!((self.code, self.status()), (3, status), "{}", self.error());
+        assert!(self.error().contains(says), "{}", self.error());
+    }
 }
 
 /// Captures `source` (`redfish=URL`, `redfish=mockup:DIR`) with a 5 s BMC timeout and `extra`
