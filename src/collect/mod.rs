@@ -12,6 +12,8 @@ pub mod lines;
 pub mod linux;
 pub mod nic;
 pub mod redfish;
+#[cfg(test)]
+mod test_support;
 pub mod transport;
 pub mod windows;
 

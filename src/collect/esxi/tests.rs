@@ -24,12 +24,7 @@ fn fact<'a>(capture: &'a SourceCapture, path: &str) -> Option<&'a FactValue> {
 
 /// A copy of a recorded state that a test may change.
 fn copy_of(state: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(recorded(state)).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-    }
-    dir
+    crate::collect::test_support::copy_recording(&recorded(state))
 }
 
 const RDM: &str = "storage/nmp/naa.60050768028081713c0000000000007d";

@@ -25,12 +25,7 @@ fn capture_dir(dir: &Path) -> SourceCapture {
 }
 
 fn copy_of(state: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for entry in std::fs::read_dir(recorded(state)).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
-    }
-    dir
+    crate::collect::test_support::copy_recording(&recorded(state))
 }
 
 fn fact(capture: &SourceCapture, path: &str) -> Option<String> {
