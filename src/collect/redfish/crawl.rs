@@ -67,6 +67,9 @@ pub struct AdapterInventory {
     pub ports: Vec<Value>,
     /// `NetworkPorts` members (deprecated, still served by iDRAC).
     pub network_ports: Vec<Value>,
+    /// The `@Redfish.Settings` object of each port or network port that has one (values
+    /// pending until the next reset), by the port's `@odata.id`.
+    pub port_pending: BTreeMap<String, Value>,
     /// `NetworkDeviceFunctions` members with their OEM attributes.
     pub functions: Vec<FunctionInventory>,
 }
@@ -76,6 +79,8 @@ pub struct AdapterInventory {
 pub struct FunctionInventory {
     /// The function resource.
     pub function: Value,
+    /// Its `@Redfish.Settings` object: values pending until the next reset.
+    pub pending: Option<Value>,
     /// Dell `DellNetworkAttributes` (NIC HII settings).
     pub dell_attributes: Option<Value>,
     /// Their pending `Settings`.
@@ -496,17 +501,26 @@ impl<F: Fetch> Crawler<'_, F> {
             self.members(self.link(&adapter, &["NetworkPorts"])),
             self.members(self.link(&adapter, &["NetworkDeviceFunctions"]))
         );
-        let functions = join_all(
-            functions
-                .into_iter()
-                .map(|function| self.function(root, function)),
-        )
-        .await;
+        let (functions, port_pending) = futures::join!(
+            join_all(
+                functions
+                    .into_iter()
+                    .map(|function| self.function(root, function)),
+            ),
+            join_all(ports.iter().chain(&network_ports).map(|port| async move {
+                let pending = self.pending_settings(port).await?;
+                Some((
+                    port["@odata.id"].as_str()?.trim_end_matches('/').to_owned(),
+                    pending,
+                ))
+            }))
+        );
         AdapterInventory {
             adapter,
             adapter_pending,
             ports,
             network_ports,
+            port_pending: port_pending.into_iter().flatten().collect(),
             functions,
         }
     }
@@ -519,15 +533,21 @@ impl<F: Fetch> Crawler<'_, F> {
             Some(uri) => self.get(uri).await,
             None => None,
         };
-        let (dell_pending, dell_registry) = match &dell_attributes {
-            Some(attributes) => futures::join!(
-                self.pending_settings(attributes),
-                self.registry(root, attributes)
-            ),
-            None => (None, None),
-        };
+        let ((dell_pending, dell_registry), pending) = futures::join!(
+            async {
+                match &dell_attributes {
+                    Some(attributes) => futures::join!(
+                        self.pending_settings(attributes),
+                        self.registry(root, attributes)
+                    ),
+                    None => (None, None),
+                }
+            },
+            self.pending_settings(&function)
+        );
         FunctionInventory {
             function,
+            pending,
             dell_attributes,
             dell_pending,
             dell_registry,

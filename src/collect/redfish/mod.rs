@@ -2,6 +2,7 @@
 //! normalized NIC, firmware and BIOS facts. Live and offline share one crawler; only the
 //! [`fetch::Fetch`] differs.
 
+pub mod attributes;
 pub mod client;
 pub mod crawl;
 pub mod fetch;
@@ -283,7 +284,16 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
     let Some(inventory) = &crawled.inventory else {
         return failed(target, summarize(&errors));
     };
-    let facts = normalize::normalize(inventory);
+    let normalize::Normalized {
+        facts,
+        notes,
+        problems,
+    } = normalize::normalize(inventory);
+    errors.extend(
+        problems
+            .iter()
+            .map(|problem| format!("{target}: {problem}")),
+    );
     errors.extend(
         shape::check(inventory)
             .iter()
@@ -295,11 +305,14 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         SourceStatus::Partial
     };
     Capture {
+        notes: notes
+            .iter()
+            .map(|note| format!("{target}: {note}"))
+            .collect(),
         target,
         facts,
         status,
         error: (!errors.is_empty()).then(|| summarize(&errors)),
-        notes: Vec::new(),
     }
 }
 

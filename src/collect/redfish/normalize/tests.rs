@@ -6,7 +6,7 @@ use crate::snapshot::FactValue;
 use serde_json::json;
 
 fn facts_of(inventory: &Inventory) -> Facts {
-    normalize(inventory)
+    normalize(inventory).facts
 }
 
 fn get<'a>(facts: &'a Facts, path: &str) -> Option<&'a FactValue> {
@@ -18,6 +18,7 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
     let adapter = AdapterInventory {
         adapter: json!({"Id": "Slot1", "Controllers": [{"ControllerCapabilities": {"DataCenterBridging": {"Capable": true}, "NPAR": {"NparEnabled": false}}}]}),
         adapter_pending: None,
+        port_pending: Default::default(),
         network_ports: vec![
             json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/NetworkPorts/1", "Id": "1",
             "AssociatedNetworkAddresses": ["AA:BB:CC:DD:EE:01"], "FlowControlConfiguration": "TX", "FlowControlStatus": "None"}),
@@ -34,6 +35,7 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
             dell_attributes: None,
             dell_pending: None,
             dell_registry: None,
+            pending: None,
         }],
     };
     let facts = facts_of(&Inventory {
@@ -74,6 +76,7 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
 fn a_port_without_any_mac_keeps_a_name_based_key() {
     let adapter = AdapterInventory {
         adapter: json!({"Id": "A"}),
+        port_pending: Default::default(),
         network_ports: vec![json!({"Id": "NIC.Slot.9-1", "FlowControlConfiguration": "RX"})],
         ..AdapterInventory::default()
     };

@@ -61,6 +61,7 @@ fn wrong_types_are_named_and_nulls_are_not() {
                 ),
                 dell_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
                 dell_registry: None,
+                pending: None,
             }],
             ..AdapterInventory::default()
         }],
@@ -157,6 +158,7 @@ fn a_mistyped_vendor_is_named() {
 fn network_port_addresses_may_be_wwns_but_must_be_strings() {
     let inventory = |addresses: Value| Inventory {
         adapters: vec![AdapterInventory {
+            port_pending: Default::default(),
             network_ports: vec![
                 json!({"@odata.id": "/a/np", "AssociatedNetworkAddresses": addresses}),
             ],

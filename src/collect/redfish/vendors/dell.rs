@@ -114,6 +114,7 @@ mod tests {
                 serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE"}}),
             ),
             dell_registry: None,
+            pending: None,
         };
         let mut facts = Facts::new();
         let mut nic = NicFacts::new(
