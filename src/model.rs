@@ -90,6 +90,21 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// Who runs DCBX on a port, as the operating system reports it
+    /// (`nic/<mac>/os/dcbx_control`): Mellanox `mlnx_qos`'s `DCBX mode:` line or the
+    /// iproute2 `dcb dcbx` flags.
+    pub enum DcbxControl {
+        /// The host sets ETS/PFC (`OS controlled`, the DCBX host bit).
+        Os = "os",
+        /// The NIC firmware's agent negotiates with the switch and may override the host's
+        /// settings (`Firmware controlled`, LLD-managed).
+        Firmware = "firmware",
+        /// Neither the host nor the firmware runs DCBX (`dcb dcbx` with no mode flag).
+        None = "none",
+    }
+}
+
+fact_enum! {
     /// Flow control (802.3x pause) configured on or negotiated by a port.
     pub enum FlowControl {
         /// No pause frames.
@@ -202,6 +217,12 @@ mod tests {
             PathSelectionPolicy::RoundRobin
         );
         assert_eq!(DcbxMode::IeeeCee.to_string(), "ieee+cee");
+        assert_eq!(DcbxControl::parse("Firmware"), DcbxControl::Firmware);
+        assert_eq!(DcbxControl::Os.as_str(), "os");
+        assert_eq!(
+            DcbxControl::parse("host"),
+            DcbxControl::Other("host".into())
+        );
     }
 
     #[test]

@@ -250,14 +250,15 @@ fn dcbx_willing(facts: &Facts) -> Vec<Violation> {
 }
 
 fn firmware_lldp_agent_active(facts: &Facts) -> Vec<Violation> {
+    use crate::model::DcbxControl;
     let host_willing = facts
         .get("host/qos/dcbx_willing")
         .and_then(FactValue::as_bool);
     let mut violations = Vec::new();
     for mac in ports(facts) {
         let port = Port { facts, mac };
-        let firmware_dcbx =
-            port.get("os/dcbx_control").and_then(FactValue::as_text) == Some("firmware");
+        let firmware_dcbx = port.get("os/dcbx_control").and_then(DcbxControl::from_fact)
+            == Some(DcbxControl::Firmware);
         let firmware_agent = port
             .get("os/firmware_lldp/dcbx")
             .and_then(FactValue::as_bool)

@@ -26,9 +26,9 @@ use std::collections::BTreeMap;
 use super::SourceCapture;
 use super::nic::{DcbTables, NicFacts, Side, port_key};
 use super::transport::{CommandOutput, CommandSpec, CommandTransport, Session, TransportError};
-use crate::model::MacAddr;
+use crate::model::{DcbxControl, MacAddr};
 use crate::snapshot::{Facts, SourceStatus};
-use parse::{DcbxControl, MlxConfig};
+use parse::MlxConfig;
 
 /// Whether a missing tool is the host's business or a gap in the capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,15 +223,8 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             )
         {
             // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
-            if let Some(control) = qos.dcbx.filter(|_| !dcbx_known) {
-                nic.set(
-                    "dcbx_control",
-                    if control == DcbxControl::Firmware {
-                        "firmware"
-                    } else {
-                        "os"
-                    },
-                );
+            if let Some(control) = qos.dcbx.as_ref().filter(|_| !dcbx_known) {
+                nic.set("dcbx_control", control.as_str());
             }
             if let Some(trust) = &qos.trust {
                 nic.set("trust", trust.as_str());
@@ -414,16 +407,14 @@ fn dcb_facts(commands: &mut Commands<'_>, name: &str, nic: &mut NicFacts<'_>) ->
         parse::parse_dcb_dcbx,
     );
     if let Some(dcbx) = &dcbx {
-        nic.set(
-            "dcbx_control",
-            if dcbx.lld_managed {
-                "firmware"
-            } else if dcbx.host {
-                "os"
-            } else {
-                "none"
-            },
-        );
+        let control = if dcbx.lld_managed {
+            DcbxControl::Firmware
+        } else if dcbx.host {
+            DcbxControl::Os
+        } else {
+            DcbxControl::None
+        };
+        nic.set("dcbx_control", control.as_str());
         let support = match (dcbx.ieee, dcbx.cee) {
             (true, true) => "ieee+cee",
             (true, false) => "ieee",

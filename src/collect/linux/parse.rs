@@ -30,7 +30,7 @@ pub use ethtool_pause::{
     Pause, ethtool_unsupported, parse_ethtool_pause_json, parse_ethtool_pause_text,
 };
 pub use ip_link::{Link, parse_ip_link};
-pub use mlnx_qos::{DcbxControl, MlnxQos, MlnxTc, parse_mlnx_qos};
+pub use mlnx_qos::{MlnxQos, MlnxTc, parse_mlnx_qos};
 pub use mlxconfig::{MlxConfig, MlxValue, mlx_bool, parse_mlxconfig_query};
 
 /// Rejects blank output, which every tool here prints when it fails.

@@ -12,8 +12,11 @@
 //! one class, a priority table and a PFC array have one entry per priority. And the sections
 //! must agree: a physical adapter with adapter-specific QoS settings has QoS, so it must be in
 //! `AdapterQos`. (An adapter without any QoS capability has no `MSFT_NetAdapterQosSettingData`
-//! and no adapter-specific QoS settings; its absence from `AdapterQos` is not a gap.) The
-//! facts of what is well formed are kept; any gap makes the source partial.
+//! and no adapter-specific QoS settings; its absence from `AdapterQos` is not a gap.) An
+//! adapter whose driver reports no DCB capability (Intel X722) has an instance with null
+//! `Hardware` and `Current` (and null settings): that is `dcb_reported = false`, not a gap;
+//! one of them null without the other is. The facts of what is well formed are kept; any
+//! gap makes the source partial.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -304,6 +307,52 @@ fn capabilities(
     ok.then_some((support, counts))
 }
 
+/// Whether an `AdapterQos` element says "no DCB capability reported": `Some(false)` when its
+/// `Hardware` and `Current` are both null, `None` when both are objects (or one is missing or
+/// mistyped, a gap already). One null beside an object, or settings beside null
+/// capabilities, is a gap: NDIS registers an adapter's hardware and current QoS capabilities
+/// together, an adapter with DCB switched off still reports current capabilities (all zero),
+/// and operational settings come only from a DCB-capable miniport. An Intel X722 reports
+/// both capabilities and both settings null (see [`crate::collect::windows::text`] for the
+/// sources).
+fn no_capabilities(
+    item: &Item<'_>,
+    columns: &[Option<Option<&Map<String, Value>>>; 2],
+    scopes: &[Option<Option<&Map<String, Value>>>; 2],
+    gaps: &mut Vec<Gap>,
+) -> Option<bool> {
+    match columns {
+        [Some(None), Some(None)] => {
+            for (scope, settings) in ["Operational", "Remote"].iter().zip(scopes) {
+                if matches!(settings, Some(Some(_))) {
+                    item.gap(
+                        gaps,
+                        format!(
+                            "Hardware and Current are null (no DCB capability reported) but {scope} is not: expected {scope} null"
+                        ),
+                    );
+                }
+            }
+            Some(false)
+        }
+        [Some(None), Some(Some(_))] | [Some(Some(_)), Some(None)] => {
+            let (null, object) = if matches!(columns[0], Some(None)) {
+                ("Hardware", "Current")
+            } else {
+                ("Current", "Hardware")
+            };
+            item.gap(
+                gaps,
+                format!(
+                    "{null} is null but {object} is not: an adapter reports both capability objects or neither"
+                ),
+            );
+            None
+        }
+        _ => None,
+    }
+}
+
 /// Operational or Remote settings as DCB tables.
 fn settings(
     item: &Item<'_>,
@@ -460,14 +509,10 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
     for item in &adapter_qos {
         let name = item.req(&mut gaps, "Name", "the adapter's name", string);
         let enabled = item.req(&mut gaps, "Enabled", "true or false", boolean);
-        let columns = ["Hardware", "Current"].map(|c| {
-            item.opt(&mut gaps, c, "an object of capabilities", object)
-                .flatten()
-        });
-        let scopes = ["Operational", "Remote"].map(|s| {
-            item.opt(&mut gaps, s, "an object of DCB settings", object)
-                .flatten()
-        });
+        let columns = ["Hardware", "Current"]
+            .map(|c| item.opt(&mut gaps, c, "an object of capabilities", object));
+        let scopes = ["Operational", "Remote"]
+            .map(|s| item.opt(&mut gaps, s, "an object of DCB settings", object));
         let Some(name) = name.filter(|n| !n.is_empty()) else {
             continue;
         };
@@ -475,6 +520,8 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             item.gap(&mut gaps, "listed twice".to_owned());
             continue;
         }
+        let dcb_reported = no_capabilities(item, &columns, &scopes, &mut gaps);
+        let (columns, scopes) = (columns.map(Option::flatten), scopes.map(Option::flatten));
         let columns = [("Hardware", columns[0]), ("Current", columns[1])]
             .map(|(c, map)| map.and_then(|map| capabilities(item, c, map, &mut gaps)));
         let scopes = [("Operational", scopes[0]), ("Remote", scopes[1])]
@@ -483,6 +530,9 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
         let mut nic = NicFacts::new(&mut parsed.facts, Side::Os, &k);
         if let Some(enabled) = enabled {
             nic.set("qos_enabled", enabled);
+        }
+        if dcb_reported == Some(false) {
+            nic.set("dcb_reported", false);
         }
         for (column, capabilities) in ["hardware", "current"].iter().zip(&columns) {
             let Some((support, counts)) = capabilities else {

@@ -387,3 +387,81 @@ fn the_collector_is_the_shipped_script() {
     assert_eq!(COLLECTOR, shipped);
     assert!(COLLECTOR.contains("ConvertTo-Json -Depth 6") && COLLECTOR.contains(json::SCHEMA));
 }
+
+/// `tests/fixtures/windows/collector-x722.json`: a ConnectX-5 with DCB and an Intel X722
+/// whose driver reports no DCB capability (null capabilities and settings).
+fn x722_document() -> serde_json::Value {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/windows/collector-x722.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const X722: &str = "nic/3c:fd:fe:a0:b1:c2/os";
+
+#[test]
+fn null_capabilities_read_as_dcb_not_reported_and_complete() {
+    let captured = capture_document(&x722_document());
+    assert_eq!(
+        (captured.source.status, captured.source.error.as_deref()),
+        (SourceStatus::Complete, None)
+    );
+    assert_eq!(
+        fact(&captured, &format!("{X722}/dcb_reported")).as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        fact(&captured, &format!("{X722}/qos_enabled")).as_deref(),
+        Some("true")
+    );
+    let x722_dcb: Vec<&str> = captured
+        .source
+        .facts
+        .keys()
+        .map(|k| k.as_str())
+        .filter(|k| {
+            k.starts_with(X722) && (k.contains("/dcbx_support/") || k.contains("/num_tcs/"))
+        })
+        .collect();
+    assert_eq!(x722_dcb, Vec::<&str>::new());
+    // The adapter with DCB reports it and gets no such fact.
+    let mellanox = "nic/0c:42:a1:5e:7f:10/os";
+    assert_eq!(fact(&captured, &format!("{mellanox}/dcb_reported")), None);
+    assert_eq!(
+        fact(&captured, &format!("{mellanox}/dcbx_support/current")).as_deref(),
+        Some("\"ieee\"")
+    );
+}
+
+#[test]
+fn one_null_capability_column_or_settings_without_capabilities_is_a_gap() {
+    let caps = x722_document()["AdapterQos"][0]["Hardware"].clone();
+    let settings = x722_document()["AdapterQos"][0]["Operational"].clone();
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: [(Edit, &str); 3] = [
+        (
+            Box::new({
+                let caps = caps.clone();
+                move |d| d["AdapterQos"][1]["Current"] = caps.clone()
+            }),
+            "AdapterQos[1] (adapter \"Embedded NIC 1\"): Hardware is null but Current is not",
+        ),
+        (
+            Box::new(|d| d["AdapterQos"][0]["Current"] = serde_json::Value::Null),
+            "AdapterQos[0] (adapter \"SLOT 2 Port 1\"): Current is null but Hardware is not",
+        ),
+        (
+            Box::new(move |d| d["AdapterQos"][1]["Operational"] = settings.clone()),
+            "AdapterQos[1] (adapter \"Embedded NIC 1\"): Hardware and Current are null (no DCB capability reported) but Operational is not",
+        ),
+    ];
+    for (edit, expected) in cases {
+        let mut doc = x722_document();
+        edit(&mut doc);
+        let gaps = gaps_of(&doc);
+        assert!(
+            gaps.iter().any(|g| g.starts_with(expected)),
+            "{gaps:?} lacks {expected:?}"
+        );
+        assert_eq!(capture_document(&doc).source.status, SourceStatus::Partial);
+    }
+}

@@ -21,6 +21,27 @@
 //!
 //! A record without any Operational lines (QoS disabled, or a NIC whose DCB is not
 //! operational) is whole: that is how the format prints an adapter with no DCB.
+//!
+//! An adapter that reports no DCB capability at all (Intel X722, for one) prints its
+//! Capabilities table with every value blank (`DcbxSupport :` and nothing after): that is a
+//! whole answer too, read as `dcb_reported = false`. Why blanks come only that way: the type
+//! data's `Capabilities` script property (NetAdapter.Types.ps1xml, in-box NetAdapter module)
+//! formats the Hardware column from the `HardwareCapabilities` embedded instance and the
+//! Current column from `CurrentCapabilities`, row by row (`"{0,-19} : {1,-12} {2,-12}"`). A
+//! column is blank only when its whole instance is null, and then on all three rows; an
+//! instance that exists always prints an enum for `MacSecBypass` and `DcbxSupport` and
+//! `max/ets/pfc` for `NumTCs`. NDIS registers both instances together when the miniport
+//! initialises (`HardwareQosCapabilities` and `CurrentQosCapabilities` of
+//! NDIS_MINIPORT_ADAPTER_HARDWARE_ASSIST_ATTRIBUTES; OID_QOS_HARDWARE_CAPABILITIES /
+//! OID_QOS_CURRENT_CAPABILITIES docs), and an adapter with DCB switched off still prints a
+//! filled Current column (`0/0/0`, the Get-NetAdapterQos docs' Example 2). The one real
+//! blank answer seen, an Intel X722 (microsoft/Validate-DCB issue #34,
+//! `Format-List -Property *`), has both columns blank on every row and its Operational and
+//! Remote lines `Not Available`. So a table blank in one column or on some rows only, or a
+//! blank table beside operational DCB settings, is no answer the cmdlet gives and is refused
+//! naming its line. (The default view hides the Capabilities item when either instance is
+//! null, so such an adapter prints there as `Name` and `Enabled` only: see
+//! [`AdapterText::finish`].)
 
 use crate::collect::lines::{ParseError, numbered_lines};
 use crate::collect::nic::{NicFacts, Side, port_key};
@@ -120,6 +141,13 @@ struct AdapterText {
     enabled: Option<bool>,
     /// Line of `Capabilities` and whether its table was whole.
     capabilities: Option<(usize, bool)>,
+    /// Line of `Enabled`.
+    enabled_at: usize,
+    /// Lines of the Capabilities rows printed with both values blank.
+    blank_rows: Vec<usize>,
+    /// `Some(false)` once a whole Capabilities table turned out blank on every row: the
+    /// adapter reports no DCB capability.
+    dcb_reported: Option<bool>,
     /// Hardware, Current.
     columns: [Column; 2],
     groups: [Group; 2],
@@ -133,14 +161,25 @@ impl AdapterText {
             last: line,
             enabled: None,
             capabilities: None,
+            enabled_at: 0,
+            blank_rows: Vec::new(),
+            dcb_reported: None,
             columns: [Column::default(), Column::default()],
             groups: [Group::default(), Group::default()],
         }
     }
 
-    /// The record is over: it must hold everything the format always prints.
-    fn finish(&self) -> Result<(), ParseError> {
-        let name = &self.name;
+    /// The record is over: it must hold everything the format always prints. `followed`:
+    /// more output came after it (another record, a prompt, another table), so it was not
+    /// cut at the end of the paste.
+    ///
+    /// The default view shows the Capabilities item only when both capability instances
+    /// exist (`$_.HardwareCapabilities -and $_.CurrentCapabilities`, MSFT_NetAdapterQos.Format.ps1xml),
+    /// so an adapter that reports no DCB capability prints `Name` and `Enabled` and nothing
+    /// else. Such a record is whole, and reads as `dcb_reported = false`, only when output
+    /// follows it: at the end of a paste it cannot be told from one cut after `Enabled`.
+    fn finish(&mut self, followed: bool) -> Result<(), ParseError> {
+        let name = self.name.clone();
         let from = self.line;
         let at = self.last;
         if self.enabled.is_none() {
@@ -152,11 +191,14 @@ impl AdapterText {
             ));
         }
         match self.capabilities {
+            None if followed && self.last == self.enabled_at => {
+                self.dcb_reported = Some(false);
+            }
             None => {
                 return Err(error(
                     at,
                     format!(
-                        "adapter {name:?} (from line {from}) ends here without its Capabilities table (Hardware and Current)"
+                        "adapter {name:?} (from line {from}) ends here without its Capabilities table (Hardware and Current; the default view leaves it out only for an adapter that reports no DCB capability, which then prints Name and Enabled alone: paste the prompt that followed, or Format-List -Property * output)"
                     ),
                 ));
             }
@@ -167,6 +209,23 @@ impl AdapterText {
                 ));
             }
             Some((_, true)) => {}
+        }
+        if let (Some(false), Some((table, _))) = (self.dcb_reported, self.capabilities) {
+            for scope in [Scope::Operational, Scope::Remote] {
+                let group = &self.groups[scope as usize];
+                if !group.classes.is_empty() || group.flow_control.is_some() {
+                    let title = scope.title();
+                    // The line of what shows settings: the traffic classes or the flow control.
+                    let shown = usize::from(group.classes.is_empty());
+                    let line = group.seen[shown].unwrap_or(at);
+                    return Err(error(
+                        line,
+                        format!(
+                            "adapter {name:?}: its Capabilities table (line {table}) is blank, so it reports no DCB capability, yet it shows {title} DCB settings: expected {title}TrafficClasses and {title}FlowControl Not Available"
+                        ),
+                    ));
+                }
+            }
         }
         for scope in [Scope::Operational, Scope::Remote] {
             let group = &self.groups[scope as usize];
@@ -225,7 +284,7 @@ impl Parser {
         }
         if let Some(command) = prompt(trimmed) {
             self.end_table(number)?;
-            self.end_adapter()?;
+            self.end_adapter(true)?;
             self.end_pending()?;
             // `Get-…` always prints; `Enable-NetAdapterQos` and the like need not. A command
             // cut while being pasted (`Get-Net`, `G`) is treated as one that prints.
@@ -251,7 +310,7 @@ impl Parser {
             return Ok(());
         }
         if host_flow_control_header(trimmed) {
-            self.end_adapter()?;
+            self.end_adapter(true)?;
             self.table = Some(Table::HostFlowControl {
                 header: number,
                 dashes: false,
@@ -266,7 +325,7 @@ impl Parser {
             ));
         };
         if key == "Name" {
-            self.end_adapter()?;
+            self.end_adapter(true)?;
             if value.is_empty() {
                 return Err(error(number, "Name is empty: expected the adapter's name"));
             }
@@ -320,6 +379,7 @@ impl Parser {
                         capability(adapter, key, value, number)?;
                         *rows += 1;
                         if *rows == CAPABILITY_ROWS.len() {
+                            adapter.dcb_reported = blank_table(adapter, number)?;
                             if let Some((_, whole)) = adapter.capabilities.as_mut() {
                                 *whole = true;
                             }
@@ -514,9 +574,10 @@ impl Parser {
         }
     }
 
-    fn end_adapter(&mut self) -> Result<(), ParseError> {
-        if let Some(adapter) = self.current.take() {
-            adapter.finish()?;
+    /// The open record ends; `followed` as in [`AdapterText::finish`].
+    fn end_adapter(&mut self, followed: bool) -> Result<(), ParseError> {
+        if let Some(mut adapter) = self.current.take() {
+            adapter.finish(followed)?;
             self.adapters.push(adapter);
         }
         Ok(())
@@ -535,7 +596,7 @@ impl Parser {
     fn finish(mut self) -> Result<(Facts, Vec<String>), ParseError> {
         let end = self.last;
         self.end_table(end)?;
-        self.end_adapter()?;
+        self.end_adapter(false)?;
         self.end_pending()?;
         if self.adapters.is_empty() {
             return Err(error(
@@ -687,6 +748,7 @@ fn field(
             adapter.enabled = Some(parse_bool(value).ok_or_else(|| {
                 error(number, format!("Enabled is {value:?}, not True or False"))
             })?);
+            adapter.enabled_at = number;
         }
         "Capabilities" => {
             if adapter.capabilities.is_some() {
@@ -720,6 +782,23 @@ fn parse_bool(value: &str) -> Option<bool> {
     }
 }
 
+/// The Capabilities table of `adapter` is whole (its last row is `number`): `Some(false)`
+/// when every row is blank (no DCB capability reported), `None` when every row has both
+/// values, an error when only some rows are blank, which the format never prints.
+fn blank_table(adapter: &AdapterText, number: usize) -> Result<Option<bool>, ParseError> {
+    match adapter.blank_rows.as_slice() {
+        [] => Ok(None),
+        rows if rows.len() == CAPABILITY_ROWS.len() => Ok(Some(false)),
+        [first, ..] => Err(error(
+            *first,
+            format!(
+                "the Capabilities table of adapter {:?} (ending line {number}) is blank on this row but not on every row: an adapter without DCB capability leaves all three rows blank, one with it fills all three",
+                adapter.name
+            ),
+        )),
+    }
+}
+
 /// `DcbxSupport : IEEE None` / `NumTCs(Max/ETS/PFC) : 8/8/8 0/0/0` (a value like `CEE, IEEE`
 /// spans two words). Every value is checked against what the format prints.
 fn capability(
@@ -738,10 +817,17 @@ fn capability(
             _ => values.push(word.to_owned()),
         }
     }
+    if values.is_empty() {
+        // Both capability instances null: see the module docs.
+        adapter.blank_rows.push(number);
+        return Ok(());
+    }
     let [hardware, current] = values.as_slice() else {
         return Err(error(
             number,
-            format!("{key}: expected a Hardware and a Current value, found {value:?}"),
+            format!(
+                "{key}: expected a Hardware and a Current value, or neither (an adapter that reports no DCB capability leaves every row blank), found {value:?}"
+            ),
         ));
     };
     for (column, value) in [hardware, current].into_iter().enumerate() {
@@ -929,6 +1015,9 @@ fn write_adapter(adapter: &AdapterText, facts: &mut Facts) {
     nic.set("name", adapter.name.as_str());
     if let Some(enabled) = adapter.enabled {
         nic.set("qos_enabled", enabled);
+    }
+    if adapter.dcb_reported == Some(false) {
+        nic.set("dcb_reported", false);
     }
     for (column, slot) in ["hardware", "current"].iter().zip(&adapter.columns) {
         if let Some(dcbx) = &slot.dcbx {

@@ -1,15 +1,7 @@
 //! Mellanox `mlnx_qos -i IF`: who runs DCBX, trust state, PFC and traffic classes.
 
 use super::{ParseError, key_value, numbered_lines, require_output};
-
-/// Who runs DCBX, per `mlnx_qos`'s `DCBX mode:` line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DcbxControl {
-    /// `OS controlled`: the host sets ETS/PFC (the DCBX host bit is set).
-    Os,
-    /// `Firmware controlled`: the NIC negotiates with the switch and may override host settings.
-    Firmware,
-}
+use crate::model::DcbxControl;
 
 /// One traffic class line of `mlnx_qos` with the priorities mapped to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +21,8 @@ pub struct MlnxTc {
 /// The QoS state of one interface from `mlnx_qos -i IF`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MlnxQos {
-    /// DCBX mode; `None` from versions that do not print it.
+    /// DCBX mode (`OS controlled` or `Firmware controlled`); `None` from versions that do not
+    /// print it.
     pub dcbx: Option<DcbxControl>,
     /// Priority trust state: `pcp`, `dscp`, or `none`.
     pub trust: Option<String>,

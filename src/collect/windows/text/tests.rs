@@ -484,3 +484,182 @@ fn truncated_and_broken_pastes_name_the_line_and_what_was_expected() {
         );
     }
 }
+
+const X722: &str = "nic/name-embedded_nic_1/os";
+
+#[test]
+fn an_adapter_without_dcb_capability_prints_a_blank_table_and_reads_as_not_reported() {
+    // Issue 10: the blank Capabilities table of an Intel X722 (Format-List -Property *) was
+    // refused as not Get-NetAdapterQos output.
+    let (facts, names) = parse(&fixture("get-netadapterqos-fl-x722.txt")).unwrap();
+    assert_eq!(names, vec!["SLOT 2 Port 1", "Embedded NIC 1"]);
+    assert_eq!(
+        fact(&facts, &format!("{X722}/dcb_reported")).as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        fact(&facts, &format!("{X722}/qos_enabled")).as_deref(),
+        Some("true")
+    );
+    let x722: Vec<&str> = facts
+        .keys()
+        .map(|k| k.as_str())
+        .filter(|k| k.starts_with(X722))
+        .collect();
+    assert_eq!(
+        x722,
+        [
+            "nic/name-embedded_nic_1/os/dcb_reported",
+            "nic/name-embedded_nic_1/os/name",
+            "nic/name-embedded_nic_1/os/qos_enabled"
+        ]
+    );
+    let mellanox = "nic/name-slot_2_port_1/os";
+    assert_eq!(fact(&facts, &format!("{mellanox}/dcb_reported")), None);
+    assert_eq!(
+        fact(&facts, &format!("{mellanox}/dcbx_support/hardware")).as_deref(),
+        Some("\"ieee\"")
+    );
+    assert_eq!(
+        fact(
+            &facts,
+            &format!("{mellanox}/flow_control/operational/priority/3")
+        )
+        .as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        fact(&facts, "host/qos/flow_control/priority/3").as_deref(),
+        Some("true")
+    );
+}
+
+#[test]
+fn the_default_view_of_an_adapter_without_dcb_is_name_and_enabled_when_output_follows() {
+    // The default view hides the Capabilities item when the capabilities are null.
+    let bare = "Name    : Embedded NIC 1\nEnabled : True\n";
+    for text in [
+        format!("PS C:\\> Get-NetAdapterQos\n\n{bare}\n{}", record("A")),
+        format!(
+            "PS C:\\> Get-NetAdapterQos\n\n{}\n{bare}\nPS C:\\>",
+            record("A")
+        ),
+        format!(
+            "{bare}\nPS C:\\> Get-NetQosFlowControl\n\nPriority   Enabled    PolicySet        IfIndex IfAlias\n--------   -------    ---------        ------- -------\n0 False Global\n1 False Global\n2 False Global\n3 True Global\n4 False Global\n5 False Global\n6 False Global\n7 False Global\n"
+        ),
+    ] {
+        let (facts, _) = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(
+            fact(&facts, &format!("{X722}/dcb_reported")).as_deref(),
+            Some("false"),
+            "{text}"
+        );
+        assert!(
+            !facts
+                .keys()
+                .any(|k| k.as_str().starts_with(X722) && k.as_str().contains("dcbx_support"))
+        );
+    }
+    // At the end of a paste it cannot be told from a paste cut after Enabled.
+    let err = parse(&format!("{}\n{bare}", record("A"))).unwrap_err();
+    assert_eq!(err.line, 10, "{err}");
+    assert!(
+        err.message.contains("without its Capabilities table"),
+        "{err}"
+    );
+    // Anything after Enabled (Format-List -Property * lines) means the table is missing.
+    let err = parse(&format!(
+        "{bare}ifAlias : Embedded NIC 1\n\n{}",
+        record("A")
+    ))
+    .unwrap_err();
+    assert_eq!(err.line, 3, "{err}");
+}
+
+/// `(text, line, words the message must contain)`: the X722 paste made into answers the
+/// cmdlet never prints.
+fn broken_blank_tables() -> Vec<(String, usize, &'static str)> {
+    let x722 = fixture("get-netadapterqos-fl-x722.txt");
+    let blank_dcbx = "                             DcbxSupport         :\n";
+    let blank_numtcs = "                             NumTCs(Max/ETS/PFC) :\n";
+    let upto = |needle: &str, nth: usize| -> String {
+        let mut end = 0;
+        for _ in 0..nth {
+            end += x722[end..]
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle:?}"))
+                + needle.len();
+        }
+        x722[..end].to_owned()
+    };
+    vec![
+        // Hardware blank, Current filled.
+        (
+            x722.replace(
+                blank_dcbx,
+                "                             DcbxSupport         :              IEEE\n",
+            ),
+            51,
+            "a Hardware and a Current value, or neither",
+        ),
+        // One row blank, the others filled.
+        (
+            x722.replace(
+                blank_numtcs,
+                "                             NumTCs(Max/ETS/PFC) : 8/8/8        8/8/8\n",
+            ),
+            50,
+            "blank on this row but not on every row",
+        ),
+        (
+            x722.replace(
+                "                             MacSecBypass        : NotSupported NotSupported\n",
+                "                             MacSecBypass        :\n",
+            ),
+            8,
+            "blank on this row but not on every row",
+        ),
+        // Garbage where a blank value was.
+        (
+            x722.replace(
+                blank_dcbx,
+                "                             DcbxSupport         : ?? ??\n",
+            ),
+            51,
+            "DcbxSupport: expected None, CEE, IEEE",
+        ),
+        // Cut inside the blank table.
+        (
+            upto(blank_dcbx, 1),
+            51,
+            "before its NumTCs(Max/ETS/PFC) row",
+        ),
+        (
+            upto("                             MacSecBypass        :\n", 1),
+            50,
+            "before its DcbxSupport row",
+        ),
+        // A blank table beside operational DCB settings.
+        (
+            x722.replacen(
+                "OperationalFlowControl     : Not Available",
+                "OperationalFlowControl     : Priority 3 Enabled",
+                1,
+            ),
+            57,
+            "reports no DCB capability, yet it shows Operational DCB settings",
+        ),
+    ]
+}
+
+#[test]
+fn blank_tables_the_cmdlet_never_prints_are_refused_naming_the_line() {
+    for (text, line, words) in broken_blank_tables() {
+        let err = parse(&text).expect_err(&text);
+        assert_eq!(err.line, line, "{err}\n---\n{text}");
+        assert!(
+            err.message.contains(words),
+            "{err} lacks {words:?}\n---\n{text}"
+        );
+    }
+}
