@@ -268,6 +268,134 @@ fn a_paste_cut_short_is_refused_with_exit_2_naming_the_line() {
         .code(0);
 }
 
+const X722_PASTE: &str = "tests/fixtures/windows/get-netadapterqos-fl-x722.txt";
+const X722_COLLECTOR: &str = "tests/fixtures/windows/collector-x722.json";
+
+/// The `nic/*/os/<leaf>` facts of the adapter named `name` in a snapshot, by leaf.
+fn os_facts_of(snapshot: &Value, name: &str) -> std::collections::BTreeMap<String, Value> {
+    let facts = snapshot["facts"].as_object().unwrap();
+    let key = facts
+        .iter()
+        .find(|(path, value)| path.ends_with("/os/name") && value.as_str() == Some(name))
+        .map(|(path, _)| path.trim_end_matches("name").to_owned())
+        .unwrap_or_else(|| panic!("no adapter {name:?}"));
+    facts
+        .iter()
+        .filter_map(|(path, value)| Some((path.strip_prefix(&key)?.to_owned(), value.clone())))
+        .collect()
+}
+
+#[test]
+fn an_adapter_without_dcb_imports_and_captures_as_dcb_not_reported() {
+    // Issue 10: an Intel X722 prints its Capabilities table with blank Hardware and Current
+    // columns; the import refused it with exit 2. The collector's null capabilities gave no
+    // fact saying so.
+    let dir = tempfile::tempdir().unwrap();
+    let imported = dir.path().join("imported.json");
+    driftgate()
+        .args(["import", "windows-qos"])
+        .arg(root().join(X722_PASTE))
+        .args(["--host", "hci-lab07", "--out"])
+        .arg(&imported)
+        .assert()
+        .code(0);
+    let (code, out) = stdout_of(driftgate().args(["check", "--snapshot"]).arg(&imported));
+    assert!(code == 0 || code == 1, "judged, not refused: {code}\n{out}");
+    let text: Value = serde_json::from_slice(&std::fs::read(&imported).unwrap()).unwrap();
+
+    let recorded = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        root().join(X722_COLLECTOR),
+        recorded.path().join("windows-qos.json"),
+    )
+    .unwrap();
+    let (code, collected) = capture(&[
+        "--source",
+        &format!("windows=dir:{}", recorded.path().display()),
+    ]);
+    assert_eq!(code, 0, "{collected}");
+    assert_eq!(collected["sources"][0]["status"], "complete");
+
+    // Both paths say the same about the X722: QoS on, no DCB capability reported, and no
+    // DCBX support or traffic-class count made up for the blank columns.
+    let from_text = os_facts_of(&text, "Embedded NIC 1");
+    let from_collector = os_facts_of(&collected, "Embedded NIC 1");
+    assert_eq!(from_text.get("dcb_reported"), Some(&Value::Bool(false)));
+    assert_eq!(from_text.get("qos_enabled"), Some(&Value::Bool(true)));
+    for (leaf, value) in &from_text {
+        assert_eq!(from_collector.get(leaf), Some(value), "{leaf}");
+    }
+    for facts in [&from_text, &from_collector] {
+        assert!(
+            !facts
+                .keys()
+                .any(|leaf| leaf.starts_with("dcbx_support/") || leaf.starts_with("num_tcs/")),
+            "{facts:?}"
+        );
+    }
+    // The ConnectX-5 beside it reports DCB and carries no such fact.
+    for snapshot in [&text, &collected] {
+        let mellanox = os_facts_of(snapshot, "SLOT 2 Port 1");
+        assert_eq!(mellanox.get("dcb_reported"), None);
+        assert_eq!(
+            mellanox.get("dcbx_support/current"),
+            Some(&Value::from("ieee"))
+        );
+    }
+}
+
+#[test]
+fn a_capabilities_table_blank_where_the_cmdlet_never_leaves_it_is_refused_naming_the_line() {
+    let fuzz = root().join("tests/fixtures/fuzz/windows");
+    for (file, message) in [
+        (
+            "bug-paste-x722-hardware-blank-current-filled.txt",
+            "line 51: DcbxSupport: expected a Hardware and a Current value, or neither",
+        ),
+        (
+            "bug-paste-x722-one-row-blank.txt",
+            "line 50: the Capabilities table of adapter \"Embedded NIC 1\" (ending line 52) is blank on this row but not on every row",
+        ),
+        (
+            "bug-paste-x722-blank-with-operational-pfc.txt",
+            "line 57: adapter \"Embedded NIC 1\": its Capabilities table (line 48) is blank, so it reports no DCB capability, yet it shows Operational DCB settings",
+        ),
+        (
+            "bug-paste-x722-cut-in-blank-table.txt",
+            "line 51: the Capabilities table ends here before its NumTCs(Max/ETS/PFC) row",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let ticket = dir.path().join("ticket.txt");
+        std::fs::copy(fuzz.join(file), &ticket).unwrap();
+        driftgate()
+            .args(["import", "windows-qos"])
+            .arg(&ticket)
+            .args(["--host", "hci-lab07"])
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(format!(
+                "ticket.txt: not Get-NetAdapterQos output: {message}"
+            )));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fuzz.join("bug-collector-x722-hardware-null-current-object.json"),
+        dir.path().join("windows-qos.json"),
+    )
+    .unwrap();
+    let (code, snapshot) = capture(&["--source", &format!("windows=dir:{}", dir.path().display())]);
+    assert_eq!(code, 3, "{snapshot}");
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains(
+            "AdapterQos[1] (adapter \"Embedded NIC 1\"): Hardware is null but Current is not"
+        ),
+        "{error}"
+    );
+}
+
 #[test]
 fn collector_output_missing_an_adapter_or_a_section_is_captured_as_partial() {
     // Issue 9: an adapter missing from AdapterQos, no Operational block, a section of the
@@ -411,13 +539,28 @@ fn the_seed_1_collector_output_cut_at_every_byte_is_not_complete_or_still_blocks
 
 #[test]
 fn the_fuzz_corpus_never_passes() {
-    // Every file is the seed-1 state or a cut or broken copy of it: none may pass.
+    // `seed1-*` is the seed-1 state, which blocks; `seed2-*` a host whose Intel X722 reports
+    // no DCB capability, a whole answer; every `bug-*` file a cut or broken copy of a seed:
+    // none of those may pass.
     let dir = root().join("tests/fixtures/fuzz/windows");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let bytes = std::fs::read(&path).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("seed2") {
+            let judged = if name.ends_with(".json") {
+                judge_collector(&bytes).0
+            } else {
+                judge_paste(&bytes)
+            };
+            assert!(
+                matches!(judged, Judged::Verdict(_)),
+                "{name} is a whole answer: {judged:?}"
+            );
+            seen += 1;
+            continue;
+        }
         let judged = if name.ends_with(".json") {
             let (alone, with_bmc) = judge_collector(&bytes);
             assert!(!with_bmc.passes(), "{name}: {with_bmc:?}");
