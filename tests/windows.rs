@@ -345,6 +345,36 @@ fn an_adapter_without_dcb_imports_and_captures_as_dcb_not_reported() {
 }
 
 #[test]
+fn the_x722_paste_cut_at_every_offset_is_refused_or_says_nothing_the_whole_paste_does_not() {
+    // Format-List -Property * prints many lines driftgate does not judge (ifAlias,
+    // InstanceID, …), so many prefixes are whole answers; none may make up or change a
+    // fact: a cut value is refused, and the X722's "no DCB" fact comes only with its whole
+    // blank table.
+    let text = String::from_utf8(read(X722_PASTE)).unwrap();
+    let (whole, _) = driftgate::collect::windows::text::parse(&text).unwrap();
+    let (mut refused, mut accepted) = (0, 0);
+    for cut in 0..=text.len() {
+        match driftgate::collect::windows::text::parse(&text[..cut]) {
+            Err(_) => refused += 1,
+            Ok((facts, _)) => {
+                accepted += 1;
+                for (path, value) in facts.iter() {
+                    assert_eq!(
+                        whole.get(path.as_str()),
+                        Some(value),
+                        "cut at {cut}: {path}\n---\n{}",
+                        &text[..cut]
+                    );
+                }
+            }
+        }
+    }
+    // Measured: of the 3981 prefixes, 3101 are refused and 880 are whole answers (each a
+    // subset of the whole paste's facts).
+    assert_eq!((refused, accepted), (3101, 880));
+}
+
+#[test]
 fn a_capabilities_table_blank_where_the_cmdlet_never_leaves_it_is_refused_naming_the_line() {
     let fuzz = root().join("tests/fixtures/fuzz/windows");
     for (file, message) in [
