@@ -645,6 +645,23 @@ proptest! {
     }
 
     #[test]
+    fn a_corrupted_x722_paste_never_says_both_dcb_and_no_dcb(bytes in corrupted(read(X722_PASTE))) {
+        let Ok(text) = driftgate::collect::encoding::decode_text(&bytes) else {
+            return Ok(());
+        };
+        if let Ok((facts, _)) = driftgate::collect::windows::text::parse(&text) {
+            for path in facts.keys().filter(|p| p.as_str().ends_with("/os/dcb_reported")) {
+                let port = path.as_str().trim_end_matches("dcb_reported");
+                prop_assert!(
+                    !facts.keys().any(|p| p.as_str().starts_with(port)
+                        && (p.as_str().contains("/dcbx_support/") || p.as_str().contains("/num_tcs/"))),
+                    "{path} beside capability facts\n---\n{text}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_collector_parser_never_panics(text in "\\PC{0,300}") {
         let _ = driftgate::collect::windows::json::parse(&text);
     }
