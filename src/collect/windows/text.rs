@@ -11,7 +11,8 @@
 //! answer (the NetAdapter module's format view and its string helpers):
 //! - an adapter record is `Name`, `Enabled` and the whole Capabilities table (header, dash
 //!   row, then `MacSecBypass`, `DcbxSupport` and `NumTCs(Max/ETS/PFC)`, each with a Hardware
-//!   and a Current value from the closed vocabulary the format prints);
+//!   and a Current value from the closed vocabulary the format prints, or all of them blank:
+//!   see below);
 //! - `Operational*` (and `Remote*`) lines come as a group of three (traffic classes, flow
 //!   control, classifications) or not at all, the view hides them when the adapter has no
 //!   such settings; a traffic-class table lists every priority 0–7 exactly once, since every
@@ -40,8 +41,8 @@
 //! Remote lines `Not Available`. So a table blank in one column or on some rows only, or a
 //! blank table beside operational DCB settings, is no answer the cmdlet gives and is refused
 //! naming its line. (The default view hides the Capabilities item when either instance is
-//! null, so such an adapter prints there as `Name` and `Enabled` only: see
-//! [`AdapterText::finish`].)
+//! null, so such an adapter prints there as `Name` and `Enabled` only; that record is whole
+//! when more output follows it.)
 
 use crate::collect::lines::{ParseError, numbered_lines};
 use crate::collect::nic::{NicFacts, Side, port_key};
