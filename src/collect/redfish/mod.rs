@@ -299,14 +299,16 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
             .iter()
             .map(|problem| format!("{target}: {problem}")),
     );
-    // A service that answers but yields nothing a gate could compare (no NIC, firmware or
-    // BIOS fact) is no evidence that nothing changed.
-    let nothing = !facts.keys().any(|path| {
-        let path = path.as_str();
-        ["nic/", "firmware/", "bios/"]
-            .iter()
-            .any(|family| path.starts_with(family))
-    });
+    // A service that answers without an error but yields nothing a gate could compare (no
+    // NIC, firmware or BIOS fact) is no evidence that nothing changed. (With errors, the
+    // capture is already partial and they say why it is empty.)
+    let nothing = errors.is_empty()
+        && !facts.keys().any(|path| {
+            let path = path.as_str();
+            ["nic/", "firmware/", "bios/"]
+                .iter()
+                .any(|family| path.starts_with(family))
+        });
     if nothing {
         errors.insert(
             0,
