@@ -109,9 +109,7 @@ impl MockupDir {
     /// another origin, and a folder sends no credentials anywhere).
     pub fn file_for(&self, uri: &str) -> Option<PathBuf> {
         let uri = match uri.split_once("://") {
-            Some((scheme, rest)) if matches!(scheme, "http" | "https") => {
-                &rest[rest.find('/').unwrap_or(rest.len())..]
-            }
+            Some(("http" | "https", rest)) => &rest[rest.find('/').unwrap_or(rest.len())..],
             Some(_) => return None,
             None => uri,
         };

@@ -14,7 +14,7 @@ fn facts_and_links(firmware: &[Value], adapters: &[AdapterInventory]) -> (Facts,
     (facts, links)
 }
 
-fn version<'a>(facts: &'a Facts, component: &str) -> Option<String> {
+fn version(facts: &Facts, component: &str) -> Option<String> {
     facts
         .get(format!("firmware/{component}/version").as_str())
         .map(ToString::to_string)
