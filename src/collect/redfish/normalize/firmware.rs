@@ -24,9 +24,10 @@
 //! An inventory member belongs to an adapter when its `RelatedItem` links to the adapter,
 //! something below it (its ports or functions) or its chassis (when that chassis holds only
 //! that adapter); when its Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter
-//! `NIC.Slot.3`); or when both name the same slot (HPE `Oem.Hpe.DeviceContext` ↔ the
-//! adapter's `Location.PartLocation.ServiceLabel`; Lenovo's `Slot_1.…` ids ↔ adapter
-//! `slot-1`).
+//! `NIC.Slot.3`); or when both name the same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the
+//! adapter's `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue`
+//! in a `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
+//! (`Embedded LOM`, `OCP 3.0 Slot A`).
 
 use std::collections::BTreeMap;
 
@@ -154,7 +155,7 @@ fn slot_of(text: &str) -> Option<u32> {
     let lower = text.to_ascii_lowercase();
     let (_, after) = lower.split_once("slot")?;
     let digits: String = after
-        .trim_start_matches([' ', '_', '-', '.', ':'])
+        .trim_start_matches([' ', '_', '-', '.', ':', '=', '#'])
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
@@ -174,17 +175,53 @@ fn member_slots(item: &Value) -> Vec<u32> {
     .collect()
 }
 
-/// The slots an adapter names (location, HPE's OEM location, id).
+/// The slots an adapter names (location, HPE's OEM location, id), and a slot's ordinal.
 fn adapter_slots(adapter: &Value) -> Vec<u32> {
+    let location = &adapter["Location"]["PartLocation"];
+    let ordinal = location["LocationType"]
+        .as_str()
+        .filter(|t| t.eq_ignore_ascii_case("slot"))
+        .and_then(|_| location["LocationOrdinalValue"].as_u64())
+        .and_then(|n| u32::try_from(n).ok());
     [
-        &adapter["Location"]["PartLocation"]["ServiceLabel"],
+        &location["ServiceLabel"],
         &adapter["Oem"]["Hpe"]["Location"]["PartLocation"]["ServiceLabel"],
         &adapter["Id"],
     ]
     .into_iter()
     .filter_map(Value::as_str)
     .filter_map(slot_of)
+    .chain(ordinal)
     .collect()
+}
+
+/// A location label reduced to its letters and digits, lower-cased (`Embedded LOM` ↔
+/// `embedded-lom`).
+fn label(text: &str) -> String {
+    text.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether a member's device context names the adapter's location label (a device that sits
+/// in no numbered slot: `Embedded LOM`, `OCP 3.0 Slot A`).
+fn same_label(item: &Value, adapter: &Value) -> bool {
+    let context = item["Oem"]["Hpe"]["DeviceContext"]
+        .as_str()
+        .or_else(|| item["Location"]["PartLocation"]["ServiceLabel"].as_str())
+        .map(label)
+        .filter(|l| !l.is_empty());
+    let labels = [
+        &adapter["Location"]["PartLocation"]["ServiceLabel"],
+        &adapter["Oem"]["Hpe"]["Location"]["PartLocation"]["ServiceLabel"],
+    ];
+    context.is_some_and(|context| {
+        labels
+            .into_iter()
+            .filter_map(Value::as_str)
+            .any(|l| label(l) == context)
+    })
 }
 
 fn trimmed(uri: &str) -> &str {
@@ -232,7 +269,10 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
             id_of(entry.item).contains("__")
                 && (entry.component == id || entry.component.starts_with(&format!("{id}-")))
         };
-        let slot = |item: &Value| member_slots(item).iter().any(|s| slots.contains(s));
+        let slot = |item: &Value| {
+            member_slots(item).iter().any(|s| slots.contains(s))
+                || same_label(item, &adapter.adapter)
+        };
         let component = entries
             .iter()
             .filter(|e| related(e.item) || fqdd(e))

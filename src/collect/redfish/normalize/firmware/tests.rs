@@ -109,8 +109,30 @@ fn hpe_members_link_to_the_adapter_in_their_slot() {
         adapter(
             json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE081000", "Id": "DE081000"}),
         ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DC080000", "Id": "DC080000",
+                        "Location": {"PartLocation": {"LocationType": "Embedded", "ServiceLabel": "Embedded LOM"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE083000", "Id": "DE083000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 4}}}),
+        ),
     ];
-    let (_, links) = facts_and_links(&hpe_inventory(), &adapters);
+    let mut firmware = hpe_inventory();
+    firmware.push(
+        json!({"Id": "30", "Name": "HPE Ethernet 1Gb 4-port 366FLR", "Version": "1.3153.0",
+        "Oem": {"Hpe": {"DeviceContext": "Embedded LOM"}}, "Status": {"State": "Enabled"}}),
+    );
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000"),
+        Some("hpe_ethernet_1gb_4-port_366flr@embedded_lom")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000"),
+        Some("mellanox_connectx-6_dx@slot_4"),
+        "a slot's ordinal"
+    );
     assert_eq!(
         links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/"),
         Some("mellanox_connectx-6_dx@slot_1")
