@@ -4,8 +4,10 @@
 //!
 //! XCC names BIOS attributes `<menu>_<setting>` (`DevicesandIOPorts_COMPort1`,
 //! `OperatingModes_ChooseOperatingMode`; NVIDIA/libredfish's Lenovo BIOS setup) and serves
-//! their registry as `BiosAttributeRegistry.<version>` (Lenovo's "XCC3 REST API Guide", "GET –
-//! BIOS attribute registries"). No public capture of the NIC-port menus was found, so the
+//! their registry as `BiosAttributeRegistry.<version>` at
+//! `/redfish/v1/schemas/registries/BiosAttributeRegistry.1.0.0.json` (Lenovo's XCC, XCC2 and
+//! XCC3 REST API guides, "GET – BIOS attribute registries"; other builds serve it outside
+//! `/redfish/v1`, which the crawl reads on the same origin). No public capture of the NIC-port menus was found, so the
 //! recognition is deliberately general and the exact names are unconfirmed. An attribute
 //! belongs to a port when
 //!
