@@ -429,6 +429,11 @@ impl<F: Fetch> Crawler<'_, F> {
     /// lists it but serves it broken is: the registry is what recognises a `Password`
     /// attribute with an innocent name, so the failure is recorded naming the URI (fail
     /// closed) instead of filtering by names alone and calling the source complete.
+    ///
+    /// The registry file's `Location[].Uri` may lie outside `/redfish/v1` (XCC-like
+    /// `/registries/BiosAttributeRegistry.json`) or be a full URL: it is read all the same
+    /// on the service's own origin (the live client and the mockup folder both resolve it);
+    /// one on another origin is refused by the live client, an error naming the URI.
     async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);

@@ -99,20 +99,37 @@ impl MockupDir {
         Err(NotAMockup(dir.display().to_string()))
     }
 
-    /// The `index.json` that answers `uri`, or `None` for a URI outside `/redfish/v1` or one
-    /// that tries to leave the folder.
+    /// The file that answers `uri`: its `index.json` below the folder of `/redfish/v1`, or
+    /// `None` for one that tries to leave the folder. A path outside `/redfish/v1` on the
+    /// same service (an attribute registry at `/registries/Bios.json`) is answered from the
+    /// folder that holds `redfish/` (as `<path>/index.json`, or the file `<path>` itself);
+    /// a folder that is itself the `/redfish/v1` root has no such place. A mockup stands
+    /// for the one service it was recorded from, and has no origin to compare with: a full
+    /// `http(s)://host/path` URL is answered by its path (only the live client can refuse
+    /// another origin, and a folder sends no credentials anywhere).
     pub fn file_for(&self, uri: &str) -> Option<PathBuf> {
+        let uri = match uri.split_once("://") {
+            Some(("http" | "https", rest)) => &rest[rest.find('/').unwrap_or(rest.len())..],
+            Some(_) => return None,
+            None => uri,
+        };
         let path = uri.split(['?', '#']).next()?.trim_end_matches('/');
-        let rest = path.strip_prefix("/redfish/v1")?;
-        if !(rest.is_empty() || rest.starts_with('/')) {
-            return None;
-        }
-        let mut file = self.root.clone();
+        let (mut file, rest) = match path.strip_prefix("/redfish/v1") {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => (self.root.clone(), rest),
+            _ if self.root != self.given && path.starts_with('/') && !path.starts_with("//") => {
+                (self.given.clone(), path)
+            }
+            _ => return None,
+        };
+        let inside = self.root == file;
         for segment in rest.split('/').filter(|s| !s.is_empty()) {
             if segment == "." || segment == ".." || segment.contains('\\') {
                 return None;
             }
             file.push(segment);
+        }
+        if !inside && file.is_file() {
+            return Some(file);
         }
         Some(file.join("index.json"))
     }
@@ -182,12 +199,31 @@ mod tests {
         );
         for bad in [
             "/redfish/v1/../secret",
-            "/etc/passwd",
-            "/redfish/v10",
             "/redfish/v1/a/../../x",
+            "/registries/../../x",
+            "//other-host/x",
+            "ftp://host/redfish/v1",
         ] {
             assert_eq!(mockup.file_for(bad), None, "{bad}");
         }
+        // Outside /redfish/v1 on the same service: from the folder that holds `redfish/`.
+        assert_eq!(
+            mockup.file_for("/registries/BiosAttributeRegistry.json"),
+            Some(
+                dir.path()
+                    .join("registries/BiosAttributeRegistry.json/index.json")
+            )
+        );
+        std::fs::create_dir_all(dir.path().join("registries")).unwrap();
+        std::fs::write(dir.path().join("registries/Bios.json"), "{}").unwrap();
+        assert_eq!(
+            mockup.file_for("/registries/Bios.json"),
+            Some(dir.path().join("registries/Bios.json"))
+        );
+        assert_eq!(
+            mockup.file_for("https://bmc.example:8443/redfish/v1/Systems/1"),
+            Some(dir.path().join("redfish/v1/Systems/1/index.json"))
+        );
         let flat = tempfile::tempdir().unwrap();
         std::fs::write(flat.path().join("index.json"), "{}").unwrap();
         let mockup = MockupDir::open(flat.path()).unwrap();
@@ -195,6 +231,9 @@ mod tests {
             mockup.file_for("/redfish/v1/Chassis"),
             Some(flat.path().join("Chassis/index.json"))
         );
+        for outside in ["/etc/passwd", "/redfish/v10", "/registries/Bios.json"] {
+            assert_eq!(mockup.file_for(outside), None, "{outside}");
+        }
         assert!(MockupDir::open(tempfile::tempdir().unwrap().path()).is_err());
     }
 }

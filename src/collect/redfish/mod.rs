@@ -299,7 +299,25 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
             .iter()
             .map(|problem| format!("{target}: {problem}")),
     );
-    let status = if errors.is_empty() {
+    // A service that answers without an error but yields nothing a gate could compare (no
+    // NIC, firmware or BIOS fact) is no evidence that nothing changed. (With errors, the
+    // capture is already partial and they say why it is empty.)
+    let nothing = errors.is_empty()
+        && !facts.keys().any(|path| {
+            let path = path.as_str();
+            ["nic/", "firmware/", "bios/"]
+                .iter()
+                .any(|family| path.starts_with(family))
+        });
+    if nothing {
+        errors.insert(
+            0,
+            format!("nothing found at {target}: {}", looked_at(inventory)),
+        );
+    }
+    let status = if nothing {
+        SourceStatus::Failed
+    } else if errors.is_empty() {
         SourceStatus::Complete
     } else {
         SourceStatus::Partial
@@ -314,6 +332,40 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         status,
         error: (!errors.is_empty()).then(|| summarize(&errors)),
     }
+}
+
+/// What a crawl looked at, for "nothing found at …": the collections and how many of each
+/// resource they gave.
+fn looked_at(inventory: &crawl::Inventory) -> String {
+    let link = |name: &str| {
+        crawl::link(&inventory.root, &[name]).map_or_else(
+            || format!("no {name} in the service root"),
+            |uri| uri.to_owned(),
+        )
+    };
+    let interfaces: usize = inventory.systems.iter().map(|s| s.interfaces.len()).sum();
+    let bios = inventory
+        .systems
+        .iter()
+        .filter(|s| s.bios.is_some())
+        .count();
+    let ports: usize = inventory
+        .adapters
+        .iter()
+        .map(|a| a.ports.len() + a.network_ports.len())
+        .sum();
+    let functions: usize = inventory.adapters.iter().map(|a| a.functions.len()).sum();
+    format!(
+        "no NIC, firmware or BIOS fact in {} systems ({interfaces} Ethernet interfaces, {bios} BIOS \
+         resources) under {}, {} network adapters ({ports} ports, {functions} device functions) \
+         under {}, {} firmware inventory entries under {}",
+        inventory.systems.len(),
+        link("Systems"),
+        inventory.adapters.len(),
+        link("Chassis"),
+        inventory.firmware.len(),
+        link("UpdateService"),
+    )
 }
 
 /// The first errors, and how many more there were.
@@ -340,11 +392,17 @@ pub fn save_mockup(
     let mut filter = crate::secrets::SecretFilter::new();
     fetched.values().for_each(|body| filter.add_registry(body));
     for (uri, body) in fetched {
-        let relative = uri.trim_start_matches('/');
-        let outside = !relative.starts_with("redfish/v1")
+        // A same-origin resource outside /redfish/v1 (an attribute registry) is saved too,
+        // by its path: the mockup folder stands for the service's origin.
+        let path = match uri.split_once("://") {
+            Some((_, rest)) => &rest[rest.find('/').unwrap_or(rest.len())..],
+            None => uri.as_str(),
+        };
+        let relative = path.trim_start_matches('/');
+        let outside = relative.is_empty()
             || relative
                 .split('/')
-                .any(|s| s == ".." || s == "." || s.is_empty());
+                .any(|s| s == ".." || s == "." || s.is_empty() || s.contains('\\'));
         if outside {
             continue;
         }

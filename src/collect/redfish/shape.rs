@@ -225,9 +225,27 @@ impl Checker {
         }
     }
 
+    /// What the firmware identity and its adapter links read (`super::normalize`'s
+    /// firmware module): a mistyped `Status.State` would keep an absent entry, a mistyped
+    /// `RelatedItem` or `DeviceContext` would drop a link or a component's identity.
     fn firmware(&mut self, item: &Value) {
         self.check(item, &["Id"], Expect::Text);
+        self.check(item, &["Name"], Expect::Text);
         self.check(item, &["Version"], Expect::Text);
+        self.check(item, &["SoftwareId"], Expect::Text);
+        self.check(item, &["Status"], Expect::Object);
+        self.check(item, &["Status", "State"], Expect::Text);
+        self.check(item, &["Oem", "Hpe", "DeviceContext"], Expect::Text);
+        self.check(
+            item,
+            &["Location", "PartLocation", "ServiceLabel"],
+            Expect::Text,
+        );
+        self.check(item, &["RelatedItem"], Expect::Array);
+        let related = item["RelatedItem"].as_array().map_or(0, Vec::len);
+        for index in 0..related {
+            self.link(item, &["RelatedItem", &index.to_string()]);
+        }
     }
 }
 
@@ -257,6 +275,15 @@ pub fn check(inventory: &Inventory) -> Vec<ShapeError> {
     }
     for item in &inventory.firmware {
         checker.firmware(item);
+    }
+    // What links an adapter to its firmware inventory entry.
+    for adapter in &inventory.adapters {
+        for path in [
+            &["Location", "PartLocation", "ServiceLabel"][..],
+            &["Oem", "Hpe", "Location", "PartLocation", "ServiceLabel"][..],
+        ] {
+            checker.check(&adapter.adapter, path, Expect::Text);
+        }
     }
     checker.problems
 }

@@ -1,9 +1,15 @@
 //! A computer system's interfaces and BIOS → `nic/<mac>/bmc/interface`, `bios/…`.
+//!
+//! Every BIOS attribute (secrets removed) is `bios/<name>`, except those that report a version
+//! ([`attributes::is_firmware_version`]), which are `firmware/bios/attribute/<name>`, and
+//! those a vendor places under a NIC port (Lenovo). A pending value is `bios/pending/<name>`
+//! only where it differs from the current one.
 
 use serde_json::Value;
 
 use super::{id_of, mac_of};
 use crate::collect::nic::{NicFacts, Side, scalar};
+use crate::collect::redfish::attributes;
 use crate::collect::redfish::crawl::SystemInventory;
 use crate::collect::redfish::vendors::{self, Vendor};
 use crate::secrets::SecretFilter;
@@ -24,26 +30,48 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut
         filter.add_registry(registry);
     }
     let secret = |name: &str, value: &Value| filter.is_secret(name, value);
-    for (resource, prefix) in [
-        (&system.bios, "bios"),
-        (&system.bios_pending, "bios/pending"),
-    ] {
-        let Some(attributes) = resource.as_ref().and_then(|r| r["Attributes"].as_object()) else {
+    let Some(bios) = &system.bios else {
+        return;
+    };
+    // Attributes a vendor places under a port (Lenovo's NIC settings) have that one home.
+    let claimed = vendors::bios_facts(vendor, bios, system.bios_pending.as_ref(), &secret, facts);
+    let current = bios["Attributes"].as_object();
+    let kept = |name: &String, value: &Value| !claimed.contains(name) && !secret(name, value);
+    for (name, value) in current.into_iter().flatten() {
+        if !kept(name, value) {
             continue;
-        };
-        for (name, value) in attributes
-            .iter()
-            .filter(|(name, value)| !secret(name, value))
-        {
-            if let (Some(value), Ok(path)) = (
-                scalar(value),
-                FactPath::new(format!("{prefix}/{}", path_segment(name))),
-            ) {
-                facts.insert(path, value);
-            }
         }
+        let prefix = if attributes::is_firmware_version(name) {
+            "firmware/bios/attribute"
+        } else {
+            "bios"
+        };
+        insert(facts, prefix, name, value);
     }
-    if let Some(bios) = &system.bios {
-        vendors::bios_facts(vendor, bios, &secret, facts);
+    let pending = system
+        .bios_pending
+        .as_ref()
+        .and_then(|p| p["Attributes"].as_object());
+    for (name, value) in pending.into_iter().flatten() {
+        // A staged value equal to the current one changes nothing at the next reboot; a
+        // version is reported by the firmware, not staged.
+        let unchanged = current.and_then(|c| c.get(name)) == Some(value);
+        if unchanged || !kept(name, value) || attributes::is_firmware_version(name) {
+            continue;
+        }
+        insert(facts, "bios/pending", name, value);
     }
 }
+
+/// `<prefix>/<name>` = `value`, when the value is a scalar.
+fn insert(facts: &mut Facts, prefix: &str, name: &str, value: &Value) {
+    if let (Some(value), Ok(path)) = (
+        scalar(value),
+        FactPath::new(format!("{prefix}/{}", path_segment(name))),
+    ) {
+        facts.insert(path, value);
+    }
+}
+
+#[cfg(test)]
+mod tests;

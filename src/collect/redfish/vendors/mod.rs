@@ -88,15 +88,19 @@ pub fn function_facts(vendor: Vendor, function: &FunctionInventory, nic: &mut Ni
     }
 }
 
-/// OEM facts folded into BIOS attributes.
+/// OEM facts folded into BIOS attributes (`pending` the BIOS's staged values); returns the
+/// names of the attributes it placed elsewhere, which are then not `bios/…` facts.
 pub fn bios_facts(
     vendor: Vendor,
     bios: &Value,
+    pending: Option<&Value>,
     secret: &dyn Fn(&str, &Value) -> bool,
     facts: &mut Facts,
-) {
+) -> std::collections::BTreeSet<String> {
     if vendor == Vendor::Lenovo {
-        lenovo::bios_facts(bios, secret, facts);
+        lenovo::bios_facts(bios, pending, secret, facts)
+    } else {
+        std::collections::BTreeSet::new()
     }
 }
 

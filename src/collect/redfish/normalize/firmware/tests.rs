@@ -1,0 +1,251 @@
+use super::*;
+use serde_json::json;
+
+fn adapter(value: Value) -> AdapterInventory {
+    AdapterInventory {
+        adapter: value,
+        ..AdapterInventory::default()
+    }
+}
+
+fn facts_and_links(firmware: &[Value], adapters: &[AdapterInventory]) -> (Facts, FirmwareLinks) {
+    let mut facts = Facts::new();
+    let links = firmware_facts(firmware, adapters, Vendor::Generic, &mut facts);
+    (facts, links)
+}
+
+fn version(facts: &Facts, component: &str) -> Option<String> {
+    facts
+        .get(format!("firmware/{component}/version").as_str())
+        .map(ToString::to_string)
+}
+
+/// iLO 6: numbered members, two identical ConnectX-6 cards told apart only by their
+/// `Oem.Hpe.DeviceContext`, an empty slot answering `"-*"`.
+fn hpe_inventory() -> Vec<Value> {
+    let member = |id: &str, name: &str, context: &str, version: &str, state: &str| {
+        json!({"@odata.id": format!("/redfish/v1/UpdateService/FirmwareInventory/{id}/"), "Id": id,
+               "Name": name, "Version": version, "Updateable": true,
+               "Oem": {"Hpe": {"@odata.type": "#HpeiLOSoftwareInventory.v2_1_0.HpeiLOSoftwareInventory",
+                               "DeviceClass": "5b1e9a2c-0b45-4d5b-9c1d-3a6f0f0e2b11", "DeviceContext": context,
+                               "Targets": ["0b0d5e5e-7a2f-4c3a-9f8e-2b1c7d6e5f40"]}},
+               "Status": {"Health": "OK", "State": state}})
+    };
+    vec![
+        member("1", "iLO 6", "System Board", "1.59 Jun 12 2024", "Enabled"),
+        member(
+            "16",
+            "Mellanox ConnectX-6 Dx",
+            "Slot 4",
+            "22.39.1002",
+            "Enabled",
+        ),
+        member(
+            "19",
+            "Mellanox ConnectX-6 Dx",
+            "Slot 1",
+            "22.39.1002",
+            "Enabled",
+        ),
+        member("21", "Embedded Video Controller", "Slot 3", "-*", "Absent"),
+        member("22", "NVMe Backplane", "Box 2", "1.20", "Disabled"),
+    ]
+}
+
+#[test]
+fn numbered_members_are_keyed_by_name_and_device_context_and_absent_ones_skipped() {
+    let (facts, _) = facts_and_links(&hpe_inventory(), &[]);
+    assert_eq!(
+        version(&facts, "mellanox_connectx-6_dx@slot_1").as_deref(),
+        Some("\"22.39.1002\"")
+    );
+    assert_eq!(
+        version(&facts, "mellanox_connectx-6_dx@slot_4").as_deref(),
+        Some("\"22.39.1002\"")
+    );
+    assert!(version(&facts, "ilo_6@system_board").is_some());
+    assert_eq!(
+        facts.len(),
+        3,
+        "absent and disabled members are skipped: {facts:?}"
+    );
+    assert!(!facts.keys().any(|k| k.as_str().contains("/16/")));
+}
+
+#[test]
+fn renumbering_changes_no_key() {
+    let mut renumbered = hpe_inventory();
+    for (index, item) in renumbered.iter_mut().enumerate() {
+        item["Id"] = json!((40 + index).to_string());
+    }
+    renumbered.reverse();
+    let (before, _) = facts_and_links(&hpe_inventory(), &[]);
+    let (after, _) = facts_and_links(&renumbered, &[]);
+    assert_eq!(before, after);
+}
+
+#[test]
+fn numbered_members_that_read_the_same_get_distinct_keys_in_a_stable_order() {
+    let same =
+        |id: &str, version: &str| json!({"Id": id, "Name": "Intel E810", "Version": version});
+    let (facts, _) = facts_and_links(&[same("7", "4.40"), same("3", "4.30")], &[]);
+    assert_eq!(version(&facts, "intel_e810").as_deref(), Some("\"4.30\""));
+    assert_eq!(version(&facts, "intel_e810-2").as_deref(), Some("\"4.40\""));
+    let (facts, _) = facts_and_links(&[json!({"Id": "9", "Version": "1"})], &[]);
+    assert_eq!(version(&facts, "firmware-9").as_deref(), Some("\"1\""));
+}
+
+#[test]
+fn hpe_members_link_to_the_adapter_in_their_slot() {
+    let adapters = [
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE07A000", "Id": "DE07A000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 1, "ServiceLabel": "PCI-E Slot 1"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE07C000/", "Id": "DE07C000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 4, "ServiceLabel": "PCI-E Slot 4"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE081000", "Id": "DE081000"}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DC080000", "Id": "DC080000",
+                        "Location": {"PartLocation": {"LocationType": "Embedded", "ServiceLabel": "Embedded LOM"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE083000", "Id": "DE083000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 4}}}),
+        ),
+    ];
+    let mut firmware = hpe_inventory();
+    firmware.push(
+        json!({"Id": "30", "Name": "HPE Ethernet 1Gb 4-port 366FLR", "Version": "1.3153.0",
+        "Oem": {"Hpe": {"DeviceContext": "Embedded LOM"}}, "Status": {"State": "Enabled"}}),
+    );
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000"),
+        Some("hpe_ethernet_1gb_4-port_366flr@embedded_lom")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000"),
+        Some("mellanox_connectx-6_dx@slot_4"),
+        "a slot's ordinal"
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/"),
+        Some("mellanox_connectx-6_dx@slot_1")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000"),
+        Some("mellanox_connectx-6_dx@slot_4")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000"),
+        None
+    );
+}
+
+#[test]
+fn dell_fqdds_keep_their_keys_and_link_to_their_adapter() {
+    let firmware = [
+        json!({"Id": "Current-108089-21.80.16.95__NIC.Slot.3-1-1", "Version": "21.80.16.95", "Status": {"State": "Enabled"}}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Slot.3-2-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Slot.3-1-1", "Version": "21.80.16.96"}),
+        json!({"Id": "Previous-108089-21.60.1__NIC.Slot.3-1-1", "Version": "21.60.1"}),
+        json!({"Id": "Installed-0-24.40.10.00__NIC.Slot.31-1", "Version": "24.40"}),
+    ];
+    let adapters = [adapter(
+        json!({"@odata.id": "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3", "Id": "NIC.Slot.3"}),
+    )];
+    let (facts, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        version(&facts, "nic.slot.3-1-1").as_deref(),
+        Some("\"21.80.16.96\"")
+    );
+    assert_eq!(
+        version(&facts, "nic.slot.3-2-1").as_deref(),
+        Some("\"21.80.16.95\"")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3"),
+        Some("nic.slot.3-1-1")
+    );
+}
+
+#[test]
+fn related_items_link_a_member_to_its_adapter_its_ports_or_its_only_chassis() {
+    let firmware = [
+        json!({"Id": "CX7_0", "Version": "28.39", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/Card1/NetworkAdapters/CX7/Ports/0"}]}),
+        json!({"Id": "BF3", "Version": "32.41", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/DPU"}]}),
+        json!({"Id": "Shared", "Version": "1", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/Multi"}]}),
+        json!({"Id": "BMC", "Version": "1.45", "RelatedItem": [{"@odata.id": "/redfish/v1/Managers/BMC"}]}),
+    ];
+    let adapters = [
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", "Id": "CX7"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", "Id": "NIC0"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Multi/NetworkAdapters/A", "Id": "A"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Multi/NetworkAdapters/B", "Id": "B"})),
+    ];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7"),
+        Some("cx7_0")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0"),
+        Some("bf3")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A"),
+        None
+    );
+}
+
+#[test]
+fn lenovo_slot_names_link_to_the_adapter_in_that_slot() {
+    let firmware = [
+        json!({"Id": "Slot_1.Bundle", "Name": "Mellanox ConnectX-6 Lx", "Version": "26.39.1002", "Status": {"State": "Enabled"}}),
+        json!({"Id": "UEFI", "Name": "UEFI", "Version": "ESE122T"}),
+    ];
+    let adapters = [adapter(
+        json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/slot-1", "Id": "slot-1",
+               "Location": {"PartLocation": {"ServiceLabel": "Slot 1", "LocationType": "Slot"}}}),
+    )];
+    let (facts, links) = facts_and_links(&firmware, &adapters);
+    assert!(version(&facts, "slot_1.bundle").is_some());
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1"),
+        Some("slot_1.bundle")
+    );
+}
+
+#[test]
+fn a_mistyped_state_related_item_or_device_context_is_named() {
+    use crate::collect::redfish::crawl::Inventory;
+    let inventory = Inventory {
+        firmware: vec![
+            json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/3", "Id": "3",
+            "Name": "NIC", "Version": "-*", "Status": {"State": 0},
+            "RelatedItem": {"@odata.id": "/redfish/v1/Chassis/1"},
+            "Oem": {"Hpe": {"DeviceContext": ["Slot 1"]}}}),
+            json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/4", "Id": "4",
+            "Version": "1", "Status": {"State": null}, "RelatedItem": ["/redfish/v1/Chassis/1"]}),
+        ],
+        ..Inventory::default()
+    };
+    let problems: Vec<String> = crate::collect::redfish::shape::check(&inventory)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let named = |what: &str| problems.iter().any(|p| p.contains(what));
+    assert!(named("FirmwareInventory/3: Status/State"), "{problems:?}");
+    assert!(named("FirmwareInventory/3: RelatedItem"), "{problems:?}");
+    assert!(
+        named("FirmwareInventory/3: Oem/Hpe/DeviceContext"),
+        "{problems:?}"
+    );
+    assert!(named("FirmwareInventory/4: RelatedItem/0"), "{problems:?}");
+    assert_eq!(problems.len(), 4, "a null State is absent: {problems:?}");
+}

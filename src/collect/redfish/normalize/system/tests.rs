@@ -1,0 +1,87 @@
+use super::*;
+use serde_json::json;
+
+fn facts_of(system: &SystemInventory, vendor: Vendor) -> Facts {
+    let mut facts = Facts::new();
+    system_facts(system, vendor, &mut facts);
+    facts
+}
+
+#[test]
+fn pending_values_equal_to_the_current_ones_are_no_facts() {
+    // iLO and XCC stage every attribute in `Bios/Settings`, changed or not.
+    let system = SystemInventory {
+        bios: Some(
+            json!({"Attributes": {"WorkloadProfile": "Virtualization-MaxPerformance",
+                                          "ProcHyperthreading": "Enabled", "Sriov": "Enabled"}}),
+        ),
+        bios_pending: Some(
+            json!({"Attributes": {"WorkloadProfile": "Virtualization-MaxPerformance",
+                                                  "ProcHyperthreading": "Disabled", "Sriov": "Enabled"}}),
+        ),
+        ..SystemInventory::default()
+    };
+    let facts = facts_of(&system, Vendor::Hpe);
+    let pending: Vec<&str> = facts
+        .keys()
+        .map(FactPath::as_str)
+        .filter(|p| p.starts_with("bios/pending/"))
+        .collect();
+    assert_eq!(pending, ["bios/pending/ProcHyperthreading"]);
+    assert_eq!(facts.len(), 4, "{facts:?}");
+}
+
+#[test]
+fn version_attributes_are_firmware_not_settings() {
+    let system = SystemInventory {
+        bios: Some(
+            json!({"Attributes": {"SystemRomVersion": "U54 v2.16", "EmbNicEFIVersion": "3.2.1",
+                                          "BootMode": "Uefi", "PrebootNetworkIpVersion": "IPv4"}}),
+        ),
+        bios_pending: Some(json!({"Attributes": {"EmbNicEFIVersion": "3.2.2"}})),
+        ..SystemInventory::default()
+    };
+    let facts = facts_of(&system, Vendor::Generic);
+    let paths: Vec<&str> = facts.keys().map(FactPath::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "bios/BootMode",
+            "bios/PrebootNetworkIpVersion",
+            "firmware/bios/attribute/EmbNicEFIVersion",
+            "firmware/bios/attribute/SystemRomVersion"
+        ]
+    );
+}
+
+#[test]
+fn lenovo_port_attributes_have_one_home_under_their_port() {
+    let system = SystemInventory {
+        bios: Some(json!({"Attributes": {
+            "PCIE_SLOT_1_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
+            "PCIE_SLOT_1_Port1_Mellanox_DCBXMode": "IEEE",
+            "PCIE_SLOT_1_Port1_FirmwareVersion": "26.39.1002",
+            "Slot1_946DAE53CB9B_LLDPAgent": "Enabled",
+            "OperatingModes_ChooseOperatingMode": "MaximumPerformance"}})),
+        bios_pending: Some(
+            json!({"Attributes": {"PCIE_SLOT_1_Port1_Mellanox_DCBXMode": "IEEE",
+                                                  "OperatingModes_ChooseOperatingMode": "Efficiency"}}),
+        ),
+        ..SystemInventory::default()
+    };
+    let facts = facts_of(&system, Vendor::Lenovo);
+    let paths: Vec<&str> = facts.keys().map(FactPath::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "bios/OperatingModes_ChooseOperatingMode",
+            "bios/pending/OperatingModes_ChooseOperatingMode",
+            "nic/94:6d:ae:53:cb:9b/bmc/dcbx_mode",
+            "nic/94:6d:ae:53:cb:9b/bmc/firmware/hii/PCIE_SLOT_1_Port1_FirmwareVersion",
+            "nic/94:6d:ae:53:cb:9b/bmc/hii/PCIE_SLOT_1_Port1_Mellanox_DCBXMode",
+            "nic/94:6d:ae:53:cb:9b/bmc/hii/PCIE_SLOT_1_Port1_PermanentMACAddress",
+            "nic/94:6d:ae:53:cb:9b/bmc/hii/Slot1_LLDPAgent",
+            "nic/94:6d:ae:53:cb:9b/bmc/lldp/nic_agent",
+        ]
+    );
+}
