@@ -32,9 +32,9 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
         functions: vec![FunctionInventory {
             function: json!({"Id": "F2", "Ethernet": {"PermanentMACAddress": "00:00:00:00:00:00", "MACAddress": "aa:bb:cc:dd:ee:02"},
                              "Links": {"PhysicalPortAssignment": {"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/2"}}}),
-            dell_attributes: None,
-            dell_pending: None,
-            dell_registry: None,
+            oem_attributes: None,
+            oem_pending: None,
+            oem_registry: None,
             pending: None,
         }],
     };

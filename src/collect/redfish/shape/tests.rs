@@ -56,11 +56,11 @@ fn wrong_types_are_named_and_nulls_are_not() {
             functions: vec![FunctionInventory {
                 function: json!({"@odata.id": "/a/f1", "Ethernet": {"MACAddress": ["aa:bb:cc:dd:ee:01"], "PermanentMACAddress": null},
                                  "Links": {"PhysicalPortAssignment": "/a/p1"}}),
-                dell_attributes: Some(
+                oem_attributes: Some(
                     json!({"@odata.id": "/a/f1/dell", "Attributes": {"X": {"nested": 1}, "Y": null}}),
                 ),
-                dell_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
-                dell_registry: None,
+                oem_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
+                oem_registry: None,
                 pending: None,
             }],
             ..AdapterInventory::default()
