@@ -182,7 +182,10 @@ fn a_flow_control_reset_staged_in_a_port_settings_resource_is_a_pending_fact() {
         "tx_rx"
     );
     assert_eq!(
-        fact(&captured, &format!("{port}/pending/flow_control/configured")),
+        fact(
+            &captured,
+            &format!("{port}/pending/flow_control/configured")
+        ),
         "none"
     );
     // LLDPEnabled is staged at its current value: no fact.
@@ -287,9 +290,10 @@ fn reachable_macs(mockup: &Mockup) -> BTreeMap<(String, String), BTreeSet<String
                     .chain(macs(&port["Oem"]["Lenovo"]["PhysicalPortMacAddress"]))
                     .collect();
                 // A port without `Id` (the DMTF smartnic mockup) is named by its URI.
-                let id = port["Id"]
-                    .as_str()
-                    .map_or_else(|| uri(&port).rsplit('/').next().unwrap_or("").to_owned(), str::to_owned);
+                let id = port["Id"].as_str().map_or_else(
+                    || uri(&port).rsplit('/').next().unwrap_or("").to_owned(),
+                    str::to_owned,
+                );
                 ids.insert(uri(&port), id);
                 by_uri.insert(uri(&port), own);
             }
@@ -347,7 +351,12 @@ fn every_shared_capture_keys_each_port_with_a_reachable_mac_by_it() {
     for (name, total, with_mac) in expected {
         let folder = dir.join(name);
         let captured = capture(&format!("redfish=mockup:{}", folder.display()), &[], false);
-        assert_eq!(captured.status(), "complete", "{name}: {}", captured.error());
+        assert_eq!(
+            captured.status(),
+            "complete",
+            "{name}: {}",
+            captured.error()
+        );
         let facts = captured.snapshot["facts"].as_object().unwrap();
         // (adapter, port) → the keys that name it.
         let mut keyed: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();

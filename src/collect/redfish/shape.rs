@@ -238,7 +238,11 @@ impl Checker {
             .into_iter()
             .flatten()
         {
-            self.check(settings, &["Ethernet", "AdditionalProtocols"], Expect::Texts);
+            self.check(
+                settings,
+                &["Ethernet", "AdditionalProtocols"],
+                Expect::Texts,
+            );
         }
         for attributes in [&function.oem_attributes, &function.oem_pending]
             .into_iter()

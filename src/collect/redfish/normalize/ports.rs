@@ -192,11 +192,7 @@ fn group_ports<'a>(
     vendor: Vendor,
 ) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
     let legacy = adapter.network_ports.len();
-    let members: Vec<&Value> = adapter
-        .network_ports
-        .iter()
-        .chain(&adapter.ports)
-        .collect();
+    let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
     let index: BTreeMap<String, usize> = members
         .iter()
         .enumerate()
@@ -206,8 +202,8 @@ fn group_ports<'a>(
     // A NetworkPort and a Port with the same Id or the same MAC are one physical port.
     for old in 0..legacy {
         for new in legacy..members.len() {
-            let same_id = members[old]["Id"].is_string()
-                && members[old]["Id"] == members[new]["Id"];
+            let same_id =
+                members[old]["Id"].is_string() && members[old]["Id"] == members[new]["Id"];
             let same_mac = own_mac(members[old], vendor)
                 .is_some_and(|mac| own_mac(members[new], vendor) == Some(mac));
             if same_id || same_mac {

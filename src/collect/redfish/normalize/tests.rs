@@ -176,8 +176,18 @@ fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
     let out = normalize(&Inventory {
         root: json!({}),
         adapters: vec![
-            port_adapter("/redfish/v1/Chassis/A/NetworkAdapters/X", "X", "02:00:00:00:00:01", "TX_RX"),
-            port_adapter("/redfish/v1/Chassis/B/NetworkAdapters/X", "X", "02:00:00:00:00:01", "TX_RX"),
+            port_adapter(
+                "/redfish/v1/Chassis/A/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
+            port_adapter(
+                "/redfish/v1/Chassis/B/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
         ],
         ..Inventory::default()
     });
@@ -189,7 +199,10 @@ fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
         out.notes[0]
     );
     assert_eq!(
-        get(&out.facts, "nic/02:00:00:00:00:01/bmc/flow_control/configured"),
+        get(
+            &out.facts,
+            "nic/02:00:00:00:00:01/bmc/flow_control/configured"
+        ),
         Some(&"tx_rx".into())
     );
 }
@@ -199,8 +212,18 @@ fn the_same_fact_with_different_values_from_two_resources_is_a_problem_naming_bo
     let out = normalize(&Inventory {
         root: json!({}),
         adapters: vec![
-            port_adapter("/redfish/v1/Chassis/A/NetworkAdapters/X", "X", "02:00:00:00:00:01", "TX_RX"),
-            port_adapter("/redfish/v1/Chassis/B/NetworkAdapters/X", "X", "02:00:00:00:00:01", "None"),
+            port_adapter(
+                "/redfish/v1/Chassis/A/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
+            port_adapter(
+                "/redfish/v1/Chassis/B/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "None",
+            ),
         ],
         ..Inventory::default()
     });
@@ -333,7 +356,10 @@ fn pending_port_and_function_values_are_facts_only_where_they_differ() {
         Some(&true.into())
     );
     assert_eq!(
-        get(&out.facts, &format!("{key}/pending/flow_control/configured")),
+        get(
+            &out.facts,
+            &format!("{key}/pending/flow_control/configured")
+        ),
         None,
         "equal to the current value"
     );
@@ -342,7 +368,10 @@ fn pending_port_and_function_values_are_facts_only_where_they_differ() {
         Some(&"rocev2".into())
     );
     assert_eq!(
-        get(&out.facts, &format!("{key}/function/1/pending/rdma_enabled")),
+        get(
+            &out.facts,
+            &format!("{key}/function/1/pending/rdma_enabled")
+        ),
         Some(&false.into())
     );
 }
