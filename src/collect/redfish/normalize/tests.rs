@@ -375,3 +375,60 @@ fn pending_port_and_function_values_are_facts_only_where_they_differ() {
         Some(&false.into())
     );
 }
+
+#[test]
+fn keys_do_not_depend_on_the_order_resources_are_listed_in() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/O";
+    let function = |port: u32, part: u32| FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/{port}-{part}"), "Id": format!("{port}-{part}"),
+            "Ethernet": {"PermanentMACAddress": format!("02:00:00:00:0{port}:0{part}")},
+            "Links": {"PhysicalPortAssignment": {"@odata.id": format!("{uri}/NetworkPorts/{port}")},
+                      "PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/P{port}")}}}),
+        ..FunctionInventory::default()
+    };
+    let port = |port: u32| {
+        json!({"@odata.id": format!("{uri}/Ports/P{port}"), "Id": format!("P{port}"),
+        "Ethernet": {"FlowControlConfiguration": "TX_RX"}})
+    };
+    let network_port = |port: u32| {
+        json!({"@odata.id": format!("{uri}/NetworkPorts/{port}"), "Id": format!("{port}"),
+        "FlowControlConfiguration": "RX", "FlowControlStatus": "RX"})
+    };
+    let adapter = AdapterInventory {
+        adapter: json!({"@odata.id": uri, "Id": "O"}),
+        ports: vec![port(1), port(2)],
+        network_ports: vec![network_port(1), network_port(2)],
+        functions: vec![
+            function(1, 1),
+            function(1, 2),
+            function(2, 1),
+            function(2, 2),
+        ],
+        ..AdapterInventory::default()
+    };
+    let mut reversed = adapter.clone();
+    reversed.ports.reverse();
+    reversed.network_ports.reverse();
+    reversed.functions.reverse();
+    let facts = |adapter: AdapterInventory| {
+        normalize(&Inventory {
+            root: json!({}),
+            adapters: vec![adapter],
+            ..Inventory::default()
+        })
+    };
+    let (one, two) = (facts(adapter), facts(reversed));
+    assert!(one.problems.is_empty(), "{:?}", one.problems);
+    assert_eq!(one.facts, two.facts);
+    // The Port and NetworkPort (different Ids) are one port through the function's links.
+    let key = "nic/02:00:00:00:01:01/bmc";
+    assert_eq!(get(&one.facts, &format!("{key}/port")), Some(&"P1".into()));
+    assert_eq!(
+        get(&one.facts, &format!("{key}/flow_control/configured")),
+        Some(&"tx_rx".into())
+    );
+    assert_eq!(
+        get(&one.facts, &format!("{key}/flow_control/status")),
+        Some(&"rx".into())
+    );
+}
