@@ -71,6 +71,8 @@ fact_enum! {
         IeeeCee = "ieee+cee" | "enabled_both_ieee_cee" | "ieee,cee" | "ieee, cee",
         /// DCBX off: the NIC ignores host DCB configuration.
         Disabled = "disabled" | "none",
+        /// DCBX on, flavour not reported (NVIDIA's `Oem.Nvidia.LLDP.DCBXModeEnabled` true).
+        Enabled = "enabled",
     }
 }
 

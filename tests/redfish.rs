@@ -187,14 +187,18 @@ fn the_dell_capture_shows_the_seed_1_state_and_blocks() {
     };
     let dell = &mockups[0];
     let captured = capture(&format!("redfish=mockup:{}", dell.display()), &[], false);
-    for mac in ["e4:3d:1a:13:27:f0", "e4:3d:1a:13:27:f1"] {
+    // Dell's NIC attributes describe one function (partition) of the port.
+    for (mac, function) in [
+        ("e4:3d:1a:13:27:f0", "NIC.Integrated.1-1-1"),
+        ("e4:3d:1a:13:27:f1", "NIC.Integrated.1-2-1"),
+    ] {
         assert_eq!(
-            captured.snapshot["facts"][format!("nic/{mac}/bmc/dcbx_mode")],
+            captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/dcbx_mode")],
             "disabled",
             "{mac}"
         );
         assert_eq!(
-            captured.snapshot["facts"][format!("nic/{mac}/bmc/rdma_protocol")],
+            captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/rdma_protocol")],
             "roce",
             "{mac}"
         );
@@ -434,7 +438,7 @@ fn expand_is_used_when_offered_and_dropped_on_501() {
         let captured = capture(&format!("redfish={}", server.url), &[], false);
         assert_eq!(captured.code, 0, "{args:?}: {}", captured.error());
         assert_eq!(
-            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/dcbx_mode"],
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode"],
             "disabled"
         );
     }

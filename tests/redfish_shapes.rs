@@ -164,7 +164,8 @@ fn null_is_no_value_and_stays_complete() {
             captured.error()
         );
         assert_eq!(
-            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/dcbx_mode"], "disabled",
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode"],
+            "disabled",
             "{name}"
         );
         let (_dir, baseline) = baseline_snapshot();

@@ -122,6 +122,10 @@ fn planted_mockup() -> tempfile::TempDir {
         let path = v1.join(file).join("index.json");
         let mut body = read_json(&path);
         plant(&mut body, side, typed);
+        // A pending value is a fact only where it differs from the current one.
+        if file.ends_with("/Settings") && side == "nic" {
+            body["Attributes"]["NWManagementPassThrough"] = json!("control-nic-passthrough-staged");
+        }
         write_json(&path, &body);
     }
     let bios_registry = v1.join("Systems/System.Embedded.1/Bios/BiosRegistry/index.json");
@@ -281,14 +285,17 @@ fn planted_secrets_reach_no_file_written() {
             "control-bios-pending-keyboard",
         ),
         (
-            "nic/00:0a:f7:12:34:56/bmc/hii/KeyboardLayout",
+            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/hii/KeyboardLayout",
             "control-nic-keyboard",
         ),
         (
-            "nic/00:0a:f7:12:34:56/bmc/pending/hii/NWManagementPassThrough",
-            "control-nic-passthrough",
+            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/hii/NWManagementPassThrough",
+            "control-nic-passthrough-staged",
         ),
-        ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", "disabled"),
+        (
+            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+            "disabled",
+        ),
     ] {
         assert_eq!(facts[path], json!(value), "{path} in {facts:#}");
     }

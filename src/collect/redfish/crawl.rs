@@ -2,8 +2,9 @@
 //!
 //! Service root → `Systems` (EthernetInterfaces, Bios and its pending settings and attribute
 //! registry), `Chassis` → `NetworkAdapters` → `Ports`, `NetworkPorts`,
-//! `NetworkDeviceFunctions` (and Dell's `DellNetworkAttributes` with their pending
-//! `Settings` and attribute registry), `UpdateService/FirmwareInventory`. Collections follow
+//! `NetworkDeviceFunctions` (and the vendor's NIC attribute resource its module names, e.g.
+//! Dell's `DellNetworkAttributes`, with their pending `Settings` and attribute registry),
+//! `UpdateService/FirmwareInventory`. Collections follow
 //! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
@@ -24,6 +25,7 @@ use tokio::sync::Semaphore;
 
 use super::fetch::{Fetch, FetchError};
 use super::links::{self, ShapeError, uri_of};
+use super::vendors::{self, Vendor};
 
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
@@ -81,12 +83,13 @@ pub struct FunctionInventory {
     pub function: Value,
     /// Its `@Redfish.Settings` object: values pending until the next reset.
     pub pending: Option<Value>,
-    /// Dell `DellNetworkAttributes` (NIC HII settings).
-    pub dell_attributes: Option<Value>,
+    /// The vendor's resource of NIC (HII) attributes of this function, where the vendor
+    /// module names a link to one (Dell `DellNetworkAttributes`).
+    pub oem_attributes: Option<Value>,
     /// Their pending `Settings`.
-    pub dell_pending: Option<Value>,
+    pub oem_pending: Option<Value>,
     /// Their attribute registry, when the service publishes it: it types secrets.
-    pub dell_registry: Option<Value>,
+    pub oem_registry: Option<Value>,
 }
 
 /// The result of a crawl.
@@ -531,16 +534,15 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
-        let dell_attributes = match self.link(
-            &function,
-            &["Links", "Oem", "Dell", "DellNetworkAttributes"],
-        ) {
+        // Which OEM attribute resource to follow is the vendor module's knowledge.
+        let oem_link = vendors::function_attributes_link(Vendor::detect(root));
+        let oem_attributes = match oem_link.and_then(|path| self.link(&function, path)) {
             Some(uri) => self.get(uri).await,
             None => None,
         };
-        let ((dell_pending, dell_registry), pending) = futures::join!(
+        let ((oem_pending, oem_registry), pending) = futures::join!(
             async {
-                match &dell_attributes {
+                match &oem_attributes {
                     Some(attributes) => futures::join!(
                         self.pending_settings(attributes),
                         self.registry(root, attributes)
@@ -553,9 +555,9 @@ impl<F: Fetch> Crawler<'_, F> {
         FunctionInventory {
             function,
             pending,
-            dell_attributes,
-            dell_pending,
-            dell_registry,
+            oem_attributes,
+            oem_pending,
+            oem_registry,
         }
     }
 

@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 use super::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
-use super::links::{ShapeError, at, link, uri_of};
+use super::links::{ShapeError, at, link, link_target, uri_of};
 use super::vendors::{self, Vendor};
 use crate::model::{FlowControl, MacAddr};
 
@@ -36,6 +36,10 @@ enum Expect {
     FlowControl,
     /// An attribute block: an object whose values are strings, numbers, booleans or null.
     Attributes,
+    /// An array of links (`AssignablePhysicalNetworkPorts`, `Controllers[].Links.Ports`).
+    Links,
+    /// An array of strings (`Ethernet.AdditionalProtocols`).
+    Texts,
 }
 
 impl Expect {
@@ -50,6 +54,8 @@ impl Expect {
             Expect::Addresses => "an array of address strings",
             Expect::FlowControl => "one of \"None\", \"TX\", \"RX\", \"TX_RX\"",
             Expect::Attributes => "an object of attributes",
+            Expect::Links => "an array of links",
+            Expect::Texts => "an array of strings",
         }
     }
 
@@ -65,7 +71,8 @@ impl Expect {
             Expect::Macs => {
                 return each(value, |item| item.as_str().is_some_and(is_mac));
             }
-            Expect::Addresses => return each(value, Value::is_string),
+            Expect::Addresses | Expect::Texts => return each(value, Value::is_string),
+            Expect::Links => return each(value, |item| link_target(item).is_some()),
             Expect::FlowControl => value
                 .as_str()
                 .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
@@ -132,6 +139,8 @@ impl Checker {
                 let expected = match expect {
                     Expect::Attributes => "a string, number, boolean or null",
                     Expect::Addresses => "an address string",
+                    Expect::Texts => "a string",
+                    Expect::Links => "a link (an object with a string @odata.id)",
                     _ => Expect::Mac.describe(),
                 };
                 self.problems.push(ShapeError::new(
@@ -163,8 +172,27 @@ impl Checker {
             let full: Vec<&str> = capabilities.iter().chain(path).copied().collect();
             self.check(resource, &full, expect);
         }
+        // Which controller serves which port, and the firmware it reports.
+        if let Some(controllers) = resource["Controllers"].as_array() {
+            for index in 0..controllers.len() {
+                let index = index.to_string();
+                let at = |rest: &[&'static str]| {
+                    let mut path = vec!["Controllers", index.as_str()];
+                    path.extend_from_slice(rest);
+                    path
+                };
+                self.check(resource, &at(&["FirmwarePackageVersion"]), Expect::Text);
+                for kind in ["Ports", "NetworkPorts", "NetworkDeviceFunctions"] {
+                    self.check(resource, &at(&["Links", kind]), Expect::Links);
+                }
+            }
+        }
         for port in adapter.network_ports.iter().chain(&adapter.ports) {
             self.port(port, vendor);
+        }
+        // A port's pending settings are read like the port.
+        for pending in adapter.port_pending.values() {
+            self.port(pending, vendor);
         }
         for function in &adapter.functions {
             self.function(function, vendor);
@@ -203,7 +231,20 @@ impl Checker {
         self.check(resource, &["Ethernet", "PermanentMACAddress"], Expect::Mac);
         self.check(resource, &["Ethernet", "MACAddress"], Expect::Mac);
         self.link(resource, &["Links", "PhysicalPortAssignment"]);
-        for attributes in [&function.dell_attributes, &function.dell_pending]
+        self.link(resource, &["Links", "PhysicalNetworkPortAssignment"]);
+        self.check(resource, &["AssignablePhysicalPorts"], Expect::Links);
+        self.check(resource, &["AssignablePhysicalNetworkPorts"], Expect::Links);
+        for settings in [Some(resource), function.pending.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            self.check(
+                settings,
+                &["Ethernet", "AdditionalProtocols"],
+                Expect::Texts,
+            );
+        }
+        for attributes in [&function.oem_attributes, &function.oem_pending]
             .into_iter()
             .flatten()
         {

@@ -1,8 +1,9 @@
 //! Normalization: a crawled [`Inventory`] → facts. Pure: no I/O, no clock.
 //!
 //! Ports are keyed by permanent MAC (`nic/<mac>/bmc/…`), the join key with what the OS
-//! reports; a port whose MAC the service does not give keeps a name-based key
-//! (`nic/port-<id>/bmc/…`). Firmware is keyed by component, BIOS by attribute name. Standard
+//! reports, found through any link of any schema generation ([`ports`]); each function of a
+//! port has its own `nic/<mac>/bmc/function/<id>/…`; a port whose MAC the service gives
+//! nowhere keeps a name-based key (`nic/port-<adapter>-<port>/bmc/…`) and a note. Firmware is keyed by component, BIOS by attribute name. Standard
 //! Redfish properties are mapped here; vendor OEM data in [`super::vendors`].
 
 use serde_json::Value;
@@ -39,9 +40,7 @@ pub fn normalize(inventory: &Inventory) -> Normalized {
         vendor,
         &mut out.facts,
     );
-    for adapter in &inventory.adapters {
-        ports::adapter_facts(adapter, vendor, &links, &mut out);
-    }
+    ports::adapters_facts(&inventory.adapters, vendor, &links, &mut out);
     for system in &inventory.systems {
         system::system_facts(system, vendor, &mut out.facts);
     }
@@ -61,10 +60,46 @@ pub(super) fn function_mac(function: &Value) -> Option<MacAddr> {
         .or_else(|| mac_of(&function["Ethernet"]["MACAddress"]))
 }
 
-/// The port a device function is assigned to.
-pub(super) fn function_port(function: &Value) -> Option<&str> {
-    link(function, &["Links", "PhysicalPortAssignment"])
-        .or_else(|| function["AssignablePhysicalPorts"][0]["@odata.id"].as_str())
+/// A link from a device function to a port.
+pub(super) struct PortLink<'v> {
+    /// The port's `@odata.id`, without a trailing `/`.
+    pub uri: &'v str,
+    /// Whether it names the port the function is on (an assignment, or the only assignable
+    /// port) rather than one of several it could be assigned to.
+    pub definite: bool,
+}
+
+/// The ports a device function links to, the one it is assigned to first:
+/// `Links.PhysicalNetworkPortAssignment` (a Port, NetworkDeviceFunction v1.5+),
+/// `Links.PhysicalPortAssignment` (a NetworkPort, deprecated in v1.5), then the
+/// `AssignablePhysicalNetworkPorts` and `AssignablePhysicalPorts` arrays.
+pub(super) fn function_ports(function: &Value) -> Vec<PortLink<'_>> {
+    let mut links = Vec::new();
+    for path in [
+        &["Links", "PhysicalNetworkPortAssignment"][..],
+        &["Links", "PhysicalPortAssignment"][..],
+    ] {
+        if let Some(uri) = link(function, path) {
+            links.push(PortLink {
+                uri: uri.trim_end_matches('/'),
+                definite: true,
+            });
+        }
+    }
+    for array in ["AssignablePhysicalNetworkPorts", "AssignablePhysicalPorts"] {
+        let Some(items) = function[array].as_array() else {
+            continue;
+        };
+        for item in items {
+            if let Some(uri) = item["@odata.id"].as_str() {
+                links.push(PortLink {
+                    uri: uri.split('#').next().unwrap_or(uri).trim_end_matches('/'),
+                    definite: items.len() == 1,
+                });
+            }
+        }
+    }
+    links
 }
 
 pub(super) fn id_of(resource: &Value) -> String {

@@ -1,87 +1,468 @@
 //! Ports, network ports and device functions of each network adapter → `nic/<key>/bmc/…`.
+//!
+//! One key per physical port, through every schema generation. A `Port` (current schema)
+//! and a `NetworkPort` (deprecated, still served beside it by iDRAC) describing the same
+//! physical port are one port: they are joined when they share an `Id`, when they list the
+//! same MAC, or when one function links both (`Links.PhysicalNetworkPortAssignment` to the
+//! Port, `Links.PhysicalPortAssignment` to the NetworkPort). A function belongs to the port
+//! its first resolvable link names, in this order: `Links.PhysicalNetworkPortAssignment`
+//! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`,
+//! `AssignablePhysicalNetworkPorts`, `AssignablePhysicalPorts`.
+//!
+//! The port's key is its permanent MAC, taken from the first of: the Port's
+//! `Ethernet.AssociatedMACAddresses` (Port v1.4+; the schema describes its first entry as
+//! "the programmed address of the lowest numbered network device function"), the
+//! NetworkPort's `AssociatedNetworkAddresses`, the vendor's OEM MAC, and — when the port
+//! itself names none — the `PermanentMACAddress` (else `MACAddress`) of its lowest-numbered
+//! function (natural order of `Id`: `…-1-1` before `…-1-2`, `F2` before `F10`), which is the
+//! same rule the schema states. NPAR partitions with their own MACs therefore all sit under
+//! the MAC of partition 1, each under its own `function/<id>/…`.
+//!
+//! Every fact is claimed by the resource it came from. The same path written twice with
+//! different values (two chassis exposing one adapter with different data, two ports
+//! claiming one MAC) is a problem naming both URIs; an adapter whose facts all repeat what
+//! another adapter already said (one adapter reached through two chassis) is kept once,
+//! with a note.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
 
 use super::firmware::FirmwareLinks;
-use super::{Normalized, function_mac, function_port, id_of, mac_of};
-use crate::collect::nic::{NicFacts, Side, port_key};
+use super::{Normalized, function_mac, function_ports, id_of, mac_of};
+use crate::collect::nic::port_key;
 use crate::collect::redfish::crawl::{AdapterInventory, FunctionInventory};
-use crate::collect::redfish::vendors::{self, Vendor};
-use crate::model::FlowControl;
-use crate::snapshot::path_segment;
+use crate::collect::redfish::vendors::{self, Leaves, Vendor};
+use crate::model::{FlowControl, MacAddr};
+use crate::snapshot::{FactPath, FactValue, path_segment};
 
-/// The facts of one adapter's ports and functions.
-pub(super) fn adapter_facts(
-    adapter: &AdapterInventory,
+/// At most this many collisions are listed per adapter; the rest are counted.
+const MAX_COLLISIONS: usize = 5;
+
+/// Who said a fact first.
+struct Claim {
+    value: FactValue,
+    /// The resource the value was read from.
+    source: String,
+    /// The adapter that resource belongs to.
+    adapter: String,
+}
+
+/// The facts of every adapter's ports and functions.
+pub(super) fn adapters_facts(
+    adapters: &[AdapterInventory],
     vendor: Vendor,
-    _firmware: &FirmwareLinks,
+    firmware: &FirmwareLinks,
     out: &mut Normalized,
 ) {
-    let facts = &mut out.facts;
-    let capabilities = &adapter.adapter["Controllers"][0]["ControllerCapabilities"];
+    let mut claims: BTreeMap<FactPath, Claim> = BTreeMap::new();
+    for adapter in adapters {
+        let adapter_uri = resource_uri(&adapter.adapter);
+        let written = adapter_facts(adapter, vendor, firmware, &mut out.notes);
+        let mut repeated: BTreeSet<String> = BTreeSet::new();
+        let mut collisions = Vec::new();
+        let mut new = 0usize;
+        for (path, value, source) in written {
+            match claims.get(&path) {
+                None => {
+                    new += 1;
+                    out.facts.insert(path.clone(), value.clone());
+                    claims.insert(
+                        path,
+                        Claim {
+                            value,
+                            source,
+                            adapter: adapter_uri.clone(),
+                        },
+                    );
+                }
+                Some(claim) if claim.value == value => {
+                    if claim.adapter != adapter_uri {
+                        repeated.insert(claim.adapter.clone());
+                    }
+                }
+                Some(claim) => collisions.push(format!(
+                    "{path}: {} says {}, {source} says {value}; two resources claim the same \
+                     fact (kept the first)",
+                    claim.source, claim.value
+                )),
+            }
+        }
+        if collisions.len() > MAX_COLLISIONS {
+            let more = collisions.len() - MAX_COLLISIONS;
+            collisions.truncate(MAX_COLLISIONS);
+            collisions.push(format!("{adapter_uri}: {more} more colliding facts"));
+        }
+        if collisions.is_empty() && new == 0 && !repeated.is_empty() {
+            let others: Vec<String> = repeated.into_iter().collect();
+            out.notes.push(format!(
+                "{adapter_uri} repeats what {} reported (one adapter reached through two \
+                 chassis); kept once",
+                others.join(", ")
+            ));
+        }
+        out.problems.extend(collisions);
+    }
+}
+
+/// One physical port: its `Port`/`NetworkPort` resources (NetworkPorts first, so the
+/// current schema's values win) and its functions (lowest-numbered first).
+#[derive(Default)]
+struct PortGroup<'a> {
+    members: Vec<&'a Value>,
+    functions: Vec<&'a FunctionInventory>,
+}
+
+/// The facts of one adapter, each with the URI of the resource it came from.
+fn adapter_facts(
+    adapter: &AdapterInventory,
+    vendor: Vendor,
+    firmware: &FirmwareLinks,
+    notes: &mut Vec<String>,
+) -> Vec<(FactPath, FactValue, String)> {
     let adapter_id = id_of(&adapter.adapter);
+    let adapter_uri = resource_uri(&adapter.adapter);
     let mut functions: Vec<&FunctionInventory> = adapter.functions.iter().collect();
-    functions.sort_by_key(|f| id_of(&f.function));
-    // NetworkPorts first: where a service has both, the current Port schema wins.
-    for port in adapter.network_ports.iter().chain(&adapter.ports) {
-        let uri = port["@odata.id"]
-            .as_str()
-            .unwrap_or("")
-            .trim_end_matches('/');
-        let port_id = id_of(port);
-        let mac = mac_of(&port["AssociatedNetworkAddresses"][0])
-            .or_else(|| mac_of(&port["Ethernet"]["AssociatedMACAddresses"][0]))
-            .or_else(|| vendors::port_mac(vendor, port))
-            .or_else(|| {
-                functions
-                    .iter()
-                    .find(|f| {
-                        function_port(&f.function).map(|p| p.trim_end_matches('/')) == Some(uri)
-                    })
-                    .and_then(|f| function_mac(&f.function))
-            });
+    functions.sort_by_key(|f| natural(&id_of(&f.function)));
+    let (groups, unassigned) = group_ports(adapter, &functions, vendor);
+    let mut written = Vec::new();
+    for group in groups {
+        // The last member is the Port when there is one: its Id names the port.
+        let main = group.members.last().expect("every group has a member");
+        let uri = resource_uri(main);
+        let port_id = id_of(main);
+        let mac = group_mac(&group, vendor);
         // Without a MAC, port ids repeat across adapters (`Ports/1`): qualify them.
         let key = port_key(mac, "port", &format!("{adapter_id}-{port_id}"));
-        let mut nic = NicFacts::new(facts, Side::Bmc, &key);
-        nic.set("adapter", adapter_id.as_str());
-        nic.set("port", port_id.as_str());
-        nic.set_scalar(
-            "dcb_capable",
-            &capabilities["DataCenterBridging"]["Capable"],
-        );
-        nic.set_scalar("npar", &capabilities["NPAR"]["NparEnabled"]);
-        for (property, leaf) in [
-            ("FlowControlConfiguration", "flow_control/configured"),
-            ("FlowControlStatus", "flow_control/status"),
-        ] {
-            let value = port["Ethernet"][property]
-                .as_str()
-                .or_else(|| port[property].as_str());
-            if let Some(value) = value {
-                nic.set(leaf, FlowControl::parse(value).as_str());
+        if mac.is_none() {
+            notes.push(format!(
+                "{uri}: no MAC in Ethernet.AssociatedMACAddresses, AssociatedNetworkAddresses, \
+                 the vendor OEM block or a function assigned to it; keyed nic/{key} (does not \
+                 join the operating system's view)"
+            ));
+        }
+        let mut leaves = adapter_leaves(&adapter.adapter, &group, vendor);
+        leaves.set("adapter", adapter_id.as_str());
+        leaves.set("port", port_id.as_str());
+        if let Some(component) = firmware.component_of(&adapter_uri) {
+            leaves.set("firmware/inventory", component);
+        }
+        let mut pending = match &adapter.adapter_pending {
+            Some(staged) => adapter_leaves(staged, &group, vendor),
+            None => Leaves::default(),
+        };
+        for member in &group.members {
+            port_settings(member, vendor, &mut leaves);
+            if let Some(staged) = adapter.port_pending.get(&resource_uri(member)) {
+                port_settings(staged, vendor, &mut pending);
             }
         }
-        let lldp = &port["Ethernet"];
-        nic.set_scalar("lldp/enabled", &lldp["LLDPEnabled"]);
-        for (property, leaf) in [
-            ("LLDPTransmit", "lldp/transmit"),
-            ("LLDPReceive", "lldp/receive"),
-        ] {
-            if let Some(fields) = lldp[property].as_object() {
-                for (name, value) in fields {
-                    nic.set_scalar(&format!("{leaf}/{}", path_segment(name)), value);
+        leaves.add_pending(&pending);
+        push_leaves(&mut written, &key, "", &leaves, &uri);
+        for function in &group.functions {
+            push_function(&mut written, &key, function, vendor);
+        }
+    }
+    // A function assigned to no port that has a MAC of its own is its own port: on a service
+    // that lists no Ports or NetworkPorts at all, the function is the only view of the port.
+    for function in unassigned {
+        let function_id = id_of(&function.function);
+        let uri = resource_uri(&function.function);
+        let mac = function_mac(&function.function);
+        let key = port_key(mac, "port", &format!("{adapter_id}-{function_id}"));
+        if mac.is_none() {
+            notes.push(format!(
+                "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
+                 (does not join the operating system's view)"
+            ));
+        }
+        let mut leaves = Leaves::default();
+        leaves.set("adapter", adapter_id.as_str());
+        push_leaves(&mut written, &key, "", &leaves, &uri);
+        push_function(&mut written, &key, function, vendor);
+    }
+    written
+}
+
+/// The ports of an adapter joined into physical ports, each with its functions, and the
+/// functions no port of this adapter claims.
+fn group_ports<'a>(
+    adapter: &'a AdapterInventory,
+    functions: &[&'a FunctionInventory],
+    vendor: Vendor,
+) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
+    let legacy = adapter.network_ports.len();
+    let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
+    let index: BTreeMap<String, usize> = members
+        .iter()
+        .enumerate()
+        .map(|(i, port)| (resource_uri(port), i))
+        .collect();
+    let mut parent: Vec<usize> = (0..members.len()).collect();
+    // A NetworkPort and a Port with the same Id or the same MAC are one physical port.
+    for old in 0..legacy {
+        for new in legacy..members.len() {
+            let same_id =
+                members[old]["Id"].is_string() && members[old]["Id"] == members[new]["Id"];
+            let same_mac = own_mac(members[old], vendor)
+                .is_some_and(|mac| own_mac(members[new], vendor) == Some(mac));
+            if same_id || same_mac {
+                union(&mut parent, old, new);
+            }
+        }
+    }
+    // What one function names as its port (a Port and a NetworkPort) is one port.
+    for function in functions {
+        let linked: Vec<usize> = function_ports(&function.function)
+            .iter()
+            .filter(|link| link.definite)
+            .filter_map(|link| index.get(link.uri).copied())
+            .collect();
+        for pair in linked.windows(2) {
+            union(&mut parent, pair[0], pair[1]);
+        }
+    }
+    let mut by_root: BTreeMap<usize, PortGroup<'a>> = BTreeMap::new();
+    for (i, port) in members.iter().enumerate() {
+        by_root
+            .entry(find(&mut parent, i))
+            .or_default()
+            .members
+            .push(port);
+    }
+    let mut unassigned = Vec::new();
+    for function in functions {
+        let port = function_ports(&function.function)
+            .iter()
+            .find_map(|link| index.get(link.uri).copied());
+        match port {
+            Some(i) => {
+                let root = find(&mut parent, i);
+                if let Some(group) = by_root.get_mut(&root) {
+                    group.functions.push(function);
                 }
             }
+            None => unassigned.push(*function),
         }
-        vendors::port_facts(vendor, adapter, port, &mut nic);
     }
-    for function in functions {
-        let mac = function_mac(&function.function);
-        let key = port_key(
-            mac,
-            "port",
-            &format!("{adapter_id}-{}", id_of(&function.function)),
-        );
-        let mut nic = NicFacts::new(facts, Side::Bmc, &key);
-        nic.set("function", id_of(&function.function).as_str());
-        vendors::function_facts(vendor, function, &mut nic);
+    (by_root.into_values().collect(), unassigned)
+}
+
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
     }
+    i
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (a, b) = (find(parent, a), find(parent, b));
+    // The lower index (a NetworkPort, or the first Port) stays the root: stable ordering.
+    parent[a.max(b)] = a.min(b);
+}
+
+/// The MAC a port resource names itself.
+fn own_mac(port: &Value, vendor: Vendor) -> Option<MacAddr> {
+    first_mac(&port["Ethernet"]["AssociatedMACAddresses"])
+        .or_else(|| first_mac(&port["AssociatedNetworkAddresses"]))
+        .or_else(|| vendors::port_mac(vendor, port))
+}
+
+fn first_mac(addresses: &Value) -> Option<MacAddr> {
+    addresses.as_array()?.iter().find_map(mac_of)
+}
+
+/// The key MAC of a physical port (see the module documentation for the order).
+fn group_mac(group: &PortGroup<'_>, vendor: Vendor) -> Option<MacAddr> {
+    // Port resources (current schema) first, then NetworkPorts.
+    group
+        .members
+        .iter()
+        .rev()
+        .find_map(|port| own_mac(port, vendor))
+        .or_else(|| {
+            group
+                .functions
+                .iter()
+                .find_map(|f| mac_of(&f.function["Ethernet"]["PermanentMACAddress"]))
+        })
+        .or_else(|| {
+            group
+                .functions
+                .iter()
+                .find_map(|f| mac_of(&f.function["Ethernet"]["MACAddress"]))
+        })
+}
+
+/// Adapter-level facts that hold for `group`: the capabilities and firmware of the controller
+/// serving it, and the vendor's adapter facts. Read from the adapter or its pending settings.
+fn adapter_leaves(adapter: &Value, group: &PortGroup<'_>, vendor: Vendor) -> Leaves {
+    let mut leaves = Leaves::default();
+    let controller = controller_of(adapter, group);
+    let capabilities = &controller["ControllerCapabilities"];
+    leaves.set_scalar(
+        "dcb_capable",
+        &capabilities["DataCenterBridging"]["Capable"],
+    );
+    leaves.set_scalar("npar", &capabilities["NPAR"]["NparEnabled"]);
+    // NetworkAdapter.v1 Controllers[].FirmwarePackageVersion: some BMCs report a NIC's
+    // firmware only here, with no FirmwareInventory entry.
+    if let Some(version) = controller["FirmwarePackageVersion"]
+        .as_str()
+        .filter(|v| !v.is_empty())
+    {
+        leaves.set("firmware/version", version);
+    }
+    vendors::adapter_facts(vendor, adapter, &mut leaves);
+    leaves
+}
+
+/// The controller whose `Links.Ports`, `Links.NetworkPorts` or `Links.NetworkDeviceFunctions`
+/// names a port or function of `group`; else the first (on most adapters, the only) one.
+fn controller_of<'v>(adapter: &'v Value, group: &PortGroup<'_>) -> &'v Value {
+    let ours: BTreeSet<String> = group
+        .members
+        .iter()
+        .copied()
+        .chain(group.functions.iter().map(|f| &f.function))
+        .map(resource_uri)
+        .collect();
+    let controllers = adapter["Controllers"].as_array();
+    controllers
+        .and_then(|controllers| {
+            controllers.iter().find(|controller| {
+                ["Ports", "NetworkPorts", "NetworkDeviceFunctions"]
+                    .iter()
+                    .filter_map(|kind| controller["Links"][kind].as_array())
+                    .flatten()
+                    .filter_map(|link| link["@odata.id"].as_str())
+                    .any(|uri| ours.contains(uri.trim_end_matches('/')))
+            })
+        })
+        .unwrap_or(&adapter["Controllers"][0])
+}
+
+/// The settings of a port resource (or of its pending `Settings`): flow control, LLDP, and
+/// the vendor's port facts.
+fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
+    for (property, leaf) in [
+        ("FlowControlConfiguration", "flow_control/configured"),
+        ("FlowControlStatus", "flow_control/status"),
+    ] {
+        // Port.v1 has them under `Ethernet`, NetworkPort.v1 at the top.
+        let value = port["Ethernet"][property]
+            .as_str()
+            .or_else(|| port[property].as_str());
+        if let Some(value) = value {
+            leaves.set(leaf, FlowControl::parse(value).as_str());
+        }
+    }
+    let lldp = &port["Ethernet"];
+    leaves.set_scalar("lldp/enabled", &lldp["LLDPEnabled"]);
+    for (property, leaf) in [
+        ("LLDPTransmit", "lldp/transmit"),
+        ("LLDPReceive", "lldp/receive"),
+    ] {
+        if let Some(fields) = lldp[property].as_object() {
+            for (name, value) in fields {
+                leaves.set_scalar(&format!("{leaf}/{}", path_segment(name)), value);
+            }
+        }
+    }
+    vendors::port_facts(vendor, port, leaves);
+}
+
+/// The standard settings of a function resource (or of its pending `Settings`): RDMA from
+/// `Ethernet.AdditionalProtocols`, an array of `Protocol` values (`RoCE`, `RoCEv2`, `iWARP`
+/// are the RDMA ones). The property is newer than NetworkDeviceFunction v1_11_1 (DSP8010
+/// 2025.2); nv-redfish 0.8's generated NetworkDeviceFunction schema carries it as
+/// `Ethernet.additional_protocols: Vec<Protocol>`. An array without an RDMA protocol means RDMA
+/// is off; an absent one says nothing.
+fn function_settings(function: &Value, leaves: &mut Leaves) {
+    let Some(protocols) = function["Ethernet"]["AdditionalProtocols"].as_array() else {
+        return;
+    };
+    let rdma = protocols
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_ascii_lowercase)
+        .find(|p| matches!(p.as_str(), "roce" | "rocev2" | "iwarp"));
+    leaves.set("rdma_enabled", rdma.is_some());
+    if let Some(protocol) = rdma {
+        leaves.set("rdma_protocol", protocol);
+    }
+}
+
+/// The facts of one function under `function/<id>/…` of the port `key`.
+fn push_function(
+    written: &mut Vec<(FactPath, FactValue, String)>,
+    key: &str,
+    function: &FunctionInventory,
+    vendor: Vendor,
+) {
+    let resource = &function.function;
+    let mut leaves = Leaves::default();
+    if let Some(mac) = function_mac(resource) {
+        leaves.set("mac", mac.to_string());
+    }
+    function_settings(resource, &mut leaves);
+    let registry = function.oem_registry.as_ref();
+    if let Some(attributes) = &function.oem_attributes {
+        vendors::function_facts(vendor, attributes, registry, &mut leaves);
+    }
+    let mut pending = Leaves::default();
+    if let Some(staged) = &function.pending {
+        function_settings(staged, &mut pending);
+    }
+    if let Some(staged) = &function.oem_pending {
+        vendors::function_facts(vendor, staged, registry, &mut pending);
+    }
+    leaves.add_pending(&pending);
+    let scope = format!("function/{}/", path_segment(&id_of(resource)));
+    push_leaves(written, key, &scope, &leaves, &resource_uri(resource));
+}
+
+fn push_leaves(
+    written: &mut Vec<(FactPath, FactValue, String)>,
+    key: &str,
+    scope: &str,
+    leaves: &Leaves,
+    source: &str,
+) {
+    for (leaf, value) in leaves.iter() {
+        let path = FactPath::new(format!("nic/{key}/bmc/{scope}{leaf}"))
+            .expect("NIC keys and leaves are sanitized segments");
+        written.push((path, value.clone(), source.to_owned()));
+    }
+}
+
+/// The `@odata.id` of a resource without a trailing `/` (empty when it names none).
+fn resource_uri(resource: &Value) -> String {
+    resource["@odata.id"]
+        .as_str()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A natural sort key: runs of digits compare as numbers (`F2` before `F10`).
+fn natural(id: &str) -> Vec<(String, u64)> {
+    let mut key = Vec::new();
+    let mut text = String::new();
+    let mut chars = id.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            let mut number = u64::from(c.to_digit(10).unwrap_or(0));
+            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                number = number.saturating_mul(10).saturating_add(u64::from(d));
+                chars.next();
+            }
+            key.push((std::mem::take(&mut text), number));
+        } else {
+            text.push(c);
+        }
+    }
+    key.push((text, u64::MAX));
+    key
 }

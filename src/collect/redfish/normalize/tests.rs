@@ -32,9 +32,9 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
         functions: vec![FunctionInventory {
             function: json!({"Id": "F2", "Ethernet": {"PermanentMACAddress": "00:00:00:00:00:00", "MACAddress": "aa:bb:cc:dd:ee:02"},
                              "Links": {"PhysicalPortAssignment": {"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/2"}}}),
-            dell_attributes: None,
-            dell_pending: None,
-            dell_registry: None,
+            oem_attributes: None,
+            oem_pending: None,
+            oem_registry: None,
             pending: None,
         }],
     };
@@ -159,5 +159,276 @@ fn vendors_are_detected_once_from_the_root() {
     assert_eq!(
         Vendor::detect(&json!({"Vendor": "Contoso"})),
         Vendor::Generic
+    );
+}
+
+fn port_adapter(uri: &str, id: &str, mac: &str, flow: &str) -> AdapterInventory {
+    AdapterInventory {
+        adapter: json!({"@odata.id": uri, "Id": id}),
+        ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1",
+            "Ethernet": {"AssociatedMACAddresses": [mac], "FlowControlConfiguration": flow}})],
+        ..AdapterInventory::default()
+    }
+}
+
+#[test]
+fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![
+            port_adapter(
+                "/redfish/v1/Chassis/A/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
+            port_adapter(
+                "/redfish/v1/Chassis/B/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
+        ],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(
+        out.notes[0].contains("/Chassis/B/NetworkAdapters/X repeats what /redfish/v1/Chassis/A/"),
+        "{}",
+        out.notes[0]
+    );
+    assert_eq!(
+        get(
+            &out.facts,
+            "nic/02:00:00:00:00:01/bmc/flow_control/configured"
+        ),
+        Some(&"tx_rx".into())
+    );
+}
+
+#[test]
+fn the_same_fact_with_different_values_from_two_resources_is_a_problem_naming_both() {
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![
+            port_adapter(
+                "/redfish/v1/Chassis/A/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "TX_RX",
+            ),
+            port_adapter(
+                "/redfish/v1/Chassis/B/NetworkAdapters/X",
+                "X",
+                "02:00:00:00:00:01",
+                "None",
+            ),
+        ],
+        ..Inventory::default()
+    });
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    let problem = &out.problems[0];
+    for needle in [
+        "nic/02:00:00:00:00:01/bmc/flow_control/configured",
+        "/redfish/v1/Chassis/A/NetworkAdapters/X/Ports/1",
+        "/redfish/v1/Chassis/B/NetworkAdapters/X/Ports/1",
+    ] {
+        assert!(problem.contains(needle), "{needle}: {problem}");
+    }
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+}
+
+#[test]
+fn two_ports_claiming_one_mac_are_a_problem() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/X";
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "X"}),
+            ports: vec![
+                json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:09"]}}),
+                json!({"@odata.id": format!("{uri}/Ports/2"), "Id": "2", "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:09"]}}),
+            ],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert!(out.problems[0].contains("nic/02:00:00:00:00:09/bmc/port"));
+    assert!(out.problems[0].contains(&format!("{uri}/Ports/1 says \"1\"")));
+    assert!(out.problems[0].contains(&format!("{uri}/Ports/2 says \"2\"")));
+}
+
+#[test]
+fn npar_partitions_keep_their_own_facts_under_the_lowest_numbered_mac() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/N";
+    let function = |part: u32| FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/F{part}"), "Id": format!("F{part}"),
+            "Ethernet": {"PermanentMACAddress": format!("02:00:00:00:01:{part:02}")},
+            "Links": {"PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/1")}}}),
+        ..FunctionInventory::default()
+    };
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "N"}),
+            ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1"})],
+            // F10 sorts after F2 (natural order), F2 after F1: F1 keys the port.
+            functions: vec![function(10), function(2), function(1)],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    let key = "nic/02:00:00:00:01:01/bmc";
+    assert_eq!(get(&out.facts, &format!("{key}/port")), Some(&"1".into()));
+    for part in [1, 2, 10] {
+        assert_eq!(
+            get(&out.facts, &format!("{key}/function/F{part}/mac")),
+            Some(&format!("02:00:00:00:01:{part:02}").as_str().into()),
+            "F{part}"
+        );
+    }
+}
+
+#[test]
+fn a_function_on_no_port_with_a_mac_is_its_own_port() {
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": "/a", "Id": "A"}),
+            functions: vec![
+                FunctionInventory {
+                    function: json!({"@odata.id": "/a/f/1", "Id": "1", "Ethernet": {"MACAddress": "02:00:00:00:00:31"}}),
+                    ..FunctionInventory::default()
+                },
+                FunctionInventory {
+                    function: json!({"@odata.id": "/a/f/2", "Id": "2"}),
+                    ..FunctionInventory::default()
+                },
+            ],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert_eq!(
+        get(&out.facts, "nic/02:00:00:00:00:31/bmc/function/1/mac"),
+        Some(&"02:00:00:00:00:31".into())
+    );
+    assert_eq!(
+        get(&out.facts, "nic/port-a-2/bmc/adapter"),
+        Some(&"A".into())
+    );
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(out.notes[0].contains("/a/f/2"), "{}", out.notes[0]);
+}
+
+#[test]
+fn pending_port_and_function_values_are_facts_only_where_they_differ() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/P";
+    let port_uri = format!("{uri}/Ports/1");
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "P"}),
+            ports: vec![json!({"@odata.id": port_uri, "Id": "1",
+                "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:41"], "FlowControlConfiguration": "TX_RX", "LLDPEnabled": false}})],
+            port_pending: [(
+                port_uri.clone(),
+                json!({"Ethernet": {"FlowControlConfiguration": "TX_RX", "LLDPEnabled": true}}),
+            )]
+            .into(),
+            functions: vec![FunctionInventory {
+                function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/1"), "Id": "1",
+                    "Ethernet": {"AdditionalProtocols": ["RoCEv2"]},
+                    "Links": {"PhysicalNetworkPortAssignment": {"@odata.id": port_uri}}}),
+                pending: Some(json!({"Ethernet": {"AdditionalProtocols": ["TCP"]}})),
+                ..FunctionInventory::default()
+            }],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    let key = "nic/02:00:00:00:00:41/bmc";
+    assert_eq!(
+        get(&out.facts, &format!("{key}/pending/lldp/enabled")),
+        Some(&true.into())
+    );
+    assert_eq!(
+        get(
+            &out.facts,
+            &format!("{key}/pending/flow_control/configured")
+        ),
+        None,
+        "equal to the current value"
+    );
+    assert_eq!(
+        get(&out.facts, &format!("{key}/function/1/rdma_protocol")),
+        Some(&"rocev2".into())
+    );
+    assert_eq!(
+        get(
+            &out.facts,
+            &format!("{key}/function/1/pending/rdma_enabled")
+        ),
+        Some(&false.into())
+    );
+}
+
+#[test]
+fn keys_do_not_depend_on_the_order_resources_are_listed_in() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/O";
+    let function = |port: u32, part: u32| FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/{port}-{part}"), "Id": format!("{port}-{part}"),
+            "Ethernet": {"PermanentMACAddress": format!("02:00:00:00:0{port}:0{part}")},
+            "Links": {"PhysicalPortAssignment": {"@odata.id": format!("{uri}/NetworkPorts/{port}")},
+                      "PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/P{port}")}}}),
+        ..FunctionInventory::default()
+    };
+    let port = |port: u32| {
+        json!({"@odata.id": format!("{uri}/Ports/P{port}"), "Id": format!("P{port}"),
+        "Ethernet": {"FlowControlConfiguration": "TX_RX"}})
+    };
+    let network_port = |port: u32| {
+        json!({"@odata.id": format!("{uri}/NetworkPorts/{port}"), "Id": format!("{port}"),
+        "FlowControlConfiguration": "RX", "FlowControlStatus": "RX"})
+    };
+    let adapter = AdapterInventory {
+        adapter: json!({"@odata.id": uri, "Id": "O"}),
+        ports: vec![port(1), port(2)],
+        network_ports: vec![network_port(1), network_port(2)],
+        functions: vec![
+            function(1, 1),
+            function(1, 2),
+            function(2, 1),
+            function(2, 2),
+        ],
+        ..AdapterInventory::default()
+    };
+    let mut reversed = adapter.clone();
+    reversed.ports.reverse();
+    reversed.network_ports.reverse();
+    reversed.functions.reverse();
+    let facts = |adapter: AdapterInventory| {
+        normalize(&Inventory {
+            root: json!({}),
+            adapters: vec![adapter],
+            ..Inventory::default()
+        })
+    };
+    let (one, two) = (facts(adapter), facts(reversed));
+    assert!(one.problems.is_empty(), "{:?}", one.problems);
+    assert_eq!(one.facts, two.facts);
+    // The Port and NetworkPort (different Ids) are one port through the function's links.
+    let key = "nic/02:00:00:00:01:01/bmc";
+    assert_eq!(get(&one.facts, &format!("{key}/port")), Some(&"P1".into()));
+    assert_eq!(
+        get(&one.facts, &format!("{key}/flow_control/configured")),
+        Some(&"tx_rx".into())
+    );
+    assert_eq!(
+        get(&one.facts, &format!("{key}/flow_control/status")),
+        Some(&"rx".into())
     );
 }

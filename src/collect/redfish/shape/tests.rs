@@ -56,11 +56,11 @@ fn wrong_types_are_named_and_nulls_are_not() {
             functions: vec![FunctionInventory {
                 function: json!({"@odata.id": "/a/f1", "Ethernet": {"MACAddress": ["aa:bb:cc:dd:ee:01"], "PermanentMACAddress": null},
                                  "Links": {"PhysicalPortAssignment": "/a/p1"}}),
-                dell_attributes: Some(
+                oem_attributes: Some(
                     json!({"@odata.id": "/a/f1/dell", "Attributes": {"X": {"nested": 1}, "Y": null}}),
                 ),
-                dell_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
-                dell_registry: None,
+                oem_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
+                oem_registry: None,
                 pending: None,
             }],
             ..AdapterInventory::default()
@@ -170,5 +170,53 @@ fn network_port_addresses_may_be_wwns_but_must_be_strings() {
     assert_eq!(
         problems(&inventory(json!(["00:0A:F7:12:34:56", 5]))),
         ["/a/np: AssociatedNetworkAddresses/1 is the number 5, expected an address string"]
+    );
+}
+
+#[test]
+fn port_links_controller_firmware_and_protocols_are_checked() {
+    let inventory = Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": "/a", "Controllers": [
+                {"FirmwarePackageVersion": 28, "Links": {"Ports": [{"@odata.id": "/a/p1"}], "NetworkDeviceFunctions": {"@odata.id": "/a/f1"}}},
+                {"FirmwarePackageVersion": null, "Links": {"NetworkPorts": ["/a/p1"]}}
+            ]}),
+            ports: vec![
+                json!({"@odata.id": "/a/p1", "Id": "1", "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:01"]}}),
+            ],
+            port_pending: [(
+                "/a/p1".to_owned(),
+                json!({"@odata.id": "/a/p1/settings", "Ethernet": {"FlowControlConfiguration": "Both"}}),
+            )]
+            .into(),
+            functions: vec![FunctionInventory {
+                function: json!({"@odata.id": "/a/f1",
+                    "Links": {"PhysicalNetworkPortAssignment": "/a/p1"},
+                    "AssignablePhysicalNetworkPorts": {"@odata.id": "/a/p1"},
+                    "AssignablePhysicalPorts": [{"@odata.id": "/a/np1"}, "/a/np2"],
+                    "Ethernet": {"AdditionalProtocols": "RoCEv2"}}),
+                pending: Some(
+                    json!({"@odata.id": "/a/f1/settings", "Ethernet": {"AdditionalProtocols": [1]}}),
+                ),
+                ..FunctionInventory::default()
+            }],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    };
+    assert_eq!(
+        problems(&inventory),
+        [
+            "/a: Controllers/0/FirmwarePackageVersion is the number 28, expected a string",
+            "/a: Controllers/0/Links/NetworkDeviceFunctions is an object, expected an array of links",
+            "/a: Controllers/1/Links/NetworkPorts/0 is the string \"/a/p1\", expected a link (an object with a string @odata.id)",
+            "/a/p1/settings: Ethernet/FlowControlConfiguration is the string \"Both\", expected one of \"None\", \"TX\", \"RX\", \"TX_RX\"",
+            "/a/f1: Links/PhysicalNetworkPortAssignment is the string \"/a/p1\", expected a link (an object with a string @odata.id)",
+            "/a/f1: AssignablePhysicalPorts/1 is the string \"/a/np2\", expected a link (an object with a string @odata.id)",
+            "/a/f1: AssignablePhysicalNetworkPorts is an object, expected an array of links",
+            "/a/f1: Ethernet/AdditionalProtocols is the string \"RoCEv2\", expected an array of strings",
+            "/a/f1/settings: Ethernet/AdditionalProtocols/0 is the number 1, expected a string",
+        ]
     );
 }

@@ -1,11 +1,18 @@
-//! Dell iDRAC: NIC HII settings in `DellNetworkAttributes` of each network device function,
-//! pending values in its `Settings`.
+//! Dell iDRAC: NIC HII settings in `DellNetworkAttributes` of each network device function
+//! (linked from `Links.Oem.Dell.DellNetworkAttributes`), pending values in its `Settings`.
+//! They describe one function (an NPAR partition has its own), so they are function facts.
 
-use super::super::crawl::FunctionInventory;
-use crate::collect::nic::{NicFacts, scalar};
+use serde_json::Value;
+
+use super::Leaves;
+use crate::collect::nic::scalar;
+use crate::collect::redfish::attributes::is_firmware_version;
 use crate::model::DcbxMode;
 use crate::secrets::SecretFilter;
 use crate::snapshot::path_segment;
+
+/// Where a network device function links its `DellNetworkAttributes` resource.
+pub const ATTRIBUTES_LINK: &[&str] = &["Links", "Oem", "Dell", "DellNetworkAttributes"];
 
 /// How one HII attribute becomes a normalized fact.
 enum Mapping {
@@ -64,33 +71,34 @@ fn convert(mapping: &Mapping, value: &str) -> serde_json::Value {
     }
 }
 
-/// Every attribute under `hii/<name>` (secrets dropped), the known ones also normalized;
-/// the pending ones under `pending/…`.
-pub fn function_facts(function: &FunctionInventory, nic: &mut NicFacts<'_>) {
+/// Every attribute of one `DellNetworkAttributes` resource (current or pending) under
+/// `hii/<name>` (secrets dropped; versions under `firmware/hii/<name>`: they change with every
+/// firmware update and are not settings), the known ones also normalized.
+pub fn function_facts(attributes: &Value, registry: Option<&Value>, leaves: &mut Leaves) {
     let mut filter = SecretFilter::new();
-    if let Some(registry) = &function.dell_registry {
+    if let Some(registry) = registry {
         filter.add_registry(registry);
     }
-    for (resource, prefix) in [
-        (&function.dell_attributes, ""),
-        (&function.dell_pending, "pending/"),
-    ] {
-        let Some(attributes) = resource.as_ref().and_then(|r| r["Attributes"].as_object()) else {
+    let Some(attributes) = attributes["Attributes"].as_object() else {
+        return;
+    };
+    for (name, value) in attributes
+        .iter()
+        .filter(|(name, value)| !filter.is_secret(name, value))
+    {
+        if scalar(value).is_none() {
             continue;
+        }
+        let home = if is_firmware_version(name) {
+            "firmware/hii"
+        } else {
+            "hii"
         };
-        for (name, value) in attributes
-            .iter()
-            .filter(|(name, value)| !filter.is_secret(name, value))
+        leaves.set_scalar(&format!("{home}/{}", path_segment(name)), value);
+        if let (Some((_, leaf, mapping)), Some(text)) =
+            (MAPPED.iter().find(|(n, _, _)| n == name), value.as_str())
         {
-            if scalar(value).is_none() {
-                continue;
-            }
-            nic.set_scalar(&format!("{prefix}hii/{}", path_segment(name)), value);
-            if let (Some((_, leaf, mapping)), Some(text)) =
-                (MAPPED.iter().find(|(n, _, _)| n == name), value.as_str())
-            {
-                nic.set_scalar(&format!("{prefix}{leaf}"), &convert(mapping, text));
-            }
+            leaves.set_scalar(leaf, &convert(mapping, text));
         }
     }
 }
@@ -98,38 +106,28 @@ pub fn function_facts(function: &FunctionInventory, nic: &mut NicFacts<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Facts;
-    use serde_json::Value;
 
     #[test]
     fn maps_dcbx_rdma_and_npar_and_keeps_pending_values_apart() {
-        let function = FunctionInventory {
-            function: Value::Null,
-            dell_attributes: Some(serde_json::json!({"Attributes": {
-                "Broadcom_DCBX": "Disabled", "RDMAProtocolSupport": "RoCE", "RDMANICModeOnPort": "Enabled",
-                "VirtualizationMode": "NPAR", "ChapSecret": "hunter2", "MTU": 9000, "BlnkLeds": null,
-                "FlowControlSetting": "TXRXFlowControl", "LocalDCBXWillingMode": "Disabled"
-            }})),
-            dell_pending: Some(
-                serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE"}}),
-            ),
-            dell_registry: None,
-            pending: None,
-        };
-        let mut facts = Facts::new();
-        let mut nic = NicFacts::new(
-            &mut facts,
-            crate::collect::nic::Side::Bmc,
-            "e4:3d:1a:13:27:f0",
+        let current = serde_json::json!({"Attributes": {
+            "Broadcom_DCBX": "Disabled", "RDMAProtocolSupport": "RoCE", "RDMANICModeOnPort": "Enabled",
+            "VirtualizationMode": "NPAR", "ChapSecret": "hunter2", "MTU": 9000, "BlnkLeds": null,
+            "FlowControlSetting": "TXRXFlowControl", "LocalDCBXWillingMode": "Disabled",
+            "FamilyVersion": "21.80.16.95"
+        }});
+        let mut leaves = Leaves::default();
+        function_facts(&current, None, &mut leaves);
+        let mut pending = Leaves::default();
+        function_facts(
+            &serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE", "MTU": 9000}}),
+            None,
+            &mut pending,
         );
-        function_facts(&function, &mut nic);
-        let get = |leaf: &str| {
-            facts
-                .get(format!("nic/e4:3d:1a:13:27:f0/bmc/{leaf}").as_str())
-                .map(ToString::to_string)
-        };
+        leaves.add_pending(&pending);
+        let get = |leaf: &str| leaves.get(leaf).map(ToString::to_string);
         assert_eq!(get("dcbx_mode").as_deref(), Some("\"disabled\""));
         assert_eq!(get("pending/dcbx_mode").as_deref(), Some("\"ieee\""));
+        assert_eq!(get("pending/hii/MTU"), None, "equal to the current value");
         assert_eq!(get("rdma_protocol").as_deref(), Some("\"roce\""));
         assert_eq!(get("rdma_enabled").as_deref(), Some("true"));
         assert_eq!(get("npar").as_deref(), Some("true"));
@@ -138,5 +136,10 @@ mod tests {
         assert_eq!(get("hii/BlnkLeds"), None);
         assert_eq!(get("flow_control/setting").as_deref(), Some("\"tx_rx\""));
         assert_eq!(get("dcbx_willing").as_deref(), Some("false"));
+        assert_eq!(
+            get("firmware/hii/FamilyVersion").as_deref(),
+            Some("\"21.80.16.95\"")
+        );
+        assert_eq!(get("hii/FamilyVersion"), None);
     }
 }

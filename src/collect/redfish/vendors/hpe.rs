@@ -5,10 +5,10 @@
 
 use serde_json::Value;
 
-use crate::collect::nic::NicFacts;
+use super::Leaves;
 
 /// Adapter-level facts of every port of an HPE adapter.
-pub fn adapter_facts(adapter: &Value, nic: &mut NicFacts<'_>) {
+pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let controller = &adapter["Oem"]["Hpe"]["Controllers"][0];
     if let Some(protocols) = controller["RDMASupport"].as_array() {
         let rdma = protocols
@@ -26,7 +26,7 @@ pub fn adapter_facts(adapter: &Value, nic: &mut NicFacts<'_>) {
 }
 
 /// What the port learned from its switch over LLDP/DCBX, under `peer/…`.
-pub fn port_facts(port: &Value, nic: &mut NicFacts<'_>) {
+pub fn port_facts(port: &Value, nic: &mut Leaves) {
     let dcb = &port["Oem"]["Hpe"]["LldpData"]["Receiving"]["Dcb"];
     if let Some(version) = dcb["Version"].as_str() {
         nic.set("peer/dcbx_version", version.to_ascii_lowercase());
@@ -68,7 +68,6 @@ pub fn port_facts(port: &Value, nic: &mut NicFacts<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Facts;
 
     #[test]
     fn maps_the_switch_learned_dcbx_data_and_adapter_rdma() {
@@ -79,19 +78,10 @@ mod tests {
                     "TrafficSelectionAlgorithmTable": ["ETS", "ETS", "strict", "strict", "strict", "strict", "strict", "strict"]},
             "Pfc": {"Willing": null, "EnabledTrafficClasses": "00001000"}}}}}}});
         let adapter = serde_json::json!({"Oem": {"Hpe": {"Controllers": [{"RDMASupport": ["None", "RoCE"], "EmbeddedLLDPFunctions": {"Enabled": true}}]}}});
-        let mut facts = Facts::new();
-        let mut nic = NicFacts::new(
-            &mut facts,
-            crate::collect::nic::Side::Bmc,
-            "00:11:22:33:44:55",
-        );
+        let mut nic = Leaves::default();
         adapter_facts(&adapter, &mut nic);
         port_facts(&port, &mut nic);
-        let get = |leaf: &str| {
-            facts
-                .get(format!("nic/00:11:22:33:44:55/bmc/{leaf}").as_str())
-                .map(ToString::to_string)
-        };
+        let get = |leaf: &str| nic.get(leaf).map(ToString::to_string);
         assert_eq!(get("peer/dcbx_version").as_deref(), Some("\"ieee\""));
         assert_eq!(get("peer/dcb_matches_local").as_deref(), Some("false"));
         assert_eq!(get("peer/pfc/priority/3").as_deref(), Some("true"));

@@ -6,12 +6,13 @@ mod hpe;
 mod lenovo;
 mod nvidia;
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
-use super::crawl::{AdapterInventory, FunctionInventory};
-use crate::collect::nic::NicFacts;
+use crate::collect::nic::scalar;
 use crate::model::MacAddr;
-use crate::snapshot::Facts;
+use crate::snapshot::{FactValue, Facts};
 
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,58 @@ impl Vendor {
     }
 }
 
+/// The facts of one scope (a port, or one function of it) by leaf, before the port's key is
+/// known: normalization joins ports and functions first and keys them afterwards, and
+/// compares a scope's pending leaves with its current ones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Leaves(BTreeMap<String, FactValue>);
+
+impl Leaves {
+    /// Sets `leaf`.
+    pub fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
+        self.0.insert(leaf.to_owned(), value.into());
+    }
+
+    /// Sets `leaf` when `value` is a JSON scalar.
+    pub fn set_scalar(&mut self, leaf: &str, value: &Value) {
+        if let Some(value) = scalar(value) {
+            self.set(leaf, value);
+        }
+    }
+
+    /// The value of `leaf`.
+    #[cfg(test)]
+    pub fn get(&self, leaf: &str) -> Option<&FactValue> {
+        self.0.get(leaf)
+    }
+
+    /// Every leaf with its value, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &FactValue)> {
+        self.0.iter().map(|(leaf, value)| (leaf.as_str(), value))
+    }
+
+    /// The leaves of `pending` (what a `@Redfish.Settings` object stages) that differ from
+    /// the current ones in `self`, under `pending/`: a staged value equal to the current one
+    /// changes nothing at the next reset and is no fact.
+    pub fn add_pending(&mut self, pending: &Leaves) {
+        for (leaf, value) in &pending.0 {
+            if self.0.get(leaf) != Some(value) {
+                self.0.insert(format!("pending/{leaf}"), value.clone());
+            }
+        }
+    }
+}
+
+/// The link, from a network device function, to the vendor's resource of NIC (HII)
+/// attributes that the crawl follows (with its pending `Settings` and attribute registry):
+/// vendor knowledge stays here, the crawl only asks (nv-redfish's `oem/<vendor>` pattern).
+pub fn function_attributes_link(vendor: Vendor) -> Option<&'static [&'static str]> {
+    match vendor {
+        Vendor::Dell => Some(dell::ATTRIBUTES_LINK),
+        Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+    }
+}
+
 /// A port's MAC from its OEM block, when the standard properties lack it.
 pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
     match vendor {
@@ -58,33 +111,33 @@ pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
     }
 }
 
-/// OEM facts of a port (`Port` or `NetworkPort` resource) of `adapter`, whose pending
-/// settings object is `adapter_pending`.
-pub fn port_facts(
-    vendor: Vendor,
-    adapter: &AdapterInventory,
-    port: &Value,
-    nic: &mut NicFacts<'_>,
-) {
+/// OEM facts of an adapter (or of its pending settings object) that hold for each of its
+/// ports.
+pub fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
     match vendor {
-        Vendor::Hpe => {
-            hpe::adapter_facts(&adapter.adapter, nic);
-            hpe::port_facts(port, nic);
-        }
-        Vendor::Nvidia => {
-            nvidia::adapter_facts(&adapter.adapter, "", nic);
-            if let Some(pending) = &adapter.adapter_pending {
-                nvidia::adapter_facts(pending, "pending/", nic);
-            }
-        }
+        Vendor::Hpe => hpe::adapter_facts(adapter, leaves),
+        Vendor::Nvidia => nvidia::adapter_facts(adapter, leaves),
         Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
     }
 }
 
-/// OEM facts of a network device function (NIC HII attributes and their pending values).
-pub fn function_facts(vendor: Vendor, function: &FunctionInventory, nic: &mut NicFacts<'_>) {
+/// OEM facts of a port (`Port` or `NetworkPort` resource).
+pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
+    if vendor == Vendor::Hpe {
+        hpe::port_facts(port, leaves);
+    }
+}
+
+/// OEM facts of a network device function from its vendor attribute resource (current or
+/// pending) that [`function_attributes_link`] named; `registry` types its secrets.
+pub fn function_facts(
+    vendor: Vendor,
+    attributes: &Value,
+    registry: Option<&Value>,
+    leaves: &mut Leaves,
+) {
     if vendor == Vendor::Dell {
-        dell::function_facts(function, nic);
+        dell::function_facts(attributes, registry, leaves);
     }
 }
 
@@ -120,7 +173,7 @@ pub enum Kind {
 }
 
 /// Calls `check` with each OEM property of an adapter (or its pending settings) that
-/// [`port_facts`] reads, and the type it must have.
+/// [`adapter_facts`] reads, and the type it must have.
 pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Hpe => {

@@ -5,53 +5,47 @@
 
 use serde_json::Value;
 
-use crate::collect::nic::NicFacts;
+use super::Leaves;
+use crate::model::DcbxMode;
 
-/// Facts of every port of an NVIDIA adapter; `prefix` is `""` or `"pending/"`.
-pub fn adapter_facts(adapter: &Value, prefix: &str, nic: &mut NicFacts<'_>) {
+/// Facts of every port of an NVIDIA adapter, from the adapter or its pending settings.
+pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let lldp = &adapter["Oem"]["Nvidia"]["LLDP"];
     for (property, leaf) in [
         ("TXMode", "lldp/nic_agent/transmit"),
         ("RXMode", "lldp/nic_agent/receive"),
     ] {
         if let Some(mode) = lldp[property].as_str() {
-            nic.set(&format!("{prefix}{leaf}"), mode.to_ascii_lowercase());
+            nic.set(leaf, mode.to_ascii_lowercase());
         }
     }
     // The BMC says only whether the firmware's DCBX is on, not which flavour.
     if let Some(enabled) = lldp["DCBXModeEnabled"].as_bool() {
-        nic.set(
-            &format!("{prefix}dcbx_mode"),
-            if enabled { "enabled" } else { "disabled" },
-        );
+        let mode = if enabled {
+            DcbxMode::Enabled
+        } else {
+            DcbxMode::Disabled
+        };
+        nic.set("dcbx_mode", mode.as_str());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Facts;
 
     #[test]
     fn maps_lldp_modes_and_dcbx() {
         let adapter = serde_json::json!({"Oem": {"Nvidia": {"LLDP": {"TXMode": "All", "RXMode": "Mandatory", "DCBXModeEnabled": false}}}});
-        let mut facts = Facts::new();
-        let mut nic = NicFacts::new(
-            &mut facts,
-            crate::collect::nic::Side::Bmc,
-            "00:11:22:33:44:55",
-        );
-        adapter_facts(&adapter, "", &mut nic);
+        let mut leaves = Leaves::default();
+        adapter_facts(&adapter, &mut leaves);
+        let mut pending = Leaves::default();
         adapter_facts(
-            &serde_json::json!({"Oem": {"Nvidia": {"LLDP": {"DCBXModeEnabled": true}}}}),
-            "pending/",
-            &mut nic,
+            &serde_json::json!({"Oem": {"Nvidia": {"LLDP": {"TXMode": "All", "DCBXModeEnabled": true}}}}),
+            &mut pending,
         );
-        let get = |leaf: &str| {
-            facts
-                .get(format!("nic/00:11:22:33:44:55/bmc/{leaf}").as_str())
-                .map(ToString::to_string)
-        };
+        leaves.add_pending(&pending);
+        let get = |leaf: &str| leaves.get(leaf).map(ToString::to_string);
         assert_eq!(get("lldp/nic_agent/transmit").as_deref(), Some("\"all\""));
         assert_eq!(
             get("lldp/nic_agent/receive").as_deref(),
@@ -59,5 +53,11 @@ mod tests {
         );
         assert_eq!(get("dcbx_mode").as_deref(), Some("\"disabled\""));
         assert_eq!(get("pending/dcbx_mode").as_deref(), Some("\"enabled\""));
+        assert_eq!(
+            DcbxMode::parse(get("pending/dcbx_mode").unwrap().trim_matches('"')),
+            DcbxMode::Enabled,
+            "inside the DcbxMode vocabulary"
+        );
+        assert_eq!(get("pending/lldp/nic_agent/transmit"), None, "unchanged");
     }
 }
