@@ -299,7 +299,6 @@ pub(super) struct FirmwareLinks {
     by_adapter: BTreeMap<String, String>,
 }
 
-#[allow(dead_code, reason = "the port normalization reads it")]
 impl FirmwareLinks {
     /// The component of the adapter at `uri`, when the inventory links one to it.
     pub(super) fn component_of(&self, uri: &str) -> Option<&str> {
