@@ -14,8 +14,8 @@ pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, Severity, UNMATCHED_ID,
 };
 pub use verdict::{
-    Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, REPORT_SCHEMA_ID, Report,
-    Role, SnapshotSummary, Verdict,
+    Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, REPORT_SCHEMA_ID, Report, Role,
+    SnapshotSummary, Verdict,
 };
 
 use crate::snapshot::{FactValue, SourceStatus, VerifiedSnapshot};

@@ -124,7 +124,9 @@ impl Rule {
     /// Whether the pattern itself is about staged values: it names a `pending` segment, so it
     /// judges a staged path instead of the rule of the live path.
     pub fn names_pending(&self) -> bool {
-        self.path.split('/').any(|segment| segment.contains(PENDING_SEGMENT))
+        self.path
+            .split('/')
+            .any(|segment| segment.contains(PENDING_SEGMENT))
     }
 }
 

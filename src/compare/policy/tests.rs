@@ -365,9 +365,17 @@ fn bmc_rules_read_every_function_of_a_port_too() {
         ("npar", "bmc-npar", Severity::Warn),
         ("dcbx_willing", "dcbx-willing", Severity::Block),
         ("flow_control/setting", "bmc-flow-control", Severity::Block),
-        ("flow_control/configured", "bmc-flow-control", Severity::Block),
+        (
+            "flow_control/configured",
+            "bmc-flow-control",
+            Severity::Block,
+        ),
         ("lldp/enabled", "bmc-lldp", Severity::Block),
-        ("lldp/transmit/port_description", "bmc-lldp", Severity::Block),
+        (
+            "lldp/transmit/port_description",
+            "bmc-lldp",
+            Severity::Block,
+        ),
         ("lldp/receive/chassis_id", "bmc-lldp", Severity::Block),
         ("lldp/nic_agent", "bmc-lldp", Severity::Block),
         ("hii/VLanMode", "bmc-hii-attributes", Severity::Info),
@@ -379,7 +387,10 @@ fn bmc_rules_read_every_function_of_a_port_too() {
         }
     }
     assert_eq!(
-        classify(&policy, &format!("{port}/function/NIC.Integrated.1-1-1/mac")),
+        classify(
+            &policy,
+            &format!("{port}/function/NIC.Integrated.1-1-1/mac")
+        ),
         ("bmc-function-identity".to_owned(), Severity::Info)
     );
 }
@@ -394,7 +405,11 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
             "bmc-flow-control",
             Severity::Block,
         ),
-        (format!("{n}/bmc/pending/dcbx_mode"), "dcbx-mode", Severity::Block),
+        (
+            format!("{n}/bmc/pending/dcbx_mode"),
+            "dcbx-mode",
+            Severity::Block,
+        ),
         (
             format!("{n}/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode"),
             "dcbx-mode",
@@ -405,7 +420,11 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
             "bmc-rdma",
             Severity::Block,
         ),
-        (format!("{n}/bmc/pending/lldp/enabled"), "bmc-lldp", Severity::Block),
+        (
+            format!("{n}/bmc/pending/lldp/enabled"),
+            "bmc-lldp",
+            Severity::Block,
+        ),
         (
             format!("{n}/bmc/pending/hii/VLanMode"),
             "bmc-hii-attributes",
@@ -422,8 +441,16 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
             "os-nic-firmware",
             Severity::Info,
         ),
-        ("bios/pending/SysProfile".to_owned(), "bios-attributes", Severity::Warn),
-        ("bios/pending/DateTime".to_owned(), "bios-volatile", Severity::Ignore),
+        (
+            "bios/pending/SysProfile".to_owned(),
+            "bios-attributes",
+            Severity::Warn,
+        ),
+        (
+            "bios/pending/DateTime".to_owned(),
+            "bios-volatile",
+            Severity::Ignore,
+        ),
     ] {
         let c = policy.classify_change(&path(&p));
         assert_eq!((c.id, c.severity, c.pending), (id, severity, true), "{p}");
@@ -431,7 +458,11 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
     let live = policy.classify_change(&path(&format!("{n}/bmc/flow_control/configured")));
     assert!(!live.pending);
     // The removed generic rules are gone for good.
-    for gone in ["bmc-pending", "bmc-pending-dcbx-mode", "bmc-pending-hii-attributes"] {
+    for gone in [
+        "bmc-pending",
+        "bmc-pending-dcbx-mode",
+        "bmc-pending-hii-attributes",
+    ] {
         assert!(policy.rules().iter().all(|r| r.id != gone), "{gone}");
     }
 }
@@ -454,17 +485,18 @@ why = "Staged NIC settings are reviewed at the reboot window."
     );
     // It does not reach the function's staged values or the live values.
     assert_eq!(
-        classify(
-            &policy,
-            &format!("{n}/bmc/function/f1/pending/dcbx_mode")
-        ),
+        classify(&policy, &format!("{n}/bmc/function/f1/pending/dcbx_mode")),
         ("dcbx-mode".to_owned(), Severity::Block)
     );
     assert_eq!(
         classify(&policy, &format!("{n}/bmc/dcbx_mode")),
         ("dcbx-mode".to_owned(), Severity::Block)
     );
-    assert!(policy.to_toml().contains("unless a rule whose path names `pending`"));
+    assert!(
+        policy
+            .to_toml()
+            .contains("unless a rule whose path names `pending`")
+    );
 }
 
 #[test]
@@ -477,24 +509,42 @@ fn lldp_blocks_volatile_bios_attributes_are_ignored_and_firmware_is_info() {
         "{}",
         lldp.why
     );
-    for attribute in ["DateTime", "PowerCycleRequest", "OneTimeBootMode", "OneTimeUefiBootSeqDev"] {
+    for attribute in [
+        "DateTime",
+        "PowerCycleRequest",
+        "OneTimeBootMode",
+        "OneTimeUefiBootSeqDev",
+    ] {
         assert_eq!(
             classify(&policy, &format!("bios/{attribute}")),
             ("bios-volatile".to_owned(), Severity::Ignore)
         );
     }
     for (p, id) in [
-        ("firmware/nic.slot.3/version".to_owned(), "firmware-versions"),
-        ("firmware/bios/attribute/SystemBiosVersion".to_owned(), "firmware-versions"),
+        (
+            "firmware/nic.slot.3/version".to_owned(),
+            "firmware-versions",
+        ),
+        (
+            "firmware/bios/attribute/SystemBiosVersion".to_owned(),
+            "firmware-versions",
+        ),
         (format!("{n}/bmc/firmware/version"), "bmc-nic-firmware"),
         (format!("{n}/bmc/firmware/inventory"), "bmc-nic-firmware"),
-        (format!("{n}/bmc/firmware/hii/EFIVersion"), "bmc-nic-firmware"),
+        (
+            format!("{n}/bmc/firmware/hii/EFIVersion"),
+            "bmc-nic-firmware",
+        ),
         (
             format!("{n}/bmc/function/NIC.Slot.3-1-1/firmware/hii/FamilyVersion"),
             "bmc-nic-firmware",
         ),
         (format!("{n}/os/firmware/version"), "os-nic-firmware"),
     ] {
-        assert_eq!(classify(&policy, &p), (id.to_owned(), Severity::Info), "{p}");
+        assert_eq!(
+            classify(&policy, &p),
+            (id.to_owned(), Severity::Info),
+            "{p}"
+        );
     }
 }
