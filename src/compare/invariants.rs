@@ -481,7 +481,10 @@ impl Port<'_> {
 
     /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`), from any vendor's
     /// `rdma_protocol` / `rdma_enabled`: `None` when the scope reports nothing, `Some(None)`
-    /// when it reports RDMA off, `Some(Some("RDMA (roce)"))` when on.
+    /// when it reports RDMA off, `Some(Some("RDMA (roce)"))` when on. A protocol other than
+    /// none counts as on even beside an enable flag that is off: Dell reports the protocol the
+    /// port supports (`RDMAProtocolSupport`) next to `RDMANICModeOnPort`, and with DCBX off
+    /// the port is one setting away from RoCE without flow control (fail closed).
     fn rdma_at(&self, scope: &str) -> Option<Option<String>> {
         let enabled = self
             .get(&format!("{scope}/rdma_enabled"))
@@ -495,9 +498,9 @@ impl Port<'_> {
         let protocol = protocol
             .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "disabled" | ""));
         Some(match (enabled, protocol) {
-            (Some(false), _) | (None, None) => None,
             (_, Some(protocol)) => Some(format!("RDMA ({protocol})")),
             (Some(true), None) => Some("RDMA".to_owned()),
+            (_, None) => None,
         })
     }
 

@@ -413,15 +413,16 @@ fn bmc_dcbx_disabled_with_rdma_treats_each_function_as_a_scope_of_its_port() {
         (format!("{f}/rdma_enabled"), true.into()),
     ]);
     assert_eq!(found.len(), 1, "{found:?}");
-    // RDMA switched off on the function, or a function with DCBX on of its own: silent.
+    // RDMA off on the function (its own value wins over the port's): silent.
     assert!(
         check(&[
             (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
             (format!("{f}/rdma_enabled"), false.into()),
-            (format!("{f}/rdma_protocol"), "roce".into()),
+            (format!("{f}/rdma_protocol"), "none".into()),
         ])
         .is_empty()
     );
+    // A function with DCBX on of its own: only the port fires.
     assert!(
         check(&[
             (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
