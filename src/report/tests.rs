@@ -119,6 +119,7 @@ fn report_with_firmware_and_staged_values() -> Report {
             "rx_tx".into(),
         ),
         ("firmware/bios/version", "2.19.1".into()),
+        ("bios/pending/SysProfile", "PerfOptimized".into()),
     ]);
     let new = verified(&[
         (&format!("{port}/bmc/dcbx_mode"), "disabled".into()),
@@ -132,6 +133,7 @@ fn report_with_firmware_and_staged_values() -> Report {
             "none".into(),
         ),
         ("firmware/bios/version", "2.20.0".into()),
+        ("bios/pending/SysProfile", "PerfPerWattOptimizedOs".into()),
     ]);
     compare::judge(
         &new,
@@ -151,6 +153,12 @@ fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
     assert!(text.contains(&format!("    {expected}\n")), "{text}");
     assert!(
         text.contains("new staged value \"none\": takes effect at the next reboot"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\"PerfOptimized\" → \"PerfPerWattOptimizedOs\" (staged: takes effect at the next reboot)"
+        ),
         "{text}"
     );
     let mut md = Vec::new();

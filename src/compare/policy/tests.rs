@@ -548,3 +548,23 @@ fn lldp_blocks_volatile_bios_attributes_are_ignored_and_firmware_is_info() {
         );
     }
 }
+
+proptest::proptest! {
+    /// Under the built-in policy (no rule names `pending`), a staged path is classified exactly
+    /// like its live path, wherever the `pending` segment sits.
+    #[test]
+    fn a_pending_segment_anywhere_is_judged_like_the_live_path(
+        segments in proptest::collection::vec("[a-z_]{1,8}", 1..6),
+        at in 0usize..6,
+        root in proptest::sample::select(vec!["nic/m/bmc", "nic/m/bmc/function/f1", "bios", "firmware/nic", "nic/m/os"]),
+    ) {
+        let policy = Policy::builtin();
+        let mut live: Vec<String> = root.split('/').map(str::to_owned).collect();
+        live.extend(segments.into_iter().filter(|s| s != "pending"));
+        let mut staged = live.clone();
+        staged.insert(at.clamp(1, live.len()), "pending".to_owned());
+        let (live, staged) = (live.join("/"), staged.join("/"));
+        let (a, b) = (policy.classify_change(&path(&live)), policy.classify_change(&path(&staged)));
+        proptest::prop_assert_eq!((a.id, a.severity, a.pending), (b.id, b.severity, !b.pending), "{} / {}", live, staged);
+    }
+}
