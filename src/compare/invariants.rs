@@ -61,7 +61,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "bmc-dcbx-disabled-with-rdma",
         default_severity: Severity::Block,
-        summary: "The BMC/HII DCBX mode of a port is disabled while RDMA (RoCE) is enabled on it.",
+        summary: "The BMC/HII DCBX mode of a port, or of one of its functions (which inherits what it does not report from its port), is disabled while RDMA (RoCE) is enabled on it.",
         why: "RoCE needs PFC; with DCBX disabled in the NIC firmware the port does not enforce the host's DCB/PFC configuration.",
         check: bmc_dcbx_disabled_with_rdma,
     },
@@ -75,7 +75,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "pfc-priority-mismatch",
         default_severity: Severity::Block,
-        summary: "The host configures PFC on a priority, but an RDMA adapter's operational flow control on it is off (or QoS is disabled on the adapter).",
+        summary: "The host configures PFC on a priority, but an RDMA adapter's operational flow control on it is off (or QoS is disabled on the adapter, or the adapter reports no DCB at all).",
         why: "RDMA storage traffic on that priority travels without pause frames: under congestion it drops, and RoCE recovers slowly.",
         check: pfc_priority_mismatch,
     },
