@@ -196,6 +196,19 @@ fn json_reports_validate_against_the_checked_in_schema() {
         report["incomplete_sources"][0]["error"],
         "ssh://azl-node01: connection timed out after 10 s"
     );
+    // Staged values and per-port firmware attribution are in the schema too.
+    for snapshot in [
+        "staged-flow-control-reset.json",
+        "nic-firmware-and-dcbx.json",
+    ] {
+        let (_, out) = check_issue10(snapshot, &["--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{snapshot}: {errors:?}");
+    }
 }
 
 #[test]
@@ -529,4 +542,69 @@ fn help_explains_exit_codes() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("3 incomplete"));
+}
+
+/// `check` of a hand-written issue-10 snapshot against its baseline, both under
+/// `tests/fixtures/compare/issue10/`.
+fn check_issue10(snapshot: &str, extra: &[&str]) -> (i32, String) {
+    let dir = root().join("tests/fixtures/compare/issue10");
+    stdout_of(
+        driftgate()
+            .args(["check", "--snapshot"])
+            .arg(dir.join(snapshot))
+            .arg("--baseline")
+            .arg(dir.join("baseline.json"))
+            .args(extra),
+    )
+}
+
+#[test]
+fn a_benign_firmware_only_update_with_version_attributes_passes_under_strict() {
+    // Inventory versions, BIOS and NIC version attributes, the port's package version, the
+    // OS's view of it, and a BIOS clock that moved: nothing to warn about.
+    let (code, out) = check_issue10("firmware-only.json", &["--strict"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.starts_with("PASS lab-node10: 8 info"), "{out}");
+    assert!(!out.contains("bios/DateTime"), "{out}");
+}
+
+#[test]
+fn a_staged_flow_control_reset_blocks_until_the_next_reboot() {
+    let (code, out) = check_issue10("staged-flow-control-reset.json", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[bmc-flow-control]"), "{out}");
+    assert!(out.contains("takes effect at the next reboot"), "{out}");
+    let (code, out) = check_issue10("staged-flow-control-reset.json", &["--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["findings"][0]["pending"], true, "{out}");
+}
+
+#[test]
+fn a_nic_firmware_bump_is_named_in_the_finding_of_its_ports_changed_setting() {
+    let (code, out) = check_issue10("nic-firmware-and-dcbx.json", &[]);
+    assert_eq!(code, 1, "{out}");
+    let finding = out
+        .find("/bmc/function/NIC.Slot.1-1-1/dcbx_mode  [dcbx-mode]")
+        .unwrap_or_else(|| panic!("{out}"));
+    let line = out[finding..]
+        .lines()
+        .find(|l| l.contains("NIC firmware of this port"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let own = line
+        .find("nic/02:5a:10:00:01:01/bmc/firmware/version \"22.31.1014\" → \"22.36.1010\"")
+        .unwrap_or_else(|| panic!("{line}"));
+    let bios = line
+        .find("firmware/bios/version")
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(own < bios, "the port's own firmware comes first: {line}");
+    assert!(out.contains("function NIC.Slot.1-1-1"), "{out}");
+}
+
+#[test]
+fn the_nic_firmware_lldp_agent_switched_on_blocks() {
+    let (code, out) = check_issue10("lldp-agent-on.json", &[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[bmc-lldp]"), "{out}");
+    assert!(out.contains("competes with the host's DCBX"), "{out}");
 }

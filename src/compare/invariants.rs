@@ -61,7 +61,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "bmc-dcbx-disabled-with-rdma",
         default_severity: Severity::Block,
-        summary: "The BMC/HII DCBX mode of a port is disabled while RDMA (RoCE) is enabled on it.",
+        summary: "The BMC/HII DCBX mode of a port, or of one of its functions (which inherits what it does not report from its port), is disabled while RDMA (RoCE) is enabled on it.",
         why: "RoCE needs PFC; with DCBX disabled in the NIC firmware the port does not enforce the host's DCB/PFC configuration.",
         check: bmc_dcbx_disabled_with_rdma,
     },
@@ -75,7 +75,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "pfc-priority-mismatch",
         default_severity: Severity::Block,
-        summary: "The host configures PFC on a priority, but an RDMA adapter's operational flow control on it is off (or QoS is disabled on the adapter).",
+        summary: "The host configures PFC on a priority, but an RDMA adapter's operational flow control on it is off (or QoS is disabled on the adapter, or the adapter reports no DCB at all).",
         why: "RDMA storage traffic on that priority travels without pause frames: under congestion it drops, and RoCE recovers slowly.",
         check: pfc_priority_mismatch,
     },
@@ -119,7 +119,11 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
     let mut violations = Vec::new();
     for mac in ports(facts) {
         let port = Port { facts, mac };
-        if port.get("os/qos_enabled").and_then(FactValue::as_bool) != Some(true) {
+        // An adapter that reports no DCB has none to run: pfc-priority-mismatch judges it when
+        // it carries RDMA.
+        if port.get("os/qos_enabled").and_then(FactValue::as_bool) != Some(true)
+            || port.dcb_not_reported()
+        {
             continue;
         }
         let mut causes: Vec<(String, String)> = Vec::new();
@@ -194,6 +198,14 @@ fn pfc_priority_mismatch(facts: &Facts) -> Vec<Violation> {
         let port = Port { facts, mac };
         let rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
         if !rdma {
+            continue;
+        }
+        if port.dcb_not_reported() {
+            violations.push(violation(facts, &port.path("os/dcb_reported"), format!(
+                "RDMA adapter {} reports no DCB (its DCBX and NumTCs capability columns are blank), so the host's PFC on priority {} cannot be applied to it and RDMA runs without lossless flow control",
+                port.label(),
+                configured.join(", ")
+            )));
             continue;
         }
         match port.get("os/qos_enabled").and_then(FactValue::as_bool) {
@@ -294,6 +306,9 @@ fn dcbx_capability_lost(facts: &Facts) -> Vec<Violation> {
     ports(facts)
         .filter_map(|mac| {
             let port = Port { facts, mac };
+            if port.dcb_not_reported() {
+                return None;
+            }
             let hardware = port.dcbx_support("hardware")?;
             let capable = matches!(hardware, DcbxSupport::Ieee | DcbxSupport::Cee | DcbxSupport::IeeeCee);
             (capable && port.dcbx_support("current") == Some(DcbxSupport::None)).then(|| {
@@ -308,29 +323,66 @@ fn dcbx_capability_lost(facts: &Facts) -> Vec<Violation> {
 }
 
 fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
-    ports(facts)
-        .filter_map(|mac| {
-            let port = Port { facts, mac };
-            let mode = port.get("bmc/dcbx_mode").and_then(DcbxMode::from_fact)?;
-            if mode != DcbxMode::Disabled {
-                return None;
+    let mut violations = Vec::new();
+    for key in ports(facts) {
+        let port = Port { facts, mac: key };
+        let os_rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
+        // RDMA that the BMC does not report on (or reports off at) a scope still counts when
+        // the OS runs RDMA on the port.
+        let or_os = |rdma: Option<(String, &'static str)>| {
+            rdma.or_else(|| os_rdma.then(|| ("RDMA".to_owned(), "in the OS")))
+        };
+        let port_mode = port.get("bmc/dcbx_mode").and_then(DcbxMode::from_fact);
+        let port_rdma = port.rdma_at("bmc");
+        let port_rdma_on = port_rdma
+            .clone()
+            .flatten()
+            .or_else(|| os_rdma.then(|| "RDMA in the OS".to_owned()));
+        let port_fires = match (&port_mode, port_rdma_on) {
+            (Some(DcbxMode::Disabled), Some(rdma)) => {
+                violations.push(violation(facts, &port.path("bmc/dcbx_mode"), format!(
+                    "port {}: DCBX mode in the NIC firmware is disabled while {rdma} is enabled; the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
+                    port.label(),
+                )));
+                true
             }
-            let protocol = port
-                .get("bmc/rdma_protocol")
-                .and_then(FactValue::as_text)
-                .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "disabled" | ""));
-            let os_rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
-            let rdma = match (protocol, os_rdma) {
-                (Some(p), _) => format!("RDMA ({p})"),
-                (None, true) => "RDMA in the OS".to_owned(),
-                (None, false) => return None,
+            _ => false,
+        };
+        // Each function (NPAR partition, VF) is a scope of its own that inherits what it does
+        // not report from its port.
+        let prefix = format!("nic/{key}/bmc/function/");
+        let functions: Vec<String> = children_segments(facts, &prefix)
+            .map(str::to_owned)
+            .collect();
+        for function in functions {
+            let scope = format!("bmc/function/{function}");
+            let own_mode = port
+                .get(&format!("{scope}/dcbx_mode"))
+                .and_then(DcbxMode::from_fact);
+            // The port's finding already covers a function that only inherits its mode.
+            if (port_fires && own_mode.is_none())
+                || own_mode.clone().or(port_mode.clone()) != Some(DcbxMode::Disabled)
+            {
+                continue;
+            }
+            let rdma = match port.rdma_at(&scope) {
+                Some(own) => own.map(|r| (r, "on the function")),
+                None => port_rdma.clone().flatten().map(|r| (r, "on the port")),
             };
-            Some(violation(facts, &port.path("bmc/dcbx_mode"), format!(
-                "port {}: DCBX mode in the NIC firmware is disabled while {rdma} is enabled; the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
+            let Some((rdma, rdma_where)) = or_os(rdma) else {
+                continue;
+            };
+            let (path, mode) = match own_mode {
+                Some(_) => (format!("{scope}/dcbx_mode"), "set on the function"),
+                None => ("bmc/dcbx_mode".to_owned(), "inherited from the port"),
+            };
+            violations.push(violation(facts, &port.path(&path), format!(
+                "port {}, function {function}: DCBX mode in the NIC firmware ({mode}) is disabled while {rdma} is enabled ({rdma_where}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
                 port.label(),
-            )))
-        })
-        .collect()
+            )));
+        }
+    }
+    violations
 }
 
 fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
@@ -420,6 +472,37 @@ impl Port<'_> {
 
     fn get(&self, leaf: &str) -> Option<&FactValue> {
         self.facts.get(self.path(leaf).as_str())
+    }
+
+    /// The OS reports the adapter without any DCB capability (Windows prints its capability
+    /// columns blank): an adapter without DCB, not a broken one.
+    fn dcb_not_reported(&self) -> bool {
+        self.get("os/dcb_reported").and_then(FactValue::as_bool) == Some(false)
+    }
+
+    /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`), from any vendor's
+    /// `rdma_protocol` / `rdma_enabled`: `None` when the scope reports nothing, `Some(None)`
+    /// when it reports RDMA off, `Some(Some("RDMA (roce)"))` when on. A protocol other than
+    /// none counts as on even beside an enable flag that is off: Dell reports the protocol the
+    /// port supports (`RDMAProtocolSupport`) next to `RDMANICModeOnPort`, and with DCBX off
+    /// the port is one setting away from RoCE without flow control (fail closed).
+    fn rdma_at(&self, scope: &str) -> Option<Option<String>> {
+        let enabled = self
+            .get(&format!("{scope}/rdma_enabled"))
+            .and_then(FactValue::as_bool);
+        let protocol = self
+            .get(&format!("{scope}/rdma_protocol"))
+            .and_then(FactValue::as_text);
+        if enabled.is_none() && protocol.is_none() {
+            return None;
+        }
+        let protocol = protocol
+            .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "disabled" | ""));
+        Some(match (enabled, protocol) {
+            (_, Some(protocol)) => Some(format!("RDMA ({protocol})")),
+            (Some(true), None) => Some("RDMA".to_owned()),
+            (_, None) => None,
+        })
     }
 
     fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {

@@ -14,7 +14,7 @@ pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, Severity, UNMATCHED_ID,
 };
 pub use verdict::{
-    Counts, Finding, FindingKind, IncompleteSource, REPORT_SCHEMA_ID, Report, Role,
+    Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, REPORT_SCHEMA_ID, Report, Role,
     SnapshotSummary, Verdict,
 };
 
@@ -71,6 +71,8 @@ pub fn judge(
                 expected: None,
                 message: v.message,
                 why: invariant.why.to_owned(),
+                pending: false,
+                firmware: Vec::new(),
             }));
         }
     }
@@ -78,6 +80,9 @@ pub fn judge(
         .iter_mut()
         .chain(&mut firmware_changes)
         .for_each(hide_secret);
+    if let Some(baseline) = baseline {
+        attribute_firmware(&mut findings, &firmware_changes, baseline, snapshot);
+    }
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -210,32 +215,128 @@ fn hide_secret(finding: &mut Finding) {
     .to_owned();
 }
 
-/// Firmware inventory facts, and NIC firmware versions the OS reports.
-fn is_firmware_version(path: &str) -> bool {
-    path.starts_with("firmware/")
-        || (path.starts_with("nic/") && path.ends_with("/os/firmware/version"))
+/// Whether `path` is a firmware fact: the firmware inventory and the BIOS's version attributes
+/// (`firmware/**`), a NIC's firmware as the BMC reports it for the port or one of its functions
+/// (`nic/<key>/bmc/**/firmware/**`: package version, inventory link, version attributes, staged
+/// ones too), and the NIC firmware the OS reports (`nic/<key>/os/firmware/version`, and
+/// `nic/<key>/os/firmware/pending/…` for an image flashed but not running yet).
+pub fn is_firmware_version(path: &str) -> bool {
+    if path.starts_with("firmware/") {
+        return true;
+    }
+    let mut segments = path.split('/');
+    if segments.next() != Some("nic") || segments.next().is_none() {
+        return false;
+    }
+    let rest: Vec<&str> = segments.collect();
+    match rest.split_first() {
+        Some((&"bmc", leaf)) => leaf.contains(&"firmware"),
+        Some((&"os", leaf)) => leaf.first() == Some(&"firmware"),
+        _ => false,
+    }
 }
 
+/// The `<key>` of a NIC port fact `nic/<key>/…`.
+fn port_key(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix("nic/")?;
+    rest.split_once('/').map(|(key, _)| key)
+}
+
+/// Names, beside each warning or blocking finding on a NIC port, the firmware that changed in
+/// the same window: that port's own first (firmware facts under the same `nic/<key>/`, and the
+/// inventory component its `bmc/firmware/inventory` names in either snapshot), then the rest.
+fn attribute_firmware(
+    findings: &mut [Finding],
+    firmware_changes: &[Finding],
+    baseline: &VerifiedSnapshot,
+    snapshot: &VerifiedSnapshot,
+) {
+    if firmware_changes.is_empty() {
+        return;
+    }
+    for finding in findings.iter_mut() {
+        if finding.severity < Severity::Warn || is_firmware_version(finding.path.as_str()) {
+            continue;
+        }
+        let Some(key) = port_key(finding.path.as_str()) else {
+            continue;
+        };
+        let own_prefix = format!("nic/{key}/");
+        let inventory = format!("nic/{key}/bmc/firmware/inventory");
+        let components: Vec<String> = [baseline, snapshot]
+            .iter()
+            .filter_map(|s| s.snapshot().facts.get(inventory.as_str()))
+            .filter_map(FactValue::as_text)
+            .map(|component| format!("firmware/{component}/"))
+            .collect();
+        let is_own = |path: &str| {
+            path.starts_with(&own_prefix) || components.iter().any(|c| path.starts_with(c))
+        };
+        let note = |f: &Finding, this_port: bool| FirmwareChange {
+            path: f.path.clone(),
+            old: f.old.clone(),
+            new: f.new.clone(),
+            this_port,
+            pending: f.pending,
+        };
+        let (own, other): (Vec<&Finding>, Vec<&Finding>) = firmware_changes
+            .iter()
+            .partition(|f| is_own(f.path.as_str()));
+        finding.firmware = own
+            .into_iter()
+            .map(|f| note(f, true))
+            .chain(other.into_iter().map(|f| note(f, false)))
+            .collect();
+    }
+}
+
+/// What a staged value's change means: it is not live, it takes effect at the next reboot.
+const AT_NEXT_REBOOT: &str = "takes effect at the next reboot";
+
 fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
-    let (kind, message) = match (change.old, change.new) {
-        (Some(old), Some(new)) => (FindingKind::Changed, format!("changed from {old} to {new}")),
-        (None, Some(new)) => (FindingKind::Added, format!("new fact, value {new}")),
-        (Some(old), None) => (
+    let mut severity = class.severity;
+    let (kind, message) = match (change.old, change.new, class.pending) {
+        (Some(old), Some(new), false) => {
+            (FindingKind::Changed, format!("changed from {old} to {new}"))
+        }
+        (None, Some(new), false) => (FindingKind::Added, format!("new fact, value {new}")),
+        (Some(old), None, false) => (
             FindingKind::Removed,
             format!("no longer reported (was {old})"),
         ),
-        (None, None) => unreachable!("a change has at least one side"),
+        (Some(old), Some(new), true) => (
+            FindingKind::Changed,
+            format!("staged change from {old} to {new}: {AT_NEXT_REBOOT}"),
+        ),
+        (None, Some(new), true) => (
+            FindingKind::Added,
+            format!("new staged value {new}: {AT_NEXT_REBOOT}"),
+        ),
+        (Some(old), None, true) => {
+            // A staged value that is gone was applied at a reboot (its live fact changes, and
+            // is judged on its own) or discarded (nothing changes): no risk of its own.
+            severity = severity.min(Severity::Info);
+            (
+                FindingKind::Removed,
+                format!(
+                    "no longer staged (was {old}): applied at a reboot or discarded; the live value is judged on its own"
+                ),
+            )
+        }
+        (None, None, _) => unreachable!("a change has at least one side"),
     };
     Finding {
         kind,
         id: class.id.to_owned(),
-        severity: class.severity,
+        severity,
         path: change.path.clone(),
         old: change.old.cloned(),
         new: change.new.cloned(),
         expected: None,
         message,
         why: class.why.to_owned(),
+        pending: class.pending,
+        firmware: Vec::new(),
     }
 }
 
@@ -266,6 +367,8 @@ fn expectation_findings(
             expected: Some(expected),
             message,
             why: rule.why.clone(),
+            pending: false,
+            firmware: Vec::new(),
         });
     };
     for (path, value) in facts {

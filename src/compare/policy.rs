@@ -5,6 +5,12 @@
 //! by `id` (fields it leaves out keep their built-in values). For a fact path, the most
 //! specific matching rule wins: a pattern without wildcards beats any glob, then the pattern
 //! with more literal characters, then the one with fewer wildcards, then the one defined last.
+//!
+//! A value staged for the next reboot sits under a `pending` path segment
+//! (`nic/<key>/bmc/pending/<leaf>`, `nic/<key>/bmc/function/<id>/pending/<leaf>`,
+//! `bios/pending/<attribute>`). Its change is classified by the rule of the live path, the same
+//! path without that segment, so a staged reset of a blocked setting blocks like the reset
+//! itself; a rule whose own pattern names `pending` and matches the staged path wins over that.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -114,6 +120,14 @@ impl Rule {
     pub fn is_literal(&self) -> bool {
         self.specificity.0
     }
+
+    /// Whether the pattern itself is about staged values: it names a `pending` segment, so it
+    /// judges a staged path instead of the rule of the live path.
+    pub fn names_pending(&self) -> bool {
+        self.path
+            .split('/')
+            .any(|segment| segment.contains(PENDING_SEGMENT))
+    }
 }
 
 /// What a policy says about one changed path.
@@ -125,7 +139,12 @@ pub struct Classification<'a> {
     pub severity: Severity,
     /// Why it matters.
     pub why: &'a str,
+    /// The path stages a value for the next reboot (it has a `pending` segment).
+    pub pending: bool,
 }
+
+/// The path segment under which a value staged for the next reboot sits.
+pub const PENDING_SEGMENT: &str = "pending";
 
 /// Rule id reported for a change no rule matches.
 pub const UNMATCHED_ID: &str = "unmatched";
@@ -263,27 +282,43 @@ impl Policy {
         &self.invariants
     }
 
-    /// How a change of `path` is classified.
+    /// How a change of `path` is classified. A staged path (one with a `pending` segment) is
+    /// classified by the rule of its live path, unless a rule whose pattern names `pending`
+    /// matches it.
     pub fn classify_change(&self, path: &FactPath) -> Classification<'_> {
-        match self.change_rules.best(&self.rules, path) {
+        let Some(live) = live_path(path.as_str()) else {
+            return self.classification(self.change_rules.best(&self.rules, path.as_str()), false);
+        };
+        let rule = self
+            .change_rules
+            .best_where(&self.rules, path.as_str(), Rule::names_pending)
+            .or_else(|| self.change_rules.best(&self.rules, &live))
+            .or_else(|| self.change_rules.best(&self.rules, path.as_str()));
+        self.classification(rule, true)
+    }
+
+    fn classification<'p>(&'p self, rule: Option<&'p Rule>, pending: bool) -> Classification<'p> {
+        match rule {
             Some(rule) => Classification {
                 id: &rule.id,
                 severity: rule
                     .on_change
                     .expect("change matcher holds only rules with on_change"),
                 why: &rule.why,
+                pending,
             },
             None => Classification {
                 id: UNMATCHED_ID,
                 severity: Severity::Warn,
                 why: UNMATCHED_WHY,
+                pending,
             },
         }
     }
 
     /// The most specific rule with an `expect` that matches `path`.
     pub fn expectation_for(&self, path: &FactPath) -> Option<&Rule> {
-        self.expect_rules.best(&self.rules, path)
+        self.expect_rules.best(&self.rules, path.as_str())
     }
 
     /// Rules whose expectation names one exact fact (so its absence is a violation).
@@ -304,6 +339,10 @@ impl Policy {
         let _ = writeln!(
             out,
             "# Most specific rule wins; changes no rule matches are `warn`."
+        );
+        let _ = writeln!(
+            out,
+            "# A staged value (a path with a `pending` segment, applied at the next reboot) is judged by the rule of the live path without that segment, unless a rule whose path names `pending` matches it."
         );
         for rule in &self.rules {
             let _ = writeln!(out, "\n# from {}", rule.origin);
@@ -415,14 +454,38 @@ impl Matcher {
         }
     }
 
-    fn best<'r>(&self, rules: &'r [Rule], path: &FactPath) -> Option<&'r Rule> {
+    fn best<'r>(&self, rules: &'r [Rule], path: &str) -> Option<&'r Rule> {
+        self.best_where(rules, path, |_| true)
+    }
+
+    fn best_where<'r>(
+        &self,
+        rules: &'r [Rule],
+        path: &str,
+        include: impl Fn(&Rule) -> bool,
+    ) -> Option<&'r Rule> {
         self.globs
-            .matches(path.as_str())
+            .matches(path)
             .into_iter()
             .map(|glob| self.rule_of_glob[glob])
+            .filter(|&index| include(&rules[index]))
             .max_by_key(|&index| (rules[index].specificity, index))
             .map(|index| &rules[index])
     }
+}
+
+/// The live path of a staged one: `path` without its first `pending` segment, or `None` when
+/// it has none.
+fn live_path(path: &str) -> Option<String> {
+    let segments: Vec<&str> = path.split('/').collect();
+    let at = segments.iter().position(|s| *s == PENDING_SEGMENT)?;
+    let live: Vec<&str> = segments
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, s)| *s)
+        .collect();
+    Some(live.join("/"))
 }
 
 fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {

@@ -124,7 +124,8 @@ fn changes_are_classified_with_kind_old_new_and_why() {
         kinds,
         vec![
             (FindingKind::Changed, "dcbx-mode", Severity::Block),
-            (FindingKind::Removed, "bmc-lldp", Severity::Warn),
+            // The NIC's own LLDP agent competes with the host's DCBX (issue 10): it blocks.
+            (FindingKind::Removed, "bmc-lldp", Severity::Block),
             (FindingKind::Added, "bmc-npar", Severity::Warn),
         ]
     );
@@ -137,8 +138,8 @@ fn changes_are_classified_with_kind_old_new_and_why() {
     assert_eq!(
         report.counts,
         Counts {
-            block: 1,
-            warn: 2,
+            block: 2,
+            warn: 1,
             info: 0
         }
     );
@@ -301,5 +302,179 @@ fn a_snapshot_without_sources_or_missing_a_baseline_source_is_incomplete() {
             .as_deref()
             .unwrap()
             .contains("captured with a windows source that this snapshot lacks")
+    );
+}
+
+const PORT: &str = "nic/00:0a:f7:12:34:56";
+
+#[test]
+fn a_staged_flow_control_reset_blocks_and_takes_effect_at_the_next_reboot() {
+    let old = complete(&[(
+        &format!("{PORT}/bmc/flow_control/configured"),
+        "rx_tx".into(),
+    )]);
+    let new = complete(&[
+        (
+            &format!("{PORT}/bmc/flow_control/configured"),
+            "rx_tx".into(),
+        ),
+        (
+            &format!("{PORT}/bmc/pending/flow_control/configured"),
+            "none".into(),
+        ),
+    ]);
+    let report = judge_with(&new, Some(&old), "", false);
+    assert_eq!(report.verdict, Verdict::Block);
+    let staged = &report.findings[0];
+    assert_eq!(
+        (
+            staged.kind,
+            staged.id.as_str(),
+            staged.severity,
+            staged.pending
+        ),
+        (
+            FindingKind::Added,
+            "bmc-flow-control",
+            Severity::Block,
+            true
+        )
+    );
+    assert!(
+        staged.message.contains("takes effect at the next reboot"),
+        "{}",
+        staged.message
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["findings"][0]["pending"], true);
+
+    // A staged value that is gone (applied or discarded) is not a risk of its own.
+    let report = judge_with(&old, Some(&new), "", false);
+    assert_eq!(report.verdict, Verdict::Pass, "{:?}", report.findings);
+    assert_eq!(report.findings[0].severity, Severity::Info);
+    assert!(report.findings[0].message.contains("no longer staged"));
+    // Live findings do not carry the field.
+    let live = complete(&[(
+        &format!("{PORT}/bmc/flow_control/configured"),
+        "none".into(),
+    )]);
+    let json = serde_json::to_value(judge_with(&live, Some(&old), "", false)).unwrap();
+    assert!(json["findings"][0].get("pending").is_none(), "{json}");
+}
+
+#[test]
+fn every_kind_of_firmware_fact_is_recognised() {
+    for path in [
+        "firmware/nic.slot.3/version",
+        "firmware/bios/attribute/SystemBiosVersion",
+        "nic/m/bmc/firmware/version",
+        "nic/m/bmc/firmware/inventory",
+        "nic/m/bmc/firmware/hii/EFIVersion",
+        "nic/m/bmc/function/NIC.Slot.3-1-1/firmware/hii/FamilyVersion",
+        "nic/m/bmc/pending/firmware/hii/FamilyVersion",
+        "nic/m/os/firmware/version",
+        "nic/m/os/firmware/pending/fw_version",
+    ] {
+        assert!(is_firmware_version(path), "{path}");
+    }
+    for path in [
+        "bios/SysProfile",
+        "nic/m/bmc/dcbx_mode",
+        "nic/m/os/firmware_lldp/dcbx",
+        "nic/m/os/driver/version",
+        "nic/firmware",
+    ] {
+        assert!(!is_firmware_version(path), "{path}");
+    }
+}
+
+#[test]
+fn a_finding_on_a_port_names_that_ports_firmware_first() {
+    let other = "nic/00:0a:f7:12:34:99";
+    let old = complete(&[
+        (&format!("{PORT}/bmc/dcbx_mode"), "ieee".into()),
+        (&format!("{PORT}/bmc/firmware/version"), "22.31.1014".into()),
+        (&format!("{other}/bmc/firmware/version"), "14.1".into()),
+        ("firmware/bios/version", "2.19.1".into()),
+    ]);
+    let new = complete(&[
+        (&format!("{PORT}/bmc/dcbx_mode"), "disabled".into()),
+        (&format!("{PORT}/bmc/firmware/version"), "22.36.1010".into()),
+        (&format!("{other}/bmc/firmware/version"), "14.2".into()),
+        ("firmware/bios/version", "2.20.0".into()),
+    ]);
+    let report = judge_with(&new, Some(&old), "", false);
+    let dcbx = report
+        .findings
+        .iter()
+        .find(|f| f.id == "dcbx-mode")
+        .unwrap();
+    let named: Vec<(&str, bool)> = dcbx
+        .firmware
+        .iter()
+        .map(|f| (f.path.as_str(), f.this_port))
+        .collect();
+    let own = format!("{PORT}/bmc/firmware/version");
+    let theirs = format!("{other}/bmc/firmware/version");
+    assert_eq!(
+        named,
+        vec![
+            (own.as_str(), true),
+            ("firmware/bios/version", false),
+            (theirs.as_str(), false),
+        ]
+    );
+    assert_eq!(dcbx.firmware[0].new, Some("22.36.1010".into()));
+    // The global list stays, and firmware findings carry no attribution of their own.
+    assert_eq!(report.firmware_changes.len(), 3);
+    assert!(
+        report
+            .findings
+            .iter()
+            .filter(|f| f.id != "dcbx-mode")
+            .all(|f| f.firmware.is_empty())
+    );
+}
+
+#[test]
+fn a_ports_inventory_link_attributes_that_inventory_component() {
+    let old = complete(&[
+        (
+            &format!("{PORT}/bmc/function/NIC.Slot.3-1-1/dcbx_mode"),
+            "ieee".into(),
+        ),
+        (
+            &format!("{PORT}/bmc/firmware/inventory"),
+            "nic.slot.3".into(),
+        ),
+        ("firmware/bios/version", "2.19.1".into()),
+        ("firmware/nic.slot.3/version", "229.0".into()),
+    ]);
+    let new = complete(&[
+        (
+            &format!("{PORT}/bmc/function/NIC.Slot.3-1-1/dcbx_mode"),
+            "disabled".into(),
+        ),
+        (
+            &format!("{PORT}/bmc/firmware/inventory"),
+            "nic.slot.3".into(),
+        ),
+        ("firmware/bios/version", "2.20.0".into()),
+        ("firmware/nic.slot.3/version", "229.1".into()),
+    ]);
+    let report = judge_with(&new, Some(&old), "", false);
+    let dcbx = &report.findings[0];
+    assert_eq!(dcbx.id, "dcbx-mode");
+    let named: Vec<(&str, bool)> = dcbx
+        .firmware
+        .iter()
+        .map(|f| (f.path.as_str(), f.this_port))
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("firmware/nic.slot.3/version", true),
+            ("firmware/bios/version", false)
+        ]
     );
 }

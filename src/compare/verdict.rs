@@ -75,6 +75,34 @@ pub struct Finding {
     pub message: String,
     /// Why it matters.
     pub why: String,
+    /// The fact is a value staged for the next reboot (its path has a `pending` segment): not
+    /// live yet, it takes effect at the next reboot. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
+    /// Firmware that changed in the same window, for a finding on a NIC port
+    /// (`nic/<key>/...`): that port's own firmware first (`this_port`), then the rest of the
+    /// host's. Left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub firmware: Vec<FirmwareChange>,
+}
+
+/// One firmware fact that changed, as named beside a finding for attribution.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct FirmwareChange {
+    /// The firmware fact.
+    pub path: FactPath,
+    /// Its value in the baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<FactValue>,
+    /// Its value now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<FactValue>,
+    /// The firmware belongs to the finding's own port: a firmware fact under the same
+    /// `nic/<key>/`, or the inventory component that port's `bmc/firmware/inventory` names.
+    pub this_port: bool,
+    /// The firmware is staged (flashed, not running yet): it takes effect at the next reboot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 /// Which snapshot a source belongs to.

@@ -69,7 +69,10 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 f.path,
                 cell(f.old.as_ref()),
                 cell(f.new.as_ref()),
-                escape(&format!("{} — {}", f.message, f.why)),
+                escape(&match super::firmware_line(f) {
+                    Some(firmware) => format!("{} ({firmware}) — {}", f.message, f.why),
+                    None => format!("{} — {}", f.message, f.why),
+                }),
             )?;
             if f.old.as_ref().is_some_and(FactValue::is_multiline)
                 || f.new.as_ref().is_some_and(FactValue::is_multiline)

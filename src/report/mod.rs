@@ -7,8 +7,54 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
-use crate::compare::{Report, Role, Severity, Verdict};
+use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
 use crate::snapshot::SourceStatus;
+
+/// The firmware named beside a finding, in one line: `NIC firmware of this port: nic/…/bmc/
+/// firmware/version "22.31.1014" → "22.36.1010"; other firmware changed: …`, or `None` when
+/// the finding names none.
+pub fn firmware_line(finding: &Finding) -> Option<String> {
+    if finding.firmware.is_empty() {
+        return None;
+    }
+    let list = |this_port: bool| -> Vec<String> {
+        finding
+            .firmware
+            .iter()
+            .filter(|f| f.this_port == this_port)
+            .map(firmware_change)
+            .collect()
+    };
+    let (own, other) = (list(true), list(false));
+    let mut parts = Vec::new();
+    if own.is_empty() {
+        parts.push("no firmware change of this port".to_owned());
+    } else {
+        parts.push(format!("NIC firmware of this port: {}", own.join(", ")));
+    }
+    if !other.is_empty() {
+        let word = if own.is_empty() {
+            "firmware changed on this host"
+        } else {
+            "other firmware changed"
+        };
+        parts.push(format!("{word}: {}", other.join(", ")));
+    }
+    Some(parts.join("; "))
+}
+
+fn firmware_change(f: &FirmwareChange) -> String {
+    let value = |v: &Option<crate::snapshot::FactValue>| {
+        v.as_ref()
+            .map_or_else(|| "(none)".to_owned(), ToString::to_string)
+    };
+    let staged = if f.pending {
+        " (staged, takes effect at the next reboot)"
+    } else {
+        ""
+    };
+    format!("{} {} → {}{staged}", f.path, value(&f.old), value(&f.new))
+}
 
 /// The one-line headline shared by every format, e.g.
 /// `BLOCK azl-node01: 3 blocking, 1 warning, 2 info`.

@@ -108,3 +108,77 @@ fn a_clean_report_says_so_in_every_format() {
     let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(value["verdict"], "pass");
 }
+
+fn report_with_firmware_and_staged_values() -> Report {
+    let port = "nic/00:0a:f7:12:34:56";
+    let old = verified(&[
+        (&format!("{port}/bmc/dcbx_mode"), "ieee".into()),
+        (&format!("{port}/bmc/firmware/version"), "22.31.1014".into()),
+        (
+            &format!("{port}/bmc/flow_control/configured"),
+            "rx_tx".into(),
+        ),
+        ("firmware/bios/version", "2.19.1".into()),
+        ("bios/pending/SysProfile", "PerfOptimized".into()),
+    ]);
+    let new = verified(&[
+        (&format!("{port}/bmc/dcbx_mode"), "disabled".into()),
+        (&format!("{port}/bmc/firmware/version"), "22.36.1010".into()),
+        (
+            &format!("{port}/bmc/flow_control/configured"),
+            "rx_tx".into(),
+        ),
+        (
+            &format!("{port}/bmc/pending/flow_control/configured"),
+            "none".into(),
+        ),
+        ("firmware/bios/version", "2.20.0".into()),
+        ("bios/pending/SysProfile", "PerfPerWattOptimizedOs".into()),
+    ]);
+    compare::judge(
+        &new,
+        Some(&old),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    )
+}
+
+#[test]
+fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
+    let report = report_with_firmware_and_staged_values();
+    let expected = "NIC firmware of this port: nic/00:0a:f7:12:34:56/bmc/firmware/version \"22.31.1014\" → \"22.36.1010\"; other firmware changed: firmware/bios/version \"2.19.1\" → \"2.20.0\"";
+    let mut out = Vec::new();
+    super::text::render(&report, &mut out).unwrap();
+    let text = plain(out);
+    assert!(text.contains(&format!("    {expected}\n")), "{text}");
+    assert!(
+        text.contains("new staged value \"none\": takes effect at the next reboot"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\"PerfOptimized\" → \"PerfPerWattOptimizedOs\" (staged: takes effect at the next reboot)"
+        ),
+        "{text}"
+    );
+    let mut md = Vec::new();
+    super::markdown::render(&report, &mut md).unwrap();
+    let md = String::from_utf8(md).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.contains("`dcbx-mode`"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(row.contains(expected), "{row}");
+    assert!(md.contains("takes effect at the next reboot"), "{md}");
+    let mut json = Vec::new();
+    super::json::render(&report, &mut json).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let dcbx = value["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "dcbx-mode")
+        .unwrap();
+    assert_eq!(dcbx["firmware"][0]["this_port"], true);
+    assert_eq!(dcbx["firmware"][1]["path"], "firmware/bios/version");
+}

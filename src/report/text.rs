@@ -118,8 +118,15 @@ fn render_finding(f: &Finding, with_why: bool, out: &mut dyn Write) -> io::Resul
             writeln!(out, "    changed:")?;
             write_unified_diff(old, new, out)?;
         }
+        (FindingKind::Changed, Some(old), Some(new)) if f.pending => writeln!(
+            out,
+            "    {old} → {new} (staged: takes effect at the next reboot)"
+        )?,
         (FindingKind::Changed, Some(old), Some(new)) => writeln!(out, "    {old} → {new}")?,
         _ => writeln!(out, "    {}", f.message)?,
+    }
+    if let Some(firmware) = super::firmware_line(f) {
+        writeln!(out, "    {firmware}")?;
     }
     if with_why && !f.why.is_empty() {
         writeln!(out, "{DIM}    why: {}{DIM:#}", f.why)?;

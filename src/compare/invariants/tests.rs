@@ -355,3 +355,145 @@ fn firmware_lldp_agent_active_needs_a_non_willing_host() {
     ];
     assert!(run("firmware-lldp-agent-active", &with(&os_controlled)).is_empty());
 }
+
+const FUNCTION: &str = "NIC.Slot.3-1-1";
+
+#[test]
+fn bmc_dcbx_disabled_with_rdma_treats_each_function_as_a_scope_of_its_port() {
+    let n = format!("nic/{MAC}");
+    let f = format!("{n}/bmc/function/{FUNCTION}");
+    let check = |pairs: &[(String, FactValue)]| {
+        let pairs: Vec<(&str, FactValue)> =
+            pairs.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
+        run("bmc-dcbx-disabled-with-rdma", &facts(&pairs))
+    };
+    // DCBX disabled on the function, RDMA reported for the port.
+    let found = check(&[
+        (format!("{f}/dcbx_mode"), "disabled".into()),
+        (format!("{n}/bmc/rdma_protocol"), "roce".into()),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].path.as_str(), format!("{f}/dcbx_mode"));
+    for needle in [
+        MAC,
+        FUNCTION,
+        "set on the function",
+        "RDMA (roce)",
+        "on the port",
+    ] {
+        assert!(
+            found[0].message.contains(needle),
+            "{needle}: {}",
+            found[0].message
+        );
+    }
+    // DCBX disabled on the port, standard RDMA (any vendor) reported on the function.
+    let found = check(&[
+        (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
+        (format!("{f}/rdma_enabled"), true.into()),
+        (format!("{f}/rdma_protocol"), "RoCEv2".into()),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].path.as_str(), format!("{n}/bmc/dcbx_mode"));
+    for needle in [
+        FUNCTION,
+        "inherited from the port",
+        "RDMA (RoCEv2)",
+        "on the function",
+    ] {
+        assert!(
+            found[0].message.contains(needle),
+            "{needle}: {}",
+            found[0].message
+        );
+    }
+    // Both at function level, RDMA only as a flag.
+    let found = check(&[
+        (format!("{f}/dcbx_mode"), "disabled".into()),
+        (format!("{f}/rdma_enabled"), true.into()),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    // RDMA off on the function (its own value wins over the port's): silent.
+    assert!(
+        check(&[
+            (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
+            (format!("{f}/rdma_enabled"), false.into()),
+            (format!("{f}/rdma_protocol"), "none".into()),
+        ])
+        .is_empty()
+    );
+    // A function with DCBX on of its own: only the port fires.
+    assert!(
+        check(&[
+            (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
+            (format!("{n}/bmc/rdma_protocol"), "roce".into()),
+            (format!("{f}/dcbx_mode"), "ieee".into()),
+        ])
+        .len()
+            == 1,
+        "the port itself still fires"
+    );
+    // A port finding is not repeated for a function that only inherits the port's mode.
+    let found = check(&[
+        (format!("{n}/bmc/dcbx_mode"), "disabled".into()),
+        (format!("{n}/bmc/rdma_protocol"), "roce".into()),
+        (format!("{f}/rdma_enabled"), true.into()),
+        (
+            format!("{n}/bmc/function/NIC.Slot.3-1-2/mac"),
+            "00:0a:f7:12:34:58".into(),
+        ),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+}
+
+#[test]
+fn an_adapter_that_reports_no_dcb_is_an_adapter_without_dcb() {
+    // Windows prints blank capability columns: `dcb_reported = false`, no dcbx_support or
+    // num_tcs facts, and operational flow control off everywhere.
+    let n = format!("nic/{MAC}");
+    let no_dcb = |rdma: bool, host_pfc: bool| {
+        let pairs: Vec<(String, FactValue)> = vec![
+            ("host/qos/flow_control/priority/3".into(), host_pfc.into()),
+            (format!("{n}/os/name"), "Intel X722 #1".into()),
+            (format!("{n}/os/dcb_reported"), false.into()),
+            (format!("{n}/os/qos_enabled"), true.into()),
+            (format!("{n}/os/rdma_enabled"), rdma.into()),
+            (
+                format!("{n}/os/flow_control/operational/priority/3"),
+                false.into(),
+            ),
+        ];
+        let pairs: Vec<(&str, FactValue)> =
+            pairs.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
+        facts(&pairs)
+    };
+    for (rdma, host_pfc) in [(false, true), (true, false), (false, false)] {
+        for id in [
+            "pfc-not-operational",
+            "dcbx-capability-lost",
+            "pfc-priority-mismatch",
+        ] {
+            assert_eq!(
+                run(id, &no_dcb(rdma, host_pfc)),
+                vec![],
+                "{id}, rdma {rdma}, host PFC {host_pfc}"
+            );
+        }
+    }
+    // RDMA on it and PFC configured by the host: that is a block, and it says why.
+    let both = no_dcb(true, true);
+    assert!(run("pfc-not-operational", &both).is_empty());
+    assert!(run("dcbx-capability-lost", &both).is_empty());
+    let found = run("pfc-priority-mismatch", &both);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].path.as_str(), format!("{n}/os/dcb_reported"));
+    assert!(
+        found[0].message.contains("reports no DCB") && found[0].message.contains("priority 3"),
+        "{}",
+        found[0].message
+    );
+    // Without the fact, the same adapter still blocks as before.
+    let mut reported = both.clone();
+    reported.remove(format!("{n}/os/dcb_reported").as_str());
+    assert_eq!(run("pfc-not-operational", &reported).len(), 1);
+}

@@ -62,7 +62,7 @@ fn builtin_policy_parses_and_covers_the_required_families() {
         (
             "nic/00:0a:f7:12:34:56/bmc/lldp/enabled",
             "bmc-lldp",
-            Severity::Warn,
+            Severity::Block,
         ),
         (
             "nic/00:0a:f7:12:34:56/os/rdma_enabled",
@@ -349,5 +349,222 @@ proptest::proptest! {
         if let Ok(policy) = Policy::with_file(&text, "fuzz.toml") {
             let _ = policy.classify_change(&path("a/b/c"));
         }
+    }
+}
+
+#[test]
+fn bmc_rules_read_every_function_of_a_port_too() {
+    // `bmc/**/` matches zero segments as well as `function/<id>/`.
+    let policy = Policy::builtin();
+    let port = "nic/00:0a:f7:12:34:56/bmc";
+    for (leaf, id, severity) in [
+        ("dcbx_mode", "dcbx-mode", Severity::Block),
+        ("dcb_capable", "dcb-capable", Severity::Block),
+        ("rdma_protocol", "bmc-rdma", Severity::Block),
+        ("rdma_enabled", "bmc-rdma", Severity::Block),
+        ("npar", "bmc-npar", Severity::Warn),
+        ("dcbx_willing", "dcbx-willing", Severity::Block),
+        ("flow_control/setting", "bmc-flow-control", Severity::Block),
+        (
+            "flow_control/configured",
+            "bmc-flow-control",
+            Severity::Block,
+        ),
+        ("lldp/enabled", "bmc-lldp", Severity::Block),
+        (
+            "lldp/transmit/port_description",
+            "bmc-lldp",
+            Severity::Block,
+        ),
+        ("lldp/receive/chassis_id", "bmc-lldp", Severity::Block),
+        ("lldp/nic_agent", "bmc-lldp", Severity::Block),
+        ("hii/VLanMode", "bmc-hii-attributes", Severity::Info),
+        ("peer/pfc/enabled", "bmc-peer-dcbx", Severity::Warn),
+    ] {
+        for scope in ["", "function/NIC.Integrated.1-1-1/", "function/a/b/"] {
+            let p = format!("{port}/{scope}{leaf}");
+            assert_eq!(classify(&policy, &p), (id.to_owned(), severity), "{p}");
+        }
+    }
+    assert_eq!(
+        classify(
+            &policy,
+            &format!("{port}/function/NIC.Integrated.1-1-1/mac")
+        ),
+        ("bmc-function-identity".to_owned(), Severity::Info)
+    );
+}
+
+#[test]
+fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
+    let policy = Policy::builtin();
+    let n = "nic/00:0a:f7:12:34:56";
+    for (p, id, severity) in [
+        (
+            format!("{n}/bmc/pending/flow_control/configured"),
+            "bmc-flow-control",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/bmc/pending/dcbx_mode"),
+            "dcbx-mode",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode"),
+            "dcbx-mode",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/bmc/function/NIC.Slot.3-1-1/pending/rdma_protocol"),
+            "bmc-rdma",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/bmc/pending/lldp/enabled"),
+            "bmc-lldp",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/bmc/pending/hii/VLanMode"),
+            "bmc-hii-attributes",
+            Severity::Info,
+        ),
+        (
+            format!("{n}/bmc/pending/firmware/hii/FamilyVersion"),
+            "bmc-nic-firmware",
+            Severity::Info,
+        ),
+        // A flashed but not yet running NIC image is firmware, like the running one.
+        (
+            format!("{n}/os/firmware/pending/fw_version_psid"),
+            "os-nic-firmware",
+            Severity::Info,
+        ),
+        (
+            "bios/pending/SysProfile".to_owned(),
+            "bios-attributes",
+            Severity::Warn,
+        ),
+        (
+            "bios/pending/DateTime".to_owned(),
+            "bios-volatile",
+            Severity::Ignore,
+        ),
+    ] {
+        let c = policy.classify_change(&path(&p));
+        assert_eq!((c.id, c.severity, c.pending), (id, severity, true), "{p}");
+    }
+    let live = policy.classify_change(&path(&format!("{n}/bmc/flow_control/configured")));
+    assert!(!live.pending);
+    // The removed generic rules are gone for good.
+    for gone in [
+        "bmc-pending",
+        "bmc-pending-dcbx-mode",
+        "bmc-pending-hii-attributes",
+    ] {
+        assert!(policy.rules().iter().all(|r| r.id != gone), "{gone}");
+    }
+}
+
+#[test]
+fn a_rule_that_names_pending_wins_over_the_live_rule() {
+    let text = r#"
+[[rule]]
+id = "site-staged"
+path = "nic/*/bmc/pending/**"
+on_change = "warn"
+why = "Staged NIC settings are reviewed at the reboot window."
+"#;
+    let policy = Policy::with_file(text, "p.toml").unwrap();
+    let n = "nic/00:0a:f7:12:34:56";
+    let staged = policy.classify_change(&path(&format!("{n}/bmc/pending/dcbx_mode")));
+    assert_eq!(
+        (staged.id, staged.severity, staged.pending),
+        ("site-staged", Severity::Warn, true)
+    );
+    // It does not reach the function's staged values or the live values.
+    assert_eq!(
+        classify(&policy, &format!("{n}/bmc/function/f1/pending/dcbx_mode")),
+        ("dcbx-mode".to_owned(), Severity::Block)
+    );
+    assert_eq!(
+        classify(&policy, &format!("{n}/bmc/dcbx_mode")),
+        ("dcbx-mode".to_owned(), Severity::Block)
+    );
+    assert!(
+        policy
+            .to_toml()
+            .contains("unless a rule whose path names `pending`")
+    );
+}
+
+#[test]
+fn lldp_blocks_volatile_bios_attributes_are_ignored_and_firmware_is_info() {
+    let policy = Policy::builtin();
+    let n = "nic/00:0a:f7:12:34:56";
+    let lldp = policy.rules().iter().find(|r| r.id == "bmc-lldp").unwrap();
+    assert!(
+        lldp.why.contains("competes with the host's DCBX"),
+        "{}",
+        lldp.why
+    );
+    for attribute in [
+        "DateTime",
+        "PowerCycleRequest",
+        "OneTimeBootMode",
+        "OneTimeUefiBootSeqDev",
+    ] {
+        assert_eq!(
+            classify(&policy, &format!("bios/{attribute}")),
+            ("bios-volatile".to_owned(), Severity::Ignore)
+        );
+    }
+    for (p, id) in [
+        (
+            "firmware/nic.slot.3/version".to_owned(),
+            "firmware-versions",
+        ),
+        (
+            "firmware/bios/attribute/SystemBiosVersion".to_owned(),
+            "firmware-versions",
+        ),
+        (format!("{n}/bmc/firmware/version"), "bmc-nic-firmware"),
+        (format!("{n}/bmc/firmware/inventory"), "bmc-nic-firmware"),
+        (
+            format!("{n}/bmc/firmware/hii/EFIVersion"),
+            "bmc-nic-firmware",
+        ),
+        (
+            format!("{n}/bmc/function/NIC.Slot.3-1-1/firmware/hii/FamilyVersion"),
+            "bmc-nic-firmware",
+        ),
+        (format!("{n}/os/firmware/version"), "os-nic-firmware"),
+    ] {
+        assert_eq!(
+            classify(&policy, &p),
+            (id.to_owned(), Severity::Info),
+            "{p}"
+        );
+    }
+}
+
+proptest::proptest! {
+    /// Under the built-in policy (no rule names `pending`), a staged path is classified exactly
+    /// like its live path, wherever the `pending` segment sits.
+    #[test]
+    fn a_pending_segment_anywhere_is_judged_like_the_live_path(
+        segments in proptest::collection::vec("[a-z_]{1,8}", 1..6),
+        at in 0usize..6,
+        root in proptest::sample::select(vec!["nic/m/bmc", "nic/m/bmc/function/f1", "bios", "firmware/nic", "nic/m/os"]),
+    ) {
+        let policy = Policy::builtin();
+        let mut live: Vec<String> = root.split('/').map(str::to_owned).collect();
+        live.extend(segments.into_iter().filter(|s| s != "pending"));
+        let mut staged = live.clone();
+        staged.insert(at.clamp(1, live.len()), "pending".to_owned());
+        let (live, staged) = (live.join("/"), staged.join("/"));
+        let (a, b) = (policy.classify_change(&path(&live)), policy.classify_change(&path(&staged)));
+        proptest::prop_assert_eq!((a.id, a.severity, a.pending), (b.id, b.severity, !b.pending), "{} / {}", live, staged);
     }
 }
