@@ -67,7 +67,10 @@ fn bmc_and_os_views_of_a_port_join_by_mac() {
     .unwrap();
     let facts = snapshot["facts"].as_object().unwrap();
     let port = "nic/00:0a:f7:12:34:56";
-    assert_eq!(facts[&format!("{port}/bmc/dcbx_mode")], "disabled");
+    assert_eq!(
+        facts[&format!("{port}/bmc/function/NIC.Slot.3-1-1/dcbx_mode")],
+        "disabled"
+    );
     assert_eq!(facts[&format!("{port}/os/dcbx_support/current")], "none");
     assert_eq!(facts[&format!("{port}/os/name")], "SLOT 3 Port 1");
     assert!(

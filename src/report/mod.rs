@@ -38,10 +38,24 @@ pub fn firmware_line(finding: &Finding) -> Option<String> {
         } else {
             "other firmware changed"
         };
-        parts.push(format!("{word}: {}", other.join(", ")));
+        // The whole list is in the report's "firmware changed alongside"; beside each of fifty
+        // findings a few are enough to point at it.
+        let shown = if other.len() > OTHERS_SHOWN {
+            format!(
+                "{}, +{} more (all under \"firmware changed alongside\")",
+                other[..OTHERS_SHOWN].join(", "),
+                other.len() - OTHERS_SHOWN
+            )
+        } else {
+            other.join(", ")
+        };
+        parts.push(format!("{word}: {shown}"));
     }
     Some(parts.join("; "))
 }
+
+/// How many firmware changes of the rest of the host a finding names before "+N more".
+const OTHERS_SHOWN: usize = 2;
 
 fn firmware_change(f: &FirmwareChange) -> String {
     let value = |v: &Option<crate::snapshot::FactValue>| {

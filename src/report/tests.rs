@@ -182,3 +182,30 @@ fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
     assert_eq!(dcbx["firmware"][0]["this_port"], true);
     assert_eq!(dcbx["firmware"][1]["path"], "firmware/bios/version");
 }
+
+#[test]
+fn beside_a_finding_a_few_other_firmware_changes_point_at_the_whole_list() {
+    let mut report = report_with_firmware_and_staged_values();
+    let finding = report
+        .findings
+        .iter_mut()
+        .find(|f| !f.firmware.is_empty())
+        .expect("a finding with firmware");
+    let other = finding
+        .firmware
+        .iter()
+        .find(|f| !f.this_port)
+        .expect("another firmware change")
+        .clone();
+    for n in 0..3 {
+        let mut more = other.clone();
+        more.path = crate::snapshot::FactPath::new(format!("firmware/cpld-{n}/version")).unwrap();
+        finding.firmware.push(more);
+    }
+    let line = super::firmware_line(finding).unwrap();
+    assert!(
+        line.ends_with(", +2 more (all under \"firmware changed alongside\")"),
+        "{line}"
+    );
+    assert!(line.starts_with("NIC firmware of this port: "), "{line}");
+}

@@ -29,7 +29,7 @@
 //! in a `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
 //! (`Embedded LOM`, `OCP 3.0 Slot A`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
@@ -242,7 +242,10 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
         .iter()
         .filter_map(|a| a.adapter["@odata.id"].as_str().map(trimmed))
         .collect();
-    let mut links = FirmwareLinks::default();
+    let mut links = FirmwareLinks {
+        components: entries.iter().map(|e| e.component.clone()).collect(),
+        ..FirmwareLinks::default()
+    };
     for adapter in adapters {
         let Some(uri) = adapter.adapter["@odata.id"].as_str().map(trimmed) else {
             continue;
@@ -297,13 +300,21 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
 pub(super) struct FirmwareLinks {
     /// Adapter `@odata.id` → the `<component>` of its `firmware/<component>/…` facts.
     by_adapter: BTreeMap<String, String>,
+    /// Every `<component>` of the inventory.
+    components: BTreeSet<String>,
 }
 
 impl FirmwareLinks {
-    /// The component of the adapter at `uri`, when the inventory links one to it.
-    pub(super) fn component_of(&self, uri: &str) -> Option<&str> {
-        self.by_adapter
-            .get(uri.trim_end_matches('/'))
+    /// The component of a port of the adapter at `uri`: one named like the port or one of
+    /// its functions (Dell lists firmware per function FQDD, `NIC.Embedded.2-1-1`, so two
+    /// ports of one adapter can run different entries), else the adapter's, when the
+    /// inventory links one to it.
+    pub(super) fn component_of(&self, uri: &str, names: &[&str]) -> Option<&str> {
+        names
+            .iter()
+            .map(|name| path_segment(&name.to_ascii_lowercase()))
+            .find_map(|name| self.components.get(&name))
+            .or_else(|| self.by_adapter.get(uri.trim_end_matches('/')))
             .map(String::as_str)
     }
 }

@@ -144,7 +144,10 @@ fn adapter_facts(
         let mut leaves = adapter_leaves(&adapter.adapter, &group, vendor);
         leaves.set("adapter", adapter_id.as_str());
         leaves.set("port", port_id.as_str());
-        if let Some(component) = firmware.component_of(&adapter_uri) {
+        let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
+        names.push(port_id.clone());
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        if let Some(component) = firmware.component_of(&adapter_uri, &names) {
             leaves.set("firmware/inventory", component);
         }
         let mut pending = match &adapter.adapter_pending {

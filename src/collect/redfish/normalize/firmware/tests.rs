@@ -125,24 +125,24 @@ fn hpe_members_link_to_the_adapter_in_their_slot() {
     );
     let (_, links) = facts_and_links(&firmware, &adapters);
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000", &[]),
         Some("hpe_ethernet_1gb_4-port_366flr@embedded_lom")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000", &[]),
         Some("mellanox_connectx-6_dx@slot_4"),
         "a slot's ordinal"
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/", &[]),
         Some("mellanox_connectx-6_dx@slot_1")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000", &[]),
         Some("mellanox_connectx-6_dx@slot_4")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000", &[]),
         None
     );
 }
@@ -169,8 +169,34 @@ fn dell_fqdds_keep_their_keys_and_link_to_their_adapter() {
         Some("\"21.80.16.95\"")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3"),
+        links.component_of(
+            "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3",
+            &[]
+        ),
         Some("nic.slot.3-1-1")
+    );
+}
+
+#[test]
+fn a_dell_port_runs_the_entry_of_its_own_function_fqdd() {
+    let firmware = [
+        json!({"Id": "Installed-1-21.80.9__NIC.Embedded.1-1-1", "Version": "21.80.9"}),
+        json!({"Id": "Installed-1-21.81.3__NIC.Embedded.2-1-1", "Version": "21.81.3"}),
+    ];
+    let uri = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Embedded.1";
+    let adapters = [adapter(json!({"@odata.id": uri, "Id": "NIC.Embedded.1"}))];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of(uri, &["NIC.Embedded.2-1-1", "NIC.Embedded.2-1"]),
+        Some("nic.embedded.2-1-1")
+    );
+    assert_eq!(
+        links.component_of(uri, &["NIC.Embedded.1-1-1"]),
+        Some("nic.embedded.1-1-1")
+    );
+    assert_eq!(
+        links.component_of(uri, &["NIC.Slot.9-1-1"]),
+        Some("nic.embedded.1-1-1")
     );
 }
 
@@ -190,15 +216,15 @@ fn related_items_link_a_member_to_its_adapter_its_ports_or_its_only_chassis() {
     ];
     let (_, links) = facts_and_links(&firmware, &adapters);
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7"),
+        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", &[]),
         Some("cx7_0")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0"),
+        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", &[]),
         Some("bf3")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A"),
+        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A", &[]),
         None
     );
 }
@@ -216,7 +242,7 @@ fn lenovo_slot_names_link_to_the_adapter_in_that_slot() {
     let (facts, links) = facts_and_links(&firmware, &adapters);
     assert!(version(&facts, "slot_1.bundle").is_some());
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1"),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1", &[]),
         Some("slot_1.bundle")
     );
 }
