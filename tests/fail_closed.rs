@@ -247,6 +247,12 @@ fn pin_mismatch() -> Seen {
     capture(&format!("redfish={}?pin={wrong}", server.url), &[])
 }
 
+/// A BMC that answers every request but lists no system, adapter or firmware.
+fn nothing_found() -> Seen {
+    let server = Simulator::start(&root().join("tests/fixtures/redfish/empty-service"), &[]);
+    capture(&format!("redfish={}", server.url), &[])
+}
+
 fn truncated_recording() -> Seen {
     let recording = copy_of(&root().join("examples/esxi-mscs-psp/recorded/round-robin"));
     let nmp = recording.path().join("esxcli_storage_nmp_device_list.txt");
@@ -383,6 +389,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("other-origin", other_origin);
     all.insert("pin-mismatch", pin_mismatch);
+    all.insert("nothing-found", nothing_found);
     all.insert("truncated-recording", truncated_recording);
     all.insert("truncated-paste", truncated_paste);
     all.insert("signal", signals);
