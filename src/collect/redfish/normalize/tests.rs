@@ -171,9 +171,9 @@ fn port_adapter(uri: &str, id: &str, mac: &str, flow: &str) -> AdapterInventory 
     }
 }
 
-#[test]
-fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
-    let out = normalize(&Inventory {
+/// One adapter reached through chassis A (flow control `TX_RX`) and chassis B (`flow_control`).
+fn two_chassis_showing(flow_control: &str) -> Normalized {
+    normalize(&Inventory {
         root: json!({}),
         adapters: vec![
             port_adapter(
@@ -186,11 +186,16 @@ fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
                 "/redfish/v1/Chassis/B/NetworkAdapters/X",
                 "X",
                 "02:00:00:00:00:01",
-                "TX_RX",
+                flow_control,
             ),
         ],
         ..Inventory::default()
-    });
+    })
+}
+
+#[test]
+fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
+    let out = two_chassis_showing("TX_RX");
     assert!(out.problems.is_empty(), "{:?}", out.problems);
     assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
     assert!(
@@ -209,24 +214,7 @@ fn one_adapter_through_two_chassis_is_kept_once_with_a_note() {
 
 #[test]
 fn the_same_fact_with_different_values_from_two_resources_is_a_problem_naming_both() {
-    let out = normalize(&Inventory {
-        root: json!({}),
-        adapters: vec![
-            port_adapter(
-                "/redfish/v1/Chassis/A/NetworkAdapters/X",
-                "X",
-                "02:00:00:00:00:01",
-                "TX_RX",
-            ),
-            port_adapter(
-                "/redfish/v1/Chassis/B/NetworkAdapters/X",
-                "X",
-                "02:00:00:00:00:01",
-                "None",
-            ),
-        ],
-        ..Inventory::default()
-    });
+    let out = two_chassis_showing("None");
     assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
     let problem = &out.problems[0];
     for needle in [
