@@ -271,6 +271,26 @@ fn a_paste_cut_short_is_refused_with_exit_2_naming_the_line() {
         .code(0);
 }
 
+#[test]
+fn a_paste_that_selects_name_and_enabled_is_refused_not_read_as_no_dcb() {
+    // Issue 10 (1a): `Format-List Name,Enabled` prints two lines per adapter, like the default
+    // view of an adapter without DCB. It imported complete, every adapter
+    // `dcb_reported = false`, and `check --strict` passed.
+    driftgate()
+        .args(["import", "windows-qos", "tests/fixtures/windows/get-netadapterqos-fl-name-enabled.txt"])
+        .args(["--host", "azl-node01"])
+        .current_dir(root())
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "get-netadapterqos-fl-name-enabled.txt: not Get-NetAdapterQos output: line 4: adapter \"SLOT 3 Port 1\" shows only Name and Enabled, and the paste selects properties (line 1",
+        ))
+        .stderr(predicate::str::contains(
+            "paste `Get-NetAdapterQos | Format-List -Property *`",
+        ));
+}
+
 const X722_PASTE: &str = "tests/fixtures/windows/get-netadapterqos-fl-x722.txt";
 const X722_COLLECTOR: &str = "tests/fixtures/windows/collector-x722.json";
 

@@ -42,7 +42,12 @@
 //! blank table beside operational DCB settings, is no answer the cmdlet gives and is refused
 //! naming its line. (The default view hides the Capabilities item when either instance is
 //! null, so such an adapter prints there as `Name` and `Enabled` only; that record is whole
-//! when more output follows it.)
+//! when more output follows it and the paste shows it is that view: the prompt above it runs
+//! `Get-NetAdapterQos` (optionally naming adapters) with no pipeline that picks properties.
+//! `Format-List Name,Enabled` prints the same two lines for an adapter *with* DCB, so without
+//! such a prompt the record is refused naming its line. `Enabled : True` there is no
+//! contradiction: the real X722 answer above has QoS enabled and both capability objects
+//! null.)
 
 use crate::collect::lines::{ParseError, numbered_lines};
 use crate::collect::nic::{NicFacts, Side, port_key};
@@ -144,6 +149,8 @@ struct AdapterText {
     capabilities: Option<(usize, bool)>,
     /// Line of `Enabled`.
     enabled_at: usize,
+    /// Which view printed the record, from the prompt above it.
+    view: View,
     /// Lines of the Capabilities rows printed with both values blank.
     blank_rows: Vec<usize>,
     /// `Some(false)` once a whole Capabilities table turned out blank on every row: the
@@ -155,7 +162,7 @@ struct AdapterText {
 }
 
 impl AdapterText {
-    fn new(name: &str, line: usize) -> Self {
+    fn new(name: &str, line: usize, view: View) -> Self {
         AdapterText {
             name: name.to_owned(),
             line,
@@ -163,6 +170,7 @@ impl AdapterText {
             enabled: None,
             capabilities: None,
             enabled_at: 0,
+            view,
             blank_rows: Vec::new(),
             dcb_reported: None,
             columns: [Column::default(), Column::default()],
@@ -178,7 +186,9 @@ impl AdapterText {
     /// exist (`$_.HardwareCapabilities -and $_.CurrentCapabilities`, MSFT_NetAdapterQos.Format.ps1xml),
     /// so an adapter that reports no DCB capability prints `Name` and `Enabled` and nothing
     /// else. Such a record is whole, and reads as `dcb_reported = false`, only when output
-    /// follows it: at the end of a paste it cannot be told from one cut after `Enabled`.
+    /// follows it (at the end of a paste it cannot be told from one cut after `Enabled`) and
+    /// the prompt above it shows the default view (a property list prints the same two lines
+    /// for any adapter).
     fn finish(&mut self, followed: bool) -> Result<(), ParseError> {
         let name = self.name.clone();
         let from = self.line;
@@ -192,9 +202,25 @@ impl AdapterText {
             ));
         }
         match self.capabilities {
-            None if followed && self.last == self.enabled_at => {
-                self.dcb_reported = Some(false);
-            }
+            None if followed && self.last == self.enabled_at => match &self.view {
+                View::Default => self.dcb_reported = Some(false),
+                View::Unknown => {
+                    return Err(error(
+                        from,
+                        format!(
+                            "adapter {name:?} shows only Name and Enabled, and no prompt shows which command printed it: the default view prints that for an adapter without DCB capability, a property list (`Format-List Name,Enabled`) for any adapter; paste the `Get-NetAdapterQos` prompt line with its output, or `Get-NetAdapterQos | Format-List -Property *`"
+                        ),
+                    ));
+                }
+                View::Selected { line, command } => {
+                    return Err(error(
+                        from,
+                        format!(
+                            "adapter {name:?} shows only Name and Enabled, and the paste selects properties (line {line}: {command:?}), so its capabilities are not in it; paste `Get-NetAdapterQos | Format-List -Property *`"
+                        ),
+                    ));
+                }
+            },
             None => {
                 return Err(error(
                     at,
@@ -247,6 +273,55 @@ impl AdapterText {
     }
 }
 
+/// Which view printed an adapter record, as far as the paste shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum View {
+    /// No prompt line above the record.
+    Unknown,
+    /// `Get-NetAdapterQos` (optionally naming adapters), alone or piped to a bare
+    /// `Format-List`: the type's default list view.
+    Default,
+    /// Any other command line: it may pick properties, so a missing item says nothing.
+    Selected { line: usize, command: String },
+}
+
+impl View {
+    /// The view the prompt `command` (on `line`) prints.
+    fn of(line: usize, command: &str) -> View {
+        let mut stages = command.split('|').map(str::trim);
+        let words: Vec<String> = stages
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
+        // Adapter-selecting parameters only; a value may follow `-name` or stand alone.
+        let selects_adapters = words.first().is_some_and(|w| w == "get-netadapterqos")
+            && words[1..].iter().all(|w| {
+                !w.starts_with('-')
+                    || matches!(
+                        w.as_str(),
+                        "-name"
+                            | "-ifalias"
+                            | "-interfacealias"
+                            | "-interfacedescription"
+                            | "-ifdesc"
+                            | "-includehidden"
+                    )
+            });
+        let default_list =
+            stages.all(|stage| matches!(stage.to_ascii_lowercase().as_str(), "format-list" | "fl"));
+        if selects_adapters && default_list {
+            View::Default
+        } else {
+            View::Selected {
+                line,
+                command: command.to_owned(),
+            }
+        }
+    }
+}
+
 /// A `PS C:\> Get-…` prompt whose command has not printed anything yet.
 #[derive(Debug)]
 struct Pending {
@@ -261,6 +336,8 @@ struct Parser {
     table: Option<Table>,
     host_pfc: Vec<(u8, bool)>,
     pending: Option<Pending>,
+    /// Line and command of the last prompt.
+    command: Option<(usize, String)>,
     /// Last non-blank line.
     last: usize,
 }
@@ -287,6 +364,7 @@ impl Parser {
             self.end_table(number)?;
             self.end_adapter(true)?;
             self.end_pending()?;
+            self.command = Some((number, command.to_owned()));
             // `Get-…` always prints; `Enable-NetAdapterQos` and the like need not. A command
             // cut while being pasted (`Get-Net`, `G`) is treated as one that prints.
             let verb = command
@@ -339,7 +417,11 @@ impl Parser {
                     ),
                 ));
             }
-            self.current = Some(AdapterText::new(value, number));
+            let view = match &self.command {
+                Some((line, command)) => View::of(*line, command),
+                None => View::Unknown,
+            };
+            self.current = Some(AdapterText::new(value, number, view));
             return Ok(());
         }
         let adapter = self

@@ -545,7 +545,7 @@ fn the_default_view_of_an_adapter_without_dcb_is_name_and_enabled_when_output_fo
             record("A")
         ),
         format!(
-            "{bare}\nPS C:\\> Get-NetQosFlowControl\n\nPriority   Enabled    PolicySet        IfIndex IfAlias\n--------   -------    ---------        ------- -------\n0 False Global\n1 False Global\n2 False Global\n3 True Global\n4 False Global\n5 False Global\n6 False Global\n7 False Global\n"
+            "PS C:\\> Get-NetAdapterQos -Name \"Embedded NIC 1\" | Format-List\n{bare}\nPS C:\\> Get-NetQosFlowControl\n\nPriority   Enabled    PolicySet        IfIndex IfAlias\n--------   -------    ---------        ------- -------\n0 False Global\n1 False Global\n2 False Global\n3 True Global\n4 False Global\n5 False Global\n6 False Global\n7 False Global\n"
         ),
     ] {
         let (facts, _) = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -574,6 +574,62 @@ fn the_default_view_of_an_adapter_without_dcb_is_name_and_enabled_when_output_fo
     ))
     .unwrap_err();
     assert_eq!(err.line, 3, "{err}");
+}
+
+const FLOW_CONTROL_TABLE: &str = "PS C:\\> Get-NetQosFlowControl\n\nPriority   Enabled    PolicySet        IfIndex IfAlias\n--------   -------    ---------        ------- -------\n0 False Global\n1 False Global\n2 False Global\n3 True Global\n4 False Global\n5 False Global\n6 False Global\n7 False Global\n";
+
+#[test]
+fn name_and_enabled_alone_mean_no_dcb_only_under_the_default_view_prompt() {
+    let bare =
+        "Name    : SLOT 3 Port 1\nEnabled : True\n\nName    : SLOT 3 Port 2\nEnabled : True\n";
+    // Issue 10 (1a): a property list prints Name and Enabled for adapters WITH DCB; this paste
+    // imported complete with both adapters `dcb_reported = false`.
+    for (prompt, words) in [
+        (
+            "PS C:\\> Get-NetAdapterQos | Format-List Name,Enabled\n",
+            "the paste selects properties",
+        ),
+        (
+            "PS C:\\> Get-NetAdapterQos | Select-Object Name,Enabled | Format-List\n",
+            "the paste selects properties",
+        ),
+        (
+            "PS C:\\> Get-NetAdapterQos | Format-List -Property Name,Enabled\n",
+            "the paste selects properties",
+        ),
+        ("", "no prompt shows which command printed it"),
+    ] {
+        let text = format!("{prompt}\n{bare}\n{FLOW_CONTROL_TABLE}");
+        let err = parse(&text).unwrap_err();
+        let name_line = if prompt.is_empty() { 2 } else { 3 };
+        assert_eq!(err.line, name_line, "{err}\n{text}");
+        assert!(err.message.contains(words), "{err}");
+        assert!(
+            err.message
+                .contains("Get-NetAdapterQos | Format-List -Property *"),
+            "{err}"
+        );
+    }
+    // The bare default view, with or without adapter names, is whole: QoS enabled on an
+    // adapter without DCB capability is what the real X722 answer shows.
+    for prompt in [
+        "PS C:\\> Get-NetAdapterQos\n",
+        "PS C:\\> get-netadapterqos -Name \"SLOT 3 Port 1\",\"SLOT 3 Port 2\"\n",
+        "PS C:\\> Get-NetAdapterQos -IncludeHidden | fl\n",
+    ] {
+        let text = format!("{prompt}\n{bare}\n{FLOW_CONTROL_TABLE}");
+        let (facts, _) = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        for port in [P1, P2] {
+            assert_eq!(
+                fact(&facts, &format!("{port}/dcb_reported")).as_deref(),
+                Some("false")
+            );
+            assert_eq!(
+                fact(&facts, &format!("{port}/qos_enabled")).as_deref(),
+                Some("true")
+            );
+        }
+    }
 }
 
 /// `(text, line, words the message must contain)`: the X722 paste made into answers the
