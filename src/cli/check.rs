@@ -41,6 +41,9 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         .map(|r| loader.snapshot(r))
         .transpose()?;
     let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+    for warning in policy.warnings() {
+        ctx.printer.warn(warning);
+    }
     if let Some(baseline) = &baseline {
         let (host, base_host) = (&snapshot.snapshot().host, &baseline.snapshot().host);
         if host != base_host {

@@ -37,6 +37,9 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let old = loader.snapshot(&args.old)?;
     let new = loader.snapshot(&args.new)?;
     let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+    for warning in policy.warnings() {
+        ctx.printer.warn(warning);
+    }
     if old.snapshot().host != new.snapshot().host {
         printer.warn(&format!(
             "comparing different hosts: {} is {}, {} is {}",

@@ -50,7 +50,7 @@ pub fn judge(
             if is_firmware_version(change.path.as_str()) {
                 firmware_changes.push(finding.clone());
             }
-            if class.severity != Severity::Ignore {
+            if finding.severity != Severity::Ignore {
                 findings.push(finding);
             }
         }
@@ -295,6 +295,7 @@ const AT_NEXT_REBOOT: &str = "takes effect at the next reboot";
 
 fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
     let mut severity = class.severity;
+    let (mut id, mut why) = (class.id, class.why);
     let (kind, message) = match (change.old, change.new, class.pending) {
         (Some(old), Some(new), false) => {
             (FindingKind::Changed, format!("changed from {old} to {new}"))
@@ -314,8 +315,16 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
         ),
         (Some(old), None, true) => {
             // A staged value that is gone was applied at a reboot (its live fact changes, and
-            // is judged on its own) or discarded (nothing changes): no risk of its own.
-            severity = severity.min(Severity::Info);
+            // is judged on its own) or discarded (nothing changes): no risk of its own, unless
+            // a rule that names staged values says otherwise.
+            match class.staged_rule {
+                Some(rule) => {
+                    id = &rule.id;
+                    why = &rule.why;
+                    severity = rule.on_change.unwrap_or(severity);
+                }
+                None => severity = severity.min(Severity::Info),
+            }
             (
                 FindingKind::Removed,
                 format!(
@@ -327,14 +336,14 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
     };
     Finding {
         kind,
-        id: class.id.to_owned(),
+        id: id.to_owned(),
         severity,
         path: change.path.clone(),
         old: change.old.cloned(),
         new: change.new.cloned(),
         expected: None,
         message,
-        why: class.why.to_owned(),
+        why: why.to_owned(),
         pending: class.pending,
         firmware: Vec::new(),
     }

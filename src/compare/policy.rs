@@ -10,7 +10,10 @@
 //! (`nic/<key>/bmc/pending/<leaf>`, `nic/<key>/bmc/function/<id>/pending/<leaf>`,
 //! `bios/pending/<attribute>`). Its change is classified by the rule of the live path, the same
 //! path without that segment, so a staged reset of a blocked setting blocks like the reset
-//! itself; a rule whose own pattern names `pending` and matches the staged path wins over that.
+//! itself. A rule whose own pattern names `pending` and matches the staged path can only make
+//! that stricter, unless its pattern is a literal path (no wildcard): a site that names one
+//! staged fact exactly may lower it, a glob over staged values must not turn a staged reset of
+//! a blocked setting into a warning.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -141,6 +144,10 @@ pub struct Classification<'a> {
     pub why: &'a str,
     /// The path stages a value for the next reboot (it has a `pending` segment).
     pub pending: bool,
+    /// For a staged path, the most specific rule whose pattern names `pending` and matches it
+    /// (even when the live path's stricter rule classifies the change): it, not the cap on
+    /// withdrawn staged values, judges a staged value that is gone.
+    pub staged_rule: Option<&'a Rule>,
 }
 
 /// The path segment under which a value staged for the next reboot sits.
@@ -159,7 +166,29 @@ pub struct Policy {
     expect_rules: Matcher,
     invariants: Vec<(&'static Invariant, Severity)>,
     sources: Vec<String>,
+    warnings: Vec<String>,
 }
+
+/// Built-in rule ids that are gone, with what judges their paths now. A site policy that still
+/// defines one gets a new rule of that id, which no longer does what it was written for.
+const RETIRED_RULES: [(&str, &str); 4] = [
+    (
+        "bmc-pending",
+        "staged values are judged by the rule of the live path (`nic/<key>/bmc/pending/flow_control/...` by bmc-flow-control); a rule naming `pending` can only make that stricter unless its path has no wildcard",
+    ),
+    (
+        "bmc-pending-dcbx-mode",
+        "dcbx-mode judges staged DCBX modes through the live path",
+    ),
+    (
+        "bmc-pending-hii-attributes",
+        "bmc-hii-attributes judges staged HII attributes through the live path",
+    ),
+    (
+        "os-firmware-pending",
+        "os-nic-firmware judges `nic/<key>/os/firmware/pending/...` through the live path",
+    ),
+];
 
 /// A glob set over a subset of the rules, remembering which rule each glob came from.
 #[derive(Debug, Clone)]
@@ -215,6 +244,7 @@ impl Policy {
             .map(|inv| (inv, inv.default_severity))
             .collect();
         let mut sources = vec![BUILTIN_ORIGIN.to_owned()];
+        let mut warnings = Vec::new();
         let documents = std::iter::once((BUILTIN_TEXT, BUILTIN_ORIGIN)).chain(user.iter().copied());
         for (index, (text, file)) in documents.enumerate() {
             let is_builtin = index == 0;
@@ -231,6 +261,15 @@ impl Policy {
                             "duplicate rule id {:?} (first defined on line {first})",
                             spec.id.get_ref()
                         ),
+                    ));
+                }
+                if !is_builtin
+                    && let Some((id, instead)) =
+                        RETIRED_RULES.iter().find(|(id, _)| id == spec.id.get_ref())
+                    && !rules.iter().any(|r| r.id == *id)
+                {
+                    warnings.push(format!(
+                        "{file}:{line}: rule id {id:?} is retired from the built-in policy, so this defines a new rule of that name: {instead}"
                     ));
                 }
                 merge_rule(&mut rules, spec, text, file, line, is_builtin)?;
@@ -264,7 +303,14 @@ impl Policy {
             rules,
             invariants,
             sources,
+            warnings,
         })
+    }
+
+    /// What the caller should tell the user about the policy files (one line each), such as a
+    /// rule id the built-in policy no longer has.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The effective rules, built-in ones first in their order, then added ones.
@@ -283,35 +329,45 @@ impl Policy {
     }
 
     /// How a change of `path` is classified. A staged path (one with a `pending` segment) is
-    /// classified by the rule of its live path, unless a rule whose pattern names `pending`
-    /// matches it.
+    /// classified by the rule of its live path; a rule whose pattern names `pending` and
+    /// matches it applies when it is at least as strict, or when its pattern is a literal path.
     pub fn classify_change(&self, path: &FactPath) -> Classification<'_> {
         let Some(live) = live_path(path.as_str()) else {
             return self.classification(self.change_rules.best(&self.rules, path.as_str()), false);
         };
-        let rule = self
-            .change_rules
-            .best_where(&self.rules, path.as_str(), Rule::names_pending)
-            .or_else(|| self.change_rules.best(&self.rules, &live))
-            .or_else(|| self.change_rules.best(&self.rules, path.as_str()));
-        self.classification(rule, true)
+        let staged_rule =
+            self.change_rules
+                .best_where(&self.rules, path.as_str(), Rule::names_pending);
+        let live_rule = self.change_rules.best(&self.rules, &live).or_else(|| {
+            self.change_rules
+                .best_where(&self.rules, path.as_str(), |r| !r.names_pending())
+        });
+        let live_class = self.classification(live_rule, true);
+        let mut class = match staged_rule {
+            Some(rule) if rule.is_literal() || change_severity(rule) >= live_class.severity => {
+                self.classification(Some(rule), true)
+            }
+            _ => live_class,
+        };
+        class.staged_rule = staged_rule;
+        class
     }
 
     fn classification<'p>(&'p self, rule: Option<&'p Rule>, pending: bool) -> Classification<'p> {
         match rule {
             Some(rule) => Classification {
                 id: &rule.id,
-                severity: rule
-                    .on_change
-                    .expect("change matcher holds only rules with on_change"),
+                severity: change_severity(rule),
                 why: &rule.why,
                 pending,
+                staged_rule: None,
             },
             None => Classification {
                 id: UNMATCHED_ID,
                 severity: Severity::Warn,
                 why: UNMATCHED_WHY,
                 pending,
+                staged_rule: None,
             },
         }
     }
@@ -342,7 +398,7 @@ impl Policy {
         );
         let _ = writeln!(
             out,
-            "# A staged value (a path with a `pending` segment, applied at the next reboot) is judged by the rule of the live path without that segment, unless a rule whose path names `pending` matches it."
+            "# A staged value (a path with a `pending` segment, applied at the next reboot) is judged by the rule of the live path without that segment; a rule whose path names `pending` can make that stricter, and lower it only when its path has no wildcard."
         );
         for rule in &self.rules {
             let _ = writeln!(out, "\n# from {}", rule.origin);
@@ -365,6 +421,12 @@ impl Policy {
         }
         out
     }
+}
+
+/// The change severity of a rule the change matcher holds.
+fn change_severity(rule: &Rule) -> Severity {
+    rule.on_change
+        .expect("change matcher holds only rules with on_change")
 }
 
 fn merge_rule(

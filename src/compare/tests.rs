@@ -363,6 +363,36 @@ fn a_staged_flow_control_reset_blocks_and_takes_effect_at_the_next_reboot() {
 }
 
 #[test]
+fn a_withdrawn_staged_value_is_judged_by_a_rule_that_names_pending() {
+    let staged = format!("{PORT}/bmc/pending/flow_control/configured");
+    let live = format!("{PORT}/bmc/flow_control/configured");
+    let with = complete(&[(&live, "rx_tx".into()), (&staged, "none".into())]);
+    let without = complete(&[(&live, "rx_tx".into())]);
+    let policy = r#"
+[[rule]]
+id = "site-staged"
+path = "nic/*/bmc/pending/**"
+on_change = "warn"
+why = "Staged NIC settings must be applied, not discarded, at the reboot window."
+"#;
+    let report = judge_with(&without, Some(&with), policy, false);
+    let finding = &report.findings[0];
+    assert_eq!(
+        (finding.kind, finding.id.as_str(), finding.severity),
+        (FindingKind::Removed, "site-staged", Severity::Warn),
+        "{:?}",
+        report.findings
+    );
+    assert_eq!(report.verdict, Verdict::Warn);
+    // The staged reset itself still blocks through the live rule.
+    let report = judge_with(&with, Some(&without), policy, false);
+    assert_eq!(
+        (report.findings[0].id.as_str(), report.verdict),
+        ("bmc-flow-control", Verdict::Block)
+    );
+}
+
+#[test]
 fn every_kind_of_firmware_fact_is_recognised() {
     for path in [
         "firmware/nic.slot.3/version",

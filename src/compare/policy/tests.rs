@@ -468,35 +468,98 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
 }
 
 #[test]
-fn a_rule_that_names_pending_wins_over_the_live_rule() {
-    let text = r#"
+fn a_rule_that_names_pending_makes_a_staged_value_stricter_and_lowers_it_only_by_literal_path() {
+    let n = "nic/00:0a:f7:12:34:56";
+    // Issue 10 (1c): the old default rule, kept in a site policy, turned a staged flow-control
+    // reset from BLOCK into WARN.
+    let old_default = r#"
 [[rule]]
-id = "site-staged"
+id = "bmc-pending"
 path = "nic/*/bmc/pending/**"
 on_change = "warn"
 why = "Staged NIC settings are reviewed at the reboot window."
 "#;
-    let policy = Policy::with_file(text, "p.toml").unwrap();
-    let n = "nic/00:0a:f7:12:34:56";
-    let staged = policy.classify_change(&path(&format!("{n}/bmc/pending/dcbx_mode")));
+    let policy = Policy::with_file(old_default, "p.toml").unwrap();
+    for leaf in ["flow_control/configured", "dcbx_mode", "lldp/enabled"] {
+        let staged = policy.classify_change(&path(&format!("{n}/bmc/pending/{leaf}")));
+        assert_eq!(staged.severity, Severity::Block, "{leaf}: {}", staged.id);
+        assert!(staged.pending);
+        assert_eq!(
+            staged.staged_rule.map(|r| r.id.as_str()),
+            Some("bmc-pending")
+        );
+    }
+    // Where it is stricter than the live rule, it applies.
     assert_eq!(
-        (staged.id, staged.severity, staged.pending),
-        ("site-staged", Severity::Warn, true)
+        classify(&policy, &format!("{n}/bmc/pending/adapter")),
+        ("bmc-pending".to_owned(), Severity::Warn)
     );
-    // It does not reach the function's staged values or the live values.
-    assert_eq!(
-        classify(&policy, &format!("{n}/bmc/function/f1/pending/dcbx_mode")),
-        ("dcbx-mode".to_owned(), Severity::Block)
-    );
+    // It does not reach the live values.
     assert_eq!(
         classify(&policy, &format!("{n}/bmc/dcbx_mode")),
         ("dcbx-mode".to_owned(), Severity::Block)
     );
-    assert!(
-        policy
-            .to_toml()
-            .contains("unless a rule whose path names `pending`")
+    // A literal staged path may lower its one fact; a glob as specific as it may not.
+    let literal = r#"
+[[rule]]
+id = "site-staged-dcbx"
+path = "nic/00:0a:f7:12:34:56/bmc/pending/dcbx_mode"
+on_change = "info"
+why = "This port's DCBX mode is being migrated at the next reboot window."
+
+[[rule]]
+id = "site-staged-fc"
+path = "nic/00:0a:f7:12:34:56/bmc/pending/flow_control/*"
+on_change = "info"
+"#;
+    let policy = Policy::with_file(literal, "p.toml").unwrap();
+    assert_eq!(
+        classify(&policy, &format!("{n}/bmc/pending/dcbx_mode")),
+        ("site-staged-dcbx".to_owned(), Severity::Info)
     );
+    assert_eq!(
+        classify(&policy, &format!("{n}/bmc/pending/flow_control/configured")),
+        ("bmc-flow-control".to_owned(), Severity::Block)
+    );
+    assert!(policy.to_toml().contains(
+        "a rule whose path names `pending` can make that stricter, and lower it only when its path has no wildcard"
+    ));
+}
+
+#[test]
+fn a_site_rule_with_a_retired_builtin_id_warns_once_naming_what_replaces_it() {
+    let text = r#"
+[[rule]]
+id = "bmc-pending"
+path = "nic/*/bmc/pending/**"
+on_change = "warn"
+
+[[rule]]
+id = "os-firmware-pending"
+path = "nic/*/os/firmware/pending/**"
+on_change = "info"
+
+[[rule]]
+id = "dcbx-mode"
+on_change = "warn"
+"#;
+    let policy = Policy::layered(&[(text, "driftgate.toml"), (text, "site.toml")]).unwrap();
+    let warnings = policy.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("driftgate.toml:3: rule id \"bmc-pending\" is retired"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[0].contains("rule of the live path"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings[1].contains("\"os-firmware-pending\""),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].contains("os-nic-firmware"), "{warnings:?}");
+    assert!(Policy::builtin().warnings().is_empty());
 }
 
 #[test]
