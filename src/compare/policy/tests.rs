@@ -371,14 +371,18 @@ fn bmc_rules_read_every_function_of_a_port_too() {
             Severity::Block,
         ),
         ("lldp/enabled", "bmc-lldp", Severity::Block),
-        (
-            "lldp/transmit/port_description",
-            "bmc-lldp",
-            Severity::Block,
-        ),
-        ("lldp/receive/chassis_id", "bmc-lldp", Severity::Block),
         ("lldp/nic_agent", "bmc-lldp", Severity::Block),
-        ("hii/VLanMode", "bmc-hii-attributes", Severity::Info),
+        ("lldp/nic_agent_mode/transmit", "bmc-lldp", Severity::Block),
+        ("lldp/nic_agent/transmit", "bmc-lldp", Severity::Block),
+        ("lldp/transmit/PortId", "bmc-lldp-transmit", Severity::Info),
+        ("lldp/receive/ChassisId", "bmc-lldp-receive", Severity::Warn),
+        (
+            "lldp/receive/SystemName",
+            "bmc-lldp-receive",
+            Severity::Warn,
+        ),
+        ("hii/VLanMode", "bmc-hii-attributes", Severity::Warn),
+        ("hii/LinkStatus", "bmc-hii-status", Severity::Ignore),
         ("peer/pfc/enabled", "bmc-peer-dcbx", Severity::Warn),
     ] {
         for scope in ["", "function/NIC.Integrated.1-1-1/", "function/a/b/"] {
@@ -428,7 +432,7 @@ fn a_staged_value_is_judged_by_the_rule_of_its_live_path() {
         (
             format!("{n}/bmc/pending/hii/VLanMode"),
             "bmc-hii-attributes",
-            Severity::Info,
+            Severity::Warn,
         ),
         (
             format!("{n}/bmc/pending/firmware/hii/FamilyVersion"),
@@ -560,6 +564,78 @@ on_change = "warn"
     );
     assert!(warnings[1].contains("os-nic-firmware"), "{warnings:?}");
     assert!(Policy::builtin().warnings().is_empty());
+}
+
+#[test]
+fn lldp_blocks_only_who_runs_it_and_the_switchs_data_warns() {
+    // Issue 10 (2d): `lldp/**` blocked the switch's data too, so a re-cabled switch port
+    // (a new ChassisId / PortId / SystemName received) blocked a rollout.
+    let policy = Policy::builtin();
+    let n = "nic/00:0a:f7:12:34:56/bmc";
+    for leaf in ["ChassisId", "PortId", "SystemName"] {
+        assert_eq!(
+            classify(&policy, &format!("{n}/lldp/receive/{leaf}")),
+            ("bmc-lldp-receive".to_owned(), Severity::Warn)
+        );
+        assert_eq!(
+            classify(&policy, &format!("{n}/lldp/transmit/{leaf}")),
+            ("bmc-lldp-transmit".to_owned(), Severity::Info)
+        );
+    }
+    let receive = policy
+        .rules()
+        .iter()
+        .find(|r| r.id == "bmc-lldp-receive")
+        .unwrap();
+    assert!(receive.why.contains("re-cabled"), "{}", receive.why);
+    // Anything else under lldp/ is no longer blocked by a catch-all; without a rule it warns.
+    assert_eq!(
+        classify(&policy, &format!("{n}/lldp/something_new")),
+        (UNMATCHED_ID.to_owned(), Severity::Warn)
+    );
+}
+
+#[test]
+fn the_identity_rule_names_only_leaves_that_exist() {
+    // Issue 10 (4): functions are the sub-tree `function/<id>/...`, never a leaf.
+    let policy = Policy::builtin();
+    let identity = policy
+        .rules()
+        .iter()
+        .find(|r| r.id == "bmc-identity")
+        .unwrap();
+    assert_eq!(identity.path, "nic/*/bmc/{adapter,port,interface}");
+    assert!(!identity.why.contains("function"), "{}", identity.why);
+}
+
+#[test]
+fn raw_hii_attributes_warn_and_link_status_is_ignored() {
+    // Issue 10 (5): a firmware update resetting a NIC setting driftgate does not normalize
+    // passed silently under --strict (`info`).
+    let policy = Policy::builtin();
+    let n = "nic/00:0a:f7:12:34:56/bmc";
+    for p in [
+        format!("{n}/hii/WakeOnLan"),
+        format!("{n}/function/NIC.Integrated.1-1-1/hii/VirtualizationMode"),
+        format!("{n}/function/NIC.Integrated.1-1-1/pending/hii/VirtualizationMode"),
+    ] {
+        assert_eq!(
+            classify(&policy, &p),
+            ("bmc-hii-attributes".to_owned(), Severity::Warn),
+            "{p}"
+        );
+    }
+    for p in [
+        format!("{n}/hii/LinkStatus"),
+        format!("{n}/function/NIC.Slot.5-1/hii/LinkStatus"),
+        format!("{n}/function/NIC.Slot.5-1/pending/hii/LinkStatus"),
+    ] {
+        assert_eq!(
+            classify(&policy, &p),
+            ("bmc-hii-status".to_owned(), Severity::Ignore),
+            "{p}"
+        );
+    }
 }
 
 #[test]
