@@ -56,3 +56,47 @@ fn a_site_policy_with_the_old_bmc_pending_rule_still_blocks_a_staged_flow_contro
     assert_eq!(code, 1);
     assert!(!err.contains("retired"), "{err}");
 }
+
+#[test]
+fn policy_show_prints_the_new_rules_and_the_staged_value_rule() {
+    let output = driftgate().args(["policy", "show"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let shown = String::from_utf8(output.stdout).unwrap();
+    for needle in [
+        "id = \"bmc-lldp-receive\"\npath = \"nic/*/bmc/**/lldp/receive/**\"\non_change = \"warn\"",
+        "id = \"bmc-lldp-transmit\"\npath = \"nic/*/bmc/**/lldp/transmit/**\"\non_change = \"info\"",
+        "id = \"bmc-hii-attributes\"\npath = \"nic/*/bmc/**/hii/**\"\non_change = \"warn\"",
+        "id = \"bmc-hii-status\"\npath = \"nic/*/bmc/**/hii/LinkStatus\"\non_change = \"ignore\"",
+        "id = \"bmc-identity\"\npath = \"nic/*/bmc/{adapter,port,interface}\"",
+        "lower it only when its path has no wildcard",
+    ] {
+        assert!(shown.contains(needle), "{needle}\n{shown}");
+    }
+    // What it shows is a policy that loads to the same rules.
+    let (_dir, file) = common::temp_file("shown.toml", &shown);
+    let again = driftgate()
+        .args(["policy", "show", "--policy"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0));
+    let again = String::from_utf8(again.stdout).unwrap();
+    let rules = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(rules(&shown), rules(&again));
+    // The old site rule is flagged there too.
+    let policy = root()
+        .join(ISSUE10)
+        .join("site-policy-old-bmc-pending.toml");
+    let output = driftgate()
+        .args(["policy", "show", "--policy"])
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(output.stderr).unwrap();
+    assert!(err.contains("rule id \"bmc-pending\" is retired"), "{err}");
+}

@@ -25,6 +25,9 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             let mut loader = Loader::new(ctx.repo.clone());
             let policy =
                 super::effective_policy(&mut loader, ctx.repo.is_some(), policy.as_deref())?;
+            for warning in policy.warnings() {
+                ctx.printer.warn(warning);
+            }
             ctx.printer
                 .stdout(|out| out.write_all(policy.to_toml().as_bytes()))?;
         }
