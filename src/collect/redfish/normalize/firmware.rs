@@ -11,9 +11,13 @@
 //!   `FirmwareInventory/16`): the number is a position that changes when the BMC
 //!   renumbers, so the component is `<Name>@<context>`, lower-cased, the context being
 //!   `Oem.Hpe.DeviceContext` (`"Slot 1"`), else the standard `Location.PartLocation.ServiceLabel`,
-//!   else `SoftwareId`: `mellanox_connectx-6_dx@slot_1`. Two members that still read the
-//!   same (identical cards with no context) get `-2`, `-3`… in the order of their context,
-//!   version and then position, so one card's facts never overwrite the other's.
+//!   else `SoftwareId`: `mellanox_connectx-6_dx@slot_1`. A member with neither name nor
+//!   context is keyed by the last segment of its `@odata.id` when that is not a number, else
+//!   `firmware-<position>` with a note saying so. Two members that still read the same
+//!   (identical cards with no context) get `-2`, `-3`… in the order of their `SoftwareId`,
+//!   `@odata.id` and position — never their version, so a firmware update of one card does
+//!   not swap their keys. What remains: if the BMC renumbers two such members, their keys
+//!   can swap.
 //! - **Everything else** (Lenovo XCC `BMC-Primary`, `UEFI`, `Slot_1.Bundle`; DMTF `BMC`,
 //!   `BIOS`): the `Id`, lower-cased.
 //!
@@ -21,13 +25,20 @@
 //! switched-off device (iLO answers `"Version": "-*"` for them): they are not firmware that
 //! runs, and are skipped. So are members without a version.
 //!
-//! An inventory member belongs to an adapter when its `RelatedItem` links to the adapter,
-//! something below it (its ports or functions) or its chassis (when that chassis holds only
-//! that adapter); when its Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter
-//! `NIC.Slot.3`); or when both name the same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the
-//! adapter's `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue`
-//! in a `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
-//! (`Embedded LOM`, `OCP 3.0 Slot A`).
+//! Two members that claim one component (other than Dell's `Current-`/`Installed-` pair of
+//! one FQDD) are a problem naming both: one version would hide the other.
+//!
+//! An inventory member belongs to an adapter by the surest of three tiers: (1) its
+//! `RelatedItem` links to the adapter or something below it (its ports or functions), or its
+//! Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter `NIC.Slot.3`); (2) both name the
+//! same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the adapter's
+//! `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue` in a
+//! `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
+//! (`Embedded LOM`, `OCP 3.0 Slot A`); (3) its `RelatedItem` links to the adapter's chassis,
+//! when that chassis holds only that adapter (a CPLD or board firmware is tied to the chassis
+//! too, so this is the last resort). Within a tier the first component by name wins. A member
+//! whose `RelatedItem` also names a Manager or a ComputerSystem runs the BMC or the host and
+//! is never a NIC's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
