@@ -110,6 +110,42 @@ fn hpe_renumbering_changes_no_firmware_fact() {
 }
 
 #[test]
+fn two_inventory_members_claiming_one_component_make_the_capture_partial_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("hpe-ilo6"), dir.path());
+    let inventory = dir
+        .path()
+        .join("redfish/v1/UpdateService/FirmwareInventory");
+    for (id, version) in [("BMC", "1.59"), ("bmc", "1.61")] {
+        let uri = format!("/redfish/v1/UpdateService/FirmwareInventory/{id}");
+        std::fs::create_dir_all(inventory.join(id)).unwrap();
+        std::fs::write(
+            inventory.join(id).join("index.json"),
+            serde_json::to_vec_pretty(&serde_json::json!({
+                "@odata.type": "#SoftwareInventory.v1_10_0.SoftwareInventory",
+                "@odata.id": uri, "Id": id, "Name": "Management Controller",
+                "Version": version, "Status": {"State": "Enabled", "Health": "OK"}}))
+            .unwrap(),
+        )
+        .unwrap();
+        edit(&inventory.join("index.json"), |body| {
+            body["Members"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!({"@odata.id": uri}));
+            body["Members@odata.count"] = body["Members"].as_array().unwrap().len().into();
+        });
+    }
+    let captured = offline(dir.path());
+    captured.assert_incomplete("partial", "FirmwareInventory/BMC");
+    assert!(
+        captured.error().contains("FirmwareInventory/bmc") && captured.error().contains("`bmc`"),
+        "{}",
+        captured.error()
+    );
+}
+
+#[test]
 fn hpe_pending_bios_values_equal_to_the_current_ones_are_no_facts() {
     let captured = offline(&fixture("hpe-ilo6"));
     let pending = under(&captured, "bios/pending/");
