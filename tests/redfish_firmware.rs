@@ -110,6 +110,42 @@ fn hpe_renumbering_changes_no_firmware_fact() {
 }
 
 #[test]
+fn two_inventory_members_claiming_one_component_make_the_capture_partial_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("hpe-ilo6"), dir.path());
+    let inventory = dir
+        .path()
+        .join("redfish/v1/UpdateService/FirmwareInventory");
+    for (id, version) in [("BMC", "1.59"), ("bmc", "1.61")] {
+        let uri = format!("/redfish/v1/UpdateService/FirmwareInventory/{id}");
+        std::fs::create_dir_all(inventory.join(id)).unwrap();
+        std::fs::write(
+            inventory.join(id).join("index.json"),
+            serde_json::to_vec_pretty(&serde_json::json!({
+                "@odata.type": "#SoftwareInventory.v1_10_0.SoftwareInventory",
+                "@odata.id": uri, "Id": id, "Name": "Management Controller",
+                "Version": version, "Status": {"State": "Enabled", "Health": "OK"}}))
+            .unwrap(),
+        )
+        .unwrap();
+        edit(&inventory.join("index.json"), |body| {
+            body["Members"]
+                .as_array_mut()
+                .unwrap()
+                .push(serde_json::json!({"@odata.id": uri}));
+            body["Members@odata.count"] = body["Members"].as_array().unwrap().len().into();
+        });
+    }
+    let captured = offline(dir.path());
+    captured.assert_incomplete("partial", "FirmwareInventory/BMC");
+    assert!(
+        captured.error().contains("FirmwareInventory/bmc") && captured.error().contains("`bmc`"),
+        "{}",
+        captured.error()
+    );
+}
+
+#[test]
 fn hpe_pending_bios_values_equal_to_the_current_ones_are_no_facts() {
     let captured = offline(&fixture("hpe-ilo6"));
     let pending = under(&captured, "bios/pending/");
@@ -131,12 +167,21 @@ fn lenovo_port_attributes_have_one_home_and_versions_are_firmware() {
     );
     let port = "nic/94:6d:ae:53:cb:9b/bmc";
     let facts = facts(&captured);
-    // Joined by the value of the `…_PermanentMACAddress` sibling, not only a MAC in the name.
-    assert_eq!(
-        facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXMode")],
-        "IEEE"
-    );
+    // Joined by the value of the `…_PermanentMACAddress` sibling, not only a MAC in the name;
+    // `…_DCBXMode` is `dcbx_mode` only (not also raw), and `…_DCBXVersionSupport: "CEE"`
+    // (a neighbour's name containing DCBX) overrides nothing.
+    assert!(!facts.contains_key(&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXMode")));
     assert_eq!(facts[&format!("{port}/dcbx_mode")], "ieee");
+    assert_eq!(
+        facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXVersionSupport")],
+        "CEE"
+    );
+    // The NIC's own agent is on: `…_LLDPNearestBridge: "Disabled"` does not hide it.
+    assert_eq!(facts[&format!("{port}/lldp/nic_agent")], true);
+    assert_eq!(
+        facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_LLDPNearestBridge")],
+        "Disabled"
+    );
     assert_eq!(facts[&format!("{port}/pending/dcbx_mode")], "disabled");
     assert_eq!(
         facts[&format!("{port}/firmware/hii/PCIE_SLOT_1_Port1_FirmwareVersion")],
@@ -268,6 +313,74 @@ fn a_service_that_yields_nothing_is_failed_naming_what_was_looked_at() {
     let server = Simulator::start(&dir, &[]);
     let live = capture(&format!("redfish={}", server.url), &[], true);
     live.assert_incomplete("failed", "nothing found at http://127.0.0.1:");
+}
+
+/// A copy of `empty-service` with one system whose only Ethernet interface carries a MAC.
+fn identity_only() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("empty-service"), dir.path());
+    let v1 = dir.path().join("redfish/v1");
+    let write = |rel: &str, body: Value| {
+        let file = v1.join(rel).join("index.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
+    };
+    edit(&v1.join("Systems/index.json"), |body| {
+        body["Members"] = serde_json::json!([{"@odata.id": "/redfish/v1/Systems/1"}]);
+        body["Members@odata.count"] = 1.into();
+    });
+    write(
+        "Systems/1",
+        serde_json::json!({"@odata.type": "#ComputerSystem.v1_20_0.ComputerSystem", "Id": "1",
+            "Name": "System", "@odata.id": "/redfish/v1/Systems/1",
+            "EthernetInterfaces": {"@odata.id": "/redfish/v1/Systems/1/EthernetInterfaces"}}),
+    );
+    write(
+        "Systems/1/EthernetInterfaces",
+        serde_json::json!({"@odata.type": "#EthernetInterfaceCollection.EthernetInterfaceCollection",
+            "Name": "Ethernet Interfaces", "Members@odata.count": 1,
+            "Members": [{"@odata.id": "/redfish/v1/Systems/1/EthernetInterfaces/1"}],
+            "@odata.id": "/redfish/v1/Systems/1/EthernetInterfaces"}),
+    );
+    write(
+        "Systems/1/EthernetInterfaces/1",
+        serde_json::json!({"@odata.type": "#EthernetInterface.v1_12_0.EthernetInterface", "Id": "1",
+            "Name": "NIC 1", "PermanentMACAddress": "02:5e:10:00:00:01",
+            "MACAddress": "02:5e:10:00:00:01",
+            "@odata.id": "/redfish/v1/Systems/1/EthernetInterfaces/1"}),
+    );
+    dir
+}
+
+#[test]
+fn a_port_s_identity_alone_is_nothing_found() {
+    let dir = identity_only();
+    let captured = offline(dir.path());
+    captured.assert_incomplete("failed", "nothing found at mockup:");
+    assert!(
+        captured.error().contains("1 Ethernet interfaces"),
+        "{}",
+        captured.error()
+    );
+}
+
+#[test]
+fn a_crawl_with_errors_and_no_facts_is_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("empty-service"), dir.path());
+    // The firmware inventory is gone: an error, and still nothing found.
+    std::fs::remove_file(
+        dir.path()
+            .join("redfish/v1/UpdateService/FirmwareInventory/index.json"),
+    )
+    .unwrap();
+    let captured = offline(dir.path());
+    captured.assert_incomplete("failed", "nothing found at mockup:");
+    assert!(
+        captured.error().contains("FirmwareInventory"),
+        "the error that explains it is kept: {}",
+        captured.error()
+    );
 }
 
 /// The Dell FQDD rule is unchanged: on every real iDRAC capture each firmware component is

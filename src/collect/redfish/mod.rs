@@ -299,16 +299,10 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
             .iter()
             .map(|problem| format!("{target}: {problem}")),
     );
-    // A service that answers without an error but yields nothing a gate could compare (no
-    // NIC, firmware or BIOS fact) is no evidence that nothing changed. (With errors, the
-    // capture is already partial and they say why it is empty.)
-    let nothing = errors.is_empty()
-        && !facts.keys().any(|path| {
-            let path = path.as_str();
-            ["nic/", "firmware/", "bios/"]
-                .iter()
-                .any(|family| path.starts_with(family))
-        });
+    // A service that yields nothing a gate could compare (no NIC setting, firmware version or
+    // BIOS attribute; a port's identity alone is no evidence) is no evidence that nothing
+    // changed: failed, with or without errors (which then say why it is empty).
+    let nothing = !facts.keys().any(|path| is_evidence(path.as_str()));
     if nothing {
         errors.insert(
             0,
@@ -332,6 +326,22 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         status,
         error: (!errors.is_empty()).then(|| summarize(&errors)),
     }
+}
+
+/// Whether a fact says something a gate can compare: a NIC, firmware or BIOS fact other than
+/// a port's identity (`nic/<key>/bmc/interface`, `adapter`, `port`, `function/<id>/mac`,
+/// `firmware/inventory`), which only names what was found.
+fn is_evidence(path: &str) -> bool {
+    if let Some(rest) = path.strip_prefix("nic/") {
+        let leaf = rest.split_once("/bmc/").map_or(rest, |(_, leaf)| leaf);
+        let function_mac = leaf
+            .strip_prefix("function/")
+            .and_then(|f| f.split_once('/'))
+            .is_some_and(|(_, leaf)| leaf == "mac");
+        return !function_mac
+            && !["interface", "adapter", "port", "firmware/inventory"].contains(&leaf);
+    }
+    path.starts_with("firmware/") || path.starts_with("bios/")
 }
 
 /// What a crawl looked at, for "nothing found at …": the collections and how many of each

@@ -64,3 +64,26 @@ fn saved_mockups_drop_secrets_at_any_depth() {
         serde_json::json!({"Attributes": {"SysProfile": "Perf"}, "Nested": [{"Keep": 1}]})
     );
 }
+
+#[test]
+fn a_port_s_identity_is_no_evidence_its_settings_are() {
+    for identity in [
+        "nic/02:5e:10:00:00:01/bmc/interface",
+        "nic/02:5e:10:00:00:01/bmc/adapter",
+        "nic/02:5e:10:00:00:01/bmc/port",
+        "nic/02:5e:10:00:00:01/bmc/firmware/inventory",
+        "nic/02:5e:10:00:00:01/bmc/function/NIC.Slot.1-1-1/mac",
+        "host/name",
+    ] {
+        assert!(!super::is_evidence(identity), "{identity}");
+    }
+    for evidence in [
+        "nic/02:5e:10:00:00:01/bmc/flow_control/configured",
+        "nic/02:5e:10:00:00:01/bmc/firmware/version",
+        "nic/02:5e:10:00:00:01/bmc/function/NIC.Slot.1-1-1/dcbx_mode",
+        "firmware/bmc/version",
+        "bios/SriovGlobalEnable",
+    ] {
+        assert!(super::is_evidence(evidence), "{evidence}");
+    }
+}

@@ -11,9 +11,13 @@
 //!   `FirmwareInventory/16`): the number is a position that changes when the BMC
 //!   renumbers, so the component is `<Name>@<context>`, lower-cased, the context being
 //!   `Oem.Hpe.DeviceContext` (`"Slot 1"`), else the standard `Location.PartLocation.ServiceLabel`,
-//!   else `SoftwareId`: `mellanox_connectx-6_dx@slot_1`. Two members that still read the
-//!   same (identical cards with no context) get `-2`, `-3`… in the order of their context,
-//!   version and then position, so one card's facts never overwrite the other's.
+//!   else `SoftwareId`: `mellanox_connectx-6_dx@slot_1`. A member with neither name nor
+//!   context is keyed by the last segment of its `@odata.id` when that is not a number, else
+//!   `firmware-<position>` with a note saying so. Two members that still read the same
+//!   (identical cards with no context) get `-2`, `-3`… in the order of their `SoftwareId`,
+//!   `@odata.id` and position — never their version, so a firmware update of one card does
+//!   not swap their keys. What remains: if the BMC renumbers two such members, their keys
+//!   can swap.
 //! - **Everything else** (Lenovo XCC `BMC-Primary`, `UEFI`, `Slot_1.Bundle`; DMTF `BMC`,
 //!   `BIOS`): the `Id`, lower-cased.
 //!
@@ -21,22 +25,28 @@
 //! switched-off device (iLO answers `"Version": "-*"` for them): they are not firmware that
 //! runs, and are skipped. So are members without a version.
 //!
-//! An inventory member belongs to an adapter when its `RelatedItem` links to the adapter,
-//! something below it (its ports or functions) or its chassis (when that chassis holds only
-//! that adapter); when its Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter
-//! `NIC.Slot.3`); or when both name the same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the
-//! adapter's `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue`
-//! in a `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
-//! (`Embedded LOM`, `OCP 3.0 Slot A`).
+//! Two members that claim one component (other than Dell's `Current-`/`Installed-` pair of
+//! one FQDD) are a problem naming both: one version would hide the other.
+//!
+//! An inventory member belongs to an adapter by the surest of three tiers: (1) its
+//! `RelatedItem` links to the adapter or something below it (its ports or functions), or its
+//! Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter `NIC.Slot.3`); (2) both name the
+//! same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the adapter's
+//! `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue` in a
+//! `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
+//! (`Embedded LOM`, `OCP 3.0 Slot A`); (3) its `RelatedItem` links to the adapter's chassis,
+//! when that chassis holds only that adapter (a CPLD or board firmware is tied to the chassis
+//! too, so this is the last resort). Within a tier the first component by name wins. A member
+//! whose `RelatedItem` also names a Manager or a ComputerSystem runs the BMC or the host and
+//! is never a NIC's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::id_of;
+use super::{Normalized, id_of};
 use crate::collect::redfish::crawl::AdapterInventory;
-use crate::collect::redfish::vendors::Vendor;
-use crate::snapshot::{FactPath, Facts, path_segment};
+use crate::snapshot::{FactPath, path_segment};
 
 /// One inventory member that is running firmware.
 struct Entry<'a> {
@@ -50,29 +60,74 @@ struct Entry<'a> {
 }
 
 /// `firmware/<component>/version` for each running component (see the module's doc for the
-/// identity per vendor), and which component belongs to which adapter.
+/// identity per vendor), and which component belongs to which adapter. Two members that
+/// claim one component (other than Dell's `Current-`/`Installed-` pair of one FQDD) are a
+/// problem naming both; a component keyed by its inventory position is a note.
 pub(super) fn firmware_facts(
     firmware: &[Value],
     adapters: &[AdapterInventory],
-    _vendor: Vendor,
-    facts: &mut Facts,
+    out: &mut Normalized,
 ) -> FirmwareLinks {
-    let mut entries = entries(firmware);
-    // Installed entries last, so they overwrite Current ones of the same component.
-    entries.sort_by(|a, b| (&a.component, a.installed).cmp(&(&b.component, b.installed)));
-    for entry in &entries {
-        let path = FactPath::new(format!("firmware/{}/version", entry.component))
-            .expect("components are sanitized segments");
-        facts.insert(path, entry.version.into());
+    let mut entries = entries(firmware, &mut out.notes);
+    // Installed entries last, so they overwrite Current ones of the same component; then by
+    // `Id`, so which of two colliding members is kept does not depend on the listing order.
+    entries.sort_by(|a, b| {
+        (&a.component, a.installed, id_of(a.item)).cmp(&(&b.component, b.installed, id_of(b.item)))
+    });
+    for same in entries.chunk_by(|a, b| a.component == b.component) {
+        if let Some(problem) = collision(same) {
+            out.problems.push(problem);
+        }
+        for entry in same {
+            let path = FactPath::new(format!("firmware/{}/version", entry.component))
+                .expect("components are sanitized segments");
+            out.facts.insert(path, entry.version.into());
+        }
     }
     link_adapters(&entries, adapters)
 }
 
-/// The running members with their component identity, numbered ones de-duplicated.
-fn entries(firmware: &[Value]) -> Vec<Entry<'_>> {
+/// The problem of members that claim one component: anything but Dell's pair of one
+/// `Current-` and one `Installed-` entry of the same FQDD (where `Installed-` wins), since
+/// one member's version would hide the other's.
+fn collision(same: &[Entry<'_>]) -> Option<String> {
+    let ids: Vec<String> = same.iter().map(|e| id_of(e.item)).collect();
+    let dell_pair = same.len() == 2
+        && ids[0].starts_with("Current-")
+        && ids[1].starts_with("Installed-")
+        && ids.iter().all(|id| id.contains("__"));
+    if same.len() < 2 || dell_pair {
+        return None;
+    }
+    let members: Vec<String> = same
+        .iter()
+        .map(|e| {
+            let uri = e.item["@odata.id"].as_str().unwrap_or("FirmwareInventory");
+            format!("{uri} (Id {:?}, Version {:?})", id_of(e.item), e.version)
+        })
+        .collect();
+    Some(format!(
+        "firmware inventory members {} all read as component `{}`: only the last one's version \
+         is kept, the others' are hidden",
+        members.join(", "),
+        same[0].component
+    ))
+}
+
+/// A numbered member whose identity is not yet de-duplicated.
+struct Numbered<'a> {
+    /// What orders identical members: values that do not change with the version.
+    order: (String, String, u64),
+    version: &'a str,
+    item: &'a Value,
+}
+
+/// The running members with their component identity, numbered ones de-duplicated; a note
+/// for each keyed by nothing but its position.
+fn entries<'a>(firmware: &'a [Value], notes: &mut Vec<String>) -> Vec<Entry<'a>> {
     let mut entries = Vec::new();
     // Numbered members, by identity, to de-duplicate them once all are known.
-    let mut numbered: BTreeMap<String, Vec<(String, &str, u64, &Value)>> = BTreeMap::new();
+    let mut numbered: BTreeMap<String, Vec<Numbered<'a>>> = BTreeMap::new();
     for item in firmware {
         let state = item["Status"]["State"].as_str().unwrap_or("");
         if state.eq_ignore_ascii_case("absent") || state.eq_ignore_ascii_case("disabled") {
@@ -95,17 +150,37 @@ fn entries(firmware: &[Value]) -> Vec<Entry<'_>> {
         } else if let Ok(position) = id.parse::<u64>() {
             let context = context_of(item).unwrap_or_default();
             let name = item["Name"].as_str().map(str::trim).unwrap_or("");
-            let identity = match (name.is_empty(), context.is_empty()) {
-                // Nothing but the position identifies it.
-                (true, true) => format!("firmware-{position}"),
-                (true, false) => context.clone(),
-                (false, true) => name.to_owned(),
-                (false, false) => format!("{name}@{context}"),
-            };
+            let uri = item["@odata.id"].as_str().unwrap_or("");
+            let identity =
+                match (name.is_empty(), context.is_empty()) {
+                    (true, true) => {
+                        uri_name(uri).map_or_else(
+                            || {
+                                notes.push(format!(
+                            "{}: firmware inventory member {id:?} has no Name, device context, \
+                             location or SoftwareId, and its URI ends in a number: it is keyed \
+                             by its position, `firmware-{position}`, which changes if the BMC \
+                             renumbers its inventory",
+                            if uri.is_empty() { "FirmwareInventory" } else { uri }
+                        ));
+                                format!("firmware-{position}")
+                            },
+                            str::to_owned,
+                        )
+                    }
+                    (true, false) => context,
+                    (false, true) => name.to_owned(),
+                    (false, false) => format!("{name}@{context}"),
+                };
+            let software_id = item["SoftwareId"].as_str().unwrap_or("").to_owned();
             numbered
                 .entry(path_segment(&identity.to_ascii_lowercase()))
                 .or_default()
-                .push((context, version, position, item));
+                .push(Numbered {
+                    order: (software_id, uri.trim_end_matches('/').to_owned(), position),
+                    version,
+                    item,
+                });
         } else {
             entries.push(Entry {
                 component: path_segment(&id.to_ascii_lowercase()),
@@ -115,9 +190,13 @@ fn entries(firmware: &[Value]) -> Vec<Entry<'_>> {
             });
         }
     }
+    // Identical members are numbered `-2`, `-3`… by `SoftwareId`, `@odata.id` and position,
+    // never by version: a firmware update of one of two identical cards changes its version,
+    // not its key. (What remains: when the BMC renumbers members that read the same in
+    // everything else, their keys can swap.)
     for (identity, mut same) in numbered {
-        same.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
-        for (index, (_, version, _, item)) in same.into_iter().enumerate() {
+        same.sort_by(|a, b| a.order.cmp(&b.order));
+        for (index, member) in same.into_iter().enumerate() {
             let component = if index == 0 {
                 identity.clone()
             } else {
@@ -126,12 +205,20 @@ fn entries(firmware: &[Value]) -> Vec<Entry<'_>> {
             entries.push(Entry {
                 component,
                 installed: false,
-                version,
-                item,
+                version: member.version,
+                item: member.item,
             });
         }
     }
     entries
+}
+
+/// The last segment of a member's URI, when it is a name rather than a bare number.
+fn uri_name(uri: &str) -> Option<&str> {
+    uri.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|last| !last.is_empty() && last.parse::<u64>().is_err())
 }
 
 /// Where a numbered member sits: HPE's `Oem.Hpe.DeviceContext`, the standard
@@ -235,8 +322,40 @@ fn chassis_of(adapter_uri: &str) -> Option<&str> {
         .map(|(chassis, _)| chassis)
 }
 
-/// Which component belongs to which adapter; where several do (a Dell NIC lists one per
-/// port), the first by name.
+/// The targets of a member's `RelatedItem` links, without a trailing `/`.
+fn related_targets(item: &Value) -> impl Iterator<Item = &str> {
+    item["RelatedItem"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l["@odata.id"].as_str())
+        .map(trimmed)
+}
+
+/// Whether a URI is a Manager or a ComputerSystem itself (`…/Managers/<id>`,
+/// `…/Systems/<id>`): firmware related to one runs the BMC or the host, never only a NIC.
+fn is_manager_or_system(uri: &str) -> bool {
+    let mut segments = uri.rsplit('/');
+    let _id = segments.next();
+    matches!(segments.next(), Some("Managers" | "Systems"))
+}
+
+/// How surely a member is an adapter's firmware, the surest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tier {
+    /// Its `RelatedItem` names the adapter or something below it, or its Dell FQDD names the
+    /// adapter.
+    Named,
+    /// It names the adapter's slot or location label.
+    Slot,
+    /// Its `RelatedItem` names the chassis, which holds that one adapter.
+    Chassis,
+}
+
+/// Which component belongs to which adapter, by [`Tier`]: the surest tier that has one
+/// wins, and within a tier (a Dell NIC lists one entry per port) the first component by
+/// name, so the choice does not depend on the inventory's order. A member also related to a
+/// Manager or a ComputerSystem is never a NIC's.
 fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> FirmwareLinks {
     let uris: Vec<&str> = adapters
         .iter()
@@ -246,6 +365,10 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
         components: entries.iter().map(|e| e.component.clone()).collect(),
         ..FirmwareLinks::default()
     };
+    let candidates: Vec<&Entry<'_>> = entries
+        .iter()
+        .filter(|e| !related_targets(e.item).any(is_manager_or_system))
+        .collect();
     for adapter in adapters {
         let Some(uri) = adapter.adapter["@odata.id"].as_str().map(trimmed) else {
             continue;
@@ -255,39 +378,27 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
         // The chassis stands for the adapter only when it holds no other.
         let chassis = chassis_of(uri)
             .filter(|c| uris.iter().filter(|u| chassis_of(u) == Some(*c)).count() == 1);
-        let related = |item: &Value| {
-            item["RelatedItem"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|l| l["@odata.id"].as_str())
-                .map(trimmed)
-                .any(|target| {
-                    target == uri
-                        || target.starts_with(&format!("{uri}/"))
-                        || Some(target) == chassis
-                })
+        let tier = |entry: &Entry<'_>| {
+            let below = |target: &str| target == uri || target.starts_with(&format!("{uri}/"));
+            let fqdd = id_of(entry.item).contains("__")
+                && (entry.component == id || entry.component.starts_with(&format!("{id}-")));
+            if fqdd || related_targets(entry.item).any(below) {
+                Some(Tier::Named)
+            } else if member_slots(entry.item).iter().any(|s| slots.contains(s))
+                || same_label(entry.item, &adapter.adapter)
+            {
+                Some(Tier::Slot)
+            } else if chassis.is_some_and(|c| related_targets(entry.item).any(|t| t == c)) {
+                Some(Tier::Chassis)
+            } else {
+                None
+            }
         };
-        let fqdd = |entry: &Entry<'_>| {
-            id_of(entry.item).contains("__")
-                && (entry.component == id || entry.component.starts_with(&format!("{id}-")))
-        };
-        let slot = |item: &Value| {
-            member_slots(item).iter().any(|s| slots.contains(s))
-                || same_label(item, &adapter.adapter)
-        };
-        let component = entries
+        let component = candidates
             .iter()
-            .filter(|e| related(e.item) || fqdd(e))
-            .map(|e| &e.component)
+            .filter_map(|e| tier(e).map(|t| (t, &e.component)))
             .min()
-            .or_else(|| {
-                entries
-                    .iter()
-                    .filter(|e| slot(e.item))
-                    .map(|e| &e.component)
-                    .min()
-            });
+            .map(|(_, component)| component);
         if let Some(component) = component {
             links.by_adapter.insert(uri.to_owned(), component.clone());
         }

@@ -34,15 +34,10 @@ pub struct Normalized {
 pub fn normalize(inventory: &Inventory) -> Normalized {
     let vendor = Vendor::detect(&inventory.root);
     let mut out = Normalized::default();
-    let links = firmware::firmware_facts(
-        &inventory.firmware,
-        &inventory.adapters,
-        vendor,
-        &mut out.facts,
-    );
+    let links = firmware::firmware_facts(&inventory.firmware, &inventory.adapters, &mut out);
     ports::adapters_facts(&inventory.adapters, vendor, &links, &mut out);
     for system in &inventory.systems {
-        system::system_facts(system, vendor, &mut out.facts);
+        system::system_facts(system, vendor, &mut out);
     }
     out
 }

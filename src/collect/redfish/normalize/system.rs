@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::{id_of, mac_of};
+use super::{Normalized, id_of, mac_of};
 use crate::collect::nic::{NicFacts, Side, scalar};
 use crate::collect::redfish::attributes;
 use crate::collect::redfish::crawl::SystemInventory;
@@ -16,7 +16,8 @@ use crate::secrets::SecretFilter;
 use crate::snapshot::{FactPath, Facts, path_segment};
 
 /// The facts of one system.
-pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut Facts) {
+pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut Normalized) {
+    let facts = &mut out.facts;
     for interface in &system.interfaces {
         let mac =
             mac_of(&interface["PermanentMACAddress"]).or_else(|| mac_of(&interface["MACAddress"]));
@@ -34,7 +35,14 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, facts: &mut
         return;
     };
     // Attributes a vendor places under a port (Lenovo's NIC settings) have that one home.
-    let claimed = vendors::bios_facts(vendor, bios, system.bios_pending.as_ref(), &secret, facts);
+    let claimed = vendors::bios_facts(
+        vendor,
+        bios,
+        system.bios_pending.as_ref(),
+        &secret,
+        facts,
+        &mut out.problems,
+    );
     let current = bios["Attributes"].as_object();
     let kept = |name: &String, value: &Value| !claimed.contains(name) && !secret(name, value);
     for (name, value) in current.into_iter().flatten() {

@@ -142,16 +142,18 @@ pub fn function_facts(
 }
 
 /// OEM facts folded into BIOS attributes (`pending` the BIOS's staged values); returns the
-/// names of the attributes it placed elsewhere, which are then not `bios/…` facts.
+/// names of the attributes it placed elsewhere, which are then not `bios/…` facts; values it
+/// cannot place go to `problems`.
 pub fn bios_facts(
     vendor: Vendor,
     bios: &Value,
     pending: Option<&Value>,
     secret: &dyn Fn(&str, &Value) -> bool,
     facts: &mut Facts,
+    problems: &mut Vec<String>,
 ) -> std::collections::BTreeSet<String> {
     if vendor == Vendor::Lenovo {
-        lenovo::bios_facts(bios, pending, secret, facts)
+        lenovo::bios_facts(bios, pending, secret, facts, problems)
     } else {
         std::collections::BTreeSet::new()
     }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::snapshot::Facts;
 use serde_json::json;
 
 fn adapter(value: Value) -> AdapterInventory {
@@ -9,9 +10,15 @@ fn adapter(value: Value) -> AdapterInventory {
 }
 
 fn facts_and_links(firmware: &[Value], adapters: &[AdapterInventory]) -> (Facts, FirmwareLinks) {
-    let mut facts = Facts::new();
-    let links = firmware_facts(firmware, adapters, Vendor::Generic, &mut facts);
-    (facts, links)
+    let (out, links) = normalized(firmware, adapters);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    (out.facts, links)
+}
+
+fn normalized(firmware: &[Value], adapters: &[AdapterInventory]) -> (Normalized, FirmwareLinks) {
+    let mut out = Normalized::default();
+    let links = firmware_facts(firmware, adapters, &mut out);
+    (out, links)
 }
 
 fn version(facts: &Facts, component: &str) -> Option<String> {
@@ -274,4 +281,134 @@ fn a_mistyped_state_related_item_or_device_context_is_named() {
     );
     assert!(named("FirmwareInventory/4: RelatedItem/0"), "{problems:?}");
     assert_eq!(problems.len(), 4, "a null State is absent: {problems:?}");
+}
+
+#[test]
+fn an_adapter_s_own_firmware_beats_its_chassis_and_a_manager_s_is_never_a_nic_s() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/NIC0";
+    let adapters = [adapter(json!({"@odata.id": uri, "Id": "NIC0",
+        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 2}}}))];
+    let cpld = json!({"Id": "CPLD", "Version": "0.9", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/1"}]});
+    let own = json!({"Id": "NIC0", "Version": "28.39", "RelatedItem": [{"@odata.id": uri}]});
+    let slot = json!({"Id": "Slot_2.Bundle", "Version": "28.39"});
+    let bmc = json!({"Id": "AAA_BMC", "Version": "1.45", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Managers/1"}, {"@odata.id": uri}]});
+    let host = json!({"Id": "AAA_BIOS", "Version": "2.1", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Systems/1"}, {"@odata.id": "/redfish/v1/Chassis/1"}]});
+    let linked = |firmware: &[Value]| {
+        let (_, links) = facts_and_links(firmware, &adapters);
+        links.component_of(uri, &[]).map(str::to_owned)
+    };
+    // `cpld` sorts before `nic0`, yet the chassis is the last resort.
+    assert_eq!(
+        linked(&[cpld.clone(), own.clone(), bmc.clone(), host.clone()]).as_deref(),
+        Some("nic0")
+    );
+    assert_eq!(
+        linked(&[cpld.clone(), slot.clone(), bmc.clone()]).as_deref(),
+        Some("slot_2.bundle")
+    );
+    assert_eq!(
+        linked(&[cpld.clone(), bmc.clone(), host.clone()]).as_deref(),
+        Some("cpld")
+    );
+    assert_eq!(
+        linked(&[bmc, host]),
+        None,
+        "the BMC's and the host's firmware"
+    );
+}
+
+#[test]
+fn two_members_claiming_one_component_are_a_problem_naming_both() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let member = |id: &str, version: &str| json!({"@odata.id": format!("{inventory}/{id}"), "Id": id, "Version": version});
+    let (out, _) = normalized(
+        &[
+            member("Installed-1-22.31__NIC.Slot.1-1-1", "22.31"),
+            member("Installed-1-22.36__NIC.Slot.1-1-1", "22.36"),
+        ],
+        &[],
+    );
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert!(
+        out.problems[0].contains("Installed-1-22.31__NIC.Slot.1-1-1")
+            && out.problems[0].contains("Installed-1-22.36__NIC.Slot.1-1-1")
+            && out.problems[0].contains("nic.slot.1-1-1"),
+        "{:?}",
+        out.problems
+    );
+    let (out, _) = normalized(&[member("BMC", "1.1"), member("bmc", "1.1")], &[]);
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert!(
+        out.problems[0].contains("\"BMC\"") && out.problems[0].contains("\"bmc\""),
+        "{:?}",
+        out.problems
+    );
+    // Dell's pair of one FQDD is no collision: `Installed-` wins.
+    let (out, _) = normalized(
+        &[
+            member("Current-1-22.31__NIC.Slot.1-1-1", "22.31"),
+            member("Installed-1-22.36__NIC.Slot.1-1-1", "22.36"),
+        ],
+        &[],
+    );
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(
+        out.facts
+            .get("firmware/nic.slot.1-1-1/version")
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("\"22.36\"")
+    );
+}
+
+#[test]
+fn a_member_with_nothing_but_a_number_is_keyed_by_its_uri_name_or_noted_as_positional() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let (out, _) = normalized(
+        &[json!({"@odata.id": format!("{inventory}/CPLD_0"), "Id": "7", "Version": "3"})],
+        &[],
+    );
+    assert!(
+        out.facts.contains_key("firmware/cpld_0/version"),
+        "{:?}",
+        out.facts
+    );
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    let (out, _) = normalized(
+        &[json!({"@odata.id": format!("{inventory}/9"), "Id": "9", "Version": "1"})],
+        &[],
+    );
+    assert!(out.facts.contains_key("firmware/firmware-9/version"));
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(
+        out.notes[0].contains(&format!("{inventory}/9")) && out.notes[0].contains("position"),
+        "{:?}",
+        out.notes
+    );
+}
+
+#[test]
+fn a_version_bump_on_one_of_two_identical_cards_swaps_no_keys() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let card = |id: &str, version: &str| {
+        json!({"@odata.id": format!("{inventory}/{id}"), "Id": id, "Name": "Intel E810",
+               "SoftwareId": "0x8086", "Version": version})
+    };
+    let (before, _) = facts_and_links(&[card("3", "4.30"), card("7", "4.40")], &[]);
+    let (after, _) = facts_and_links(&[card("3", "4.50"), card("7", "4.40")], &[]);
+    assert_eq!(
+        version(&before, "intel_e810@0x8086").as_deref(),
+        Some("\"4.30\"")
+    );
+    assert_eq!(
+        version(&after, "intel_e810@0x8086").as_deref(),
+        Some("\"4.50\"")
+    );
+    assert_eq!(
+        version(&after, "intel_e810@0x8086-2").as_deref(),
+        Some("\"4.40\""),
+        "the card at /7 keeps its key"
+    );
 }
