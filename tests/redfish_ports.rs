@@ -102,6 +102,71 @@ fn standard_rdma_and_nvidia_dcbx_are_typed_facts() {
     );
     // NVIDIA's DCBXModeEnabled: true is DcbxMode::Enabled.
     assert_eq!(fact(&captured, &format!("{port0}/dcbx_mode")), "enabled");
+    // TXMode/RXMode are modes (LldpAgentMode), not the on/off `lldp/nic_agent` leaf: a
+    // leaf is never also a sub-tree.
+    assert_eq!(
+        fact(&captured, &format!("{port0}/lldp/nic_agent_mode/transmit")),
+        "all"
+    );
+    assert_eq!(
+        fact(&captured, &format!("{port0}/lldp/nic_agent_mode/receive")),
+        "all"
+    );
+    assert_no_leaf_is_a_subtree(&captured);
+}
+
+/// No fact path is also the prefix of another (`lldp/nic_agent` beside
+/// `lldp/nic_agent/port1`).
+fn assert_no_leaf_is_a_subtree(captured: &Captured) {
+    let facts = captured.snapshot["facts"].as_object().unwrap();
+    for path in facts.keys() {
+        for (at, _) in path.match_indices('/') {
+            assert!(
+                !facts.contains_key(&path[..at]),
+                "{} is a leaf and a sub-tree ({path})",
+                &path[..at]
+            );
+        }
+    }
+}
+
+#[test]
+fn dell_lldp_port_n_is_one_boolean_on_port_n_and_mapped_attributes_are_stored_once() {
+    let dir = root().join("../shared/data/redfish/libredfish-dell_multi_dpu");
+    assert!(dir.is_dir(), "{} is absent", dir.display());
+    let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
+    assert_eq!(captured.status(), "complete", "{}", captured.error());
+    // The DPU's function NIC.Slot.5-1 is on physical port 1: LldpPort1 (Enabled) is its
+    // agent, LldpPort2 belongs to port 2's functions.
+    let function = "nic/a0:88:c2:08:54:5c/bmc/function/NIC.Slot.5-1";
+    assert_eq!(fact(&captured, &format!("{function}/lldp/nic_agent")), true);
+    for gone in [
+        "lldp/nic_agent/port1",
+        "lldp/nic_agent/port2",
+        "hii/LldpPort1",
+        "hii/LldpPort2",
+        "hii/VirtualizationMode",
+    ] {
+        assert!(
+            fact(&captured, &format!("{function}/{gone}")).is_null(),
+            "{function}/{gone}"
+        );
+    }
+    assert!(fact(&captured, &format!("{function}/npar")).is_boolean());
+    assert_no_leaf_is_a_subtree(&captured);
+    let facts = captured.snapshot["facts"].as_object().unwrap();
+    for raw in [
+        "Broadcom_DCBX",
+        "RDMAProtocolSupport",
+        "RDMANICModeOnPort",
+        "VirtualizationMode",
+        "LldpPort1",
+    ] {
+        assert!(
+            !facts.keys().any(|p| p.ends_with(&format!("/hii/{raw}"))),
+            "{raw} is mapped: stored once, normalized"
+        );
+    }
 }
 
 #[test]
