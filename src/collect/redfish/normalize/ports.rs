@@ -274,11 +274,11 @@ fn group_ports<'a>(
             ports_by_mac.entry(mac).or_default().push(new);
         }
     }
-    for old in 0..legacy {
-        let same_id = members[old]["Id"]
+    for (old, network_port) in members.iter().enumerate().take(legacy) {
+        let same_id = network_port["Id"]
             .as_str()
             .and_then(|id| ports_by_id.get(id));
-        let same_mac = own_mac(members[old], vendor).and_then(|mac| ports_by_mac.get(&mac));
+        let same_mac = own_mac(network_port, vendor).and_then(|mac| ports_by_mac.get(&mac));
         for new in same_id.into_iter().chain(same_mac).flatten() {
             union(&mut parent, old, *new);
         }
