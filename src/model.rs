@@ -121,6 +121,20 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// What a NIC firmware's own LLDP agent sends or accepts
+    /// (`nic/<mac>/bmc/lldp/nic_agent_mode/{transmit,receive}`, NVIDIA's
+    /// `Oem.Nvidia.LLDP.TXMode`/`RXMode`): a mode, not an on/off switch.
+    pub enum LldpAgentMode {
+        /// The agent does not send (or ignores) LLDP.
+        Off = "off",
+        /// Only the mandatory TLVs.
+        Mandatory = "mandatory",
+        /// Every TLV, DCBX's included: the NIC firmware's DCBX needs both directions at `All`.
+        All = "all",
+    }
+}
+
+fact_enum! {
     /// ESXi native multipathing path selection policy (`storage/nmp/<device>/psp`).
     pub enum PathSelectionPolicy {
         /// Round Robin: rotates I/O over paths. Breaks SCSI-3 reservations of MSCS before 5.5.

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
 use super::links::{ShapeError, at, link, link_target, uri_of};
 use super::vendors::{self, Vendor};
-use crate::model::{FlowControl, MacAddr};
+use crate::model::{FlowControl, LldpAgentMode, MacAddr};
 
 /// What a property's schema allows besides `null`.
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +40,10 @@ enum Expect {
     Links,
     /// An array of strings (`Ethernet.AdditionalProtocols`).
     Texts,
+    /// `Enabled` or `Disabled` (a vendor's on/off attribute).
+    OnOff,
+    /// `Off`, `Mandatory` or `All` (an LLDP agent mode).
+    LldpMode,
 }
 
 impl Expect {
@@ -56,6 +60,8 @@ impl Expect {
             Expect::Attributes => "an object of attributes",
             Expect::Links => "an array of links",
             Expect::Texts => "an array of strings",
+            Expect::OnOff => "\"Enabled\" or \"Disabled\"",
+            Expect::LldpMode => "one of \"Off\", \"Mandatory\", \"All\"",
         }
     }
 
@@ -73,6 +79,10 @@ impl Expect {
             }
             Expect::Addresses | Expect::Texts => return each(value, Value::is_string),
             Expect::Links => return each(value, |item| link_target(item).is_some()),
+            Expect::OnOff => value.as_str().and_then(vendors::on_off).is_some(),
+            Expect::LldpMode => value
+                .as_str()
+                .is_some_and(|text| !matches!(LldpAgentMode::parse(text), LldpAgentMode::Other(_))),
             Expect::FlowControl => value
                 .as_str()
                 .is_some_and(|text| !matches!(FlowControl::parse(text), FlowControl::Other(_))),
@@ -297,6 +307,8 @@ fn vendor_expect(kind: vendors::Kind) -> Expect {
         vendors::Kind::Array => Expect::Array,
         vendors::Kind::Object => Expect::Object,
         vendors::Kind::Mac => Expect::Mac,
+        vendors::Kind::OnOff => Expect::OnOff,
+        vendors::Kind::LldpMode => Expect::LldpMode,
     }
 }
 

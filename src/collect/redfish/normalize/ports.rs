@@ -5,9 +5,13 @@
 //! physical port are one port: they are joined when they share an `Id`, when they list the
 //! same MAC, or when one function links both (`Links.PhysicalNetworkPortAssignment` to the
 //! Port, `Links.PhysicalPortAssignment` to the NetworkPort). A function belongs to the port
-//! its first resolvable link names, in this order: `Links.PhysicalNetworkPortAssignment`
-//! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`,
-//! `AssignablePhysicalNetworkPorts`, `AssignablePhysicalPorts`.
+//! its first resolvable definite link names, in this order: `Links.PhysicalNetworkPortAssignment`
+//! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`, then an
+//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port. A
+//! function only *assignable* to several ports is on none of them (a note names the
+//! candidates): putting it on the first would key a port by a MAC that may not be its own.
+//! Where a Port and a NetworkPort of one physical port disagree, the Port (current schema)
+//! wins and a note names both.
 //!
 //! The port's key is its permanent MAC, taken from the first of: the Port's
 //! `Ethernet.AssociatedMACAddresses` (Port v1.4+; the schema describes its first entry as
@@ -22,9 +26,10 @@
 //! different values (two chassis exposing one adapter with different data, two ports
 //! claiming one MAC) is a problem naming both URIs; an adapter whose facts all repeat what
 //! another adapter already said (one adapter reached through two chassis) is kept once,
-//! with a note.
+//! with a note. A port without a MAC is keyed `port-<adapter>-<port>`, with the chassis Id
+//! in front (`port-<chassis>-<adapter>-<port>`) when two adapters of the crawl share an Id.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
@@ -56,9 +61,18 @@ pub(super) fn adapters_facts(
     out: &mut Normalized,
 ) {
     let mut claims: BTreeMap<FactPath, Claim> = BTreeMap::new();
+    // Adapter Ids repeat across chassis (`NetworkAdapters/1`): a MAC-less key then needs the
+    // chassis too. Unique Ids keep the short key, so existing snapshots keep theirs.
+    let mut id_count: HashMap<String, usize> = HashMap::new();
+    for adapter in adapters {
+        *id_count.entry(id_of(&adapter.adapter)).or_default() += 1;
+    }
     for adapter in adapters {
         let adapter_uri = resource_uri(&adapter.adapter);
-        let written = adapter_facts(adapter, vendor, firmware, &mut out.notes);
+        let qualified = id_count
+            .get(&id_of(&adapter.adapter))
+            .is_some_and(|count| *count > 1);
+        let written = adapter_facts(adapter, vendor, firmware, qualified, &mut out.notes);
         let mut repeated: BTreeSet<String> = BTreeSet::new();
         let mut collisions = Vec::new();
         let mut new = 0usize;
@@ -105,8 +119,9 @@ pub(super) fn adapters_facts(
     }
 }
 
-/// One physical port: its `Port`/`NetworkPort` resources (NetworkPorts first, so the
-/// current schema's values win) and its functions (lowest-numbered first).
+/// One physical port: its `Port`/`NetworkPort` resources (NetworkPorts first, then Ports, each
+/// kind by descending natural `Id`, so the last member, whose values win, is the
+/// lowest-numbered Port whatever the listing order) and its functions (lowest-numbered first).
 #[derive(Default)]
 struct PortGroup<'a> {
     members: Vec<&'a Value>,
@@ -118,13 +133,20 @@ fn adapter_facts(
     adapter: &AdapterInventory,
     vendor: Vendor,
     firmware: &FirmwareLinks,
+    qualified: bool,
     notes: &mut Vec<String>,
 ) -> Vec<(FactPath, FactValue, String)> {
     let adapter_id = id_of(&adapter.adapter);
     let adapter_uri = resource_uri(&adapter.adapter);
+    // The name of a MAC-less key: `<adapter>-…`, or `<chassis>-<adapter>-…` when the adapter
+    // Id is not unique in the crawl.
+    let key_base = match chassis_of(&adapter_uri).filter(|_| qualified) {
+        Some(chassis) => format!("{chassis}-{adapter_id}"),
+        None => adapter_id.clone(),
+    };
     let mut functions: Vec<&FunctionInventory> = adapter.functions.iter().collect();
     functions.sort_by_key(|f| natural(&id_of(&f.function)));
-    let (groups, unassigned) = group_ports(adapter, &functions, vendor);
+    let (groups, unassigned) = group_ports(adapter, &functions, vendor, notes);
     let mut written = Vec::new();
     for group in groups {
         // The last member is the Port when there is one: its Id names the port.
@@ -133,7 +155,7 @@ fn adapter_facts(
         let port_id = id_of(main);
         let mac = group_mac(&group, vendor);
         // Without a MAC, port ids repeat across adapters (`Ports/1`): qualify them.
-        let key = port_key(mac, "port", &format!("{adapter_id}-{port_id}"));
+        let key = port_key(mac, "port", &format!("{key_base}-{port_id}"));
         if mac.is_none() {
             notes.push(format!(
                 "{uri}: no MAC in Ethernet.AssociatedMACAddresses, AssociatedNetworkAddresses, \
@@ -141,7 +163,10 @@ fn adapter_facts(
                  join the operating system's view)"
             ));
         }
-        let mut leaves = adapter_leaves(&adapter.adapter, &group, vendor);
+        // Staged controllers are read at the index of the current controller serving the
+        // port: a `Settings` object lists its controllers without `Links`.
+        let controller = controller_index(&adapter.adapter, &group);
+        let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
         leaves.set("adapter", adapter_id.as_str());
         leaves.set("port", port_id.as_str());
         let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
@@ -151,12 +176,28 @@ fn adapter_facts(
             leaves.set("firmware/inventory", component);
         }
         let mut pending = match &adapter.adapter_pending {
-            Some(staged) => adapter_leaves(staged, &group, vendor),
+            Some(staged) => adapter_leaves(staged, controller, vendor),
             None => Leaves::default(),
         };
+        // Later members win (the Port over the NetworkPort); a disagreement is said.
+        let mut said: BTreeMap<String, (FactValue, String)> = BTreeMap::new();
         for member in &group.members {
-            port_settings(member, vendor, &mut leaves);
-            if let Some(staged) = adapter.port_pending.get(&resource_uri(member)) {
+            let member_uri = resource_uri(member);
+            let mut own = Leaves::default();
+            port_settings(member, vendor, &mut own);
+            for (leaf, value) in own.iter() {
+                if let Some((earlier, earlier_uri)) = said.get(leaf)
+                    && earlier != value
+                {
+                    notes.push(format!(
+                        "{member_uri} and {earlier_uri} describe one physical port but disagree                          on {}: {value} and {earlier}; kept {value} ({member_uri})",
+                        property_of(leaf)
+                    ));
+                }
+                said.insert(leaf.to_owned(), (value.clone(), member_uri.clone()));
+                leaves.set(leaf, value.clone());
+            }
+            if let Some(staged) = adapter.port_pending.get(&member_uri) {
                 port_settings(staged, vendor, &mut pending);
             }
         }
@@ -172,7 +213,7 @@ fn adapter_facts(
         let function_id = id_of(&function.function);
         let uri = resource_uri(&function.function);
         let mac = function_mac(&function.function);
-        let key = port_key(mac, "port", &format!("{adapter_id}-{function_id}"));
+        let key = port_key(mac, "port", &format!("{key_base}-{function_id}"));
         if mac.is_none() {
             notes.push(format!(
                 "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
@@ -187,12 +228,30 @@ fn adapter_facts(
     written
 }
 
+/// The Chassis Id in an adapter's URI (`/redfish/v1/Chassis/<id>/NetworkAdapters/…`).
+fn chassis_of(adapter_uri: &str) -> Option<&str> {
+    let mut segments = adapter_uri.split('/');
+    segments.find(|segment| *segment == "Chassis")?;
+    segments.next().filter(|id| !id.is_empty())
+}
+
+/// The Redfish property a port leaf is read from, for notes.
+fn property_of(leaf: &str) -> String {
+    match leaf {
+        "flow_control/configured" => "FlowControlConfiguration".to_owned(),
+        "flow_control/status" => "FlowControlStatus".to_owned(),
+        "lldp/enabled" => "Ethernet.LLDPEnabled".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
 /// The ports of an adapter joined into physical ports, each with its functions, and the
-/// functions no port of this adapter claims.
+/// functions no port of this adapter claims (a note for each one several ports could take).
 fn group_ports<'a>(
     adapter: &'a AdapterInventory,
     functions: &[&'a FunctionInventory],
     vendor: Vendor,
+    notes: &mut Vec<String>,
 ) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
     let legacy = adapter.network_ports.len();
     let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
@@ -202,16 +261,26 @@ fn group_ports<'a>(
         .map(|(i, port)| (resource_uri(port), i))
         .collect();
     let mut parent: Vec<usize> = (0..members.len()).collect();
-    // A NetworkPort and a Port with the same Id or the same MAC are one physical port.
-    for old in 0..legacy {
-        for new in legacy..members.len() {
-            let same_id =
-                members[old]["Id"].is_string() && members[old]["Id"] == members[new]["Id"];
-            let same_mac = own_mac(members[old], vendor)
-                .is_some_and(|mac| own_mac(members[new], vendor) == Some(mac));
-            if same_id || same_mac {
-                union(&mut parent, old, new);
-            }
+    // A NetworkPort and a Port with the same Id or the same MAC are one physical port. The
+    // lists are the BMC's, of any length: index the Ports once instead of pairing each with
+    // every NetworkPort.
+    let mut ports_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut ports_by_mac: HashMap<MacAddr, Vec<usize>> = HashMap::new();
+    for (new, port) in members.iter().enumerate().skip(legacy) {
+        if let Some(id) = port["Id"].as_str() {
+            ports_by_id.entry(id).or_default().push(new);
+        }
+        if let Some(mac) = own_mac(port, vendor) {
+            ports_by_mac.entry(mac).or_default().push(new);
+        }
+    }
+    for (old, network_port) in members.iter().enumerate().take(legacy) {
+        let same_id = network_port["Id"]
+            .as_str()
+            .and_then(|id| ports_by_id.get(id));
+        let same_mac = own_mac(network_port, vendor).and_then(|mac| ports_by_mac.get(&mac));
+        for new in same_id.into_iter().chain(same_mac).flatten() {
+            union(&mut parent, old, *new);
         }
     }
     // What one function names as its port (a Port and a NetworkPort) is one port.
@@ -225,18 +294,28 @@ fn group_ports<'a>(
             union(&mut parent, pair[0], pair[1]);
         }
     }
+    let mut roots: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..members.len() {
+        roots.entry(find(&mut parent, i)).or_default().push(i);
+    }
     let mut by_root: BTreeMap<usize, PortGroup<'a>> = BTreeMap::new();
-    for (i, port) in members.iter().enumerate() {
-        by_root
-            .entry(find(&mut parent, i))
-            .or_default()
-            .members
-            .push(port);
+    for (root, mut indices) in roots {
+        // NetworkPorts before Ports, each by descending natural Id: the lowest Port last.
+        indices.sort_by_cached_key(|i| {
+            (
+                *i >= legacy,
+                std::cmp::Reverse(natural(&id_of(members[*i]))),
+            )
+        });
+        by_root.entry(root).or_default().members =
+            indices.into_iter().map(|i| members[i]).collect();
     }
     let mut unassigned = Vec::new();
     for function in functions {
-        let port = function_ports(&function.function)
+        let links = function_ports(&function.function);
+        let port = links
             .iter()
+            .filter(|link| link.definite)
             .find_map(|link| index.get(link.uri).copied());
         match port {
             Some(i) => {
@@ -245,7 +324,23 @@ fn group_ports<'a>(
                     group.functions.push(function);
                 }
             }
-            None => unassigned.push(*function),
+            None => {
+                let candidates: Vec<&str> = links
+                    .iter()
+                    .map(|link| link.uri)
+                    .filter(|uri| index.contains_key(*uri))
+                    .collect();
+                if !candidates.is_empty() {
+                    notes.push(format!(
+                        "{}: assignable to {} but assigned to none of them \
+                         (no Links.PhysicalNetworkPortAssignment or PhysicalPortAssignment); \
+                         kept as a function on no port",
+                        resource_uri(&function.function),
+                        candidates.join(", ")
+                    ));
+                }
+                unassigned.push(*function);
+            }
         }
     }
     (by_root.into_values().collect(), unassigned)
@@ -298,11 +393,11 @@ fn group_mac(group: &PortGroup<'_>, vendor: Vendor) -> Option<MacAddr> {
         })
 }
 
-/// Adapter-level facts that hold for `group`: the capabilities and firmware of the controller
-/// serving it, and the vendor's adapter facts. Read from the adapter or its pending settings.
-fn adapter_leaves(adapter: &Value, group: &PortGroup<'_>, vendor: Vendor) -> Leaves {
+/// Adapter-level facts read from `Controllers[controller]` of an adapter (or of its pending
+/// settings), and the vendor's adapter facts.
+fn adapter_leaves(adapter: &Value, controller: usize, vendor: Vendor) -> Leaves {
     let mut leaves = Leaves::default();
-    let controller = controller_of(adapter, group);
+    let controller = &adapter["Controllers"][controller];
     let capabilities = &controller["ControllerCapabilities"];
     leaves.set_scalar(
         "dcb_capable",
@@ -321,9 +416,10 @@ fn adapter_leaves(adapter: &Value, group: &PortGroup<'_>, vendor: Vendor) -> Lea
     leaves
 }
 
-/// The controller whose `Links.Ports`, `Links.NetworkPorts` or `Links.NetworkDeviceFunctions`
-/// names a port or function of `group`; else the first (on most adapters, the only) one.
-fn controller_of<'v>(adapter: &'v Value, group: &PortGroup<'_>) -> &'v Value {
+/// The index of the controller whose `Links.Ports`, `Links.NetworkPorts` or
+/// `Links.NetworkDeviceFunctions` names a port or function of `group`; else 0 (on most
+/// adapters the only one).
+fn controller_index(adapter: &Value, group: &PortGroup<'_>) -> usize {
     let ours: BTreeSet<String> = group
         .members
         .iter()
@@ -331,10 +427,10 @@ fn controller_of<'v>(adapter: &'v Value, group: &PortGroup<'_>) -> &'v Value {
         .chain(group.functions.iter().map(|f| &f.function))
         .map(resource_uri)
         .collect();
-    let controllers = adapter["Controllers"].as_array();
-    controllers
+    adapter["Controllers"]
+        .as_array()
         .and_then(|controllers| {
-            controllers.iter().find(|controller| {
+            controllers.iter().position(|controller| {
                 ["Ports", "NetworkPorts", "NetworkDeviceFunctions"]
                     .iter()
                     .filter_map(|kind| controller["Links"][kind].as_array())
@@ -343,7 +439,7 @@ fn controller_of<'v>(adapter: &'v Value, group: &PortGroup<'_>) -> &'v Value {
                     .any(|uri| ours.contains(uri.trim_end_matches('/')))
             })
         })
-        .unwrap_or(&adapter["Controllers"][0])
+        .unwrap_or(0)
 }
 
 /// The settings of a port resource (or of its pending `Settings`): flow control, LLDP, and
@@ -412,14 +508,14 @@ fn push_function(
     function_settings(resource, &mut leaves);
     let registry = function.oem_registry.as_ref();
     if let Some(attributes) = &function.oem_attributes {
-        vendors::function_facts(vendor, attributes, registry, &mut leaves);
+        vendors::function_facts(vendor, resource, attributes, registry, &mut leaves);
     }
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
         function_settings(staged, &mut pending);
     }
     if let Some(staged) = &function.oem_pending {
-        vendors::function_facts(vendor, staged, registry, &mut pending);
+        vendors::function_facts(vendor, resource, staged, registry, &mut pending);
     }
     leaves.add_pending(&pending);
     let scope = format!("function/{}/", path_segment(&id_of(resource)));

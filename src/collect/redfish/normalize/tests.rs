@@ -374,23 +374,31 @@ fn keys_do_not_depend_on_the_order_resources_are_listed_in() {
                       "PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/P{port}")}}}),
         ..FunctionInventory::default()
     };
-    let port = |port: u32| {
-        json!({"@odata.id": format!("{uri}/Ports/P{port}"), "Id": format!("P{port}"),
+    let port = |port: &str| {
+        json!({"@odata.id": format!("{uri}/Ports/{port}"), "Id": port,
         "Ethernet": {"FlowControlConfiguration": "TX_RX"}})
     };
     let network_port = |port: u32| {
         json!({"@odata.id": format!("{uri}/NetworkPorts/{port}"), "Id": format!("{port}"),
         "FlowControlConfiguration": "RX", "FlowControlStatus": "RX"})
     };
+    // A third function links Port P2 and Port P2b: two Ports in one group.
+    let twin = FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/2-3"), "Id": "2-3",
+            "Links": {"PhysicalPortAssignment": {"@odata.id": format!("{uri}/Ports/P2b")},
+                      "PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/P2")}}}),
+        ..FunctionInventory::default()
+    };
     let adapter = AdapterInventory {
         adapter: json!({"@odata.id": uri, "Id": "O"}),
-        ports: vec![port(1), port(2)],
+        ports: vec![port("P1"), port("P2"), port("P2b")],
         network_ports: vec![network_port(1), network_port(2)],
         functions: vec![
             function(1, 1),
             function(1, 2),
             function(2, 1),
             function(2, 2),
+            twin,
         ],
         ..AdapterInventory::default()
     };
@@ -408,6 +416,12 @@ fn keys_do_not_depend_on_the_order_resources_are_listed_in() {
     let (one, two) = (facts(adapter), facts(reversed));
     assert!(one.problems.is_empty(), "{:?}", one.problems);
     assert_eq!(one.facts, two.facts);
+    let sorted = |notes: &[String]| {
+        let mut notes = notes.to_vec();
+        notes.sort();
+        notes
+    };
+    assert_eq!(sorted(&one.notes), sorted(&two.notes));
     // The Port and NetworkPort (different Ids) are one port through the function's links.
     let key = "nic/02:00:00:00:01:01/bmc";
     assert_eq!(get(&one.facts, &format!("{key}/port")), Some(&"P1".into()));
@@ -418,5 +432,187 @@ fn keys_do_not_depend_on_the_order_resources_are_listed_in() {
     assert_eq!(
         get(&one.facts, &format!("{key}/flow_control/status")),
         Some(&"rx".into())
+    );
+    // Two Ports in one group: the lowest-numbered one names it, whatever the order.
+    assert_eq!(
+        get(&one.facts, "nic/02:00:00:00:02:01/bmc/port"),
+        Some(&"P2".into())
+    );
+    // The Port wins, and the disagreement is said: both URIs, the property, both values.
+    let note = one
+        .notes
+        .iter()
+        .find(|note| note.contains(&format!("{uri}/Ports/P1 ")))
+        .unwrap_or_else(|| panic!("no note on Ports/P1: {:?}", one.notes));
+    for needle in [
+        format!("{uri}/NetworkPorts/1"),
+        "FlowControlConfiguration".to_owned(),
+        "\"tx_rx\"".to_owned(),
+        "\"rx\"".to_owned(),
+    ] {
+        assert!(note.contains(&needle), "{needle}: {note}");
+    }
+}
+
+#[test]
+fn a_function_assignable_to_several_ports_is_on_none_of_them() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/S";
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "S"}),
+            ports: vec![
+                json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1"}),
+                json!({"@odata.id": format!("{uri}/Ports/2"), "Id": "2"}),
+            ],
+            functions: vec![FunctionInventory {
+                function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/F"), "Id": "F",
+                    "Ethernet": {"PermanentMACAddress": "02:00:00:00:00:51"},
+                    "AssignablePhysicalNetworkPorts": [
+                        {"@odata.id": format!("{uri}/Ports/1")}, {"@odata.id": format!("{uri}/Ports/2")}]}),
+                ..FunctionInventory::default()
+            }],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    let key = "nic/02:00:00:00:00:51/bmc";
+    assert_eq!(get(&out.facts, &format!("{key}/port")), None, "on no port");
+    assert_eq!(
+        get(&out.facts, &format!("{key}/function/F/mac")),
+        Some(&"02:00:00:00:00:51".into())
+    );
+    assert_eq!(get(&out.facts, "nic/port-s-1/bmc/port"), Some(&"1".into()));
+    assert_eq!(get(&out.facts, "nic/port-s-2/bmc/port"), Some(&"2".into()));
+    let note = out
+        .notes
+        .iter()
+        .find(|note| note.contains("assignable"))
+        .unwrap_or_else(|| panic!("{:?}", out.notes));
+    for needle in [
+        format!("{uri}/NetworkDeviceFunctions/F"),
+        format!("{uri}/Ports/1"),
+        format!("{uri}/Ports/2"),
+    ] {
+        assert!(note.contains(&needle), "{needle}: {note}");
+    }
+}
+
+#[test]
+fn staged_controllers_are_read_at_the_index_of_the_current_one() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/C";
+    let caps = |dcb: bool| json!({"DataCenterBridging": {"Capable": dcb}});
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "C", "Controllers": [
+                {"ControllerCapabilities": caps(true), "Links": {"Ports": [{"@odata.id": format!("{uri}/Ports/1")}]}},
+                {"ControllerCapabilities": caps(false), "Links": {"Ports": [{"@odata.id": format!("{uri}/Ports/2")}]}}]}),
+            // The Settings object lists the controllers without Links, values unchanged.
+            adapter_pending: Some(json!({"Controllers": [
+                {"ControllerCapabilities": caps(true)}, {"ControllerCapabilities": caps(false)}]})),
+            ports: vec![
+                json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:61"]}}),
+                json!({"@odata.id": format!("{uri}/Ports/2"), "Id": "2", "Ethernet": {"AssociatedMACAddresses": ["02:00:00:00:00:62"]}}),
+            ],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    let two = "nic/02:00:00:00:00:62/bmc";
+    assert_eq!(
+        get(&out.facts, &format!("{two}/dcb_capable")),
+        Some(&false.into())
+    );
+    let pending: Vec<_> = out
+        .facts
+        .iter()
+        .filter(|(path, _)| path.as_str().contains("/pending/"))
+        .collect();
+    assert!(pending.is_empty(), "nothing is staged: {pending:?}");
+}
+
+#[test]
+fn mac_less_ports_of_two_adapters_sharing_an_id_are_qualified_by_chassis() {
+    let adapter = |chassis: &str, flow: &str| AdapterInventory {
+        adapter: json!({"@odata.id": format!("/redfish/v1/Chassis/{chassis}/NetworkAdapters/1"), "Id": "1"}),
+        ports: vec![
+            json!({"@odata.id": format!("/redfish/v1/Chassis/{chassis}/NetworkAdapters/1/Ports/1"),
+            "Id": "1", "Ethernet": {"FlowControlConfiguration": flow}}),
+        ],
+        ..AdapterInventory::default()
+    };
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![adapter("A", "TX"), adapter("B", "RX")],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(
+        get(&out.facts, "nic/port-a-1-1/bmc/flow_control/configured"),
+        Some(&"tx".into())
+    );
+    assert_eq!(
+        get(&out.facts, "nic/port-b-1-1/bmc/flow_control/configured"),
+        Some(&"rx".into())
+    );
+    // A unique adapter Id keeps the short key.
+    let alone = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![adapter("A", "TX")],
+        ..Inventory::default()
+    });
+    assert_eq!(
+        get(&alone.facts, "nic/port-1-1/bmc/flow_control/configured"),
+        Some(&"tx".into())
+    );
+}
+
+#[test]
+fn group_ports_joins_many_ports_by_id_and_mac() {
+    // A BMC-controlled list: joined through indexes, not pair by pair.
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/M";
+    let count = 2000;
+    let mac = |i: usize| format!("02:00:00:{:02x}:{:02x}:01", i / 256, i % 256);
+    let network_ports = (0..count)
+        .map(|i| {
+            json!({"@odata.id": format!("{uri}/NetworkPorts/{i}"), "Id": format!("n{i}"),
+            "AssociatedNetworkAddresses": [mac(i)], "FlowControlStatus": "RX"})
+        })
+        .collect();
+    let ports = (0..count)
+        .map(|i| {
+            json!({"@odata.id": format!("{uri}/Ports/{i}"), "Id": format!("p{i}"),
+            "Ethernet": {"AssociatedMACAddresses": [mac(i)]}})
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "M"}),
+            ports,
+            network_ports,
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", &out.problems[..1]);
+    assert_eq!(
+        get(&out.facts, &format!("nic/{}/bmc/port", mac(1234))),
+        Some(&"p1234".into())
+    );
+    assert_eq!(
+        get(
+            &out.facts,
+            &format!("nic/{}/bmc/flow_control/status", mac(1234))
+        ),
+        Some(&"rx".into())
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
     );
 }

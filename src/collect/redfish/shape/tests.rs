@@ -220,3 +220,41 @@ fn port_links_controller_firmware_and_protocols_are_checked() {
         ]
     );
 }
+
+#[test]
+fn on_off_attributes_and_lldp_modes_must_be_in_their_vocabulary() {
+    let dell = Inventory {
+        root: json!({"Vendor": "Dell"}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": "/a"}),
+            functions: vec![FunctionInventory {
+                function: json!({"@odata.id": "/a/f", "Id": "NIC.Slot.7-1-1"}),
+                oem_attributes: Some(json!({"@odata.id": "/a/f/attrs", "Attributes": {
+                    "LldpPort1": "Auto", "LldpPort2": "Disabled", "Broadcom_LLDPNearestBridge": "enabled"}})),
+                ..FunctionInventory::default()
+            }],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    };
+    assert_eq!(
+        problems(&dell),
+        [
+            "/a/f/attrs: Attributes/LldpPort1 is the string \"Auto\", expected \"Enabled\" or \"Disabled\""
+        ]
+    );
+    let nvidia = Inventory {
+        root: json!({"Vendor": "NVIDIA"}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": "/a", "Oem": {"Nvidia": {"LLDP": {"TXMode": "All", "RXMode": "Sometimes"}}}}),
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    };
+    assert_eq!(
+        problems(&nvidia),
+        [
+            "/a: Oem/Nvidia/LLDP/RXMode is the string \"Sometimes\", expected one of \"Off\", \"Mandatory\", \"All\""
+        ]
+    );
+}

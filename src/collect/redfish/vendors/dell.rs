@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::Leaves;
+use super::{Kind, Leaves, on_off};
 use crate::collect::nic::scalar;
 use crate::collect::redfish::attributes::is_firmware_version;
 use crate::model::DcbxMode;
@@ -26,11 +26,15 @@ enum Mapping {
     Npar,
     /// `FlowControlSetting` (`TXRXFlowControl`, `RXFlowControl`, …) → `tx_rx`, `rx`, …
     FlowControl,
+    /// `LldpPort<N>` (`Enabled`/`Disabled`): the firmware LLDP agent of physical port `N`, a
+    /// fact of that port's functions only.
+    LldpPort(u32),
 }
 
 /// Attribute name → (fact leaf, mapping). Names from iDRAC network attribute registries and
 /// Dell's OMSDK enumerations (`omdrivers/enums/iDRAC/NIC.py`); Mellanox cards on Dell carry
-/// `LldpPort1`/`LldpPort2` (the card's firmware LLDP agent per physical port).
+/// `LldpPort1`/`LldpPort2` (the card's firmware LLDP agent per physical port) on every
+/// function of the card.
 const MAPPED: &[(&str, &str, Mapping)] = &[
     ("Broadcom_DCBX", "dcbx_mode", Mapping::Dcbx),
     ("RDMAProtocolSupport", "rdma_protocol", Mapping::Lower),
@@ -45,22 +49,39 @@ const MAPPED: &[(&str, &str, Mapping)] = &[
     (
         "Broadcom_LLDPNearestBridge",
         "lldp/nic_agent",
-        Mapping::Lower,
+        Mapping::Enabled,
     ),
-    ("LldpPort1", "lldp/nic_agent/port1", Mapping::Lower),
-    ("LldpPort2", "lldp/nic_agent/port2", Mapping::Lower),
+    ("LldpPort1", "lldp/nic_agent", Mapping::LldpPort(1)),
+    ("LldpPort2", "lldp/nic_agent", Mapping::LldpPort(2)),
+    ("LldpPort3", "lldp/nic_agent", Mapping::LldpPort(3)),
+    ("LldpPort4", "lldp/nic_agent", Mapping::LldpPort(4)),
 ];
 
-/// The names of the attributes that are normalized: their values must be strings.
-pub fn mapped_attributes() -> impl Iterator<Item = &'static str> {
-    MAPPED.iter().map(|(name, _, _)| *name)
+/// The attributes that are normalized, with the type their values must have.
+pub fn mapped_attributes() -> impl Iterator<Item = (&'static str, Kind)> {
+    MAPPED.iter().map(|(name, _, mapping)| {
+        let kind = match mapping {
+            Mapping::Enabled | Mapping::LldpPort(_) => Kind::OnOff,
+            Mapping::Dcbx | Mapping::Lower | Mapping::Npar | Mapping::FlowControl => Kind::Text,
+        };
+        (*name, kind)
+    })
 }
 
-fn convert(mapping: &Mapping, value: &str) -> serde_json::Value {
-    match mapping {
+/// The physical port number of a Dell function FQDD: `NIC.Slot.7-2-1` (port 2, partition 1)
+/// and `NIC.Slot.5-1` (port 1) name it after the first `-`.
+fn port_number(function_id: &str) -> Option<u32> {
+    let (_, rest) = function_id.split_once('-')?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// The normalized value; `None` when the attribute's value is outside its vocabulary (the
+/// shape check reports it; the raw attribute is kept).
+fn convert(mapping: &Mapping, value: &str) -> Option<Value> {
+    Some(match mapping {
         Mapping::Dcbx => DcbxMode::parse(value).as_str().into(),
         Mapping::Lower => value.to_ascii_lowercase().into(),
-        Mapping::Enabled => value.eq_ignore_ascii_case("enabled").into(),
+        Mapping::Enabled | Mapping::LldpPort(_) => on_off(value)?.into(),
         Mapping::Npar => value.to_ascii_uppercase().contains("NPAR").into(),
         Mapping::FlowControl => {
             let spelling = value.trim_end_matches("FlowControl");
@@ -68,13 +89,20 @@ fn convert(mapping: &Mapping, value: &str) -> serde_json::Value {
                 .as_str()
                 .into()
         }
-    }
+    })
 }
 
-/// Every attribute of one `DellNetworkAttributes` resource (current or pending) under
-/// `hii/<name>` (secrets dropped; versions under `firmware/hii/<name>`: they change with every
-/// firmware update and are not settings), the known ones also normalized.
-pub fn function_facts(attributes: &Value, registry: Option<&Value>, leaves: &mut Leaves) {
+/// The attributes of one `DellNetworkAttributes` resource (current or pending) of the function
+/// `function_id`: the mapped ones normalized (only), the rest under `hii/<name>` (secrets
+/// dropped; versions under `firmware/hii/<name>`: they change with every firmware update and
+/// are not settings). One attribute is one fact: a raw copy beside the normalized one would
+/// report one change twice. `LldpPort<N>` goes only to the functions of physical port `N`.
+pub fn function_facts(
+    function_id: &str,
+    attributes: &Value,
+    registry: Option<&Value>,
+    leaves: &mut Leaves,
+) {
     let mut filter = SecretFilter::new();
     if let Some(registry) = registry {
         filter.add_registry(registry);
@@ -82,6 +110,7 @@ pub fn function_facts(attributes: &Value, registry: Option<&Value>, leaves: &mut
     let Some(attributes) = attributes["Attributes"].as_object() else {
         return;
     };
+    let port = port_number(function_id);
     for (name, value) in attributes
         .iter()
         .filter(|(name, value)| !filter.is_secret(name, value))
@@ -89,17 +118,29 @@ pub fn function_facts(attributes: &Value, registry: Option<&Value>, leaves: &mut
         if scalar(value).is_none() {
             continue;
         }
+        let mapped = MAPPED.iter().find(|(n, _, _)| n == name);
+        if let Some((_, leaf, mapping)) = mapped {
+            let ours = match mapping {
+                Mapping::LldpPort(n) => port.map(|port| port == *n),
+                _ => Some(true),
+            };
+            match (ours, value.as_str().and_then(|text| convert(mapping, text))) {
+                // Another physical port's agent: that port's functions carry it.
+                (Some(false), _) => continue,
+                (Some(true), Some(normalized)) => {
+                    leaves.set_scalar(leaf, &normalized);
+                    continue;
+                }
+                // Unplaceable or out of vocabulary: kept raw below.
+                _ => {}
+            }
+        }
         let home = if is_firmware_version(name) {
             "firmware/hii"
         } else {
             "hii"
         };
         leaves.set_scalar(&format!("{home}/{}", path_segment(name)), value);
-        if let (Some((_, leaf, mapping)), Some(text)) =
-            (MAPPED.iter().find(|(n, _, _)| n == name), value.as_str())
-        {
-            leaves.set_scalar(leaf, &convert(mapping, text));
-        }
     }
 }
 
@@ -113,12 +154,13 @@ mod tests {
             "Broadcom_DCBX": "Disabled", "RDMAProtocolSupport": "RoCE", "RDMANICModeOnPort": "Enabled",
             "VirtualizationMode": "NPAR", "ChapSecret": "hunter2", "MTU": 9000, "BlnkLeds": null,
             "FlowControlSetting": "TXRXFlowControl", "LocalDCBXWillingMode": "Disabled",
-            "FamilyVersion": "21.80.16.95"
+            "FamilyVersion": "21.80.16.95", "Broadcom_LLDPNearestBridge": "Disabled"
         }});
         let mut leaves = Leaves::default();
-        function_facts(&current, None, &mut leaves);
+        function_facts("NIC.Slot.3-1-1", &current, None, &mut leaves);
         let mut pending = Leaves::default();
         function_facts(
+            "NIC.Slot.3-1-1",
             &serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE", "MTU": 9000}}),
             None,
             &mut pending,
@@ -136,10 +178,50 @@ mod tests {
         assert_eq!(get("hii/BlnkLeds"), None);
         assert_eq!(get("flow_control/setting").as_deref(), Some("\"tx_rx\""));
         assert_eq!(get("dcbx_willing").as_deref(), Some("false"));
+        assert_eq!(get("lldp/nic_agent").as_deref(), Some("false"));
         assert_eq!(
             get("firmware/hii/FamilyVersion").as_deref(),
             Some("\"21.80.16.95\"")
         );
         assert_eq!(get("hii/FamilyVersion"), None);
+        for raw in ["Broadcom_DCBX", "RDMAProtocolSupport", "VirtualizationMode"] {
+            assert_eq!(
+                get(&format!("hii/{raw}")),
+                None,
+                "{raw} is mapped: stored once"
+            );
+        }
+    }
+
+    #[test]
+    fn lldp_port_n_is_the_agent_of_port_n_only_and_a_boolean() {
+        let attributes = serde_json::json!({"Attributes": {
+            "LldpPort1": "Enabled", "LldpPort2": "Disabled"
+        }});
+        let of = |function: &str| {
+            let mut leaves = Leaves::default();
+            function_facts(function, &attributes, None, &mut leaves);
+            leaves
+        };
+        let two = of("NIC.Slot.7-2-1");
+        assert_eq!(two.get("lldp/nic_agent"), Some(&false.into()), "{two:?}");
+        assert_eq!(two.iter().count(), 1, "one leaf, no sub-tree: {two:?}");
+        let one = of("NIC.Slot.7-1");
+        assert_eq!(one.get("lldp/nic_agent"), Some(&true.into()), "{one:?}");
+        assert!(
+            one.iter()
+                .all(|(leaf, _)| !leaf.starts_with("lldp/nic_agent/")),
+            "{one:?}"
+        );
+        // Outside Enabled/Disabled: not normalized (the shape check reports it), kept raw.
+        let mut odd = Leaves::default();
+        function_facts(
+            "NIC.Slot.7-1-1",
+            &serde_json::json!({"Attributes": {"LldpPort1": "Auto"}}),
+            None,
+            &mut odd,
+        );
+        assert_eq!(odd.get("lldp/nic_agent"), None);
+        assert_eq!(odd.get("hii/LldpPort1"), Some(&"Auto".into()));
     }
 }

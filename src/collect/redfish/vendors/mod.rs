@@ -128,16 +128,31 @@ pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
     }
 }
 
-/// OEM facts of a network device function from its vendor attribute resource (current or
-/// pending) that [`function_attributes_link`] named; `registry` types its secrets.
+/// OEM facts of a network device function (`function`, whose `Id` places per-port
+/// attributes) from its vendor attribute resource (current or pending) that
+/// [`function_attributes_link`] named; `registry` types its secrets.
 pub fn function_facts(
     vendor: Vendor,
+    function: &Value,
     attributes: &Value,
     registry: Option<&Value>,
     leaves: &mut Leaves,
 ) {
     if vendor == Vendor::Dell {
-        dell::function_facts(attributes, registry, leaves);
+        let id = function["Id"].as_str().unwrap_or("");
+        dell::function_facts(id, attributes, registry, leaves);
+    }
+}
+
+/// An agent's `Enabled`/`Disabled` (any case) as the boolean `lldp/nic_agent` and the other
+/// on/off leaves carry; `None` outside that vocabulary (a shape problem, see [`Kind::OnOff`]).
+pub fn on_off(text: &str) -> Option<bool> {
+    if text.eq_ignore_ascii_case("enabled") {
+        Some(true)
+    } else if text.eq_ignore_ascii_case("disabled") {
+        Some(false)
+    } else {
+        None
     }
 }
 
@@ -172,6 +187,10 @@ pub enum Kind {
     Object,
     /// A MAC address string.
     Mac,
+    /// `Enabled` or `Disabled` (any case): see [`on_off`].
+    OnOff,
+    /// An LLDP agent mode: `Off`, `Mandatory` or `All` ([`crate::model::LldpAgentMode`]).
+    LldpMode,
 }
 
 /// Calls `check` with each OEM property of an adapter (or its pending settings) that
@@ -190,8 +209,8 @@ pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
         }
         Vendor::Nvidia => {
             check(&["Oem", "Nvidia", "LLDP"], Kind::Object);
-            check(&["Oem", "Nvidia", "LLDP", "TXMode"], Kind::Text);
-            check(&["Oem", "Nvidia", "LLDP", "RXMode"], Kind::Text);
+            check(&["Oem", "Nvidia", "LLDP", "TXMode"], Kind::LldpMode);
+            check(&["Oem", "Nvidia", "LLDP", "RXMode"], Kind::LldpMode);
             check(&["Oem", "Nvidia", "LLDP", "DCBXModeEnabled"], Kind::Bool);
         }
         Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
@@ -223,8 +242,8 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
 /// [`function_facts`] maps, and the type it must have.
 pub fn check_function_attributes(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     if vendor == Vendor::Dell {
-        for name in dell::mapped_attributes() {
-            check(&["Attributes", name], Kind::Text);
+        for (name, kind) in dell::mapped_attributes() {
+            check(&["Attributes", name], kind);
         }
     }
 }
