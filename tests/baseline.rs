@@ -122,7 +122,7 @@ fn promote_show_log_and_diff_across_revisions() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 129 facts",
+            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 121 facts",
         ))
         .stdout(predicate::str::contains(
             "esx01 → baselines/azure-local/esx01.json: new baseline",
@@ -158,7 +158,7 @@ fn promote_show_log_and_diff_across_revisions() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "22 block, 2 warn, 4 info; blocking: nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+            "22 block, 0 warn, 4 info; blocking: nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
         ));
     let message = git(store, &["log", "-1", "--format=%B"]);
     for needle in [
@@ -166,7 +166,7 @@ fn promote_show_log_and_diff_across_revisions() {
         "CHG-4711",
         "snapshot sha256:",
         "by driftgate 0.1.0",
-        "changes against the previous baseline: 22 block, 2 warn, 4 info",
+        "changes against the previous baseline: 22 block, 0 warn, 4 info",
         "    blocking: nic/00:0a:f7:12:34:57/os/num_tcs/current/pfc",
         "  forced: lab reproduction of the DCBX reset",
         "    overrode: [pfc-not-operational] nic/00:0a:f7:12:34:56/os/dcbx_support/current",
@@ -211,7 +211,7 @@ fn promote_show_log_and_diff_across_revisions() {
     );
     assert!(
         lines[1].starts_with(
-            "    baselines/azure-local/azl-node01.json: 22 block, 2 warn, 4 info; blocking: "
+            "    baselines/azure-local/azl-node01.json: 22 block, 0 warn, 4 info; blocking: "
         ),
         "{log}"
     );
@@ -219,7 +219,7 @@ fn promote_show_log_and_diff_across_revisions() {
     assert!(lines[2].contains("promote 2 hosts"), "{log}");
     assert_eq!(
         lines[3],
-        "    baselines/azure-local/azl-node01.json: new baseline, 129 facts"
+        "    baselines/azure-local/azl-node01.json: new baseline, 121 facts"
     );
     assert_eq!(lines.len(), 4, "{log}");
     let (_, log) = stdout_of(in_store(store).args(["baseline", "log", "--limit", "1"]));

@@ -255,3 +255,31 @@ fn a_firmware_only_update_with_vendor_version_attributes_passes_under_strict() {
         "{findings:#?}"
     );
 }
+
+#[test]
+fn a_lenovo_nic_lldp_agent_folded_into_bios_switched_on_blocks_under_its_port() {
+    let bios = "redfish/v1/Systems/1/Bios";
+    let agent = "/Attributes/PCIE_SLOT_1_Port1_LLDPAgent";
+    let before = fixture_copy(
+        "lenovo-xcc",
+        &[
+            (bios, agent, "Disabled".into()),
+            (&format!("{bios}/Pending"), agent, "Disabled".into()),
+        ],
+    );
+    let after = root().join("tests/fixtures/redfish/lenovo-xcc");
+    let (code, text, report) = judge(before.path(), &after, false);
+    assert_eq!(code, 1, "{text}");
+    let lldp = finding(&report, "nic/94:6d:ae:53:cb:9b/bmc/lldp/nic_agent");
+    assert_eq!(
+        (&lldp["severity"], &lldp["id"], &lldp["old"], &lldp["new"]),
+        (
+            &"block".into(),
+            &"bmc-lldp".into(),
+            &false.into(),
+            &true.into()
+        )
+    );
+    // One change, one finding: the attribute is not also a raw `hii/` or `bios/` fact.
+    assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{text}");
+}

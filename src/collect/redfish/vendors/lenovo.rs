@@ -201,11 +201,10 @@ impl Mapped {
             Self::DcbxMode => text
                 .map(|t| DcbxMode::parse(t).as_str().into())
                 .ok_or("a DCBX mode text"),
-            Self::LldpAgent => match text {
-                Some(t) if t.eq_ignore_ascii_case("enabled") => Ok(true.into()),
-                Some(t) if t.eq_ignore_ascii_case("disabled") => Ok(false.into()),
-                _ => Err("\"Enabled\" or \"Disabled\""),
-            },
+            Self::LldpAgent => text
+                .and_then(super::on_off)
+                .map(FactValue::from)
+                .ok_or("\"Enabled\" or \"Disabled\""),
         }
     }
 }
