@@ -591,13 +591,22 @@ fn a_nic_firmware_bump_is_named_in_the_finding_of_its_ports_changed_setting() {
         .lines()
         .find(|l| l.contains("NIC firmware of this port"))
         .unwrap_or_else(|| panic!("{out}"));
-    let own = line
-        .find("nic/02:5a:10:00:01:01/bmc/firmware/version \"22.31.1014\" → \"22.36.1010\"")
-        .unwrap_or_else(|| panic!("{line}"));
-    let bios = line
-        .find("firmware/bios/version")
-        .unwrap_or_else(|| panic!("{line}"));
-    assert!(own < bios, "the port's own firmware comes first: {line}");
+    assert!(
+        line.contains(
+            "NIC firmware of this port: \"22.31.1014\" → \"22.36.1010\" (nic/02:5a:10:00:01:01/bmc/firmware/version)"
+        ),
+        "the port's own firmware comes first: {line}"
+    );
+    // The rest of the host's is counted beside the finding and listed once, above.
+    assert!(
+        line.ends_with("; 1 other firmware change on this host (listed above)"),
+        "{line}"
+    );
+    let alongside = out.find("firmware changed alongside:").unwrap();
+    assert!(
+        out[alongside..finding].contains("firmware/bios/version"),
+        "{out}"
+    );
     assert!(out.contains("function NIC.Slot.1-1-1"), "{out}");
 }
 

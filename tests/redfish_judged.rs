@@ -168,7 +168,7 @@ fn a_nic_firmware_bump_seen_only_in_the_controller_is_named_in_its_ports_finding
     );
     assert!(
         text.contains(&format!(
-            "NIC firmware of this port: {port}/bmc/firmware/version \"7.10.6\" → \"7.11.0\""
+            "NIC firmware of this port: \"7.10.6\" → \"7.11.0\" ({port}/bmc/firmware/version); 1 other"
         )),
         "{text}"
     );

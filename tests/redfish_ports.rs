@@ -517,3 +517,25 @@ fn the_multi_dpu_capture_joins_ports_network_ports_and_functions() {
     );
     assert_eq!(nic_keys(&captured).len(), 4, "{:?}", nic_keys(&captured));
 }
+
+#[test]
+fn no_fact_path_is_both_a_leaf_and_a_sub_tree_on_any_capture() {
+    let shared = root().join("../shared/data/redfish");
+    assert!(shared.is_dir(), "{} is absent", shared.display());
+    let mut folders = Vec::new();
+    for parent in [root().join("tests/fixtures/redfish"), shared] {
+        for entry in std::fs::read_dir(&parent).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            }
+        }
+    }
+    assert!(folders.len() >= 12, "{folders:?}");
+    for folder in folders {
+        let captured = capture(&format!("redfish=mockup:{}", folder.display()), &[], false);
+        if captured.status() != "failed" {
+            assert_no_leaf_is_a_subtree(&captured);
+        }
+    }
+}

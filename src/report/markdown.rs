@@ -59,8 +59,12 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(out, "|---|---|---|---|---|---|")?;
     let mut long_values = Vec::new();
+    let mut attributed = std::collections::HashSet::new();
     for severity in [Severity::Block, Severity::Warn, Severity::Info] {
         for f in report.findings_at(severity) {
+            // A port's firmware is named with its first (most severe) finding only.
+            let firmware = super::firmware_line(f)
+                .filter(|_| super::port_of(f).is_none_or(|port| attributed.insert(port)));
             writeln!(
                 out,
                 "| {} | `{}` | `{}` | {} | {} | {} |",
@@ -69,7 +73,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 f.path,
                 cell(f.old.as_ref()),
                 cell(f.new.as_ref()),
-                escape(&match super::firmware_line(f) {
+                escape(&match firmware {
                     Some(firmware) => format!("{} ({firmware}) — {}", f.message, f.why),
                     None => format!("{} — {}", f.message, f.why),
                 }),

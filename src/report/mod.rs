@@ -10,52 +10,56 @@ pub mod text;
 use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
 use crate::snapshot::SourceStatus;
 
-/// The firmware named beside a finding, in one line: `NIC firmware of this port: nic/…/bmc/
-/// firmware/version "22.31.1014" → "22.36.1010"; other firmware changed: …`, or `None` when
-/// the finding names none.
+/// The firmware named beside a finding, in one line: what changed on the finding's own port,
+/// one entry per old → new with every fact that says so (`NIC firmware of this port:
+/// "22.31.1014" → "22.36.1010" (nic/…/bmc/firmware/version, firmware/nic.slot.3-1-1/version);
+/// 2 other firmware changes on this host (listed above)`), or `None` when the finding names
+/// none. The rest of the host's changes are only counted: the report lists them once.
 pub fn firmware_line(finding: &Finding) -> Option<String> {
     if finding.firmware.is_empty() {
         return None;
     }
-    let list = |this_port: bool| -> Vec<String> {
-        finding
-            .firmware
-            .iter()
-            .filter(|f| f.this_port == this_port)
-            .map(firmware_change)
-            .collect()
-    };
-    let (own, other) = (list(true), list(false));
+    // Old → new, with the facts that report it, in the finding's order.
+    let mut own: Vec<(String, Vec<String>)> = Vec::new();
+    for f in finding.firmware.iter().filter(|f| f.this_port) {
+        let change = firmware_change(f);
+        match own.iter_mut().find(|(c, _)| *c == change) {
+            Some((_, paths)) => paths.push(f.path.to_string()),
+            None => own.push((change, vec![f.path.to_string()])),
+        }
+    }
+    let others = finding.firmware.iter().filter(|f| !f.this_port).count();
     let mut parts = Vec::new();
     if own.is_empty() {
         parts.push("no firmware change of this port".to_owned());
     } else {
+        let own: Vec<String> = own
+            .iter()
+            .map(|(change, paths)| format!("{change} ({})", paths.join(", ")))
+            .collect();
         parts.push(format!("NIC firmware of this port: {}", own.join(", ")));
     }
-    if !other.is_empty() {
-        let word = if own.is_empty() {
-            "firmware changed on this host"
+    if others > 0 {
+        let word = if others == 1 { "change" } else { "changes" };
+        let rest = if finding.firmware.iter().any(|f| f.this_port) {
+            "other "
         } else {
-            "other firmware changed"
+            ""
         };
-        // The whole list is in the report's "firmware changed alongside"; beside each of fifty
-        // findings a few are enough to point at it.
-        let shown = if other.len() > OTHERS_SHOWN {
-            format!(
-                "{}, +{} more (all under \"firmware changed alongside\")",
-                other[..OTHERS_SHOWN].join(", "),
-                other.len() - OTHERS_SHOWN
-            )
-        } else {
-            other.join(", ")
-        };
-        parts.push(format!("{word}: {shown}"));
+        parts.push(format!(
+            "{others} {rest}firmware {word} on this host (listed above)"
+        ));
     }
     Some(parts.join("; "))
 }
 
-/// How many firmware changes of the rest of the host a finding names before "+N more".
-const OTHERS_SHOWN: usize = 2;
+/// The port a finding is about (`nic/<key>`), for naming its firmware once per port.
+pub fn port_of(finding: &Finding) -> Option<&str> {
+    let path = finding.path.as_str();
+    let rest = path.strip_prefix("nic/")?;
+    let key = rest.split('/').next()?;
+    Some(&path[..4 + key.len()])
+}
 
 fn firmware_change(f: &FirmwareChange) -> String {
     let value = |v: &Option<crate::snapshot::FactValue>| {
@@ -67,7 +71,7 @@ fn firmware_change(f: &FirmwareChange) -> String {
     } else {
         ""
     };
-    format!("{} {} → {}{staged}", f.path, value(&f.old), value(&f.new))
+    format!("{} → {}{staged}", value(&f.old), value(&f.new))
 }
 
 /// The one-line headline shared by every format, e.g.

@@ -146,7 +146,7 @@ fn report_with_firmware_and_staged_values() -> Report {
 #[test]
 fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
     let report = report_with_firmware_and_staged_values();
-    let expected = "NIC firmware of this port: nic/00:0a:f7:12:34:56/bmc/firmware/version \"22.31.1014\" → \"22.36.1010\"; other firmware changed: firmware/bios/version \"2.19.1\" → \"2.20.0\"";
+    let expected = "NIC firmware of this port: \"22.31.1014\" → \"22.36.1010\" (nic/00:0a:f7:12:34:56/bmc/firmware/version); 1 other firmware change on this host (listed above)";
     let mut out = Vec::new();
     super::text::render(&report, &mut out).unwrap();
     let text = plain(out);
@@ -184,28 +184,84 @@ fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
 }
 
 #[test]
-fn beside_a_finding_a_few_other_firmware_changes_point_at_the_whole_list() {
+fn beside_a_finding_one_change_reported_twice_is_named_once_and_the_rest_counted() {
     let mut report = report_with_firmware_and_staged_values();
     let finding = report
         .findings
         .iter_mut()
         .find(|f| !f.firmware.is_empty())
         .expect("a finding with firmware");
+    let own = finding
+        .firmware
+        .iter()
+        .find(|f| f.this_port)
+        .expect("the port's firmware change")
+        .clone();
     let other = finding
         .firmware
         .iter()
         .find(|f| !f.this_port)
         .expect("another firmware change")
         .clone();
+    // The inventory entry of the port's adapter says the same as its controller.
+    let mut inventory = own.clone();
+    inventory.path = crate::snapshot::FactPath::new("firmware/nic.slot.3-1-1/version").unwrap();
+    finding.firmware.insert(1, inventory);
     for n in 0..3 {
         let mut more = other.clone();
         more.path = crate::snapshot::FactPath::new(format!("firmware/cpld-{n}/version")).unwrap();
         finding.firmware.push(more);
     }
     let line = super::firmware_line(finding).unwrap();
-    assert!(
-        line.ends_with(", +2 more (all under \"firmware changed alongside\")"),
-        "{line}"
+    assert_eq!(
+        line,
+        "NIC firmware of this port: \"22.31.1014\" → \"22.36.1010\" \
+         (nic/00:0a:f7:12:34:56/bmc/firmware/version, firmware/nic.slot.3-1-1/version); \
+         4 other firmware changes on this host (listed above)"
     );
-    assert!(line.starts_with("NIC firmware of this port: "), "{line}");
+}
+
+#[test]
+fn a_ports_firmware_is_named_with_its_first_finding_only() {
+    let mut report = report_with_firmware_and_staged_values();
+    let first = report
+        .findings
+        .iter()
+        .position(|f| !f.firmware.is_empty())
+        .expect("a finding with firmware");
+    let mut again = report.findings[first].clone();
+    again.id = "bmc-npar".to_owned();
+    again.severity = compare::Severity::Warn;
+    report.findings.push(again);
+    let with_firmware = report
+        .findings
+        .iter()
+        .filter(|f| !f.firmware.is_empty())
+        .count();
+    let mut out = Vec::new();
+    super::text::render(&report, &mut out).unwrap();
+    let text = plain(out);
+    let ports: std::collections::HashSet<&str> = report
+        .findings
+        .iter()
+        .filter(|f| !f.firmware.is_empty())
+        .filter_map(super::port_of)
+        .collect();
+    assert!(
+        with_firmware > ports.len(),
+        "the test needs a port with two findings"
+    );
+    assert_eq!(
+        text.matches("NIC firmware of this port").count(),
+        ports.len(),
+        "{text}"
+    );
+    let mut out = Vec::new();
+    super::markdown::render(&report, &mut out).unwrap();
+    let markdown = String::from_utf8(out).unwrap();
+    assert_eq!(
+        markdown.matches("NIC firmware of this port").count(),
+        ports.len(),
+        "{markdown}"
+    );
 }

@@ -87,6 +87,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     let mut explained = HashSet::new();
+    let mut attributed = HashSet::new();
     for severity in [Severity::Block, Severity::Warn, Severity::Info] {
         let findings: Vec<&Finding> = report.findings_at(severity).collect();
         if findings.is_empty() {
@@ -103,13 +104,20 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             // A rule's reason is printed with its first finding only; fifty ports drifting the
             // same way should read as one story.
             let first = explained.insert(finding.id.as_str());
-            render_finding(finding, first, out)?;
+            // A port's firmware is named with its first (most severe) finding only.
+            let firmware = super::port_of(finding).is_none_or(|port| attributed.insert(port));
+            render_finding(finding, first, firmware, out)?;
         }
     }
     Ok(())
 }
 
-fn render_finding(f: &Finding, with_why: bool, out: &mut dyn Write) -> io::Result<()> {
+fn render_finding(
+    f: &Finding,
+    with_why: bool,
+    with_firmware: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     writeln!(out, "  {BOLD}{}{BOLD:#}  [{}]", f.path, f.id)?;
     match (f.kind, &f.old, &f.new) {
         (FindingKind::Changed, Some(old), Some(new))
@@ -125,7 +133,7 @@ fn render_finding(f: &Finding, with_why: bool, out: &mut dyn Write) -> io::Resul
         (FindingKind::Changed, Some(old), Some(new)) => writeln!(out, "    {old} → {new}")?,
         _ => writeln!(out, "    {}", f.message)?,
     }
-    if let Some(firmware) = super::firmware_line(f) {
+    if let Some(firmware) = super::firmware_line(f).filter(|_| with_firmware) {
         writeln!(out, "    {firmware}")?;
     }
     if with_why && !f.why.is_empty() {

@@ -37,8 +37,9 @@
 //! (`Embedded LOM`, `OCP 3.0 Slot A`); (3) its `RelatedItem` links to the adapter's chassis,
 //! when that chassis holds only that adapter (a CPLD or board firmware is tied to the chassis
 //! too, so this is the last resort). Within a tier the first component by name wins. A member
-//! whose `RelatedItem` also names a Manager or a ComputerSystem runs the BMC or the host and
-//! is never a NIC's.
+//! whose `RelatedItem` names a Manager runs the BMC and is never a NIC's; one that names a
+//! ComputerSystem runs the host and counts only when it names the adapter too and no surer
+//! member does (after tier 2).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -137,7 +138,9 @@ fn entries<'a>(firmware: &'a [Value], notes: &mut Vec<String>) -> Vec<Entry<'a>>
             continue;
         };
         let id = id_of(item);
-        if id.starts_with("Previous-") {
+        // iDRAC's `Previous-` is what ran before, `Available-` an image uploaded but not
+        // installed: neither is what runs.
+        if id.starts_with("Previous-") || id.starts_with("Available-") {
             continue;
         }
         if let Some((_, fqdd)) = id.split_once("__") {
@@ -332,12 +335,11 @@ fn related_targets(item: &Value) -> impl Iterator<Item = &str> {
         .map(trimmed)
 }
 
-/// Whether a URI is a Manager or a ComputerSystem itself (`…/Managers/<id>`,
-/// `…/Systems/<id>`): firmware related to one runs the BMC or the host, never only a NIC.
-fn is_manager_or_system(uri: &str) -> bool {
+/// The collection a URI is a member of (`Managers` for `…/Managers/<id>`).
+fn collection_of(uri: &str) -> Option<&str> {
     let mut segments = uri.rsplit('/');
     let _id = segments.next();
-    matches!(segments.next(), Some("Managers" | "Systems"))
+    segments.next()
 }
 
 /// How surely a member is an adapter's firmware, the surest first.
@@ -348,14 +350,15 @@ enum Tier {
     Named,
     /// It names the adapter's slot or location label.
     Slot,
+    /// It names the adapter, and a ComputerSystem too.
+    NamedShared,
     /// Its `RelatedItem` names the chassis, which holds that one adapter.
     Chassis,
 }
 
 /// Which component belongs to which adapter, by [`Tier`]: the surest tier that has one
 /// wins, and within a tier (a Dell NIC lists one entry per port) the first component by
-/// name, so the choice does not depend on the inventory's order. A member also related to a
-/// Manager or a ComputerSystem is never a NIC's.
+/// name, so the choice does not depend on the inventory's order.
 fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> FirmwareLinks {
     let uris: Vec<&str> = adapters
         .iter()
@@ -365,10 +368,6 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
         components: entries.iter().map(|e| e.component.clone()).collect(),
         ..FirmwareLinks::default()
     };
-    let candidates: Vec<&Entry<'_>> = entries
-        .iter()
-        .filter(|e| !related_targets(e.item).any(is_manager_or_system))
-        .collect();
     for adapter in adapters {
         let Some(uri) = adapter.adapter["@odata.id"].as_str().map(trimmed) else {
             continue;
@@ -382,8 +381,23 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
             let below = |target: &str| target == uri || target.starts_with(&format!("{uri}/"));
             let fqdd = id_of(entry.item).contains("__")
                 && (entry.component == id || entry.component.starts_with(&format!("{id}-")));
-            if fqdd || related_targets(entry.item).any(below) {
-                Some(Tier::Named)
+            // A member related to a Manager runs the BMC. One related to a ComputerSystem
+            // runs the host, unless it names the adapter too: some BMCs relate every member
+            // to `Systems/1`, so it counts when nothing surer does.
+            let related_to = |collection: &str| {
+                related_targets(entry.item).any(|t| collection_of(t) == Some(collection))
+            };
+            let shared = related_to("Systems");
+            if related_to("Managers") {
+                None
+            } else if fqdd || related_targets(entry.item).any(below) {
+                Some(if shared {
+                    Tier::NamedShared
+                } else {
+                    Tier::Named
+                })
+            } else if shared {
+                None
             } else if member_slots(entry.item).iter().any(|s| slots.contains(s))
                 || same_label(entry.item, &adapter.adapter)
             {
@@ -394,7 +408,7 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
                 None
             }
         };
-        let component = candidates
+        let component = entries
             .iter()
             .filter_map(|e| tier(e).map(|t| (t, &e.component)))
             .min()

@@ -190,7 +190,7 @@ fn adapter_facts(
                     && earlier != value
                 {
                     notes.push(format!(
-                        "{member_uri} and {earlier_uri} describe one physical port but disagree                          on {}: {value} and {earlier}; kept {value} ({member_uri})",
+                        "{member_uri} and {earlier_uri} describe one physical port but disagree on {}: {value} and {earlier}; kept {value} ({member_uri})",
                         property_of(leaf)
                     ));
                 }

@@ -308,6 +308,13 @@ fn an_adapter_s_own_firmware_beats_its_chassis_and_a_manager_s_is_never_a_nic_s(
         linked(&[cpld.clone(), slot.clone(), bmc.clone()]).as_deref(),
         Some("slot_2.bundle")
     );
+    // A BMC that relates every member to its system as well still links the adapter's own.
+    let everything_related = json!({"Id": "NIC0", "Version": "28.39", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Systems/1"}, {"@odata.id": uri}]});
+    assert_eq!(
+        linked(&[cpld.clone(), everything_related, host.clone()]).as_deref(),
+        Some("nic0")
+    );
     assert_eq!(
         linked(&[cpld.clone(), bmc.clone(), host.clone()]).as_deref(),
         Some("cpld")
@@ -410,5 +417,24 @@ fn a_version_bump_on_one_of_two_identical_cards_swaps_no_keys() {
         version(&after, "intel_e810@0x8086-2").as_deref(),
         Some("\"4.40\""),
         "the card at /7 keeps its key"
+    );
+}
+
+#[test]
+fn a_dell_image_uploaded_but_not_installed_is_neither_a_version_nor_a_collision() {
+    let firmware = [
+        json!({"Id": "Current-108089-21.80.16.95__NIC.Integrated.1-1-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Integrated.1-1-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Available-108089-22.00.1__NIC.Integrated.1-1-1", "Version": "22.00.1"}),
+    ];
+    let mut out = super::super::Normalized::default();
+    super::firmware_facts(&firmware, &[], &mut out);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(
+        out.facts
+            .get("firmware/nic.integrated.1-1-1/version")
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("\"21.80.16.95\"")
     );
 }
