@@ -95,6 +95,25 @@ fn finding<'a>(report: &'a Value, path: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no finding on {path}: {report:#}"))
 }
 
+/// Judges the fixture `name` against `before` (its agent off): the fact at `path` turning
+/// from false to true blocks under `bmc-lldp`. Returns the JSON report.
+fn assert_agent_switched_on_blocks(before: &tempfile::TempDir, name: &str, path: &str) -> Value {
+    let after = root().join("tests/fixtures/redfish").join(name);
+    let (code, text, report) = judge(before.path(), &after, false);
+    assert_eq!(code, 1, "{text}");
+    let lldp = finding(&report, path);
+    assert_eq!(
+        (&lldp["severity"], &lldp["id"], &lldp["old"], &lldp["new"]),
+        (
+            &"block".into(),
+            &"bmc-lldp".into(),
+            &false.into(),
+            &true.into()
+        )
+    );
+    report
+}
+
 const ILO_PORT: &str = "redfish/v1/Chassis/1/NetworkAdapters/DE083000/Ports/1";
 
 #[test]
@@ -191,18 +210,10 @@ fn the_nic_firmware_lldp_agent_switched_on_blocks() {
             (&settings.0, settings.1, settings.2),
         ],
     );
-    let after = root().join("tests/fixtures/redfish/ilo-port-settings");
-    let (code, text, report) = judge(before.path(), &after, false);
-    assert_eq!(code, 1, "{text}");
-    let lldp = finding(&report, "nic/02:1f:0e:00:00:01/bmc/lldp/enabled");
-    assert_eq!(
-        (&lldp["severity"], &lldp["id"], &lldp["old"], &lldp["new"]),
-        (
-            &"block".into(),
-            &"bmc-lldp".into(),
-            &false.into(),
-            &true.into()
-        )
+    assert_agent_switched_on_blocks(
+        &before,
+        "ilo-port-settings",
+        "nic/02:1f:0e:00:00:01/bmc/lldp/enabled",
     );
 }
 
@@ -267,19 +278,15 @@ fn a_lenovo_nic_lldp_agent_folded_into_bios_switched_on_blocks_under_its_port() 
             (&format!("{bios}/Pending"), agent, "Disabled".into()),
         ],
     );
-    let after = root().join("tests/fixtures/redfish/lenovo-xcc");
-    let (code, text, report) = judge(before.path(), &after, false);
-    assert_eq!(code, 1, "{text}");
-    let lldp = finding(&report, "nic/94:6d:ae:53:cb:9b/bmc/lldp/nic_agent");
-    assert_eq!(
-        (&lldp["severity"], &lldp["id"], &lldp["old"], &lldp["new"]),
-        (
-            &"block".into(),
-            &"bmc-lldp".into(),
-            &false.into(),
-            &true.into()
-        )
+    let report = assert_agent_switched_on_blocks(
+        &before,
+        "lenovo-xcc",
+        "nic/94:6d:ae:53:cb:9b/bmc/lldp/nic_agent",
     );
     // One change, one finding: the attribute is not also a raw `hii/` or `bios/` fact.
-    assert_eq!(report["findings"].as_array().unwrap().len(), 1, "{text}");
+    assert_eq!(
+        report["findings"].as_array().unwrap().len(),
+        1,
+        "{report:#}"
+    );
 }
