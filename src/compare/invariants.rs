@@ -6,7 +6,7 @@
 
 use std::ops::Bound;
 
-use super::policy::Severity;
+use super::severity::Severity;
 use crate::model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
 use crate::snapshot::{FactPath, FactValue, Facts, path_segment};
 

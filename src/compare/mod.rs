@@ -6,13 +6,15 @@
 mod diff;
 mod invariants;
 mod policy;
+mod severity;
 mod verdict;
 
 pub use diff::{Change, changes};
 pub use invariants::{INVARIANTS, Invariant, Violation};
 pub use policy::{
-    Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, Severity, UNMATCHED_ID,
+    Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, UNMATCHED_ID,
 };
+pub use severity::Severity;
 pub use verdict::{
     Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, REPORT_SCHEMA_ID, Report, Role,
     SnapshotSummary, Verdict,

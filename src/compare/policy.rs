@@ -20,42 +20,15 @@ use std::fmt::Write as _;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use toml::Spanned;
 
 use super::invariants::{INVARIANTS, Invariant};
+use super::severity::Severity;
 use crate::snapshot::{FactPath, FactValue};
 
 const BUILTIN_TEXT: &str = include_str!("default_policy.toml");
 const BUILTIN_ORIGIN: &str = "built-in policy";
-
-/// How a change, a violated expectation or an invariant finding is treated.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Not reported.
-    Ignore,
-    /// Reported; never affects the verdict.
-    Info,
-    /// Reported; the verdict is WARN (exit 0), or BLOCK with `--strict`.
-    Warn,
-    /// The verdict is BLOCK (exit 1).
-    Block,
-}
-
-impl Severity {
-    /// The spelling used in policies and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Ignore => "ignore",
-            Severity::Info => "info",
-            Severity::Warn => "warn",
-            Severity::Block => "block",
-        }
-    }
-}
 
 /// A policy file as written in TOML: what `schemas/policy.schema.json` describes.
 #[derive(Debug, Deserialize, JsonSchema)]

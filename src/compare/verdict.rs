@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::policy::Severity;
+use super::severity::Severity;
 use crate::snapshot::{FactPath, FactValue, SourceStatus};
 
 /// The schema id of JSON reports.
