@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
 use driftgate::compare::{self, JudgeOptions};
 use driftgate::input::{Loader, SnapshotRef};
 
@@ -45,14 +44,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ctx.printer.warn(warning);
     }
     if let Some(baseline) = &baseline {
-        let (host, base_host) = (&snapshot.snapshot().host, &baseline.snapshot().host);
-        if host != base_host {
-            bail!(
-                "{} is a snapshot of host {host} but baseline {} is of host {base_host}; use `driftgate diff` to compare different hosts",
-                snapshot.origin(),
-                baseline.origin()
-            );
-        }
+        compare::same_host(&snapshot, baseline)?;
     }
     let options = JudgeOptions {
         strict: args.strict,

@@ -32,6 +32,40 @@ pub struct JudgeOptions {
     pub changes_only: bool,
 }
 
+/// A baseline of another host than the snapshot it would judge: its facts would all read as
+/// drift. `diff` compares different hosts on purpose; `check` and the gate refuse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{snapshot} is a snapshot of host {host} but baseline {baseline} is of host {baseline_host}; use `driftgate diff` to compare different hosts"
+)]
+pub struct HostMismatch {
+    /// Where the snapshot came from.
+    pub snapshot: String,
+    /// Its host.
+    pub host: String,
+    /// Where the baseline came from.
+    pub baseline: String,
+    /// The baseline's host.
+    pub baseline_host: String,
+}
+
+/// Whether `baseline` is a baseline of the host `snapshot` describes.
+pub fn same_host(
+    snapshot: &VerifiedSnapshot,
+    baseline: &VerifiedSnapshot,
+) -> Result<(), HostMismatch> {
+    let (host, baseline_host) = (&snapshot.snapshot().host, &baseline.snapshot().host);
+    if host == baseline_host {
+        return Ok(());
+    }
+    Err(HostMismatch {
+        snapshot: snapshot.origin().to_owned(),
+        host: host.to_string(),
+        baseline: baseline.origin().to_owned(),
+        baseline_host: baseline_host.to_string(),
+    })
+}
+
 /// Judges `snapshot` (against `baseline`, when given) under `policy`.
 ///
 /// Linear in the number of facts: one merge pass for the diff, one pass for expectations,

@@ -508,3 +508,19 @@ fn a_ports_inventory_link_attributes_that_inventory_component() {
         ]
     );
 }
+
+#[test]
+fn a_baseline_of_another_host_is_refused_naming_both() {
+    let h1 = complete(&[("bios/A", "x".into())]);
+    assert_eq!(same_host(&h1, &h1), Ok(()));
+    let other = Snapshot {
+        host: HostName::new("h2").unwrap(),
+        ..h1.snapshot().clone()
+    };
+    let h2 = VerifiedSnapshot::parse(&other.to_canonical_json(), "h2.json").unwrap();
+    let error = same_host(&h1, &h2).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "test.json is a snapshot of host h1 but baseline h2.json is of host h2; use `driftgate diff` to compare different hosts"
+    );
+}
