@@ -87,6 +87,16 @@ pub enum OutputFormat {
     Markdown,
 }
 
+impl From<OutputFormat> for driftgate::report::Format {
+    fn from(format: OutputFormat) -> Self {
+        match format {
+            OutputFormat::Text => Self::Text,
+            OutputFormat::Json => Self::Json,
+            OutputFormat::Markdown => Self::Markdown,
+        }
+    }
+}
+
 /// What every subcommand may use besides its own arguments.
 pub struct Context<'a> {
     /// Where output goes.
@@ -117,12 +127,7 @@ fn print_report(
     format: OutputFormat,
     printer: &Printer,
 ) -> anyhow::Result<Outcome> {
-    use driftgate::report;
-    printer.stdout(|out| match format {
-        OutputFormat::Text => report::text::render(report, out),
-        OutputFormat::Json => report::json::render(report, out),
-        OutputFormat::Markdown => report::markdown::render(report, out),
-    })?;
+    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
     Ok(Outcome::Judged(report.verdict))
 }
 

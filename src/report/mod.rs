@@ -7,8 +7,30 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
+use std::io::{self, Write};
+
 use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
 use crate::snapshot::SourceStatus;
+
+/// A report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A verdict line, then findings grouped by severity (ANSI styles; see the module docs).
+    Text,
+    /// JSON following `driftgate schema report`.
+    Json,
+    /// Markdown for a change ticket or a pull-request comment.
+    Markdown,
+}
+
+/// Writes `report` in `format`: the one entry every command that reports goes through.
+pub fn render(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Text => text::render(report, out),
+        Format::Json => json::render(report, out),
+        Format::Markdown => markdown::render(report, out),
+    }
+}
 
 /// The firmware named beside a finding, in one line: what changed on the finding's own port,
 /// one entry per old → new with every fact that says so (`NIC firmware of this port:

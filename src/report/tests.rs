@@ -265,3 +265,23 @@ fn a_ports_firmware_is_named_with_its_first_finding_only() {
         "{markdown}"
     );
 }
+
+/// A renderer of one format.
+type Renderer = fn(&Report, &mut dyn std::io::Write) -> std::io::Result<()>;
+
+#[test]
+fn one_render_entry_writes_each_format() {
+    let report = report_with_firmware_and_staged_values();
+    let direct: [(super::Format, Renderer); 3] = [
+        (super::Format::Text, super::text::render),
+        (super::Format::Json, super::json::render),
+        (super::Format::Markdown, super::markdown::render),
+    ];
+    for (format, render) in direct {
+        let (mut one, mut other) = (Vec::new(), Vec::new());
+        super::render(&report, format, &mut one).unwrap();
+        render(&report, &mut other).unwrap();
+        assert!(!one.is_empty());
+        assert_eq!(one, other, "{format:?}");
+    }
+}
