@@ -32,22 +32,18 @@ fn fixture_copy(name: &str, edits: &[(&str, &str, Value)]) -> tempfile::TempDir 
     dir
 }
 
-/// Captures the mockup at `dir` into `out` (a complete capture, or the test fails).
+/// Captures the mockup at `dir` into `out` (a complete capture, or the test fails), as
+/// driftgate wrote it.
 fn capture(dir: &Path, out: &Path) {
-    let output = driftgate()
-        .args(["capture", "--host", "bmc-host"])
-        .arg("--source")
-        .arg(format!("redfish=mockup:{}", dir.display()))
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
+    let captured =
+        common::capture::capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
     assert_eq!(
-        output.status.code(),
-        Some(0),
+        (captured.code, captured.status()),
+        (0, "complete"),
         "{}",
-        String::from_utf8_lossy(&output.stderr)
+        captured.stderr
     );
+    std::fs::write(out, &captured.text).unwrap();
 }
 
 /// `check` of the "after" capture against the "before" one: the exit code and the text
