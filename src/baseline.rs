@@ -302,6 +302,7 @@ pub fn summarize(
         &JudgeOptions {
             strict: false,
             changes_only: true,
+            ..JudgeOptions::default()
         },
     );
     ChangeSummary {

@@ -178,6 +178,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 &JudgeOptions {
                     strict: false,
                     changes_only: true,
+                    ..JudgeOptions::default()
                 },
             );
             super::print_report(&report, format, ctx.printer)

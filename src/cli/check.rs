@@ -49,6 +49,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let options = JudgeOptions {
         strict: args.strict,
         changes_only: false,
+        ..JudgeOptions::default()
     };
     let report = compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
     super::print_report(&report, args.format, ctx.printer)

@@ -52,6 +52,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let options = JudgeOptions {
         strict: args.strict,
         changes_only: true,
+        ..JudgeOptions::default()
     };
     let report = compare::judge(&new, Some(&old), &policy, &options);
     super::print_report(&report, args.format, printer)

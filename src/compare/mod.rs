@@ -3,21 +3,25 @@
 //! [`crate::snapshot`], [`crate::model`] and the leaf [`crate::secrets`] (values of secrets
 //! never reach a report) only.
 
+pub mod allow;
 mod diff;
 mod invariants;
 mod policy;
 mod severity;
+mod stories;
 mod verdict;
 
+pub use allow::Allowance;
 pub use diff::{Change, changes};
 pub use invariants::{INVARIANTS, Invariant, Violation};
 pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, UNMATCHED_ID,
 };
 pub use severity::Severity;
+pub use stories::{Story, stories};
 pub use verdict::{
-    Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, REPORT_SCHEMA_ID, Report, Role,
-    SnapshotSummary, Verdict,
+    AllowedFinding, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, Origin,
+    REPORT_SCHEMA_ID, Report, Role, SnapshotSummary, Verdict,
 };
 
 use crate::snapshot::{FactValue, SourceStatus, VerifiedSnapshot};
@@ -30,6 +34,33 @@ pub struct JudgeOptions {
     /// Only classify changes against the baseline: no invariants, no `expect` rules
     /// (`driftgate diff`).
     pub changes_only: bool,
+    /// Declared changes and waivers in force (expired ones already removed).
+    pub allowances: Vec<Allowance>,
+}
+
+/// What one judgement compares: a snapshot, optionally with its baseline, and, for a gate's
+/// post step, the pre-update snapshot between them (baseline → pre → post). A two-way
+/// `check` is the case without `pre`.
+#[derive(Debug, Clone, Copy)]
+pub struct Comparison<'a> {
+    /// The snapshot judged (post, in a gate).
+    pub snapshot: &'a VerifiedSnapshot,
+    /// Its known-good baseline.
+    pub baseline: Option<&'a VerifiedSnapshot>,
+    /// The snapshot taken before the update, for a three-way comparison.
+    pub pre: Option<&'a VerifiedSnapshot>,
+}
+
+/// Judges `comparison` under `policy`: [`judge`], and with a `pre` snapshot every finding's
+/// [`Origin`], attribution to the firmware that changed between pre and post, and the
+/// pre snapshot's sources in the completeness check.
+pub fn judge_comparison(
+    comparison: &Comparison<'_>,
+    policy: &Policy,
+    options: &JudgeOptions,
+) -> Report {
+    // issue 11: the compare helper replaces this with the three-way judgement.
+    judge(comparison.snapshot, comparison.baseline, policy, options)
 }
 
 /// A baseline of another host than the snapshot it would judge: its facts would all read as
@@ -109,6 +140,7 @@ pub fn judge(
                 why: invariant.why.to_owned(),
                 pending: false,
                 firmware: Vec::new(),
+                origin: None,
             }));
         }
     }
@@ -157,10 +189,12 @@ pub fn judge(
         strict: options.strict,
         snapshot: summary(snapshot),
         baseline: baseline.map(summary),
+        pre: None,
         incomplete_sources,
         firmware_changes,
         counts,
         findings,
+        allowed: Vec::new(),
     }
 }
 
@@ -382,6 +416,7 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
         why: why.to_owned(),
         pending: class.pending,
         firmware: Vec::new(),
+        origin: None,
     }
 }
 
@@ -414,6 +449,7 @@ fn expectation_findings(
             why: rule.why.clone(),
             pending: false,
             firmware: Vec::new(),
+            origin: None,
         });
     };
     for (path, value) in facts {

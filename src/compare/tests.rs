@@ -40,6 +40,7 @@ fn judge_with(
         &JudgeOptions {
             strict,
             changes_only: false,
+            ..JudgeOptions::default()
         },
     )
 }
@@ -201,6 +202,7 @@ fn diff_mode_judges_changes_only() {
         &JudgeOptions {
             strict: false,
             changes_only: true,
+            ..JudgeOptions::default()
         },
     );
     assert_eq!((report.verdict, report.findings.len()), (Verdict::Pass, 0));

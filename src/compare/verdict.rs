@@ -84,6 +84,31 @@ pub struct Finding {
     /// host's. Left out when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub firmware: Vec<FirmwareChange>,
+    /// Where the finding comes from in a three-way (baseline → pre → post) comparison; left
+    /// out of a two-way one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// Where a finding of a three-way comparison (baseline → pre → post) comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Pre equalled the baseline; post differs: the update did it.
+    Update,
+    /// Already different at pre: drift from before the update.
+    PreExisting,
+    /// Meant to change: a firmware version.
+    Expected,
+}
+
+/// A finding an allowance declared or waived: it does not count towards the verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct AllowedFinding {
+    /// The finding as it would have been reported.
+    pub finding: Finding,
+    /// The allowance that matched it.
+    pub allowance: super::allow::Allowance,
 }
 
 /// One firmware fact that changed, as named beside a finding for attribution.
@@ -113,6 +138,8 @@ pub enum Role {
     Snapshot,
     /// The baseline it is compared with.
     Baseline,
+    /// The pre-update snapshot of a three-way comparison.
+    Pre,
 }
 
 /// A snapshot the report is about.
@@ -174,6 +201,9 @@ pub struct Report {
     /// The baseline, when compared with one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<SnapshotSummary>,
+    /// The pre-update snapshot, in a three-way comparison.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pre: Option<SnapshotSummary>,
     /// Sources that did not capture completely (any makes the verdict `incomplete`).
     pub incomplete_sources: Vec<IncompleteSource>,
     /// Firmware facts that changed in the same window, for attribution.
@@ -182,6 +212,9 @@ pub struct Report {
     pub counts: Counts,
     /// Findings, most severe first, then by path.
     pub findings: Vec<Finding>,
+    /// Findings an allowance declared or waived (not counted, not in `findings`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<AllowedFinding>,
 }
 
 impl Report {

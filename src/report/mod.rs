@@ -1,8 +1,10 @@
 //! Renderers of a [`Report`]: each writes to a writer and decides nothing.
 //!
 //! The text renderer always writes ANSI styles; the caller's stream strips them when colour is
-//! off (not a terminal, `NO_COLOR`). Imports: [`crate::compare`] only.
+//! off (not a terminal, `NO_COLOR`). Imports: [`crate::gate`] (its report type) and
+//! [`crate::compare`].
 
+pub mod gate;
 pub mod json;
 pub mod markdown;
 pub mod text;
@@ -10,6 +12,7 @@ pub mod text;
 use std::io::{self, Write};
 
 use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
+use crate::gate::GateReport;
 use crate::snapshot::SourceStatus;
 
 /// A report format.
@@ -23,12 +26,40 @@ pub enum Format {
     Markdown,
 }
 
-/// Writes `report` in `format`: the one entry every command that reports goes through.
-pub fn render(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
-    match format {
-        Format::Text => text::render(report, out),
-        Format::Json => json::render(report, out),
-        Format::Markdown => markdown::render(report, out),
+/// What a command reports: one host's judgement, or a gate step's.
+#[derive(Debug, Clone, Copy)]
+pub enum Document<'a> {
+    /// `check` and `diff`.
+    Check(&'a Report),
+    /// `gate pre` and `gate post`.
+    Gate(&'a GateReport),
+}
+
+impl<'a> From<&'a Report> for Document<'a> {
+    fn from(report: &'a Report) -> Self {
+        Document::Check(report)
+    }
+}
+
+impl<'a> From<&'a GateReport> for Document<'a> {
+    fn from(report: &'a GateReport) -> Self {
+        Document::Gate(report)
+    }
+}
+
+/// Writes `document` in `format`: the one entry every command that reports goes through.
+pub fn render<'a>(
+    document: impl Into<Document<'a>>,
+    format: Format,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match (document.into(), format) {
+        (Document::Check(report), Format::Text) => text::render(report, out),
+        (Document::Check(report), Format::Json) => json::render(report, out),
+        (Document::Check(report), Format::Markdown) => markdown::render(report, out),
+        (Document::Gate(report), Format::Text) => gate::text(report, out),
+        (Document::Gate(report), Format::Json) => gate::json(report, out),
+        (Document::Gate(report), Format::Markdown) => gate::markdown(report, out),
     }
 }
 
@@ -178,6 +209,7 @@ fn role_word(role: Role) -> &'static str {
     match role {
         Role::Snapshot => "snapshot",
         Role::Baseline => "baseline",
+        Role::Pre => "pre-update",
     }
 }
 
