@@ -111,8 +111,77 @@ impl Inventory {
     /// Parses and validates inventory `text` read from `file`; relative paths in it
     /// (`credentials_file`, `ca_file`, `dir:` and `mockup:` source locations) are relative to
     /// the file's folder.
-    pub fn parse(_text: &str, _file: &Path) -> Result<Inventory, InventoryErrors> {
-        todo!("issue 11: inventory helper")
+    pub fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
+        // A minimal reading (no line numbers, no validation) until the inventory's own
+        // parser lands.
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            #[serde(default)]
+            defaults: Option<toml::Table>,
+            #[serde(default)]
+            host: Vec<HostDoc>,
+        }
+        #[derive(serde::Deserialize)]
+        struct HostDoc {
+            name: String,
+            fleet: Option<String>,
+            cluster: Option<String>,
+            #[serde(default)]
+            tags: Vec<String>,
+            sources: Vec<String>,
+        }
+        let problem = |message: String| InventoryErrors {
+            problems: vec![Problem {
+                file: file.display().to_string(),
+                line: 0,
+                message,
+            }],
+        };
+        let doc: Doc = toml::from_str(text).map_err(|e| problem(e.to_string()))?;
+        let default_fleet = doc
+            .defaults
+            .as_ref()
+            .and_then(|d| d.get("fleet"))
+            .and_then(|f| f.as_str())
+            .map(str::to_owned);
+        let base = file.parent().unwrap_or(Path::new("."));
+        let mut hosts = Vec::new();
+        for h in doc.host {
+            let sources = h
+                .sources
+                .iter()
+                .map(|s| {
+                    let joined = match s.split_once(':') {
+                        Some((head, rest))
+                            if (head.ends_with("=dir") || head.ends_with("=mockup"))
+                                && !rest.starts_with('/') =>
+                        {
+                            format!("{head}:{}", base.join(rest).display())
+                        }
+                        _ => s.clone(),
+                    };
+                    SourceSpec::parse(&joined).map_err(|e| problem(e.to_string()))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            hosts.push(InventoryHost {
+                name: HostName::new(h.name).map_err(|e| problem(e.to_string()))?,
+                fleet: h
+                    .fleet
+                    .or_else(|| default_fleet.clone())
+                    .ok_or_else(|| problem("a host without fleet".to_owned()))?,
+                cluster: h.cluster,
+                tags: h.tags,
+                sources,
+                credentials: None,
+                ca_file: None,
+                timeouts: Timeouts::default(),
+                line: 0,
+            });
+        }
+        Ok(Inventory {
+            file: file.to_owned(),
+            hosts,
+        })
     }
 
     /// Reads and parses the inventory at `file`.

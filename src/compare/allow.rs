@@ -41,19 +41,81 @@ pub struct BadAllowance {
 
 impl Allowance {
     /// Parses `--allow PATH=VALUE` (or `PATH` alone: any value).
-    pub fn parse_arg(_text: &str) -> Result<Self, BadAllowance> {
-        todo!("issue 11: compare helper")
+    pub fn parse_arg(text: &str) -> Result<Self, BadAllowance> {
+        // Minimal until the compare helper's version lands.
+        let (path, value) = match text.split_once('=') {
+            Some((path, value)) => (
+                path,
+                Some(
+                    serde_json::from_str::<FactValue>(value)
+                        .unwrap_or_else(|_| FactValue::from(value)),
+                ),
+            ),
+            None => (text, None),
+        };
+        Ok(Allowance {
+            path: path.to_owned(),
+            value,
+            reason: None,
+            ticket: None,
+            expires: None,
+            given_at: "--allow".to_owned(),
+        })
     }
 
     /// Whether it allows the fact at `path` to have `value` (`None`: the fact is gone).
-    pub fn matches(&self, _path: &FactPath, _value: Option<&FactValue>) -> bool {
-        todo!("issue 11: compare helper")
+    pub fn matches(&self, path: &FactPath, value: Option<&FactValue>) -> bool {
+        let glob = globset::GlobBuilder::new(&self.path)
+            .literal_separator(true)
+            .build()
+            .map(|g| g.compile_matcher());
+        glob.is_ok_and(|g| g.is_match(path.as_str()))
+            && self.value.as_ref().is_none_or(|v| Some(v) == value)
     }
 }
 
 /// Parses an allow file (`[[allow]]` tables); `origin` names the file in errors.
-pub fn parse_allow_file(_text: &str, _origin: &str) -> Result<Vec<Allowance>, BadAllowance> {
-    todo!("issue 11: compare helper")
+pub fn parse_allow_file(text: &str, origin: &str) -> Result<Vec<Allowance>, BadAllowance> {
+    // Minimal until the compare helper's version lands.
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        #[serde(default)]
+        allow: Vec<Entry>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        path: String,
+        value: Option<toml::Value>,
+        reason: Option<String>,
+        ticket: Option<String>,
+        expires: Option<String>,
+    }
+    let bad = |reason: String| BadAllowance {
+        given_at: origin.to_owned(),
+        reason,
+    };
+    let doc: Doc = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+    doc.allow
+        .into_iter()
+        .map(|e| {
+            Ok(Allowance {
+                path: e.path,
+                value: e
+                    .value
+                    .map(|v| serde_json::to_value(v).map_err(|e| bad(e.to_string())))
+                    .transpose()?
+                    .map(|v| serde_json::from_value(v).map_err(|e| bad(e.to_string())))
+                    .transpose()?,
+                reason: e.reason,
+                ticket: e.ticket,
+                expires: e
+                    .expires
+                    .map(|d| d.parse().map_err(|e: jiff::Error| bad(e.to_string())))
+                    .transpose()?,
+                given_at: origin.to_owned(),
+            })
+        })
+        .collect()
 }
 
 /// `allowances` split into those in force on `today` and those that expired before it.

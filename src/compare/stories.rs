@@ -27,5 +27,7 @@ pub struct Story {
 
 /// The stories of `report`, whose snapshot has `facts` (for port names).
 pub fn stories(_report: &Report, _facts: &Facts) -> Vec<Story> {
-    todo!("issue 11: compare helper")
+    // Empty until the compare helper's version lands.
+    let _ = Severity::Info;
+    Vec::new()
 }

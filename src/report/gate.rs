@@ -6,8 +6,19 @@ use std::io::{self, Write};
 use crate::gate::GateReport;
 
 /// Text: per host its verdict line and its stories.
-pub fn text(_report: &GateReport, _out: &mut dyn Write) -> io::Result<()> {
-    todo!("issue 11: compare helper")
+pub fn text(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
+    // Minimal until the compare helper's version lands.
+    for host in &report.hosts {
+        writeln!(out, "{}", super::headline(&host.report))?;
+        super::text::render(&host.report, out)?;
+    }
+    writeln!(
+        out,
+        "gate {:?} run {}: {}",
+        report.run.step,
+        report.run.id,
+        report.verdict.as_upper()
+    )
 }
 
 /// JSON following `driftgate schema gate-report`.
@@ -17,6 +28,10 @@ pub fn json(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// Markdown for a change ticket.
-pub fn markdown(_report: &GateReport, _out: &mut dyn Write) -> io::Result<()> {
-    todo!("issue 11: compare helper")
+pub fn markdown(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
+    // Minimal until the compare helper's version lands.
+    for host in &report.hosts {
+        super::markdown::render(&host.report, out)?;
+    }
+    Ok(())
 }
