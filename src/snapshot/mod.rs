@@ -1,6 +1,7 @@
 //! Snapshots: what one host looked like at one moment, as canonical JSON with a digest.
 //!
-//! Only [`VerifiedSnapshot::parse`] (schema id + digest checked) and [`Snapshot::seal`] give a
+//! Only [`VerifiedSnapshot::parse`] (schema id + digest checked), [`Snapshot::seal`] and
+//! [`VerifiedSnapshot::seal`] (a capture, in memory) give a
 //! snapshot that the rest of driftgate judges; a file that fails either check is an error,
 //! never silently accepted. Imports: [`crate::model`] only.
 
@@ -292,6 +293,18 @@ impl From<SnapshotDocument> for Snapshot {
 }
 
 impl VerifiedSnapshot {
+    /// Seals a snapshot driftgate itself just built (a capture) in memory: the same digest
+    /// [`VerifiedSnapshot::parse`] would verify in its canonical JSON, without writing and
+    /// re-reading that text. `origin` names it in reports.
+    pub fn seal(snapshot: Snapshot, origin: &str) -> Self {
+        let digest = snapshot.digest();
+        VerifiedSnapshot {
+            snapshot,
+            digest,
+            origin: origin.to_owned(),
+        }
+    }
+
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
     /// reference in errors and reports.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {

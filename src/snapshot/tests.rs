@@ -194,3 +194,26 @@ proptest::proptest! {
         let _ = VerifiedSnapshot::parse(&mutated, "fuzz.json");
     }
 }
+
+#[test]
+fn sealing_in_memory_equals_writing_and_reading_the_canonical_text() {
+    let mut partial = sample();
+    partial.captured_at = "2026-11-30T02:00:00.123456789Z".parse().unwrap();
+    partial.sources.push(SourceRecord {
+        name: "redfish".into(),
+        target: "https://bmc-azl-node01".into(),
+        status: SourceStatus::Partial,
+        error: Some("GET /redfish/v1/Chassis: \"timed out\"".into()),
+    });
+    partial.facts.insert(
+        FactPath::new("nic/00:0a:f7:12:34:56/os/traffic_class/operational/0/bandwidth").unwrap(),
+        serde_json::from_str::<FactValue>("50.5").unwrap(),
+    );
+    for snapshot in [sample(), partial] {
+        let sealed = VerifiedSnapshot::seal(snapshot.clone(), "capture");
+        let read = VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "capture").unwrap();
+        assert_eq!(sealed.digest(), read.digest());
+        assert_eq!(sealed.snapshot(), read.snapshot());
+        assert_eq!(sealed.origin(), read.origin());
+    }
+}
