@@ -9,19 +9,55 @@ use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{BASELINES_DIR, Committed, FileWrite, Store, StoreError};
 
-/// What to promote.
+/// What to promote: one commit for every snapshot, whatever fleet each goes into.
 #[derive(Debug)]
 pub struct PromoteRequest {
-    /// Fleet folder the baselines go into (`baselines/<fleet>/`).
-    pub fleet: String,
-    /// The snapshots, already read and verified.
-    pub snapshots: Vec<VerifiedSnapshot>,
+    /// The snapshots, already read and verified, each with its fleet folder.
+    pub snapshots: Vec<FleetSnapshot>,
     /// Operator's message, added to the commit.
     pub message: Option<String>,
     /// Promote partial or blocking snapshots anyway, for this reason (recorded in the commit).
     pub force_reason: Option<String>,
     /// How long to wait for another promote's lock.
     pub lock_wait: Duration,
+}
+
+/// A snapshot and the fleet folder its baseline goes into (`baselines/<fleet>/`).
+#[derive(Debug)]
+pub struct FleetSnapshot {
+    /// The fleet.
+    pub fleet: String,
+    /// The snapshot.
+    pub snapshot: VerifiedSnapshot,
+}
+
+impl PromoteRequest {
+    /// Every snapshot into one fleet (`baseline promote --fleet`), no message, no force.
+    pub fn one_fleet(fleet: &str, snapshots: Vec<VerifiedSnapshot>, lock_wait: Duration) -> Self {
+        PromoteRequest {
+            snapshots: snapshots
+                .into_iter()
+                .map(|snapshot| FleetSnapshot {
+                    fleet: fleet.to_owned(),
+                    snapshot,
+                })
+                .collect(),
+            message: None,
+            force_reason: None,
+            lock_wait,
+        }
+    }
+
+    /// The fleets, each once, in request order.
+    fn fleets(&self) -> Vec<&str> {
+        let mut fleets: Vec<&str> = Vec::new();
+        for s in &self.snapshots {
+            if !fleets.contains(&s.fleet.as_str()) {
+                fleets.push(&s.fleet);
+            }
+        }
+        fleets
+    }
 }
 
 /// Why a snapshot may not become a baseline.
@@ -44,6 +80,8 @@ pub struct Refusal {
 pub struct HostResult {
     /// The host.
     pub host: HostName,
+    /// Its fleet.
+    pub fleet: String,
     /// Its file in the store.
     pub path: String,
     /// Changes against the previous baseline; `None` when the facts are identical (no write).
@@ -148,11 +186,16 @@ pub fn promote(
     policy: &Policy,
     request: PromoteRequest,
 ) -> Result<PromoteOutcome, PromoteError> {
-    if HostName::new(request.fleet.clone()).is_err() {
-        return Err(PromoteError::BadFleet(request.fleet));
+    if let Some(bad) = request
+        .fleets()
+        .into_iter()
+        .find(|f| HostName::new(*f).is_err())
+    {
+        return Err(PromoteError::BadFleet(bad.to_owned()));
     }
-    for (i, a) in request.snapshots.iter().enumerate() {
-        if let Some(b) = request.snapshots[i + 1..]
+    let snapshots: Vec<&VerifiedSnapshot> = request.snapshots.iter().map(|s| &s.snapshot).collect();
+    for (i, a) in snapshots.iter().enumerate() {
+        if let Some(b) = snapshots[i + 1..]
             .iter()
             .find(|b| b.snapshot().host == a.snapshot().host)
         {
@@ -163,8 +206,7 @@ pub fn promote(
             });
         }
     }
-    let refusals: Vec<Refusal> = request
-        .snapshots
+    let refusals: Vec<Refusal> = snapshots
         .iter()
         .filter_map(|s| refusal(s, policy))
         .collect();
@@ -175,9 +217,9 @@ pub fn promote(
     let lock = store.lock(request.lock_wait)?;
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
-    for snapshot in &request.snapshots {
+    for FleetSnapshot { fleet, snapshot } in &request.snapshots {
         let host = &snapshot.snapshot().host;
-        let path = format!("{BASELINES_DIR}/{}/{host}.json", request.fleet);
+        let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
         let existing = if store.has_commits() {
             store.host_path("HEAD", host.as_str())?
         } else {
@@ -206,6 +248,7 @@ pub fn promote(
         }
         hosts.push(HostResult {
             host: host.clone(),
+            fleet: fleet.clone(),
             path,
             change,
         });
@@ -323,14 +366,20 @@ fn commit_message(
     policy: &Policy,
 ) -> String {
     let written: Vec<&HostResult> = hosts.iter().filter(|h| h.change.is_some()).collect();
+    let mut fleets: Vec<&str> = Vec::new();
+    for host in &written {
+        if !fleets.contains(&host.fleet.as_str()) {
+            fleets.push(&host.fleet);
+        }
+    }
+    let fleets = fleets.join(", ");
     let mut message = match written.as_slice() {
-        [one] => format!("baseline: promote {} ({})\n", one.host, request.fleet),
+        [one] => format!("baseline: promote {} ({fleets})\n", one.host),
         many => {
             let names: Vec<&str> = many.iter().map(|h| h.host.as_str()).collect();
             format!(
-                "baseline: promote {} hosts ({}): {}\n",
+                "baseline: promote {} hosts ({fleets}): {}\n",
                 many.len(),
-                request.fleet,
                 names.join(", ")
             )
         }
@@ -339,18 +388,19 @@ fn commit_message(
         let _ = write!(message, "\n{}\n", text.trim_end());
     }
     for host in &written {
-        let snapshot = request
+        let snapshot = &request
             .snapshots
             .iter()
-            .find(|s| s.snapshot().host == host.host)
-            .expect("every result comes from a requested snapshot");
+            .find(|s| s.snapshot.snapshot().host == host.host)
+            .expect("every result comes from a requested snapshot")
+            .snapshot;
         let s = snapshot.snapshot();
         let change = host.change.as_ref().expect("written hosts have a change");
         let _ = write!(
             message,
             "\n{} (fleet {}): {}\n  snapshot {} captured {} by {}\n  changes against the previous baseline: {}\n",
             host.host,
-            request.fleet,
+            host.fleet,
             host.path,
             snapshot.digest(),
             s.captured_at,

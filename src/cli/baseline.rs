@@ -109,11 +109,9 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 .collect::<Result<Vec<_>, _>>()?;
             let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
             let request = PromoteRequest {
-                fleet,
-                snapshots,
                 message,
                 force_reason: reason,
-                lock_wait: Duration::from_secs(lock_wait),
+                ..PromoteRequest::one_fleet(&fleet, snapshots, Duration::from_secs(lock_wait))
             };
             let outcome = baseline::promote(loader.store()?, &policy, request)?;
             print_promote(&outcome, loader.store()?, ctx)

@@ -1,11 +1,715 @@
 //! The pre/post gate of a firmware rollout: capture each host from the inventory, judge it
 //! against its baseline (pre), then baseline → pre → post (post), keep everything in a run
 //! directory, and promote the post snapshots after a passing post. Prints nothing; returns a
-//! [`GateReport`]. Imports: [`crate::inventory`], [`crate::collect`], [`crate::store`],
-//! [`crate::baseline`], [`crate::compare`], [`crate::snapshot`].
+//! [`GateReport`] and tells a [`Progress`] what it is doing. Imports: [`crate::inventory`],
+//! [`crate::collect`], [`crate::store`], [`crate::baseline`], [`crate::compare`],
+//! [`crate::snapshot`].
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use driftgate::gate::{self, Progress, Settings};
+//! use driftgate::snapshot::HostName;
+//!
+//! struct Quiet;
+//! impl Progress for Quiet {}
+//!
+//! let store = driftgate::store::Store::discover(std::path::Path::new("/srv/baselines"))?;
+//! let inventory = driftgate::inventory::Inventory::load("/srv/baselines/inventory.toml".as_ref())?;
+//! let settings = Settings::new(store, inventory, driftgate::compare::Policy::builtin());
+//! let hosts = vec![HostName::new("azl-node01")?];
+//! let pre = gate::pre(&settings, None, &hosts, &Quiet)?;
+//! // … update the firmware, reboot …
+//! let run = gate::RunId::new(pre.run.id.clone())?;
+//! let post = gate::post(&settings, &run, &[], true, &Quiet)?;
+//! println!("{:?}", post.verdict);
+//! # Ok(()) }
+//! ```
 
+mod capture;
+mod promote;
 mod report;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub use report::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
 };
+pub use run::{
+    BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RecordedAllowance, RunDir, RunHost, RunId,
+};
+
+use crate::collect::CaptureOptions;
+use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy, Verdict};
+use crate::inventory::{Inventory, InventoryHost};
+use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
+use crate::store::{Store, StoreError};
+
+/// What a gate step works with: chosen by the caller, the same for every host.
+#[derive(Debug)]
+pub struct Settings {
+    /// The baseline store: `baselines/<fleet>/<host>.json` at HEAD are the baselines.
+    pub store: Store,
+    /// Which hosts exist and where each is read from.
+    pub inventory: Inventory,
+    /// The effective policy.
+    pub policy: Policy,
+    /// The run directory itself, instead of `<store>/.driftgate/runs/<ID>/`.
+    pub run_dir: Option<PathBuf>,
+    /// Warnings block.
+    pub strict: bool,
+    /// This step's allowances (`--allow`, `--allow-file`); expired ones are ignored with a
+    /// warning.
+    pub allowances: Vec<Allowance>,
+    /// Hosts captured at once.
+    pub concurrency: usize,
+    /// Capture settings every host starts from; its inventory entry's CA file, time limits
+    /// and credentials replace these. Its `cancel` stops the step: no new host starts.
+    pub capture: CaptureOptions,
+    /// How long `--promote` waits for another promote's lock.
+    pub lock_wait: Duration,
+}
+
+impl Settings {
+    /// Settings with no allowances, not strict, 8 hosts at a time, default capture options.
+    pub fn new(store: Store, inventory: Inventory, policy: Policy) -> Self {
+        Settings {
+            store,
+            inventory,
+            policy,
+            run_dir: None,
+            strict: false,
+            allowances: Vec::new(),
+            concurrency: 8,
+            capture: CaptureOptions::default(),
+            lock_wait: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What a gate step tells its caller while it works (the library prints nothing). Called
+/// from capture threads, hence `Sync`.
+pub trait Progress: Sync {
+    /// The step works on run `id` in `dir`.
+    fn run(&self, _id: &RunId, _dir: &Path) {}
+    /// A host's capture started.
+    fn started(&self, _host: &HostName) {}
+    /// A host was captured, written to the run directory and judged.
+    fn finished(&self, _host: &HostName, _verdict: Verdict, _took: Duration) {}
+}
+
+/// Why a gate step could not run (exit 2): bad input, configuration or run directory.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// No host given to `pre`.
+    #[error("no host given: name the hosts of the run (see `driftgate inventory list`)")]
+    NoHosts,
+    /// A host the inventory does not list.
+    #[error("{inventory}: no host {host} in the inventory")]
+    UnknownHost {
+        /// The host.
+        host: HostName,
+        /// The inventory file.
+        inventory: String,
+    },
+    /// A host without a baseline to gate against.
+    #[error(
+        "host {host} has no baseline in {store} (baselines/{fleet}/{host}.json at HEAD): capture it and promote one first, e.g. `driftgate capture --host {host} … --out {host}.json && driftgate baseline promote {host}.json --fleet {fleet}`"
+    )]
+    NoBaseline {
+        /// The host.
+        host: HostName,
+        /// Its fleet in the inventory.
+        fleet: String,
+        /// The store.
+        store: String,
+    },
+    /// The inventory and the store disagree on a host's fleet.
+    #[error(
+        "{inventory}: host {host} is in fleet {fleet}, but its baseline is {baseline}; fix the inventory or move the baseline"
+    )]
+    OtherFleet {
+        /// The host.
+        host: HostName,
+        /// Its fleet in the inventory.
+        fleet: String,
+        /// Its baseline file.
+        baseline: String,
+        /// The inventory file.
+        inventory: String,
+    },
+    /// A baseline of another host.
+    #[error(transparent)]
+    HostMismatch(#[from] compare::HostMismatch),
+    /// A bare store has no work tree to keep runs in.
+    #[error("{store} is a bare repository: give the run directory with --run-dir DIR")]
+    BareStore {
+        /// The store.
+        store: String,
+    },
+    /// `post` of a run that does not exist.
+    #[error(
+        "no run {id}: {dir} has no manifest.json (start the run with `driftgate gate pre --run {id} HOST…`)"
+    )]
+    NoSuchRun {
+        /// The run id.
+        id: RunId,
+        /// Where it was looked for.
+        dir: String,
+    },
+    /// The run directory holds another run.
+    #[error("{dir} holds run {found}, not {id}")]
+    OtherRun {
+        /// The run id asked for.
+        id: String,
+        /// The run the directory holds.
+        found: String,
+        /// The directory.
+        dir: String,
+    },
+    /// `pre` of a run that already had a post.
+    #[error(
+        "run {id} already has a post ({dir}/post-{post}): its pre is what that post was judged against and stays; start a new run for a new pre"
+    )]
+    HasPost {
+        /// The run.
+        id: RunId,
+        /// Its directory.
+        dir: String,
+        /// The latest post.
+        post: u32,
+    },
+    /// `post` for a host that is not in the run.
+    #[error("host {host} is not in run {id} (its hosts: {hosts}); run `gate pre --run {id} {host}` first")]
+    NotInRun {
+        /// The host.
+        host: HostName,
+        /// The run.
+        id: RunId,
+        /// The run's hosts.
+        hosts: String,
+    },
+    /// `post` for a host of the run whose pre never finished.
+    #[error("host {host} has no pre snapshot in run {id} ({file} is missing): run `gate pre --run {id} {host}` again")]
+    NoPre {
+        /// The host.
+        host: HostName,
+        /// The run.
+        id: RunId,
+        /// The missing file.
+        file: String,
+    },
+    /// A CA file named by the inventory cannot be read.
+    #[error("{inventory}: host {host}: ca_file {file}: {error}")]
+    CaFile {
+        /// The host.
+        host: HostName,
+        /// The inventory.
+        inventory: String,
+        /// The CA file.
+        file: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A run file cannot be read or written.
+    #[error("{file}: {error}")]
+    Io {
+        /// The file.
+        file: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A manifest that does not read as one.
+    #[error("{file}: not a driftgate run manifest: {reason}")]
+    Manifest {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: String,
+    },
+    /// A snapshot (baseline or pre) that does not verify.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Promoting failed (the lock, the commit).
+    #[error(transparent)]
+    Promote(#[from] crate::baseline::PromoteError),
+    /// The step was stopped (`Settings::capture.cancel`) before it finished: no report was
+    /// written, nor a snapshot of a host whose capture it cut short.
+    #[error("stopped before it finished")]
+    Interrupted,
+}
+
+/// One host's inputs, resolved before anything is captured.
+struct Planned<'a> {
+    host: &'a InventoryHost,
+    fleet: String,
+    cluster: Option<String>,
+    baseline: VerifiedSnapshot,
+    pre: Option<VerifiedSnapshot>,
+    options: CaptureOptions,
+}
+
+/// `gate pre`: captures `hosts`, judges each against its baseline, and records the run
+/// (`run_id`, or a generated id) with its pre snapshots. A host already drifted (block) or
+/// not completely readable fails the step before anything is flashed.
+pub fn pre(
+    settings: &Settings,
+    run_id: Option<RunId>,
+    hosts: &[HostName],
+    progress: &dyn Progress,
+) -> Result<GateReport, GateError> {
+    if hosts.is_empty() {
+        return Err(GateError::NoHosts);
+    }
+    let hosts = unique(hosts);
+    let (allowances, expired) = in_force(settings.allowances.clone());
+    let mut planned = Vec::new();
+    for name in &hosts {
+        let host = inventory_host(settings, name)?;
+        planned.push(Planned {
+            host,
+            fleet: host.fleet.clone(),
+            cluster: host.cluster.clone(),
+            baseline: baseline(settings, host)?,
+            pre: None,
+            options: host_options(settings, host)?,
+        });
+    }
+    let id = run_id.unwrap_or_else(|| RunId::generate(jiff::Timestamp::now()));
+    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), &id)?;
+    let existing = run.manifest()?;
+    if let Some(existing) = &existing
+        && existing.id != id.as_str()
+    {
+        return Err(other_run(&run, &id, existing));
+    }
+    if let Some(post) = run.posts()?.last() {
+        return Err(GateError::HasPost {
+            id,
+            dir: run.path().display().to_string(),
+            post: *post,
+        });
+    }
+    let policy_digest = run::policy_digest(&settings.policy.to_toml());
+    let manifest = pre_manifest(
+        existing,
+        &id,
+        settings,
+        &policy_digest,
+        &allowances,
+        &planned,
+    );
+    run.create(&settings.store)?;
+    run.write_manifest(&manifest)?;
+    progress.run(&id, run.path());
+    let step_dir = run.pre_dir();
+    let outcomes = capture_and_judge(settings, &planned, &step_dir, &allowances, progress)?;
+    let report = gate_report(
+        &run,
+        &id,
+        Step::Pre,
+        None,
+        &manifest,
+        &policy_digest,
+        settings.strict,
+        outcomes.into_iter().map(|(o, _)| o).collect(),
+        allowances,
+        expired,
+        Vec::new(),
+    );
+    RunDir::write_report(&step_dir, &report)?;
+    Ok(report)
+}
+
+/// `gate post`: captures the run's `hosts` (all of them when empty) again, judges each
+/// baseline → pre → post with the run's allowances and this step's, keeps the result as the
+/// run's next `post-N`, and with `promote`, after a passing verdict only, makes the post
+/// snapshots the new baselines in one commit.
+pub fn post(
+    settings: &Settings,
+    run_id: &RunId,
+    hosts: &[HostName],
+    promote: bool,
+    progress: &dyn Progress,
+) -> Result<GateReport, GateError> {
+    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), run_id)?;
+    let manifest = run.manifest()?.ok_or_else(|| GateError::NoSuchRun {
+        id: run_id.clone(),
+        dir: run.path().display().to_string(),
+    })?;
+    if manifest.id != run_id.as_str() {
+        return Err(other_run(&run, run_id, &manifest));
+    }
+    let hosts = if hosts.is_empty() {
+        manifest.hosts.iter().map(|h| h.name.clone()).collect()
+    } else {
+        unique(hosts)
+    };
+    let mut planned = Vec::new();
+    for name in &hosts {
+        let Some(in_run) = manifest.hosts.iter().find(|h| h.name == *name) else {
+            let names: Vec<&str> = manifest.hosts.iter().map(|h| h.name.as_str()).collect();
+            return Err(GateError::NotInRun {
+                host: name.clone(),
+                id: run_id.clone(),
+                hosts: names.join(", "),
+            });
+        };
+        let pre = run.pre(name)?.ok_or_else(|| GateError::NoPre {
+            host: name.clone(),
+            id: run_id.clone(),
+            file: RunDir::snapshot_file(&run.pre_dir(), name)
+                .display()
+                .to_string(),
+        })?;
+        let host = inventory_host(settings, name)?;
+        planned.push(Planned {
+            host,
+            fleet: in_run.fleet.clone(),
+            cluster: in_run.cluster.clone(),
+            baseline: baseline(settings, host)?,
+            pre: Some(pre),
+            options: host_options(settings, host)?,
+        });
+    }
+    let mut given: Vec<Allowance> = manifest
+        .allowances
+        .iter()
+        .cloned()
+        .map(Allowance::from)
+        .collect();
+    for own in &settings.allowances {
+        if !given.contains(own) {
+            given.push(own.clone());
+        }
+    }
+    let (allowances, expired) = in_force(given);
+    let policy_digest = run::policy_digest(&settings.policy.to_toml());
+    let mut warnings = Vec::new();
+    if policy_digest != manifest.policy_digest {
+        warnings.push(format!(
+            "the policy changed since the pre of run {run_id} ({} then, {policy_digest} now): findings may differ for that reason alone",
+            manifest.policy_digest
+        ));
+    }
+    let (attempt, step_dir) = run.claim_post()?;
+    progress.run(run_id, run.path());
+    let judged = capture_and_judge(settings, &planned, &step_dir, &allowances, progress)?;
+    let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
+    let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
+    let promotion = if promote {
+        if settings.capture.cancel.is_cancelled() {
+            return Err(GateError::Interrupted);
+        }
+        let hosts: Vec<promote::Promoted<'_>> = planned
+            .iter()
+            .zip(&outcomes)
+            .zip(posts)
+            .map(|((plan, outcome), post)| promote::Promoted {
+                fleet: &plan.fleet,
+                pre: plan.pre.as_ref().expect("every post host has a pre"),
+                post,
+                report: &outcome.report,
+            })
+            .collect();
+        Some(promote::promote(settings, run_id, attempt, verdict, hosts)?)
+    } else {
+        None
+    };
+    let mut report = gate_report(
+        &run,
+        run_id,
+        Step::Post,
+        Some(attempt),
+        &manifest,
+        &policy_digest,
+        settings.strict,
+        outcomes,
+        allowances,
+        expired,
+        warnings,
+    );
+    report.promotion = promotion;
+    RunDir::write_report(&step_dir, &report)?;
+    Ok(report)
+}
+
+/// Captures every planned host into `step_dir` and judges it: (outcome, sealed snapshot) per
+/// host, in plan order.
+fn capture_and_judge(
+    settings: &Settings,
+    planned: &[Planned<'_>],
+    step_dir: &Path,
+    allowances: &[Allowance],
+    progress: &dyn Progress,
+) -> Result<Vec<(HostOutcome, VerifiedSnapshot)>, GateError> {
+    let jobs = planned
+        .iter()
+        .map(|p| capture::Job {
+            host: p.host.name.clone(),
+            sources: p.host.sources.clone(),
+            options: p.options.clone(),
+        })
+        .collect();
+    let options = JudgeOptions {
+        strict: settings.strict,
+        changes_only: false,
+        allowances: allowances.to_vec(),
+    };
+    let cancel = &settings.capture.cancel;
+    let mut results: Vec<Option<(HostOutcome, VerifiedSnapshot)>> =
+        planned.iter().map(|_| None).collect();
+    capture::capture_all(
+        jobs,
+        settings.concurrency,
+        progress,
+        |index, captured, took| {
+            // A capture the stop cut short is not a whole answer: it is not kept.
+            if cancel.is_cancelled() {
+                return Ok(());
+            }
+            let plan = &planned[index];
+            let file = RunDir::snapshot_file(step_dir, &plan.host.name);
+            let snapshot = VerifiedSnapshot::seal(captured.snapshot, &file.display().to_string());
+            run::write_snapshot(&file, &snapshot)?;
+            let report = compare::judge_comparison(
+                &Comparison {
+                    snapshot: &snapshot,
+                    baseline: Some(&plan.baseline),
+                    pre: plan.pre.as_ref(),
+                },
+                &settings.policy,
+                &options,
+            );
+            progress.finished(&plan.host.name, report.verdict, took);
+            let outcome = HostOutcome {
+                host: plan.host.name.to_string(),
+                fleet: plan.fleet.clone(),
+                cluster: plan.cluster.clone(),
+                verdict: report.verdict,
+                stories: compare::stories(&report, &snapshot.snapshot().facts),
+                report,
+                snapshot_file: file.display().to_string(),
+                capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+                notes: captured.notes,
+            };
+            results[index] = Some((outcome, snapshot));
+            Ok::<(), GateError>(())
+        },
+    )?;
+    if cancel.is_cancelled() {
+        return Err(GateError::Interrupted);
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| r.expect("without a stop every host is captured"))
+        .collect())
+}
+
+#[allow(clippy::too_many_arguments)] // one place assembles the report of both steps
+fn gate_report(
+    run: &RunDir,
+    id: &RunId,
+    step: Step,
+    attempt: Option<u32>,
+    manifest: &Manifest,
+    policy_digest: &str,
+    strict: bool,
+    hosts: Vec<HostOutcome>,
+    allowances: Vec<Allowance>,
+    expired: Vec<Allowance>,
+    mut warnings: Vec<String>,
+) -> GateReport {
+    for a in &expired {
+        let value = a.value.as_ref().map(|v| format!("={v}")).unwrap_or_default();
+        let expires = a.expires.map(|d| d.to_string()).unwrap_or_default();
+        warnings.push(format!(
+            "allowance {}{value} ({}) expired on {expires}: ignored",
+            a.path, a.given_at
+        ));
+    }
+    GateReport {
+        schema: GATE_REPORT_SCHEMA_ID.to_owned(),
+        tool: crate::tool_version(),
+        run: RunSummary {
+            id: id.to_string(),
+            dir: run.path().display().to_string(),
+            step,
+            attempt,
+            started_at: manifest.created_at.to_string(),
+            policy_digest: policy_digest.to_owned(),
+        },
+        verdict: worst(hosts.iter().map(|h| h.verdict)),
+        strict,
+        hosts,
+        allowances,
+        expired_allowances: expired,
+        warnings,
+        promotion: None,
+    }
+}
+
+/// The step's verdict: incomplete, then block, warn, pass.
+fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
+    let rank = |v: &Verdict| match v {
+        Verdict::Pass => 0,
+        Verdict::Warn => 1,
+        Verdict::Block => 2,
+        Verdict::Incomplete => 3,
+    };
+    verdicts.max_by_key(rank).unwrap_or(Verdict::Pass)
+}
+
+/// The manifest after this pre: a first pre's, or the earlier one's with this pre's hosts
+/// and allowances added (a host's fleet as the inventory says now).
+fn pre_manifest(
+    existing: Option<Manifest>,
+    id: &RunId,
+    settings: &Settings,
+    policy_digest: &str,
+    allowances: &[Allowance],
+    planned: &[Planned<'_>],
+) -> Manifest {
+    let mut manifest = existing.unwrap_or_else(|| Manifest {
+        schema: MANIFEST_SCHEMA_ID.to_owned(),
+        id: id.to_string(),
+        created_at: jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or_else(|_| jiff::Timestamp::now()),
+        tool: String::new(),
+        policy_digest: String::new(),
+        strict: false,
+        allowances: Vec::new(),
+        hosts: Vec::new(),
+        store: String::new(),
+    });
+    manifest.tool = crate::tool_version();
+    manifest.policy_digest = policy_digest.to_owned();
+    manifest.strict = settings.strict;
+    manifest.store = settings.store.location().display().to_string();
+    for a in allowances.iter().map(RecordedAllowance::from) {
+        if !manifest.allowances.contains(&a) {
+            manifest.allowances.push(a);
+        }
+    }
+    for plan in planned {
+        let host = RunHost {
+            name: plan.host.name.clone(),
+            fleet: plan.fleet.clone(),
+            cluster: plan.cluster.clone(),
+        };
+        match manifest.hosts.iter_mut().find(|h| h.name == host.name) {
+            Some(known) => *known = host,
+            None => manifest.hosts.push(host),
+        }
+    }
+    manifest
+}
+
+fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError {
+    GateError::OtherRun {
+        id: id.to_string(),
+        found: found.id.clone(),
+        dir: run.path().display().to_string(),
+    }
+}
+
+/// `hosts` without repeats, in order.
+fn unique(hosts: &[HostName]) -> Vec<HostName> {
+    let mut seen = Vec::new();
+    for host in hosts {
+        if !seen.contains(host) {
+            seen.push(host.clone());
+        }
+    }
+    seen
+}
+
+/// `allowances` in force today (UTC), and those that expired.
+fn in_force(allowances: Vec<Allowance>) -> (Vec<Allowance>, Vec<Allowance>) {
+    let today = jiff::tz::TimeZone::UTC
+        .to_datetime(jiff::Timestamp::now())
+        .date();
+    compare::allow::split_expired(allowances, today)
+}
+
+fn inventory_host<'a>(
+    settings: &'a Settings,
+    name: &HostName,
+) -> Result<&'a InventoryHost, GateError> {
+    settings
+        .inventory
+        .host(name.as_str())
+        .ok_or_else(|| GateError::UnknownHost {
+            host: name.clone(),
+            inventory: settings.inventory.file.display().to_string(),
+        })
+}
+
+/// `host`'s baseline at HEAD, which must be in the fleet the inventory names and of that host.
+fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapshot, GateError> {
+    let store = &settings.store;
+    let path = if store.has_commits() {
+        store.host_path("HEAD", host.name.as_str())?
+    } else {
+        None
+    };
+    let Some(path) = path else {
+        return Err(GateError::NoBaseline {
+            host: host.name.clone(),
+            fleet: host.fleet.clone(),
+            store: store.location().display().to_string(),
+        });
+    };
+    let expected = format!("{}/{}/{}.json", crate::store::BASELINES_DIR, host.fleet, host.name);
+    if path != expected {
+        return Err(GateError::OtherFleet {
+            host: host.name.clone(),
+            fleet: host.fleet.clone(),
+            baseline: path,
+            inventory: settings.inventory.file.display().to_string(),
+        });
+    }
+    let bytes = store.read("HEAD", &path)?;
+    let baseline = VerifiedSnapshot::parse(
+        &String::from_utf8_lossy(&bytes),
+        &format!("git:HEAD:{path}"),
+    )?;
+    if baseline.snapshot().host != host.name {
+        return Err(GateError::HostMismatch(compare::HostMismatch {
+            snapshot: format!("host {} of the inventory", host.name),
+            host: host.name.to_string(),
+            baseline: baseline.origin().to_owned(),
+            baseline_host: baseline.snapshot().host.to_string(),
+        }));
+    }
+    Ok(baseline)
+}
+
+/// The capture settings of `host`: the step's, with what its inventory entry says instead.
+fn host_options(settings: &Settings, host: &InventoryHost) -> Result<CaptureOptions, GateError> {
+    let mut options = settings.capture.clone();
+    if let Some(timeout) = host.timeouts.bmc {
+        options.redfish.client.timeout = timeout;
+    }
+    if let Some(timeout) = host.timeouts.host {
+        options.redfish.client.host_timeout = timeout;
+    }
+    if let Some(timeout) = host.timeouts.command {
+        options.process.timeout = timeout;
+    }
+    if let Some(file) = &host.ca_file {
+        let pem = std::fs::read(file).map_err(|error| GateError::CaFile {
+            host: host.name.clone(),
+            inventory: settings.inventory.file.display().to_string(),
+            file: file.display().to_string(),
+            error,
+        })?;
+        options.redfish.ca_cert = Some(pem);
+    }
+    Ok(options)
+}

@@ -1,0 +1,190 @@
+//! `gate post --promote`: after a passing post only, the post snapshots become the new
+//! baselines in one commit (through [`crate::baseline::promote`]) whose message carries the
+//! run id, each host's firmware changes pre → post and the allowances that were used.
+
+use std::fmt::Write as _;
+
+use super::{GateError, Promotion, PromotionOutcome, RunId, Settings};
+use crate::baseline::{self, FleetSnapshot, PromoteOutcome, PromoteRequest};
+use crate::compare::{self, Allowance, FindingKind, Report, Severity, Verdict};
+use crate::snapshot::{FactValue, VerifiedSnapshot};
+
+/// One host of a passing post.
+pub(super) struct Promoted<'a> {
+    /// Its fleet.
+    pub fleet: &'a str,
+    /// Its pre snapshot.
+    pub pre: &'a VerifiedSnapshot,
+    /// Its post snapshot: the new baseline.
+    pub post: VerifiedSnapshot,
+    /// Its post judgement.
+    pub report: &'a Report,
+}
+
+/// Promotes `hosts` when `verdict` passes; says why not otherwise.
+pub(super) fn promote(
+    settings: &Settings,
+    run: &RunId,
+    attempt: u32,
+    verdict: Verdict,
+    hosts: Vec<Promoted<'_>>,
+) -> Result<PromotionOutcome, GateError> {
+    if !matches!(verdict, Verdict::Pass | Verdict::Warn) {
+        return Ok(PromotionOutcome::Skipped {
+            reason: format!(
+                "the post verdict is {}: only a passing post is promoted, nothing was committed",
+                verdict.as_upper()
+            ),
+        });
+    }
+    let used = used_allowances(&hosts);
+    let message = message(run, attempt, verdict, &hosts, &used);
+    // `baseline promote` refuses a snapshot with blocking invariant or expectation findings;
+    // the gate judged them allowed, so it overrides that refusal, saying by which allowances.
+    let waived = hosts.iter().any(|h| {
+        h.report.allowed.iter().any(|a| {
+            a.finding.severity == Severity::Block
+                && matches!(
+                    a.finding.kind,
+                    FindingKind::Invariant | FindingKind::Expectation
+                )
+        })
+    });
+    let force_reason = waived.then(|| {
+        let list: Vec<String> = used.iter().map(describe).collect();
+        format!(
+            "gate run {run} post-{attempt} passed with blocking findings allowed by: {}",
+            list.join("; ")
+        )
+    });
+    let request = PromoteRequest {
+        snapshots: hosts
+            .into_iter()
+            .map(|h| FleetSnapshot {
+                fleet: h.fleet.to_owned(),
+                snapshot: h.post,
+            })
+            .collect(),
+        message: Some(message),
+        force_reason,
+        lock_wait: settings.lock_wait,
+    };
+    match baseline::promote(&settings.store, &settings.policy, request)? {
+        PromoteOutcome::Refused(refusals) => {
+            let reasons: Vec<String> = refusals
+                .iter()
+                .flat_map(|r| r.reasons.iter().map(move |why| format!("{}: {why}", r.host)))
+                .collect();
+            Ok(PromotionOutcome::Skipped {
+                reason: format!("baseline promote refused: {}", reasons.join("; ")),
+            })
+        }
+        PromoteOutcome::Promoted { hosts, commit, .. } => {
+            Ok(PromotionOutcome::Promoted(Promotion {
+                commit: commit.as_ref().map(|c| c.id.to_string()),
+                reference: commit.map(|c| c.reference),
+                files: hosts
+                    .into_iter()
+                    .filter(|h| h.change.is_some())
+                    .map(|h| h.path)
+                    .collect(),
+            }))
+        }
+    }
+}
+
+/// The allowances that matched a finding of some host, each once.
+fn used_allowances(hosts: &[Promoted<'_>]) -> Vec<Allowance> {
+    let mut used: Vec<Allowance> = Vec::new();
+    for allowed in hosts.iter().flat_map(|h| &h.report.allowed) {
+        if !used.contains(&allowed.allowance) {
+            used.push(allowed.allowance.clone());
+        }
+    }
+    used
+}
+
+/// `nic/*/bmc/**/dcbx_mode=disabled (--allow): reason "…", ticket CHG-1`.
+fn describe(a: &Allowance) -> String {
+    let mut text = a.path.clone();
+    if let Some(value) = &a.value {
+        let _ = write!(text, "={}", plain(value));
+    }
+    let _ = write!(text, " ({})", a.given_at);
+    if let Some(reason) = &a.reason {
+        let _ = write!(text, ": reason {reason:?}");
+    }
+    if let Some(ticket) = &a.ticket {
+        let _ = write!(text, ", ticket {ticket}");
+    }
+    text
+}
+
+/// A value as an operator writes it: a string without quotes.
+fn plain(value: &FactValue) -> String {
+    value
+        .as_text()
+        .map_or_else(|| value.to_string(), str::to_owned)
+}
+
+/// The gate's part of the commit message (`baseline::promote` adds each host's summary).
+fn message(
+    run: &RunId,
+    attempt: u32,
+    verdict: Verdict,
+    hosts: &[Promoted<'_>],
+    used: &[Allowance],
+) -> String {
+    let mut text = format!(
+        "Gate run {run}, post-{attempt}: {} ({} host{})\n\nFirmware changes (pre → post):\n",
+        verdict.as_upper(),
+        hosts.len(),
+        if hosts.len() == 1 { "" } else { "s" }
+    );
+    let mut any = false;
+    for host in hosts {
+        for (change, paths) in firmware_changes(host.pre, &host.post) {
+            any = true;
+            let _ = writeln!(
+                text,
+                "  {}: {change} ({})",
+                host.post.snapshot().host,
+                paths.join(", ")
+            );
+        }
+    }
+    if !any {
+        text.push_str("  none\n");
+    }
+    text.push_str("\nAllowances used:\n");
+    if used.is_empty() {
+        text.push_str("  none\n");
+    }
+    for a in used {
+        let _ = writeln!(text, "  {}", describe(a));
+    }
+    let _ = write!(text, "\nRun: {run}");
+    text
+}
+
+/// Firmware facts that changed from `pre` to `post`, one entry per `from → to` with every
+/// fact that says so.
+fn firmware_changes(
+    pre: &VerifiedSnapshot,
+    post: &VerifiedSnapshot,
+) -> Vec<(String, Vec<String>)> {
+    let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
+    let (pre, post) = (&pre.snapshot().facts, &post.snapshot().facts);
+    for change in compare::changes(pre, post) {
+        if !compare::is_firmware_version(change.path.as_str()) {
+            continue;
+        }
+        let side = |v: Option<&FactValue>| v.map_or_else(|| "(none)".to_owned(), plain);
+        let label = format!("{} → {}", side(change.old), side(change.new));
+        match grouped.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, paths)) => paths.push(change.path.to_string()),
+            None => grouped.push((label, vec![change.path.to_string()])),
+        }
+    }
+    grouped
+}

@@ -1,0 +1,401 @@
+//! A run's directory and manifest: where a gate keeps what it captured between `pre` and
+//! every `post`. Every file is written atomically, so a crash leaves whole files only.
+//!
+//! ```text
+//! <store>/.driftgate/runs/<ID>/     (or --run-dir DIR)
+//!   manifest.json                   driftgate.run/v1: id, hosts, policy digest, allowances
+//!   pre/<host>.json                 the pre snapshots (canonical JSON, sealed)
+//!   pre/report.json                 the pre step's gate report
+//!   post-1/<host>.json, report.json the first post; post-2/ after the reboot, …
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest as _, Sha256};
+
+use super::GateError;
+use crate::compare::Allowance;
+use crate::fsutil::write_atomic;
+use crate::snapshot::{FactValue, HostName, VerifiedSnapshot};
+use crate::store::Store;
+
+/// The schema id of run manifests.
+pub const MANIFEST_SCHEMA_ID: &str = "driftgate.run/v1";
+/// Folder of the store's run directories, below its work tree; ignored by git.
+pub const RUNS_DIR: &str = ".driftgate/runs";
+const MANIFEST: &str = "manifest.json";
+const PRE: &str = "pre";
+const POST_PREFIX: &str = "post-";
+const REPORT: &str = "report.json";
+
+/// A run id: the caller's (a pipeline's build id, a change number) or generated
+/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RunId(String);
+
+/// Why a string is not a run id.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error(
+    "invalid run id {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+)]
+pub struct BadRunId(String);
+
+impl RunId {
+    /// Validates a run id.
+    pub fn new(id: impl Into<String>) -> Result<Self, BadRunId> {
+        let id = id.into();
+        match HostName::new(id.clone()) {
+            Ok(_) => Ok(RunId(id)),
+            Err(_) => Err(BadRunId(id)),
+        }
+    }
+
+    /// A fresh id: the UTC time to the second and 6 hex digits that differ between two runs
+    /// started in the same second (hashed from the clock's nanoseconds and the process id).
+    pub fn generate(now: jiff::Timestamp) -> Self {
+        let seed = format!("{}-{}", now.as_nanosecond(), std::process::id());
+        let hash = hex::encode(Sha256::digest(seed.as_bytes()));
+        let time = now.strftime("%Y%m%dT%H%M%SZ");
+        RunId(format!("{time}-{}", &hash[..6]))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for RunId {
+    type Err = BadRunId;
+    fn from_str(s: &str) -> Result<Self, BadRunId> {
+        Self::new(s)
+    }
+}
+
+impl std::fmt::Display for RunId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `manifest.json`: what a run is about. Written by `pre`, read by every `post`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always `driftgate.run/v1`.
+    pub schema: String,
+    /// The run id.
+    pub id: String,
+    /// When its first `pre` started.
+    pub created_at: jiff::Timestamp,
+    /// Tool and version of the last `pre`.
+    pub tool: String,
+    /// `sha256:` of the effective policy (as `Policy::to_toml`) the last `pre` judged under.
+    pub policy_digest: String,
+    /// Whether the pre judged with `--strict`.
+    pub strict: bool,
+    /// Allowances given at pre (in force then): every post applies them too.
+    pub allowances: Vec<RecordedAllowance>,
+    /// The hosts of the run.
+    pub hosts: Vec<RunHost>,
+    /// The baseline store the run judged against.
+    pub store: String,
+}
+
+/// A host of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunHost {
+    /// The host.
+    pub name: HostName,
+    /// Its fleet.
+    pub fleet: String,
+    /// Its cluster, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+/// An [`Allowance`] as a manifest records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedAllowance {
+    /// Fact path glob.
+    pub path: String,
+    /// The value allowed; any value when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<FactValue>,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The change ticket.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ticket: Option<String>,
+    /// Last day it applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<jiff::civil::Date>,
+    /// Where it was given.
+    pub given_at: String,
+}
+
+impl From<&Allowance> for RecordedAllowance {
+    fn from(a: &Allowance) -> Self {
+        RecordedAllowance {
+            path: a.path.clone(),
+            value: a.value.clone(),
+            reason: a.reason.clone(),
+            ticket: a.ticket.clone(),
+            expires: a.expires,
+            given_at: a.given_at.clone(),
+        }
+    }
+}
+
+impl From<RecordedAllowance> for Allowance {
+    fn from(a: RecordedAllowance) -> Self {
+        Allowance {
+            path: a.path,
+            value: a.value,
+            reason: a.reason,
+            ticket: a.ticket,
+            expires: a.expires,
+            given_at: a.given_at,
+        }
+    }
+}
+
+/// `sha256:` of a policy's TOML form: two steps judged under the same rules have the same.
+pub fn policy_digest(policy_toml: &str) -> String {
+    format!(
+        "sha256:{}",
+        hex::encode(Sha256::digest(policy_toml.as_bytes()))
+    )
+}
+
+/// One run's directory.
+#[derive(Debug, Clone)]
+pub struct RunDir {
+    path: PathBuf,
+}
+
+impl RunDir {
+    /// The directory of run `id`: `dir` when given, else `<store>/.driftgate/runs/<id>/`
+    /// (a bare store has no work tree to keep it in, so it needs `dir`).
+    pub fn locate(store: &Store, dir: Option<&Path>, id: &RunId) -> Result<Self, GateError> {
+        let path = match dir {
+            Some(dir) => dir.to_owned(),
+            None if store.is_bare() => {
+                return Err(GateError::BareStore {
+                    store: store.location().display().to_string(),
+                });
+            }
+            None => store.location().join(RUNS_DIR).join(id.as_str()),
+        };
+        Ok(RunDir { path })
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Creates the directory and its `pre/` folder; under the store's `.driftgate/`, also a
+    /// `.gitignore` of `*` so runs never show in `git status`.
+    pub fn create(&self, store: &Store) -> Result<(), GateError> {
+        let state = store.location().join(".driftgate");
+        if !store.is_bare() && self.path.starts_with(&state) {
+            create_dir_all(&state)?;
+            let ignore = state.join(".gitignore");
+            if !ignore.exists() {
+                write(&ignore, b"*\n")?;
+            }
+        }
+        create_dir_all(&self.path.join(PRE))
+    }
+
+    /// The manifest, or `None` when there is none (no such run).
+    pub fn manifest(&self) -> Result<Option<Manifest>, GateError> {
+        let file = self.path.join(MANIFEST);
+        let text = match std::fs::read_to_string(&file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(io_error(&file, error)),
+        };
+        let manifest: Manifest =
+            serde_json::from_str(&text).map_err(|error| GateError::Manifest {
+                file: file.display().to_string(),
+                reason: error.to_string(),
+            })?;
+        if manifest.schema != MANIFEST_SCHEMA_ID {
+            return Err(GateError::Manifest {
+                file: file.display().to_string(),
+                reason: format!(
+                    "schema is {:?}, expected {MANIFEST_SCHEMA_ID:?}",
+                    manifest.schema
+                ),
+            });
+        }
+        Ok(Some(manifest))
+    }
+
+    /// Writes the manifest.
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), GateError> {
+        write_json(&self.path.join(MANIFEST), manifest)
+    }
+
+    /// The numbers of the posts so far (`post-1` → 1), ascending.
+    pub fn posts(&self) -> Result<Vec<u32>, GateError> {
+        let entries = match std::fs::read_dir(&self.path) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(io_error(&self.path, error)),
+        };
+        let mut posts: Vec<u32> = entries
+            .flatten()
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_prefix(POST_PREFIX)?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        posts.sort_unstable();
+        Ok(posts)
+    }
+
+    /// Claims the next post's folder (`post-N`); creating it is what claims it, so two posts
+    /// started at once get different numbers.
+    pub fn claim_post(&self) -> Result<(u32, PathBuf), GateError> {
+        let mut attempt = self.posts()?.last().copied().unwrap_or(0) + 1;
+        loop {
+            let dir = self.path.join(format!("{POST_PREFIX}{attempt}"));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok((attempt, dir)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => attempt += 1,
+                Err(error) => return Err(io_error(&dir, error)),
+            }
+        }
+    }
+
+    /// The folder of the pre step.
+    pub fn pre_dir(&self) -> PathBuf {
+        self.path.join(PRE)
+    }
+
+    /// Where `host`'s snapshot of a step goes.
+    pub fn snapshot_file(step_dir: &Path, host: &HostName) -> PathBuf {
+        step_dir.join(format!("{host}.json"))
+    }
+
+    /// `host`'s pre snapshot, verified, or `None` when the run has none.
+    pub fn pre(&self, host: &HostName) -> Result<Option<VerifiedSnapshot>, GateError> {
+        let file = Self::snapshot_file(&self.pre_dir(), host);
+        match std::fs::read_to_string(&file) {
+            Ok(text) => Ok(Some(VerifiedSnapshot::parse(
+                &text,
+                &file.display().to_string(),
+            )?)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(io_error(&file, error)),
+        }
+    }
+
+    /// Writes a step's report (`report.json`) into its folder.
+    pub fn write_report(step_dir: &Path, report: &impl Serialize) -> Result<(), GateError> {
+        write_json(&step_dir.join(REPORT), report)
+    }
+}
+
+/// Writes `snapshot` canonically to `file`.
+pub fn write_snapshot(file: &Path, snapshot: &VerifiedSnapshot) -> Result<(), GateError> {
+    write(file, snapshot.snapshot().to_canonical_json().as_bytes())
+}
+
+fn write_json(file: &Path, value: &impl Serialize) -> Result<(), GateError> {
+    let mut text = serde_json::to_string_pretty(value).expect("run files always serialize");
+    text.push('\n');
+    write(file, text.as_bytes())
+}
+
+fn write(file: &Path, bytes: &[u8]) -> Result<(), GateError> {
+    write_atomic(file, bytes).map_err(|error| io_error(file, error))
+}
+
+fn create_dir_all(dir: &Path) -> Result<(), GateError> {
+    std::fs::create_dir_all(dir).map_err(|error| io_error(dir, error))
+}
+
+fn io_error(file: &Path, error: std::io::Error) -> GateError {
+    GateError::Io {
+        file: file.display().to_string(),
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_ids_are_spelled_like_host_names_and_generated_ones_sort_by_time() {
+        assert!(RunId::new("CHG-4711").is_ok());
+        assert!(RunId::new("build.20261201_7").is_ok());
+        for bad in ["", "../x", "a/b", "-x", "run id"] {
+            assert!(RunId::new(bad).is_err(), "{bad:?}");
+        }
+        let now: jiff::Timestamp = "2026-12-01T14:05:02.5Z".parse().unwrap();
+        let id = RunId::generate(now);
+        assert!(id.as_str().starts_with("20261201T140502Z-"), "{id}");
+        assert_eq!(id.as_str().len(), "20261201T140502Z-".len() + 6);
+        assert!(RunId::new(id.as_str()).is_ok());
+    }
+
+    #[test]
+    fn posts_are_numbered_in_order_and_each_claim_gets_a_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir {
+            path: dir.path().to_owned(),
+        };
+        assert_eq!(run.posts().unwrap(), Vec::<u32>::new());
+        assert_eq!(run.claim_post().unwrap().0, 1);
+        assert_eq!(run.claim_post().unwrap().0, 2);
+        std::fs::create_dir(dir.path().join("post-x")).unwrap();
+        assert_eq!(run.posts().unwrap(), vec![1, 2]);
+    }
+
+    #[test]
+    fn a_manifest_reads_back_as_written_and_a_foreign_one_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunDir {
+            path: dir.path().to_owned(),
+        };
+        assert_eq!(run.manifest().unwrap(), None);
+        let manifest = Manifest {
+            schema: MANIFEST_SCHEMA_ID.to_owned(),
+            id: "CHG-1".to_owned(),
+            created_at: "2026-12-01T14:05:02Z".parse().unwrap(),
+            tool: crate::tool_version(),
+            policy_digest: policy_digest("x"),
+            strict: false,
+            allowances: vec![RecordedAllowance {
+                path: "nic/*/bmc/**/dcbx_mode".to_owned(),
+                value: Some("disabled".into()),
+                reason: Some("CHG-1".to_owned()),
+                ticket: None,
+                expires: Some("2026-12-31".parse().unwrap()),
+                given_at: "--allow".to_owned(),
+            }],
+            hosts: vec![RunHost {
+                name: HostName::new("azl-node01").unwrap(),
+                fleet: "azure-local".to_owned(),
+                cluster: None,
+            }],
+            store: "/srv/baselines".to_owned(),
+        };
+        run.write_manifest(&manifest).unwrap();
+        assert_eq!(run.manifest().unwrap(), Some(manifest));
+        std::fs::write(dir.path().join(MANIFEST), r#"{"schema": "other"}"#).unwrap();
+        assert!(run.manifest().is_err());
+    }
+}
