@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# driftgate's main job on the shipped examples: `check` each incident's snapshots and compare
-# every exit code with the verdict it must give. Builds the binary first; needs only cargo.
+# driftgate's main job on the shipped examples, offline: the gate of a firmware rollout over the
+# seed-1 host's recorded iDRAC and Windows output (examples/gate/demo.sh: pre, the update,
+# post blocking with the firmware that did it; then a firmware-only update that passes and
+# promotes), then `check` of each incident's snapshots. Every exit code is compared with the
+# verdict it must give. Builds the binary first; needs only cargo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --locked
@@ -17,6 +20,10 @@ run() {
     echo
     [ "$code" = "$expected" ] || failures=$((failures + 1))
 }
+
+echo "# The gate of a firmware rollout (examples/gate/demo.sh)"
+bash examples/gate/demo.sh "$bin" || failures=$((failures + 1))
+echo
 
 echo "## Seed 1: Azure Local, Broadcom RoCE, NIC DCBX reset by a firmware update"
 run 0 check --snapshot examples/azure-local-dcbx/pre-update.json --baseline examples/azure-local-dcbx/baseline.json
