@@ -44,6 +44,13 @@ impl Printer {
         }
     }
 
+    /// A progress or status line on standard error (`azl-node01: BLOCK (2.1 s)`), kept off
+    /// standard output so that reports there stay parseable.
+    pub fn status(&self, message: &str) {
+        let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
+        let _ = writeln!(stream, "{message}");
+    }
+
     /// A warning on standard error.
     pub fn warn(&self, message: &str) {
         let style = anstyle::Style::new()

@@ -42,12 +42,6 @@ pub struct Args {
     /// Write the snapshot here (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Seconds one command may run before it is stopped.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    command_timeout: u64,
-    /// OpenSSH client configuration for ssh:// sources (ssh -F FILE).
-    #[arg(long, value_name = "FILE", env = "DRIFTGATE_SSH_CONFIG")]
-    ssh_config: Option<PathBuf>,
     /// BMC user name (default: DRIFTGATE_BMC_USERNAME).
     #[arg(long, value_name = "NAME")]
     bmc_username: Option<String>,
@@ -57,22 +51,9 @@ pub struct Args {
     /// Read the BMC password from the first line of standard input.
     #[arg(long)]
     password_stdin: bool,
-    /// Trust only the CAs in this PEM file for BMC certificates.
-    #[arg(long, value_name = "PEM")]
-    ca_cert: Option<PathBuf>,
-    /// Do not verify BMC certificates (says so on every run; prefer ?pin=sha256:…).
-    #[arg(long)]
-    insecure: bool,
-    /// Seconds one BMC request may take, retries aside.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
-    bmc_timeout: u64,
-    /// Seconds the whole crawl of one BMC may take; what is not read by then makes the source
-    /// partial (or failed), naming the deadline.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-    host_timeout: u64,
-    /// Requests in flight per BMC.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    bmc_concurrency: u16,
+    /// How the host is read.
+    #[command(flatten)]
+    flags: CaptureFlags,
     /// Also write every Redfish response read into DIR, in the DMTF mockup layout (secrets
     /// removed), to replay offline or attach to a support case.
     #[arg(long, value_name = "DIR")]
@@ -86,42 +67,11 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         .map(|s| SourceSpec::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
     let credentials = credentials(&args)?;
-    let ca_cert = args
-        .ca_cert
-        .as_ref()
-        .map(|path| std::fs::read(path).with_context(|| format!("{}: cannot read", path.display())))
-        .transpose()?;
-    for source in &sources {
-        if let SourceSpec::Redfish(location) = source {
-            if location.is_plain_http() {
-                ctx.printer.warn("plain http:// to a BMC: credentials and data travel unencrypted (simulators and labs only)");
-            }
-            if args.insecure {
-                ctx.printer.warn("--insecure: BMC certificates are not verified; anyone in the path can impersonate the BMC");
-            }
-        }
-    }
+    args.flags.warn_insecure(&sources, ctx);
     let cancel = Cancel::new();
-    let options = CaptureOptions {
-        process: ProcessOptions {
-            timeout: Duration::from_secs(args.command_timeout),
-            ssh_config: args.ssh_config.clone(),
-            ..ProcessOptions::default()
-        },
-        redfish: RedfishOptions {
-            credentials,
-            ca_cert,
-            insecure: args.insecure,
-            client: ClientOptions {
-                timeout: Duration::from_secs(args.bmc_timeout),
-                host_timeout: Duration::from_secs(args.host_timeout),
-                ..ClientOptions::default()
-            },
-            concurrency: usize::from(args.bmc_concurrency),
-            save_mockup: args.save_mockup.clone(),
-        },
-        cancel: cancel.clone(),
-    };
+    let options = args
+        .flags
+        .options(credentials, args.save_mockup.clone(), cancel.clone())?;
     let interrupts = match Interrupts::watch(cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {
@@ -166,6 +116,93 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Judged(Verdict::Incomplete)
     })
+}
+
+/// How hosts are read: the flags `capture` and `gate pre|post` share. An inventory host's own
+/// CA file and time limits take the place of these for that host.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CaptureFlags {
+    /// Seconds one command may run before it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub command_timeout: u64,
+    /// OpenSSH client configuration for ssh:// sources (ssh -F FILE).
+    #[arg(long, value_name = "FILE", env = "DRIFTGATE_SSH_CONFIG")]
+    pub ssh_config: Option<PathBuf>,
+    /// Trust only the CAs in this PEM file for BMC certificates.
+    #[arg(long, value_name = "PEM")]
+    pub ca_cert: Option<PathBuf>,
+    /// Do not verify BMC certificates (says so on every run; prefer ?pin=sha256:…).
+    #[arg(long)]
+    pub insecure: bool,
+    /// Seconds one BMC request may take, retries aside.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub bmc_timeout: u64,
+    /// Seconds the whole crawl of one BMC may take; what is not read by then makes the source
+    /// partial (or failed), naming the deadline.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub host_timeout: u64,
+    /// Requests in flight per BMC.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub bmc_concurrency: u16,
+}
+
+impl CaptureFlags {
+    /// Warns of what weakens a Redfish connection among `sources`.
+    pub fn warn_insecure<'a>(
+        &self,
+        sources: impl IntoIterator<Item = &'a SourceSpec>,
+        ctx: &Context<'_>,
+    ) {
+        let (mut plain, mut any_redfish) = (false, false);
+        for source in sources {
+            if let SourceSpec::Redfish(location) = source {
+                any_redfish = true;
+                plain |= location.is_plain_http();
+            }
+        }
+        if plain {
+            ctx.printer.warn("plain http:// to a BMC: credentials and data travel unencrypted (simulators and labs only)");
+        }
+        if any_redfish && self.insecure {
+            ctx.printer.warn("--insecure: BMC certificates are not verified; anyone in the path can impersonate the BMC");
+        }
+    }
+
+    /// The capture options these flags give, with `credentials` and `cancel`.
+    pub fn options(
+        &self,
+        credentials: Option<Credentials>,
+        save_mockup: Option<PathBuf>,
+        cancel: Cancel,
+    ) -> anyhow::Result<CaptureOptions> {
+        let ca_cert = self
+            .ca_cert
+            .as_ref()
+            .map(|path| {
+                std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+            })
+            .transpose()?;
+        Ok(CaptureOptions {
+            process: ProcessOptions {
+                timeout: Duration::from_secs(self.command_timeout),
+                ssh_config: self.ssh_config.clone(),
+                ..ProcessOptions::default()
+            },
+            redfish: RedfishOptions {
+                credentials,
+                ca_cert,
+                insecure: self.insecure,
+                client: ClientOptions {
+                    timeout: Duration::from_secs(self.bmc_timeout),
+                    host_timeout: Duration::from_secs(self.host_timeout),
+                    ..ClientOptions::default()
+                },
+                concurrency: usize::from(self.bmc_concurrency),
+                save_mockup,
+            },
+            cancel,
+        })
+    }
 }
 
 /// The BMC account, from a file, or a user name with a password from the environment or

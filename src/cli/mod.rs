@@ -5,8 +5,8 @@ mod baseline;
 mod capture;
 mod check;
 mod diff;
+mod gate;
 mod import;
-#[allow(dead_code)] // the gate uses it (issue 11, in progress)
 mod inventory;
 mod mockup;
 mod policy;
@@ -62,6 +62,9 @@ pub enum Command {
     Check(check::Args),
     /// Classify the differences between two snapshots by policy.
     Diff(diff::Args),
+    /// Gate a firmware update: `gate pre` before it, `gate post` after it (and its reboot).
+    #[command(subcommand)]
+    Gate(gate::Command),
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(subcommand)]
     Import(import::Command),
@@ -115,6 +118,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
+        Command::Gate(command) => gate::run(command, ctx),
         Command::Import(command) => import::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),

@@ -42,7 +42,10 @@ pub(super) fn capture_all<E>(
             let (queue, stop) = (&queue, &stop);
             scope.spawn(move || {
                 loop {
-                    let next = queue.lock().expect("no worker panics holding it").pop_front();
+                    let next = queue
+                        .lock()
+                        .expect("no worker panics holding it")
+                        .pop_front();
                     let Some((index, job)) = next else { break };
                     if stop.load(Ordering::SeqCst) || job.options.cancel.is_cancelled() {
                         break;

@@ -181,7 +181,9 @@ pub enum GateError {
         post: u32,
     },
     /// `post` for a host that is not in the run.
-    #[error("host {host} is not in run {id} (its hosts: {hosts}); run `gate pre --run {id} {host}` first")]
+    #[error(
+        "host {host} is not in run {id} (its hosts: {hosts}); run `gate pre --run {id} {host}` first"
+    )]
     NotInRun {
         /// The host.
         host: HostName,
@@ -191,7 +193,9 @@ pub enum GateError {
         hosts: String,
     },
     /// `post` for a host of the run whose pre never finished.
-    #[error("host {host} has no pre snapshot in run {id} ({file} is missing): run `gate pre --run {id} {host}` again")]
+    #[error(
+        "host {host} has no pre snapshot in run {id} ({file} is missing): run `gate pre --run {id} {host}` again"
+    )]
     NoPre {
         /// The host.
         host: HostName,
@@ -525,7 +529,11 @@ fn gate_report(
     mut warnings: Vec<String>,
 ) -> GateReport {
     for a in &expired {
-        let value = a.value.as_ref().map(|v| format!("={v}")).unwrap_or_default();
+        let value = a
+            .value
+            .as_ref()
+            .map(|v| format!("={v}"))
+            .unwrap_or_default();
         let expires = a.expires.map(|d| d.to_string()).unwrap_or_default();
         warnings.push(format!(
             "allowance {}{value} ({}) expired on {expires}: ignored",
@@ -665,7 +673,12 @@ fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapsho
             store: store.location().display().to_string(),
         });
     };
-    let expected = format!("{}/{}/{}.json", crate::store::BASELINES_DIR, host.fleet, host.name);
+    let expected = format!(
+        "{}/{}/{}.json",
+        crate::store::BASELINES_DIR,
+        host.fleet,
+        host.name
+    );
     if path != expected {
         return Err(GateError::OtherFleet {
             host: host.name.clone(),

@@ -73,7 +73,11 @@ pub(super) fn promote(
         PromoteOutcome::Refused(refusals) => {
             let reasons: Vec<String> = refusals
                 .iter()
-                .flat_map(|r| r.reasons.iter().map(move |why| format!("{}: {why}", r.host)))
+                .flat_map(|r| {
+                    r.reasons
+                        .iter()
+                        .map(move |why| format!("{}: {why}", r.host))
+                })
                 .collect();
             Ok(PromotionOutcome::Skipped {
                 reason: format!("baseline promote refused: {}", reasons.join("; ")),
@@ -169,10 +173,7 @@ fn message(
 
 /// Firmware facts that changed from `pre` to `post`, one entry per `from → to` with every
 /// fact that says so.
-fn firmware_changes(
-    pre: &VerifiedSnapshot,
-    post: &VerifiedSnapshot,
-) -> Vec<(String, Vec<String>)> {
+fn firmware_changes(pre: &VerifiedSnapshot, post: &VerifiedSnapshot) -> Vec<(String, Vec<String>)> {
     let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
     let (pre, post) = (&pre.snapshot().facts, &post.snapshot().facts);
     for change in compare::changes(pre, post) {

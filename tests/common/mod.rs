@@ -102,3 +102,4 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 pub mod capture;
 pub mod simulator;
 pub mod windows;
+pub mod gate;

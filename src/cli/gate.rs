@@ -1,0 +1,228 @@
+//! `driftgate gate pre|post`: arguments → gate settings → one library call → render.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use driftgate::collect::Cancel;
+use driftgate::compare::allow::{self, Allowance};
+use driftgate::compare::{Policy, Verdict};
+use driftgate::gate::{self, GateError, GateReport, Progress, PromotionOutcome, RunId, Settings};
+use driftgate::snapshot::HostName;
+use driftgate::store::Store;
+
+use super::capture::CaptureFlags;
+use super::inventory::{self, InventoryArg};
+use super::{Context, OutputFormat};
+use crate::exit::Outcome;
+use crate::interrupt::Interrupts;
+use crate::output::Printer;
+
+/// The two steps of a gated firmware update.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Before the update: capture each host from the inventory and judge it against its
+    /// baseline. A host already drifted (BLOCK, exit 1) or not completely readable
+    /// (INCOMPLETE, exit 3) fails the step: do not flash it. Records the run (pre snapshots,
+    /// manifest, allowances) in <store>/.driftgate/runs/<ID>/ or --run-dir.
+    #[command(after_help = "Examples:\n  \
+        driftgate gate pre --run CHG-4711 azl-node01 azl-node02\n  \
+        driftgate gate pre --allow 'bios/pending/*' --allow-file waivers.toml azl-node01\n\n\
+        Without --run an id is generated and printed on standard error: pass it to `gate post --run`.")]
+    Pre(PreArgs),
+    /// After the update (and its reboot): capture the run's hosts again and judge them three
+    /// ways, baseline → pre → post. A change the update made to a setting that keeps storage
+    /// lossless blocks (exit 1), naming the firmware that changed on the same port. Each post
+    /// is kept (post-1, post-2, …); --promote makes a passing post's snapshots the new
+    /// baselines in one commit.
+    #[command(after_help = "Examples:\n  \
+        driftgate gate post --run CHG-4711\n  \
+        driftgate gate post --run CHG-4711 --promote azl-node01\n  \
+        driftgate gate post --run CHG-4711 --allow 'nic/*/bmc/**/dcbx_mode=disabled' --format json")]
+    Post(PostArgs),
+}
+
+/// `gate pre`.
+#[derive(Debug, clap::Args)]
+pub struct PreArgs {
+    /// Run id (a pipeline's build id, a change number); generated when not given.
+    #[arg(long, value_name = "ID")]
+    run: Option<RunId>,
+    #[command(flatten)]
+    step: StepArgs,
+    /// Hosts of the inventory to gate.
+    #[arg(required = true, value_name = "HOST")]
+    hosts: Vec<HostName>,
+}
+
+/// `gate post`.
+#[derive(Debug, clap::Args)]
+pub struct PostArgs {
+    /// The run `gate pre` started.
+    #[arg(long, value_name = "ID")]
+    run: RunId,
+    /// After a passing verdict only, commit the post snapshots as the new baselines.
+    #[arg(long)]
+    promote: bool,
+    #[command(flatten)]
+    step: StepArgs,
+    /// Hosts of the run to gate (default: every host of the run).
+    #[arg(value_name = "HOST")]
+    hosts: Vec<HostName>,
+}
+
+/// What both steps take.
+#[derive(Debug, clap::Args)]
+struct StepArgs {
+    /// The run directory itself (default: <store>/.driftgate/runs/<ID>/; needed with a bare
+    /// store).
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
+    #[command(flatten)]
+    inventory: InventoryArg,
+    /// Allow a change: PATH=VALUE (PATH a glob as in policy rules; PATH alone: any value).
+    /// Allowances given at pre apply at every post of the run too.
+    #[arg(long, value_name = "PATH=VALUE")]
+    allow: Vec<String>,
+    /// TOML file of [[allow]] entries (path, value, reason, ticket, expires).
+    #[arg(long, value_name = "FILE")]
+    allow_file: Option<PathBuf>,
+    /// Policy file layered over the store's driftgate.toml.
+    #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
+    policy: Option<PathBuf>,
+    /// Warnings block too.
+    #[arg(long)]
+    strict: bool,
+    /// Hosts captured at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    concurrency: u16,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    format: OutputFormat,
+    #[command(flatten)]
+    capture: CaptureFlags,
+}
+
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let cancel = Cancel::new();
+    let interrupts = match Interrupts::watch(cancel.clone(), *ctx.printer) {
+        Ok(interrupts) => Some(interrupts),
+        Err(e) => {
+            ctx.printer.warn(&format!(
+                "cannot handle signals ({e}): a signal will end the gate without deleting its Redfish sessions"
+            ));
+            None
+        }
+    };
+    let (result, format) = match command {
+        Command::Pre(args) => {
+            let settings = settings(&args.step, ctx, cancel)?;
+            let progress = Lines {
+                printer: ctx.printer,
+                announce: args.run.is_none(),
+            };
+            let result = gate::pre(&settings, args.run, &args.hosts, &progress);
+            (result, args.step.format)
+        }
+        Command::Post(args) => {
+            let settings = settings(&args.step, ctx, cancel)?;
+            let progress = Lines {
+                printer: ctx.printer,
+                announce: false,
+            };
+            let result = gate::post(&settings, &args.run, &args.hosts, args.promote, &progress);
+            (result, args.step.format)
+        }
+    };
+    if let Some(signal) = interrupts.as_ref().and_then(Interrupts::received)
+        && matches!(result, Err(GateError::Interrupted))
+    {
+        ctx.printer.error(&anyhow::anyhow!(
+            "the gate was stopped by {signal}: no host started after it, no report was written"
+        ));
+        return Ok(Outcome::Interrupted(signal));
+    }
+    let report = result?;
+    print(&report, format, ctx.printer)
+}
+
+/// The settings `step` gives.
+fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Result<Settings> {
+    let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let store = Store::discover(&dir)?;
+    let policy: Policy = driftgate::input::policy(Some(&store), step.policy.as_deref())?;
+    for warning in policy.warnings() {
+        ctx.printer.warn(warning);
+    }
+    let inventory = inventory::load(&step.inventory, ctx)?;
+    let sources = inventory.hosts.iter().flat_map(|h| &h.sources);
+    step.capture.warn_insecure(sources, ctx);
+    let mut allowances = step
+        .allow
+        .iter()
+        .map(|a| Allowance::parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(file) = &step.allow_file {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("{}: cannot read", file.display()))?;
+        allowances.extend(allow::parse_allow_file(
+            &text,
+            &file.display().to_string(),
+        )?);
+    }
+    Ok(Settings {
+        run_dir: step.run_dir.clone(),
+        strict: step.strict,
+        allowances,
+        concurrency: usize::from(step.concurrency),
+        capture: step.capture.options(None, None, cancel)?,
+        ..Settings::new(store, inventory, policy)
+    })
+}
+
+/// Renders `report`, says on standard error what needs saying beside it, and returns the
+/// verdict.
+fn print(report: &GateReport, format: OutputFormat, printer: &Printer) -> anyhow::Result<Outcome> {
+    for warning in &report.warnings {
+        printer.warn(warning);
+    }
+    match &report.promotion {
+        Some(PromotionOutcome::Promoted(p)) => match &p.commit {
+            Some(commit) => printer.status(&format!(
+                "promoted {} baseline(s) in commit {commit}",
+                p.files.len()
+            )),
+            None => printer.status("promote: every baseline was already up to date"),
+        },
+        Some(PromotionOutcome::Skipped { reason }) => {
+            printer.status(&format!("not promoted: {reason}"));
+        }
+        None => {}
+    }
+    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    Ok(Outcome::Judged(report.verdict))
+}
+
+/// Progress lines on standard error, one per host as it finishes.
+struct Lines<'a> {
+    printer: &'a Printer,
+    /// Say the run id: it was generated.
+    announce: bool,
+}
+
+impl Progress for Lines<'_> {
+    fn run(&self, id: &RunId, _dir: &std::path::Path) {
+        if self.announce {
+            self.printer
+                .status(&format!("run {id}: pass it to gate post --run {id}"));
+        }
+    }
+
+    fn finished(&self, host: &HostName, verdict: Verdict, took: Duration) {
+        self.printer.status(&format!(
+            "{host}: {} ({:.1} s)",
+            verdict.as_upper(),
+            took.as_secs_f64()
+        ));
+    }
+}
