@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
 use assert_cmd::Command;
-use common::{driftgate, example, git, root, stdout_of};
+use common::{Random, driftgate, example, git, root, stdout_of};
 use predicates::prelude::*;
 
 const AZL_BASELINE: &str = "azure-local-dcbx/baseline.json";
@@ -553,18 +553,6 @@ fn concurrent_promotes_both_land_in_order_or_one_fails_cleanly() {
             >= 4,
         "{log}"
     );
-}
-
-/// xorshift64*: reproducible random delays without another dependency.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % below
-    }
 }
 
 #[test]

@@ -165,10 +165,7 @@ fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Resul
     if let Some(file) = &step.allow_file {
         let text = std::fs::read_to_string(file)
             .with_context(|| format!("{}: cannot read", file.display()))?;
-        allowances.extend(allow::parse_allow_file(
-            &text,
-            &file.display().to_string(),
-        )?);
+        allowances.extend(allow::parse_allow_file(&text, &file.display().to_string())?);
     }
     Ok(Settings {
         run_dir: step.run_dir.clone(),

@@ -10,7 +10,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use super::simulator::{PASSWORD, Simulator, USER};
-use super::{copy_dir, driftgate, example, git, root};
+use super::{copy_dir, driftgate, driftgate_process, example, git, root};
 
 /// Environment variables the lab's inventory names for the BMC account.
 pub const USERNAME_ENV: &str = "LAB_BMC_USER";
@@ -63,16 +63,21 @@ impl Ran {
 impl Lab {
     /// The host at the `baseline` state, served without authentication.
     pub fn new() -> Lab {
-        Self::start(false)
+        Self::start(false, &[])
+    }
+
+    /// Like [`Lab::new`], with more `mockup serve` arguments (`--fault …`).
+    pub fn with_simulator(args: &[&str]) -> Lab {
+        Self::start(false, args)
     }
 
     /// Like [`Lab::new`], but the simulator requires a session and the inventory references
     /// the account in [`USERNAME_ENV`] / [`PASSWORD_ENV`].
     pub fn authenticated() -> Lab {
-        Self::start(true)
+        Self::start(true, &[])
     }
 
-    fn start(authenticated: bool) -> Lab {
+    fn start(authenticated: bool, extra: &[&str]) -> Lab {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let host = dir.path().join("azl-node01");
         let store = dir.path().join("baselines");
@@ -84,12 +89,11 @@ impl Lab {
             dir,
         };
         lab.state("baseline");
-        let args: &[&str] = if authenticated {
-            &["--auth", "session"]
-        } else {
-            &[]
-        };
-        let simulator = Simulator::start(&lab.host.join("bmc"), args);
+        let mut args: Vec<&str> = extra.to_vec();
+        if authenticated {
+            args.extend(["--auth", "session"]);
+        }
+        let simulator = Simulator::start(&lab.host.join("bmc"), &args);
         driftgate()
             .args(["baseline", "init"])
             .arg(&lab.store)
@@ -142,7 +146,9 @@ impl Lab {
             let fixture = root().join("tests/fixtures/redfish/pending-dcbx-disable");
             (fixture.clone(), fixture.join("windows"))
         } else {
-            let recorded = root().join("examples/azure-local-dcbx/recorded").join(state);
+            let recorded = root()
+                .join("examples/azure-local-dcbx/recorded")
+                .join(state);
             (recorded.join("bmc"), recorded.join("windows"))
         };
         for part in ["bmc", "windows"] {
@@ -166,7 +172,12 @@ impl Lab {
 
     /// The driftgate command of this lab, before its arguments.
     pub fn command(&self) -> assert_cmd::Command {
-        let mut cmd = driftgate();
+        assert_cmd::Command::from_std(self.process())
+    }
+
+    /// [`Lab::command`] as a `std::process::Command`, to spawn and signal.
+    pub fn process(&self) -> std::process::Command {
+        let mut cmd = driftgate_process();
         cmd.env_remove("DRIFTGATE_INVENTORY")
             .env(USERNAME_ENV, USER)
             .env(PASSWORD_ENV, PASSWORD)

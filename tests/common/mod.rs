@@ -99,7 +99,20 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
+/// xorshift64*: reproducible random delays without another dependency.
+pub struct Random(pub u64);
+
+impl Random {
+    /// The next number below `below`.
+    pub fn next(&mut self, below: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % below
+    }
+}
+
 pub mod capture;
+pub mod gate;
 pub mod simulator;
 pub mod windows;
-pub mod gate;
