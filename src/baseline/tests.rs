@@ -98,3 +98,51 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
     );
     assert_eq!(super::refusal(&healthy, &policy), None);
 }
+
+#[test]
+fn hosts_of_several_fleets_go_into_one_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_or_init(dir.path()).unwrap();
+    let mut config = git2::Repository::open(dir.path())
+        .unwrap()
+        .config()
+        .unwrap();
+    config.set_str("user.name", "Test Operator").unwrap();
+    config.set_str("user.email", "test@example.com").unwrap();
+    let host = |name: &str| snapshot(name, &[("bios/A", "x".into())], SourceStatus::Complete);
+    let request = PromoteRequest {
+        snapshots: vec![
+            FleetSnapshot {
+                fleet: "azure-local".into(),
+                snapshot: host("azl-node01"),
+            },
+            FleetSnapshot {
+                fleet: "esxi".into(),
+                snapshot: host("esx01"),
+            },
+        ],
+        message: Some("Gate run CHG-1".into()),
+        force_reason: None,
+        lock_wait: Duration::from_secs(1),
+    };
+    let PromoteOutcome::Promoted { hosts, commit, .. } =
+        promote(&store, &Policy::builtin(), request).unwrap()
+    else {
+        panic!("refused")
+    };
+    assert!(commit.is_some());
+    let paths: Vec<&str> = hosts.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["baselines/azure-local/azl-node01.json", "baselines/esxi/esx01.json"]
+    );
+    for path in paths {
+        assert!(store.read_head(path).unwrap().is_some(), "{path}");
+    }
+    let history = store.history("baselines/", 10).unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(
+        history[0].summary,
+        "baseline: promote 2 hosts (azure-local, esxi): azl-node01, esx01"
+    );
+}

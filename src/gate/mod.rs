@@ -370,6 +370,14 @@ pub fn post(
                 .display()
                 .to_string(),
         })?;
+        if pre.snapshot().host != *name {
+            return Err(GateError::HostMismatch(compare::HostMismatch {
+                snapshot: pre.origin().to_owned(),
+                host: pre.snapshot().host.to_string(),
+                baseline: format!("host {name} of run {run_id}"),
+                baseline_host: name.to_string(),
+            }));
+        }
         let host = inventory_host(settings, name)?;
         planned.push(Planned {
             host,
