@@ -169,6 +169,24 @@ reason = "follows from the DCBX change"
             .contains("vendor advisory 4711")
     );
     assert!(findings(&report).iter().all(|f| f["severity"] != "block"));
+
+    // Given at pre, the same allowances waive drift that is already there, and are recorded
+    // in the run: its post applies them without being told again.
+    let lab = Lab::new();
+    lab.state("post-update");
+    lab.gate(&["pre", "--run", "CHG-2014", "--allow-file", &allow, HOST])
+        .expect(0);
+    let manifest = std::fs::read_to_string(lab.run_dir("CHG-2014").join("manifest.json")).unwrap();
+    assert!(manifest.contains("vendor advisory 4711"), "{manifest}");
+    let post = lab
+        .gate(&["post", "--run", "CHG-2014", "--format", "json"])
+        .expect(0);
+    assert!(
+        !post.json()["hosts"][0]["report"]["allowed"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -414,6 +432,16 @@ fn credentials_never_reach_the_run_directory_or_the_store() {
         .gate(&["post", "--run", "CHG-2012", "--promote"])
         .expect(0);
     let password = common::simulator::PASSWORD;
+    let mut unset = lab.command();
+    unset
+        .env_remove(common::gate::PASSWORD_ENV)
+        .args(["gate", "pre", "--run", "CHG-2015", HOST]);
+    let unset = common::gate::run(&mut unset).expect(2);
+    assert!(
+        unset.stderr.contains(common::gate::PASSWORD_ENV),
+        "{}",
+        unset.stderr
+    );
     assert!(!post.stdout.contains(password) && !post.stderr.contains(password));
     for file in files_under(&lab.store) {
         let bytes = std::fs::read(&file).unwrap();

@@ -177,24 +177,27 @@ fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Resul
     })
 }
 
-/// Renders `report`, says on standard error what needs saying beside it, and returns the
-/// verdict.
+/// Renders `report` and returns the verdict. Text and Markdown carry the warnings and what
+/// `--promote` did; beside JSON (read by a program) they are said on standard error too, for
+/// whoever reads the pipeline's log.
 fn print(report: &GateReport, format: OutputFormat, printer: &Printer) -> anyhow::Result<Outcome> {
-    for warning in &report.warnings {
-        printer.warn(warning);
-    }
-    match &report.promotion {
-        Some(PromotionOutcome::Promoted(p)) => match &p.commit {
-            Some(commit) => printer.status(&format!(
-                "promoted {} baseline(s) in commit {commit}",
-                p.files.len()
-            )),
-            None => printer.status("promote: every baseline was already up to date"),
-        },
-        Some(PromotionOutcome::Skipped { reason }) => {
-            printer.status(&format!("not promoted: {reason}"));
+    if format == OutputFormat::Json {
+        for warning in &report.warnings {
+            printer.warn(warning);
         }
-        None => {}
+        match &report.promotion {
+            Some(PromotionOutcome::Promoted(p)) => match &p.commit {
+                Some(commit) => printer.status(&format!(
+                    "promoted {} baseline(s) in commit {commit}",
+                    p.files.len()
+                )),
+                None => printer.status("promote: every baseline was already up to date"),
+            },
+            Some(PromotionOutcome::Skipped { reason }) => {
+                printer.status(&format!("not promoted: {reason}"));
+            }
+            None => {}
+        }
     }
     printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
     Ok(Outcome::Judged(report.verdict))

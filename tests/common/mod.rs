@@ -99,6 +99,7 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
+
 /// xorshift64*: reproducible random delays without another dependency.
 pub struct Random(pub u64);
 
