@@ -520,3 +520,64 @@ fn a_post_promote_killed_at_random_moments_leaves_the_store_valid_and_the_run_re
     let status = git(&lab.store, &["status", "--porcelain"]);
     assert_eq!(status.trim(), "?? inventory.toml", "seed {seed}");
 }
+
+#[test]
+fn a_bare_store_needs_run_dir_and_a_policy_change_since_pre_is_said() {
+    let lab = Lab::new();
+    let bare = lab.dir.path().join("bare.git");
+    git(
+        lab.dir.path(),
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            lab.store.to_str().unwrap(),
+            "bare.git",
+        ],
+    );
+    let inventory = lab.dir.path().join("inventory.toml");
+    std::fs::copy(lab.store.join("inventory.toml"), &inventory).unwrap();
+    let in_bare = |args: &[&str]| {
+        let mut cmd = lab.command();
+        cmd.arg("--repo")
+            .arg(&bare)
+            .arg("gate")
+            .args(args)
+            .arg("--inventory")
+            .arg(&inventory);
+        common::gate::run(&mut cmd)
+    };
+    let refused = in_bare(&["pre", "--run", "CHG-2016", HOST]).expect(2);
+    assert!(refused.stderr.contains("--run-dir"), "{}", refused.stderr);
+    let run = lab.dir.path().join("runs/CHG-2016");
+    let run_dir = run.display().to_string();
+    in_bare(&["pre", "--run", "CHG-2016", "--run-dir", &run_dir, HOST]).expect(0);
+    assert!(run.join("manifest.json").is_file());
+    let other = in_bare(&["post", "--run", "CHG-9", "--run-dir", &run_dir]).expect(2);
+    assert!(
+        other.stderr.contains("holds run CHG-2016"),
+        "{}",
+        other.stderr
+    );
+    // A post judged under another policy than its pre says so.
+    let policy = lab.dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nid = \"bios-attributes\"\non_change = \"block\"\n",
+    )
+    .unwrap();
+    let post = in_bare(&[
+        "post",
+        "--run",
+        "CHG-2016",
+        "--run-dir",
+        &run_dir,
+        "--policy",
+        policy.to_str().unwrap(),
+        "--format",
+        "json",
+    ])
+    .expect(0);
+    let warnings = post.json()["warnings"].to_string();
+    assert!(warnings.contains("the policy changed"), "{warnings}");
+}

@@ -134,7 +134,10 @@ fn hosts_of_several_fleets_go_into_one_commit() {
     let paths: Vec<&str> = hosts.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(
         paths,
-        ["baselines/azure-local/azl-node01.json", "baselines/esxi/esx01.json"]
+        [
+            "baselines/azure-local/azl-node01.json",
+            "baselines/esxi/esx01.json"
+        ]
     );
     for path in paths {
         assert!(store.read_head(path).unwrap().is_some(), "{path}");

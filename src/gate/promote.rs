@@ -189,3 +189,83 @@ fn firmware_changes(pre: &VerifiedSnapshot, post: &VerifiedSnapshot) -> Vec<(Str
     }
     grouped
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+
+    fn snapshot(version: &str, dcbx: &str) -> VerifiedSnapshot {
+        let mut facts = Facts::new();
+        for (path, value) in [
+            ("firmware/nic.slot.3-1-1/version", version),
+            ("nic/00:0a:f7:12:34:56/bmc/firmware/version", version),
+            ("firmware/bmc/version", "7.10"),
+            ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", dcbx),
+        ] {
+            facts.insert(FactPath::new(path).unwrap(), value.into());
+        }
+        VerifiedSnapshot::seal(
+            Snapshot {
+                host: HostName::new("azl-node01").unwrap(),
+                captured_at: "2026-12-01T14:00:00Z".parse().unwrap(),
+                tool: "driftgate test".into(),
+                sources: vec![SourceRecord {
+                    name: "redfish".into(),
+                    target: "https://bmc".into(),
+                    status: SourceStatus::Complete,
+                    error: None,
+                }],
+                facts,
+            },
+            "test",
+        )
+    }
+
+    #[test]
+    fn the_message_names_the_run_each_firmware_change_once_and_the_allowances_used() {
+        let (pre, post) = (
+            snapshot("229.0.166.0", "ieee"),
+            snapshot("229.1.123.0", "disabled"),
+        );
+        let report = crate::compare::judge(
+            &post,
+            Some(&pre),
+            &crate::compare::Policy::builtin(),
+            &crate::compare::JudgeOptions::default(),
+        );
+        let hosts = vec![Promoted {
+            fleet: "azure-local",
+            pre: &pre,
+            post: post.clone(),
+            report: &report,
+        }];
+        let allowance = Allowance {
+            path: "nic/*/bmc/**/dcbx_mode".into(),
+            value: Some("disabled".into()),
+            reason: Some("vendor advisory".into()),
+            ticket: Some("CHG-7".into()),
+            expires: None,
+            given_at: "allow.toml:2".into(),
+        };
+        let run = RunId::new("CHG-7").unwrap();
+        let text = message(&run, 2, Verdict::Pass, &hosts, &[allowance]);
+        assert!(
+            text.starts_with("Gate run CHG-7, post-2: PASS (1 host)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  azl-node01: 229.0.166.0 → 229.1.123.0 (firmware/nic.slot.3-1-1/version, nic/00:0a:f7:12:34:56/bmc/firmware/version)\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("firmware/bmc/version"), "{text}");
+        assert!(
+            text.contains(
+                "  nic/*/bmc/**/dcbx_mode=disabled (allow.toml:2): reason \"vendor advisory\", ticket CHG-7\n"
+            ),
+            "{text}"
+        );
+    }
+}
