@@ -6,6 +6,7 @@ mod capture;
 mod check;
 mod diff;
 mod import;
+mod inventory;
 mod mockup;
 mod policy;
 mod schema;
@@ -63,6 +64,9 @@ pub enum Command {
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(subcommand)]
     Import(import::Command),
+    /// List and validate the inventory: check, list.
+    #[command(subcommand)]
+    Inventory(inventory::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(subcommand)]
     Mockup(mockup::Command),
@@ -114,6 +118,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Import(command) => import::run(command, ctx),
+        Command::Inventory(command) => inventory::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),

@@ -501,7 +501,9 @@ fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
 /// inventory may name other variables for a host's credentials: those are in `withheld_env`.
 fn withheld_from_children(name: &std::ffi::OsStr, withheld_env: &[String]) -> bool {
     name.as_encoded_bytes().starts_with(b"DRIFTGATE_")
-        || withheld_env.iter().any(|withheld| name == withheld.as_str())
+        || withheld_env
+            .iter()
+            .any(|withheld| name == withheld.as_str())
 }
 
 /// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`. The
@@ -718,10 +720,19 @@ mod tests {
             String::from_utf8(out.stdout).unwrap()
         };
         let line = format!("{name}={value}");
-        assert!(env_of_child(Vec::new()).lines().any(|l| l == line), "{name} is passed on by default");
+        assert!(
+            env_of_child(Vec::new()).lines().any(|l| l == line),
+            "{name} is passed on by default"
+        );
         let env = env_of_child(vec![name.clone()]);
-        assert!(!env.lines().any(|l| l.starts_with(&format!("{name}="))), "{name} withheld: {env}");
-        assert!(env.lines().any(|l| l.starts_with("PATH=")), "other variables stay: {env}");
+        assert!(
+            !env.lines().any(|l| l.starts_with(&format!("{name}="))),
+            "{name} withheld: {env}"
+        );
+        assert!(
+            env.lines().any(|l| l.starts_with("PATH=")),
+            "other variables stay: {env}"
+        );
     }
 
     #[test]

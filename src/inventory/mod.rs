@@ -167,10 +167,7 @@ pub struct InventoryErrors {
 }
 
 fn render_problems(problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems
-        .iter()
-        .map(|p| p.to_string())
-        .collect();
+    let lines: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
     lines.join("\n")
 }
 

@@ -11,9 +11,9 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, Timeouts};
+use crate::collect::SourceSpec;
 use crate::collect::redfish::RedfishLocation;
 use crate::collect::transport::Location;
-use crate::collect::SourceSpec;
 use crate::snapshot::HostName;
 
 /// Keys of the top level.
@@ -116,6 +116,8 @@ struct RawHost {
     name: HostName,
     name_line: usize,
     fleet: Option<String>,
+    /// `fleet` was written, even if it was refused (then "no fleet" would be noise).
+    fleet_given: bool,
     cluster: Option<String>,
     tags: Vec<String>,
     sources: Vec<SourceSpec>,
@@ -234,6 +236,9 @@ impl Reader<'_> {
                 .or_default()
                 .push(host.name_line);
             let Some(fleet) = host.fleet.clone().or_else(|| default_fleet.clone()) else {
+                if host.fleet_given {
+                    continue;
+                }
                 self.problems.push(Problem {
                     file: self.file.clone(),
                     line: host.line,
@@ -326,7 +331,10 @@ impl Reader<'_> {
         for (key, value) in table.iter() {
             let name = key.get_ref().as_ref();
             if let Err(message) = check_name(name) {
-                self.problem(&key.span(), format!("[{kind}.…]: bad {kind} name: {message}"));
+                self.problem(
+                    &key.span(),
+                    format!("[{kind}.…]: bad {kind} name: {message}"),
+                );
             }
             let DeValue::Table(settings) = value.get_ref() else {
                 self.problem(
@@ -389,6 +397,7 @@ impl Reader<'_> {
             },
         };
         let fleet = self.group_name(table, "fleet");
+        let fleet_given = table.contains_key("fleet");
         let cluster = self.group_name(table, "cluster");
         let tags = self.tags(table);
         let sources = self.sources(table, header, name.as_ref().map(|(n, _)| n.as_str()));
@@ -398,6 +407,7 @@ impl Reader<'_> {
             name,
             name_line,
             fleet,
+            fleet_given,
             cluster,
             tags,
             sources,
@@ -464,7 +474,9 @@ impl Reader<'_> {
         header: &Range<usize>,
         host: Option<&str>,
     ) -> Vec<SourceSpec> {
-        let host = host.map(|h| format!("host `{h}`")).unwrap_or("the host".into());
+        let host = host
+            .map(|h| format!("host `{h}`"))
+            .unwrap_or("the host".into());
         let Some(value) = table.get("sources") else {
             self.problem(
                 header,
@@ -473,7 +485,10 @@ impl Reader<'_> {
             return Vec::new();
         };
         let DeValue::Array(items) = value.get_ref() else {
-            self.problem(&value.span(), "`sources` must be an array of \"KIND=LOCATION\"");
+            self.problem(
+                &value.span(),
+                "`sources` must be an array of \"KIND=LOCATION\"",
+            );
             return Vec::new();
         };
         if items.is_empty() {
@@ -491,10 +506,15 @@ impl Reader<'_> {
                     let line = self.line(item.span().start);
                     let kind = source.kind();
                     if let Some(first) = kinds.insert(kind.as_str(), line) {
+                        let lines = if first == line {
+                            String::new()
+                        } else {
+                            format!(" (lines {first} and {line})")
+                        };
                         self.problem(
                             &item.span(),
                             format!(
-                                "two `{kind}` sources (lines {first} and {line}): a host has one source of each kind"
+                                "two `{kind}` sources{lines}: a host has one source of each kind"
                             ),
                         );
                     } else {
@@ -527,26 +547,25 @@ impl Reader<'_> {
     /// `credentials`, `credentials_file`, `ca_file` and `timeouts` of one level.
     fn settings(&mut self, table: &Table<'_>) -> Settings {
         let mut settings = Settings::default();
-        match (table.get_key_value("credentials"), table.get("credentials_file")) {
-            (Some((key, _)), Some(file)) => {
-                let later = if key.span().start > file.span().start {
-                    key.span()
-                } else {
-                    file.span()
-                };
-                self.problem(
-                    &later,
-                    "give either `credentials` or `credentials_file` at one level, not both",
-                );
-            }
-            (Some((_, value)), None) => settings.credentials = self.credentials(value),
-            (None, Some(value)) => {
-                settings.credentials = self
-                    .path(value, "credentials_file")
-                    .map(CredentialsRef::File);
-            }
-            (None, None) => {}
+        let credentials = table.get_key_value("credentials");
+        let file = table.get("credentials_file");
+        // Both are read, so the problems of each are reported too.
+        let from_env = credentials.and_then(|(_, value)| self.credentials(value));
+        let from_file = file
+            .and_then(|value| self.path(value, "credentials_file"))
+            .map(CredentialsRef::File);
+        if let (Some((key, _)), Some(file)) = (credentials, file) {
+            let later = if key.span().start > file.span().start {
+                key.span()
+            } else {
+                file.span()
+            };
+            self.problem(
+                &later,
+                "give either `credentials` or `credentials_file` at one level, not both",
+            );
         }
+        settings.credentials = from_env.or(from_file);
         settings.ca_file = table.get("ca_file").and_then(|v| self.path(v, "ca_file"));
         if let Some(value) = table.get("timeouts") {
             settings.timeouts = self.timeouts(value);
@@ -648,9 +667,7 @@ fn is_secret_key(name: &str) -> bool {
 /// selection arguments.
 fn check_name(name: &str) -> Result<(), String> {
     HostName::new(name).map(|_| ()).map_err(|_| {
-        format!(
-            "{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-        )
+        format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
     })
 }
 

@@ -360,7 +360,11 @@ sources = ["redfish=https://b"]
     assert_problem(text, 6, "invalid host name \"bad/name\"");
     assert_problem(text, 12, "`name` must be a string, not integer");
     assert_problem(text, 9, "host `twin` is given more than once (lines 9, 15)");
-    assert_problem(text, 15, "host `twin` is given more than once (lines 9, 15)");
+    assert_problem(
+        text,
+        15,
+        "host `twin` is given more than once (lines 9, 15)",
+    );
     assert_eq!(problems(text).len(), 5, "{:#?}", problems(text));
 }
 
@@ -381,7 +385,17 @@ sources = ["redfish=https://a"]
         1,
         "host `lost` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
     );
-    assert_problem(text, 6, "bad fleet name: \"bad fleet\": use letters, digits");
+    assert_problem(
+        text,
+        6,
+        "bad fleet name: \"bad fleet\": use letters, digits",
+    );
+    // A refused fleet is not also a missing one.
+    assert!(
+        !problems(text).iter().any(|(l, _)| *l == 4),
+        "{:#?}",
+        problems(text)
+    );
     assert_problem(text, 7, "bad cluster name: \"-c\"");
     let found = problems(text);
     assert!(
@@ -429,7 +443,11 @@ sources = [
 "#;
     assert_problem(text, 3, "host `none` has no `sources`");
     assert_problem(text, 7, "host `empty`: `sources` is empty");
-    assert_problem(text, 11, "bad source: invalid Redfish location \"ftp://bmc\"");
+    assert_problem(
+        text,
+        11,
+        "bad source: invalid Redfish location \"ftp://bmc\"",
+    );
     assert_problem(text, 12, "bad source: invalid location");
     assert_problem(text, 13, "bad source: \"nokind\": expected KIND=LOCATION");
     assert_problem(
@@ -464,11 +482,7 @@ ca_file = ""
         "give either `credentials` or `credentials_file` at one level, not both",
     );
     assert_problem(text, 6, "`username_env` is empty");
-    assert_problem(
-        text,
-        10,
-        "`password_env` must name an environment variable",
-    );
+    assert_problem(text, 10, "`password_env` must name an environment variable");
     assert_problem(text, 14, "`credentials` must be { username_env");
     assert_problem(text, 15, "`ca_file` is empty");
     assert_problem(
@@ -497,15 +511,29 @@ name = "j"
 sources = ["redfish=https://a"]
 timeouts = 60
 "#;
-    assert_problem(text, 3, "`bmc_seconds` must be a positive whole number of seconds");
-    assert_problem(text, 7, "`host_seconds` must be a positive whole number of seconds");
-    assert_problem(text, 7, "`command_seconds` must be a positive whole number of seconds");
-    assert_problem(text, 11, "`bmc_seconds` must be a positive whole number of seconds");
+    assert_problem(
+        text,
+        3,
+        "`bmc_seconds` must be a positive whole number of seconds",
+    );
+    assert_problem(
+        text,
+        7,
+        "`host_seconds` must be a positive whole number of seconds",
+    );
+    assert_problem(
+        text,
+        7,
+        "`command_seconds` must be a positive whole number of seconds",
+    );
+    assert_problem(
+        text,
+        11,
+        "`bmc_seconds` must be a positive whole number of seconds",
+    );
     assert_problem(text, 15, "`timeouts` must be { bmc_seconds = N");
-    let hex = parse(&format!(
-        "{HOST}timeouts = {{ bmc_seconds = 0x10 }}\n"
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
+    let hex = parse(&format!("{HOST}timeouts = {{ bmc_seconds = 0x10 }}\n"))
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(hex.hosts[0].timeouts.bmc, Some(Duration::from_secs(16)));
 }
 
