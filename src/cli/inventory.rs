@@ -158,13 +158,16 @@ fn check(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     }
 }
 
+/// The values of one selection filter a host has (its fleet, its cluster, its tags).
+type HostValues = fn(&InventoryHost) -> Vec<&str>;
+
 /// Which filter of an empty selection matched nothing, and what there is instead.
 fn nothing_selected(inventory: &Inventory, selection: &Selection) -> String {
     let file = inventory.file.display();
     if inventory.hosts.is_empty() {
         return format!("inventory {file} lists no hosts");
     }
-    let values = |of: fn(&InventoryHost) -> Vec<&str>| -> String {
+    let values = |of: HostValues| -> String {
         let all: BTreeSet<&str> = inventory.hosts.iter().flat_map(of).collect();
         let all: Vec<&str> = all.into_iter().collect();
         if all.is_empty() {
@@ -173,7 +176,7 @@ fn nothing_selected(inventory: &Inventory, selection: &Selection) -> String {
             all.join(", ")
         }
     };
-    let filters: [(&str, &Option<String>, fn(&InventoryHost) -> Vec<&str>); 3] = [
+    let filters: [(&str, &Option<String>, HostValues); 3] = [
         ("fleet", &selection.fleet, |h| vec![h.fleet.as_str()]),
         ("cluster", &selection.cluster, |h| {
             h.cluster.as_deref().into_iter().collect()

@@ -113,8 +113,8 @@ struct Group {
 
 /// A host as written, before the groups it belongs to are applied.
 struct RawHost {
-    name: HostName,
-    name_line: usize,
+    /// The name and its line; `None` when it was missing or refused (already a problem).
+    name: Option<(HostName, usize)>,
     fleet: Option<String>,
     /// `fleet` was written, even if it was refused (then "no fleet" would be noise).
     fleet_given: bool,
@@ -143,7 +143,10 @@ impl Reader<'_> {
     }
 
     fn problem(&mut self, span: &Range<usize>, message: impl Into<String>) {
-        let line = self.line(span.start);
+        self.problem_at(self.line(span.start), message);
+    }
+
+    fn problem_at(&mut self, line: usize, message: impl Into<String>) {
         self.problems.push(Problem {
             file: self.file.clone(),
             line,
@@ -232,21 +235,26 @@ impl Reader<'_> {
         let mut used_clusters = BTreeSet::new();
         let mut seen: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for host in raw {
-            seen.entry(host.name.as_str().to_owned())
+            let fleet = host.fleet.clone().or_else(|| default_fleet.clone());
+            // Counted for hosts with a bad name too: their groups are not typos.
+            used_fleets.extend(fleet.clone());
+            used_clusters.extend(host.cluster.clone());
+            let Some((name, name_line)) = host.name else {
+                continue;
+            };
+            seen.entry(name.as_str().to_owned())
                 .or_default()
-                .push(host.name_line);
-            let Some(fleet) = host.fleet.clone().or_else(|| default_fleet.clone()) else {
-                if host.fleet_given {
-                    continue;
+                .push(name_line);
+            let Some(fleet) = fleet else {
+                if !host.fleet_given {
+                    self.problem_at(
+                        host.line,
+                        format!(
+                            "host `{}` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
+                            name.as_str()
+                        ),
+                    );
                 }
-                self.problems.push(Problem {
-                    file: self.file.clone(),
-                    line: host.line,
-                    message: format!(
-                        "host `{}` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
-                        host.name.as_str()
-                    ),
-                });
                 continue;
             };
             let group = |groups: &BTreeMap<String, Group>, name: Option<&String>| {
@@ -258,12 +266,8 @@ impl Reader<'_> {
                 &group(&clusters, host.cluster.as_ref())
                     .over(&group(&fleets, Some(&fleet)).over(&defaults)),
             );
-            used_fleets.insert(fleet.clone());
-            if let Some(cluster) = &host.cluster {
-                used_clusters.insert(cluster.clone());
-            }
             hosts.push(InventoryHost {
-                name: host.name,
+                name,
                 fleet,
                 cluster: host.cluster,
                 tags: host.tags,
@@ -278,14 +282,13 @@ impl Reader<'_> {
             if lines.len() > 1 {
                 let list: Vec<String> = lines.iter().map(ToString::to_string).collect();
                 for line in lines {
-                    self.problems.push(Problem {
-                        file: self.file.clone(),
-                        line: *line,
-                        message: format!(
+                    self.problem_at(
+                        *line,
+                        format!(
                             "host `{name}` is given more than once (lines {})",
                             list.join(", ")
                         ),
-                    });
+                    );
                 }
             }
         }
@@ -304,13 +307,12 @@ impl Reader<'_> {
         };
         for (name, group) in groups {
             if !used.contains(name) {
-                self.problems.push(Problem {
-                    file: self.file.clone(),
-                    line: group.line,
-                    message: format!(
+                self.problem_at(
+                    group.line,
+                    format!(
                         "[{kind}.{name}] is used by no host (a typo? {kind}s of the hosts: {in_use})"
                     ),
-                });
+                );
             }
         }
     }
@@ -370,14 +372,12 @@ impl Reader<'_> {
                 self.problem(&item.span(), "each host must be a table: [[host]]");
                 continue;
             };
-            if let Some(host) = self.host(table, &item.span()) {
-                hosts.push(host);
-            }
+            hosts.push(self.host(table, &item.span()));
         }
         hosts
     }
 
-    fn host(&mut self, table: &Table<'_>, header: &Range<usize>) -> Option<RawHost> {
+    fn host(&mut self, table: &Table<'_>, header: &Range<usize>) -> RawHost {
         self.check_keys(table, HOST_KEYS, "[[host]]");
         let line = self.line(header.start);
         let name = match table.get("name") {
@@ -402,10 +402,8 @@ impl Reader<'_> {
         let tags = self.tags(table);
         let sources = self.sources(table, header, name.as_ref().map(|(n, _)| n.as_str()));
         let settings = self.settings(table);
-        let (name, name_line) = name?;
-        Some(RawHost {
+        RawHost {
             name,
-            name_line,
             fleet,
             fleet_given,
             cluster,
@@ -413,7 +411,7 @@ impl Reader<'_> {
             sources,
             settings,
             line,
-        })
+        }
     }
 
     /// A string value; a problem when it is another type or empty.

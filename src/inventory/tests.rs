@@ -560,6 +560,11 @@ sources = ["redfish=https://a"]
         "[cluster.azl-cluster-b] is used by no host (a typo? clusters of the hosts: azl-cluster-a)",
     );
     assert_eq!(problems(text).len(), 2, "{:#?}", problems(text));
+    // A host with a refused name still uses its groups: one problem, not two.
+    let found = problems(
+        "[fleet.f]\n[[host]]\nname = \"bad/name\"\nfleet = \"f\"\nsources = [\"redfish=https://a\"]\n",
+    );
+    assert_eq!(found.len(), 1, "{found:#?}");
     // A fleet used through [defaults] counts.
     parse("[defaults]\nfleet = \"f\"\n[fleet.f]\n[[host]]\nname = \"h\"\nsources = [\"redfish=https://a\"]\n")
         .unwrap_or_else(|e| panic!("{e}"));
