@@ -498,7 +498,14 @@ impl Reader<'_> {
             let Some(text) = self.string(item, "sources") else {
                 continue;
             };
-            // SourceSpec's messages already hide `user:password@`.
+            // SourceSpec's messages hide `user:password@`, but quote the rest of the text.
+            if let Some(key) = secret_query_key(&text) {
+                self.problem(
+                    &item.span(),
+                    format!("bad source: query parameter `{key}`: {NO_SECRETS}"),
+                );
+                continue;
+            }
             match SourceSpec::parse(&text) {
                 Ok(source) => {
                     let line = self.line(item.span().start);
@@ -659,6 +666,16 @@ enum Scope {
 /// Whether a key name says it holds a secret (`password`, `token`, `api_key`, `community`…).
 fn is_secret_key(name: &str) -> bool {
     crate::secrets::is_secret_name(name)
+}
+
+/// A query parameter of a location whose name says it holds a secret (`?password=…`).
+fn secret_query_key(location: &str) -> Option<&str> {
+    let (_, query) = location.split_once('?')?;
+    query
+        .split('&')
+        .map(|pair| pair.split_once('=').map_or(pair, |(key, _)| key))
+        // `pin` is a certificate's public fingerprint, not a PIN.
+        .find(|key| *key != "pin" && is_secret_key(key))
 }
 
 /// Fleet, cluster and tag names: the host-name charset, as they become folder names and

@@ -748,6 +748,16 @@ sources = ["redfish=https://bmc", "windows=ssh://admin@h"]
     for shown in [errors.to_string(), format!("{errors:?}")] {
         assert!(!shown.contains("Pa55"), "{shown}");
     }
+    let errors = parse(
+        "[[host]]\nname = \"h\"\nfleet = \"f\"\nsources = [\"redfish=https://bmc?pin=sha256:00&password=Pa55\"]\n",
+    )
+    .expect_err("a password in a query is refused");
+    assert_eq!(
+        errors.to_string(),
+        format!(
+            "{FILE}:4: bad source: query parameter `password`: never put a secret in the inventory: reference it with credentials = {{ username_env, password_env }} or credentials_file"
+        )
+    );
 }
 
 #[test]
