@@ -360,6 +360,8 @@ impl Reader<'_> {
 
     fn hosts(&mut self, document: &Table<'_>) -> Vec<RawHost> {
         let Some(value) = document.get("host") else {
+            // Fail closed: an inventory that lists nobody gates nobody.
+            self.problem_at(1, "no [[host]]: an inventory lists at least one host");
             return Vec::new();
         };
         let DeValue::Array(items) = value.get_ref() else {

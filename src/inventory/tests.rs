@@ -582,6 +582,12 @@ host = "h"
     assert_problem(text, 3, "`cluster.c` must be a table");
     assert_problem(text, 4, "`host` must be an array of tables");
     assert_problem("host = [1]\n", 1, "each host must be a table");
+    assert_problem(
+        "# nothing yet\n[defaults]\nfleet = \"f\"\n",
+        1,
+        "no [[host]]: an inventory lists at least one host",
+    );
+    assert_problem("", 1, "no [[host]]");
 }
 
 #[test]
