@@ -691,7 +691,8 @@ fn credentials_from_the_environment_name_the_missing_variable() {
         "{error}"
     );
     // A variable this process has (setting one would race other tests' threads).
-    let (name, value) = std::env::vars()
+    let (name, value) = std::env::vars_os()
+        .filter_map(|(n, v)| Some((n.into_string().ok()?, v.into_string().ok()?)))
         .find(|(_, value)| !value.is_empty())
         .expect("some variable is set");
     let half = CredentialsRef::Env {
