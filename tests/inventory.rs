@@ -341,9 +341,14 @@ fn the_inventory_is_read_from_the_store_or_the_environment() {
 
 #[test]
 fn help_of_each_inventory_command_shows_an_example() {
-    for command in ["check", "list"] {
+    for command in [
+        &["inventory"][..],
+        &["inventory", "check"],
+        &["inventory", "list"],
+    ] {
         driftgate()
-            .args(["inventory", command, "--help"])
+            .args(command)
+            .arg("--help")
             .assert()
             .code(0)
             .stdout(predicate::str::contains("Example:\n  driftgate inventory"));

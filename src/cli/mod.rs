@@ -65,7 +65,10 @@ pub enum Command {
     #[command(subcommand)]
     Import(import::Command),
     /// List and validate the inventory: check, list.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
+    )]
     Inventory(inventory::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(subcommand)]
