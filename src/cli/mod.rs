@@ -6,7 +6,6 @@ mod capture;
 mod check;
 mod diff;
 mod import;
-#[allow(dead_code)] // the gate uses it (issue 11, in progress)
 mod inventory;
 mod mockup;
 mod policy;
@@ -65,6 +64,12 @@ pub enum Command {
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(subcommand)]
     Import(import::Command),
+    /// List and validate the inventory: check, list.
+    #[command(
+        subcommand,
+        after_help = "Example:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
+    )]
+    Inventory(inventory::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(subcommand)]
     Mockup(mockup::Command),
@@ -116,6 +121,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Check(args) => check::run(args, ctx),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Import(command) => import::run(command, ctx),
+        Command::Inventory(command) => inventory::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),

@@ -100,5 +100,6 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 git output")
 }
 pub mod capture;
+pub mod inventory;
 pub mod simulator;
 pub mod windows;
