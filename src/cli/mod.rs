@@ -68,6 +68,12 @@ pub enum Command {
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(subcommand)]
     Import(import::Command),
+    /// List and validate the inventory: check, list.
+    #[command(
+        subcommand,
+        after_help = "Example:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
+    )]
+    Inventory(inventory::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(subcommand)]
     Mockup(mockup::Command),
@@ -120,6 +126,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Diff(args) => diff::run(args, ctx),
         Command::Gate(command) => gate::run(command, ctx),
         Command::Import(command) => import::run(command, ctx),
+        Command::Inventory(command) => inventory::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),

@@ -111,6 +111,18 @@ impl SourceSpec {
     }
 }
 
+/// `KIND=LOCATION`, as `--source` and an inventory's `sources` give it.
+impl fmt::Display for SourceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceSpec::Redfish(location) => write!(f, "redfish={location}"),
+            SourceSpec::Windows(location) => write!(f, "windows={location}"),
+            SourceSpec::Linux(location) => write!(f, "linux={location}"),
+            SourceSpec::Esxi(location) => write!(f, "esxi={location}"),
+        }
+    }
+}
+
 /// Settings of a capture.
 #[derive(Debug, Clone, Default)]
 pub struct CaptureOptions {

@@ -199,6 +199,27 @@ impl Location {
     }
 }
 
+/// `local:`, `ssh://[user@]host[:port]` or `dir:PATH`: what [`Location::parse`] reads back.
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Local => f.write_str("local:"),
+            Location::Ssh { user, host, port } => {
+                f.write_str("ssh://")?;
+                if let Some(user) = user {
+                    write!(f, "{user}@")?;
+                }
+                f.write_str(host)?;
+                match port {
+                    Some(port) => write!(f, ":{port}"),
+                    None => Ok(()),
+                }
+            }
+            Location::Dir(path) => write!(f, "dir:{}", path.display()),
+        }
+    }
+}
+
 /// Runs commands somewhere.
 pub trait CommandTransport {
     /// Where commands run, for messages and the snapshot's source target.
@@ -258,6 +279,9 @@ pub struct ProcessOptions {
     pub ssh_config: Option<PathBuf>,
     /// TCP connect timeout for ssh.
     pub connect_timeout: Duration,
+    /// More environment variables no child process inherits, besides every `DRIFTGATE_*`:
+    /// the ones an inventory names for credentials (`CredentialsRef::env_names`).
+    pub withheld_env: Vec<String>,
 }
 
 impl Default for ProcessOptions {
@@ -266,6 +290,7 @@ impl Default for ProcessOptions {
             timeout: Duration::from_secs(60),
             ssh_config: None,
             connect_timeout: Duration::from_secs(10),
+            withheld_env: Vec::new(),
         }
     }
 }
@@ -303,7 +328,7 @@ impl CommandTransport for LocalTransport {
         match run_process(
             command,
             spec.stdin,
-            self.options.timeout,
+            &self.options,
             &self.target(),
             &spec.display(),
         ) {
@@ -364,7 +389,7 @@ impl CommandTransport for SshTransport {
         let output = run_process(
             command,
             spec.stdin,
-            self.options.timeout,
+            &self.options,
             &self.target(),
             &spec.display(),
         )?;
@@ -469,12 +494,16 @@ fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// Whether a child process must not inherit the environment variable `name`: every
-/// `DRIFTGATE_*` variable. They hold driftgate's credentials (`DRIFTGATE_BMC_USERNAME`,
+/// `DRIFTGATE_*` variable, and those named in `withheld_env`. They hold driftgate's credentials (`DRIFTGATE_BMC_USERNAME`,
 /// `DRIFTGATE_BMC_PASSWORD`, `DRIFTGATE_MOCKUP_*`), where they are kept
 /// (`DRIFTGATE_BMC_CREDENTIALS`) and driftgate's own settings; `ssh` and the tools a capture
-/// runs need none of them, and a tool that logs its environment would leak them.
-fn withheld_from_children(name: &std::ffi::OsStr) -> bool {
+/// runs need none of them, and a tool that logs its environment would leak them. An
+/// inventory may name other variables for a host's credentials: those are in `withheld_env`.
+fn withheld_from_children(name: &std::ffi::OsStr, withheld_env: &[String]) -> bool {
     name.as_encoded_bytes().starts_with(b"DRIFTGATE_")
+        || withheld_env
+            .iter()
+            .any(|withheld| name == withheld.as_str())
 }
 
 /// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`. The
@@ -482,12 +511,13 @@ fn withheld_from_children(name: &std::ffi::OsStr) -> bool {
 fn run_process(
     mut command: Command,
     stdin: Option<&[u8]>,
-    timeout: Duration,
+    options: &ProcessOptions,
     target: &str,
     display: &str,
 ) -> Result<CommandOutput, TransportError> {
+    let timeout = options.timeout;
     for (name, _) in std::env::vars_os() {
-        if withheld_from_children(&name) {
+        if withheld_from_children(&name, &options.withheld_env) {
             command.env_remove(name);
         }
     }
@@ -647,11 +677,63 @@ mod tests {
             "DRIFTGATE_MOCKUP_PASSWORD",
             "DRIFTGATE_TOKEN",
         ] {
-            assert!(withheld_from_children(name.as_ref()), "{name}");
+            assert!(withheld_from_children(name.as_ref(), &[]), "{name}");
         }
         for name in ["PATH", "HOME", "SSH_AUTH_SOCK", "LANG", "XDRIFTGATE_X"] {
-            assert!(!withheld_from_children(name.as_ref()), "{name}");
+            assert!(!withheld_from_children(name.as_ref(), &[]), "{name}");
         }
+    }
+
+    #[test]
+    fn variables_an_inventory_names_are_withheld_from_children() {
+        let withheld = ["BMC_USER".to_owned(), "BMC_PASS".to_owned()];
+        for name in ["BMC_USER", "BMC_PASS", "DRIFTGATE_BMC_PASSWORD"] {
+            assert!(withheld_from_children(name.as_ref(), &withheld), "{name}");
+        }
+        for name in ["PATH", "BMC_PASSWORD", "BMC_USE", "bmc_user"] {
+            assert!(!withheld_from_children(name.as_ref(), &withheld), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_child_process_does_not_see_a_withheld_variable() {
+        // A variable this process already has (setting one would race other tests' threads).
+        let (name, value) = std::env::vars_os()
+            .filter_map(|(n, v)| Some((n.into_string().ok()?, v.into_string().ok()?)))
+            .find(|(name, value)| {
+                name != "PATH" && !name.starts_with("DRIFTGATE_") && !value.contains('\n')
+            })
+            .expect("the test process has some environment variable");
+        let env_of_child = |withheld_env: Vec<String>| {
+            let local = LocalTransport {
+                options: ProcessOptions {
+                    withheld_env,
+                    ..ProcessOptions::default()
+                },
+            };
+            let out = local
+                .run(&CommandSpec {
+                    file: "env",
+                    argv: &["env"],
+                    stdin: None,
+                })
+                .unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let line = format!("{name}={value}");
+        assert!(
+            env_of_child(Vec::new()).lines().any(|l| l == line),
+            "{name} is passed on by default"
+        );
+        let env = env_of_child(vec![name.clone()]);
+        assert!(
+            !env.lines().any(|l| l.starts_with(&format!("{name}="))),
+            "{name} withheld: {env}"
+        );
+        assert!(
+            env.lines().any(|l| l.starts_with("PATH=")),
+            "other variables stay: {env}"
+        );
     }
 
     #[test]

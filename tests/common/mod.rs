@@ -28,6 +28,7 @@ pub fn driftgate_process() -> std::process::Command {
     cmd.current_dir(root())
         .env_remove("DRIFTGATE_POLICY")
         .env_remove("DRIFTGATE_REPO")
+        .env_remove("DRIFTGATE_INVENTORY")
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR")
         .env_remove("CLICOLOR_FORCE")
@@ -115,5 +116,6 @@ impl Random {
 
 pub mod capture;
 pub mod gate;
+pub mod inventory;
 pub mod simulator;
 pub mod windows;

@@ -111,6 +111,20 @@ impl RedfishLocation {
     }
 }
 
+/// `https://bmc[?pin=sha256:…]` or `mockup:DIR`: what [`RedfishLocation::parse`] reads back.
+impl std::fmt::Display for RedfishLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RedfishLocation::Live { base, pin: None } => f.write_str(base),
+            RedfishLocation::Live {
+                base,
+                pin: Some(pin),
+            } => write!(f, "{base}?pin={pin}"),
+            RedfishLocation::Mockup(dir) => write!(f, "mockup:{}", dir.display()),
+        }
+    }
+}
+
 /// How to talk to live BMCs.
 #[derive(Debug, Clone, Default)]
 pub struct RedfishOptions {

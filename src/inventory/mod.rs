@@ -1,12 +1,22 @@
 //! The inventory: which hosts exist, their fleet, cluster and tags, where each is read from,
 //! and references to (never copies of) their credentials. `inventory.toml` at the baseline
 //! store's root, or a file given with `--inventory` / `DRIFTGATE_INVENTORY`.
-//! Imports: [`crate::collect`] (source locations, credentials), [`crate::snapshot`].
+//!
+//! Every problem of a file is reported at once, each at its 1-based line: an inventory is
+//! written by hand and fixed in one pass, not one error per run. Resolution of the settings a
+//! host inherits: host > `[cluster.X]` > `[fleet.X]` > `[defaults]`.
+//! Imports: [`crate::collect`] (source locations, credentials), [`crate::snapshot`],
+//! [`crate::secrets`].
+
+mod parse;
+#[cfg(test)]
+mod tests;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::collect::SourceSpec;
+use crate::collect::redfish::client::{Credentials, CredentialsError};
 use crate::snapshot::HostName;
 
 /// The inventory's file name at the root of a baseline store.
@@ -58,6 +68,63 @@ pub enum CredentialsRef {
     File(PathBuf),
 }
 
+/// Why a [`CredentialsRef`] gave no account. Names the variable or file, never a value.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsRefError {
+    /// The variable is not set in driftgate's environment.
+    #[error("environment variable {0} is not set (the inventory names it for the BMC account)")]
+    Unset(String),
+    /// The variable is set but empty.
+    #[error("environment variable {0} is empty (the inventory names it for the BMC account)")]
+    Empty(String),
+    /// The variable does not hold UTF-8 text.
+    #[error("environment variable {0} is not valid UTF-8")]
+    NotUnicode(String),
+    /// The credentials file was refused.
+    #[error(transparent)]
+    File(#[from] CredentialsError),
+}
+
+impl CredentialsRef {
+    /// Reads the account the reference points at: both variables must be set and non-empty;
+    /// a file goes through [`Credentials::from_file`] (refused when others can read it).
+    pub fn resolve(&self) -> Result<Credentials, CredentialsRefError> {
+        match self {
+            CredentialsRef::Env {
+                username_env,
+                password_env,
+            } => Ok(Credentials {
+                username: env_value(username_env)?,
+                password: env_value(password_env)?,
+            }),
+            CredentialsRef::File(path) => Ok(Credentials::from_file(path)?),
+        }
+    }
+
+    /// The environment variables the reference reads (none for a file): the caller withholds
+    /// them from child processes (`ProcessOptions::withheld_env`).
+    pub fn env_names(&self) -> Vec<&str> {
+        match self {
+            CredentialsRef::Env {
+                username_env,
+                password_env,
+            } => vec![username_env.as_str(), password_env.as_str()],
+            CredentialsRef::File(_) => Vec::new(),
+        }
+    }
+}
+
+fn env_value(name: &str) -> Result<String, CredentialsRefError> {
+    match std::env::var(name) {
+        Ok(value) if value.is_empty() => Err(CredentialsRefError::Empty(name.to_owned())),
+        Ok(value) => Ok(value),
+        Err(std::env::VarError::NotPresent) => Err(CredentialsRefError::Unset(name.to_owned())),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err(CredentialsRefError::NotUnicode(name.to_owned()))
+        }
+    }
+}
+
 /// Per-host time limits; `None` keeps the command line's (or built-in) value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Timeouts {
@@ -85,7 +152,7 @@ pub struct Selection {
 pub struct Problem {
     /// The inventory file.
     pub file: String,
-    /// 1-based line.
+    /// 1-based line; 0 when the problem is the whole file (it cannot be read).
     pub line: usize,
     /// What is wrong.
     pub message: String,
@@ -100,11 +167,17 @@ pub struct InventoryErrors {
 }
 
 fn render_problems(problems: &[Problem]) -> String {
-    let lines: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}:{}: {}", p.file, p.line, p.message))
-        .collect();
+    let lines: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
     lines.join("\n")
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            0 => write!(f, "{}: {}", self.file, self.message),
+            line => write!(f, "{}:{line}: {}", self.file, self.message),
+        }
+    }
 }
 
 impl Inventory {
@@ -112,76 +185,7 @@ impl Inventory {
     /// (`credentials_file`, `ca_file`, `dir:` and `mockup:` source locations) are relative to
     /// the file's folder.
     pub fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
-        // A minimal reading (no line numbers, no validation) until the inventory's own
-        // parser lands.
-        #[derive(serde::Deserialize)]
-        struct Doc {
-            #[serde(default)]
-            defaults: Option<toml::Table>,
-            #[serde(default)]
-            host: Vec<HostDoc>,
-        }
-        #[derive(serde::Deserialize)]
-        struct HostDoc {
-            name: String,
-            fleet: Option<String>,
-            cluster: Option<String>,
-            #[serde(default)]
-            tags: Vec<String>,
-            sources: Vec<String>,
-        }
-        let problem = |message: String| InventoryErrors {
-            problems: vec![Problem {
-                file: file.display().to_string(),
-                line: 0,
-                message,
-            }],
-        };
-        let doc: Doc = toml::from_str(text).map_err(|e| problem(e.to_string()))?;
-        let default_fleet = doc
-            .defaults
-            .as_ref()
-            .and_then(|d| d.get("fleet"))
-            .and_then(|f| f.as_str())
-            .map(str::to_owned);
-        let base = file.parent().unwrap_or(Path::new("."));
-        let mut hosts = Vec::new();
-        for h in doc.host {
-            let sources = h
-                .sources
-                .iter()
-                .map(|s| {
-                    let joined = match s.split_once(':') {
-                        Some((head, rest))
-                            if (head.ends_with("=dir") || head.ends_with("=mockup"))
-                                && !rest.starts_with('/') =>
-                        {
-                            format!("{head}:{}", base.join(rest).display())
-                        }
-                        _ => s.clone(),
-                    };
-                    SourceSpec::parse(&joined).map_err(|e| problem(e.to_string()))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            hosts.push(InventoryHost {
-                name: HostName::new(h.name).map_err(|e| problem(e.to_string()))?,
-                fleet: h
-                    .fleet
-                    .or_else(|| default_fleet.clone())
-                    .ok_or_else(|| problem("a host without fleet".to_owned()))?,
-                cluster: h.cluster,
-                tags: h.tags,
-                sources,
-                credentials: None,
-                ca_file: None,
-                timeouts: Timeouts::default(),
-                line: 0,
-            });
-        }
-        Ok(Inventory {
-            file: file.to_owned(),
-            hosts,
-        })
+        parse::parse(text, file)
     }
 
     /// Reads and parses the inventory at `file`.

@@ -1,0 +1,696 @@
+//! Reading `inventory.toml` with spans: every problem names its line, and all of them are
+//! collected before the file is refused. Two passes over the document: one for keys that
+//! would hold a secret (anywhere, in any table), one for the schema and the values.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, Timeouts};
+use crate::collect::SourceSpec;
+use crate::collect::redfish::RedfishLocation;
+use crate::collect::transport::Location;
+use crate::snapshot::HostName;
+
+/// Keys of the top level.
+const TOP_KEYS: &[&str] = &["defaults", "fleet", "cluster", "host"];
+/// Keys every level (`[defaults]`, `[fleet.X]`, `[cluster.X]`, `[[host]]`) may set.
+const SETTING_KEYS: &[&str] = &["credentials", "credentials_file", "ca_file", "timeouts"];
+/// Keys of `[defaults]`.
+const DEFAULTS_KEYS: &[&str] = &[
+    "fleet",
+    "credentials",
+    "credentials_file",
+    "ca_file",
+    "timeouts",
+];
+/// Keys of a `[[host]]`.
+const HOST_KEYS: &[&str] = &[
+    "name",
+    "fleet",
+    "cluster",
+    "tags",
+    "sources",
+    "credentials",
+    "credentials_file",
+    "ca_file",
+    "timeouts",
+];
+/// Keys of `credentials = { … }`.
+const CREDENTIALS_KEYS: &[&str] = &["username_env", "password_env"];
+/// Keys of `timeouts = { … }`.
+const TIMEOUT_KEYS: &[&str] = &["bmc_seconds", "host_seconds", "command_seconds"];
+
+/// What a key that would hold a secret is told.
+const NO_SECRETS: &str = "never put a secret in the inventory: reference it with credentials = { username_env, password_env } or credentials_file";
+
+type Table<'i> = DeTable<'i>;
+type Value<'i> = Spanned<DeValue<'i>>;
+
+/// Parses and validates an inventory; see [`Inventory::parse`].
+pub(super) fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
+    let mut reader = Reader {
+        text,
+        file: file.display().to_string(),
+        base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
+        problems: Vec::new(),
+    };
+    let (document, errors) = DeTable::parse_recoverable(text);
+    for error in errors {
+        // The message only: toml's Display quotes the line, which may hold a secret.
+        let span = error.span().unwrap_or(0..0);
+        reader.problem(&span, format!("not TOML: {}", error.message()));
+    }
+    reader.find_secrets(document.get_ref(), Scope::Document);
+    let hosts = reader.document(document.get_ref());
+    let mut problems = reader.problems;
+    if problems.is_empty() {
+        return Ok(Inventory {
+            file: file.to_path_buf(),
+            hosts,
+        });
+    }
+    problems.sort_by_key(|p| p.line);
+    problems.dedup();
+    Err(InventoryErrors { problems })
+}
+
+/// Settings one level gives; `None` inherits from the level above.
+#[derive(Debug, Clone, Default)]
+struct Settings {
+    credentials: Option<CredentialsRef>,
+    ca_file: Option<PathBuf>,
+    timeouts: Timeouts,
+}
+
+impl Settings {
+    /// `self` where it says something, else `fallback`.
+    fn over(&self, fallback: &Settings) -> Settings {
+        Settings {
+            credentials: self
+                .credentials
+                .clone()
+                .or_else(|| fallback.credentials.clone()),
+            ca_file: self.ca_file.clone().or_else(|| fallback.ca_file.clone()),
+            timeouts: Timeouts {
+                bmc: self.timeouts.bmc.or(fallback.timeouts.bmc),
+                host: self.timeouts.host.or(fallback.timeouts.host),
+                command: self.timeouts.command.or(fallback.timeouts.command),
+            },
+        }
+    }
+}
+
+/// A `[fleet.X]` or `[cluster.X]` table.
+struct Group {
+    line: usize,
+    settings: Settings,
+}
+
+/// A host as written, before the groups it belongs to are applied.
+struct RawHost {
+    /// The name and its line; `None` when it was missing or refused (already a problem).
+    name: Option<(HostName, usize)>,
+    fleet: Option<String>,
+    /// `fleet` was written, even if it was refused (then "no fleet" would be noise).
+    fleet_given: bool,
+    cluster: Option<String>,
+    tags: Vec<String>,
+    sources: Vec<SourceSpec>,
+    settings: Settings,
+    line: usize,
+}
+
+struct Reader<'t> {
+    text: &'t str,
+    file: String,
+    base: PathBuf,
+    problems: Vec<Problem>,
+}
+
+impl Reader<'_> {
+    fn line(&self, offset: usize) -> usize {
+        let end = offset.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1
+    }
+
+    fn problem(&mut self, span: &Range<usize>, message: impl Into<String>) {
+        self.problem_at(self.line(span.start), message);
+    }
+
+    fn problem_at(&mut self, line: usize, message: impl Into<String>) {
+        self.problems.push(Problem {
+            file: self.file.clone(),
+            line,
+            message: message.into(),
+        });
+    }
+
+    /// Refuses every key that would hold a secret, in any table. Known keys never do
+    /// (`password_env` names a variable); the names of `[fleet.X]` / `[cluster.X]` tables are
+    /// group names, checked as names.
+    fn find_secrets(&mut self, table: &Table<'_>, scope: Scope) {
+        for (key, value) in table.iter() {
+            let name = key.get_ref().as_ref();
+            let known = [
+                TOP_KEYS,
+                HOST_KEYS,
+                DEFAULTS_KEYS,
+                CREDENTIALS_KEYS,
+                TIMEOUT_KEYS,
+            ]
+            .iter()
+            .any(|keys| keys.contains(&name));
+            if scope != Scope::Groups && !known && is_secret_key(name) {
+                self.problem(&key.span(), format!("key `{name}`: {NO_SECRETS}"));
+                continue;
+            }
+            let inner = match (scope, name) {
+                (Scope::Document, "fleet" | "cluster") => Scope::Groups,
+                _ => Scope::Nested,
+            };
+            self.find_secrets_in(value, inner);
+        }
+    }
+
+    fn find_secrets_in(&mut self, value: &Value<'_>, scope: Scope) {
+        match value.get_ref() {
+            DeValue::Table(table) => self.find_secrets(table, scope),
+            DeValue::Array(items) => {
+                for item in items.iter() {
+                    self.find_secrets_in(item, Scope::Nested);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Reports keys of `table` outside `known`; keys that would hold a secret were reported
+    /// by [`Self::find_secrets`] already.
+    fn check_keys(&mut self, table: &Table<'_>, known: &[&str], place: &str) {
+        for key in table.keys() {
+            let name = key.get_ref().as_ref();
+            if !known.contains(&name) && !is_secret_key(name) {
+                self.problem(
+                    &key.span(),
+                    format!(
+                        "unknown key `{name}` in {place} (known: {})",
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    fn document(&mut self, document: &Table<'_>) -> Vec<InventoryHost> {
+        self.check_keys(document, TOP_KEYS, "the top level");
+        let (defaults, default_fleet) = match document.get("defaults") {
+            Some(value) => match value.get_ref() {
+                DeValue::Table(table) => {
+                    self.check_keys(table, DEFAULTS_KEYS, "[defaults]");
+                    let fleet = self.group_name(table, "fleet");
+                    (self.settings(table), fleet)
+                }
+                _ => {
+                    self.problem(&value.span(), "`defaults` must be a table: [defaults]");
+                    (Settings::default(), None)
+                }
+            },
+            None => (Settings::default(), None),
+        };
+        let fleets = self.groups(document, "fleet");
+        let clusters = self.groups(document, "cluster");
+        let raw = self.hosts(document);
+
+        let mut hosts = Vec::new();
+        let mut used_fleets = BTreeSet::new();
+        let mut used_clusters = BTreeSet::new();
+        let mut seen: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for host in raw {
+            let fleet = host.fleet.clone().or_else(|| default_fleet.clone());
+            // Counted for hosts with a bad name too: their groups are not typos.
+            used_fleets.extend(fleet.clone());
+            used_clusters.extend(host.cluster.clone());
+            let Some((name, name_line)) = host.name else {
+                continue;
+            };
+            seen.entry(name.as_str().to_owned())
+                .or_default()
+                .push(name_line);
+            let Some(fleet) = fleet else {
+                if !host.fleet_given {
+                    self.problem_at(
+                        host.line,
+                        format!(
+                            "host `{}` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
+                            name.as_str()
+                        ),
+                    );
+                }
+                continue;
+            };
+            let group = |groups: &BTreeMap<String, Group>, name: Option<&String>| {
+                name.and_then(|n| groups.get(n))
+                    .map(|g| g.settings.clone())
+                    .unwrap_or_default()
+            };
+            let settings = host.settings.over(
+                &group(&clusters, host.cluster.as_ref())
+                    .over(&group(&fleets, Some(&fleet)).over(&defaults)),
+            );
+            hosts.push(InventoryHost {
+                name,
+                fleet,
+                cluster: host.cluster,
+                tags: host.tags,
+                sources: host.sources,
+                credentials: settings.credentials,
+                ca_file: settings.ca_file,
+                timeouts: settings.timeouts,
+                line: host.line,
+            });
+        }
+        for (name, lines) in &seen {
+            if lines.len() > 1 {
+                let list: Vec<String> = lines.iter().map(ToString::to_string).collect();
+                for line in lines {
+                    self.problem_at(
+                        *line,
+                        format!(
+                            "host `{name}` is given more than once (lines {})",
+                            list.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        self.unused("fleet", &fleets, &used_fleets);
+        self.unused("cluster", &clusters, &used_clusters);
+        hosts
+    }
+
+    /// A `[fleet.X]` / `[cluster.X]` no host uses is a typo, not a harmless extra.
+    fn unused(&mut self, kind: &str, groups: &BTreeMap<String, Group>, used: &BTreeSet<String>) {
+        let in_use: Vec<&str> = used.iter().map(String::as_str).collect();
+        let in_use = if in_use.is_empty() {
+            "none".to_owned()
+        } else {
+            in_use.join(", ")
+        };
+        for (name, group) in groups {
+            if !used.contains(name) {
+                self.problem_at(
+                    group.line,
+                    format!(
+                        "[{kind}.{name}] is used by no host (a typo? {kind}s of the hosts: {in_use})"
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The `[fleet.X]` or `[cluster.X]` tables.
+    fn groups(&mut self, document: &Table<'_>, kind: &str) -> BTreeMap<String, Group> {
+        let mut groups = BTreeMap::new();
+        let Some(value) = document.get(kind) else {
+            return groups;
+        };
+        let DeValue::Table(table) = value.get_ref() else {
+            self.problem(
+                &value.span(),
+                format!("`{kind}` must be tables of settings: [{kind}.NAME]"),
+            );
+            return groups;
+        };
+        for (key, value) in table.iter() {
+            let name = key.get_ref().as_ref();
+            if let Err(message) = check_name(name) {
+                self.problem(
+                    &key.span(),
+                    format!("[{kind}.…]: bad {kind} name: {message}"),
+                );
+            }
+            let DeValue::Table(settings) = value.get_ref() else {
+                self.problem(
+                    &key.span(),
+                    format!("`{kind}.{name}` must be a table: [{kind}.{name}]"),
+                );
+                continue;
+            };
+            self.check_keys(settings, SETTING_KEYS, &format!("[{kind}.{name}]"));
+            let settings = self.settings(settings);
+            groups.insert(
+                name.to_owned(),
+                Group {
+                    line: self.line(key.span().start),
+                    settings,
+                },
+            );
+        }
+        groups
+    }
+
+    fn hosts(&mut self, document: &Table<'_>) -> Vec<RawHost> {
+        let Some(value) = document.get("host") else {
+            // Fail closed: an inventory that lists nobody gates nobody.
+            self.problem_at(1, "no [[host]]: an inventory lists at least one host");
+            return Vec::new();
+        };
+        let DeValue::Array(items) = value.get_ref() else {
+            self.problem(&value.span(), "`host` must be an array of tables: [[host]]");
+            return Vec::new();
+        };
+        let mut hosts = Vec::new();
+        for item in items.iter() {
+            let DeValue::Table(table) = item.get_ref() else {
+                self.problem(&item.span(), "each host must be a table: [[host]]");
+                continue;
+            };
+            hosts.push(self.host(table, &item.span()));
+        }
+        hosts
+    }
+
+    fn host(&mut self, table: &Table<'_>, header: &Range<usize>) -> RawHost {
+        self.check_keys(table, HOST_KEYS, "[[host]]");
+        let line = self.line(header.start);
+        let name = match table.get("name") {
+            None => {
+                self.problem(header, "a [[host]] without `name`");
+                None
+            }
+            Some(value) => match self.string(value, "name") {
+                Some(text) => match HostName::new(text) {
+                    Ok(name) => Some((name, self.line(value.span().start))),
+                    Err(e) => {
+                        self.problem(&value.span(), e.to_string());
+                        None
+                    }
+                },
+                None => None,
+            },
+        };
+        let fleet = self.group_name(table, "fleet");
+        let fleet_given = table.contains_key("fleet");
+        let cluster = self.group_name(table, "cluster");
+        let tags = self.tags(table);
+        let sources = self.sources(table, header, name.as_ref().map(|(n, _)| n.as_str()));
+        let settings = self.settings(table);
+        RawHost {
+            name,
+            fleet,
+            fleet_given,
+            cluster,
+            tags,
+            sources,
+            settings,
+            line,
+        }
+    }
+
+    /// A string value; a problem when it is another type or empty.
+    fn string(&mut self, value: &Value<'_>, key: &str) -> Option<String> {
+        match value.get_ref() {
+            DeValue::String(text) if text.is_empty() => {
+                self.problem(&value.span(), format!("`{key}` is empty"));
+                None
+            }
+            DeValue::String(text) => Some(text.to_string()),
+            other => {
+                self.problem(
+                    &value.span(),
+                    format!("`{key}` must be a string, not {}", other.type_str()),
+                );
+                None
+            }
+        }
+    }
+
+    /// `fleet` or `cluster` of `table`, checked as a name.
+    fn group_name(&mut self, table: &Table<'_>, key: &str) -> Option<String> {
+        let value = table.get(key)?;
+        let text = self.string(value, key)?;
+        match check_name(&text) {
+            Ok(()) => Some(text),
+            Err(message) => {
+                self.problem(&value.span(), format!("bad {key} name: {message}"));
+                None
+            }
+        }
+    }
+
+    fn tags(&mut self, table: &Table<'_>) -> Vec<String> {
+        let Some(value) = table.get("tags") else {
+            return Vec::new();
+        };
+        let DeValue::Array(items) = value.get_ref() else {
+            self.problem(&value.span(), "`tags` must be an array of strings");
+            return Vec::new();
+        };
+        let mut tags = Vec::new();
+        for item in items.iter() {
+            let Some(tag) = self.string(item, "tags") else {
+                continue;
+            };
+            match check_name(&tag) {
+                Ok(()) => tags.push(tag),
+                Err(message) => self.problem(&item.span(), format!("bad tag: {message}")),
+            }
+        }
+        tags
+    }
+
+    fn sources(
+        &mut self,
+        table: &Table<'_>,
+        header: &Range<usize>,
+        host: Option<&str>,
+    ) -> Vec<SourceSpec> {
+        let host = host
+            .map(|h| format!("host `{h}`"))
+            .unwrap_or("the host".into());
+        let Some(value) = table.get("sources") else {
+            self.problem(
+                header,
+                format!("{host} has no `sources` (e.g. sources = [\"redfish=https://bmc\"])"),
+            );
+            return Vec::new();
+        };
+        let DeValue::Array(items) = value.get_ref() else {
+            self.problem(
+                &value.span(),
+                "`sources` must be an array of \"KIND=LOCATION\"",
+            );
+            return Vec::new();
+        };
+        if items.is_empty() {
+            self.problem(&value.span(), format!("{host}: `sources` is empty"));
+        }
+        let mut sources: Vec<SourceSpec> = Vec::new();
+        let mut kinds: BTreeMap<&'static str, usize> = BTreeMap::new();
+        for item in items.iter() {
+            let Some(text) = self.string(item, "sources") else {
+                continue;
+            };
+            // SourceSpec's messages hide `user:password@`, but quote the rest of the text.
+            if let Some(key) = secret_query_key(&text) {
+                self.problem(
+                    &item.span(),
+                    format!("bad source: query parameter `{key}`: {NO_SECRETS}"),
+                );
+                continue;
+            }
+            match SourceSpec::parse(&text) {
+                Ok(source) => {
+                    let line = self.line(item.span().start);
+                    let kind = source.kind();
+                    if let Some(first) = kinds.insert(kind.as_str(), line) {
+                        let lines = if first == line {
+                            String::new()
+                        } else {
+                            format!(" (lines {first} and {line})")
+                        };
+                        self.problem(
+                            &item.span(),
+                            format!(
+                                "two `{kind}` sources{lines}: a host has one source of each kind"
+                            ),
+                        );
+                    } else {
+                        sources.push(self.relative_source(source));
+                    }
+                }
+                Err(e) => self.problem(&item.span(), format!("bad source: {e}")),
+            }
+        }
+        sources
+    }
+
+    /// `dir:` and `mockup:` folders are relative to the inventory's folder.
+    fn relative_source(&self, source: SourceSpec) -> SourceSpec {
+        let dir = |location: Location| match location {
+            Location::Dir(path) => Location::Dir(self.base.join(path)),
+            other => other,
+        };
+        match source {
+            SourceSpec::Redfish(RedfishLocation::Mockup(path)) => {
+                SourceSpec::Redfish(RedfishLocation::Mockup(self.base.join(path)))
+            }
+            SourceSpec::Redfish(live) => SourceSpec::Redfish(live),
+            SourceSpec::Windows(location) => SourceSpec::Windows(dir(location)),
+            SourceSpec::Linux(location) => SourceSpec::Linux(dir(location)),
+            SourceSpec::Esxi(location) => SourceSpec::Esxi(dir(location)),
+        }
+    }
+
+    /// `credentials`, `credentials_file`, `ca_file` and `timeouts` of one level.
+    fn settings(&mut self, table: &Table<'_>) -> Settings {
+        let mut settings = Settings::default();
+        let credentials = table.get_key_value("credentials");
+        let file = table.get("credentials_file");
+        // Both are read, so the problems of each are reported too.
+        let from_env = credentials.and_then(|(_, value)| self.credentials(value));
+        let from_file = file
+            .and_then(|value| self.path(value, "credentials_file"))
+            .map(CredentialsRef::File);
+        if let (Some((key, _)), Some(file)) = (credentials, file) {
+            let later = if key.span().start > file.span().start {
+                key.span()
+            } else {
+                file.span()
+            };
+            self.problem(
+                &later,
+                "give either `credentials` or `credentials_file` at one level, not both",
+            );
+        }
+        settings.credentials = from_env.or(from_file);
+        settings.ca_file = table.get("ca_file").and_then(|v| self.path(v, "ca_file"));
+        if let Some(value) = table.get("timeouts") {
+            settings.timeouts = self.timeouts(value);
+        }
+        settings
+    }
+
+    fn path(&mut self, value: &Value<'_>, key: &str) -> Option<PathBuf> {
+        self.string(value, key).map(|p| self.base.join(p))
+    }
+
+    fn credentials(&mut self, value: &Value<'_>) -> Option<CredentialsRef> {
+        let DeValue::Table(table) = value.get_ref() else {
+            self.problem(
+                &value.span(),
+                "`credentials` must be { username_env = \"…\", password_env = \"…\" }",
+            );
+            return None;
+        };
+        self.check_keys(table, CREDENTIALS_KEYS, "`credentials`");
+        let mut variable = |key: &str| match table.get(key) {
+            None => {
+                self.problem(&value.span(), format!("`credentials` without `{key}`"));
+                None
+            }
+            Some(value) => {
+                let name = self.string(value, key)?;
+                if is_env_name(&name) {
+                    Some(name)
+                } else {
+                    // Not quoted: a value that is no variable name may be the secret itself.
+                    self.problem(
+                        &value.span(),
+                        format!(
+                            "`{key}` must name an environment variable (letters, digits and `_`, not starting with a digit), not hold the value"
+                        ),
+                    );
+                    None
+                }
+            }
+        };
+        let username_env = variable("username_env");
+        let password_env = variable("password_env");
+        Some(CredentialsRef::Env {
+            username_env: username_env?,
+            password_env: password_env?,
+        })
+    }
+
+    fn timeouts(&mut self, value: &Value<'_>) -> Timeouts {
+        let DeValue::Table(table) = value.get_ref() else {
+            self.problem(
+                &value.span(),
+                "`timeouts` must be { bmc_seconds = N, host_seconds = N, command_seconds = N }",
+            );
+            return Timeouts::default();
+        };
+        self.check_keys(table, TIMEOUT_KEYS, "`timeouts`");
+        let mut seconds = |key: &str| {
+            let value = table.get(key)?;
+            let positive = value
+                .get_ref()
+                .as_integer()
+                .and_then(|n| u64::from_str_radix(n.as_str(), n.radix()).ok())
+                .filter(|n| *n > 0);
+            if positive.is_none() {
+                self.problem(
+                    &value.span(),
+                    format!("`{key}` must be a positive whole number of seconds"),
+                );
+            }
+            positive.map(Duration::from_secs)
+        };
+        Timeouts {
+            bmc: seconds("bmc_seconds"),
+            host: seconds("host_seconds"),
+            command: seconds("command_seconds"),
+        }
+    }
+}
+
+/// Where a table stands, for the secret scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// The top level.
+    Document,
+    /// The top-level `fleet` or `cluster` table: its keys are group names.
+    Groups,
+    /// Anywhere else.
+    Nested,
+}
+
+/// Whether a key name says it holds a secret (`password`, `token`, `api_key`, `community`…).
+fn is_secret_key(name: &str) -> bool {
+    crate::secrets::is_secret_name(name)
+}
+
+/// A query parameter of a location whose name says it holds a secret (`?password=…`).
+fn secret_query_key(location: &str) -> Option<&str> {
+    let (_, query) = location.split_once('?')?;
+    query
+        .split('&')
+        .map(|pair| pair.split_once('=').map_or(pair, |(key, _)| key))
+        // `pin` is a certificate's public fingerprint, not a PIN.
+        .find(|key| *key != "pin" && is_secret_key(key))
+}
+
+/// Fleet, cluster and tag names: the host-name charset, as they become folder names and
+/// selection arguments.
+fn check_name(name: &str) -> Result<(), String> {
+    HostName::new(name).map(|_| ()).map_err(|_| {
+        format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
+    })
+}
+
+fn is_env_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
