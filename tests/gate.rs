@@ -423,7 +423,6 @@ fn a_signal_stops_the_gate_writing_no_snapshot_and_no_report() {
 }
 
 #[test]
-#[ignore = "needs the inventory's credentials (inventory helper, issue 11)"]
 fn credentials_never_reach_the_run_directory_or_the_store() {
     let lab = Lab::authenticated();
     lab.gate(&["pre", "--run", "CHG-2012", HOST]).expect(0);

@@ -216,6 +216,16 @@ pub enum GateError {
         /// Why.
         error: std::io::Error,
     },
+    /// A host's BMC account cannot be read.
+    #[error("{inventory}: host {host}: {error}")]
+    Credentials {
+        /// The host.
+        host: HostName,
+        /// The inventory.
+        inventory: String,
+        /// Why (names the variable or file, never a value).
+        error: crate::inventory::CredentialsRefError,
+    },
     /// A run file cannot be read or written.
     #[error("{file}: {error}")]
     Io {
@@ -711,7 +721,8 @@ fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapsho
     Ok(baseline)
 }
 
-/// The capture settings of `host`: the step's, with what its inventory entry says instead.
+/// The capture settings of `host`: the step's, with what its inventory entry says instead
+/// (its CA file, time limits and BMC account).
 fn host_options(settings: &Settings, host: &InventoryHost) -> Result<CaptureOptions, GateError> {
     let mut options = settings.capture.clone();
     if let Some(timeout) = host.timeouts.bmc {
@@ -732,5 +743,70 @@ fn host_options(settings: &Settings, host: &InventoryHost) -> Result<CaptureOpti
         })?;
         options.redfish.ca_cert = Some(pem);
     }
+    if let Some(credentials) = &host.credentials {
+        let account = credentials
+            .resolve()
+            .map_err(|error| GateError::Credentials {
+                host: host.name.clone(),
+                inventory: settings.inventory.file.display().to_string(),
+                error,
+            })?;
+        options.redfish.credentials = Some(account);
+    }
+    // No child process (ssh, a local tool) of any host sees a variable that holds an account.
+    for name in settings
+        .inventory
+        .hosts
+        .iter()
+        .filter_map(|h| h.credentials.as_ref())
+        .flat_map(|c| c.env_names())
+    {
+        if !options.process.withheld_env.iter().any(|n| n == name) {
+            options.process.withheld_env.push(name.to_owned());
+        }
+    }
     Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hosts_inventory_entry_gives_its_account_ca_and_limits_and_no_child_sees_the_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_or_init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("ca.pem"), "PEM").unwrap();
+        // Variables every test process has, standing in for the account's.
+        let text = r#"
+[defaults]
+fleet = "azure-local"
+credentials = { username_env = "HOME", password_env = "PATH" }
+
+[[host]]
+name = "azl-node01"
+sources = ["redfish=https://bmc-azl-node01"]
+ca_file = "ca.pem"
+timeouts = { bmc_seconds = 7, host_seconds = 70, command_seconds = 9 }
+"#;
+        let inventory = Inventory::parse(text, &dir.path().join("inventory.toml")).unwrap();
+        let settings = Settings::new(store, inventory, Policy::builtin());
+        let host = &settings.inventory.hosts[0];
+        let options = host_options(&settings, host).unwrap();
+        let account = options.redfish.credentials.expect("an account");
+        assert_eq!(account.username, std::env::var("HOME").unwrap());
+        assert_eq!(options.redfish.ca_cert.as_deref(), Some(&b"PEM"[..]));
+        assert_eq!(options.redfish.client.timeout, Duration::from_secs(7));
+        assert_eq!(options.redfish.client.host_timeout, Duration::from_secs(70));
+        assert_eq!(options.process.timeout, Duration::from_secs(9));
+        assert_eq!(options.process.withheld_env, ["HOME", "PATH"]);
+    }
+
+    #[test]
+    fn the_worst_verdict_decides_the_step() {
+        use Verdict::*;
+        assert_eq!(worst([Pass, Warn].into_iter()), Warn);
+        assert_eq!(worst([Block, Incomplete, Pass].into_iter()), Incomplete);
+        assert_eq!(worst([Pass, Block].into_iter()), Block);
+    }
 }

@@ -178,8 +178,7 @@ impl Lab {
     /// [`Lab::command`] as a `std::process::Command`, to spawn and signal.
     pub fn process(&self) -> std::process::Command {
         let mut cmd = driftgate_process();
-        cmd.env_remove("DRIFTGATE_INVENTORY")
-            .env(USERNAME_ENV, USER)
+        cmd.env(USERNAME_ENV, USER)
             .env(PASSWORD_ENV, PASSWORD)
             .arg("--color")
             .arg("never")
