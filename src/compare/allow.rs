@@ -209,7 +209,11 @@ fn parse_date(value: &toml::Value) -> Result<jiff::civil::Date, String> {
     let text = match value {
         toml::Value::String(text) => text.clone(),
         toml::Value::Datetime(dt) if dt.time.is_none() && dt.offset.is_none() => dt.to_string(),
-        other => return Err(format!("`expires` must be a date \"YYYY-MM-DD\", not {other}")),
+        other => {
+            return Err(format!(
+                "`expires` must be a date \"YYYY-MM-DD\", not {other}"
+            ));
+        }
     };
     let well_formed = text.len() == 10 && text.as_bytes()[4] == b'-' && text.as_bytes()[7] == b'-';
     text.parse::<jiff::civil::Date>()

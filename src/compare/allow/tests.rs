@@ -33,7 +33,10 @@ fn an_argument_value_is_json_when_it_parses_as_a_fact_value_else_a_string() {
 fn a_bad_argument_names_allow() {
     let error = Allowance::parse_arg("nic/[/x=1").unwrap_err();
     assert_eq!(error.given_at, "--allow");
-    assert!(error.to_string().starts_with("--allow: invalid path glob"), "{error}");
+    assert!(
+        error.to_string().starts_with("--allow: invalid path glob"),
+        "{error}"
+    );
     let error = Allowance::parse_arg("=1").unwrap_err();
     assert!(error.to_string().starts_with("--allow: "), "{error}");
 }
@@ -43,16 +46,28 @@ fn globs_match_like_policy_rules_and_values_must_be_equal() {
     let one = Allowance::parse_arg("nic/*/bmc/dcbx_mode=disabled").unwrap();
     assert!(one.matches(&path("nic/k/bmc/dcbx_mode"), Some(&"disabled".into())));
     assert!(!one.matches(&path("nic/k/bmc/dcbx_mode"), Some(&"ieee".into())));
-    assert!(!one.matches(&path("nic/k/bmc/dcbx_mode"), None), "a removed fact has no value");
     assert!(
-        !one.matches(&path("nic/k/bmc/function/f/dcbx_mode"), Some(&"disabled".into())),
+        !one.matches(&path("nic/k/bmc/dcbx_mode"), None),
+        "a removed fact has no value"
+    );
+    assert!(
+        !one.matches(
+            &path("nic/k/bmc/function/f/dcbx_mode"),
+            Some(&"disabled".into())
+        ),
         "`*` never crosses `/`"
     );
     let deep = Allowance::parse_arg("nic/**/dcbx_mode=disabled").unwrap();
-    assert!(deep.matches(&path("nic/k/bmc/function/f/dcbx_mode"), Some(&"disabled".into())));
+    assert!(deep.matches(
+        &path("nic/k/bmc/function/f/dcbx_mode"),
+        Some(&"disabled".into())
+    ));
     let number = Allowance::parse_arg("host/qos/x=3").unwrap();
     assert!(number.matches(&path("host/qos/x"), Some(&3.into())));
-    assert!(!number.matches(&path("host/qos/x"), Some(&"3".into())), "3 is not \"3\"");
+    assert!(
+        !number.matches(&path("host/qos/x"), Some(&"3".into())),
+        "3 is not \"3\""
+    );
 }
 
 #[test]
@@ -107,16 +122,36 @@ fn broken_allow_files_are_refused_naming_file_and_line() {
     for (text, line, says) in [
         ("[[allow]]\npath = \"a\"\nvalu = 1\n", 3, "unknown field"),
         ("[[allow]]\nreason = \"x\"\n", 1, "missing field `path`"),
-        ("[[allow]]\npath = \"a\"\nexpires = \"31.12.2026\"\n", 3, "YYYY-MM-DD"),
-        ("[[allow]]\npath = \"a\"\nexpires = \"2026-02-30\"\n", 3, "YYYY-MM-DD"),
-        ("[[allow]]\npath = \"a\"\nexpires = 2026-12-31T00:00:00Z\n", 3, "YYYY-MM-DD"),
-        ("[[allow]]\npath = \"a\"\n\n[[allow]]\npath = \"b/[\"\n", 5, "invalid path glob"),
+        (
+            "[[allow]]\npath = \"a\"\nexpires = \"31.12.2026\"\n",
+            3,
+            "YYYY-MM-DD",
+        ),
+        (
+            "[[allow]]\npath = \"a\"\nexpires = \"2026-02-30\"\n",
+            3,
+            "YYYY-MM-DD",
+        ),
+        (
+            "[[allow]]\npath = \"a\"\nexpires = 2026-12-31T00:00:00Z\n",
+            3,
+            "YYYY-MM-DD",
+        ),
+        (
+            "[[allow]]\npath = \"a\"\n\n[[allow]]\npath = \"b/[\"\n",
+            5,
+            "invalid path glob",
+        ),
         ("[[allow]]\npath = \"a\"\nvalue = { x = 1 }\n", 3, ""),
         ("[[allowance]]\npath = \"a\"\n", 1, "unknown field"),
         ("[[allow]]\npath = \"a\n", 2, ""),
     ] {
         let error = parse_allow_file(text, "allow.toml").unwrap_err();
-        assert_eq!(error.given_at, format!("allow.toml:{line}"), "{text}: {error}");
+        assert_eq!(
+            error.given_at,
+            format!("allow.toml:{line}"),
+            "{text}: {error}"
+        );
         assert!(error.reason.contains(says), "{text}: {error}");
     }
 }
@@ -125,7 +160,11 @@ fn broken_allow_files_are_refused_naming_file_and_line() {
 fn expired_allowances_are_split_off_the_day_after_their_last_day() {
     let list = parse_allow_file(FILE, "allow.toml").unwrap();
     let (in_force, expired) = split_expired(list.clone(), date("2026-11-30"));
-    assert_eq!((in_force.len(), expired.len()), (2, 0), "the last day is inclusive");
+    assert_eq!(
+        (in_force.len(), expired.len()),
+        (2, 0),
+        "the last day is inclusive"
+    );
     let (in_force, expired) = split_expired(list, date("2026-12-01"));
     assert_eq!(in_force[0].ticket.as_deref(), Some("CHG-1"));
     assert_eq!(expired[0].path, "bios/**");
