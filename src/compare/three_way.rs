@@ -58,4 +58,4 @@ pub(super) fn label(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
