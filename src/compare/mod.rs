@@ -19,7 +19,7 @@ pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, UNMATCHED_ID,
 };
 pub use severity::Severity;
-pub use stories::{Story, stories};
+pub use stories::{Story, change_text, stories};
 pub use verdict::{
     AllowedFinding, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, Origin,
     REPORT_SCHEMA_ID, Report, Role, SnapshotSummary, Verdict,
@@ -580,3 +580,9 @@ fn summary(s: &VerifiedSnapshot) -> SnapshotSummary {
 
 #[cfg(test)]
 mod tests;
+
+/// Example snapshots and three-way judgements for other modules' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    pub(crate) use super::three_way::tests::{edited, example, set, three_way};
+}

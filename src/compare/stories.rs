@@ -8,9 +8,9 @@ use serde::Serialize;
 
 use super::invariants::port_label;
 use super::severity::Severity;
-use super::verdict::{Finding, FindingKind, FirmwareChange, Origin, Report};
+use super::verdict::{Finding, FindingKind, Origin, Report};
 use super::{is_firmware_version, port_key};
-use crate::snapshot::{FactValue, Facts};
+use crate::snapshot::{FactPath, FactValue, Facts};
 
 /// The findings about one port (`nic/<key>`) or one other subject (`host`, `storage/…`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
@@ -34,8 +34,9 @@ pub struct Story {
 /// else the first two path segments, such as `host/qos`), most severe first, then by
 /// subject.
 ///
-/// Pre-existing drift is left out (a gate report lists it on its own), and so is a firmware
-/// finding that a story's finding already names as its attribution.
+/// Pre-existing drift and expected firmware changes (three-way) are left out: a gate report
+/// lists each on its own. So is a firmware finding that a finding already names as its
+/// attribution.
 pub fn stories(report: &Report, facts: &Facts) -> Vec<Story> {
     let named: HashSet<&str> = report
         .findings
@@ -46,7 +47,7 @@ pub fn stories(report: &Report, facts: &Facts) -> Vec<Story> {
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (index, finding) in report.findings.iter().enumerate() {
         let path = finding.path.as_str();
-        if finding.origin == Some(Origin::PreExisting)
+        if matches!(finding.origin, Some(Origin::PreExisting | Origin::Expected))
             || (is_firmware_version(path) && named.contains(path))
         {
             continue;
@@ -141,19 +142,25 @@ fn headline(lead: &Finding, facts: &Facts, report: &Report) -> String {
         let who = port_key(lead.path.as_str())
             .and_then(|key| adapter(facts, key))
             .map_or_else(|| own.path.to_string(), str::to_owned);
-        return format!("{who} {} changed {what}", version_change(own));
+        return format!("{who} {} changed {what}", versions(&own.old, &own.new));
     }
+    if is_firmware_version(lead.path.as_str()) {
+        return what;
+    }
+    let named = |f: (&FactPath, &Option<FactValue>, &Option<FactValue>)| {
+        format!("{} {}", f.0, versions(f.1, f.2))
+    };
     let others: Vec<String> =
         if lead.firmware.is_empty() && lead.origin != Some(Origin::PreExisting) {
             report
                 .firmware_changes
                 .iter()
-                .map(|f| format!("{} {}", f.path, change_text(f)))
+                .map(|f| named((&f.path, &f.old, &f.new)))
                 .collect()
         } else {
             lead.firmware
                 .iter()
-                .map(|f| format!("{} {}", f.path, version_change(f)))
+                .map(|f| named((&f.path, &f.old, &f.new)))
                 .collect()
         };
     if others.is_empty() {
@@ -169,7 +176,7 @@ fn headline(lead: &Finding, facts: &Facts, report: &Report) -> String {
 }
 
 /// `"ieee" → "disabled"` for a change; the message for a violated rule or invariant.
-pub(crate) fn change_text(f: &Finding) -> String {
+pub fn change_text(f: &Finding) -> String {
     let value = |v: &Option<FactValue>| {
         v.as_ref()
             .map_or_else(|| "(none)".to_owned(), ToString::to_string)
@@ -183,12 +190,12 @@ pub(crate) fn change_text(f: &Finding) -> String {
 }
 
 /// `229.0.166.0 → 229.1.123.0`: versions without quotes.
-fn version_change(f: &FirmwareChange) -> String {
+fn versions(old: &Option<FactValue>, new: &Option<FactValue>) -> String {
     let value = |v: &Option<FactValue>| match v {
         None => "(none)".to_owned(),
         Some(v) => v.as_text().map_or_else(|| v.to_string(), str::to_owned),
     };
-    format!("{} → {}", value(&f.old), value(&f.new))
+    format!("{} → {}", value(old), value(new))
 }
 
 #[cfg(test)]

@@ -110,7 +110,7 @@ fn write_diff_block(f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "```")
 }
 
-fn cell(value: Option<&FactValue>) -> String {
+pub(super) fn cell(value: Option<&FactValue>) -> String {
     match value {
         None => "—".to_owned(),
         Some(v) if v.is_multiline() => "(multi-line, see below)".to_owned(),
@@ -119,7 +119,7 @@ fn cell(value: Option<&FactValue>) -> String {
 }
 
 /// Escapes what would break a table row or start Markdown formatting.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('*', "\\*")

@@ -71,7 +71,7 @@ fn a_host_level_finding_is_its_own_story_and_pre_existing_drift_none() {
     assert_eq!(host.findings.len(), 1);
     assert!(
         host.headline.starts_with(
-            "host/qos/traffic_class/smb_direct/bandwidth 50 → 40 (firmware changed on this host: firmware/nic.slot.3-1-1/version \"229.0.166.0\" → \"229.1.123.0\""
+            "host/qos/traffic_class/smb_direct/bandwidth 50 → 40 (firmware changed on this host: firmware/nic.slot.3-1-1/version 229.0.166.0 → 229.1.123.0, "
         ),
         "{}",
         host.headline
