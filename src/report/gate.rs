@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::markdown::{cell, escape};
+use super::markdown::escape;
 use super::text::{BOLD, DIM, severity_style, short, verdict_style};
 use super::{firmware_line_listed, headline, port_of, role_word};
 use crate::compare::{
@@ -562,12 +562,8 @@ fn markdown_finding<'r>(s: &mut String, finding: &'r Finding, seen: &mut Seen<'r
 
 fn markdown_detail(finding: &Finding) -> String {
     if is_multiline_change(finding) {
-        return format!(
-            "{} → {}",
-            cell(finding.old.as_ref()),
-            cell(finding.new.as_ref())
-        )
-        .replace("(multi-line, see below)", "(multi-line value)");
+        // A list item has no room for a diff; the JSON report keeps both values.
+        return "changed (a multi-line value: the JSON report has both)".to_owned();
     }
     detail(finding)
 }

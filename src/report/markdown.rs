@@ -110,7 +110,7 @@ fn write_diff_block(f: &Finding, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "```")
 }
 
-pub(super) fn cell(value: Option<&FactValue>) -> String {
+fn cell(value: Option<&FactValue>) -> String {
     match value {
         None => "—".to_owned(),
         Some(v) if v.is_multiline() => "(multi-line, see below)".to_owned(),

@@ -50,6 +50,32 @@ pub(crate) fn three_way(
     judge_comparison(&comparison, &Policy::builtin(), &options)
 }
 
+/// The seed-1 host captured (mockup and recorded Windows output) with DCBX disable staged on
+/// the NIC for the next reboot.
+pub(crate) fn pending_dcbx_disable() -> VerifiedSnapshot {
+    use crate::collect::{CaptureOptions, SourceSpec, capture_host};
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/redfish/pending-dcbx-disable"
+    );
+    let sources = [
+        format!("redfish=mockup:{fixture}"),
+        format!("windows=dir:{fixture}/windows"),
+    ]
+    .map(|s| SourceSpec::parse(&s).unwrap());
+    let captured = capture_host(
+        "azl-node01".parse().unwrap(),
+        &sources,
+        &CaptureOptions::default(),
+    );
+    assert!(
+        captured.snapshot.is_complete(),
+        "{:?}",
+        captured.snapshot.sources
+    );
+    VerifiedSnapshot::parse(&captured.snapshot.to_canonical_json(), "post.json").unwrap()
+}
+
 const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
 const BANDWIDTH: &str = "host/qos/traffic_class/smb_direct/bandwidth";
 
@@ -224,28 +250,7 @@ fn an_incomplete_pre_makes_the_post_incomplete() {
 
 #[test]
 fn a_staged_dcbx_disable_blocks_and_says_to_run_post_again_after_the_reboot() {
-    use crate::collect::{CaptureOptions, SourceSpec, capture_host};
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/redfish/pending-dcbx-disable"
-    );
-    let sources = [
-        format!("redfish=mockup:{fixture}"),
-        format!("windows=dir:{fixture}/windows"),
-    ]
-    .map(|s| SourceSpec::parse(&s).unwrap());
-    let captured = capture_host(
-        "azl-node01".parse().unwrap(),
-        &sources,
-        &CaptureOptions::default(),
-    );
-    assert!(
-        captured.snapshot.is_complete(),
-        "{:?}",
-        captured.snapshot.sources
-    );
-    let post =
-        VerifiedSnapshot::parse(&captured.snapshot.to_canonical_json(), "post.json").unwrap();
+    let post = pending_dcbx_disable();
     let (baseline, pre) = (example("baseline.json"), example("pre-update.json"));
     let report = three_way(&post, &baseline, &pre, Vec::new());
     assert_eq!(report.verdict, Verdict::Block);

@@ -2,7 +2,7 @@
 //! Volatile fields (times, digests, the run directory, the tool version) are replaced by
 //! placeholders before rendering.
 
-use crate::compare::testing::{edited, example, set, three_way};
+use crate::compare::testing::{edited, example, pending_dcbx_disable, set, three_way};
 use crate::compare::{self, Allowance, JudgeOptions, Policy, Report, is_firmware_version, stories};
 use crate::gate::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
@@ -302,6 +302,31 @@ fn incomplete_post() {
     );
     snapshot!("gate_incomplete_post_text", text);
     snapshot!("gate_incomplete_post_markdown", markdown(&report));
+}
+
+#[test]
+fn a_staged_change_is_labelled_with_the_reboot_in_both_formats() {
+    let post = pending_dcbx_disable();
+    let report = three_way(
+        &post,
+        &example("baseline.json"),
+        &example("pre-update.json"),
+        Vec::new(),
+    );
+    let report = gate(
+        Step::Post,
+        vec![host(report, &post, Step::Post)],
+        Vec::new(),
+    );
+    let label = "takes effect at the next reboot — run `gate post` again after it";
+    let text = text(&report);
+    let staged = text
+        .lines()
+        .find(|line| line.contains("/pending/") && line.contains("[dcbx-mode]"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(staged.ends_with(label), "{staged}");
+    let md = markdown(&report);
+    assert!(md.contains(label), "{md}");
 }
 
 #[test]
