@@ -584,7 +584,5 @@ mod tests;
 /// Example snapshots and three-way judgements for other modules' tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    pub(crate) use super::three_way::tests::{
-        edited, example, pending_dcbx_disable, set, three_way,
-    };
+    pub(crate) use super::three_way::tests::{edited, example, set, three_way};
 }

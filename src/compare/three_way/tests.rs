@@ -1,7 +1,7 @@
 //! Three-way judgements over the shipped Azure Local example (baseline, pre-update,
-//! post-update) and snapshots derived from it.
+//! post-update) and snapshots derived from it. (A staged change captured from its recording
+//! is judged in `tests/compare_three_way.rs`: compare does not import collect.)
 
-use super::RUN_POST_AGAIN;
 use crate::compare::{
     Allowance, Comparison, JudgeOptions, Origin, Policy, Report, Role, Severity, Verdict, judge,
     judge_comparison,
@@ -48,32 +48,6 @@ pub(crate) fn three_way(
         ..JudgeOptions::default()
     };
     judge_comparison(&comparison, &Policy::builtin(), &options)
-}
-
-/// The seed-1 host captured (mockup and recorded Windows output) with DCBX disable staged on
-/// the NIC for the next reboot.
-pub(crate) fn pending_dcbx_disable() -> VerifiedSnapshot {
-    use crate::collect::{CaptureOptions, SourceSpec, capture_host};
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/redfish/pending-dcbx-disable"
-    );
-    let sources = [
-        format!("redfish=mockup:{fixture}"),
-        format!("windows=dir:{fixture}/windows"),
-    ]
-    .map(|s| SourceSpec::parse(&s).unwrap());
-    let captured = capture_host(
-        "azl-node01".parse().unwrap(),
-        &sources,
-        &CaptureOptions::default(),
-    );
-    assert!(
-        captured.snapshot.is_complete(),
-        "{:?}",
-        captured.snapshot.sources
-    );
-    VerifiedSnapshot::parse(&captured.snapshot.to_canonical_json(), "post.json").unwrap()
 }
 
 const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
@@ -246,39 +220,4 @@ fn an_incomplete_pre_makes_the_post_incomplete() {
     assert_eq!(report.incomplete_sources[0].name, "windows");
     let report = three_way(&post, &baseline, &example("pre-update.json"), Vec::new());
     assert!(report.incomplete_sources.is_empty());
-}
-
-#[test]
-fn a_staged_dcbx_disable_blocks_and_says_to_run_post_again_after_the_reboot() {
-    let post = pending_dcbx_disable();
-    let (baseline, pre) = (example("baseline.json"), example("pre-update.json"));
-    let report = three_way(&post, &baseline, &pre, Vec::new());
-    assert_eq!(report.verdict, Verdict::Block);
-    let pending: Vec<_> = report.findings.iter().filter(|f| f.pending).collect();
-    assert!(!pending.is_empty(), "{:#?}", report.findings);
-    let staged = pending
-        .iter()
-        .find(|f| f.severity == Severity::Block && f.path.as_str().ends_with("dcbx_mode"))
-        .unwrap_or_else(|| panic!("{pending:#?}"));
-    assert_eq!(staged.origin, Some(Origin::Update));
-    assert!(
-        staged
-            .message
-            .ends_with("takes effect at the next reboot — run `gate post` again after it"),
-        "{}",
-        staged.message
-    );
-    // The two-way check of the same capture keeps its message.
-    let two_way = judge(
-        &post,
-        Some(&baseline),
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    );
-    let same = two_way
-        .findings
-        .iter()
-        .find(|f| f.path == staged.path)
-        .unwrap();
-    assert!(!same.message.contains(RUN_POST_AGAIN), "{}", same.message);
 }

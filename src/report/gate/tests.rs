@@ -2,12 +2,38 @@
 //! Volatile fields (times, digests, the run directory, the tool version) are replaced by
 //! placeholders before rendering.
 
-use crate::compare::testing::{edited, example, pending_dcbx_disable, set, three_way};
+use crate::compare::testing::{edited, example, set, three_way};
 use crate::compare::{self, Allowance, JudgeOptions, Policy, Report, is_firmware_version, stories};
 use crate::gate::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
 };
 use crate::snapshot::{SourceStatus, VerifiedSnapshot};
+
+/// The seed-1 host captured (mockup and recorded Windows output) with DCBX disable staged on
+/// the NIC for the next reboot.
+fn pending_dcbx_disable() -> VerifiedSnapshot {
+    use crate::collect::{CaptureOptions, SourceSpec, capture_host};
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/redfish/pending-dcbx-disable"
+    );
+    let sources = [
+        format!("redfish=mockup:{fixture}"),
+        format!("windows=dir:{fixture}/windows"),
+    ]
+    .map(|s| SourceSpec::parse(&s).unwrap());
+    let captured = capture_host(
+        "azl-node01".parse().unwrap(),
+        &sources,
+        &CaptureOptions::default(),
+    );
+    assert!(
+        captured.snapshot.is_complete(),
+        "{:?}",
+        captured.snapshot.sources
+    );
+    VerifiedSnapshot::parse(&captured.snapshot.to_canonical_json(), "post.json").unwrap()
+}
 
 fn redacted(mut report: Report) -> Report {
     report.tool = "<tool>".into();
