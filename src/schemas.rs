@@ -2,10 +2,11 @@
 //! The checked-in copies under `schemas/` are guarded by a test.
 
 use crate::compare::{PolicyDocument, Report};
+use crate::gate::GateReport;
 use crate::snapshot::SnapshotDocument;
 
 /// The documents driftgate has a schema for.
-pub const NAMES: [&str; 3] = ["snapshot", "policy", "report"];
+pub const NAMES: [&str; 4] = ["snapshot", "policy", "report", "gate-report"];
 
 /// The schema called `name` as pretty JSON with a trailing newline, or `None` for an unknown
 /// name.
@@ -14,6 +15,7 @@ pub fn render(name: &str) -> Option<String> {
         "snapshot" => schemars::schema_for!(SnapshotDocument),
         "policy" => schemars::schema_for!(PolicyDocument),
         "report" => schemars::schema_for!(Report),
+        "gate-report" => schemars::schema_for!(GateReport),
         _ => return None,
     };
     let mut text = serde_json::to_string_pretty(&schema).expect("schemas always serialize");

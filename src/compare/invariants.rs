@@ -523,6 +523,12 @@ impl Port<'_> {
     }
 }
 
+/// How the invariants name the port `key` (`"SLOT 3 Port 1" (00:0a:…)`), for other parts of
+/// a report to name it the same way.
+pub(super) fn port_label(facts: &Facts, key: &str) -> String {
+    Port { facts, mac: key }.label()
+}
+
 fn violation(facts: &Facts, path: &str, message: String) -> Violation {
     let path = FactPath::new(path).expect("invariant paths are built from valid fact paths");
     let value = facts.get(&path).cloned();

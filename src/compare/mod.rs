@@ -9,6 +9,7 @@ mod invariants;
 mod policy;
 mod severity;
 mod stories;
+mod three_way;
 mod verdict;
 
 pub use allow::Allowance;
@@ -18,7 +19,7 @@ pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, UNMATCHED_ID,
 };
 pub use severity::Severity;
-pub use stories::{Story, stories};
+pub use stories::{Story, change_text, stories};
 pub use verdict::{
     AllowedFinding, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, Origin,
     REPORT_SCHEMA_ID, Report, Role, SnapshotSummary, Verdict,
@@ -49,18 +50,6 @@ pub struct Comparison<'a> {
     pub baseline: Option<&'a VerifiedSnapshot>,
     /// The snapshot taken before the update, for a three-way comparison.
     pub pre: Option<&'a VerifiedSnapshot>,
-}
-
-/// Judges `comparison` under `policy`: [`judge`], and with a `pre` snapshot every finding's
-/// [`Origin`], attribution to the firmware that changed between pre and post, and the
-/// pre snapshot's sources in the completeness check.
-pub fn judge_comparison(
-    comparison: &Comparison<'_>,
-    policy: &Policy,
-    options: &JudgeOptions,
-) -> Report {
-    // issue 11: the compare helper replaces this with the three-way judgement.
-    judge(comparison.snapshot, comparison.baseline, policy, options)
 }
 
 /// A baseline of another host than the snapshot it would judge: its facts would all read as
@@ -97,7 +86,8 @@ pub fn same_host(
     })
 }
 
-/// Judges `snapshot` (against `baseline`, when given) under `policy`.
+/// Judges `snapshot` (against `baseline`, when given) under `policy`: the two-way case of
+/// [`judge_comparison`].
 ///
 /// Linear in the number of facts: one merge pass for the diff, one pass for expectations,
 /// and invariants that look facts up by path.
@@ -107,57 +97,55 @@ pub fn judge(
     policy: &Policy,
     options: &JudgeOptions,
 ) -> Report {
+    let comparison = Comparison {
+        snapshot,
+        baseline,
+        pre: None,
+    };
+    judge_comparison(&comparison, policy, options)
+}
+
+/// Judges `comparison` under `policy`. The findings are those of the snapshot against the
+/// baseline (changes classified by the policy, `expect` rules, invariants); allowances in
+/// `options` move the findings they match to [`Report::allowed`], out of the counts.
+///
+/// With a `pre` snapshot (a gate's post step, baseline → pre → post) each finding also gets
+/// its [`Origin`], a finding of the update names the firmware that changed between pre and
+/// post (its own port's first), a staged change says to run `gate post` again after the
+/// reboot, and the pre snapshot's sources count for completeness.
+pub fn judge_comparison(
+    comparison: &Comparison<'_>,
+    policy: &Policy,
+    options: &JudgeOptions,
+) -> Report {
+    let Comparison {
+        snapshot,
+        baseline,
+        pre,
+    } = *comparison;
     let facts = &snapshot.snapshot().facts;
-    let mut findings = Vec::new();
-    let mut firmware_changes = Vec::new();
-    if let Some(baseline) = baseline {
-        for change in changes(&baseline.snapshot().facts, facts) {
-            let class = policy.classify_change(change.path);
-            let finding = change_finding(&change, &class);
-            if is_firmware_version(change.path.as_str()) {
-                firmware_changes.push(finding.clone());
-            }
-            if finding.severity != Severity::Ignore {
-                findings.push(finding);
-            }
-        }
-    }
+    let (mut findings, mut firmware_changes) = match baseline {
+        Some(baseline) => change_findings(&baseline.snapshot().facts, facts, policy),
+        None => (Vec::new(), Vec::new()),
+    };
     if !options.changes_only {
-        expectation_findings(facts, policy, &mut findings);
-        for (invariant, severity) in policy.invariants() {
-            if *severity == Severity::Ignore {
-                continue;
-            }
-            findings.extend(invariant.check(facts).into_iter().map(|v| Finding {
-                kind: FindingKind::Invariant,
-                id: invariant.id.to_owned(),
-                severity: *severity,
-                path: v.path,
-                old: None,
-                new: v.value,
-                expected: None,
-                message: v.message,
-                why: invariant.why.to_owned(),
-                pending: false,
-                firmware: Vec::new(),
-                origin: None,
-            }));
-        }
+        findings.extend(violations(facts, policy));
     }
+    if let Some(pre) = pre {
+        three_way::label(&mut findings, pre, policy, options.changes_only);
+    }
+    let (mut findings, mut allowed) = allow_findings(findings, &options.allowances);
     findings
         .iter_mut()
+        .chain(allowed.iter_mut().map(|a| &mut a.finding))
         .chain(&mut firmware_changes)
         .for_each(hide_secret);
-    if let Some(baseline) = baseline {
-        attribute_firmware(&mut findings, &firmware_changes, baseline, snapshot);
-    }
-    findings.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then_with(|| a.path.cmp(&b.path))
-            .then_with(|| a.kind.cmp(&b.kind))
-            .then_with(|| a.id.cmp(&b.id))
-    });
+    let targets = findings
+        .iter_mut()
+        .chain(allowed.iter_mut().map(|a| &mut a.finding));
+    attribute_all(targets.collect(), &firmware_changes, comparison, policy);
+    findings.sort_by(finding_order);
+    allowed.sort_by(|a, b| finding_order(&a.finding, &b.finding));
     let counts = Counts {
         block: findings
             .iter()
@@ -172,7 +160,7 @@ pub fn judge(
             .filter(|f| f.severity == Severity::Info)
             .count(),
     };
-    let incomplete_sources = incomplete_sources(snapshot, baseline);
+    let incomplete_sources = incomplete_sources(snapshot, baseline, pre);
     let verdict = if !incomplete_sources.is_empty() {
         Verdict::Incomplete
     } else if counts.block > 0 || (options.strict && counts.warn > 0) {
@@ -189,24 +177,132 @@ pub fn judge(
         strict: options.strict,
         snapshot: summary(snapshot),
         baseline: baseline.map(summary),
-        pre: None,
+        pre: pre.map(summary),
         incomplete_sources,
         firmware_changes,
         counts,
         findings,
-        allowed: Vec::new(),
+        allowed,
     }
 }
 
-/// Every reason the comparison cannot be trusted: a source of either snapshot that is not
+/// Report order: most severe first, then by path, kind and id.
+fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    b.severity
+        .cmp(&a.severity)
+        .then_with(|| a.path.cmp(&b.path))
+        .then_with(|| a.kind.cmp(&b.kind))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+/// Every change from `old` to `new` the policy does not ignore, and every firmware change
+/// (ignored or not, for attribution).
+fn change_findings(
+    old: &crate::snapshot::Facts,
+    new: &crate::snapshot::Facts,
+    policy: &Policy,
+) -> (Vec<Finding>, Vec<Finding>) {
+    let mut findings = Vec::new();
+    let mut firmware_changes = Vec::new();
+    for change in changes(old, new) {
+        let class = policy.classify_change(change.path);
+        let finding = change_finding(&change, &class);
+        if is_firmware_version(change.path.as_str()) {
+            firmware_changes.push(finding.clone());
+        }
+        if finding.severity != Severity::Ignore {
+            findings.push(finding);
+        }
+    }
+    (findings, firmware_changes)
+}
+
+/// What holds without a baseline: violated `expect` rules, then invariants.
+fn violations(facts: &crate::snapshot::Facts, policy: &Policy) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    expectation_findings(facts, policy, &mut findings);
+    for (invariant, severity) in policy.invariants() {
+        if *severity == Severity::Ignore {
+            continue;
+        }
+        findings.extend(invariant.check(facts).into_iter().map(|v| Finding {
+            kind: FindingKind::Invariant,
+            id: invariant.id.to_owned(),
+            severity: *severity,
+            path: v.path,
+            old: None,
+            new: v.value,
+            expected: None,
+            message: v.message,
+            why: invariant.why.to_owned(),
+            pending: false,
+            firmware: Vec::new(),
+            origin: None,
+        }));
+    }
+    findings
+}
+
+/// `findings` split into those no allowance matches and those one does (with the first
+/// allowance, in the order given, that matches the finding's path and current value).
+fn allow_findings(
+    findings: Vec<Finding>,
+    allowances: &[Allowance],
+) -> (Vec<Finding>, Vec<AllowedFinding>) {
+    let set = allow::AllowSet::new(allowances);
+    let mut kept = Vec::with_capacity(findings.len());
+    let mut allowed = Vec::new();
+    for finding in findings {
+        match set.find(&finding.path, finding.new.as_ref()) {
+            Some(allowance) => allowed.push(AllowedFinding {
+                finding,
+                allowance: allowance.clone(),
+            }),
+            None => kept.push(finding),
+        }
+    }
+    (kept, allowed)
+}
+
+/// Names the firmware beside each finding: a finding of the update (three-way) the firmware
+/// that changed between pre and post, every other finding the firmware that changed since
+/// the baseline.
+fn attribute_all(
+    findings: Vec<&mut Finding>,
+    firmware_changes: &[Finding],
+    comparison: &Comparison<'_>,
+    policy: &Policy,
+) {
+    let snapshot = comparison.snapshot;
+    let (update, other): (Vec<&mut Finding>, Vec<&mut Finding>) = findings
+        .into_iter()
+        .partition(|f| comparison.pre.is_some() && f.origin == Some(Origin::Update));
+    if let Some(pre) = comparison.pre {
+        let (_, mut update_firmware) =
+            change_findings(&pre.snapshot().facts, &snapshot.snapshot().facts, policy);
+        update_firmware.iter_mut().for_each(hide_secret);
+        attribute_firmware(update, &update_firmware, [pre, snapshot]);
+    }
+    if let Some(baseline) = comparison.baseline {
+        attribute_firmware(other, firmware_changes, [baseline, snapshot]);
+    }
+}
+
+/// Every reason the comparison cannot be trusted: a source of any snapshot that is not
 /// complete, a snapshot that lists no source at all, and a source the baseline was captured
 /// from that the snapshot lacks (its facts would otherwise only show up as "removed").
 fn incomplete_sources(
     snapshot: &VerifiedSnapshot,
     baseline: Option<&VerifiedSnapshot>,
+    pre: Option<&VerifiedSnapshot>,
 ) -> Vec<IncompleteSource> {
     let mut incomplete = Vec::new();
-    for (role, verified) in [(Role::Snapshot, Some(snapshot)), (Role::Baseline, baseline)] {
+    let roles = [
+        (Role::Snapshot, Some(snapshot)),
+        (Role::Baseline, baseline),
+        (Role::Pre, pre),
+    ];
+    for (role, verified) in roles {
         let Some(verified) = verified else { continue };
         let sources = &verified.snapshot().sources;
         if sources.is_empty() {
@@ -312,19 +408,19 @@ fn port_key(path: &str) -> Option<&str> {
     rest.split_once('/').map(|(key, _)| key)
 }
 
-/// Names, beside each warning or blocking finding on a NIC port, the firmware that changed in
-/// the same window: that port's own first (firmware facts under the same `nic/<key>/`, and the
-/// inventory component its `bmc/firmware/inventory` names in either snapshot), then the rest.
-fn attribute_firmware(
-    findings: &mut [Finding],
+/// Names, beside each warning or blocking finding on a NIC port, the firmware that changed
+/// between the two snapshots `sides` (old, new): that port's own first (firmware facts under
+/// the same `nic/<key>/`, and the inventory component its `bmc/firmware/inventory` names in
+/// either snapshot), then the rest.
+fn attribute_firmware<'f>(
+    findings: impl IntoIterator<Item = &'f mut Finding>,
     firmware_changes: &[Finding],
-    baseline: &VerifiedSnapshot,
-    snapshot: &VerifiedSnapshot,
+    sides: [&VerifiedSnapshot; 2],
 ) {
     if firmware_changes.is_empty() {
         return;
     }
-    for finding in findings.iter_mut() {
+    for finding in findings {
         if finding.severity < Severity::Warn || is_firmware_version(finding.path.as_str()) {
             continue;
         }
@@ -333,7 +429,7 @@ fn attribute_firmware(
         };
         let own_prefix = format!("nic/{key}/");
         let inventory = format!("nic/{key}/bmc/firmware/inventory");
-        let components: Vec<String> = [baseline, snapshot]
+        let components: Vec<String> = sides
             .iter()
             .filter_map(|s| s.snapshot().facts.get(inventory.as_str()))
             .filter_map(FactValue::as_text)
@@ -484,3 +580,9 @@ fn summary(s: &VerifiedSnapshot) -> SnapshotSummary {
 
 #[cfg(test)]
 mod tests;
+
+/// Example snapshots and three-way judgements for other modules' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    pub(crate) use super::three_way::tests::{edited, example, set, three_way};
+}

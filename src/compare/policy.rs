@@ -523,7 +523,9 @@ fn live_path(path: &str) -> Option<String> {
     Some(live.join("/"))
 }
 
-fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
+/// A fact path glob: `*` stays within one `/` segment, `**` crosses segments. Shared with
+/// allowances, so `--allow` paths mean what rule paths mean.
+pub(super) fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
@@ -538,7 +540,8 @@ fn specificity(pattern: &str) -> (bool, usize, isize) {
     (wildcards == 0, literal, -(wildcards as isize))
 }
 
-fn line_of(text: &str, offset: usize) -> usize {
+/// The 1-based line of byte `offset` in `text` (for `FILE:LINE` in errors).
+pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 

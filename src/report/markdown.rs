@@ -119,7 +119,7 @@ fn cell(value: Option<&FactValue>) -> String {
 }
 
 /// Escapes what would break a table row or start Markdown formatting.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('\\', "\\\\")
         .replace('|', "\\|")
         .replace('*', "\\*")

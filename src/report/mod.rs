@@ -69,6 +69,12 @@ pub fn render<'a>(
 /// 2 other firmware changes on this host (listed above)`), or `None` when the finding names
 /// none. The rest of the host's changes are only counted: the report lists them once.
 pub fn firmware_line(finding: &Finding) -> Option<String> {
+    firmware_line_listed(finding, "listed above")
+}
+
+/// [`firmware_line`], saying where the report lists the host's other firmware changes
+/// (`listed` replaces "listed above").
+pub fn firmware_line_listed(finding: &Finding, listed: &str) -> Option<String> {
     if finding.firmware.is_empty() {
         return None;
     }
@@ -100,7 +106,7 @@ pub fn firmware_line(finding: &Finding) -> Option<String> {
             ""
         };
         parts.push(format!(
-            "{others} {rest}firmware {word} on this host (listed above)"
+            "{others} {rest}firmware {word} on this host ({listed})"
         ));
     }
     Some(parts.join("; "))

@@ -10,10 +10,10 @@ use super::headline;
 use crate::compare::{Finding, FindingKind, Report, Severity, Verdict};
 use crate::snapshot::FactValue;
 
-const DIM: Style = Style::new().dimmed();
-const BOLD: Style = Style::new().bold();
+pub(super) const DIM: Style = Style::new().dimmed();
+pub(super) const BOLD: Style = Style::new().bold();
 
-fn verdict_style(verdict: Verdict) -> Style {
+pub(super) fn verdict_style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
         Verdict::Warn => AnsiColor::Yellow,
@@ -23,7 +23,7 @@ fn verdict_style(verdict: Verdict) -> Style {
     Style::new().bold().fg_color(Some(color.into()))
 }
 
-fn severity_style(severity: Severity) -> Style {
+pub(super) fn severity_style(severity: Severity) -> Style {
     let color = match severity {
         Severity::Block => AnsiColor::Red,
         Severity::Warn => AnsiColor::Yellow,
@@ -142,7 +142,11 @@ fn render_finding(
     Ok(())
 }
 
-fn write_unified_diff(old: &FactValue, new: &FactValue, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn write_unified_diff(
+    old: &FactValue,
+    new: &FactValue,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let (old, new) = (text_of(old), text_of(new));
     let diff = similar::TextDiff::from_lines(&old, &new);
     for line in diff
@@ -168,7 +172,7 @@ fn text_of(value: &FactValue) -> String {
 }
 
 /// `sha256:0123456789ab…`
-fn short(digest: &str) -> String {
+pub(super) fn short(digest: &str) -> String {
     match digest.get(..19) {
         Some(prefix) if digest.len() > 19 => format!("{prefix}…"),
         _ => digest.to_owned(),

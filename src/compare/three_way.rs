@@ -1,0 +1,61 @@
+//! The three-way part of a judgement (baseline → pre → post): where each finding of post
+//! against the baseline comes from, and what a staged change asks the operator to do.
+
+use std::collections::HashSet;
+
+use super::verdict::{Finding, FindingKind, Origin};
+use super::{AT_NEXT_REBOOT, Policy, is_firmware_version, violations};
+use crate::snapshot::VerifiedSnapshot;
+
+/// What a staged change at a gate's post step asks for: the reboot, then another post.
+pub(super) const RUN_POST_AGAIN: &str = " — run `gate post` again after it";
+
+/// Sets every finding's [`Origin`] against the `pre` snapshot and tells a staged change to
+/// run `gate post` again after the reboot. A change is pre-existing when the fact already had
+/// its post value at pre, expected when it is a firmware version, else the update's; a
+/// violation (expectation, invariant) is pre-existing when the same rule held violated on the
+/// same path at pre (only looked for when violations are judged at all: `changes_only` off).
+pub(super) fn label(
+    findings: &mut [Finding],
+    pre: &VerifiedSnapshot,
+    policy: &Policy,
+    changes_only: bool,
+) {
+    let pre_facts = &pre.snapshot().facts;
+    let pre_violations: Vec<Finding> = if changes_only {
+        Vec::new()
+    } else {
+        violations(pre_facts, policy)
+    };
+    let held_at_pre: HashSet<(&str, &str)> = pre_violations
+        .iter()
+        .map(|f| (f.id.as_str(), f.path.as_str()))
+        .collect();
+    for finding in findings.iter_mut() {
+        let origin = match finding.kind {
+            FindingKind::Changed | FindingKind::Added | FindingKind::Removed => {
+                if is_firmware_version(finding.path.as_str()) {
+                    Origin::Expected
+                } else if pre_facts.get(&finding.path) == finding.new.as_ref() {
+                    Origin::PreExisting
+                } else {
+                    Origin::Update
+                }
+            }
+            FindingKind::Expectation | FindingKind::Invariant => {
+                if held_at_pre.contains(&(finding.id.as_str(), finding.path.as_str())) {
+                    Origin::PreExisting
+                } else {
+                    Origin::Update
+                }
+            }
+        };
+        finding.origin = Some(origin);
+        if finding.pending && finding.message.ends_with(AT_NEXT_REBOOT) {
+            finding.message.push_str(RUN_POST_AGAIN);
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

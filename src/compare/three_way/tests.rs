@@ -1,0 +1,223 @@
+//! Three-way judgements over the shipped Azure Local example (baseline, pre-update,
+//! post-update) and snapshots derived from it. (A staged change captured from its recording
+//! is judged in `tests/compare_three_way.rs`: compare does not import collect.)
+
+use crate::compare::{
+    Allowance, Comparison, JudgeOptions, Origin, Policy, Report, Role, Severity, Verdict, judge,
+    judge_comparison,
+};
+use crate::snapshot::{FactPath, FactValue, Snapshot, SourceStatus, VerifiedSnapshot};
+
+pub(crate) fn example(file: &str) -> VerifiedSnapshot {
+    let path = format!(
+        "{}/examples/azure-local-dcbx/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    VerifiedSnapshot::parse(&text, &format!("examples/azure-local-dcbx/{file}")).unwrap()
+}
+
+/// `from` with `edit` applied, sealed again (canonical JSON, fresh digest) as `origin`.
+pub(crate) fn edited(
+    from: &VerifiedSnapshot,
+    origin: &str,
+    edit: impl FnOnce(&mut Snapshot),
+) -> VerifiedSnapshot {
+    let mut snapshot = from.snapshot().clone();
+    edit(&mut snapshot);
+    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), origin).unwrap()
+}
+
+pub(crate) fn set(snapshot: &mut Snapshot, path: &str, value: FactValue) {
+    snapshot.facts.insert(FactPath::new(path).unwrap(), value);
+}
+
+pub(crate) fn three_way(
+    post: &VerifiedSnapshot,
+    baseline: &VerifiedSnapshot,
+    pre: &VerifiedSnapshot,
+    allowances: Vec<Allowance>,
+) -> Report {
+    let comparison = Comparison {
+        snapshot: post,
+        baseline: Some(baseline),
+        pre: Some(pre),
+    };
+    let options = JudgeOptions {
+        allowances,
+        ..JudgeOptions::default()
+    };
+    judge_comparison(&comparison, &Policy::builtin(), &options)
+}
+
+const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+const BANDWIDTH: &str = "host/qos/traffic_class/smb_direct/bandwidth";
+
+#[test]
+fn the_updates_findings_are_its_own_and_name_the_firmware_of_the_same_port_first() {
+    let (baseline, pre, post) = (
+        example("baseline.json"),
+        example("pre-update.json"),
+        example("post-update.json"),
+    );
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    assert_eq!(report.verdict, Verdict::Block);
+    assert_eq!(
+        report.pre.as_ref().unwrap().origin,
+        "examples/azure-local-dcbx/pre-update.json"
+    );
+    let two_way = judge(
+        &post,
+        Some(&baseline),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    assert_eq!(
+        report.findings.len(),
+        two_way.findings.len(),
+        "the same findings"
+    );
+    assert!(two_way.findings.iter().all(|f| f.origin.is_none()));
+    for finding in &report.findings {
+        let want = if finding.severity == Severity::Info {
+            Origin::Expected
+        } else {
+            Origin::Update
+        };
+        assert_eq!(finding.origin, Some(want), "{}", finding.path);
+    }
+    let dcbx = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == DCBX_MODE && f.id == "dcbx-mode")
+        .unwrap();
+    let first = &dcbx.firmware[0];
+    assert!(first.this_port, "{:?}", dcbx.firmware);
+    assert_eq!(first.path.as_str(), "firmware/nic.slot.3-1-1/version");
+    assert_eq!(first.old, Some("229.0.166.0".into()), "pre → post");
+    assert_eq!(first.new, Some("229.1.123.0".into()));
+    assert!(dcbx.firmware.iter().any(|f| !f.this_port), "then the rest");
+}
+
+#[test]
+fn attribution_is_pre_to_post_for_the_update_and_baseline_to_post_otherwise() {
+    // The firmware was already updated at pre (from a failed earlier attempt): the update
+    // itself changed no firmware, so its findings name none.
+    let (baseline, post) = (example("baseline.json"), example("post-update.json"));
+    let pre = edited(&baseline, "pre.json", |s| {
+        for (path, value) in &post.snapshot().facts {
+            if crate::compare::is_firmware_version(path.as_str()) {
+                s.facts.insert(path.clone(), value.clone());
+            }
+        }
+    });
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    let dcbx = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == DCBX_MODE)
+        .unwrap();
+    assert_eq!(dcbx.origin, Some(Origin::Update));
+    assert!(dcbx.firmware.is_empty(), "{:?}", dcbx.firmware);
+    assert_eq!(
+        report.firmware_changes.len(),
+        4,
+        "still listed since the baseline"
+    );
+}
+
+#[test]
+fn drift_already_there_at_pre_is_pre_existing() {
+    let (baseline, post) = (example("baseline.json"), example("post-update.json"));
+    let pre = edited(&baseline, "pre.json", |s| set(s, BANDWIDTH, 40.into()));
+    let post = edited(&post, "post.json", |s| set(s, BANDWIDTH, 40.into()));
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    let drift = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == BANDWIDTH)
+        .unwrap();
+    assert_eq!(drift.origin, Some(Origin::PreExisting));
+    assert_eq!(report.verdict, Verdict::Block);
+
+    // Changed again by the update: the update's.
+    let post = edited(&post, "post.json", |s| set(s, BANDWIDTH, 30.into()));
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    let drift = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == BANDWIDTH)
+        .unwrap();
+    assert_eq!(drift.origin, Some(Origin::Update));
+}
+
+#[test]
+fn an_invariant_violated_at_pre_too_is_pre_existing() {
+    let (baseline, post) = (example("baseline.json"), example("post-update.json"));
+    let report = three_way(&post, &baseline, &post, Vec::new());
+    let invariant = report
+        .findings
+        .iter()
+        .find(|f| f.id == "pfc-not-operational")
+        .unwrap();
+    assert_eq!(invariant.origin, Some(Origin::PreExisting));
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.origin != Some(Origin::Update)),
+        "post equals pre: nothing is the update's"
+    );
+}
+
+#[test]
+fn an_allowance_moves_matching_findings_out_of_the_verdict_in_both_judgements() {
+    let (baseline, pre, post) = (
+        example("baseline.json"),
+        example("pre-update.json"),
+        example("post-update.json"),
+    );
+    let allowances = vec![
+        Allowance::parse_arg("nic/*/bmc/function/*/dcbx_mode=disabled").unwrap(),
+        Allowance::parse_arg("nic/*/os/**").unwrap(),
+    ];
+    let options = JudgeOptions {
+        allowances: allowances.clone(),
+        ..JudgeOptions::default()
+    };
+    for report in [
+        three_way(&post, &baseline, &pre, allowances.clone()),
+        judge(&post, Some(&baseline), &Policy::builtin(), &options),
+    ] {
+        assert_eq!(report.verdict, Verdict::Pass, "{:?}", report.findings);
+        assert_eq!((report.counts.block, report.counts.info), (0, 4));
+        assert_eq!(report.allowed.len(), 28);
+        let dcbx = report
+            .allowed
+            .iter()
+            .find(|a| a.finding.path.as_str() == DCBX_MODE && a.finding.id == "dcbx-mode")
+            .unwrap();
+        assert_eq!(dcbx.allowance, allowances[0]);
+        assert!(!dcbx.finding.firmware.is_empty(), "still attributed");
+    }
+    // A value other than the one allowed still blocks.
+    let cee = vec![Allowance::parse_arg("nic/*/bmc/function/*/dcbx_mode=cee").unwrap()];
+    let report = three_way(&post, &baseline, &pre, cee);
+    assert_eq!((report.verdict, report.allowed.len()), (Verdict::Block, 0));
+}
+
+#[test]
+fn an_incomplete_pre_makes_the_post_incomplete() {
+    let (baseline, post) = (example("baseline.json"), example("post-update.json"));
+    let pre = edited(&baseline, "pre.json", |s| {
+        s.sources[1].status = SourceStatus::Failed;
+        s.sources[1].error = Some("ssh: connection refused".into());
+    });
+    let report = three_way(&baseline, &baseline, &pre, Vec::new());
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert_eq!(report.incomplete_sources.len(), 1);
+    assert_eq!(report.incomplete_sources[0].role, Role::Pre);
+    assert_eq!(report.incomplete_sources[0].name, "windows");
+    let report = three_way(&post, &baseline, &example("pre-update.json"), Vec::new());
+    assert!(report.incomplete_sources.is_empty());
+}

@@ -1,0 +1,172 @@
+//! A gate report as text: the run's headline, per host its verdict line, its stories, then
+//! pre-existing drift, allowed findings and expected firmware; ANSI styles as
+//! [`crate::report::text`] writes them.
+
+use std::io::{self, Write};
+
+use super::{
+    Seen, allowed_by, by_allowance, detail, expired_warning, firmware_groups, firmware_title,
+    gate_headline, is_multiline_change, pre_existing, promotion_line, story_findings,
+};
+use crate::compare::{Finding, Severity, Verdict};
+use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
+use crate::report::text::{BOLD, DIM, severity_style, short, verdict_style};
+use crate::report::{headline, role_word};
+
+/// Text: the run's headline, then per host its verdict line and its stories (ANSI styles, as
+/// [`super::text`] writes them).
+pub(super) fn render(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
+    let line = gate_headline(report);
+    let word = report.verdict.as_upper();
+    let style = verdict_style(report.verdict);
+    writeln!(out, "{style}{word}{style:#}{}", &line[word.len()..])?;
+    let run = &report.run;
+    writeln!(
+        out,
+        "{DIM}  run {} in {}, started {}, policy {}{DIM:#}",
+        run.id,
+        run.dir,
+        run.started_at,
+        short(&run.policy_digest)
+    )?;
+    for host in &report.hosts {
+        text_host(host, report.run.step, out)?;
+    }
+    if !report.expired_allowances.is_empty() || !report.warnings.is_empty() {
+        let style = severity_style(Severity::Warn);
+        writeln!(out, "\n{style}WARNINGS{style:#}")?;
+        for allowance in &report.expired_allowances {
+            writeln!(out, "  {}", expired_warning(allowance))?;
+        }
+        for warning in &report.warnings {
+            writeln!(out, "  {warning}")?;
+        }
+    }
+    if let Some(promotion) = &report.promotion {
+        writeln!(out, "\n{}", promotion_line(promotion))?;
+        if let PromotionOutcome::Promoted(p) = promotion {
+            for file in &p.files {
+                writeln!(out, "  {file}")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<()> {
+    let report = &host.report;
+    let line = headline(report);
+    let word = report.verdict.as_upper();
+    let style = verdict_style(report.verdict);
+    writeln!(out, "\n{style}{word}{style:#}{}", &line[word.len()..])?;
+    if let Some(pre) = &report.pre {
+        writeln!(
+            out,
+            "{DIM}  pre       {} ({}){DIM:#}",
+            pre.origin,
+            short(&pre.digest)
+        )?;
+    }
+    writeln!(out, "{DIM}  captured  {}{DIM:#}", host.snapshot_file)?;
+    for note in &host.notes {
+        writeln!(out, "{DIM}  note: {note}{DIM:#}")?;
+    }
+    if !report.incomplete_sources.is_empty() {
+        let style = verdict_style(Verdict::Incomplete);
+        writeln!(out, "  {style}incomplete sources{style:#}")?;
+        for source in &report.incomplete_sources {
+            writeln!(
+                out,
+                "    {} source {} ({}): {}",
+                role_word(source.role),
+                source.name,
+                source.target,
+                source.status.as_str()
+            )?;
+            if let Some(error) = &source.error {
+                writeln!(out, "      {error}")?;
+            }
+        }
+        writeln!(
+            out,
+            "{DIM}    facts these sources did not read show up below as removed{DIM:#}"
+        )?;
+    }
+    let mut seen = Seen::new(step);
+    for story in &host.stories {
+        let style = severity_style(story.severity);
+        writeln!(
+            out,
+            "\n  {style}{}{style:#}  {BOLD}{}{BOLD:#}",
+            story.severity.as_str(),
+            story.label
+        )?;
+        writeln!(out, "    {}", story.headline)?;
+        for finding in story_findings(report, story) {
+            text_finding(finding, &mut seen, out)?;
+        }
+    }
+    let pre_existing = pre_existing(report);
+    if !pre_existing.is_empty() {
+        writeln!(
+            out,
+            "\n  {BOLD}pre-existing drift ({}){BOLD:#}",
+            pre_existing.len()
+        )?;
+        for finding in pre_existing {
+            text_finding(finding, &mut seen, out)?;
+        }
+    }
+    if !report.allowed.is_empty() {
+        writeln!(out, "\n  {BOLD}allowed ({}){BOLD:#}", report.allowed.len())?;
+        for (allowance, findings) in by_allowance(&report.allowed) {
+            writeln!(out, "    {}", allowed_by(allowance))?;
+            for f in findings {
+                writeln!(out, "      {}  [{}]  {}", f.path, f.id, detail(f))?;
+            }
+        }
+    }
+    let firmware = firmware_groups(report);
+    if !firmware.is_empty() {
+        writeln!(
+            out,
+            "\n  {BOLD}{}{BOLD:#}",
+            firmware_title(step, report.firmware_changes.len())
+        )?;
+        for (change, paths) in firmware {
+            writeln!(out, "      {change}: {}", paths.join(", "))?;
+        }
+    }
+    Ok(())
+}
+
+fn text_finding<'r>(
+    finding: &'r Finding,
+    seen: &mut Seen<'r>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let style = severity_style(finding.severity);
+    writeln!(
+        out,
+        "      {}  [{}]  {style}{}{style:#}",
+        finding.path,
+        finding.id,
+        detail(finding)
+    )?;
+    if is_multiline_change(finding)
+        && let (Some(old), Some(new)) = (&finding.old, &finding.new)
+    {
+        let mut diff = Vec::new();
+        crate::report::text::write_unified_diff(old, new, &mut diff)?;
+        for line in String::from_utf8_lossy(&diff).lines() {
+            writeln!(out, "    {line}")?;
+        }
+    }
+    if let Some(firmware) = seen.firmware(finding) {
+        writeln!(out, "        {firmware}")?;
+    }
+    if let Some(why) = seen.why(finding) {
+        writeln!(out, "{DIM}        why: {why}{DIM:#}")?;
+    }
+    Ok(())
+}
