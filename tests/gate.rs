@@ -82,6 +82,7 @@ fn the_seed_1_update_blocks_naming_the_nic_firmware_of_the_same_port_and_promote
         (&dcbx["old"], &dcbx["new"]),
         (&"ieee".into(), &"disabled".into())
     );
+    assert_eq!(dcbx["origin"], "update", "{dcbx:#}");
     let firmware = &dcbx["firmware"][0];
     assert_eq!(firmware["this_port"], true, "{dcbx:#}");
     assert_eq!(firmware["old"], "229.0.166.0");
@@ -108,7 +109,6 @@ fn pre_existing_drift_blocks_pre_and_the_run_gets_no_post() {
 }
 
 #[test]
-#[ignore = "needs the three-way judging with allowances (compare helper, issue 11)"]
 fn allowed_changes_pass_and_are_listed_as_allowed_with_their_reason() {
     let lab = Lab::new();
     let allow = lab.dir.path().join("allow.toml");
@@ -178,15 +178,23 @@ reason = "follows from the DCBX change"
         .expect(0);
     let manifest = std::fs::read_to_string(lab.run_dir("CHG-2014").join("manifest.json")).unwrap();
     assert!(manifest.contains("vendor advisory 4711"), "{manifest}");
+    // The post, with the waived drift still there, passes and promotes, overriding baseline
+    // promote's refusal of blocking invariants by naming the run and its allowances.
     let post = lab
-        .gate(&["post", "--run", "CHG-2014", "--format", "json"])
+        .gate(&["post", "--run", "CHG-2014", "--promote", "--format", "json"])
         .expect(0);
+    let report = post.json();
     assert!(
-        !post.json()["hosts"][0]["report"]["allowed"]
+        !report["hosts"][0]["report"]["allowed"]
             .as_array()
             .unwrap()
             .is_empty()
     );
+    assert_eq!(report["promotion"]["status"], "promoted", "{report:#}");
+    let message = git(&lab.store, &["log", "-1", "--format=%B"]);
+    assert!(message.contains("Gate run CHG-2014, post-1"), "{message}");
+    assert!(message.contains("vendor advisory 4711"), "{message}");
+    assert!(message.contains("forced: gate run CHG-2014"), "{message}");
 }
 
 #[test]
