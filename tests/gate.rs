@@ -391,6 +391,14 @@ fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
     );
     let status = git(&lab.store, &["status", "--porcelain"]);
     assert!(!status.contains(".driftgate"), "{status}");
+    // Before any post, pre may run again: it replaces the host's pre snapshot.
+    let pre_file = lab.run_dir(&id).join(format!("pre/{HOST}.json"));
+    let first = std::fs::read_to_string(&pre_file).unwrap();
+    std::thread::sleep(Duration::from_millis(1100)); // another capture second
+    lab.gate(&["pre", "--run", &id, HOST]).expect(0);
+    assert_ne!(std::fs::read_to_string(&pre_file).unwrap(), first);
+    let manifest = std::fs::read_to_string(lab.run_dir(&id).join("manifest.json")).unwrap();
+    assert_eq!(manifest.matches("\"azl-node01\"").count(), 1, "{manifest}");
     lab.state("benign-update");
     lab.gate(&["post", "--run", &id]).expect(0);
 }
