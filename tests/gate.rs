@@ -364,6 +364,64 @@ fn every_post_is_kept_and_a_pre_after_a_post_is_refused() {
 }
 
 #[test]
+fn a_serial_rollout_gates_node_after_node_in_one_run() {
+    // Two nodes behind the lab's one simulated BMC: each gets its own baseline.
+    let lab = Lab::new();
+    let second = lab.dir.path().join("azl-node02.json");
+    lab.command()
+        .args(["capture", "--host", "azl-node02"])
+        .arg(format!("--source=redfish={}", lab.url()))
+        .arg(format!(
+            "--source=windows=dir:{}",
+            lab.host.join("windows").display()
+        ))
+        .arg("--out")
+        .arg(&second)
+        .assert()
+        .code(0);
+    lab.command()
+        .args(["baseline", "promote", "--fleet", "azure-local"])
+        .arg(&second)
+        .assert()
+        .code(0);
+    let inventory = std::fs::read_to_string(lab.store.join("inventory.toml")).unwrap();
+    let node02 = inventory
+        .split_once("[[host]]")
+        .map(|(_, host)| {
+            format!(
+                "[[host]]{}",
+                host.replace("name = \"azl-node01\"", "name = \"azl-node02\"")
+            )
+        })
+        .unwrap();
+    std::fs::write(
+        lab.store.join("inventory.toml"),
+        format!("{inventory}\n{node02}"),
+    )
+    .unwrap();
+
+    lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(0);
+    lab.state("benign-update");
+    lab.gate(&["post", "--run", "CHG-2020", HOST]).expect(0);
+    lab.state("baseline");
+    // The next node joins the same run although the run already has a post.
+    lab.gate(&["pre", "--run", "CHG-2020", "azl-node02"])
+        .expect(0);
+    lab.state("benign-update");
+    lab.gate(&["post", "--run", "CHG-2020", "azl-node02"])
+        .expect(0);
+    // A node that was already posted keeps the pre its post was judged against.
+    let again = lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(2);
+    assert!(
+        again
+            .stderr
+            .contains("host azl-node01 already has a post in run CHG-2020"),
+        "{}",
+        again.stderr
+    );
+}
+
+#[test]
 fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
     let lab = Lab::new();
     let pre = lab.gate(&["pre", HOST]).expect(0);

@@ -168,11 +168,13 @@ pub enum GateError {
         /// The directory.
         dir: String,
     },
-    /// `pre` of a run that already had a post.
+    /// `pre` of a host that already had a post in the run.
     #[error(
-        "run {id} already has a post ({dir}/post-{post}): its pre is what that post was judged against and stays; start a new run for a new pre"
+        "host {host} already has a post in run {id} ({dir}/post-{post}): its pre is what that post was judged against and stays; start a new run for a new pre"
     )]
     HasPost {
+        /// The host.
+        host: HostName,
         /// The run.
         id: RunId,
         /// Its directory.
@@ -301,12 +303,17 @@ pub fn pre(
     {
         return Err(other_run(&run, &id, existing));
     }
-    if let Some(post) = run.posts()?.last() {
-        return Err(GateError::HasPost {
-            id,
-            dir: run.path().display().to_string(),
-            post: *post,
-        });
+    // A serial rollout gates node after node in one run: only a host that was already
+    // posted keeps its pre.
+    for name in &hosts {
+        if let Some(post) = run.last_post_of(name)? {
+            return Err(GateError::HasPost {
+                host: name.clone(),
+                id,
+                dir: run.path().display().to_string(),
+                post,
+            });
+        }
     }
     let policy_digest = run::policy_digest(&settings.policy.to_toml());
     let manifest = pre_manifest(

@@ -264,6 +264,13 @@ impl RunDir {
         Ok(posts)
     }
 
+    /// The latest post that captured `host`, if any.
+    pub fn last_post_of(&self, host: &HostName) -> Result<Option<u32>, GateError> {
+        Ok(self.posts()?.into_iter().rev().find(|post| {
+            Self::snapshot_file(&self.path.join(format!("{POST_PREFIX}{post}")), host).exists()
+        }))
+    }
+
     /// Claims the next post's folder (`post-N`); creating it is what claims it, so two posts
     /// started at once get different numbers.
     pub fn claim_post(&self) -> Result<(u32, PathBuf), GateError> {
