@@ -133,6 +133,44 @@ fn story_findings<'r>(report: &'r Report, story: &'r Story) -> impl Iterator<Ite
         .filter_map(|&i| report.findings.get(i))
 }
 
+/// One line of a story: a rule's findings with the same detail (`3 → 0` on `num_tcs/current/ets`,
+/// `…/max`, `…/pfc`) together, so a port's story reads as what changed, not as one line per
+/// fact.
+struct StoryLine<'r> {
+    /// The first of the findings: its rule, detail, firmware and why stand for all.
+    first: &'r Finding,
+    /// Their paths, relative to the story's port (its label names the port).
+    paths: Vec<&'r str>,
+}
+
+impl StoryLine<'_> {
+    fn paths(&self) -> String {
+        self.paths.join(", ")
+    }
+}
+
+fn story_lines<'r>(report: &'r Report, story: &'r Story) -> Vec<StoryLine<'r>> {
+    let prefix = format!("{}/", story.subject);
+    let mut lines: Vec<StoryLine<'r>> = Vec::new();
+    for finding in story_findings(report, story) {
+        let path = finding.path.as_str();
+        let path = path.strip_prefix(prefix.as_str()).unwrap_or(path);
+        let same = |line: &&mut StoryLine<'r>| {
+            line.first.id == finding.id
+                && !is_multiline_change(finding)
+                && detail(line.first) == detail(finding)
+        };
+        match lines.iter_mut().find(same) {
+            Some(line) => line.paths.push(path),
+            None => lines.push(StoryLine {
+                first: finding,
+                paths: vec![path],
+            }),
+        }
+    }
+    lines
+}
+
 fn pre_existing(report: &Report) -> Vec<&Finding> {
     report
         .findings

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::{
     Seen, allowed_by, by_allowance, detail, expired_warning, firmware_groups, firmware_title,
-    gate_headline, is_multiline_change, pre_existing, promotion_line, story_findings,
+    gate_headline, is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::Finding;
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
@@ -135,8 +135,8 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
             escape(&story.headline)
         );
         if with_findings {
-            for finding in story_findings(report, story) {
-                markdown_finding(&mut s, finding, &mut seen);
+            for line in story_lines(report, story) {
+                markdown_finding(&mut s, line.first, &line.paths(), &mut seen);
             }
         } else {
             let _ = writeln!(
@@ -150,7 +150,7 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
     if !pre_existing.is_empty() {
         let _ = writeln!(s, "\n#### Pre-existing drift ({})\n", pre_existing.len());
         for finding in pre_existing {
-            markdown_finding(&mut s, finding, &mut seen);
+            markdown_finding(&mut s, finding, finding.path.as_str(), &mut seen);
         }
     }
     if !report.allowed.is_empty() {
@@ -180,11 +180,12 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
     s
 }
 
-fn markdown_finding<'r>(s: &mut String, finding: &'r Finding, seen: &mut Seen<'r>) {
+/// A finding (standing for the findings at `paths`) as a list item.
+fn markdown_finding<'r>(s: &mut String, finding: &'r Finding, paths: &str, seen: &mut Seen<'r>) {
     let _ = writeln!(
         s,
         "- `{}` [`{}`]: {}",
-        finding.path,
+        paths.replace(", ", "`, `"),
         finding.id,
         escape(&markdown_detail(finding))
     );

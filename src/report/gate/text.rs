@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::{
     Seen, allowed_by, by_allowance, detail, expired_warning, firmware_groups, firmware_title,
-    gate_headline, is_multiline_change, pre_existing, promotion_line, story_findings,
+    gate_headline, is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::{Finding, Severity, Verdict};
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
@@ -102,8 +102,8 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
             story.label
         )?;
         writeln!(out, "    {}", story.headline)?;
-        for finding in story_findings(report, story) {
-            text_finding(finding, &mut seen, out)?;
+        for line in story_lines(report, story) {
+            text_finding(line.first, &line.paths(), &mut seen, out)?;
         }
     }
     let pre_existing = pre_existing(report);
@@ -114,7 +114,7 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
             pre_existing.len()
         )?;
         for finding in pre_existing {
-            text_finding(finding, &mut seen, out)?;
+            text_finding(finding, finding.path.as_str(), &mut seen, out)?;
         }
     }
     if !report.allowed.is_empty() {
@@ -140,16 +140,18 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
     Ok(())
 }
 
+/// A finding (standing for the findings at `paths`) with its detail, then its port's firmware
+/// and its rule's why when not said yet.
 fn text_finding<'r>(
     finding: &'r Finding,
+    paths: &str,
     seen: &mut Seen<'r>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let style = severity_style(finding.severity);
     writeln!(
         out,
-        "      {}  [{}]  {style}{}{style:#}",
-        finding.path,
+        "      {paths}  [{}]  {style}{}{style:#}",
         finding.id,
         detail(finding)
     )?;
