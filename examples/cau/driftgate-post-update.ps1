@@ -49,13 +49,19 @@ $RunId = (Get-Content -Path $RunIdFile -TotalCount 1).Trim()
 $arguments = @('gate', 'post', '--run', $RunId)
 if (-not $NoPromote) { $arguments += '--promote' }
 $arguments += $ExtraArguments + @($Node)
+# driftgate writes progress and warnings to standard error. Windows PowerShell 5.1 (and a
+# remoting session, as CAU uses) turns each such line into an error record, which 'Stop'
+# would make fatal before the exit code is read: merge the streams and judge by the code.
+$ErrorActionPreference = 'Continue'
 if ($Collector) {
+    # ssh joins its arguments into one remote command line: quote each for the remote shell.
     $remote = (@($Driftgate) + $arguments | ForEach-Object { "'" + ($_ -replace "'", "'\''") + "'" }) -join ' '
-    & ssh -o BatchMode=yes $Collector $remote
+    & ssh -o BatchMode=yes $Collector $remote 2>&1 | ForEach-Object { "$_" }
 } else {
-    & $Driftgate @arguments
+    & $Driftgate @arguments 2>&1 | ForEach-Object { "$_" }
 }
 $code = $LASTEXITCODE
+$ErrorActionPreference = 'Stop'
 
 switch ($code) {
     0 {

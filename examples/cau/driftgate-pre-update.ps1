@@ -10,8 +10,9 @@
     the whole updating run stops).
 
     driftgate runs on a collector that holds the baseline store and the inventory and can
-    reach the BMCs (-Collector user@host, over Windows' OpenSSH client), or on this machine
-    when -Collector is empty. The run id is written to $env:ProgramData\driftgate\run-id-<node> for
+    reach the BMCs (-Collector user@host, over Windows' OpenSSH client with a key of the
+    account CAU runs the script as: BatchMode never prompts), or on this machine when
+    -Collector is empty. The run id is written to $env:ProgramData\driftgate\run-id-<node> for
     the PostUpdateScript of the same node.
 
 .EXAMPLE
@@ -54,14 +55,19 @@ if (-not $RunIdFile) {
 
 if (-not $RunId) { $RunId = "cau-$Node-$((Get-Date).ToUniversalTime().ToString('yyyyMMddTHHmmssZ'))" }
 $arguments = @('gate', 'pre', '--run', $RunId) + $ExtraArguments + @($Node)
+# driftgate writes progress and warnings to standard error. Windows PowerShell 5.1 (and a
+# remoting session, as CAU uses) turns each such line into an error record, which 'Stop'
+# would make fatal before the exit code is read: merge the streams and judge by the code.
+$ErrorActionPreference = 'Continue'
 if ($Collector) {
     # ssh joins its arguments into one remote command line: quote each for the remote shell.
     $remote = (@($Driftgate) + $arguments | ForEach-Object { "'" + ($_ -replace "'", "'\''") + "'" }) -join ' '
-    & ssh -o BatchMode=yes $Collector $remote
+    & ssh -o BatchMode=yes $Collector $remote 2>&1 | ForEach-Object { "$_" }
 } else {
-    & $Driftgate @arguments
+    & $Driftgate @arguments 2>&1 | ForEach-Object { "$_" }
 }
 $code = $LASTEXITCODE
+$ErrorActionPreference = 'Stop'
 
 New-Item -ItemType Directory -Force -Path (Split-Path $RunIdFile) | Out-Null
 Set-Content -Path $RunIdFile -Value $RunId -Encoding ascii
