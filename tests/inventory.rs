@@ -8,7 +8,8 @@ mod common;
 
 use std::path::Path;
 
-use common::inventory::{driftgate, fixture, fixture_path};
+use common::driftgate;
+use common::inventory::{fixture, fixture_path};
 use predicates::prelude::*;
 
 /// Runs driftgate and returns (exit code, stdout, stderr).
