@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use common::gate::{Lab, folders};
 use common::{Random, files_under, git};
+use driftgate::snapshot::VerifiedSnapshot;
 use serde_json::Value;
 
 const HOST: &str = "azl-node01";
@@ -61,6 +62,19 @@ fn a_healthy_update_passes_and_promote_makes_one_commit_naming_the_run_and_the_f
         "{}",
         post.stderr
     );
+    // Each host's outcome is kept beside its snapshot, written as the host finished.
+    for step in ["pre", "post-1"] {
+        let file = lab
+            .run_dir("CHG-2001")
+            .join(step)
+            .join(format!("{HOST}.result.json"));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let outcome: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(outcome["host"], HOST, "{text}");
+        assert_eq!(outcome["verdict"], "pass", "{text}");
+        assert_eq!(outcome["fleet"], "azure-local", "{text}");
+    }
 }
 
 #[test]
@@ -85,6 +99,14 @@ fn the_seed_1_update_blocks_naming_the_nic_firmware_of_the_same_port_and_promote
     assert_eq!(dcbx["origin"], "update", "{dcbx:#}");
     let firmware = &dcbx["firmware"][0];
     assert_eq!(firmware["this_port"], true, "{dcbx:#}");
+    assert!(
+        [
+            "firmware/nic.slot.3-1-1/version",
+            "nic/00:0a:f7:12:34:56/bmc/firmware/version"
+        ]
+        .contains(&firmware["path"].as_str().unwrap_or_default()),
+        "the port's own NIC firmware comes first: {dcbx:#}"
+    );
     assert_eq!(firmware["old"], "229.0.166.0");
     assert_eq!(firmware["new"], "229.1.123.0");
     assert_eq!(report["promotion"]["status"], "skipped");
@@ -100,12 +122,19 @@ fn the_seed_1_update_blocks_naming_the_nic_firmware_of_the_same_port_and_promote
 fn pre_existing_drift_blocks_pre_and_the_run_gets_no_post() {
     let lab = Lab::new();
     lab.state("post-update");
+    let head = git(&lab.store, &["rev-parse", "HEAD"]);
     let pre = lab.gate(&["pre", "--run", "CHG-2003", HOST]).expect(1);
     assert!(pre.stdout.contains("BLOCK"), "{}", pre.stdout);
     let run = lab.run_dir("CHG-2003");
     assert_eq!(folders(&run), vec!["pre"]);
     assert!(run.join("pre").join(format!("{HOST}.json")).is_file());
     assert!(run.join("pre/report.json").is_file());
+    assert_eq!(git(&lab.store, &["rev-parse", "HEAD"]), head);
+    assert!(
+        !folders(&run).iter().any(|f| f.starts_with("post-")),
+        "{:?}",
+        folders(&run)
+    );
 }
 
 #[test]
@@ -365,7 +394,31 @@ fn every_post_is_kept_and_a_pre_after_a_post_is_refused() {
 
 #[test]
 fn a_serial_rollout_gates_node_after_node_in_one_run() {
-    // Two nodes behind the lab's one simulated BMC: each gets its own baseline.
+    let lab = two_nodes();
+    lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(0);
+    lab.state("benign-update");
+    lab.gate(&["post", "--run", "CHG-2020", HOST]).expect(0);
+    lab.state("baseline");
+    // The next node joins the same run although the run already has a post.
+    lab.gate(&["pre", "--run", "CHG-2020", "azl-node02"])
+        .expect(0);
+    lab.state("benign-update");
+    lab.gate(&["post", "--run", "CHG-2020", "azl-node02"])
+        .expect(0);
+    // A node that was already posted keeps the pre its post was judged against.
+    let again = lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(2);
+    assert!(
+        again
+            .stderr
+            .contains("host azl-node01 already has a post in run CHG-2020"),
+        "{}",
+        again.stderr
+    );
+}
+
+/// A lab with a second node, `azl-node02`, behind the lab's one simulated BMC: each has its
+/// own baseline and inventory entry.
+fn two_nodes() -> Lab {
     let lab = Lab::new();
     let second = lab.dir.path().join("azl-node02.json");
     lab.command()
@@ -399,26 +452,7 @@ fn a_serial_rollout_gates_node_after_node_in_one_run() {
         format!("{inventory}\n{node02}"),
     )
     .unwrap();
-
-    lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(0);
-    lab.state("benign-update");
-    lab.gate(&["post", "--run", "CHG-2020", HOST]).expect(0);
-    lab.state("baseline");
-    // The next node joins the same run although the run already has a post.
-    lab.gate(&["pre", "--run", "CHG-2020", "azl-node02"])
-        .expect(0);
-    lab.state("benign-update");
-    lab.gate(&["post", "--run", "CHG-2020", "azl-node02"])
-        .expect(0);
-    // A node that was already posted keeps the pre its post was judged against.
-    let again = lab.gate(&["pre", "--run", "CHG-2020", HOST]).expect(2);
-    assert!(
-        again
-            .stderr
-            .contains("host azl-node01 already has a post in run CHG-2020"),
-        "{}",
-        again.stderr
-    );
+    lab
 }
 
 #[test]
@@ -526,9 +560,10 @@ fn credentials_never_reach_the_run_directory_or_the_store() {
     }
 }
 
-/// Every file of a run directory parses: JSON, and snapshots verify. Temporary files of an
-/// atomic write a kill cut short (`.driftgate-*.tmp`) are not run files.
-fn assert_run_readable(run: &Path) {
+/// Every file of a run directory parses: JSON, and every snapshot (`<step>/<host>.json`)
+/// verifies against its digest. Temporary files of an atomic write a kill cut short
+/// (`.driftgate-*.tmp`) are not run files.
+fn assert_run_readable(run: &Path, seed: u64) {
     if !run.exists() {
         return;
     }
@@ -539,8 +574,28 @@ fn assert_run_readable(run: &Path) {
         }
         let text = std::fs::read_to_string(&file).unwrap();
         let value: Result<Value, _> = serde_json::from_str(&text);
-        assert!(value.is_ok(), "{}: {text}", file.display());
+        assert!(value.is_ok(), "seed {seed}: {}: {text}", file.display());
+        let in_step = file.parent() != Some(run);
+        if in_step && name != "report.json" && !name.ends_with(".result.json") {
+            let verified = VerifiedSnapshot::parse(&text, &file.display().to_string());
+            assert!(verified.is_ok(), "seed {seed}: {verified:?}");
+        }
     }
+}
+
+/// `git fsck` of the store, naming the seed when it fails.
+fn assert_store_valid(store: &Path, seed: u64) {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(store)
+        .args(["fsck", "--full", "--strict", "--no-dangling"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "seed {seed}: git fsck: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -559,12 +614,22 @@ fn a_post_promote_killed_at_random_moments_leaves_the_store_valid_and_the_run_re
         .unwrap_or(seed);
     let mut random = Random(seed);
     let run = lab.run_dir("CHG-2013");
+    // How long one whole post with promote takes here: the kills fall anywhere inside it.
+    lab.state("benign-update");
+    let started = std::time::Instant::now();
+    let first = lab.gate(&["post", "--run", "CHG-2013", "--promote"]);
+    let whole = u64::try_from(started.elapsed().as_micros()).unwrap().max(1);
+    assert_eq!(
+        first.code, 0,
+        "seed {seed}: {}\n{}",
+        first.stdout, first.stderr
+    );
     for round in 0..16 {
         // Alternate, so that every promote that gets through has something to commit.
         lab.state(if round % 2 == 0 {
-            "benign-update"
-        } else {
             "baseline"
+        } else {
+            "benign-update"
         });
         let mut child = lab
             .process()
@@ -573,12 +638,12 @@ fn a_post_promote_killed_at_random_moments_leaves_the_store_valid_and_the_run_re
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(random.next(250_000)));
+        let delay = random.next(whole);
+        std::thread::sleep(Duration::from_micros(delay));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        git(&lab.store, &["fsck", "--full", "--strict", "--no-dangling"]);
-        assert_run_readable(&run);
-        let _ = seed;
+        assert_store_valid(&lab.store, seed);
+        assert_run_readable(&run, seed);
     }
     lab.state("benign-update");
     let last = lab.gate(&["post", "--run", "CHG-2013", "--promote"]);
@@ -588,8 +653,8 @@ fn a_post_promote_killed_at_random_moments_leaves_the_store_valid_and_the_run_re
         last.stdout,
         last.stderr
     );
-    git(&lab.store, &["fsck", "--full", "--strict", "--no-dangling"]);
-    assert_run_readable(&run);
+    assert_store_valid(&lab.store, seed);
+    assert_run_readable(&run, seed);
     let status = git(&lab.store, &["status", "--porcelain"]);
     assert_eq!(status.trim(), "?? inventory.toml", "seed {seed}");
 }
@@ -653,4 +718,313 @@ fn a_bare_store_needs_run_dir_and_a_policy_change_since_pre_is_said() {
     .expect(0);
     let warnings = post.json()["warnings"].to_string();
     assert!(warnings.contains("the policy changed"), "{warnings}");
+}
+
+#[test]
+fn an_allowance_without_a_value_at_pre_waives_only_drift_already_there() {
+    // A waiver said before the update does not cover what the update then does.
+    let lab = Lab::new();
+    lab.gate(&["pre", "--run", "CHG-2030", "--allow", "nic/*/bmc/**", HOST])
+        .expect(0);
+    lab.state("pending-dcbx-disable");
+    let before = lab.commits();
+    let post = lab
+        .gate(&["post", "--run", "CHG-2030", "--promote", "--format", "json"])
+        .expect(1);
+    let report = post.json();
+    assert_eq!(report["verdict"], "block", "{report:#}");
+    assert!(
+        findings(&report)
+            .iter()
+            .any(|f| f["severity"] == "block" && f["pending"] == true),
+        "{report:#}"
+    );
+    assert_eq!(report["promotion"]["status"], "skipped", "{report:#}");
+    assert_eq!(lab.commits(), before);
+
+    // Drift already there at pre, waived at pre, still passes at post.
+    let lab = Lab::new();
+    lab.state("post-update");
+    lab.gate(&["pre", "--run", "CHG-2031", "--allow", "**", HOST])
+        .expect(0);
+    let post = lab
+        .gate(&["post", "--run", "CHG-2031", "--format", "json"])
+        .expect(0);
+    let report = post.json();
+    let allowed = report["hosts"][0]["report"]["allowed"].as_array().unwrap();
+    assert!(!allowed.is_empty(), "{report:#}");
+    assert!(
+        allowed
+            .iter()
+            .all(|a| a["finding"]["origin"] == "pre_existing"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn allowances_given_at_pre_are_the_hosts_of_that_pre_only() {
+    let lab = two_nodes();
+    lab.gate(&["pre", "--run", "CHG-2032", "--allow", "**=disabled", HOST])
+        .expect(0);
+    lab.gate(&["pre", "--run", "CHG-2032", "azl-node02"])
+        .expect(0);
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(lab.run_dir("CHG-2032").join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["hosts"][0]["name"], HOST);
+    assert_eq!(manifest["hosts"][0]["allowances"][0]["path"], "**");
+    assert_eq!(manifest["hosts"][1]["name"], "azl-node02");
+    assert_eq!(manifest["hosts"][1]["allowances"], Value::Array(vec![]));
+    lab.state("post-update");
+    // node02's post does not apply node01's declared change.
+    let node02 = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2032",
+            "--format",
+            "json",
+            "azl-node02",
+        ])
+        .expect(1)
+        .json();
+    assert!(
+        findings(&node02)
+            .iter()
+            .any(|f| f["path"] == DCBX_MODE && f["severity"] == "block"),
+        "{node02:#}"
+    );
+    let node01 = lab
+        .gate(&["post", "--run", "CHG-2032", "--format", "json", HOST])
+        .json();
+    assert!(
+        node01["hosts"][0]["report"]["allowed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["finding"]["path"] == DCBX_MODE),
+        "{node01:#}"
+    );
+}
+
+#[test]
+fn the_same_rules_from_another_file_are_the_same_policy_and_a_changed_one_is_not_promoted() {
+    let lab = Lab::new();
+    let rules = "[[rule]]\nid = \"bios-attributes\"\non_change = \"block\"\n";
+    let here = lab.dir.path().join("policy.toml");
+    std::fs::create_dir(lab.dir.path().join("copy")).unwrap();
+    let copy = lab.dir.path().join("copy/policy.toml");
+    std::fs::write(&here, rules).unwrap();
+    std::fs::write(&copy, format!("# the same rules\n\n{rules}")).unwrap();
+    let (here, copy) = (here.to_str().unwrap(), copy.to_str().unwrap());
+    lab.gate(&["pre", "--run", "CHG-2033", "--policy", here, HOST])
+        .expect(0);
+    lab.state("benign-update");
+    let post = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2033",
+            "--policy",
+            copy,
+            "--promote",
+            "--format",
+            "json",
+        ])
+        .expect(0);
+    let report = post.json();
+    assert_eq!(report["promotion"]["status"], "promoted", "{report:#}");
+    assert!(
+        !report["warnings"]
+            .to_string()
+            .contains("the policy changed"),
+        "{report:#}"
+    );
+
+    // Weakened after pre: the post is judged and said, but not promoted (exit 2).
+    let lab = Lab::new();
+    let weaker = lab.dir.path().join("weaker.toml");
+    std::fs::write(&weaker, rules.replace("block", "info")).unwrap();
+    lab.gate(&["pre", "--run", "CHG-2034", "--policy", here, HOST])
+        .expect(0);
+    let before = lab.commits();
+    let post = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2034",
+            "--policy",
+            weaker.to_str().unwrap(),
+            "--promote",
+            "--format",
+            "json",
+        ])
+        .expect(2);
+    let report = post.json();
+    assert_eq!(report["verdict"], "pass", "{report:#}");
+    assert_eq!(report["promotion"]["status"], "skipped", "{report:#}");
+    let reason = report["promotion"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the policy changed since pre (sha256:")
+            && reason.contains("run the gate again from pre"),
+        "{reason}"
+    );
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("the policy changed"),
+        "{report:#}"
+    );
+    assert_eq!(lab.commits(), before);
+}
+
+#[test]
+fn strict_at_pre_makes_the_runs_posts_strict() {
+    let lab = Lab::new();
+    // Firmware changes warn under this policy: a strict post blocks on them.
+    let policy = lab.dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nid = \"firmware-warns\"\npath = \"**/firmware/**\"\non_change = \"warn\"\nwhy = \"test\"\n\n[[rule]]\nid = \"firmware-warns-top\"\npath = \"firmware/**\"\non_change = \"warn\"\nwhy = \"test\"\n",
+    )
+    .unwrap();
+    let policy = policy.to_str().unwrap();
+    lab.gate(&["pre", "--run", "CHG-2035", "--policy", policy, HOST])
+        .expect(0);
+    lab.state("benign-update");
+    let lax = lab
+        .gate(&[
+            "post", "--run", "CHG-2035", "--policy", policy, "--format", "json",
+        ])
+        .expect(0)
+        .json();
+    assert_eq!(lax["verdict"], "warn", "{lax:#}");
+
+    let lab = Lab::new();
+    lab.gate(&[
+        "pre", "--run", "CHG-2036", "--strict", "--policy", policy, HOST,
+    ])
+    .expect(0);
+    lab.state("benign-update");
+    let post = lab
+        .gate(&[
+            "post", "--run", "CHG-2036", "--policy", policy, "--format", "json",
+        ])
+        .expect(1);
+    let report = post.json();
+    assert_eq!(report["strict"], true, "{report:#}");
+    assert!(
+        report["warnings"].to_string().contains("--strict"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_post_judges_against_the_baseline_its_pre_read_and_says_when_it_moved() {
+    let lab = Lab::new();
+    lab.gate(&["pre", "--run", "CHG-2037", HOST]).expect(0);
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(lab.run_dir("CHG-2037").join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    let digest = manifest["hosts"][0]["baseline_digest"].clone();
+    assert_eq!(
+        manifest["hosts"][0]["baseline_commit"].as_str().unwrap(),
+        git(&lab.store, &["rev-parse", "HEAD"]).trim()
+    );
+    // Someone promotes another baseline of the host meanwhile.
+    lab.state("benign-update");
+    let other = lab.dir.path().join("other.json");
+    lab.command()
+        .args(["capture", "--host", HOST])
+        .arg(format!("--source=redfish={}", lab.url()))
+        .arg(format!(
+            "--source=windows=dir:{}",
+            lab.host.join("windows").display()
+        ))
+        .arg("--out")
+        .arg(&other)
+        .assert()
+        .code(0);
+    lab.command()
+        .args(["baseline", "promote", "--fleet", "azure-local"])
+        .arg(&other)
+        .assert()
+        .code(0);
+    let report = lab
+        .gate(&["post", "--run", "CHG-2037", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        report["hosts"][0]["report"]["baseline"]["digest"], digest,
+        "{report:#}"
+    );
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("the baseline of azl-node01 moved since the pre of run CHG-2037"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_promote_that_fails_keeps_the_judged_report_and_exits_2() {
+    let lab = Lab::new();
+    lab.gate(&["pre", "--run", "CHG-2038", HOST]).expect(0);
+    lab.state("benign-update");
+    let before = lab.commits();
+    // Another promote holds the store's lock for the whole wait.
+    let lock = std::fs::File::create(lab.store.join(".git/driftgate.lock")).unwrap();
+    lock.lock().unwrap();
+    let post = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2038",
+            "--promote",
+            "--lock-wait",
+            "1",
+            "--format",
+            "json",
+        ])
+        .expect(2);
+    drop(lock);
+    let report = post.json();
+    assert_eq!(report["verdict"], "pass", "{report:#}");
+    assert!(
+        report["promotion"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("promote failed: "),
+        "{report:#}"
+    );
+    assert!(post.stderr.contains("not promoted"), "{}", post.stderr);
+    let kept: Value = serde_json::from_str(
+        &std::fs::read_to_string(lab.run_dir("CHG-2038").join("post-1/report.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(kept["promotion"], report["promotion"]);
+    assert_eq!(lab.commits(), before);
+}
+
+#[test]
+fn the_help_of_the_gate_and_its_steps_shows_an_example_and_the_report_formats() {
+    let lab = Lab::new();
+    for args in [
+        &["gate", "--help"][..],
+        &["gate", "pre", "--help"],
+        &["gate", "post", "--help"],
+    ] {
+        let mut cmd = lab.command();
+        cmd.args(args);
+        let help = common::gate::run(&mut cmd).expect(0).stdout;
+        assert!(help.contains("Example"), "{args:?}: {help}");
+        if args.len() == 3 {
+            // clap wraps long lines: compare the words.
+            let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(words.contains("`driftgate schema gate-report`"), "{help}");
+            assert!(!words.contains("`driftgate schema report`"), "{help}");
+        }
+    }
 }

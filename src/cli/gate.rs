@@ -61,9 +61,18 @@ pub struct PostArgs {
     /// The run `gate pre` started.
     #[arg(long, value_name = "ID")]
     run: RunId,
-    /// After a passing verdict only, commit the post snapshots as the new baselines.
+    /// After a passing verdict only, commit the post snapshots as the new baselines. A
+    /// passing post that could not be promoted exits 2: nothing was committed.
     #[arg(long)]
     promote: bool,
+    /// Seconds --promote waits for another promote to finish.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 10,
+        requires = "promote"
+    )]
+    lock_wait: u64,
     #[command(flatten)]
     step: StepArgs,
     /// Hosts of the run to gate (default: every host of the run).
@@ -81,7 +90,8 @@ struct StepArgs {
     #[command(flatten)]
     inventory: InventoryArg,
     /// Allow a change: PATH=VALUE (PATH a glob as in policy rules; PATH alone: any value).
-    /// Allowances given at pre apply at every post of the run too.
+    /// Given at pre, an allowance is recorded for that pre's hosts: at their posts, PATH=VALUE
+    /// still allows that change, PATH alone only drift that was already there at pre.
     #[arg(long, value_name = "PATH=VALUE")]
     allow: Vec<String>,
     /// TOML file of [[allow]] entries (path, value, reason, ticket, expires).
@@ -90,14 +100,15 @@ struct StepArgs {
     /// Policy file layered over the store's driftgate.toml.
     #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
     policy: Option<PathBuf>,
-    /// Warnings block too.
+    /// Warnings block too. Given at pre, the run's posts of those hosts are strict too.
     #[arg(long)]
     strict: bool,
     /// Hosts captured at once.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: u16,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    /// Report format: text (one story per port, root cause first), json (following
+    /// `driftgate schema gate-report`) or markdown (for a change ticket).
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text, hide_possible_values = true)]
     format: OutputFormat,
     #[command(flatten)]
     capture: CaptureFlags,
@@ -125,7 +136,10 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             (result, args.step.format)
         }
         Command::Post(args) => {
-            let settings = settings(&args.step, ctx, cancel)?;
+            let settings = Settings {
+                lock_wait: Duration::from_secs(args.lock_wait),
+                ..settings(&args.step, ctx, cancel)?
+            };
             let progress = Lines {
                 printer: ctx.printer,
                 announce: false,
@@ -200,6 +214,14 @@ fn print(report: &GateReport, format: OutputFormat, printer: &Printer) -> anyhow
         }
     }
     printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    // A pipeline that asked for a promote of a passing post must not go on as if it happened.
+    if let Some(PromotionOutcome::Skipped { reason }) = &report.promotion
+        && matches!(report.verdict, Verdict::Pass | Verdict::Warn)
+    {
+        anyhow::bail!(
+            "the post passed but was not promoted ({reason}): exit 2, the baselines are unchanged"
+        );
+    }
     Ok(Outcome::Judged(report.verdict))
 }
 

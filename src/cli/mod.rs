@@ -63,7 +63,13 @@ pub enum Command {
     /// Classify the differences between two snapshots by policy.
     Diff(diff::Args),
     /// Gate a firmware update: `gate pre` before it, `gate post` after it (and its reboot).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  \
+            driftgate gate pre --run CHG-4711 azl-node01 azl-node02\n  \
+            # … update the firmware, reboot …\n  \
+            driftgate gate post --run CHG-4711 --promote"
+    )]
     Gate(gate::Command),
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(subcommand)]

@@ -29,6 +29,7 @@ mod capture;
 mod promote;
 mod report;
 mod run;
+mod waive;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -264,9 +265,21 @@ struct Planned<'a> {
     host: &'a InventoryHost,
     fleet: String,
     cluster: Option<String>,
-    baseline: VerifiedSnapshot,
+    baseline: Baseline,
     pre: Option<VerifiedSnapshot>,
     options: CaptureOptions,
+    /// Judged with `--strict`.
+    strict: bool,
+    /// Allowances that apply to any of its findings.
+    allowances: Vec<Allowance>,
+    /// Waivers given at its pre: they apply only to drift already there at pre.
+    waivers: Vec<Allowance>,
+}
+
+/// A host's baseline and the store commit it was read at.
+struct Baseline {
+    snapshot: VerifiedSnapshot,
+    commit: String,
 }
 
 /// `gate pre`: captures `hosts`, judges each against its baseline, and records the run
@@ -283,6 +296,7 @@ pub fn pre(
     }
     let hosts = unique(hosts);
     let (allowances, expired) = in_force(settings.allowances.clone());
+    let head = head(&settings.store)?;
     let mut planned = Vec::new();
     for name in &hosts {
         let host = inventory_host(settings, name)?;
@@ -290,9 +304,12 @@ pub fn pre(
             host,
             fleet: host.fleet.clone(),
             cluster: host.cluster.clone(),
-            baseline: baseline(settings, host)?,
+            baseline: baseline(settings, host, head.as_deref())?,
             pre: None,
             options: host_options(settings, host)?,
+            strict: settings.strict,
+            allowances: allowances.clone(),
+            waivers: Vec::new(),
         });
     }
     let id = run_id.unwrap_or_else(|| RunId::generate(jiff::Timestamp::now()));
@@ -315,20 +332,13 @@ pub fn pre(
             });
         }
     }
-    let policy_digest = run::policy_digest(&settings.policy.to_toml());
-    let manifest = pre_manifest(
-        existing,
-        &id,
-        settings,
-        &policy_digest,
-        &allowances,
-        &planned,
-    );
+    let policy_digest = run::policy_digest(&settings.policy);
+    let manifest = pre_manifest(existing, &id, settings, &policy_digest, &planned);
     run.create(&settings.store)?;
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
     let step_dir = run.pre_dir();
-    let outcomes = capture_and_judge(settings, &planned, &step_dir, &allowances, progress)?;
+    let outcomes = capture_and_judge(settings, &planned, &step_dir, progress)?;
     let report = gate_report(
         &run,
         &id,
@@ -370,6 +380,9 @@ pub fn post(
     } else {
         unique(hosts)
     };
+    let (own, mut expired) = in_force(settings.allowances.clone());
+    let mut allowances = Vec::new();
+    let mut warnings = Vec::new();
     let mut planned = Vec::new();
     for name in &hosts {
         let Some(in_run) = manifest.hosts.iter().find(|h| h.name == *name) else {
@@ -396,30 +409,50 @@ pub fn post(
             }));
         }
         let host = inventory_host(settings, name)?;
+        // The pre's allowances, as expired today; a value declares a change, none waives.
+        let (recorded, gone) = in_force(
+            in_run
+                .allowances
+                .iter()
+                .cloned()
+                .map(Allowance::from)
+                .collect(),
+        );
+        add_new(&mut expired, gone);
+        let (declared, waivers): (Vec<Allowance>, Vec<Allowance>) =
+            recorded.into_iter().partition(|a| a.value.is_some());
+        let mut host_allowances = declared;
+        add_new(&mut host_allowances, own.clone());
+        add_new(&mut allowances, host_allowances.clone());
+        add_new(&mut allowances, waivers.clone());
+        let baseline = baseline(settings, host, Some(&in_run.baseline_commit))?;
+        warnings.extend(moved_baseline(settings, host, in_run, run_id)?);
         planned.push(Planned {
             host,
             fleet: in_run.fleet.clone(),
             cluster: in_run.cluster.clone(),
-            baseline: baseline(settings, host)?,
+            baseline,
             pre: Some(pre),
             options: host_options(settings, host)?,
+            strict: settings.strict || in_run.strict,
+            allowances: host_allowances,
+            waivers,
         });
     }
-    let mut given: Vec<Allowance> = manifest
-        .allowances
+    let strict_at_pre: Vec<&str> = planned
         .iter()
-        .cloned()
-        .map(Allowance::from)
+        .filter(|p| p.strict && !settings.strict)
+        .map(|p| p.host.name.as_str())
         .collect();
-    for own in &settings.allowances {
-        if !given.contains(own) {
-            given.push(own.clone());
-        }
+    if !strict_at_pre.is_empty() {
+        warnings.push(format!(
+            "the pre of {} in run {run_id} was judged with --strict: this post is too (warnings block)",
+            strict_at_pre.join(", ")
+        ));
     }
-    let (allowances, expired) = in_force(given);
-    let policy_digest = run::policy_digest(&settings.policy.to_toml());
-    let mut warnings = Vec::new();
-    if policy_digest != manifest.policy_digest {
+    let policy_digest = run::policy_digest(&settings.policy);
+    let policy_changed = policy_digest != manifest.policy_digest;
+    if policy_changed {
         warnings.push(format!(
             "the policy changed since the pre of run {run_id} ({} then, {policy_digest} now): findings may differ for that reason alone",
             manifest.policy_digest
@@ -427,10 +460,19 @@ pub fn post(
     }
     let (attempt, step_dir) = run.claim_post()?;
     progress.run(run_id, run.path());
-    let judged = capture_and_judge(settings, &planned, &step_dir, &allowances, progress)?;
+    let judged = capture_and_judge(settings, &planned, &step_dir, progress)?;
     let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
     let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
-    let promotion = if promote {
+    let promotion = if !promote {
+        None
+    } else if policy_changed && matches!(verdict, Verdict::Pass | Verdict::Warn) {
+        Some(PromotionOutcome::Skipped {
+            reason: format!(
+                "the policy changed since pre ({} → {policy_digest}): a baseline is only promoted under the policy its pre was judged by; run the gate again from pre",
+                manifest.policy_digest
+            ),
+        })
+    } else {
         if settings.capture.cancel.is_cancelled() {
             return Err(GateError::Interrupted);
         }
@@ -445,9 +487,14 @@ pub fn post(
                 report: &outcome.report,
             })
             .collect();
-        Some(promote::promote(settings, run_id, attempt, verdict, hosts)?)
-    } else {
-        None
+        // The judgement stands whatever the store does: a promote that fails is reported.
+        Some(
+            promote::promote(settings, run_id, attempt, verdict, hosts).unwrap_or_else(|error| {
+                PromotionOutcome::Skipped {
+                    reason: format!("promote failed: {error}; nothing was committed"),
+                }
+            }),
+        )
     };
     let mut report = gate_report(
         &run,
@@ -456,7 +503,7 @@ pub fn post(
         Some(attempt),
         &manifest,
         &policy_digest,
-        settings.strict,
+        planned.iter().any(|p| p.strict),
         outcomes,
         allowances,
         expired,
@@ -473,7 +520,6 @@ fn capture_and_judge(
     settings: &Settings,
     planned: &[Planned<'_>],
     step_dir: &Path,
-    allowances: &[Allowance],
     progress: &dyn Progress,
 ) -> Result<Vec<(HostOutcome, VerifiedSnapshot)>, GateError> {
     let jobs = planned
@@ -484,11 +530,6 @@ fn capture_and_judge(
             options: p.options.clone(),
         })
         .collect();
-    let options = JudgeOptions {
-        strict: settings.strict,
-        changes_only: false,
-        allowances: allowances.to_vec(),
-    };
     let cancel = &settings.capture.cancel;
     let mut results: Vec<Option<(HostOutcome, VerifiedSnapshot)>> =
         planned.iter().map(|_| None).collect();
@@ -505,16 +546,21 @@ fn capture_and_judge(
             let file = RunDir::snapshot_file(step_dir, &plan.host.name);
             let snapshot = VerifiedSnapshot::seal(captured.snapshot, &file.display().to_string());
             run::write_snapshot(&file, &snapshot)?;
-            let report = compare::judge_comparison(
+            let options = JudgeOptions {
+                strict: plan.strict,
+                changes_only: false,
+                allowances: plan.allowances.clone(),
+            };
+            let mut report = compare::judge_comparison(
                 &Comparison {
                     snapshot: &snapshot,
-                    baseline: Some(&plan.baseline),
+                    baseline: Some(&plan.baseline.snapshot),
                     pre: plan.pre.as_ref(),
                 },
                 &settings.policy,
                 &options,
             );
-            progress.finished(&plan.host.name, report.verdict, took);
+            waive::waive_pre_existing(&mut report, &plan.waivers);
             let outcome = HostOutcome {
                 host: plan.host.name.to_string(),
                 fleet: plan.fleet.clone(),
@@ -526,6 +572,8 @@ fn capture_and_judge(
                 capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
                 notes: captured.notes,
             };
+            RunDir::write_result(step_dir, &plan.host.name, &outcome)?;
+            progress.finished(&plan.host.name, outcome.verdict, took);
             results[index] = Some((outcome, snapshot));
             Ok::<(), GateError>(())
         },
@@ -598,13 +646,13 @@ fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
 }
 
 /// The manifest after this pre: a first pre's, or the earlier one's with this pre's hosts
-/// and allowances added (a host's fleet as the inventory says now).
+/// added or replaced, each with this pre's allowances, strictness and baseline commit (a
+/// host's fleet as the inventory says now).
 fn pre_manifest(
     existing: Option<Manifest>,
     id: &RunId,
     settings: &Settings,
     policy_digest: &str,
-    allowances: &[Allowance],
     planned: &[Planned<'_>],
 ) -> Manifest {
     let mut manifest = existing.unwrap_or_else(|| Manifest {
@@ -615,25 +663,25 @@ fn pre_manifest(
             .unwrap_or_else(|_| jiff::Timestamp::now()),
         tool: String::new(),
         policy_digest: String::new(),
-        strict: false,
-        allowances: Vec::new(),
         hosts: Vec::new(),
         store: String::new(),
     });
     manifest.tool = crate::tool_version();
     manifest.policy_digest = policy_digest.to_owned();
-    manifest.strict = settings.strict;
     manifest.store = settings.store.location().display().to_string();
-    for a in allowances.iter().map(RecordedAllowance::from) {
-        if !manifest.allowances.contains(&a) {
-            manifest.allowances.push(a);
-        }
-    }
     for plan in planned {
         let host = RunHost {
             name: plan.host.name.clone(),
             fleet: plan.fleet.clone(),
             cluster: plan.cluster.clone(),
+            strict: plan.strict,
+            allowances: plan
+                .allowances
+                .iter()
+                .map(RecordedAllowance::from)
+                .collect(),
+            baseline_commit: plan.baseline.commit.clone(),
+            baseline_digest: plan.baseline.snapshot.digest().to_owned(),
         };
         match manifest.hosts.iter_mut().find(|h| h.name == host.name) {
             Some(known) => *known = host,
@@ -683,14 +731,27 @@ fn inventory_host<'a>(
         })
 }
 
-/// `host`'s baseline at HEAD, which must be in the fleet the inventory names and of that host.
-fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapshot, GateError> {
+/// The store's HEAD commit (hex), if it has one.
+fn head(store: &Store) -> Result<Option<String>, GateError> {
+    if !store.has_commits() {
+        return Ok(None);
+    }
+    Ok(Some(store.resolve("HEAD")?.to_string()))
+}
+
+/// `host`'s baseline at `commit` (none: the store has no commit yet), which must be in the
+/// fleet the inventory names and of that host.
+fn baseline(
+    settings: &Settings,
+    host: &InventoryHost,
+    commit: Option<&str>,
+) -> Result<Baseline, GateError> {
     let store = &settings.store;
-    let path = if store.has_commits() {
-        store.host_path("HEAD", host.name.as_str())?
-    } else {
-        None
+    let path = match commit {
+        Some(commit) => store.host_path(commit, host.name.as_str())?,
+        None => None,
     };
+    let commit = commit.unwrap_or_default();
     let Some(path) = path else {
         return Err(GateError::NoBaseline {
             host: host.name.clone(),
@@ -712,10 +773,10 @@ fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapsho
             inventory: settings.inventory.file.display().to_string(),
         });
     }
-    let bytes = store.read("HEAD", &path)?;
+    let bytes = store.read(commit, &path)?;
     let baseline = VerifiedSnapshot::parse(
         &String::from_utf8_lossy(&bytes),
-        &format!("git:HEAD:{path}"),
+        &format!("git:{commit}:{path}"),
     )?;
     if baseline.snapshot().host != host.name {
         return Err(GateError::HostMismatch(compare::HostMismatch {
@@ -725,7 +786,54 @@ fn baseline(settings: &Settings, host: &InventoryHost) -> Result<VerifiedSnapsho
             baseline_host: baseline.snapshot().host.to_string(),
         }));
     }
-    Ok(baseline)
+    Ok(Baseline {
+        snapshot: baseline,
+        commit: commit.to_owned(),
+    })
+}
+
+/// A warning when `host`'s baseline at HEAD is no longer the one its pre in the run was
+/// judged against (another promote since): the post still judges against the pre's.
+fn moved_baseline(
+    settings: &Settings,
+    host: &InventoryHost,
+    in_run: &RunHost,
+    run_id: &RunId,
+) -> Result<Option<String>, GateError> {
+    let Some(head) = head(&settings.store)? else {
+        return Ok(None);
+    };
+    if head == in_run.baseline_commit {
+        return Ok(None);
+    }
+    let now = match baseline(settings, host, Some(&head)) {
+        Ok(now) => now.snapshot.digest().to_owned(),
+        Err(GateError::NoBaseline { .. }) => "none".to_owned(),
+        Err(error) => return Err(error),
+    };
+    Ok((now != in_run.baseline_digest).then(|| {
+        format!(
+            "the baseline of {} moved since the pre of run {run_id} ({} at commit {}, {now} at HEAD {}): this post judges against the pre's",
+            host.name,
+            in_run.baseline_digest,
+            short(&in_run.baseline_commit),
+            short(&head)
+        )
+    }))
+}
+
+/// The first 12 digits of a commit id.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// Adds those of `more` that `list` does not hold yet, in order.
+fn add_new(list: &mut Vec<Allowance>, more: Vec<Allowance>) {
+    for a in more {
+        if !list.contains(&a) {
+            list.push(a);
+        }
+    }
 }
 
 /// The capture settings of `host`: the step's, with what its inventory entry says instead

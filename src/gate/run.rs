@@ -3,10 +3,13 @@
 //!
 //! ```text
 //! <store>/.driftgate/runs/<ID>/     (or --run-dir DIR)
-//!   manifest.json                   driftgate.run/v1: id, hosts, policy digest, allowances
+//!   manifest.json                   driftgate.run/v1: id, policy digest, hosts (each with its
+//!                                   pre's allowances, strictness and baseline commit)
 //!   pre/<host>.json                 the pre snapshots (canonical JSON, sealed)
+//!   pre/<host>.result.json          the host's outcome, written as soon as it is judged
 //!   pre/report.json                 the pre step's gate report
-//!   post-1/<host>.json, report.json the first post; post-2/ after the reboot, …
+//!   post-1/<host>.json, <host>.result.json, report.json
+//!                                   the first post; post-2/ after the reboot, …
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -15,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::GateError;
-use crate::compare::Allowance;
+use crate::compare::{Allowance, Policy};
 use crate::fsutil::write_atomic;
 use crate::snapshot::{FactValue, HostName, VerifiedSnapshot};
 use crate::store::Store;
@@ -28,6 +31,7 @@ const MANIFEST: &str = "manifest.json";
 const PRE: &str = "pre";
 const POST_PREFIX: &str = "post-";
 const REPORT: &str = "report.json";
+const RESULT_SUFFIX: &str = ".result.json";
 
 /// A run id: the caller's (a pipeline's build id, a change number) or generated
 /// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name.
@@ -91,12 +95,9 @@ pub struct Manifest {
     pub created_at: jiff::Timestamp,
     /// Tool and version of the last `pre`.
     pub tool: String,
-    /// `sha256:` of the effective policy (as `Policy::to_toml`) the last `pre` judged under.
+    /// `sha256:` of the effective policy's rules and invariants ([`policy_digest`]) the last
+    /// `pre` judged under.
     pub policy_digest: String,
-    /// Whether the pre judged with `--strict`.
-    pub strict: bool,
-    /// Allowances given at pre (in force then): every post applies them too.
-    pub allowances: Vec<RecordedAllowance>,
     /// The hosts of the run.
     pub hosts: Vec<RunHost>,
     /// The baseline store the run judged against.
@@ -104,7 +105,7 @@ pub struct Manifest {
 }
 
 /// A host of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunHost {
     /// The host.
@@ -114,6 +115,16 @@ pub struct RunHost {
     /// Its cluster, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    /// Whether its pre judged with `--strict`: its posts do too.
+    pub strict: bool,
+    /// Allowances given at its pre (in force then). At post, one with a value (a declared
+    /// change) applies to any finding of the host, one without (a waiver) only to drift
+    /// that was already there at pre.
+    pub allowances: Vec<RecordedAllowance>,
+    /// The store commit its pre read the baseline at: its posts judge against the same.
+    pub baseline_commit: String,
+    /// The `sha256:` digest of that baseline.
+    pub baseline_digest: String,
 }
 
 /// An [`Allowance`] as a manifest records it.
@@ -164,12 +175,21 @@ impl From<RecordedAllowance> for Allowance {
     }
 }
 
-/// `sha256:` of a policy's TOML form: two steps judged under the same rules have the same.
-pub fn policy_digest(policy_toml: &str) -> String {
-    format!(
-        "sha256:{}",
-        hex::encode(Sha256::digest(policy_toml.as_bytes()))
-    )
+/// `sha256:` of a policy's rules and invariants: two steps judged under the same rules have
+/// the same, wherever the rules were read from. [`Policy::to_toml`] puts its comments (the
+/// files the rules came from, what an invariant checks) on lines of their own, so those are
+/// left out.
+pub fn policy_digest(policy: &Policy) -> String {
+    let mut hasher = Sha256::new();
+    for line in policy
+        .to_toml()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+    {
+        hasher.update(line.as_bytes());
+        hasher.update(b"\n");
+    }
+    format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
 /// One run's directory.
@@ -290,6 +310,20 @@ impl RunDir {
         self.path.join(PRE)
     }
 
+    /// Where `host`'s outcome of a step goes.
+    pub fn result_file(step_dir: &Path, host: &HostName) -> PathBuf {
+        step_dir.join(format!("{host}{RESULT_SUFFIX}"))
+    }
+
+    /// Writes `host`'s outcome of a step (`<host>.result.json`).
+    pub fn write_result(
+        step_dir: &Path,
+        host: &HostName,
+        outcome: &impl Serialize,
+    ) -> Result<(), GateError> {
+        write_json(&Self::result_file(step_dir, host), outcome)
+    }
+
     /// Where `host`'s snapshot of a step goes.
     pub fn snapshot_file(step_dir: &Path, host: &HostName) -> PathBuf {
         step_dir.join(format!("{host}.json"))
@@ -359,6 +393,19 @@ mod tests {
     }
 
     #[test]
+    fn the_policy_digest_is_of_the_rules_not_of_the_files_they_came_from() {
+        let rules = "[[rule]]\nid = \"bios-attributes\"\non_change = \"block\"\n";
+        let here = Policy::with_file(rules, "/srv/a/driftgate.toml").unwrap();
+        let there = Policy::with_file(&format!("\n\n{rules}"), "/tmp/copy.toml").unwrap();
+        assert_ne!(here.to_toml(), there.to_toml());
+        assert_eq!(policy_digest(&here), policy_digest(&there));
+        let weaker = rules.replace("block", "info");
+        let weaker = Policy::with_file(&weaker, "/srv/a/driftgate.toml").unwrap();
+        assert_ne!(policy_digest(&here), policy_digest(&weaker));
+        assert_ne!(policy_digest(&here), policy_digest(&Policy::builtin()));
+    }
+
+    #[test]
     fn posts_are_numbered_in_order_and_each_claim_gets_a_new_one() {
         let dir = tempfile::tempdir().unwrap();
         let run = RunDir {
@@ -383,20 +430,22 @@ mod tests {
             id: "CHG-1".to_owned(),
             created_at: "2026-12-01T14:05:02Z".parse().unwrap(),
             tool: crate::tool_version(),
-            policy_digest: policy_digest("x"),
-            strict: false,
-            allowances: vec![RecordedAllowance {
-                path: "nic/*/bmc/**/dcbx_mode".to_owned(),
-                value: Some("disabled".into()),
-                reason: Some("CHG-1".to_owned()),
-                ticket: None,
-                expires: Some("2026-12-31".parse().unwrap()),
-                given_at: "--allow".to_owned(),
-            }],
+            policy_digest: policy_digest(&Policy::builtin()),
             hosts: vec![RunHost {
                 name: HostName::new("azl-node01").unwrap(),
                 fleet: "azure-local".to_owned(),
                 cluster: None,
+                strict: true,
+                allowances: vec![RecordedAllowance {
+                    path: "nic/*/bmc/**/dcbx_mode".to_owned(),
+                    value: Some("disabled".into()),
+                    reason: Some("CHG-1".to_owned()),
+                    ticket: None,
+                    expires: Some("2026-12-31".parse().unwrap()),
+                    given_at: "--allow".to_owned(),
+                }],
+                baseline_commit: "0".repeat(40),
+                baseline_digest: format!("sha256:{}", "0".repeat(64)),
             }],
             store: "/srv/baselines".to_owned(),
         };

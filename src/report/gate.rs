@@ -218,17 +218,6 @@ fn allowed_by(a: &Allowance) -> String {
     format!("allowed by {rule} (given at {}){detail}", a.given_at)
 }
 
-fn expired_warning(a: &Allowance) -> String {
-    let expired = a
-        .expires
-        .map(|day| format!(" expired after {day}"))
-        .unwrap_or_default();
-    format!(
-        "allowance {} (given at {}){expired}: ignored",
-        a.path, a.given_at
-    )
-}
-
 /// Firmware changes since the baseline, one entry per old → new with the facts that say so.
 fn firmware_groups(report: &Report) -> Vec<(String, Vec<String>)> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();

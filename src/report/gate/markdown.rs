@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{
-    Seen, allowed_by, by_allowance, detail, expired_warning, firmware_groups, firmware_title,
-    gate_headline, is_multiline_change, pre_existing, promotion_line, story_lines,
+    Seen, allowed_by, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
+    is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::Finding;
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
@@ -207,11 +207,9 @@ fn markdown_detail(finding: &Finding) -> String {
 
 fn markdown_tail(report: &GateReport) -> String {
     let mut s = String::new();
-    if !report.expired_allowances.is_empty() || !report.warnings.is_empty() {
+    // An expired allowance is among the warnings already (the gate says it there).
+    if !report.warnings.is_empty() {
         let _ = writeln!(s, "\n### Warnings\n");
-        for allowance in &report.expired_allowances {
-            let _ = writeln!(s, "- {}", escape(&expired_warning(allowance)));
-        }
         for warning in &report.warnings {
             let _ = writeln!(s, "- {}", escape(warning));
         }

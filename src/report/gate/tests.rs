@@ -169,8 +169,11 @@ fn pre_with_drift() -> GateReport {
         given_at: "allow.toml:7".into(),
         ..expired
     }];
-    gate.warnings =
-        vec!["policy file driftgate.toml changed since the baseline was promoted".into()];
+    // As the gate words them: the expired allowance is one of the warnings.
+    gate.warnings = vec![
+        "allowance bios/SysProfile (allow.toml:7) expired on 2026-11-01: ignored".into(),
+        "policy file driftgate.toml changed since the baseline was promoted".into(),
+    ];
     gate
 }
 
@@ -293,13 +296,15 @@ fn pre_with_pre_existing_drift() {
         "{text}"
     );
     assert!(
-        text.contains(
-            "allowance bios/SysProfile (given at allow.toml:7) expired after 2026-11-01: ignored"
-        ),
+        text.contains("allowance bios/SysProfile (allow.toml:7) expired on 2026-11-01: ignored"),
         "{text}"
     );
+    let markdown = markdown(&report);
+    for rendered in [&text, &markdown] {
+        assert_eq!(rendered.matches("expired").count(), 1, "{rendered}");
+    }
     snapshot!("gate_pre_with_drift_text", text);
-    snapshot!("gate_pre_with_drift_markdown", markdown(&report));
+    snapshot!("gate_pre_with_drift_markdown", markdown);
 }
 
 #[test]

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use super::{
-    Seen, allowed_by, by_allowance, detail, expired_warning, firmware_groups, firmware_title,
-    gate_headline, is_multiline_change, pre_existing, promotion_line, story_lines,
+    Seen, allowed_by, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
+    is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::{Finding, Severity, Verdict};
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
@@ -32,12 +32,10 @@ pub(super) fn render(report: &GateReport, out: &mut dyn Write) -> io::Result<()>
     for host in &report.hosts {
         text_host(host, report.run.step, out)?;
     }
-    if !report.expired_allowances.is_empty() || !report.warnings.is_empty() {
+    // An expired allowance is among the warnings already (the gate says it there).
+    if !report.warnings.is_empty() {
         let style = severity_style(Severity::Warn);
         writeln!(out, "\n{style}WARNINGS{style:#}")?;
-        for allowance in &report.expired_allowances {
-            writeln!(out, "  {}", expired_warning(allowance))?;
-        }
         for warning in &report.warnings {
             writeln!(out, "  {warning}")?;
         }
