@@ -142,7 +142,9 @@ fn pre_existing_drift_names_the_firmware_changed_before_pre_not_the_updates() {
     // moves the firmware to 229.1.123.0. The drift is not the update's firmware's doing.
     let (baseline, post) = (example("baseline.json"), example("post-update.json"));
     let disabled = FactValue::from("disabled");
-    let pre = edited(&baseline, "pre.json", |s| set(s, DCBX_MODE, disabled.clone()));
+    let pre = edited(&baseline, "pre.json", |s| {
+        set(s, DCBX_MODE, disabled.clone())
+    });
     let report = three_way(&post, &baseline, &pre, Vec::new());
     let dcbx = report
         .findings
