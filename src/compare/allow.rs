@@ -38,13 +38,16 @@ pub struct Allowance {
     pub given_at: String,
 }
 
-/// Why an allowance does not parse; names the argument or the file and line.
+/// Why an allowance does not parse; names the argument or the file and line. For an allow
+/// file it holds every problem the file has: its Display is one `FILE:LINE: message` line
+/// per problem.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{given_at}: {reason}")]
 pub struct BadAllowance {
-    /// `--allow` or `FILE:LINE`.
+    /// `--allow` or `FILE:LINE` (of the first problem).
     pub given_at: String,
-    /// What is wrong.
+    /// What is wrong; for a file with several problems, the first's message, then one
+    /// `FILE:LINE: message` line per further problem.
     pub reason: String,
 }
 
@@ -145,63 +148,177 @@ fn check_glob(path: &str) -> Result<(), String> {
         .map_err(|e| format!("invalid path glob {path:?}: {}", e.kind()))
 }
 
-/// An allow file as written.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AllowFile {
-    #[serde(default)]
-    allow: Vec<Spanned<AllowEntry>>,
-}
+/// A TOML table with the places of its keys and values, read loosely so every problem of a
+/// file is found, not only the first.
+type SpannedTable = std::collections::BTreeMap<Spanned<String>, Spanned<toml::Value>>;
 
-/// One `[[allow]]` table.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AllowEntry {
-    path: Spanned<String>,
-    #[serde(default)]
-    value: Option<FactValue>,
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default)]
-    ticket: Option<String>,
-    #[serde(default)]
-    expires: Option<Spanned<toml::Value>>,
-}
+/// The keys of one `[[allow]]` table.
+const ENTRY_KEYS: &[&str] = &["path", "value", "reason", "ticket", "expires"];
 
 /// Parses an allow file (`[[allow]]` tables with `path`, and optionally `value`, `reason`,
 /// `ticket`, `expires = "YYYY-MM-DD"`); `origin` names the file in errors, and each
-/// allowance's `given_at` is `ORIGIN:LINE` of its `path`.
+/// allowance's `given_at` is `ORIGIN:LINE` of its `path`. Every problem of the file is
+/// reported, in line order: the error's `given_at` and `reason` are the first's, and its
+/// `reason` goes on with one `ORIGIN:LINE: message` line per further problem (a TOML syntax
+/// error stops the reading, so it comes alone).
 pub fn parse_allow_file(text: &str, origin: &str) -> Result<Vec<Allowance>, BadAllowance> {
-    let at = |offset: usize| format!("{origin}:{}", line_of(text, offset));
-    let file: AllowFile = toml::from_str(text).map_err(|e| BadAllowance {
-        given_at: at(e.span().map_or(0, |span| span.start)),
+    let mut reader = FileReader {
+        text,
+        origin,
+        problems: Vec::new(),
+    };
+    let document: SpannedTable = toml::from_str(text).map_err(|e| BadAllowance {
+        given_at: reader.at(e.span().map_or(0, |span| span.start)),
         reason: e.message().trim().to_owned(),
     })?;
-    file.allow
+    let mut allowances = Vec::new();
+    for (key, value) in document {
+        if key.get_ref() != "allow" {
+            reader.problem(
+                key.span().start,
+                format!("unknown field `{}`, expected `allow`", key.get_ref()),
+            );
+            continue;
+        }
+        let start = value.span().start;
+        if !value.get_ref().is_array() {
+            reader.problem(
+                start,
+                "`allow` must be an array of tables: [[allow]]".to_owned(),
+            );
+            continue;
+        }
+        // The items' own places: a plain value holds none.
+        let Some(items) = reader.tables(start) else {
+            continue;
+        };
+        allowances.extend(items.into_iter().filter_map(|item| reader.entry(item)));
+    }
+    let mut problems = reader.problems;
+    problems.sort_by_key(|(line, _)| *line);
+    let mut problems = problems
         .into_iter()
-        .map(|entry| {
-            let entry = entry.into_inner();
-            let given_at = at(entry.path.span().start);
-            let bad = |given_at: String, reason: String| BadAllowance { given_at, reason };
-            let path = entry.path.into_inner();
-            check_glob(&path).map_err(|reason| bad(given_at.clone(), reason))?;
-            let expires = entry
-                .expires
-                .map(|expires| {
-                    let line = at(expires.span().start);
-                    parse_date(expires.get_ref()).map_err(|reason| bad(line, reason))
-                })
-                .transpose()?;
-            Ok(Allowance {
-                path,
-                value: entry.value,
-                reason: entry.reason,
-                ticket: entry.ticket,
-                expires,
-                given_at,
-            })
+        .map(|(line, reason)| (format!("{origin}:{line}"), reason));
+    match problems.next() {
+        None => Ok(allowances),
+        Some((given_at, mut reason)) => {
+            for (at, more) in problems {
+                reason.push_str(&format!("\n{at}: {more}"));
+            }
+            Err(BadAllowance { given_at, reason })
+        }
+    }
+}
+
+/// Reads an allow file, collecting every problem with its line.
+struct FileReader<'t> {
+    text: &'t str,
+    origin: &'t str,
+    problems: Vec<(usize, String)>,
+}
+
+impl FileReader<'_> {
+    fn at(&self, offset: usize) -> String {
+        format!("{}:{}", self.origin, line_of(self.text, offset))
+    }
+
+    fn problem(&mut self, offset: usize, reason: String) {
+        self.problems.push((line_of(self.text, offset), reason));
+    }
+
+    /// The `[[allow]]` items with their places: the document read again, as spanned tables
+    /// (it parsed, so this only fails on an item that is not a table).
+    fn tables(&mut self, start: usize) -> Option<Vec<Spanned<SpannedTable>>> {
+        #[derive(Deserialize)]
+        struct Tables {
+            allow: Vec<Spanned<SpannedTable>>,
+        }
+        match toml::from_str::<Tables>(self.text) {
+            Ok(tables) => Some(tables.allow),
+            Err(e) => {
+                let offset = e.span().map_or(start, |span| span.start);
+                self.problem(
+                    offset,
+                    "each allowance must be a table: [[allow]]".to_owned(),
+                );
+                None
+            }
+        }
+    }
+
+    /// One `[[allow]]` table as an allowance; `None` (with its problems noted) when it has any.
+    fn entry(&mut self, item: Spanned<SpannedTable>) -> Option<Allowance> {
+        let header = item.span().start;
+        let before = self.problems.len();
+        let mut path = None;
+        // `path` was given, perhaps wrong (then that is its problem, not a missing `path`).
+        let mut path_given = false;
+        let (mut value, mut reason, mut ticket, mut expires) = (None, None, None, None);
+        for (key, field) in item.into_inner() {
+            let (offset, name) = (field.span().start, key.get_ref().as_str());
+            match name {
+                "path" => {
+                    path_given = true;
+                    if let Some(text) = self.string(&field, name) {
+                        match check_glob(&text) {
+                            Ok(()) => path = Some((text, offset)),
+                            Err(problem) => self.problem(offset, problem),
+                        }
+                    }
+                }
+                "value" => match field.get_ref().clone().try_into::<FactValue>() {
+                    Ok(fact) => value = Some(fact),
+                    Err(e) => self.problem(
+                        offset,
+                        format!("`value` must be a fact value: {}", e.message().trim()),
+                    ),
+                },
+                "reason" => reason = self.string(&field, name),
+                "ticket" => ticket = self.string(&field, name),
+                "expires" => match parse_date(field.get_ref()) {
+                    Ok(date) => expires = Some(date),
+                    Err(problem) => self.problem(offset, problem),
+                },
+                other => {
+                    let expected: Vec<String> =
+                        ENTRY_KEYS.iter().map(|k| format!("`{k}`")).collect();
+                    self.problem(
+                        key.span().start,
+                        format!(
+                            "unknown field `{other}`, expected one of {}",
+                            expected.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        if path.is_none() && !path_given {
+            self.problem(header, "missing field `path`".to_owned());
+        }
+        let (path, offset) = path?;
+        (self.problems.len() == before).then(|| Allowance {
+            path,
+            value,
+            reason,
+            ticket,
+            expires,
+            given_at: self.at(offset),
         })
-        .collect()
+    }
+
+    /// A string value; a problem when it is another type.
+    fn string(&mut self, field: &Spanned<toml::Value>, key: &str) -> Option<String> {
+        match field.get_ref() {
+            toml::Value::String(text) => Some(text.clone()),
+            other => {
+                self.problem(
+                    field.span().start,
+                    format!("`{key}` must be a string, not {}", other.type_str()),
+                );
+                None
+            }
+        }
+    }
 }
 
 /// `expires`: a `"YYYY-MM-DD"` string, or a TOML local date (`expires = 2026-12-31`).

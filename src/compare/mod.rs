@@ -111,8 +111,10 @@ pub fn judge(
 ///
 /// With a `pre` snapshot (a gate's post step, baseline → pre → post) each finding also gets
 /// its [`Origin`], a finding of the update names the firmware that changed between pre and
-/// post (its own port's first), a staged change says to run `gate post` again after the
-/// reboot, and the pre snapshot's sources count for completeness.
+/// post (its own port's first), pre-existing drift the firmware that changed between the
+/// baseline and pre, [`Report::firmware_changes`] holds the firmware changes between pre and
+/// post only, a staged change says to run `gate post` again after the reboot, and the pre
+/// snapshot's sources count for completeness.
 pub fn judge_comparison(
     comparison: &Comparison<'_>,
     policy: &Policy,
@@ -124,9 +126,15 @@ pub fn judge_comparison(
         pre,
     } = *comparison;
     let facts = &snapshot.snapshot().facts;
-    let (mut findings, mut firmware_changes) = match baseline {
+    let (mut findings, since_baseline) = match baseline {
         Some(baseline) => change_findings(&baseline.snapshot().facts, facts, policy),
         None => (Vec::new(), Vec::new()),
+    };
+    // Three-way, the firmware the update changed is what changed between pre and post; what
+    // changed between the baseline and pre is pre-existing (its findings say so).
+    let mut firmware_changes = match pre {
+        Some(pre) => change_findings(&pre.snapshot().facts, facts, policy).1,
+        None => since_baseline,
     };
     if !options.changes_only {
         findings.extend(violations(facts, policy));
@@ -264,9 +272,10 @@ fn allow_findings(
     (kept, allowed)
 }
 
-/// Names the firmware beside each finding: a finding of the update (three-way) the firmware
-/// that changed between pre and post, every other finding the firmware that changed since
-/// the baseline.
+/// Names the firmware beside each finding. Two-way: the firmware that changed since the
+/// baseline (`firmware_changes`). Three-way: a finding of the update the firmware that
+/// changed between pre and post (`firmware_changes`), pre-existing drift the firmware that
+/// changed between the baseline and pre (the update did not cause it).
 fn attribute_all(
     findings: Vec<&mut Finding>,
     firmware_changes: &[Finding],
@@ -274,17 +283,21 @@ fn attribute_all(
     policy: &Policy,
 ) {
     let snapshot = comparison.snapshot;
-    let (update, other): (Vec<&mut Finding>, Vec<&mut Finding>) = findings
+    let Some(pre) = comparison.pre else {
+        if let Some(baseline) = comparison.baseline {
+            attribute_firmware(findings, firmware_changes, [baseline, snapshot]);
+        }
+        return;
+    };
+    let (before, update): (Vec<&mut Finding>, Vec<&mut Finding>) = findings
         .into_iter()
-        .partition(|f| comparison.pre.is_some() && f.origin == Some(Origin::Update));
-    if let Some(pre) = comparison.pre {
-        let (_, mut update_firmware) =
-            change_findings(&pre.snapshot().facts, &snapshot.snapshot().facts, policy);
-        update_firmware.iter_mut().for_each(hide_secret);
-        attribute_firmware(update, &update_firmware, [pre, snapshot]);
-    }
+        .partition(|f| f.origin == Some(Origin::PreExisting));
+    attribute_firmware(update, firmware_changes, [pre, snapshot]);
     if let Some(baseline) = comparison.baseline {
-        attribute_firmware(other, firmware_changes, [baseline, snapshot]);
+        let (_, mut before_firmware) =
+            change_findings(&baseline.snapshot().facts, &pre.snapshot().facts, policy);
+        before_firmware.iter_mut().for_each(hide_secret);
+        attribute_firmware(before, &before_firmware, [baseline, pre]);
     }
 }
 

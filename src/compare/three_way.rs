@@ -12,7 +12,8 @@ pub(super) const RUN_POST_AGAIN: &str = " — run `gate post` again after it";
 
 /// Sets every finding's [`Origin`] against the `pre` snapshot and tells a staged change to
 /// run `gate post` again after the reboot. A change is pre-existing when the fact already had
-/// its post value at pre, expected when it is a firmware version, else the update's; a
+/// its post value at pre (a firmware version too: the update did not change it), expected
+/// when it is a firmware version the update changed, else the update's; a
 /// violation (expectation, invariant) is pre-existing when the same rule held violated on the
 /// same path at pre (only looked for when violations are judged at all: `changes_only` off).
 pub(super) fn label(
@@ -34,10 +35,10 @@ pub(super) fn label(
     for finding in findings.iter_mut() {
         let origin = match finding.kind {
             FindingKind::Changed | FindingKind::Added | FindingKind::Removed => {
-                if is_firmware_version(finding.path.as_str()) {
-                    Origin::Expected
-                } else if pre_facts.get(&finding.path) == finding.new.as_ref() {
+                if pre_facts.get(&finding.path) == finding.new.as_ref() {
                     Origin::PreExisting
+                } else if is_firmware_version(finding.path.as_str()) {
+                    Origin::Expected
                 } else {
                     Origin::Update
                 }

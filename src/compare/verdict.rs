@@ -81,7 +81,8 @@ pub struct Finding {
     pub pending: bool,
     /// Firmware that changed in the same window, for a finding on a NIC port
     /// (`nic/<key>/...`): that port's own firmware first (`this_port`), then the rest of the
-    /// host's. Left out when empty.
+    /// host's. The window is baseline → snapshot; three-way, pre → post for the update's
+    /// findings and baseline → pre for pre-existing drift. Left out when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub firmware: Vec<FirmwareChange>,
     /// Where the finding comes from in a three-way (baseline → pre → post) comparison; left
@@ -98,7 +99,7 @@ pub enum Origin {
     Update,
     /// Already different at pre: drift from before the update.
     PreExisting,
-    /// Meant to change: a firmware version.
+    /// Meant to change: a firmware version the update changed (between pre and post).
     Expected,
 }
 
@@ -206,7 +207,8 @@ pub struct Report {
     pub pre: Option<SnapshotSummary>,
     /// Sources that did not capture completely (any makes the verdict `incomplete`).
     pub incomplete_sources: Vec<IncompleteSource>,
-    /// Firmware facts that changed in the same window, for attribution.
+    /// Firmware facts that changed in the same window, for attribution: since the baseline;
+    /// in a three-way comparison between pre and post (the update's).
     pub firmware_changes: Vec<Finding>,
     /// Findings per severity.
     pub counts: Counts,

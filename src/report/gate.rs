@@ -73,10 +73,11 @@ pub fn markdown(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// What a host's report said already: a rule's reason is given with its first finding, a
-/// port's firmware with its first attributed finding.
+/// port's firmware with its first attributed finding (once for the update's findings, once
+/// for pre-existing drift: they name different firmware, baseline → pre).
 struct Seen<'r> {
     rules: HashSet<&'r str>,
-    ports: HashSet<&'r str>,
+    ports: HashSet<(bool, &'r str)>,
     /// Where the host's firmware changes are listed.
     listed: &'static str,
 }
@@ -99,9 +100,15 @@ impl<'r> Seen<'r> {
     }
 
     fn firmware(&mut self, finding: &'r Finding) -> Option<String> {
-        let line = firmware_line_listed(finding, self.listed)?;
+        let pre_existing = finding.origin == Some(Origin::PreExisting);
+        let listed = if pre_existing {
+            "between the baseline and pre"
+        } else {
+            self.listed
+        };
+        let line = firmware_line_listed(finding, listed)?;
         port_of(finding)
-            .is_none_or(|port| self.ports.insert(port))
+            .is_none_or(|port| self.ports.insert((pre_existing, port)))
             .then_some(line)
     }
 }
@@ -218,7 +225,8 @@ fn allowed_by(a: &Allowance) -> String {
     format!("allowed by {rule} (given at {}){detail}", a.given_at)
 }
 
-/// Firmware changes since the baseline, one entry per old → new with the facts that say so.
+/// The report's firmware changes (since the baseline; at a post step between pre and post),
+/// one entry per old → new with the facts that say so.
 fn firmware_groups(report: &Report) -> Vec<(String, Vec<String>)> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for f in &report.firmware_changes {

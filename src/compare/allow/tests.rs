@@ -144,6 +144,14 @@ fn broken_allow_files_are_refused_naming_file_and_line() {
         ),
         ("[[allow]]\npath = \"a\"\nvalue = { x = 1 }\n", 3, ""),
         ("[[allowance]]\npath = \"a\"\n", 1, "unknown field"),
+        ("allow = 3\n", 1, "array of tables"),
+        ("allow = [1]\n", 1, "must be a table"),
+        ("[[allow]]\npath = 3\n", 2, "must be a string"),
+        (
+            "[[allow]]\npath = \"a\"\nticket = 1\n",
+            3,
+            "must be a string",
+        ),
         ("[[allow]]\npath = \"a\n", 2, ""),
     ] {
         let error = parse_allow_file(text, "allow.toml").unwrap_err();
@@ -176,4 +184,34 @@ fn an_allowance_survives_a_json_round_trip() {
     let json = serde_json::to_string(&list).unwrap();
     let back: Vec<Allowance> = serde_json::from_str(&json).unwrap();
     assert_eq!(back, list);
+}
+
+#[test]
+fn every_problem_of_an_allow_file_is_reported_each_with_its_line() {
+    let text = r#"[[allow]]
+path = "a"
+expires = "31.12.2026"
+
+[[allow]]
+path = "b/["
+valu = 1
+
+[[allow]]
+reason = "no path"
+"#;
+    let error = parse_allow_file(text, "allow.toml").unwrap_err();
+    assert_eq!(error.given_at, "allow.toml:3", "the first problem: {error}");
+    let lines: Vec<String> = error.to_string().lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 4, "{error}");
+    for (line, (at, says)) in lines.iter().zip([
+        ("allow.toml:3: ", "YYYY-MM-DD"),
+        ("allow.toml:6: ", "invalid path glob"),
+        ("allow.toml:7: ", "unknown field `valu`"),
+        ("allow.toml:9: ", "missing field `path`"),
+    ]) {
+        assert!(
+            line.starts_with(at) && line.contains(says),
+            "{line}: {error}"
+        );
+    }
 }

@@ -100,9 +100,10 @@ fn the_updates_findings_are_its_own_and_name_the_firmware_of_the_same_port_first
 }
 
 #[test]
-fn attribution_is_pre_to_post_for_the_update_and_baseline_to_post_otherwise() {
+fn firmware_updated_before_pre_is_pre_existing_and_not_the_updates() {
     // The firmware was already updated at pre (from a failed earlier attempt): the update
-    // itself changed no firmware, so its findings name none.
+    // itself changed no firmware, so its findings name none, its firmware changes are none,
+    // and the firmware findings since the baseline are pre-existing, not expected.
     let (baseline, post) = (example("baseline.json"), example("post-update.json"));
     let pre = edited(&baseline, "pre.json", |s| {
         for (path, value) in &post.snapshot().facts {
@@ -119,11 +120,90 @@ fn attribution_is_pre_to_post_for_the_update_and_baseline_to_post_otherwise() {
         .unwrap();
     assert_eq!(dcbx.origin, Some(Origin::Update));
     assert!(dcbx.firmware.is_empty(), "{:?}", dcbx.firmware);
-    assert_eq!(
-        report.firmware_changes.len(),
-        4,
-        "still listed since the baseline"
+    assert!(
+        report.firmware_changes.is_empty(),
+        "the update changed no firmware: {:?}",
+        report.firmware_changes
     );
+    let firmware: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| crate::compare::is_firmware_version(f.path.as_str()))
+        .collect();
+    assert_eq!(firmware.len(), 4);
+    for f in firmware {
+        assert_eq!(f.origin, Some(Origin::PreExisting), "{}", f.path);
+    }
+}
+
+#[test]
+fn pre_existing_drift_names_the_firmware_changed_before_pre_not_the_updates() {
+    // DCBX already disabled at pre, on the baseline's firmware 229.0.166.0; the update then
+    // moves the firmware to 229.1.123.0. The drift is not the update's firmware's doing.
+    let (baseline, post) = (example("baseline.json"), example("post-update.json"));
+    let disabled = FactValue::from("disabled");
+    let pre = edited(&baseline, "pre.json", |s| {
+        set(s, DCBX_MODE, disabled.clone())
+    });
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    let dcbx = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == DCBX_MODE && f.id == "dcbx-mode")
+        .unwrap();
+    assert_eq!(dcbx.origin, Some(Origin::PreExisting));
+    assert!(
+        dcbx.firmware.is_empty(),
+        "no firmware changed between baseline and pre: {:?}",
+        dcbx.firmware
+    );
+    assert_eq!(report.firmware_changes.len(), 4, "pre → post");
+
+    // Firmware that changed between baseline and pre is what pre-existing drift names.
+    let mut old_nic = baseline.clone();
+    old_nic = edited(&old_nic, "baseline.json", |s| {
+        set(s, "firmware/nic.slot.3-1-1/version", "228.0.1.0".into());
+    });
+    let report = three_way(&post, &old_nic, &pre, Vec::new());
+    let dcbx = report
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == DCBX_MODE && f.id == "dcbx-mode")
+        .unwrap();
+    assert_eq!(dcbx.origin, Some(Origin::PreExisting));
+    let first = &dcbx.firmware[0];
+    assert!(first.this_port, "{:?}", dcbx.firmware);
+    assert_eq!(first.path.as_str(), "firmware/nic.slot.3-1-1/version");
+    assert_eq!(
+        (first.old.clone(), first.new.clone()),
+        (Some("228.0.1.0".into()), Some("229.0.166.0".into())),
+        "baseline → pre"
+    );
+    assert_eq!(dcbx.firmware.len(), 1, "{:?}", dcbx.firmware);
+    // The report's firmware changes stay the update's: pre → post.
+    assert!(
+        report
+            .firmware_changes
+            .iter()
+            .all(|f| f.old == Some("229.0.166.0".into())),
+        "{:?}",
+        report.firmware_changes
+    );
+
+    // A two-way judgement of the same post keeps baseline → post.
+    let two_way = judge(
+        &post,
+        Some(&old_nic),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let dcbx = two_way
+        .findings
+        .iter()
+        .find(|f| f.path.as_str() == DCBX_MODE && f.id == "dcbx-mode")
+        .unwrap();
+    assert_eq!(dcbx.firmware[0].old, Some("228.0.1.0".into()));
+    assert_eq!(dcbx.firmware[0].new, Some("229.1.123.0".into()));
 }
 
 #[test]

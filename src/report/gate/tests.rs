@@ -408,3 +408,60 @@ fn a_json_gate_report_validates_against_the_published_schema() {
     // The schema refuses what is not a gate report.
     assert!(!validator.is_valid(&serde_json::json!({"schema": "driftgate.gate-report/v1"})));
 }
+
+#[test]
+fn pre_existing_drift_names_the_firmware_changed_before_pre_and_expected_lists_the_updates_only() {
+    // Before the update (baseline → pre) the NIC and BIOS firmware changed and DCBX was
+    // disabled on port 1; the update (pre → post) moved the NIC firmware on.
+    const DCBX: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+    let pre = edited(&example("baseline.json"), "pre.json", |s| {
+        set(s, DCBX, "disabled".into());
+    });
+    let baseline = edited(&example("baseline.json"), "baseline.json", |s| {
+        set(s, "firmware/nic.slot.3-1-1/version", "228.0.1.0".into());
+        set(s, "firmware/bios.setup.1-1/version", "2.18.0".into());
+    });
+    let post = edited(&example("post-update.json"), "post.json", |s| {
+        set(s, "firmware/bios.setup.1-1/version", "2.19.1".into());
+    });
+    let report = three_way(&post, &baseline, &pre, Vec::new());
+    let gate = gate(
+        Step::Post,
+        vec![host(report, &post, Step::Post)],
+        Vec::new(),
+    );
+    for out in [text(&gate), markdown(&gate)] {
+        let at = out
+            .find("re-existing drift")
+            .expect("a pre-existing section");
+        let stories = &out[..at];
+        assert!(
+            stories.contains("229.0.166.0 → 229.1.123.0 changed"),
+            "the update's story names pre → post: {stories}"
+        );
+        assert!(
+            !stories.contains("228.0.1.0") && !stories.contains("2.18.0"),
+            "stories name the update's firmware only: {stories}"
+        );
+        let drift = &out[at..];
+        let drift = &drift[..drift.find("xpected: ").expect("an expected section")];
+        assert!(
+            drift
+                .lines()
+                .any(|l| l.contains("NIC firmware of this port: ")
+                    && l.contains("228.0.1.0\" → \"229.0.166.0")),
+            "baseline → pre: {drift}"
+        );
+        assert!(!drift.contains("229.1.123.0"), "not the update's: {drift}");
+        assert!(
+            drift.contains("1 other firmware change on this host (between the baseline and pre)"),
+            "{drift}"
+        );
+        assert!(out.contains("xpected: 4 firmware changes"), "{out}");
+        let expected = &out[out.find("xpected: 4 firmware changes").unwrap()..];
+        assert!(
+            !expected.contains("228.0.1.0") && !expected.contains("2.18.0"),
+            "pre → post only: {expected}"
+        );
+    }
+}
