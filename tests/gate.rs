@@ -966,6 +966,20 @@ fn a_post_judges_against_the_baseline_its_pre_read_and_says_when_it_moved() {
             .contains("the baseline of azl-node01 moved since the pre of run CHG-2037"),
         "{report:#}"
     );
+    // Promoting would replace the baseline someone else promoted, unjudged: refused.
+    let commits = lab.commits();
+    let refused = lab
+        .gate(&["post", "--run", "CHG-2037", "--promote", "--format", "json"])
+        .expect(2);
+    assert!(
+        refused.json()["promotion"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the baseline of azl-node01 moved since pre"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(lab.commits(), commits);
 }
 
 #[test]

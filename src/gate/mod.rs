@@ -383,6 +383,7 @@ pub fn post(
     let (own, mut expired) = in_force(settings.allowances.clone());
     let mut allowances = Vec::new();
     let mut warnings = Vec::new();
+    let mut moved = Vec::new();
     let mut planned = Vec::new();
     for name in &hosts {
         let Some(in_run) = manifest.hosts.iter().find(|h| h.name == *name) else {
@@ -426,7 +427,10 @@ pub fn post(
         add_new(&mut allowances, host_allowances.clone());
         add_new(&mut allowances, waivers.clone());
         let baseline = baseline(settings, host, Some(&in_run.baseline_commit))?;
-        warnings.extend(moved_baseline(settings, host, in_run, run_id)?);
+        if let Some(warning) = moved_baseline(settings, host, in_run, run_id)? {
+            moved.push(name.to_string());
+            warnings.push(warning);
+        }
         planned.push(Planned {
             host,
             fleet: in_run.fleet.clone(),
@@ -470,6 +474,14 @@ pub fn post(
             reason: format!(
                 "the policy changed since pre ({} → {policy_digest}): a baseline is only promoted under the policy its pre was judged by; run the gate again from pre",
                 manifest.policy_digest
+            ),
+        })
+    } else if !moved.is_empty() && matches!(verdict, Verdict::Pass | Verdict::Warn) {
+        // Someone promoted since the pre: committing the post would silently replace that.
+        Some(PromotionOutcome::Skipped {
+            reason: format!(
+                "the baseline of {} moved since pre: promoting would replace a baseline this run never judged; run the gate again from pre",
+                moved.join(", ")
             ),
         })
     } else {
