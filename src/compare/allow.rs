@@ -18,6 +18,7 @@ pub const ARG_ORIGIN: &str = "--allow";
 
 /// One declared change or waiver.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Allowance {
     /// Fact path glob (`*` never crosses `/`, `**` does), as in policy rules.
     pub path: String,

@@ -37,9 +37,7 @@ use std::time::Duration;
 pub use report::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
 };
-pub use run::{
-    BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RecordedAllowance, RunDir, RunHost, RunId,
-};
+pub use run::{BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RunDir, RunHost, RunId};
 
 use crate::collect::CaptureOptions;
 use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy, Verdict};
@@ -411,14 +409,7 @@ pub fn post(
         }
         let host = inventory_host(settings, name)?;
         // The pre's allowances, as expired today; a value declares a change, none waives.
-        let (recorded, gone) = in_force(
-            in_run
-                .allowances
-                .iter()
-                .cloned()
-                .map(Allowance::from)
-                .collect(),
-        );
+        let (recorded, gone) = in_force(in_run.allowances.clone());
         add_new(&mut expired, gone);
         let (declared, waivers): (Vec<Allowance>, Vec<Allowance>) =
             recorded.into_iter().partition(|a| a.value.is_some());
@@ -687,11 +678,7 @@ fn pre_manifest(
             fleet: plan.fleet.clone(),
             cluster: plan.cluster.clone(),
             strict: plan.strict,
-            allowances: plan
-                .allowances
-                .iter()
-                .map(RecordedAllowance::from)
-                .collect(),
+            allowances: plan.allowances.clone(),
             baseline_commit: plan.baseline.commit.clone(),
             baseline_digest: plan.baseline.snapshot.digest().to_owned(),
         };

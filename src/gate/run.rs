@@ -20,7 +20,7 @@ use sha2::{Digest as _, Sha256};
 use super::GateError;
 use crate::compare::{Allowance, Policy};
 use crate::fsutil::write_atomic;
-use crate::snapshot::{FactValue, HostName, VerifiedSnapshot};
+use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::Store;
 
 /// The schema id of run manifests.
@@ -120,59 +120,11 @@ pub struct RunHost {
     /// Allowances given at its pre (in force then). At post, one with a value (a declared
     /// change) applies to any finding of the host, one without (a waiver) only to drift
     /// that was already there at pre.
-    pub allowances: Vec<RecordedAllowance>,
+    pub allowances: Vec<Allowance>,
     /// The store commit its pre read the baseline at: its posts judge against the same.
     pub baseline_commit: String,
     /// The `sha256:` digest of that baseline.
     pub baseline_digest: String,
-}
-
-/// An [`Allowance`] as a manifest records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RecordedAllowance {
-    /// Fact path glob.
-    pub path: String,
-    /// The value allowed; any value when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<FactValue>,
-    /// Why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The change ticket.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ticket: Option<String>,
-    /// Last day it applies.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires: Option<jiff::civil::Date>,
-    /// Where it was given.
-    pub given_at: String,
-}
-
-impl From<&Allowance> for RecordedAllowance {
-    fn from(a: &Allowance) -> Self {
-        RecordedAllowance {
-            path: a.path.clone(),
-            value: a.value.clone(),
-            reason: a.reason.clone(),
-            ticket: a.ticket.clone(),
-            expires: a.expires,
-            given_at: a.given_at.clone(),
-        }
-    }
-}
-
-impl From<RecordedAllowance> for Allowance {
-    fn from(a: RecordedAllowance) -> Self {
-        Allowance {
-            path: a.path,
-            value: a.value,
-            reason: a.reason,
-            ticket: a.ticket,
-            expires: a.expires,
-            given_at: a.given_at,
-        }
-    }
 }
 
 /// `sha256:` of a policy's rules and invariants: two steps judged under the same rules have
@@ -436,7 +388,7 @@ mod tests {
                 fleet: "azure-local".to_owned(),
                 cluster: None,
                 strict: true,
-                allowances: vec![RecordedAllowance {
+                allowances: vec![Allowance {
                     path: "nic/*/bmc/**/dcbx_mode".to_owned(),
                     value: Some("disabled".into()),
                     reason: Some("CHG-1".to_owned()),
