@@ -456,6 +456,44 @@ fn two_nodes() -> Lab {
 }
 
 #[test]
+fn each_host_is_promoted_only_under_the_policy_its_own_pre_was_judged_by() {
+    // A serial rollout whose policy was weakened before the second node's pre: a post of
+    // both under today's policy must not promote the first under rules it was not pre'd by.
+    let lab = two_nodes();
+    let weaker = lab.dir.path().join("weaker.toml");
+    std::fs::write(
+        &weaker,
+        "[[rule]]\nid = \"bios-attributes\"\non_change = \"info\"\n",
+    )
+    .unwrap();
+    let weaker = weaker.to_str().unwrap();
+    lab.gate(&["pre", "--run", "CHG-2040", HOST]).expect(0);
+    lab.gate(&["pre", "--run", "CHG-2040", "--policy", weaker, "azl-node02"])
+        .expect(0);
+    lab.state("benign-update");
+    let before = lab.commits();
+    let post = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2040",
+            "--policy",
+            weaker,
+            "--promote",
+            "--format",
+            "json",
+        ])
+        .expect(2);
+    let report = post.json();
+    let reason = report["promotion"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the policy changed since pre (azl-node01: sha256:"),
+        "{reason}"
+    );
+    assert_eq!(lab.commits(), before);
+}
+
+#[test]
 fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
     let lab = Lab::new();
     let pre = lab.gate(&["pre", HOST]).expect(0);
@@ -866,7 +904,7 @@ fn the_same_rules_from_another_file_are_the_same_policy_and_a_changed_one_is_not
     assert_eq!(report["promotion"]["status"], "skipped", "{report:#}");
     let reason = report["promotion"]["reason"].as_str().unwrap();
     assert!(
-        reason.starts_with("the policy changed since pre (sha256:")
+        reason.starts_with("the policy changed since pre (azl-node01: sha256:")
             && reason.contains("run the gate again from pre"),
         "{reason}"
     );
@@ -933,8 +971,8 @@ fn a_post_judges_against_the_baseline_its_pre_read_and_says_when_it_moved() {
         manifest["hosts"][0]["baseline_commit"].as_str().unwrap(),
         git(&lab.store, &["rev-parse", "HEAD"]).trim()
     );
-    // Someone promotes another baseline of the host meanwhile.
-    lab.state("benign-update");
+    // Someone promotes another baseline of the host meanwhile (forced: it blocks).
+    lab.state("post-update");
     let other = lab.dir.path().join("other.json");
     lab.command()
         .args(["capture", "--host", HOST])
@@ -949,9 +987,11 @@ fn a_post_judges_against_the_baseline_its_pre_read_and_says_when_it_moved() {
         .code(0);
     lab.command()
         .args(["baseline", "promote", "--fleet", "azure-local"])
+        .args(["--force", "--reason", "someone else's promote"])
         .arg(&other)
         .assert()
         .code(0);
+    lab.state("benign-update");
     let report = lab
         .gate(&["post", "--run", "CHG-2037", "--format", "json"])
         .expect(0)

@@ -59,6 +59,8 @@ $arguments = @('gate', 'pre', '--run', $RunId) + $ExtraArguments + @($Node)
 # remoting session, as CAU uses) turns each such line into an error record, which 'Stop'
 # would make fatal before the exit code is read: merge the streams and judge by the code.
 $ErrorActionPreference = 'Continue'
+# A command that cannot start sets no exit code: never read an earlier one as this one's.
+$global:LASTEXITCODE = -1
 if ($Collector) {
     # ssh joins its arguments into one remote command line: quote each for the remote shell.
     $remote = (@($Driftgate) + $arguments | ForEach-Object { "'" + ($_ -replace "'", "'\''") + "'" }) -join ' '

@@ -44,7 +44,11 @@ pub(super) fn label(
                 }
             }
             FindingKind::Expectation | FindingKind::Invariant => {
-                if held_at_pre.contains(&(finding.id.as_str(), finding.path.as_str())) {
+                // The same violation with the same value: one the update made worse (a
+                // value changed since pre) is the update's.
+                if held_at_pre.contains(&(finding.id.as_str(), finding.path.as_str()))
+                    && pre_facts.get(&finding.path) == finding.new.as_ref()
+                {
                     Origin::PreExisting
                 } else {
                     Origin::Update

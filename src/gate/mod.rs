@@ -418,7 +418,7 @@ pub fn post(
         add_new(&mut allowances, host_allowances.clone());
         add_new(&mut allowances, waivers.clone());
         let baseline = baseline(settings, host, Some(&in_run.baseline_commit))?;
-        if let Some(warning) = moved_baseline(settings, host, in_run, run_id)? {
+        if let Some(warning) = moved_baseline(settings, &run, host, in_run, run_id)? {
             moved.push(name.to_string());
             warnings.push(warning);
         }
@@ -446,11 +446,25 @@ pub fn post(
         ));
     }
     let policy_digest = run::policy_digest(&settings.policy);
-    let policy_changed = policy_digest != manifest.policy_digest;
+    // Each host is held to the policy its own pre was judged by: a serial rollout may add
+    // hosts to the run under a newer policy.
+    let changed_policy: Vec<(&str, &str)> = planned
+        .iter()
+        .filter_map(|p| {
+            let in_run = manifest.hosts.iter().find(|h| h.name == p.host.name)?;
+            (in_run.policy_digest != policy_digest)
+                .then_some((p.host.name.as_str(), in_run.policy_digest.as_str()))
+        })
+        .collect();
+    let policy_changed = !changed_policy.is_empty();
+    let then: Vec<String> = changed_policy
+        .iter()
+        .map(|(host, digest)| format!("{host}: {digest}"))
+        .collect();
+    let then = then.join(", ");
     if policy_changed {
         warnings.push(format!(
-            "the policy changed since the pre of run {run_id} ({} then, {policy_digest} now): findings may differ for that reason alone",
-            manifest.policy_digest
+            "the policy changed since the pre of run {run_id} ({then} then, {policy_digest} now): findings may differ for that reason alone"
         ));
     }
     let (attempt, step_dir) = run.claim_post()?;
@@ -463,8 +477,7 @@ pub fn post(
     } else if policy_changed && matches!(verdict, Verdict::Pass | Verdict::Warn) {
         Some(PromotionOutcome::Skipped {
             reason: format!(
-                "the policy changed since pre ({} → {policy_digest}): a baseline is only promoted under the policy its pre was judged by; run the gate again from pre",
-                manifest.policy_digest
+                "the policy changed since pre ({then} → {policy_digest}): a baseline is only promoted under the policy its pre was judged by; run the gate again from pre"
             ),
         })
     } else if !moved.is_empty() && matches!(verdict, Verdict::Pass | Verdict::Warn) {
@@ -678,6 +691,7 @@ fn pre_manifest(
             fleet: plan.fleet.clone(),
             cluster: plan.cluster.clone(),
             strict: plan.strict,
+            policy_digest: policy_digest.to_owned(),
             allowances: plan.allowances.clone(),
             baseline_commit: plan.baseline.commit.clone(),
             baseline_digest: plan.baseline.snapshot.digest().to_owned(),
@@ -792,9 +806,11 @@ fn baseline(
 }
 
 /// A warning when `host`'s baseline at HEAD is no longer the one its pre in the run was
-/// judged against (another promote since): the post still judges against the pre's.
+/// judged against (another promote since): the post still judges against the pre's. What an
+/// earlier post of this same run promoted is not a move.
 fn moved_baseline(
     settings: &Settings,
+    run: &RunDir,
     host: &InventoryHost,
     in_run: &RunHost,
     run_id: &RunId,
@@ -810,15 +826,16 @@ fn moved_baseline(
         Err(GateError::NoBaseline { .. }) => "none".to_owned(),
         Err(error) => return Err(error),
     };
-    Ok((now != in_run.baseline_digest).then(|| {
-        format!(
-            "the baseline of {} moved since the pre of run {run_id} ({} at commit {}, {now} at HEAD {}): this post judges against the pre's",
-            host.name,
-            in_run.baseline_digest,
-            short(&in_run.baseline_commit),
-            short(&head)
-        )
-    }))
+    if now == in_run.baseline_digest || run.post_digests(&host.name)?.contains(&now) {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the baseline of {} moved since the pre of run {run_id} ({} at commit {}, {now} at HEAD {}): this post judges against the pre's",
+        host.name,
+        in_run.baseline_digest,
+        short(&in_run.baseline_commit),
+        short(&head)
+    )))
 }
 
 /// The first 12 digits of a commit id.

@@ -117,6 +117,9 @@ pub struct RunHost {
     pub cluster: Option<String>,
     /// Whether its pre judged with `--strict`: its posts do too.
     pub strict: bool,
+    /// `sha256:` of the policy rules its pre was judged under ([`policy_digest`]): its posts
+    /// are promoted only under the same.
+    pub policy_digest: String,
     /// Allowances given at its pre (in force then). At post, one with a value (a declared
     /// change) applies to any finding of the host, one without (a waiver) only to drift
     /// that was already there at pre.
@@ -281,6 +284,25 @@ impl RunDir {
         step_dir.join(format!("{host}.json"))
     }
 
+    /// The digests of `host`'s post snapshots in this run, oldest first: what an earlier post
+    /// of the run may have promoted.
+    pub fn post_digests(&self, host: &HostName) -> Result<Vec<String>, GateError> {
+        let mut digests = Vec::new();
+        for post in self.posts()? {
+            let file = Self::snapshot_file(&self.path.join(format!("{POST_PREFIX}{post}")), host);
+            match std::fs::read_to_string(&file) {
+                Ok(text) => digests.push(
+                    VerifiedSnapshot::parse(&text, &file.display().to_string())?
+                        .digest()
+                        .to_owned(),
+                ),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(io_error(&file, error)),
+            }
+        }
+        Ok(digests)
+    }
+
     /// `host`'s pre snapshot, verified, or `None` when the run has none.
     pub fn pre(&self, host: &HostName) -> Result<Option<VerifiedSnapshot>, GateError> {
         let file = Self::snapshot_file(&self.pre_dir(), host);
@@ -388,6 +410,7 @@ mod tests {
                 fleet: "azure-local".to_owned(),
                 cluster: None,
                 strict: true,
+                policy_digest: policy_digest(&Policy::builtin()),
                 allowances: vec![Allowance {
                     path: "nic/*/bmc/**/dcbx_mode".to_owned(),
                     value: Some("disabled".into()),

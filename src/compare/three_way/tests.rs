@@ -301,3 +301,37 @@ fn an_incomplete_pre_makes_the_post_incomplete() {
     let report = three_way(&post, &baseline, &example("pre-update.json"), Vec::new());
     assert!(report.incomplete_sources.is_empty());
 }
+
+#[test]
+fn a_violation_the_update_made_worse_is_the_updates_not_pre_existing() {
+    // An expectation already violated at pre (MTU 9000 expected, 1514 found) that the update
+    // changed again (576): still violated, but by the update's value.
+    const MTU: &str = "nic/00:0a:f7:12:34:56/os/mtu";
+    let policy = Policy::with_file(
+        "[[rule]]\nid = \"jumbo-frames\"\npath = \"nic/*/os/mtu\"\nexpect = 9000\non_violation = \"block\"\n",
+        "mtu.toml",
+    )
+    .unwrap();
+    let baseline = edited(&example("baseline.json"), "baseline", |s| {
+        set(s, MTU, FactValue::from(9000))
+    });
+    let judged = |pre_mtu: i64, post_mtu: i64| {
+        let pre = edited(&baseline, "pre", |s| set(s, MTU, FactValue::from(pre_mtu)));
+        let post = edited(&baseline, "post", |s| {
+            set(s, MTU, FactValue::from(post_mtu))
+        });
+        let comparison = Comparison {
+            snapshot: &post,
+            baseline: Some(&baseline),
+            pre: Some(&pre),
+        };
+        let report = judge_comparison(&comparison, &policy, &JudgeOptions::default());
+        report
+            .findings
+            .iter()
+            .find(|f| f.id == "jumbo-frames")
+            .and_then(|f| f.origin)
+    };
+    assert_eq!(judged(1514, 1514), Some(Origin::PreExisting));
+    assert_eq!(judged(1514, 576), Some(Origin::Update));
+}
