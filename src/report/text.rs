@@ -68,23 +68,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             "\n{style}INCOMPLETE SOURCES ({}){style:#}",
             report.incomplete_sources.len()
         )?;
-        for source in &report.incomplete_sources {
-            writeln!(
-                out,
-                "  {} {} ({}): {}",
-                super::role_word(source.role),
-                source.name,
-                source.target,
-                source.status.as_str()
-            )?;
-            if let Some(error) = &source.error {
-                writeln!(out, "    {error}")?;
-            }
-        }
-        writeln!(
-            out,
-            "{DIM}  facts these sources did not read show up below as removed{DIM:#}"
-        )?;
+        write_incomplete_sources(report, "  ", out)?;
     }
     let mut explained = HashSet::new();
     let mut attributed = HashSet::new();
@@ -177,4 +161,30 @@ pub(super) fn short(digest: &str) -> String {
         Some(prefix) if digest.len() > 19 => format!("{prefix}…"),
         _ => digest.to_owned(),
     }
+}
+
+/// Each incomplete source with its error, indented by `indent`, and what its absence means
+/// for the findings below.
+pub(super) fn write_incomplete_sources(
+    report: &Report,
+    indent: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for source in &report.incomplete_sources {
+        writeln!(
+            out,
+            "{indent}{} {} ({}): {}",
+            super::role_word(source.role),
+            source.name,
+            source.target,
+            source.status.as_str()
+        )?;
+        if let Some(error) = &source.error {
+            writeln!(out, "{indent}  {error}")?;
+        }
+    }
+    writeln!(
+        out,
+        "{DIM}{indent}facts these sources did not read show up below as removed{DIM:#}"
+    )
 }

@@ -10,8 +10,8 @@ use super::{
 };
 use crate::compare::{Finding, Severity, Verdict};
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
+use crate::report::headline;
 use crate::report::text::{BOLD, DIM, severity_style, short, verdict_style};
-use crate::report::{headline, role_word};
 
 /// Text: the run's headline, then per host its verdict line and its stories (ANSI styles, as
 /// [`super::text`] writes them).
@@ -72,23 +72,7 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
     if !report.incomplete_sources.is_empty() {
         let style = verdict_style(Verdict::Incomplete);
         writeln!(out, "  {style}incomplete sources{style:#}")?;
-        for source in &report.incomplete_sources {
-            writeln!(
-                out,
-                "    {} source {} ({}): {}",
-                role_word(source.role),
-                source.name,
-                source.target,
-                source.status.as_str()
-            )?;
-            if let Some(error) = &source.error {
-                writeln!(out, "      {error}")?;
-            }
-        }
-        writeln!(
-            out,
-            "{DIM}    facts these sources did not read show up below as removed{DIM:#}"
-        )?;
+        crate::report::text::write_incomplete_sources(report, "    ", out)?;
     }
     let mut seen = Seen::new(step);
     for story in &host.stories {
