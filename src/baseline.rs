@@ -29,6 +29,10 @@ pub struct FleetSnapshot {
     pub fleet: String,
     /// The snapshot.
     pub snapshot: VerifiedSnapshot,
+    /// Digests of the baselines this snapshot may replace, checked under the store's lock:
+    /// another one there means someone promoted since the caller judged (a gate's pre), and
+    /// the promote is refused. Empty: no check (`baseline promote`).
+    pub replaces: Vec<String>,
 }
 
 impl PromoteRequest {
@@ -38,6 +42,7 @@ impl PromoteRequest {
             snapshots: snapshots
                 .into_iter()
                 .map(|snapshot| FleetSnapshot {
+                    replaces: Vec::new(),
                     fleet: fleet.to_owned(),
                     snapshot,
                 })
@@ -165,6 +170,18 @@ pub enum PromoteError {
         /// Second snapshot of it.
         second: String,
     },
+    /// The host's baseline is not one the caller judged against: another promote since.
+    #[error(
+        "the baseline of {host} is now {found}, not one this promote was judged against ({expected}): another promote since; nothing was committed"
+    )]
+    Moved {
+        /// The host.
+        host: HostName,
+        /// What is there now (`none` without one).
+        found: String,
+        /// What the caller expected.
+        expected: String,
+    },
     /// The host already has a baseline in another fleet.
     #[error(
         "host {host} already has its baseline at {existing}; a host lives in one fleet (move it with git first)"
@@ -217,7 +234,12 @@ pub fn promote(
     let lock = store.lock(request.lock_wait)?;
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
-    for FleetSnapshot { fleet, snapshot } in &request.snapshots {
+    for FleetSnapshot {
+        fleet,
+        snapshot,
+        replaces,
+    } in &request.snapshots
+    {
         let host = &snapshot.snapshot().host;
         let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
         let existing = if store.has_commits() {
@@ -235,6 +257,14 @@ pub fn promote(
             Some(existing) => previous_baseline(store, existing)?,
             None => None,
         };
+        let found = previous.as_ref().map_or("none", |p| p.digest());
+        if !replaces.is_empty() && !replaces.iter().any(|r| r == found) {
+            return Err(PromoteError::Moved {
+                host: host.clone(),
+                found: found.to_owned(),
+                expected: replaces.join(", "),
+            });
+        }
         let unchanged = previous.as_ref().is_some_and(|p| {
             p.snapshot().facts == snapshot.snapshot().facts
                 && p.snapshot().sources == snapshot.snapshot().sources

@@ -115,10 +115,12 @@ fn hosts_of_several_fleets_go_into_one_commit() {
             FleetSnapshot {
                 fleet: "azure-local".into(),
                 snapshot: host("azl-node01"),
+                replaces: Vec::new(),
             },
             FleetSnapshot {
                 fleet: "esxi".into(),
                 snapshot: host("esx01"),
+                replaces: Vec::new(),
             },
         ],
         message: Some("Gate run CHG-1".into()),
@@ -148,4 +150,68 @@ fn hosts_of_several_fleets_go_into_one_commit() {
         history[0].summary,
         "baseline: promote 2 hosts (azure-local, esxi): azl-node01, esx01"
     );
+}
+
+#[test]
+fn a_promote_that_expects_another_previous_baseline_is_refused_under_the_lock() {
+    // What a gate's post promotes may replace only the baseline its pre was judged against:
+    // one promoted by someone else meanwhile is found under the lock and refused.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_or_init(dir.path()).unwrap();
+    let mut config = git2::Repository::open(dir.path())
+        .unwrap()
+        .config()
+        .unwrap();
+    config.set_str("user.name", "Test Operator").unwrap();
+    config.set_str("user.email", "test@example.com").unwrap();
+    let version = |value: &str| {
+        snapshot(
+            "azl-node01",
+            &[("bios/A", value.into())],
+            SourceStatus::Complete,
+        )
+    };
+    let (judged, theirs, ours) = (version("judged"), version("theirs"), version("ours"));
+    let request = |snapshot: VerifiedSnapshot, replaces: Vec<String>| PromoteRequest {
+        snapshots: vec![FleetSnapshot {
+            fleet: "azure-local".into(),
+            snapshot,
+            replaces,
+        }],
+        message: None,
+        force_reason: None,
+        lock_wait: Duration::from_secs(1),
+    };
+    let policy = Policy::builtin();
+    promote(&store, &policy, request(judged.clone(), Vec::new())).unwrap();
+    promote(&store, &policy, request(theirs, Vec::new())).unwrap();
+    let refused = promote(
+        &store,
+        &policy,
+        request(ours.clone(), vec![judged.digest().to_owned()]),
+    );
+    assert!(
+        matches!(refused, Err(PromoteError::Moved { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(store.history("baselines/", 10).unwrap().len(), 2);
+    // The baseline it was judged against is still there: promoted.
+    let theirs_now = VerifiedSnapshot::parse(
+        std::str::from_utf8(
+            &store
+                .read_head("baselines/azure-local/azl-node01.json")
+                .unwrap()
+                .unwrap(),
+        )
+        .unwrap(),
+        "head",
+    )
+    .unwrap();
+    promote(
+        &store,
+        &policy,
+        request(ours, vec![theirs_now.digest().to_owned()]),
+    )
+    .unwrap();
+    assert_eq!(store.history("baselines/", 10).unwrap().len(), 3);
 }

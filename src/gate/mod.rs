@@ -496,13 +496,18 @@ pub fn post(
             .iter()
             .zip(&outcomes)
             .zip(posts)
-            .map(|((plan, outcome), post)| promote::Promoted {
-                fleet: &plan.fleet,
-                pre: plan.pre.as_ref().expect("every post host has a pre"),
-                post,
-                report: &outcome.report,
+            .map(|((plan, outcome), post)| {
+                let mut replaces = vec![plan.baseline.snapshot.digest().to_owned()];
+                replaces.extend(run.post_digests(&plan.host.name)?);
+                Ok(promote::Promoted {
+                    fleet: &plan.fleet,
+                    pre: plan.pre.as_ref().expect("every post host has a pre"),
+                    post,
+                    report: &outcome.report,
+                    replaces,
+                })
             })
-            .collect();
+            .collect::<Result<_, GateError>>()?;
         // The judgement stands whatever the store does: a promote that fails is reported.
         Some(
             promote::promote(settings, run_id, attempt, verdict, hosts).unwrap_or_else(|error| {

@@ -19,6 +19,9 @@ pub(super) struct Promoted<'a> {
     pub post: VerifiedSnapshot,
     /// Its post judgement.
     pub report: &'a Report,
+    /// The baselines the post may replace: the one its pre was judged against, and what
+    /// earlier posts of the run promoted.
+    pub replaces: Vec<String>,
 }
 
 /// Promotes `hosts` when `verdict` passes; says why not otherwise.
@@ -63,6 +66,7 @@ pub(super) fn promote(
             .map(|h| FleetSnapshot {
                 fleet: h.fleet.to_owned(),
                 snapshot: h.post,
+                replaces: h.replaces,
             })
             .collect(),
         message: Some(message),
@@ -239,6 +243,7 @@ mod tests {
             pre: &pre,
             post: post.clone(),
             report: &report,
+            replaces: Vec::new(),
         }];
         let allowance = Allowance {
             path: "nic/*/bmc/**/dcbx_mode".into(),
