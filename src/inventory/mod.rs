@@ -8,6 +8,7 @@
 //! Imports: [`crate::collect`] (source locations, credentials), [`crate::snapshot`],
 //! [`crate::secrets`].
 
+mod ansible;
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -188,7 +189,9 @@ impl Inventory {
         parse::parse(text, file)
     }
 
-    /// Reads and parses the inventory at `file`.
+    /// Reads and parses the inventory at `file`, by its extension: `.toml` is driftgate's
+    /// own format, `.yml`/`.yaml` an Ansible YAML inventory, and `.ini`, `.cfg` or none
+    /// (Ansible's `hosts`) an Ansible INI inventory.
     pub fn load(file: &Path) -> Result<Inventory, InventoryErrors> {
         let text = std::fs::read_to_string(file).map_err(|e| InventoryErrors {
             problems: vec![Problem {
@@ -197,7 +200,11 @@ impl Inventory {
                 message: format!("cannot read: {e}"),
             }],
         })?;
-        Self::parse(&text, file)
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("yml" | "yaml") => ansible::parse_yaml(&text, file),
+            Some("ini" | "cfg") | None => ansible::parse_ini(&text, file),
+            _ => Self::parse(&text, file),
+        }
     }
 
     /// The host called `name`.

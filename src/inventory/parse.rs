@@ -41,12 +41,12 @@ const HOST_KEYS: &[&str] = &[
     "timeouts",
 ];
 /// Keys of `credentials = { … }`.
-const CREDENTIALS_KEYS: &[&str] = &["username_env", "password_env"];
+pub(super) const CREDENTIALS_KEYS: &[&str] = &["username_env", "password_env"];
 /// Keys of `timeouts = { … }`.
-const TIMEOUT_KEYS: &[&str] = &["bmc_seconds", "host_seconds", "command_seconds"];
+pub(super) const TIMEOUT_KEYS: &[&str] = &["bmc_seconds", "host_seconds", "command_seconds"];
 
 /// What a key that would hold a secret is told.
-const NO_SECRETS: &str = "never put a secret in the inventory: reference it with credentials = { username_env, password_env } or credentials_file";
+pub(super) const NO_SECRETS: &str = "never put a secret in the inventory: reference it with credentials = { username_env, password_env } or credentials_file";
 
 type Table<'i> = DeTable<'i>;
 type Value<'i> = Spanned<DeValue<'i>>;
@@ -500,15 +500,7 @@ impl Reader<'_> {
             let Some(text) = self.string(item, "sources") else {
                 continue;
             };
-            // SourceSpec's messages hide `user:password@`, but quote the rest of the text.
-            if let Some(key) = secret_query_key(&text) {
-                self.problem(
-                    &item.span(),
-                    format!("bad source: query parameter `{key}`: {NO_SECRETS}"),
-                );
-                continue;
-            }
-            match SourceSpec::parse(&text) {
+            match source(&text, &self.base) {
                 Ok(source) => {
                     let line = self.line(item.span().start);
                     let kind = source.kind();
@@ -525,30 +517,13 @@ impl Reader<'_> {
                             ),
                         );
                     } else {
-                        sources.push(self.relative_source(source));
+                        sources.push(source);
                     }
                 }
-                Err(e) => self.problem(&item.span(), format!("bad source: {e}")),
+                Err(message) => self.problem(&item.span(), message),
             }
         }
         sources
-    }
-
-    /// `dir:` and `mockup:` folders are relative to the inventory's folder.
-    fn relative_source(&self, source: SourceSpec) -> SourceSpec {
-        let dir = |location: Location| match location {
-            Location::Dir(path) => Location::Dir(self.base.join(path)),
-            other => other,
-        };
-        match source {
-            SourceSpec::Redfish(RedfishLocation::Mockup(path)) => {
-                SourceSpec::Redfish(RedfishLocation::Mockup(self.base.join(path)))
-            }
-            SourceSpec::Redfish(live) => SourceSpec::Redfish(live),
-            SourceSpec::Windows(location) => SourceSpec::Windows(dir(location)),
-            SourceSpec::Linux(location) => SourceSpec::Linux(dir(location)),
-            SourceSpec::Esxi(location) => SourceSpec::Esxi(dir(location)),
-        }
     }
 
     /// `credentials`, `credentials_file`, `ca_file` and `timeouts` of one level.
@@ -654,6 +629,36 @@ impl Reader<'_> {
     }
 }
 
+/// Parses one `KIND=LOCATION` source of an inventory; `dir:` and `mockup:` folders are
+/// relative to `base` (the inventory's folder). The error is the whole message, without the
+/// secret a refused query parameter would hold.
+pub(super) fn source(text: &str, base: &Path) -> Result<SourceSpec, String> {
+    // SourceSpec's messages hide `user:password@`, but quote the rest of the text.
+    if let Some(key) = secret_query_key(text) {
+        return Err(format!("bad source: query parameter `{key}`: {NO_SECRETS}"));
+    }
+    SourceSpec::parse(text)
+        .map(|source| relative_source(source, base))
+        .map_err(|e| format!("bad source: {e}"))
+}
+
+/// `dir:` and `mockup:` folders are relative to the inventory's folder.
+fn relative_source(source: SourceSpec, base: &Path) -> SourceSpec {
+    let dir = |location: Location| match location {
+        Location::Dir(path) => Location::Dir(base.join(path)),
+        other => other,
+    };
+    match source {
+        SourceSpec::Redfish(RedfishLocation::Mockup(path)) => {
+            SourceSpec::Redfish(RedfishLocation::Mockup(base.join(path)))
+        }
+        SourceSpec::Redfish(live) => SourceSpec::Redfish(live),
+        SourceSpec::Windows(location) => SourceSpec::Windows(dir(location)),
+        SourceSpec::Linux(location) => SourceSpec::Linux(dir(location)),
+        SourceSpec::Esxi(location) => SourceSpec::Esxi(dir(location)),
+    }
+}
+
 /// Where a table stands, for the secret scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scope {
@@ -666,12 +671,12 @@ enum Scope {
 }
 
 /// Whether a key name says it holds a secret (`password`, `token`, `api_key`, `community`…).
-fn is_secret_key(name: &str) -> bool {
+pub(super) fn is_secret_key(name: &str) -> bool {
     crate::secrets::is_secret_name(name)
 }
 
 /// A query parameter of a location whose name says it holds a secret (`?password=…`).
-fn secret_query_key(location: &str) -> Option<&str> {
+pub(super) fn secret_query_key(location: &str) -> Option<&str> {
     let (_, query) = location.split_once('?')?;
     query
         .split('&')
@@ -682,13 +687,13 @@ fn secret_query_key(location: &str) -> Option<&str> {
 
 /// Fleet, cluster and tag names: the host-name charset, as they become folder names and
 /// selection arguments.
-fn check_name(name: &str) -> Result<(), String> {
+pub(super) fn check_name(name: &str) -> Result<(), String> {
     HostName::new(name).map(|_| ()).map_err(|_| {
         format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
     })
 }
 
-fn is_env_name(name: &str) -> bool {
+pub(super) fn is_env_name(name: &str) -> bool {
     name.chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
