@@ -380,7 +380,7 @@ impl<'t> Reader<'t> {
                         if !key.starts_with("driftgate_") && !CONNECTION_VARS.contains(&key) {
                             continue;
                         }
-                        match ini_value(value.trim(), line) {
+                        match ini_value(value.trim()) {
                             Ok(value) => {
                                 let var = Var {
                                     key: key.to_owned(),
@@ -444,7 +444,7 @@ impl<'t> Reader<'t> {
                     if !key.starts_with("driftgate_") && !CONNECTION_VARS.contains(&key) {
                         continue;
                     }
-                    let value = match ini_value(value, line) {
+                    let value = match ini_value(value) {
                         Ok(value) => value,
                         Err(message) => {
                             self.problem(
@@ -928,20 +928,20 @@ fn type_str(value: &Value) -> &'static str {
     }
 }
 
-/// An INI value: quoted text, a `[…]` / `{…}` literal (read as YAML flow), or bare text.
-fn ini_value(text: &str, _line: usize) -> Result<Value, String> {
-    let unquoted = text
+/// An INI value: a `[…]` / `{…}` literal (read as YAML flow, quoted or not), quoted text,
+/// or bare text.
+fn ini_value(text: &str) -> Result<Value, String> {
+    let inner = text
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
-        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')));
-    if let Some(inner) = unquoted {
-        return Ok(Value::String(inner.to_owned()));
+        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')))
+        .unwrap_or(text);
+    if inner.starts_with('[') || inner.starts_with('{') {
+        return yaml_serde::from_str::<Value>(inner).map_err(|_| {
+            "not a valid list or mapping (write it as [\"a\", \"b\"] or {key: value})".to_owned()
+        });
     }
-    if text.starts_with('[') || text.starts_with('{') {
-        return yaml_serde::from_str::<Value>(text)
-            .map_err(|_| "not a valid list or mapping (write it as [\"a\", \"b\"] or {key: value})".to_owned());
-    }
-    Ok(Value::String(text.to_owned()))
+    Ok(Value::String(inner.to_owned()))
 }
 
 /// Splits an INI host line at blanks outside quotes and brackets.
