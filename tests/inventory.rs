@@ -362,3 +362,44 @@ fn help_of_each_inventory_command_shows_an_example() {
             "List and validate the inventory: check, list",
         ));
 }
+
+/// `inventory list --format json` of `ansible/NAME`, without each host's line (the files
+/// differ there).
+fn listed_ansible(name: &str) -> Vec<serde_json::Value> {
+    let file = fixture(&format!("ansible/{name}"));
+    let (code, stdout, stderr) = run(&["inventory", "list", "--inventory", &file, "--format", "json"]);
+    assert_eq!(code, 0, "{name}: {stderr}");
+    let mut hosts: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
+    for host in &mut hosts {
+        host.as_object_mut().unwrap().remove("line");
+    }
+    hosts
+}
+
+#[test]
+fn an_ansible_inventory_lists_as_its_equivalent_toml() {
+    let expected = listed_ansible("equivalent.toml");
+    assert_eq!(expected.len(), 5);
+    assert_eq!(listed_ansible("hosts.yml"), expected);
+    assert_eq!(listed_ansible("hosts.ini"), expected);
+    let file = fixture("ansible/hosts.yml");
+    let (code, stdout, stderr) = run(&["inventory", "check", "--inventory", &file]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_broken_ansible_inventory_names_file_line_and_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hosts");
+    std::fs::write(
+        &file,
+        "[lab]\nnode01 driftgate_bmc=bmc01 driftgate_bmc_password=Hunter2\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&["inventory", "check", "--inventory", file.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    let line2 = format!("{}:2: host `node01`", file.display());
+    assert!(stderr.contains(&line2), "{stderr}");
+    assert!(stderr.contains("has no fleet"), "{stderr}");
+    assert!(!stderr.contains("Hunter2") && !stdout.contains("Hunter2"));
+}
