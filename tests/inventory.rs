@@ -367,7 +367,14 @@ fn help_of_each_inventory_command_shows_an_example() {
 /// differ there).
 fn listed_ansible(name: &str) -> Vec<serde_json::Value> {
     let file = fixture(&format!("ansible/{name}"));
-    let (code, stdout, stderr) = run(&["inventory", "list", "--inventory", &file, "--format", "json"]);
+    let (code, stdout, stderr) = run(&[
+        "inventory",
+        "list",
+        "--inventory",
+        &file,
+        "--format",
+        "json",
+    ]);
     assert_eq!(code, 0, "{name}: {stderr}");
     let mut hosts: Vec<serde_json::Value> = serde_json::from_str(&stdout).unwrap();
     for host in &mut hosts {
@@ -396,7 +403,8 @@ fn a_broken_ansible_inventory_names_file_line_and_host() {
         "[lab]\nnode01 driftgate_bmc=bmc01 driftgate_bmc_password=Hunter2\n",
     )
     .unwrap();
-    let (code, stdout, stderr) = run(&["inventory", "check", "--inventory", file.to_str().unwrap()]);
+    let (code, stdout, stderr) =
+        run(&["inventory", "check", "--inventory", file.to_str().unwrap()]);
     assert_ne!(code, 0);
     let line2 = format!("{}:2: host `node01`", file.display());
     assert!(stderr.contains(&line2), "{stderr}");

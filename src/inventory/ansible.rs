@@ -145,7 +145,8 @@ impl<'t> Reader<'t> {
                     vars: Vec::new(),
                     line,
                 });
-                self.host_index.insert(name.to_owned(), self.hosts.len() - 1);
+                self.host_index
+                    .insert(name.to_owned(), self.hosts.len() - 1);
                 self.hosts.len() - 1
             }
         };
@@ -214,7 +215,10 @@ impl<'t> Reader<'t> {
     fn yaml_document(&mut self, document: &Value) {
         let Some(top) = document.as_mapping() else {
             if !document.is_null() {
-                self.problem(1, "an Ansible YAML inventory is a mapping of groups (all: …)");
+                self.problem(
+                    1,
+                    "an Ansible YAML inventory is a mapping of groups (all: …)",
+                );
             }
             return;
         };
@@ -267,7 +271,9 @@ impl<'t> Reader<'t> {
                                     self.add_host(&one, name, vars.clone(), host_line);
                                 }
                             }
-                            Err(message) => self.problem(host_line, format!("host `{host}`: {message}")),
+                            Err(message) => {
+                                self.problem(host_line, format!("host `{host}`: {message}"))
+                            }
                         }
                     }
                 }
@@ -293,14 +299,21 @@ impl<'t> Reader<'t> {
                 }
                 other => self.problem(
                     line,
-                    format!("{place}: unknown key `{other}` (a group has hosts, children and vars)"),
+                    format!(
+                        "{place}: unknown key `{other}` (a group has hosts, children and vars)"
+                    ),
                 ),
             }
         }
     }
 
     /// A mapping, or nothing for `~`; a problem for anything else.
-    fn yaml_mapping<'v>(&mut self, value: &'v Value, line: usize, place: &str) -> Option<&'v Mapping> {
+    fn yaml_mapping<'v>(
+        &mut self,
+        value: &'v Value,
+        line: usize,
+        place: &str,
+    ) -> Option<&'v Mapping> {
         match value {
             Value::Mapping(mapping) => Some(mapping),
             Value::Null => None,
@@ -395,15 +408,17 @@ impl<'t> Reader<'t> {
                             ),
                         }
                     }
-                    None => self.problem(
-                        line,
-                        format!("[{group}:vars]: a variable is `key=value`"),
-                    ),
+                    None => {
+                        self.problem(line, format!("[{group}:vars]: a variable is `key=value`"))
+                    }
                 },
                 Kind::Children => {
                     let child = trimmed.split_whitespace().next().unwrap_or(trimmed);
                     if let Err(message) = check_name(child) {
-                        self.problem(line, format!("[{group}:children]: bad group name: {message}"));
+                        self.problem(
+                            line,
+                            format!("[{group}:children]: bad group name: {message}"),
+                        );
                     }
                     self.add_child(&group, child, line);
                 }
@@ -464,7 +479,9 @@ impl<'t> Reader<'t> {
                     // Not quoted: it may be a secret written without its key.
                     self.problem(
                         line,
-                        format!("host `{name}`: a host variable is `key=value`; this one has no `=`"),
+                        format!(
+                            "host `{name}`: a host variable is `key=value`; this one has no `=`"
+                        ),
                     );
                 }
             }
@@ -577,7 +594,12 @@ impl<'t> Reader<'t> {
         let mut rank = 0;
         for group in ordered {
             rank += 1;
-            for var in self.groups.get(group).map(|g| g.vars.clone()).unwrap_or_default() {
+            for var in self
+                .groups
+                .get(group)
+                .map(|g| g.vars.clone())
+                .unwrap_or_default()
+            {
                 vars.insert(var.key.clone(), (var, rank));
             }
         }
@@ -626,7 +648,9 @@ impl<'t> Reader<'t> {
                 Ok(()) => {
                     tags.insert(tag);
                 }
-                Err(message) => r.problem(r.line_of("driftgate_tags"), format!("bad tag: {message}")),
+                Err(message) => {
+                    r.problem(r.line_of("driftgate_tags"), format!("bad tag: {message}"))
+                }
             }
         }
         let sources = r.sources();
@@ -679,7 +703,10 @@ impl HostResolver<'_, '_> {
                 None
             }
             other => {
-                self.problem(var.line, format!("`{key}` must be a string, not {}", type_str(other)));
+                self.problem(
+                    var.line,
+                    format!("`{key}` must be a string, not {}", type_str(other)),
+                );
                 None
             }
         }
@@ -710,7 +737,10 @@ impl HostResolver<'_, '_> {
                         Value::String(text) if !text.is_empty() => out.push(text.clone()),
                         other => self.problem(
                             var.line,
-                            format!("`{key}` must be a list of strings, not of {}", type_str(other)),
+                            format!(
+                                "`{key}` must be a list of strings, not of {}",
+                                type_str(other)
+                            ),
                         ),
                     }
                 }
@@ -780,7 +810,9 @@ impl HostResolver<'_, '_> {
 
     /// `ssh://[ansible_user@]<ansible_host or the name>[:ansible_port]`.
     fn ssh_location(&mut self) -> Option<String> {
-        let host = self.string("ansible_host").unwrap_or_else(|| self.host.to_owned());
+        let host = self
+            .string("ansible_host")
+            .unwrap_or_else(|| self.host.to_owned());
         let user = self.string("ansible_user");
         let port = match self.get("ansible_port").map(|v| (v.value.clone(), v.line)) {
             None => None,
@@ -810,17 +842,22 @@ impl HostResolver<'_, '_> {
 
     fn credentials(&mut self) -> Option<CredentialsRef> {
         let env = self.vars.get("driftgate_credentials").cloned();
-        let file = self.vars.get("driftgate_credentials_file").map(|(_, rank)| *rank);
-        if let (Some((var, env_rank)), Some(file_rank)) = (&env, file) {
-            if *env_rank == file_rank {
-                self.problem(
-                    var.line,
-                    "give either `driftgate_credentials` or `driftgate_credentials_file` at one level, not both",
-                );
-            }
+        let file = self
+            .vars
+            .get("driftgate_credentials_file")
+            .map(|(_, rank)| *rank);
+        if let (Some((var, env_rank)), Some(file_rank)) = (&env, file)
+            && *env_rank == file_rank
+        {
+            self.problem(
+                var.line,
+                "give either `driftgate_credentials` or `driftgate_credentials_file` at one level, not both",
+            );
         }
         let from_env = env.as_ref().and_then(|(var, _)| self.credentials_env(var));
-        let from_file = self.path("driftgate_credentials_file").map(CredentialsRef::File);
+        let from_file = self
+            .path("driftgate_credentials_file")
+            .map(CredentialsRef::File);
         match (env.map(|(_, rank)| rank), file) {
             (Some(env), Some(file)) if file > env => from_file,
             (Some(_), _) => from_env,
@@ -873,7 +910,10 @@ impl HostResolver<'_, '_> {
             } else {
                 self.problem(
                     line,
-                    format!("unknown key `{name}` in `{place}` (known: {})", known.join(", ")),
+                    format!(
+                        "unknown key `{name}` in `{place}` (known: {})",
+                        known.join(", ")
+                    ),
                 );
             }
         }
@@ -895,7 +935,10 @@ impl HostResolver<'_, '_> {
             let value = mapping.get(key)?;
             let positive = whole_number(value).filter(|n| *n > 0);
             if positive.is_none() {
-                self.problem(var.line, format!("`{key}` must be a positive whole number of seconds"));
+                self.problem(
+                    var.line,
+                    format!("`{key}` must be a positive whole number of seconds"),
+                );
             }
             positive.map(Duration::from_secs)
         };
@@ -1008,7 +1051,11 @@ fn expand_range(name: &str) -> Result<Vec<String>, String> {
     if start > end || (end - start) / step > 10_000 {
         return Err(format!("host range `[{range}]` is empty or too long"));
     }
-    let width = if parts[0].starts_with('0') { parts[0].len() } else { 0 };
+    let width = if parts[0].starts_with('0') {
+        parts[0].len()
+    } else {
+        0
+    };
     Ok((start..=end)
         .step_by(usize::try_from(step).unwrap_or(1))
         .map(|n| format!("{prefix}{n:0width$}{suffix}"))

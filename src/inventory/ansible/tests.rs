@@ -78,7 +78,10 @@ fn assert_problem(errors: &InventoryErrors, file: &str, line: usize, host: &str,
 #[test]
 fn bad_yaml_names_the_file_and_line() {
     let errors = yaml_errors("all:\n  hosts:\n    a: [\n");
-    assert!(errors.problems[0].message.starts_with("not YAML"), "{errors}");
+    assert!(
+        errors.problems[0].message.starts_with("not YAML"),
+        "{errors}"
+    );
     assert_eq!(errors.problems[0].file, "/inv/hosts.yml");
     assert!(errors.problems[0].line > 0);
 }
@@ -111,10 +114,34 @@ all:
 ";
     let errors = yaml_errors(text);
     let file = "/inv/hosts.yml";
-    assert_problem(&errors, file, 7, "node01", "`driftgate_bmc_password`: never put a secret");
-    assert_problem(&errors, file, 10, "node02", "unknown variable `driftgate_clutser`");
-    assert_problem(&errors, file, 12, "node03", "`driftgate_fleet` must be a string");
-    assert_problem(&errors, file, 17, "node04", "`driftgate_fleet` must be a string");
+    assert_problem(
+        &errors,
+        file,
+        7,
+        "node01",
+        "`driftgate_bmc_password`: never put a secret",
+    );
+    assert_problem(
+        &errors,
+        file,
+        10,
+        "node02",
+        "unknown variable `driftgate_clutser`",
+    );
+    assert_problem(
+        &errors,
+        file,
+        12,
+        "node03",
+        "`driftgate_fleet` must be a string",
+    );
+    assert_problem(
+        &errors,
+        file,
+        17,
+        "node04",
+        "`driftgate_fleet` must be a string",
+    );
     assert_problem(&errors, file, 21, "node05", "has no driftgate source");
     assert!(!errors.to_string().contains("Hunter2"), "{errors}");
 }
@@ -136,14 +163,32 @@ driftgate_fleet=lab
 ";
     let errors = ini_errors(text);
     let file = "/inv/hosts";
-    assert_problem(&errors, file, 2, "node01", "`bmc_seconds` must be a positive whole number");
+    assert_problem(
+        &errors,
+        file,
+        2,
+        "node01",
+        "`bmc_seconds` must be a positive whole number",
+    );
     assert_problem(&errors, file, 3, "node02", "a host variable is `key=value`");
-    assert_problem(&errors, file, 4, "node03", "`driftgate_bmc_password`: never put a secret");
+    assert_problem(
+        &errors,
+        file,
+        4,
+        "node03",
+        "`driftgate_bmc_password`: never put a secret",
+    );
     assert_problem(&errors, file, 5, "node04", "two `redfish` sources");
     assert_problem(&errors, file, 5, "node04", "bad source");
     assert_problem(&errors, file, 6, "node05", "not a valid list or mapping");
     assert_problem(&errors, file, 8, "node06", "has no fleet");
-    assert_problem(&errors, file, 8, "node06", "key `password`: never put a secret");
+    assert_problem(
+        &errors,
+        file,
+        8,
+        "node06",
+        "key `password`: never put a secret",
+    );
     assert_problem(&errors, file, 9, "web[a:c]", "only numeric ranges");
     assert!(!errors.to_string().contains("Hunter2"), "{errors}");
 }
