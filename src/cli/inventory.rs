@@ -52,7 +52,8 @@ Example:
 /// `--inventory FILE`, shared by every command that reads the inventory.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InventoryArg {
-    /// Inventory file (default: inventory.toml at the root of the baseline store).
+    /// Inventory file (default: inventory.toml at the root of the baseline store); `.yml`/`.yaml`
+    /// is read as an Ansible YAML inventory, `.ini`, `.cfg` or no extension as Ansible INI.
     #[arg(long, value_name = "FILE", env = "DRIFTGATE_INVENTORY")]
     pub inventory: Option<PathBuf>,
 }

@@ -1,6 +1,7 @@
 //! The inventory: which hosts exist, their fleet, cluster and tags, where each is read from,
 //! and references to (never copies of) their credentials. `inventory.toml` at the baseline
 //! store's root, or a file given with `--inventory` / `DRIFTGATE_INVENTORY`.
+//! An Ansible inventory (YAML or INI, by extension) is read too: see `ansible.rs`.
 //!
 //! Every problem of a file is reported at once, each at its 1-based line: an inventory is
 //! written by hand and fixed in one pass, not one error per run. Resolution of the settings a
