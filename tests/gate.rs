@@ -1082,3 +1082,31 @@ fn the_help_of_the_gate_and_its_steps_shows_an_example_and_the_report_formats() 
         }
     }
 }
+
+#[test]
+fn the_gate_reads_an_ansible_inventory() {
+    let lab = Lab::new();
+    let inventory = lab.dir.path().join("hosts.yml");
+    let text = format!(
+        "all:\n  children:\n    azl_cluster_a:\n      vars:\n        driftgate_fleet: azure-local\n        driftgate_cluster: azl-cluster-a\n      hosts:\n        {HOST}:\n          driftgate_bmc: {}\n          driftgate_sources: [\"windows=dir:{}\"]\n",
+        lab.url(),
+        lab.host.join("windows").display()
+    );
+    std::fs::write(&inventory, text).unwrap();
+    let inventory = inventory.display().to_string();
+    lab.gate(&["pre", "--run", "CHG-2201", "--inventory", &inventory, HOST])
+        .expect(0);
+    lab.state("benign-update");
+    let post = lab
+        .gate(&[
+            "post",
+            "--run",
+            "CHG-2201",
+            "--inventory",
+            &inventory,
+            "--format",
+            "json",
+        ])
+        .expect(0);
+    assert_eq!(post.json()["verdict"], "pass");
+}
