@@ -14,7 +14,8 @@ use std::time::Duration;
 use yaml_serde::{Mapping, Value};
 
 use super::parse::{
-    CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key, source,
+    CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key,
+    not_an_env_name, source,
 };
 use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, Timeouts};
 use crate::collect::SourceSpec;
@@ -882,12 +883,7 @@ impl HostResolver<'_, '_> {
             }
             Some(_) => {
                 // Not quoted: a value that is no variable name may be the secret itself.
-                self.problem(
-                    var.line,
-                    format!(
-                        "`{key}` must name an environment variable (letters, digits and `_`, not starting with a digit), not hold the value"
-                    ),
-                );
+                self.problem(var.line, not_an_env_name(key));
                 None
             }
         };

@@ -579,12 +579,7 @@ impl Reader<'_> {
                     Some(name)
                 } else {
                     // Not quoted: a value that is no variable name may be the secret itself.
-                    self.problem(
-                        &value.span(),
-                        format!(
-                            "`{key}` must name an environment variable (letters, digits and `_`, not starting with a digit), not hold the value"
-                        ),
-                    );
+                    self.problem(&value.span(), not_an_env_name(key));
                     None
                 }
             }
@@ -691,6 +686,14 @@ pub(super) fn check_name(name: &str) -> Result<(), String> {
     HostName::new(name).map(|_| ()).map_err(|_| {
         format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
     })
+}
+
+/// What a credentials key that does not hold a variable name is told. The value is never
+/// quoted: a value that is no variable name may be the secret itself.
+pub(super) fn not_an_env_name(key: &str) -> String {
+    format!(
+        "`{key}` must name an environment variable (letters, digits and `_`, not starting with a digit), not hold the value"
+    )
 }
 
 pub(super) fn is_env_name(name: &str) -> bool {
