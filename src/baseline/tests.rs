@@ -99,8 +99,8 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
     assert_eq!(super::refusal(&healthy, &policy), None);
 }
 
-#[test]
-fn hosts_of_several_fleets_go_into_one_commit() {
+/// An empty store in a temporary directory with a committer configured.
+fn test_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_or_init(dir.path()).unwrap();
     let mut config = git2::Repository::open(dir.path())
@@ -109,6 +109,12 @@ fn hosts_of_several_fleets_go_into_one_commit() {
         .unwrap();
     config.set_str("user.name", "Test Operator").unwrap();
     config.set_str("user.email", "test@example.com").unwrap();
+    (dir, store)
+}
+
+#[test]
+fn hosts_of_several_fleets_go_into_one_commit() {
+    let (_dir, store) = test_store();
     let host = |name: &str| snapshot(name, &[("bios/A", "x".into())], SourceStatus::Complete);
     let request = PromoteRequest {
         snapshots: vec![
@@ -156,14 +162,7 @@ fn hosts_of_several_fleets_go_into_one_commit() {
 fn a_promote_that_expects_another_previous_baseline_is_refused_under_the_lock() {
     // What a gate's post promotes may replace only the baseline its pre was judged against:
     // one promoted by someone else meanwhile is found under the lock and refused.
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_or_init(dir.path()).unwrap();
-    let mut config = git2::Repository::open(dir.path())
-        .unwrap()
-        .config()
-        .unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
+    let (_dir, store) = test_store();
     let version = |value: &str| {
         snapshot(
             "azl-node01",

@@ -29,6 +29,8 @@ mod capture;
 mod promote;
 mod report;
 mod run;
+#[cfg(test)]
+mod test_support;
 mod waive;
 
 use std::path::{Path, PathBuf};

@@ -197,33 +197,14 @@ fn firmware_changes(pre: &VerifiedSnapshot, post: &VerifiedSnapshot) -> Vec<(Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 
     fn snapshot(version: &str, dcbx: &str) -> VerifiedSnapshot {
-        let mut facts = Facts::new();
-        for (path, value) in [
-            ("firmware/nic.slot.3-1-1/version", version),
-            ("nic/00:0a:f7:12:34:56/bmc/firmware/version", version),
-            ("firmware/bmc/version", "7.10"),
-            ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", dcbx),
-        ] {
-            facts.insert(FactPath::new(path).unwrap(), value.into());
-        }
-        VerifiedSnapshot::seal(
-            Snapshot {
-                host: HostName::new("azl-node01").unwrap(),
-                captured_at: "2026-12-01T14:00:00Z".parse().unwrap(),
-                tool: "driftgate test".into(),
-                sources: vec![SourceRecord {
-                    name: "redfish".into(),
-                    target: "https://bmc".into(),
-                    status: SourceStatus::Complete,
-                    error: None,
-                }],
-                facts,
-            },
-            "test",
-        )
+        crate::gate::test_support::snapshot(&[
+            ("firmware/nic.slot.3-1-1/version", version.into()),
+            ("nic/00:0a:f7:12:34:56/bmc/firmware/version", version.into()),
+            ("firmware/bmc/version", "7.10".into()),
+            ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", dcbx.into()),
+        ])
     }
 
     #[test]

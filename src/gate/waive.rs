@@ -67,35 +67,16 @@ fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
 mod tests {
     use super::*;
     use crate::compare::{self, Comparison, JudgeOptions, Policy};
-    use crate::snapshot::{
-        FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
-    };
+    use crate::snapshot::VerifiedSnapshot;
 
     fn snapshot(dcbx: &str, pfc: bool) -> VerifiedSnapshot {
-        let mut facts = Facts::new();
-        facts.insert(
-            FactPath::new("nic/00:0a:f7:12:34:56/bmc/dcbx_mode").unwrap(),
-            dcbx.into(),
-        );
-        facts.insert(
-            FactPath::new("nic/00:0a:f7:12:34:56/os/flow_control/operational/priority/3").unwrap(),
-            pfc.into(),
-        );
-        VerifiedSnapshot::seal(
-            Snapshot {
-                host: HostName::new("azl-node01").unwrap(),
-                captured_at: "2026-12-01T14:00:00Z".parse().unwrap(),
-                tool: "driftgate test".into(),
-                sources: vec![SourceRecord {
-                    name: "redfish".into(),
-                    target: "https://bmc".into(),
-                    status: SourceStatus::Complete,
-                    error: None,
-                }],
-                facts,
-            },
-            "test",
-        )
+        crate::gate::test_support::snapshot(&[
+            ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", dcbx.into()),
+            (
+                "nic/00:0a:f7:12:34:56/os/flow_control/operational/priority/3",
+                pfc.into(),
+            ),
+        ])
     }
 
     #[test]
