@@ -27,7 +27,7 @@ echo "## Run 1: the seed-1 firmware update (NIC 229.0.166.0 → 229.1.123.0 rese
 step 0 inventory check
 step 0 gate pre --run CHG-1001 azl-node01
 lab_state post-update
-step 1 gate post --run CHG-1001 --promote >"$lab_work/post.txt"
+step 1 gate post --run CHG-1001 --promote >"$lab_work/post.txt" 2>&1
 cat "$lab_work/post.txt"
 if ! grep -q "229.0.166.0 → 229.1.123.0" "$lab_work/post.txt"; then
     echo "gate post did not name the NIC firmware that changed" >&2
