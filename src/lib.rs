@@ -18,6 +18,7 @@
 pub mod baseline;
 pub mod collect;
 pub mod compare;
+pub mod fleet;
 pub mod fsutil;
 pub mod gate;
 pub mod input;

@@ -2,11 +2,18 @@
 //! The checked-in copies under `schemas/` are guarded by a test.
 
 use crate::compare::{PolicyDocument, Report};
+use crate::fleet::FleetReport;
 use crate::gate::GateReport;
 use crate::snapshot::SnapshotDocument;
 
 /// The documents driftgate has a schema for.
-pub const NAMES: [&str; 4] = ["snapshot", "policy", "report", "gate-report"];
+pub const NAMES: [&str; 5] = [
+    "snapshot",
+    "policy",
+    "report",
+    "gate-report",
+    "fleet-report",
+];
 
 /// The schema called `name` as pretty JSON with a trailing newline, or `None` for an unknown
 /// name.
@@ -16,6 +23,7 @@ pub fn render(name: &str) -> Option<String> {
         "policy" => schemars::schema_for!(PolicyDocument),
         "report" => schemars::schema_for!(Report),
         "gate-report" => schemars::schema_for!(GateReport),
+        "fleet-report" => schemars::schema_for!(FleetReport),
         _ => return None,
     };
     let mut text = serde_json::to_string_pretty(&schema).expect("schemas always serialize");

@@ -81,7 +81,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let captured = collect::capture_host(args.host, &sources, &options);
+    let captured = collect::capture_host_blocking(args.host, &sources, &options);
     for note in &captured.notes {
         ctx.printer.warn(note);
     }

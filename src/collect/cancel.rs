@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
-        use crate::collect::{CaptureOptions, SourceSpec, capture_host};
+        use crate::collect::{CaptureOptions, SourceSpec, capture_host_blocking};
         use crate::snapshot::{HostName, SourceStatus};
         let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
         let sources = [
@@ -88,7 +88,7 @@ mod tests {
             "linux=local:".to_owned(),
         ]
         .map(|s| SourceSpec::parse(&s).unwrap());
-        let intact = capture_host(
+        let intact = capture_host_blocking(
             HostName::new("h").unwrap(),
             &sources[..2],
             &CaptureOptions::default(),
@@ -104,7 +104,7 @@ mod tests {
             cancel,
             ..CaptureOptions::default()
         };
-        let captured = capture_host(HostName::new("h").unwrap(), &sources, &options);
+        let captured = capture_host_blocking(HostName::new("h").unwrap(), &sources, &options);
         assert!(!captured.snapshot.is_complete());
         assert!(captured.snapshot.facts.is_empty());
         for record in &captured.snapshot.sources {

@@ -227,9 +227,50 @@ impl transport::CommandTransport for Interruptible<'_> {
     }
 }
 
+/// What a capture tells its caller while it works (the library prints nothing): the CLI
+/// implements it (a progress bar, log lines). Called from capture tasks, hence `Send + Sync`.
+pub trait Reporter: Send + Sync {
+    /// A source of `host` started reading.
+    fn source_started(&self, _host: &HostName, _source: SourceKind) {}
+    /// A source of `host` finished reading, complete or not.
+    fn source_finished(
+        &self,
+        _host: &HostName,
+        _source: SourceKind,
+        _status: SourceStatus,
+        _took: std::time::Duration,
+    ) {
+    }
+}
+
+/// A reporter that is told nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoReporter;
+
+impl Reporter for NoReporter {}
+
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
-/// fatal.
-pub fn capture_host(host: HostName, sources: &[SourceSpec], options: &CaptureOptions) -> Captured {
+/// fatal. Must run inside a tokio runtime (the caller's: the CLI owns the one runtime).
+pub async fn capture_host(
+    host: HostName,
+    sources: &[SourceSpec],
+    options: &CaptureOptions,
+    reporter: &dyn Reporter,
+) -> Captured {
+    // Stand-in until the capture is async through and through (issue 12, item 1).
+    let _ = reporter;
+    let (sources, options) = (sources.to_vec(), options.clone());
+    tokio::task::spawn_blocking(move || capture_host_blocking(host, &sources, &options))
+        .await
+        .expect("a capture does not panic")
+}
+
+/// Stand-in: the synchronous capture the gate still uses (issue 12, item 1 removes it).
+pub fn capture_host_blocking(
+    host: HostName,
+    sources: &[SourceSpec],
+    options: &CaptureOptions,
+) -> Captured {
     let captured_at = jiff::Timestamp::now()
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now());

@@ -1,7 +1,7 @@
 //! The judgement: verdict, findings and the report every renderer draws from.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::severity::Severity;
 use crate::snapshot::{FactPath, FactValue, SourceStatus};
@@ -10,7 +10,7 @@ use crate::snapshot::{FactPath, FactValue, SourceStatus};
 pub const REPORT_SCHEMA_ID: &str = "driftgate.report/v1";
 
 /// The outcome for one host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     /// Nothing to report above `info`.
@@ -36,7 +36,9 @@ impl Verdict {
 }
 
 /// What kind of finding this is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FindingKind {
     /// The fact has a different value than in the baseline.
@@ -52,7 +54,7 @@ pub enum FindingKind {
 }
 
 /// One finding, explaining itself.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Finding {
     /// Kind of finding.
     pub kind: FindingKind,
@@ -92,7 +94,9 @@ pub struct Finding {
 }
 
 /// Where a finding of a three-way comparison (baseline → pre → post) comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
     /// Pre equalled the baseline; post differs: the update did it.
@@ -104,7 +108,7 @@ pub enum Origin {
 }
 
 /// A finding an allowance declared or waived: it does not count towards the verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AllowedFinding {
     /// The finding as it would have been reported.
     pub finding: Finding,
@@ -113,7 +117,7 @@ pub struct AllowedFinding {
 }
 
 /// One firmware fact that changed, as named beside a finding for attribution.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FirmwareChange {
     /// The firmware fact.
     pub path: FactPath,
@@ -132,7 +136,7 @@ pub struct FirmwareChange {
 }
 
 /// Which snapshot a source belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The snapshot being judged.
@@ -144,7 +148,7 @@ pub enum Role {
 }
 
 /// A snapshot the report is about.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SnapshotSummary {
     /// File or reference it was read from.
     pub origin: String,
@@ -159,7 +163,7 @@ pub struct SnapshotSummary {
 }
 
 /// A source that did not capture completely.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IncompleteSource {
     /// Snapshot it belongs to.
     pub role: Role,
@@ -175,7 +179,7 @@ pub struct IncompleteSource {
 }
 
 /// Number of findings per reported severity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Counts {
     /// Blocking findings.
     pub block: usize,
@@ -186,7 +190,7 @@ pub struct Counts {
 }
 
 /// The result of judging one snapshot: what `schemas/report.schema.json` describes.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(title = "driftgate report v1")]
 pub struct Report {
     /// Always `driftgate.report/v1`.

@@ -52,7 +52,8 @@ pub(super) fn capture_all<E>(
                     }
                     progress.started(&job.host);
                     let started = Instant::now();
-                    let captured = collect::capture_host(job.host, &job.sources, &job.options);
+                    let captured =
+                        collect::capture_host_blocking(job.host, &job.sources, &job.options);
                     if sender.send((index, captured, started.elapsed())).is_err() {
                         break;
                     }

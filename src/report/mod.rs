@@ -1,9 +1,10 @@
 //! Renderers of a [`Report`]: each writes to a writer and decides nothing.
 //!
 //! The text renderer always writes ANSI styles; the caller's stream strips them when colour is
-//! off (not a terminal, `NO_COLOR`). Imports: [`crate::gate`] (its report type) and
+//! off (not a terminal, `NO_COLOR`). Imports: [`crate::gate`] and [`crate::fleet`] (their report types) and
 //! [`crate::compare`].
 
+pub mod fleet;
 pub mod gate;
 pub mod json;
 pub mod markdown;
@@ -12,6 +13,7 @@ pub mod text;
 use std::io::{self, Write};
 
 use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
+use crate::fleet::FleetReport;
 use crate::gate::GateReport;
 use crate::snapshot::SourceStatus;
 
@@ -33,6 +35,14 @@ pub enum Document<'a> {
     Check(&'a Report),
     /// `gate pre` and `gate post`.
     Gate(&'a GateReport),
+    /// `check --all` and `report merge`.
+    Fleet(&'a FleetReport),
+}
+
+impl<'a> From<&'a FleetReport> for Document<'a> {
+    fn from(report: &'a FleetReport) -> Self {
+        Document::Fleet(report)
+    }
 }
 
 impl<'a> From<&'a Report> for Document<'a> {
@@ -60,6 +70,9 @@ pub fn render<'a>(
         (Document::Gate(report), Format::Text) => gate::text(report, out),
         (Document::Gate(report), Format::Json) => gate::json(report, out),
         (Document::Gate(report), Format::Markdown) => gate::markdown(report, out),
+        (Document::Fleet(report), Format::Text) => fleet::text(report, out),
+        (Document::Fleet(report), Format::Json) => fleet::json(report, out),
+        (Document::Fleet(report), Format::Markdown) => fleet::markdown(report, out),
     }
 }
 

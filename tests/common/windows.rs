@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use driftgate::collect::encoding::decode_text;
 use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
-use driftgate::collect::{CaptureOptions, SourceSpec, capture_host, windows};
+use driftgate::collect::{CaptureOptions, SourceSpec, capture_host_blocking, windows};
 use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
 use driftgate::snapshot::{
     Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
@@ -95,7 +95,7 @@ pub fn post_update_bmc() -> &'static (SourceRecord, Facts) {
         let dir = root().join("examples/azure-local-dcbx/recorded/post-update/bmc");
         let spec = SourceSpec::parse(&format!("redfish=mockup:{}", dir.display()))
             .expect("a valid source");
-        let captured = capture_host(
+        let captured = capture_host_blocking(
             HostName::new(HOST).expect("a valid host name"),
             &[spec],
             &CaptureOptions::default(),
