@@ -90,10 +90,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         account,
         faults,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let (acceptor, pin) = match identity {
         Some((acceptor, pin)) => (Some(acceptor), Some(pin)),
         None => (None, None),

@@ -150,6 +150,17 @@ fn print_report(
     Ok(Outcome::Judged(report.verdict))
 }
 
+/// The one async runtime of a command that captures or serves: a command builds it once and
+/// runs its library call on it (the library never starts a runtime of its own).
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    use anyhow::Context as _;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("driftgate")
+        .build()
+        .context("cannot start the async runtime")
+}
+
 /// Parses a snapshot reference argument.
 fn parse_ref(text: &str) -> Result<SnapshotRef, BadRef> {
     SnapshotRef::parse(text)
