@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# The fleet capture benchmark (issue 12 item 8): N simulated BMCs of the Dell capture at a
+# latency per request, `driftgate check --all` against them, and the peer (the DMTF python
+# `redfish` library, benches/peer/redfish_crawl.py) crawling the same resources sequentially
+# and with a pool of 5 threads (Ansible's default forks). Prints Markdown for BENCHMARKS.md.
+#
+#   scripts/bench-fleet.sh [--hosts 100,1000] [--latency 50] [--runs 5] [--sample 20]
+#                          [--concurrency 64] [--bmc-concurrency 4] [--base-port 20000]
+#                          [--single-only]
+#
+# First, on one simulated BMC (`mockup serve` as it is today): driftgate capture and the peer,
+# the set of URIs each GETs (from the simulator's -vv log) compared, requests per host by the
+# simulator's own counter (/driftgate/requests). --single-only stops there. Then, per host
+# count: `mockup serve --count N --write-inventory`, `check --all` under /usr/bin/time -v
+# (wall, peak RSS), requests per host from each BMC's counter, the peer with a pool of 5 over
+# every host and sequentially over --sample hosts (scaled to N: sequential at 1,000 hosts
+# would take ~an hour), medians over --runs. At 1,000 hosts and 50 ms one run of the pool-5
+# peer takes ~11 minutes.
+#
+# The latency limit: per host, the larger of critical path × latency (the longest chain of
+# requests each needing the answer of the one before, login and logout included, which the
+# peer derives from the crawl's structure over the same URI set) and requests × latency ÷
+# requests in flight per BMC; over the run, that × ceil(hosts ÷ hosts in flight).
+set -euo pipefail
+
+hosts_list=100,1000
+latency=50
+runs=5
+sample=20
+concurrency=64
+bmc_concurrency=4
+base_port=20000
+single_only=false
+usage() { sed -n '7,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --hosts) hosts_list=$2; shift 2 ;;
+        --latency) latency=$2; shift 2 ;;
+        --runs) runs=$2; shift 2 ;;
+        --sample) sample=$2; shift 2 ;;
+        --concurrency) concurrency=$2; shift 2 ;;
+        --bmc-concurrency) bmc_concurrency=$2; shift 2 ;;
+        --base-port) base_port=$2; shift 2 ;;
+        --single-only) single_only=true; shift ;;
+        -h|--help) usage ;;
+        *) echo "bench-fleet: unknown argument $1" >&2; usage ;;
+    esac
+done
+
+cd "$(dirname "$0")/.."
+repo=$PWD
+dell=$repo/../shared/data/redfish/libredfish-dell
+[ -d "$dell/redfish/v1" ] || { echo "bench-fleet: the Dell capture is not at $dell" >&2; exit 1; }
+die() { echo "bench-fleet: $*" >&2; exit 1; }
+
+# Every BMC is a listening socket of the simulator, every request in flight a connection.
+max_hosts=$(tr ',' '\n' <<<"$hosts_list" | sort -n | tail -1)
+want=$((max_hosts * 2 + concurrency * bmc_concurrency * 2 + 1024))
+hard=$(ulimit -Hn)
+if [ "$hard" != unlimited ] && [ "$hard" -lt "$want" ]; then want=$hard; fi
+ulimit -n "$want" || die "cannot raise the open-file limit to $want (ulimit -Hn: $hard)"
+
+# The account of the simulated BMCs, made up per run: the simulator, driftgate (through the
+# written inventory's username_env/password_env) and the peer read it from the environment.
+export DRIFTGATE_MOCKUP_USERNAME=bench
+DRIFTGATE_MOCKUP_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+export DRIFTGATE_MOCKUP_PASSWORD
+export CI=true  # no progress bar
+
+echo "bench-fleet: building release" >&2
+cargo build --release --quiet
+driftgate=$repo/target/release/driftgate
+
+venv=$repo/target/bench-venv
+if ! "$venv/bin/python" -c 'import redfish' 2>/dev/null; then
+    echo "bench-fleet: installing the peer (DMTF redfish) into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet 'redfish==3.4.2'
+fi
+python=$venv/bin/python
+peer=$repo/benches/peer/redfish_crawl.py
+stats=$repo/benches/peer/fleet_stats.py
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-fleet.XXXXXX")
+simulator=""
+stop_simulator() {
+    if [ -n "$simulator" ]; then
+        kill "$simulator" 2>/dev/null || true
+        wait "$simulator" 2>/dev/null || true
+        simulator=""
+    fi
+}
+trap 'stop_simulator; rm -rf "$work"' EXIT
+# A baseline store of its own: no baselines (every host is judged on invariants), nothing
+# written to the project's repository.
+git init --quiet "$work/store"
+export DRIFTGATE_REPO=$work/store
+
+# Starts `driftgate mockup serve "$@"` with its log in $work/sim.log; sets $simulator and
+# $sim_url (the first BMC's URL).
+start_simulator() {
+    : >"$work/sim.out"
+    "$driftgate" --color never "${sim_verbosity[@]}" mockup serve "$@" \
+        >"$work/sim.out" 2>"$work/sim.log" &
+    simulator=$!
+    for _ in $(seq 600); do
+        grep -q ' on ' "$work/sim.out" 2>/dev/null && break
+        kill -0 "$simulator" 2>/dev/null || die "the simulator stopped: $(tail -3 "$work/sim.log")"
+        sleep 0.1
+    done
+    sim_url=$(awk '{for (i = 1; i < NF; i++) if ($i == "on") { print $(i + 1); exit }}' "$work/sim.out")
+    [ -n "$sim_url" ] || die "the simulator did not say where it serves"
+}
+
+## 1. One BMC: the same URIs, requests per host both ways.
+sim_verbosity=(-vv)
+start_simulator "$dell" --listen 127.0.0.1:0 --latency "$latency" --auth session
+echo "$sim_url" >"$work/one.txt"
+gets_since() { tail -n +"$(($1 + 1))" "$work/sim.log" | sed -n 's/^DEBUG GET //p' | grep -v '^/driftgate/' | sed 's#/$##' | sort -u; }
+"$python" "$stats" counts "$work/one.txt" >"$work/c0.json"
+mark=$(wc -l <"$work/sim.log")
+DRIFTGATE_BMC_USERNAME=$DRIFTGATE_MOCKUP_USERNAME DRIFTGATE_BMC_PASSWORD=$DRIFTGATE_MOCKUP_PASSWORD \
+    /usr/bin/time -v "$driftgate" capture --host h --source "redfish=$sim_url" \
+    --bmc-concurrency "$bmc_concurrency" --out "$work/h.json" 2>"$work/capture.time" \
+    </dev/null || die "driftgate capture failed: $(grep -v '^\s' "$work/capture.time" | tail -3)"
+"$python" "$stats" counts "$work/one.txt" >"$work/c1.json"
+sleep 0.2
+gets_since "$mark" >"$work/driftgate.uris"
+mark=$(wc -l <"$work/sim.log")
+"$python" "$peer" --sequential --urls-file "$work/one.txt" >"$work/peer-one.json" \
+    || die "the peer failed on one BMC: $(cat "$work/peer-one.json")"
+"$python" "$stats" counts "$work/one.txt" >"$work/c2.json"
+sleep 0.2
+gets_since "$mark" >"$work/peer.uris"
+stop_simulator
+if ! diff -u "$work/driftgate.uris" "$work/peer.uris" >"$work/uris.diff"; then
+    cat "$work/uris.diff" >&2
+    die "the peer does not GET the same URIs as driftgate (diff above: - driftgate, + peer)"
+fi
+"$python" "$stats" time-v "$work/capture.time" >"$work/capture.json"
+"$python" - "$work" "$latency" <<'EOF'
+import json, sys
+work, latency = sys.argv[1], sys.argv[2]
+load = lambda name: json.load(open(f"{work}/{name}"))
+c0, c1, c2 = (next(iter(load(n).values())) for n in ("c0.json", "c1.json", "c2.json"))
+capture, peer = load("capture.json"), load("peer-one.json")
+uris = sum(1 for _ in open(f"{work}/driftgate.uris"))
+print(f"### One simulated BMC (Dell capture, {latency} ms per request, session login)\n")
+print(f"Both GET the same {uris} distinct URIs (the simulator's -vv log, compared).\n")
+print("| client | wall s | requests (simulator's count) | peak RSS MiB |")
+print("|---|---:|---:|---:|")
+print(f"| driftgate capture | {capture['wall']:.2f} | {c1 - c0} | {capture['rss_kib'] / 1024:.0f} |")
+print(f"| peer (DMTF redfish {peer['peer'].rsplit(' ', 1)[-1]}) | {peer['wall_seconds']:.2f} | {c2 - c1} | – |")
+print(f"\nCritical path (crawl structure): {peer['critical_path']['median']} dependent requests.\n")
+EOF
+$single_only && exit 0
+
+## 2. The fleet: needs `mockup serve --count` and `check --all` (issue 12, helpers B and D).
+"$driftgate" mockup serve --help 2>/dev/null | grep -q -- '--count' \
+    && "$driftgate" mockup serve --help 2>/dev/null | grep -q -- '--write-inventory' \
+    || die "needs \`driftgate mockup serve --count N --write-inventory FILE\` (issue 12: the multi-BMC simulator); this build has no --count"
+"$driftgate" check --help 2>/dev/null | grep -q -- '--all' \
+    || die "needs \`driftgate check --all --inventory FILE\` (issue 12: the fleet check); this build has no --all"
+bmc_flag=()
+if "$driftgate" check --help 2>/dev/null | grep -q -- '--bmc-concurrency'; then
+    bmc_flag=(--bmc-concurrency "$bmc_concurrency")
+fi
+
+sim_verbosity=()
+records=$work/records.jsonl
+: >"$records"
+for hosts in ${hosts_list//,/ }; do
+    start_simulator "$dell" --count "$hosts" --listen "127.0.0.1:$base_port" \
+        --latency "$latency" --auth session --write-inventory "$work/inventory.toml"
+    "$python" "$stats" urls "$work/inventory.toml" >"$work/urls.txt"
+    [ "$(wc -l <"$work/urls.txt")" -eq "$hosts" ] || die "the inventory lists $(wc -l <"$work/urls.txt") BMCs, not $hosts"
+    head -n "$sample" "$work/urls.txt" >"$work/sample.txt"
+    for run in $(seq "$runs"); do
+        echo "bench-fleet: $hosts hosts, run $run of $runs" >&2
+        rm -rf "$work/out"
+        "$python" "$stats" counts "$work/urls.txt" >"$work/before.json"
+        status=0
+        /usr/bin/time -v "$driftgate" check --all --inventory "$work/inventory.toml" \
+            --concurrency "$concurrency" "${bmc_flag[@]}" --out-dir "$work/out" --format json \
+            >"$work/check.json" 2>"$work/check.time" </dev/null || status=$?
+        # 0 pass/warn, 1 block, 3 incomplete are verdicts; 2 (usage) and the rest are not.
+        case $status in 0|1|3) ;; *) die "check --all exited $status: $(grep -v '^\s' "$work/check.time" | tail -5)" ;; esac
+        "$python" "$stats" counts "$work/urls.txt" >"$work/after.json"
+        "$python" "$stats" delta "$work/before.json" "$work/after.json" >"$work/driftgate.req"
+        "$python" "$peer" --pool 5 --urls-file "$work/urls.txt" >"$work/pool.json" || true
+        "$python" "$stats" counts "$work/urls.txt" >"$work/after-pool.json"
+        "$python" "$stats" delta "$work/after.json" "$work/after-pool.json" >"$work/peer.req"
+        "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
+        "$python" "$stats" time-v "$work/check.time" >"$work/check.timed"
+        "$python" - "$work" "$hosts" "$sample" >>"$records" <<'EOF'
+import json, statistics, sys
+work, hosts, sample = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+load = lambda name: json.load(open(f"{work}/{name}"))
+check, pool = load("check.json"), load("pool.json")
+print(json.dumps({
+    "hosts": hosts,
+    "sample": min(sample, hosts),
+    "driftgate": load("check.timed"),
+    "driftgate_requests": statistics.median(load("driftgate.req")),
+    "peer_requests": statistics.median(load("peer.req")),
+    "critical_path": pool["critical_path"]["median"],
+    "incomplete": check["counts"]["incomplete"],
+    "peer_failed": pool["failed"] + load("sequential.json")["failed"],
+    "pool": pool,
+    "sequential": load("sequential.json"),
+}))
+EOF
+    done
+    stop_simulator
+done
+
+echo "### ${hosts_list//,/ and } simulated BMCs (Dell capture, $latency ms per request)"
+echo
+echo "driftgate \`check --all --concurrency $concurrency\` (${bmc_concurrency} requests in flight per BMC); the"
+echo "sequential peer crawls the first $sample hosts and is scaled to the fleet; medians of $runs runs."
+echo
+"$python" "$stats" table "$records" --latency "$latency" --concurrency "$concurrency" \
+    --bmc-concurrency "$bmc_concurrency"
