@@ -8,6 +8,8 @@
 #                          [--concurrency 64] [--bmc-concurrency 4] [--base-port 20000]
 #                          [--single-only]
 #
+# BENCH_DRIFTGATE=PATH benchmarks that driftgate binary instead of building this tree's.
+#
 # First, on one simulated BMC (`mockup serve` as it is today): driftgate capture and the peer,
 # the set of URIs each GETs (from the simulator's -vv log) compared, requests per host by the
 # simulator's own counter (/driftgate/requests). --single-only stops there. Then, per host
@@ -67,9 +69,13 @@ DRIFTGATE_MOCKUP_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export DRIFTGATE_MOCKUP_PASSWORD
 export CI=true  # no progress bar
 
-echo "bench-fleet: building release" >&2
-cargo build --release --quiet
-driftgate=$repo/target/release/driftgate
+# BENCH_DRIFTGATE=path benchmarks that binary instead of building this tree's release.
+driftgate=${BENCH_DRIFTGATE:-}
+if [ -z "$driftgate" ]; then
+    echo "bench-fleet: building release" >&2
+    cargo build --release --quiet
+    driftgate=$repo/target/release/driftgate
+fi
 
 venv=$repo/target/bench-venv
 if ! "$venv/bin/python" -c 'import redfish' 2>/dev/null; then
