@@ -67,6 +67,11 @@ def link(resource, *path):
     return node["@odata.id"].split("#")[0]
 
 
+def member_link(member):
+    """The URI of one `Members` entry (`{"@odata.id": …}`), or None."""
+    return link({"member": member}, "member")
+
+
 def key_of(uri):
     return uri.split("?")[0].rstrip("/")
 
@@ -165,7 +170,9 @@ class HostCrawl:
         return found
 
     def listed(self, page, depth):
-        return [self.get(link({"m": m}, "m"), depth) for m in page.get("Members", []) if link({"m": m}, "m")]
+        """GETs each member a collection page lists."""
+        uris = [member_link(m) for m in page.get("Members", [])]
+        return [self.get(uri, depth) for uri in uris if uri]
 
     def next_pages(self, page, depth):
         pages = []
@@ -194,7 +201,7 @@ class HostCrawl:
         alias = name.replace("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1)
         registries, listed_at = self.get(collection, 1)  # needs only the root
         for member in registries.get("Members", []):
-            entry = link({"m": member}, "m")
+            entry = member_link(member)
             if not entry:
                 continue
             entry_id = entry.rsplit("/", 1)[-1]
