@@ -561,11 +561,11 @@ fn compare_key(
     }
     let message = match majority {
         Some((value, n)) => format!(
-            "cluster {cluster}: {} differs: {listed}; the majority has {value} ({n} of {of} nodes)",
+            "cluster {cluster}: {}: {listed} where {n} of {of} nodes have {value}",
             first.name,
         ),
         None => format!(
-            "cluster {cluster}: {} differs with no majority among {of} nodes: {listed}",
+            "cluster {cluster}: {}: no majority among {of} nodes: {listed}",
             first.name
         ),
     };

@@ -139,7 +139,7 @@ fn the_node_whose_update_disabled_dcbx_is_the_odd_one_out() {
     );
     assert_eq!(
         dcbx.message,
-        "cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC) differs: azl-node01 has \"disabled\"; the majority has \"ieee\" (2 of 3 nodes)"
+        "cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC): azl-node01 has \"disabled\" where 2 of 3 nodes have \"ieee\""
     );
     let rules: Vec<&str> = findings.iter().map(|f| f.rule.as_str()).collect();
     for rule in [
@@ -189,7 +189,7 @@ fn a_tie_names_every_node_and_has_no_majority() {
     assert_eq!(dcbx.majority, None);
     assert_eq!(
         dcbx.message,
-        "cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC) differs with no majority among 2 nodes: azl-node01 has \"ieee\", azl-node02 has \"disabled\""
+        "cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC): no majority among 2 nodes: azl-node01 has \"ieee\", azl-node02 has \"disabled\""
     );
 }
 
