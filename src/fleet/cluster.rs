@@ -472,7 +472,8 @@ fn family(version: &str) -> String {
 
 /// The findings of `cluster` whose `members` (host, facts) disagree: one per key where some
 /// nodes differ from the majority, naming the odd nodes out and the majority value, most
-/// severe first (then by rule and key).
+/// severe first (then by rule and key). `members` are the nodes whose capture was complete: a
+/// partial capture lacks facts it would be blamed for.
 pub fn consistency(cluster: &str, members: &[(&str, &ClusterFacts)]) -> Vec<FleetFinding> {
     if members.len() < 2 {
         return Vec::new();

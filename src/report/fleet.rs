@@ -135,7 +135,11 @@ impl<'r> Summary<'r> {
         slowest.truncate(SLOWEST);
         let results = report.hosts.iter().find_map(|h| {
             let file = Path::new(h.snapshot_file.as_deref()?);
-            let dir = file.parent()?.parent()?;
+            // `DIR/snapshots/<host>.json` → `DIR/hosts`; a bare relative name tells no DIR.
+            let dir = file
+                .parent()?
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())?;
             Some(dir.join("hosts").display().to_string())
         });
         Summary {
