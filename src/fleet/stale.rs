@@ -2,8 +2,16 @@
 //! baseline, baselines without an inventory host, and hosts whose last good capture is older
 //! than the threshold. The last good capture of each host is kept in a small state file in
 //! the store, out of git ([`STATE_FILE`]).
+//!
+//! The state file is shared by every run on one store (shards on one machine, a nightly run
+//! and a manual one): [`State::record`] holds an exclusive lock on `state.lock` beside it while
+//! it re-reads the file, updates only the hosts it was given (never moving a time backwards)
+//! and replaces it atomically. A state file that cannot be read is an error, never an empty
+//! state: forgetting every host's last good capture would hide the hosts that went stale.
 
 use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
 use std::path::Path;
 use std::time::Duration;
 
@@ -11,12 +19,14 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::{FleetError, FleetFinding};
+use crate::compare::Severity;
 
 /// The state file, relative to the store's work tree (`.driftgate/` is ignored by git).
 pub const STATE_FILE: &str = ".driftgate/state.json";
 
 /// What the store remembers between runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct State {
     /// Host → its last complete capture.
     pub hosts: BTreeMap<String, HostState>,
@@ -24,22 +34,75 @@ pub struct State {
 
 /// One host's memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct HostState {
     /// When it was last captured completely.
     pub last_good: Timestamp,
 }
 
 impl State {
-    /// Reads `file`; a missing file is an empty state.
+    /// Reads `file`; a missing file is an empty state. A file that cannot be read or parsed is
+    /// an error naming it.
     pub fn load(file: &Path) -> Result<State, FleetError> {
-        let _ = file;
-        Ok(State::default())
+        let text = match fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
+            Err(e) => {
+                return Err(FleetError::BadResults {
+                    path: file.display().to_string(),
+                    reason: format!("cannot read the state file: {e}"),
+                });
+            }
+        };
+        serde_json::from_str(&text).map_err(|e| FleetError::BadResults {
+            path: file.display().to_string(),
+            reason: format!(
+                "not a driftgate state file ({e}); it keeps each host's last good capture: \
+                 repair it, or remove it to forget them"
+            ),
+        })
     }
 
     /// Records `good` (hosts captured completely, when) into `file` under a lock, atomically
     /// (temp file + rename), keeping every other host's entry: shards on one machine share it.
+    /// A host's time only moves forward.
     pub fn record(file: &Path, good: &[(String, Timestamp)]) -> Result<(), FleetError> {
-        let _ = (file, good);
+        let failed = |path: &Path| {
+            let path = path.display().to_string();
+            move |error| FleetError::Write { path, error }
+        };
+        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(failed(dir))?;
+        }
+        let lock_path = file.with_extension("lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(failed(&lock_path))?;
+        lock.lock().map_err(failed(&lock_path))?;
+        // Another run may have written since this one started: start from what is there now.
+        let mut state = State::load(file)?;
+        for (host, at) in good {
+            let entry = state
+                .hosts
+                .entry(host.clone())
+                .or_insert(HostState { last_good: *at });
+            entry.last_good = entry.last_good.max(*at);
+        }
+        let mut text = serde_json::to_string_pretty(&state).expect("a state serializes");
+        text.push('\n');
+        let temp = file.with_extension(format!("json.{}.tmp", std::process::id()));
+        let written = File::create(&temp)
+            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
+            .and_then(|()| fs::rename(&temp, file));
+        if let Err(error) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(failed(file)(error));
+        }
+        // Dropping the file releases the lock; say so explicitly, after the rename.
+        drop(lock);
         Ok(())
     }
 }
@@ -56,20 +119,156 @@ pub struct StaleInput {
 }
 
 /// The stale and missing findings of `hosts` and of `orphans` (baseline files of no inventory
-/// host), at `now`. Missing and orphan baselines are always reported; ages only with
-/// `stale_after`.
+/// host, as paths in the store: `baselines/<fleet>/<host>.json`), at `now`. Missing and orphan
+/// baselines are always reported; ages only with `stale_after`. All warn. Sorted by rule,
+/// then host (or file).
+///
+/// - `fleet/missing-baseline`: the host has no baseline.
+/// - `fleet/stale-baseline`: its baseline was captured more than `stale_after` before `now`.
+/// - `fleet/stale-capture`: its last complete capture is older than `stale_after`, or there
+///   is none on record.
+/// - `fleet/orphan-baseline`: a baseline file of no inventory host; it names no host (there is
+///   none to judge), its `path` is the file.
 pub fn findings(
     hosts: &[StaleInput],
     orphans: &[String],
     stale_after: Option<Duration>,
     now: Timestamp,
 ) -> Vec<FleetFinding> {
-    let _ = (hosts, orphans, stale_after, now);
-    Vec::new()
+    let mut out = Vec::new();
+    let finding =
+        |rule: &str, host: Option<&str>, path: Option<&str>, message: String| FleetFinding {
+            rule: rule.to_owned(),
+            severity: Severity::Warn,
+            cluster: None,
+            hosts: host.into_iter().map(str::to_owned).collect(),
+            path: path.map(str::to_owned),
+            values: Vec::new(),
+            majority: None,
+            message,
+        };
+    for input in hosts {
+        let host = input.host.as_str();
+        let limit = stale_after.map(|limit| (limit, show_limit(limit)));
+        match (input.baseline_captured_at, &limit) {
+            (None, _) => out.push(finding(
+                "fleet/missing-baseline",
+                Some(host),
+                None,
+                format!(
+                    "{host} has no baseline: judged by invariants and expect rules only \
+                     (promote its snapshot with `driftgate baseline promote`)"
+                ),
+            )),
+            (Some(at), Some((limit, shown))) if older(at, *limit, now) => out.push(finding(
+                "fleet/stale-baseline",
+                Some(host),
+                None,
+                format!(
+                    "baseline of {host} was captured {} ago (--stale-after {shown})",
+                    show_age(at, now)
+                ),
+            )),
+            _ => {}
+        }
+        if let Some((limit, shown)) = &limit {
+            match input.last_good {
+                None => out.push(finding(
+                    "fleet/stale-capture",
+                    Some(host),
+                    None,
+                    format!("no complete capture of {host} is on record (--stale-after {shown})"),
+                )),
+                Some(at) if older(at, *limit, now) => out.push(finding(
+                    "fleet/stale-capture",
+                    Some(host),
+                    None,
+                    format!(
+                        "last complete capture of {host} was {} ago (--stale-after {shown})",
+                        show_age(at, now)
+                    ),
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    for file in orphans {
+        out.push(finding(
+            "fleet/orphan-baseline",
+            None,
+            Some(file),
+            format!(
+                "{file} is the baseline of no inventory host: remove it, or add its host to the \
+                 inventory"
+            ),
+        ));
+    }
+    out.sort_by(|a, b| {
+        a.rule
+            .cmp(&b.rule)
+            .then_with(|| a.hosts.cmp(&b.hosts))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    out
 }
 
-/// Parses `--stale-after`: `30d`, `12h`, `90m`, or a plain number of days.
-pub fn parse_age(text: &str) -> Result<Duration, String> {
-    let _ = text;
-    todo!("issue 12: --stale-after")
+/// Whether `at` is more than `limit` before `now` (a time in the future is not old).
+fn older(at: Timestamp, limit: Duration, now: Timestamp) -> bool {
+    let age = now.as_second().saturating_sub(at.as_second());
+    u64::try_from(age).is_ok_and(|age| age > limit.as_secs())
 }
+
+/// `41 days`, `5 hours`, `12 minutes`: the age in the largest unit that says it.
+fn show_age(at: Timestamp, now: Timestamp) -> String {
+    let secs = u64::try_from(now.as_second().saturating_sub(at.as_second())).unwrap_or(0);
+    let (n, unit) = match secs {
+        s if s >= 2 * 86_400 => (s / 86_400, "days"),
+        s if s >= 2 * 3_600 => (s / 3_600, "hours"),
+        s => (s / 60, "minutes"),
+    };
+    match (n, unit) {
+        (1, "minutes") => "1 minute".to_owned(),
+        (n, unit) => format!("{n} {unit}"),
+    }
+}
+
+/// A threshold as `parse_age` reads it: `30d`, `12h`, `90m`, `45s`.
+fn show_limit(limit: Duration) -> String {
+    let secs = limit.as_secs();
+    match secs {
+        s if s > 0 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s > 0 && s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// Parses `--stale-after`: `30d`, `12h`, `90m`, `45s`, or a plain number of days.
+pub fn parse_age(text: &str) -> Result<Duration, String> {
+    let expected = "expected an age such as 30d (days), 12h (hours), 90m (minutes), 45s \
+                    (seconds) or a plain number of days";
+    let trimmed = text.trim();
+    let (number, unit) = match trimmed.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&trimmed[..i], c.to_ascii_lowercase()),
+        _ => (trimmed, 'd'),
+    };
+    let seconds = match unit {
+        'd' => 86_400,
+        'h' => 3_600,
+        'm' => 60,
+        's' => 1,
+        _ => return Err(format!("{text:?}: unknown unit {unit:?}; {expected}")),
+    };
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("{text:?}: {expected}"));
+    }
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(seconds))
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("{text:?}: too large; {expected}"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,349 @@
+//! The fleet summary over a small fleet judged from the shipped examples (insta snapshots),
+//! and its bounds at 1,000 and 10,000 hosts.
+
+use std::time::Duration;
+
+use crate::compare::{self, Counts, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::fleet::cluster::{ClusterFacts, consistency};
+use crate::fleet::{
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, stale,
+};
+use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
+
+fn example(file: &str) -> VerifiedSnapshot {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    VerifiedSnapshot::parse(&text, file).unwrap()
+}
+
+/// `from` as host `host`, its MACs `00:0a:f7:12:34:…` made `00:0a:f7:<mac>:…`.
+fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
+    let mut snapshot: Snapshot = from.snapshot().clone();
+    snapshot.host = HostName::new(host).unwrap();
+    let swap = |text: &str| text.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
+    snapshot.facts = snapshot
+        .facts
+        .iter()
+        .map(|(p, v)| {
+            let v = v
+                .as_text()
+                .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
+            (FactPath::new(swap(p.as_str())).unwrap(), v)
+        })
+        .collect();
+    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), &format!("{host}.json")).unwrap()
+}
+
+fn judge(snapshot: &VerifiedSnapshot, baseline: Option<&VerifiedSnapshot>) -> Report {
+    compare::judge(
+        snapshot,
+        baseline,
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    )
+}
+
+fn host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> HostResult {
+    HostResult {
+        host: name.into(),
+        fleet: "lab".into(),
+        cluster: cluster.map(Into::into),
+        verdict: report.verdict,
+        counts: report.counts,
+        failure: None,
+        capture_ms: ms,
+        snapshot_file: Some(format!("out/snapshots/{name}.json")),
+        report,
+    }
+}
+
+fn rank(v: Verdict) -> u8 {
+    match v {
+        Verdict::Pass => 0,
+        Verdict::Warn => 1,
+        Verdict::Block => 2,
+        Verdict::Incomplete => 3,
+    }
+}
+
+/// `hosts` and `findings` as a fleet report: host verdicts raised by the findings naming
+/// them, counts, the fleet verdict.
+fn fleet(mut hosts: Vec<HostResult>, findings: Vec<FleetFinding>, shards: &[&str]) -> FleetReport {
+    let mut verdict = Verdict::Pass;
+    for h in &mut hosts {
+        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
+            let v = match f.severity {
+                Severity::Block => Verdict::Block,
+                Severity::Warn => Verdict::Warn,
+                _ => Verdict::Pass,
+            };
+            if rank(v) > rank(h.verdict) {
+                h.verdict = v;
+            }
+        }
+        if rank(h.verdict) > rank(verdict) {
+            verdict = h.verdict;
+        }
+    }
+    let mut counts = HostCounts {
+        total: hosts.len(),
+        ..HostCounts::default()
+    };
+    for h in &hosts {
+        match h.verdict {
+            Verdict::Pass => counts.pass += 1,
+            Verdict::Warn => counts.warn += 1,
+            Verdict::Block => counts.block += 1,
+            Verdict::Incomplete => counts.incomplete += 1,
+        }
+    }
+    FleetReport {
+        schema: FLEET_REPORT_SCHEMA_ID.into(),
+        tool: "driftgate test".into(),
+        started_at: "2026-12-01T02:00:00Z".into(),
+        finished_at: "2026-12-01T02:03:10Z".into(),
+        shards: shards.iter().map(|s| (*s).to_owned()).collect(),
+        verdict,
+        strict: false,
+        counts,
+        hosts,
+        findings,
+    }
+}
+
+/// Three Azure Local nodes (node01 after the update that reset its DCBX), the ESXi MSCS node
+/// with its shared disk on Round Robin, a Linux node, one that timed out, one without a
+/// baseline; with their cluster and stale findings.
+fn small_fleet() -> FleetReport {
+    let base = example("examples/azure-local-dcbx/baseline.json");
+    let post = example("examples/azure-local-dcbx/post-update.json");
+    let (n2, n3) = (
+        renamed(&base, "azl-node02", "56:78"),
+        renamed(&base, "azl-node03", "9a:bc"),
+    );
+    let esx_base = example("examples/esxi-mscs-psp/baseline.json");
+    let esx = example("examples/esxi-mscs-psp/current.json");
+    let linux_base = example("examples/linux-mellanox-lldp/baseline.json");
+    let linux = example("examples/linux-mellanox-lldp/post-update.json");
+    let azl = Some("azl");
+    let mut timed_out = host("azl-node04", azl, judge(&n3, Some(&n3)), 30_000);
+    timed_out.verdict = Verdict::Incomplete;
+    timed_out.snapshot_file = None;
+    timed_out.failure = Some(
+        "redfish https://bmc-azl-node04: the host deadline of 30 s passed (GET /redfish/v1/Chassis/System.Embedded.1/NetworkAdapters)".into(),
+    );
+    let hosts = vec![
+        host("azl-node01", azl, judge(&post, Some(&base)), 4_210),
+        host("azl-node02", azl, judge(&n2, Some(&n2)), 3_950),
+        host("azl-node03", azl, judge(&n3, Some(&n3)), 12_480),
+        timed_out,
+        host("esx01", Some("mscs"), judge(&esx, Some(&esx_base)), 820),
+        host("rdma-node07", None, judge(&linux, Some(&linux_base)), 640),
+        host("rdma-node08", None, judge(&linux_base, None), 610),
+    ];
+    let facts: Vec<(&str, ClusterFacts)> = [
+        ("azl-node01", &post),
+        ("azl-node02", &n2),
+        ("azl-node03", &n3),
+    ]
+    .into_iter()
+    .map(|(h, s)| (h, ClusterFacts::extract(s.snapshot())))
+    .collect();
+    let members: Vec<(&str, &ClusterFacts)> = facts.iter().map(|(h, f)| (*h, f)).collect();
+    let mut findings = consistency("azl", &members);
+    let at = |t: &str| t.parse().unwrap();
+    let stale_input = |host: &str, baseline: Option<&str>, good: Option<&str>| stale::StaleInput {
+        host: host.into(),
+        baseline_captured_at: baseline.map(at),
+        last_good: good.map(at),
+    };
+    findings.extend(stale::findings(
+        &[
+            stale_input(
+                "azl-node01",
+                Some("2026-11-30T02:00:00Z"),
+                Some("2026-12-01T02:00:00Z"),
+            ),
+            stale_input(
+                "azl-node04",
+                Some("2026-10-01T02:00:00Z"),
+                Some("2026-10-20T02:00:00Z"),
+            ),
+            stale_input("rdma-node08", None, Some("2026-12-01T02:00:00Z")),
+        ],
+        &["baselines/lab/old-node.json".to_owned()],
+        Some(Duration::from_secs(30 * 86_400)),
+        at("2026-12-01T02:00:00Z"),
+    ));
+    fleet(hosts, findings, &[])
+}
+
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+fn text(report: &FleetReport) -> String {
+    let mut out = Vec::new();
+    super::text(report, &mut out).unwrap();
+    anstream::adapter::strip_str(&String::from_utf8(out).unwrap()).to_string()
+}
+
+fn markdown(report: &FleetReport) -> String {
+    let mut out = Vec::new();
+    super::markdown(report, &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn summary_of_a_small_fleet() {
+    let report = small_fleet();
+    let text = text(&report);
+    assert!(
+        text.starts_with("FLEET INCOMPLETE — 7 hosts: 2 pass · 1 warn · 3 block · 1 incomplete\n"),
+        "{text}"
+    );
+    assert!(text.contains("DCBX mode of NIC.Slot.3-1-1 (BMC): azl-node01 has \"disabled\" where 2 of 3 nodes have \"ieee\"\n"), "{text}");
+    assert!(
+        text.contains("azl-node04: redfish https://bmc-azl-node04"),
+        "{text}"
+    );
+    assert!(
+        text.contains("slowest  azl-node04 30.0 s · azl-node03 12.4 s · azl-node01 4.2 s"),
+        "{text}"
+    );
+    assert!(text.contains("per-host results in out/hosts"), "{text}");
+    snapshot!("fleet_small_text", text);
+    let md = markdown(&report);
+    assert!(md.contains("| azl-node04 | azl | INCOMPLETE |"), "{md}");
+    assert!(
+        !md.contains("| azl-node02 |"),
+        "passing hosts are not in the table: {md}"
+    );
+    snapshot!("fleet_small_markdown", md);
+}
+
+#[test]
+fn the_headline_names_merged_shards() {
+    let mut report = small_fleet();
+    report.shards = vec!["1/3".into(), "2/3".into(), "3/3".into()];
+    let text = text(&report);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("(shards 1/3, 2/3, 3/3 merged)"),
+        "{text}"
+    );
+}
+
+/// `n` hosts: the first `block` blocked, the next `warn` warned, the next `incomplete`
+/// incomplete (each with a failure), the rest passing; with findings of 40 rules and `cluster`
+/// cluster findings.
+fn big_fleet(
+    n: usize,
+    block: usize,
+    warn: usize,
+    incomplete: usize,
+    cluster: usize,
+) -> FleetReport {
+    let base = example("examples/azure-local-dcbx/baseline.json");
+    let post = example("examples/azure-local-dcbx/post-update.json");
+    let blocked = judge(&post, Some(&base));
+    let passed = judge(&base, Some(&base));
+    let hosts = (0..n)
+        .map(|i| {
+            let name = format!("sim-{i:04}");
+            let mut report = if i < block + warn {
+                blocked.clone()
+            } else {
+                passed.clone()
+            };
+            for (k, f) in report.findings.iter_mut().enumerate() {
+                f.id = format!("rule-{:02}", (i + k) % 40);
+                if i >= block {
+                    f.severity = Severity::Warn;
+                }
+            }
+            let mut h = host(&name, Some("c"), report, (i as u64 * 7_919) % 30_000);
+            h.verdict = match i {
+                i if i < block => Verdict::Block,
+                i if i < block + warn => Verdict::Warn,
+                i if i < block + warn + incomplete => {
+                    h.failure = Some(format!(
+                        "redfish https://10.0.{}.{}: connection refused after 3 attempts; {}",
+                        i / 256,
+                        i % 256,
+                        "x".repeat(200)
+                    ));
+                    Verdict::Incomplete
+                }
+                _ => Verdict::Pass,
+            };
+            h.counts = Counts {
+                block: 3,
+                warn: 2,
+                info: 1,
+            };
+            h
+        })
+        .collect();
+    let findings = (0..cluster)
+        .map(|i| FleetFinding {
+            rule: "cluster/dcbx-mode".into(),
+            severity: Severity::Block,
+            cluster: Some(format!("c{i}")),
+            hosts: vec![format!("sim-{:04}", n - 1 - i)],
+            path: Some("nic/NIC.Slot.3-1/bmc/dcbx_mode".into()),
+            values: vec![serde_json::json!("disabled")],
+            majority: None,
+            message: format!("cluster c{i}: DCBX mode of NIC.Slot.3-1 (BMC) sim-{:04} has \"disabled\" where 3 of 4 nodes have \"ieee\"", n - 1 - i),
+        })
+        .collect();
+    let mut report = fleet(hosts, findings, &["1/2", "2/2"]);
+    // `fleet` raised the hosts named by cluster findings; keep the intended split.
+    report.counts = HostCounts {
+        total: n,
+        block,
+        warn,
+        incomplete,
+        pass: n - block - warn - incomplete,
+    };
+    report
+}
+
+#[test]
+fn a_thousand_hosts_fit_one_screen() {
+    let report = big_fleet(1_000, 18, 20, 12, 30);
+    let text = text(&report);
+    let lines = text.lines().count();
+    assert!(lines <= super::TEXT_LINES, "{lines} lines:\n{text}");
+    assert!(
+        text.starts_with("FLEET INCOMPLETE — 1000 hosts: 950 pass · 20 warn · 18 block · 12 incomplete (shards 1/2, 2/2 merged)"),
+        "{text}"
+    );
+    for counted in ["more rules\n", "… and 27 more\n", "… and 7 more\n"] {
+        assert!(text.contains(counted), "{counted}:\n{text}");
+    }
+    assert!(text.lines().all(|l| l.chars().count() <= 160), "{text}");
+}
+
+#[test]
+fn ten_thousand_failing_hosts_stay_under_the_markdown_limit() {
+    let report = big_fleet(10_000, 4_000, 3_000, 3_000, 500);
+    let md = markdown(&report);
+    assert!(md.len() < super::MARKDOWN_LIMIT, "{}", md.len());
+    assert!(
+        md.contains("more hosts not shown"),
+        "{}",
+        &md[md.len() - 300..]
+    );
+    assert!(
+        md.contains("_… and 450 more_"),
+        "cluster findings are counted past 50"
+    );
+    assert!(md.contains("| sim-0000 | c | BLOCK |"));
+}
