@@ -14,6 +14,8 @@ mod plan;
 mod run;
 pub mod shard;
 pub mod stale;
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 use std::time::Duration;
