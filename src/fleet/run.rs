@@ -14,7 +14,7 @@ use super::outdir::{HOST_SCHEMA_ID, HostRecord, OutDir};
 use super::plan::{BaselineAt, Plan, Planned, read_baseline};
 use super::stale::State;
 use super::{FleetError, FleetSettings, HostResult, Reporter};
-use crate::collect::{self, CaptureOptions, Captured, NoReporter, SourceSpec};
+use crate::collect::{self, CaptureOptions, Captured, SourceKind, SourceSpec};
 use crate::compare::{self, JudgeOptions};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
@@ -32,6 +32,36 @@ enum Got {
     Read(Result<VerifiedSnapshot, String>),
 }
 
+/// A source event of a capture task, handed to the caller's reporter on the run's own task
+/// (the reporter is borrowed; tasks are `'static`).
+enum Event {
+    Started(HostName, SourceKind),
+    Finished(HostName, SourceKind, SourceStatus, Duration),
+}
+
+/// The reporter capture tasks get: it forwards what it is told to the run.
+#[derive(Clone)]
+struct Forward(tokio::sync::mpsc::UnboundedSender<Event>);
+
+impl collect::Reporter for Forward {
+    fn source_started(&self, host: &HostName, source: SourceKind) {
+        // The run outlives its tasks but for a stop: a lost event then does not matter.
+        let _ = self.0.send(Event::Started(host.clone(), source));
+    }
+
+    fn source_finished(
+        &self,
+        host: &HostName,
+        source: SourceKind,
+        status: SourceStatus,
+        took: Duration,
+    ) {
+        let _ = self
+            .0
+            .send(Event::Finished(host.clone(), source, status, took));
+    }
+}
+
 /// Works on every host of `plan`: the records in the order hosts finished.
 pub(super) async fn run(
     settings: &FleetSettings,
@@ -46,6 +76,8 @@ pub(super) async fn run(
     let mut running: HashMap<usize, Option<VerifiedSnapshot>> = HashMap::new();
     let mut records = Vec::with_capacity(plan.hosts.len());
     let mut next = 0;
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let forward = Forward(sender);
     loop {
         while tasks.len() < concurrency && next < plan.hosts.len() && !cancel.is_cancelled() {
             let planned = &plan.hosts[next];
@@ -59,6 +91,7 @@ pub(super) async fn run(
                         planned.host.sources.clone(),
                         options,
                         settings.snapshots.clone(),
+                        forward.clone(),
                     ));
                 }
                 Err(failure) => {
@@ -73,8 +106,20 @@ pub(super) async fn run(
             }
             next += 1;
         }
-        let Some(joined) = tasks.join_next().await else {
+        if tasks.is_empty() {
             break;
+        }
+        let joined = tokio::select! {
+            Some(event) = events.recv() => {
+                match event {
+                    Event::Started(host, source) => reporter.source_started(&host, source),
+                    Event::Finished(host, source, status, took) => {
+                        reporter.source_finished(&host, source, status, took);
+                    }
+                }
+                continue;
+            }
+            Some(joined) = tasks.join_next() => joined,
         };
         let (index, got, took) = joined.expect("a host's task does not panic");
         let baseline = running.remove(&index).flatten();
@@ -128,6 +173,7 @@ async fn work(
     sources: Vec<SourceSpec>,
     options: CaptureOptions,
     snapshots: Option<PathBuf>,
+    reporter: Forward,
 ) -> (usize, Got, Duration) {
     let started = Instant::now();
     let got = match snapshots {
@@ -139,7 +185,7 @@ async fn work(
         }
         None => {
             let limit = options.redfish.client.host_timeout;
-            let capture = collect::capture_host(host, &sources, &options, &NoReporter);
+            let capture = collect::capture_host(host, &sources, &options, &reporter);
             match tokio::time::timeout(limit + GRACE, capture).await {
                 Ok(captured) => Got::Captured(captured),
                 Err(_) => Got::TimedOut(limit),
