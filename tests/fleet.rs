@@ -278,3 +278,34 @@ fn help_shows_a_nightly_run_and_a_merge_of_shards() {
         merge.stdout
     );
 }
+
+#[test]
+fn a_signal_stops_the_run_and_no_run_file_is_written() {
+    let simulator = Simulator::start(&bmc("baseline"), &["--fault", "hang=/redfish/v1/Systems"]);
+    let lab = FleetLab::new(
+        &[Host::new("azl-node09", State::Bmc(simulator.url.clone()))],
+        &["azl-node09"],
+    );
+    let out = lab.path("stopped");
+    let child = lab
+        .process()
+        .args(["check", "--all", "--bmc-timeout", "60", "--out-dir"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !out.join("hosts").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: the pid is our child's, not yet reaped.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    assert!(!out.join("run.json").exists());
+}

@@ -157,6 +157,13 @@ impl FleetLab {
             .args(args))
     }
 
+    /// [`FleetLab::command`] as a `std::process::Command`, for tests that signal it.
+    pub fn process(&self) -> std::process::Command {
+        let mut cmd = super::driftgate_process();
+        cmd.arg("--repo").arg(&self.store).env_remove("CI");
+        cmd
+    }
+
     /// driftgate with the lab's store.
     pub fn command(&self) -> assert_cmd::Command {
         let mut cmd = driftgate();
