@@ -1,39 +1,138 @@
-//! `driftgate check`.
+//! `driftgate check`: one snapshot (`--snapshot`), or the whole fleet (`--all`).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use driftgate::compare::{self, JudgeOptions};
+use driftgate::collect::Cancel;
+use driftgate::compare::{self, JudgeOptions, Verdict};
+use driftgate::fleet::{self, FleetError, FleetReport, FleetSettings, Shard};
 use driftgate::input::{Loader, SnapshotRef};
+use driftgate::inventory::Selection;
+use driftgate::snapshot::HostName;
+use driftgate::store::Store;
 
+use super::capture::CaptureFlags;
+use super::inventory::{self, InventoryArg};
 use super::{Context, OutputFormat, parse_ref};
 use crate::exit::Outcome;
+use crate::interrupt::Interrupts;
+use crate::output::Printer;
 
-/// Judge a snapshot.
+/// Judge a snapshot, or with --all every host of the inventory.
 ///
 /// Without --baseline only invariants and `expect` rules run. A snapshot or baseline with a
 /// source that is not complete is INCOMPLETE (exit 3) whatever else it shows.
+///
+/// --all captures every selected host of the inventory concurrently and judges each against
+/// its baseline at HEAD of the store (`baselines/<fleet>/<host>.json`), checks that the nodes
+/// of each cluster agree, and reports stale and missing baselines. A host that cannot be read
+/// (unreachable, partial, past its --host-timeout) is INCOMPLETE and counted; it never stops
+/// the run. Exit code: the worst host verdict or fleet finding (0 pass or warn, 1 block,
+/// 3 incomplete; 2 a usage or configuration error).
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftgate check --snapshot node01.json --baseline baseline:node01\n  \
+    # nightly: every host, results streamed to an output directory\n  \
+    driftgate check --all --out-dir /var/lib/driftgate/nightly --stale-after 30d\n  \
+    # three collectors (a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/3), then one merge\n  \
+    driftgate check --all --shard 1/3 --out-dir results/1\n  \
+    driftgate check --all --shard 2/3 --out-dir results/2\n  \
+    driftgate check --all --shard 3/3 --out-dir results/3\n  \
+    driftgate report merge results/1 results/2 results/3\n  \
+    # judge snapshots a site collector shipped, instead of capturing\n  \
+    driftgate check --all --snapshots site-b/nightly --format json")]
 pub struct Args {
     /// Snapshot to judge: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
-    #[arg(long, value_name = "REF", value_parser = parse_ref)]
-    snapshot: SnapshotRef,
+    #[arg(long, value_name = "REF", value_parser = parse_ref, required_unless_present = "all", conflicts_with_all = FLEET_ONLY)]
+    snapshot: Option<SnapshotRef>,
     /// Known-good snapshot of the same host to compare with, e.g. `baseline:HOST`.
-    #[arg(long, value_name = "REF", value_parser = parse_ref)]
+    #[arg(long, value_name = "REF", value_parser = parse_ref, conflicts_with = "all")]
     baseline: Option<SnapshotRef>,
-    /// Policy file that extends and overrides the built-in policy.
+    /// Policy file that extends and overrides the built-in policy (with --all: layered over
+    /// the store's driftgate.toml).
     #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
     policy: Option<PathBuf>,
     /// Warnings block too.
     #[arg(long)]
     strict: bool,
-    /// Report format.
+    /// Report format (with --all: text is the one-screen summary, json follows
+    /// `driftgate schema fleet-report`).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
+/// The flags that only `check --all` takes.
+const FLEET_ONLY: [&str; 10] = [
+    "all",
+    "fleet",
+    "cluster",
+    "tag",
+    "shard",
+    "concurrency",
+    "out_dir",
+    "snapshots",
+    "stale_after",
+    "quiet",
+];
+
+/// The flags of `check --all`.
+#[derive(Debug, clap::Args)]
+struct FleetArgs {
+    /// Check every selected host of the inventory.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    inventory: InventoryArg,
+    /// Only hosts of this fleet.
+    #[arg(long, value_name = "F")]
+    fleet: Option<String>,
+    /// Only hosts of this cluster.
+    #[arg(long, value_name = "C")]
+    cluster: Option<String>,
+    /// Only hosts with this tag.
+    #[arg(long, value_name = "T")]
+    tag: Option<String>,
+    /// Only the hosts of shard K of N (a stable hash of the host name; every host is in
+    /// exactly one shard). Merge the shards' --out-dir with `driftgate report merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Hosts captured at once.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    concurrency: Option<u16>,
+    /// Write snapshots/<host>.json and hosts/<host>.json here as each host finishes, and
+    /// run.json at the end (what `report merge` reads).
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// Judge DIR/<host>.json (or DIR/snapshots/<host>.json, another run's --out-dir) instead
+    /// of capturing; a missing or corrupt file makes its host INCOMPLETE.
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// Report baselines and last good captures older than AGE: 30d, 12h, 90m (a number
+    /// alone is days).
+    #[arg(long, value_name = "AGE", value_parser = fleet::stale::parse_age)]
+    stale_after: Option<Duration>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    #[command(flatten)]
+    capture: CaptureFlags,
+}
+
+/// `--concurrency` of `check --all` when not given: sized for one collector.
+const DEFAULT_CONCURRENCY: u16 = 64;
+
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    if args.fleet.all {
+        return run_all(args, ctx);
+    }
     let mut loader = Loader::new(ctx.repo.clone());
-    let snapshot = loader.snapshot(&args.snapshot)?;
+    let reference = args
+        .snapshot
+        .as_ref()
+        .expect("clap requires --snapshot without --all");
+    let snapshot = loader.snapshot(reference)?;
     let baseline = args
         .baseline
         .as_ref()
@@ -53,4 +152,130 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     };
     let report = compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
     super::print_report(&report, args.format, ctx.printer)
+}
+
+/// `check --all`.
+fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let flags = &args.fleet;
+    let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let store = Store::discover(&dir)?;
+    let policy = driftgate::input::policy(Some(&store), args.policy.as_deref())?;
+    for warning in policy.warnings() {
+        ctx.printer.warn(warning);
+    }
+    let inventory = inventory::load(&flags.inventory, ctx)?;
+    if flags.snapshots.is_none() {
+        flags
+            .capture
+            .warn_insecure(inventory.hosts.iter().flat_map(|h| &h.sources), ctx);
+    }
+    let cancel = Cancel::new();
+    let settings = FleetSettings {
+        store,
+        inventory,
+        policy,
+        selection: Selection {
+            fleet: flags.fleet.clone(),
+            cluster: flags.cluster.clone(),
+            tag: flags.tag.clone(),
+        },
+        shard: flags.shard,
+        concurrency: usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY)),
+        strict: args.strict,
+        capture: flags.capture.options(None, None, cancel.clone())?,
+        out_dir: flags.out_dir.clone(),
+        snapshots: flags.snapshots.clone(),
+        stale_after: flags.stale_after,
+    };
+    let interrupts = match Interrupts::watch(cancel, *ctx.printer) {
+        Ok(interrupts) => Some(interrupts),
+        Err(e) => {
+            ctx.printer.warn(&format!(
+                "cannot handle signals ({e}): a signal will end the run without deleting its Redfish sessions"
+            ));
+            None
+        }
+    };
+    let progress = Progress::new(flags.quiet);
+    let runtime = super::runtime()?;
+    let result = runtime.block_on(fleet::check_all(&settings, &progress));
+    // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
+    runtime.shutdown_background();
+    progress.done();
+    if let Some(signal) = interrupts.as_ref().and_then(Interrupts::received)
+        && matches!(result, Err(FleetError::Interrupted))
+    {
+        ctx.printer.error(&anyhow::anyhow!(
+            "the run was stopped by {signal}: no host started after it, no run.json was written"
+        ));
+        return Ok(Outcome::Interrupted(signal));
+    }
+    print_fleet(&result?, args.format, ctx.printer)
+}
+
+/// Renders a fleet result on standard output and returns its verdict.
+pub fn print_fleet(
+    report: &FleetReport,
+    format: OutputFormat,
+    printer: &Printer,
+) -> anyhow::Result<Outcome> {
+    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    Ok(Outcome::Judged(report.verdict))
+}
+
+/// The progress of `check --all` on standard error: a bar on a terminal (not with --quiet,
+/// not in CI), else, with -v, one log line per host.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        let bar = (!quiet && std::env::var_os("CI").is_none() && {
+            use std::io::IsTerminal as _;
+            std::io::stderr().is_terminal()
+        })
+        .then(|| {
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} hosts  {msg}",
+                )
+                .expect("the template is valid")
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Progress { bar }
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl driftgate::collect::Reporter for Progress {}
+
+impl fleet::Reporter for Progress {
+    fn planned(&self, hosts: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(u64::try_from(hosts).unwrap_or(u64::MAX));
+        }
+    }
+
+    fn host_finished(&self, host: &HostName, verdict: Verdict, took: Duration) {
+        match &self.bar {
+            Some(bar) => {
+                bar.inc(1);
+                bar.set_message(format!("{host}: {}", verdict.as_upper()));
+            }
+            None => tracing::info!(
+                "{host}: {} ({:.1} s)",
+                verdict.as_upper(),
+                took.as_secs_f64()
+            ),
+        }
+    }
 }

@@ -10,6 +10,7 @@ mod import;
 mod inventory;
 mod mockup;
 mod policy;
+mod report;
 mod schema;
 mod snapshot;
 
@@ -86,6 +87,9 @@ pub enum Command {
     /// Show the effective policy.
     #[command(subcommand)]
     Policy(policy::Command),
+    /// Work with the results of `check --all`: merge the shards of a run.
+    #[command(subcommand)]
+    Report(report::Command),
     /// Print the JSON Schema of a file format.
     Schema(schema::Args),
     /// Work with snapshot files.
@@ -135,6 +139,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Inventory(command) => inventory::run(command, ctx),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
+        Command::Report(command) => report::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),
         Command::Snapshot(command) => snapshot::run(command, printer),
     }

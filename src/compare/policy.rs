@@ -357,6 +357,22 @@ impl Policy {
             .filter(|r| r.expect.is_some() && r.is_literal())
     }
 
+    /// `sha256:` + hex SHA-256 of the effective policy's TOML without comments: equal for the
+    /// same rules however they were spelled, so a run records which policy judged it.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest as _, Sha256};
+        let mut hasher = Sha256::new();
+        for line in self
+            .to_toml()
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+        {
+            hasher.update(line.as_bytes());
+            hasher.update(b"\n");
+        }
+        format!("sha256:{}", hex::encode(hasher.finalize()))
+    }
+
     /// The effective policy as TOML, each rule annotated with where it was defined.
     pub fn to_toml(&self) -> String {
         let mut out = String::new();

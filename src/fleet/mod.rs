@@ -6,9 +6,16 @@
 //! [`Reporter`] what it is doing. Imports: [`crate::inventory`], [`crate::collect`],
 //! [`crate::store`], [`crate::compare`], [`crate::snapshot`].
 
+mod assemble;
 pub mod cluster;
+mod merge;
+pub mod outdir;
+mod plan;
+mod run;
 pub mod shard;
 pub mod stale;
+#[cfg(test)]
+mod tests;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -205,18 +212,78 @@ pub enum FleetError {
     Interrupted,
 }
 
-/// Checks every selected host (see the module docs).
+/// Checks every selected host (see the module docs): plans the run (the hosts of the
+/// selection and the shard, their baselines at HEAD, orphan baselines), captures or reads the
+/// hosts at most `concurrency` at once, writes the output directory as each finishes, and
+/// assembles the fleet result. A host that cannot be read is INCOMPLETE, never an error; only
+/// a stop (`capture.cancel`: no new host starts) or an output directory that cannot be
+/// written ends the run early.
 pub async fn check_all(
     settings: &FleetSettings,
     reporter: &dyn Reporter,
 ) -> Result<FleetReport, FleetError> {
-    let _ = (settings, reporter);
-    todo!("issue 12: check --all")
+    let started_at = now();
+    let plan = plan::plan(settings)?;
+    let out = settings
+        .out_dir
+        .as_deref()
+        .map(outdir::OutDir::create)
+        .transpose()?;
+    let state_file =
+        (!settings.store.is_bare()).then(|| settings.store.location().join(stale::STATE_FILE));
+    let state = match &state_file {
+        Some(file) => stale::State::load(file)?,
+        None => stale::State::default(),
+    };
+    reporter.planned(plan.hosts.len());
+    let records = run::run(settings, &plan, &state, out.as_ref(), reporter).await?;
+    let finished_at = now();
+    if let Some(file) = &state_file {
+        let good: Vec<(String, jiff::Timestamp)> = records
+            .iter()
+            .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
+            .collect();
+        if !good.is_empty() {
+            stale::State::record(file, &good)?;
+        }
+    }
+    let run_file = outdir::RunFile {
+        schema: outdir::RUN_SCHEMA_ID.to_owned(),
+        tool: crate::tool_version(),
+        started_at,
+        finished_at,
+        shard: settings.shard,
+        strict: settings.strict,
+        selection: (&settings.selection).into(),
+        hosts: plan.hosts.iter().map(|p| p.host.name.to_string()).collect(),
+        orphans: plan.orphans.clone(),
+        policy_digest: settings.policy.digest(),
+        stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),
+    };
+    if let Some(out) = &out {
+        out.write_run(&run_file)?;
+    }
+    Ok(assemble::assemble(assemble::Assembly {
+        shards: settings.shard.iter().map(Shard::to_string).collect(),
+        started_at,
+        finished_at,
+        strict: settings.strict,
+        stale_after: settings.stale_after,
+        orphans: plan.orphans,
+        records,
+    }))
 }
 
 /// Merges the output directories of the shards of one run into the fleet result one
-/// unsharded run would have given.
+/// unsharded run would have given. Refuses a directory of a run that did not finish, the
+/// same host twice, shards of different counts, a missing shard, and shards judged under
+/// different policies, strictness, selections or `--stale-after`.
 pub fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
-    let _ = dirs;
-    todo!("issue 12: report merge")
+    merge::merge(dirs)
+}
+
+/// Now, to the second (run files and reports carry no sub-second noise).
+fn now() -> jiff::Timestamp {
+    let now = jiff::Timestamp::now();
+    now.round(jiff::Unit::Second).unwrap_or(now)
 }

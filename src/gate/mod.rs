@@ -207,28 +207,9 @@ pub enum GateError {
         /// The missing file.
         file: String,
     },
-    /// A CA file named by the inventory cannot be read.
-    #[error("{inventory}: host {host}: ca_file {file}: {error}")]
-    CaFile {
-        /// The host.
-        host: HostName,
-        /// The inventory.
-        inventory: String,
-        /// The CA file.
-        file: String,
-        /// Why.
-        error: std::io::Error,
-    },
-    /// A host's BMC account cannot be read.
-    #[error("{inventory}: host {host}: {error}")]
-    Credentials {
-        /// The host.
-        host: HostName,
-        /// The inventory.
-        inventory: String,
-        /// Why (names the variable or file, never a value).
-        error: crate::inventory::CredentialsRefError,
-    },
+    /// A host's inventory entry gives no capture settings (its CA file, its BMC account).
+    #[error(transparent)]
+    HostOptions(#[from] crate::inventory::HostOptionsError),
     /// A run file cannot be read or written.
     #[error("{file}: {error}")]
     Io {
@@ -859,86 +840,16 @@ fn add_new(list: &mut Vec<Allowance>, more: Vec<Allowance>) {
     }
 }
 
-/// The capture settings of `host`: the step's, with what its inventory entry says instead
-/// (its CA file, time limits and BMC account).
+/// The capture settings of `host`: the step's, with what its inventory entry says instead.
 fn host_options(settings: &Settings, host: &InventoryHost) -> Result<CaptureOptions, GateError> {
-    let mut options = settings.capture.clone();
-    if let Some(timeout) = host.timeouts.bmc {
-        options.redfish.client.timeout = timeout;
-    }
-    if let Some(timeout) = host.timeouts.host {
-        options.redfish.client.host_timeout = timeout;
-    }
-    if let Some(timeout) = host.timeouts.command {
-        options.process.timeout = timeout;
-    }
-    if let Some(file) = &host.ca_file {
-        let pem = std::fs::read(file).map_err(|error| GateError::CaFile {
-            host: host.name.clone(),
-            inventory: settings.inventory.file.display().to_string(),
-            file: file.display().to_string(),
-            error,
-        })?;
-        options.redfish.ca_cert = Some(pem);
-    }
-    if let Some(credentials) = &host.credentials {
-        let account = credentials
-            .resolve()
-            .map_err(|error| GateError::Credentials {
-                host: host.name.clone(),
-                inventory: settings.inventory.file.display().to_string(),
-                error,
-            })?;
-        options.redfish.credentials = Some(account);
-    }
-    // No child process (ssh, a local tool) of any host sees a variable that holds an account.
-    for name in settings
+    Ok(settings
         .inventory
-        .hosts
-        .iter()
-        .filter_map(|h| h.credentials.as_ref())
-        .flat_map(|c| c.env_names())
-    {
-        if !options.process.withheld_env.iter().any(|n| n == name) {
-            options.process.withheld_env.push(name.to_owned());
-        }
-    }
-    Ok(options)
+        .capture_options(host, &settings.capture)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_hosts_inventory_entry_gives_its_account_ca_and_limits_and_no_child_sees_the_variables() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_or_init(dir.path()).unwrap();
-        std::fs::write(dir.path().join("ca.pem"), "PEM").unwrap();
-        // Variables every test process has, standing in for the account's.
-        let text = r#"
-[defaults]
-fleet = "azure-local"
-credentials = { username_env = "HOME", password_env = "PATH" }
-
-[[host]]
-name = "azl-node01"
-sources = ["redfish=https://bmc-azl-node01"]
-ca_file = "ca.pem"
-timeouts = { bmc_seconds = 7, host_seconds = 70, command_seconds = 9 }
-"#;
-        let inventory = Inventory::parse(text, &dir.path().join("inventory.toml")).unwrap();
-        let settings = Settings::new(store, inventory, Policy::builtin());
-        let host = &settings.inventory.hosts[0];
-        let options = host_options(&settings, host).unwrap();
-        let account = options.redfish.credentials.expect("an account");
-        assert_eq!(account.username, std::env::var("HOME").unwrap());
-        assert_eq!(options.redfish.ca_cert.as_deref(), Some(&b"PEM"[..]));
-        assert_eq!(options.redfish.client.timeout, Duration::from_secs(7));
-        assert_eq!(options.redfish.client.host_timeout, Duration::from_secs(70));
-        assert_eq!(options.process.timeout, Duration::from_secs(9));
-        assert_eq!(options.process.withheld_env, ["HOME", "PATH"]);
-    }
 
     #[test]
     fn the_worst_verdict_decides_the_step() {

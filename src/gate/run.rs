@@ -135,16 +135,7 @@ pub struct RunHost {
 /// files the rules came from, what an invariant checks) on lines of their own, so those are
 /// left out.
 pub fn policy_digest(policy: &Policy) -> String {
-    let mut hasher = Sha256::new();
-    for line in policy
-        .to_toml()
-        .lines()
-        .filter(|l| !l.trim_start().starts_with('#'))
-    {
-        hasher.update(line.as_bytes());
-        hasher.update(b"\n");
-    }
-    format!("sha256:{}", hex::encode(hasher.finalize()))
+    policy.digest()
 }
 
 /// One run's directory.

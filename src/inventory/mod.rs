@@ -10,12 +10,15 @@
 //! [`crate::secrets`].
 
 mod ansible;
+mod options;
 mod parse;
 #[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+pub use options::HostOptionsError;
 
 use crate::collect::SourceSpec;
 use crate::collect::redfish::client::{Credentials, CredentialsError};

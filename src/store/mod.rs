@@ -7,6 +7,7 @@
 //! snapshots' meaning; imports nothing from the rest of driftgate.
 
 mod git_locks;
+mod listing;
 mod lock;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use std::time::Duration;
 use git2::build::TreeUpdateBuilder;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Sort, Tree};
 
+pub use listing::BaselineFile;
 pub use lock::StoreLock;
 
 /// Folder of the baselines inside the store.

@@ -1,0 +1,42 @@
+//! `driftgate report merge`: the output directories of the shards of a `check --all` run →
+//! one fleet result, rendered as `check --all` renders it, with its exit code.
+
+use std::path::PathBuf;
+
+use driftgate::fleet;
+
+use super::{Context, OutputFormat};
+use crate::exit::Outcome;
+
+/// Work with the results of `check --all`.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Merge the --out-dir of every shard of one `check --all --shard K/N` run into the fleet
+    /// result one unsharded run would give: the same hosts, verdicts, findings, counts and exit
+    /// code (0 pass or warn, 1 block, 3 incomplete). Refuses (exit 2) a directory of a run
+    /// that did not finish, overlapping or missing shards, and shards judged under different
+    /// policies or strictness.
+    #[command(after_help = "Example:\n  \
+        driftgate check --all --shard 1/3 --out-dir results/1   # on collector 1\n  \
+        driftgate check --all --shard 2/3 --out-dir results/2   # on collector 2\n  \
+        driftgate check --all --shard 3/3 --out-dir results/3   # on collector 3\n  \
+        driftgate report merge results/1 results/2 results/3 --format markdown")]
+    Merge {
+        /// The shards' output directories.
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Report format: text (the one-screen summary), json (following `driftgate schema
+        /// fleet-report`) or markdown.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+}
+
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Merge { dirs, format } => {
+            let report = fleet::merge(&dirs)?;
+            super::check::print_fleet(&report, format, ctx.printer)
+        }
+    }
+}

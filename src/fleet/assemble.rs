@@ -1,0 +1,229 @@
+//! One fleet result from host records: cluster consistency over the complete hosts of each
+//! cluster, stale and missing findings, host verdicts raised by the fleet findings that name
+//! them, counts and the fleet verdict. The one function both `check --all` and `report merge`
+//! end in, so that a merge of shards equals one run.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::outdir::HostRecord;
+use super::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, cluster, stale};
+use crate::compare::{Severity, Verdict};
+
+/// What a fleet result is made of.
+#[derive(Debug)]
+pub(super) struct Assembly {
+    /// The shards (`K/N`), empty for one unsharded run.
+    pub shards: Vec<String>,
+    /// When the (earliest) run started.
+    pub started_at: Timestamp,
+    /// When the (latest) run finished: also the "now" of the stale check.
+    pub finished_at: Timestamp,
+    /// Warnings block.
+    pub strict: bool,
+    /// `--stale-after`.
+    pub stale_after: Option<Duration>,
+    /// Baselines of no inventory host.
+    pub orphans: Vec<String>,
+    /// Every host's record.
+    pub records: Vec<HostRecord>,
+}
+
+/// The fleet result of `assembly`.
+pub(super) fn assemble(assembly: Assembly) -> FleetReport {
+    let Assembly {
+        shards,
+        started_at,
+        finished_at,
+        strict,
+        stale_after,
+        mut orphans,
+        mut records,
+    } = assembly;
+    records.sort_by(|a, b| a.result.host.cmp(&b.result.host));
+    orphans.sort();
+    let mut findings = cluster_findings(&records);
+    let stale_inputs: Vec<stale::StaleInput> = records
+        .iter()
+        .map(|r| stale::StaleInput {
+            host: r.result.host.clone(),
+            baseline_captured_at: r.baseline_captured_at,
+            last_good: r.last_good,
+        })
+        .collect();
+    findings.extend(stale::findings(
+        &stale_inputs,
+        &orphans,
+        stale_after,
+        finished_at,
+    ));
+    let mut hosts: Vec<_> = records.into_iter().map(|r| r.result).collect();
+    for host in &mut hosts {
+        for finding in findings.iter().filter(|f| f.hosts.contains(&host.host)) {
+            host.verdict = worst(host.verdict, raised(finding.severity, strict));
+        }
+    }
+    let mut counts = HostCounts {
+        total: hosts.len(),
+        ..HostCounts::default()
+    };
+    for host in &hosts {
+        match host.verdict {
+            Verdict::Pass => counts.pass += 1,
+            Verdict::Warn => counts.warn += 1,
+            Verdict::Block => counts.block += 1,
+            Verdict::Incomplete => counts.incomplete += 1,
+        }
+    }
+    let verdict = hosts
+        .iter()
+        .map(|h| h.verdict)
+        .chain(findings.iter().map(|f| raised(f.severity, strict)))
+        .fold(Verdict::Pass, worst);
+    FleetReport {
+        schema: FLEET_REPORT_SCHEMA_ID.to_owned(),
+        tool: crate::tool_version(),
+        started_at: started_at.to_string(),
+        finished_at: finished_at.to_string(),
+        shards,
+        verdict,
+        strict,
+        counts,
+        hosts,
+        findings,
+    }
+}
+
+/// The cluster findings of every cluster with two or more complete nodes, by cluster name.
+fn cluster_findings(records: &[HostRecord]) -> Vec<FleetFinding> {
+    let mut clusters: BTreeMap<&str, Vec<(&str, &cluster::ClusterFacts)>> = BTreeMap::new();
+    for record in records.iter().filter(|r| r.complete) {
+        if let Some(name) = &record.result.cluster {
+            clusters
+                .entry(name.as_str())
+                .or_default()
+                .push((record.result.host.as_str(), &record.cluster_facts));
+        }
+    }
+    clusters
+        .into_iter()
+        .filter(|(_, members)| members.len() > 1)
+        .flat_map(|(name, members)| cluster::consistency(name, &members))
+        .collect()
+}
+
+/// The verdict a finding of `severity` gives the hosts it names.
+fn raised(severity: Severity, strict: bool) -> Verdict {
+    match severity {
+        Severity::Block => Verdict::Block,
+        Severity::Warn if strict => Verdict::Block,
+        Severity::Warn => Verdict::Warn,
+        Severity::Info | Severity::Ignore => Verdict::Pass,
+    }
+}
+
+/// The worse of two verdicts: INCOMPLETE > BLOCK > WARN > PASS.
+pub(super) fn worst(a: Verdict, b: Verdict) -> Verdict {
+    let rank = |v: Verdict| match v {
+        Verdict::Pass => 0,
+        Verdict::Warn => 1,
+        Verdict::Block => 2,
+        Verdict::Incomplete => 3,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fleet::HostResult;
+    use crate::fleet::outdir::HOST_SCHEMA_ID;
+
+    fn record(host: &str, verdict: Verdict) -> HostRecord {
+        let snapshot = crate::snapshot::Snapshot {
+            host: crate::snapshot::HostName::new(host).unwrap(),
+            captured_at: Timestamp::UNIX_EPOCH,
+            tool: "test".into(),
+            sources: Vec::new(),
+            facts: Default::default(),
+        };
+        let sealed = crate::snapshot::VerifiedSnapshot::seal(snapshot, host);
+        let report = crate::compare::judge(
+            &sealed,
+            None,
+            &crate::compare::Policy::builtin(),
+            &Default::default(),
+        );
+        HostRecord {
+            schema: HOST_SCHEMA_ID.into(),
+            result: HostResult {
+                host: host.into(),
+                fleet: "f".into(),
+                cluster: Some("c".into()),
+                verdict,
+                counts: report.counts,
+                failure: None,
+                capture_ms: 0,
+                snapshot_file: None,
+                report,
+            },
+            complete: true,
+            cluster_facts: Default::default(),
+            baseline_captured_at: None,
+            last_good: None,
+            captured_good: None,
+        }
+    }
+
+    fn assembly(records: Vec<HostRecord>) -> Assembly {
+        Assembly {
+            shards: Vec::new(),
+            started_at: Timestamp::UNIX_EPOCH,
+            finished_at: Timestamp::UNIX_EPOCH,
+            strict: false,
+            stale_after: None,
+            orphans: Vec::new(),
+            records,
+        }
+    }
+
+    #[test]
+    fn hosts_are_counted_by_verdict_sorted_by_name_and_the_worst_decides() {
+        let report = assemble(assembly(vec![
+            record("b", Verdict::Block),
+            record("a", Verdict::Pass),
+            record("d", Verdict::Incomplete),
+            record("c", Verdict::Warn),
+        ]));
+        let names: Vec<&str> = report.hosts.iter().map(|h| h.host.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        assert_eq!(
+            report.counts,
+            HostCounts {
+                total: 4,
+                pass: 1,
+                warn: 1,
+                block: 1,
+                incomplete: 1
+            }
+        );
+        assert_eq!(report.verdict, Verdict::Incomplete);
+        let report = assemble(assembly(vec![record("a", Verdict::Pass)]));
+        assert_eq!(report.verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn a_finding_raises_the_hosts_it_names_never_lowers_them_and_strict_makes_warn_block() {
+        assert_eq!(raised(Severity::Warn, false), Verdict::Warn);
+        assert_eq!(raised(Severity::Warn, true), Verdict::Block);
+        assert_eq!(raised(Severity::Info, true), Verdict::Pass);
+        assert_eq!(
+            worst(Verdict::Incomplete, Verdict::Block),
+            Verdict::Incomplete
+        );
+        assert_eq!(worst(Verdict::Pass, Verdict::Block), Verdict::Block);
+        assert_eq!(worst(Verdict::Warn, Verdict::Pass), Verdict::Warn);
+    }
+}

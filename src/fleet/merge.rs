@@ -1,0 +1,256 @@
+//! `report merge DIR…`: the output directories of the shards of one run back into the fleet
+//! result one unsharded run would have given. Refuses what would make that a lie: a directory
+//! of a run that did not finish, the same host in two directories, shards of different
+//! counts, a missing shard, different policies, strictness, selections or `--stale-after`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::assemble::{Assembly, assemble};
+use super::outdir::{RunFile, read_host, read_run};
+use super::{FleetError, FleetReport};
+
+/// Merges `dirs` (see the module docs).
+pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
+    let Some(first_dir) = dirs.first() else {
+        return Err(FleetError::BadResults {
+            path: String::new(),
+            reason: "no result directory given".to_owned(),
+        });
+    };
+    let runs = dirs
+        .iter()
+        .map(|d| Ok((d.as_path(), read_run(d)?)))
+        .collect::<Result<Vec<_>, FleetError>>()?;
+    let first = &runs[0].1;
+    for (dir, run) in &runs[1..] {
+        same(first_dir, first, dir, run)?;
+    }
+    let shards = shards(&runs)?;
+    let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
+    for (dir, run) in &runs {
+        for host in &run.hosts {
+            if let Some(other) = owner.insert(host, dir) {
+                return Err(FleetError::BadResults {
+                    path: dir.display().to_string(),
+                    reason: format!(
+                        "host {host} is also in {}: the directories overlap (give each shard once)",
+                        other.display()
+                    ),
+                });
+            }
+        }
+    }
+    let mut records = Vec::with_capacity(owner.len());
+    for (host, dir) in owner {
+        records.push(read_host(dir, host)?);
+    }
+    let orphans = runs
+        .iter()
+        .flat_map(|(_, run)| run.orphans.iter().cloned())
+        .collect();
+    Ok(assemble(Assembly {
+        shards,
+        started_at: runs
+            .iter()
+            .map(|(_, r)| r.started_at)
+            .min()
+            .expect("one run at least"),
+        finished_at: runs
+            .iter()
+            .map(|(_, r)| r.finished_at)
+            .max()
+            .expect("one run at least"),
+        strict: first.strict,
+        stale_after: first.stale_after_seconds.map(Duration::from_secs),
+        orphans,
+        records,
+    }))
+}
+
+/// Refuses `run` (of `dir`) unless it was judged as `first` was.
+fn same(first_dir: &Path, first: &RunFile, dir: &Path, run: &RunFile) -> Result<(), FleetError> {
+    let differs = |what: &str, here: String, there: String| FleetError::BadResults {
+        path: dir.display().to_string(),
+        reason: format!(
+            "{what} {here}, but {} {there}: run every shard with the same settings",
+            first_dir.display()
+        ),
+    };
+    if run.policy_digest != first.policy_digest {
+        return Err(differs(
+            "was judged under policy",
+            run.policy_digest.clone(),
+            first.policy_digest.clone(),
+        ));
+    }
+    if run.strict != first.strict {
+        let word = |strict: bool| {
+            if strict {
+                "with --strict"
+            } else {
+                "without --strict"
+            }
+        };
+        return Err(differs(
+            "was judged",
+            word(run.strict).to_owned(),
+            word(first.strict).to_owned(),
+        ));
+    }
+    if run.selection != first.selection {
+        return Err(differs(
+            "selected",
+            format!("{:?}", run.selection),
+            format!("{:?}", first.selection),
+        ));
+    }
+    if run.stale_after_seconds != first.stale_after_seconds {
+        return Err(differs(
+            "has --stale-after (seconds)",
+            format!("{:?}", run.stale_after_seconds),
+            format!("{:?}", first.stale_after_seconds),
+        ));
+    }
+    Ok(())
+}
+
+/// The shards of `runs` (`K/N`, by K): one unsharded run alone, or each of 1/N … N/N once.
+fn shards(runs: &[(&Path, RunFile)]) -> Result<Vec<String>, FleetError> {
+    let bad = |dir: &Path, reason: String| FleetError::BadResults {
+        path: dir.display().to_string(),
+        reason,
+    };
+    if let Some((dir, _)) = runs.iter().find(|(_, r)| r.shard.is_none()) {
+        if runs.len() == 1 {
+            return Ok(Vec::new());
+        }
+        return Err(bad(
+            dir,
+            "is an unsharded run: it overlaps every other directory given".to_owned(),
+        ));
+    }
+    let shard = |run: &RunFile| run.shard.expect("checked above: every run is a shard");
+    let count = shard(&runs[0].1).count;
+    let mut seen: BTreeMap<u32, &Path> = BTreeMap::new();
+    for (dir, run) in runs {
+        let this = shard(run);
+        if this.count != count {
+            return Err(bad(
+                dir,
+                format!(
+                    "is shard {this}, but {} is a shard of {count}: merge the shards of one run",
+                    runs[0].0.display()
+                ),
+            ));
+        }
+        if let Some(other) = seen.insert(this.index, dir) {
+            return Err(bad(
+                dir,
+                format!("is shard {this}, and so is {}", other.display()),
+            ));
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(bad(
+            runs[0].0,
+            format!(
+                "shard(s) {} missing: merge every shard of the run",
+                missing.join(", ")
+            ),
+        ));
+    }
+    Ok(seen.keys().map(|k| format!("{k}/{count}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use jiff::Timestamp;
+
+    use super::*;
+    use crate::fleet::Shard;
+    use crate::fleet::outdir::{OutDir, RUN_SCHEMA_ID, SelectionRecord};
+
+    fn run(shard: Option<(u32, u32)>, hosts: &[&str]) -> RunFile {
+        RunFile {
+            schema: RUN_SCHEMA_ID.into(),
+            tool: "test".into(),
+            started_at: Timestamp::UNIX_EPOCH,
+            finished_at: Timestamp::UNIX_EPOCH,
+            shard: shard.map(|(index, count)| Shard { index, count }),
+            strict: false,
+            selection: SelectionRecord::default(),
+            hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
+            orphans: Vec::new(),
+            policy_digest: "sha256:1".into(),
+            stale_after_seconds: None,
+        }
+    }
+
+    fn dirs(runs: &[RunFile]) -> (tempfile::TempDir, Vec<PathBuf>) {
+        let root = tempfile::tempdir().unwrap();
+        let dirs = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let dir = root.path().join(format!("shard{i}"));
+                OutDir::create(&dir).unwrap().write_run(r).unwrap();
+                dir
+            })
+            .collect();
+        (root, dirs)
+    }
+
+    fn refused(runs: &[RunFile]) -> String {
+        let (_root, dirs) = dirs(runs);
+        merge(&dirs).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn shards_that_overlap_miss_one_or_differ_are_refused_naming_the_directory() {
+        let missing = refused(&[run(Some((1, 3)), &[]), run(Some((3, 3)), &[])]);
+        assert!(missing.contains("2/3 missing"), "{missing}");
+        let twice = refused(&[run(Some((1, 2)), &[]), run(Some((1, 2)), &[])]);
+        assert!(
+            twice.contains("shard1") && twice.contains("and so is"),
+            "{twice}"
+        );
+        let counts = refused(&[run(Some((1, 2)), &[]), run(Some((2, 3)), &[])]);
+        assert!(counts.contains("shard of 2"), "{counts}");
+        let unsharded = refused(&[run(None, &[]), run(Some((1, 1)), &[])]);
+        assert!(unsharded.contains("unsharded"), "{unsharded}");
+        let mut strict = run(Some((2, 2)), &[]);
+        strict.strict = true;
+        let strictness = refused(&[run(Some((1, 2)), &[]), strict]);
+        assert!(strictness.contains("with --strict"), "{strictness}");
+        let mut other = run(Some((2, 2)), &[]);
+        other.policy_digest = "sha256:2".into();
+        let policy = refused(&[run(Some((1, 2)), &[]), other]);
+        assert!(policy.contains("policy sha256:2"), "{policy}");
+        let overlap = refused(&[run(Some((1, 2)), &["h1"]), run(Some((2, 2)), &["h1"])]);
+        assert!(overlap.contains("host h1 is also in"), "{overlap}");
+    }
+
+    #[test]
+    fn a_directory_without_run_json_is_not_a_finished_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = merge(&[dir.path().to_path_buf()]).unwrap_err().to_string();
+        assert!(
+            error.contains("run.json") && error.contains("finished"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn every_shard_once_merges_in_shard_order() {
+        let (_root, dirs) = dirs(&[run(Some((2, 2)), &[]), run(Some((1, 2)), &[])]);
+        let report = merge(&dirs).unwrap();
+        assert_eq!(report.shards, ["1/2", "2/2"]);
+        assert_eq!(report.counts.total, 0);
+    }
+}

@@ -1,0 +1,106 @@
+//! Every baseline file at a revision, in one walk of `baselines/`: what a fleet check reads
+//! instead of asking for each host's file (thousands of tree lookups).
+
+use git2::ObjectType;
+
+use super::{BASELINES_DIR, Store, StoreError};
+
+/// One `baselines/<fleet>/<host>.json` at a revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineFile {
+    /// The folder it is in.
+    pub fleet: String,
+    /// The file name without `.json`.
+    pub host: String,
+    /// Its path in the store.
+    pub path: String,
+}
+
+impl Store {
+    /// Every `baselines/<fleet>/<host>.json` at `rev`, sorted by path (none when there is no
+    /// `baselines/` folder). Other files and deeper folders are not baselines and are left out.
+    pub fn baseline_files(&self, rev: &str) -> Result<Vec<BaselineFile>, StoreError> {
+        let tree = self.tree_at(rev)?;
+        let Ok(entry) = tree.get_path(std::path::Path::new(BASELINES_DIR)) else {
+            return Ok(Vec::new());
+        };
+        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
+            return Ok(Vec::new());
+        };
+        let mut files = Vec::new();
+        for fleet in baselines
+            .iter()
+            .filter(|e| e.kind() == Some(ObjectType::Tree))
+        {
+            let Ok(fleet_name) = fleet.name() else {
+                continue;
+            };
+            let fleet_tree = fleet
+                .to_object(&self.repo)
+                .and_then(|o| o.peel_to_tree())
+                .map_err(|e| self.error("read tree", e))?;
+            for file in fleet_tree
+                .iter()
+                .filter(|e| e.kind() == Some(ObjectType::Blob))
+            {
+                let Some(host) = file.name().ok().and_then(|n| n.strip_suffix(".json")) else {
+                    continue;
+                };
+                files.push(BaselineFile {
+                    fleet: fleet_name.to_owned(),
+                    host: host.to_owned(),
+                    path: format!("{BASELINES_DIR}/{fleet_name}/{host}.json"),
+                });
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::{FileWrite, Store};
+
+    #[test]
+    fn every_baseline_of_every_fleet_is_listed_in_one_walk_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_or_init(dir.path()).unwrap();
+        let mut config = git2::Repository::open(dir.path())
+            .unwrap()
+            .config()
+            .unwrap();
+        config.set_str("user.name", "Test Operator").unwrap();
+        config.set_str("user.email", "test@example.com").unwrap();
+        let store = Store::discover(store.location()).unwrap();
+        let files: Vec<FileWrite> = [
+            "baselines/a/h1.json",
+            "baselines/a/h2.json",
+            "baselines/b/h3.json",
+            "baselines/b/README.md",
+            "baselines/b/deeper/h4.json",
+            "baselines/stray.json",
+            "driftgate.toml",
+        ]
+        .iter()
+        .map(|p| FileWrite {
+            path: (*p).into(),
+            content: b"{}".to_vec(),
+        })
+        .collect();
+        let lock = store.lock(Duration::from_secs(1)).unwrap();
+        store.commit(&lock, &files, "test", &|_| false).unwrap();
+        drop(lock);
+        let listed: Vec<(String, String)> = store
+            .baseline_files("HEAD")
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.fleet, f.host))
+            .collect();
+        let expected =
+            [("a", "h1"), ("a", "h2"), ("b", "h3")].map(|(f, h)| (f.to_owned(), h.to_owned()));
+        assert_eq!(listed, expected);
+    }
+}
