@@ -113,7 +113,6 @@ fn a_mixed_fleet_gives_every_host_its_verdict_the_worst_exit_code_and_a_valid_re
 }
 
 #[test]
-#[ignore = "enable when fleet::stale lands (helper C): missing and orphan baselines warn"]
 fn a_missing_baseline_warns_its_host_and_an_orphan_warns_the_fleet() {
     let lab = mixed();
     let report = lab.check(&["--format", "json"]).expect(3).json();
@@ -139,8 +138,20 @@ fn the_exit_code_is_the_worst_verdict_of_the_selection() {
         Host::new("azl-node01", State::Recorded("baseline")),
         Host::new("azl-node02", State::Recorded("baseline")),
     ]);
+    // Both hosts pass; the baselines of the hosts dropped from the inventory are orphans,
+    // which warn the fleet: still exit 0.
     let report = lab.check(&["--format", "json"]).expect(0).json();
-    assert_eq!(report["verdict"], "pass");
+    assert_eq!(report["verdict"], "warn");
+    assert_eq!(report["counts"]["pass"], 2);
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"] == "fleet/orphan-baseline"),
+        "{}",
+        report["findings"]
+    );
     lab.check(&["--fleet", "no-such-fleet", "--format", "json"])
         .expect(2);
     let usage = run(lab
