@@ -126,7 +126,9 @@ impl Source for SourceSpec {
             SourceSpec::Linux(location) => (SourceKind::Linux, location, linux::capture),
             SourceSpec::Esxi(location) => (SourceKind::Esxi, location, esxi::capture),
         };
-        CommandSource::new(kind, location, read).capture(options).await
+        CommandSource::new(kind, location, read)
+            .capture(options)
+            .await
     }
 }
 

@@ -153,7 +153,8 @@ impl Source for CommandSource<'_> {
             // blocking pool. A stop reaches it through `Interruptible` (no command starts)
             // and the caller's signal handling (running children are stopped), so waiting
             // for it ends soon after a stop.
-            let read = tokio::task::spawn_blocking(move || commands(&location, &process, &cancel, read));
+            let read =
+                tokio::task::spawn_blocking(move || commands(&location, &process, &cancel, read));
             read.await.unwrap_or_else(|e| {
                 SourceCapture::failed(
                     target.clone(),

@@ -23,9 +23,9 @@ pub mod parse;
 
 use std::collections::BTreeMap;
 
-use super::{SourceCapture, SourceError};
 use super::nic::{DcbTables, NicFacts, Side, port_key};
 use super::transport::{CommandOutput, CommandSpec, CommandTransport, Session, TransportError};
+use super::{SourceCapture, SourceError};
 use crate::model::{DcbxControl, MacAddr};
 use crate::snapshot::{Facts, SourceStatus};
 use parse::MlxConfig;

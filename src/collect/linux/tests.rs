@@ -382,7 +382,9 @@ fn every_bug_of_the_corpus_is_partial_and_every_seed_complete() {
         let captured = capture(&Recorded(overlaid(&dir)));
         assert_eq!(captured.status, SourceStatus::Partial, "{name}");
         assert!(
-            captured.error_text().is_some_and(|e| e.contains("recorded: `")),
+            captured
+                .error_text()
+                .is_some_and(|e| e.contains("recorded: `")),
             "{name}"
         );
     }

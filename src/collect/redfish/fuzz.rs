@@ -121,7 +121,11 @@ impl Seed {
         self.verdict_against(capture, Some(&self.baseline))
     }
 
-    fn verdict_against(&self, capture: &SourceCapture, baseline: Option<&VerifiedSnapshot>) -> Verdict {
+    fn verdict_against(
+        &self,
+        capture: &SourceCapture,
+        baseline: Option<&VerifiedSnapshot>,
+    ) -> Verdict {
         compare::judge(
             &sealed(capture),
             baseline,

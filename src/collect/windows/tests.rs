@@ -306,11 +306,7 @@ fn missing_or_mistyped_sections_and_properties_make_the_source_partial() {
         edit(&mut doc);
         let captured = capture_document(&doc);
         let error = captured.error_text().unwrap_or_default();
-        assert_eq!(
-            captured.status,
-            SourceStatus::Partial,
-            "{needle}: {error}"
-        );
+        assert_eq!(captured.status, SourceStatus::Partial, "{needle}: {error}");
         assert!(
             error.contains(needle) && error.contains("windows-qos.json"),
             "{error}\nlacks {needle:?}"
