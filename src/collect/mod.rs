@@ -1,6 +1,9 @@
 //! Capture: read a host's configuration from its sources into a snapshot.
 //!
-//! A source is a kind (what it reads and how it normalizes) plus a location (the transport).
+//! A source is a kind (what it reads and how it normalizes) plus a location (the transport):
+//! one [`Source`] trait, one [`SourceCapture`] result, one typed [`SourceError`].
+//! [`capture_host`] reads a host's sources at once on the caller's runtime (command transports
+//! on its blocking pool) and tells a [`Reporter`] as each starts and ends.
 //! A source that cannot be read completely is recorded as `partial` or `failed` with an
 //! error naming the command or URI: capture faults are data, never a silent gap.
 //! Imports: [`crate::snapshot`], [`crate::model`], [`crate::secrets`].

@@ -209,3 +209,100 @@ impl CommandTransport for Interruptible<'_> {
         self.inner.run(spec)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::collect::{Reporter, SourceSpec, capture_host};
+    use crate::snapshot::HostName;
+
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<String>>);
+
+    impl Reporter for Heard {
+        fn source_started(&self, host: &HostName, source: SourceKind) {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("{host} {source} started"));
+        }
+
+        fn source_finished(
+            &self,
+            host: &HostName,
+            source: SourceKind,
+            status: SourceStatus,
+            _took: Duration,
+        ) {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("{host} {source} {}", status.as_str()));
+        }
+    }
+
+    #[tokio::test]
+    async fn the_reporter_hears_of_every_source_and_records_keep_their_order() {
+        let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+        let sources = [
+            format!("redfish=mockup:{examples}/azure-local-dcbx/recorded/baseline/bmc"),
+            format!("esxi=dir:{examples}/nowhere"),
+        ]
+        .map(|s| SourceSpec::parse(&s).unwrap());
+        let heard = Heard::default();
+        let options = CaptureOptions::default();
+        let capture = capture_host(HostName::new("h").unwrap(), &sources, &options, &heard);
+        // The fleet spawns captures on a multi-thread runtime.
+        fn send<T: Send>(future: T) -> T {
+            future
+        }
+        let captured = send(capture).await;
+        let mut heard = heard.0.into_inner().unwrap();
+        heard.sort();
+        assert_eq!(
+            heard,
+            [
+                "h esxi failed",
+                "h esxi started",
+                "h redfish complete",
+                "h redfish started"
+            ]
+        );
+        let names: Vec<&str> = captured
+            .snapshot
+            .sources
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["redfish", "esxi"]);
+        assert!(captured.snapshot.sources[1].target.contains("nowhere"));
+    }
+
+    #[test]
+    fn errors_read_as_the_snapshot_records_them() {
+        assert_eq!(
+            SourceError::Interrupted.to_string(),
+            crate::collect::cancel::INTERRUPTED
+        );
+        let problems: Vec<String> = (1..=7).map(|i| format!("p{i}")).collect();
+        assert_eq!(
+            SourceError::first(problems.clone(), 5).to_string(),
+            "p1; p2; p3; p4; p5; and 2 more"
+        );
+        assert_eq!(
+            SourceError::unread(problems[..2].to_vec()).to_string(),
+            "p1; p2"
+        );
+        assert_eq!(
+            SourceError::Login {
+                target: "https://bmc".into(),
+                reason: "HTTP 401".into()
+            }
+            .to_string(),
+            "https://bmc: login failed: HTTP 401"
+        );
+    }
+}
