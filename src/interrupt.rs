@@ -4,7 +4,8 @@
 //! command then exits 128 + the signal's number. A second signal exits at once.
 //!
 //! A signal that was ignored when driftgate started (`nohup`) stays ignored. The handlers
-//! live on a small runtime of their own that the CLI owns: the library never touches signals.
+//! run as a task on the command's one runtime, which the CLI owns: the library never touches
+//! signals.
 
 use std::io;
 use std::sync::{Arc, OnceLock};
@@ -58,21 +59,21 @@ impl std::fmt::Display for Signal {
 /// die on the spot, no longer applies once they are).
 pub struct Interrupts {
     received: Arc<OnceLock<Signal>>,
-    // Runs the watcher; dropped with `self`.
-    _runtime: tokio::runtime::Runtime,
+    // The watcher; stopped when `self` is dropped.
+    watcher: tokio::task::JoinHandle<()>,
 }
 
 impl Interrupts {
-    /// Installs the handlers: the first signal cancels `cancel`, a second exits at once.
-    pub fn watch(cancel: Cancel, printer: Printer) -> io::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("driftgate-signals")
-            .enable_all()
-            .build()?;
-        // Registered here, before any work starts, not later on the runtime's thread.
+    /// Installs the handlers, watched on the runtime of `handle`: the first signal cancels
+    /// `cancel`, a second exits at once.
+    pub fn watch(
+        handle: &tokio::runtime::Handle,
+        cancel: Cancel,
+        printer: Printer,
+    ) -> io::Result<Self> {
+        // Registered here, before any work starts, not later on a worker thread.
         let streams = {
-            let _context = runtime.enter();
+            let _context = handle.enter();
             Signal::ALL
                 .into_iter()
                 .filter(|signal| !ignored(*signal))
@@ -80,16 +81,19 @@ impl Interrupts {
                 .collect::<io::Result<Vec<_>>>()?
         };
         let received = Arc::new(OnceLock::new());
-        runtime.spawn(watcher(streams, cancel, Arc::clone(&received), printer));
-        Ok(Interrupts {
-            received,
-            _runtime: runtime,
-        })
+        let watcher = handle.spawn(watcher(streams, cancel, Arc::clone(&received), printer));
+        Ok(Interrupts { received, watcher })
     }
 
     /// The first signal received, if any.
     pub fn received(&self) -> Option<Signal> {
         self.received.get().copied()
+    }
+}
+
+impl Drop for Interrupts {
+    fn drop(&mut self) {
+        self.watcher.abort();
     }
 }
 

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
 
-use driftgate::collect::{CaptureOptions, SourceSpec, capture_host_blocking};
+use driftgate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host};
 use driftgate::compare::{
     Comparison, JudgeOptions, Origin, Policy, Severity, Verdict, judge, judge_comparison,
 };
@@ -25,11 +25,14 @@ fn pending_capture() -> VerifiedSnapshot {
         format!("windows=dir:{fixture}/windows"),
     ]
     .map(|s| SourceSpec::parse(&s).unwrap());
-    let captured = capture_host_blocking(
-        "azl-node01".parse().unwrap(),
-        &sources,
-        &CaptureOptions::default(),
-    );
+    let captured = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(capture_host(
+            "azl-node01".parse().unwrap(),
+            &sources,
+            &CaptureOptions::default(),
+            &NoReporter,
+        ));
     assert!(
         captured.snapshot.is_complete(),
         "{:?}",

@@ -351,7 +351,7 @@ fn snapshot_of(capture: &SourceCapture) -> VerifiedSnapshot {
             name: "esxi".to_owned(),
             target: "dir:in-memory".to_owned(),
             status: capture.status,
-            error: capture.error.clone(),
+            error: capture.error_text(),
         }],
         facts: capture.facts.clone(),
     };
@@ -509,7 +509,7 @@ fn every_bug_input_of_the_corpus_is_partial_naming_its_file_and_line() {
     assert!(bugs.len() >= 10, "{} bug inputs", bugs.len());
     for (case, file, bytes) in bugs {
         let captured = esxi::capture(&intact.with(&file, &bytes));
-        let error = captured.error.clone().unwrap_or_default();
+        let error = captured.error_text().unwrap_or_default();
         assert_eq!(
             captured.status,
             SourceStatus::Partial,

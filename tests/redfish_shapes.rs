@@ -221,6 +221,36 @@ fn the_host_deadline_stops_a_slow_bmc_and_names_itself() {
 }
 
 #[test]
+fn a_login_that_never_answers_ends_at_the_host_deadline_not_the_request_timeout() {
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "hang=/redfish/v1/SessionService/Sessions",
+        ],
+    );
+    let started = Instant::now();
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--host-timeout", "1", "--bmc-timeout", "120"],
+        true,
+    );
+    let took = started.elapsed();
+    captured.assert_incomplete(
+        "failed",
+        "login failed: POST /redfish/v1/SessionService/Sessions: the host deadline of 1 s (--host-timeout) passed",
+    );
+    // The deadline, then at most the grace the session's delete is given (10 s), not the
+    // 120 s a request may take.
+    assert!(
+        took < Duration::from_secs(1 + 10 + 10),
+        "ended at the deadline: {took:?}"
+    );
+}
+
+#[test]
 fn a_session_lost_mid_crawl_is_renewed_once() {
     let reference = capture(
         &format!("redfish=mockup:{}", bmc("post-update").display()),

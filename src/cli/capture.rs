@@ -72,7 +72,8 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let options = args
         .flags
         .options(credentials, args.save_mockup.clone(), cancel.clone())?;
-    let interrupts = match Interrupts::watch(cancel, *ctx.printer) {
+    let runtime = super::runtime()?;
+    let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {
             ctx.printer.warn(&format!(
@@ -81,7 +82,12 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let captured = collect::capture_host_blocking(args.host, &sources, &options);
+    let captured = runtime.block_on(collect::capture_host(
+        args.host,
+        &sources,
+        &options,
+        &collect::NoReporter,
+    ));
     for note in &captured.notes {
         ctx.printer.warn(note);
     }

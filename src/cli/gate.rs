@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use driftgate::collect::Cancel;
+use driftgate::collect::{self, Cancel};
 use driftgate::compare::allow::{self, Allowance};
 use driftgate::compare::{Policy, Verdict};
 use driftgate::gate::{self, GateError, GateReport, Progress, PromotionOutcome, RunId, Settings};
@@ -116,7 +116,8 @@ struct StepArgs {
 
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let cancel = Cancel::new();
-    let interrupts = match Interrupts::watch(cancel.clone(), *ctx.printer) {
+    let runtime = super::runtime()?;
+    let interrupts = match Interrupts::watch(runtime.handle(), cancel.clone(), *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {
             ctx.printer.warn(&format!(
@@ -132,7 +133,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 printer: ctx.printer,
                 announce: args.run.is_none(),
             };
-            let result = gate::pre(&settings, args.run, &args.hosts, &progress);
+            let result = runtime.block_on(gate::pre(&settings, args.run, &args.hosts, &progress));
             (result, args.step.format)
         }
         Command::Post(args) => {
@@ -144,7 +145,13 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 printer: ctx.printer,
                 announce: false,
             };
-            let result = gate::post(&settings, &args.run, &args.hosts, args.promote, &progress);
+            let result = runtime.block_on(gate::post(
+                &settings,
+                &args.run,
+                &args.hosts,
+                args.promote,
+                &progress,
+            ));
             (result, args.step.format)
         }
     };
@@ -231,6 +238,9 @@ struct Lines<'a> {
     /// Say the run id: it was generated.
     announce: bool,
 }
+
+/// Sources say nothing: a host's line says how it went.
+impl collect::Reporter for Lines<'_> {}
 
 impl Progress for Lines<'_> {
     fn run(&self, id: &RunId, _dir: &std::path::Path) {

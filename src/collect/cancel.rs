@@ -77,9 +77,9 @@ mod tests {
         cancel.cancelled().await;
     }
 
-    #[test]
-    fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
-        use crate::collect::{CaptureOptions, SourceSpec, capture_host_blocking};
+    #[tokio::test]
+    async fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
+        use crate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host};
         use crate::snapshot::{HostName, SourceStatus};
         let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
         let sources = [
@@ -88,11 +88,13 @@ mod tests {
             "linux=local:".to_owned(),
         ]
         .map(|s| SourceSpec::parse(&s).unwrap());
-        let intact = capture_host_blocking(
+        let intact = capture_host(
             HostName::new("h").unwrap(),
             &sources[..2],
             &CaptureOptions::default(),
-        );
+            &NoReporter,
+        )
+        .await;
         assert!(
             intact.snapshot.is_complete(),
             "{:?}",
@@ -104,7 +106,8 @@ mod tests {
             cancel,
             ..CaptureOptions::default()
         };
-        let captured = capture_host_blocking(HostName::new("h").unwrap(), &sources, &options);
+        let captured =
+            capture_host(HostName::new("h").unwrap(), &sources, &options, &NoReporter).await;
         assert!(!captured.snapshot.is_complete());
         assert!(captured.snapshot.facts.is_empty());
         for record in &captured.snapshot.sources {

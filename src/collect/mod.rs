@@ -1,6 +1,9 @@
 //! Capture: read a host's configuration from its sources into a snapshot.
 //!
-//! A source is a kind (what it reads and how it normalizes) plus a location (the transport).
+//! A source is a kind (what it reads and how it normalizes) plus a location (the transport):
+//! one [`Source`] trait, one [`SourceCapture`] result, one typed [`SourceError`].
+//! [`capture_host`] reads a host's sources at once on the caller's runtime (command transports
+//! on its blocking pool) and tells a [`Reporter`] as each starts and ends.
 //! A source that cannot be read completely is recorded as `partial` or `failed` with an
 //! error naming the command or URI: capture faults are data, never a silent gap.
 //! Imports: [`crate::snapshot`], [`crate::model`], [`crate::secrets`].
@@ -12,6 +15,7 @@ pub mod lines;
 pub mod linux;
 pub mod nic;
 pub mod redfish;
+pub mod source;
 #[cfg(test)]
 mod test_support;
 pub mod transport;
@@ -22,6 +26,7 @@ use std::fmt;
 use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 pub use cancel::Cancel;
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
+pub use source::{CommandSource, Source, SourceCapture, SourceError};
 use transport::{BadLocation, Location, ProcessOptions};
 
 /// What a source reads.
@@ -111,6 +116,25 @@ impl SourceSpec {
     }
 }
 
+/// A spec hands out its kind's source.
+impl Source for SourceSpec {
+    fn kind(&self) -> SourceKind {
+        SourceSpec::kind(self)
+    }
+
+    async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
+        let (kind, location, read): (_, _, source::Reader) = match self {
+            SourceSpec::Redfish(location) => return location.capture(options).await,
+            SourceSpec::Windows(location) => (SourceKind::Windows, location, windows::capture),
+            SourceSpec::Linux(location) => (SourceKind::Linux, location, linux::capture),
+            SourceSpec::Esxi(location) => (SourceKind::Esxi, location, esxi::capture),
+        };
+        CommandSource::new(kind, location, read)
+            .capture(options)
+            .await
+    }
+}
+
 /// `KIND=LOCATION`, as `--source` and an inventory's `sources` give it.
 impl fmt::Display for SourceSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -155,17 +179,6 @@ pub(crate) fn set_fact(facts: &mut Facts, path: &str, value: crate::snapshot::Fa
     facts.insert(path, value);
 }
 
-/// What one source read: its facts, and whether reading was complete.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceCapture {
-    /// The facts.
-    pub facts: Facts,
-    /// Complete, partial or failed.
-    pub status: SourceStatus,
-    /// What could not be read, naming the command or URI.
-    pub error: Option<String>,
-}
-
 /// A capture: the snapshot, and notes for the operator that are not facts.
 #[derive(Debug, Clone)]
 pub struct Captured {
@@ -183,48 +196,6 @@ pub fn unjoined_notes(names: &[String]) -> Vec<String> {
             format!("adapter {name:?} has no MAC in the OS data: keyed by name ({}), it cannot join the BMC's view of its port", nic::port_key(None, "name", name))
         })
         .collect()
-}
-
-/// Runs a command-based source over the transport for `location`: (target, capture).
-fn commands(
-    location: &Location,
-    options: &ProcessOptions,
-    cancel: &Cancel,
-    read: impl FnOnce(&dyn transport::CommandTransport) -> SourceCapture,
-) -> (String, SourceCapture) {
-    let inner = transport::for_location(location, options);
-    let transport = Interruptible {
-        inner: inner.as_ref(),
-        cancel,
-    };
-    (inner.target(), read(&transport))
-}
-
-/// A transport that starts no command once the capture is cancelled. (A command already
-/// running is the caller's to stop: it owns the signals and the process.)
-struct Interruptible<'a> {
-    inner: &'a dyn transport::CommandTransport,
-    cancel: &'a Cancel,
-}
-
-impl transport::CommandTransport for Interruptible<'_> {
-    fn target(&self) -> String {
-        self.inner.target()
-    }
-
-    fn run(
-        &self,
-        spec: &transport::CommandSpec<'_>,
-    ) -> Result<transport::CommandOutput, transport::TransportError> {
-        if self.cancel.is_cancelled() {
-            return Err(transport::TransportError::Spawn {
-                target: self.inner.target(),
-                command: spec.display(),
-                reason: "not started: the capture was interrupted".to_owned(),
-            });
-        }
-        self.inner.run(spec)
-    }
 }
 
 /// What a capture tells its caller while it works (the library prints nothing): the CLI
@@ -250,80 +221,51 @@ pub struct NoReporter;
 impl Reporter for NoReporter {}
 
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
-/// fatal. Must run inside a tokio runtime (the caller's: the CLI owns the one runtime).
+/// fatal. The sources are read at once; `reporter` hears of each as it starts and ends.
+/// Must run inside a tokio runtime (the caller's: the CLI owns the one runtime).
 pub async fn capture_host(
     host: HostName,
     sources: &[SourceSpec],
     options: &CaptureOptions,
     reporter: &dyn Reporter,
 ) -> Captured {
-    // Stand-in until the capture is async through and through (issue 12, item 1).
-    let _ = reporter;
-    let (sources, options) = (sources.to_vec(), options.clone());
-    tokio::task::spawn_blocking(move || capture_host_blocking(host, &sources, &options))
-        .await
-        .expect("a capture does not panic")
-}
-
-/// Stand-in: the synchronous capture the gate still uses (issue 12, item 1 removes it).
-pub fn capture_host_blocking(
-    host: HostName,
-    sources: &[SourceSpec],
-    options: &CaptureOptions,
-) -> Captured {
     let captured_at = jiff::Timestamp::now()
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now());
+    let reads = sources.iter().map(|source| {
+        let host = &host;
+        async move {
+            let kind = source.kind();
+            reporter.source_started(host, kind);
+            let started = std::time::Instant::now();
+            let capture = source.capture(options).await;
+            reporter.source_finished(host, kind, capture.status, started.elapsed());
+            (kind, capture)
+        }
+    });
+    let captures = futures::future::join_all(reads).await;
     let mut facts = Facts::new();
-    let mut records = Vec::with_capacity(sources.len());
+    let mut records = Vec::with_capacity(captures.len());
     let mut notes = Vec::new();
-    let cancel = &options.cancel;
-    for source in sources {
-        let name = source.kind().to_string();
-        let (target, capture) = match source {
-            SourceSpec::Redfish(location) => {
-                let capture = redfish::capture(location, &options.redfish, cancel);
-                notes.extend(capture.notes);
-                let source = SourceCapture {
-                    facts: capture.facts,
-                    status: capture.status,
-                    error: capture.error,
-                };
-                (capture.target, source)
-            }
-            SourceSpec::Windows(location) => {
-                commands(location, &options.process, cancel, |transport| {
-                    let capture = windows::capture(transport);
-                    notes.extend(unjoined_notes(&capture.unjoined));
-                    capture.source
-                })
-            }
-            SourceSpec::Linux(location) => {
-                commands(location, &options.process, cancel, linux::capture)
-            }
-            SourceSpec::Esxi(location) => {
-                commands(location, &options.process, cancel, esxi::capture)
-            }
-        };
+    for (kind, capture) in captures {
+        notes.extend(capture.notes);
         // Whatever a source read while the capture was being stopped is not a whole answer.
-        let capture = if cancel.is_cancelled() {
-            SourceCapture {
-                facts: Facts::new(),
-                status: SourceStatus::Failed,
-                error: Some(cancel::INTERRUPTED.to_owned()),
-            }
+        let (source_facts, status, error) = if options.cancel.is_cancelled() {
+            (
+                Facts::new(),
+                SourceStatus::Failed,
+                Some(SourceError::Interrupted),
+            )
         } else {
-            capture
+            (capture.facts, capture.status, capture.error)
         };
-        let record = SourceRecord {
-            name,
-            target,
-            status: capture.status,
-            error: capture.error,
-        };
-        let source_facts = capture.facts;
         facts.extend(source_facts);
-        records.push(record);
+        records.push(SourceRecord {
+            name: kind.to_string(),
+            target: capture.target,
+            status,
+            error: error.map(|e| e.to_string()),
+        });
     }
     let snapshot = Snapshot {
         host,

@@ -1,12 +1,10 @@
-//! Captures a step's hosts concurrently, at most `concurrency` at a time, handing each result
-//! to the caller (on the calling thread) as soon as it is there, so the run directory holds
+//! Captures a step's hosts concurrently on the caller's runtime, at most `concurrency` at a
+//! time, handing each result to the caller as soon as it is there, so the run directory holds
 //! every host that finished even when a later one hangs.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+use futures::stream::{FuturesUnordered, StreamExt as _};
 
 use super::Progress;
 use crate::collect::{self, CaptureOptions, Captured, SourceSpec};
@@ -22,75 +20,79 @@ pub(super) struct Job {
     pub options: CaptureOptions,
 }
 
-/// Captures every job, at most `concurrency` at once, calling `done(index, capture, took)` on
-/// this thread as each finishes. A job starts only while neither `options.cancel` of the jobs
-/// nor a failed `done` says stop; `done`'s first error is returned once the running captures
-/// have ended.
-pub(super) fn capture_all<E>(
+/// Captures every job, at most `concurrency` at once, calling `done(index, capture, took)` as
+/// each finishes. A job starts only while neither `options.cancel` of the jobs nor a failed
+/// `done` says stop; `done`'s first error is returned once the running captures have ended.
+pub(super) async fn capture_all<E>(
     jobs: Vec<Job>,
     concurrency: usize,
     progress: &dyn Progress,
     mut done: impl FnMut(usize, Captured, Duration) -> Result<(), E>,
 ) -> Result<(), E> {
-    let workers = concurrency.clamp(1, jobs.len().max(1));
-    let queue = Mutex::new(jobs.into_iter().enumerate().collect::<VecDeque<_>>());
-    let stop = AtomicBool::new(false);
-    let (sender, results) = mpsc::channel();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let sender = sender.clone();
-            let (queue, stop) = (&queue, &stop);
-            scope.spawn(move || {
-                loop {
-                    let next = queue
-                        .lock()
-                        .expect("no worker panics holding it")
-                        .pop_front();
-                    let Some((index, job)) = next else { break };
-                    if stop.load(Ordering::SeqCst) || job.options.cancel.is_cancelled() {
-                        break;
-                    }
-                    progress.started(&job.host);
-                    let started = Instant::now();
-                    let captured =
-                        collect::capture_host_blocking(job.host, &job.sources, &job.options);
-                    if sender.send((index, captured, started.elapsed())).is_err() {
-                        break;
-                    }
-                }
+    let concurrency = concurrency.max(1);
+    let mut queue = jobs.into_iter().enumerate();
+    let mut running = FuturesUnordered::new();
+    let mut first_error = None;
+    let mut stopped = false;
+    loop {
+        // Fill up to the bound, unless told to stop.
+        while !stopped && first_error.is_none() && running.len() < concurrency {
+            let Some((index, job)) = queue.next() else {
+                break;
+            };
+            if job.options.cancel.is_cancelled() {
+                stopped = true;
+                break;
+            }
+            progress.started(&job.host);
+            running.push(async move {
+                let started = Instant::now();
+                let Job {
+                    host,
+                    sources,
+                    options,
+                } = job;
+                let captured = collect::capture_host(host, &sources, &options, progress).await;
+                (index, captured, started.elapsed())
             });
         }
-        drop(sender);
-        let mut first_error = None;
-        for (index, captured, took) in results {
-            if first_error.is_some() {
-                continue;
-            }
-            if let Err(e) = done(index, captured, took) {
-                stop.store(true, Ordering::SeqCst);
-                first_error = Some(e);
-            }
+        let Some((index, captured, took)) = running.next().await else {
+            break;
+        };
+        if first_error.is_some() {
+            continue;
         }
-        first_error.map_or(Ok(()), Err)
-    })
+        if let Err(e) = done(index, captured, took) {
+            first_error = Some(e);
+        }
+    }
+    first_error.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
 
+    /// Counts hosts started and not yet handed back.
+    #[derive(Default)]
     struct Counting {
         running: AtomicUsize,
         most: AtomicUsize,
     }
 
+    impl collect::Reporter for Counting {}
+
     impl Progress for Counting {
         fn started(&self, _host: &HostName) {
             let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
             self.most.fetch_max(now, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+
+    impl Counting {
+        fn handed_back(&self) {
             self.running.fetch_sub(1, Ordering::SeqCst);
         }
     }
@@ -105,35 +107,31 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn at_most_concurrency_hosts_run_at_once_and_every_one_is_handed_back() {
-        let progress = Counting {
-            running: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        };
+    #[tokio::test]
+    async fn at_most_concurrency_hosts_run_at_once_and_every_one_is_handed_back() {
+        let progress = Counting::default();
         let mut seen = Vec::new();
         capture_all(
             jobs(7, &CaptureOptions::default()),
             2,
             &progress,
             |i, c, _| {
+                progress.handed_back();
                 seen.push((i, c.snapshot.host.to_string()));
                 Ok::<(), ()>(())
             },
         )
+        .await
         .unwrap();
         seen.sort();
         assert_eq!(seen.len(), 7);
         assert_eq!(seen[3], (3, "h3".to_owned()));
-        assert!(progress.most.load(Ordering::SeqCst) <= 2);
+        assert_eq!(progress.most.load(Ordering::SeqCst), 2);
     }
 
-    #[test]
-    fn after_a_cancel_or_a_failed_write_no_new_host_starts() {
-        let progress = Counting {
-            running: AtomicUsize::new(0),
-            most: AtomicUsize::new(0),
-        };
+    #[tokio::test]
+    async fn after_a_cancel_or_a_failed_write_no_new_host_starts() {
+        let progress = Counting::default();
         let options = CaptureOptions::default();
         let cancel = options.cancel.clone();
         let mut seen = 0;
@@ -142,9 +140,9 @@ mod tests {
             cancel.cancel();
             Ok::<(), ()>(())
         })
+        .await
         .unwrap();
-        // The worker may have taken the next host before the cancel: never more.
-        assert!(seen <= 2, "{seen}");
+        assert_eq!(seen, 1);
         let mut seen = 0;
         let result = capture_all(
             jobs(5, &CaptureOptions::default()),
@@ -154,8 +152,9 @@ mod tests {
                 seen += 1;
                 Err("disk full")
             },
-        );
+        )
+        .await;
         assert_eq!(result, Err("disk full"));
-        assert!(seen <= 2, "{seen}");
+        assert_eq!(seen, 1);
     }
 }

@@ -6,21 +6,24 @@
 //! [`crate::snapshot`].
 //!
 //! ```no_run
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use driftgate::collect::Reporter;
 //! use driftgate::gate::{self, Progress, Settings};
 //! use driftgate::snapshot::HostName;
 //!
 //! struct Quiet;
+//! impl Reporter for Quiet {}
 //! impl Progress for Quiet {}
 //!
 //! let store = driftgate::store::Store::discover(std::path::Path::new("/srv/baselines"))?;
 //! let inventory = driftgate::inventory::Inventory::load("/srv/baselines/inventory.toml".as_ref())?;
 //! let settings = Settings::new(store, inventory, driftgate::compare::Policy::builtin());
 //! let hosts = vec![HostName::new("azl-node01")?];
-//! let pre = gate::pre(&settings, None, &hosts, &Quiet)?;
+//! let pre = gate::pre(&settings, None, &hosts, &Quiet).await?;
 //! // … update the firmware, reboot …
 //! let run = gate::RunId::new(pre.run.id.clone())?;
-//! let post = gate::post(&settings, &run, &[], true, &Quiet)?;
+//! let post = gate::post(&settings, &run, &[], true, &Quiet).await?;
 //! println!("{:?}", post.verdict);
 //! # Ok(()) }
 //! ```
@@ -41,7 +44,7 @@ pub use report::{
 };
 pub use run::{BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RunDir, RunHost, RunId};
 
-use crate::collect::CaptureOptions;
+use crate::collect::{self, CaptureOptions};
 use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy, Verdict};
 use crate::inventory::{Inventory, InventoryHost};
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
@@ -89,9 +92,10 @@ impl Settings {
     }
 }
 
-/// What a gate step tells its caller while it works (the library prints nothing). Called
-/// from capture threads, hence `Sync`.
-pub trait Progress: Sync {
+/// What a gate step tells its caller while it works (the library prints nothing): the
+/// capture's [`collect::Reporter`] (each source of each host) and the step's own events. One
+/// reporter pattern for every command that captures.
+pub trait Progress: collect::Reporter {
     /// The step works on run `id` in `dir`.
     fn run(&self, _id: &RunId, _dir: &Path) {}
     /// A host's capture started.
@@ -266,7 +270,7 @@ struct Baseline {
 /// `gate pre`: captures `hosts`, judges each against its baseline, and records the run
 /// (`run_id`, or a generated id) with its pre snapshots. A host already drifted (block) or
 /// not completely readable fails the step before anything is flashed.
-pub fn pre(
+pub async fn pre(
     settings: &Settings,
     run_id: Option<RunId>,
     hosts: &[HostName],
@@ -319,7 +323,7 @@ pub fn pre(
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
     let step_dir = run.pre_dir();
-    let outcomes = capture_and_judge(settings, &planned, &step_dir, progress)?;
+    let outcomes = capture_and_judge(settings, &planned, &step_dir, progress).await?;
     let report = gate_report(
         &run,
         &id,
@@ -341,7 +345,7 @@ pub fn pre(
 /// baseline → pre → post with the run's allowances and this step's, keeps the result as the
 /// run's next `post-N`, and with `promote`, after a passing verdict only, makes the post
 /// snapshots the new baselines in one commit.
-pub fn post(
+pub async fn post(
     settings: &Settings,
     run_id: &RunId,
     hosts: &[HostName],
@@ -452,7 +456,7 @@ pub fn post(
     }
     let (attempt, step_dir) = run.claim_post()?;
     progress.run(run_id, run.path());
-    let judged = capture_and_judge(settings, &planned, &step_dir, progress)?;
+    let judged = capture_and_judge(settings, &planned, &step_dir, progress).await?;
     let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
     let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
     let promotion = if !promote {
@@ -520,7 +524,7 @@ pub fn post(
 
 /// Captures every planned host into `step_dir` and judges it: (outcome, sealed snapshot) per
 /// host, in plan order.
-fn capture_and_judge(
+async fn capture_and_judge(
     settings: &Settings,
     planned: &[Planned<'_>],
     step_dir: &Path,
@@ -581,7 +585,8 @@ fn capture_and_judge(
             results[index] = Some((outcome, snapshot));
             Ok::<(), GateError>(())
         },
-    )?;
+    )
+    .await?;
     if cancel.is_cancelled() {
         return Err(GateError::Interrupted);
     }

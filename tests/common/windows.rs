@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use driftgate::collect::encoding::decode_text;
 use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
-use driftgate::collect::{CaptureOptions, SourceSpec, capture_host_blocking, windows};
+use driftgate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host, windows};
 use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
 use driftgate::snapshot::{
     Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
@@ -95,11 +95,14 @@ pub fn post_update_bmc() -> &'static (SourceRecord, Facts) {
         let dir = root().join("examples/azure-local-dcbx/recorded/post-update/bmc");
         let spec = SourceSpec::parse(&format!("redfish=mockup:{}", dir.display()))
             .expect("a valid source");
-        let captured = capture_host_blocking(
-            HostName::new(HOST).expect("a valid host name"),
-            &[spec],
-            &CaptureOptions::default(),
-        );
+        let captured = tokio::runtime::Runtime::new()
+            .expect("a runtime")
+            .block_on(capture_host(
+                HostName::new(HOST).expect("a valid host name"),
+                &[spec],
+                &CaptureOptions::default(),
+                &NoReporter,
+            ));
         let snapshot = captured.snapshot;
         assert!(snapshot.is_complete(), "{:?}", snapshot.sources);
         (snapshot.sources[0].clone(), snapshot.facts)
@@ -121,8 +124,8 @@ pub fn seed_1_baseline() -> &'static VerifiedSnapshot {
 /// `check --baseline` would).
 pub fn judge_collector(bytes: &[u8]) -> (Judged, Judged) {
     let capture = windows::capture(&Recorded(bytes));
-    if capture.source.status != SourceStatus::Complete {
-        let error = capture.source.error.unwrap_or_default();
+    if capture.status != SourceStatus::Complete {
+        let error = capture.error_text().unwrap_or_default();
         return (
             Judged::NotComplete(error.clone()),
             Judged::NotComplete(error),
@@ -134,10 +137,10 @@ pub fn judge_collector(bytes: &[u8]) -> (Judged, Judged) {
         status: SourceStatus::Complete,
         error: None,
     };
-    let alone = judge(vec![windows.clone()], capture.source.facts.clone(), None);
+    let alone = judge(vec![windows.clone()], capture.facts.clone(), None);
     let (bmc_source, bmc_facts) = post_update_bmc();
     let mut facts = bmc_facts.clone();
-    facts.extend(capture.source.facts);
+    facts.extend(capture.facts);
     let with_bmc = judge(
         vec![bmc_source.clone(), windows],
         facts,

@@ -20,7 +20,7 @@ use parse::{
 };
 
 use super::transport::{CommandSpec, CommandTransport, Session};
-use super::{SourceCapture, set_fact};
+use super::{SourceCapture, SourceError, set_fact};
 use crate::model::Version;
 use crate::snapshot::{FactValue, Facts, SourceStatus, path_segment};
 
@@ -157,9 +157,11 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     {
         let error = format!("{}: {unsupported}", transport.target());
         return SourceCapture {
+            target: transport.target(),
             facts,
             status: SourceStatus::Failed,
-            error: Some(error),
+            error: Some(SourceError::one(error)),
+            notes: Vec::new(),
         };
     }
     let mut run = |probe: &Probe| {
@@ -216,7 +218,9 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
     SourceCapture {
         facts,
         status,
-        error: (!errors.is_empty()).then(|| errors.join("; ")),
+        error: (!errors.is_empty()).then(|| SourceError::unread(errors)),
+        notes: Vec::new(),
+        target,
     }
 }
 

@@ -33,7 +33,7 @@ const RDM: &str = "storage/nmp/naa.60050768028081713c0000000000007d";
 fn the_seed_2_states_normalize_to_facts() {
     let healthy = capture_dir(&recorded("healthy"));
     assert_eq!(
-        (healthy.status, healthy.error.as_deref()),
+        (healthy.status, healthy.error_text().as_deref()),
         (SourceStatus::Complete, None)
     );
     let expect = [
@@ -113,7 +113,7 @@ fn esx_4_is_refused_as_an_unsupported_version() {
     .unwrap();
     let captured = capture_dir(dir.path());
     assert_eq!(captured.status, SourceStatus::Failed);
-    let error = captured.error.clone().unwrap();
+    let error = captured.error_text().unwrap();
     assert!(
         error.contains("VMware ESX 4.1.0 is an unsupported version"),
         "{error}"
@@ -139,7 +139,7 @@ fn a_missing_or_failing_command_makes_the_source_partial_and_says_which() {
     .unwrap();
     let captured = capture_dir(dir.path());
     assert_eq!(captured.status, SourceStatus::Partial);
-    let error = captured.error.clone().unwrap();
+    let error = captured.error_text().unwrap();
     assert!(
         error.contains("`esxcli storage core device list` was not recorded"),
         "{error}"
@@ -166,7 +166,7 @@ fn unparseable_output_names_the_command_and_line() {
     .unwrap();
     let captured = capture_dir(dir.path());
     assert_eq!(captured.status, SourceStatus::Partial);
-    let error = captured.error.clone().unwrap();
+    let error = captured.error_text().unwrap();
     assert!(
         error.contains(
             "`esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt): line 3:"
@@ -217,7 +217,7 @@ fn assert_partial(captured: &SourceCapture, needles: &[&str]) {
         "{:?}",
         captured.error
     );
-    let error = captured.error.clone().unwrap();
+    let error = captured.error_text().unwrap();
     for needle in needles {
         assert!(error.contains(needle), "{needle:?} missing from {error}");
     }
@@ -425,7 +425,7 @@ fn real_hosts_without_shared_devices_are_complete() {
     }
     let captured = capture_dir(dir.path());
     assert_eq!(
-        (captured.status, captured.error.as_deref()),
+        (captured.status, captured.error_text().as_deref()),
         (SourceStatus::Complete, None)
     );
     assert_eq!(
@@ -463,7 +463,7 @@ fn real_hosts_without_shared_devices_are_complete() {
     .unwrap();
     let captured = capture_dir(dir.path());
     assert_eq!(
-        (captured.status, captured.error.as_deref()),
+        (captured.status, captured.error_text().as_deref()),
         (SourceStatus::Complete, None)
     );
     assert_eq!(fact(&captured, "host/esxi/version"), Some(&"8.0.1".into()));

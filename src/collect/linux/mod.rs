@@ -23,9 +23,9 @@ pub mod parse;
 
 use std::collections::BTreeMap;
 
-use super::SourceCapture;
 use super::nic::{DcbTables, NicFacts, Side, port_key};
 use super::transport::{CommandOutput, CommandSpec, CommandTransport, Session, TransportError};
+use super::{SourceCapture, SourceError};
 use crate::model::{DcbxControl, MacAddr};
 use crate::snapshot::{Facts, SourceStatus};
 use parse::MlxConfig;
@@ -148,9 +148,11 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         parse::parse_ip_link,
     ) else {
         return SourceCapture {
+            target: commands.session.target(),
             facts,
             status: SourceStatus::Failed,
-            error: Some(commands.errors.join("; ")),
+            error: Some(SourceError::unread(commands.errors)),
+            notes: Vec::new(),
         };
     };
     let devlink = commands.parsed(
@@ -319,9 +321,11 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         SourceStatus::Partial
     };
     SourceCapture {
+        target: commands.session.target(),
         facts,
         status,
-        error: (!commands.errors.is_empty()).then(|| commands.errors.join("; ")),
+        error: (!commands.errors.is_empty()).then(|| SourceError::unread(commands.errors)),
+        notes: Vec::new(),
     }
 }
 

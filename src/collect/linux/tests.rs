@@ -39,7 +39,7 @@ const P2: &str = "nic/0c:42:a1:5e:77:11/os";
 fn physical_ports_are_keyed_by_mac_and_read_from_every_tool() {
     let base = capture_dir(&recorded("baseline"));
     assert_eq!(
-        (base.status, base.error.as_deref()),
+        (base.status, base.error_text().as_deref()),
         (SourceStatus::Complete, None)
     );
     for (leaf, value) in [
@@ -142,7 +142,7 @@ fn optional_tools_may_be_absent_required_ones_may_not() {
     assert_eq!(captured.status, SourceStatus::Partial);
     assert!(
         captured
-            .error
+            .error_text()
             .unwrap()
             .contains("`dcb -j pfc show dev ens1f0np0` was not recorded")
     );
@@ -259,7 +259,7 @@ fn judged(captured: &SourceCapture) -> crate::compare::Verdict {
             name: "linux".to_owned(),
             target: "recorded".to_owned(),
             status: captured.status,
-            error: captured.error.clone(),
+            error: captured.error_text(),
         }],
         facts: captured.facts.clone(),
     };
@@ -382,7 +382,9 @@ fn every_bug_of_the_corpus_is_partial_and_every_seed_complete() {
         let captured = capture(&Recorded(overlaid(&dir)));
         assert_eq!(captured.status, SourceStatus::Partial, "{name}");
         assert!(
-            captured.error.is_some_and(|e| e.contains("recorded: `")),
+            captured
+                .error_text()
+                .is_some_and(|e| e.contains("recorded: `")),
             "{name}"
         );
     }

@@ -124,6 +124,12 @@ pub enum LogoutError {
         "no answer to the login within {0:?} while the capture was being stopped; a session it opens stays open"
     )]
     LoginUnanswered(Duration),
+    /// The host deadline had passed and the BMC did not answer the login or the DELETE within
+    /// the grace given for it: a session it opened may stay open.
+    #[error(
+        "no answer to the login or DELETE within {0:?} after the host deadline passed; a session it opened may stay open"
+    )]
+    PastDeadline(Duration),
 }
 
 /// How the server's certificate is checked.
@@ -222,6 +228,11 @@ pub struct HttpFetch {
 }
 
 impl HttpFetch {
+    /// When the host's time (`host_timeout`, counted from [`HttpFetch::new`]) is up.
+    pub fn deadline(&self) -> tokio::time::Instant {
+        self.deadline
+    }
+
     /// A client for the service at `base` (`https://bmc[:port]`).
     pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, String> {
         let origin = reqwest::Url::parse(base)
@@ -426,7 +437,7 @@ impl HttpFetch {
 }
 
 /// Where sessions are created.
-const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+pub(crate) const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
 /// POSTs a session login to `url` (a task of its own: it owns what it uses).
 async fn open_session(

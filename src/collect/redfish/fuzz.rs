@@ -15,7 +15,8 @@ use proptest::sample::Index;
 use serde_json::Value;
 
 use super::fetch::{Fetch, FetchError};
-use super::{Capture, RedfishOptions, finish};
+use super::{RedfishOptions, finish};
+use crate::collect::SourceCapture;
 use crate::compare::{self, JudgeOptions, Policy, Verdict};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
@@ -86,14 +87,14 @@ impl Fetch for Memory {
     }
 }
 
-fn capture(memory: &Memory) -> Capture {
+fn capture(memory: &Memory) -> SourceCapture {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
         .block_on(finish(memory, 4, &RedfishOptions::default()))
 }
 
-fn sealed(capture: &Capture) -> VerifiedSnapshot {
+fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("azl-node01").expect("a valid host name"),
         captured_at: jiff::Timestamp::UNIX_EPOCH,
@@ -102,7 +103,7 @@ fn sealed(capture: &Capture) -> VerifiedSnapshot {
             name: "redfish".to_owned(),
             target: capture.target.clone(),
             status: capture.status,
-            error: capture.error.clone(),
+            error: capture.error_text(),
         }],
         facts: capture.facts.clone(),
     };
@@ -116,11 +117,15 @@ struct Seed {
 }
 
 impl Seed {
-    fn verdict(&self, capture: &Capture) -> Verdict {
+    fn verdict(&self, capture: &SourceCapture) -> Verdict {
         self.verdict_against(capture, Some(&self.baseline))
     }
 
-    fn verdict_against(&self, capture: &Capture, baseline: Option<&VerifiedSnapshot>) -> Verdict {
+    fn verdict_against(
+        &self,
+        capture: &SourceCapture,
+        baseline: Option<&VerifiedSnapshot>,
+    ) -> Verdict {
         compare::judge(
             &sealed(capture),
             baseline,
@@ -157,7 +162,7 @@ fn load_seed() -> Seed {
 }
 
 /// The property: not complete, or still BLOCK.
-fn assert_fails_closed(seed: &Seed, captured: &Capture, what: &str) {
+fn assert_fails_closed(seed: &Seed, captured: &SourceCapture, what: &str) {
     let verdict = seed.verdict(captured);
     assert!(
         captured.status != SourceStatus::Complete || verdict == Verdict::Block,
@@ -270,7 +275,7 @@ fn the_shape_fixtures_are_partial_in_memory_too() {
                 captured.error
             );
             if let Some(expect) = case["expect"].as_str() {
-                let error = captured.error.clone().unwrap_or_default();
+                let error = captured.error_text().unwrap_or_default();
                 assert!(error.contains(expect), "{name}: {error}");
             }
             assert_fails_closed(seed, &captured, name);

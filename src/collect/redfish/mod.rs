@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::collect::cancel::{self, Cancel};
-use crate::snapshot::{Facts, SourceStatus};
+use crate::collect::cancel::Cancel;
+use crate::collect::{CaptureOptions, Source, SourceCapture, SourceError, SourceKind};
+use crate::snapshot::SourceStatus;
 use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
 use fetch::{Fetch, MockupDir};
 use tls::CertificatePin;
@@ -142,67 +143,29 @@ pub struct RedfishOptions {
     pub save_mockup: Option<PathBuf>,
 }
 
-/// What a capture of the `redfish` source read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    /// Where it read from (no credentials).
-    pub target: String,
-    /// The facts.
-    pub facts: Facts,
-    /// Complete, partial or failed.
-    pub status: SourceStatus,
-    /// What could not be read.
-    pub error: Option<String>,
-    /// Worth telling the operator, but not about the facts (a session left open).
-    pub notes: Vec<String>,
-}
+/// A BMC is a source of its own.
+impl Source for RedfishLocation {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Redfish
+    }
 
-/// Reads the BMC at `location`. Once `cancel` is requested no new request starts, the
-/// session (if one was opened) is deleted and the capture fails as interrupted.
-pub fn capture(location: &RedfishLocation, options: &RedfishOptions, cancel: &Cancel) -> Capture {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build();
-    let runtime = match runtime {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            return failed(
-                describe_location(location),
-                format!("cannot start the async runtime: {e}"),
-            );
-        }
-    };
-    runtime.block_on(capture_async(location, options, cancel))
-}
-
-fn describe_location(location: &RedfishLocation) -> String {
-    match location {
-        RedfishLocation::Live { base, .. } => base.clone(),
-        RedfishLocation::Mockup(dir) => format!("mockup:{}", dir.display()),
+    async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
+        capture(self, &options.redfish, &options.cancel).await
     }
 }
 
-fn failed(target: String, error: String) -> Capture {
-    Capture {
-        target,
-        facts: Facts::new(),
-        status: SourceStatus::Failed,
-        error: Some(error),
-        notes: Vec::new(),
-    }
-}
-
-/// How long deleting the session may take once the capture is being stopped: whoever stops
-/// it (a pipeline's timeout, an operator) is waiting.
-const LOGOUT_WHEN_INTERRUPTED: Duration = Duration::from_secs(10);
-
-async fn capture_async(
+/// Reads the BMC at `location`, on the caller's runtime. Once `cancel` is requested no new
+/// request starts, the session (if one was opened) is deleted and the capture fails as
+/// interrupted. A BMC that hangs costs at most its host deadline
+/// (`options.client.host_timeout`) and [`LOGOUT_GRACE`] to delete the session.
+pub async fn capture(
     location: &RedfishLocation,
     options: &RedfishOptions,
     cancel: &Cancel,
-) -> Capture {
+) -> SourceCapture {
+    let failed = SourceCapture::failed;
     if cancel.is_cancelled() {
-        return failed(describe_location(location), cancel::INTERRUPTED.to_owned());
+        return failed(describe_location(location), SourceError::Interrupted);
     }
     let concurrency = if options.concurrency == 0 {
         4
@@ -214,10 +177,10 @@ async fn capture_async(
             Ok(mockup) => tokio::select! {
                 // A stop already requested wins: no request is started at all.
                 biased;
-                () = cancel.cancelled() => failed(mockup.target(), cancel::INTERRUPTED.to_owned()),
+                () = cancel.cancelled() => failed(mockup.target(), SourceError::Interrupted),
                 capture = finish(&mockup, concurrency, options) => capture,
             },
-            Err(e) => failed(describe_location(location), e.to_string()),
+            Err(e) => failed(describe_location(location), SourceError::one(e.to_string())),
         },
         RedfishLocation::Live { base, pin } => {
             let trust = match (pin, &options.ca_cert, options.insecure) {
@@ -228,51 +191,53 @@ async fn capture_async(
             };
             let http = match HttpFetch::new(base, &trust, options.client.clone()) {
                 Ok(http) => http,
-                Err(e) => return failed(base.clone(), format!("{base}: {e}")),
+                Err(e) => return failed(base.clone(), SourceError::one(format!("{base}: {e}"))),
             };
-            // A login hangs as long as --bmc-timeout: a stop does not wait for it. The login
-            // goes on as a task of its own, whose session the logout waits for and deletes.
+            let deadline = http.deadline();
+            // A login hangs as long as --bmc-timeout (and its retries): neither a stop nor the
+            // host deadline waits for it. The login goes on as a task of its own, whose session
+            // the logout waits for (within its grace) and deletes.
             let login = tokio::select! {
                 // A stop already requested wins: no request is started at all.
                 biased;
                 () = cancel.cancelled() => None,
-                login = http.login(options.credentials.as_ref()) => Some(login),
+                login = tokio::time::timeout_at(deadline, http.login(options.credentials.as_ref())) => Some(login),
             };
-            match login {
-                Some(Ok(_)) => {}
-                Some(Err(e)) => return failed(base.clone(), format!("{base}: login failed: {e}")),
-                None => {
-                    let mut capture = failed(base.clone(), cancel::INTERRUPTED.to_owned());
-                    let logout = tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
-                        .await
-                        .unwrap_or(Err(client::LogoutError::LoginUnanswered(
-                            LOGOUT_WHEN_INTERRUPTED,
-                        )));
-                    if let Err(e) = logout {
-                        capture
-                            .notes
-                            .push(format!("{base}: could not delete the session: {e}"));
-                    }
-                    return capture;
+            let logged_in = matches!(login, Some(Ok(_)));
+            let error = match login {
+                Some(Ok(Ok(_))) => None,
+                Some(Ok(Err(reason))) => {
+                    return failed(
+                        base.clone(),
+                        SourceError::Login {
+                            target: base.clone(),
+                            reason,
+                        },
+                    );
                 }
-            }
-            // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
-            let mut capture = tokio::select! {
-                // A stop already requested wins: no request is started at all.
-                biased;
-                () = cancel.cancelled() => failed(base.clone(), cancel::INTERRUPTED.to_owned()),
-                capture = finish(&http, concurrency, options) => capture,
+                Some(Err(_)) => Some(SourceError::Login {
+                    target: base.clone(),
+                    reason: format!(
+                        "POST {}: the host deadline of {} s (--host-timeout) passed",
+                        client::SESSIONS,
+                        options.client.host_timeout.as_secs()
+                    ),
+                }),
+                None => Some(SourceError::Interrupted),
+            };
+            let mut capture = match error {
+                Some(error) => failed(base.clone(), error),
+                // On cancel the crawl is dropped: requests in flight are abandoned, none starts.
+                None => tokio::select! {
+                    // A stop already requested wins: no request is started at all.
+                    biased;
+                    () = cancel.cancelled() => failed(base.clone(), SourceError::Interrupted),
+                    capture = finish(&http, concurrency, options) => capture,
+                },
             };
             // The session is deleted whatever the crawl found. Failing to says nothing about the
             // facts, but an open session counts against the BMC's limit: say so.
-            let logout = if cancel.is_cancelled() {
-                tokio::time::timeout(LOGOUT_WHEN_INTERRUPTED, http.logout())
-                    .await
-                    .unwrap_or(Err(client::LogoutError::TimedOut(LOGOUT_WHEN_INTERRUPTED)))
-            } else {
-                http.logout().await
-            };
-            if let Err(e) = logout {
+            if let Err(e) = logout(&http, cancel, deadline, logged_in).await {
                 capture
                     .notes
                     .push(format!("{base}: could not delete the session: {e}"));
@@ -282,7 +247,52 @@ async fn capture_async(
     }
 }
 
-async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOptions) -> Capture {
+/// Where a capture reads from, as its record says (no pin).
+fn describe_location(location: &RedfishLocation) -> String {
+    match location {
+        RedfishLocation::Live { base, .. } => base.clone(),
+        RedfishLocation::Mockup(dir) => format!("mockup:{}", dir.display()),
+    }
+}
+
+/// How long deleting the session may take once the capture is being stopped or its host
+/// deadline passed: whoever stops it (a pipeline's timeout, an operator, the fleet's
+/// schedule) is waiting.
+pub const LOGOUT_GRACE: Duration = Duration::from_secs(10);
+
+/// Deletes the session (after the login on its way, if any), within the host deadline and
+/// [`LOGOUT_GRACE`], or only the grace once the capture is being stopped; `logged_in` says
+/// whether the login had its answer (else the wait is for it).
+async fn logout(
+    http: &HttpFetch,
+    cancel: &Cancel,
+    deadline: tokio::time::Instant,
+    logged_in: bool,
+) -> Result<(), client::LogoutError> {
+    let now = tokio::time::Instant::now();
+    let (until, unanswered) = if cancel.is_cancelled() {
+        let unanswered = if !logged_in {
+            client::LogoutError::LoginUnanswered(LOGOUT_GRACE)
+        } else {
+            client::LogoutError::TimedOut(LOGOUT_GRACE)
+        };
+        (now + LOGOUT_GRACE, unanswered)
+    } else {
+        (
+            deadline.max(now) + LOGOUT_GRACE,
+            client::LogoutError::PastDeadline(LOGOUT_GRACE),
+        )
+    };
+    tokio::time::timeout_at(until, http.logout())
+        .await
+        .unwrap_or(Err(unanswered))
+}
+
+async fn finish<F: Fetch>(
+    fetch: &F,
+    concurrency: usize,
+    options: &RedfishOptions,
+) -> SourceCapture {
     let target = fetch.target();
     let crawled = crawl::crawl(fetch, concurrency).await;
     let mut errors: Vec<String> = crawled
@@ -296,7 +306,7 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         errors.push(format!("--save-mockup {}: {e}", dir.display()));
     }
     let Some(inventory) = &crawled.inventory else {
-        return failed(target, summarize(&errors));
+        return SourceCapture::failed(target, summarize(errors));
     };
     let normalize::Normalized {
         facts,
@@ -330,7 +340,7 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
     } else {
         SourceStatus::Partial
     };
-    Capture {
+    SourceCapture {
         notes: notes
             .iter()
             .map(|note| format!("{target}: {note}"))
@@ -338,7 +348,7 @@ async fn finish<F: Fetch>(fetch: &F, concurrency: usize, options: &RedfishOption
         target,
         facts,
         status,
-        error: (!errors.is_empty()).then(|| summarize(&errors)),
+        error: (!errors.is_empty()).then(|| summarize(errors)),
     }
 }
 
@@ -393,18 +403,9 @@ fn looked_at(inventory: &crawl::Inventory) -> String {
 }
 
 /// The first errors, and how many more there were.
-fn summarize(errors: &[String]) -> String {
+fn summarize(errors: Vec<String>) -> SourceError {
     const SHOWN: usize = 5;
-    let mut text = errors
-        .iter()
-        .take(SHOWN)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("; ");
-    if errors.len() > SHOWN {
-        text.push_str(&format!("; and {} more", errors.len() - SHOWN));
-    }
-    text
+    SourceError::first(errors, SHOWN)
 }
 
 /// Writes the responses as a DMTF mockup (`DIR/redfish/v1/…/index.json`), secrets removed.

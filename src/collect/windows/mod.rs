@@ -7,10 +7,10 @@ pub mod text;
 
 use base64::Engine as _;
 
-use super::SourceCapture;
 use super::encoding::decode_text;
 use super::transport::{CommandSpec, CommandTransport};
-use crate::snapshot::{Facts, SourceStatus};
+use super::{SourceCapture, SourceError, unjoined_notes};
+use crate::snapshot::SourceStatus;
 
 /// The collector script.
 pub const COLLECTOR: &str = include_str!("../../../examples/collectors/windows-qos.ps1");
@@ -22,16 +22,6 @@ const BOOTSTRAP: &str =
 
 /// File name of the collector's output in a `dir:` folder.
 pub const RECORDING: &str = "windows-qos.json";
-
-/// What a capture of the `windows` source read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capture {
-    /// Facts and status: failed when the output is not the collector's document, partial
-    /// when the document lacks sections, adapters or properties the collector always writes.
-    pub source: SourceCapture,
-    /// Adapters keyed by name because no MAC was reported for them.
-    pub unjoined: Vec<String>,
-}
 
 /// The command that runs the collector, which it reads from standard input.
 ///
@@ -57,16 +47,13 @@ pub fn collector_argv() -> Vec<String> {
     .to_vec()
 }
 
-/// Runs the collector through `transport` and parses its output.
-pub fn capture(transport: &dyn CommandTransport) -> Capture {
-    let failed = |error: String| Capture {
-        source: SourceCapture {
-            facts: Facts::new(),
-            status: SourceStatus::Failed,
-            error: Some(error),
-        },
-        unjoined: Vec::new(),
-    };
+/// Runs the collector through `transport` and parses its output. Failed when the output is
+/// not the collector's document, partial when the document lacks sections, adapters or
+/// properties the collector always writes; adapters keyed by name because no MAC was reported
+/// for them are noted.
+pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
+    let target = transport.target();
+    let failed = |error: String| SourceCapture::failed(target.clone(), SourceError::one(error));
     let argv = collector_argv();
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
     let spec = CommandSpec {
@@ -74,7 +61,6 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
         argv: &argv,
         stdin: Some(COLLECTOR.as_bytes()),
     };
-    let target = transport.target();
     let output = match transport.run(&spec) {
         Ok(output) => output,
         Err(e) => return failed(e.to_string()),
@@ -98,19 +84,18 @@ pub fn capture(transport: &dyn CommandTransport) -> Capture {
                 let gaps: Vec<String> = parsed.gaps.iter().map(ToString::to_string).collect();
                 (
                     SourceStatus::Partial,
-                    Some(format!(
+                    Some(SourceError::one(format!(
                         "{target}: collector output ({RECORDING}) is incomplete: {}",
                         gaps.join("; ")
-                    )),
+                    ))),
                 )
             };
-            Capture {
-                source: SourceCapture {
-                    facts: parsed.facts,
-                    status,
-                    error,
-                },
-                unjoined: parsed.unjoined,
+            SourceCapture {
+                facts: parsed.facts,
+                status,
+                error,
+                notes: unjoined_notes(&parsed.unjoined),
+                target,
             }
         }
         Err(e) => failed(format!("{target}: collector output ({RECORDING}): {e}")),

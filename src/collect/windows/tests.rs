@@ -10,7 +10,7 @@ fn recorded(state: &str) -> PathBuf {
         .join("windows")
 }
 
-fn capture_dir(dir: &Path) -> Capture {
+fn capture_dir(dir: &Path) -> SourceCapture {
     capture(
         for_location(
             &Location::Dir(dir.to_path_buf()),
@@ -20,8 +20,8 @@ fn capture_dir(dir: &Path) -> Capture {
     )
 }
 
-fn fact(capture: &Capture, path: &str) -> Option<String> {
-    capture.source.facts.get(path).map(ToString::to_string)
+fn fact(capture: &SourceCapture, path: &str) -> Option<String> {
+    capture.facts.get(path).map(ToString::to_string)
 }
 
 const PORT: &str = "nic/00:0a:f7:12:34:56/os";
@@ -31,9 +31,9 @@ fn the_collector_document_becomes_os_and_host_facts_keyed_by_mac() {
     let healthy = capture_dir(&recorded("baseline"));
     assert_eq!(
         (
-            healthy.source.status,
-            healthy.source.error.as_deref(),
-            healthy.unjoined.len()
+            healthy.status,
+            healthy.error_text().as_deref(),
+            healthy.notes.len()
         ),
         (SourceStatus::Complete, None, 0)
     );
@@ -95,8 +95,8 @@ fn a_utf16_recording_reads_like_utf8() {
     utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
     std::fs::write(dir.path().join(RECORDING), utf16).unwrap();
     assert_eq!(
-        capture_dir(dir.path()).source.facts,
-        capture_dir(&recorded("baseline")).source.facts
+        capture_dir(dir.path()).facts,
+        capture_dir(&recorded("baseline")).facts
     );
 }
 
@@ -152,7 +152,7 @@ fn seed_document() -> serde_json::Value {
 }
 
 /// Writes `document` as a recording and captures it.
-fn capture_document(document: &serde_json::Value) -> Capture {
+fn capture_document(document: &serde_json::Value) -> SourceCapture {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join(RECORDING),
@@ -184,8 +184,8 @@ fn an_adapter_missing_from_adapter_qos_makes_the_source_partial_naming_it() {
     let mut doc = seed_document();
     doc["AdapterQos"].as_array_mut().unwrap().remove(1);
     let captured = capture_document(&doc);
-    assert_eq!(captured.source.status, SourceStatus::Partial);
-    let error = captured.source.error.clone().unwrap();
+    assert_eq!(captured.status, SourceStatus::Partial);
+    let error = captured.error_text().unwrap();
     assert!(
         error.contains("windows-qos.json")
             && error.contains("AdapterQos (adapter \"SLOT 3 Port 2\"): missing")
@@ -305,12 +305,8 @@ fn missing_or_mistyped_sections_and_properties_make_the_source_partial() {
         let mut doc = seed_document();
         edit(&mut doc);
         let captured = capture_document(&doc);
-        let error = captured.source.error.clone().unwrap_or_default();
-        assert_eq!(
-            captured.source.status,
-            SourceStatus::Partial,
-            "{needle}: {error}"
-        );
+        let error = captured.error_text().unwrap_or_default();
+        assert_eq!(captured.status, SourceStatus::Partial, "{needle}: {error}");
         assert!(
             error.contains(needle) && error.contains("windows-qos.json"),
             "{error}\nlacks {needle:?}"
@@ -340,8 +336,8 @@ fn bad_documents_fail_the_source_with_the_reason() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(RECORDING), text).unwrap();
         let captured = capture_dir(dir.path());
-        assert_eq!(captured.source.status, SourceStatus::Failed);
-        let error = captured.source.error.unwrap();
+        assert_eq!(captured.status, SourceStatus::Failed);
+        let error = captured.error_text().unwrap();
         assert!(
             error.contains(needle) && error.contains("windows-qos.json"),
             "{error}"
@@ -355,7 +351,7 @@ fn bad_documents_fail_the_source_with_the_reason() {
         "Get-NetAdapterQos : Access is denied.",
     )
     .unwrap();
-    let error = capture_dir(dir.path()).source.error.unwrap();
+    let error = capture_dir(dir.path()).error_text().unwrap();
     assert!(
         error.contains("exited with status 1: Get-NetAdapterQos : Access is denied."),
         "{error}"
@@ -402,7 +398,7 @@ const X722: &str = "nic/3c:fd:fe:a0:b1:c2/os";
 fn null_capabilities_read_as_dcb_not_reported_and_complete() {
     let captured = capture_document(&x722_document());
     assert_eq!(
-        (captured.source.status, captured.source.error.as_deref()),
+        (captured.status, captured.error_text().as_deref()),
         (SourceStatus::Complete, None)
     );
     assert_eq!(
@@ -414,7 +410,6 @@ fn null_capabilities_read_as_dcb_not_reported_and_complete() {
         Some("true")
     );
     let x722_dcb: Vec<&str> = captured
-        .source
         .facts
         .keys()
         .map(|k| k.as_str())
@@ -462,6 +457,6 @@ fn one_null_capability_column_or_settings_without_capabilities_is_a_gap() {
             gaps.iter().any(|g| g.starts_with(expected)),
             "{gaps:?} lacks {expected:?}"
         );
-        assert_eq!(capture_document(&doc).source.status, SourceStatus::Partial);
+        assert_eq!(capture_document(&doc).status, SourceStatus::Partial);
     }
 }

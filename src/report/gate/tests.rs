@@ -12,7 +12,7 @@ use crate::snapshot::{SourceStatus, VerifiedSnapshot};
 /// The seed-1 host captured (mockup and recorded Windows output) with DCBX disable staged on
 /// the NIC for the next reboot.
 fn pending_dcbx_disable() -> VerifiedSnapshot {
-    use crate::collect::{CaptureOptions, SourceSpec, capture_host_blocking};
+    use crate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host};
     let fixture = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/redfish/pending-dcbx-disable"
@@ -22,11 +22,14 @@ fn pending_dcbx_disable() -> VerifiedSnapshot {
         format!("windows=dir:{fixture}/windows"),
     ]
     .map(|s| SourceSpec::parse(&s).unwrap());
-    let captured = capture_host_blocking(
-        "azl-node01".parse().unwrap(),
-        &sources,
-        &CaptureOptions::default(),
-    );
+    let captured = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(capture_host(
+            "azl-node01".parse().unwrap(),
+            &sources,
+            &CaptureOptions::default(),
+            &NoReporter,
+        ));
     assert!(
         captured.snapshot.is_complete(),
         "{:?}",
