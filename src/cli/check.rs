@@ -187,7 +187,8 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         snapshots: flags.snapshots.clone(),
         stale_after: flags.stale_after,
     };
-    let interrupts = match Interrupts::watch(cancel, *ctx.printer) {
+    let runtime = super::runtime()?;
+    let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {
             ctx.printer.warn(&format!(
@@ -197,7 +198,6 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         }
     };
     let progress = Progress::new(flags.quiet);
-    let runtime = super::runtime()?;
     let result = runtime.block_on(fleet::check_all(&settings, &progress));
     // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
     runtime.shutdown_background();

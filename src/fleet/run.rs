@@ -19,8 +19,10 @@ use crate::compare::{self, JudgeOptions};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
-/// capture's own deadline should end it first; this one holds when something below does not.
-pub(super) const GRACE: Duration = Duration::from_secs(5);
+/// capture's own deadline ends it first and then deletes its session (at most
+/// [`collect::redfish::LOGOUT_GRACE`]); this one holds when something below does not.
+pub(super) const GRACE: Duration =
+    Duration::from_secs(collect::redfish::LOGOUT_GRACE.as_secs() + 5);
 
 /// What a host's task came back with.
 enum Got {
