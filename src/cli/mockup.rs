@@ -31,14 +31,19 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
-const EXAMPLE: &str = "Example: 50 BMCs, the even ones before and the odd ones after a firmware update, \
-BMC 7 hanging, BMC 12 down, BMC 20 with its NIC's DCBX mode reset, in clusters of 4:
-  driftgate mockup serve recorded/baseline/bmc recorded/post-update/bmc --count 50 \\
-      --listen 127.0.0.1:9000 --latency 100 --auth session \\
-      --bmc-fault 7:hang-all --bmc-fault 12:down \\
-      --bmc-set '20:/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem#/Dell/DellNetworkAttributes/DcbxMode=Disabled' \\
-      --write-inventory sim-inventory.toml --fleet lab --cluster-size 4
-  driftgate check --all --inventory sim-inventory.toml";
+const EXAMPLE: &str =
+    "Example: 50 BMCs in clusters of 4, the even ones before and the odd ones after a \
+firmware update, BMC 7 hanging, BMC 12 down, BMC 20 with its NIC's DCBX reset:
+  export DRIFTGATE_MOCKUP_USERNAME=root DRIFTGATE_MOCKUP_PASSWORD=lab-only
+  R=examples/azure-local-dcbx/recorded
+  C=/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3
+  F=$C/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1
+  driftgate mockup serve $R/baseline/bmc $R/post-update/bmc --count 50 --latency 100 \\
+      --auth session --bmc-fault 7:hang-all --bmc-fault 12:down \\
+      --bmc-set \"20:$F#/Attributes/Broadcom_DCBX=Disabled\" \\
+      --write-inventory sim.toml --fleet lab --cluster-size 4 &
+  # once it printed `serving 50 BMCs` (BMC i on port 8000 + i):
+  driftgate inventory list --inventory sim.toml";
 
 /// `mockup serve` arguments.
 #[derive(Debug, clap::Args)]
