@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use driftgate::mockup::{
-    self, Addresses, AuthRequirement, BmcFault, BmcSet, BmcState, BoundFleet, Fault, Fleet,
-    FleetOptions, InventorySettings, PASSWORD_ENV, Service, USERNAME_ENV,
+    self, Addresses, AuthRequirement, BmcFault, BmcSet, BmcState, BoundBmc, BoundFleet, Fault,
+    Fleet, FleetOptions, InventorySettings, PASSWORD_ENV, Service, USERNAME_ENV,
 };
 
 use super::Context;
@@ -202,16 +202,31 @@ fn announce(bound: &BoundFleet, pin: Option<&str>, ctx: &Context<'_>) -> anyhow:
     let pin = pin
         .map(|p| format!(" (certificate {p})"))
         .unwrap_or_default();
+    let down = |bmc: &BoundBmc| {
+        if bmc.down {
+            " (down: nothing listens)"
+        } else {
+            ""
+        }
+    };
     ctx.printer.stdout(|out| match bound.bmcs() {
-        [one] => writeln!(out, "serving {} on {}{pin}", one.dir.display(), one.url),
+        [one] => writeln!(
+            out,
+            "serving {} on {}{pin}{}",
+            one.dir.display(),
+            one.url,
+            down(one)
+        ),
         all => {
             for bmc in all {
-                let down = if bmc.down {
-                    " (down: nothing listens)"
-                } else {
-                    ""
-                };
-                writeln!(out, "bmc {} {} {}{down}", bmc.index, bmc.name, bmc.url)?;
+                writeln!(
+                    out,
+                    "bmc {} {} {}{}",
+                    bmc.index,
+                    bmc.name,
+                    bmc.url,
+                    down(bmc)
+                )?;
             }
             writeln!(out, "serving {} BMCs{pin}", all.len())
         }

@@ -36,24 +36,24 @@ pub enum FleetError {
         uri: String,
     },
     /// A `--bmc-set` pointer does not fit the BMC's resource.
-    #[error("--bmc-set of BMC {index} ({dir}): {source}")]
+    #[error("--bmc-set of BMC {index} ({dir}): {problem}")]
     Patch {
         /// The BMC.
         index: usize,
         /// Its folder.
         dir: String,
         /// What does not fit.
-        source: PatchError,
+        problem: PatchError,
     },
     /// An address cannot be listened on.
-    #[error("BMC {index}: cannot listen on {address}: {source}")]
+    #[error("BMC {index}: cannot listen on {address}: {problem}")]
     Bind {
         /// The BMC.
         index: usize,
         /// Its address.
         address: SocketAddr,
         /// Why.
-        source: std::io::Error,
+        problem: std::io::Error,
     },
 }
 
@@ -117,10 +117,10 @@ impl Fleet {
                 let mut resource = Value::clone(&shared);
                 patch
                     .apply(&mut resource)
-                    .map_err(|source| FleetError::Patch {
+                    .map_err(|problem| FleetError::Patch {
                         index,
                         dir: dir.display().to_string(),
-                        source,
+                        problem,
                     })?;
             }
             let faults = options.faults_of(index);
@@ -204,10 +204,10 @@ impl Fleet {
 async fn listen(index: usize, address: SocketAddr) -> Result<TcpListener, FleetError> {
     TcpListener::bind(address)
         .await
-        .map_err(|source| FleetError::Bind {
+        .map_err(|problem| FleetError::Bind {
             index,
             address,
-            source,
+            problem,
         })
 }
 
@@ -216,10 +216,10 @@ fn local_address(
     index: usize,
     address: SocketAddr,
 ) -> Result<SocketAddr, FleetError> {
-    listener.local_addr().map_err(|source| FleetError::Bind {
+    listener.local_addr().map_err(|problem| FleetError::Bind {
         index,
         address,
-        source,
+        problem,
     })
 }
 
