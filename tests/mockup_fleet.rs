@@ -23,7 +23,8 @@ const FIRMWARE: &str = "/redfish/v1/UpdateService/FirmwareInventory";
 /// The resource at `uri` as the folder holds it.
 fn recorded(dir: &Path, uri: &str) -> Value {
     let file = dir.join(uri.trim_start_matches('/')).join("index.json");
-    serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap()
+    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
 }
 
 fn dcbx(sim: &FleetSim, index: usize) -> Value {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
+use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -14,10 +15,17 @@ use crate::collect::redfish::fetch::{MockupDir, NotAMockup};
 #[derive(Debug)]
 pub struct Mockup {
     dir: MockupDir,
-    given: PathBuf,
-    /// Parsed resources by file; a file that is missing or no JSON is read again each time
-    /// (and answers 404), so odd request paths cannot grow the cache.
-    loaded: RwLock<HashMap<PathBuf, Arc<Value>>>,
+    /// Parsed resources by file, with the file's modification time and length when parsed: a
+    /// file replaced while serving (a test switching a host to its post-update state) is read
+    /// again. A file that is missing or no JSON is not kept (and answers 404), so odd request
+    /// paths cannot grow the cache.
+    loaded: RwLock<HashMap<PathBuf, Loaded>>,
+}
+
+#[derive(Debug)]
+struct Loaded {
+    stamp: (SystemTime, u64),
+    resource: Arc<Value>,
 }
 
 impl Mockup {
@@ -25,35 +33,52 @@ impl Mockup {
     pub fn open(dir: &Path) -> Result<Arc<Self>, NotAMockup> {
         Ok(Arc::new(Mockup {
             dir: MockupDir::open(dir)?,
-            given: dir.to_path_buf(),
             loaded: RwLock::new(HashMap::new()),
         }))
-    }
-
-    /// The folder as given.
-    pub fn dir(&self) -> &Path {
-        &self.given
     }
 
     /// The resource at `uri` (`/redfish` is the service root too), or `None` when the folder
     /// has none.
     pub fn resource(&self, uri: &str) -> Option<Arc<Value>> {
         let file = self.dir.file_for(canonical_uri(uri))?;
+        let Ok(stamp) = std::fs::metadata(&file).and_then(|m| Ok((m.modified()?, m.len()))) else {
+            self.forget(&file);
+            return None;
+        };
         if let Some(found) = self
             .loaded
             .read()
             .expect("no panic while holding the lock")
             .get(&file)
+            .filter(|loaded| loaded.stamp == stamp)
         {
-            return Some(Arc::clone(found));
+            return Some(Arc::clone(&found.resource));
         }
-        let parsed: Arc<Value> =
-            Arc::new(serde_json::from_slice(&std::fs::read(&file).ok()?).ok()?);
+        let parsed = std::fs::read(&file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+        let Some(parsed) = parsed.map(Arc::new) else {
+            self.forget(&file);
+            return None;
+        };
         self.loaded
             .write()
             .expect("no panic while holding the lock")
-            .insert(file, Arc::clone(&parsed));
+            .insert(
+                file,
+                Loaded {
+                    stamp,
+                    resource: Arc::clone(&parsed),
+                },
+            );
         Some(parsed)
+    }
+
+    fn forget(&self, file: &Path) {
+        self.loaded
+            .write()
+            .expect("no panic while holding the lock")
+            .remove(file);
     }
 }
 
@@ -249,5 +274,24 @@ mod tests {
         assert_eq!(root["@odata.id"], json!("/redfish/v1"));
         assert!(mockup.resource("/redfish/v1/NoSuchThing").is_none());
         assert!(mockup.resource("/redfish/v1/../../etc").is_none());
+    }
+
+    #[test]
+    fn a_file_replaced_while_serving_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("index.json");
+        std::fs::write(&file, r#"{"Id": "before"}"#).unwrap();
+        let mockup = Mockup::open(dir.path()).unwrap();
+        let before = mockup.resource("/redfish/v1").unwrap();
+        assert_eq!(before["Id"], json!("before"));
+        std::fs::write(&file, r#"{"Id": "after, longer"}"#).unwrap();
+        assert_eq!(
+            mockup.resource("/redfish/v1").unwrap()["Id"],
+            json!("after, longer")
+        );
+        std::fs::write(&file, "not JSON").unwrap();
+        assert!(mockup.resource("/redfish/v1").is_none());
+        std::fs::remove_file(&file).unwrap();
+        assert!(mockup.resource("/redfish/v1").is_none());
     }
 }
