@@ -122,6 +122,12 @@ impl Bmc {
         }
     }
 
+    /// The folder it serves.
+    #[cfg(test)]
+    pub(super) fn mockup(&self) -> &Arc<Mockup> {
+        &self.mockup
+    }
+
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         // As it arrives, before any latency: what a client asked for and when.
         tracing::debug!("{} {}", request.method(), request.uri());

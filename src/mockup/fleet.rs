@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -98,13 +98,15 @@ impl Fleet {
     pub fn plan(options: &FleetOptions, service: Service) -> Result<Fleet, FleetError> {
         options.validate()?;
         let service = Arc::new(service);
-        let mut opened: HashMap<&Path, Arc<Mockup>> = HashMap::new();
+        // Keyed by the folder's real path: `dir` and `./dir` are one folder, loaded once.
+        let mut opened: HashMap<PathBuf, Arc<Mockup>> = HashMap::new();
         let mut bmcs = Vec::with_capacity(options.count);
         for index in 0..options.count {
             let dir = options.dir_of(index);
-            let mockup = match opened.get(dir) {
+            let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            let mockup = match opened.get(&key) {
                 Some(mockup) => Arc::clone(mockup),
-                None => Arc::clone(opened.entry(dir).or_insert(Mockup::open(dir)?)),
+                None => Arc::clone(opened.entry(key).or_insert(Mockup::open(dir)?)),
             };
             let patches = options.patches_of(index);
             for patch in &patches {
@@ -236,5 +238,93 @@ impl BoundFleet {
             tokio::spawn(bmc::serve(listener, bmc, self.tls.clone()));
         }
         std::future::pending().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mockup::AuthRequirement;
+    use crate::mockup::plan::BmcSet;
+    use crate::mockup::tests::recorded;
+
+    fn service() -> Service {
+        Service {
+            latency: std::time::Duration::ZERO,
+            auth: AuthRequirement::None,
+            account: None,
+        }
+    }
+
+    #[test]
+    fn a_thousand_bmcs_of_one_folder_share_one_loaded_copy() {
+        let dir = recorded("baseline");
+        let options = FleetOptions {
+            // The same folder spelt twice is still one folder.
+            dirs: vec![dir.clone(), dir.join(".")],
+            count: 1000,
+            addresses: Addresses::Consecutive("127.0.0.1:0".parse().unwrap()),
+            faults: Vec::new(),
+            bmc_faults: Vec::new(),
+            bmc_states: Vec::new(),
+            bmc_sets: vec![BmcSet::parse("7:/redfish/v1#/Name=odd").unwrap()],
+        };
+        let fleet = Fleet::plan(&options, service()).unwrap();
+        let first = fleet.bmcs[0].bmc.mockup();
+        assert!(
+            fleet
+                .bmcs
+                .iter()
+                .all(|p| Arc::ptr_eq(p.bmc.mockup(), first))
+        );
+        assert_eq!(Arc::strong_count(first), 1000);
+    }
+
+    #[tokio::test]
+    async fn a_down_bmc_gets_an_address_where_nothing_listens() {
+        for addresses in [
+            Addresses::Consecutive("127.0.0.1:0".parse().unwrap()),
+            Addresses::Loopback("127.0.0.1:0".parse().unwrap()),
+        ] {
+            let options = FleetOptions {
+                dirs: vec![recorded("baseline")],
+                count: 3,
+                addresses,
+                faults: Vec::new(),
+                bmc_faults: vec![crate::mockup::BmcFault::parse("0:down").unwrap()],
+                bmc_states: Vec::new(),
+                bmc_sets: Vec::new(),
+            };
+            let bound = Fleet::plan(&options, service())
+                .unwrap()
+                .bind(None)
+                .await
+                .unwrap();
+            let bmcs = bound.bmcs().to_vec();
+            let down: Vec<bool> = bmcs.iter().map(|b| b.down).collect();
+            assert_eq!(down, [true, false, false], "{addresses:?}");
+            let address = |i: usize| -> SocketAddr {
+                bmcs[i]
+                    .url
+                    .strip_prefix("http://")
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            assert!(bmcs.iter().all(|b| b.url.starts_with("http://")));
+            assert_ne!(address(0).port(), 0, "{addresses:?}");
+            if matches!(addresses, Addresses::Loopback(_)) {
+                let ips: Vec<String> = (0..3).map(|i| address(i).ip().to_string()).collect();
+                assert_eq!(ips, ["127.0.0.2", "127.0.0.3", "127.0.0.4"]);
+                assert!((0..3).all(|i| address(i).port() == address(0).port()));
+            }
+            let refused = tokio::net::TcpStream::connect(address(0))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
+            for i in [1, 2] {
+                tokio::net::TcpStream::connect(address(i)).await.unwrap();
+            }
+        }
     }
 }
