@@ -23,6 +23,7 @@ pub mod fsutil;
 pub mod gate;
 pub mod input;
 pub mod inventory;
+pub mod limits;
 pub mod mockup;
 pub mod model;
 pub mod report;

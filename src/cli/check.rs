@@ -164,6 +164,19 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ctx.printer.warn(warning);
     }
     let inventory = inventory::load(&flags.inventory, ctx)?;
+    // Hundreds of hosts at once, each with its connections, need more than the usual 1,024
+    // descriptors: a host that cannot open a socket would be INCOMPLETE for no reason of its own.
+    let concurrency = usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY));
+    match driftgate::limits::raise_open_file_limit() {
+        Ok(limit) if limit.soft < 8 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
+            "the open file limit is {} (hard limit {}): too few for {concurrency} hosts at once; lower --concurrency",
+            limit.soft, limit.hard
+        )),
+        Ok(_) => {}
+        Err(e) => ctx
+            .printer
+            .warn(&format!("cannot read the open file limit: {e}")),
+    }
     if flags.snapshots.is_none() {
         flags
             .capture
@@ -180,7 +193,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             tag: flags.tag.clone(),
         },
         shard: flags.shard,
-        concurrency: usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY)),
+        concurrency,
         strict: args.strict,
         capture: flags.capture.options(None, None, cancel.clone())?,
         out_dir: flags.out_dir.clone(),

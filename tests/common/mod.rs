@@ -116,6 +116,7 @@ impl Random {
 
 pub mod capture;
 pub mod fleet;
+pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
 pub mod simulator;

@@ -1,10 +1,8 @@
-//! `driftgate mockup serve`: a multi-threaded Redfish simulator over a DMTF mockup folder,
-//! with Basic and session authentication, per-request latency and fault injection, so that
-//! operators can dry-run their gates and tests can exercise every failure a BMC shows.
+//! One simulated BMC: its own sessions, request and login counters and faults, answering
+//! Redfish requests from a shared [`Mockup`] with its own patches laid over it.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,151 +16,57 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
-use crate::collect::redfish::fetch::MockupDir;
+use super::tree::{Mockup, Patch, canonical_uri};
+use super::{AuthRequirement, Fault, REQUESTS};
 
-/// How clients must authenticate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AuthRequirement {
-    /// Everything is open; logins still get a session.
-    None,
-    /// HTTP Basic on every request; session logins are refused (405).
-    Basic,
-    /// A session token or Basic on every request; logins get a session.
-    Session,
-}
+const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
-/// A failure to inject.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fault {
-    /// The first N requests answer 503 with `Retry-After: 1`.
-    Unavailable(u32),
-    /// Session logins answer 503 with iDRAC's RAC0218 (maximum sessions reached).
-    SessionLimit,
-    /// `$expand` answers 501.
-    NoExpand,
-    /// The body of this URI is cut in half.
-    Truncate(String),
-    /// The body of this URI is padded past 32 MiB.
-    Oversize(String),
-    /// This URI redirects to itself.
-    RedirectLoop(String),
-    /// This URI never answers (a GET of it, or the session login POST when it is
-    /// `/redfish/v1/SessionService/Sessions`).
-    Hang(String),
-    /// This URI answers this status with a Redfish error body.
-    Status(u16, String),
-    /// Every session is forgotten when request N arrives (a BMC reset, or its session
-    /// timeout): requests with the old token answer 401.
-    ExpireSessions(u32),
-    /// Only the first N session logins succeed; later ones answer 401 (a locked account).
-    Logins(u32),
-}
-
-impl Fault {
-    /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`, `no-expand`, `truncate=URI`, `oversize=URI`,
-    /// `redirect-loop=URI`, `hang=URI` or `status=CODE:URI`.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let (kind, arg) = text
-            .split_once('=')
-            .map_or((text, None), |(k, a)| (k, Some(a)));
-        let uri = || {
-            arg.filter(|a| a.starts_with("/redfish/v1"))
-                .map(|a| a.trim_end_matches('/').to_owned())
-                .ok_or_else(|| format!("{text:?}: {kind} needs =/redfish/v1/…"))
-        };
-        match kind {
-            "unavailable" => arg
-                .and_then(|a| a.parse().ok())
-                .map(Fault::Unavailable)
-                .ok_or_else(|| format!("{text:?}: unavailable needs =COUNT")),
-            "session-limit" => Ok(Fault::SessionLimit),
-            "expire-sessions" => arg
-                .and_then(|a| a.parse().ok())
-                .map(Fault::ExpireSessions)
-                .ok_or_else(|| format!("{text:?}: expire-sessions needs =REQUEST")),
-            "logins" => arg
-                .and_then(|a| a.parse().ok())
-                .map(Fault::Logins)
-                .ok_or_else(|| format!("{text:?}: logins needs =COUNT")),
-            "no-expand" => Ok(Fault::NoExpand),
-            "truncate" => Ok(Fault::Truncate(uri()?)),
-            "oversize" => Ok(Fault::Oversize(uri()?)),
-            "redirect-loop" => Ok(Fault::RedirectLoop(uri()?)),
-            "hang" => Ok(Fault::Hang(uri()?)),
-            "status" => {
-                let (code, rest) = arg
-                    .and_then(|a| a.split_once(':'))
-                    .ok_or_else(|| format!("{text:?}: status needs =CODE:URI"))?;
-                let code: u16 = code
-                    .parse()
-                    .ok()
-                    .filter(|c| (400..600).contains(c))
-                    .ok_or_else(|| format!("{text:?}: CODE must be 400-599"))?;
-                if !rest.starts_with("/redfish/v1") {
-                    return Err(format!("{text:?}: status needs =CODE:/redfish/v1/…"));
-                }
-                Ok(Fault::Status(code, rest.trim_end_matches('/').to_owned()))
-            }
-            _ => Err(format!(
-                "{text:?}: unknown fault (unavailable=N, session-limit, expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI)"
-            )),
-        }
-    }
-}
-
-/// What to serve and how.
+/// What every BMC of one simulator shares: how slow it is and whom it lets in.
 #[derive(Debug, Clone)]
-pub struct ServeOptions {
-    /// The mockup.
-    pub mockup: MockupDir,
-    /// Delay before every answer.
+pub struct Service {
+    /// Delay before every answer, each request on its own.
     pub latency: Duration,
     /// Authentication required.
     pub auth: AuthRequirement,
     /// The one account (user, password) for Basic and session logins.
     pub account: Option<(String, String)>,
-    /// Failures to inject.
-    pub faults: Vec<Fault>,
 }
 
-struct Server {
-    options: ServeOptions,
+/// One BMC's state.
+pub(super) struct Bmc {
+    service: Arc<Service>,
+    mockup: Arc<Mockup>,
+    faults: Vec<Fault>,
+    patches: Vec<Patch>,
     requests: AtomicU32,
     logins: AtomicU32,
     next_session: AtomicU64,
     sessions: Mutex<HashMap<String, String>>,
 }
 
-const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
-
-/// `GET` here answers `{"Requests": N}`, the number of requests served so far.
-pub const REQUESTS: &str = "/driftgate/requests";
-
-/// Serves `options` on `address` until the process ends; `tls`, when given, wraps every
-/// connection. `ready` gets the bound address (port 0 picks a free one).
-pub async fn serve(
-    address: SocketAddr,
-    options: ServeOptions,
+/// Accepts connections on `listener` for `bmc` until the process ends; `tls`, when given,
+/// wraps every connection. A failed accept (out of file descriptors under a burst of
+/// connections) is waited out, never the end of the BMC.
+pub(super) async fn serve(
+    listener: TcpListener,
+    bmc: Arc<Bmc>,
     tls: Option<tokio_rustls::TlsAcceptor>,
-    ready: impl FnOnce(SocketAddr),
-) -> std::io::Result<()> {
-    let listener = TcpListener::bind(address).await?;
-    ready(listener.local_addr()?);
-    let server = Arc::new(Server {
-        options,
-        requests: AtomicU32::new(0),
-        logins: AtomicU32::new(0),
-        next_session: AtomicU64::new(1),
-        sessions: Mutex::new(HashMap::new()),
-    });
+) {
     loop {
-        let (stream, _) = listener.accept().await?;
-        let server = Arc::clone(&server);
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                tracing::warn!("cannot accept a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let bmc = Arc::clone(&bmc);
         let tls = tls.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                let server = Arc::clone(&server);
-                async move { Ok::<_, Infallible>(server.answer(request).await) }
+                let bmc = Arc::clone(&bmc);
+                async move { Ok::<_, Infallible>(bmc.answer(request).await) }
             });
             let http = hyper::server::conn::http1::Builder::new();
             // A client that goes away mid-answer is its own business.
@@ -193,16 +97,47 @@ fn respond(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
     response
 }
 
-impl Server {
+/// An answer that never comes.
+async fn never() -> ! {
+    std::future::pending().await
+}
+
+impl Bmc {
+    /// A BMC serving `mockup` with `patches` over it; the patches were checked against it.
+    pub(super) fn new(
+        service: Arc<Service>,
+        mockup: Arc<Mockup>,
+        faults: Vec<Fault>,
+        patches: Vec<Patch>,
+    ) -> Self {
+        Bmc {
+            service,
+            mockup,
+            faults,
+            patches,
+            requests: AtomicU32::new(0),
+            logins: AtomicU32::new(0),
+            next_session: AtomicU64::new(1),
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The folder it serves.
+    #[cfg(test)]
+    pub(super) fn mockup(&self) -> &Arc<Mockup> {
+        &self.mockup
+    }
+
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         // As it arrives, before any latency: what a client asked for and when.
         tracing::debug!("{} {}", request.method(), request.uri());
         let path = request.uri().path().trim_end_matches('/').to_owned();
+        let latency = self.service.latency;
         // A BMC opens the session as it handles the login, however slow its answer: a client
         // that goes away meanwhile leaves it open. So a login's latency comes after.
         let login = *request.method() == Method::POST && path == SESSIONS;
-        if !self.options.latency.is_zero() && !login {
-            tokio::time::sleep(self.options.latency).await;
+        if !latency.is_zero() && !login {
+            tokio::time::sleep(latency).await;
         }
         let query = request.uri().query().unwrap_or("").to_owned();
         // How many requests were answered, outside the Redfish tree and not counted itself:
@@ -212,7 +147,10 @@ impl Server {
             return respond(StatusCode::OK, body.to_string().into_bytes());
         }
         let count = self.requests.fetch_add(1, Ordering::SeqCst);
-        let faults = &self.options.faults;
+        let faults = &self.faults;
+        if faults.contains(&Fault::HangAll) {
+            never().await;
+        }
         if faults.contains(&Fault::ExpireSessions(count)) {
             self.sessions
                 .lock()
@@ -235,8 +173,8 @@ impl Server {
         }
         if login {
             let response = self.login(request).await;
-            if !self.options.latency.is_zero() {
-                tokio::time::sleep(self.options.latency).await;
+            if !latency.is_zero() {
+                tokio::time::sleep(latency).await;
             }
             return response;
         }
@@ -281,7 +219,7 @@ impl Server {
     }
 
     async fn get(&self, path: &str, query: &str) -> Response<Full<Bytes>> {
-        let faults = &self.options.faults;
+        let faults = &self.faults;
         for fault in faults {
             match fault {
                 Fault::RedirectLoop(uri) if uri == path => {
@@ -292,9 +230,7 @@ impl Server {
                     );
                     return response;
                 }
-                Fault::Hang(uri) if uri == path => {
-                    tokio::time::sleep(Duration::from_secs(3600)).await;
-                }
+                Fault::Hang(uri) if uri == path => never().await,
                 _ => {}
             }
         }
@@ -312,13 +248,16 @@ impl Server {
             let body = json!({"@odata.id": SESSIONS, "Name": "Session Collection", "Members@odata.count": members.len(), "Members": members});
             return respond(StatusCode::OK, body.to_string().into_bytes());
         }
-        let Some(mut body) = self.load(path) else {
+        let uri = canonical_uri(path);
+        let Some(shared) = self.mockup.resource(uri) else {
             return redfish_error(
                 StatusCode::NOT_FOUND,
                 &format!("The resource at the URI {path} was not found."),
                 "Base.1.12.ResourceMissingAtURI",
             );
         };
+        // The shared resource is copied only when this BMC changes it.
+        let mut own = self.patched(uri, &shared);
         if query.contains("$expand") {
             if faults.contains(&Fault::NoExpand) {
                 return redfish_error(
@@ -327,9 +266,10 @@ impl Server {
                     "Base.1.12.QueryNotSupported",
                 );
             }
-            self.expand(&mut body);
+            self.expand(own.get_or_insert_with(|| Value::clone(&shared)));
         }
-        let mut bytes = serde_json::to_vec_pretty(&body).expect("JSON values serialize");
+        let body = own.as_ref().unwrap_or(&shared);
+        let mut bytes = serde_json::to_vec_pretty(body).expect("JSON values serialize");
         for fault in faults {
             match fault {
                 Fault::Truncate(uri) if uri == path => bytes.truncate(bytes.len() / 2),
@@ -340,9 +280,22 @@ impl Server {
         respond(StatusCode::OK, bytes)
     }
 
+    /// This BMC's copy of the resource at `uri` when a patch changes it, else `None`.
+    fn patched(&self, uri: &str, shared: &Value) -> Option<Value> {
+        let mut own: Option<Value> = None;
+        for patch in self.patches.iter().filter(|p| p.uri == uri) {
+            let resource = own.get_or_insert_with(|| shared.clone());
+            // Each patch was applied to this very resource when the fleet was planned.
+            if let Err(e) = patch.apply(resource) {
+                tracing::warn!("{e}");
+            }
+        }
+        own
+    }
+
     /// The answer of a `status=CODE:URI` fault on `path` (a GET, or the DELETE of a session).
     fn injected_status(&self, path: &str) -> Option<Response<Full<Bytes>>> {
-        self.options.faults.iter().find_map(|fault| match fault {
+        self.faults.iter().find_map(|fault| match fault {
             Fault::Status(code, uri) if uri == path => {
                 let status =
                     StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -356,24 +309,17 @@ impl Server {
         })
     }
 
-    fn load(&self, path: &str) -> Option<Value> {
-        let file = self.options.mockup.file_for(if path == "/redfish" {
-            "/redfish/v1"
-        } else {
-            path
-        })?;
-        serde_json::from_slice(&std::fs::read(file).ok()?).ok()
-    }
-
-    /// `$expand=.($levels=1)`: members inline.
+    /// `$expand=.($levels=1)`: members inline, each as this BMC serves it.
     fn expand(&self, collection: &mut Value) {
         if let Some(members) = collection.get_mut("Members").and_then(Value::as_array_mut) {
             for member in members.iter_mut() {
-                let loaded = member["@odata.id"]
-                    .as_str()
-                    .and_then(|uri| self.load(uri.trim_end_matches('/')));
-                if let Some(loaded) = loaded {
-                    *member = loaded;
+                let Some(uri) = member["@odata.id"].as_str().map(canonical_uri) else {
+                    continue;
+                };
+                if let Some(shared) = self.mockup.resource(uri) {
+                    *member = self
+                        .patched(uri, &shared)
+                        .unwrap_or_else(|| Value::clone(&shared));
                 }
             }
         }
@@ -387,7 +333,7 @@ impl Server {
             return false;
         };
         let decoded = String::from_utf8_lossy(&decoded);
-        self.options
+        self.service
             .account
             .as_ref()
             .is_some_and(|(user, password)| decoded == format!("{user}:{password}"))
@@ -403,7 +349,7 @@ impl Server {
                 .values()
                 .any(|live| live == t)
         });
-        match self.options.auth {
+        match self.service.auth {
             AuthRequirement::None => true,
             AuthRequirement::Basic => basic,
             AuthRequirement::Session => basic || token,
@@ -412,22 +358,18 @@ impl Server {
 
     async fn login(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         use http_body_util::BodyExt as _;
-        if self
-            .options
-            .faults
-            .contains(&Fault::Hang(SESSIONS.to_owned()))
-        {
+        if self.faults.contains(&Fault::Hang(SESSIONS.to_owned())) {
             tracing::info!("POST {SESSIONS}: injected fault, the login never answers");
-            tokio::time::sleep(Duration::from_secs(3600)).await;
+            never().await;
         }
-        if self.options.faults.contains(&Fault::SessionLimit) {
+        if self.faults.contains(&Fault::SessionLimit) {
             return redfish_error(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "The maximum number of user sessions is reached.",
                 "IDRAC.2.9.RAC0218",
             );
         }
-        if self.options.auth == AuthRequirement::Basic {
+        if self.service.auth == AuthRequirement::Basic {
             return redfish_error(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "Sessions are disabled; use Basic authentication.",
@@ -447,12 +389,11 @@ impl Server {
         let login: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let given = (login["UserName"].as_str(), login["Password"].as_str());
         let locked = self
-            .options
             .faults
             .iter()
             .any(|f| matches!(f, Fault::Logins(n) if self.logins.load(Ordering::SeqCst) >= *n));
         let valid = !locked
-            && match &self.options.account {
+            && match &self.service.account {
                 Some((user, password)) => given == (Some(user.as_str()), Some(password.as_str())),
                 None => true,
             };
@@ -495,82 +436,4 @@ impl Server {
 fn rand_token() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
-}
-
-/// A self-signed certificate for `127.0.0.1` and `localhost`: (TLS acceptor, SHA-256 pin).
-pub fn self_signed() -> Result<(tokio_rustls::TlsAcceptor, String), String> {
-    let certified =
-        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-            .map_err(|e| format!("cannot generate a certificate: {e}"))?;
-    let der = certified.cert.der().to_vec();
-    let key = certified.signing_key.serialize_der();
-    acceptor(vec![der], key)
-}
-
-/// An acceptor for a PEM certificate chain and key: (TLS acceptor, SHA-256 pin of the leaf).
-pub fn from_pem(
-    cert_pem: &[u8],
-    key_pem: &[u8],
-) -> Result<(tokio_rustls::TlsAcceptor, String), String> {
-    use rustls::pki_types::pem::PemObject as _;
-    let chain: Vec<Vec<u8>> = rustls::pki_types::CertificateDer::pem_slice_iter(cert_pem)
-        .map(|c| c.map(|c| c.to_vec()))
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("certificate: {e}"))?;
-    let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(key_pem)
-        .map_err(|e| format!("key: {e}"))?;
-    acceptor(chain, key.secret_der().to_vec())
-}
-
-fn acceptor(
-    chain: Vec<Vec<u8>>,
-    key: Vec<u8>,
-) -> Result<(tokio_rustls::TlsAcceptor, String), String> {
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    let pin = chain
-        .first()
-        .map(|leaf| crate::collect::redfish::tls::CertificatePin::of(leaf).to_string())
-        .ok_or("no certificate")?;
-    let key = PrivateKeyDer::try_from(key).map_err(|e| format!("key: {e}"))?;
-    let chain = chain.into_iter().map(CertificateDer::from).collect();
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| format!("certificate and key: {e}"))?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok((tokio_rustls::TlsAcceptor::from(Arc::new(config)), pin))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn faults_parse_and_bad_ones_say_why() {
-        assert_eq!(Fault::parse("unavailable=2"), Ok(Fault::Unavailable(2)));
-        assert_eq!(
-            Fault::parse("expire-sessions=5"),
-            Ok(Fault::ExpireSessions(5))
-        );
-        assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
-        assert_eq!(
-            Fault::parse("status=500:/redfish/v1/Systems/"),
-            Ok(Fault::Status(500, "/redfish/v1/Systems".into()))
-        );
-        assert_eq!(
-            Fault::parse("hang=/redfish/v1/Chassis"),
-            Ok(Fault::Hang("/redfish/v1/Chassis".into()))
-        );
-        for bad in [
-            "unavailable",
-            "status=200:/redfish/v1",
-            "truncate=/etc",
-            "explode",
-        ] {
-            assert!(Fault::parse(bad).is_err(), "{bad}");
-        }
-    }
 }

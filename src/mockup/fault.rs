@@ -1,0 +1,134 @@
+//! The failures a simulated BMC can be told to show, and their command-line syntax.
+
+/// A failure to inject.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The first N requests answer 503 with `Retry-After: 1`.
+    Unavailable(u32),
+    /// Session logins answer 503 with iDRAC's RAC0218 (maximum sessions reached).
+    SessionLimit,
+    /// `$expand` answers 501.
+    NoExpand,
+    /// The body of this URI is cut in half.
+    Truncate(String),
+    /// The body of this URI is padded past 32 MiB.
+    Oversize(String),
+    /// This URI redirects to itself.
+    RedirectLoop(String),
+    /// This URI never answers (a GET of it, or the session login POST when it is
+    /// `/redfish/v1/SessionService/Sessions`).
+    Hang(String),
+    /// This URI answers this status with a Redfish error body.
+    Status(u16, String),
+    /// Every session is forgotten when request N arrives (a BMC reset, or its session
+    /// timeout): requests with the old token answer 401.
+    ExpireSessions(u32),
+    /// Only the first N session logins succeed; later ones answer 401 (a locked account).
+    Logins(u32),
+    /// Nothing listens on the BMC's address: connections are refused, as of a BMC that is
+    /// powered off or unreachable. Its address is still planned (and written to an inventory).
+    Down,
+    /// The BMC accepts connections but never answers any request, login included: a hung
+    /// BMC. Only the simulator's own `/driftgate/requests` still answers.
+    HangAll,
+}
+
+impl Fault {
+    /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`, `no-expand`,
+    /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
+    /// `down` or `hang-all`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let (kind, arg) = text
+            .split_once('=')
+            .map_or((text, None), |(k, a)| (k, Some(a)));
+        let uri = || {
+            arg.filter(|a| a.starts_with("/redfish/v1"))
+                .map(|a| a.trim_end_matches('/').to_owned())
+                .ok_or_else(|| format!("{text:?}: {kind} needs =/redfish/v1/…"))
+        };
+        let bare = |fault: Fault| match arg {
+            None => Ok(fault),
+            Some(_) => Err(format!("{text:?}: {kind} takes no =VALUE")),
+        };
+        match kind {
+            "unavailable" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::Unavailable)
+                .ok_or_else(|| format!("{text:?}: unavailable needs =COUNT")),
+            "session-limit" => bare(Fault::SessionLimit),
+            "expire-sessions" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::ExpireSessions)
+                .ok_or_else(|| format!("{text:?}: expire-sessions needs =REQUEST")),
+            "logins" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::Logins)
+                .ok_or_else(|| format!("{text:?}: logins needs =COUNT")),
+            "no-expand" => bare(Fault::NoExpand),
+            "truncate" => Ok(Fault::Truncate(uri()?)),
+            "oversize" => Ok(Fault::Oversize(uri()?)),
+            "redirect-loop" => Ok(Fault::RedirectLoop(uri()?)),
+            "hang" => Ok(Fault::Hang(uri()?)),
+            "status" => {
+                let (code, rest) = arg
+                    .and_then(|a| a.split_once(':'))
+                    .ok_or_else(|| format!("{text:?}: status needs =CODE:URI"))?;
+                let code: u16 = code
+                    .parse()
+                    .ok()
+                    .filter(|c| (400..600).contains(c))
+                    .ok_or_else(|| format!("{text:?}: CODE must be 400-599"))?;
+                if !rest.starts_with("/redfish/v1") {
+                    return Err(format!("{text:?}: status needs =CODE:/redfish/v1/…"));
+                }
+                Ok(Fault::Status(code, rest.trim_end_matches('/').to_owned()))
+            }
+            "down" => bare(Fault::Down),
+            "hang-all" => bare(Fault::HangAll),
+            _ => Err(format!("{text:?}: unknown fault ({})", Fault::SYNTAX)),
+        }
+    }
+
+    /// Every fault's syntax, for help texts and messages.
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_parse_and_bad_ones_say_why() {
+        assert_eq!(Fault::parse("unavailable=2"), Ok(Fault::Unavailable(2)));
+        assert_eq!(
+            Fault::parse("expire-sessions=5"),
+            Ok(Fault::ExpireSessions(5))
+        );
+        assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
+        assert_eq!(
+            Fault::parse("status=500:/redfish/v1/Systems/"),
+            Ok(Fault::Status(500, "/redfish/v1/Systems".into()))
+        );
+        assert_eq!(
+            Fault::parse("hang=/redfish/v1/Chassis"),
+            Ok(Fault::Hang("/redfish/v1/Chassis".into()))
+        );
+        assert_eq!(Fault::parse("down"), Ok(Fault::Down));
+        assert_eq!(Fault::parse("hang-all"), Ok(Fault::HangAll));
+        for bad in [
+            "unavailable",
+            "status=200:/redfish/v1",
+            "truncate=/etc",
+            "explode",
+            "down=1",
+            "hang-all=/redfish/v1",
+        ] {
+            assert!(Fault::parse(bad).is_err(), "{bad}");
+        }
+        assert!(
+            Fault::parse("explode")
+                .unwrap_err()
+                .contains("down, hang-all")
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! `driftgate mockup serve`: a Redfish simulator over DMTF mockup folders, one BMC or a fleet
+//! of them in one process, with Basic and session authentication, per-request latency, fault
+//! injection and per-BMC state, so that operators can dry-run their gates and nightly runs and
+//! tests can exercise every failure a BMC (or a thousand of them) shows.
+//!
+//! - `fault.rs`: the failures to inject and their syntax;
+//! - `tree.rs`: a folder loaded once and shared by its BMCs, and per-BMC patches over it;
+//! - `bmc.rs`: one BMC answering HTTP (sessions, counters, faults);
+//! - `plan.rs`: the fleet from the command line (which BMC serves what, where), pure;
+//! - `fleet.rs`: planning, binding and serving the BMCs;
+//! - `inventory.rs`: the matching `inventory.toml`;
+//! - `tls.rs`: the HTTPS identity and its pin.
+//!
+//! Imports: [`crate::collect::redfish`] (mockup folders, certificate pins).
+
+mod bmc;
+mod fault;
+mod fleet;
+mod inventory;
+mod plan;
+mod tls;
+mod tree;
+
+pub use bmc::Service;
+pub use fault::Fault;
+pub use fleet::{BoundBmc, BoundFleet, Fleet, FleetError};
+pub use inventory::{InventorySettings, cluster_name, render as render_inventory};
+pub use plan::{Addresses, BmcFault, BmcSet, BmcState, FleetOptions, PlanError, Selection};
+pub use tls::{from_pem, self_signed};
+pub use tree::{Mockup, Patch, PatchError};
+
+/// How clients must authenticate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthRequirement {
+    /// Everything is open; logins still get a session.
+    None,
+    /// HTTP Basic on every request; session logins are refused (405).
+    Basic,
+    /// A session token or Basic on every request; logins get a session.
+    Session,
+}
+
+/// `GET` here answers `{"Requests": N}`, the number of requests this BMC was sent so far
+/// (itself not counted; it answers on a hanging BMC too).
+pub const REQUESTS: &str = "/driftgate/requests";
+
+/// The variable holding the simulator's account name (and that written inventories name).
+pub const USERNAME_ENV: &str = "DRIFTGATE_MOCKUP_USERNAME";
+/// The variable holding the simulator's account password (and that written inventories name).
+pub const PASSWORD_ENV: &str = "DRIFTGATE_MOCKUP_PASSWORD";
+
+/// The inventory host name of simulated BMC `index`: `sim-0000`, `sim-0001`, ….
+pub fn host_name(index: usize) -> String {
+    format!("sim-{index:04}")
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::path::PathBuf;
+
+    /// The recorded iDRAC of the Azure Local example in `state` (`baseline`, `post-update`).
+    pub(crate) fn recorded(state: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/azure-local-dcbx/recorded")
+            .join(state)
+            .join("bmc")
+    }
+
+    #[test]
+    fn host_names_count_from_sim_0000() {
+        assert_eq!(super::host_name(0), "sim-0000");
+        assert_eq!(super::host_name(999), "sim-0999");
+        assert_eq!(super::host_name(12345), "sim-12345");
+    }
+}
