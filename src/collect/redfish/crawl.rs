@@ -16,12 +16,12 @@
 //! capture is partial instead of silently smaller; absent and `null` mean "none".
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::join_all;
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{OnceCell, Semaphore};
 
 use super::fetch::{Fetch, FetchError};
 use super::links::{self, ShapeError, uri_of};
@@ -109,6 +109,9 @@ struct Crawler<'a, F> {
     expand: AtomicBool,
     fetched: Mutex<BTreeMap<String, Value>>,
     errors: Mutex<Vec<FetchError>>,
+    // One GET per URI and crawl: the attribute resources of every port name the same
+    // `Registries` collection (and often the same registry file), and a BMC is slow enough.
+    answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
 }
 
 /// Crawls the service behind `fetch` with at most `limit` requests in flight.
@@ -119,6 +122,7 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize) -> Crawl {
         expand: AtomicBool::new(false),
         fetched: Mutex::new(BTreeMap::new()),
         errors: Mutex::new(Vec::new()),
+        answers: Mutex::new(BTreeMap::new()),
     };
     let inventory = match crawler.get(ROOT).await {
         Some(root) => {
@@ -175,18 +179,31 @@ pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
 }
 
 impl<F: Fetch> Crawler<'_, F> {
-    /// GETs `uri`; a failure is recorded and yields `None`.
+    /// GETs `uri`, once per crawl however many resources link to it (a second caller waits
+    /// for the first one's answer); a failure is recorded once and yields `None`.
     async fn get(&self, uri: &str) -> Option<Value> {
-        match self.fetch_raw(uri).await {
-            Ok(value) => Some(value),
-            Err(error) => {
-                self.errors
-                    .lock()
-                    .expect("no panic while holding the lock")
-                    .push(error);
-                None
-            }
-        }
+        let answer = Arc::clone(
+            self.answers
+                .lock()
+                .expect("no panic while holding the lock")
+                .entry(uri.trim_end_matches('/').to_owned())
+                .or_default(),
+        );
+        answer
+            .get_or_init(|| async {
+                match self.fetch_raw(uri).await {
+                    Ok(value) => Some(value),
+                    Err(error) => {
+                        self.errors
+                            .lock()
+                            .expect("no panic while holding the lock")
+                            .push(error);
+                        None
+                    }
+                }
+            })
+            .await
+            .clone()
     }
 
     /// GETs `uri` and remembers the body; the error is the caller's to judge.
@@ -587,4 +604,47 @@ fn inline_members(collection: &Value) -> Vec<Value> {
         .as_array()
         .cloned()
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::collect::redfish::fetch::MockupDir;
+
+    /// A mockup that counts the GETs of each URI.
+    struct Counting {
+        inner: MockupDir,
+        gets: Mutex<BTreeMap<String, usize>>,
+    }
+
+    impl Fetch for Counting {
+        fn target(&self) -> String {
+            self.inner.target()
+        }
+
+        async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+            *self.gets.lock().unwrap().entry(uri.to_owned()).or_default() += 1;
+            self.inner.get(uri).await
+        }
+    }
+
+    #[tokio::test]
+    async fn a_resource_linked_from_every_port_is_read_once_per_crawl() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples/azure-local-dcbx/recorded/baseline/bmc");
+        let counting = Counting {
+            inner: MockupDir::open(&dir).unwrap(),
+            gets: Mutex::new(BTreeMap::new()),
+        };
+        let crawl = crawl(&counting, 4).await;
+        assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+        let gets = counting.gets.into_inner().unwrap();
+        // The BIOS and every port's NIC attributes name their registry through `Registries`.
+        assert_eq!(gets.get("/redfish/v1/Registries"), Some(&1), "{gets:?}");
+        let repeated: Vec<_> = gets.iter().filter(|(_, n)| **n > 1).collect();
+        assert!(repeated.is_empty(), "read more than once: {repeated:?}");
+    }
 }
