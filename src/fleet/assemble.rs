@@ -171,7 +171,8 @@ mod tests {
             },
             complete: true,
             cluster_facts: Default::default(),
-            baseline_captured_at: None,
+            // A baseline, old but with no --stale-after: no fleet finding raises the verdict.
+            baseline_captured_at: Some(Timestamp::UNIX_EPOCH),
             last_good: None,
             captured_good: None,
         }
