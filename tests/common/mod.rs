@@ -119,5 +119,6 @@ pub mod fleet;
 pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
+pub mod nightly;
 pub mod simulator;
 pub mod windows;
