@@ -61,7 +61,12 @@ step() {
     shift
     echo "\$ driftgate $*"
     local code=0
-    "$bin" --color never --repo "$store" "$@" >"${out:-/dev/stdout}" || code=$?
+    # (Not >/dev/stdout: into a file, that would reopen and truncate it.)
+    if [ -n "${out:-}" ]; then
+        "$bin" --color never --repo "$store" "$@" >"$out" || code=$?
+    else
+        "$bin" --color never --repo "$store" "$@" || code=$?
+    fi
     echo "→ exit $code (expected $expected)"
     [ "$expected" = judged ] || echo
     if [ "$expected" = judged ] && [ "$code" -ne 2 ] && [ "$code" -le 3 ]; then
@@ -74,27 +79,28 @@ step() {
 }
 
 "$bin" baseline init "$store" >/dev/null
+cd "$work" # the out-dirs below are relative to it
 
 echo "## Bootstrap: the known-good fleet's first run becomes its baselines"
 serve
 # No baselines yet: every host warns fleet/missing-baseline, and its snapshot is written.
-out=/dev/null step 0 check --all --out-dir "$work/bootstrap" --quiet
-echo "(bootstrap run: $(ls "$work/bootstrap/snapshots" | wc -l) snapshots)"
-out=/dev/null step 0 baseline promote --fleet lab "$work/bootstrap/snapshots/"*.json -m "known-good fleet"
+out=/dev/null step 0 check --all --out-dir bootstrap --quiet
+echo "(bootstrap run: $(ls bootstrap/snapshots | wc -l) snapshots)"
+out=/dev/null step 0 baseline promote --fleet lab bootstrap/snapshots/*.json -m "known-good fleet"
 
 echo "## The night: BMC 3 post-update (DCBX reset), BMC 7 down, BMC 10 hanging"
 serve --bmc-state "3=$recorded/post-update/bmc" --bmc-fault 7:down --bmc-fault 10:hang-all
 # The hanging BMC costs its own deadline (--host-timeout), never the run's.
-step 3 check --all --host-timeout 3 --out-dir "$work/nightly"
+step 3 check --all --host-timeout 3 --out-dir nightly
 
 echo "## The same night as 3 shards (one per machine or pod), then the merge"
 # A shard's own exit code only says what its third of the fleet looked like (0, 1 or 3: it
 # judged); the fleet verdict is the merge's.
 for k in 1 2 3; do
-    out=/dev/null step judged check --all --host-timeout 3 --shard "$k/3" --out-dir "$work/shard-$k" \
+    out=/dev/null step judged check --all --host-timeout 3 --shard "$k/3" --out-dir "shard-$k" \
         --quiet --format json
 done
-step 3 report merge "$work"/shard-*
+step 3 report merge shard-*
 
 # The merge must judge every host as the one unsharded run did.
 verdicts() {
@@ -102,8 +108,8 @@ verdicts() {
         sed -n 's/^ *"verdict": *"\([a-z]*\)".*/\1/p' "$f" | head -1 | sed "s|^|$(basename "$f" .json) |"
     done
 }
-sharded=$(for k in 1 2 3; do verdicts "$work/shard-$k"; done | sort)
-if [ "$(verdicts "$work/nightly" | sort)" != "$sharded" ]; then
+sharded=$(for k in 1 2 3; do verdicts "shard-$k"; done | sort)
+if [ "$(verdicts nightly | sort)" != "$sharded" ]; then
     echo "UNEXPECTED: the shards judged hosts differently from the unsharded run" >&2
     failures=$((failures + 1))
 fi
