@@ -15,12 +15,17 @@ pub enum Command {
     /// result one unsharded run would give: the same hosts, verdicts, findings, counts and exit
     /// code (0 pass or warn, 1 block, 3 incomplete). Refuses (exit 2) a directory of a run
     /// that did not finish, overlapping or missing shards, and shards judged under different
-    /// policies or strictness.
+    /// policies or strictness. Unsharded runs of disjoint selections (one per site) merge too,
+    /// the report naming the selections.
     #[command(after_help = "Example:\n  \
         driftgate check --all --shard 1/3 --out-dir results/1   # on collector 1\n  \
         driftgate check --all --shard 2/3 --out-dir results/2   # on collector 2\n  \
         driftgate check --all --shard 3/3 --out-dir results/3   # on collector 3\n  \
-        driftgate report merge results/1 results/2 results/3 --format markdown")]
+        driftgate report merge results/1 results/2 results/3 --format markdown\n\
+        One run per site, merged:\n  \
+        driftgate check --all --tag site-a --out-dir results/site-a   # on site A's collector\n  \
+        driftgate check --all --tag site-b --out-dir results/site-b   # on site B's collector\n  \
+        driftgate report merge results/site-a results/site-b")]
     Merge {
         /// The shards' output directories.
         #[arg(required = true, value_name = "DIR")]

@@ -88,6 +88,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         started_at: started_at.to_string(),
         finished_at: finished_at.to_string(),
         shards,
+        selections: Vec::new(),
         verdict,
         strict,
         counts,

@@ -1,14 +1,18 @@
 //! `report merge DIR…`: the output directories of the shards of one run back into the fleet
 //! result one unsharded run would have given. Refuses what would make that a lie: a directory
 //! of a run that did not finish, the same host in two directories, shards of different
-//! counts, a missing shard, different policies, strictness, selections or `--stale-after`.
+//! counts, a missing shard, shards of different selections, shards mixed with unsharded runs,
+//! different policies, strictness or `--stale-after`.
+//!
+//! Unsharded runs of different selections (one per site: `--tag site-a`, `--tag site-b`) merge
+//! too when no host is in two of them: the report then names the selections it holds.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::assemble::{Assembly, assemble};
-use super::outdir::{RunFile, read_host, read_run};
+use super::outdir::{RunFile, SelectionRecord, read_host, read_run};
 use super::{FleetError, FleetReport};
 
 /// Merges `dirs` (see the module docs).
@@ -27,7 +31,7 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
     for (dir, run) in &runs[1..] {
         same(first_dir, first, dir, run)?;
     }
-    let shards = shards(&runs)?;
+    let (shards, selections) = parts(&runs)?;
     let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
     for (dir, run) in &runs {
         for host in &run.hosts {
@@ -46,11 +50,14 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
     for (host, dir) in owner {
         records.push(read_host(dir, host)?);
     }
-    let orphans = runs
+    // Runs of different selections of one store see the same orphan baselines: count each once.
+    let orphans: Vec<String> = runs
         .iter()
         .flat_map(|(_, run)| run.orphans.iter().cloned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect();
-    Ok(assemble(Assembly {
+    let mut report = assemble(Assembly {
         shards,
         started_at: runs
             .iter()
@@ -66,7 +73,9 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
         stale_after: first.stale_after_seconds.map(Duration::from_secs),
         orphans,
         records,
-    }))
+    });
+    report.selections = selections;
+    Ok(report)
 }
 
 /// Refuses `run` (of `dir`) unless it was judged as `first` was.
@@ -99,13 +108,6 @@ fn same(first_dir: &Path, first: &RunFile, dir: &Path, run: &RunFile) -> Result<
             word(first.strict).to_owned(),
         ));
     }
-    if run.selection != first.selection {
-        return Err(differs(
-            "selected",
-            format!("{:?}", run.selection),
-            format!("{:?}", first.selection),
-        ));
-    }
     if run.stale_after_seconds != first.stale_after_seconds {
         return Err(differs(
             "has --stale-after (seconds)",
@@ -116,19 +118,56 @@ fn same(first_dir: &Path, first: &RunFile, dir: &Path, run: &RunFile) -> Result<
     Ok(())
 }
 
-/// The shards of `runs` (`K/N`, by K): one unsharded run alone, or each of 1/N … N/N once.
-fn shards(runs: &[(&Path, RunFile)]) -> Result<Vec<String>, FleetError> {
+/// The parts `runs` hold: the shards (`K/N`, by K) when each of 1/N … N/N of one selection is
+/// there once, or the selections (see [`selection_name`]) of unsharded runs, several only when
+/// each selected differently (whether their hosts overlap is checked by the caller).
+fn parts(runs: &[(&Path, RunFile)]) -> Result<(Vec<String>, Vec<String>), FleetError> {
     let bad = |dir: &Path, reason: String| FleetError::BadResults {
         path: dir.display().to_string(),
         reason,
     };
-    if let Some((dir, _)) = runs.iter().find(|(_, r)| r.shard.is_none()) {
-        if runs.len() == 1 {
-            return Ok(Vec::new());
+    let unsharded = runs.iter().filter(|(_, r)| r.shard.is_none()).count();
+    if unsharded == 1 && runs.len() == 1 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    if unsharded == runs.len() {
+        let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
+        for (dir, run) in runs {
+            let name = selection_name(&run.selection);
+            if let Some(other) = seen.insert(name.clone(), dir) {
+                return Err(bad(
+                    dir,
+                    format!(
+                        "selected {name}, and so did {}: the runs overlap (give each once)",
+                        other.display()
+                    ),
+                ));
+            }
         }
+        return Ok((Vec::new(), seen.into_keys().collect()));
+    }
+    if unsharded > 0 {
+        let (dir, _) = runs
+            .iter()
+            .find(|(_, r)| r.shard.is_none())
+            .expect("counted above");
         return Err(bad(
             dir,
-            "is an unsharded run: it overlaps every other directory given".to_owned(),
+            "is an unsharded run, the others are shards: merge the shards of one run, or \
+             unsharded runs of disjoint selections"
+                .to_owned(),
+        ));
+    }
+    let first = &runs[0];
+    if let Some((dir, run)) = runs.iter().find(|(_, r)| r.selection != first.1.selection) {
+        return Err(bad(
+            dir,
+            format!(
+                "is a shard of selection {}, but {} of {}: run every shard with the same settings",
+                selection_name(&run.selection),
+                first.0.display(),
+                selection_name(&first.1.selection)
+            ),
         ));
     }
     let shard = |run: &RunFile| run.shard.expect("checked above: every run is a shard");
@@ -165,7 +204,28 @@ fn shards(runs: &[(&Path, RunFile)]) -> Result<Vec<String>, FleetError> {
             ),
         ));
     }
-    Ok(seen.keys().map(|k| format!("{k}/{count}")).collect())
+    Ok((
+        seen.keys().map(|k| format!("{k}/{count}")).collect(),
+        Vec::new(),
+    ))
+}
+
+/// A selection as the command line gave it (`--fleet lab --tag site-a`), `--all` for the whole
+/// inventory.
+fn selection_name(selection: &SelectionRecord) -> String {
+    let flags: Vec<String> = [
+        ("fleet", &selection.fleet),
+        ("cluster", &selection.cluster),
+        ("tag", &selection.tag),
+    ]
+    .into_iter()
+    .filter_map(|(flag, value)| value.as_ref().map(|v| format!("--{flag} {v}")))
+    .collect();
+    if flags.is_empty() {
+        "--all".to_owned()
+    } else {
+        flags.join(" ")
+    }
 }
 
 #[cfg(test)]
@@ -174,7 +234,7 @@ mod tests {
 
     use super::*;
     use crate::fleet::Shard;
-    use crate::fleet::outdir::{OutDir, RUN_SCHEMA_ID, SelectionRecord};
+    use crate::fleet::outdir::{OutDir, RUN_SCHEMA_ID};
 
     fn run(shard: Option<(u32, u32)>, hosts: &[&str]) -> RunFile {
         RunFile {
@@ -223,7 +283,17 @@ mod tests {
         let counts = refused(&[run(Some((1, 2)), &[]), run(Some((2, 3)), &[])]);
         assert!(counts.contains("shard of 2"), "{counts}");
         let unsharded = refused(&[run(None, &[]), run(Some((1, 1)), &[])]);
-        assert!(unsharded.contains("unsharded"), "{unsharded}");
+        assert!(
+            unsharded.contains("unsharded run, the others"),
+            "{unsharded}"
+        );
+        let mut site = run(Some((2, 2)), &[]);
+        site.selection.tag = Some("site-b".into());
+        let selection = refused(&[run(Some((1, 2)), &[]), site]);
+        assert!(
+            selection.contains("shard of selection --tag site-b"),
+            "{selection}"
+        );
         let mut strict = run(Some((2, 2)), &[]);
         strict.strict = true;
         let strictness = refused(&[run(Some((1, 2)), &[]), strict]);
@@ -234,6 +304,37 @@ mod tests {
         assert!(policy.contains("policy sha256:2"), "{policy}");
         let overlap = refused(&[run(Some((1, 2)), &["h1"]), run(Some((2, 2)), &["h1"])]);
         assert!(overlap.contains("host h1 is also in"), "{overlap}");
+    }
+
+    fn site(tag: Option<&str>, hosts: &[&str]) -> RunFile {
+        let mut run = run(None, hosts);
+        run.selection.tag = tag.map(str::to_owned);
+        run.orphans = vec!["gone".into()];
+        run
+    }
+
+    #[test]
+    fn unsharded_runs_of_disjoint_selections_merge_naming_them() {
+        let (_root, dirs) = dirs(&[site(Some("site-b"), &[]), site(Some("site-a"), &[])]);
+        let report = merge(&dirs).unwrap();
+        assert_eq!(report.selections, ["--tag site-a", "--tag site-b"]);
+        assert!(report.shards.is_empty());
+        let orphans = report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "fleet/orphan-baseline")
+            .count();
+        assert_eq!(orphans, 1, "{:?}", report.findings);
+    }
+
+    #[test]
+    fn unsharded_runs_that_overlap_are_refused() {
+        let same = refused(&[site(Some("a"), &[]), site(Some("a"), &[])]);
+        assert!(same.contains("selected --tag a, and so did"), "{same}");
+        let everything = refused(&[site(None, &[]), site(None, &[])]);
+        assert!(everything.contains("selected --all"), "{everything}");
+        let hosts = refused(&[site(Some("a"), &["h1"]), site(None, &["h1"])]);
+        assert!(hosts.contains("host h1 is also in"), "{hosts}");
     }
 
     #[test]

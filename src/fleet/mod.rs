@@ -91,6 +91,10 @@ pub struct FleetReport {
     pub finished_at: String,
     /// The shards merged (`K/N`), empty for one unsharded run.
     pub shards: Vec<String>,
+    /// The selections merged (`--tag site-a`, …: unsharded runs of disjoint host sets), empty
+    /// unless several were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selections: Vec<String>,
     /// The worst verdict of all hosts and fleet findings: decides the exit code.
     pub verdict: Verdict,
     /// Whether warnings were made to block.

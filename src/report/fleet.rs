@@ -168,6 +168,13 @@ impl<'r> Summary<'r> {
         if !self.report.shards.is_empty() {
             let _ = write!(line, " (shards {} merged)", self.report.shards.join(", "));
         }
+        if !self.report.selections.is_empty() {
+            let _ = write!(
+                line,
+                " (selections {} merged)",
+                self.report.selections.join(", ")
+            );
+        }
         line
     }
 

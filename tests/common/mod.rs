@@ -115,6 +115,7 @@ impl Random {
 }
 
 pub mod capture;
+pub mod examples;
 pub mod fleet;
 pub mod fleet_sim;
 pub mod gate;

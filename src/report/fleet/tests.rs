@@ -103,6 +103,7 @@ fn fleet(mut hosts: Vec<HostResult>, findings: Vec<FleetFinding>, shards: &[&str
         started_at: "2026-12-01T02:00:00Z".into(),
         finished_at: "2026-12-01T02:03:10Z".into(),
         shards: shards.iter().map(|s| (*s).to_owned()).collect(),
+        selections: Vec::new(),
         verdict,
         strict: false,
         counts,
