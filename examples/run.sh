@@ -2,7 +2,9 @@
 # driftgate's main job on the shipped examples, offline: the gate of a firmware rollout over the
 # seed-1 host's recorded iDRAC and Windows output (examples/gate/demo.sh: pre, the update,
 # post blocking with the firmware that did it; then a firmware-only update that passes and
-# promotes), then `check` of each incident's snapshots. Every exit code is compared with the
+# promotes), then the nightly check of a simulated fleet of 12 BMCs (examples/fleet/demo.sh:
+# bootstrap, one night with a drifted, a down and a hanging BMC, the same night as 3 shards
+# merged), then `check` of each incident's snapshots. Every exit code is compared with the
 # verdict it must give. Builds the binary first; needs only cargo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +25,10 @@ run() {
 
 echo "# The gate of a firmware rollout (examples/gate/demo.sh)"
 bash examples/gate/demo.sh "$bin" || failures=$((failures + 1))
+echo
+
+echo "# The nightly check of a fleet (examples/fleet/demo.sh)"
+bash examples/fleet/demo.sh "$bin" || failures=$((failures + 1))
 echo
 
 echo "## Seed 1: Azure Local, Broadcom RoCE, NIC DCBX reset by a firmware update"
