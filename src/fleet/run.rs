@@ -142,6 +142,8 @@ pub(super) async fn run(
     if cancel.is_cancelled() {
         return Err(FleetError::Interrupted);
     }
+    // Logins that answered after their capture gave up: their sessions are deleted first.
+    collect::redfish::client::abandoned_sessions_deleted().await;
     Ok(records)
 }
 

@@ -420,7 +420,7 @@ impl Drop for HttpFetch {
         };
         let (client, base) = (self.client.clone(), self.base.clone());
         let (bound, max_body) = (self.options.timeout, self.options.max_body);
-        runtime.spawn(async move {
+        let deletion = runtime.spawn(async move {
             let mut sessions = vec![auth];
             if let Some(login) = pending
                 && let Ok(Ok(Ok((auth, _)))) = tokio::time::timeout(bound, login).await
@@ -438,6 +438,28 @@ impl Drop for HttpFetch {
                 }
             }
         });
+        let mut deletions = DELETIONS.lock().unwrap_or_else(|e| e.into_inner());
+        deletions.retain(|task| !task.is_finished());
+        deletions.push(deletion);
+    }
+}
+
+/// The session deletions of dropped clients still on their way.
+static DELETIONS: Mutex<Vec<tokio::task::JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Waits for the sessions of abandoned captures to be deleted (each is bounded, see
+/// [`HttpFetch`]'s `Drop`): a process about to exit calls it, else its runtime's shutdown
+/// drops them and the sessions stay open on the BMC.
+pub async fn abandoned_sessions_deleted() {
+    loop {
+        let next = DELETIONS.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match next {
+            // A deletion of a runtime gone already ends at once (cancelled).
+            Some(deletion) => {
+                let _ = deletion.await;
+            }
+            None => return,
+        }
     }
 }
 
