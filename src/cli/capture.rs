@@ -88,10 +88,6 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         &options,
         &collect::NoReporter,
     ));
-    if !options.cancel.is_cancelled() {
-        // A login that answered after the capture gave up: its session is deleted first.
-        runtime.block_on(collect::redfish::client::abandoned_sessions_deleted());
-    }
     for note in &captured.notes {
         ctx.printer.warn(note);
     }

@@ -142,8 +142,10 @@ pub(super) async fn run(
     if cancel.is_cancelled() {
         return Err(FleetError::Interrupted);
     }
-    // Logins that answered after their capture gave up: their sessions are deleted first.
-    collect::redfish::client::abandoned_sessions_deleted().await;
+    // Logins that answered after their capture gave up: their sessions are deleted first,
+    // within the grace a host's own logout has (a login that never answers is not waited for).
+    let deleted = collect::redfish::client::abandoned_sessions_deleted();
+    let _ = tokio::time::timeout(collect::redfish::LOGOUT_GRACE, deleted).await;
     Ok(records)
 }
 

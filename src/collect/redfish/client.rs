@@ -122,7 +122,7 @@ pub enum LogoutError {
     /// session the BMC opens for it afterwards is deleted once it answers (within
     /// `--bmc-timeout`, while driftgate still runs).
     #[error(
-        "no answer to the login within {0:?} while the capture was being stopped; a session it opens is deleted when it answers"
+        "no answer to the login within {0:?} while the capture was being stopped; a session it opens stays open unless it answers while driftgate still runs"
     )]
     LoginUnanswered(Duration),
     /// The host deadline had passed and the BMC did not answer the login or the DELETE within
@@ -448,8 +448,8 @@ impl Drop for HttpFetch {
 static DELETIONS: Mutex<Vec<tokio::task::JoinHandle<()>>> = Mutex::new(Vec::new());
 
 /// Waits for the sessions of abandoned captures to be deleted (each is bounded, see
-/// [`HttpFetch`]'s `Drop`): a process about to exit calls it, else its runtime's shutdown
-/// drops them and the sessions stay open on the BMC.
+/// [`HttpFetch`]'s `Drop`): a process about to exit calls it (the fleet, within a grace),
+/// else its runtime's shutdown drops them and the sessions stay open on the BMC.
 pub async fn abandoned_sessions_deleted() {
     loop {
         let next = DELETIONS.lock().unwrap_or_else(|e| e.into_inner()).pop();
