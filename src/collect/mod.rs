@@ -260,13 +260,12 @@ pub(crate) async fn capture_sources<S: Source>(
     let deadline = transport::HostDeadline::starting_now(options.host_timeout());
     // Fires the commands' stop when this future is dropped before it ends.
     let _stop_on_drop = StopOnDrop(deadline.stop.clone());
+    // At the deadline the commands' stop fires. (A stop of the run does not fire it: the
+    // caller's signal handling stops running children, giving them a grace; none starts.)
     let expire = {
         let deadline = deadline.clone();
         async move {
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline.at.into()) => {}
-                () = options.cancel.cancelled() => {}
-            }
+            tokio::time::sleep_until(deadline.at.into()).await;
             deadline.stop.cancel();
         }
     };

@@ -151,9 +151,10 @@ impl Source for CommandSource<'_> {
             let target = transport::for_location(&location, &process).target();
             // The transports block (a child process, a file): the whole read runs on the
             // blocking pool. A stop reaches it through `Interruptible` (no command starts)
-            // and the host's deadline (`process.host`: fired at the deadline, on a stop and
-            // when the capture is dropped, it kills a running child), so the read ends soon
-            // after any of them even when nobody waits for it any more.
+            // and the caller's signal handling (running children are stopped); the host's
+            // deadline (`process.host`: fired at the deadline and when the capture is dropped)
+            // kills a running child and starts none, so the read ends even when nobody waits
+            // for it any more.
             let read =
                 tokio::task::spawn_blocking(move || commands(&location, &process, &cancel, read));
             read.await.unwrap_or_else(|e| {

@@ -338,7 +338,7 @@ pub struct ProcessOptions {
 }
 
 /// The time a host's capture has, shared by all its commands: when it is up, and a stop that
-/// fires then, when the run is stopped and when the capture is dropped (its caller gave up).
+/// fires then and when the capture is dropped (its caller gave up).
 #[derive(Debug, Clone)]
 pub struct HostDeadline {
     /// When the host's time is up.
