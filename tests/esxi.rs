@@ -606,3 +606,32 @@ fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
         }
     }
 }
+
+#[test]
+fn a_hanging_esxcli_ends_at_the_host_deadline_naming_the_command() {
+    let bin = stand_in_esxcli(&recorded("healthy"));
+    std::fs::write(hang_marker(&bin), "").unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = std::time::Instant::now();
+    let output = driftgate()
+        .args(["capture", "--host", "esx01", "--source", "esxi=local:"])
+        .args(["--host-timeout", "2", "--command-timeout", "60"])
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let snapshot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    // The deadline, not the 60 s a command may take (slack for a busy machine).
+    assert!(took < std::time::Duration::from_secs(2 + 8), "{took:?}");
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("`esxcli ")
+            && error.contains("`: the host deadline of 2 s (--host-timeout) passed"),
+        "{error}"
+    );
+}

@@ -671,3 +671,51 @@ fn a_paging_loop_is_an_incomplete_collection() {
         captured.error()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
+    use driftgate::collect::redfish::client::Credentials;
+    use driftgate::collect::redfish::{self, RedfishLocation, RedfishOptions};
+    use std::time::{Duration, Instant};
+    // The session opens at once; its answer comes after the host deadline (1 s) and the
+    // logout's grace (LOGOUT_GRACE) have passed.
+    let answer = redfish::LOGOUT_GRACE.as_secs() + 3;
+    let fault = format!("slow-login={answer}");
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "session", "--fault", &fault]);
+    let mut options = RedfishOptions {
+        credentials: Some(Credentials {
+            username: USER.to_owned(),
+            password: PASSWORD.to_owned(),
+        }),
+        ..RedfishOptions::default()
+    };
+    options.client.host_timeout = Duration::from_secs(1);
+    let location = RedfishLocation::parse(&server.url).unwrap();
+    let started = Instant::now();
+    let capture = redfish::capture(&location, &options, &driftgate::collect::Cancel::new()).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(answer),
+        "the capture does not wait for the login: {:?}",
+        started.elapsed()
+    );
+    let error = capture.error_text().unwrap();
+    assert!(
+        error.contains("the host deadline of 1 s (--host-timeout) passed"),
+        "{error}"
+    );
+    assert_eq!(
+        tokio::task::block_in_place(|| server.sessions()),
+        1,
+        "the BMC opened the session"
+    );
+    // The login answers later and its session is deleted then, on a task of its own.
+    let until = Instant::now() + Duration::from_secs(answer + 10);
+    loop {
+        let open = tokio::task::block_in_place(|| server.sessions());
+        if open == 0 {
+            break;
+        }
+        assert!(Instant::now() < until, "{open} session(s) left open");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

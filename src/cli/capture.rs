@@ -143,8 +143,8 @@ pub struct CaptureFlags {
     /// Seconds one BMC request may take, retries aside.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub bmc_timeout: u64,
-    /// Seconds the whole crawl of one BMC may take; what is not read by then makes the source
-    /// partial (or failed), naming the deadline.
+    /// Seconds one host's whole capture may take: the crawl of its BMC and its commands; what
+    /// is not read by then makes the source partial (or failed), naming the deadline.
     #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub host_timeout: u64,
     /// Requests in flight per BMC.

@@ -158,6 +158,15 @@ pub struct CaptureOptions {
     pub cancel: Cancel,
 }
 
+impl CaptureOptions {
+    /// The time one host's capture has, all its sources together: `--host-timeout` (or the
+    /// inventory's `timeouts.host_seconds`), kept in `redfish.client.host_timeout` where the
+    /// BMC crawl reads it. [`capture_host`] ends its command sources then too.
+    pub fn host_timeout(&self) -> std::time::Duration {
+        self.redfish.client.host_timeout
+    }
+}
+
 /// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
 /// echoed back into a terminal or a CI log.
 pub fn redact_userinfo(text: &str) -> String {
@@ -223,27 +232,70 @@ impl Reporter for NoReporter {}
 /// Captures `host` from every source into one snapshot; a failing source is recorded, not
 /// fatal. The sources are read at once; `reporter` hears of each as it starts and ends.
 /// Must run inside a tokio runtime (the caller's: the CLI owns the one runtime).
+///
+/// The host has [`CaptureOptions::host_timeout`] for all its sources: the BMC crawl stops
+/// then, and so do its commands (a running one is killed, none starts; the source is
+/// partial or failed, naming the command and the deadline). Dropping this future (a caller
+/// that gives up) kills the running commands too: nothing outlives an abandoned capture but
+/// the bounded deletion of a BMC session.
 pub async fn capture_host(
     host: HostName,
     sources: &[SourceSpec],
     options: &CaptureOptions,
     reporter: &dyn Reporter,
 ) -> Captured {
+    capture_sources(host, sources, options, reporter).await
+}
+
+/// [`capture_host`] of any sources.
+pub(crate) async fn capture_sources<S: Source>(
+    host: HostName,
+    sources: &[S],
+    options: &CaptureOptions,
+    reporter: &dyn Reporter,
+) -> Captured {
     let captured_at = jiff::Timestamp::now()
         .round(jiff::Unit::Second)
         .unwrap_or_else(|_| jiff::Timestamp::now());
-    let reads = sources.iter().map(|source| {
-        let host = &host;
+    let deadline = transport::HostDeadline::starting_now(options.host_timeout());
+    // Fires the commands' stop when this future is dropped before it ends.
+    let _stop_on_drop = StopOnDrop(deadline.stop.clone());
+    // At the deadline the commands' stop fires. (A stop of the run does not fire it: the
+    // caller's signal handling stops running children, giving them a grace; none starts.)
+    let expire = {
+        let deadline = deadline.clone();
         async move {
-            let kind = source.kind();
-            reporter.source_started(host, kind);
-            let started = std::time::Instant::now();
-            let capture = source.capture(options).await;
-            reporter.source_finished(host, kind, capture.status, started.elapsed());
-            (kind, capture)
+            tokio::time::sleep_until(deadline.at.into()).await;
+            deadline.stop.cancel();
         }
-    });
-    let captures = futures::future::join_all(reads).await;
+    };
+    let options = &CaptureOptions {
+        process: ProcessOptions {
+            host: Some(deadline),
+            ..options.process.clone()
+        },
+        ..options.clone()
+    };
+    let captures = {
+        let reads = sources.iter().map(|source| {
+            let host = &host;
+            async move {
+                let kind = source.kind();
+                reporter.source_started(host, kind);
+                let started = std::time::Instant::now();
+                let capture = source.capture(options).await;
+                reporter.source_finished(host, kind, capture.status, started.elapsed());
+                (kind, capture)
+            }
+        });
+        let reads = futures::future::join_all(reads);
+        tokio::pin!(reads);
+        tokio::select! {
+            captures = &mut reads => captures,
+            // The stop fired (the sources see it and end soon): wait for what they read.
+            () = expire => reads.await,
+        }
+    };
     let mut facts = Facts::new();
     let mut records = Vec::with_capacity(captures.len());
     let mut notes = Vec::new();
@@ -275,4 +327,13 @@ pub async fn capture_host(
         facts,
     };
     Captured { snapshot, notes }
+}
+
+/// Fires a host's stop when dropped: a capture whose caller gave up kills its commands.
+struct StopOnDrop(Cancel);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
 }

@@ -151,8 +151,10 @@ impl Source for CommandSource<'_> {
             let target = transport::for_location(&location, &process).target();
             // The transports block (a child process, a file): the whole read runs on the
             // blocking pool. A stop reaches it through `Interruptible` (no command starts)
-            // and the caller's signal handling (running children are stopped), so waiting
-            // for it ends soon after a stop.
+            // and the caller's signal handling (running children are stopped); the host's
+            // deadline (`process.host`: fired at the deadline and when the capture is dropped)
+            // kills a running child and starts none, so the read ends even when nobody waits
+            // for it any more.
             let read =
                 tokio::task::spawn_blocking(move || commands(&location, &process, &cancel, read));
             read.await.unwrap_or_else(|e| {
@@ -180,14 +182,16 @@ fn commands(
     read(&Interruptible {
         inner: inner.as_ref(),
         cancel,
+        host: options.host.as_ref(),
     })
 }
 
-/// A transport that starts no command once the capture is cancelled. (A command already
-/// running is the caller's to stop: it owns the signals and the process.)
+/// A transport that starts no command once the capture is cancelled or the host's time is up.
+/// (A command already running is stopped by its transport when the host's stop fires.)
 struct Interruptible<'a> {
     inner: &'a dyn CommandTransport,
     cancel: &'a Cancel,
+    host: Option<&'a transport::HostDeadline>,
 }
 
 impl CommandTransport for Interruptible<'_> {
@@ -205,6 +209,13 @@ impl CommandTransport for Interruptible<'_> {
                 command: spec.display(),
                 reason: "not started: the capture was interrupted".to_owned(),
             });
+        }
+        if let Some(host) = self.host.filter(|host| host.is_over()) {
+            return Err(transport::TransportError::stopped(
+                host,
+                &self.inner.target(),
+                &spec.display(),
+            ));
         }
         self.inner.run(spec)
     }
@@ -279,6 +290,149 @@ mod tests {
             .collect();
         assert_eq!(names, ["redfish", "esxi"]);
         assert!(captured.snapshot.sources[1].target.contains("nowhere"));
+    }
+
+    /// Where the test `N`'s sleeping command writes its pid, and the command after it its own.
+    fn pid_file(test: usize, command: usize) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!(
+            "driftgate-sleeper-{}-{test}-{command}",
+            std::process::id()
+        ))
+    }
+
+    /// A reader whose first command writes its pid and sleeps a minute; a second command (which
+    /// must never start once the first was stopped) writes its pid too.
+    fn sleeper<const TEST: usize>(transport: &dyn CommandTransport) -> SourceCapture {
+        let mut problems = Vec::new();
+        for command in [1, 2] {
+            let script = format!(
+                "echo $$ > {}; exec sleep 60",
+                pid_file(TEST, command).display()
+            );
+            let argv = ["sh", "-c", script.as_str()];
+            let spec = transport::CommandSpec {
+                file: "sleep",
+                argv: &argv,
+                stdin: None,
+            };
+            if let Err(e) = transport.run(&spec) {
+                problems.push(e.to_string());
+            }
+        }
+        SourceCapture {
+            target: transport.target(),
+            facts: Facts::new(),
+            status: SourceStatus::Failed,
+            error: Some(SourceError::unread(problems)),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The pid the test's command `command` wrote, once it did (within `within`).
+    fn pid_of(test: usize, command: usize, within: Duration) -> Option<u32> {
+        let until = std::time::Instant::now() + within;
+        loop {
+            if let Some(pid) = std::fs::read_to_string(pid_file(test, command))
+                .ok()
+                .and_then(|text| text.trim().parse().ok())
+            {
+                return Some(pid);
+            }
+            if std::time::Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether process `pid` is gone within `within` (a killed child is reaped at once).
+    fn gone(pid: u32, within: Duration) -> bool {
+        let until = std::time::Instant::now() + within;
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            if std::time::Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    fn sleeping_source(read: Reader) -> [CommandSource<'static>; 1] {
+        static LOCAL: Location = Location::Local;
+        [CommandSource::new(SourceKind::Linux, &LOCAL, read)]
+    }
+
+    fn options_with_host_timeout(seconds: u64) -> CaptureOptions {
+        let mut options = CaptureOptions::default();
+        options.redfish.client.host_timeout = Duration::from_secs(seconds);
+        options
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn commands_end_at_the_host_deadline_naming_the_command_and_leave_no_child() {
+        const TEST: usize = 1;
+        let options = options_with_host_timeout(1);
+        assert_eq!(options.process.timeout, Duration::from_secs(60));
+        let started = std::time::Instant::now();
+        let captured = crate::collect::capture_sources(
+            HostName::new("h").unwrap(),
+            &sleeping_source(sleeper::<TEST>),
+            &options,
+            &crate::collect::NoReporter,
+        )
+        .await;
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_secs(1) && took < Duration::from_secs(10),
+            "{took:?}"
+        );
+        let error = captured.snapshot.sources[0].error.clone().unwrap();
+        assert!(
+            error.starts_with("local:: `sh -c echo $$ > ")
+                && error
+                    .contains("exec sleep 60`: the host deadline of 1 s (--host-timeout) passed"),
+            "{error}"
+        );
+        let pid = pid_of(TEST, 1, Duration::ZERO).expect("the first command ran");
+        assert!(gone(pid, Duration::ZERO), "process {pid} was killed");
+        assert_eq!(
+            pid_of(TEST, 2, Duration::ZERO),
+            None,
+            "no command starts after the deadline"
+        );
+        let _ = std::fs::remove_file(pid_file(TEST, 1));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn dropping_the_capture_kills_its_running_command_and_starts_no_other() {
+        const TEST: usize = 2;
+        let options = options_with_host_timeout(300);
+        let sources = sleeping_source(sleeper::<TEST>);
+        let capture = crate::collect::capture_sources(
+            HostName::new("h").unwrap(),
+            &sources,
+            &options,
+            &crate::collect::NoReporter,
+        );
+        let pid = tokio::select! {
+            _ = capture => panic!("the command sleeps a minute"),
+            pid = tokio::task::spawn_blocking(|| pid_of(TEST, 1, Duration::from_secs(20))) => {
+                pid.unwrap().expect("the first command starts")
+            }
+        };
+        // The capture future is dropped now: its caller gave up on it.
+        assert!(
+            gone(pid, Duration::from_secs(5)),
+            "process {pid} was killed"
+        );
+        // The reader saw its command stopped at once; the next one would start now.
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            pid_of(TEST, 2, Duration::ZERO),
+            None,
+            "no command starts after the drop"
+        );
+        let _ = std::fs::remove_file(pid_file(TEST, 1));
     }
 
     #[test]

@@ -103,7 +103,10 @@ pub(super) async fn run(
                         failure: Some(failure),
                         took: Duration::ZERO,
                     };
-                    records.push(finish(settings, planned, finished, state, out, reporter)?);
+                    match finish(settings, planned, finished, state, out, reporter) {
+                        Ok(record) => records.push(record),
+                        Err(e) => return Err(drain(cancel, tasks, e).await),
+                    }
                 }
             }
             next += 1;
@@ -131,13 +134,31 @@ pub(super) async fn run(
             failure: None,
             took,
         };
-        let record = finish(settings, &plan.hosts[index], finished, state, out, reporter)?;
-        records.push(record);
+        match finish(settings, &plan.hosts[index], finished, state, out, reporter) {
+            Ok(record) => records.push(record),
+            Err(e) => return Err(drain(cancel, tasks, e).await),
+        }
     }
     if cancel.is_cancelled() {
         return Err(FleetError::Interrupted);
     }
+    // Logins that answered after their capture gave up: their sessions are deleted first,
+    // within the grace a host's own logout has (a login that never answers is not waited for).
+    let deleted = collect::redfish::client::abandoned_sessions_deleted();
+    let _ = tokio::time::timeout(collect::redfish::LOGOUT_GRACE, deleted).await;
     Ok(records)
+}
+
+/// Stops the running captures and waits for them (each deletes its BMC session, within its
+/// grace) before `error` ends the run: dropped, they would abort crawls without a logout.
+async fn drain<T: 'static>(
+    cancel: &collect::Cancel,
+    mut tasks: JoinSet<T>,
+    error: FleetError,
+) -> FleetError {
+    cancel.cancel();
+    while tasks.join_next().await.is_some() {}
+    error
 }
 
 /// A host's baseline (read now, so that only running hosts hold one) and capture settings,

@@ -413,6 +413,12 @@ impl Bmc {
             .expect("no panic while holding the lock")
             .insert(uri.clone(), token.clone());
         tracing::info!("POST {SESSIONS}: session {uri} created");
+        for fault in &self.faults {
+            if let Fault::SlowLogin(seconds) = fault {
+                tracing::info!("POST {SESSIONS}: injected fault, answered in {seconds} s");
+                tokio::time::sleep(std::time::Duration::from_secs(*seconds)).await;
+            }
+        }
         let mut response = respond(
             StatusCode::CREATED,
             json!({"@odata.id": uri, "Id": id.to_string(), "UserName": given.0})

@@ -28,13 +28,17 @@ pub enum Fault {
     /// Nothing listens on the BMC's address: connections are refused, as of a BMC that is
     /// powered off or unreachable. Its address is still planned (and written to an inventory).
     Down,
+    /// Session logins open their session at once but answer only after this many seconds:
+    /// a client that stops waiting leaves the session to be deleted later.
+    SlowLogin(u64),
     /// The BMC accepts connections but never answers any request, login included: a hung
     /// BMC. Only the simulator's own `/driftgate/requests` still answers.
     HangAll,
 }
 
 impl Fault {
-    /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`, `no-expand`,
+    /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`,
+    /// `slow-login=SECONDS`, `no-expand`,
     /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
     /// `down` or `hang-all`.
     pub fn parse(text: &str) -> Result<Self, String> {
@@ -64,6 +68,10 @@ impl Fault {
                 .and_then(|a| a.parse().ok())
                 .map(Fault::Logins)
                 .ok_or_else(|| format!("{text:?}: logins needs =COUNT")),
+            "slow-login" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::SlowLogin)
+                .ok_or_else(|| format!("{text:?}: slow-login needs =SECONDS")),
             "no-expand" => bare(Fault::NoExpand),
             "truncate" => Ok(Fault::Truncate(uri()?)),
             "oversize" => Ok(Fault::Oversize(uri()?)),
@@ -90,7 +98,7 @@ impl Fault {
     }
 
     /// Every fault's syntax, for help texts and messages.
-    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all";
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all";
 }
 
 #[cfg(test)]
@@ -105,6 +113,7 @@ mod tests {
             Ok(Fault::ExpireSessions(5))
         );
         assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
+        assert_eq!(Fault::parse("slow-login=12"), Ok(Fault::SlowLogin(12)));
         assert_eq!(
             Fault::parse("status=500:/redfish/v1/Systems/"),
             Ok(Fault::Status(500, "/redfish/v1/Systems".into()))
@@ -121,6 +130,7 @@ mod tests {
             "truncate=/etc",
             "explode",
             "down=1",
+            "slow-login",
             "hang-all=/redfish/v1",
         ] {
             assert!(Fault::parse(bad).is_err(), "{bad}");

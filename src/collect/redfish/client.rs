@@ -119,13 +119,15 @@ pub enum LogoutError {
     #[error("no answer to DELETE within {0:?} while the capture was being stopped")]
     TimedOut(Duration),
     /// The capture was stopped while logging in and the login had no answer in time: a
-    /// session the BMC opens for it afterwards stays open.
+    /// session the BMC opens for it afterwards is deleted once it answers (within
+    /// `--bmc-timeout`, while driftgate still runs).
     #[error(
-        "no answer to the login within {0:?} while the capture was being stopped; a session it opens stays open"
+        "no answer to the login within {0:?} while the capture was being stopped; a session it opens stays open unless it answers while driftgate still runs"
     )]
     LoginUnanswered(Duration),
     /// The host deadline had passed and the BMC did not answer the login or the DELETE within
-    /// the grace given for it: a session it opened may stay open.
+    /// the grace given for it: a session it opened may stay open (a login answering later
+    /// has its session deleted then, within `--bmc-timeout`, while driftgate still runs).
     #[error(
         "no answer to the login or DELETE within {0:?} after the host deadline passed; a session it opened may stay open"
     )]
@@ -296,22 +298,7 @@ impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
     /// (absolute, `//host/…`, `@host/…`) is refused: the credentials would follow it.
     fn url(&self, uri: &str) -> Result<reqwest::Url, FetchError> {
-        let refused = |reason: &str| FetchError::Transport {
-            uri: uri.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let base =
-            reqwest::Url::parse(&self.base).map_err(|_| refused("the BMC address is not a URL"))?;
-        if !(uri.starts_with('/') || uri.starts_with("http://") || uri.starts_with("https://")) {
-            return Err(refused("not an absolute path on the BMC; refused"));
-        }
-        let url = base.join(uri).map_err(|_| refused("not a valid URI"))?;
-        if url.origin() != base.origin() || url.username() != "" || url.password().is_some() {
-            return Err(refused(
-                "points to another origin than the BMC; refused, the credentials would follow it",
-            ));
-        }
-        Ok(url)
+        url_on(&self.base, uri)
     }
 
     /// Logs in: a session when the service grants one, Basic when sessions are refused or
@@ -381,36 +368,14 @@ impl HttpFetch {
 
     /// `DELETE location` with `token`.
     async fn delete_session(&self, token: &str, location: &str) -> Result<(), LogoutError> {
-        if location.is_empty() {
-            return Err(LogoutError::NoSessionUri);
-        }
-        let transport = |reason: String| LogoutError::Transport {
-            uri: location.to_owned(),
-            reason,
-        };
-        let url = self.url(location).map_err(|e| match e {
-            FetchError::Transport { reason, .. } => transport(reason),
-            other => transport(other.to_string()),
-        })?;
-        let response = self
-            .client
-            .delete(url)
-            .header("X-Auth-Token", token)
-            .send()
-            .await
-            .map_err(|e| transport(describe(&e)))?;
-        let status = response.status().as_u16();
-        if (200..300).contains(&status) {
-            tracing::info!("{}: session {location} deleted", self.base);
-            Ok(())
-        } else {
-            let body = self.read_body(location, response).await.unwrap_or_default();
-            Err(LogoutError::Status {
-                uri: location.to_owned(),
-                status,
-                detail: error_detail(&body),
-            })
-        }
+        delete_session(
+            &self.client,
+            &self.base,
+            self.options.max_body,
+            token,
+            location,
+        )
+        .await
     }
 
     async fn read_body(
@@ -433,6 +398,128 @@ impl HttpFetch {
             }
             Auth::Session { token, .. } => request.header("X-Auth-Token", token),
         }
+    }
+}
+
+/// A client dropped with a login still on its way (the login answered after the grace the
+/// logout gave it, or the capture was abandoned) or a session not deleted: the session is
+/// deleted on a task of its own, so that runs which gave up do not eat the BMC's session
+/// limit. Bounded: at most `--bmc-timeout` more for the login's answer, and the client's
+/// timeout for the DELETE.
+impl Drop for HttpFetch {
+    fn drop(&mut self) {
+        let session = self.session.get_mut();
+        let pending = session.pending.take();
+        let auth = std::mem::replace(&mut session.auth, Auth::Anonymous);
+        if pending.is_none() && !matches!(auth, Auth::Session { .. }) {
+            return;
+        }
+        // Outside a runtime (it is shutting down) nothing can be sent any more.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (client, base) = (self.client.clone(), self.base.clone());
+        let (bound, max_body) = (self.options.timeout, self.options.max_body);
+        let deletion = runtime.spawn(async move {
+            let mut sessions = vec![auth];
+            if let Some(login) = pending
+                && let Ok(Ok(Ok((auth, _)))) = tokio::time::timeout(bound, login).await
+            {
+                sessions.push(auth);
+            }
+            for auth in sessions {
+                if let Auth::Session { token, location } = auth {
+                    match delete_session(&client, &base, max_body, &token, &location).await {
+                        Ok(()) => tracing::info!("{base}: the abandoned session was deleted"),
+                        Err(e) => {
+                            tracing::warn!("{base}: could not delete the abandoned session: {e}")
+                        }
+                    }
+                }
+            }
+        });
+        let mut deletions = DELETIONS.lock().unwrap_or_else(|e| e.into_inner());
+        deletions.retain(|task| !task.is_finished());
+        deletions.push(deletion);
+    }
+}
+
+/// The session deletions of dropped clients still on their way.
+static DELETIONS: Mutex<Vec<tokio::task::JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Waits for the sessions of abandoned captures to be deleted (each is bounded, see
+/// [`HttpFetch`]'s `Drop`): a process about to exit calls it (the fleet, within a grace),
+/// else its runtime's shutdown drops them and the sessions stay open on the BMC.
+pub async fn abandoned_sessions_deleted() {
+    loop {
+        let next = DELETIONS.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match next {
+            // A deletion of a runtime gone already ends at once (cancelled).
+            Some(deletion) => {
+                let _ = deletion.await;
+            }
+            None => return,
+        }
+    }
+}
+
+/// [`HttpFetch::url`] on the BMC at `base`.
+fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> {
+    let refused = |reason: &str| FetchError::Transport {
+        uri: uri.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let base = reqwest::Url::parse(base).map_err(|_| refused("the BMC address is not a URL"))?;
+    if !(uri.starts_with('/') || uri.starts_with("http://") || uri.starts_with("https://")) {
+        return Err(refused("not an absolute path on the BMC; refused"));
+    }
+    let url = base.join(uri).map_err(|_| refused("not a valid URI"))?;
+    if url.origin() != base.origin() || url.username() != "" || url.password().is_some() {
+        return Err(refused(
+            "points to another origin than the BMC; refused, the credentials would follow it",
+        ));
+    }
+    Ok(url)
+}
+
+/// `DELETE location` with `token` on the BMC at `base`.
+async fn delete_session(
+    client: &reqwest::Client,
+    base: &str,
+    max_body: usize,
+    token: &str,
+    location: &str,
+) -> Result<(), LogoutError> {
+    if location.is_empty() {
+        return Err(LogoutError::NoSessionUri);
+    }
+    let transport = |reason: String| LogoutError::Transport {
+        uri: location.to_owned(),
+        reason,
+    };
+    let url = url_on(base, location).map_err(|e| match e {
+        FetchError::Transport { reason, .. } => transport(reason),
+        other => transport(other.to_string()),
+    })?;
+    let response = client
+        .delete(url)
+        .header("X-Auth-Token", token)
+        .send()
+        .await
+        .map_err(|e| transport(describe(&e)))?;
+    let status = response.status().as_u16();
+    if (200..300).contains(&status) {
+        tracing::info!("{base}: session {location} deleted");
+        Ok(())
+    } else {
+        let body = read_limited(location, response, max_body)
+            .await
+            .unwrap_or_default();
+        Err(LogoutError::Status {
+            uri: location.to_owned(),
+            status,
+            detail: error_detail(&body),
+        })
     }
 }
 

@@ -52,8 +52,10 @@ fn withheld_from_children(name: &std::ffi::OsStr, withheld_env: &[String]) -> bo
             .any(|withheld| name == withheld.as_str())
 }
 
-/// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`. The
-/// child's environment is driftgate's without [`withheld_from_children`] variables.
+/// Runs `command` with piped output (and `stdin` fed to it), killing it after `timeout`, or
+/// when the host's deadline ([`ProcessOptions::host`]) passes or its stop fires, whichever
+/// comes first. The child's environment is driftgate's without [`withheld_from_children`]
+/// variables.
 pub(super) fn run_process(
     mut command: Command,
     stdin: Option<&[u8]>,
@@ -62,6 +64,10 @@ pub(super) fn run_process(
     display: &str,
 ) -> Result<CommandOutput, TransportError> {
     let timeout = options.timeout;
+    let host = options.host.as_ref();
+    if let Some(host) = host.filter(|host| host.is_over()) {
+        return Err(TransportError::stopped(host, target, display));
+    }
     for (name, _) in std::env::vars_os() {
         if withheld_from_children(&name, &options.withheld_env) {
             command.env_remove(name);
@@ -96,15 +102,22 @@ pub(super) fn run_process(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                kill(&mut child);
-                return Err(TransportError::Timeout {
-                    target: target.to_owned(),
-                    command: display.to_owned(),
-                    timeout,
-                });
+            Ok(None) => {
+                // Polled with the exit: the host's time or its capture ending kills the child.
+                if let Some(host) = host.filter(|host| host.is_over()) {
+                    kill(&mut child);
+                    return Err(TransportError::stopped(host, target, display));
+                }
+                if Instant::now() >= deadline {
+                    kill(&mut child);
+                    return Err(TransportError::Timeout {
+                        target: target.to_owned(),
+                        command: display.to_owned(),
+                        timeout,
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(10));
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
             Err(e) => {
                 kill(&mut child);
                 return Err(TransportError::Spawn {

@@ -15,7 +15,9 @@ mod local;
 mod ssh;
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use super::Cancel;
 
 pub use dir::DirTransport;
 pub use local::LocalTransport;
@@ -115,6 +117,44 @@ pub enum TransportError {
         /// What.
         command: String,
     },
+    /// The host's deadline ([`HostDeadline`]) passed: the command was stopped, or not started.
+    #[error("{target}: `{command}`: the host deadline of {} s (--host-timeout) passed", .timeout.as_secs())]
+    PastDeadline {
+        /// Where.
+        target: String,
+        /// What.
+        command: String,
+        /// The host's time limit.
+        timeout: Duration,
+    },
+    /// The capture was stopped (a signal, or its caller gave up on it): the command was
+    /// stopped, or not started.
+    #[error("{target}: `{command}` was stopped: the capture was interrupted")]
+    Stopped {
+        /// Where.
+        target: String,
+        /// What.
+        command: String,
+    },
+}
+
+impl TransportError {
+    /// The error of `command` at `target` once `host`'s stop fired or its deadline passed:
+    /// [`TransportError::PastDeadline`] when the time is up, else [`TransportError::Stopped`].
+    pub fn stopped(host: &HostDeadline, target: &str, command: &str) -> Self {
+        if host.is_past() {
+            TransportError::PastDeadline {
+                target: target.to_owned(),
+                command: command.to_owned(),
+                timeout: host.timeout,
+            }
+        } else {
+            TransportError::Stopped {
+                target: target.to_owned(),
+                command: command.to_owned(),
+            }
+        }
+    }
 }
 
 /// Where a command-based source reads from.
@@ -268,7 +308,10 @@ impl<'a> Session<'a> {
         self.transport.run(spec).inspect_err(|e| {
             if matches!(
                 e,
-                TransportError::Timeout { .. } | TransportError::Connect { .. }
+                TransportError::Timeout { .. }
+                    | TransportError::Connect { .. }
+                    | TransportError::PastDeadline { .. }
+                    | TransportError::Stopped { .. }
             ) {
                 self.unreachable = Some(e.clone());
             }
@@ -288,6 +331,43 @@ pub struct ProcessOptions {
     /// More environment variables no child process inherits, besides every `DRIFTGATE_*`:
     /// the ones an inventory names for credentials (`CredentialsRef::env_names`).
     pub withheld_env: Vec<String>,
+    /// The host's deadline, which every command's `timeout` is capped at and whose stop kills
+    /// a running command. [`crate::collect::capture_host`] sets it; `None` leaves each command
+    /// its own `timeout` only.
+    pub host: Option<HostDeadline>,
+}
+
+/// The time a host's capture has, shared by all its commands: when it is up, and a stop that
+/// fires then and when the capture is dropped (its caller gave up).
+#[derive(Debug, Clone)]
+pub struct HostDeadline {
+    /// When the host's time is up.
+    pub at: Instant,
+    /// The host's time limit (`--host-timeout`), for messages.
+    pub timeout: Duration,
+    /// Fired: no command starts, a running one is killed.
+    pub stop: Cancel,
+}
+
+impl HostDeadline {
+    /// A deadline `timeout` from now, with a stop of its own.
+    pub fn starting_now(timeout: Duration) -> Self {
+        HostDeadline {
+            at: Instant::now() + timeout,
+            timeout,
+            stop: Cancel::new(),
+        }
+    }
+
+    /// Whether the time is up.
+    pub fn is_past(&self) -> bool {
+        Instant::now() >= self.at
+    }
+
+    /// Whether no command may run any more (the stop fired or the time is up).
+    pub fn is_over(&self) -> bool {
+        self.stop.is_cancelled() || self.is_past()
+    }
 }
 
 impl Default for ProcessOptions {
@@ -297,6 +377,7 @@ impl Default for ProcessOptions {
             ssh_config: None,
             connect_timeout: Duration::from_secs(10),
             withheld_env: Vec::new(),
+            host: None,
         }
     }
 }
