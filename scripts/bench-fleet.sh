@@ -5,8 +5,8 @@
 # and with a pool of 5 threads (Ansible's default forks). Prints Markdown for BENCHMARKS.md.
 #
 #   scripts/bench-fleet.sh [--hosts 100,1000] [--latency 50] [--runs 5] [--sample 20]
-#                          [--concurrency 64] [--bmc-concurrency 4] [--base-port 20000]
-#                          [--single-only]
+#                          [--pool-sample 100] [--concurrency 64] [--bmc-concurrency 4]
+#                          [--base-port 20000] [--single-only]
 #
 # BENCH_DRIFTGATE=PATH benchmarks that driftgate binary instead of building this tree's.
 #
@@ -15,9 +15,9 @@
 # simulator's own counter (/driftgate/requests). --single-only stops there. Then, per host
 # count: `mockup serve --count N --write-inventory`, `check --all` under /usr/bin/time -v
 # (wall, peak RSS), requests per host from each BMC's counter, the peer with a pool of 5 over
-# every host and sequentially over --sample hosts (scaled to N: sequential at 1,000 hosts
-# would take ~an hour), medians over --runs. At 1,000 hosts and 50 ms one run of the pool-5
-# peer takes ~11 minutes.
+# --pool-sample hosts and sequentially over --sample hosts, each scaled to N (its time per
+# host is flat: at 1,000 hosts and 50 ms a whole sequential run would take ~an hour, a pool-5
+# one ~11 minutes), medians over --runs.
 #
 # The latency limit: per host, the larger of critical path × latency (the longest chain of
 # requests each needing the answer of the one before, login and logout included, which the
@@ -29,6 +29,7 @@ hosts_list=100,1000
 latency=50
 runs=5
 sample=20
+pool_sample=100
 concurrency=64
 bmc_concurrency=4
 base_port=20000
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
         --latency) latency=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
         --sample) sample=$2; shift 2 ;;
+        --pool-sample) pool_sample=$2; shift 2 ;;
         --concurrency) concurrency=$2; shift 2 ;;
         --bmc-concurrency) bmc_concurrency=$2; shift 2 ;;
         --base-port) base_port=$2; shift 2 ;;
@@ -167,6 +169,11 @@ $single_only && exit 0
     || die "needs \`driftgate mockup serve --count N --write-inventory FILE\` (issue 12: the multi-BMC simulator); this build has no --count"
 "$driftgate" check --help 2>/dev/null | grep -q -- '--all' \
     || die "needs \`driftgate check --all --inventory FILE\` (issue 12: the fleet check); this build has no --all"
+# A fleet without baselines yet: its first run is a bootstrap.
+bootstrap_flag=()
+if "$driftgate" check --help 2>/dev/null | grep -q -- '--bootstrap'; then
+    bootstrap_flag=(--bootstrap)
+fi
 bmc_flag=()
 if "$driftgate" check --help 2>/dev/null | grep -q -- '--bmc-concurrency'; then
     bmc_flag=(--bmc-concurrency "$bmc_concurrency")
@@ -181,31 +188,34 @@ for hosts in ${hosts_list//,/ }; do
     "$python" "$stats" urls "$work/inventory.toml" >"$work/urls.txt"
     [ "$(wc -l <"$work/urls.txt")" -eq "$hosts" ] || die "the inventory lists $(wc -l <"$work/urls.txt") BMCs, not $hosts"
     head -n "$sample" "$work/urls.txt" >"$work/sample.txt"
+    head -n "$pool_sample" "$work/urls.txt" >"$work/pool-sample.txt"
     for run in $(seq "$runs"); do
         echo "bench-fleet: $hosts hosts, run $run of $runs" >&2
         rm -rf "$work/out"
         "$python" "$stats" counts "$work/urls.txt" >"$work/before.json"
         status=0
         /usr/bin/time -v "$driftgate" check --all --inventory "$work/inventory.toml" \
-            --concurrency "$concurrency" "${bmc_flag[@]}" --out-dir "$work/out" --format json \
+            --concurrency "$concurrency" "${bmc_flag[@]}" "${bootstrap_flag[@]}" --out-dir "$work/out" --format json \
             >"$work/check.json" 2>"$work/check.time" </dev/null || status=$?
         # 0 pass/warn, 1 block, 3 incomplete are verdicts; 2 (usage) and the rest are not.
         case $status in 0|1|3) ;; *) die "check --all exited $status: $(grep -v '^\s' "$work/check.time" | tail -5)" ;; esac
         "$python" "$stats" counts "$work/urls.txt" >"$work/after.json"
         "$python" "$stats" delta "$work/before.json" "$work/after.json" >"$work/driftgate.req"
-        "$python" "$peer" --pool 5 --urls-file "$work/urls.txt" >"$work/pool.json" || true
-        "$python" "$stats" counts "$work/urls.txt" >"$work/after-pool.json"
-        "$python" "$stats" delta "$work/after.json" "$work/after-pool.json" >"$work/peer.req"
+        "$python" "$stats" counts "$work/pool-sample.txt" >"$work/before-pool.json"
+        "$python" "$peer" --pool 5 --urls-file "$work/pool-sample.txt" >"$work/pool.json" || true
+        "$python" "$stats" counts "$work/pool-sample.txt" >"$work/after-pool.json"
+        "$python" "$stats" delta "$work/before-pool.json" "$work/after-pool.json" >"$work/peer.req"
         "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
         "$python" "$stats" time-v "$work/check.time" >"$work/check.timed"
-        "$python" - "$work" "$hosts" "$sample" >>"$records" <<'EOF'
+        "$python" - "$work" "$hosts" "$sample" "$pool_sample" >>"$records" <<'EOF'
 import json, statistics, sys
-work, hosts, sample = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, hosts, sample, pool_sample = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 load = lambda name: json.load(open(f"{work}/{name}"))
 check, pool = load("check.json"), load("pool.json")
 print(json.dumps({
     "hosts": hosts,
     "sample": min(sample, hosts),
+    "pool_sample": min(pool_sample, hosts),
     "driftgate": load("check.timed"),
     "driftgate_requests": statistics.median(load("driftgate.req")),
     "peer_requests": statistics.median(load("peer.req")),
@@ -223,7 +233,8 @@ done
 echo "### ${hosts_list//,/ and } simulated BMCs (Dell capture, $latency ms per request)"
 echo
 echo "driftgate \`check --all --concurrency $concurrency\` (${bmc_concurrency} requests in flight per BMC); the"
-echo "sequential peer crawls the first $sample hosts and is scaled to the fleet; medians of $runs runs."
+echo "sequential peer crawls the first $sample hosts, the pool-5 peer the first $pool_sample, each scaled to the"
+echo "fleet; medians of $runs runs."
 echo
 "$python" "$stats" table "$records" --latency "$latency" --concurrency "$concurrency" \
     --bmc-concurrency "$bmc_concurrency"

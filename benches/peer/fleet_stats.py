@@ -89,7 +89,7 @@ def table(records, latency, concurrency, bmc_concurrency):
     rows = []
     rss_at = {}
     print("| hosts | runs | driftgate wall s | limit s | ratio | peer sequential s (scaled) | "
-          "× | peer pool-5 s | requests/host driftgate : peer | peak RSS MiB | failed hosts driftgate : peer |")
+          "× | peer pool-5 s (scaled) | requests/host driftgate : peer | peak RSS MiB | failed hosts driftgate : peer |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for hosts in sorted(runs):
         group = runs[hosts]
@@ -104,14 +104,17 @@ def table(records, latency, concurrency, bmc_concurrency):
         sample = group[0]["sample"]
         sequential = median([r["sequential"]["wall_seconds"] / r["sequential"]["hosts"] * hosts
                              for r in group])
-        pool = median([r["pool"]["wall_seconds"] for r in group])
+        pool_sample = group[0].get("pool_sample", hosts)
+        pool = median([r["pool"]["wall_seconds"] / r["pool"]["hosts"] * hosts for r in group])
         incomplete = "{} : {}".format(max(r["incomplete"] for r in group),
                                       max(r["peer_failed"] for r in group))
         rows.append((hosts, wall, limit, sequential, ours, peer, incomplete, sample))
-        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f} | {:g} : {:g} | {:.0f} | {} |".format(
+        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.0f} | {} |".format(
             hosts, len(group), wall, limit, wall / limit, sequential,
             "" if sample >= hosts else " ({} sampled)".format(sample),
-            sequential / wall, pool, ours, peer, rss / 1024, incomplete))
+            sequential / wall, pool,
+            "" if pool_sample >= hosts else " ({} sampled)".format(pool_sample),
+            ours, peer, rss / 1024, incomplete))
     print()
     print("Limit per host = max(critical path × {0:g} ms, requests × {0:g} ms ÷ {1}); run = that × "
           "ceil(hosts ÷ {2}).".format(latency, bmc_concurrency, concurrency))
