@@ -645,13 +645,7 @@ fn gate_report(
 
 /// The step's verdict: incomplete, then block, warn, pass.
 fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
-    let rank = |v: &Verdict| match v {
-        Verdict::Pass => 0,
-        Verdict::Warn => 1,
-        Verdict::Block => 2,
-        Verdict::Incomplete => 3,
-    };
-    verdicts.max_by_key(rank).unwrap_or(Verdict::Pass)
+    Verdict::worst_of(verdicts)
 }
 
 /// The manifest after this pre: a first pre's, or the earlier one's with this pre's hosts

@@ -155,6 +155,7 @@ fn small_fleet() -> FleetReport {
     let stale_input = |host: &str, baseline: Option<&str>, good: Option<&str>| stale::StaleInput {
         host: host.into(),
         baseline_captured_at: baseline.map(at),
+        baseline_unread: false,
         last_good: good.map(at),
     };
     findings.extend(stale::findings(
