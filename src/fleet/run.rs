@@ -49,8 +49,8 @@ pub(super) enum HostFailure {
         path: String,
         /// The commit.
         commit: String,
-        /// Why.
-        error: StoreError,
+        /// Why (boxed: a failure is passed around by value).
+        error: Box<StoreError>,
     },
     /// Its baseline is no valid snapshot.
     #[error(transparent)]
@@ -422,7 +422,7 @@ fn read_baseline(
     let read = |error| HostFailure::BaselineRead {
         path: path.to_owned(),
         commit: commit.to_owned(),
-        error,
+        error: Box::new(error),
     };
     let bytes = Store::discover(store)
         .and_then(|s| s.read(commit, path))

@@ -220,3 +220,25 @@ fn two_runs_recording_at_once_lose_no_host() {
     let state = State::load(&file).unwrap();
     assert_eq!(state.hosts.len(), 50, "{:?}", state.hosts.keys());
 }
+
+#[test]
+fn a_baseline_that_could_not_be_read_is_not_reported_missing() {
+    let unread = StaleInput {
+        host: "h1".into(),
+        baseline_captured_at: None,
+        baseline_unread: true,
+        last_good: Some(at(NOW)),
+    };
+    assert_eq!(
+        findings(std::slice::from_ref(&unread), &[], None, at(NOW)),
+        Vec::new()
+    );
+    let missing = StaleInput {
+        baseline_unread: false,
+        ..unread
+    };
+    assert_eq!(
+        findings(&[missing], &[], None, at(NOW))[0].rule,
+        "fleet/missing-baseline"
+    );
+}
