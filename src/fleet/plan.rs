@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{FleetError, FleetSettings};
 use crate::inventory::{InventoryHost, Selection};
-use crate::store::{BaselineFile, Store};
+use crate::store::BaselineFile;
 
 /// The run's hosts and orphans.
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
             .iter()
             .map(|h| (h.name.as_str(), h.fleet.as_str(), h.cluster.as_deref())),
     );
-    let head = head(&settings.store)?;
+    let head = settings.store.head_commit()?;
     let files = match &head {
         Some(head) => settings.store.baseline_files(head)?,
         None => Vec::new(),
@@ -136,14 +136,6 @@ fn baseline_at(host: &InventoryHost, files: &[&BaselineFile], inventory: &str) -
             host.fleet
         )),
     }
-}
-
-/// The store's HEAD commit (hex), if it has one.
-fn head(store: &Store) -> Result<Option<String>, FleetError> {
-    if !store.has_commits() {
-        return Ok(None);
-    }
-    Ok(Some(store.resolve("HEAD")?.to_string()))
 }
 
 /// `--fleet F --cluster C --tag T` as given, or "the selection (every host)".

@@ -23,7 +23,7 @@ use crate::inventory::{HostOptionsError, Inventory};
 use crate::snapshot::{
     HostName, Snapshot, SnapshotError, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
-use crate::store::{Store, StoreError};
+use crate::store::{BaselineReadError, Store};
 
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
 /// capture's own deadline ends it first and then deletes its session (at most
@@ -42,28 +42,16 @@ pub(super) enum HostFailure {
     /// Its baseline is not where the inventory says (the plan's reason).
     #[error("{0}")]
     BaselinePlacement(String),
-    /// Its baseline could not be read from the store.
+    /// Its baseline could not be read from the store, is no valid snapshot or is another
+    /// host's.
     #[error("baseline {path} at {commit}: {error}")]
-    BaselineRead {
+    Baseline {
         /// `baselines/<fleet>/<host>.json`.
         path: String,
         /// The commit.
         commit: String,
         /// Why (boxed: a failure is passed around by value).
-        error: Box<StoreError>,
-    },
-    /// Its baseline is no valid snapshot.
-    #[error(transparent)]
-    BaselineInvalid(SnapshotError),
-    /// Its baseline is another host's.
-    #[error("baseline {origin} is a snapshot of host {found}, not {host}")]
-    BaselineOfOtherHost {
-        /// `git:<commit>:<path>`.
-        origin: String,
-        /// Whose it is.
-        found: String,
-        /// The host.
-        host: String,
+        error: Box<BaselineReadError>,
     },
     /// Its inventory entry gives no capture settings (CA file, account).
     #[error(transparent)]
@@ -411,33 +399,22 @@ fn prepare(
     Ok((baseline, options))
 }
 
-/// Reads and verifies the baseline at `path` of `commit` in the store at `store`, which must
-/// be of `host`.
+/// Reads the baseline at `path` of `commit` in the store at `store` (opened by this task: a
+/// `Store` is not `Sync`), which must be of `host`.
 fn read_baseline(
     store: &Path,
     commit: &str,
     path: &str,
     host: &str,
 ) -> Result<VerifiedSnapshot, HostFailure> {
-    let read = |error| HostFailure::BaselineRead {
-        path: path.to_owned(),
-        commit: commit.to_owned(),
-        error: Box::new(error),
-    };
-    let bytes = Store::discover(store)
-        .and_then(|s| s.read(commit, path))
-        .map_err(read)?;
-    let origin = format!("git:{commit}:{path}");
-    let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(&bytes), &origin)
-        .map_err(HostFailure::BaselineInvalid)?;
-    if baseline.snapshot().host.as_str() != host {
-        return Err(HostFailure::BaselineOfOtherHost {
-            origin,
-            found: baseline.snapshot().host.to_string(),
-            host: host.to_owned(),
-        });
-    }
-    Ok(baseline)
+    Store::discover(store)
+        .map_err(BaselineReadError::from)
+        .and_then(|store| store.read_baseline(commit, path, host))
+        .map_err(|error| HostFailure::Baseline {
+            path: path.to_owned(),
+            commit: commit.to_owned(),
+            error: Box::new(error),
+        })
 }
 
 /// The snapshot of `planned` in `--snapshots` `dir`: `DIR/<host>.json`, else
