@@ -251,7 +251,39 @@ pub(super) fn read_host(dir: &Path, host: &str) -> Result<HostRecord, FleetError
             ),
         });
     }
+    if let Some(reason) = untrusted(&record) {
+        return Err(FleetError::BadResults {
+            path: file.display().to_string(),
+            reason: format!("{reason}: not a record driftgate wrote (edited?)"),
+        });
+    }
     Ok(record)
+}
+
+/// What of `record` contradicts itself: a host name that is none, a verdict or counts other
+/// than its own report's, a capture not read completely that is not INCOMPLETE.
+fn untrusted(record: &HostRecord) -> Option<String> {
+    let result = &record.result;
+    if let Err(error) = crate::snapshot::HostName::new(&result.host) {
+        return Some(format!("host {:?}: {error}", result.host));
+    }
+    if result.verdict != result.report.verdict {
+        return Some(format!(
+            "verdict {} but its report's is {}",
+            result.verdict.as_upper(),
+            result.report.verdict.as_upper()
+        ));
+    }
+    if result.counts != result.report.counts {
+        return Some("its counts are not its report's".to_owned());
+    }
+    if !record.complete && result.verdict != crate::compare::Verdict::Incomplete {
+        return Some(format!(
+            "not read completely, but {}",
+            result.verdict.as_upper()
+        ));
+    }
+    None
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, FleetError> {

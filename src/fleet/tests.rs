@@ -218,3 +218,21 @@ fn run_json_records_the_run_id_the_store_head_and_the_planned_hosts() {
     let changed = outdir::read_run_identity(&dir.path().join("out")).unwrap();
     assert_ne!(changed.planned_hosts_digest, first.planned_hosts_digest);
 }
+
+#[test]
+fn merge_refuses_a_host_record_that_contradicts_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings(dir.path(), 1, 1);
+    block_on(check_all(&settings, &Watch::default())).unwrap();
+    let file = dir.path().join("out/hosts/h00.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The host failed (INCOMPLETE); an edit says it passed.
+    let edited = text.replacen("\"verdict\": \"incomplete\"", "\"verdict\": \"pass\"", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    let error = merge(&[dir.path().join("out")]).unwrap_err().to_string();
+    assert!(
+        error.contains("h00.json") && error.contains("verdict PASS"),
+        "{error}"
+    );
+}
