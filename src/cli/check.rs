@@ -196,6 +196,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             .warn_insecure(inventory.hosts.iter().flat_map(|h| &h.sources), ctx);
     }
     let cancel = Cancel::new();
+    let stop = cancel.clone();
     let settings = FleetSettings {
         store,
         inventory,
@@ -226,6 +227,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         }
     };
     let progress = Progress::new(flags.quiet);
+    progress.say_when_stopped(runtime.handle(), stop, *ctx.printer);
     let result = runtime.block_on(fleet::check_all(&settings, &progress));
     // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
     runtime.shutdown_background();
@@ -275,6 +277,20 @@ impl Progress {
             bar
         });
         Progress { bar }
+    }
+
+    /// When the run is stopped, says so above the bar (`suspend`: a line printed while the
+    /// bar is drawn would be torn by it); without a bar the run's end says it.
+    fn say_when_stopped(&self, runtime: &tokio::runtime::Handle, stop: Cancel, printer: Printer) {
+        if let Some(bar) = self.bar.clone() {
+            runtime.spawn(async move {
+                stop.cancelled().await;
+                bar.suspend(|| {
+                    printer
+                        .warn("stopping: no new host starts; waiting for the running hosts to end")
+                });
+            });
+        }
     }
 
     fn done(&self) {
