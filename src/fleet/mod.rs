@@ -240,6 +240,14 @@ pub enum FleetError {
         /// `--out-dir`.
         out_dir: String,
     },
+    /// A host's task panicked, and so did the writing of its failure.
+    #[error("host {host}: its result could not be written: {message}")]
+    HostPanicked {
+        /// The host.
+        host: String,
+        /// What the panic said.
+        message: String,
+    },
     /// The run was stopped by a signal.
     #[error("the run was interrupted")]
     Interrupted,
@@ -248,9 +256,11 @@ pub enum FleetError {
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures or reads the
 /// hosts at most `concurrency` at once, writes the output directory as each finishes, and
-/// assembles the fleet result. A host that cannot be read is INCOMPLETE, never an error; only
-/// a stop (`capture.cancel`: no new host starts) or an output directory that cannot be
-/// written ends the run early.
+/// assembles the fleet result. A host that cannot be read (or whose task panics) is
+/// INCOMPLETE, never an error; only a stop (`capture.cancel`: no new host starts) or an output
+/// directory that cannot be written ends the run early (the running hosts are drained first).
+/// Refused before anything runs: no host selected, a store without `baselines/` unless
+/// `bootstrap`, `--snapshots` inside the `--out-dir` a run clears.
 pub async fn check_all(
     settings: &FleetSettings,
     reporter: &dyn Reporter,

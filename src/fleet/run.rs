@@ -4,7 +4,7 @@
 //! — so the loop feeding the tasks never waits on one host; it keeps only the small
 //! [`HostRecord`]s: memory stays flat in the number of hosts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -189,6 +189,7 @@ pub(super) async fn run(
     });
     let mut tasks: JoinSet<Done> = JoinSet::new();
     let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
+    let mut panicked: HashSet<usize> = HashSet::new();
     let mut records = Vec::with_capacity(plan.hosts.len());
     let mut next = 0;
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
@@ -246,6 +247,15 @@ pub(super) async fn run(
                     continue;
                 };
                 let why = panic_text(error);
+                if !panicked.insert(index) {
+                    // Even writing its failure panicked: nothing can be said of the host.
+                    cancel.cancel();
+                    while tasks.join_next().await.is_some() {}
+                    return Err(FleetError::HostPanicked {
+                        host: plan.hosts[index].host.name.to_string(),
+                        message: why,
+                    });
+                }
                 let planned = plan.hosts[index].clone();
                 let task = failed_task(
                     Arc::clone(&shared),
@@ -303,7 +313,7 @@ async fn host_task(
                     let planned = planned.clone();
                     blocking(move || read_snapshot(&dir, &planned)).await
                 }
-                None => capture(&planned, &options, &reporter).await,
+                None => capture(&planned, &options, shared.out.is_some(), &reporter).await,
             };
             (baseline, got)
         }
@@ -348,6 +358,7 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 async fn capture(
     planned: &Planned,
     options: &CaptureOptions,
+    in_out_dir: bool,
     reporter: &Forward,
 ) -> Result<VerifiedSnapshot, HostFailure> {
     let host = planned.host.name.clone();
@@ -355,7 +366,7 @@ async fn capture(
     let capture = collect::capture_host(host, &planned.host.sources, options, reporter);
     match tokio::time::timeout(limit + GRACE, capture).await {
         Ok(captured) => {
-            let origin = origin(&planned.host.name, true);
+            let origin = origin(&planned.host.name, in_out_dir);
             Ok(VerifiedSnapshot::seal(captured.snapshot, &origin))
         }
         Err(_) => Err(HostFailure::TimedOut(limit)),
