@@ -35,10 +35,13 @@ use crate::output::Printer;
     # nightly: every host, results streamed to an output directory\n  \
     driftgate check --all --out-dir /var/lib/driftgate/nightly --stale-after 30d\n  \
     # three collectors (a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/3), then one merge\n  \
-    driftgate check --all --shard 1/3 --out-dir results/1\n  \
-    driftgate check --all --shard 2/3 --out-dir results/2\n  \
-    driftgate check --all --shard 3/3 --out-dir results/3\n  \
+    driftgate check --all --shard 1/3 --run-id nightly-1201 --out-dir results/1\n  \
+    driftgate check --all --shard 2/3 --run-id nightly-1201 --out-dir results/2\n  \
+    driftgate check --all --shard 3/3 --run-id nightly-1201 --out-dir results/3\n  \
     driftgate report merge results/1 results/2 results/3\n  \
+    # the first run of a new store, then promote its snapshots as the baselines\n  \
+    driftgate check --all --bootstrap --out-dir first\n  \
+    driftgate baseline promote first/snapshots/*.json --fleet azure-local\n  \
     # judge snapshots a site collector shipped, instead of capturing\n  \
     driftgate check --all --snapshots site-b/nightly --format json")]
 pub struct Args {
@@ -64,7 +67,7 @@ pub struct Args {
 }
 
 /// The flags that only `check --all` takes.
-const FLEET_ONLY: [&str; 10] = [
+const FLEET_ONLY: [&str; 12] = [
     "all",
     "fleet",
     "cluster",
@@ -74,6 +77,8 @@ const FLEET_ONLY: [&str; 10] = [
     "out_dir",
     "snapshots",
     "stale_after",
+    "run_id",
+    "bootstrap",
     "quiet",
 ];
 
@@ -113,6 +118,14 @@ struct FleetArgs {
     /// alone is days).
     #[arg(long, value_name = "AGE", value_parser = fleet::stale::parse_age)]
     stale_after: Option<Duration>,
+    /// Recorded in run.json: `report merge` refuses shards of different run ids (a Kubernetes
+    /// Job passes its name).
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// A first run of a new store: no baselines/ at HEAD is fine (without it that is refused
+    /// with exit 2, as a store in the wrong directory); promote OUT/snapshots/*.json after.
+    #[arg(long)]
+    bootstrap: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -183,6 +196,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             .warn_insecure(inventory.hosts.iter().flat_map(|h| &h.sources), ctx);
     }
     let cancel = Cancel::new();
+    let stop = cancel.clone();
     let settings = FleetSettings {
         store,
         inventory,
@@ -199,6 +213,8 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         out_dir: flags.out_dir.clone(),
         snapshots: flags.snapshots.clone(),
         stale_after: flags.stale_after,
+        run_id: flags.run_id.clone(),
+        bootstrap: flags.bootstrap,
     };
     let runtime = super::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
@@ -211,6 +227,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         }
     };
     let progress = Progress::new(flags.quiet);
+    progress.say_when_stopped(runtime.handle(), stop, *ctx.printer);
     let result = runtime.block_on(fleet::check_all(&settings, &progress));
     // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
     runtime.shutdown_background();
@@ -260,6 +277,20 @@ impl Progress {
             bar
         });
         Progress { bar }
+    }
+
+    /// When the run is stopped, says so above the bar (`suspend`: a line printed while the
+    /// bar is drawn would be torn by it); without a bar the run's end says it.
+    fn say_when_stopped(&self, runtime: &tokio::runtime::Handle, stop: Cancel, printer: Printer) {
+        if let Some(bar) = self.bar.clone() {
+            runtime.spawn(async move {
+                stop.cancelled().await;
+                bar.suspend(|| {
+                    printer
+                        .warn("stopping: no new host starts; waiting for the running hosts to end")
+                });
+            });
+        }
     }
 
     fn done(&self) {

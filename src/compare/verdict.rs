@@ -33,6 +33,30 @@ impl Verdict {
             Verdict::Incomplete => "INCOMPLETE",
         }
     }
+
+    /// The worse of two verdicts: INCOMPLETE > BLOCK > WARN > PASS (the gate's step and the
+    /// fleet's hosts rank them alike).
+    pub fn worst(self, other: Verdict) -> Verdict {
+        if other.rank() > self.rank() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The worst of `verdicts`; PASS for none.
+    pub fn worst_of(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        verdicts.into_iter().fold(Verdict::Pass, Verdict::worst)
+    }
+
+    fn rank(self) -> u8 {
+        match self {
+            Verdict::Pass => 0,
+            Verdict::Warn => 1,
+            Verdict::Block => 2,
+            Verdict::Incomplete => 3,
+        }
+    }
 }
 
 /// What kind of finding this is.

@@ -50,6 +50,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         .map(|r| stale::StaleInput {
             host: r.result.host.clone(),
             baseline_captured_at: r.baseline_captured_at,
+            baseline_unread: r.baseline_unread,
             last_good: r.last_good,
         })
         .collect();
@@ -59,10 +60,19 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         stale_after,
         finished_at,
     ));
+    // Host → the worst a finding naming it gives: one pass over the findings' hosts.
+    let mut raised_to: BTreeMap<&str, Verdict> = BTreeMap::new();
+    for finding in &findings {
+        let verdict = raised(finding.severity, strict);
+        for host in &finding.hosts {
+            let entry = raised_to.entry(host.as_str()).or_insert(Verdict::Pass);
+            *entry = entry.worst(verdict);
+        }
+    }
     let mut hosts: Vec<_> = records.into_iter().map(|r| r.result).collect();
     for host in &mut hosts {
-        for finding in findings.iter().filter(|f| f.hosts.contains(&host.host)) {
-            host.verdict = worst(host.verdict, raised(finding.severity, strict));
+        if let Some(verdict) = raised_to.get(host.host.as_str()) {
+            host.verdict = host.verdict.worst(*verdict);
         }
     }
     let mut counts = HostCounts {
@@ -81,7 +91,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         .iter()
         .map(|h| h.verdict)
         .chain(findings.iter().map(|f| raised(f.severity, strict)))
-        .fold(Verdict::Pass, worst);
+        .fold(Verdict::Pass, Verdict::worst);
     FleetReport {
         schema: FLEET_REPORT_SCHEMA_ID.to_owned(),
         tool: crate::tool_version(),
@@ -125,17 +135,6 @@ fn raised(severity: Severity, strict: bool) -> Verdict {
     }
 }
 
-/// The worse of two verdicts: INCOMPLETE > BLOCK > WARN > PASS.
-pub(super) fn worst(a: Verdict, b: Verdict) -> Verdict {
-    let rank = |v: Verdict| match v {
-        Verdict::Pass => 0,
-        Verdict::Warn => 1,
-        Verdict::Block => 2,
-        Verdict::Incomplete => 3,
-    };
-    if rank(b) > rank(a) { b } else { a }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +173,7 @@ mod tests {
             cluster_facts: Default::default(),
             // A baseline, old but with no --stale-after: no fleet finding raises the verdict.
             baseline_captured_at: Some(Timestamp::UNIX_EPOCH),
+            baseline_unread: false,
             last_good: None,
             captured_good: None,
         }
@@ -222,10 +222,14 @@ mod tests {
         assert_eq!(raised(Severity::Warn, true), Verdict::Block);
         assert_eq!(raised(Severity::Info, true), Verdict::Pass);
         assert_eq!(
-            worst(Verdict::Incomplete, Verdict::Block),
+            Verdict::Incomplete.worst(Verdict::Block),
             Verdict::Incomplete
         );
-        assert_eq!(worst(Verdict::Pass, Verdict::Block), Verdict::Block);
-        assert_eq!(worst(Verdict::Warn, Verdict::Pass), Verdict::Warn);
+        assert_eq!(Verdict::Pass.worst(Verdict::Block), Verdict::Block);
+        assert_eq!(Verdict::Warn.worst(Verdict::Pass), Verdict::Warn);
+        assert_eq!(
+            Verdict::worst_of([Verdict::Warn, Verdict::Pass]),
+            Verdict::Warn
+        );
     }
 }

@@ -82,6 +82,10 @@ pub struct ClusterValue {
     pub name: String,
     /// The value.
     pub value: Value,
+    /// Its key names the port by its MAC (no cross-node id): another node lacking the key
+    /// most likely names the same port otherwise, so its absence is no disagreement.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_mac: bool,
 }
 
 /// What a cluster key compares.
@@ -193,10 +197,17 @@ impl ClusterFacts {
                         format!("{setting} of {on} (BMC)"),
                         value,
                     );
+                    if id == *key {
+                        out.by_mac
+                            .insert(format!("nic/{id}/bmc/{}", rest.join("/")));
+                    }
                 }
                 ["nic", key, "os", rest @ ..] => {
                     let id = ports.os_id(key);
                     let base = format!("nic/{id}/os");
+                    if id == *key {
+                        out.mac_bases.insert(base.clone());
+                    }
                     match rest {
                         ["dcbx_support", "current"] => out.set(
                             format!("{base}/dcbx_support/current"),
@@ -243,6 +254,7 @@ impl ClusterFacts {
                     severity: Compared::NicFirmwareFamily.severity(),
                     name: format!("NIC firmware family of {model}"),
                     value: Value::String(families.join(", ")),
+                    by_mac: false,
                 },
             );
         }
@@ -256,6 +268,10 @@ struct Extracted {
     values: BTreeMap<String, ClusterValue>,
     /// Key → (name, priorities with PFC on).
     pfc: BTreeMap<String, (String, BTreeSet<u64>)>,
+    /// Keys that name a port by its MAC.
+    by_mac: BTreeSet<String>,
+    /// `nic/<mac>/os`: every key under it names a port by its MAC.
+    mac_bases: BTreeSet<String>,
 }
 
 impl Extracted {
@@ -267,6 +283,7 @@ impl Extracted {
                 severity: what.severity(),
                 name,
                 value: json(value),
+                by_mac: false,
             },
         );
     }
@@ -314,8 +331,15 @@ impl Extracted {
                     severity: Compared::PfcPriorities.severity(),
                     name,
                     value: Value::Array(list),
+                    by_mac: false,
                 },
             );
+        }
+        for (key, value) in &mut self.values {
+            value.by_mac = self.by_mac.contains(key)
+                || key
+                    .rsplit_once("/os/")
+                    .is_some_and(|(port, _)| self.mac_bases.contains(&format!("{port}/os")));
         }
         ClusterFacts {
             values: self.values,
@@ -507,13 +531,17 @@ fn compare_key(
         .iter()
         .filter_map(|(host, facts)| facts.values.get(key).map(|v| (*host, v)))
         .collect();
-    if present.len() < 2 {
+    // What the nodes say it is; they agree unless their tool versions differ.
+    let first = present.first()?.1;
+    // A key that names the same thing on every node: a node without it disagrees (in a
+    // 2-node cluster, or when half the nodes lack it, too: then there is no majority). A
+    // MAC-keyed port is only blamed for lacking a key most nodes have.
+    let by_mac = present.iter().any(|(_, v)| v.by_mac);
+    let with_absent = first.what.absence_counts() && (!by_mac || present.len() * 2 > members.len());
+    if present.len() < 2 && !with_absent {
         return None;
     }
-    // What the nodes say it is; they agree unless their tool versions differ.
-    let first = present[0].1;
     let severity = present.iter().map(|(_, v)| v.severity).max()?;
-    let with_absent = first.what.absence_counts() && present.len() * 2 > members.len();
     let compared: Vec<(&str, Option<&Value>)> = if with_absent {
         members
             .iter()

@@ -63,6 +63,11 @@ pub struct FleetSettings {
     pub snapshots: Option<PathBuf>,
     /// Report baselines and last good captures older than this.
     pub stale_after: Option<Duration>,
+    /// `--run-id`: recorded in `run.json`, so that merge refuses shards of other runs.
+    pub run_id: Option<String>,
+    /// A first run: the store may have no `baselines/` yet (else that is refused as a wrong
+    /// store, [`FleetError::NoBaselines`]).
+    pub bootstrap: bool,
 }
 
 /// What a fleet check tells its caller while it works (the library prints nothing): the
@@ -211,6 +216,42 @@ pub enum FleetError {
     /// The store could not be read.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    /// The store's state file (`.driftgate/state.json`) cannot be read.
+    #[error("{path}: {reason}")]
+    State {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The store has no `baselines/` at HEAD: most likely the wrong store (every host would
+    /// only warn); a first run says `--bootstrap`.
+    #[error(
+        "{store}: no baselines/ at HEAD, so no host has a baseline: is this the baseline store? \
+         (a first run that bootstraps the fleet's baselines says --bootstrap)"
+    )]
+    NoBaselines {
+        /// The store.
+        store: String,
+    },
+    /// `--snapshots` reads the directory this run's `--out-dir` clears.
+    #[error(
+        "--snapshots {snapshots} is (inside) --out-dir {out_dir}, which a run clears: use another --out-dir"
+    )]
+    SnapshotsInOutDir {
+        /// `--snapshots`.
+        snapshots: String,
+        /// `--out-dir`.
+        out_dir: String,
+    },
+    /// A host's task panicked, and so did the writing of its failure.
+    #[error("host {host}: its result could not be written: {message}")]
+    HostPanicked {
+        /// The host.
+        host: String,
+        /// What the panic said.
+        message: String,
+    },
     /// The run was stopped by a signal.
     #[error("the run was interrupted")]
     Interrupted,
@@ -219,15 +260,27 @@ pub enum FleetError {
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures or reads the
 /// hosts at most `concurrency` at once, writes the output directory as each finishes, and
-/// assembles the fleet result. A host that cannot be read is INCOMPLETE, never an error; only
-/// a stop (`capture.cancel`: no new host starts) or an output directory that cannot be
-/// written ends the run early.
+/// assembles the fleet result. A host that cannot be read (or whose task panics) is
+/// INCOMPLETE, never an error; only a stop (`capture.cancel`: no new host starts) or an output
+/// directory that cannot be written ends the run early (the running hosts are drained first).
+/// Refused before anything runs: no host selected, a store without `baselines/` unless
+/// `bootstrap`, `--snapshots` inside the `--out-dir` a run clears.
 pub async fn check_all(
     settings: &FleetSettings,
     reporter: &dyn Reporter,
 ) -> Result<FleetReport, FleetError> {
     let started_at = now();
     let plan = plan::plan(settings)?;
+    if let (Some(snapshots), Some(out_dir)) = (&settings.snapshots, &settings.out_dir) {
+        let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
+        let (read, written) = (canonical(snapshots), canonical(out_dir));
+        if read == written || read == written.join(outdir::SNAPSHOTS_DIR) {
+            return Err(FleetError::SnapshotsInOutDir {
+                snapshots: snapshots.display().to_string(),
+                out_dir: out_dir.display().to_string(),
+            });
+        }
+    }
     let out = settings
         .out_dir
         .as_deref()
@@ -264,8 +317,13 @@ pub async fn check_all(
         policy_digest: settings.policy.digest(),
         stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),
     };
+    let identity = outdir::RunIdentity {
+        run_id: settings.run_id.clone(),
+        store_head: plan.head.clone(),
+        planned_hosts_digest: Some(plan.planned_digest.clone()),
+    };
     if let Some(out) = &out {
-        out.write_run(&run_file)?;
+        out.write_identified_run(&run_file, &identity)?;
     }
     Ok(assemble::assemble(assemble::Assembly {
         shards: settings.shard.iter().map(Shard::to_string).collect(),

@@ -53,6 +53,36 @@ pub struct RunFile {
     pub stale_after_seconds: Option<u64>,
 }
 
+/// Which run a `run.json` is of, written beside the [`RunFile`]'s fields: `report merge`
+/// refuses shards whose identities differ (last night's shard left on a volume, an inventory
+/// or a baseline commit that changed between shards). Every field is absent in a run file of
+/// an older driftgate.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    /// `--run-id` (a scheduler's job name), when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// The store's HEAD commit the baselines were read at; `None`: the store has no commit.
+    #[serde(default)]
+    pub store_head: Option<String>,
+    /// `sha256:` of the hosts the selection planned over all shards (name, fleet, cluster,
+    /// before the shard is taken): equal in every shard of one run of one inventory.
+    #[serde(default)]
+    pub planned_hosts_digest: Option<String>,
+}
+
+/// `sha256:` of `hosts` (name, fleet, cluster), in the order given.
+pub(super) fn hosts_digest<'h>(
+    hosts: impl IntoIterator<Item = (&'h str, &'h str, Option<&'h str>)>,
+) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    for (name, fleet, cluster) in hosts {
+        hasher.update(format!("{name}\t{fleet}\t{}\n", cluster.unwrap_or("")).as_bytes());
+    }
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
 /// The selection of a run, as recorded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelectionRecord {
@@ -86,8 +116,12 @@ pub struct HostRecord {
     pub complete: bool,
     /// What the cluster check compares.
     pub cluster_facts: ClusterFacts,
-    /// When its baseline was captured; `None`: it has none.
+    /// When its baseline was captured; `None`: it has none, or it could not be read.
     pub baseline_captured_at: Option<Timestamp>,
+    /// It has a baseline that could not be read (misplaced, corrupt): no
+    /// `fleet/missing-baseline` (promoting a snapshot would make a second one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub baseline_unread: bool,
     /// Its last complete capture: this run's, or the one the store's state file remembers.
     pub last_good: Option<Timestamp>,
     /// This run's complete capture, to remember in the state file.
@@ -95,24 +129,27 @@ pub struct HostRecord {
 }
 
 /// An output directory being written.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct OutDir {
     root: PathBuf,
 }
 
 impl OutDir {
     /// Creates `root` with its folders; removes a `run.json` of an earlier run, so that this
-    /// directory reads as finished only once this run is.
+    /// directory reads as finished only once this run is, and the `*.json` an earlier run
+    /// wrote in `snapshots/` and `hosts/`, so that a host that fails tonight leaves no
+    /// snapshot of last night to be judged or promoted as tonight's. Other files are kept.
     pub fn create(root: &Path) -> Result<OutDir, FleetError> {
+        remove(&root.join(RUN_FILE))?;
         for dir in [root.join(SNAPSHOTS_DIR), root.join(HOSTS_DIR)] {
             std::fs::create_dir_all(&dir).map_err(|error| write_error(&dir, error))?;
-        }
-        let run = root.join(RUN_FILE);
-        match std::fs::remove_file(&run) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                return Err(write_error(&run, error));
+            let entries = std::fs::read_dir(&dir).map_err(|error| write_error(&dir, error))?;
+            for entry in entries {
+                let path = entry.map_err(|error| write_error(&dir, error))?.path();
+                if path.extension().is_some_and(|e| e == "json") && path.is_file() {
+                    remove(&path)?;
+                }
             }
-            _ => {}
         }
         Ok(OutDir {
             root: root.to_path_buf(),
@@ -140,9 +177,34 @@ impl OutDir {
         write_json(&file, record)
     }
 
-    /// Writes `run.json`.
+    /// Writes `run.json` without an identity (a test's).
+    #[cfg(test)]
     pub fn write_run(&self, run: &RunFile) -> Result<(), FleetError> {
-        write_json(&self.root.join(RUN_FILE), run)
+        self.write_identified_run(run, &RunIdentity::default())
+    }
+
+    /// Writes `run.json`: `run` and `identity` in one object.
+    pub fn write_identified_run(
+        &self,
+        run: &RunFile,
+        identity: &RunIdentity,
+    ) -> Result<(), FleetError> {
+        #[derive(Serialize)]
+        struct Written<'a> {
+            #[serde(flatten)]
+            run: &'a RunFile,
+            #[serde(flatten)]
+            identity: &'a RunIdentity,
+        }
+        write_json(&self.root.join(RUN_FILE), &Written { run, identity })
+    }
+}
+
+/// Removes `file`, if it is there.
+fn remove(file: &Path) -> Result<(), FleetError> {
+    match std::fs::remove_file(file) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(write_error(file, error)),
+        _ => Ok(()),
     }
 }
 
@@ -167,6 +229,12 @@ pub(super) fn read_run(dir: &Path) -> Result<RunFile, FleetError> {
     Ok(run)
 }
 
+/// Reads the [`RunIdentity`] of `dir/run.json` (what merge compares across shards).
+pub fn read_run_identity(dir: &Path) -> Result<RunIdentity, FleetError> {
+    read_run(dir)?;
+    read_json(&dir.join(RUN_FILE))
+}
+
 /// Reads `dir/hosts/<host>.json`, which must be `host`'s.
 pub(super) fn read_host(dir: &Path, host: &str) -> Result<HostRecord, FleetError> {
     let file = host_file(dir, host);
@@ -183,7 +251,39 @@ pub(super) fn read_host(dir: &Path, host: &str) -> Result<HostRecord, FleetError
             ),
         });
     }
+    if let Some(reason) = untrusted(&record) {
+        return Err(FleetError::BadResults {
+            path: file.display().to_string(),
+            reason: format!("{reason}: not a record driftgate wrote (edited?)"),
+        });
+    }
     Ok(record)
+}
+
+/// What of `record` contradicts itself: a host name that is none, a verdict or counts other
+/// than its own report's, a capture not read completely that is not INCOMPLETE.
+fn untrusted(record: &HostRecord) -> Option<String> {
+    let result = &record.result;
+    if let Err(error) = crate::snapshot::HostName::new(&result.host) {
+        return Some(format!("host {:?}: {error}", result.host));
+    }
+    if result.verdict != result.report.verdict {
+        return Some(format!(
+            "verdict {} but its report's is {}",
+            result.verdict.as_upper(),
+            result.report.verdict.as_upper()
+        ));
+    }
+    if result.counts != result.report.counts {
+        return Some("its counts are not its report's".to_owned());
+    }
+    if !record.complete && result.verdict != crate::compare::Verdict::Incomplete {
+        return Some(format!(
+            "not read completely, but {}",
+            result.verdict.as_upper()
+        ));
+    }
+    None
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, FleetError> {

@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{FleetError, FleetSettings};
 use crate::inventory::{InventoryHost, Selection};
-use crate::snapshot::VerifiedSnapshot;
-use crate::store::{BaselineFile, Store};
+use crate::store::BaselineFile;
 
 /// The run's hosts and orphans.
 #[derive(Debug)]
@@ -18,10 +17,13 @@ pub(super) struct Plan {
     pub hosts: Vec<Planned>,
     /// `baselines/<fleet>/<host>.json` files of no inventory host, in this shard.
     pub orphans: Vec<String>,
+    /// `sha256:` of the hosts of the selection over all shards (see
+    /// [`super::outdir::RunIdentity`]).
+    pub planned_digest: String,
 }
 
 /// One host of the run.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Planned {
     /// Its inventory entry.
     pub host: InventoryHost,
@@ -52,11 +54,22 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
         });
     }
     let in_shard = |host: &str| settings.shard.is_none_or(|s| s.contains(host));
-    let head = head(&settings.store)?;
+    let planned_digest = super::outdir::hosts_digest(
+        selected
+            .iter()
+            .map(|h| (h.name.as_str(), h.fleet.as_str(), h.cluster.as_deref())),
+    );
+    let head = settings.store.head_commit()?;
     let files = match &head {
         Some(head) => settings.store.baseline_files(head)?,
         None => Vec::new(),
     };
+    // No baseline at all: a store in the wrong directory passes every host with a warning.
+    if files.is_empty() && !settings.bootstrap {
+        return Err(FleetError::NoBaselines {
+            store: settings.store.location().display().to_string(),
+        });
+    }
     let mut by_host: BTreeMap<&str, Vec<&BaselineFile>> = BTreeMap::new();
     for file in &files {
         by_host.entry(file.host.as_str()).or_default().push(file);
@@ -99,6 +112,7 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
         head,
         hosts,
         orphans,
+        planned_digest,
     })
 }
 
@@ -122,34 +136,6 @@ fn baseline_at(host: &InventoryHost, files: &[&BaselineFile], inventory: &str) -
             host.fleet
         )),
     }
-}
-
-/// Reads and verifies the baseline at `path` of `commit`, which must be of `host`.
-pub(super) fn read_baseline(
-    store: &Store,
-    commit: &str,
-    path: &str,
-    host: &str,
-) -> Result<VerifiedSnapshot, String> {
-    let bytes = store.read(commit, path).map_err(|e| e.to_string())?;
-    let origin = format!("git:{commit}:{path}");
-    let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(&bytes), &origin)
-        .map_err(|e| e.to_string())?;
-    if baseline.snapshot().host.as_str() != host {
-        return Err(format!(
-            "baseline {origin} is a snapshot of host {}, not {host}",
-            baseline.snapshot().host
-        ));
-    }
-    Ok(baseline)
-}
-
-/// The store's HEAD commit (hex), if it has one.
-fn head(store: &Store) -> Result<Option<String>, FleetError> {
-    if !store.has_commits() {
-        return Ok(None);
-    }
-    Ok(Some(store.resolve("HEAD")?.to_string()))
 }
 
 /// `--fleet F --cluster C --tag T` as given, or "the selection (every host)".

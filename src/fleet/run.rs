@@ -1,22 +1,29 @@
 //! Captures (or reads) the planned hosts concurrently, at most `concurrency` at once, each
-//! under a hard deadline, and as each one finishes seals, writes and judges it and keeps only
-//! its small [`HostRecord`]: memory stays flat in the number of hosts.
+//! under a hard deadline. Each host's task does all of its own work — reads its baseline and
+//! account, captures, then seals, writes and judges it (disk and judging on blocking threads)
+//! — so the loop feeding the tasks never waits on one host; it keeps only the small
+//! [`HostRecord`]s: memory stays flat in the number of hosts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 use tokio::task::JoinSet;
 
 use super::cluster::ClusterFacts;
-use super::outdir::{HOST_SCHEMA_ID, HostRecord, OutDir};
-use super::plan::{BaselineAt, Plan, Planned, read_baseline};
+use super::outdir::{self, HOST_SCHEMA_ID, HostRecord, OutDir};
+use super::plan::{BaselineAt, Plan, Planned};
 use super::stale::State;
 use super::{FleetError, FleetSettings, HostResult, Reporter};
-use crate::collect::{self, CaptureOptions, Captured, SourceKind, SourceSpec};
-use crate::compare::{self, JudgeOptions};
-use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
+use crate::collect::{self, CaptureOptions, SourceKind};
+use crate::compare::{self, JudgeOptions, Policy};
+use crate::inventory::{HostOptionsError, Inventory};
+use crate::snapshot::{
+    HostName, Snapshot, SnapshotError, SourceRecord, SourceStatus, VerifiedSnapshot,
+};
+use crate::store::{BaselineReadError, Store};
 
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
 /// capture's own deadline ends it first and then deletes its session (at most
@@ -24,14 +31,90 @@ use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSn
 pub(super) const GRACE: Duration =
     Duration::from_secs(collect::redfish::LOGOUT_GRACE.as_secs() + 5);
 
-/// What a host's task came back with.
-enum Got {
-    /// A capture, complete or not.
-    Captured(Captured),
-    /// The capture did not finish within its deadline (its `--host-timeout`).
+/// The host a test build's task panics on (M4: a panicking task must not end the run).
+#[cfg(test)]
+pub(super) const PANICKING_HOST: &str = "test-panics";
+
+/// Why a host could not be read completely: its `failure` text names the file, URI or
+/// command.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum HostFailure {
+    /// Its baseline is not where the inventory says (the plan's reason).
+    #[error("{0}")]
+    BaselinePlacement(String),
+    /// Its baseline could not be read from the store, is no valid snapshot or is another
+    /// host's.
+    #[error("baseline {path} at {commit}: {error}")]
+    Baseline {
+        /// `baselines/<fleet>/<host>.json`.
+        path: String,
+        /// The commit.
+        commit: String,
+        /// Why (boxed: a failure is passed around by value).
+        error: Box<BaselineReadError>,
+    },
+    /// Its inventory entry gives no capture settings (CA file, account).
+    #[error(transparent)]
+    Options(#[from] HostOptionsError),
+    /// The capture did not finish within its deadline.
+    #[error("did not finish within its --host-timeout of {} s", .0.as_secs())]
     TimedOut(Duration),
-    /// A snapshot read from `--snapshots`, or why it could not be.
-    Read(Result<VerifiedSnapshot, String>),
+    /// No `--snapshots` file of the host.
+    #[error("no snapshot of {host} in {dir}: looked for {}", looked.join(" and "))]
+    NoSnapshot {
+        /// The host.
+        host: String,
+        /// The `--snapshots` directory.
+        dir: String,
+        /// The files looked for.
+        looked: Vec<String>,
+    },
+    /// The `--snapshots` directory is a run's output directory whose record of the host
+    /// names no snapshot (its capture failed in that run), or cannot be read.
+    #[error("{record}: {reason}")]
+    NotInRun {
+        /// `DIR/hosts/<host>.json`.
+        record: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `--snapshots` file cannot be read.
+    #[error("{file}: cannot read: {error}")]
+    SnapshotUnreadable {
+        /// The file.
+        file: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A `--snapshots` file is no valid snapshot.
+    #[error(transparent)]
+    SnapshotInvalid(SnapshotError),
+    /// A `--snapshots` file is another host's.
+    #[error("{origin} is a snapshot of host {found}, not {host}")]
+    SnapshotOfOtherHost {
+        /// The file.
+        origin: String,
+        /// Whose it is.
+        found: String,
+        /// The host.
+        host: String,
+    },
+    /// A `--snapshots` file lacks a source kind the inventory lists for the host.
+    #[error("{origin} has no {} source, which the inventory lists for {host}", missing.join(", no "))]
+    MissingSources {
+        /// The file.
+        origin: String,
+        /// The host.
+        host: String,
+        /// The kinds it lacks.
+        missing: Vec<&'static str>,
+    },
+    /// The host's task panicked.
+    #[error("capture panicked: {0}")]
+    Panicked(String),
+    /// Sources of the judgement that are not complete (from its report).
+    #[error("{0}")]
+    Incomplete(String),
 }
 
 /// A source event of a capture task, handed to the caller's reporter on the run's own task
@@ -64,7 +147,27 @@ impl collect::Reporter for Forward {
     }
 }
 
-/// Works on every host of `plan`: the records in the order hosts finished.
+/// What every host's task works with: owned, shared by the tasks of one run.
+struct Shared {
+    /// The store's location: each task opens it for itself (a `Store` is not `Sync`).
+    store: PathBuf,
+    head: Option<String>,
+    inventory: Inventory,
+    /// The capture settings with the inventory's account variables withheld (computed once).
+    capture: CaptureOptions,
+    policy: Policy,
+    strict: bool,
+    snapshots: Option<PathBuf>,
+    out: Option<OutDir>,
+}
+
+/// What a host's task ends with.
+type Done = (usize, Result<HostRecord, FleetError>, Duration);
+
+/// Works on every host of `plan`: the records in the order hosts finished. On an error (an
+/// output file that cannot be written) the run's cancel is fired and the running tasks are
+/// drained before it is returned, so that no capture is dropped half-way (sessions are
+/// deleted).
 pub(super) async fn run(
     settings: &FleetSettings,
     plan: &Plan,
@@ -74,41 +177,41 @@ pub(super) async fn run(
 ) -> Result<Vec<HostRecord>, FleetError> {
     let cancel = &settings.capture.cancel;
     let concurrency = settings.concurrency.max(1);
-    let mut tasks = JoinSet::new();
-    let mut running: HashMap<usize, Option<VerifiedSnapshot>> = HashMap::new();
+    let shared = Arc::new(Shared {
+        store: settings.store.location().to_path_buf(),
+        head: plan.head.clone(),
+        inventory: settings.inventory.clone(),
+        capture: settings.inventory.withholding_env(&settings.capture),
+        policy: settings.policy.clone(),
+        strict: settings.strict,
+        snapshots: settings.snapshots.clone(),
+        out: out.cloned(),
+    });
+    let mut tasks: JoinSet<Done> = JoinSet::new();
+    let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
+    let mut panicked: HashSet<usize> = HashSet::new();
     let mut records = Vec::with_capacity(plan.hosts.len());
     let mut next = 0;
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = Forward(sender);
+    let last_good = |planned: &Planned| {
+        state
+            .hosts
+            .get(planned.host.name.as_str())
+            .map(|h| h.last_good)
+    };
     loop {
         while tasks.len() < concurrency && next < plan.hosts.len() && !cancel.is_cancelled() {
             let planned = &plan.hosts[next];
             reporter.host_started(&planned.host.name);
-            match prepare(settings, plan, planned) {
-                Ok((baseline, options)) => {
-                    running.insert(next, baseline);
-                    tasks.spawn(work(
-                        next,
-                        planned.host.name.clone(),
-                        planned.host.sources.clone(),
-                        options,
-                        settings.snapshots.clone(),
-                        forward.clone(),
-                    ));
-                }
-                Err(failure) => {
-                    let finished = Finished {
-                        baseline: None,
-                        got: None,
-                        failure: Some(failure),
-                        took: Duration::ZERO,
-                    };
-                    match finish(settings, planned, finished, state, out, reporter) {
-                        Ok(record) => records.push(record),
-                        Err(e) => return Err(drain(cancel, tasks, e).await),
-                    }
-                }
-            }
+            let task = host_task(
+                Arc::clone(&shared),
+                next,
+                planned.clone(),
+                last_good(planned),
+                forward.clone(),
+            );
+            running.insert(tasks.spawn(task).id(), next);
             next += 1;
         }
         if tasks.is_empty() {
@@ -124,19 +227,45 @@ pub(super) async fn run(
                 }
                 continue;
             }
-            Some(joined) = tasks.join_next() => joined,
+            Some(joined) = tasks.join_next_with_id() => joined,
         };
-        let (index, got, took) = joined.expect("a host's task does not panic");
-        let baseline = running.remove(&index).flatten();
-        let finished = Finished {
-            baseline,
-            got: Some(got),
-            failure: None,
-            took,
-        };
-        match finish(settings, &plan.hosts[index], finished, state, out, reporter) {
-            Ok(record) => records.push(record),
-            Err(e) => return Err(drain(cancel, tasks, e).await),
+        match joined {
+            Ok((id, (index, Ok(record), took))) => {
+                running.remove(&id);
+                reporter.host_finished(&plan.hosts[index].host.name, record.result.verdict, took);
+                records.push(record);
+            }
+            Ok((_, (_, Err(error), _))) => {
+                cancel.cancel();
+                while tasks.join_next().await.is_some() {}
+                return Err(error);
+            }
+            Err(error) => {
+                // A task that panicked (or was aborted): its host is INCOMPLETE, the run
+                // goes on; its record is written by a task of its own like any other.
+                let Some(index) = running.remove(&error.id()) else {
+                    continue;
+                };
+                let why = panic_text(error);
+                if !panicked.insert(index) {
+                    // Even writing its failure panicked: nothing can be said of the host.
+                    cancel.cancel();
+                    while tasks.join_next().await.is_some() {}
+                    return Err(FleetError::HostPanicked {
+                        host: plan.hosts[index].host.name.to_string(),
+                        message: why,
+                    });
+                }
+                let planned = plan.hosts[index].clone();
+                let task = failed_task(
+                    Arc::clone(&shared),
+                    index,
+                    planned,
+                    last_good(&plan.hosts[index]),
+                    HostFailure::Panicked(why),
+                );
+                running.insert(tasks.spawn(task).id(), index);
+            }
         }
     }
     if cancel.is_cancelled() {
@@ -149,153 +278,253 @@ pub(super) async fn run(
     Ok(records)
 }
 
-/// Stops the running captures and waits for them (each deletes its BMC session, within its
-/// grace) before `error` ends the run: dropped, they would abort crawls without a logout.
-async fn drain<T: 'static>(
-    cancel: &collect::Cancel,
-    mut tasks: JoinSet<T>,
-    error: FleetError,
-) -> FleetError {
-    cancel.cancel();
-    while tasks.join_next().await.is_some() {}
-    error
+/// What a panic said, or that the task was cancelled.
+fn panic_text(error: tokio::task::JoinError) -> String {
+    if !error.is_panic() {
+        return "its task was cancelled".to_owned();
+    }
+    let payload = error.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
 }
 
-/// A host's baseline (read now, so that only running hosts hold one) and capture settings,
-/// or why it cannot be worked on.
-fn prepare(
-    settings: &FleetSettings,
-    plan: &Plan,
+/// One host's task: its baseline and capture settings, its capture under its deadline (or its
+/// snapshot read from `--snapshots`), then sealed, written and judged.
+async fn host_task(
+    shared: Arc<Shared>,
+    index: usize,
+    planned: Planned,
+    last_good: Option<Timestamp>,
+    reporter: Forward,
+) -> Done {
+    let started = Instant::now();
+    #[cfg(test)]
+    if planned.host.name.as_str() == PANICKING_HOST {
+        panic!("injected for a test");
+    }
+    let prepared = {
+        let (shared, planned) = (Arc::clone(&shared), planned.clone());
+        blocking(move || prepare(&shared, &planned)).await
+    };
+    let (baseline, got) = match prepared {
+        Err(failure) => (None, Err(failure)),
+        Ok((baseline, options)) => {
+            let got = match shared.snapshots.clone() {
+                Some(dir) => {
+                    let planned = planned.clone();
+                    blocking(move || read_snapshot(&dir, &planned)).await
+                }
+                None => capture(&planned, &options, shared.out.is_some(), &reporter).await,
+            };
+            (baseline, got)
+        }
+    };
+    let took = started.elapsed();
+    let record = blocking(move || finish(&shared, &planned, baseline, got, last_good, took)).await;
+    (index, record, took)
+}
+
+/// The task of a host whose own task failed (panicked): its record says why.
+async fn failed_task(
+    shared: Arc<Shared>,
+    index: usize,
+    planned: Planned,
+    last_good: Option<Timestamp>,
+    failure: HostFailure,
+) -> Done {
+    let record = blocking(move || {
+        finish(
+            &shared,
+            &planned,
+            None,
+            Err(failure),
+            last_good,
+            Duration::ZERO,
+        )
+    })
+    .await;
+    (index, record, Duration::ZERO)
+}
+
+/// Runs `work` on a blocking thread (disk, git, judging), off the runtime's workers.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        // Its panic becomes the host task's own: the run makes the host INCOMPLETE.
+        Err(error) => std::panic::resume_unwind(error.into_panic()),
+    }
+}
+
+/// Captures `planned` under its deadline (its `--host-timeout` and a grace).
+async fn capture(
     planned: &Planned,
-) -> Result<(Option<VerifiedSnapshot>, CaptureOptions), String> {
-    let baseline = match (&planned.baseline, &plan.head) {
+    options: &CaptureOptions,
+    in_out_dir: bool,
+    reporter: &Forward,
+) -> Result<VerifiedSnapshot, HostFailure> {
+    let host = planned.host.name.clone();
+    let limit = options.redfish.client.host_timeout;
+    let capture = collect::capture_host(host, &planned.host.sources, options, reporter);
+    match tokio::time::timeout(limit + GRACE, capture).await {
+        Ok(captured) => {
+            let origin = origin(&planned.host.name, in_out_dir);
+            Ok(VerifiedSnapshot::seal(captured.snapshot, &origin))
+        }
+        Err(_) => Err(HostFailure::TimedOut(limit)),
+    }
+}
+
+/// How a host's snapshot is named in its report: its file in the output directory, or the
+/// capture.
+fn origin(host: &HostName, in_out_dir: bool) -> String {
+    if in_out_dir {
+        OutDir::snapshot_name(host.as_str())
+    } else {
+        format!("capture of {host}")
+    }
+}
+
+/// A host's baseline (read now, so that only running hosts hold one) and capture settings.
+fn prepare(
+    shared: &Shared,
+    planned: &Planned,
+) -> Result<(Option<VerifiedSnapshot>, CaptureOptions), HostFailure> {
+    let baseline = match (&planned.baseline, &shared.head) {
         (BaselineAt::File(path), Some(head)) => Some(read_baseline(
-            &settings.store,
+            &shared.store,
             head,
             path,
             planned.host.name.as_str(),
         )?),
-        (BaselineAt::Problem(problem), _) => return Err(problem.clone()),
+        (BaselineAt::Problem(problem), _) => {
+            return Err(HostFailure::BaselinePlacement(problem.clone()));
+        }
         _ => None,
     };
     // Snapshots read from files need no account: an unset variable must not fail them.
-    if settings.snapshots.is_some() {
-        return Ok((baseline, settings.capture.clone()));
+    if shared.snapshots.is_some() {
+        return Ok((baseline, shared.capture.clone()));
     }
-    let options = settings
+    let options = shared
         .inventory
-        .capture_options(&planned.host, &settings.capture)
-        .map_err(|e| e.to_string())?;
+        .host_capture_options(&planned.host, &shared.capture)?;
     Ok((baseline, options))
 }
 
-/// One host's task: capture it under its deadline, or read its snapshot from `snapshots`.
-async fn work(
-    index: usize,
-    host: HostName,
-    sources: Vec<SourceSpec>,
-    options: CaptureOptions,
-    snapshots: Option<PathBuf>,
-    reporter: Forward,
-) -> (usize, Got, Duration) {
-    let started = Instant::now();
-    let got = match snapshots {
-        Some(dir) => {
-            let read = tokio::task::spawn_blocking(move || read_snapshot(&dir, &host))
-                .await
-                .expect("reading a snapshot does not panic");
-            Got::Read(read)
-        }
-        None => {
-            let limit = options.redfish.client.host_timeout;
-            let capture = collect::capture_host(host, &sources, &options, &reporter);
-            match tokio::time::timeout(limit + GRACE, capture).await {
-                Ok(captured) => Got::Captured(captured),
-                Err(_) => Got::TimedOut(limit),
+/// Reads the baseline at `path` of `commit` in the store at `store` (opened by this task: a
+/// `Store` is not `Sync`), which must be of `host`.
+fn read_baseline(
+    store: &Path,
+    commit: &str,
+    path: &str,
+    host: &str,
+) -> Result<VerifiedSnapshot, HostFailure> {
+    Store::discover(store)
+        .map_err(BaselineReadError::from)
+        .and_then(|store| store.read_baseline(commit, path, host))
+        .map_err(|error| HostFailure::Baseline {
+            path: path.to_owned(),
+            commit: commit.to_owned(),
+            error: Box::new(error),
+        })
+}
+
+/// The snapshot of `planned` in `--snapshots` `dir`: `DIR/<host>.json`, else
+/// `DIR/snapshots/<host>.json` of another run's output directory — there only the file its
+/// `hosts/<host>.json` names (an older file of a host that failed in that run is not its
+/// snapshot). It must be the host's, and hold every source kind its inventory entry lists.
+fn read_snapshot(dir: &Path, planned: &Planned) -> Result<VerifiedSnapshot, HostFailure> {
+    let host = &planned.host.name;
+    let direct = dir.join(format!("{host}.json"));
+    let file = if direct.exists() {
+        direct
+    } else if dir.join(outdir::RUN_FILE).exists() {
+        let record =
+            outdir::read_host(dir, host.as_str()).map_err(|error| HostFailure::NotInRun {
+                record: outdir::host_file(dir, host.as_str()).display().to_string(),
+                reason: error.to_string(),
+            })?;
+        match record.result.snapshot_file {
+            Some(name) if name == OutDir::snapshot_name(host.as_str()) => dir.join(name),
+            Some(name) => {
+                return Err(HostFailure::NotInRun {
+                    record: outdir::host_file(dir, host.as_str()).display().to_string(),
+                    reason: format!("names {name}, not {}", OutDir::snapshot_name(host.as_str())),
+                });
+            }
+            None => {
+                return Err(HostFailure::NotInRun {
+                    record: outdir::host_file(dir, host.as_str()).display().to_string(),
+                    reason: format!(
+                        "that run wrote no snapshot of {host} (it was not read completely)"
+                    ),
+                });
             }
         }
-    };
-    (index, got, started.elapsed())
-}
-
-/// `DIR/<host>.json`, else `DIR/snapshots/<host>.json` (another run's output directory),
-/// verified.
-fn read_snapshot(dir: &Path, host: &HostName) -> Result<VerifiedSnapshot, String> {
-    let candidates = [
-        dir.join(format!("{host}.json")),
-        dir.join(super::outdir::SNAPSHOTS_DIR)
-            .join(format!("{host}.json")),
-    ];
-    let Some(file) = candidates.iter().find(|f| f.exists()) else {
-        return Err(format!(
-            "no snapshot of {host} in {}: looked for {} and {}",
-            dir.display(),
-            candidates[0].display(),
-            candidates[1].display()
-        ));
+    } else {
+        let in_out_dir = dir.join(outdir::SNAPSHOTS_DIR).join(format!("{host}.json"));
+        if !in_out_dir.exists() {
+            return Err(HostFailure::NoSnapshot {
+                host: host.to_string(),
+                dir: dir.display().to_string(),
+                looked: vec![
+                    direct.display().to_string(),
+                    in_out_dir.display().to_string(),
+                ],
+            });
+        }
+        in_out_dir
     };
     let origin = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{origin}: cannot read: {e}"))?;
-    VerifiedSnapshot::parse(&text, &origin).map_err(|e| e.to_string())
+    let text = read_limited(&file).map_err(|error| HostFailure::SnapshotUnreadable {
+        file: origin.clone(),
+        error,
+    })?;
+    let read = VerifiedSnapshot::parse(&text, &origin).map_err(HostFailure::SnapshotInvalid)?;
+    if read.snapshot().host != *host {
+        return Err(HostFailure::SnapshotOfOtherHost {
+            origin,
+            found: read.snapshot().host.to_string(),
+            host: host.to_string(),
+        });
+    }
+    let mut missing: Vec<&'static str> = Vec::new();
+    for spec in &planned.host.sources {
+        let kind = spec.kind().as_str();
+        if !read.snapshot().sources.iter().any(|s| s.name == kind) && !missing.contains(&kind) {
+            missing.push(kind);
+        }
+    }
+    if !missing.is_empty() {
+        return Err(HostFailure::MissingSources {
+            origin,
+            host: host.to_string(),
+            missing,
+        });
+    }
+    Ok(read)
 }
 
-/// What is known of a host when it finished.
-struct Finished {
-    baseline: Option<VerifiedSnapshot>,
-    got: Option<Got>,
-    failure: Option<String>,
-    took: Duration,
-}
-
-/// Seals, writes and judges a finished host; returns its record (the snapshot is dropped).
+/// Writes and judges a finished host; returns its record (the snapshot is dropped).
 fn finish(
-    settings: &FleetSettings,
+    shared: &Shared,
     planned: &Planned,
-    finished: Finished,
-    state: &State,
-    out: Option<&OutDir>,
-    reporter: &dyn Reporter,
+    baseline: Option<VerifiedSnapshot>,
+    got: Result<VerifiedSnapshot, HostFailure>,
+    last_good: Option<Timestamp>,
+    took: Duration,
 ) -> Result<HostRecord, FleetError> {
     let host = &planned.host.name;
-    let origin = match out {
-        Some(_) => OutDir::snapshot_name(host.as_str()),
-        None => format!("capture of {host}"),
+    let out = shared.out.as_ref();
+    let (snapshot, mut failure) = match got {
+        Ok(snapshot) => (Some(snapshot), None),
+        Err(failure) => (None, Some(failure)),
     };
-    let Finished {
-        baseline,
-        got,
-        mut failure,
-        took,
-    } = finished;
-    let (snapshot, write) = match got {
-        Some(Got::Captured(captured)) => (
-            Some(VerifiedSnapshot::seal(captured.snapshot, &origin)),
-            true,
-        ),
-        Some(Got::TimedOut(limit)) => {
-            failure = Some(format!(
-                "did not finish within its --host-timeout of {} s",
-                limit.as_secs()
-            ));
-            (None, false)
-        }
-        Some(Got::Read(Ok(read))) if read.snapshot().host != *host => {
-            failure = Some(format!(
-                "{} is a snapshot of host {}, not {host}",
-                read.origin(),
-                read.snapshot().host
-            ));
-            (None, false)
-        }
-        Some(Got::Read(Ok(read))) => (Some(read), true),
-        Some(Got::Read(Err(why))) => {
-            failure = Some(why);
-            (None, false)
-        }
-        None => (None, false),
-    };
-    let snapshot_file = match (&snapshot, out, write) {
-        (Some(snapshot), Some(out), true) => {
+    let snapshot_file = match (&snapshot, out) {
+        (Some(snapshot), Some(out)) => {
             out.write_snapshot(snapshot)?;
             Some(OutDir::snapshot_name(host.as_str()))
         }
@@ -304,21 +533,23 @@ fn finish(
     let complete = snapshot
         .as_ref()
         .is_some_and(|s| s.snapshot().is_complete());
-    if failure.is_none() && !complete {
-        failure = snapshot.as_ref().map(|s| incomplete_sources(s.snapshot()));
-    }
     let judged = snapshot.unwrap_or_else(|| {
-        let why = failure.clone().unwrap_or_default();
-        VerifiedSnapshot::seal(unread(host, &why), &origin)
+        let why = failure
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        VerifiedSnapshot::seal(unread(host, &why), &origin(host, out.is_some()))
     });
     let options = JudgeOptions {
-        strict: settings.strict,
+        strict: shared.strict,
         changes_only: false,
         ..JudgeOptions::default()
     };
-    let report = compare::judge(&judged, baseline.as_ref(), &settings.policy, &options);
+    let report = compare::judge(&judged, baseline.as_ref(), &shared.policy, &options);
+    if failure.is_none() && !report.incomplete_sources.is_empty() {
+        failure = Some(HostFailure::Incomplete(incomplete_sources(&report)));
+    }
     let captured_good = complete.then_some(judged.snapshot().captured_at);
-    let last_good = captured_good.or_else(|| state.hosts.get(host.as_str()).map(|h| h.last_good));
     let record = HostRecord {
         schema: HOST_SCHEMA_ID.to_owned(),
         cluster_facts: if complete {
@@ -328,7 +559,8 @@ fn finish(
         },
         complete,
         baseline_captured_at: baseline.as_ref().map(|b| b.snapshot().captured_at),
-        last_good,
+        baseline_unread: baseline.is_none() && planned.baseline != BaselineAt::Missing,
+        last_good: captured_good.or(last_good),
         captured_good,
         result: HostResult {
             host: host.to_string(),
@@ -336,7 +568,7 @@ fn finish(
             cluster: planned.host.cluster.clone(),
             verdict: report.verdict,
             counts: report.counts,
-            failure,
+            failure: failure.map(|f| f.to_string()),
             capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             snapshot_file,
             report,
@@ -345,22 +577,23 @@ fn finish(
     if let Some(out) = out {
         out.write_host(&record)?;
     }
-    reporter.host_finished(host, record.result.verdict, took);
     Ok(record)
 }
 
-/// Each source that is not complete, with why: `redfish (https://bmc): partial: …`.
-fn incomplete_sources(snapshot: &Snapshot) -> String {
-    if snapshot.sources.is_empty() {
-        return "no source was read".to_owned();
-    }
-    snapshot
-        .sources
+/// Each source the report says is not complete, with why: `redfish (https://bmc): partial: …`
+/// (a baseline's source is named as the baseline's).
+fn incomplete_sources(report: &compare::Report) -> String {
+    report
+        .incomplete_sources
         .iter()
-        .filter(|s| s.status != SourceStatus::Complete)
         .map(|s| {
+            let of = match s.role {
+                compare::Role::Snapshot => "",
+                compare::Role::Baseline => "baseline ",
+                compare::Role::Pre => "pre ",
+            };
             format!(
-                "{} ({}): {}: {}",
+                "{of}{} ({}): {}: {}",
                 s.name,
                 s.target,
                 s.status.as_str(),
@@ -390,32 +623,135 @@ fn unread(host: &HostName, why: &str) -> Snapshot {
     }
 }
 
+/// A `--snapshots` file larger than this is refused rather than read into memory.
+const MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads `file` as UTF-8 text, refusing one over [`MAX_SNAPSHOT_BYTES`].
+fn read_limited(file: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(file)?
+        .take(MAX_SNAPSHOT_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB: not a snapshot",
+            MAX_SNAPSHOT_BYTES / 1024 / 1024
+        )));
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inventory::Inventory;
+
+    fn inventory(sources: &str) -> Inventory {
+        let text = format!("[[host]]\nname = \"h1\"\nfleet = \"f\"\nsources = [{sources}]\n");
+        Inventory::parse(&text, Path::new("inventory.toml")).unwrap()
+    }
+
+    fn h1_inventory() -> Inventory {
+        inventory("\"redfish=https://bmc\"")
+    }
+
+    fn planned(sources: &str) -> Planned {
+        let host = inventory(sources).hosts.remove(0);
+        Planned {
+            host,
+            baseline: BaselineAt::Missing,
+        }
+    }
+
+    fn write(file: &Path, snapshot: &Snapshot) {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, snapshot.to_canonical_json()).unwrap();
+    }
 
     #[test]
     fn a_missing_or_corrupt_snapshot_file_is_named_and_another_runs_out_dir_is_accepted() {
         let dir = tempfile::tempdir().unwrap();
-        let host = HostName::new("h1").unwrap();
-        let missing = read_snapshot(dir.path(), &host).unwrap_err();
+        let h1 = planned("\"redfish=https://bmc\"");
+        let host = h1.host.name.clone();
+        let missing = read_snapshot(dir.path(), &h1).unwrap_err().to_string();
         assert!(
             missing.contains("h1.json") && missing.contains("snapshots"),
             "{missing}"
         );
         std::fs::write(dir.path().join("h1.json"), "{").unwrap();
-        let corrupt = read_snapshot(dir.path(), &host).unwrap_err();
+        let corrupt = read_snapshot(dir.path(), &h1).unwrap_err().to_string();
         assert!(corrupt.contains("h1.json"), "{corrupt}");
         std::fs::remove_file(dir.path().join("h1.json")).unwrap();
-        std::fs::create_dir(dir.path().join("snapshots")).unwrap();
-        let snapshot = unread(&host, "test");
-        std::fs::write(
-            dir.path().join("snapshots/h1.json"),
-            snapshot.to_canonical_json(),
+        let mut snapshot = unread(&host, "test");
+        snapshot.sources[0].name = "redfish".into();
+        write(&dir.path().join("snapshots/h1.json"), &snapshot);
+        let read = read_snapshot(dir.path(), &h1).unwrap();
+        assert_eq!(read.snapshot().host, host);
+    }
+
+    #[test]
+    fn a_snapshot_lacking_a_source_kind_of_the_inventory_is_refused_naming_the_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let h1 = planned("\"redfish=https://bmc\", \"windows=dir:/x\"");
+        let mut snapshot = unread(&h1.host.name, "test");
+        snapshot.sources[0].name = "redfish".into();
+        write(&dir.path().join("h1.json"), &snapshot);
+        let failure = read_snapshot(dir.path(), &h1).unwrap_err();
+        assert!(
+            matches!(failure, HostFailure::MissingSources { .. }),
+            "{failure:?}"
+        );
+        let text = failure.to_string();
+        assert!(
+            text.contains("no windows source") && text.contains("h1.json"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn in_a_finished_out_dir_only_the_snapshot_its_host_record_names_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let h1 = planned("\"redfish=https://bmc\"");
+        let mut snapshot = unread(&h1.host.name, "an old night");
+        snapshot.sources[0].name = "redfish".into();
+        // Last night's snapshot is still there; tonight's run failed the host, wrote no
+        // snapshot, but wrote its record and run.json.
+        write(&dir.path().join("snapshots/h1.json"), &snapshot);
+        std::fs::write(dir.path().join(outdir::RUN_FILE), "{}").unwrap();
+        let failure = read_snapshot(dir.path(), &h1).unwrap_err();
+        assert!(
+            matches!(failure, HostFailure::NotInRun { .. }),
+            "{failure:?}"
+        );
+        let shared = Shared {
+            store: dir.path().to_path_buf(),
+            head: None,
+            inventory: h1_inventory(),
+            capture: CaptureOptions::default(),
+            policy: Policy::builtin(),
+            strict: false,
+            snapshots: None,
+            out: Some(OutDir::create(&dir.path().join("tonight")).unwrap()),
+        };
+        let record = finish(
+            &shared,
+            &h1,
+            None,
+            Err(HostFailure::TimedOut(Duration::from_secs(2))),
+            None,
+            Duration::ZERO,
         )
         .unwrap();
-        let read = read_snapshot(dir.path(), &host).unwrap();
-        assert_eq!(read.snapshot().host, host);
+        assert_eq!(record.result.snapshot_file, None);
+        std::fs::create_dir_all(dir.path().join(outdir::HOSTS_DIR)).unwrap();
+        std::fs::copy(
+            dir.path().join("tonight/hosts/h1.json"),
+            outdir::host_file(dir.path(), "h1"),
+        )
+        .unwrap();
+        let failure = read_snapshot(dir.path(), &h1).unwrap_err().to_string();
+        assert!(failure.contains("wrote no snapshot of h1"), "{failure}");
     }
 
     #[test]
@@ -430,7 +766,7 @@ mod tests {
         );
         assert_eq!(report.verdict, compare::Verdict::Incomplete);
         assert_eq!(
-            incomplete_sources(snapshot.snapshot()),
+            incomplete_sources(&report),
             "capture (h1): failed: did not finish"
         );
     }

@@ -48,13 +48,13 @@ impl State {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
             Err(e) => {
-                return Err(FleetError::BadResults {
+                return Err(FleetError::State {
                     path: file.display().to_string(),
                     reason: format!("cannot read the state file: {e}"),
                 });
             }
         };
-        serde_json::from_str(&text).map_err(|e| FleetError::BadResults {
+        serde_json::from_str(&text).map_err(|e| FleetError::State {
             path: file.display().to_string(),
             reason: format!(
                 "not a driftgate state file ({e}); it keeps each host's last good capture: \
@@ -114,6 +114,9 @@ pub struct StaleInput {
     pub host: String,
     /// When its baseline was captured; `None`: it has none.
     pub baseline_captured_at: Option<Timestamp>,
+    /// It has a baseline that could not be read (misplaced, corrupt: the host is INCOMPLETE
+    /// for it): not a missing one.
+    pub baseline_unread: bool,
     /// Its last good capture (this run's, or the state file's).
     pub last_good: Option<Timestamp>,
 }
@@ -151,6 +154,7 @@ pub fn findings(
         let host = input.host.as_str();
         let limit = stale_after.map(|limit| (limit, show_limit(limit)));
         match (input.baseline_captured_at, &limit) {
+            (None, _) if input.baseline_unread => {}
             (None, _) => out.push(finding(
                 "fleet/missing-baseline",
                 Some(host),

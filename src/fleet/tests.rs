@@ -51,6 +51,8 @@ fn settings(dir: &std::path::Path, hosts: usize, concurrency: usize) -> FleetSet
         out_dir: Some(dir.join("out")),
         snapshots: None,
         stale_after: None,
+        run_id: None,
+        bootstrap: true,
     }
 }
 
@@ -107,4 +109,130 @@ fn a_shard_holds_only_its_hosts_and_a_selection_of_none_is_an_error() {
     settings.selection.fleet = Some("other".into());
     let error = block_on(check_all(&settings, &Watch::default())).unwrap_err();
     assert!(error.to_string().contains("--fleet other"), "{error}");
+}
+
+#[test]
+fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(dir.path(), 3, 2);
+    let mut text = String::from("[defaults]\nfleet = \"f\"\n");
+    for host in &settings.inventory.hosts {
+        text.push_str(&format!(
+            "[[host]]\nname = \"{}\"\nsources = [\"windows=dir:{}\"]\n",
+            host.name,
+            dir.path().join("missing").display()
+        ));
+    }
+    text.push_str(&format!(
+        "[[host]]\nname = \"{}\"\nsources = [\"windows=dir:/x\"]\n",
+        run::PANICKING_HOST
+    ));
+    settings.inventory = Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap();
+    let watch = Watch::default();
+    let report = block_on(check_all(&settings, &watch)).unwrap();
+    assert_eq!(report.counts.total, 4);
+    assert_eq!(report.counts.incomplete, 4);
+    let panicked = report
+        .hosts
+        .iter()
+        .find(|h| h.host == run::PANICKING_HOST)
+        .unwrap();
+    let failure = panicked.failure.as_deref().unwrap();
+    assert!(
+        failure.starts_with("capture panicked: injected"),
+        "{failure}"
+    );
+    assert!(
+        dir.path()
+            .join(format!("out/hosts/{}.json", run::PANICKING_HOST))
+            .is_file()
+    );
+    assert_eq!(watch.finished.lock().unwrap().len(), 4);
+}
+
+#[test]
+fn a_reused_out_dir_keeps_no_snapshot_or_record_of_an_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings(dir.path(), 2, 2);
+    let out = dir.path().join("out");
+    for old in ["snapshots/h00.json", "hosts/h00.json", "hosts/gone.json"] {
+        std::fs::create_dir_all(out.join(old).parent().unwrap()).unwrap();
+        std::fs::write(out.join(old), "{}").unwrap();
+    }
+    std::fs::write(out.join("snapshots/README"), "kept").unwrap();
+    let report = block_on(check_all(&settings, &Watch::default())).unwrap();
+    assert_eq!(report.counts.incomplete, 2);
+    // Last night's files are gone (or tonight's), other files are kept.
+    for file in ["snapshots/h00.json", "hosts/h00.json"] {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        assert!(text.contains("h00"), "{file} is tonight's: {text}");
+    }
+    assert!(!out.join("hosts/gone.json").exists());
+    assert!(out.join("snapshots/README").is_file());
+}
+
+#[test]
+fn a_store_without_baselines_is_refused_unless_the_run_bootstraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(dir.path(), 1, 1);
+    settings.bootstrap = false;
+    let error = block_on(check_all(&settings, &Watch::default())).unwrap_err();
+    assert!(matches!(error, FleetError::NoBaselines { .. }), "{error:?}");
+    assert!(error.to_string().contains("--bootstrap"), "{error}");
+    assert!(!dir.path().join("out/run.json").exists());
+}
+
+#[test]
+fn snapshots_read_from_the_out_dir_being_cleared_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(dir.path(), 1, 1);
+    std::fs::create_dir_all(dir.path().join("out/snapshots")).unwrap();
+    for snapshots in ["out", "out/snapshots"] {
+        settings.snapshots = Some(dir.path().join(snapshots));
+        let error = block_on(check_all(&settings, &Watch::default())).unwrap_err();
+        assert!(
+            matches!(error, FleetError::SnapshotsInOutDir { .. }),
+            "{error:?}"
+        );
+    }
+}
+
+#[test]
+fn run_json_records_the_run_id_the_store_head_and_the_planned_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(dir.path(), 4, 2);
+    settings.run_id = Some("nightly-1201".into());
+    block_on(check_all(&settings, &Watch::default())).unwrap();
+    let first = outdir::read_run_identity(&dir.path().join("out")).unwrap();
+    assert_eq!(first.run_id.as_deref(), Some("nightly-1201"));
+    assert_eq!(first.store_head, None, "the store has no commit");
+    // Another shard of the same inventory plans the same hosts; another inventory does not.
+    settings.shard = Some("1/2".parse().unwrap());
+    block_on(check_all(&settings, &Watch::default())).unwrap();
+    let shard = outdir::read_run_identity(&dir.path().join("out")).unwrap();
+    assert_eq!(shard.planned_hosts_digest, first.planned_hosts_digest);
+    settings.shard = None;
+    let other = super::tests::settings(&dir.path().join("other"), 5, 2);
+    settings.inventory = other.inventory;
+    block_on(check_all(&settings, &Watch::default())).unwrap();
+    let changed = outdir::read_run_identity(&dir.path().join("out")).unwrap();
+    assert_ne!(changed.planned_hosts_digest, first.planned_hosts_digest);
+}
+
+#[test]
+fn merge_refuses_a_host_record_that_contradicts_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings(dir.path(), 1, 1);
+    block_on(check_all(&settings, &Watch::default())).unwrap();
+    let file = dir.path().join("out/hosts/h00.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // The host failed (INCOMPLETE); an edit says it passed.
+    let edited = text.replacen("\"verdict\": \"incomplete\"", "\"verdict\": \"pass\"", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&file, edited).unwrap();
+    let error = merge(&[dir.path().join("out")]).unwrap_err().to_string();
+    assert!(
+        error.contains("h00.json") && error.contains("verdict PASS"),
+        "{error}"
+    );
 }

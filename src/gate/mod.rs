@@ -48,7 +48,7 @@ use crate::collect::{self, CaptureOptions};
 use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy, Verdict};
 use crate::inventory::{Inventory, InventoryHost};
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{Store, StoreError};
+use crate::store::{BaselineReadError, Store, StoreError};
 
 /// What a gate step works with: chosen by the caller, the same for every host.
 #[derive(Debug)]
@@ -645,13 +645,7 @@ fn gate_report(
 
 /// The step's verdict: incomplete, then block, warn, pass.
 fn worst(verdicts: impl Iterator<Item = Verdict>) -> Verdict {
-    let rank = |v: &Verdict| match v {
-        Verdict::Pass => 0,
-        Verdict::Warn => 1,
-        Verdict::Block => 2,
-        Verdict::Incomplete => 3,
-    };
-    verdicts.max_by_key(rank).unwrap_or(Verdict::Pass)
+    Verdict::worst_of(verdicts)
 }
 
 /// The manifest after this pre: a first pre's, or the earlier one's with this pre's hosts
@@ -739,10 +733,7 @@ fn inventory_host<'a>(
 
 /// The store's HEAD commit (hex), if it has one.
 fn head(store: &Store) -> Result<Option<String>, GateError> {
-    if !store.has_commits() {
-        return Ok(None);
-    }
-    Ok(Some(store.resolve("HEAD")?.to_string()))
+    Ok(store.head_commit()?)
 }
 
 /// `host`'s baseline at `commit` (none: the store has no commit yet), which must be in the
@@ -779,19 +770,20 @@ fn baseline(
             inventory: settings.inventory.file.display().to_string(),
         });
     }
-    let bytes = store.read(commit, &path)?;
-    let baseline = VerifiedSnapshot::parse(
-        &String::from_utf8_lossy(&bytes),
-        &format!("git:{commit}:{path}"),
-    )?;
-    if baseline.snapshot().host != host.name {
-        return Err(GateError::HostMismatch(compare::HostMismatch {
-            snapshot: format!("host {} of the inventory", host.name),
-            host: host.name.to_string(),
-            baseline: baseline.origin().to_owned(),
-            baseline_host: baseline.snapshot().host.to_string(),
-        }));
-    }
+    let baseline = store
+        .read_baseline(commit, &path, host.name.as_str())
+        .map_err(|error| match error {
+            BaselineReadError::Store(error) => GateError::Store(error),
+            BaselineReadError::Invalid(error) => GateError::Snapshot(error),
+            BaselineReadError::OtherHost { origin, found, .. } => {
+                GateError::HostMismatch(compare::HostMismatch {
+                    snapshot: format!("host {} of the inventory", host.name),
+                    host: host.name.to_string(),
+                    baseline: origin,
+                    baseline_host: found,
+                })
+            }
+        })?;
     Ok(Baseline {
         snapshot: baseline,
         commit: commit.to_owned(),

@@ -43,6 +43,35 @@ impl Inventory {
         host: &InventoryHost,
         base: &CaptureOptions,
     ) -> Result<CaptureOptions, HostOptionsError> {
+        self.host_capture_options(host, &self.withholding_env(base))
+    }
+
+    /// `base` with every variable the inventory names for an account withheld from child
+    /// processes: computed once per inventory (a fleet run), not once per host.
+    pub fn withholding_env(&self, base: &CaptureOptions) -> CaptureOptions {
+        let mut options = base.clone();
+        let mut withheld: std::collections::BTreeSet<String> =
+            options.process.withheld_env.iter().cloned().collect();
+        for name in self
+            .hosts
+            .iter()
+            .filter_map(|h| h.credentials.as_ref())
+            .flat_map(|c| c.env_names())
+        {
+            if withheld.insert(name.to_owned()) {
+                options.process.withheld_env.push(name.to_owned());
+            }
+        }
+        options
+    }
+
+    /// [`Inventory::capture_options`] of `host` from a `base` that already went through
+    /// [`Inventory::withholding_env`].
+    pub fn host_capture_options(
+        &self,
+        host: &InventoryHost,
+        base: &CaptureOptions,
+    ) -> Result<CaptureOptions, HostOptionsError> {
         let mut options = base.clone();
         if let Some(timeout) = host.timeouts.bmc {
             options.redfish.client.timeout = timeout;
@@ -71,16 +100,6 @@ impl Inventory {
                     error,
                 })?;
             options.redfish.credentials = Some(account);
-        }
-        for name in self
-            .hosts
-            .iter()
-            .filter_map(|h| h.credentials.as_ref())
-            .flat_map(|c| c.env_names())
-        {
-            if !options.process.withheld_env.iter().any(|n| n == name) {
-                options.process.withheld_env.push(name.to_owned());
-            }
         }
         Ok(options)
     }

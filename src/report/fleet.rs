@@ -33,8 +33,9 @@ const FAILED_SHOWN: usize = 5;
 const SLOWEST: usize = 3;
 /// A failure's reason is cut to this many characters in the text, to keep one line a line.
 const WHY_CHARS: usize = 110;
-/// A cluster finding's message is cut to this many characters in the text.
-const MESSAGE_CHARS: usize = 140;
+/// A line of the text summary listing a host or finding is cut to this many characters, so
+/// that its 24 lines fit 24 rows of a terminal 100 columns wide.
+const LINE_CHARS: usize = 100;
 /// Lists of Markdown are longer, still bounded.
 const MD_RULES: usize = 15;
 const MD_FINDINGS: usize = 50;
@@ -166,7 +167,8 @@ impl<'r> Summary<'r> {
             c.incomplete
         );
         if !self.report.shards.is_empty() {
-            let _ = write!(line, " (shards {} merged)", self.report.shards.join(", "));
+            // The shards' names are in the JSON report: 64 of them would not fit a line.
+            let _ = write!(line, " ({} shards merged)", self.report.shards.len());
         }
         if !self.report.selections.is_empty() {
             let _ = write!(
@@ -257,7 +259,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "  {style}{word:<5}{style:#}  {}",
-                cut(&f.message, MESSAGE_CHARS)
+                cut(&f.message, LINE_CHARS - 9)
             )?;
         }
         if let Some(more) = more(s.cluster.len().saturating_sub(CLUSTER_SHOWN)) {
@@ -277,7 +279,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             s.failed.len()
         )?;
         for (host, why) in s.failed.iter().take(FAILED_SHOWN) {
-            writeln!(out, "  {host}: {}", cut(why, WHY_CHARS))?;
+            writeln!(out, "  {}", cut(&format!("{host}: {why}"), LINE_CHARS - 2))?;
         }
         if let Some(more) = more(s.failed.len().saturating_sub(FAILED_SHOWN)) {
             writeln!(out, "  {DIM}{}{DIM:#}", more)?;

@@ -19,6 +19,29 @@ use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Sort, Tr
 pub use listing::BaselineFile;
 pub use lock::StoreLock;
 
+use crate::snapshot::{SnapshotError, VerifiedSnapshot};
+
+/// Why a baseline cannot be read from the store (the gate and the fleet check read them alike).
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineReadError {
+    /// The file cannot be read at the commit.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// It is no valid snapshot.
+    #[error(transparent)]
+    Invalid(#[from] SnapshotError),
+    /// It is another host's snapshot.
+    #[error("baseline {origin} is a snapshot of host {found}, not {host}")]
+    OtherHost {
+        /// `git:<commit>:<path>`.
+        origin: String,
+        /// Whose it is.
+        found: String,
+        /// Whose it should be.
+        host: String,
+    },
+}
+
 /// Folder of the baselines inside the store.
 pub const BASELINES_DIR: &str = "baselines";
 /// Policy file at the store's root.
@@ -218,6 +241,35 @@ impl Store {
     fn from_repo(repo: Repository) -> Self {
         let location = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
         Store { repo, location }
+    }
+
+    /// The HEAD commit (hex), if the repository has one.
+    pub fn head_commit(&self) -> Result<Option<String>, StoreError> {
+        if !self.has_commits() {
+            return Ok(None);
+        }
+        Ok(Some(self.resolve("HEAD")?.to_string()))
+    }
+
+    /// The baseline at `path` of `commit`, verified, which must be a snapshot of `host`; its
+    /// origin is `git:<commit>:<path>`.
+    pub fn read_baseline(
+        &self,
+        commit: &str,
+        path: &str,
+        host: &str,
+    ) -> Result<VerifiedSnapshot, BaselineReadError> {
+        let bytes = self.read(commit, path)?;
+        let origin = format!("git:{commit}:{path}");
+        let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(&bytes), &origin)?;
+        if baseline.snapshot().host.as_str() != host {
+            return Err(BaselineReadError::OtherHost {
+                origin,
+                found: baseline.snapshot().host.to_string(),
+                host: host.to_owned(),
+            });
+        }
+        Ok(baseline)
     }
 
     /// The work tree, or the repository folder of a bare repository.

@@ -277,3 +277,43 @@ fn history_lists_commits_touching_a_prefix_newest_first() {
     assert_eq!(h1[1].changes[0].old, None);
     assert_eq!(store.history("baselines/", 1).unwrap().len(), 1);
 }
+
+#[test]
+fn a_baseline_is_read_verified_and_must_be_of_its_host() {
+    let (_dir, store) = new_store();
+    assert_eq!(store.head_commit().unwrap(), None);
+    let snapshot = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/azure-local-dcbx/baseline.json"
+    ))
+    .unwrap();
+    let host = VerifiedSnapshot::parse(&snapshot, "example")
+        .unwrap()
+        .snapshot()
+        .host
+        .to_string();
+    commit(
+        &store,
+        &[
+            write("baselines/f/h.json", &snapshot),
+            write("baselines/f/bad.json", "{"),
+        ],
+        "baselines",
+    );
+    let head = store.head_commit().unwrap().unwrap();
+    let read = store
+        .read_baseline(&head, "baselines/f/h.json", &host)
+        .unwrap();
+    assert_eq!(read.origin(), format!("git:{head}:baselines/f/h.json"));
+    let other = store
+        .read_baseline(&head, "baselines/f/h.json", "someone-else")
+        .unwrap_err();
+    assert!(
+        matches!(other, BaselineReadError::OtherHost { .. }),
+        "{other:?}"
+    );
+    let bad = store.read_baseline(&head, "baselines/f/bad.json", &host);
+    assert!(matches!(bad, Err(BaselineReadError::Invalid(_))), "{bad:?}");
+    let gone = store.read_baseline(&head, "baselines/f/gone.json", &host);
+    assert!(matches!(gone, Err(BaselineReadError::Store(_))), "{gone:?}");
+}

@@ -219,6 +219,81 @@ fn a_node_without_a_setting_the_majority_has_is_odd() {
     assert_eq!(f.majority.as_ref().map(|m| (m.hosts, m.of)), Some((2, 3)));
 }
 
+/// `base` as `host`, without the DCBX mode of port 1.
+fn without_dcbx_mode(base: &Snapshot, host: &str, mac: &str) -> Snapshot {
+    let mut lacking = node(base, host, mac);
+    lacking
+        .facts
+        .retain(|path, _| !path.as_str().ends_with("NIC.Slot.3-1-1/dcbx_mode"));
+    lacking
+}
+
+#[test]
+fn in_a_two_node_cluster_a_node_without_a_setting_is_a_tie_naming_both() {
+    let base = example(AZL_BASELINE);
+    let (a, b) = (
+        facts(&base),
+        facts(&without_dcbx_mode(&base, "azl-node02", "56:78")),
+    );
+    let findings = consistency("azl", &[("azl-node01", &a), ("azl-node02", &b)]);
+    let dcbx: Vec<_> = findings
+        .iter()
+        .filter(|f| f.path.as_deref() == Some(DCBX_PORT1))
+        .collect();
+    assert_eq!(dcbx.len(), 1, "{findings:#?}");
+    assert_eq!(dcbx[0].severity, Severity::Block);
+    assert_eq!(dcbx[0].hosts, ["azl-node01", "azl-node02"]);
+    assert_eq!(dcbx[0].majority, None);
+    assert!(
+        dcbx[0].message.contains("azl-node02 has none"),
+        "{}",
+        dcbx[0].message
+    );
+}
+
+#[test]
+fn when_half_the_nodes_lack_a_setting_every_node_is_named() {
+    let base = example(AZL_BASELINE);
+    let nodes = [
+        facts(&base),
+        facts(&node(&base, "azl-node02", "56:78")),
+        facts(&without_dcbx_mode(&base, "azl-node03", "9a:bc")),
+        facts(&without_dcbx_mode(&base, "azl-node04", "de:f0")),
+    ];
+    let names = ["azl-node01", "azl-node02", "azl-node03", "azl-node04"];
+    let members: Vec<(&str, &ClusterFacts)> = names.iter().copied().zip(nodes.iter()).collect();
+    let findings = consistency("azl", &members);
+    let f = findings
+        .iter()
+        .find(|f| f.path.as_deref() == Some(DCBX_PORT1))
+        .unwrap_or_else(|| panic!("no finding of {DCBX_PORT1}: {findings:#?}"));
+    assert_eq!(f.hosts, names);
+    assert_eq!(f.majority, None);
+}
+
+#[test]
+fn a_port_keyed_by_its_mac_is_not_blamed_for_a_key_only_it_has() {
+    let value = |by_mac: bool| super::ClusterValue {
+        what: Compared::DcbxMode,
+        severity: Severity::Block,
+        name: "DCBX mode of 00:0a (BMC)".into(),
+        value: json!("IEEE"),
+        by_mac,
+    };
+    let mut one = ClusterFacts::default();
+    one.values
+        .insert("nic/00:0a/bmc/dcbx_mode".into(), value(true));
+    let other = ClusterFacts::default();
+    assert_eq!(
+        consistency("c", &[("a", &one), ("b", &other)]),
+        Vec::new(),
+        "a MAC key differs on every node"
+    );
+    one.values
+        .insert("nic/00:0a/bmc/dcbx_mode".into(), value(false));
+    assert_eq!(consistency("c", &[("a", &one), ("b", &other)]).len(), 1);
+}
+
 #[test]
 fn a_one_node_cluster_is_not_compared() {
     let post = facts(&example(AZL_POST));

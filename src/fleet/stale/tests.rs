@@ -45,16 +45,19 @@ fn stale_missing_and_orphan_baselines_are_warnings_that_say_why() {
         StaleInput {
             host: "h1".into(),
             baseline_captured_at: Some(at("2026-10-21T02:00:00Z")),
+            baseline_unread: false,
             last_good: Some(at("2026-11-30T02:00:00Z")),
         },
         StaleInput {
             host: "h2".into(),
             baseline_captured_at: None,
+            baseline_unread: false,
             last_good: Some(at("2026-10-01T00:00:00Z")),
         },
         StaleInput {
             host: "h3".into(),
             baseline_captured_at: Some(at("2026-11-20T02:00:00Z")),
+            baseline_unread: false,
             last_good: None,
         },
     ];
@@ -114,6 +117,7 @@ fn ages_are_judged_only_with_a_threshold_and_only_when_older() {
     let hosts = [StaleInput {
         host: "h1".into(),
         baseline_captured_at: Some(at("2026-11-30T14:00:00Z")),
+        baseline_unread: false,
         last_good: Some(at("2026-12-02T00:00:00Z")),
     }];
     assert_eq!(findings(&hosts, &[], None, at(NOW)), Vec::new());
@@ -142,7 +146,7 @@ fn a_missing_state_file_is_empty_and_a_corrupt_one_is_an_error_naming_it() {
     )
     .unwrap();
     let err = State::load(&file).unwrap_err();
-    assert!(matches!(err, FleetError::BadResults { .. }));
+    assert!(matches!(err, FleetError::State { .. }));
     assert!(
         err.to_string().contains(&file.display().to_string()),
         "{err}"
@@ -215,4 +219,26 @@ fn two_runs_recording_at_once_lose_no_host() {
     });
     let state = State::load(&file).unwrap();
     assert_eq!(state.hosts.len(), 50, "{:?}", state.hosts.keys());
+}
+
+#[test]
+fn a_baseline_that_could_not_be_read_is_not_reported_missing() {
+    let unread = StaleInput {
+        host: "h1".into(),
+        baseline_captured_at: None,
+        baseline_unread: true,
+        last_good: Some(at(NOW)),
+    };
+    assert_eq!(
+        findings(std::slice::from_ref(&unread), &[], None, at(NOW)),
+        Vec::new()
+    );
+    let missing = StaleInput {
+        baseline_unread: false,
+        ..unread
+    };
+    assert_eq!(
+        findings(&[missing], &[], None, at(NOW))[0].rule,
+        "fleet/missing-baseline"
+    );
 }
