@@ -71,7 +71,7 @@ play() {
 
 "$bin" baseline init "$store" >/dev/null
 serve
-"$bin" --repo "$store" check --all --quiet --out-dir "$work/bootstrap" >/dev/null
+"$bin" --repo "$store" check --all --bootstrap --quiet --out-dir "$work/bootstrap" >/dev/null
 "$bin" --repo "$store" baseline promote --fleet sim "$work/bootstrap/snapshots/"*.json -m "known-good fleet" >/dev/null
 echo "# baselines of 8 hosts in two sites promoted"
 

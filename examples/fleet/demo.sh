@@ -84,7 +84,7 @@ cd "$work" # the out-dirs below are relative to it
 echo "## Bootstrap: the known-good fleet's first run becomes its baselines"
 serve
 # No baselines yet: every host warns fleet/missing-baseline, and its snapshot is written.
-out=/dev/null step 0 check --all --out-dir bootstrap --quiet
+out=/dev/null step 0 check --all --bootstrap --out-dir bootstrap --quiet
 echo "(bootstrap run: $(ls bootstrap/snapshots | wc -l) snapshots)"
 out=/dev/null step 0 baseline promote --fleet lab bootstrap/snapshots/*.json -m "known-good fleet"
 

@@ -29,6 +29,10 @@ pub(super) struct Assembly {
     pub orphans: Vec<String>,
     /// Every host's record.
     pub records: Vec<HostRecord>,
+    /// Whether the records hold every node of their clusters. One shard of a run holds only
+    /// some: comparing them would name nodes odd out of a part, so the cluster check waits for
+    /// the merge of every shard.
+    pub whole_clusters: bool,
 }
 
 /// The fleet result of `assembly`.
@@ -41,10 +45,15 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         stale_after,
         mut orphans,
         mut records,
+        whole_clusters,
     } = assembly;
     records.sort_by(|a, b| a.result.host.cmp(&b.result.host));
     orphans.sort();
-    let mut findings = cluster_findings(&records);
+    let mut findings = if whole_clusters {
+        cluster_findings(&records)
+    } else {
+        Vec::new()
+    };
     let stale_inputs: Vec<stale::StaleInput> = records
         .iter()
         .map(|r| stale::StaleInput {
@@ -188,7 +197,40 @@ mod tests {
             stale_after: None,
             orphans: Vec::new(),
             records,
+            whole_clusters: true,
         }
+    }
+
+    /// `record` of cluster "c" whose NIC firmware DCBX mode is `mode`.
+    fn node(host: &str, mode: &str) -> HostRecord {
+        let mut record = record(host, Verdict::Pass);
+        record.cluster_facts.values.insert(
+            "nic/NIC.Slot.3-1/bmc/dcbx_mode".to_owned(),
+            cluster::ClusterValue {
+                what: cluster::Compared::DcbxMode,
+                severity: Severity::Block,
+                name: "DCBX mode of NIC.Slot.3-1 (BMC)".to_owned(),
+                value: serde_json::json!(mode),
+                by_mac: false,
+            },
+        );
+        record
+    }
+
+    #[test]
+    fn one_shard_leaves_the_cluster_check_to_the_merge_of_all() {
+        let nodes = || vec![node("a", "ieee"), node("b", "ieee"), node("c", "disabled")];
+        let whole = assemble(assembly(nodes()));
+        assert_eq!(whole.findings.len(), 1, "{:?}", whole.findings);
+        assert_eq!(whole.findings[0].hosts, ["c"]);
+        assert_eq!(whole.verdict, Verdict::Block);
+        let shard = assemble(Assembly {
+            shards: vec!["1/3".to_owned()],
+            whole_clusters: false,
+            ..assembly(nodes())
+        });
+        assert!(shard.findings.is_empty(), "{:?}", shard.findings);
+        assert_eq!(shard.verdict, Verdict::Pass);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! result one unsharded run would have given. Refuses what would make that a lie: a directory
 //! of a run that did not finish, the same host in two directories, shards of different
 //! counts, a missing shard, shards of different selections, shards mixed with unsharded runs,
-//! different policies, strictness or `--stale-after`.
+//! different policies, strictness or `--stale-after`, runs of different `--run-id`, and shards
+//! that read another store commit or planned other hosts (last night's shard left on a shared
+//! volume, an inventory changed between shards) or hold a host of another shard.
 //!
 //! Unsharded runs of different selections (one per site: `--tag site-a`, `--tag site-b`) merge
 //! too when no host is in two of them: the report then names the selections it holds.
@@ -12,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::assemble::{Assembly, assemble};
-use super::outdir::{RunFile, SelectionRecord, read_host, read_run};
+use super::outdir::{
+    RunFile, RunIdentity, SelectionRecord, read_host, read_run, read_run_identity,
+};
 use super::{FleetError, FleetReport};
 
 /// Merges `dirs` (see the module docs).
@@ -32,6 +36,31 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
         same(first_dir, first, dir, run)?;
     }
     let (shards, selections) = parts(&runs)?;
+    let identities = dirs
+        .iter()
+        .map(|d| read_run_identity(d))
+        .collect::<Result<Vec<_>, FleetError>>()?;
+    for ((dir, run), identity) in runs.iter().zip(&identities).skip(1) {
+        one_run(
+            first_dir,
+            &identities[0],
+            dir,
+            identity,
+            run.shard.is_some(),
+        )?;
+    }
+    for (dir, run) in &runs {
+        if let Some(shard) = run.shard
+            && let Some(stray) = run.hosts.iter().find(|h| !shard.contains(h))
+        {
+            return Err(FleetError::BadResults {
+                path: dir.display().to_string(),
+                reason: format!(
+                    "host {stray} is not in shard {shard}: this directory was not written by `check --all --shard {shard}`"
+                ),
+            });
+        }
+    }
     let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
     for (dir, run) in &runs {
         for host in &run.hosts {
@@ -73,6 +102,7 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
         stale_after: first.stale_after_seconds.map(Duration::from_secs),
         orphans,
         records,
+        whole_clusters: true,
     });
     report.selections = selections;
     Ok(report)
@@ -113,6 +143,49 @@ fn same(first_dir: &Path, first: &RunFile, dir: &Path, run: &RunFile) -> Result<
             "has --stale-after (seconds)",
             format!("{:?}", run.stale_after_seconds),
             format!("{:?}", first.stale_after_seconds),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses `identity` (of `dir`) unless it is of the same run as `first`'s: the same
+/// `--run-id` when either has one, and for shards the same store commit and planned hosts (a
+/// shard of last night, or of another inventory, would lose or double hosts). Unsharded runs
+/// of other selections (one collector per site) may have read their stores at other commits.
+fn one_run(
+    first_dir: &Path,
+    first: &RunIdentity,
+    dir: &Path,
+    identity: &RunIdentity,
+    sharded: bool,
+) -> Result<(), FleetError> {
+    let differs = |what: &str, here: &Option<String>, there: &Option<String>| {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_owned());
+        FleetError::BadResults {
+            path: dir.display().to_string(),
+            reason: format!(
+                "{what} {}, but {} {}: these directories are not of one run",
+                show(here),
+                first_dir.display(),
+                show(there)
+            ),
+        }
+    };
+    if identity.run_id != first.run_id {
+        return Err(differs("has run id", &identity.run_id, &first.run_id));
+    }
+    if sharded && identity.store_head != first.store_head {
+        return Err(differs(
+            "read the baselines at commit",
+            &identity.store_head,
+            &first.store_head,
+        ));
+    }
+    if sharded && identity.planned_hosts_digest != first.planned_hosts_digest {
+        return Err(differs(
+            "planned the hosts (another inventory or selection)",
+            &identity.planned_hosts_digest,
+            &first.planned_hosts_digest,
         ));
     }
     Ok(())
@@ -302,8 +375,59 @@ mod tests {
         other.policy_digest = "sha256:2".into();
         let policy = refused(&[run(Some((1, 2)), &[]), other]);
         assert!(policy.contains("policy sha256:2"), "{policy}");
+        // A host hashes to one shard: in another one's directory it is a stray.
         let overlap = refused(&[run(Some((1, 2)), &["h1"]), run(Some((2, 2)), &["h1"])]);
-        assert!(overlap.contains("host h1 is also in"), "{overlap}");
+        assert!(overlap.contains("host h1 is not in shard"), "{overlap}");
+    }
+
+    fn identified(runs: &[(RunFile, RunIdentity)]) -> String {
+        let root = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, (r, identity))| {
+                let dir = root.path().join(format!("shard{i}"));
+                OutDir::create(&dir)
+                    .unwrap()
+                    .write_identified_run(r, identity)
+                    .unwrap();
+                dir
+            })
+            .collect();
+        merge(&dirs).unwrap_err().to_string()
+    }
+
+    fn identity(run_id: Option<&str>, head: &str, planned: &str) -> RunIdentity {
+        RunIdentity {
+            run_id: run_id.map(str::to_owned),
+            store_head: Some(head.to_owned()),
+            planned_hosts_digest: Some(planned.to_owned()),
+        }
+    }
+
+    #[test]
+    fn shards_of_other_runs_commits_or_inventories_are_refused() {
+        let (one, two) = (run(Some((1, 2)), &[]), run(Some((2, 2)), &[]));
+        let tonight = identity(Some("nightly-2"), "c1", "sha256:p");
+        let last_night = identity(Some("nightly-1"), "c1", "sha256:p");
+        let error = identified(&[(one.clone(), tonight.clone()), (two.clone(), last_night)]);
+        assert!(
+            error.contains("run id nightly-1") && error.contains("nightly-2"),
+            "{error}"
+        );
+        let moved = identity(Some("nightly-2"), "c2", "sha256:p");
+        let error = identified(&[(one.clone(), tonight.clone()), (two.clone(), moved)]);
+        assert!(error.contains("at commit c2"), "{error}");
+        let other_inventory = identity(Some("nightly-2"), "c1", "sha256:q");
+        let error = identified(&[(one, tonight), (two, other_inventory)]);
+        assert!(error.contains("another inventory"), "{error}");
+    }
+
+    #[test]
+    fn a_host_outside_its_directorys_shard_is_refused() {
+        // "a" hashes to shard 1 of 2 (see shard.rs): in shard 2's directory it is a stray.
+        let error = refused(&[run(Some((1, 2)), &[]), run(Some((2, 2)), &["a"])]);
+        assert!(error.contains("host a is not in shard 2/2"), "{error}");
     }
 
     fn site(tag: Option<&str>, hosts: &[&str]) -> RunFile {

@@ -333,6 +333,7 @@ pub async fn check_all(
         stale_after: settings.stale_after,
         orphans: plan.orphans,
         records,
+        whole_clusters: settings.shard.is_none_or(|s| s.count == 1),
     }))
 }
 

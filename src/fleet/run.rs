@@ -592,13 +592,18 @@ fn incomplete_sources(report: &compare::Report) -> String {
                 compare::Role::Baseline => "baseline ",
                 compare::Role::Pre => "pre ",
             };
-            format!(
-                "{of}{} ({}): {}: {}",
-                s.name,
-                s.target,
-                s.status.as_str(),
-                s.error.as_deref().unwrap_or("no reason recorded")
-            )
+            let error = s.error.as_deref().unwrap_or("no reason recorded");
+            // The error names the BMC or the command already, most of the time.
+            if error.contains(&s.target) {
+                format!("{of}{} {}: {error}", s.name, s.status.as_str())
+            } else {
+                format!(
+                    "{of}{} ({}): {}: {error}",
+                    s.name,
+                    s.target,
+                    s.status.as_str()
+                )
+            }
         })
         .collect::<Vec<_>>()
         .join("; ")

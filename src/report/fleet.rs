@@ -88,7 +88,9 @@ impl Stale {
 impl<'r> Summary<'r> {
     fn of(report: &'r FleetReport) -> Self {
         let mut by_rule: BTreeMap<(&str, Severity), usize> = BTreeMap::new();
-        for host in &report.hosts {
+        // A host that could not be read completely shows every fact of its failed sources as
+        // gone: those findings say nothing about the rule, its failure says what happened.
+        for host in report.hosts.iter().filter(|h| h.failure.is_none()) {
             let mut seen: Vec<(&str, Severity)> = host
                 .report
                 .findings

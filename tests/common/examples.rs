@@ -42,10 +42,13 @@ impl Night {
         std::fs::copy(&good.inventory, store.join("inventory.toml")).expect("copy the inventory");
         let out = scratch.path().join("bootstrap");
         let mut first = driftgate();
-        first
-            .arg("--repo")
-            .arg(&store)
-            .args(["check", "--all", "--quiet", "--out-dir"]);
+        first.arg("--repo").arg(&store).args([
+            "check",
+            "--all",
+            "--bootstrap",
+            "--quiet",
+            "--out-dir",
+        ]);
         first.arg(&out);
         FleetSim::with_account(&mut first).assert().code(0);
         let mut snapshots: Vec<PathBuf> = std::fs::read_dir(out.join("snapshots"))

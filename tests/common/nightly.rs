@@ -96,7 +96,7 @@ impl Nightly {
             check(
                 &lab,
                 &sim.inventory,
-                &["--out-dir", boot, "--format", "json"],
+                &["--bootstrap", "--out-dir", boot, "--format", "json"],
             )
             .expect(1)
             .json()

@@ -360,3 +360,27 @@ fn ten_thousand_failing_hosts_stay_under_the_markdown_limit() {
     );
     assert!(md.contains("| sim-0000 | c | BLOCK |"));
 }
+
+#[test]
+fn the_top_findings_leave_out_hosts_that_could_not_be_read() {
+    let post = example("examples/azure-local-dcbx/post-update.json");
+    let baseline = example("examples/azure-local-dcbx/baseline.json");
+    let mut unread = host("azl-node01", None, judge(&post, Some(&baseline)), 10);
+    assert!(!unread.report.findings.is_empty());
+    let read = fleet(vec![unread.clone()], Vec::new(), &[]);
+    assert!(
+        text(&read).contains("top findings by rule"),
+        "{}",
+        text(&read)
+    );
+    // Its findings are of the facts its failed source did not give: the failure says why.
+    unread.failure = Some("redfish failed: https://bmc: timed out".into());
+    unread.verdict = Verdict::Incomplete;
+    let failed = fleet(vec![unread], Vec::new(), &[]);
+    assert!(
+        !text(&failed).contains("top findings by rule"),
+        "{}",
+        text(&failed)
+    );
+    assert!(text(&failed).contains("timed out"), "{}", text(&failed));
+}
