@@ -112,12 +112,13 @@ start_simulator() {
         >"$work/sim.out" 2>"$work/sim.log" &
     simulator=$!
     for _ in $(seq 600); do
-        grep -q ' on ' "$work/sim.out" 2>/dev/null && break
+        # One BMC: "serving DIR on URL"; a fleet: one "bmc I NAME URL" line each, then "serving N BMCs".
+        grep -q '^serving ' "$work/sim.out" 2>/dev/null && break
         kill -0 "$simulator" 2>/dev/null || die "the simulator stopped: $(tail -3 "$work/sim.log")"
         sleep 0.1
     done
-    sim_url=$(awk '{for (i = 1; i < NF; i++) if ($i == "on") { print $(i + 1); exit }}' "$work/sim.out")
-    [ -n "$sim_url" ] || die "the simulator did not say where it serves"
+    grep -q '^serving ' "$work/sim.out" || die "the simulator did not say where it serves"
+    sim_url=$(awk '/^serving .* on /{for (i = 1; i < NF; i++) if ($i == "on") { print $(i + 1); exit }}' "$work/sim.out")
 }
 
 ## 1. One BMC: the same URIs, requests per host both ways.

@@ -97,7 +97,7 @@ pub struct FunctionInventory {
 pub struct Crawl {
     /// What was found; `None` when the service root could not be read.
     pub inventory: Option<Inventory>,
-    /// Every resource read, by URI (for `--save-mockup`).
+    /// Every resource read, by URI, when the crawl was asked to keep them (`--save-mockup`).
     pub fetched: BTreeMap<String, Value>,
     /// Every resource that could not be read, sorted by URI.
     pub errors: Vec<FetchError>,
@@ -105,19 +105,23 @@ pub struct Crawl {
 
 struct Crawler<'a, F> {
     fetch: &'a F,
+    // Whether every body is kept for `--save-mockup`: a copy of each resource (the attribute
+    // registries are megabytes) is not made for a capture that does not save them.
+    keep: bool,
     permits: Semaphore,
     expand: AtomicBool,
     fetched: Mutex<BTreeMap<String, Value>>,
     errors: Mutex<Vec<FetchError>>,
-    // One GET per URI and crawl: the attribute resources of every port name the same
-    // `Registries` collection (and often the same registry file), and a BMC is slow enough.
+    // The registry lookups' answers (see `get_once`).
     answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
 }
 
-/// Crawls the service behind `fetch` with at most `limit` requests in flight.
-pub async fn crawl<F: Fetch>(fetch: &F, limit: usize) -> Crawl {
+/// Crawls the service behind `fetch` with at most `limit` requests in flight; `keep`: every
+/// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`).
+pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
     let crawler = Crawler {
         fetch,
+        keep,
         permits: Semaphore::new(limit.max(1)),
         expand: AtomicBool::new(false),
         fetched: Mutex::new(BTreeMap::new()),
@@ -179,9 +183,24 @@ pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
 }
 
 impl<F: Fetch> Crawler<'_, F> {
-    /// GETs `uri`, once per crawl however many resources link to it (a second caller waits
-    /// for the first one's answer); a failure is recorded once and yields `None`.
+    /// GETs `uri`; a failure is recorded and yields `None`.
     async fn get(&self, uri: &str) -> Option<Value> {
+        match self.fetch_raw(uri).await {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.errors
+                    .lock()
+                    .expect("no panic while holding the lock")
+                    .push(error);
+                None
+            }
+        }
+    }
+
+    /// [`Self::get`] once per crawl however many resources ask (a second caller waits for the
+    /// first one's answer): the attribute resources of every port name their registry through
+    /// the same `Registries` collection, and a BMC is slow enough.
+    async fn get_once(&self, uri: &str) -> Option<Value> {
         let answer = Arc::clone(
             self.answers
                 .lock()
@@ -189,21 +208,7 @@ impl<F: Fetch> Crawler<'_, F> {
                 .entry(uri.trim_end_matches('/').to_owned())
                 .or_default(),
         );
-        answer
-            .get_or_init(|| async {
-                match self.fetch_raw(uri).await {
-                    Ok(value) => Some(value),
-                    Err(error) => {
-                        self.errors
-                            .lock()
-                            .expect("no panic while holding the lock")
-                            .push(error);
-                        None
-                    }
-                }
-            })
-            .await
-            .clone()
+        answer.get_or_init(|| self.get(uri)).await.clone()
     }
 
     /// GETs `uri` and remembers the body; the error is the caller's to judge.
@@ -225,16 +230,18 @@ impl<F: Fetch> Crawler<'_, F> {
                 &value,
             )));
         }
-        let key = uri
-            .split('?')
-            .next()
-            .unwrap_or(uri)
-            .trim_end_matches('/')
-            .to_owned();
-        self.fetched
-            .lock()
-            .expect("no panic while holding the lock")
-            .insert(key, value.clone());
+        if self.keep {
+            let key = uri
+                .split('?')
+                .next()
+                .unwrap_or(uri)
+                .trim_end_matches('/')
+                .to_owned();
+            self.fetched
+                .lock()
+                .expect("no panic while holding the lock")
+                .insert(key, value.clone());
+        }
         Ok(value)
     }
 
@@ -344,7 +351,7 @@ impl<F: Fetch> Crawler<'_, F> {
                         .fetched
                         .lock()
                         .expect("no panic while holding the lock");
-                    for member in &members {
+                    for member in members.iter().filter(|_| self.keep) {
                         if let Some(id) = member["@odata.id"].as_str() {
                             fetched.insert(id.trim_end_matches('/').to_owned(), member.clone());
                         }
@@ -458,7 +465,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
         let collection = self.link(root, &["Registries"])?;
-        let registries = self.get(collection).await?;
+        let registries = self.get_once(collection).await?;
         // iDRAC names `NetworkAttributeRegistry_<FQDD>` in the resource and lists it as
         // `NetworkAttributesRegistry_<FQDD>`.
         let dell_alias =
@@ -468,7 +475,7 @@ impl<F: Fetch> Crawler<'_, F> {
             let id = uri.rsplit('/').next().unwrap_or("");
             id == name || id == dell_alias || id.split(".v").next() == Some(base)
         })?;
-        let file = self.get(&entry).await?;
+        let file = self.get_once(&entry).await?;
         let location = match &file["Location"] {
             Value::Array(locations) => locations
                 .iter()
@@ -489,7 +496,7 @@ impl<F: Fetch> Crawler<'_, F> {
             ));
             return None;
         };
-        let registry = self.get(uri).await?;
+        let registry = self.get_once(uri).await?;
         if !registry["RegistryEntries"]["Attributes"].is_array() {
             self.wrong(ShapeError::new(
                 uri,
@@ -639,7 +646,7 @@ mod tests {
             inner: MockupDir::open(&dir).unwrap(),
             gets: Mutex::new(BTreeMap::new()),
         };
-        let crawl = crawl(&counting, 4).await;
+        let crawl = crawl(&counting, 4, false).await;
         assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
         let gets = counting.gets.into_inner().unwrap();
         // The BIOS and every port's NIC attributes name their registry through `Registries`.

@@ -202,7 +202,7 @@ fn truncated_bodies_make_the_capture_partial() {
     let read = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(super::crawl::crawl(&seed.intact, 4))
+        .block_on(super::crawl::crawl(&seed.intact, 4, true))
         .fetched;
     for (uri, body) in &seed.intact.bodies {
         for cut in (0..whole(body).len()).step_by(61) {

@@ -294,7 +294,7 @@ async fn finish<F: Fetch>(
     options: &RedfishOptions,
 ) -> SourceCapture {
     let target = fetch.target();
-    let crawled = crawl::crawl(fetch, concurrency).await;
+    let crawled = crawl::crawl(fetch, concurrency, options.save_mockup.is_some()).await;
     let mut errors: Vec<String> = crawled
         .errors
         .iter()
