@@ -7,12 +7,11 @@ use driftgate::collect::Cancel;
 use driftgate::compare::{self, JudgeOptions, Verdict};
 use driftgate::fleet::{self, FleetError, FleetReport, FleetSettings, Shard};
 use driftgate::input::{Loader, SnapshotRef};
-use driftgate::inventory::Selection;
 use driftgate::snapshot::HostName;
 use driftgate::store::Store;
 
 use super::capture::CaptureFlags;
-use super::inventory::{self, InventoryArg};
+use super::inventory::{self, InventoryArg, SelectionArgs};
 use super::{Context, OutputFormat, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
@@ -90,15 +89,8 @@ struct FleetArgs {
     all: bool,
     #[command(flatten)]
     inventory: InventoryArg,
-    /// Only hosts of this fleet.
-    #[arg(long, value_name = "F")]
-    fleet: Option<String>,
-    /// Only hosts of this cluster.
-    #[arg(long, value_name = "C")]
-    cluster: Option<String>,
-    /// Only hosts with this tag.
-    #[arg(long, value_name = "T")]
-    tag: Option<String>,
+    #[command(flatten)]
+    selection: SelectionArgs,
     /// Only the hosts of shard K of N (a stable hash of the host name; every host is in
     /// exactly one shard). Merge the shards' --out-dir with `driftgate report merge`.
     #[arg(long, value_name = "K/N")]
@@ -201,11 +193,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         store,
         inventory,
         policy,
-        selection: Selection {
-            fleet: flags.fleet.clone(),
-            cluster: flags.cluster.clone(),
-            tag: flags.tag.clone(),
-        },
+        selection: flags.selection.selection(),
         shard: flags.shard,
         concurrency,
         strict: args.strict,

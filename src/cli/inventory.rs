@@ -34,19 +34,38 @@ Example:
     List {
         #[command(flatten)]
         inventory: InventoryArg,
-        /// Only hosts of this fleet.
-        #[arg(long, value_name = "F")]
-        fleet: Option<String>,
-        /// Only hosts of this cluster.
-        #[arg(long, value_name = "C")]
-        cluster: Option<String>,
-        /// Only hosts with this tag.
-        #[arg(long, value_name = "T")]
-        tag: Option<String>,
+        #[command(flatten)]
+        selection: SelectionArgs,
         /// Output format.
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+}
+
+/// `--fleet`, `--cluster`, `--tag`: which hosts of the inventory, shared by `inventory list`
+/// and `check --all`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SelectionArgs {
+    /// Only hosts of this fleet.
+    #[arg(long, value_name = "F")]
+    fleet: Option<String>,
+    /// Only hosts of this cluster.
+    #[arg(long, value_name = "C")]
+    cluster: Option<String>,
+    /// Only hosts with this tag.
+    #[arg(long, value_name = "T")]
+    tag: Option<String>,
+}
+
+impl SelectionArgs {
+    /// The selection the flags make.
+    pub fn selection(&self) -> Selection {
+        Selection {
+            fleet: self.fleet.clone(),
+            cluster: self.cluster.clone(),
+            tag: self.tag.clone(),
+        }
+    }
 }
 
 /// `--inventory FILE`, shared by every command that reads the inventory.
@@ -72,17 +91,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Check { inventory } => check(&inventory, ctx),
         Command::List {
             inventory,
-            fleet,
-            cluster,
-            tag,
+            selection,
             format,
         } => {
             let inventory = load(&inventory, ctx)?;
-            let selection = Selection {
-                fleet,
-                cluster,
-                tag,
-            };
+            let selection = selection.selection();
             let hosts = inventory.select(&selection);
             if hosts.is_empty() {
                 bail!("{}", nothing_selected(&inventory, &selection));

@@ -1,7 +1,7 @@
 //! Every baseline file at a revision, in one walk of `baselines/`: what a fleet check reads
 //! instead of asking for each host's file (thousands of tree lookups).
 
-use git2::ObjectType;
+use git2::{ObjectType, Tree};
 
 use super::{BASELINES_DIR, Store, StoreError};
 
@@ -20,25 +20,8 @@ impl Store {
     /// Every `baselines/<fleet>/<host>.json` at `rev`, sorted by path (none when there is no
     /// `baselines/` folder). Other files and deeper folders are not baselines and are left out.
     pub fn baseline_files(&self, rev: &str) -> Result<Vec<BaselineFile>, StoreError> {
-        let tree = self.tree_at(rev)?;
-        let Ok(entry) = tree.get_path(std::path::Path::new(BASELINES_DIR)) else {
-            return Ok(Vec::new());
-        };
-        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
-            return Ok(Vec::new());
-        };
         let mut files = Vec::new();
-        for fleet in baselines
-            .iter()
-            .filter(|e| e.kind() == Some(ObjectType::Tree))
-        {
-            let Ok(fleet_name) = fleet.name() else {
-                continue;
-            };
-            let fleet_tree = fleet
-                .to_object(&self.repo)
-                .and_then(|o| o.peel_to_tree())
-                .map_err(|e| self.error("read tree", e))?;
+        for (fleet_name, fleet_tree) in self.fleet_trees(rev)? {
             for file in fleet_tree
                 .iter()
                 .filter(|e| e.kind() == Some(ObjectType::Blob))
@@ -47,7 +30,7 @@ impl Store {
                     continue;
                 };
                 files.push(BaselineFile {
-                    fleet: fleet_name.to_owned(),
+                    fleet: fleet_name.clone(),
                     host: host.to_owned(),
                     path: format!("{BASELINES_DIR}/{fleet_name}/{host}.json"),
                 });
@@ -55,6 +38,33 @@ impl Store {
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(files)
+    }
+
+    /// The folders of `baselines/` at `rev` (each a fleet) with their trees; none when there
+    /// is no `baselines/` folder.
+    pub(super) fn fleet_trees(&self, rev: &str) -> Result<Vec<(String, Tree<'_>)>, StoreError> {
+        let tree = self.tree_at(rev)?;
+        let Ok(entry) = tree.get_path(std::path::Path::new(BASELINES_DIR)) else {
+            return Ok(Vec::new());
+        };
+        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
+            return Ok(Vec::new());
+        };
+        let mut fleets = Vec::new();
+        for fleet in baselines
+            .iter()
+            .filter(|e| e.kind() == Some(ObjectType::Tree))
+        {
+            let Ok(name) = fleet.name() else {
+                continue;
+            };
+            let fleet_tree = fleet
+                .to_object(&self.repo)
+                .and_then(|o| o.peel_to_tree())
+                .map_err(|e| self.error("read tree", e))?;
+            fleets.push((name.to_owned(), fleet_tree));
+        }
+        Ok(fleets)
     }
 }
 

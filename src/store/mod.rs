@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use git2::build::TreeUpdateBuilder;
-use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Sort, Tree};
+use git2::{ErrorCode, FileMode, Oid, Repository, Signature, Sort, Tree};
 
 pub use listing::BaselineFile;
 pub use lock::StoreLock;
@@ -345,30 +345,13 @@ impl Store {
 
     /// The path of `host`'s baseline (`baselines/<fleet>/<host>.json`) at `rev`, if any.
     pub fn host_path(&self, rev: &str, host: &str) -> Result<Option<String>, StoreError> {
-        let tree = self.tree_at(rev)?;
-        let Ok(entry) = tree.get_path(Path::new(BASELINES_DIR)) else {
-            return Ok(None);
-        };
-        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
-            return Ok(None);
-        };
         let file = format!("{host}.json");
-        let mut found = Vec::new();
-        for fleet in baselines
-            .iter()
-            .filter(|e| e.kind() == Some(ObjectType::Tree))
-        {
-            let Ok(fleet_name) = fleet.name() else {
-                continue;
-            };
-            let fleet_tree = fleet
-                .to_object(&self.repo)
-                .and_then(|o| o.peel_to_tree())
-                .map_err(|e| self.error("read tree", e))?;
-            if fleet_tree.get_name(&file).is_some() {
-                found.push(format!("{BASELINES_DIR}/{fleet_name}/{file}"));
-            }
-        }
+        let mut found: Vec<String> = self
+            .fleet_trees(rev)?
+            .into_iter()
+            .filter(|(_, tree)| tree.get_name(&file).is_some())
+            .map(|(fleet, _)| format!("{BASELINES_DIR}/{fleet}/{file}"))
+            .collect();
         match found.len() {
             0 => Ok(None),
             1 => Ok(found.pop()),
