@@ -164,12 +164,12 @@ print(f"\nCritical path (crawl structure): {peer['critical_path']['median']} dep
 EOF
 $single_only && exit 0
 
-## 2. The fleet: needs `mockup serve --count` and `check --all` (issue 12, helpers B and D).
+## 2. The fleet: `mockup serve --count` and `check --all` (a build before them stops here, saying so).
 "$driftgate" mockup serve --help 2>/dev/null | grep -q -- '--count' \
     && "$driftgate" mockup serve --help 2>/dev/null | grep -q -- '--write-inventory' \
-    || die "needs \`driftgate mockup serve --count N --write-inventory FILE\` (issue 12: the multi-BMC simulator); this build has no --count"
+    || die "needs \`driftgate mockup serve --count N --write-inventory FILE\` (the multi-BMC simulator); this build has no --count"
 "$driftgate" check --help 2>/dev/null | grep -q -- '--all' \
-    || die "needs \`driftgate check --all --inventory FILE\` (issue 12: the fleet check); this build has no --all"
+    || die "needs \`driftgate check --all --inventory FILE\` (the fleet check); this build has no --all"
 # A fleet without baselines yet: its first run is a bootstrap.
 bootstrap_flag=()
 if "$driftgate" check --help 2>/dev/null | grep -q -- '--bootstrap'; then
