@@ -142,13 +142,7 @@ fn each_bmc_answers_as_configured_with_its_own_state_sessions_and_counters() {
         checked.contains("12 hosts in 1 fleet, 3 clusters"),
         "{checked}"
     );
-    let (code, listed) = stdout_of(
-        driftgate()
-            .args(["inventory", "list", "--format", "json", "--inventory"])
-            .arg(&sim.inventory),
-    );
-    assert_eq!(code, 0, "{listed}");
-    let hosts: Vec<Value> = serde_json::from_str(&listed).unwrap();
+    let hosts = listed(&sim);
     assert_eq!(hosts.len(), 12);
     for (i, host) in hosts.iter().enumerate() {
         assert_eq!(host["name"], FleetSim::host(i));
@@ -231,13 +225,7 @@ fn a_tls_fleet_writes_pinned_sources_that_capture() {
     let sim = FleetSim::start(&[&post], 2, &["--tls"]);
     let pin = sim.pin.clone().expect("a pin with --tls");
     assert!(pin.starts_with("sha256:"), "{pin}");
-    let (code, listed) = stdout_of(
-        driftgate()
-            .args(["inventory", "list", "--format", "json", "--inventory"])
-            .arg(&sim.inventory),
-    );
-    assert_eq!(code, 0, "{listed}");
-    let hosts: Vec<Value> = serde_json::from_str(&listed).unwrap();
+    let hosts = listed(&sim);
     let source = hosts[1]["sources"][0].as_str().unwrap().to_owned();
     assert_eq!(source, format!("redfish={}?pin={pin}", sim.urls[1]));
     assert!(sim.urls[1].starts_with("https://127.0.0.1:"));
@@ -305,4 +293,15 @@ fn the_help_shows_a_fleet_example() {
     ] {
         assert!(help.contains(part), "{part}: {help}");
     }
+}
+
+/// The hosts `driftgate inventory list --format json` reads from the simulator's inventory.
+fn listed(sim: &FleetSim) -> Vec<Value> {
+    let (code, listed) = stdout_of(
+        driftgate()
+            .args(["inventory", "list", "--format", "json", "--inventory"])
+            .arg(&sim.inventory),
+    );
+    assert_eq!(code, 0, "{listed}");
+    serde_json::from_str(&listed).expect("inventory list --format json is JSON")
 }

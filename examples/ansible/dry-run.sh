@@ -7,13 +7,7 @@
 # Usage: bash examples/ansible/dry-run.sh [DRIFTGATE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if ! command -v ansible-playbook >/dev/null; then
-    [ -x target/ansible-venv/bin/ansible-playbook ] || {
-        python3 -m venv target/ansible-venv
-        target/ansible-venv/bin/pip install --quiet ansible-core
-    }
-    PATH=$PWD/target/ansible-venv/bin:$PATH
-fi
+source examples/ansible/ansible-env.sh
 source examples/gate/lab.sh
 lab_start "${1:-target/debug/driftgate}"
 failures=0

@@ -9,13 +9,7 @@
 # Usage: bash examples/ansible/nightly-dry-run.sh [DRIFTGATE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if ! command -v ansible-playbook >/dev/null; then
-    [ -x target/ansible-venv/bin/ansible-playbook ] || {
-        python3 -m venv target/ansible-venv
-        target/ansible-venv/bin/pip install --quiet ansible-core
-    }
-    PATH=$PWD/target/ansible-venv/bin:$PATH
-fi
+source examples/ansible/ansible-env.sh
 bin=$(realpath "${1:-target/debug/driftgate}")
 recorded=$PWD/examples/azure-local-dcbx/recorded
 work=$(mktemp -d)
