@@ -1,16 +1,36 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond the Rust toolchain: OpenSSH's server (the ssh transport
-# is tested against a throw-away sshd on 127.0.0.1) and client. Safe to run repeatedly.
+# Installs what the tests need beyond the Rust toolchain, from Debian's packages: OpenSSH's
+# server and client (the ssh transport is tested against a throw-away sshd on 127.0.0.1),
+# xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver (the HTML
+# report is tested in a headless browser) and promtool (Prometheus textfiles and alert rules).
+# Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
 
-if [ -x /usr/sbin/sshd ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; then
-    exit 0
-fi
+# Each command the tests run, and the Debian package it comes from.
+needed=(
+    "/usr/sbin/sshd openssh-server"
+    "ssh openssh-client"
+    "ssh-keygen openssh-client"
+    "xmllint libxml2-utils"
+    "chromium chromium"
+    "chromedriver chromium-driver"
+    "promtool prometheus"
+)
+missing=()
+for entry in "${needed[@]}"; do
+    read -r command package <<<"$entry"
+    if ! command -v "$command" >/dev/null 2>&1 && [ ! -x "$command" ]; then
+        case " ${missing[*]-} " in *" $package "*) ;; *) missing+=("$package") ;; esac
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "test-deps: openssh-server is missing and this is not root; install it" >&2; exit 1; }
+    command -v sudo >/dev/null || { echo "test-deps: ${missing[*]} missing and this is not root; install them" >&2; exit 1; }
     sudo=sudo
 fi
 export DEBIAN_FRONTEND=noninteractive
+echo "test-deps: installing ${missing[*]}" >&2
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends openssh-server openssh-client >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

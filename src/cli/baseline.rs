@@ -179,7 +179,13 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                     ..JudgeOptions::default()
                 },
             );
-            super::print_report(&report, format, ctx.printer)
+            super::print_report(
+                &report,
+                format,
+                &super::reports::ReportArgs::default(),
+                super::reports::ReportSources::default(),
+                ctx.printer,
+            )
         }
     }
 }

@@ -12,6 +12,7 @@ use driftgate::store::Store;
 
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg, SelectionArgs};
+use super::reports::{ReportArgs, ReportSources};
 use super::{Context, OutputFormat, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
@@ -61,6 +62,8 @@ pub struct Args {
     /// `driftgate schema fleet-report`).
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     format: OutputFormat,
+    #[command(flatten)]
+    reports: ReportArgs,
     #[command(flatten)]
     fleet: FleetArgs,
 }
@@ -129,6 +132,7 @@ struct FleetArgs {
 const DEFAULT_CONCURRENCY: u16 = 64;
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    args.reports.check()?;
     if args.fleet.all {
         return run_all(args, ctx);
     }
@@ -156,7 +160,16 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ..JudgeOptions::default()
     };
     let report = compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
-    super::print_report(&report, args.format, ctx.printer)
+    let store = if loader.store_in_use() {
+        Some(loader.store()?)
+    } else {
+        None
+    };
+    let sources = ReportSources {
+        store,
+        policy: Some(&policy),
+    };
+    super::print_report(&report, args.format, &args.reports, sources, ctx.printer)
 }
 
 /// `check --all`.
@@ -228,16 +241,23 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ));
         return Ok(Outcome::Interrupted(signal));
     }
-    print_fleet(&result?, args.format, ctx.printer)
+    let sources = ReportSources {
+        store: Some(&settings.store),
+        policy: Some(&settings.policy),
+    };
+    print_fleet(&result?, args.format, &args.reports, sources, ctx.printer)
 }
 
-/// Renders a fleet result on standard output and returns its verdict.
+/// Renders a fleet result on standard output and into every `--report` file, and returns its
+/// verdict.
 pub fn print_fleet(
     report: &FleetReport,
     format: OutputFormat,
+    reports: &ReportArgs,
+    sources: ReportSources<'_>,
     printer: &Printer,
 ) -> anyhow::Result<Outcome> {
-    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    super::reports::emit(report.into(), format, reports, sources, printer)?;
     Ok(Outcome::Judged(report.verdict))
 }
 

@@ -55,5 +55,11 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ..JudgeOptions::default()
     };
     let report = compare::judge(&new, Some(&old), &policy, &options);
-    super::print_report(&report, args.format, printer)
+    super::print_report(
+        &report,
+        args.format,
+        &super::reports::ReportArgs::default(),
+        super::reports::ReportSources::default(),
+        printer,
+    )
 }

@@ -13,6 +13,7 @@ use driftgate::store::Store;
 
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg};
+use super::reports::{ReportArgs, ReportSources};
 use super::{Context, OutputFormat};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
@@ -111,6 +112,8 @@ struct StepArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, hide_possible_values = true)]
     format: OutputFormat,
     #[command(flatten)]
+    reports: ReportArgs,
+    #[command(flatten)]
     capture: CaptureFlags,
 }
 
@@ -126,17 +129,19 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let (result, format) = match command {
+    let (result, settings, step) = match command {
         Command::Pre(args) => {
+            args.step.reports.check()?;
             let settings = settings(&args.step, ctx, cancel)?;
             let progress = Lines {
                 printer: ctx.printer,
                 announce: args.run.is_none(),
             };
             let result = runtime.block_on(gate::pre(&settings, args.run, &args.hosts, &progress));
-            (result, args.step.format)
+            (result, settings, args.step)
         }
         Command::Post(args) => {
+            args.step.reports.check()?;
             let settings = Settings {
                 lock_wait: Duration::from_secs(args.lock_wait),
                 ..settings(&args.step, ctx, cancel)?
@@ -152,7 +157,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 args.promote,
                 &progress,
             ));
-            (result, args.step.format)
+            (result, settings, args.step)
         }
     };
     if let Some(signal) = interrupts.as_ref().and_then(Interrupts::received)
@@ -164,7 +169,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Interrupted(signal));
     }
     let report = result?;
-    print(&report, format, ctx.printer)
+    let sources = ReportSources {
+        store: Some(&settings.store),
+        policy: Some(&settings.policy),
+    };
+    print(&report, &step, sources, ctx.printer)
 }
 
 /// The settings `step` gives.
@@ -201,8 +210,17 @@ fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Resul
 /// Renders `report` and returns the verdict. Text and Markdown carry the warnings and what
 /// `--promote` did; beside JSON (read by a program) they are said on standard error too, for
 /// whoever reads the pipeline's log.
-fn print(report: &GateReport, format: OutputFormat, printer: &Printer) -> anyhow::Result<Outcome> {
-    if format == OutputFormat::Json {
+fn print(
+    report: &GateReport,
+    step: &StepArgs,
+    sources: ReportSources<'_>,
+    printer: &Printer,
+) -> anyhow::Result<Outcome> {
+    use driftgate::report::Format;
+    if !matches!(
+        step.reports.stdout_format(step.format),
+        Format::Text | Format::Markdown
+    ) {
         for warning in &report.warnings {
             printer.warn(warning);
         }
@@ -220,7 +238,7 @@ fn print(report: &GateReport, format: OutputFormat, printer: &Printer) -> anyhow
             None => {}
         }
     }
-    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    super::reports::emit(report.into(), step.format, &step.reports, sources, printer)?;
     // A pipeline that asked for a promote of a passing post must not go on as if it happened.
     if let Some(PromotionOutcome::Skipped { reason }) = &report.promotion
         && matches!(report.verdict, Verdict::Pass | Verdict::Warn)

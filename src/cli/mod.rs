@@ -11,6 +11,7 @@ mod inventory;
 mod mockup;
 mod policy;
 mod report;
+mod reports;
 mod schema;
 mod snapshot;
 
@@ -106,6 +107,14 @@ pub enum OutputFormat {
     Json,
     /// Markdown for a change ticket or a pull-request comment.
     Markdown,
+    /// JUnit XML for a pipeline's test tab.
+    Junit,
+    /// SARIF 2.1.0 for code scanning of the baseline repository.
+    Sarif,
+    /// Prometheus text format for node_exporter's textfile collector.
+    Prometheus,
+    /// One self-contained HTML page.
+    Html,
 }
 
 impl From<OutputFormat> for driftgate::report::Format {
@@ -114,6 +123,10 @@ impl From<OutputFormat> for driftgate::report::Format {
             OutputFormat::Text => Self::Text,
             OutputFormat::Json => Self::Json,
             OutputFormat::Markdown => Self::Markdown,
+            OutputFormat::Junit => Self::Junit,
+            OutputFormat::Sarif => Self::Sarif,
+            OutputFormat::Prometheus => Self::Prometheus,
+            OutputFormat::Html => Self::Html,
         }
     }
 }
@@ -145,13 +158,16 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     }
 }
 
-/// Renders `report` in `format` on standard output and returns the verdict.
+/// Renders `report` in `format` on standard output and into every `--report` file, and
+/// returns the verdict.
 fn print_report(
     report: &driftgate::compare::Report,
     format: OutputFormat,
+    reports: &reports::ReportArgs,
+    sources: reports::ReportSources<'_>,
     printer: &Printer,
 ) -> anyhow::Result<Outcome> {
-    printer.stdout(|out| driftgate::report::render(report, format.into(), out))?;
+    reports::emit(report.into(), format, reports, sources, printer)?;
     Ok(Outcome::Judged(report.verdict))
 }
 

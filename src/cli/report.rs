@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use driftgate::fleet;
 
+use driftgate::store::Store;
+
+use super::reports::{ReportArgs, ReportSources};
 use super::{Context, OutputFormat};
 use crate::exit::Outcome;
 
@@ -34,14 +37,32 @@ pub enum Command {
         /// fleet-report`) or markdown.
         #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
         format: OutputFormat,
+        #[command(flatten)]
+        reports: ReportArgs,
     },
 }
 
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
-        Command::Merge { dirs, format } => {
+        Command::Merge {
+            dirs,
+            format,
+            reports,
+        } => {
+            reports.check()?;
             let report = fleet::merge(&dirs)?;
-            super::check::print_fleet(&report, format, ctx.printer)
+            // The store is optional here (a merge job may run beside the results only): without
+            // it SARIF has no lines and HTML no timelines.
+            let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+            let store = Store::discover(&dir).ok();
+            let policy = store
+                .as_ref()
+                .and_then(|s| driftgate::input::policy(Some(s), None).ok());
+            let sources = ReportSources {
+                store: store.as_ref(),
+                policy: policy.as_ref(),
+            };
+            super::check::print_fleet(&report, format, &reports, sources, ctx.printer)
         }
     }
 }

@@ -176,6 +176,7 @@ mod tests {
                 failure: None,
                 capture_ms: 0,
                 snapshot_file: None,
+                last_success_at: None,
                 report,
             },
             complete: true,

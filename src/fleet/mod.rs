@@ -148,6 +148,10 @@ pub struct HostResult {
     pub capture_ms: u64,
     /// Its snapshot file in the output directory, when one was written.
     pub snapshot_file: Option<String>,
+    /// When the host was last read completely (RFC 3339): this run's capture, or what the
+    /// store's state file remembers of an earlier run when this one could not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_success_at: Option<String>,
     /// Its own judgement against its baseline (invariants and `expect` rules only without one).
     pub report: Report,
 }

@@ -571,6 +571,7 @@ fn finish(
             failure: failure.map(|f| f.to_string()),
             capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             snapshot_file,
+            last_success_at: captured_good.or(last_good).map(|t| t.to_string()),
             report,
         },
     };

@@ -1,14 +1,24 @@
 //! Renderers of a [`Report`]: each writes to a writer and decides nothing.
 //!
 //! The text renderer always writes ANSI styles; the caller's stream strips them when colour is
-//! off (not a terminal, `NO_COLOR`). Imports: [`crate::gate`] and [`crate::fleet`] (their report types) and
-//! [`crate::compare`].
+//! off (not a terminal, `NO_COLOR`). JUnit, SARIF, Prometheus and HTML render a [`View`] (the
+//! hosts of any document, one shape) with the [`Extras`] the caller read for them (baseline
+//! lines, drift timelines, the textfile being replaced): renderers read nothing and have no
+//! clock. Imports: [`crate::gate`] and [`crate::fleet`] (their report types),
+//! [`crate::baseline`] (timelines) and [`crate::compare`].
 
 pub mod fleet;
 pub mod gate;
+pub mod html;
 pub mod json;
+pub mod junit;
 pub mod markdown;
+pub mod prometheus;
+pub mod sarif;
 pub mod text;
+pub mod view;
+
+use std::collections::BTreeMap;
 
 use std::io::{self, Write};
 
@@ -16,16 +26,71 @@ use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
 use crate::fleet::FleetReport;
 use crate::gate::GateReport;
 use crate::snapshot::SourceStatus;
+pub use view::{HostView, View, ViewKind};
 
 /// A report format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Format {
     /// A verdict line, then findings grouped by severity (ANSI styles; see the module docs).
     Text,
-    /// JSON following `driftgate schema report`.
+    /// JSON following `driftgate schema report` (`gate-report`, `fleet-report`).
     Json,
-    /// Markdown for a change ticket or a pull-request comment.
+    /// Markdown for a change ticket or a pull-request comment, under 65,536 characters.
     Markdown,
+    /// JUnit XML: a test suite per host, a test case per rule (Jenkins, GitLab, Azure DevOps).
+    Junit,
+    /// SARIF 2.1.0: a result per finding, located at the fact's line of the baseline file.
+    Sarif,
+    /// Prometheus text format for node_exporter's textfile collector.
+    Prometheus,
+    /// One self-contained HTML page: hosts, findings by port, drift timelines.
+    Html,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 7] = [
+        Format::Text,
+        Format::Json,
+        Format::Markdown,
+        Format::Junit,
+        Format::Sarif,
+        Format::Prometheus,
+        Format::Html,
+    ];
+
+    /// The name on the command line (`--report junit=FILE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Markdown => "markdown",
+            Format::Junit => "junit",
+            Format::Sarif => "sarif",
+            Format::Prometheus => "prometheus",
+            Format::Html => "html",
+        }
+    }
+
+    /// The format of a command-line name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// What some formats need beyond the document, read by the caller before rendering (a
+/// renderer reads nothing). Empty parts make those formats render without them: SARIF
+/// results without a line, HTML without timelines, Prometheus without earlier success times.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// Per host, its baseline file and the line of each fact in it (SARIF locations).
+    pub baseline_lines: BTreeMap<String, crate::baseline::BaselineLines>,
+    /// Per host, the changes its baseline went through in the store's history, newest first
+    /// (HTML).
+    pub timelines: BTreeMap<String, Vec<crate::baseline::TimelineEntry>>,
+    /// The Prometheus textfile this render replaces: a host this run could not read keeps the
+    /// last success time it had there.
+    pub previous_textfile: Option<String>,
 }
 
 /// What a command reports: one host's judgement, or a gate step's.
@@ -61,9 +126,14 @@ impl<'a> From<&'a GateReport> for Document<'a> {
 pub fn render<'a>(
     document: impl Into<Document<'a>>,
     format: Format,
+    extras: &Extras,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     match (document.into(), format) {
+        (document, Format::Junit) => junit::render(&View::of(document), out),
+        (document, Format::Sarif) => sarif::render(&View::of(document), extras, out),
+        (document, Format::Prometheus) => prometheus::render(&View::of(document), extras, out),
+        (document, Format::Html) => html::render(&View::of(document), extras, out),
         (Document::Check(report), Format::Text) => text::render(report, out),
         (Document::Check(report), Format::Json) => json::render(report, out),
         (Document::Check(report), Format::Markdown) => markdown::render(report, out),

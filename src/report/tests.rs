@@ -279,7 +279,7 @@ fn one_render_entry_writes_each_format() {
     ];
     for (format, render) in direct {
         let (mut one, mut other) = (Vec::new(), Vec::new());
-        super::render(&report, format, &mut one).unwrap();
+        super::render(&report, format, &super::Extras::default(), &mut one).unwrap();
         render(&report, &mut other).unwrap();
         assert!(!one.is_empty());
         assert_eq!(one, other, "{format:?}");

@@ -53,6 +53,7 @@ fn host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> HostResul
         failure: None,
         capture_ms: ms,
         snapshot_file: Some(format!("out/snapshots/{name}.json")),
+        last_success_at: None,
         report,
     }
 }

@@ -595,3 +595,9 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
 
 #[cfg(test)]
 mod tests;
+
+mod lines;
+mod timeline;
+
+pub use lines::{BaselineLines, baseline_lines, fact_lines};
+pub use timeline::{SettingChange, TimelineEntry, timelines};

@@ -1,0 +1,239 @@
+//! `--report FORMAT[=FILE]`, repeatable, on every judging command: which formats go where,
+//! what they need read first (baseline lines, timelines, the textfile being replaced), and
+//! writing each file atomically.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use driftgate::baseline;
+use driftgate::compare::Policy;
+use driftgate::report::{self, Document, Extras, Format, View};
+use driftgate::store::Store;
+
+use super::OutputFormat;
+use crate::output::Printer;
+
+/// How many commits of each host's history the HTML report's timeline goes back.
+const TIMELINE_COMMITS: usize = 100;
+
+/// The `--report` flags of a judging command.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ReportArgs {
+    /// Also write the report in FORMAT to FILE, atomically (a temporary file renamed over it),
+    /// or with `-` or no file to standard output in place of --format. Repeatable; FORMAT is
+    /// text, json, markdown, junit, sarif, prometheus or html. Files are written whatever the
+    /// verdict, after the run; a file that cannot be written is an error (exit 2).
+    #[arg(long = "report", value_name = "FORMAT[=FILE]", value_parser = parse_target)]
+    pub reports: Vec<ReportTarget>,
+}
+
+/// One `--report`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    /// The format.
+    pub format: Format,
+    /// Where: `None` is standard output.
+    pub file: Option<PathBuf>,
+}
+
+/// Parses `FORMAT[=FILE]`.
+fn parse_target(text: &str) -> Result<ReportTarget, String> {
+    let (name, file) = match text.split_once('=') {
+        Some((name, file)) => (name, Some(file)),
+        None => (text, None),
+    };
+    let format = Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "unknown report format {name:?}: one of {}",
+            names.join(", ")
+        )
+    })?;
+    let file = match file {
+        None | Some("-") => None,
+        Some("") => {
+            return Err(format!(
+                "{name}=: the file name is empty (use {name}=- for standard output)"
+            ));
+        }
+        Some(file) => Some(PathBuf::from(file)),
+    };
+    Ok(ReportTarget { format, file })
+}
+
+/// What the reports are read from besides the document.
+#[derive(Clone, Copy, Default)]
+pub struct ReportSources<'a> {
+    /// The baseline store the hosts were judged against (SARIF lines, HTML timelines).
+    pub store: Option<&'a Store>,
+    /// The policy that judged them (HTML timelines rate each change with it).
+    pub policy: Option<&'a Policy>,
+}
+
+impl ReportArgs {
+    /// Refuses, before any work, what cannot be written: two reports on standard output, the
+    /// same file twice, a file in a directory that does not exist.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let on_stdout = self.reports.iter().filter(|r| r.file.is_none()).count();
+        if on_stdout > 1 {
+            anyhow::bail!(
+                "--report: {on_stdout} reports go to standard output; give all but one a file (FORMAT=FILE)"
+            );
+        }
+        let mut seen: Vec<&Path> = Vec::new();
+        for file in self.reports.iter().filter_map(|r| r.file.as_deref()) {
+            if seen.contains(&file) {
+                anyhow::bail!("--report: {} is named twice", file.display());
+            }
+            seen.push(file);
+            let dir = match file.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+            if !dir.is_dir() {
+                anyhow::bail!(
+                    "--report {}: directory {} does not exist",
+                    file.display(),
+                    dir.display()
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The format standard output gets: a `--report` without a file, else `format`.
+    pub fn stdout_format(&self, format: OutputFormat) -> Format {
+        self.reports
+            .iter()
+            .find(|r| r.file.is_none())
+            .map_or_else(|| format.into(), |r| r.format)
+    }
+}
+
+/// Renders `document` on standard output (in `format`, or the `--report` that names standard
+/// output) and into every `--report` file.
+pub fn emit(
+    document: Document<'_>,
+    format: OutputFormat,
+    args: &ReportArgs,
+    sources: ReportSources<'_>,
+    printer: &Printer,
+) -> anyhow::Result<()> {
+    let stdout_format = args.stdout_format(format);
+    let mut formats: Vec<Format> = args.reports.iter().map(|r| r.format).collect();
+    formats.push(stdout_format);
+    let mut extras = extras(document, &formats, sources, printer);
+    printer.stdout(|out| report::render(document, stdout_format, &extras, out))?;
+    for target in &args.reports {
+        let Some(file) = &target.file else { continue };
+        extras.previous_textfile = match target.format {
+            Format::Prometheus => previous_textfile(file)?,
+            _ => None,
+        };
+        let mut bytes = Vec::new();
+        report::render(document, target.format, &extras, &mut bytes).with_context(|| {
+            format!(
+                "{}: cannot render the {} report",
+                file.display(),
+                target.format.name()
+            )
+        })?;
+        driftgate::fsutil::write_atomic(file, &bytes).with_context(|| {
+            format!(
+                "{}: cannot write the {} report",
+                file.display(),
+                target.format.name()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Reads what the requested formats need. A store that cannot be read costs the SARIF lines
+/// or the timelines, said as a warning, never the report.
+fn extras(
+    document: Document<'_>,
+    formats: &[Format],
+    sources: ReportSources<'_>,
+    printer: &Printer,
+) -> Extras {
+    let mut extras = Extras::default();
+    let Some(store) = sources.store else {
+        return extras;
+    };
+    let view = View::of(document);
+    if formats.contains(&Format::Sarif) {
+        let origins: Vec<(&str, &str)> = view
+            .hosts
+            .iter()
+            .filter_map(|h| Some((h.host, h.report.baseline.as_ref()?.origin.as_str())))
+            .collect();
+        match baseline::baseline_lines(store, &origins) {
+            Ok(lines) => extras.baseline_lines = lines,
+            Err(e) => printer.warn(&format!("the SARIF report has no baseline lines: {e}")),
+        }
+    }
+    if formats.contains(&Format::Html)
+        && let Some(policy) = sources.policy
+    {
+        let hosts: Vec<&str> = view.hosts.iter().map(|h| h.host).collect();
+        match baseline::timelines(store, policy, &hosts, TIMELINE_COMMITS) {
+            Ok(timelines) => extras.timelines = timelines,
+            Err(e) => printer.warn(&format!("the HTML report has no drift timelines: {e}")),
+        }
+    }
+    extras
+}
+
+/// The textfile a Prometheus report replaces, if there is one.
+fn previous_textfile(file: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read_to_string(file) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e)
+            .with_context(|| format!("{}: cannot read the textfile it replaces", file.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_parse_with_and_without_a_file() {
+        assert_eq!(
+            parse_target("junit=out/j.xml"),
+            Ok(ReportTarget {
+                format: Format::Junit,
+                file: Some(PathBuf::from("out/j.xml"))
+            })
+        );
+        assert_eq!(
+            parse_target("sarif=-"),
+            Ok(ReportTarget {
+                format: Format::Sarif,
+                file: None
+            })
+        );
+        assert_eq!(
+            parse_target("html"),
+            Ok(ReportTarget {
+                format: Format::Html,
+                file: None
+            })
+        );
+        assert!(parse_target("xml=a").unwrap_err().contains("junit"));
+        assert!(parse_target("json=").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn two_reports_on_stdout_are_refused() {
+        let args = ReportArgs {
+            reports: vec![
+                parse_target("json").expect("valid"),
+                parse_target("html=-").expect("valid"),
+            ],
+        };
+        assert!(args.check().is_err());
+    }
+}
