@@ -5,14 +5,17 @@
 # snapshots), then the night comes: BMC 3 took the NIC firmware update that resets DCBX
 # (post-update), BMC 7 is down and BMC 10 never answers. `check --all` judges the fleet in
 # one run (exit 3: incomplete beats block), then the same run as 3 shards and `report merge`
-# gives the same fleet verdict. Every exit code is checked; the scratch directory and the
-# simulator are removed on exit.
+# gives the same fleet verdict. The night's reports in every format (JUnit, SARIF, Prometheus
+# textfile, HTML, Markdown, JSON) are kept in target/fleet-reports/. Every exit code is
+# checked; the scratch directory and the simulator are removed on exit.
 #
 # Usage: bash examples/fleet/demo.sh [DRIFTGATE]   (default: target/debug/driftgate)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(realpath "${1:-target/debug/driftgate}")
 recorded=$PWD/examples/azure-local-dcbx/recorded
+reports=$PWD/target/fleet-reports
+mkdir -p "$reports"
 work=$(mktemp -d)
 server=
 failures=0
@@ -90,8 +93,13 @@ out=/dev/null step 0 baseline promote --fleet lab bootstrap/snapshots/*.json -m 
 
 echo "## The night: BMC 3 post-update (DCBX reset), BMC 7 down, BMC 10 hanging"
 serve --bmc-state "3=$recorded/post-update/bmc" --bmc-fault 7:down --bmc-fault 10:hang-all
-# The hanging BMC costs its own deadline (--host-timeout), never the run's.
-step 3 check --all --host-timeout 3 --out-dir nightly
+# The hanging BMC costs its own deadline (--host-timeout), never the run's. The summary goes to
+# the terminal; the reports go where pipelines and monitoring look.
+step 3 check --all --host-timeout 3 --out-dir nightly \
+    --report "junit=$reports/junit.xml" --report "sarif=$reports/driftgate.sarif" \
+    --report "prometheus=$reports/driftgate.prom" --report "html=$reports/nightly.html" \
+    --report "markdown=$reports/nightly.md" --report "json=$reports/nightly.json"
+echo "(reports: $(cd "$reports" && ls | tr '\n' ' ')in target/fleet-reports/)"
 
 echo "## The same night as 3 shards (one per machine or pod), then the merge"
 # A shard's own exit code only says what its third of the fleet looked like (0, 1 or 3: it

@@ -138,7 +138,7 @@ pub fn emit(
                 target.format.name()
             )
         })?;
-        driftgate::fsutil::write_atomic(file, &bytes).with_context(|| {
+        driftgate::fsutil::write_atomic_readable(file, &bytes).with_context(|| {
             format!(
                 "{}: cannot write the {} report",
                 file.display(),
