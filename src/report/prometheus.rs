@@ -17,8 +17,9 @@ use std::io::{self, Write};
 use prometheus::core::Collector;
 use prometheus::{Encoder as _, GaugeVec, IntGaugeVec, Opts, Registry, TextEncoder};
 
-use super::{Extras, View};
+use super::{Extras, HostView, View};
 use crate::compare::{Severity, Verdict};
+use crate::fleet::FleetFinding;
 
 /// Every verdict, in the order a host's `driftgate_verdict` samples are built.
 const VERDICTS: [Verdict; 4] = [
@@ -57,6 +58,32 @@ pub struct HostMetrics {
     pub sources_incomplete: u64,
 }
 
+impl HostMetrics {
+    /// The metrics of `host`, with the fleet findings that name it and the last success time
+    /// the file being replaced had for it.
+    fn of(host: &HostView<'_>, fleet: &[&FleetFinding], earlier: Option<f64>) -> HostMetrics {
+        let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
+        for f in &host.report.findings {
+            *findings.entry((f.severity, f.id.clone())).or_default() += 1;
+        }
+        for f in fleet {
+            *findings.entry((f.severity, f.rule.clone())).or_default() += 1;
+        }
+        HostMetrics {
+            labels: HostLabels {
+                host: host.host.to_owned(),
+                fleet: host.fleet.unwrap_or_default().to_owned(),
+                cluster: host.cluster.unwrap_or_default().to_owned(),
+            },
+            verdict: host.verdict,
+            findings,
+            last_success: host.last_success_at.and_then(seconds).or(earlier),
+            capture_seconds: host.capture_ms.map(|ms| ms as f64 / 1000.0),
+            sources_incomplete: host.report.incomplete_sources.len() as u64,
+        }
+    }
+}
+
 /// The whole textfile, before it is written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Textfile {
@@ -77,36 +104,19 @@ impl Textfile {
         let earlier = previous
             .map(textfile::last_success_times)
             .unwrap_or_default();
+        // The fleet findings naming each host, looked up once per host.
+        let mut naming: BTreeMap<&str, Vec<&FleetFinding>> = BTreeMap::new();
+        for f in view.fleet_findings {
+            for host in &f.hosts {
+                naming.entry(host).or_default().push(f);
+            }
+        }
         let hosts = view
             .hosts
             .iter()
             .map(|h| {
-                let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
-                for f in &h.report.findings {
-                    *findings.entry((f.severity, f.id.clone())).or_default() += 1;
-                }
-                for f in view
-                    .fleet_findings
-                    .iter()
-                    .filter(|f| f.hosts.iter().any(|n| n == h.host))
-                {
-                    *findings.entry((f.severity, f.rule.clone())).or_default() += 1;
-                }
-                HostMetrics {
-                    labels: HostLabels {
-                        host: h.host.to_owned(),
-                        fleet: h.fleet.unwrap_or_default().to_owned(),
-                        cluster: h.cluster.unwrap_or_default().to_owned(),
-                    },
-                    verdict: h.verdict,
-                    findings,
-                    last_success: h
-                        .last_success_at
-                        .and_then(seconds)
-                        .or_else(|| earlier.get(h.host).copied()),
-                    capture_seconds: h.capture_ms.map(|ms| ms as f64 / 1000.0),
-                    sources_incomplete: h.report.incomplete_sources.len() as u64,
-                }
+                let fleet = naming.get(h.host).map_or(&[][..], Vec::as_slice);
+                HostMetrics::of(h, fleet, earlier.get(h.host).copied())
             })
             .collect();
         let c = view.counts;
