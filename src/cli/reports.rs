@@ -72,7 +72,8 @@ pub struct ReportSources<'a> {
 
 impl ReportArgs {
     /// Refuses, before any work, what cannot be written: two reports on standard output, the
-    /// same file twice, a file in a directory that does not exist.
+    /// same file twice (however spelt: `a.xml` and `./a.xml` are one file), a file in a
+    /// directory that does not exist, a directory in place of a file.
     pub fn check(&self) -> anyhow::Result<()> {
         let on_stdout = self.reports.iter().filter(|r| r.file.is_none()).count();
         if on_stdout > 1 {
@@ -80,16 +81,9 @@ impl ReportArgs {
                 "--report: {on_stdout} reports go to standard output; give all but one a file (FORMAT=FILE)"
             );
         }
-        let mut seen: Vec<&Path> = Vec::new();
+        let mut seen: Vec<PathBuf> = Vec::new();
         for file in self.reports.iter().filter_map(|r| r.file.as_deref()) {
-            if seen.contains(&file) {
-                anyhow::bail!("--report: {} is named twice", file.display());
-            }
-            seen.push(file);
-            let dir = match file.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent,
-                _ => Path::new("."),
-            };
+            let dir = parent_dir(file);
             if !dir.is_dir() {
                 anyhow::bail!(
                     "--report {}: directory {} does not exist",
@@ -97,6 +91,17 @@ impl ReportArgs {
                     dir.display()
                 );
             }
+            let (Some(name), false) = (file.file_name(), file.is_dir()) else {
+                anyhow::bail!("--report {}: is a directory, not a file", file.display());
+            };
+            let same = dir
+                .canonicalize()
+                .with_context(|| format!("--report {}: cannot resolve {}", file.display(), dir.display()))?
+                .join(name);
+            if seen.contains(&same) {
+                anyhow::bail!("--report: {} is named twice", file.display());
+            }
+            seen.push(same);
         }
         Ok(())
     }
@@ -124,29 +129,76 @@ pub fn emit(
     formats.push(stdout_format);
     let mut extras = extras(document, &formats, sources, printer);
     printer.stdout(|out| report::render(document, stdout_format, &extras, out))?;
+    // One file that cannot be written costs that file, never the others: the pipeline still
+    // publishes what could be written, and the command fails (exit 2) naming each failed file.
+    let mut failed: Vec<anyhow::Error> = Vec::new();
     for target in &args.reports {
         let Some(file) = &target.file else { continue };
-        extras.previous_textfile = match target.format {
-            Format::Prometheus => previous_textfile(file)?,
-            _ => None,
-        };
-        let mut bytes = Vec::new();
-        report::render(document, target.format, &extras, &mut bytes).with_context(|| {
-            format!(
-                "{}: cannot render the {} report",
-                file.display(),
-                target.format.name()
-            )
-        })?;
-        driftgate::fsutil::write_atomic(file, &bytes).with_context(|| {
-            format!(
-                "{}: cannot write the {} report",
-                file.display(),
-                target.format.name()
-            )
-        })?;
+        if let Err(e) = write_report(document, target.format, file, &mut extras) {
+            failed.push(e);
+        }
     }
+    match failed.pop() {
+        None => Ok(()),
+        Some(last) => {
+            for e in &failed {
+                printer.error(e);
+            }
+            Err(last)
+        }
+    }
+}
+
+/// Renders `document` in `format` into `file`, atomically.
+fn write_report(
+    document: Document<'_>,
+    format: Format,
+    file: &Path,
+    extras: &mut Extras,
+) -> anyhow::Result<()> {
+    extras.previous_textfile = match format {
+        Format::Prometheus => previous_textfile(file)?,
+        _ => None,
+    };
+    let mut bytes = Vec::new();
+    report::render(document, format, extras, &mut bytes).with_context(|| {
+        format!("{}: cannot render the {} report", file.display(), format.name())
+    })?;
+    write_atomic(file, &bytes)
+        .with_context(|| format!("{}: cannot write the {} report", file.display(), format.name()))
+}
+
+/// Writes `bytes` to `file` as [`driftgate::fsutil::write_atomic`] does (a temporary file in
+/// the same directory, flushed, renamed over it), but readable as any file the user creates:
+/// a report is read by others (node_exporter reads the textfile as its own user, a file share
+/// serves the HTML), where a temporary file is created for its owner alone. A file it replaces
+/// keeps its mode.
+fn write_atomic(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut temp = tempfile::Builder::new()
+        .prefix(driftgate::fsutil::TEMP_PREFIX)
+        .suffix(driftgate::fsutil::TEMP_SUFFIX)
+        // Like any new file, narrowed by the umask.
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(parent_dir(file))?;
+    match std::fs::metadata(file) {
+        Ok(replaced) => temp.as_file().set_permissions(replaced.permissions())?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    temp.write_all(bytes)?;
+    temp.as_file().sync_all()?;
+    temp.persist(file).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The directory `file` is written in.
+fn parent_dir(file: &Path) -> &Path {
+    match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
 }
 
 /// Reads what the requested formats need. A store that cannot be read costs the SARIF lines
