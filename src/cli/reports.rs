@@ -96,7 +96,13 @@ impl ReportArgs {
             };
             let same = dir
                 .canonicalize()
-                .with_context(|| format!("--report {}: cannot resolve {}", file.display(), dir.display()))?
+                .with_context(|| {
+                    format!(
+                        "--report {}: cannot resolve {}",
+                        file.display(),
+                        dir.display()
+                    )
+                })?
                 .join(name);
             if seen.contains(&same) {
                 anyhow::bail!("--report: {} is named twice", file.display());
@@ -160,12 +166,24 @@ fn write_report(
         Format::Prometheus => previous_textfile(file)?,
         _ => None,
     };
+    // A file is never coloured: it gets what standard output gets with --color never (the text
+    // renderers style their output; the printer strips the styles where colour is off).
     let mut bytes = Vec::new();
-    report::render(document, format, extras, &mut bytes).with_context(|| {
-        format!("{}: cannot render the {} report", file.display(), format.name())
+    let mut plain = anstream::StripStream::new(&mut bytes);
+    report::render(document, format, extras, &mut plain).with_context(|| {
+        format!(
+            "{}: cannot render the {} report",
+            file.display(),
+            format.name()
+        )
     })?;
-    write_atomic(file, &bytes)
-        .with_context(|| format!("{}: cannot write the {} report", file.display(), format.name()))
+    write_atomic(file, &bytes).with_context(|| {
+        format!(
+            "{}: cannot write the {} report",
+            file.display(),
+            format.name()
+        )
+    })
 }
 
 /// Writes `bytes` to `file` as [`driftgate::fsutil::write_atomic`] does (a temporary file in
