@@ -306,4 +306,58 @@ mod tests {
         };
         assert!(args.check().is_err());
     }
+
+    fn targets(texts: &[String]) -> ReportArgs {
+        ReportArgs {
+            reports: texts
+                .iter()
+                .map(|t| parse_target(t).expect("valid"))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn one_file_named_twice_however_spelt_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let d = dir.path().display();
+        let twice = targets(&[format!("json={d}/r"), format!("html={d}/./r")]);
+        assert!(
+            twice
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("named twice")
+        );
+        let two = targets(&[format!("json={d}/r"), format!("html={d}/s")]);
+        two.check().expect("two files");
+    }
+
+    #[test]
+    fn a_directory_or_a_missing_one_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let d = dir.path().display();
+        for (text, said) in [
+            (format!("json={d}"), "is a directory"),
+            (format!("json={d}/.."), "is a directory"),
+            (format!("json={d}/missing/r"), "does not exist"),
+        ] {
+            let error = targets(&[text.clone()]).check().unwrap_err().to_string();
+            assert!(error.contains(said), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn a_new_report_is_not_private_and_a_replaced_one_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (report, plain) = (dir.path().join("r"), dir.path().join("plain"));
+        write_atomic(&report, b"one").expect("written");
+        std::fs::write(&plain, b"x").expect("written");
+        let mode = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
+        assert_eq!(mode(&report), mode(&plain), "as any new file");
+        std::fs::set_permissions(&report, std::fs::Permissions::from_mode(0o604)).expect("chmod");
+        write_atomic(&report, b"two").expect("written");
+        assert_eq!(mode(&report), 0o604);
+        assert_eq!(std::fs::read(&report).expect("read"), b"two");
+    }
 }
