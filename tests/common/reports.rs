@@ -79,8 +79,9 @@ pub fn unwritable_dir(scratch: &Path) -> PathBuf {
     dir
 }
 
-/// Runs `script` with `bash -c` in `cwd` as a CI runner runs a step: the driftgate under test
-/// on PATH, the simulator's account and `env` in its environment.
+/// Runs `script` in `cwd` as a CI runner runs a step, with `bash -eo pipefail` (as GitHub runs
+/// a `run:` step with `shell: bash`; the stricter of the two CIs): the driftgate under test on
+/// PATH, the simulator's account and `env` in its environment.
 pub fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
     let dir = bin.parent().expect("the binary's directory");
@@ -89,7 +90,7 @@ pub fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
     ))
     .expect("a PATH");
     let output = std::process::Command::new("bash")
-        .args(["-c", script])
+        .args(["-eo", "pipefail", "-c", script])
         .current_dir(cwd)
         .env("PATH", path)
         .env("DRIFTGATE", &bin)
