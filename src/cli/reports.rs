@@ -341,7 +341,10 @@ mod tests {
             (format!("json={d}/.."), "is a directory"),
             (format!("json={d}/missing/r"), "does not exist"),
         ] {
-            let error = targets(&[text.clone()]).check().unwrap_err().to_string();
+            let error = targets(std::slice::from_ref(&text))
+                .check()
+                .unwrap_err()
+                .to_string();
             assert!(error.contains(said), "{text}: {error}");
         }
     }
