@@ -11,31 +11,50 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
 /// disk, then renamed over the target. A crash leaves either the old file or the new one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, None)
+    write_atomic_mode(path, bytes, Mode::Private)
 }
 
-/// [`write_atomic`] for a file other programs read (a report for node_exporter, a web server or
-/// a CI artifact step running as another user): readable by everyone, writable by its owner,
-/// where a temporary file would be readable by its owner only.
+/// [`write_atomic`] for a file other programs read (node_exporter reads a textfile as its own
+/// user, a file share serves an HTML report): readable as any new file the user creates (0666
+/// narrowed by the umask), where a temporary file is its owner's alone. A file it replaces
+/// keeps its mode.
 pub fn write_atomic_readable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, Some(0o644))
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = match std::fs::metadata(path) {
+        Ok(replaced) => Mode::Keep(replaced.permissions()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Mode::Create(std::fs::Permissions::from_mode(0o666))
+        }
+        Err(e) => return Err(e),
+    };
+    write_atomic_mode(path, bytes, mode)
 }
 
-fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+/// The mode of the file [`write_atomic_mode`] writes.
+enum Mode {
+    /// The temporary file's: its owner's alone.
+    Private,
+    /// These permissions at creation, narrowed by the umask as any new file's.
+    Create(std::fs::Permissions),
+    /// Exactly these (the replaced file's).
+    Keep(std::fs::Permissions),
+}
+
+fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Mode) -> io::Result<()> {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .suffix(TEMP_SUFFIX)
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
-    if let Some(mode) = mode {
-        use std::os::unix::fs::PermissionsExt as _;
-        temp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
+    if let Mode::Create(permissions) = &mode {
+        builder.permissions(permissions.clone());
     }
+    let mut temp = builder.tempfile_in(dir)?;
+    if let Mode::Keep(permissions) = mode {
+        temp.as_file().set_permissions(permissions)?;
+    }
+    temp.write_all(bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -60,16 +79,21 @@ mod tests {
     }
 
     #[test]
-    fn a_readable_file_is_readable_by_everyone() {
+    fn a_readable_file_is_created_as_any_new_file_and_a_replaced_one_keeps_its_mode() {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let plain = dir.path().join("plain");
+        std::fs::write(&plain, b"").unwrap();
         let target = dir.path().join("report.prom");
         write_atomic_readable(&target, b"x 1\n").unwrap();
-        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o644);
-        write_atomic(&target, b"x 2\n").unwrap();
-        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600, "a snapshot stays its owner's");
+        assert_eq!(mode(&target), mode(&plain), "as any new file");
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o604)).unwrap();
+        write_atomic_readable(&target, b"x 2\n").unwrap();
+        assert_eq!(mode(&target), 0o604);
+        let snapshot = dir.path().join("snap.json");
+        write_atomic(&snapshot, b"{}").unwrap();
+        assert_eq!(mode(&snapshot), 0o600, "a snapshot stays its owner's");
     }
 
     #[test]

@@ -32,8 +32,14 @@ use crate::output::Printer;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     driftgate check --snapshot node01.json --baseline baseline:node01\n  \
+    # the text on standard output, and the JSON and Markdown reports into files\n  \
+    driftgate check --snapshot node01.json --baseline baseline:node01 \\\n      \
+    --report json=node01-report.json --report markdown=node01-ticket.md\n  \
     # nightly: every host, results streamed to an output directory\n  \
     driftgate check --all --out-dir /var/lib/driftgate/nightly --stale-after 30d\n  \
+    # and the reports a pipeline publishes (written whatever the verdict)\n  \
+    driftgate check --all --out-dir nightly --report junit=junit.xml \\\n      \
+    --report sarif=driftgate.sarif --report html=fleet.html\n  \
     # three collectors (a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/3), then one merge\n  \
     driftgate check --all --shard 1/3 --run-id nightly-1201 --out-dir results/1\n  \
     driftgate check --all --shard 2/3 --run-id nightly-1201 --out-dir results/2\n  \

@@ -28,7 +28,8 @@ pub enum Command {
     /// manifest, allowances) in <store>/.driftgate/runs/<ID>/ or --run-dir.
     #[command(after_help = "Examples:\n  \
         driftgate gate pre --run CHG-4711 azl-node01 azl-node02\n  \
-        driftgate gate pre --allow 'bios/pending/*' --allow-file waivers.toml azl-node01\n\n\
+        driftgate gate pre --allow 'bios/pending/*' --allow-file waivers.toml azl-node01\n  \
+        driftgate gate pre --run CHG-4711 --report junit=pre-junit.xml --report markdown=pre.md azl-node01\n\n\
         Without --run an id is generated and printed on standard error: pass it to `gate post --run`.")]
     Pre(PreArgs),
     /// After the update (and its reboot): capture the run's hosts again and judge them three
@@ -39,7 +40,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         driftgate gate post --run CHG-4711\n  \
         driftgate gate post --run CHG-4711 --promote azl-node01\n  \
-        driftgate gate post --run CHG-4711 --allow 'nic/*/bmc/**/dcbx_mode=disabled' --format json")]
+        driftgate gate post --run CHG-4711 --allow 'nic/*/bmc/**/dcbx_mode=disabled' --format json\n  \
+        driftgate gate post --run CHG-4711 --report junit=post-junit.xml --report html=post.html")]
     Post(PostArgs),
 }
 
@@ -108,7 +110,8 @@ struct StepArgs {
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: u16,
     /// Report format: text (one story per port, root cause first), json (following
-    /// `driftgate schema gate-report`) or markdown (for a change ticket).
+    /// `driftgate schema gate-report`), markdown (for a change ticket), or any other format of
+    /// --report.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text, hide_possible_values = true)]
     format: OutputFormat,
     #[command(flatten)]

@@ -25,6 +25,9 @@ pub enum Command {
         driftgate check --all --shard 2/3 --out-dir results/2   # on collector 2\n  \
         driftgate check --all --shard 3/3 --out-dir results/3   # on collector 3\n  \
         driftgate report merge results/1 results/2 results/3 --format markdown\n\
+        The merged night's reports, for a pipeline and for node_exporter's textfile collector:\n  \
+        driftgate report merge results/* --report junit=junit.xml --report sarif=driftgate.sarif \\\n      \
+        --report html=fleet.html --report prometheus=/var/lib/node_exporter/textfile/driftgate.prom\n\
         One run per site, merged:\n  \
         driftgate check --all --tag site-a --out-dir results/site-a   # on site A's collector\n  \
         driftgate check --all --tag site-b --out-dir results/site-b   # on site B's collector\n  \
@@ -34,7 +37,7 @@ pub enum Command {
         #[arg(required = true, value_name = "DIR")]
         dirs: Vec<PathBuf>,
         /// Report format: text (the one-screen summary), json (following `driftgate schema
-        /// fleet-report`) or markdown.
+        /// fleet-report`), markdown, or any other format of --report.
         #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
         format: OutputFormat,
         #[command(flatten)]

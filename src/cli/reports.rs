@@ -72,7 +72,8 @@ pub struct ReportSources<'a> {
 
 impl ReportArgs {
     /// Refuses, before any work, what cannot be written: two reports on standard output, the
-    /// same file twice, a file in a directory that does not exist.
+    /// same file twice (however spelt: `a.xml` and `./a.xml` are one file), a file in a
+    /// directory that does not exist, a directory in place of a file.
     pub fn check(&self) -> anyhow::Result<()> {
         let on_stdout = self.reports.iter().filter(|r| r.file.is_none()).count();
         if on_stdout > 1 {
@@ -80,16 +81,9 @@ impl ReportArgs {
                 "--report: {on_stdout} reports go to standard output; give all but one a file (FORMAT=FILE)"
             );
         }
-        let mut seen: Vec<&Path> = Vec::new();
+        let mut seen: Vec<PathBuf> = Vec::new();
         for file in self.reports.iter().filter_map(|r| r.file.as_deref()) {
-            if seen.contains(&file) {
-                anyhow::bail!("--report: {} is named twice", file.display());
-            }
-            seen.push(file);
-            let dir = match file.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent,
-                _ => Path::new("."),
-            };
+            let dir = parent_dir(file);
             if !dir.is_dir() {
                 anyhow::bail!(
                     "--report {}: directory {} does not exist",
@@ -97,6 +91,23 @@ impl ReportArgs {
                     dir.display()
                 );
             }
+            let (Some(name), false) = (file.file_name(), file.is_dir()) else {
+                anyhow::bail!("--report {}: is a directory, not a file", file.display());
+            };
+            let same = dir
+                .canonicalize()
+                .with_context(|| {
+                    format!(
+                        "--report {}: cannot resolve {}",
+                        file.display(),
+                        dir.display()
+                    )
+                })?
+                .join(name);
+            if seen.contains(&same) {
+                anyhow::bail!("--report: {} is named twice", file.display());
+            }
+            seen.push(same);
         }
         Ok(())
     }
@@ -124,29 +135,63 @@ pub fn emit(
     formats.push(stdout_format);
     let mut extras = extras(document, &formats, sources, printer);
     printer.stdout(|out| report::render(document, stdout_format, &extras, out))?;
+    // One file that cannot be written costs that file, never the others: the pipeline still
+    // publishes what could be written, and the command fails (exit 2) naming each failed file.
+    let mut failed: Vec<anyhow::Error> = Vec::new();
     for target in &args.reports {
         let Some(file) = &target.file else { continue };
-        extras.previous_textfile = match target.format {
-            Format::Prometheus => previous_textfile(file)?,
-            _ => None,
-        };
-        let mut bytes = Vec::new();
-        report::render(document, target.format, &extras, &mut bytes).with_context(|| {
-            format!(
-                "{}: cannot render the {} report",
-                file.display(),
-                target.format.name()
-            )
-        })?;
-        driftgate::fsutil::write_atomic_readable(file, &bytes).with_context(|| {
-            format!(
-                "{}: cannot write the {} report",
-                file.display(),
-                target.format.name()
-            )
-        })?;
+        if let Err(e) = write_report(document, target.format, file, &mut extras) {
+            failed.push(e);
+        }
     }
-    Ok(())
+    match failed.pop() {
+        None => Ok(()),
+        Some(last) => {
+            for e in &failed {
+                printer.error(e);
+            }
+            Err(last)
+        }
+    }
+}
+
+/// Renders `document` in `format` into `file`, atomically.
+fn write_report(
+    document: Document<'_>,
+    format: Format,
+    file: &Path,
+    extras: &mut Extras,
+) -> anyhow::Result<()> {
+    extras.previous_textfile = match format {
+        Format::Prometheus => previous_textfile(file)?,
+        _ => None,
+    };
+    // A file is never coloured: it gets what standard output gets with --color never (the text
+    // renderers style their output; the printer strips the styles where colour is off).
+    let mut bytes = Vec::new();
+    let mut plain = anstream::StripStream::new(&mut bytes);
+    report::render(document, format, extras, &mut plain).with_context(|| {
+        format!(
+            "{}: cannot render the {} report",
+            file.display(),
+            format.name()
+        )
+    })?;
+    driftgate::fsutil::write_atomic_readable(file, &bytes).with_context(|| {
+        format!(
+            "{}: cannot write the {} report",
+            file.display(),
+            format.name()
+        )
+    })
+}
+
+/// The directory `file` is written in.
+fn parent_dir(file: &Path) -> &Path {
+    match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
 }
 
 /// Reads what the requested formats need. A store that cannot be read costs the SARIF lines
@@ -235,5 +280,47 @@ mod tests {
             ],
         };
         assert!(args.check().is_err());
+    }
+
+    fn targets(texts: &[String]) -> ReportArgs {
+        ReportArgs {
+            reports: texts
+                .iter()
+                .map(|t| parse_target(t).expect("valid"))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn one_file_named_twice_however_spelt_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let d = dir.path().display();
+        let twice = targets(&[format!("json={d}/r"), format!("html={d}/./r")]);
+        assert!(
+            twice
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("named twice")
+        );
+        let two = targets(&[format!("json={d}/r"), format!("html={d}/s")]);
+        two.check().expect("two files");
+    }
+
+    #[test]
+    fn a_directory_or_a_missing_one_is_refused() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let d = dir.path().display();
+        for (text, said) in [
+            (format!("json={d}"), "is a directory"),
+            (format!("json={d}/.."), "is a directory"),
+            (format!("json={d}/missing/r"), "does not exist"),
+        ] {
+            let error = targets(std::slice::from_ref(&text))
+                .check()
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(said), "{text}: {error}");
+        }
     }
 }

@@ -122,5 +122,6 @@ pub mod gate;
 pub mod inventory;
 pub mod nightly;
 pub mod prometheus;
+pub mod reports;
 pub mod simulator;
 pub mod windows;

@@ -1,0 +1,254 @@
+//! Helpers of the `--report` end-to-end tests and of the CI examples (examples/ci): the blocking
+//! example to judge, the files a run left in a directory, a directory nobody can write, the
+//! scripts run as a CI runner runs them, and the steps of the two workflows.
+
+use std::path::{Path, PathBuf};
+
+use yaml_serde::Value;
+
+use super::fleet_sim::{PASSWORD_ENV, USERNAME_ENV};
+use super::gate::Ran;
+use super::simulator::{PASSWORD, USER};
+use super::{driftgate, example, root};
+
+/// The GitHub Actions workflow of examples/ci.
+pub const GITHUB: &str = "examples/ci/github/driftgate-nightly.yml";
+/// The Azure Pipelines pipeline of examples/ci.
+pub const AZURE: &str = "examples/ci/azure/azure-pipelines.yml";
+/// The script both workflows call.
+pub const NIGHTLY_CHECK: &str = "examples/ci/nightly-check.sh";
+/// The script that runs [`NIGHTLY_CHECK`] against a simulated fleet.
+pub const RUN_LOCAL: &str = "examples/ci/run-local.sh";
+
+/// `driftgate check` of seed 1 after its firmware update, against its baseline: BLOCK (exit 1).
+pub fn blocking_check() -> assert_cmd::Command {
+    let mut cmd = driftgate();
+    cmd.args(["--color", "never", "check", "--snapshot"])
+        .arg(example("azure-local-dcbx/post-update.json"))
+        .arg("--baseline")
+        .arg(example("azure-local-dcbx/baseline.json"));
+    cmd
+}
+
+/// The names of the entries directly in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Asserts that `dir` holds no temporary file of an atomic write (`.driftgate-*.tmp`).
+#[track_caller]
+pub fn assert_no_temporaries(dir: &Path) {
+    let left: Vec<String> = names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with(".driftgate-") && n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{}: {left:?} left behind", dir.display());
+}
+
+/// `path` as text, asserting that it is a file with something in it.
+#[track_caller]
+pub fn non_empty(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(!text.trim().is_empty(), "{} is empty", path.display());
+    text
+}
+
+/// A directory in which no file can be created, and what keeps it so. Not root: a folder of
+/// `scratch` made read-only. Root writes into any folder whatever its mode: /proc then, where
+/// no one can create a file.
+pub fn unwritable_dir(scratch: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = scratch.join("read-only");
+    std::fs::create_dir(&dir).expect("a folder");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let probe = dir.join("probe");
+    if std::fs::write(&probe, "x").is_ok() {
+        std::fs::remove_file(&probe).expect("remove the probe");
+        return PathBuf::from("/proc");
+    }
+    dir
+}
+
+/// Runs `script` in `cwd` as a CI runner runs a step, with `bash -eo pipefail` (as GitHub runs
+/// a `run:` step with `shell: bash`; the stricter of the two CIs): the driftgate under test on
+/// PATH, the simulator's account and `env` in its environment.
+pub fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
+    let bin = assert_cmd::cargo::cargo_bin("driftgate");
+    let dir = bin.parent().expect("the binary's directory");
+    let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("a PATH");
+    let output = std::process::Command::new("bash")
+        .args(["-eo", "pipefail", "-c", script])
+        .current_dir(cwd)
+        .env("PATH", path)
+        .env("DRIFTGATE", &bin)
+        .env_remove("DRIFTGATE_REPO")
+        .env_remove("DRIFTGATE_INVENTORY")
+        .env_remove("DRIFTGATE_REPORTS")
+        .env_remove("DRIFTGATE_STORE")
+        .env(USERNAME_ENV, USER)
+        .env(PASSWORD_ENV, PASSWORD)
+        .envs(env.iter().copied())
+        .output()
+        .expect("bash runs");
+    Ran {
+        code: output.status.code().expect("exited normally"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// `examples/ci/run-local.sh ARGS…` with the driftgate under test.
+pub fn run_local(args: &[&str]) -> Ran {
+    let script = root().join(RUN_LOCAL);
+    let words: Vec<String> = std::iter::once(script.display().to_string())
+        .chain(args.iter().map(|a| (*a).to_owned()))
+        .map(|w| format!("'{w}'"))
+        .collect();
+    bash_in(&root(), &format!("bash {}", words.join(" ")), &[])
+}
+
+/// A workflow file, parsed.
+pub fn workflow(path: &str) -> Value {
+    let text = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// `value` as a string.
+#[track_caller]
+pub fn text(value: &Value) -> &str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("not a string: {value:?}"))
+}
+
+/// The steps of the only job of a workflow (GitHub: `jobs.<id>.steps`; Azure: `jobs[0].steps`).
+pub fn steps(workflow: &Value) -> &[Value] {
+    let job = match &workflow["jobs"] {
+        Value::Sequence(jobs) => {
+            assert_eq!(jobs.len(), 1, "one job");
+            &jobs[0]
+        }
+        Value::Mapping(jobs) => {
+            assert_eq!(jobs.len(), 1, "one job");
+            jobs.values().next().expect("a job")
+        }
+        other => panic!("jobs: {other:?}"),
+    };
+    job["steps"].as_sequence().expect("steps")
+}
+
+/// The one step whose script calls nightly-check.sh, and the script's path as it names it.
+pub fn check_step(steps: &[Value]) -> (&Value, String) {
+    let calling: Vec<&Value> = steps
+        .iter()
+        .filter(|s| script(s).is_some_and(|r| r.contains("nightly-check.sh")))
+        .collect();
+    assert_eq!(calling.len(), 1, "one step calls nightly-check.sh");
+    let step = calling[0];
+    let path = script(step)
+        .expect("a script")
+        .split_whitespace()
+        .find(|w| w.ends_with("nightly-check.sh"))
+        .expect("the script's path")
+        .to_owned();
+    (step, path)
+}
+
+/// The shell script of a step: GitHub `run`, Azure `script` or `bash`.
+pub fn script(step: &Value) -> Option<&str> {
+    ["run", "script", "bash"]
+        .iter()
+        .find_map(|k| step.get(*k))
+        .and_then(Value::as_str)
+}
+
+/// A step's condition: GitHub `if`, Azure `condition`.
+pub fn condition(step: &Value) -> Option<&str> {
+    ["if", "condition"]
+        .iter()
+        .find_map(|k| step.get(*k))
+        .and_then(Value::as_str)
+}
+
+/// The action (GitHub `uses`) or task (Azure `task`) of a step, without its version.
+pub fn action(step: &Value) -> Option<&str> {
+    ["uses", "task"]
+        .iter()
+        .find_map(|k| step.get(*k))
+        .and_then(Value::as_str)
+        .map(|a| a.split('@').next().expect("a name"))
+}
+
+/// Input `name` of an action (GitHub `with`) or a task (Azure `inputs`).
+pub fn input<'a>(step: &'a Value, name: &str) -> Option<&'a str> {
+    ["with", "inputs"]
+        .iter()
+        .find_map(|k| step.get(*k)?.get(name))
+        .and_then(Value::as_str)
+}
+
+/// The steps using `action` (see [`action`]).
+#[track_caller]
+pub fn step_using<'a>(steps: &'a [Value], action_name: &str) -> Vec<&'a Value> {
+    let found: Vec<&Value> = steps
+        .iter()
+        .filter(|s| action(s) == Some(action_name))
+        .collect();
+    assert!(!found.is_empty(), "no step uses {action_name}");
+    found
+}
+
+/// The environment a step's script gets from the workflow: the workflow's and job's `env`
+/// (GitHub) or `variables` (Azure) with a plain value, then the step's own `env`.
+pub fn plain_env(workflow: &Value, step: &Value) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    // A value the CI fills in (`${{ secrets.… }}`, `$(…)`) is the CI's, not the script's.
+    let mut add = |name: &str, value: &Value| {
+        if let Some(value) = value
+            .as_str()
+            .filter(|v| !v.contains("${{") && !v.contains("$("))
+        {
+            env.push((name.to_owned(), value.to_owned()));
+        }
+    };
+    for scope in std::iter::once(workflow).chain(steps_owner(workflow)) {
+        if let Some(vars) = scope["env"].as_mapping() {
+            for (name, value) in vars {
+                add(text(name), value);
+            }
+        }
+        if let Some(vars) = scope["variables"].as_sequence() {
+            for var in vars.iter().filter(|v| v.get("name").is_some()) {
+                add(text(&var["name"]), &var["value"]);
+            }
+        }
+    }
+    if let Some(vars) = step["env"].as_mapping() {
+        for (name, value) in vars {
+            add(text(name), value);
+        }
+    }
+    env
+}
+
+/// The job of a workflow.
+fn steps_owner(workflow: &Value) -> Option<&Value> {
+    match &workflow["jobs"] {
+        Value::Sequence(jobs) => jobs.first(),
+        Value::Mapping(jobs) => jobs.values().next(),
+        _ => None,
+    }
+}
