@@ -166,7 +166,8 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
             change_text(change)
         ));
     }
-    if host.verdict != report.verdict {
+    // A fleet's cluster and stale findings raise the verdict of the hosts they name.
+    if host.verdict != report.verdict && !incomplete {
         output.push(format!(
             "{} by the fleet's findings (testsuite {FLEET_SUITE}); its own judgement: {}",
             host.verdict.as_upper(),
