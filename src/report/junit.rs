@@ -50,9 +50,8 @@ fn document(view: &View<'_>) -> TestSuites {
     if view.kind == super::ViewKind::Fleet {
         suites.push(fleet_suite(view));
     }
-    let time = duration(view).unwrap_or_else(|| {
-        Seconds::from_ms(view.hosts.iter().filter_map(|h| h.capture_ms).sum())
-    });
+    let time = duration(view)
+        .unwrap_or_else(|| Seconds::from_ms(view.hosts.iter().filter_map(|h| h.capture_ms).sum()));
     TestSuites {
         name: "driftgate",
         time,
@@ -101,7 +100,11 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         outcome,
     };
 
-    let mut cases = vec![case("capture".to_owned(), time, capture_outcome(host, incomplete))];
+    let mut cases = vec![case(
+        "capture".to_owned(),
+        time,
+        capture_outcome(host, incomplete),
+    )];
     let mut rest: Vec<TestCase> = Vec::new();
     let failing: BTreeSet<&str> = report
         .findings
@@ -160,11 +163,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         .iter()
         .filter(|c| !listed.contains(c.path.as_str()))
     {
-        output.push(format!(
-            "FIRMWARE {}: {}",
-            change.path,
-            change_text(change)
-        ));
+        output.push(format!("FIRMWARE {}: {}", change.path, change_text(change)));
     }
     // A fleet's cluster and stale findings raise the verdict of the hosts they name.
     if host.verdict != report.verdict && !incomplete {
@@ -272,15 +271,20 @@ fn details(finding: &Finding) -> Vec<String> {
         v.as_ref()
             .map_or_else(|| "(none)".to_owned(), ToString::to_string)
     };
-    let mut lines = vec![format!("{}: {}", finding.path, match finding.kind {
-        FindingKind::Changed | FindingKind::Added | FindingKind::Removed => change_text(finding),
-        FindingKind::Expectation => format!(
-            "expected {}, found {}",
-            value(&finding.expected),
-            value(&finding.new)
-        ),
-        FindingKind::Invariant => value(&finding.new),
-    })];
+    let mut lines = vec![format!(
+        "{}: {}",
+        finding.path,
+        match finding.kind {
+            FindingKind::Changed | FindingKind::Added | FindingKind::Removed =>
+                change_text(finding),
+            FindingKind::Expectation => format!(
+                "expected {}, found {}",
+                value(&finding.expected),
+                value(&finding.new)
+            ),
+            FindingKind::Invariant => value(&finding.new),
+        }
+    )];
     if finding.pending {
         lines.push("Staged: takes effect at the next reboot.".to_owned());
     }

@@ -41,7 +41,9 @@ fn junit<'a>(document: impl Into<Document<'a>>) -> String {
 }
 
 fn xsd(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reports/junit").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reports/junit")
+        .join(name)
 }
 
 /// `xmllint --noout --schema XSD -` over `xml`: `Err` with what xmllint said.
@@ -296,7 +298,10 @@ fn a_blocked_post_update_check() {
     let failures = xml.matches("<failure ").count();
     assert_eq!(failures, report.counts.block, "{xml}");
     assert!(
-        xml.contains(&format!(r#"<testsuites name="driftgate" tests="{}" failures="{failures}""#, xml.matches("<testcase ").count())),
+        xml.contains(&format!(
+            r#"<testsuites name="driftgate" tests="{}" failures="{failures}""#,
+            xml.matches("<testcase ").count()
+        )),
         "{xml}"
     );
     snapshot!("junit_check_block", xml);
@@ -304,7 +309,10 @@ fn a_blocked_post_update_check() {
 
 #[test]
 fn an_incomplete_host_is_an_error_naming_the_source() {
-    let report = judge(&shipped("tests/fixtures/azl-node01-windows-failed.json"), None);
+    let report = judge(
+        &shipped("tests/fixtures/azl-node01-windows-failed.json"),
+        None,
+    );
     assert_eq!(report.verdict, Verdict::Incomplete);
     let xml = junit(&report);
     assert_valid(&xml);
@@ -318,7 +326,10 @@ fn an_incomplete_host_is_an_error_naming_the_source() {
         Some("capture"),
         "{xml}"
     );
-    assert!(error.attribute("message").unwrap().contains("windows"), "{xml}");
+    assert!(
+        error.attribute("message").unwrap().contains("windows"),
+        "{xml}"
+    );
     // Nothing over a partial capture passes: the invariants are skipped, not passed.
     let passed = doc
         .descendants()
@@ -356,8 +367,14 @@ fn a_gate_post_with_a_blocked_and_an_incomplete_host() {
     ]);
     let xml = junit(&gate);
     assert_valid(&xml);
-    assert!(xml.contains(r#"<property name="verdict" value="BLOCK"/>"#), "{xml}");
-    assert!(xml.contains(r#"<property name="verdict" value="INCOMPLETE"/>"#), "{xml}");
+    assert!(
+        xml.contains(r#"<property name="verdict" value="BLOCK"/>"#),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<property name="verdict" value="INCOMPLETE"/>"#),
+        "{xml}"
+    );
     assert!(xml.contains("connection refused"), "{xml}");
     assert!(xml.contains("Origin: changed by the update"), "{xml}");
     snapshot!("junit_gate_post", xml);
@@ -376,7 +393,14 @@ fn a_small_fleet_with_a_cluster_finding_and_an_allowed_change() {
         .collect();
     assert_eq!(
         suites,
-        ["azl-node01", "azl-node02", "azl-node03", "azl-node04", "esx01", "fleet"]
+        [
+            "azl-node01",
+            "azl-node02",
+            "azl-node03",
+            "azl-node04",
+            "esx01",
+            "fleet"
+        ]
     );
     // Every host states its verdict, and they add up to the fleet's counts.
     let verdicts: Vec<&str> = doc
@@ -391,7 +415,11 @@ fn a_small_fleet_with_a_cluster_finding_and_an_allowed_change() {
         ("BLOCK", c.block),
         ("INCOMPLETE", c.incomplete),
     ] {
-        assert_eq!(verdicts.iter().filter(|v| **v == word).count(), n, "{word}: {xml}");
+        assert_eq!(
+            verdicts.iter().filter(|v| **v == word).count(),
+            n,
+            "{word}: {xml}"
+        );
     }
     let skipped = doc
         .descendants()
@@ -409,14 +437,16 @@ fn a_small_fleet_with_a_cluster_finding_and_an_allowed_change() {
         .find(|n| n.has_tag_name("testsuite") && n.attribute("name") == Some("fleet"))
         .unwrap();
     assert!(
-        fleet_suite
-            .descendants()
-            .any(|n| n.has_tag_name("failure")
-                && n.attribute("type").is_some_and(|t| t.starts_with("cluster/"))),
+        fleet_suite.descendants().any(|n| n.has_tag_name("failure")
+            && n.attribute("type")
+                .is_some_and(|t| t.starts_with("cluster/"))),
         "{xml}"
     );
     assert_eq!(fleet_suite.attribute("time"), Some("190.500"), "{xml}");
-    assert!(xml.contains("cluster-consistency mscs") || !xml.contains("esx02"), "{xml}");
+    assert!(
+        xml.contains("cluster-consistency mscs") || !xml.contains("esx02"),
+        "{xml}"
+    );
     snapshot!("junit_fleet_small", xml);
 }
 
@@ -437,13 +467,14 @@ fn what_a_capture_controls_is_escaped_and_stays_well_formed() {
     let shown = "a<b & c]]> \"q\" \\u{1}\\u{1b}[31m end";
     let failure = doc
         .descendants()
-        .find(|n| {
-            n.has_tag_name("failure") && n.attribute("type") == Some("dcbx-mode")
-        })
+        .find(|n| n.has_tag_name("failure") && n.attribute("type") == Some("dcbx-mode"))
         .expect("the changed DCBX mode fails");
     // A fact value is written as JSON, which escapes control characters itself.
     let text = failure.text().unwrap();
-    assert!(text.contains(r#"a<b & c]]> \"q\" \u0001\u001b[31m end"#), "{xml}");
+    assert!(
+        text.contains(r#"a<b & c]]> \"q\" \u0001\u001b[31m end"#),
+        "{xml}"
+    );
     let error = doc.descendants().find(|n| n.has_tag_name("error")).unwrap();
     assert!(error.text().unwrap().contains(shown), "{xml}");
     assert_valid(&xml);
@@ -459,7 +490,10 @@ fn under_strict_a_warning_fails_and_otherwise_it_is_output() {
     assert_eq!(report.verdict, Verdict::Warn);
     let xml = junit(&report);
     assert!(!xml.contains("<failure"), "{xml}");
-    assert!(xml.contains("WARN unmatched bios/SysProfile") || xml.contains("WARN "), "{xml}");
+    assert!(
+        xml.contains("WARN unmatched bios/SysProfile") || xml.contains("WARN "),
+        "{xml}"
+    );
     report = versionless(compare::judge(
         &now,
         Some(&base),
@@ -490,8 +524,14 @@ fn the_schemas_reject_a_broken_document() {
 
 #[test]
 fn timestamps_are_utc_without_a_zone_and_times_are_seconds() {
-    assert_eq!(super::timestamp("2026-12-01T14:30:25+02:00"), "2026-12-01T12:30:25");
-    assert_eq!(super::timestamp("2026-12-01T12:30:25.999Z"), "2026-12-01T12:30:25");
+    assert_eq!(
+        super::timestamp("2026-12-01T14:30:25+02:00"),
+        "2026-12-01T12:30:25"
+    );
+    assert_eq!(
+        super::timestamp("2026-12-01T12:30:25.999Z"),
+        "2026-12-01T12:30:25"
+    );
     let fleet = small_fleet();
     let view = View::of(Document::Fleet(&fleet));
     assert_eq!(super::duration(&view), Some(super::xml::Seconds(190_500)));

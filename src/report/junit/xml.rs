@@ -194,7 +194,10 @@ fn write_case<W: Write>(w: &mut Writer<W>, case: &TestCase) -> io::Result<()> {
     };
     element.write_inner_content(|w| {
         w.create_element(tag)
-            .with_attributes([("type", safe(&problem.kind)), ("message", safe(&problem.message))])
+            .with_attributes([
+                ("type", safe(&problem.kind)),
+                ("message", safe(&problem.message)),
+            ])
             .write_text_content(text(&problem.body))?;
         Ok(())
     })?;
@@ -210,7 +213,9 @@ fn text(raw: &str) -> BytesText<'static> {
 /// tab, line feed and carriage return; U+FFFE and U+FFFF) written as `\u{…}`: no escape
 /// makes them legal, and a BMC controls many of these strings. `quick-xml` escapes the rest.
 pub(super) fn safe(text: &str) -> Cow<'_, str> {
-    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{fffe}' | '\u{ffff}'));
+    let allowed = |c: char| {
+        matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{fffe}' | '\u{ffff}'))
+    };
     if text.chars().all(allowed) {
         return Cow::Borrowed(text);
     }
