@@ -216,7 +216,8 @@ fn small_fleet() -> FleetReport {
         fleet_host("azl-node02", azl, allowed, 3_950),
         fleet_host("azl-node03", azl, judge(&n3, Some(&n3)), 12_480),
         timed_out,
-        fleet_host("esx01", Some("mscs"), esx, 820),
+        fleet_host("esx01", Some("mscs"), esx.clone(), 820),
+        fleet_host("esx02", Some("mscs"), esx, 790),
     ];
     let facts: Vec<(&str, ClusterFacts)> = [
         ("azl-node01", &post),
@@ -399,6 +400,7 @@ fn a_small_fleet_with_a_cluster_finding_and_an_allowed_change() {
             "azl-node03",
             "azl-node04",
             "esx01",
+            "esx02",
             "fleet"
         ]
     );
@@ -443,9 +445,15 @@ fn a_small_fleet_with_a_cluster_finding_and_an_allowed_change() {
         "{xml}"
     );
     assert_eq!(fleet_suite.attribute("time"), Some("190.500"), "{xml}");
+    // A cluster no finding names agrees: it passes.
+    let consistent = fleet_suite
+        .descendants()
+        .find(|n| n.attribute("name") == Some("cluster-consistency mscs"))
+        .expect("the mscs cluster passes");
+    assert!(!consistent.has_children(), "{xml}");
     assert!(
-        xml.contains("cluster-consistency mscs") || !xml.contains("esx02"),
-        "{xml}"
+        !xml.contains("cluster-consistency azl"),
+        "azl disagrees: {xml}"
     );
     snapshot!("junit_fleet_small", xml);
 }
