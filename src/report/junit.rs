@@ -26,17 +26,18 @@
 mod xml;
 
 use std::collections::BTreeSet;
+use std::io::{self, Write};
 
-use super::{View, firmware_line_listed, headline, role_word, status_phrase};
+use super::{HostView, View, ViewKind, firmware_line_listed, headline, role_word, status_phrase};
 use crate::compare::{
     AllowedFinding, Finding, FindingKind, INVARIANTS, Origin, Severity, Verdict, change_text,
 };
 use crate::fleet::FleetFinding;
-use crate::report::view::HostView;
-use std::io::{self, Write};
 use xml::{Outcome, Problem, Seconds, TestCase, TestSuite, TestSuites};
 
-/// The name of the suite that holds a fleet run's cluster, stale and missing findings.
+/// The name of the suite that holds a fleet run's cluster, stale and missing findings. Its
+/// properties have no `verdict` (the fleet's is `fleet_verdict`), so a reader that counts
+/// verdicts by suite counts hosts only, a host named `fleet` included.
 pub const FLEET_SUITE: &str = "fleet";
 
 /// Writes `view` as JUnit XML.
@@ -47,7 +48,7 @@ pub fn render(view: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
 /// The document of `view`: hosts in name order, then the fleet's suite (fleet runs only).
 fn document(view: &View<'_>) -> TestSuites {
     let mut suites: Vec<TestSuite> = view.hosts.iter().map(|h| host_suite(view, h)).collect();
-    if view.kind == super::ViewKind::Fleet {
+    if view.kind == ViewKind::Fleet {
         suites.push(fleet_suite(view));
     }
     let time = duration(view)
