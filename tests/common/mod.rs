@@ -120,6 +120,7 @@ pub mod fleet;
 pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
+pub mod junit;
 pub mod nightly;
 pub mod prometheus;
 pub mod reports;
