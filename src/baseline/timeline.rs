@@ -64,9 +64,14 @@ pub fn timelines(
     if wanted.is_empty() || limit == 0 {
         return Ok(out);
     }
-    // One host: git narrows the walk to its file; many: one walk of the whole folder.
+    // One host: git narrows the walk to its file (a plain name only: the pathspec is a
+    // glob); many: one walk of the whole folder.
+    let plain = |h: &str| {
+        h.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
     let pathspec = match hosts {
-        [one] => format!("{BASELINES_DIR}/*/{one}.json"),
+        [one] if plain(one) => format!("{BASELINES_DIR}/*/{one}.json"),
         _ => format!("{BASELINES_DIR}/"),
     };
     for commit in store.history(&pathspec, usize::MAX)? {

@@ -288,7 +288,7 @@ fn port_groups<'a>(findings: &'a [Finding], seen: &mut Seen<'a>) -> Vec<Group<'a
         })
         .collect();
     // Stable: equal severities keep the port order.
-    groups.sort_by(|a, b| b.severity.cmp(&a.severity));
+    groups.sort_by_key(|g| std::cmp::Reverse(g.severity));
     groups
 }
 

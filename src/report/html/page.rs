@@ -164,7 +164,7 @@ fn hosts_table(rows: &[Row<'_>]) -> Markup {
                             td data-key=(format!("{:08}{:08}{:08}", row.counts.block, row.counts.warn, row.counts.info)) {
                                 (counts_text(row.counts))
                             }
-                            td.num data-key=(row.capture_ms.map_or(-1, |ms| i128::from(ms))) {
+                            td.num data-key=(row.capture_ms.map_or(-1, i128::from)) {
                                 @match row.capture_ms {
                                     Some(ms) => (seconds(ms)),
                                     None => "—",
@@ -252,11 +252,11 @@ fn host_section(s: &Section<'_>) -> Markup {
             }
             @for group in &s.groups { (group_markup(group)) }
             @if !s.pre_existing.is_empty() {
-                h3 { "Pre-existing drift (" (s.pre_existing.len()) ")" }
+                h3 { "Pre-existing drift (" (s.pre_existing.iter().map(|i| i.paths.len()).sum::<usize>()) ")" }
                 (items(&s.pre_existing))
             }
             @if !s.allowed.is_empty() {
-                h3 { "Allowed (" (s.allowed.iter().map(|(_, i)| i.len()).sum::<usize>()) ")" }
+                h3 { "Allowed (" (s.allowed.iter().flat_map(|(_, i)| i).map(|i| i.paths.len()).sum::<usize>()) ")" }
                 @for (by, found) in &s.allowed {
                     p.allowance { (by) }
                     (items(found))

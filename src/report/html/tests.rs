@@ -299,6 +299,37 @@ fn html_of_a_small_fleet_with_timelines() {
 }
 
 #[test]
+fn allowed_changes_are_listed_under_the_allowance_that_matched_them() {
+    let allowances = compare::allow::parse_allow_file(
+        r#"[[allow]]
+path = "nic/*/bmc/function/*/dcbx_mode"
+value = "disabled"
+reason = "storage moved to the switched fabric"
+ticket = "CHG-1042"
+"#,
+        "allow.toml",
+    )
+    .unwrap();
+    let report = compare::judge(
+        &example("post-update.json"),
+        Some(&example("baseline.json")),
+        &Policy::builtin(),
+        &JudgeOptions {
+            allowances,
+            ..JudgeOptions::default()
+        },
+    );
+    assert!(!report.allowed.is_empty());
+    let html = page((&report).into(), &Extras::default());
+    let title = format!("<h3>Allowed ({})</h3>", report.allowed.len());
+    let allowed = &html[html.find(&title).unwrap_or_else(|| panic!("{title}"))..];
+    let by = "<p class=\"allowance\">allowed by nic/*/bmc/function/*/dcbx_mode=&quot;disabled&quot; (given at allow.toml:2): reason &quot;storage moved to the switched fabric&quot;, ticket CHG-1042</p>";
+    assert!(allowed[title.len()..].starts_with(by), "{allowed}");
+    assert_eq!(html.matches(by).count(), 1, "one list per allowance");
+    assert!(allowed.contains("[dcbx-mode]"), "{allowed}");
+}
+
+#[test]
 fn the_script_and_the_style_are_allowed_by_their_hashes_and_nothing_else() {
     use base64::Engine as _;
     use sha2::Digest as _;
