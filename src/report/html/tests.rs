@@ -457,6 +457,8 @@ fn ten_thousand_hosts_make_a_page_of_under_sixteen_megabytes() {
     assert_eq!(html.matches("<tr data-host=").count(), 10_000);
     assert!(html.contains("data-count=\"BLOCK\">1000<"));
     // Measured: 13.5 MB, of it 4.3 MB the table and 9 KB per blocked host's section (28
-    // findings of the DCBX incident each); Chromium opens it from a file in about a second.
+    // findings of the DCBX incident each). Headless Chromium opened it from a file in 3.5 s on
+    // a loaded 2-core machine (12 s before sections off screen skipped layout), filtered it
+    // in 22 ms and sorted it in 0.4 s.
     assert!(html.len() < 16_000_000, "{} bytes", html.len());
 }
