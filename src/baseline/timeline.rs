@@ -1,13 +1,13 @@
 //! Each host's drift timeline from the store's history: when each blocked setting of its
 //! baseline changed, from what to what, which commit (and gate run) promoted it, and which
-//! firmware changed in the same commit.
-//! STAND-IN: the HTML helper implements this.
+//! firmware changed in the same commit. Read through [`Store::history`] (git2), never by
+//! running `git`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-use crate::compare::{Policy, Severity};
-use crate::snapshot::{FactPath, FactValue};
-use crate::store::{Store, StoreError};
+use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
+use crate::snapshot::{FactPath, FactValue, VerifiedSnapshot};
+use crate::store::{BASELINES_DIR, FileChange, Store, StoreError};
 
 /// One commit that changed a host's baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,9 +24,15 @@ pub struct TimelineEntry {
     pub run: Option<String>,
     /// Whether this commit created the baseline.
     pub first: bool,
-    /// Changed settings the policy blocks on (and warns on), old → new.
+    /// Whether this commit removed the baseline.
+    pub removed: bool,
+    /// Why the baseline (or its previous version) could not be read at this commit: its
+    /// changes are unknown, the rest of the timeline stands.
+    pub unreadable: Option<String>,
+    /// Changed settings the policy blocks on (and warns on), old → new; most severe first,
+    /// then by path.
     pub changes: Vec<SettingChange>,
-    /// Firmware versions that changed in the same commit.
+    /// Firmware versions that changed in the same commit, by path.
     pub firmware: Vec<SettingChange>,
 }
 
@@ -44,13 +50,134 @@ pub struct SettingChange {
 }
 
 /// The timelines of `hosts`, newest first, at most `limit` commits each, from one walk of
-/// the history of `baselines/`.
+/// the history of `baselines/`. A host with no commit has no entry in the map. A baseline
+/// that cannot be read at some commit (a corrupt file) makes that entry say so, never an
+/// error: only a store that cannot be walked is one.
 pub fn timelines(
     store: &Store,
     policy: &Policy,
     hosts: &[&str],
     limit: usize,
 ) -> Result<BTreeMap<String, Vec<TimelineEntry>>, StoreError> {
-    let _ = (store, policy, hosts, limit);
-    Ok(BTreeMap::new())
+    let wanted: HashSet<&str> = hosts.iter().copied().collect();
+    let mut out: BTreeMap<String, Vec<TimelineEntry>> = BTreeMap::new();
+    if wanted.is_empty() || limit == 0 {
+        return Ok(out);
+    }
+    // One host: git narrows the walk to its file (a plain name only: the pathspec is a
+    // glob); many: one walk of the whole folder.
+    let plain = |h: &str| {
+        h.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+    };
+    let pathspec = match hosts {
+        [one] if plain(one) => format!("{BASELINES_DIR}/*/{one}.json"),
+        _ => format!("{BASELINES_DIR}/"),
+    };
+    for commit in store.history(&pathspec, usize::MAX)? {
+        let id = store.short_id(commit.id);
+        let time = jiff::Timestamp::from_second(commit.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let run = run_of(&commit.message);
+        for change in &commit.changes {
+            let Some(host) = host_of(&change.path).filter(|h| wanted.contains(h)) else {
+                continue;
+            };
+            let entries = out.entry(host.to_owned()).or_default();
+            if entries.len() >= limit {
+                continue;
+            }
+            let mut entry = TimelineEntry {
+                commit: id.clone(),
+                time,
+                author: commit.author.clone(),
+                summary: commit.summary.clone(),
+                run: run.clone(),
+                first: change.old.is_none(),
+                removed: change.new.is_none(),
+                unreadable: None,
+                changes: Vec::new(),
+                firmware: Vec::new(),
+            };
+            match versions(change, &id) {
+                Ok((Some(old), Some(new))) => {
+                    (entry.changes, entry.firmware) = setting_changes(&old, &new, policy);
+                }
+                Ok(_) => {}
+                Err(reason) => entry.unreadable = Some(reason),
+            }
+            entries.push(entry);
+        }
+    }
+    Ok(out)
 }
+
+/// The host of a baseline file `baselines/<fleet>/<host>.json`.
+fn host_of(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(BASELINES_DIR)?.strip_prefix('/')?;
+    let (_fleet, file) = rest.split_once('/')?;
+    file.strip_suffix(".json").filter(|h| !h.contains('/'))
+}
+
+/// The gate run a commit message names in its `Run: <id>` line (the last one, as a trailer).
+fn run_of(message: &str) -> Option<String> {
+    message
+        .lines()
+        .filter_map(|line| line.strip_prefix("Run:"))
+        .map(str::trim)
+        .rfind(|id| !id.is_empty())
+        .map(str::to_owned)
+}
+
+/// Both versions of a changed baseline file, verified; why one cannot be read otherwise.
+fn versions(
+    change: &FileChange,
+    commit: &str,
+) -> Result<(Option<VerifiedSnapshot>, Option<VerifiedSnapshot>), String> {
+    let parse = |bytes: &Option<Vec<u8>>, rev: &str, which: &str| {
+        bytes
+            .as_ref()
+            .map(|b| {
+                let origin = format!("git:{rev}:{}", change.path);
+                VerifiedSnapshot::parse(&String::from_utf8_lossy(b), &origin)
+                    .map_err(|e| format!("{which} unreadable: {e}"))
+            })
+            .transpose()
+    };
+    let new = parse(&change.new, commit, "this version")?;
+    let old = parse(&change.old, &format!("{commit}~1"), "the previous version")?;
+    Ok((old, new))
+}
+
+/// The settings that changed from `old` to `new` and that `policy` blocks or warns on, and
+/// the firmware versions that changed, each rated by the policy (secrets hidden as the
+/// judgement hides them).
+fn setting_changes(
+    old: &VerifiedSnapshot,
+    new: &VerifiedSnapshot,
+    policy: &Policy,
+) -> (Vec<SettingChange>, Vec<SettingChange>) {
+    let options = JudgeOptions {
+        changes_only: true,
+        ..JudgeOptions::default()
+    };
+    let report = compare::judge(new, Some(old), policy, &options);
+    let setting = |f: &Finding| SettingChange {
+        path: f.path.clone(),
+        severity: f.severity,
+        old: f.old.clone(),
+        new: f.new.clone(),
+    };
+    let changes = report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warn)
+        .filter(|f| !compare::is_firmware_version(f.path.as_str()))
+        .map(setting)
+        .collect();
+    let mut firmware: Vec<SettingChange> = report.firmware_changes.iter().map(setting).collect();
+    firmware.sort_by(|a, b| a.path.cmp(&b.path));
+    (changes, firmware)
+}
+
+#[cfg(test)]
+mod tests;

@@ -188,6 +188,8 @@ pub struct HistoryEntry {
     pub time: i64,
     /// The first line of its message.
     pub summary: String,
+    /// Its whole message (trailers such as a gate's `Run: <id>` are read from it).
+    pub message: String,
     /// Files under the prefix that differ from the first parent.
     pub changes: Vec<FileChange>,
 }
@@ -733,6 +735,7 @@ impl Store {
                 author: commit.author().name().unwrap_or("?").to_owned(),
                 time: commit.author().when().seconds(),
                 summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
+                message: String::from_utf8_lossy(commit.message_bytes()).into_owned(),
                 changes,
             });
         }

@@ -114,6 +114,7 @@ impl Random {
     }
 }
 
+pub mod browser;
 pub mod capture;
 pub mod examples;
 pub mod fleet;
