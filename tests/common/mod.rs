@@ -121,5 +121,6 @@ pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
 pub mod nightly;
+pub mod sarif;
 pub mod simulator;
 pub mod windows;

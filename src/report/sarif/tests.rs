@@ -548,7 +548,8 @@ fn the_schema_rejects_what_code_scanning_would() {
     let report = judge(&example("post-update.json"), Some(&baseline));
     let (_, log) = sarif(Document::Check(&report), &Extras::default());
     assert!(validator.is_valid(&log));
-    let broken: [(&str, fn(&mut Value)); 4] = [
+    type Breaking = fn(&mut Value);
+    let broken: [(&str, Breaking); 4] = [
         ("a result without a message", |log| {
             log["runs"][0]["results"][0]
                 .as_object_mut()
