@@ -262,7 +262,7 @@ fn location(host: &HostView<'_>, lines: Option<&BaselineLines>, fact: Option<&st
         Some(lines) => (
             Some(lines.path.clone()),
             Some(SRCROOT),
-            fact.and_then(|f| lines.lines.get(f)).copied().unwrap_or(1),
+            fact.and_then(|f| fact_line(lines, f)).unwrap_or(1),
         ),
         None => {
             let (uri, base) = fallback_file(host);
@@ -281,6 +281,25 @@ fn location(host: &HostView<'_>, lines: Option<&BaselineLines>, fact: Option<&st
             },
             region: Region { start_line: line },
         },
+    }
+}
+
+/// The line of `fact` in the baseline; for a path a cluster finding names a port by its
+/// name (`nic/SLOT 3 Port 1/os/...`), the one fact of the host under another port key with
+/// the same rest, when there is exactly one.
+fn fact_line(lines: &BaselineLines, fact: &str) -> Option<u32> {
+    if let Some(line) = lines.lines.get(fact) {
+        return Some(*line);
+    }
+    let (_, rest) = fact.strip_prefix("nic/")?.split_once('/')?;
+    let mut same = lines.lines.iter().filter(|(path, _)| {
+        path.strip_prefix("nic/")
+            .and_then(|p| p.split_once('/'))
+            .is_some_and(|(_, r)| r == rest)
+    });
+    match (same.next(), same.next()) {
+        (Some((_, line)), None) => Some(*line),
+        _ => None,
     }
 }
 

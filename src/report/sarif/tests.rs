@@ -442,6 +442,25 @@ fn fleet_with_a_cluster_finding_and_an_allowed_change() {
         format!("baselines/azure-local/{first}.json")
     );
     assert_eq!(cluster["properties"]["cluster"], "azl");
+    // A port named by its name is found by the rest of its path when only one fact has it;
+    // the OS side of two ports has no single fact: the file's first line.
+    let by_path = |path: &str| {
+        results(&log)
+            .iter()
+            .find(|r| r["ruleId"] == "cluster/dcbx-mode" && r["properties"]["path"] == path)
+            .unwrap_or_else(|| panic!("no cluster finding on {path}"))
+    };
+    let node01 = &extras.baseline_lines["azl-node01"];
+    assert_eq!(
+        start_line(by_path(
+            "nic/NIC.Slot.3-1/bmc/function/NIC.Slot.3-1-1/dcbx_mode"
+        )),
+        u64::from(node01.lines[DCBX_MODE])
+    );
+    assert_eq!(
+        start_line(by_path("nic/SLOT 3 Port 1/os/dcbx_support/current")),
+        1
+    );
     snapshot!("sarif_fleet_cluster_allowed", text);
 }
 
