@@ -13,7 +13,9 @@
 //! serialized by serde_json (which escapes every captured string); this module reads
 //! nothing and has no clock.
 
+mod location;
 mod model;
+mod rules;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -26,12 +28,14 @@ use crate::fleet::FleetFinding;
 use crate::gate::Step;
 
 use super::{Extras, HostView, View, ViewKind};
+use location::{directory_uri, location, path_uri};
 use model::{
     ArtifactLocation, Configuration, Driver, FindingProperties, FleetProperties, HostProperties,
     IncompleteProperties, Invocation, Level, Location, Log, PhysicalLocation, Region,
     ResultProperties, Rule, Run, RunProperties, SarifResult, SourceProperties, Suppression,
     SuppressionProperties, Text, Tool, VersionControlDetails,
 };
+use rules::RuleDraft;
 
 /// The schema the log names (the OASIS standard's, with its errata).
 pub const SCHEMA_URI: &str =
@@ -65,15 +69,6 @@ struct Draft<'a> {
     fingerprint: String,
     suppressions: Vec<Suppression<'a>>,
     properties: ResultProperties<'a>,
-}
-
-/// What a result tells about its rule.
-#[derive(Clone)]
-struct RuleDraft {
-    id: String,
-    short: String,
-    full: String,
-    help: String,
 }
 
 fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
@@ -233,103 +228,6 @@ fn provenance(
     (details, base_ids)
 }
 
-/// `file:///…/` of an absolute directory, or `None`.
-fn directory_uri(dir: &str) -> Option<String> {
-    (!dir.is_empty())
-        .then(|| url::Url::from_directory_path(dir).ok())
-        .flatten()
-        .map(String::from)
-}
-
-/// A path as a URI reference: relative paths percent-encoded segment by segment, absolute
-/// ones as `file:` URIs.
-fn path_uri(path: &str) -> Option<String> {
-    if std::path::Path::new(path).is_absolute() {
-        return url::Url::from_file_path(path).ok().map(String::from);
-    }
-    let mut url = url::Url::parse("file:///").expect("a constant URL");
-    url.path_segments_mut()
-        .ok()?
-        .clear()
-        .extend(path.split('/'));
-    Some(url.path().trim_start_matches('/').to_owned())
-}
-
-/// Where a host's results point: the fact's line in its baseline file as committed, else
-/// (no baseline lines) the first line of the file its baseline came from or would live in.
-fn location(host: &HostView<'_>, lines: Option<&BaselineLines>, fact: Option<&str>) -> Location {
-    let (uri, base, line) = match lines {
-        Some(lines) => (
-            Some(lines.path.clone()),
-            Some(SRCROOT),
-            fact.and_then(|f| fact_line(lines, f)).unwrap_or(1),
-        ),
-        None => {
-            let (uri, base) = fallback_file(host);
-            (uri, base, 1)
-        }
-    };
-    let uri = match base {
-        Some(_) => uri.and_then(|u| path_uri(&u)),
-        None => uri,
-    };
-    Location {
-        physical_location: PhysicalLocation {
-            artifact_location: ArtifactLocation {
-                uri: Some(uri.unwrap_or_else(|| format!("{}.json", host.host))),
-                uri_base_id: base,
-            },
-            region: Region { start_line: line },
-        },
-    }
-}
-
-/// The line of `fact` in the baseline; for a path a cluster finding names a port by its
-/// name (`nic/SLOT 3 Port 1/os/...`), the one fact of the host under another port key with
-/// the same rest, when there is exactly one.
-fn fact_line(lines: &BaselineLines, fact: &str) -> Option<u32> {
-    if let Some(line) = lines.lines.get(fact) {
-        return Some(*line);
-    }
-    let (_, rest) = fact.strip_prefix("nic/")?.split_once('/')?;
-    let mut same = lines.lines.iter().filter(|(path, _)| {
-        path.strip_prefix("nic/")
-            .and_then(|p| p.split_once('/'))
-            .is_some_and(|(_, r)| r == rest)
-    });
-    match (same.next(), same.next()) {
-        (Some((_, line)), None) => Some(*line),
-        _ => None,
-    }
-}
-
-/// The file of a host without baseline lines: a `git:` baseline's path, the fleet's
-/// baseline path, else the baseline (or snapshot) file as given on the command line.
-fn fallback_file(host: &HostView<'_>) -> (Option<String>, Option<&'static str>) {
-    let report = host.report;
-    if let Some(path) = report
-        .baseline
-        .as_ref()
-        .and_then(|b| b.origin.strip_prefix("git:"))
-        .and_then(|rest| rest.split_once(':'))
-        .map(|(_, path)| path)
-    {
-        return (Some(path.to_owned()), Some(SRCROOT));
-    }
-    if let Some(fleet) = host.fleet.filter(|f| !f.is_empty()) {
-        return (
-            Some(format!("baselines/{fleet}/{}.json", host.host)),
-            Some(SRCROOT),
-        );
-    }
-    let file = [report.baseline.as_ref(), Some(&report.snapshot)]
-        .into_iter()
-        .flatten()
-        .map(|s| s.origin.as_str())
-        .find(|o| !o.starts_with("git:") && !o.starts_with("baseline:") && !o.starts_with('<'));
-    (file.and_then(path_uri), None)
-}
-
 /// `sha256` of host, rule and path: the same finding gets the same fingerprint every night.
 fn fingerprint(host: &str, rule: &str, path: &str) -> String {
     let mut hash = Sha256::new();
@@ -435,7 +333,7 @@ fn finding_result<'a>(
             path.to_owned(),
             kind_rank,
         ),
-        rule: finding_rule(finding),
+        rule: rules::finding(finding),
         level: level(finding.severity),
         message,
         location: location(host, lines, Some(path)),
@@ -471,30 +369,6 @@ fn kind_name(kind: FindingKind) -> (&'static str, u8) {
     }
 }
 
-fn finding_rule(finding: &Finding) -> RuleDraft {
-    let id = &finding.id;
-    let (short, help) = match finding.kind {
-        FindingKind::Invariant => (
-            format!("Invariant {id}: facts of the host that must agree do not"),
-            "Fix the setting named in the message on the host (an invariant holds with or without a baseline), then capture and check again.",
-        ),
-        FindingKind::Expectation => (
-            format!("Policy rule {id}: a fact does not have the value the policy expects"),
-            "Set the fact to the value the policy expects, or change the rule's `expect` in driftgate.toml if the policy is wrong.",
-        ),
-        FindingKind::Changed | FindingKind::Added | FindingKind::Removed => (
-            format!("Policy rule {id}: a fact differs from the host's baseline"),
-            "The location is the fact in the host's known-good baseline. Restore the setting if the change was not meant; if it was, promote the new snapshot (`driftgate baseline promote`) or allow it for the gate (`--allow PATH=VALUE`).",
-        ),
-    };
-    RuleDraft {
-        id: id.clone(),
-        short,
-        full: finding.why.clone(),
-        help: help.to_owned(),
-    }
-}
-
 fn role_name(role: Role) -> &'static str {
     match role {
         Role::Snapshot => "snapshot",
@@ -527,12 +401,7 @@ fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'
             String::new(),
             0,
         ),
-        rule: RuleDraft {
-            id: INCOMPLETE_RULE.to_owned(),
-            short: "The host could not be read completely".to_owned(),
-            full: "A source of the host failed or was partial: its settings are unknown, and a partial capture never passes (fail closed).".to_owned(),
-            help: "Fix what the message names (the BMC or the host unreachable, credentials, a command missing), then run the check again.".to_owned(),
-        },
+        rule: rules::incomplete(),
         level: Level::Error,
         message: format!("{}: INCOMPLETE: {why}", host.host),
         location: location(host, lines, None),
@@ -565,7 +434,6 @@ fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding)
             },
         },
     };
-    let (short, full, help) = fleet_rule_texts(&finding.rule);
     Draft {
         key: (
             first.unwrap_or_default().to_owned(),
@@ -573,12 +441,7 @@ fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding)
             path.to_owned(),
             0,
         ),
-        rule: RuleDraft {
-            id: finding.rule.clone(),
-            short: short.to_owned(),
-            full: full.to_owned(),
-            help: help.to_owned(),
-        },
+        rule: rules::fleet(&finding.rule),
         level: level(finding.severity),
         message: finding.message.clone(),
         location,
@@ -593,41 +456,6 @@ fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding)
             majority: finding.majority.as_ref(),
             severity: finding.severity.as_str(),
         }),
-    }
-}
-
-fn fleet_rule_texts(rule: &str) -> (&'static str, &'static str, &'static str) {
-    match rule {
-        r if r.starts_with("cluster/") => (
-            "The nodes of a cluster disagree on a setting",
-            "Nodes of one cluster must agree on settings that keep storage traffic lossless; the nodes named differ from the value most nodes have.",
-            "Bring the odd nodes to the value most nodes have (or all nodes to the intended one), then capture and check again.",
-        ),
-        "fleet/stale-baseline" => (
-            "A host's baseline is older than --stale-after",
-            "The known-good baseline of the host was captured long ago: drift since then is judged against an old picture.",
-            "Review the host's current snapshot and promote it (`driftgate baseline promote`).",
-        ),
-        "fleet/missing-baseline" => (
-            "A host has no baseline",
-            "Without a baseline only invariants and expect rules judge the host: silent changes are not caught.",
-            "Promote the host's snapshot as its baseline (`driftgate baseline promote`).",
-        ),
-        "fleet/orphan-baseline" => (
-            "A baseline belongs to no inventory host",
-            "A baseline file in the store names a host the inventory no longer has.",
-            "Remove the baseline file, or add its host to the inventory.",
-        ),
-        "fleet/stale-capture" => (
-            "A host has not been read completely for longer than --stale-after",
-            "Its settings are not known to be good: every recent capture failed or was partial.",
-            "Fix what keeps the capture from completing (the BMC or the host unreachable, credentials), then run the check again.",
-        ),
-        _ => (
-            "A finding about the fleet",
-            "A finding that no single host's baseline shows.",
-            "See the message.",
-        ),
     }
 }
 

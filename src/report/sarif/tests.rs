@@ -531,19 +531,19 @@ fn without_baseline_lines_every_result_still_has_a_location() {
 #[test]
 fn file_paths_become_uri_references() {
     assert_eq!(
-        super::path_uri("out dir/a#1?.json").as_deref(),
+        super::location::path_uri("out dir/a#1?.json").as_deref(),
         Some("out%20dir/a%231%3F.json")
     );
     assert_eq!(
-        super::path_uri("/tmp/x y/b.json").as_deref(),
+        super::location::path_uri("/tmp/x y/b.json").as_deref(),
         Some("file:///tmp/x%20y/b.json")
     );
     assert_eq!(
-        super::directory_uri("/srv/base lines").as_deref(),
+        super::location::directory_uri("/srv/base lines").as_deref(),
         Some("file:///srv/base%20lines/")
     );
-    assert_eq!(super::directory_uri(""), None);
-    assert_eq!(super::directory_uri("relative"), None);
+    assert_eq!(super::location::directory_uri(""), None);
+    assert_eq!(super::location::directory_uri("relative"), None);
 }
 
 #[test]
