@@ -16,17 +16,23 @@ pub(super) fn directory_uri(dir: &str) -> Option<String> {
         .map(String::from)
 }
 
-/// A path as a URI reference: relative paths percent-encoded segment by segment, absolute
-/// ones as `file:` URIs.
+/// A path as a URI reference: relative paths percent-encoded segment by segment (`.` and
+/// `..` kept: they mean the same in a URI), absolute ones as `file:` URIs.
 pub(super) fn path_uri(path: &str) -> Option<String> {
     if std::path::Path::new(path).is_absolute() {
         return url::Url::from_file_path(path).ok().map(String::from);
     }
+    let segments: Option<Vec<String>> = path.split('/').map(segment).collect();
+    Some(segments?.join("/"))
+}
+
+/// One path segment percent-encoded as the `url` crate encodes a URL's path.
+fn segment(text: &str) -> Option<String> {
+    if matches!(text, "." | "..") {
+        return Some(text.to_owned());
+    }
     let mut url = url::Url::parse("file:///").expect("a constant URL");
-    url.path_segments_mut()
-        .ok()?
-        .clear()
-        .extend(path.split('/'));
+    url.path_segments_mut().ok()?.clear().push(text);
     Some(url.path().trim_start_matches('/').to_owned())
 }
 

@@ -535,6 +535,10 @@ fn file_paths_become_uri_references() {
         Some("out%20dir/a%231%3F.json")
     );
     assert_eq!(
+        super::location::path_uri("../a/./b%.json").as_deref(),
+        Some("../a/./b%25.json")
+    );
+    assert_eq!(
         super::location::path_uri("/tmp/x y/b.json").as_deref(),
         Some("file:///tmp/x%20y/b.json")
     );
