@@ -596,3 +596,90 @@ fn the_schema_rejects_what_code_scanning_would() {
         assert!(!validator.is_valid(&bad), "{what} must be rejected");
     }
 }
+
+#[test]
+fn stale_missing_and_orphan_findings_and_a_timed_out_host_all_have_a_location() {
+    use crate::fleet::stale::{StaleInput, findings};
+    let base = example("baseline.json");
+    let n4 = renamed(&base, "azl-node04", "9a:bc");
+    let mut timed_out = fleet_host("azl-node04", judge(&n4, Some(&n4)));
+    timed_out.verdict = Verdict::Incomplete;
+    timed_out.failure =
+        Some("redfish https://bmc-azl-node04: the host deadline of 30 s passed".into());
+    let newcomer = renamed(&base, "azl-node05", "de:f0");
+    let at = |t: &str| t.parse().unwrap();
+    let fleet_findings = findings(
+        &[
+            StaleInput {
+                host: "azl-node04".into(),
+                baseline_captured_at: Some(at("2026-10-01T02:00:00Z")),
+                baseline_unread: false,
+                last_good: Some(at("2026-10-20T02:00:00Z")),
+            },
+            StaleInput {
+                host: "azl-node05".into(),
+                baseline_captured_at: None,
+                baseline_unread: false,
+                last_good: Some(at("2026-12-01T02:00:00Z")),
+            },
+        ],
+        &["baselines/azure-local/old node.json".to_owned()],
+        Some(std::time::Duration::from_secs(30 * 86_400)),
+        at("2026-12-01T02:00:00Z"),
+    );
+    let hosts = vec![timed_out, fleet_host("azl-node05", judge(&newcomer, None))];
+    let report = FleetReport {
+        schema: FLEET_REPORT_SCHEMA_ID.into(),
+        tool: "driftgate test".into(),
+        started_at: "2026-12-01T02:00:00Z".into(),
+        finished_at: "2026-12-01T02:03:10Z".into(),
+        shards: vec!["1/2".into(), "2/2".into()],
+        selections: Vec::new(),
+        verdict: Verdict::Incomplete,
+        strict: false,
+        counts: HostCounts {
+            total: 2,
+            pass: 1,
+            incomplete: 1,
+            ..HostCounts::default()
+        },
+        hosts,
+        findings: fleet_findings,
+    };
+    let lines = extras(&[("azl-node04", lines_of("azure-local", &n4))]);
+    let (_, log) = sarif(Document::Fleet(&report), &lines);
+    assert_eq!(log["runs"][0]["properties"]["run"], "1/2, 2/2");
+    let at_file = |rule: &str| -> (String, u64) {
+        let r = results(&log)
+            .iter()
+            .find(|r| r["ruleId"] == rule)
+            .unwrap_or_else(|| panic!("no {rule} result"));
+        let artifact = &r["locations"][0]["physicalLocation"]["artifactLocation"];
+        (artifact["uri"].as_str().unwrap().to_owned(), start_line(r))
+    };
+    let node04 = ("baselines/azure-local/azl-node04.json".to_owned(), 1);
+    assert_eq!(at_file(INCOMPLETE_RULE), node04);
+    assert_eq!(at_file("fleet/stale-baseline"), node04);
+    assert_eq!(at_file("fleet/stale-capture"), node04);
+    // No baseline yet: where the fleet's layout puts it.
+    assert_eq!(
+        at_file("fleet/missing-baseline"),
+        ("baselines/azure-local/azl-node05.json".to_owned(), 1)
+    );
+    // An orphan names its own file, encoded.
+    assert_eq!(
+        at_file("fleet/orphan-baseline"),
+        ("baselines/azure-local/old%20node.json".to_owned(), 1)
+    );
+    let incomplete = results(&log)
+        .iter()
+        .find(|r| r["ruleId"] == INCOMPLETE_RULE)
+        .unwrap();
+    assert!(
+        incomplete["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("deadline of 30 s"),
+        "{incomplete}"
+    );
+}
