@@ -1,11 +1,463 @@
-//! STAND-IN: the sarif helper replaces this file.
+//! SARIF 2.1.0 for code scanning of the baseline repository (GitHub code scanning, Azure
+//! DevOps' SARIF viewer): one result per finding of every host, located at the line of the
+//! fact's key in the host's baseline file as committed (`baselines/<fleet>/<host>.json`),
+//! with a fingerprint of host, rule and fact path so a finding is tracked across nights.
+//!
+//! Allowed or waived findings are results with an external suppression (the allowance's
+//! reason); a host that could not be read completely is an error result of rule
+//! `capture/incomplete`; fleet findings (cluster disagreement, stale or missing baselines)
+//! are results at the first host they name. `runs[0].properties` holds each host's verdict
+//! and the counts by verdict, as every format states them.
+//!
+//! The model ([`model`]) is built from the [`View`] and the [`Extras`]' baseline lines, then
+//! serialized by serde_json (which escapes every captured string); this module reads
+//! nothing and has no clock.
 
+mod location;
+mod model;
+mod rules;
+
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use super::{Extras, View};
+use sha2::{Digest as _, Sha256};
 
-/// Writes `view` as sarif.
+use crate::baseline::BaselineLines;
+use crate::compare::{AllowedFinding, Finding, FindingKind, Origin, Role, Severity, Verdict};
+use crate::fleet::FleetFinding;
+use crate::gate::Step;
+
+use super::{Extras, HostView, View, ViewKind};
+use location::{directory_uri, location, path_uri};
+use model::{
+    ArtifactLocation, Configuration, Driver, FindingProperties, FleetProperties, HostProperties,
+    IncompleteProperties, Invocation, Level, Location, Log, PhysicalLocation, Region,
+    ResultProperties, Rule, Run, RunProperties, SarifResult, SourceProperties, Suppression,
+    SuppressionProperties, Text, Tool, VersionControlDetails,
+};
+use rules::RuleDraft;
+
+/// The schema the log names (the OASIS standard's, with its errata).
+pub const SCHEMA_URI: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The base id every location's URI is relative to: the root of the baseline repository
+/// (the name GitHub code scanning's documentation uses for the checked-out repository).
+pub const SRCROOT: &str = "%SRCROOT%";
+
+/// The key of each result's fingerprint in `partialFingerprints`.
+pub const FINGERPRINT_KEY: &str = "driftgateFinding/v1";
+
+/// The rule of a host whose capture was not complete.
+pub const INCOMPLETE_RULE: &str = "capture/incomplete";
+
+/// Writes `view` as a SARIF 2.1.0 log, locating results with `extras.baseline_lines`.
 pub fn render(view: &View<'_>, extras: &Extras, out: &mut dyn Write) -> io::Result<()> {
-    let _ = extras;
-    writeln!(out, "stand-in: {}", view.title)
+    let log = build(view, extras);
+    serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
+    writeln!(out)
 }
+
+/// One result before the rules are numbered, with what its rule says.
+struct Draft<'a> {
+    /// Sort key: host, rule, path, then kind.
+    key: (String, String, String, u8),
+    rule: RuleDraft,
+    level: Level,
+    message: String,
+    location: Location,
+    fingerprint: String,
+    suppressions: Vec<Suppression<'a>>,
+    properties: ResultProperties<'a>,
+}
+
+fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
+    let mut drafts: Vec<Draft<'a>> = Vec::new();
+    for host in &view.hosts {
+        let lines = extras.baseline_lines.get(host.host);
+        if host.verdict == Verdict::Incomplete || !host.report.incomplete_sources.is_empty() {
+            drafts.push(incomplete(host, lines));
+        }
+        for finding in &host.report.findings {
+            drafts.push(finding_result(host, lines, finding, None));
+        }
+        for allowed in &host.report.allowed {
+            drafts.push(finding_result(host, lines, &allowed.finding, Some(allowed)));
+        }
+    }
+    for finding in view.fleet_findings {
+        drafts.push(fleet_result(view, extras, finding));
+    }
+    drafts.sort_by(|a, b| a.key.cmp(&b.key));
+
+    // One rule per id, at the most severe level its results report; texts of the first.
+    let mut rules: BTreeMap<String, (RuleDraft, Level)> = BTreeMap::new();
+    for draft in &drafts {
+        let entry = rules
+            .entry(draft.rule.id.clone())
+            .or_insert_with(|| (draft.rule.clone(), draft.level));
+        entry.1 = entry.1.max(draft.level);
+    }
+    let index: BTreeMap<&str, usize> = rules
+        .keys()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
+    let results = drafts
+        .into_iter()
+        .map(|d| SarifResult {
+            rule_index: index[d.rule.id.as_str()],
+            rule_id: d.rule.id,
+            level: d.level,
+            message: Text::new(d.message),
+            locations: [d.location],
+            partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, d.fingerprint)]),
+            suppressions: d.suppressions,
+            properties: d.properties,
+        })
+        .collect();
+    let rules = rules
+        .into_values()
+        .map(|(rule, level)| Rule {
+            name: rule.id.clone(),
+            id: rule.id,
+            short_description: Text::new(rule.short),
+            full_description: Text::new(rule.full),
+            default_configuration: Configuration { level },
+            help: Text::new(rule.help),
+        })
+        .collect();
+
+    let (provenance, base_ids) = provenance(extras);
+    Log {
+        schema: SCHEMA_URI,
+        version: "2.1.0",
+        runs: [Run {
+            tool: Tool {
+                driver: Driver {
+                    name: "driftgate",
+                    version: env!("CARGO_PKG_VERSION"),
+                    semantic_version: env!("CARGO_PKG_VERSION"),
+                    information_uri: Some(env!("CARGO_PKG_REPOSITORY"))
+                        .filter(|uri| uri.contains("://")),
+                    rules,
+                },
+            },
+            invocations: [invocation(view)],
+            version_control_provenance: provenance,
+            original_uri_base_ids: base_ids,
+            results,
+            properties: RunProperties {
+                title: &view.title,
+                kind: match view.kind {
+                    ViewKind::Check => "check",
+                    ViewKind::Gate(Step::Pre) => "gate-pre",
+                    ViewKind::Gate(Step::Post) => "gate-post",
+                    ViewKind::Fleet => "fleet",
+                },
+                run: view.run.as_deref(),
+                verdict: view.verdict.as_upper(),
+                strict: view.strict,
+                started_at: view.started_at,
+                finished_at: view.finished_at,
+                counts: view.counts,
+                hosts: view
+                    .hosts
+                    .iter()
+                    .map(|h| HostProperties {
+                        host: h.host,
+                        fleet: h.fleet.unwrap_or_default(),
+                        cluster: h.cluster.unwrap_or_default(),
+                        verdict: h.verdict.as_upper(),
+                    })
+                    .collect(),
+            },
+        }],
+    }
+}
+
+/// How the run ended: the exit code of the command (0 pass, 1 block, 3 incomplete); a run
+/// that could not read every host did not execute successfully.
+fn invocation(view: &View<'_>) -> Invocation {
+    let exit_code = match view.verdict {
+        Verdict::Pass | Verdict::Warn => 0,
+        Verdict::Block => 1,
+        Verdict::Incomplete => 3,
+    };
+    // SARIF wants RFC 3339 UTC times; a document's own text goes in the run's properties.
+    let utc = |at: &str| at.parse::<jiff::Timestamp>().ok().map(|t| t.to_string());
+    Invocation {
+        execution_successful: view.verdict != Verdict::Incomplete,
+        exit_code,
+        exit_code_description: view.verdict.as_upper(),
+        start_time_utc: utc(view.started_at),
+        end_time_utc: view.finished_at.and_then(utc),
+    }
+}
+
+/// The baseline store and commits the locations were read at, and the base id's root.
+fn provenance(
+    extras: &Extras,
+) -> (
+    Vec<VersionControlDetails>,
+    BTreeMap<&'static str, ArtifactLocation>,
+) {
+    let mut details: Vec<VersionControlDetails> = Vec::new();
+    let mut base_ids = BTreeMap::new();
+    for lines in extras.baseline_lines.values() {
+        let Some(root) = directory_uri(&lines.repository) else {
+            continue;
+        };
+        base_ids.entry(SRCROOT).or_insert_with(|| ArtifactLocation {
+            uri: Some(root.clone()),
+            uri_base_id: None,
+        });
+        let entry = VersionControlDetails {
+            repository_uri: root,
+            revision_id: lines.commit.clone(),
+            mapped_to: ArtifactLocation {
+                uri: None,
+                uri_base_id: Some(SRCROOT),
+            },
+        };
+        if !details.contains(&entry) {
+            details.push(entry);
+        }
+    }
+    details.sort();
+    (details, base_ids)
+}
+
+/// `sha256` of host, rule and path: the same finding gets the same fingerprint every night.
+fn fingerprint(host: &str, rule: &str, path: &str) -> String {
+    let mut hash = Sha256::new();
+    for part in [host, rule, path] {
+        hash.update(part.as_bytes());
+        hash.update([0]);
+    }
+    hex::encode(hash.finalize())
+}
+
+fn level(severity: Severity) -> Level {
+    match severity {
+        Severity::Block => Level::Error,
+        Severity::Warn => Level::Warning,
+        Severity::Info => Level::Note,
+        Severity::Ignore => Level::None,
+    }
+}
+
+/// `text` ending as a sentence does.
+fn sentence(text: &str) -> String {
+    let text = text.trim_end();
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
+fn value_text(value: Option<&crate::snapshot::FactValue>) -> String {
+    value.map_or_else(|| "(none)".to_owned(), ToString::to_string)
+}
+
+fn finding_result<'a>(
+    host: &HostView<'a>,
+    lines: Option<&BaselineLines>,
+    finding: &'a Finding,
+    allowed: Option<&'a AllowedFinding>,
+) -> Draft<'a> {
+    let path = finding.path.as_str();
+    let rule = format!("{}, {}", finding.id, finding.severity.as_str());
+    let new = value_text(finding.new.as_ref());
+    let mut message = match (finding.kind, &finding.expected) {
+        // The change is the whole story: the finding's own message says it again.
+        (FindingKind::Changed | FindingKind::Added | FindingKind::Removed, _) => format!(
+            "{}: {path}: {} → {new} ({rule}).",
+            host.host,
+            value_text(finding.old.as_ref()),
+        ),
+        (_, Some(expected)) => format!(
+            "{}: {path} is {new}, expected {expected} ({rule}). {}",
+            host.host,
+            sentence(&finding.message)
+        ),
+        (_, None) => format!(
+            "{}: {path} is {new} ({rule}). {}",
+            host.host,
+            sentence(&finding.message)
+        ),
+    };
+    if finding.pending {
+        message.push_str(" Staged: takes effect at the next reboot.");
+    }
+    if let Some(origin) = finding.origin {
+        message.push_str(match origin {
+            Origin::Update => " Changed by the update.",
+            Origin::PreExisting => " Already different before the update.",
+            Origin::Expected => " Expected: changed by the update as declared.",
+        });
+    }
+    if let Some(line) = super::firmware_line_listed(finding, "each a result of its own") {
+        message.push_str(&format!(" Firmware: {line}."));
+    }
+    let suppressions = allowed
+        .map(|a| {
+            let allowance = &a.allowance;
+            let mut justification = allowance
+                .reason
+                .clone()
+                .unwrap_or_else(|| format!("allowed by {}", allowance.given_at));
+            if let Some(ticket) = &allowance.ticket {
+                justification.push_str(&format!(" ({ticket})"));
+            }
+            message.push_str(&format!(" Allowed: {justification}."));
+            vec![Suppression {
+                kind: "external",
+                justification,
+                properties: SuppressionProperties {
+                    given_at: &allowance.given_at,
+                    path: &allowance.path,
+                    value: allowance.value.as_ref(),
+                    ticket: allowance.ticket.as_deref(),
+                    expires: allowance.expires.map(|d| d.to_string()),
+                },
+            }]
+        })
+        .unwrap_or_default();
+    let (kind, kind_rank) = kind_name(finding.kind);
+    Draft {
+        key: (
+            host.host.to_owned(),
+            finding.id.clone(),
+            path.to_owned(),
+            kind_rank,
+        ),
+        rule: rules::finding(finding),
+        level: level(finding.severity),
+        message,
+        location: location(host, lines, Some(path)),
+        fingerprint: fingerprint(host.host, &finding.id, path),
+        suppressions,
+        properties: ResultProperties::Finding(FindingProperties {
+            host: host.host,
+            fleet: host.fleet.unwrap_or_default(),
+            cluster: host.cluster.unwrap_or_default(),
+            path,
+            old: finding.old.as_ref(),
+            new: finding.new.as_ref(),
+            expected: finding.expected.as_ref(),
+            kind,
+            severity: finding.severity.as_str(),
+            origin: finding.origin.map(|o| match o {
+                Origin::Update => "update",
+                Origin::PreExisting => "pre_existing",
+                Origin::Expected => "expected",
+            }),
+            pending: finding.pending,
+        }),
+    }
+}
+
+fn kind_name(kind: FindingKind) -> (&'static str, u8) {
+    match kind {
+        FindingKind::Changed => ("changed", 0),
+        FindingKind::Added => ("added", 1),
+        FindingKind::Removed => ("removed", 2),
+        FindingKind::Expectation => ("expectation", 3),
+        FindingKind::Invariant => ("invariant", 4),
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Snapshot => "snapshot",
+        Role::Baseline => "baseline",
+        Role::Pre => "pre",
+    }
+}
+
+fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'a> {
+    let sources: Vec<SourceProperties<'a>> = host
+        .report
+        .incomplete_sources
+        .iter()
+        .map(|s| SourceProperties {
+            role: role_name(s.role),
+            name: &s.name,
+            target: &s.target,
+            status: s.status.as_str(),
+            error: s.error.as_deref(),
+        })
+        .collect();
+    let why = host
+        .failure
+        .clone()
+        .unwrap_or_else(|| "a source did not capture completely".to_owned());
+    Draft {
+        key: (
+            host.host.to_owned(),
+            INCOMPLETE_RULE.to_owned(),
+            String::new(),
+            0,
+        ),
+        rule: rules::incomplete(),
+        level: Level::Error,
+        message: format!("{}: INCOMPLETE: {why}", host.host),
+        location: location(host, lines, None),
+        fingerprint: fingerprint(host.host, INCOMPLETE_RULE, ""),
+        suppressions: Vec::new(),
+        properties: ResultProperties::Incomplete(IncompleteProperties {
+            host: host.host,
+            fleet: host.fleet.unwrap_or_default(),
+            cluster: host.cluster.unwrap_or_default(),
+            verdict: host.verdict.as_upper(),
+            sources,
+        }),
+    }
+}
+
+fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding) -> Draft<'a> {
+    let path = finding.path.as_deref().unwrap_or_default();
+    let first = finding.hosts.first().map(String::as_str);
+    let host = first.and_then(|name| view.hosts.iter().find(|h| h.host == name));
+    let location = match host {
+        Some(host) => location(host, extras.baseline_lines.get(host.host), Some(path)),
+        // No host of the run: an orphan baseline names its own file.
+        None => Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri: path_uri(if path.is_empty() { "baselines" } else { path }),
+                    uri_base_id: Some(SRCROOT),
+                },
+                region: Region { start_line: 1 },
+            },
+        },
+    };
+    Draft {
+        key: (
+            first.unwrap_or_default().to_owned(),
+            finding.rule.clone(),
+            path.to_owned(),
+            0,
+        ),
+        rule: rules::fleet(&finding.rule),
+        level: level(finding.severity),
+        message: finding.message.clone(),
+        location,
+        fingerprint: fingerprint(&finding.hosts.join(","), &finding.rule, path),
+        suppressions: Vec::new(),
+        properties: ResultProperties::Fleet(FleetProperties {
+            hosts: &finding.hosts,
+            fleet: host.and_then(|h| h.fleet).unwrap_or_default(),
+            cluster: finding.cluster.as_deref().unwrap_or_default(),
+            path,
+            values: &finding.values,
+            majority: finding.majority.as_ref(),
+            severity: finding.severity.as_str(),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -125,5 +125,6 @@ pub mod junit;
 pub mod nightly;
 pub mod prometheus;
 pub mod reports;
+pub mod sarif;
 pub mod simulator;
 pub mod windows;
