@@ -85,7 +85,9 @@ fn counts_field(counts: &serde_json::Value) -> Counts {
         ("INCOMPLETE", "incomplete"),
         ("TOTAL", "total"),
     ] {
-        let n = counts[key].as_u64().unwrap_or_else(|| panic!("counts.{key}")) as usize;
+        let n = counts[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("counts.{key}")) as usize;
         if n > 0 || word == "TOTAL" {
             out.insert(word.into(), n);
         }
@@ -108,10 +110,12 @@ fn from_headline(text: &str) -> Counts {
     let mut counts = Counts::new();
     counts.insert("TOTAL".into(), total);
     for part in tail.split(" · ") {
-        let (n, word) = part.trim().split_once(' ').expect("`N verdict`");
-        let n: usize = n.parse().expect("a count");
+        // The last part may go on: `1 incomplete (3 shards merged)`.
+        let mut words = part.split_whitespace();
+        let n: usize = words.next().and_then(|n| n.parse().ok()).expect("a count");
+        let word = words.next().expect("a verdict after the count");
         if n > 0 {
-            counts.insert(word.trim().to_uppercase(), n);
+            counts.insert(word.to_uppercase(), n);
         }
     }
     counts
@@ -163,7 +167,9 @@ fn from_prometheus(text: &str) -> (Counts, Counts) {
         }
         if line.starts_with("driftgate_hosts{") {
             let n: usize = value.parse().expect("a host count");
-            let verdict = label(line, "verdict").expect("a verdict label").to_uppercase();
+            let verdict = label(line, "verdict")
+                .expect("a verdict label")
+                .to_uppercase();
             if n > 0 {
                 totals.insert(verdict, n);
             }
@@ -179,7 +185,8 @@ fn from_html(text: &str) -> (Counts, Counts) {
         .match_indices("<tr ")
         .filter_map(|(at, _)| {
             let tag = &text[at..at + text[at..].find('>').expect("a closed tag")];
-            tag.contains("data-host=").then(|| label(tag, "data-verdict"))?
+            tag.contains("data-host=")
+                .then(|| label(tag, "data-verdict"))?
         })
         .collect();
     let hosts = tally(rows);
@@ -189,7 +196,9 @@ fn from_html(text: &str) -> (Counts, Counts) {
         let verdict = &rest[..rest.find('"').expect("a closed attribute")];
         let body = &rest[rest.find('>').expect("a closed tag") + 1..];
         let n: String = body.chars().take_while(char::is_ascii_digit).collect();
-        let n: usize = n.parse().unwrap_or_else(|_| panic!("data-count={verdict}: {body:.40}"));
+        let n: usize = n
+            .parse()
+            .unwrap_or_else(|_| panic!("data-count={verdict}: {body:.40}"));
         if n > 0 {
             summary.insert(verdict.to_owned(), n);
         }
@@ -202,7 +211,8 @@ fn from_html(text: &str) -> (Counts, Counts) {
 fn every_format(dir: &Path) -> BTreeMap<String, Counts> {
     let mut all = BTreeMap::new();
     all.insert("json hosts".into(), from_json(&read(dir, "report.json")));
-    let json: serde_json::Value = serde_json::from_str(&read(dir, "report.json")).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&read(dir, "report.json")).expect("the JSON report parses");
     all.insert("json counts".into(), counts_field(&json["counts"]));
     all.insert("text".into(), from_headline(&read(dir, "report.txt")));
     all.insert("markdown".into(), from_headline(&read(dir, "report.md")));
