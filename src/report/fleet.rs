@@ -14,8 +14,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::gate::MARKDOWN_LIMIT;
-use super::markdown::escape;
+use super::markdown::{MARKDOWN_LIMIT, code, code_cell, escape, fit};
 use super::text::{BOLD, DIM, severity_style, verdict_style};
 use crate::compare::{Severity, Verdict};
 use crate::fleet::{FleetFinding, FleetReport, HostResult};
@@ -207,7 +206,7 @@ fn seconds(ms: u64) -> String {
 }
 
 /// `text` cut to `max` characters, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
+pub(super) fn cut(text: &str, max: usize) -> String {
     let line = text.replace('\n', " ");
     match line.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &line[..i]),
@@ -316,8 +315,8 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         for (rule, severity, hosts) in s.rules.iter().take(MD_RULES) {
             let _ = writeln!(
                 head,
-                "| `{}` | {} | {hosts} |",
-                escape(rule),
+                "| {} | {} | {hosts} |",
+                code_cell(rule),
                 severity.as_str()
             );
         }
@@ -333,9 +332,9 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         for f in findings.iter().take(MD_FINDINGS) {
             let _ = writeln!(
                 head,
-                "- **{}** `{}`: {}",
+                "- **{}** {}: {}",
                 f.severity.as_str(),
-                escape(&f.rule),
+                code(&f.rule),
                 escape(&cut(&f.message, MD_CHARS))
             );
         }
@@ -372,56 +371,47 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         let _ = writeln!(head, "\n**Slowest BMCs:** {}", escape(&slowest));
     }
     if let Some(results) = &s.results {
-        let _ = writeln!(head, "\nPer-host results: `{}`", results.replace('`', "'"));
+        let _ = writeln!(head, "\nPer-host results: {}", code(results));
     }
-    out.write_all(head.as_bytes())?;
     let failing: Vec<&HostResult> = report
         .hosts
         .iter()
         .filter(|h| h.verdict != Verdict::Pass)
         .collect();
     if failing.is_empty() {
-        return Ok(());
+        return out.write_all(head.as_bytes());
     }
-    let table_head = format!(
+    let _ = write!(
+        head,
         "\n### Hosts not passing ({})\n\n| host | cluster | verdict | block | warn | info | why |\n|---|---|---|---:|---:|---:|---|\n",
         failing.len()
     );
-    // What the note on left-out hosts needs, at most.
-    const NOTE: usize = 200;
-    let mut used = head.len() + table_head.len() + NOTE;
-    out.write_all(table_head.as_bytes())?;
-    let mut shown = 0;
-    for h in &failing {
-        let why = h
-            .failure
-            .as_deref()
-            .map(|w| cut(w, WHY_CHARS))
-            .unwrap_or_default();
-        let row = format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
-            escape(&h.host),
-            escape(h.cluster.as_deref().unwrap_or("")),
-            h.verdict.as_upper(),
-            h.counts.block,
-            h.counts.warn,
-            h.counts.info,
-            escape(&why)
-        );
-        if used + row.len() >= MARKDOWN_LIMIT {
-            break;
-        }
-        used += row.len();
-        out.write_all(row.as_bytes())?;
-        shown += 1;
-    }
-    if shown < failing.len() {
-        writeln!(
-            out,
-            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every host._",
-            failing.len() - shown
-        )?;
-    }
+    let rows: Vec<String> = failing
+        .iter()
+        .map(|h| {
+            let why = h
+                .failure
+                .as_deref()
+                .map(|w| cut(w, WHY_CHARS))
+                .unwrap_or_default();
+            format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                escape(&h.host),
+                escape(h.cluster.as_deref().unwrap_or("")),
+                h.verdict.as_upper(),
+                h.counts.block,
+                h.counts.warn,
+                h.counts.info,
+                escape(&why)
+            )
+        })
+        .collect();
+    fit(out, &head, &rows, "", |shown| {
+        format!(
+            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every host._\n",
+            rows.len() - shown
+        )
+    })?;
     Ok(())
 }
 

@@ -3,7 +3,13 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::gate::MARKDOWN_LIMIT;
+mod escape;
+mod fit;
+
+pub(crate) use escape::{code, code_cell, escape, longest_backtick_run};
+pub use fit::MARKDOWN_LIMIT;
+pub(crate) use fit::{fit, fits};
+
 use super::headline;
 use crate::compare::{Finding, Report, Severity};
 use crate::snapshot::FactValue;
@@ -13,62 +19,40 @@ use crate::snapshot::FactValue;
 /// out, then the findings table stops, saying how many findings of each severity it left out.
 pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let full = parts(report, true);
-    let parts = if full.len() < MARKDOWN_LIMIT {
+    let parts = if fits(&full.head, &full.rows, &full.tail) {
         full
     } else {
         parts(report, false)
     };
-    out.write_all(parts.head.as_bytes())?;
-    if parts.len() < MARKDOWN_LIMIT {
-        for (_, row) in &parts.rows {
-            out.write_all(row.as_bytes())?;
-        }
-        return out.write_all(parts.tail.as_bytes());
-    }
-    // What the note on left-out findings needs, at most.
-    const NOTE: usize = 300;
-    let mut used = parts.head.len() + NOTE;
-    let mut shown = 0;
-    for (_, row) in &parts.rows {
-        if used + row.len() >= MARKDOWN_LIMIT {
-            break;
-        }
-        used += row.len();
-        out.write_all(row.as_bytes())?;
-        shown += 1;
-    }
-    let left: Vec<Severity> = parts.rows[shown..].iter().map(|(s, _)| *s).collect();
-    let by_severity: Vec<String> = [
-        (Severity::Block, "blocking"),
-        (Severity::Warn, "warnings"),
-        (Severity::Info, "info"),
-    ]
-    .into_iter()
-    .filter_map(|(severity, word)| {
-        let n = left.iter().filter(|s| **s == severity).count();
-        (n > 0).then(|| format!("{n} {word}"))
-    })
-    .collect();
-    writeln!(
-        out,
-        "\n_{} more findings not shown ({}): a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every finding._",
-        left.len(),
-        by_severity.join(", ")
-    )
+    fit(out, &parts.head, &parts.rows, &parts.tail, |shown| {
+        let left = &parts.severities[shown..];
+        let by_severity: Vec<String> = [
+            (Severity::Block, "blocking"),
+            (Severity::Warn, "warnings"),
+            (Severity::Info, "info"),
+        ]
+        .into_iter()
+        .filter_map(|(severity, word)| {
+            let n = left.iter().filter(|s| **s == severity).count();
+            (n > 0).then(|| format!("{n} {word}"))
+        })
+        .collect();
+        format!(
+            "\n_{} more findings not shown ({}): a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every finding._\n",
+            left.len(),
+            by_severity.join(", ")
+        )
+    })?;
+    Ok(())
 }
 
 /// A report's Markdown in three parts: what comes before the findings, one table row per
-/// finding (with its severity), and the multi-line values' diffs.
+/// finding (with each row's severity beside), and the multi-line values' diffs.
 struct Parts {
     head: String,
-    rows: Vec<(Severity, String)>,
+    rows: Vec<String>,
+    severities: Vec<Severity>,
     tail: String,
-}
-
-impl Parts {
-    fn len(&self) -> usize {
-        self.head.len() + self.rows.iter().map(|(_, r)| r.len()).sum::<usize>() + self.tail.len()
-    }
 }
 
 /// The parts of `report`'s Markdown; without `detail`, the firmware changes in one line and
@@ -83,22 +67,26 @@ fn parts(report: &Report, detail: bool) -> Parts {
     let s = &report.snapshot;
     let _ = writeln!(
         head,
-        "- Snapshot: `{}` (`{}`, captured {})",
-        s.origin, s.digest, s.captured_at
+        "- Snapshot: {} ({}, captured {})",
+        code(&s.origin),
+        code(&s.digest),
+        escape(&s.captured_at)
     );
     if let Some(b) = &report.baseline {
         let _ = writeln!(
             head,
-            "- Baseline: `{}` (`{}`, captured {})",
-            b.origin, b.digest, b.captured_at
+            "- Baseline: {} ({}, captured {})",
+            code(&b.origin),
+            code(&b.digest),
+            escape(&b.captured_at)
         );
     }
     if detail {
         for f in &report.firmware_changes {
             let _ = writeln!(
                 head,
-                "- Firmware changed alongside: `{}` {}",
-                f.path,
+                "- Firmware changed alongside: {} {}",
+                code(f.path.as_str()),
                 escape(&f.message)
             );
         }
@@ -117,16 +105,17 @@ fn parts(report: &Report, detail: bool) -> Parts {
             .unwrap_or_default();
         let _ = writeln!(
             head,
-            "- **Incomplete** {} source `{}` (`{}`) is {}{error}",
+            "- **Incomplete** {} source {} ({}) is {}{error}",
             super::role_word(source.role),
-            source.name,
-            source.target,
+            code(&source.name),
+            code(&source.target.to_string()),
             source.status.as_str()
         );
     }
     let mut parts = Parts {
         head,
         rows: Vec::new(),
+        severities: Vec::new(),
         tail: String::new(),
     };
     if report.findings.is_empty() {
@@ -144,10 +133,10 @@ fn parts(report: &Report, detail: bool) -> Parts {
             let firmware = super::firmware_line(f)
                 .filter(|_| super::port_of(f).is_none_or(|port| attributed.insert(port)));
             let row = format!(
-                "| {} | `{}` | `{}` | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} |\n",
                 severity.as_str(),
-                f.id,
-                f.path,
+                code_cell(&f.id.to_string()),
+                code_cell(f.path.as_str()),
                 cell(f.old.as_ref()),
                 cell(f.new.as_ref()),
                 escape(&match firmware {
@@ -155,7 +144,8 @@ fn parts(report: &Report, detail: bool) -> Parts {
                     None => format!("{} — {}", f.message, f.why),
                 }),
             );
-            parts.rows.push((severity, row));
+            parts.rows.push(row);
+            parts.severities.push(severity);
             if f.old.as_ref().is_some_and(FactValue::is_multiline)
                 || f.new.as_ref().is_some_and(FactValue::is_multiline)
             {
@@ -185,32 +175,28 @@ fn write_diff_block(f: &Finding, out: &mut String) {
     };
     let (old, new) = (text(&f.old), text(&f.new));
     let diff = similar::TextDiff::from_lines(&old, &new);
-    let _ = writeln!(out, "\n`{}`:\n\n```diff", f.path);
-    let _ = write!(
-        out,
-        "{}",
-        diff.unified_diff()
-            .context_radius(3)
-            .header("baseline", "snapshot")
-    );
-    let _ = writeln!(out, "```");
+    let diff = diff
+        .unified_diff()
+        .context_radius(3)
+        .header("baseline", "snapshot")
+        .to_string();
+    // A fence longer than any run of backticks in the values, so that no line of theirs
+    // closes it.
+    let fence = "`".repeat(longest_backtick_run(&diff).max(2) + 1);
+    let _ = writeln!(out, "\n{}:\n\n{fence}diff", code(f.path.as_str()));
+    let _ = write!(out, "{diff}");
+    if !diff.ends_with('\n') {
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "{fence}");
 }
 
 fn cell(value: Option<&FactValue>) -> String {
     match value {
         None => "—".to_owned(),
         Some(v) if v.is_multiline() => "(multi-line, see below)".to_owned(),
-        Some(v) => format!("`{}`", v.to_string().replace('|', "\\|").replace('`', "'")),
+        Some(v) => code_cell(&v.to_string()),
     }
-}
-
-/// Escapes what would break a table row or start Markdown formatting.
-pub(super) fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('*', "\\*")
-        .replace('<', "&lt;")
-        .replace('\n', " ")
 }
 
 #[cfg(test)]

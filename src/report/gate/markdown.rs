@@ -9,17 +9,27 @@ use super::{
     is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::Finding;
+use crate::compare::Verdict;
 use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
-use crate::report::markdown::escape;
+use crate::report::fleet::cut;
+use crate::report::markdown::{code, escape, fit, fits};
 use crate::report::{headline, role_word};
 
-/// The largest Markdown report: what GitHub accepts in a comment or an issue body. Past it the
-/// stories are summarized, then hosts left out.
-pub const MARKDOWN_LIMIT: usize = 65_536;
+pub use crate::report::markdown::MARKDOWN_LIMIT;
+
+/// Hosts in the table at the head; past it the worst come first and the rest are counted.
+const TABLE_HOSTS: usize = 100;
+/// Warnings listed at the tail, each cut to [`LINE_CHARS`] characters.
+const WARNINGS: usize = 20;
+/// Promoted files listed at the tail.
+const FILES: usize = 50;
+/// A warning's text is cut to this many characters.
+const LINE_CHARS: usize = 300;
 
 /// Markdown for a change ticket: the run's headline, a table of hosts, then per host its
-/// stories as lists. Kept under [`MARKDOWN_LIMIT`]: past it stories lose their finding
-/// lists, then hosts are left out, saying so.
+/// stories as lists. Kept under [`MARKDOWN_LIMIT`]: the table and the tail's lists are
+/// bounded; past the limit stories lose their finding lists, then hosts are left out, worst
+/// (incomplete, blocked) kept first, saying so.
 pub(super) fn render(report: &GateReport, out: &mut dyn Write) -> io::Result<()> {
     let head = markdown_head(report);
     let tail = markdown_tail(report);
@@ -28,39 +38,39 @@ pub(super) fn render(report: &GateReport, out: &mut dyn Write) -> io::Result<()>
         .iter()
         .map(|h| markdown_host(h, report.run.step, true))
         .collect();
-    let fits = |hosts: &[String]| {
-        head.len() + tail.len() + hosts.iter().map(String::len).sum::<usize>() < MARKDOWN_LIMIT
-    };
-    let hosts = if fits(&full) {
+    let hosts = if fits(&head, &full, &tail) {
         full
     } else {
-        report
-            .hosts
-            .iter()
+        worst_first(&report.hosts)
+            .into_iter()
             .map(|h| markdown_host(h, report.run.step, false))
             .collect()
     };
-    out.write_all(head.as_bytes())?;
-    // What the note on left-out hosts needs, at most.
-    const NOTE: usize = 200;
-    let mut used = head.len() + tail.len() + NOTE;
-    let mut shown = 0;
-    for host in &hosts {
-        if used + host.len() >= MARKDOWN_LIMIT {
-            break;
-        }
-        used += host.len();
-        out.write_all(host.as_bytes())?;
-        shown += 1;
-    }
-    if shown < hosts.len() {
-        writeln!(
-            out,
-            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every finding._",
+    fit(out, &head, &hosts, &tail, |shown| {
+        format!(
+            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every finding._\n",
             hosts.len() - shown
-        )?;
-    }
-    out.write_all(tail.as_bytes())
+        )
+    })?;
+    Ok(())
+}
+
+/// The hosts, incomplete first, then blocked, warned and passed, each by name: what is left
+/// out of a long report is what needs the operator least.
+fn worst_first(hosts: &[HostOutcome]) -> Vec<&HostOutcome> {
+    let rank = |v: Verdict| match v {
+        Verdict::Incomplete => 0,
+        Verdict::Block => 1,
+        Verdict::Warn => 2,
+        Verdict::Pass => 3,
+    };
+    let mut hosts: Vec<&HostOutcome> = hosts.iter().collect();
+    hosts.sort_by(|a, b| {
+        rank(a.verdict)
+            .cmp(&rank(b.verdict))
+            .then_with(|| a.host.cmp(&b.host))
+    });
+    hosts
 }
 
 fn markdown_head(report: &GateReport) -> String {
@@ -71,20 +81,29 @@ fn markdown_head(report: &GateReport) -> String {
     let run = &report.run;
     let _ = writeln!(
         s,
-        "Run `{}` in `{}`, started {}, policy `{}`.\n",
-        run.id, run.dir, run.started_at, run.policy_digest
+        "Run {} in {}, started {}, policy {}.\n",
+        code(&run.id),
+        code(&run.dir),
+        escape(&run.started_at),
+        code(&run.policy_digest)
     );
     let _ = writeln!(
         s,
         "| Host | Fleet | Verdict | Blocking | Warnings | Info | Allowed | Pre-existing |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    for host in &report.hosts {
+    // A long table shows the worst hosts: the passing ones are the ones counted.
+    let hosts = if report.hosts.len() > TABLE_HOSTS {
+        worst_first(&report.hosts)
+    } else {
+        report.hosts.iter().collect()
+    };
+    for host in hosts.iter().take(TABLE_HOSTS) {
         let c = host.report.counts;
         let _ = writeln!(
             s,
             "| {} | {} | **{}** | {} | {} | {} | {} | {} |",
-            escape(&host.host),
+            escape(host.host.as_str()),
             escape(&host.fleet),
             host.verdict.as_upper(),
             c.block,
@@ -94,7 +113,32 @@ fn markdown_head(report: &GateReport) -> String {
             pre_existing(&host.report).len()
         );
     }
+    if let Some(left) = hosts.get(TABLE_HOSTS..).filter(|left| !left.is_empty()) {
+        let _ = writeln!(
+            s,
+            "\n_{} more hosts not in this table ({}); the JSON report has every host._",
+            left.len(),
+            verdict_counts(left)
+        );
+    }
     s
+}
+
+/// `3 BLOCK, 120 PASS`: the hosts by verdict, worst first.
+fn verdict_counts(hosts: &[&HostOutcome]) -> String {
+    [
+        Verdict::Incomplete,
+        Verdict::Block,
+        Verdict::Warn,
+        Verdict::Pass,
+    ]
+    .into_iter()
+    .filter_map(|verdict| {
+        let n = hosts.iter().filter(|h| h.verdict == verdict).count();
+        (n > 0).then(|| format!("{n} {}", verdict.as_upper()))
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String {
@@ -104,9 +148,9 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
     let (word, rest) = line.split_once(' ').unwrap_or((&line, ""));
     let _ = writeln!(s, "\n### **{word}** {}\n", escape(rest));
     if let Some(pre) = &report.pre {
-        let _ = writeln!(s, "- Pre: `{}` (`{}`)", pre.origin, pre.digest);
+        let _ = writeln!(s, "- Pre: {} ({})", code(&pre.origin), code(&pre.digest));
     }
-    let _ = writeln!(s, "- Captured: `{}`", host.snapshot_file);
+    let _ = writeln!(s, "- Captured: {}", code(&host.snapshot_file));
     for note in &host.notes {
         let _ = writeln!(s, "- Note: {}", escape(note));
     }
@@ -118,10 +162,10 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
             .unwrap_or_default();
         let _ = writeln!(
             s,
-            "- **Incomplete** {} source `{}` (`{}`) is {}{error}",
+            "- **Incomplete** {} source {} ({}) is {}{error}",
             role_word(source.role),
-            source.name,
-            source.target,
+            code(&source.name),
+            code(&source.target),
             source.status.as_str()
         );
     }
@@ -160,9 +204,9 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
             for f in findings {
                 let _ = writeln!(
                     s,
-                    "  - `{}` [`{}`]: {}",
-                    f.path,
-                    f.id,
+                    "  - {} \\[{}\\]: {}",
+                    code(f.path.as_str()),
+                    code(&f.id),
                     escape(&markdown_detail(f))
                 );
             }
@@ -173,7 +217,7 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
         let title = firmware_title(step, report.firmware_changes.len());
         let _ = writeln!(s, "\n#### {}\n", capitalized(&title));
         for (change, paths) in firmware {
-            let paths: Vec<String> = paths.iter().map(|p| format!("`{p}`")).collect();
+            let paths: Vec<String> = paths.iter().map(|p| code(p.as_ref())).collect();
             let _ = writeln!(s, "- {}: {}", escape(&change), paths.join(", "));
         }
     }
@@ -182,11 +226,12 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
 
 /// A finding (standing for the findings at `paths`) as a list item.
 fn markdown_finding<'r>(s: &mut String, finding: &'r Finding, paths: &str, seen: &mut Seen<'r>) {
+    let paths: Vec<String> = paths.split(", ").map(code).collect();
     let _ = writeln!(
         s,
-        "- `{}` [`{}`]: {}",
-        paths.replace(", ", "`, `"),
-        finding.id,
+        "- {} \\[{}\\]: {}",
+        paths.join(", "),
+        code(&finding.id),
         escape(&markdown_detail(finding))
     );
     if let Some(firmware) = seen.firmware(finding) {
@@ -210,8 +255,19 @@ fn markdown_tail(report: &GateReport) -> String {
     // An expired allowance is among the warnings already (the gate says it there).
     if !report.warnings.is_empty() {
         let _ = writeln!(s, "\n### Warnings\n");
-        for warning in &report.warnings {
-            let _ = writeln!(s, "- {}", escape(warning));
+        for warning in report.warnings.iter().take(WARNINGS) {
+            let _ = writeln!(s, "- {}", escape(&cut(warning, LINE_CHARS)));
+        }
+        if let Some(left) = report
+            .warnings
+            .len()
+            .checked_sub(WARNINGS)
+            .filter(|n| *n > 0)
+        {
+            let _ = writeln!(
+                s,
+                "- _… and {left} more warnings (the JSON report has them all)_"
+            );
         }
     }
     if let Some(promotion) = &report.promotion {
@@ -222,8 +278,14 @@ fn markdown_tail(report: &GateReport) -> String {
         );
         if let PromotionOutcome::Promoted(p) = promotion {
             let _ = writeln!(s);
-            for file in &p.files {
-                let _ = writeln!(s, "- `{file}`");
+            for file in p.files.iter().take(FILES) {
+                let _ = writeln!(s, "- {}", code(file));
+            }
+            if let Some(left) = p.files.len().checked_sub(FILES).filter(|n| *n > 0) {
+                let _ = writeln!(
+                    s,
+                    "- _… and {left} more files (the JSON report has them all)_"
+                );
             }
         }
     }
