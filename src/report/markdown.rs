@@ -5,6 +5,8 @@ use std::io::{self, Write};
 
 mod escape;
 mod fit;
+#[cfg(test)]
+pub(crate) mod inert;
 
 pub(crate) use escape::{code, code_cell, escape, longest_backtick_run};
 pub use fit::MARKDOWN_LIMIT;

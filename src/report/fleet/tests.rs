@@ -359,7 +359,7 @@ fn ten_thousand_failing_hosts_stay_under_the_markdown_limit() {
         md.contains("_… and 450 more_"),
         "cluster findings are counted past 50"
     );
-    assert!(md.contains("| sim-0000 | c | BLOCK |"));
+    assert!(md.contains("| sim-0000 | c | BLOCK |"), "{}", &md[..3000]);
 }
 
 #[test]
@@ -384,4 +384,19 @@ fn the_top_findings_leave_out_hosts_that_could_not_be_read() {
         text(&failed)
     );
     assert!(text(&failed).contains("timed out"), "{}", text(&failed));
+}
+
+#[test]
+fn hostile_capture_values_render_inert() {
+    use crate::report::markdown::inert::{BACKTICKS, HOSTILE, assert_inert};
+    let mut report = big_fleet(3, 1, 0, 2, 1);
+    report.hosts[1].failure = Some(HOSTILE.into());
+    report.hosts[2].failure = Some(BACKTICKS.into());
+    report.hosts[2].cluster = Some(HOSTILE.into());
+    for f in &mut report.findings {
+        f.message = HOSTILE.into();
+    }
+    let md = markdown(&report);
+    assert!(md.contains("\\[x\\]\\(https\\://evil\\)"), "{md}");
+    assert_inert(&md, &[HOSTILE, BACKTICKS]);
 }

@@ -359,7 +359,7 @@ fn a_staged_change_is_labelled_with_the_reboot_in_both_formats() {
         .find(|line| line.contains("/pending/") && line.contains("[dcbx-mode]"))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(staged.ends_with(label), "{staged}");
-    let md = markdown(&report);
+    let md = markdown(&report).replace('\\', "");
     assert!(md.contains(label), "{md}");
 }
 
@@ -433,7 +433,8 @@ fn pre_existing_drift_names_the_firmware_changed_before_pre_and_expected_lists_t
         vec![host(report, &post, Step::Post)],
         Vec::new(),
     );
-    for out in [text(&gate), markdown(&gate)] {
+    // Escapes aside: the escaping has tests of its own.
+    for out in [text(&gate), markdown(&gate).replace('\\', "")] {
         let at = out
             .find("re-existing drift")
             .expect("a pre-existing section");
@@ -467,4 +468,92 @@ fn pre_existing_drift_names_the_firmware_changed_before_pre_and_expected_lists_t
             "pre → post only: {expected}"
         );
     }
+}
+
+#[test]
+fn two_thousand_hosts_with_long_tails_stay_under_the_limit_worst_first() {
+    use crate::compare::Verdict;
+    let mut report = seed_one_post();
+    let blocked = report.hosts[0].clone();
+    assert_eq!(blocked.verdict, Verdict::Block);
+    let mut passed = blocked.clone();
+    passed.verdict = Verdict::Pass;
+    passed.stories.clear();
+    report.hosts = (0..2_000)
+        .map(|i| {
+            // Blocked hosts sort last by name: truncation must still keep them.
+            let (mut h, name) = if i % 100 == 0 {
+                (blocked.clone(), format!("zz-blocked-{i:04}"))
+            } else {
+                (passed.clone(), format!("aa-passed-{i:04}"))
+            };
+            h.snapshot_file = format!("<run-dir>/post-1/{name}.json");
+            h.host = name.parse().unwrap();
+            h
+        })
+        .collect();
+    report.warnings = (0..500)
+        .map(|i| format!("warning {i}: {}", "long text ".repeat(100)))
+        .collect();
+    report.promotion = Some(PromotionOutcome::Promoted(Promotion {
+        files: (0..2_000)
+            .map(|i| format!("baselines/azure-local/host-{i:04}.json"))
+            .collect(),
+        commit: Some("0123456789abcdef0123456789abcdef01234567".into()),
+        reference: Some("refs/heads/main".into()),
+    }));
+    let md = markdown(&report);
+    assert!(md.len() < super::MARKDOWN_LIMIT, "{}", md.len());
+    assert!(
+        md.contains(
+            "_1900 more hosts not in this table (1900 PASS); the JSON report has every host._"
+        ),
+        "{}",
+        &md[..4000]
+    );
+    let table: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| zz") || l.starts_with("| aa"))
+        .collect();
+    assert_eq!(table.len(), 100);
+    assert!(
+        table[..20].iter().all(|l| l.starts_with("| zz-blocked")),
+        "{table:#?}"
+    );
+    let note = md
+        .lines()
+        .find(|l| l.contains("more hosts not shown"))
+        .expect("the hosts left out are counted");
+    let left: usize = note
+        .trim_start_matches('_')
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let details = md.matches("\n### **").count();
+    assert_eq!(details + left, 2_000, "{note}");
+    assert_eq!(
+        md.matches("- Captured: `<run-dir>/post-1/zz-blocked-")
+            .count(),
+        details.min(20),
+        "blocked hosts keep their details first"
+    );
+    assert!(md.contains("- _… and 480 more warnings (the JSON report has them all)_"));
+    assert!(md.contains("- _… and 1950 more files (the JSON report has them all)_"));
+    assert!(md.lines().all(|l| l.len() < 1_000), "warnings are cut");
+}
+
+#[test]
+fn hostile_capture_values_render_inert() {
+    use crate::report::markdown::inert::{BACKTICKS, HOSTILE, assert_inert};
+    let mut report = incomplete_host();
+    report.warnings = vec![HOSTILE.into(), BACKTICKS.into()];
+    report.hosts[0].notes = vec![HOSTILE.into()];
+    report.hosts[0].report.incomplete_sources[0].error = Some(BACKTICKS.into());
+    report.hosts[0].fleet = HOSTILE.into();
+    report.hosts[0].snapshot_file = BACKTICKS.into();
+    let md = markdown(&report);
+    assert_inert(&md, &[HOSTILE, BACKTICKS]);
+    assert!(md.contains("| azl-node01 | \\[x\\]"), "{md}");
 }

@@ -3,18 +3,30 @@
 //! comment must not turn one into a link, an image, HTML, an @mention or a broken table.
 //! All three Markdown renderers (check, gate, fleet) use these functions.
 
-/// A value as plain text inside a paragraph, list item, heading or table cell: every ASCII
-/// punctuation character backslash-escaped (CommonMark allows it for each one, and GFM tables
-/// take `\|` as a pipe inside a cell), line breaks made spaces so the value cannot start a
-/// block, and a zero-width space after each `@` so that GitHub sees no mention and no e-mail
-/// autolink (the escaped `\.` and `\:` already stop `www.` and `https://` autolinks).
+/// A value as plain text inside a paragraph, list item, heading or table cell. Every ASCII
+/// punctuation character with an inline meaning in CommonMark or GFM is backslash-escaped
+/// (links, images, emphasis, code, HTML, entities, strikethrough, tables, GitHub's `:emoji:`
+/// and `$math$`, and `:` so that no `https://` autolink starts), and so is the first character
+/// when it is punctuation (which could start a list, quote or heading); the rest (`-` `.` `,`
+/// `/` and the like) has no meaning inside a line and stays readable. A `.` after `www` is
+/// escaped against `www.` autolinks, a zero-width space follows each `@` so that GitHub sees
+/// no mention and no e-mail autolink, and line breaks become spaces so the value cannot start
+/// a block.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
-    for c in text.chars() {
+    for (i, c) in text.char_indices() {
         match c {
             '\n' | '\r' | '\t' => out.push(' '),
             '@' => out.push_str("@&#8203;"),
-            c if c.is_ascii_punctuation() => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '<' | '>' | '&' | '|' | '~'
+            | '#' | '$' | ':' | '{' | '}' | '^' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '.' if i >= 3 && text.as_bytes()[i - 3..i].eq_ignore_ascii_case(b"www") => {
+                out.push_str("\\.");
+            }
+            c if i == 0 && c.is_ascii_punctuation() => {
                 out.push('\\');
                 out.push(c);
             }

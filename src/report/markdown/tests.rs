@@ -71,7 +71,7 @@ fn thousands_of_findings_stay_under_the_limit_blocking_first() {
     let md = markdown(&report);
     assert!(md.len() < MARKDOWN_LIMIT, "{}", md.len());
     assert!(
-        md.starts_with("### driftgate: **BLOCK** azl-node01:"),
+        md.starts_with("### driftgate: **BLOCK** azl-node01\\:"),
         "{}",
         &md[..500]
     );
@@ -118,4 +118,61 @@ fn a_report_under_the_limit_is_written_whole() {
         3
     );
     assert_eq!(md.lines().filter(|l| l.starts_with("| warn |")).count(), 20);
+}
+
+#[test]
+fn hostile_capture_values_render_inert() {
+    use super::inert::{BACKTICKS, HOSTILE, assert_inert};
+    let facts = |a: &str, b: &str| -> Facts {
+        [("bios/Hostile", a), ("bios/Backticks", b)]
+            .into_iter()
+            .map(|(p, v)| (FactPath::new(p).unwrap(), FactValue::from(v)))
+            .collect()
+    };
+    let baseline = verified(facts("Enabled", "Enabled"), "baseline.json");
+    let mut now = verified(facts(HOSTILE, BACKTICKS), "now.json")
+        .snapshot()
+        .clone();
+    now.sources.push(SourceRecord {
+        name: "windows".into(),
+        target: "winrm://azl-node01".into(),
+        status: SourceStatus::Failed,
+        error: Some(HOSTILE.into()),
+    });
+    let now = VerifiedSnapshot::parse(&now.to_canonical_json(), "now.json").unwrap();
+    let report = compare::judge(
+        &now,
+        Some(&baseline),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let md = markdown(&report);
+    assert!(md.contains("| `\"Enabled\"` |"), "{md}");
+    assert_inert(&md, &[HOSTILE, BACKTICKS]);
+}
+
+#[test]
+fn a_value_breaking_out_of_its_code_span_or_table_is_caught() {
+    use super::inert::{HOSTILE, assert_inert};
+    // The checker fails on what the old escaping let through.
+    for broken in [
+        format!("| `a` | {HOSTILE} |\n|---|---|\n| b | c |\n"),
+        "- see [x](https://evil)\n".to_owned(),
+        "- <img src=x>\n".to_owned(),
+        "- @team\n".to_owned(),
+    ] {
+        let caught = std::panic::catch_unwind(|| assert_inert(&broken, &[HOSTILE]));
+        assert!(caught.is_err(), "{broken}");
+    }
+}
+
+#[test]
+fn code_spans_take_a_fence_longer_than_the_values_backticks() {
+    use super::{code, code_cell, escape};
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("`x``"), "``` `x`` ```");
+    assert_eq!(code(""), "` `");
+    assert_eq!(code("two\nlines"), "`two lines`");
+    assert_eq!(code_cell("a|b"), escape("a|b"));
+    assert_eq!(escape("a@b\n[c]"), "a@&#8203;b \\[c\\]");
 }
