@@ -148,6 +148,12 @@ fn a_fleet_check_reports_every_hosts_verdict_incomplete_hosts_and_cluster_findin
         location(incomplete),
         ("baselines/azure-local/azl-node04.json".to_owned(), 1)
     );
+    // Its drift alerts are not in the log: the message says code scanning closes them.
+    let text = incomplete["message"]["text"].as_str().expect("a message");
+    assert!(
+        text.contains("code scanning shows their open alerts as fixed"),
+        "{text}"
+    );
 
     // The drifted node: its own findings, and the cluster's disagreement at its baseline.
     let commit = git(&lab.store, &["rev-parse", "HEAD"]).trim().to_owned();

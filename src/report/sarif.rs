@@ -1,13 +1,28 @@
 //! SARIF 2.1.0 for code scanning of the baseline repository (GitHub code scanning, Azure
 //! DevOps' SARIF viewer): one result per finding of every host, located at the line of the
 //! fact's key in the host's baseline file as committed (`baselines/<fleet>/<host>.json`),
-//! with a fingerprint of host, rule and fact path so a finding is tracked across nights.
+//! with a fingerprint of host, rule, fact path and kind of finding (a drift, an `expect`
+//! rule, an invariant) so a finding is tracked across nights.
 //!
-//! Allowed or waived findings are results with an external suppression (the allowance's
-//! reason); a host that could not be read completely is an error result of rule
-//! `capture/incomplete`; fleet findings (cluster disagreement, stale or missing baselines)
-//! are results at the first host they name. `runs[0].properties` holds each host's verdict
-//! and the counts by verdict, as every format states them.
+//! Levels: a blocking finding is `error`, a warning `warning` (`error` under `--strict`,
+//! where it blocks), an info `note`. Allowed or waived findings are kept as results with the
+//! spec's external suppression (the allowance's reason), but at level `note` with
+//! `properties.allowed = true`: GitHub code scanning ignores `suppressions` and would show
+//! them as open alerts at their rule's level. They are not left out: the setting still
+//! differs from the baseline, the alert keeps its fingerprint (it drops to a note while
+//! allowed and comes back at its level when the allowance expires, instead of being closed
+//! as fixed and reopened), and the SARIF viewers and the `advanced-security/dismiss-alerts`
+//! action that do honour `suppressions` see them.
+//!
+//! A host that could not be read completely is an error result of rule `capture/incomplete`;
+//! the settings it could not read have no results, so code scanning closes their open
+//! alerts as fixed for that night (its message and help say so). Fleet findings (cluster
+//! disagreement, stale or missing baselines) are results at the first host they name,
+//! fingerprinted by cluster, rule and path (not by the hosts they name: one more node that
+//! disagrees is the same alert). A run keeps at most [`MAX_RESULTS`] results, the most
+//! severe; how many were left out is in `runs[0].properties.results_omitted` and a
+//! tool execution notification. `runs[0].properties` holds each host's verdict and the
+//! counts by verdict, as every format states them.
 //!
 //! The model ([`model`]) is built from the [`View`] and the [`Extras`]' baseline lines, then
 //! serialized by serde_json (which escapes every captured string); this module reads
@@ -31,15 +46,16 @@ use super::{Extras, HostView, View, ViewKind};
 use location::{directory_uri, location, path_uri};
 use model::{
     ArtifactLocation, Configuration, Driver, FindingProperties, FleetProperties, HostProperties,
-    IncompleteProperties, Invocation, Level, Location, Log, PhysicalLocation, Region,
+    IncompleteProperties, Invocation, Level, Location, Log, Notification, PhysicalLocation, Region,
     ResultProperties, Rule, Run, RunProperties, SarifResult, SourceProperties, Suppression,
     SuppressionProperties, Text, Tool, VersionControlDetails,
 };
 use rules::RuleDraft;
 
-/// The schema the log names (the OASIS standard's, with its errata).
+/// The schema the log names: the OASIS Committee Specification 01's, the one committed under
+/// `tests/fixtures/reports/sarif/` that the tests validate every log against.
 pub const SCHEMA_URI: &str =
-    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/cs01/schemas/sarif-schema-2.1.0.json";
 
 /// The base id every location's URI is relative to: the root of the baseline repository
 /// (the name GitHub code scanning's documentation uses for the checked-out repository).
@@ -50,6 +66,13 @@ pub const FINGERPRINT_KEY: &str = "driftgateFinding/v1";
 
 /// The rule of a host whose capture was not complete.
 pub const INCOMPLETE_RULE: &str = "capture/incomplete";
+
+/// The most results a run holds: GitHub code scanning rejects a whole upload with more
+/// (and shows the 5,000 most severe of those it accepts).
+pub const MAX_RESULTS: usize = 25_000;
+
+/// The id of the notification that says results were left out.
+pub const RESULTS_OMITTED: &str = "driftgate/results-omitted";
 
 /// Writes `view` as a SARIF 2.1.0 log, locating results with `extras.baseline_lines`.
 pub fn render(view: &View<'_>, extras: &Extras, out: &mut dyn Write) -> io::Result<()> {
@@ -78,17 +101,24 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
         if host.verdict == Verdict::Incomplete || !host.report.incomplete_sources.is_empty() {
             drafts.push(incomplete(host, lines));
         }
+        let strict = view.strict || host.report.strict;
         for finding in &host.report.findings {
-            drafts.push(finding_result(host, lines, finding, None));
+            drafts.push(finding_result(host, lines, finding, None, strict));
         }
         for allowed in &host.report.allowed {
-            drafts.push(finding_result(host, lines, &allowed.finding, Some(allowed)));
+            drafts.push(finding_result(
+                host,
+                lines,
+                &allowed.finding,
+                Some(allowed),
+                strict,
+            ));
         }
     }
     for finding in view.fleet_findings {
         drafts.push(fleet_result(view, extras, finding));
     }
-    drafts.sort_by(|a, b| a.key.cmp(&b.key));
+    let (drafts, omitted) = most_severe(drafts, MAX_RESULTS);
 
     // One rule per id, at the most severe level its results report; texts of the first.
     let mut rules: BTreeMap<String, (RuleDraft, Level)> = BTreeMap::new();
@@ -143,7 +173,7 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
                     rules,
                 },
             },
-            invocations: [invocation(view)],
+            invocations: [invocation(view, omitted)],
             version_control_provenance: provenance,
             original_uri_base_ids: base_ids,
             results,
@@ -171,14 +201,44 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
                         verdict: h.verdict.as_upper(),
                     })
                     .collect(),
+                results_omitted: omitted,
             },
         }],
     }
 }
 
+/// The `limit` most severe drafts (error, warning, note, then by host, rule and path), in
+/// the order of their keys, and how many were left out.
+fn most_severe(mut drafts: Vec<Draft<'_>>, limit: usize) -> (Vec<Draft<'_>>, usize) {
+    let omitted = drafts.len().saturating_sub(limit);
+    if omitted > 0 {
+        drafts.sort_by(|a, b| b.level.cmp(&a.level).then_with(|| a.key.cmp(&b.key)));
+        drafts.truncate(limit);
+    }
+    drafts.sort_by(|a, b| a.key.cmp(&b.key));
+    (drafts, omitted)
+}
+
+/// The notification of a run whose results were capped at [`MAX_RESULTS`], if they were.
+fn omitted_notification(omitted: usize) -> Vec<Notification> {
+    if omitted == 0 {
+        return Vec::new();
+    }
+    vec![Notification {
+        descriptor: model::DescriptorReference {
+            id: RESULTS_OMITTED,
+        },
+        level: Level::Warning,
+        message: Text::new(format!(
+            "{omitted} results left out: a run holds at most {MAX_RESULTS} (GitHub code scanning rejects a larger upload). The most severe were kept: errors, then warnings, then notes, by host, rule and path. The fleet's other reports have every finding."
+        )),
+    }]
+}
+
 /// How the run ended: the exit code of the command (0 pass, 1 block, 3 incomplete); a run
-/// that could not read every host did not execute successfully.
-fn invocation(view: &View<'_>) -> Invocation {
+/// that could not read every host did not execute successfully. A run whose results were
+/// capped says so in a notification.
+fn invocation(view: &View<'_>, omitted: usize) -> Invocation {
     let exit_code = match view.verdict {
         Verdict::Pass | Verdict::Warn => 0,
         Verdict::Block => 1,
@@ -192,6 +252,7 @@ fn invocation(view: &View<'_>) -> Invocation {
         exit_code_description: view.verdict.as_upper(),
         start_time_utc: utc(view.started_at),
         end_time_utc: view.finished_at.and_then(utc),
+        tool_execution_notifications: omitted_notification(omitted),
     }
 }
 
@@ -228,19 +289,45 @@ fn provenance(
     (details, base_ids)
 }
 
-/// `sha256` of host, rule and path: the same finding gets the same fingerprint every night.
-fn fingerprint(host: &str, rule: &str, path: &str) -> String {
+/// `sha256` of what names a finding (each part ended by a NUL, so no two lists of parts
+/// hash alike): the same finding gets the same fingerprint every night.
+fn fingerprint(parts: &[&str]) -> String {
     let mut hash = Sha256::new();
-    for part in [host, rule, path] {
+    for part in parts {
         hash.update(part.as_bytes());
         hash.update([0]);
     }
     hex::encode(hash.finalize())
 }
 
-fn level(severity: Severity) -> Level {
+/// A host finding's fingerprint: host, rule, path and the kind of finding, a drift (changed,
+/// added or removed: one alert as the change takes another form), an `expect` rule or an
+/// invariant, so two findings of one rule and path are two alerts.
+fn finding_fingerprint(host: &str, finding: &Finding) -> String {
+    let kind = match finding.kind {
+        FindingKind::Changed | FindingKind::Added | FindingKind::Removed => "drift",
+        FindingKind::Expectation => "expectation",
+        FindingKind::Invariant => "invariant",
+    };
+    fingerprint(&["host", host, &finding.id, finding.path.as_str(), kind])
+}
+
+/// A fleet finding's fingerprint: a cluster finding's cluster, rule and path, whichever nodes
+/// disagree; another fleet finding's host (it names one, an orphan baseline none), rule and
+/// path.
+fn fleet_fingerprint(finding: &FleetFinding) -> String {
+    let path = finding.path.as_deref().unwrap_or_default();
+    match &finding.cluster {
+        Some(cluster) => fingerprint(&["cluster", cluster, &finding.rule, path]),
+        None => fingerprint(&["hosts", &finding.hosts.join(","), &finding.rule, path]),
+    }
+}
+
+/// The level of a severity; a warning blocks under `--strict`, so it is an error there.
+fn level(severity: Severity, strict: bool) -> Level {
     match severity {
         Severity::Block => Level::Error,
+        Severity::Warn if strict => Level::Error,
         Severity::Warn => Level::Warning,
         Severity::Info => Level::Note,
         Severity::Ignore => Level::None,
@@ -261,11 +348,14 @@ fn value_text(value: Option<&crate::snapshot::FactValue>) -> String {
     value.map_or_else(|| "(none)".to_owned(), ToString::to_string)
 }
 
+/// A host's finding; an allowed one is a suppressed note with the allowance (see the module's
+/// documentation), with the fingerprint it has when it is not allowed.
 fn finding_result<'a>(
     host: &HostView<'a>,
     lines: Option<&BaselineLines>,
     finding: &'a Finding,
     allowed: Option<&'a AllowedFinding>,
+    strict: bool,
 ) -> Draft<'a> {
     let path = finding.path.as_str();
     let rule = format!("{}, {}", finding.id, finding.severity.as_str());
@@ -334,10 +424,13 @@ fn finding_result<'a>(
             kind_rank,
         ),
         rule: rules::finding(finding),
-        level: level(finding.severity),
+        level: match allowed {
+            Some(_) => Level::Note,
+            None => level(finding.severity, strict),
+        },
         message,
         location: location(host, lines, Some(path)),
-        fingerprint: fingerprint(host.host, &finding.id, path),
+        fingerprint: finding_fingerprint(host.host, finding),
         suppressions,
         properties: ResultProperties::Finding(FindingProperties {
             host: host.host,
@@ -355,6 +448,7 @@ fn finding_result<'a>(
                 Origin::Expected => "expected",
             }),
             pending: finding.pending,
+            allowed: allowed.is_some(),
         }),
     }
 }
@@ -403,9 +497,14 @@ fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'
         ),
         rule: rules::incomplete(),
         level: Level::Error,
-        message: format!("{}: INCOMPLETE: {why}", host.host),
+        message: format!(
+            "{}: INCOMPLETE: {} {}",
+            host.host,
+            sentence(&why),
+            rules::INCOMPLETE_ALERTS
+        ),
         location: location(host, lines, None),
-        fingerprint: fingerprint(host.host, INCOMPLETE_RULE, ""),
+        fingerprint: fingerprint(&["host", host.host, INCOMPLETE_RULE, ""]),
         suppressions: Vec::new(),
         properties: ResultProperties::Incomplete(IncompleteProperties {
             host: host.host,
@@ -442,10 +541,10 @@ fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding)
             0,
         ),
         rule: rules::fleet(&finding.rule),
-        level: level(finding.severity),
+        level: level(finding.severity, view.strict),
         message: finding.message.clone(),
         location,
-        fingerprint: fingerprint(&finding.hosts.join(","), &finding.rule, path),
+        fingerprint: fleet_fingerprint(finding),
         suppressions: Vec::new(),
         properties: ResultProperties::Fleet(FleetProperties {
             hosts: &finding.hosts,

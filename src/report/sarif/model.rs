@@ -104,6 +104,22 @@ pub(super) struct Invocation {
     pub start_time_utc: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_time_utc: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_execution_notifications: Vec<Notification>,
+}
+
+/// A `notification`: something about the run itself (results left out).
+#[derive(Debug, Serialize)]
+pub(super) struct Notification {
+    pub descriptor: DescriptorReference,
+    pub level: Level,
+    pub message: Text,
+}
+
+/// A `reportingDescriptorReference` by id: which notification it is.
+#[derive(Debug, Serialize)]
+pub(super) struct DescriptorReference {
+    pub id: &'static str,
 }
 
 /// The baseline store and the commit the results' locations were read at.
@@ -213,6 +229,10 @@ pub(super) struct FindingProperties<'a> {
     pub origin: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub pending: bool,
+    /// An allowance declared or waived it (the result is a suppressed note); left out when
+    /// false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allowed: bool,
 }
 
 /// An incomplete host and its sources that failed.
@@ -263,6 +283,8 @@ pub(super) struct RunProperties<'a> {
     pub finished_at: Option<&'a str>,
     pub counts: HostCounts,
     pub hosts: Vec<HostProperties<'a>>,
+    /// Results left out past [`super::MAX_RESULTS`], the least severe.
+    pub results_omitted: usize,
 }
 
 /// One host's verdict.

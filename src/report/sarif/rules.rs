@@ -31,13 +31,23 @@ pub(super) fn finding(finding: &Finding) -> RuleDraft {
             "The location is the fact in the host's known-good baseline. Restore the setting if the change was not meant; if it was, promote the new snapshot (`driftgate baseline promote`) or allow it for the gate (`--allow PATH=VALUE`).",
         ),
     };
+    // A rule without a why says what it is twice rather than nothing (code scanning shows
+    // the full description at the top of an alert).
+    let full = match finding.why.trim() {
+        "" => short.clone(),
+        why => why.to_owned(),
+    };
     RuleDraft {
         id: id.clone(),
         short,
-        full: finding.why.clone(),
+        full,
         help: help.to_owned(),
     }
 }
+
+/// What code scanning makes of an incomplete host, in its result's message and its rule's
+/// help.
+pub(super) const INCOMPLETE_ALERTS: &str = "The settings it could not read have no results in this log, so code scanning shows their open alerts as fixed until the host is read completely again: they are not known to be fixed.";
 
 /// The rule of a host that could not be read completely.
 pub(super) fn incomplete() -> RuleDraft {
@@ -45,7 +55,7 @@ pub(super) fn incomplete() -> RuleDraft {
         id: INCOMPLETE_RULE.to_owned(),
         short: "The host could not be read completely".to_owned(),
         full: "A source of the host failed or was partial: its settings are unknown, and a partial capture never passes (fail closed).".to_owned(),
-        help: "Fix what the message names (the BMC or the host unreachable, credentials, a command missing), then run the check again.".to_owned(),
+        help: format!("Fix what the message names (the BMC or the host unreachable, credentials, a command missing), then run the check again. {INCOMPLETE_ALERTS}"),
     }
 }
 

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{FINGERPRINT_KEY, INCOMPLETE_RULE};
+use super::{FINGERPRINT_KEY, INCOMPLETE_RULE, MAX_RESULTS, RESULTS_OMITTED, SCHEMA_URI};
 use crate::baseline::{BaselineLines, fact_lines};
 use crate::compare::testing::{edited, example, set, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::compare::{self, Finding, FindingKind, JudgeOptions, Policy, Report, Severity, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
 use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
@@ -216,6 +216,15 @@ fn check_incomplete() {
     );
     assert_eq!(r["properties"]["sources"][0]["name"], "windows");
     assert_eq!(r["properties"]["sources"][0]["status"], "failed");
+    // Code scanning closes the alerts of what was not read: the result and its rule say so.
+    let says = "code scanning shows their open alerts as fixed";
+    assert!(r["message"]["text"].as_str().unwrap().contains(says), "{r}");
+    let rule =
+        &run["tool"]["driver"]["rules"][usize::try_from(r["ruleIndex"].as_u64().unwrap()).unwrap()];
+    assert!(
+        rule["help"]["text"].as_str().unwrap().contains(says),
+        "{rule}"
+    );
     snapshot!("sarif_check_incomplete", text);
 }
 
@@ -429,6 +438,18 @@ fn fleet_with_a_cluster_finding_and_an_allowed_change() {
     );
     assert_eq!(suppression["properties"]["ticket"], "CHG-7");
     assert!(text.contains(r#"tuned for the \"gold\" image <b>"#));
+    // GitHub ignores `suppressions`: the allowed change is a note, flagged, never an error.
+    assert_eq!(allowed["level"], "note");
+    assert_eq!(allowed["properties"]["allowed"], true);
+    for r in results(&log)
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+    {
+        assert_eq!(r["level"], "note", "{r}");
+        assert_eq!(r["properties"]["allowed"], true, "{r}");
+    }
+    let not_allowed = result(&log, "azl-node01", "dcbx-mode", DCBX_MODE);
+    assert!(not_allowed["properties"].get("allowed").is_none());
 
     // A cluster finding is located at its first host's baseline file.
     let cluster = results(&log)
@@ -495,12 +516,12 @@ fn fingerprints_are_stable_and_differ_by_host_rule_and_path() {
         "no two findings share one"
     );
     assert_ne!(
-        super::fingerprint("azl-node01", "dcbx-mode", "a"),
-        super::fingerprint("azl-node02", "dcbx-mode", "a")
+        super::fingerprint(&["host", "azl-node01", "dcbx-mode", "a"]),
+        super::fingerprint(&["host", "azl-node02", "dcbx-mode", "a"])
     );
     assert_ne!(
-        super::fingerprint("h", "r", "ab"),
-        super::fingerprint("h", "ra", "b"),
+        super::fingerprint(&["h", "r", "ab"]),
+        super::fingerprint(&["h", "ra", "b"]),
         "the parts are separated"
     );
 }
@@ -681,5 +702,309 @@ fn stale_missing_and_orphan_findings_and_a_timed_out_host_all_have_a_location() 
             .unwrap()
             .contains("deadline of 30 s"),
         "{incomplete}"
+    );
+}
+
+/// The fingerprint of each result, by rule, host (or first host) and path.
+fn fingerprints(log: &Value) -> BTreeMap<(String, String, String), Vec<String>> {
+    let mut prints: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();
+    for r in results(log) {
+        let host = r["properties"]["host"]
+            .as_str()
+            .or_else(|| r["properties"]["hosts"][0].as_str())
+            .unwrap_or_default();
+        prints
+            .entry((
+                r["ruleId"].as_str().unwrap().to_owned(),
+                host.to_owned(),
+                r["properties"]["path"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            ))
+            .or_default()
+            .push(
+                r["partialFingerprints"][FINGERPRINT_KEY]
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            );
+    }
+    prints
+}
+
+#[test]
+fn an_allowed_change_keeps_the_fingerprint_it_has_when_not_allowed() {
+    let (fleet, extras) = fleet_with_cluster_and_allowed();
+    let (_, with) = sarif(Document::Fleet(&fleet), &extras);
+    let mut unallowed = fleet.clone();
+    let node02 = unallowed
+        .hosts
+        .iter_mut()
+        .find(|h| h.host == "azl-node02")
+        .unwrap();
+    let allowed = std::mem::take(&mut node02.report.allowed);
+    node02
+        .report
+        .findings
+        .extend(allowed.into_iter().map(|a| a.finding));
+    let (_, without) = sarif(Document::Fleet(&unallowed), &extras);
+    let key = (
+        "bios-attributes".to_owned(),
+        "azl-node02".to_owned(),
+        "bios/SysProfile".to_owned(),
+    );
+    assert_eq!(fingerprints(&with)[&key], fingerprints(&without)[&key]);
+    let r = result(&without, "azl-node02", "bios-attributes", "bios/SysProfile");
+    assert_ne!(r["level"], "note", "not allowed: at its rule's level");
+    assert!(r.get("suppressions").is_none());
+}
+
+#[test]
+fn a_cluster_finding_keeps_its_fingerprint_when_another_node_disagrees() {
+    let (fleet, extras) = fleet_with_cluster_and_allowed();
+    let (_, before) = sarif(Document::Fleet(&fleet), &extras);
+    let mut more = fleet.clone();
+    let index = more
+        .findings
+        .iter()
+        .position(|f| f.cluster.is_some())
+        .unwrap();
+    more.findings[index].hosts.push("azl-node03".into());
+    more.findings[index]
+        .values
+        .push(serde_json::json!("disabled"));
+    let (_, after) = sarif(Document::Fleet(&more), &extras);
+    assert_eq!(fingerprints(&before), fingerprints(&after));
+
+    // Another cluster with the same disagreement is another alert.
+    let mut other = fleet.clone();
+    other.findings[index].cluster = Some("azl-b".into());
+    let (_, other) = sarif(Document::Fleet(&other), &extras);
+    assert_ne!(fingerprints(&before), fingerprints(&other));
+}
+
+#[test]
+fn two_kinds_of_finding_of_one_rule_and_path_are_two_alerts() {
+    let baseline = example("baseline.json");
+    let mut report = judge(&example("post-update.json"), Some(&baseline));
+    let changed: Finding = report
+        .findings
+        .iter()
+        .find(|f| f.id == "dcbx-mode" && f.path.as_str() == DCBX_MODE)
+        .unwrap()
+        .clone();
+    assert_eq!(changed.kind, FindingKind::Changed);
+    report.findings.push(Finding {
+        kind: FindingKind::Expectation,
+        expected: Some("ieee".into()),
+        ..changed.clone()
+    });
+    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let prints = &fingerprints(&log)[&(
+        "dcbx-mode".to_owned(),
+        "azl-node01".to_owned(),
+        DCBX_MODE.to_owned(),
+    )];
+    assert_eq!(prints.len(), 2);
+    assert_ne!(prints[0], prints[1], "a change and an expectation");
+    // A removal is the same drift in another form: the same alert as the change.
+    let removed = Finding {
+        kind: FindingKind::Removed,
+        new: None,
+        ..changed.clone()
+    };
+    assert_eq!(
+        super::finding_fingerprint("azl-node01", &changed),
+        super::finding_fingerprint("azl-node01", &removed)
+    );
+}
+
+#[test]
+fn under_strict_a_warning_is_an_error() {
+    let baseline = example("baseline.json");
+    let mut report = judge(&example("post-update.json"), Some(&baseline));
+    // A rule that warns: the dcbx-mode findings, made warnings.
+    for f in report.findings.iter_mut().filter(|f| f.id == "dcbx-mode") {
+        f.severity = Severity::Warn;
+    }
+    let warned: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.id == "dcbx-mode")
+        .map(|f| f.path.to_string())
+        .collect();
+    assert!(!warned.is_empty(), "the example has a warning");
+    let (_, lenient) = sarif(Document::Check(&report), &Extras::default());
+    report.strict = true;
+    let (_, strict) = sarif(Document::Check(&report), &Extras::default());
+    for path in &warned {
+        let level = |log: &Value| {
+            results(log)
+                .iter()
+                .find(|r| r["ruleId"] == "dcbx-mode" && r["properties"]["path"] == path.as_str())
+                .unwrap()["level"]
+                .clone()
+        };
+        assert_eq!(level(&lenient), "warning", "{path}");
+        assert_eq!(level(&strict), "error", "{path}");
+    }
+    // Info stays a note.
+    assert!(
+        results(&strict)
+            .iter()
+            .filter(|r| r["properties"]["severity"] == "info")
+            .all(|r| r["level"] == "note")
+    );
+}
+
+#[test]
+fn a_rule_without_a_why_describes_itself_in_full_by_its_short_description() {
+    let baseline = example("baseline.json");
+    let mut report = judge(&example("post-update.json"), Some(&baseline));
+    for f in report.findings.iter_mut().filter(|f| f.id == "dcbx-mode") {
+        f.why = " ".into();
+    }
+    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    let rule = rules.iter().find(|r| r["id"] == "dcbx-mode").unwrap();
+    assert!(
+        !rule["shortDescription"]["text"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(rule["fullDescription"], rule["shortDescription"]);
+    // A rule with a why keeps it.
+    let other = rules.iter().find(|r| r["id"] != "dcbx-mode").unwrap();
+    assert_ne!(other["fullDescription"], other["shortDescription"]);
+}
+
+#[test]
+fn the_log_names_the_schema_the_tests_validate_against() {
+    let baseline = example("baseline.json");
+    let report = judge(&example("post-update.json"), Some(&baseline));
+    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    assert_eq!(log["$schema"], SCHEMA_URI);
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/reports/sarif/README.md"
+    ))
+    .unwrap();
+    assert!(
+        readme.contains(SCHEMA_URI),
+        "the fixtures README says the committed schema is the one at {SCHEMA_URI}"
+    );
+    assert!(
+        SCHEMA_URI.contains("/cs01/"),
+        "the committed schema is the Committee Specification 01's"
+    );
+}
+
+/// `n` findings of `rule` on `host`'s facts `bios/<prefix>NNNNN`, from `template`.
+fn many(
+    template: &Finding,
+    rule: &str,
+    severity: Severity,
+    prefix: &str,
+    n: usize,
+) -> Vec<Finding> {
+    (0..n)
+        .map(|i| Finding {
+            id: rule.to_owned(),
+            severity,
+            path: FactPath::new(format!("bios/{prefix}{i:05}")).unwrap(),
+            ..template.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_keeps_the_most_severe_results_code_scanning_accepts() {
+    let base = example("baseline.json");
+    let post = example("post-update.json");
+    let mut node_a = fleet_host("azl-a", judge(&post, Some(&base)));
+    let template = node_a.report.findings[0].clone();
+    node_a.report.findings = many(&template, "w-rule", Severity::Warn, "W", 20_000);
+    node_a
+        .report
+        .findings
+        .extend(many(&template, "i-rule", Severity::Info, "I", 10));
+    let mut node_z = fleet_host("azl-z", judge(&post, Some(&base)));
+    node_z.report.findings = many(&template, "b-rule", Severity::Block, "B", 10_000);
+    node_z.verdict = Verdict::Block;
+    let total = 30_010;
+    assert!(total > MAX_RESULTS);
+    let fleet = FleetReport {
+        schema: FLEET_REPORT_SCHEMA_ID.into(),
+        tool: "driftgate test".into(),
+        started_at: "2026-12-01T02:00:00Z".into(),
+        finished_at: "2026-12-01T02:03:10Z".into(),
+        shards: Vec::new(),
+        selections: Vec::new(),
+        verdict: Verdict::Block,
+        strict: false,
+        counts: HostCounts {
+            total: 2,
+            warn: 1,
+            block: 1,
+            ..HostCounts::default()
+        },
+        hosts: vec![node_a, node_z],
+        findings: Vec::new(),
+    };
+    let (_, log) = sarif(Document::Fleet(&fleet), &Extras::default());
+    let run = &log["runs"][0];
+    let kept = results(&log);
+    assert_eq!(kept.len(), MAX_RESULTS);
+    let omitted = total - MAX_RESULTS;
+    assert_eq!(run["properties"]["results_omitted"], omitted);
+    let notes = run["invocations"][0]["toolExecutionNotifications"]
+        .as_array()
+        .expect("a notification says results were left out");
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["descriptor"]["id"], RESULTS_OMITTED);
+    assert_eq!(notes[0]["level"], "warning");
+    assert!(
+        notes[0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{omitted} results left out")),
+        "{}",
+        notes[0]
+    );
+
+    // Every error, then the warnings first by host, rule and path; no note.
+    let count = |level: &str| kept.iter().filter(|r| r["level"] == level).count();
+    assert_eq!(count("error"), 10_000);
+    assert_eq!(count("warning"), MAX_RESULTS - 10_000);
+    assert_eq!(count("note"), 0);
+    let paths: Vec<&str> = kept
+        .iter()
+        .filter(|r| r["level"] == "warning")
+        .map(|r| r["properties"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.first(), Some(&"bios/W00000"));
+    assert_eq!(paths.last(), Some(&"bios/W14999"));
+    // Still in the order of host, rule and path; only the rules of kept results.
+    assert_eq!(kept[0]["properties"]["host"], "azl-a");
+    assert_eq!(kept[MAX_RESULTS - 1]["properties"]["host"], "azl-z");
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["b-rule", "w-rule"]);
+
+    // Under the limit: nothing left out, no notification.
+    let (_, small) = sarif(Document::Check(&fleet.hosts[1].report), &Extras::default());
+    assert_eq!(small["runs"][0]["properties"]["results_omitted"], 0);
+    assert!(
+        small["runs"][0]["invocations"][0]
+            .get("toolExecutionNotifications")
+            .is_none()
     );
 }
