@@ -808,8 +808,8 @@ fn azure_publishes_sarif_once_and_only_what_was_written(
         let Some(inside) = sarif.strip_prefix(&format!("{target}/")) else {
             continue;
         };
-        let ignored = std::fs::read_to_string(store.join(target).join(".artifactignore"))
-            .unwrap_or_default();
+        let ignored =
+            std::fs::read_to_string(store.join(target).join(".artifactignore")).unwrap_or_default();
         if !ignored
             .lines()
             .any(|l| !l.trim().is_empty() && inside.starts_with(l.trim()))

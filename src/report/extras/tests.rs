@@ -105,10 +105,17 @@ fn a_store_that_cannot_be_read_costs_that_part_only_said_as_a_warning() {
         Some(&policy),
     );
     assert!(extras.baseline_lines.is_empty());
-    assert_eq!(extras.timelines.len(), 1, "the timelines are read all the same");
+    assert_eq!(
+        extras.timelines.len(),
+        1,
+        "the timelines are read all the same"
+    );
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     let said = warnings[0].to_string();
     assert!(matches!(warnings[0], ExtrasWarning::NoBaselineLines(_)));
-    assert!(said.starts_with("the SARIF report has no baseline lines"), "{said}");
+    assert!(
+        said.starts_with("the SARIF report has no baseline lines"),
+        "{said}"
+    );
     assert!(said.contains(gone), "{said}");
 }
