@@ -1032,6 +1032,12 @@ fn the_workflows_publish_to_the_right_places_and_keep_credentials_in_secrets() {
         Some("driftgate-reports/sarif"),
         "the folder that holds only the SARIF file"
     );
+    for upload in step_using(steps_gh, "actions/upload-artifact") {
+        assert!(
+            text(&upload["with"]["name"]).contains("${{ github.run_attempt }}"),
+            "{GITHUB}: a re-run uploads under its own name"
+        );
+    }
     // An artifact name is taken once per run: a re-run of the job publishes under its
     // attempt's names; only CodeAnalysisLogs, the name the extension reads, is not suffixed.
     for artifact in step_using(steps_az, "PublishPipelineArtifact")
