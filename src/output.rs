@@ -38,10 +38,19 @@ impl Printer {
     /// A closed pipe (`driftgate … | head`) is not an error.
     pub fn stdout(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
         let mut stream = AutoStream::new(io::stdout().lock(), self.choice);
-        match write(&mut stream).and_then(|()| stream.flush()) {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            other => other,
-        }
+        closed_pipe_is_done(write(&mut stream).and_then(|()| stream.flush()))
+    }
+
+    /// Runs `write` against standard output byte for byte, whatever `--color` says: for output
+    /// that has no ANSI styles to strip (JSON, JUnit, SARIF, …), where stripping would also
+    /// drop the control characters (DEL, a lone ESC) its serializer wrote on purpose. A closed
+    /// pipe is not an error.
+    pub fn stdout_raw(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut stream = io::BufWriter::new(io::stdout().lock());
+        closed_pipe_is_done(write(&mut stream).and_then(|()| stream.flush()))
     }
 
     /// A progress or status line on standard error (`azl-node01: BLOCK (2.1 s)`), kept off
@@ -67,6 +76,15 @@ impl Printer {
             .fg_color(Some(anstyle::AnsiColor::Red.into()));
         let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
         let _ = writeln!(stream, "{style}driftgate: error:{style:#} {error:#}");
+    }
+}
+
+/// A write to standard output that met a closed pipe (`driftgate … | head`) is done: the
+/// reader took what it wanted.
+fn closed_pipe_is_done(result: io::Result<()>) -> io::Result<()> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

@@ -14,11 +14,11 @@ use common::examples::Night;
 use common::fleet::{FleetLab, Host, State, verdicts};
 use common::gate::{Lab, Ran, run};
 use common::reports::{
-    AZURE, GITHUB, NIGHTLY_CHECK, assert_no_temporaries, bash_in, blocking_check, check_step,
-    condition, input, names, non_empty, plain_env, run_local, script, step_using, steps, text,
-    unwritable_dir, workflow,
+    AZURE, CONTROL, GITHUB, NIGHTLY_CHECK, assert_no_temporaries, bash_in, blocking_check,
+    check_step, condition, control_snapshot, input, names, non_empty, passing_check, plain_env,
+    run_local, script, step_using, steps, text, unwritable_dir, workflow,
 };
-use common::root;
+use common::{driftgate, driftgate_process, root};
 
 /// Every format name, as `--format` and `--report` take them.
 const FORMATS: [&str; 7] = [
@@ -325,7 +325,7 @@ fn an_existing_report_is_replaced_atomically_keeping_its_mode() {
 }
 
 #[test]
-fn an_unwritable_directory_fails_with_exit_2_naming_the_file_after_the_verdict() {
+fn an_unwritable_file_keeps_a_blocks_exit_1_and_names_the_file_after_the_verdict() {
     let scratch = tempfile::tempdir().expect("a temporary directory");
     let unwritable = unwritable_dir(scratch.path());
     let lost = unwritable.join("driftgate-report.json");
@@ -336,7 +336,7 @@ fn an_unwritable_directory_fails_with_exit_2_naming_the_file_after_the_verdict()
         "--report",
         &format!("markdown={}", kept.display()),
     ])
-    .expect(2);
+    .expect(1);
     assert!(
         ran.stderr.contains(&lost.display().to_string()),
         "{}",
@@ -359,6 +359,153 @@ fn an_unwritable_directory_fails_with_exit_2_naming_the_file_after_the_verdict()
     if unwritable != Path::new("/proc") {
         assert_no_temporaries(&unwritable);
     }
+}
+
+#[test]
+fn an_unwritable_file_turns_a_pass_into_exit_2_and_keeps_incompletes_3() {
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let unwritable = unwritable_dir(scratch.path());
+    let lost = unwritable.join("junit.xml");
+    let report = format!("junit={}", lost.display());
+    // A pipeline must notice that a passing night has no report.
+    let ran = run(passing_check().args(["--report", &report])).expect(2);
+    assert!(ran.stdout.contains("PASS"), "{}", ran.stdout);
+    assert!(
+        ran.stderr.contains(&lost.display().to_string()),
+        "{}",
+        ran.stderr
+    );
+    // INCOMPLETE says more than "could not judge".
+    let snapshot = control_snapshot(scratch.path());
+    let ran = run(driftgate()
+        .args(["--color", "never", "check", "--snapshot"])
+        .arg(&snapshot)
+        .args(["--report", &report]))
+    .expect(3);
+    assert!(
+        ran.stderr.contains("cannot write the junit report"),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// `driftgate ARGS…` with its standard output sent to `stdout`: exit code, standard error.
+fn with_stdout(args: &[&str], stdout: std::process::Stdio) -> (i32, String) {
+    let output = driftgate_process()
+        .args(args)
+        .stdout(stdout)
+        .output()
+        .expect("driftgate runs");
+    (
+        output.status.code().expect("exited normally"),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn standard_output_that_cannot_be_written_still_lets_every_file_be_written() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let json = path(dir.path(), "r.json");
+    let report = format!("json={json}");
+    let blocking = [
+        "--color",
+        "never",
+        "check",
+        "--snapshot",
+        &common::example("azure-local-dcbx/post-update.json"),
+        "--baseline",
+        &common::example("azure-local-dcbx/baseline.json"),
+        "--report",
+        &report,
+    ];
+    let expected = check(&["--format", "json"]).stdout;
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full")
+            .into()
+    };
+
+    // A full disk: an error naming standard output, the file all the same, BLOCK's exit 1.
+    let (code, stderr) = with_stdout(&blocking, full());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("standard output: cannot write the text report"),
+        "{stderr}"
+    );
+    assert_eq!(non_empty(Path::new(&json)), expected);
+
+    // On a passing check the same failure is exit 2.
+    std::fs::remove_file(&json).expect("remove");
+    let mut passing = blocking;
+    passing[4] = blocking[6];
+    let (code, stderr) = with_stdout(&passing, full());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("standard output"), "{stderr}");
+    assert!(Path::new(&json).is_file(), "{stderr}");
+
+    // A closed pipe (`| head` that had enough) is no error, and the file is written.
+    std::fs::remove_file(&json).expect("remove");
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let (code, stderr) = with_stdout(&blocking, writer.into());
+    assert_eq!(code, 1, "{stderr}");
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert_eq!(non_empty(Path::new(&json)), expected);
+}
+
+#[test]
+fn control_characters_of_a_capture_reach_machine_formats_as_their_serializer_wrote_them() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let snapshot = control_snapshot(dir.path());
+    let (json, sarif, text) = (
+        dir.path().join("r.json"),
+        dir.path().join("r.sarif"),
+        dir.path().join("r.txt"),
+    );
+    let error = format!("remote said: {CONTROL}");
+    // serde_json escapes the ESC and keeps the DEL: a stream that strips ANSI styles would eat
+    // "\u{1b}[31m" had it been raw, and drops the DEL.
+    let serialized = serde_json::to_string(&error).expect("JSON");
+    assert!(serialized.contains("\\u001b[31m") && serialized.contains('\u{7f}'));
+    let mut stdouts = Vec::new();
+    for color in ["never", "always"] {
+        let output = driftgate_process()
+            .args(["--color", color, "check", "--snapshot"])
+            .arg(&snapshot)
+            .args(["--format", "json", "--report"])
+            .arg(format!("json={}", json.display()))
+            .arg("--report")
+            .arg(format!("sarif={}", sarif.display()))
+            .arg("--report")
+            .arg(format!("text={}", text.display()))
+            .output()
+            .expect("driftgate runs");
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+        assert!(stdout.contains(&serialized), "--color {color}: {stdout}");
+        let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON");
+        assert_eq!(report["incomplete_sources"][0]["error"], error.as_str());
+        assert_eq!(
+            std::fs::read_to_string(&json).expect("read"),
+            stdout,
+            "the file is what standard output got"
+        );
+        let sarif = std::fs::read_to_string(&sarif).expect("read");
+        assert!(sarif.contains('\u{7f}'), "{sarif}");
+        serde_json::from_str::<serde_json::Value>(&sarif).expect("SARIF is JSON");
+        // The text file is for a person: styles stripped, whatever the capture sent.
+        let text = non_empty(&text);
+        assert!(!text.contains('\u{1b}'), "{text}");
+        stdouts.push(stdout);
+    }
+    assert_eq!(stdouts[0], stdouts[1], "--color does not touch JSON");
 }
 
 #[test]
@@ -624,6 +771,88 @@ fn published_paths<'a>(step: &'a yaml_serde::Value, name: &str) -> Vec<&'a str> 
         .collect()
 }
 
+/// A step's condition that runs it whatever the earlier steps did: `always()`, alone or first
+/// in an `and(…)` (GitHub `always() && …`).
+fn on_every_night(condition: &str) -> bool {
+    condition.starts_with("always()") || condition.starts_with("and(always(),")
+}
+
+/// The Azure pipeline after its check step `ran` in `store`: each artifact task publishes only
+/// when the check step said its folder was written (a missing folder fails the task), and the
+/// SARIF file is in exactly one artifact (the rest excluded by the folder's .artifactignore).
+fn azure_publishes_sarif_once_and_only_what_was_written(
+    steps: &[yaml_serde::Value],
+    store: &Path,
+    ran: &Ran,
+) {
+    let sarif = "driftgate-reports/sarif/driftgate.sarif";
+    let mut holding = 0;
+    for publisher in step_using(steps, "PublishPipelineArtifact") {
+        let when = condition(publisher).expect("a condition");
+        let variable = when
+            .split("variables['")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap_or_else(|| panic!("{AZURE}: {when} tests no variable"));
+        assert!(
+            when.contains(&format!("eq(variables['{variable}'], 'true')")),
+            "{AZURE}: {when}"
+        );
+        assert!(
+            ran.stdout
+                .contains(&format!("##vso[task.setvariable variable={variable}]true")),
+            "{AZURE}: the check step sets {variable}: {}",
+            ran.stdout
+        );
+        let target = input(publisher, "targetPath").expect("a targetPath");
+        let Some(inside) = sarif.strip_prefix(&format!("{target}/")) else {
+            continue;
+        };
+        let ignored =
+            std::fs::read_to_string(store.join(target).join(".artifactignore")).unwrap_or_default();
+        if !ignored
+            .lines()
+            .any(|l| !l.trim().is_empty() && inside.starts_with(l.trim()))
+        {
+            holding += 1;
+        }
+    }
+    assert_eq!(holding, 1, "{AZURE}: the SARIF file is published once");
+
+    // A check step that never got to write (no script in this checkout) publishes nothing.
+    let empty = tempfile::tempdir().expect("a temporary directory");
+    let (step, _) = check_step(steps);
+    let failed = bash_in(
+        empty.path(),
+        script(step).expect("a script"),
+        &[
+            ("DRIFTGATE_REPORTS", "driftgate-reports"),
+            ("SYSTEM_JOBATTEMPT", "1"),
+        ],
+    );
+    assert!(
+        failed
+            .stdout
+            .contains("##vso[task.setvariable variable=driftgateExit]127"),
+        "{}",
+        failed.stdout
+    );
+    assert!(
+        !failed.stdout.contains("]true"),
+        "nothing to publish: {}",
+        failed.stdout
+    );
+}
+
+/// The major version of the action a GitHub step uses (`actions/checkout@v6`: 6).
+#[track_caller]
+fn major(step: &yaml_serde::Value) -> u32 {
+    let uses = text(&step["uses"]);
+    uses.split_once("@v")
+        .and_then(|(_, v)| v.split('.').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{uses}: no major version"))
+}
+
 #[test]
 fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
     let night = Night::start();
@@ -642,6 +871,7 @@ fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
         std::fs::write(&output_file, "").expect("write");
         let mut env = plain_env(&doc, step);
         env.push(("GITHUB_OUTPUT".into(), output_file.display().to_string()));
+        env.push(("SYSTEM_JOBATTEMPT".into(), "1".into()));
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let ran = bash_in(&night.store, script(step).expect("a script"), &env);
         assert_eq!(
@@ -664,7 +894,7 @@ fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
         for (task, name) in publishing.publishers {
             for publisher in step_using(steps, task) {
                 assert!(
-                    condition(publisher).is_some_and(|c| c.starts_with("always()")),
+                    condition(publisher).is_some_and(on_every_night),
                     "{file}: {task} publishes on a BLOCK or INCOMPLETE night too"
                 );
                 for path in published_paths(publisher, name) {
@@ -692,6 +922,10 @@ fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
                     .any(|p| report == *p || report.starts_with(&format!("{p}/"))),
                 "{file}: {report} is not published: {published:?}"
             );
+        }
+
+        if file == AZURE {
+            azure_publishes_sarif_once_and_only_what_was_written(steps, &night.store, &ran);
         }
 
         // The last step fails the job with driftgate's code (2 when there is none).
@@ -749,12 +983,31 @@ fn the_workflows_publish_to_the_right_places_and_keep_credentials_in_secrets() {
     let permissions = &github["permissions"];
     assert_eq!(text(&permissions["security-events"]), "write");
     assert_eq!(text(&permissions["checks"]), "write");
+    assert_eq!(text(&permissions["contents"]), "read");
+    // upload-sarif reads the run's status: in a private repository (a baseline store almost
+    // always is) it fails without this.
+    assert_eq!(text(&permissions["actions"]), "read");
     let checkout = step_using(steps_gh, "actions/checkout")[0];
     assert_eq!(
         checkout["with"]["fetch-depth"].as_u64(),
         Some(0),
         "the store's history"
     );
+    // Nothing pushes: the token is not left in .git/config of a runner that stays.
+    assert_eq!(
+        checkout["with"]["persist-credentials"].as_bool(),
+        Some(false)
+    );
+    // upload-sarif@v3 is deprecated; the others at their Node 24 majors.
+    for (action, at_least) in [
+        ("github/codeql-action/upload-sarif", 4),
+        ("actions/checkout", 6),
+        ("actions/upload-artifact", 7),
+    ] {
+        for step in step_using(steps_gh, action) {
+            assert!(major(step) >= at_least, "{action}@v{}", major(step));
+        }
+    }
 
     let azure = workflow(AZURE);
     assert_eq!(text(&azure["trigger"]), "none");
@@ -778,6 +1031,31 @@ fn the_workflows_publish_to_the_right_places_and_keep_credentials_in_secrets() {
         input(code_analysis[0], "targetPath"),
         Some("driftgate-reports/sarif"),
         "the folder that holds only the SARIF file"
+    );
+    for upload in step_using(steps_gh, "actions/upload-artifact") {
+        assert!(
+            text(&upload["with"]["name"]).contains("${{ github.run_attempt }}"),
+            "{GITHUB}: a re-run uploads under its own name"
+        );
+    }
+    // An artifact name is taken once per run: a re-run of the job publishes under its
+    // attempt's names; only CodeAnalysisLogs, the name the extension reads, is not suffixed.
+    for artifact in step_using(steps_az, "PublishPipelineArtifact")
+        .into_iter()
+        .filter_map(|s| input(s, "artifact"))
+        .filter(|a| *a != "CodeAnalysisLogs")
+    {
+        assert!(
+            artifact.ends_with("-$(System.JobAttempt)"),
+            "{AZURE}: {artifact}"
+        );
+    }
+    let (check_az, _) = check_step(steps_az);
+    assert!(
+        script(check_az)
+            .expect("a script")
+            .contains("\"${SYSTEM_JOBATTEMPT:-}\" = 1"),
+        "{AZURE}: CodeAnalysisLogs is published by the first attempt only"
     );
     assert_eq!(steps_az[0]["checkout"].as_str(), Some("self"), "the store");
     assert_eq!(steps_az[0]["fetchDepth"].as_u64(), Some(0), "its history");

@@ -1,20 +1,16 @@
 //! `--report FORMAT[=FILE]`, repeatable, on every judging command: which formats go where,
-//! what they need read first (baseline lines, timelines, the textfile being replaced), and
-//! writing each file atomically.
+//! the textfile a Prometheus file replaces (the rest of what they need is read by
+//! [`Extras::read`]), and writing each file atomically.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use driftgate::baseline;
-use driftgate::compare::Policy;
+use driftgate::compare::{Policy, Verdict};
 use driftgate::report::{self, Document, Extras, Format, View};
 use driftgate::store::Store;
 
 use super::OutputFormat;
 use crate::output::Printer;
-
-/// How many commits of each host's history the HTML report's timeline goes back.
-const TIMELINE_COMMITS: usize = 100;
 
 /// The `--report` flags of a judging command.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -22,7 +18,9 @@ pub struct ReportArgs {
     /// Also write the report in FORMAT to FILE, atomically (a temporary file renamed over it),
     /// or with `-` or no file to standard output in place of --format. Repeatable; FORMAT is
     /// text, json, markdown, junit, sarif, prometheus or html. Files are written whatever the
-    /// verdict, after the run; a file that cannot be written is an error (exit 2).
+    /// verdict, after the run; a file that cannot be written is an error: exit 2, or the
+    /// verdict's own 1 (block) or 3 (incomplete). Only prometheus=FILE keeps each unreachable
+    /// host's last success from the file it replaces: on standard output there is none.
     #[arg(long = "report", value_name = "FORMAT[=FILE]", value_parser = parse_target)]
     pub reports: Vec<ReportTarget>,
 }
@@ -123,6 +121,12 @@ impl ReportArgs {
 
 /// Renders `document` on standard output (in `format`, or the `--report` that names standard
 /// output) and into every `--report` file.
+///
+/// A report that cannot be written, a file or standard output itself (a full disk, not a
+/// closed pipe), costs that report, never the others: the pipeline still publishes what could
+/// be written, and each failure is said as an error naming where it went. A verdict that
+/// passed then fails the command (exit 2: a pipeline must notice a missing report), but BLOCK
+/// and INCOMPLETE keep their own code (1, 3): they say more than "could not judge".
 pub fn emit(
     document: Document<'_>,
     format: OutputFormat,
@@ -133,16 +137,58 @@ pub fn emit(
     let stdout_format = args.stdout_format(format);
     let mut formats: Vec<Format> = args.reports.iter().map(|r| r.format).collect();
     formats.push(stdout_format);
-    let mut extras = extras(document, &formats, sources, printer);
-    printer.stdout(|out| report::render(document, stdout_format, &extras, out))?;
-    // One file that cannot be written costs that file, never the others: the pipeline still
-    // publishes what could be written, and the command fails (exit 2) naming each failed file.
+    // A store that cannot be read costs the SARIF lines or the timelines, never the report.
+    let mut extras = match sources.store {
+        Some(store) => {
+            let (extras, warnings) = Extras::read(document, &formats, store, sources.policy);
+            for warning in &warnings {
+                printer.warn(&warning.to_string());
+            }
+            extras
+        }
+        None => Extras::default(),
+    };
     let mut failed: Vec<anyhow::Error> = Vec::new();
+    let printed = if styled(stdout_format) {
+        printer.stdout(|out| report::render(document, stdout_format, &extras, out))
+    } else {
+        printer.stdout_raw(|out| report::render(document, stdout_format, &extras, out))
+    };
+    if let Err(e) = printed {
+        failed.push(anyhow::Error::new(e).context(format!(
+            "standard output: cannot write the {} report",
+            stdout_format.name()
+        )));
+    }
     for target in &args.reports {
         let Some(file) = &target.file else { continue };
         if let Err(e) = write_report(document, target.format, file, &mut extras) {
             failed.push(e);
         }
+    }
+    settle(failed, View::of(document).verdict, printer)
+}
+
+/// Whether `format`'s renderers write ANSI styles, which standard output strips where colour
+/// is off and a file always strips (the text renderers: see [`driftgate::report`]). Every
+/// other format goes out byte for byte: stripping would also drop the control characters
+/// (DEL, ESC) that its serializer keeps or escapes in a capture's strings.
+fn styled(format: Format) -> bool {
+    matches!(format, Format::Text)
+}
+
+/// The command's result once every report was tried: each failure said, and the verdict's
+/// exit code kept where it is worse than a missing report's (see [`emit`]).
+fn settle(
+    mut failed: Vec<anyhow::Error>,
+    verdict: Verdict,
+    printer: &Printer,
+) -> anyhow::Result<()> {
+    if matches!(verdict, Verdict::Block | Verdict::Incomplete) {
+        for e in &failed {
+            printer.error(e);
+        }
+        return Ok(());
     }
     match failed.pop() {
         None => Ok(()),
@@ -166,11 +212,20 @@ fn write_report(
         Format::Prometheus => previous_textfile(file)?,
         _ => None,
     };
-    // A file is never coloured: it gets what standard output gets with --color never (the text
-    // renderers style their output; the printer strips the styles where colour is off).
+    // A file is never coloured: a styled format gets what standard output gets with
+    // --color never; the others are written as rendered.
     let mut bytes = Vec::new();
-    let mut plain = anstream::StripStream::new(&mut bytes);
-    report::render(document, format, extras, &mut plain).with_context(|| {
+    let rendered = if styled(format) {
+        report::render(
+            document,
+            format,
+            extras,
+            &mut anstream::StripStream::new(&mut bytes),
+        )
+    } else {
+        report::render(document, format, extras, &mut bytes)
+    };
+    rendered.with_context(|| {
         format!(
             "{}: cannot render the {} report",
             file.display(),
@@ -192,42 +247,6 @@ fn parent_dir(file: &Path) -> &Path {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     }
-}
-
-/// Reads what the requested formats need. A store that cannot be read costs the SARIF lines
-/// or the timelines, said as a warning, never the report.
-fn extras(
-    document: Document<'_>,
-    formats: &[Format],
-    sources: ReportSources<'_>,
-    printer: &Printer,
-) -> Extras {
-    let mut extras = Extras::default();
-    let Some(store) = sources.store else {
-        return extras;
-    };
-    let view = View::of(document);
-    if formats.contains(&Format::Sarif) {
-        let origins: Vec<(&str, &str)> = view
-            .hosts
-            .iter()
-            .filter_map(|h| Some((h.host, h.report.baseline.as_ref()?.origin.as_str())))
-            .collect();
-        match baseline::baseline_lines(store, &origins) {
-            Ok(lines) => extras.baseline_lines = lines,
-            Err(e) => printer.warn(&format!("the SARIF report has no baseline lines: {e}")),
-        }
-    }
-    if formats.contains(&Format::Html)
-        && let Some(policy) = sources.policy
-    {
-        let hosts: Vec<&str> = view.hosts.iter().map(|h| h.host).collect();
-        match baseline::timelines(store, policy, &hosts, TIMELINE_COMMITS) {
-            Ok(timelines) => extras.timelines = timelines,
-            Err(e) => printer.warn(&format!("the HTML report has no drift timelines: {e}")),
-        }
-    }
-    extras
 }
 
 /// The textfile a Prometheus report replaces, if there is one.

@@ -7,6 +7,7 @@
 //! clock. Imports: [`crate::gate`] and [`crate::fleet`] (their report types),
 //! [`crate::baseline`] (timelines) and [`crate::compare`].
 
+pub mod extras;
 pub mod fleet;
 pub mod gate;
 pub mod html;

@@ -1,9 +1,10 @@
 //! Helpers of the `--report` end-to-end tests and of the CI examples (examples/ci): the blocking
-//! example to judge, the files a run left in a directory, a directory nobody can write, the
+//! and the passing example to judge, a capture whose strings carry control characters, the files a run left in a directory, a directory nobody can write, the
 //! scripts run as a CI runner runs them, and the steps of the two workflows.
 
 use std::path::{Path, PathBuf};
 
+use driftgate::snapshot::{FactPath, FactValue, HostName, Snapshot, SourceRecord, SourceStatus};
 use yaml_serde::Value;
 
 use super::fleet_sim::{PASSWORD_ENV, USERNAME_ENV};
@@ -28,6 +29,45 @@ pub fn blocking_check() -> assert_cmd::Command {
         .arg("--baseline")
         .arg(example("azure-local-dcbx/baseline.json"));
     cmd
+}
+
+/// `driftgate check` of seed 1's baseline against itself: PASS (exit 0).
+pub fn passing_check() -> assert_cmd::Command {
+    let mut cmd = driftgate();
+    cmd.args(["--color", "never", "check", "--snapshot"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .arg("--baseline")
+        .arg(example("azure-local-dcbx/baseline.json"));
+    cmd
+}
+
+/// What a BMC may put in a string: an ESC (that a stream stripping ANSI styles eats with what
+/// follows it) and a DEL (that it drops).
+pub const CONTROL: &str = "port \u{1b}[31mred\u{1b}[0m \u{7f}end";
+
+/// A snapshot in `dir` whose one source failed with an error carrying [`CONTROL`]: `check`
+/// of it is INCOMPLETE (exit 3) and every report names the error.
+pub fn control_snapshot(dir: &Path) -> PathBuf {
+    let mut facts = driftgate::snapshot::Facts::new();
+    facts.insert(
+        FactPath::new("host/qos/flow_control/priority/3").expect("a path"),
+        FactValue::from(true),
+    );
+    let snapshot = Snapshot {
+        host: HostName::new("azl-node01").expect("a host name"),
+        captured_at: "2026-12-01T02:00:00Z".parse().expect("a time"),
+        tool: "driftgate test".into(),
+        sources: vec![SourceRecord {
+            name: "windows".into(),
+            target: "ssh://azl-node01".into(),
+            status: SourceStatus::Failed,
+            error: Some(format!("remote said: {CONTROL}")),
+        }],
+        facts,
+    };
+    let file = dir.join("control.json");
+    std::fs::write(&file, snapshot.to_canonical_json()).expect("write the snapshot");
+    file
 }
 
 /// The names of the entries directly in `dir`, sorted.
