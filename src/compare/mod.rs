@@ -4,6 +4,7 @@
 //! never reach a report) only.
 
 pub mod allow;
+mod applied;
 mod diff;
 mod invariants;
 mod policy;
@@ -21,8 +22,8 @@ pub use policy::{
 pub use severity::Severity;
 pub use stories::{Story, change_text, stories};
 pub use verdict::{
-    AllowedFinding, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource, Origin,
-    REPORT_SCHEMA_ID, Report, Role, SnapshotSummary, Verdict,
+    AllowedFinding, AppliedRule, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource,
+    Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
 };
 
 use crate::snapshot::{FactValue, SourceStatus, VerifiedSnapshot};
@@ -136,9 +137,19 @@ pub fn judge_comparison(
         Some(pre) => change_findings(&pre.snapshot().facts, facts, policy).1,
         None => since_baseline,
     };
-    if !options.changes_only {
-        findings.extend(violations(facts, policy));
+    let mut tally = applied::Tally::new(policy, baseline.is_some());
+    for removed in findings.iter().filter(|f| f.kind == FindingKind::Removed) {
+        tally.removed(&removed.id);
     }
+    if !options.changes_only {
+        findings.extend(violations(facts, policy, &mut tally));
+    } else if baseline.is_some() {
+        // No expectations to check: the pass is for the drift rules' counts alone.
+        facts.keys().for_each(|path| {
+            tally.fact(path);
+        });
+    }
+    let rules = tally.finish(!options.changes_only, facts.len());
     if let Some(pre) = pre {
         three_way::label(&mut findings, pre, policy, options.changes_only);
     }
@@ -191,6 +202,7 @@ pub fn judge_comparison(
         counts,
         findings,
         allowed,
+        rules,
     }
 }
 
@@ -225,10 +237,15 @@ fn change_findings(
     (findings, firmware_changes)
 }
 
-/// What holds without a baseline: violated `expect` rules, then invariants.
-fn violations(facts: &crate::snapshot::Facts, policy: &Policy) -> Vec<Finding> {
+/// What holds without a baseline: violated `expect` rules, then invariants. Counts, in
+/// `tally`, the facts each rule governs.
+fn violations(
+    facts: &crate::snapshot::Facts,
+    policy: &Policy,
+    tally: &mut applied::Tally<'_>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
-    expectation_findings(facts, policy, &mut findings);
+    expectation_findings(facts, policy, tally, &mut findings);
     for (invariant, severity) in policy.invariants() {
         if *severity == Severity::Ignore {
             continue;
@@ -532,6 +549,7 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
 fn expectation_findings(
     facts: &crate::snapshot::Facts,
     policy: &Policy,
+    tally: &mut applied::Tally<'_>,
     findings: &mut Vec<Finding>,
 ) {
     let mut push = |rule: &Rule, path: &crate::snapshot::FactPath, actual: Option<&FactValue>| {
@@ -562,7 +580,7 @@ fn expectation_findings(
         });
     };
     for (path, value) in facts {
-        if let Some(rule) = policy.expectation_for(path)
+        if let Some(rule) = tally.fact(path)
             && rule.expect.as_ref() != Some(value)
         {
             push(rule, path, Some(value));
@@ -575,6 +593,7 @@ fn expectation_findings(
                 .expectation_for(&path)
                 .is_some_and(|best| best.id == rule.id);
             if !facts.contains_key(&path) && governs {
+                tally.missing(&rule.id);
                 push(rule, &path, None);
             }
         }

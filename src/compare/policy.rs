@@ -137,6 +137,7 @@ pub struct Policy {
     rules: Vec<Rule>,
     change_rules: Matcher,
     expect_rules: Matcher,
+    all_rules: Matcher,
     invariants: Vec<(&'static Invariant, Severity)>,
     sources: Vec<String>,
     warnings: Vec<String>,
@@ -273,6 +274,7 @@ impl Policy {
         Ok(Policy {
             change_rules: Matcher::new(&rules, |r| r.on_change.is_some()),
             expect_rules: Matcher::new(&rules, |r| r.expect.is_some()),
+            all_rules: Matcher::new(&rules, |_| true),
             rules,
             invariants,
             sources,
@@ -350,6 +352,41 @@ impl Policy {
         self.expect_rules.best(&self.rules, path.as_str())
     }
 
+    /// The rules that govern `path`, by index into [`Policy::rules`], from one match against
+    /// every rule's pattern: the change rule [`Policy::classify_change`] would pick and the
+    /// expectation [`Policy::expectation_for`] would. Judging counts, with it, the facts each
+    /// rule applies to in the same pass that checks expectations.
+    pub(super) fn governing(&self, path: &FactPath) -> Governing {
+        if live_path(path.as_str()).is_some() {
+            // A staged path: its change rule may be the live path's (rare, so the full lookup).
+            let class = self.classify_change(path);
+            return Governing {
+                change: self.rules.iter().position(|r| r.id == class.id),
+                expect: self
+                    .expect_rules
+                    .best_index(&self.rules, path.as_str(), |_| true),
+            };
+        }
+        let matched: Vec<usize> = self
+            .all_rules
+            .globs
+            .matches(path.as_str())
+            .into_iter()
+            .map(|glob| self.all_rules.rule_of_glob[glob])
+            .collect();
+        let best = |include: fn(&Rule) -> bool| {
+            matched
+                .iter()
+                .copied()
+                .filter(|&index| include(&self.rules[index]))
+                .max_by_key(|&index| (self.rules[index].specificity, index))
+        };
+        Governing {
+            change: best(|r| r.on_change.is_some()),
+            expect: best(|r| r.expect.is_some()),
+        }
+    }
+
     /// Rules whose expectation names one exact fact (so its absence is a violation).
     pub fn literal_expectations(&self) -> impl Iterator<Item = &Rule> {
         self.rules
@@ -410,6 +447,15 @@ impl Policy {
         }
         out
     }
+}
+
+/// The rules that govern one fact path, by index into [`Policy::rules`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Governing {
+    /// The rule that classifies its changes.
+    pub change: Option<usize>,
+    /// The rule whose expectation it must meet.
+    pub expect: Option<usize>,
 }
 
 /// The change severity of a rule the change matcher holds.
@@ -515,13 +561,22 @@ impl Matcher {
         path: &str,
         include: impl Fn(&Rule) -> bool,
     ) -> Option<&'r Rule> {
+        self.best_index(rules, path, include)
+            .map(|index| &rules[index])
+    }
+
+    fn best_index(
+        &self,
+        rules: &[Rule],
+        path: &str,
+        include: impl Fn(&Rule) -> bool,
+    ) -> Option<usize> {
         self.globs
             .matches(path)
             .into_iter()
             .map(|glob| self.rule_of_glob[glob])
             .filter(|&index| include(&rules[index]))
             .max_by_key(|&index| (rules[index].specificity, index))
-            .map(|index| &rules[index])
     }
 }
 

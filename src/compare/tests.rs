@@ -526,3 +526,77 @@ fn a_baseline_of_another_host_is_refused_naming_both() {
         "test.json is a snapshot of host h1 but baseline h2.json is of host h2; use `driftgate diff` to compare different hosts"
     );
 }
+
+#[test]
+fn the_report_names_the_rules_that_applied_with_their_facts() {
+    let policy = r#"
+[[rule]]
+id = "site-a"
+path = "site/a/*"
+on_change = "block"
+expect = "on"
+
+[[rule]]
+id = "site-quiet"
+path = "site/quiet/*"
+on_change = "ignore"
+
+[[rule]]
+id = "site-elsewhere"
+path = "nowhere/*"
+on_change = "block"
+
+[invariants]
+pfc-not-operational = "ignore"
+"#;
+    let old = complete(&[
+        ("site/a/1", "on".into()),
+        ("site/a/gone", "on".into()),
+        ("site/quiet/1", "x".into()),
+    ]);
+    let new = complete(&[
+        ("site/a/1", "on".into()),
+        ("site/a/2", "on".into()),
+        ("site/quiet/1", "y".into()),
+    ]);
+    let report = judge_with(&new, Some(&old), policy, false);
+    let of = |id: &str| -> Vec<(RuleKind, Severity, usize)> {
+        report
+            .rules
+            .iter()
+            .filter(|r| r.id == id)
+            .map(|r| (r.kind, r.severity, r.facts))
+            .collect()
+    };
+    // Two facts of the snapshot and one only the baseline has; the expectation sees the two.
+    assert_eq!(
+        of("site-a"),
+        [
+            (RuleKind::Drift, Severity::Block, 3),
+            (RuleKind::Expectation, Severity::Block, 2)
+        ]
+    );
+    // Ignored, matching nothing, or switched off: not applied.
+    assert!(of("site-quiet").is_empty() && of("site-elsewhere").is_empty());
+    assert!(of("pfc-not-operational").is_empty());
+    assert_eq!(
+        of("dcbx-capability-lost"),
+        [(RuleKind::Invariant, Severity::Block, 3)]
+    );
+    let ids: Vec<(&str, RuleKind)> = report
+        .rules
+        .iter()
+        .map(|r| (r.id.as_str(), r.kind))
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted);
+    // Without a baseline no change was judged: no drift rule applied.
+    let alone = judge_with(&new, None, policy, false);
+    assert!(alone.rules.iter().all(|r| r.kind != RuleKind::Drift));
+    // A report written before the rules were recorded still reads.
+    let mut json = serde_json::to_value(&report).unwrap();
+    json.as_object_mut().unwrap().remove("rules");
+    let older: Report = serde_json::from_value(json).unwrap();
+    assert!(older.rules.is_empty());
+}

@@ -26,7 +26,12 @@ pub(super) fn label(
     let pre_violations: Vec<Finding> = if changes_only {
         Vec::new()
     } else {
-        violations(pre_facts, policy)
+        // What applied at pre is not what the report is about: that tally is dropped.
+        violations(
+            pre_facts,
+            policy,
+            &mut super::applied::Tally::new(policy, false),
+        )
     };
     let held_at_pre: HashSet<(&str, &str)> = pre_violations
         .iter()

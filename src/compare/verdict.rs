@@ -245,6 +245,41 @@ pub struct Report {
     /// Findings an allowance declared or waived (not counted, not in `findings`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed: Vec<AllowedFinding>,
+    /// The rules that applied to the host, sorted by id then kind: each policy rule whose
+    /// pattern governs at least one fact (a drift rule only with a baseline), and each
+    /// invariant that ran. Rules and invariants set to `ignore` are left out. Empty in a
+    /// report written before driftgate recorded them.
+    #[serde(default)]
+    pub rules: Vec<AppliedRule>,
+}
+
+/// What a rule that applied to a host checks.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// A built-in cross-fact check.
+    Invariant,
+    /// A policy rule's `on_change`: changes since the baseline.
+    Drift,
+    /// A policy rule's `expect`: the value every matching fact must have.
+    Expectation,
+}
+
+/// One rule that applied to a host, whether or not it found anything.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AppliedRule {
+    /// Rule or invariant id, as findings name it.
+    pub id: String,
+    /// What it checks (a policy rule with both `on_change` and `expect` applies twice).
+    pub kind: RuleKind,
+    /// Its effective severity: `on_change`, `on_violation`, or the invariant's.
+    pub severity: Severity,
+    /// How many facts it checked: a drift rule the facts of the snapshot or baseline it is the
+    /// most specific rule for, an expectation those it is the most specific expectation for
+    /// (a missing literal fact counts), an invariant every fact of the snapshot it ran over.
+    pub facts: usize,
 }
 
 impl Report {

@@ -4,19 +4,21 @@
 //! A host's suite has, in this order:
 //! - `capture`: an `<error>` when the host could not be read completely (the source errors;
 //!   INCOMPLETE never passes), its time the capture's;
-//! - one test case per built-in invariant ([`INVARIANTS`]), by id, passing when it holds;
+//! - one test case per rule that applied to the host ([`Report::rules`]: each policy rule
+//!   that governs a fact, each invariant that ran; not those set to `ignore`) and has no
+//!   finding, by id, passing; the suite's `system-out` says how many facts each checked;
 //! - one test case per finding, named `<rule> <fact path>`: `<failure>` when it blocks (a
 //!   warning under `--strict` too), passing when it warns (the warning is in the suite's
 //!   `system-out`), `<skipped>` when an allowance declared or waived it (with its reason).
 //!
-//! A test case is per rule *and* path, not per rule: a rule that blocks on three ports is
-//! three failures a reader sees one by one; the Ant schema allows one outcome per test case;
-//! and a test case's name stays the same across nights while its finding lasts (CI keeps a
-//! test's history by class and name), however many other paths the same rule hits. A rule
-//! with no finding has no test case, except the invariants: every one is evaluated over
-//! every capture, so each passing one is shown passing (skipped when the capture is
-//! incomplete: a check over a partial capture proves nothing). Informational findings never
-//! change a verdict: they are listed in `system-out`, not as test cases.
+//! A rule with findings has a test case per finding, not per rule: a rule that blocks on three
+//! ports is three failures a reader sees one by one; the Ant schema allows one outcome per
+//! test case; and a test case's name stays the same across nights while its finding lasts (CI
+//! keeps a test's history by class and name), however many other paths the same rule hits.
+//! When the capture is incomplete the rules without findings are skipped, not passed: a check
+//! over a partial capture proves nothing. Informational findings never change a verdict: they
+//! are listed in `system-out`, and their rule passes. A report written before driftgate
+//! recorded its rules has, as then, a test case per built-in invariant.
 //!
 //! The suite's `properties` state the host's verdict (`verdict`, [`Verdict::as_upper`]), its
 //! fleet and cluster (`""` for a single check), the snapshot and baseline it was judged on,
@@ -25,12 +27,13 @@
 
 mod xml;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use super::{HostView, View, ViewKind, firmware_line_listed, headline, role_word, status_phrase};
 use crate::compare::{
-    AllowedFinding, Finding, FindingKind, INVARIANTS, Origin, Severity, Verdict, change_text,
+    AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Origin, Report, RuleKind,
+    Severity, Verdict, change_text,
 };
 use crate::fleet::FleetFinding;
 use xml::{Outcome, Problem, Seconds, TestCase, TestSuite, TestSuites};
@@ -107,25 +110,6 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         capture_outcome(host, incomplete),
     )];
     let mut rest: Vec<TestCase> = Vec::new();
-    let failing: BTreeSet<&str> = report
-        .findings
-        .iter()
-        .chain(report.allowed.iter().map(|a| &a.finding))
-        .filter(|f| f.kind == FindingKind::Invariant)
-        .map(|f| f.id.as_str())
-        .collect();
-    for invariant in INVARIANTS.iter().filter(|i| !failing.contains(i.id)) {
-        let outcome = if incomplete {
-            Outcome::Skipped(Problem {
-                kind: "not-judged".to_owned(),
-                message: "not judged: the capture is incomplete".to_owned(),
-                body: invariant.summary.to_owned(),
-            })
-        } else {
-            Outcome::Passed
-        };
-        rest.push(case(invariant.id.to_owned(), Seconds::default(), outcome));
-    }
     let mut output = vec![headline(report)];
     for finding in &report.findings {
         let outcome = match finding.severity {
@@ -152,6 +136,11 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
             Outcome::Skipped(skipped(allowed)),
         ));
     }
+    let (held, checked) = rules_that_held(report, incomplete);
+    rest.extend(
+        held.into_iter()
+            .map(|(name, outcome)| case(name, Seconds::default(), outcome)),
+    );
     rest.sort_by(|a, b| a.name.cmp(&b.name));
     cases.extend(rest);
     // Firmware a rule reports at `info` is listed above already.
@@ -174,6 +163,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
             report.verdict.as_upper()
         ));
     }
+    output.extend(checked);
 
     let mut properties = vec![
         ("verdict", host.verdict.as_upper().to_owned()),
@@ -215,6 +205,78 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         cases,
         output,
     }
+}
+
+/// A test case, by rule id, for each rule that applied to the host and has no test case of a
+/// finding (it held, or found only what is informational): passing, or skipped as not judged
+/// when the capture is incomplete. With them, the `system-out` lines saying how many facts
+/// each checked (the Ant schema gives a test case no output of its own). A report written
+/// before driftgate recorded its rules gets, as it did then, one per built-in invariant.
+fn rules_that_held(report: &Report, incomplete: bool) -> (Vec<(String, Outcome)>, Vec<String>) {
+    let has_case: BTreeSet<&str> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity >= Severity::Warn)
+        .chain(report.allowed.iter().map(|a| &a.finding))
+        .map(|f| f.id.as_str())
+        .collect();
+    // Each applied rule's checks by id: a policy rule with `on_change` and `expect` has two.
+    let mut by_id: BTreeMap<&str, Vec<&AppliedRule>> = BTreeMap::new();
+    for rule in &report.rules {
+        by_id.entry(rule.id.as_str()).or_default().push(rule);
+    }
+    let mut cases = Vec::new();
+    let mut lines = Vec::new();
+    if report.rules.is_empty() {
+        for invariant in INVARIANTS.iter().filter(|i| !has_case.contains(i.id)) {
+            cases.push((
+                invariant.id.to_owned(),
+                held_outcome(incomplete, invariant.summary.to_owned()),
+            ));
+        }
+        return (cases, lines);
+    }
+    for (id, checks) in by_id.into_iter().filter(|(id, _)| !has_case.contains(id)) {
+        let what = checks
+            .iter()
+            .map(|c| format!("{} over {} {}", kind_words(c), c.facts, facts_word(c.facts)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let about = INVARIANTS
+            .iter()
+            .find(|i| i.id == id && checks.iter().all(|c| c.kind == RuleKind::Invariant))
+            .map_or_else(|| what.clone(), |i| i.summary.to_owned());
+        let word = if incomplete { "NOT JUDGED" } else { "PASS" };
+        lines.push(format!("{word} {id}: {what}"));
+        cases.push((id.to_owned(), held_outcome(incomplete, about)));
+    }
+    (cases, lines)
+}
+
+/// Passing, or skipped as not judged (a check over a partial capture proves nothing).
+fn held_outcome(incomplete: bool, about: String) -> Outcome {
+    if !incomplete {
+        return Outcome::Passed;
+    }
+    Outcome::Skipped(Problem {
+        kind: "not-judged".to_owned(),
+        message: "not judged: the capture is incomplete".to_owned(),
+        body: about,
+    })
+}
+
+/// `drift rule (block)`: what an applied rule checks, at which severity.
+fn kind_words(rule: &AppliedRule) -> String {
+    let kind = match rule.kind {
+        RuleKind::Invariant => "invariant",
+        RuleKind::Drift => "drift rule",
+        RuleKind::Expectation => "expectation",
+    };
+    format!("{kind} ({})", rule.severity.as_str())
+}
+
+fn facts_word(n: usize) -> &'static str {
+    if n == 1 { "fact" } else { "facts" }
 }
 
 /// An error naming every source that was not complete, or passing.

@@ -544,3 +544,91 @@ fn timestamps_are_utc_without_a_zone_and_times_are_seconds() {
     let view = View::of(Document::Fleet(&fleet));
     assert_eq!(super::duration(&view), Some(super::xml::Seconds(190_500)));
 }
+
+/// A site policy whose own drift rule and expectation hold over the benign update, with one
+/// invariant switched off.
+const SITE_POLICY: &str = r#"
+[[rule]]
+id = "site-bios"
+path = "bios/Sys*"
+on_change = "block"
+why = "The site pins the system profile."
+
+[[rule]]
+id = "site-smb-priority"
+path = "host/qos/policy/smb_direct/priority"
+expect = 3
+why = "SMB Direct runs on priority 3."
+
+[invariants]
+pfc-not-operational = "ignore"
+"#;
+
+#[test]
+fn every_rule_that_applied_and_held_is_a_passing_test_case() {
+    let policy = Policy::with_file(SITE_POLICY, "site.toml").unwrap();
+    let report = versionless(compare::judge(
+        &shipped("examples/benign-firmware-update/post-update.json"),
+        Some(&shipped("examples/benign-firmware-update/baseline.json")),
+        &policy,
+        &JudgeOptions::default(),
+    ));
+    assert_eq!(report.verdict, Verdict::Pass);
+    let xml = junit(&report);
+    assert_valid(&xml);
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    let case = |name: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name("testcase") && n.attribute("name") == Some(name))
+    };
+    for held in ["site-bios", "site-smb-priority", "dcbx-capability-lost"] {
+        let case = case(held).unwrap_or_else(|| panic!("no test case {held}:\n{xml}"));
+        assert!(!case.has_children(), "{held} passes:\n{xml}");
+    }
+    // Set to `ignore`, the invariant did not run: no test case claims it held.
+    assert!(case("pfc-not-operational").is_none(), "{xml}");
+    // The facts each checked: one BIOS fact matches `bios/Sys*`, one the literal expectation.
+    assert!(
+        xml.contains("PASS site-bios: drift rule (block) over 1 fact\n"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("PASS site-smb-priority: expectation (block) over 1 fact\n"),
+        "{xml}"
+    );
+    // The same rules over an incomplete capture are not judged.
+    let failed = shipped("tests/fixtures/azl-node01-windows-failed.json");
+    let report = versionless(compare::judge(
+        &failed,
+        None,
+        &policy,
+        &JudgeOptions::default(),
+    ));
+    let xml = junit(&report);
+    assert_valid(&xml);
+    assert!(!xml.contains(r#"name="pfc-not-operational""#), "{xml}");
+    assert!(
+        xml.contains(r#"<testcase name="dcbx-capability-lost""#)
+            && xml.contains(r#"type="not-judged""#),
+        "{xml}"
+    );
+}
+
+#[test]
+fn a_report_without_its_rules_lists_the_invariants_as_before() {
+    let mut report = judge(
+        &shipped("examples/benign-firmware-update/post-update.json"),
+        Some(&shipped("examples/benign-firmware-update/baseline.json")),
+    );
+    report.rules.clear();
+    let xml = junit(&report);
+    assert_valid(&xml);
+    for invariant in compare::INVARIANTS {
+        assert!(
+            xml.contains(&format!(r#"<testcase name="{}""#, invariant.id)),
+            "{}:\n{xml}",
+            invariant.id
+        );
+    }
+    assert!(!xml.contains(": invariant ("), "{xml}");
+}
