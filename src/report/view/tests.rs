@@ -8,7 +8,7 @@ use crate::report::{Document, View, ViewKind};
 use super::hosts_at;
 
 fn judged() -> Report {
-    let base = example("examples/azure-local-dcbx/baseline.json");
+    let base = example("baseline.json");
     compare::judge(
         &base,
         Some(&base),
