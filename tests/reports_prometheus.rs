@@ -9,13 +9,14 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::fleet::{FleetLab, Host, State};
 use common::fleet_sim::FleetSim;
 use common::prometheus::{
-    alerts, check_metrics, hosts, per_host, promtool, said, test_rules, two_nights_test, value,
+    alerts, check_metrics, hosts, per_host, promtool, said, samples, test_rules, two_nights_test,
+    value,
 };
 use common::simulator::bmc;
 use serde_json::Value;
@@ -129,6 +130,60 @@ fn textfiles_of_a_check_and_of_a_fleet_pass_promtool_check_metrics() {
         Some(1.0),
         "{fleet}"
     );
+
+    // The check's file and the fleet's in one textfile directory: node_exporter merges them,
+    // and no series of one is a series of the other (the `report` label tells them apart).
+    let series = |text: &str| -> BTreeSet<String> {
+        samples(text)
+            .into_iter()
+            .map(|s| {
+                assert!(s.labels.contains_key("report"), "{s:?}");
+                format!("{}{:?}", s.name, s.labels)
+            })
+            .collect()
+    };
+    let (of_check, of_fleet) = (series(&check), series(&fleet));
+    let shared: Vec<&String> = of_check.intersection(&of_fleet).collect();
+    assert!(shared.is_empty(), "series in both files: {shared:?}");
+    assert!(!of_check.is_empty() && of_fleet.len() > of_check.len());
+    let merged = merge_textfiles(&[&check, &fleet]);
+    check_metrics(&merged).unwrap_or_else(|e| panic!("{e}\n{merged}"));
+    // promtool does not see duplicate series (the intersection above does); without the
+    // label, `driftgate_hosts` and `driftgate_run_timestamp_seconds` would be in both.
+    assert!(shared.is_empty());
+}
+
+/// Textfiles as node_exporter's collector merges them: each family's `# HELP` and `# TYPE`
+/// once, then the samples of every file.
+fn merge_textfiles(texts: &[&str]) -> String {
+    let mut families: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for text in texts {
+        for line in text.lines() {
+            let family = match line
+                .strip_prefix("# HELP ")
+                .or(line.strip_prefix("# TYPE "))
+            {
+                Some(rest) => rest.split(' ').next().unwrap_or_default(),
+                None => line.split(['{', ' ']).next().unwrap_or_default(),
+            };
+            let (head, body) = families.entry(family.to_owned()).or_default();
+            if line.starts_with('#') {
+                if !head.iter().any(|l| l == line) {
+                    head.push(line.to_owned());
+                }
+            } else if !line.is_empty() {
+                body.push(line.to_owned());
+            }
+        }
+    }
+    let mut out = String::new();
+    for (head, body) in families.values() {
+        for line in head.iter().chain(body) {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 #[test]

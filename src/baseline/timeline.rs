@@ -4,6 +4,7 @@
 //! running `git`.
 
 use std::collections::{BTreeMap, HashSet};
+use std::ops::ControlFlow;
 
 use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
 use crate::snapshot::{FactPath, FactValue, VerifiedSnapshot};
@@ -52,7 +53,8 @@ pub struct SettingChange {
 /// The timelines of `hosts`, newest first, at most `limit` commits each, from one walk of
 /// the history of `baselines/`. A host with no commit has no entry in the map. A baseline
 /// that cannot be read at some commit (a corrupt file) makes that entry say so, never an
-/// error: only a store that cannot be walked is one.
+/// error: only a store that cannot be walked is one. The walk stops as soon as every host
+/// has `limit` entries.
 pub fn timelines(
     store: &Store,
     policy: &Policy,
@@ -74,7 +76,9 @@ pub fn timelines(
         [one] if plain(one) => format!("{BASELINES_DIR}/*/{one}.json"),
         _ => format!("{BASELINES_DIR}/"),
     };
-    for commit in store.history(&pathspec, usize::MAX)? {
+    // The walk stops once every wanted host has `limit` entries: older commits are never read.
+    let mut full = 0;
+    store.walk_history(&pathspec, &mut |commit| {
         let id = store.short_id(commit.id);
         let time = jiff::Timestamp::from_second(commit.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let run = run_of(&commit.message);
@@ -85,6 +89,9 @@ pub fn timelines(
             let entries = out.entry(host.to_owned()).or_default();
             if entries.len() >= limit {
                 continue;
+            }
+            if entries.len() + 1 == limit {
+                full += 1;
             }
             let mut entry = TimelineEntry {
                 commit: id.clone(),
@@ -107,7 +114,12 @@ pub fn timelines(
             }
             entries.push(entry);
         }
-    }
+        if full == wanted.len() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
     Ok(out)
 }
 

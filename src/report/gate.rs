@@ -10,7 +10,7 @@ mod text;
 use std::collections::HashSet;
 use std::io::{self, Write};
 
-use super::{firmware_line_listed, port_of};
+use super::{allowed_by, firmware_line_listed, port_of};
 use crate::compare::{
     Allowance, AllowedFinding, Finding, FindingKind, Origin, Report, Story, Verdict, change_text,
 };
@@ -199,30 +199,6 @@ fn by_allowance(allowed: &[AllowedFinding]) -> Vec<(&Allowance, Vec<&Finding>)> 
         }
     }
     groups
-}
-
-/// `allowed by PATH=VALUE (given at FILE:LINE): reason "…", ticket CHG-1, expires 2026-12-31`.
-fn allowed_by(a: &Allowance) -> String {
-    let mut parts = Vec::new();
-    if let Some(reason) = &a.reason {
-        parts.push(format!("reason {reason:?}"));
-    }
-    if let Some(ticket) = &a.ticket {
-        parts.push(format!("ticket {ticket}"));
-    }
-    if let Some(expires) = a.expires {
-        parts.push(format!("expires {expires}"));
-    }
-    let rule = match &a.value {
-        Some(value) => format!("{}={value}", a.path),
-        None => a.path.clone(),
-    };
-    let detail = if parts.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", parts.join(", "))
-    };
-    format!("allowed by {rule} (given at {}){detail}", a.given_at)
 }
 
 /// The report's firmware changes (since the baseline; at a post step between pre and post),

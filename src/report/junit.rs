@@ -20,7 +20,7 @@
 //! are listed in `system-out`, and their rule passes. A report written before driftgate
 //! recorded its rules has, as then, a test case per built-in invariant.
 //!
-//! The suite's `properties` state the host's verdict (`verdict`, [`Verdict::as_upper`]), its
+//! The suite's `properties` state the host's verdict (`verdict`, [`crate::compare::Verdict::as_upper`]), its
 //! fleet and cluster (`""` for a single check), the snapshot and baseline it was judged on,
 //! and the run. Times come from the [`View`]: a suite's `timestamp` is the host's capture
 //! time in UTC, its `time` the capture's duration (0 when the document has none); no clock.
@@ -30,10 +30,13 @@ mod xml;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
-use super::{HostView, View, ViewKind, firmware_line_listed, headline, role_word, status_phrase};
+use super::{
+    HostView, View, ViewKind, allowance_rule, firmware_line_listed, headline, origin_phrase,
+    role_word, status_phrase, value_text,
+};
 use crate::compare::{
-    AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Origin, Report, RuleKind,
-    Severity, Verdict, change_text,
+    AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Report, RuleKind, Severity,
+    change_text,
 };
 use crate::fleet::FleetFinding;
 use xml::{Outcome, Problem, Seconds, TestCase, TestSuite, TestSuites};
@@ -65,19 +68,22 @@ fn document(view: &View<'_>) -> TestSuites {
 
 /// The run's duration, when the document says when it finished.
 fn duration(view: &View<'_>) -> Option<Seconds> {
-    let start: jiff::Timestamp = view.started_at.parse().ok()?;
-    let end: jiff::Timestamp = view.finished_at?.parse().ok()?;
-    let ms = end.as_millisecond().checked_sub(start.as_millisecond())?;
-    u64::try_from(ms).ok().map(Seconds::from_ms)
+    Seconds::between(view.started_at?, view.finished_at?)
 }
 
-/// An RFC 3339 time as the Ant schema's `timestamp`: UTC, no zone, whole seconds. Anything
-/// else is kept as given (every document the tool writes has RFC 3339 times).
-fn timestamp(text: &str) -> String {
-    text.parse::<jiff::Timestamp>().map_or_else(
-        |_| text.to_owned(),
+/// A time as the Ant schema's `timestamp`: UTC, no zone, whole seconds. A time the document
+/// has but the view could not parse (named in [`View::unreadable_times`]) is kept as given,
+/// `unparsed`: every document the tool writes has RFC 3339 times.
+fn timestamp(at: Option<jiff::Timestamp>, unparsed: &str) -> String {
+    at.map_or_else(
+        || unparsed.to_owned(),
         |t| t.strftime("%Y-%m-%dT%H:%M:%S").to_string(),
     )
+}
+
+/// A time as a property's value (RFC 3339, UTC), `""` when unknown.
+fn property_time(at: Option<jiff::Timestamp>) -> String {
+    at.map(|t| t.to_string()).unwrap_or_default()
 }
 
 /// `driftgate.<fleet>.<host>`: a dot in a name would split it into packages, so it becomes `_`.
@@ -93,9 +99,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
     let report = host.report;
     let class = classname(host.fleet, host.host);
     let strict = report.strict || view.strict;
-    let incomplete = host.verdict == Verdict::Incomplete
-        || host.failure.is_some()
-        || !report.incomplete_sources.is_empty();
+    let incomplete = host.incomplete();
     let time = Seconds::from_ms(host.capture_ms.unwrap_or(0));
     let case = |name: String, time: Seconds, outcome: Outcome| TestCase {
         name,
@@ -185,7 +189,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         properties.push(("pre", pre.origin.clone()));
     }
     if let Some(at) = host.last_success_at {
-        properties.push(("last_success_at", at.to_owned()));
+        properties.push(("last_success_at", at.to_string()));
     }
     properties.extend([
         ("strict", strict.to_string()),
@@ -199,7 +203,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         package: class
             .rsplit_once('.')
             .map_or_else(|| class.clone(), |(package, _)| package.to_owned()),
-        timestamp: timestamp(&report.snapshot.captured_at),
+        timestamp: timestamp(host.captured_at, &report.snapshot.captured_at),
         time,
         properties,
         cases,
@@ -330,10 +334,7 @@ fn finding_line(word: &str, finding: &Finding) -> String {
 /// What a finding says beyond its message: the change, why it matters, the firmware that
 /// changed with it, where it comes from.
 fn details(finding: &Finding) -> Vec<String> {
-    let value = |v: &Option<crate::snapshot::FactValue>| {
-        v.as_ref()
-            .map_or_else(|| "(none)".to_owned(), ToString::to_string)
-    };
+    let value = |v: &Option<crate::snapshot::FactValue>| value_text(v.as_ref());
     let mut lines = vec![format!(
         "{}: {}",
         finding.path,
@@ -358,14 +359,7 @@ fn details(finding: &Finding) -> Vec<String> {
         lines.push(format!("Firmware: {firmware}"));
     }
     if let Some(origin) = finding.origin {
-        lines.push(
-            match origin {
-                Origin::Update => "Origin: changed by the update",
-                Origin::PreExisting => "Origin: pre-existing drift (already at pre)",
-                Origin::Expected => "Origin: expected (firmware the update changed)",
-            }
-            .to_owned(),
-        );
+        lines.push(format!("Origin: {}", origin_phrase(origin)));
     }
     lines
 }
@@ -384,10 +378,7 @@ fn failure(finding: &Finding, note: Option<&str>) -> Problem {
 /// finding as it would have been reported.
 fn skipped(allowed: &AllowedFinding) -> Problem {
     let a = &allowed.allowance;
-    let rule = match &a.value {
-        Some(value) => format!("{}={value}", a.path),
-        None => a.path.clone(),
-    };
+    let rule = allowance_rule(a);
     let reason = a
         .reason
         .as_deref()
@@ -477,8 +468,8 @@ fn fleet_suite(view: &View<'_>) -> TestSuite {
         ("hosts.warn", c.warn.to_string()),
         ("hosts.block", c.block.to_string()),
         ("hosts.incomplete", c.incomplete.to_string()),
-        ("started_at", view.started_at.to_owned()),
-        ("finished_at", view.finished_at.unwrap_or("").to_owned()),
+        ("started_at", property_time(view.started_at)),
+        ("finished_at", property_time(view.finished_at)),
         ("strict", view.strict.to_string()),
         ("title", view.title.clone()),
         ("run", view.run.clone().unwrap_or_default()),
@@ -487,7 +478,7 @@ fn fleet_suite(view: &View<'_>) -> TestSuite {
         name: FLEET_SUITE.to_owned(),
         hostname: "localhost".to_owned(),
         package: "driftgate".to_owned(),
-        timestamp: timestamp(view.started_at),
+        timestamp: timestamp(view.started_at, ""),
         time: duration(view).unwrap_or_default(),
         properties,
         cases,

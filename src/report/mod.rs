@@ -23,11 +23,12 @@ use std::collections::BTreeMap;
 
 use std::io::{self, Write};
 
-use crate::compare::{Finding, FirmwareChange, Report, Role, Severity, Verdict};
+use crate::compare::{Allowance, Finding, FirmwareChange, Origin, Report, Role, Severity, Verdict};
 use crate::fleet::FleetReport;
 use crate::gate::GateReport;
+use crate::snapshot::FactValue;
 use crate::snapshot::SourceStatus;
-pub use view::{HostView, View, ViewKind};
+pub use view::{HostView, UnreadableTime, View, ViewKind, hosts_at};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -205,16 +206,72 @@ pub fn port_of(finding: &Finding) -> Option<&str> {
 }
 
 fn firmware_change(f: &FirmwareChange) -> String {
-    let value = |v: &Option<crate::snapshot::FactValue>| {
-        v.as_ref()
-            .map_or_else(|| "(none)".to_owned(), ToString::to_string)
-    };
     let staged = if f.pending {
         " (staged, takes effect at the next reboot)"
     } else {
         ""
     };
-    format!("{} → {}{staged}", value(&f.old), value(&f.new))
+    format!(
+        "{} → {}{staged}",
+        value_text(f.old.as_ref()),
+        value_text(f.new.as_ref())
+    )
+}
+
+/// A fact's value as every report writes it: `(none)` when the fact is absent.
+pub fn value_text(value: Option<&FactValue>) -> String {
+    value.map_or_else(|| "(none)".to_owned(), ToString::to_string)
+}
+
+/// Where a gate finding comes from, in words: `changed by the update`, …
+pub fn origin_phrase(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Update => "changed by the update",
+        Origin::PreExisting => "pre-existing drift (already at pre)",
+        Origin::Expected => "expected (firmware the update changed)",
+    }
+}
+
+/// Where a gate finding comes from, as a property value: `update`, `pre_existing`,
+/// `expected`.
+pub fn origin_name(origin: Origin) -> &'static str {
+    match origin {
+        Origin::Update => "update",
+        Origin::PreExisting => "pre_existing",
+        Origin::Expected => "expected",
+    }
+}
+
+/// What an allowance matches: `PATH=VALUE`, or `PATH` when it allows any value.
+pub fn allowance_rule(a: &Allowance) -> String {
+    match &a.value {
+        Some(value) => format!("{}={value}", a.path),
+        None => a.path.clone(),
+    }
+}
+
+/// `allowed by PATH=VALUE (given at FILE:LINE): reason "…", ticket CHG-1, expires 2026-12-31`.
+pub fn allowed_by(a: &Allowance) -> String {
+    let mut parts = Vec::new();
+    if let Some(reason) = &a.reason {
+        parts.push(format!("reason {reason:?}"));
+    }
+    if let Some(ticket) = &a.ticket {
+        parts.push(format!("ticket {ticket}"));
+    }
+    if let Some(expires) = a.expires {
+        parts.push(format!("expires {expires}"));
+    }
+    let detail = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    };
+    format!(
+        "allowed by {} (given at {}){detail}",
+        allowance_rule(a),
+        a.given_at
+    )
 }
 
 /// The one-line headline shared by every format, e.g.
@@ -295,6 +352,7 @@ fn status_phrase(status: SourceStatus) -> &'static str {
     }
 }
 
+/// A source's role in words: `snapshot`, `baseline`, `pre-update`.
 fn role_word(role: Role) -> &'static str {
     match role {
         Role::Snapshot => "snapshot",

@@ -1,7 +1,10 @@
 //! The Prometheus text exposition format (0.0.4) for node_exporter's textfile collector: each
 //! host's verdict, findings by severity and rule, last complete read, capture duration and
 //! incomplete sources; hosts by verdict, fleet findings, and when the run ran, so that an alert
-//! sees a job that stopped. No sample carries a timestamp (the collector refuses them).
+//! sees a job that stopped. No sample carries a timestamp (the collector refuses them). Every
+//! series has a `report` label naming the command that wrote the file (`fleet`, `gate-pre`,
+//! `gate-post`, `check`): node_exporter merges every textfile of its directory, and a nightly
+//! fleet file and a gate's on one node must not have the same series.
 //!
 //! The model ([`Textfile`]) is built from the [`View`] and then written through the
 //! `prometheus` crate's registry and `TextEncoder`, which sorts families by name and samples by
@@ -17,7 +20,7 @@ use std::io::{self, Write};
 use prometheus::core::Collector;
 use prometheus::{Encoder as _, GaugeVec, IntGaugeVec, Opts, Registry, TextEncoder};
 
-use super::{Extras, HostView, View};
+use super::{Extras, HostView, View, hosts_at};
 use crate::compare::{Severity, Verdict};
 use crate::fleet::FleetFinding;
 
@@ -31,7 +34,7 @@ const VERDICTS: [Verdict; 4] = [
 
 /// The labels that name a host: a single `check` has no fleet or cluster (`""`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct HostLabels {
+pub(crate) struct HostLabels {
     /// `host`.
     pub host: String,
     /// `fleet`, `""` when the document has none.
@@ -42,7 +45,7 @@ pub struct HostLabels {
 
 /// What the textfile says of one host.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HostMetrics {
+pub(crate) struct HostMetrics {
     /// Its labels.
     pub labels: HostLabels,
     /// Its verdict (`driftgate_verdict` is 1 for it, 0 for the three others).
@@ -77,7 +80,7 @@ impl HostMetrics {
             },
             verdict: host.verdict,
             findings,
-            last_success: host.last_success_at.and_then(seconds).or(earlier),
+            last_success: host.last_success_at.map(seconds).or(earlier),
             capture_seconds: host.capture_ms.map(|ms| ms as f64 / 1000.0),
             sources_incomplete: host.report.incomplete_sources.len() as u64,
         }
@@ -86,7 +89,11 @@ impl HostMetrics {
 
 /// The whole textfile, before it is written.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Textfile {
+pub(crate) struct Textfile {
+    /// The `report` label of every series: which command wrote the file
+    /// ([`crate::report::ViewKind::name`]), so that a nightly fleet file and a gate's on one
+    /// node never have the same series.
+    pub report: &'static str,
     /// Every host, by name.
     pub hosts: Vec<HostMetrics>,
     /// Hosts per verdict, all four verdicts.
@@ -94,7 +101,7 @@ pub struct Textfile {
     /// Fleet findings per (rule, severity).
     pub fleet_findings: BTreeMap<(String, Severity), u64>,
     /// When the run finished (a check or gate step records no end: when it started), Unix
-    /// seconds; `None` when the document's time does not parse.
+    /// seconds; `None` when the document's time does not parse (the view names it).
     pub run_timestamp: Option<f64>,
 }
 
@@ -119,7 +126,6 @@ impl Textfile {
                 HostMetrics::of(h, fleet, earlier.get(h.host).copied())
             })
             .collect();
-        let c = view.counts;
         let mut fleet_findings: BTreeMap<(String, Severity), u64> = BTreeMap::new();
         for f in view.fleet_findings {
             *fleet_findings
@@ -128,30 +134,26 @@ impl Textfile {
         }
         Textfile {
             hosts,
-            verdicts: [
-                (Verdict::Pass, c.pass as u64),
-                (Verdict::Warn, c.warn as u64),
-                (Verdict::Block, c.block as u64),
-                (Verdict::Incomplete, c.incomplete as u64),
-            ],
+            report: view.kind.name(),
+            verdicts: VERDICTS.map(|v| (v, hosts_at(&view.counts, v) as u64)),
             fleet_findings,
-            run_timestamp: seconds(view.finished_at.unwrap_or(view.started_at)),
+            run_timestamp: view.finished_at.or(view.started_at).map(seconds),
         }
     }
 
     /// The registry holding every sample of the file.
     pub fn registry(&self) -> prometheus::Result<Registry> {
-        const HOST: [&str; 3] = ["host", "fleet", "cluster"];
+        const HOST: [&str; 4] = ["report", "host", "fleet", "cluster"];
         let registry = Registry::new();
         let verdict = int_gauges(
             "driftgate_verdict",
             "The host's verdict: 1 for the verdict it got, 0 for the three others.",
-            &["host", "fleet", "cluster", "verdict"],
+            &["report", "host", "fleet", "cluster", "verdict"],
         )?;
         let findings = int_gauges(
             "driftgate_findings",
             "Findings of the host by severity and rule id (its own judgement's and the fleet findings naming it).",
-            &["host", "fleet", "cluster", "severity", "rule"],
+            &["report", "host", "fleet", "cluster", "severity", "rule"],
         )?;
         let last_success = gauges(
             "driftgate_last_success_timestamp_seconds",
@@ -171,30 +173,43 @@ impl Textfile {
         let hosts = int_gauges(
             "driftgate_hosts",
             "Hosts of the run by verdict.",
-            &["verdict"],
+            &["report", "verdict"],
         )?;
         let fleet_findings = int_gauges(
             "driftgate_fleet_findings",
             "Fleet findings (cluster disagreement, stale or missing baselines and captures) by rule and severity.",
-            &["rule", "severity"],
+            &["report", "rule", "severity"],
         )?;
         let run = gauges(
             "driftgate_run_timestamp_seconds",
             "When the run that wrote this file finished (a check or gate step records no end: when it started), Unix seconds.",
-            &[],
+            &["report"],
         )?;
+        let report = self.report;
         for h in &self.hosts {
             let l = &h.labels;
-            let host = [l.host.as_str(), l.fleet.as_str(), l.cluster.as_str()];
-            let [name, fleet, cluster] = host;
+            let host = [
+                report,
+                l.host.as_str(),
+                l.fleet.as_str(),
+                l.cluster.as_str(),
+            ];
+            let [_, name, fleet, cluster] = host;
             for v in VERDICTS {
                 verdict
-                    .get_metric_with_label_values(&[name, fleet, cluster, label(v)])?
+                    .get_metric_with_label_values(&[report, name, fleet, cluster, label(v)])?
                     .set(i64::from(v == h.verdict));
             }
             for ((severity, rule), n) in &h.findings {
                 findings
-                    .get_metric_with_label_values(&[name, fleet, cluster, severity.as_str(), rule])?
+                    .get_metric_with_label_values(&[
+                        report,
+                        name,
+                        fleet,
+                        cluster,
+                        severity.as_str(),
+                        rule,
+                    ])?
                     .set(count(*n));
             }
             if let Some(at) = h.last_success {
@@ -209,16 +224,16 @@ impl Textfile {
         }
         for (v, n) in self.verdicts {
             hosts
-                .get_metric_with_label_values(&[label(v)])?
+                .get_metric_with_label_values(&[report, label(v)])?
                 .set(count(n));
         }
         for ((rule, severity), n) in &self.fleet_findings {
             fleet_findings
-                .get_metric_with_label_values(&[rule.as_str(), severity.as_str()])?
+                .get_metric_with_label_values(&[report, rule.as_str(), severity.as_str()])?
                 .set(count(*n));
         }
         if let Some(at) = self.run_timestamp {
-            run.get_metric_with_label_values::<&str>(&[])?.set(at);
+            run.get_metric_with_label_values(&[report])?.set(at);
         }
         let collectors: [Box<dyn Collector>; 8] = [
             Box::new(verdict),
@@ -257,10 +272,9 @@ fn label(verdict: Verdict) -> &'static str {
     }
 }
 
-/// An RFC 3339 time as Unix seconds, `None` when it does not parse.
-fn seconds(time: &str) -> Option<f64> {
-    let at: jiff::Timestamp = time.parse().ok()?;
-    Some(at.as_millisecond() as f64 / 1000.0)
+/// A time as Unix seconds (to the millisecond).
+fn seconds(at: jiff::Timestamp) -> f64 {
+    at.as_millisecond() as f64 / 1000.0
 }
 
 /// A count as a gauge value (no count of a run reaches `i64::MAX`).

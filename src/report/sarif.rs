@@ -38,11 +38,10 @@ use std::io::{self, Write};
 use sha2::{Digest as _, Sha256};
 
 use crate::baseline::BaselineLines;
-use crate::compare::{AllowedFinding, Finding, FindingKind, Origin, Role, Severity, Verdict};
+use crate::compare::{AllowedFinding, Finding, FindingKind, Severity, Verdict};
 use crate::fleet::FleetFinding;
-use crate::gate::Step;
 
-use super::{Extras, HostView, View, ViewKind};
+use super::{Extras, HostView, View, origin_name, origin_phrase, role_word, value_text};
 use location::{directory_uri, location, path_uri};
 use model::{
     ArtifactLocation, Configuration, Driver, FindingProperties, FleetProperties, HostProperties,
@@ -98,7 +97,7 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
     let mut drafts: Vec<Draft<'a>> = Vec::new();
     for host in &view.hosts {
         let lines = extras.baseline_lines.get(host.host);
-        if host.verdict == Verdict::Incomplete || !host.report.incomplete_sources.is_empty() {
+        if host.incomplete() {
             drafts.push(incomplete(host, lines));
         }
         let strict = view.strict || host.report.strict;
@@ -179,12 +178,7 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
             results,
             properties: RunProperties {
                 title: &view.title,
-                kind: match view.kind {
-                    ViewKind::Check => "check",
-                    ViewKind::Gate(Step::Pre) => "gate-pre",
-                    ViewKind::Gate(Step::Post) => "gate-post",
-                    ViewKind::Fleet => "fleet",
-                },
+                kind: view.kind.name(),
                 run: view.run.as_deref(),
                 verdict: view.verdict.as_upper(),
                 strict: view.strict,
@@ -244,14 +238,14 @@ fn invocation(view: &View<'_>, omitted: usize) -> Invocation {
         Verdict::Block => 1,
         Verdict::Incomplete => 3,
     };
-    // SARIF wants RFC 3339 UTC times; a document's own text goes in the run's properties.
-    let utc = |at: &str| at.parse::<jiff::Timestamp>().ok().map(|t| t.to_string());
+    // SARIF wants RFC 3339 UTC times: a `Timestamp` displays as one.
+    let utc = |at: jiff::Timestamp| at.to_string();
     Invocation {
         execution_successful: view.verdict != Verdict::Incomplete,
         exit_code,
         exit_code_description: view.verdict.as_upper(),
-        start_time_utc: utc(view.started_at),
-        end_time_utc: view.finished_at.and_then(utc),
+        start_time_utc: view.started_at.map(utc),
+        end_time_utc: view.finished_at.map(utc),
         tool_execution_notifications: omitted_notification(omitted),
     }
 }
@@ -344,10 +338,6 @@ fn sentence(text: &str) -> String {
     }
 }
 
-fn value_text(value: Option<&crate::snapshot::FactValue>) -> String {
-    value.map_or_else(|| "(none)".to_owned(), ToString::to_string)
-}
-
 /// A host's finding; an allowed one is a suppressed note with the allowance (see the module's
 /// documentation), with the fingerprint it has when it is not allowed.
 fn finding_result<'a>(
@@ -382,11 +372,7 @@ fn finding_result<'a>(
         message.push_str(" Staged: takes effect at the next reboot.");
     }
     if let Some(origin) = finding.origin {
-        message.push_str(match origin {
-            Origin::Update => " Changed by the update.",
-            Origin::PreExisting => " Already different before the update.",
-            Origin::Expected => " Expected: changed by the update as declared.",
-        });
+        message.push_str(&format!(" Origin: {}.", origin_phrase(origin)));
     }
     if let Some(line) = super::firmware_line_listed(finding, "each a result of its own") {
         message.push_str(&format!(" Firmware: {line}."));
@@ -442,11 +428,7 @@ fn finding_result<'a>(
             expected: finding.expected.as_ref(),
             kind,
             severity: finding.severity.as_str(),
-            origin: finding.origin.map(|o| match o {
-                Origin::Update => "update",
-                Origin::PreExisting => "pre_existing",
-                Origin::Expected => "expected",
-            }),
+            origin: finding.origin.map(origin_name),
             pending: finding.pending,
             allowed: allowed.is_some(),
         }),
@@ -463,21 +445,13 @@ fn kind_name(kind: FindingKind) -> (&'static str, u8) {
     }
 }
 
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Snapshot => "snapshot",
-        Role::Baseline => "baseline",
-        Role::Pre => "pre",
-    }
-}
-
 fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'a> {
     let sources: Vec<SourceProperties<'a>> = host
         .report
         .incomplete_sources
         .iter()
         .map(|s| SourceProperties {
-            role: role_name(s.role),
+            role: role_word(s.role),
             name: &s.name,
             target: &s.target,
             status: s.status.as_str(),

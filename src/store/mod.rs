@@ -10,6 +10,7 @@ mod git_locks;
 mod listing;
 mod lock;
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -681,8 +682,31 @@ impl Store {
     /// Commits reachable from HEAD, newest first, that changed a file under `prefix`
     /// (compared with their first parent), at most `limit` of them.
     pub fn history(&self, prefix: &str, limit: usize) -> Result<Vec<HistoryEntry>, StoreError> {
+        let mut entries = Vec::new();
+        if limit == 0 {
+            return Ok(entries);
+        }
+        self.walk_history(prefix, &mut |entry| {
+            entries.push(entry);
+            if entries.len() >= limit {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        Ok(entries)
+    }
+
+    /// Hands `visit` the commits [`Store::history`] lists, newest first, one at a time, until
+    /// it breaks: a caller that wants a number of commits per file stops the walk as soon as
+    /// it has them, and older commits are never read.
+    pub fn walk_history(
+        &self,
+        prefix: &str,
+        visit: &mut dyn FnMut(HistoryEntry) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
         if !self.has_commits() {
-            return Ok(Vec::new());
+            return Ok(());
         }
         let mut walk = self
             .repo
@@ -692,11 +716,7 @@ impl Store {
             .map_err(|e| self.error("walk history", e))?;
         walk.push_head()
             .map_err(|e| self.error("walk history", e))?;
-        let mut entries = Vec::new();
         for id in walk {
-            if entries.len() >= limit {
-                break;
-            }
             let id = id.map_err(|e| self.error("walk history", e))?;
             let commit = self
                 .repo
@@ -730,16 +750,19 @@ impl Store {
             if changes.is_empty() {
                 continue;
             }
-            entries.push(HistoryEntry {
+            let entry = HistoryEntry {
                 id,
                 author: commit.author().name().unwrap_or("?").to_owned(),
                 time: commit.author().when().seconds(),
                 summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
                 message: String::from_utf8_lossy(commit.message_bytes()).into_owned(),
                 changes,
-            });
+            };
+            if visit(entry).is_break() {
+                break;
+            }
         }
-        Ok(entries)
+        Ok(())
     }
 
     fn blob_content(&self, id: Oid) -> Option<Vec<u8>> {

@@ -139,7 +139,8 @@ const NIGHT: usize = 24 * 60;
 /// the night after. The annotations expected are the rule's, from `alerts.yml`, filled in.
 pub fn two_nights_test(nights: &[String], quiet_until: usize, firing: &[&str]) -> String {
     const ALERT: &str = "DriftgateHostIncompleteTwoNights";
-    const TARGET: &str = r#"instance="gw1:9100",job="node""#;
+    // The scrape's labels, and the nightly file's `report` label the alerts select.
+    const TARGET: &str = r#"instance="gw1:9100",job="node",report="fleet""#;
     let rule = alert_rule(ALERT);
     let labels = |l: &[(&str, &str)]| {
         l.iter()
@@ -151,7 +152,12 @@ pub fn two_nights_test(nights: &[String], quiet_until: usize, firing: &[&str]) -
     // Each night's value of each series, in series order.
     let mut series: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for (k, text) in nights.iter().enumerate() {
-        let run = value(text, "driftgate_run_timestamp_seconds", &[]).expect("a run time");
+        let run = value(
+            text,
+            "driftgate_run_timestamp_seconds",
+            &[("report", "fleet")],
+        )
+        .expect("a fleet run's time");
         // The run as if it had run on night k, 24 h after the first.
         let shifted = run + (k * 86_400) as f64;
         series
@@ -221,6 +227,7 @@ pub fn two_nights_test(nights: &[String], quiet_until: usize, firing: &[&str]) -
         let mut exp: BTreeMap<String, String> = rule.labels.clone();
         exp.insert("instance".into(), "gw1:9100".into());
         exp.insert("job".into(), "node".into());
+        exp.insert("report".into(), "fleet".into());
         exp.insert("host".into(), host.clone());
         for (k, v) in [("fleet", fleet), ("cluster", cluster)] {
             if !v.is_empty() {

@@ -52,6 +52,37 @@ fn commit(store: &Store, files: &[(&str, Vec<u8>)], message: &str) {
     store.commit(&lock, &writes, message, &|_| false).unwrap();
 }
 
+/// Commits the removal of `path` with git2 (the store only ever writes files), as the
+/// test store's configured operator.
+fn remove(store: &Store, path: &str, message: &str) {
+    let root = store.location();
+    std::fs::remove_file(root.join(path)).unwrap();
+    let repo = git2::Repository::open(root).unwrap();
+    let mut index = repo.index().unwrap();
+    index.remove_path(std::path::Path::new(path)).unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let parent = repo.head().unwrap().peel_to_commit().unwrap();
+    let signature = repo.signature().unwrap();
+    repo.commit(
+        Some("HEAD"),
+        &signature,
+        &signature,
+        message,
+        &tree,
+        &[&parent],
+    )
+    .unwrap();
+}
+
+/// Deletes the loose object `id` from the store: a history that cannot be read past it.
+fn lose_object(store: &Store, id: git2::Oid) {
+    let hex = id.to_string();
+    let repo = git2::Repository::open(store.location()).unwrap();
+    let file = repo.path().join("objects").join(&hex[..2]).join(&hex[2..]);
+    std::fs::remove_file(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+}
+
 const ESX01: &str = "baselines/esxi/esx01.json";
 const ESX02: &str = "baselines/esxi/esx02.json";
 
@@ -188,18 +219,35 @@ fn a_removed_baseline_and_file_names_outside_the_layout() {
     assert_eq!(host_of("other/esxi/esx01.json"), None);
     assert_eq!(run_of("x\n\nRun: R1\nRun: R2\n"), Some("R2".to_owned()));
     assert_eq!(run_of("x\nRun:\n"), None);
-    let root = store.location().to_path_buf();
-    std::fs::remove_file(root.join(ESX02)).unwrap();
-    let status = std::process::Command::new("git")
-        .arg("-C")
-        .arg(&root)
-        .args(["commit", "-qam", "retire esx02"])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    remove(&store, ESX02, "retire esx02");
     let timelines = timelines(&store, &Policy::builtin(), &["esx02"], 10).unwrap();
     let entries = &timelines["esx02"];
     assert_eq!(entries.len(), 2);
     assert!(entries[0].removed && entries[0].unreadable.is_none());
     assert_eq!(entries[0].summary, "retire esx02");
+}
+
+#[test]
+fn the_walk_stops_once_every_host_has_its_entries() {
+    let (_dir, store) = history();
+    let repo = git2::Repository::open(store.location()).unwrap();
+    // The root commit's tree: every walk that reaches the second commit needs it.
+    let mut walk = repo.revwalk().unwrap();
+    walk.push_head().unwrap();
+    let ids: Vec<git2::Oid> = walk.map(Result::unwrap).collect();
+    let root = repo.find_commit(*ids.last().unwrap()).unwrap();
+    assert!(ids.len() >= 3, "{ids:?}");
+    lose_object(&store, root.tree_id());
+    // A fresh handle: the first one has the tree in its object cache.
+    let store = Store::open_or_init(store.location()).unwrap();
+    let policy = Policy::builtin();
+    // The newest commit changed esx01: one entry each needs no older commit.
+    let one = timelines(&store, &policy, &["esx01"], 1).unwrap();
+    assert_eq!(one["esx01"].len(), 1);
+    // Asking for every entry walks into the lost tree, and says so.
+    let error = timelines(&store, &policy, &["esx01"], 10).unwrap_err();
+    assert!(error.to_string().contains("read tree"), "{error}");
+    // A host without enough commits keeps the walk going to the end.
+    let error = timelines(&store, &policy, &["esx01", "nobody"], 1).unwrap_err();
+    assert!(error.to_string().contains("read tree"), "{error}");
 }

@@ -5,10 +5,11 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::baseline::TimelineEntry;
-use crate::compare::{Allowance, Counts, Finding, FindingKind, Origin, Severity, Verdict};
+use jiff::Timestamp;
+
+use crate::compare::{Counts, Finding, FindingKind, Origin, Severity, Verdict};
 use crate::fleet::FleetFinding;
-use crate::gate::Step;
-use crate::report::{View, ViewKind, firmware_line_listed, headline, port_of};
+use crate::report::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
 
 /// The verdicts in the order the summary and the filter list them.
 pub const VERDICTS: [Verdict; 4] = [
@@ -24,12 +25,14 @@ pub struct Page<'a> {
     pub title: &'a str,
     /// The run's verdict.
     pub verdict: Verdict,
-    /// What ran: `fleet check`, `gate post`, `check`.
+    /// What ran: `fleet`, `gate-post`, `check` ([`crate::report::ViewKind::name`]).
     pub kind: &'static str,
-    /// When it started (RFC 3339).
-    pub started_at: &'a str,
+    /// When it started, if the document's time parses.
+    pub started_at: Option<Timestamp>,
     /// When it finished, if known.
-    pub finished_at: Option<&'a str>,
+    pub finished_at: Option<Timestamp>,
+    /// The document's times that did not parse, each said in a line.
+    pub unreadable_times: Vec<String>,
     /// The gate run or the fleet's shards.
     pub run: Option<&'a str>,
     /// Warnings were made to block.
@@ -61,7 +64,7 @@ pub struct Row<'a> {
     /// How long its capture took, when this run captured it.
     pub capture_ms: Option<u64>,
     /// When it was last read completely.
-    pub last_success_at: Option<&'a str>,
+    pub last_success_at: Option<Timestamp>,
 }
 
 /// One host's section.
@@ -124,16 +127,7 @@ pub struct Item<'a> {
 impl<'a> Page<'a> {
     /// The page of `view`, with the timelines of `extras`.
     pub fn of(view: &'a View<'a>, extras: &'a crate::report::Extras) -> Page<'a> {
-        let c = view.counts;
-        let counts = VERDICTS.map(|v| {
-            let n = match v {
-                Verdict::Pass => c.pass,
-                Verdict::Warn => c.warn,
-                Verdict::Block => c.block,
-                Verdict::Incomplete => c.incomplete,
-            };
-            (v, n)
-        });
+        let counts = VERDICTS.map(|v| (v, hosts_at(&view.counts, v)));
         let mut rows = Vec::with_capacity(view.hosts.len());
         let mut sections = Vec::new();
         for (i, host) in view.hosts.iter().enumerate() {
@@ -158,14 +152,14 @@ impl<'a> Page<'a> {
         Page {
             title: &view.title,
             verdict: view.verdict,
-            kind: match view.kind {
-                ViewKind::Check => "check",
-                ViewKind::Gate(Step::Pre) => "gate pre",
-                ViewKind::Gate(Step::Post) => "gate post",
-                ViewKind::Fleet => "fleet check",
-            },
+            kind: view.kind.name(),
             started_at: view.started_at,
             finished_at: view.finished_at,
+            unreadable_times: view
+                .unreadable_times
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             run: view.run.as_deref(),
             strict: view.strict,
             counts,
@@ -345,28 +339,4 @@ fn detail(f: &Finding) -> String {
         FindingKind::Changed if f.pending => f.message.clone(),
         _ => crate::compare::change_text(f),
     }
-}
-
-/// `allowed by PATH=VALUE (given at FILE:LINE): reason "…", ticket CHG-1, expires 2026-12-31`.
-fn allowed_by(a: &Allowance) -> String {
-    let rule = match &a.value {
-        Some(value) => format!("{}={value}", a.path),
-        None => a.path.clone(),
-    };
-    let mut parts = Vec::new();
-    if let Some(reason) = &a.reason {
-        parts.push(format!("reason {reason:?}"));
-    }
-    if let Some(ticket) = &a.ticket {
-        parts.push(format!("ticket {ticket}"));
-    }
-    if let Some(expires) = a.expires {
-        parts.push(format!("expires {expires}"));
-    }
-    let detail = if parts.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", parts.join(", "))
-    };
-    format!("allowed by {rule} (given at {}){detail}", a.given_at)
 }

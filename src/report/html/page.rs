@@ -9,6 +9,7 @@ use sha2::{Digest as _, Sha256};
 use super::model::{Group, Item, Page, Row, Section, VERDICTS};
 use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::{Severity, Verdict};
+use crate::report::value_text;
 
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
@@ -52,10 +53,14 @@ pub fn markup(page: &Page<'_>) -> Markup {
                         " " (page.title)
                     }
                     p.meta {
-                        (page.kind) ", started " (page.started_at)
+                        (page.kind)
+                        @if let Some(started) = page.started_at { ", started " (started) }
                         @if let Some(finished) = page.finished_at { ", finished " (finished) }
                         @if let Some(run) = page.run { ", run " (run) }
                         @if page.strict { ", --strict: warnings block" }
+                    }
+                    @for said in &page.unreadable_times {
+                        p.unreadable { (said) }
                     }
                 }
                 (summary(page))
@@ -170,8 +175,11 @@ fn hosts_table(rows: &[Row<'_>]) -> Markup {
                                     None => "—",
                                 }
                             }
-                            td data-key=(row.last_success_at.unwrap_or("")) {
-                                (row.last_success_at.unwrap_or("never"))
+                            td data-key=(row.last_success_at.map_or(-1, |t| t.as_second())) {
+                                @match row.last_success_at {
+                                    Some(at) => (at),
+                                    None => "never",
+                                }
                             }
                         }
                     }
@@ -340,10 +348,7 @@ fn timeline(entries: &[TimelineEntry]) -> Markup {
 }
 
 fn setting(c: &SettingChange) -> Markup {
-    let value = |v: &Option<crate::snapshot::FactValue>| {
-        v.as_ref()
-            .map_or_else(|| "(none)".to_owned(), ToString::to_string)
-    };
+    let value = |v: &Option<crate::snapshot::FactValue>| value_text(v.as_ref());
     html! {
         li {
             span class=(severity_class(c.severity)) { (c.severity.as_str()) }

@@ -532,17 +532,31 @@ fn the_schemas_reject_a_broken_document() {
 
 #[test]
 fn timestamps_are_utc_without_a_zone_and_times_are_seconds() {
+    let at = |t: &str| Some(t.parse::<jiff::Timestamp>().unwrap());
     assert_eq!(
-        super::timestamp("2026-12-01T14:30:25+02:00"),
+        super::timestamp(at("2026-12-01T14:30:25+02:00"), "unused"),
         "2026-12-01T12:30:25"
     );
     assert_eq!(
-        super::timestamp("2026-12-01T12:30:25.999Z"),
+        super::timestamp(at("2026-12-01T12:30:25.999Z"), "unused"),
         "2026-12-01T12:30:25"
     );
+    // A time the view could not parse is kept as the document has it.
+    assert_eq!(super::timestamp(None, "yesterday"), "yesterday");
     let fleet = small_fleet();
     let view = View::of(Document::Fleet(&fleet));
-    assert_eq!(super::duration(&view), Some(super::xml::Seconds(190_500)));
+    let took = super::duration(&view).unwrap();
+    assert_eq!(took, super::xml::Seconds::from_ms(190_500));
+    assert_eq!(took.text(), "190.500");
+    assert_eq!(super::xml::Seconds::from_ms(4_210).text(), "4.210");
+    assert_eq!(
+        super::xml::Seconds::between(
+            at("2026-12-01T02:00:01Z").unwrap(),
+            at("2026-12-01T02:00:00Z").unwrap()
+        ),
+        None,
+        "an end before the start is no duration"
+    );
 }
 
 /// A site policy whose own drift rule and expectation hold over the benign update, with one

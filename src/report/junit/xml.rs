@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::time::Duration;
 
 use quick_xml::Writer;
 use quick_xml::escape::partial_escape;
@@ -84,18 +85,25 @@ pub(super) struct Problem {
     pub body: String,
 }
 
-/// A duration, written as seconds with three decimals (`4.210`).
+/// A `time` attribute: a duration to the millisecond, written as seconds with three decimals
+/// (`4.210`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Seconds(pub u64);
+pub(super) struct Seconds(Duration);
 
 impl Seconds {
-    /// From milliseconds.
+    /// A duration of `ms` milliseconds (the documents count capture times in them).
     pub fn from_ms(ms: u64) -> Seconds {
-        Seconds(ms)
+        Seconds(Duration::from_millis(ms))
     }
 
-    fn text(self) -> String {
-        format!("{}.{:03}", self.0 / 1000, self.0 % 1000)
+    /// The span from `start` to `end`; `None` when `end` is before `start`.
+    pub fn between(start: jiff::Timestamp, end: jiff::Timestamp) -> Option<Seconds> {
+        let ms = end.as_millisecond().checked_sub(start.as_millisecond())?;
+        u64::try_from(ms).ok().map(Seconds::from_ms)
+    }
+
+    pub fn text(self) -> String {
+        format!("{}.{:03}", self.0.as_secs(), self.0.subsec_millis())
     }
 }
 

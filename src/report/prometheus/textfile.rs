@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 /// The metric whose samples [`last_success_times`] reads.
-pub const LAST_SUCCESS: &str = "driftgate_last_success_timestamp_seconds";
+pub(crate) const LAST_SUCCESS: &str = "driftgate_last_success_timestamp_seconds";
 
 /// One sample line.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ pub struct ParseError {
 /// Each host's last success time in `text` (Unix seconds; the latest when a host has
 /// several samples). Lines that do not parse, and values that are not finite and positive,
 /// are skipped: a file edited by hand costs only its broken lines, never every host's time.
-pub fn last_success_times(text: &str) -> BTreeMap<String, f64> {
+pub(crate) fn last_success_times(text: &str) -> BTreeMap<String, f64> {
     let mut times: BTreeMap<String, f64> = BTreeMap::new();
     for sample in samples(text).filter_map(Result::ok) {
         let Some(host) = sample.labels.get("host") else {
@@ -59,7 +59,7 @@ pub fn samples(text: &str) -> impl Iterator<Item = Result<Sample, ParseError>> +
 }
 
 /// Parses line `line` of a textfile, `text`, as a sample.
-pub fn parse_sample(text: &str, line: usize) -> Result<Sample, ParseError> {
+pub(crate) fn parse_sample(text: &str, line: usize) -> Result<Sample, ParseError> {
     let mut at = Cursor {
         chars: text.chars().collect(),
         pos: 0,

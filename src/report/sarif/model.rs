@@ -278,9 +278,10 @@ pub(super) struct RunProperties<'a> {
     pub run: Option<&'a str>,
     pub verdict: &'static str,
     pub strict: bool,
-    pub started_at: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub finished_at: Option<&'a str>,
+    pub started_at: Option<jiff::Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<jiff::Timestamp>,
     pub counts: HostCounts,
     pub hosts: Vec<HostProperties<'a>>,
     /// Results left out past [`super::MAX_RESULTS`], the least severe.
