@@ -96,7 +96,9 @@ fn counts_field(counts: &serde_json::Value) -> Counts {
 }
 
 fn from_headline(text: &str) -> Counts {
-    // `FLEET INCOMPLETE — 5 hosts: 2 pass · 1 warn · 1 block · 1 incomplete`
+    // `FLEET INCOMPLETE — 5 hosts: 2 pass · 1 warn · 1 block · 1 incomplete` (Markdown escapes
+    // its punctuation: read it as rendered).
+    let text = text.replace('\\', "");
     let line = text
         .lines()
         .find(|l| l.contains(" hosts: "))

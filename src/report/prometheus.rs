@@ -66,7 +66,16 @@ impl HostMetrics {
     /// the file being replaced had for it.
     fn of(host: &HostView<'_>, fleet: &[&FleetFinding], earlier: Option<f64>) -> HostMetrics {
         let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
-        for f in &host.report.findings {
+        // On a partial capture what a failed source did not read shows as removed: those are
+        // not the host's drift (its verdict and `driftgate_sources_incomplete` say what
+        // happened), so a sum of blocking findings over the fleet counts only what was read.
+        let incomplete = host.incomplete();
+        for f in host
+            .report
+            .findings
+            .iter()
+            .filter(|f| !incomplete || f.new.is_some())
+        {
             *findings.entry((f.severity, f.id.clone())).or_default() += 1;
         }
         for f in fleet {
@@ -152,7 +161,7 @@ impl Textfile {
         )?;
         let findings = int_gauges(
             "driftgate_findings",
-            "Findings of the host by severity and rule id (its own judgement's and the fleet findings naming it).",
+            "Findings of the host by severity and rule id (its own judgement's, without the facts a partial capture lost, and the fleet findings naming it).",
             &["report", "host", "fleet", "cluster", "severity", "rule"],
         )?;
         let last_success = gauges(
