@@ -331,7 +331,21 @@ fn a_401_with_the_session_alive_deletes_it_before_logging_in_again() {
         ],
     );
     let captured = capture(&format!("redfish={}", server.url), &["-v"], true);
-    captured.assert_incomplete("partial", "again after logging in again");
+    // The collections are read at the same time: whether Chassis and UpdateService answered
+    // before the second 401 stopped the crawl depends on timing (on a loaded machine they may
+    // not have been sent), so the source is partial or failed, and never complete.
+    assert_eq!(captured.code, 3, "{}", captured.error());
+    assert!(
+        matches!(captured.status(), "partial" | "failed"),
+        "{}: {}",
+        captured.status(),
+        captured.error()
+    );
+    assert!(
+        captured.error().contains("again after logging in again"),
+        "{}",
+        captured.error()
+    );
     assert_eq!(
         server.sessions(),
         0,
