@@ -5,8 +5,9 @@
 use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::testing::{edited, example, three_way};
 use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict, stories};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
+use crate::fleet::{FleetFinding, FleetReport, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::testing;
 use crate::report::{Extras, Format, render};
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
 
@@ -126,31 +127,7 @@ fn result(report: Report, cluster: Option<&str>, ms: u64) -> HostResult {
 }
 
 fn fleet(hosts: Vec<HostResult>, findings: Vec<FleetFinding>) -> FleetReport {
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
-    FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "<tool>".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
-    }
+    testing::fleet_report("<tool>", hosts, findings)
 }
 
 /// azl-node01 after the update that reset its DCBX, azl-node02 unchanged, esx01 with its

@@ -8,8 +8,9 @@ use std::process::Command;
 use crate::compare::testing::{edited, example, set, three_way};
 use crate::compare::{self, JudgeOptions, Policy, Report, Verdict, stories};
 use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
+use crate::fleet::{FleetFinding, FleetReport, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::testing;
 use crate::report::{Document, Extras, Format, View};
 use crate::snapshot::{FactValue, HostName, SourceStatus, VerifiedSnapshot};
 
@@ -240,37 +241,11 @@ fn small_fleet() -> FleetReport {
         majority: None,
         message: "azl-node03 has no baseline in the store".into(),
     });
-    for h in &mut hosts {
-        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
-            if f.severity == compare::Severity::Block {
-                h.verdict = h.verdict.worst(Verdict::Block);
-            }
-        }
-    }
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
+    testing::block_by_findings(&mut hosts, &findings);
     FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
         tool: "driftgate <version>".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
         finished_at: "2026-12-01T02:03:10.500Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
+        ..testing::fleet_report("", hosts, findings)
     }
 }
 

@@ -13,8 +13,9 @@ use crate::compare::{self, Finding, FindingKind, JudgeOptions, Policy, Report, S
 use crate::fleet::cluster::{ClusterFacts, consistency};
 use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::testing::{self, judge, renamed};
 use crate::report::{self, Document, Extras, Format};
-use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, SourceStatus, VerifiedSnapshot};
+use crate::snapshot::{FactPath, SourceStatus, VerifiedSnapshot};
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
@@ -64,15 +65,6 @@ fn extras(lines: &[(&str, BaselineLines)]) -> Extras {
             .collect(),
         ..Extras::default()
     }
-}
-
-fn judge(snapshot: &VerifiedSnapshot, baseline: Option<&VerifiedSnapshot>) -> Report {
-    compare::judge(
-        snapshot,
-        baseline,
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    )
 }
 
 fn results(log: &Value) -> &Vec<Value> {
@@ -289,23 +281,6 @@ fn gate_post_blocked_by_the_update() {
     snapshot!("sarif_gate_post", text);
 }
 
-fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
-    let mut snapshot: Snapshot = from.snapshot().clone();
-    snapshot.host = HostName::new(host).unwrap();
-    let swap = |text: &str| text.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
-    snapshot.facts = snapshot
-        .facts
-        .iter()
-        .map(|(p, v)| {
-            let v = v
-                .as_text()
-                .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
-            (FactPath::new(swap(p.as_str())).unwrap(), v)
-        })
-        .collect();
-    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), &format!("{host}.json")).unwrap()
-}
-
 fn fleet_host(name: &str, report: Report) -> HostResult {
     HostResult {
         host: name.into(),
@@ -362,38 +337,8 @@ fn fleet_with_cluster_and_allowed() -> (FleetReport, Extras) {
         fleet_host("azl-node02", n2_report),
         fleet_host("azl-node03", judge(&n3, Some(&n3))),
     ];
-    for h in &mut hosts {
-        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
-            if f.severity == Severity::Block {
-                h.verdict = h.verdict.worst(Verdict::Block);
-            }
-        }
-    }
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
-    let report = FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "driftgate test".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
-    };
+    testing::block_by_findings(&mut hosts, &findings);
+    let report = testing::fleet_report("driftgate test", hosts, findings);
     let extras = extras(&[
         ("azl-node01", lines_of("azure-local", &base)),
         ("azl-node02", lines_of("azure-local", &n2_base)),
