@@ -2,6 +2,7 @@
 
 use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
 use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
+use crate::gate::HostOutcome;
 use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 /// `snapshot` judged against `baseline` under the built-in policy.
@@ -79,5 +80,26 @@ pub(crate) fn fleet_report(
         counts: host_counts(&hosts),
         hosts,
         findings,
+    }
+}
+
+/// Host azl-node01 of cluster azl-cluster-a in fleet azure-local, judged as `report` after
+/// the update captured as `post`, its capture kept at `snapshot_file`.
+pub(crate) fn gate_host(
+    report: Report,
+    post: &VerifiedSnapshot,
+    snapshot_file: &str,
+    capture_ms: u64,
+) -> HostOutcome {
+    HostOutcome {
+        host: report.snapshot.host.clone(),
+        fleet: "azure-local".into(),
+        cluster: Some("azl-cluster-a".into()),
+        verdict: report.verdict,
+        stories: compare::stories(&report, &post.snapshot().facts),
+        report,
+        snapshot_file: snapshot_file.into(),
+        capture_ms,
+        notes: Vec::new(),
     }
 }

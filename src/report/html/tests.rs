@@ -4,9 +4,9 @@
 
 use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::testing::{edited, example, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict, stories};
+use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
 use crate::fleet::{FleetFinding, FleetReport, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
 use crate::report::testing;
 use crate::report::{Extras, Format, render};
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
@@ -61,17 +61,7 @@ fn gate_post() -> GateReport {
         Vec::new(),
     );
     report.tool = "<tool>".into();
-    let host = HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "<run-dir>/post-1/azl-node01.json".into(),
-        capture_ms: 4_210,
-        notes: Vec::new(),
-    };
+    let host = testing::gate_host(report, &post, "<run-dir>/post-1/azl-node01.json", 4_210);
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.into(),
         tool: "<tool>".into(),

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::compare::testing::{edited, example, set, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Verdict, stories};
+use crate::compare::{self, JudgeOptions, Policy, Report, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
 use crate::fleet::{FleetFinding, FleetReport, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
-use crate::report::testing;
+use crate::report::testing::{self, renamed};
 use crate::report::{Document, Extras, Format, View};
-use crate::snapshot::{FactValue, HostName, SourceStatus, VerifiedSnapshot};
+use crate::snapshot::{HostName, SourceStatus, VerifiedSnapshot};
 
 fn shipped(file: &str) -> VerifiedSnapshot {
     let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -94,18 +94,12 @@ macro_rules! snapshot {
 }
 
 fn gate_host(report: Report, post: &VerifiedSnapshot, capture_ms: u64) -> HostOutcome {
-    let report = versionless(report);
-    HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "runs/CHG-1042/post-1/azl-node01.json".into(),
+    testing::gate_host(
+        versionless(report),
+        post,
+        "runs/CHG-1042/post-1/azl-node01.json",
         capture_ms,
-        notes: Vec::new(),
-    }
+    )
 }
 
 fn gate_post(hosts: Vec<HostOutcome>) -> GateReport {
@@ -144,25 +138,6 @@ fn fleet_host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> Hos
         last_success_at: Some(report.snapshot.captured_at.clone()),
         report,
     }
-}
-
-/// `from` as host `host`, each MAC's `12:34` made `mac`.
-fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
-    let origin = format!("{host}.json");
-    edited(from, &origin, |s| {
-        s.host = HostName::new(host).unwrap();
-        let swap = |t: &str| t.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
-        s.facts = s
-            .facts
-            .iter()
-            .map(|(p, v)| {
-                let v = v
-                    .as_text()
-                    .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
-                (crate::snapshot::FactPath::new(swap(p.as_str())).unwrap(), v)
-            })
-            .collect();
-    })
 }
 
 /// Three nodes of cluster `azl` (node01 after the update that reset its DCBX: a cluster

@@ -2,9 +2,9 @@
 //! what a host keeps from the file being replaced, escaping, and the textfile parser.
 
 use crate::compare::testing::{example, three_way};
-use crate::compare::{Report, Severity, Verdict, stories};
+use crate::compare::{Report, Severity, Verdict};
 use crate::fleet::{FleetFinding, FleetReport, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
 use crate::report::testing::{self, judge};
 use crate::report::{Document, Extras, View};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
@@ -173,6 +173,7 @@ fn seed_one_post() -> GateReport {
         &example("pre-update.json"),
         Vec::new(),
     );
+    let host = testing::gate_host(report, &post, "runs/CHG-1042/post-1/azl-node01.json", 2_480);
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.into(),
         tool: "driftgate test".into(),
@@ -184,19 +185,9 @@ fn seed_one_post() -> GateReport {
             started_at: "2026-12-01T22:10:00Z".into(),
             policy_digest: "sha256:policy".into(),
         },
-        verdict: report.verdict,
+        verdict: host.verdict,
         strict: false,
-        hosts: vec![HostOutcome {
-            host: report.snapshot.host.clone(),
-            fleet: "azure-local".into(),
-            cluster: Some("azl-cluster-a".into()),
-            verdict: report.verdict,
-            stories: stories(&report, &post.snapshot().facts),
-            report,
-            snapshot_file: "runs/CHG-1042/post-1/azl-node01.json".into(),
-            capture_ms: 2_480,
-            notes: Vec::new(),
-        }],
+        hosts: vec![host],
         allowances: Vec::new(),
         expired_allowances: Vec::new(),
         warnings: Vec::new(),

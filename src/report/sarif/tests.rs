@@ -221,17 +221,7 @@ fn check_incomplete() {
 }
 
 fn gate_host(report: Report, post: &VerifiedSnapshot) -> HostOutcome {
-    HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: compare::stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "<run-dir>/post-1/azl-node01.json".into(),
-        capture_ms: 4_210,
-        notes: Vec::new(),
-    }
+    testing::gate_host(report, post, "<run-dir>/post-1/azl-node01.json", 4_210)
 }
 
 fn gate_post(hosts: Vec<HostOutcome>) -> GateReport {
