@@ -103,3 +103,21 @@ pub(crate) fn gate_host(
         notes: Vec::new(),
     }
 }
+
+/// `snapshot` judged against `baseline` under the built-in policy and the allow file `allow`.
+pub(crate) fn judge_allowing(
+    snapshot: &VerifiedSnapshot,
+    baseline: Option<&VerifiedSnapshot>,
+    allow: &str,
+) -> Report {
+    let allowances = compare::allow::parse_allow_file(allow, "allow.toml").unwrap();
+    compare::judge(
+        snapshot,
+        baseline,
+        &Policy::builtin(),
+        &JudgeOptions {
+            allowances,
+            ..JudgeOptions::default()
+        },
+    )
+}

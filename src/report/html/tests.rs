@@ -267,24 +267,15 @@ fn html_of_a_small_fleet_with_timelines() {
 
 #[test]
 fn allowed_changes_are_listed_under_the_allowance_that_matched_them() {
-    let allowances = compare::allow::parse_allow_file(
+    let report = testing::judge_allowing(
+        &example("post-update.json"),
+        Some(&example("baseline.json")),
         r#"[[allow]]
 path = "nic/*/bmc/function/*/dcbx_mode"
 value = "disabled"
 reason = "storage moved to the switched fabric"
 ticket = "CHG-1042"
 "#,
-        "allow.toml",
-    )
-    .unwrap();
-    let report = compare::judge(
-        &example("post-update.json"),
-        Some(&example("baseline.json")),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances,
-            ..JudgeOptions::default()
-        },
     );
     assert!(!report.allowed.is_empty());
     let html = page((&report).into(), &Extras::default());

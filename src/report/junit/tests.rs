@@ -152,19 +152,10 @@ fn small_fleet() -> FleetReport {
     let n2_now = edited(&n2, "azl-node02.json", |s| {
         set(s, "bios/SysProfile", "Custom".into());
     });
-    let allowances = compare::allow::parse_allow_file(
-        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"performance profile for the benchmark week\"\nticket = \"CHG-2001\"\n",
-        "allow.toml",
-    )
-    .unwrap();
-    let allowed = compare::judge(
+    let allowed = testing::judge_allowing(
         &n2_now,
         Some(&n2),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances,
-            ..JudgeOptions::default()
-        },
+        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"performance profile for the benchmark week\"\nticket = \"CHG-2001\"\n",
     );
     assert_eq!(allowed.allowed.len(), 1, "{:?}", allowed.findings);
     let azl = Some("azl");

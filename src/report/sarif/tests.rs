@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{FINGERPRINT_KEY, INCOMPLETE_RULE, MAX_RESULTS, RESULTS_OMITTED, SCHEMA_URI};
 use crate::baseline::{BaselineLines, fact_lines};
 use crate::compare::testing::{edited, example, set, three_way};
-use crate::compare::{self, Finding, FindingKind, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::compare::{Finding, FindingKind, Report, Severity, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
 use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
@@ -296,19 +296,10 @@ fn fleet_with_cluster_and_allowed() -> (FleetReport, Extras) {
         set(s, "bios/SysProfile", "Custom".into());
     });
     let n3 = renamed(&base, "azl-node03", "9a:bc");
-    let allow = compare::allow::parse_allow_file(
-        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"tuned for the \\\"gold\\\" image <b>\"\nticket = \"CHG-7\"\n",
-        "allow.toml",
-    )
-    .unwrap();
-    let n2_report = compare::judge(
+    let n2_report = testing::judge_allowing(
         &n2,
         Some(&n2_base),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances: allow,
-            ..JudgeOptions::default()
-        },
+        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"tuned for the \\\"gold\\\" image <b>\"\nticket = \"CHG-7\"\n",
     );
     assert!(!n2_report.allowed.is_empty(), "the change is allowed");
     let facts: Vec<(&str, ClusterFacts)> = [
