@@ -99,18 +99,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
     assert_eq!(super::refusal(&healthy, &policy), None);
 }
 
-/// An empty store in a temporary directory with a committer configured.
-fn test_store() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_or_init(dir.path()).unwrap();
-    let mut config = git2::Repository::open(dir.path())
-        .unwrap()
-        .config()
-        .unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
-    (dir, store)
-}
+use crate::store::testing::committer_store as test_store;
 
 #[test]
 fn hosts_of_several_fleets_go_into_one_commit() {

@@ -370,4 +370,6 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;

@@ -76,14 +76,7 @@ mod tests {
 
     #[test]
     fn every_baseline_of_every_fleet_is_listed_in_one_walk_and_nothing_else() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_or_init(dir.path()).unwrap();
-        let mut config = git2::Repository::open(dir.path())
-            .unwrap()
-            .config()
-            .unwrap();
-        config.set_str("user.name", "Test Operator").unwrap();
-        config.set_str("user.email", "test@example.com").unwrap();
+        let (_dir, store) = crate::store::testing::committer_store();
         let store = Store::discover(store.location()).unwrap();
         let files: Vec<FileWrite> = [
             "baselines/a/h1.json",

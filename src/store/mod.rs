@@ -847,4 +847,6 @@ fn git_error(repo: &str, action: &str, e: git2::Error) -> StoreError {
 }
 
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;

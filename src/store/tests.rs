@@ -1,11 +1,6 @@
 use super::*;
 
-/// Gives the repository at `dir` an author identity in its own config.
-fn identity(dir: &Path) {
-    let mut config = Repository::open(dir).unwrap().config().unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
-}
+use super::testing::identity;
 
 fn new_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

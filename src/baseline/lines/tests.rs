@@ -83,14 +83,7 @@ fn broken_or_factless_text_gives_no_lines() {
 }
 
 fn promoted_store(fleet: &str, file: &str) -> (tempfile::TempDir, Store, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_or_init(dir.path()).unwrap();
-    let mut config = git2::Repository::open(dir.path())
-        .unwrap()
-        .config()
-        .unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
+    let (dir, store) = crate::store::testing::committer_store();
     let snapshot = VerifiedSnapshot::parse(&example(file), file).unwrap();
     let request = PromoteRequest::one_fleet(fleet, vec![snapshot], Duration::from_secs(1));
     let PromoteOutcome::Promoted {

@@ -28,17 +28,7 @@ fn baseline(host: &str, facts: &[(&str, &str)]) -> Vec<u8> {
     .into_bytes()
 }
 
-fn test_store() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_or_init(dir.path()).unwrap();
-    let mut config = git2::Repository::open(dir.path())
-        .unwrap()
-        .config()
-        .unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
-    (dir, store)
-}
+use crate::store::testing::committer_store as test_store;
 
 fn commit(store: &Store, files: &[(&str, Vec<u8>)], message: &str) {
     let writes: Vec<FileWrite> = files

@@ -16,14 +16,7 @@ fn example(file: &str) -> VerifiedSnapshot {
 
 /// A store holding the example's baseline in one commit, and that commit.
 fn store() -> (tempfile::TempDir, Store, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open_or_init(dir.path()).unwrap();
-    let mut config = git2::Repository::open(dir.path())
-        .unwrap()
-        .config()
-        .unwrap();
-    config.set_str("user.name", "Test Operator").unwrap();
-    config.set_str("user.email", "test@example.com").unwrap();
+    let (dir, store) = crate::store::testing::committer_store();
     let baseline = example("azure-local-dcbx/baseline.json");
     let request = PromoteRequest::one_fleet("azure-local", vec![baseline], Duration::from_secs(1));
     let PromoteOutcome::Promoted {

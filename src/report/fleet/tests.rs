@@ -3,44 +3,16 @@
 
 use std::time::Duration;
 
-use crate::compare::{self, Counts, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::compare::{Counts, Report, Severity, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::{
-    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, stale,
-};
-use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
+use crate::fleet::{FleetFinding, FleetReport, HostCounts, HostResult, stale};
+use crate::report::testing::{self, judge, renamed};
+use crate::snapshot::VerifiedSnapshot;
 
 fn example(file: &str) -> VerifiedSnapshot {
     let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     VerifiedSnapshot::parse(&text, file).unwrap()
-}
-
-/// `from` as host `host`, its MACs `00:0a:f7:12:34:…` made `00:0a:f7:<mac>:…`.
-fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
-    let mut snapshot: Snapshot = from.snapshot().clone();
-    snapshot.host = HostName::new(host).unwrap();
-    let swap = |text: &str| text.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
-    snapshot.facts = snapshot
-        .facts
-        .iter()
-        .map(|(p, v)| {
-            let v = v
-                .as_text()
-                .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
-            (FactPath::new(swap(p.as_str())).unwrap(), v)
-        })
-        .collect();
-    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), &format!("{host}.json")).unwrap()
-}
-
-fn judge(snapshot: &VerifiedSnapshot, baseline: Option<&VerifiedSnapshot>) -> Report {
-    compare::judge(
-        snapshot,
-        baseline,
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    )
 }
 
 fn host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> HostResult {
@@ -86,30 +58,10 @@ fn fleet(mut hosts: Vec<HostResult>, findings: Vec<FleetFinding>, shards: &[&str
             verdict = h.verdict;
         }
     }
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
     FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "driftgate test".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
         shards: shards.iter().map(|s| (*s).to_owned()).collect(),
-        selections: Vec::new(),
         verdict,
-        strict: false,
-        counts,
-        hosts,
-        findings,
+        ..testing::fleet_report("driftgate test", hosts, findings)
     }
 }
 

@@ -4,9 +4,10 @@
 
 use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::testing::{edited, example, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict, stories};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::fleet::{FleetFinding, FleetReport, HostResult};
+use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::report::testing;
 use crate::report::{Extras, Format, render};
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
 
@@ -60,17 +61,7 @@ fn gate_post() -> GateReport {
         Vec::new(),
     );
     report.tool = "<tool>".into();
-    let host = HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "<run-dir>/post-1/azl-node01.json".into(),
-        capture_ms: 4_210,
-        notes: Vec::new(),
-    };
+    let host = testing::gate_host(report, &post, "<run-dir>/post-1/azl-node01.json", 4_210);
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.into(),
         tool: "<tool>".into(),
@@ -126,31 +117,7 @@ fn result(report: Report, cluster: Option<&str>, ms: u64) -> HostResult {
 }
 
 fn fleet(hosts: Vec<HostResult>, findings: Vec<FleetFinding>) -> FleetReport {
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
-    FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "<tool>".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
-    }
+    testing::fleet_report("<tool>", hosts, findings)
 }
 
 /// azl-node01 after the update that reset its DCBX, azl-node02 unchanged, esx01 with its
@@ -300,24 +267,15 @@ fn html_of_a_small_fleet_with_timelines() {
 
 #[test]
 fn allowed_changes_are_listed_under_the_allowance_that_matched_them() {
-    let allowances = compare::allow::parse_allow_file(
+    let report = testing::judge_allowing(
+        &example("post-update.json"),
+        Some(&example("baseline.json")),
         r#"[[allow]]
 path = "nic/*/bmc/function/*/dcbx_mode"
 value = "disabled"
 reason = "storage moved to the switched fabric"
 ticket = "CHG-1042"
 "#,
-        "allow.toml",
-    )
-    .unwrap();
-    let report = compare::judge(
-        &example("post-update.json"),
-        Some(&example("baseline.json")),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances,
-            ..JudgeOptions::default()
-        },
     );
     assert!(!report.allowed.is_empty());
     let html = page((&report).into(), &Extras::default());

@@ -6,12 +6,13 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::compare::testing::{edited, example, set, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Verdict, stories};
+use crate::compare::{self, JudgeOptions, Policy, Report, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
+use crate::fleet::{FleetFinding, FleetReport, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::testing::{self, renamed};
 use crate::report::{Document, Extras, Format, View};
-use crate::snapshot::{FactValue, HostName, SourceStatus, VerifiedSnapshot};
+use crate::snapshot::{HostName, SourceStatus, VerifiedSnapshot};
 
 fn shipped(file: &str) -> VerifiedSnapshot {
     let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -93,18 +94,12 @@ macro_rules! snapshot {
 }
 
 fn gate_host(report: Report, post: &VerifiedSnapshot, capture_ms: u64) -> HostOutcome {
-    let report = versionless(report);
-    HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "runs/CHG-1042/post-1/azl-node01.json".into(),
+    testing::gate_host(
+        versionless(report),
+        post,
+        "runs/CHG-1042/post-1/azl-node01.json",
         capture_ms,
-        notes: Vec::new(),
-    }
+    )
 }
 
 fn gate_post(hosts: Vec<HostOutcome>) -> GateReport {
@@ -145,25 +140,6 @@ fn fleet_host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> Hos
     }
 }
 
-/// `from` as host `host`, each MAC's `12:34` made `mac`.
-fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
-    let origin = format!("{host}.json");
-    edited(from, &origin, |s| {
-        s.host = HostName::new(host).unwrap();
-        let swap = |t: &str| t.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
-        s.facts = s
-            .facts
-            .iter()
-            .map(|(p, v)| {
-                let v = v
-                    .as_text()
-                    .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
-                (crate::snapshot::FactPath::new(swap(p.as_str())).unwrap(), v)
-            })
-            .collect();
-    })
-}
-
 /// Three nodes of cluster `azl` (node01 after the update that reset its DCBX: a cluster
 /// finding), node02 with an allowed change, an ESXi host and one that timed out.
 fn small_fleet() -> FleetReport {
@@ -176,19 +152,10 @@ fn small_fleet() -> FleetReport {
     let n2_now = edited(&n2, "azl-node02.json", |s| {
         set(s, "bios/SysProfile", "Custom".into());
     });
-    let allowances = compare::allow::parse_allow_file(
-        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"performance profile for the benchmark week\"\nticket = \"CHG-2001\"\n",
-        "allow.toml",
-    )
-    .unwrap();
-    let allowed = compare::judge(
+    let allowed = testing::judge_allowing(
         &n2_now,
         Some(&n2),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances,
-            ..JudgeOptions::default()
-        },
+        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"performance profile for the benchmark week\"\nticket = \"CHG-2001\"\n",
     );
     assert_eq!(allowed.allowed.len(), 1, "{:?}", allowed.findings);
     let azl = Some("azl");
@@ -240,37 +207,11 @@ fn small_fleet() -> FleetReport {
         majority: None,
         message: "azl-node03 has no baseline in the store".into(),
     });
-    for h in &mut hosts {
-        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
-            if f.severity == compare::Severity::Block {
-                h.verdict = h.verdict.worst(Verdict::Block);
-            }
-        }
-    }
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
+    testing::block_by_findings(&mut hosts, &findings);
     FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
         tool: "driftgate <version>".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
         finished_at: "2026-12-01T02:03:10.500Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
+        ..testing::fleet_report("", hosts, findings)
     }
 }
 

@@ -2,9 +2,10 @@
 //! what a host keeps from the file being replaced, escaping, and the textfile parser.
 
 use crate::compare::testing::{example, three_way};
-use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict, stories};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::compare::{Report, Severity, Verdict};
+use crate::fleet::{FleetFinding, FleetReport, HostResult};
+use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::report::testing::{self, judge};
 use crate::report::{Document, Extras, View};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
@@ -15,15 +16,6 @@ fn shipped(file: &str) -> VerifiedSnapshot {
     let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     VerifiedSnapshot::parse(&text, &format!("examples/{file}")).unwrap()
-}
-
-fn judge(snapshot: &VerifiedSnapshot, baseline: Option<&VerifiedSnapshot>) -> Report {
-    compare::judge(
-        snapshot,
-        baseline,
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    )
 }
 
 /// A host whose BMC could not be reached: one failed source saying why.
@@ -161,36 +153,8 @@ fn small_fleet() -> FleetReport {
             message: "baselines/lab/gone.json has no host in the inventory".into(),
         },
     ];
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &mut hosts {
-        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
-            if f.severity == Severity::Block {
-                h.verdict = h.verdict.worst(Verdict::Block);
-            }
-        }
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
-    FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "driftgate test".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
-    }
+    testing::block_by_findings(&mut hosts, &findings);
+    testing::fleet_report("driftgate test", hosts, findings)
 }
 
 /// What the file being replaced said of the fleet: `new-node` was read once.
@@ -209,6 +173,7 @@ fn seed_one_post() -> GateReport {
         &example("pre-update.json"),
         Vec::new(),
     );
+    let host = testing::gate_host(report, &post, "runs/CHG-1042/post-1/azl-node01.json", 2_480);
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.into(),
         tool: "driftgate test".into(),
@@ -220,19 +185,9 @@ fn seed_one_post() -> GateReport {
             started_at: "2026-12-01T22:10:00Z".into(),
             policy_digest: "sha256:policy".into(),
         },
-        verdict: report.verdict,
+        verdict: host.verdict,
         strict: false,
-        hosts: vec![HostOutcome {
-            host: report.snapshot.host.clone(),
-            fleet: "azure-local".into(),
-            cluster: Some("azl-cluster-a".into()),
-            verdict: report.verdict,
-            stories: stories(&report, &post.snapshot().facts),
-            report,
-            snapshot_file: "runs/CHG-1042/post-1/azl-node01.json".into(),
-            capture_ms: 2_480,
-            notes: Vec::new(),
-        }],
+        hosts: vec![host],
         allowances: Vec::new(),
         expired_allowances: Vec::new(),
         warnings: Vec::new(),

@@ -9,12 +9,13 @@ use serde_json::Value;
 use super::{FINGERPRINT_KEY, INCOMPLETE_RULE, MAX_RESULTS, RESULTS_OMITTED, SCHEMA_URI};
 use crate::baseline::{BaselineLines, fact_lines};
 use crate::compare::testing::{edited, example, set, three_way};
-use crate::compare::{self, Finding, FindingKind, JudgeOptions, Policy, Report, Severity, Verdict};
+use crate::compare::{Finding, FindingKind, Report, Severity, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
 use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::testing::{self, judge, renamed};
 use crate::report::{self, Document, Extras, Format};
-use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, SourceStatus, VerifiedSnapshot};
+use crate::snapshot::{FactPath, SourceStatus, VerifiedSnapshot};
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
@@ -64,15 +65,6 @@ fn extras(lines: &[(&str, BaselineLines)]) -> Extras {
             .collect(),
         ..Extras::default()
     }
-}
-
-fn judge(snapshot: &VerifiedSnapshot, baseline: Option<&VerifiedSnapshot>) -> Report {
-    compare::judge(
-        snapshot,
-        baseline,
-        &Policy::builtin(),
-        &JudgeOptions::default(),
-    )
 }
 
 fn results(log: &Value) -> &Vec<Value> {
@@ -229,17 +221,7 @@ fn check_incomplete() {
 }
 
 fn gate_host(report: Report, post: &VerifiedSnapshot) -> HostOutcome {
-    HostOutcome {
-        host: report.snapshot.host.clone(),
-        fleet: "azure-local".into(),
-        cluster: Some("azl-cluster-a".into()),
-        verdict: report.verdict,
-        stories: compare::stories(&report, &post.snapshot().facts),
-        report,
-        snapshot_file: "<run-dir>/post-1/azl-node01.json".into(),
-        capture_ms: 4_210,
-        notes: Vec::new(),
-    }
+    testing::gate_host(report, post, "<run-dir>/post-1/azl-node01.json", 4_210)
 }
 
 fn gate_post(hosts: Vec<HostOutcome>) -> GateReport {
@@ -289,23 +271,6 @@ fn gate_post_blocked_by_the_update() {
     snapshot!("sarif_gate_post", text);
 }
 
-fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> VerifiedSnapshot {
-    let mut snapshot: Snapshot = from.snapshot().clone();
-    snapshot.host = HostName::new(host).unwrap();
-    let swap = |text: &str| text.replace("00:0a:f7:12:34:", &format!("00:0a:f7:{mac}:"));
-    snapshot.facts = snapshot
-        .facts
-        .iter()
-        .map(|(p, v)| {
-            let v = v
-                .as_text()
-                .map_or_else(|| v.clone(), |t| FactValue::from(swap(t)));
-            (FactPath::new(swap(p.as_str())).unwrap(), v)
-        })
-        .collect();
-    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), &format!("{host}.json")).unwrap()
-}
-
 fn fleet_host(name: &str, report: Report) -> HostResult {
     HostResult {
         host: name.into(),
@@ -331,19 +296,10 @@ fn fleet_with_cluster_and_allowed() -> (FleetReport, Extras) {
         set(s, "bios/SysProfile", "Custom".into());
     });
     let n3 = renamed(&base, "azl-node03", "9a:bc");
-    let allow = compare::allow::parse_allow_file(
-        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"tuned for the \\\"gold\\\" image <b>\"\nticket = \"CHG-7\"\n",
-        "allow.toml",
-    )
-    .unwrap();
-    let n2_report = compare::judge(
+    let n2_report = testing::judge_allowing(
         &n2,
         Some(&n2_base),
-        &Policy::builtin(),
-        &JudgeOptions {
-            allowances: allow,
-            ..JudgeOptions::default()
-        },
+        "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"tuned for the \\\"gold\\\" image <b>\"\nticket = \"CHG-7\"\n",
     );
     assert!(!n2_report.allowed.is_empty(), "the change is allowed");
     let facts: Vec<(&str, ClusterFacts)> = [
@@ -362,38 +318,8 @@ fn fleet_with_cluster_and_allowed() -> (FleetReport, Extras) {
         fleet_host("azl-node02", n2_report),
         fleet_host("azl-node03", judge(&n3, Some(&n3))),
     ];
-    for h in &mut hosts {
-        for f in findings.iter().filter(|f| f.hosts.contains(&h.host)) {
-            if f.severity == Severity::Block {
-                h.verdict = h.verdict.worst(Verdict::Block);
-            }
-        }
-    }
-    let mut counts = HostCounts {
-        total: hosts.len(),
-        ..HostCounts::default()
-    };
-    for h in &hosts {
-        match h.verdict {
-            Verdict::Pass => counts.pass += 1,
-            Verdict::Warn => counts.warn += 1,
-            Verdict::Block => counts.block += 1,
-            Verdict::Incomplete => counts.incomplete += 1,
-        }
-    }
-    let report = FleetReport {
-        schema: FLEET_REPORT_SCHEMA_ID.into(),
-        tool: "driftgate test".into(),
-        started_at: "2026-12-01T02:00:00Z".into(),
-        finished_at: "2026-12-01T02:03:10Z".into(),
-        shards: Vec::new(),
-        selections: Vec::new(),
-        verdict: Verdict::worst_of(hosts.iter().map(|h| h.verdict)),
-        strict: false,
-        counts,
-        hosts,
-        findings,
-    };
+    testing::block_by_findings(&mut hosts, &findings);
+    let report = testing::fleet_report("driftgate test", hosts, findings);
     let extras = extras(&[
         ("azl-node01", lines_of("azure-local", &base)),
         ("azl-node02", lines_of("azure-local", &n2_base)),

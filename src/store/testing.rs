@@ -1,0 +1,22 @@
+//! Test helpers shared by the tests of the store and of the modules that write to it.
+
+use std::path::Path;
+
+use git2::Repository;
+
+use super::Store;
+
+/// Gives the repository at `dir` an author identity in its own config.
+pub(crate) fn identity(dir: &Path) {
+    let mut config = Repository::open(dir).unwrap().config().unwrap();
+    config.set_str("user.name", "Test Operator").unwrap();
+    config.set_str("user.email", "test@example.com").unwrap();
+}
+
+/// An empty store in a temporary directory with a committer configured.
+pub(crate) fn committer_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_or_init(dir.path()).unwrap();
+    identity(dir.path());
+    (dir, store)
+}
