@@ -130,7 +130,7 @@ fn promote_show_log_and_diff_across_revisions() {
     assert_eq!(commit_count(store), 2);
     assert_eq!(
         git(store, &["show", "--name-only", "--format=%s", "HEAD"]),
-        "baseline: promote 2 hosts (azure-local): azl-node01, esx01\n\nbaselines/azure-local/azl-node01.json\nbaselines/azure-local/esx01.json\n"
+        "baseline: promote 2 hosts (azure-local)\n\nbaselines/azure-local/azl-node01.json\nbaselines/azure-local/esx01.json\n"
     );
 
     // The same facts captured later: no commit.

@@ -405,14 +405,9 @@ fn commit_message(
     let fleets = fleets.join(", ");
     let mut message = match written.as_slice() {
         [one] => format!("baseline: promote {} ({fleets})\n", one.host),
-        many => {
-            let names: Vec<&str> = many.iter().map(|h| h.host.as_str()).collect();
-            format!(
-                "baseline: promote {} hosts ({fleets}): {}\n",
-                many.len(),
-                names.join(", ")
-            )
-        }
+        // The hosts are named in the body, one section each: a subject stays one short line
+        // however many hosts a fleet-wide re-baselining promotes.
+        many => format!("baseline: promote {} hosts ({fleets})\n", many.len()),
     };
     if let Some(text) = &request.message {
         let _ = write!(message, "\n{}\n", text.trim_end());

@@ -143,8 +143,11 @@ fn hosts_of_several_fleets_go_into_one_commit() {
     assert_eq!(history.len(), 1);
     assert_eq!(
         history[0].summary,
-        "baseline: promote 2 hosts (azure-local, esxi): azl-node01, esx01"
+        "baseline: promote 2 hosts (azure-local, esxi)"
     );
+    for host in ["azl-node01 (fleet azure-local)", "esx01 (fleet esxi)"] {
+        assert!(history[0].message.contains(host), "{}", history[0].message);
+    }
 }
 
 #[test]
