@@ -177,6 +177,7 @@ mod tests {
             fleet: fleet.into(),
             host: host.into(),
             path: format!("baselines/{fleet}/{host}.json"),
+            blob: git2::Oid::zero(),
         }
     }
 

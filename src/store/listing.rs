@@ -1,7 +1,7 @@
 //! Every baseline file at a revision, in one walk of `baselines/`: what a fleet check reads
 //! instead of asking for each host's file (thousands of tree lookups).
 
-use git2::{ObjectType, Tree};
+use git2::{ObjectType, Oid, Tree};
 
 use super::{BASELINES_DIR, Store, StoreError};
 
@@ -14,6 +14,8 @@ pub struct BaselineFile {
     pub host: String,
     /// Its path in the store.
     pub path: String,
+    /// Its content's blob at that revision: reading it needs no tree lookup.
+    pub blob: Oid,
 }
 
 impl Store {
@@ -33,11 +35,20 @@ impl Store {
                     fleet: fleet_name.clone(),
                     host: host.to_owned(),
                     path: format!("{BASELINES_DIR}/{fleet_name}/{host}.json"),
+                    blob: file.id(),
                 });
             }
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(files)
+    }
+
+    /// The content of a file [`Store::baseline_files`] listed, read by its blob id.
+    pub fn read_file(&self, file: &BaselineFile) -> Result<Vec<u8>, StoreError> {
+        self.repo
+            .find_blob(file.blob)
+            .map(|blob| blob.content().to_vec())
+            .map_err(|e| self.error(&format!("read {}", file.path), e))
     }
 
     /// The folders of `baselines/` at `rev` (each a fleet) with their trees; none when there
