@@ -177,7 +177,7 @@ mod tests {
             fleet: fleet.into(),
             host: host.into(),
             path: format!("baselines/{fleet}/{host}.json"),
-            blob: git2::Oid::zero(),
+            blob: git2::Oid::ZERO_SHA1,
         }
     }
 
