@@ -198,16 +198,16 @@ impl Loader {
             SnapshotRef::Git { rev, path } => self.store()?.read(rev, path)?,
             SnapshotRef::Baseline { host, rev } => {
                 let store = self.store()?;
-                let path =
+                let file =
                     store
-                        .host_path(rev, host.as_str())?
+                        .host_file(rev, host.as_str())?
                         .ok_or_else(|| InputError::NoBaseline {
                             origin: origin.clone(),
                             host: host.clone(),
                             rev: rev.clone(),
                             repo: store.location().display().to_string(),
                         })?;
-                store.read(rev, &path)?
+                store.read_file(&file)?
             }
         };
         let text = String::from_utf8(bytes).map_err(|e| InputError::Io {

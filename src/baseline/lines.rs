@@ -81,8 +81,8 @@ fn stored_file(store: &Store, origin: &str) -> Result<Option<(String, String)>, 
         return Ok(None);
     };
     let (host, rev) = rest.split_once('@').unwrap_or((rest, "HEAD"));
-    match store.host_path(rev, host)? {
-        Some(path) => Ok(Some((rev.to_owned(), path))),
+    match store.host_file(rev, host)? {
+        Some(file) => Ok(Some((rev.to_owned(), file.path))),
         None => Err(StoreError::UnknownPath {
             repo: store.location().display().to_string(),
             rev: rev.to_owned(),

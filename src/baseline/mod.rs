@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, Committed, FileWrite, Store, StoreError};
+use crate::store::{
+    BASELINES_DIR, BaselineFile, Committed, FileWrite, HistoryScope, Store, StoreError,
+};
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
 #[derive(Debug)]
@@ -232,6 +234,12 @@ pub fn promote(
     }
 
     let lock = store.lock(request.lock_wait)?;
+    // HEAD's fleet folders are loaded once; each host is then one lookup by name in them.
+    let fleets = if store.has_commits() {
+        Some(store.fleets("HEAD")?)
+    } else {
+        None
+    };
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
     for FleetSnapshot {
@@ -242,15 +250,14 @@ pub fn promote(
     {
         let host = &snapshot.snapshot().host;
         let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
-        let existing = if store.has_commits() {
-            store.host_path("HEAD", host.as_str())?
-        } else {
-            None
+        let existing = match &fleets {
+            Some(fleets) => fleets.host_file(host.as_str())?,
+            None => None,
         };
-        if let Some(existing) = existing.as_ref().filter(|e| **e != path) {
+        if let Some(existing) = existing.as_ref().filter(|e| e.path != path) {
             return Err(PromoteError::OtherFleet {
                 host: host.clone(),
-                existing: existing.clone(),
+                existing: existing.path.clone(),
             });
         }
         let previous = match &existing {
@@ -308,10 +315,13 @@ pub fn promote(
 }
 
 /// A previous baseline that no longer verifies is replaced, not trusted: it counts as absent.
-fn previous_baseline(store: &Store, path: &str) -> Result<Option<VerifiedSnapshot>, StoreError> {
-    let bytes = store.read("HEAD", path)?;
+fn previous_baseline(
+    store: &Store,
+    file: &BaselineFile,
+) -> Result<Option<VerifiedSnapshot>, StoreError> {
+    let bytes = store.read_file(file)?;
     let text = String::from_utf8_lossy(&bytes);
-    Ok(VerifiedSnapshot::parse(&text, &format!("git:HEAD:{path}")).ok())
+    Ok(VerifiedSnapshot::parse(&text, &format!("git:HEAD:{}", file.path)).ok())
 }
 
 fn refusal(snapshot: &VerifiedSnapshot, policy: &Policy) -> Option<Refusal> {
@@ -476,11 +486,11 @@ pub fn log(
     host: Option<&HostName>,
     limit: usize,
 ) -> Result<Vec<LogEntry>, StoreError> {
-    let pathspec = match host {
-        Some(host) => format!("{BASELINES_DIR}/*/{host}.json"),
-        None => format!("{BASELINES_DIR}/"),
+    let scope = match host {
+        Some(host) => HistoryScope::Host(host.as_str()),
+        None => HistoryScope::All,
     };
-    let history = store.history(&pathspec, limit)?;
+    let history = store.history(scope, limit)?;
     Ok(history
         .into_iter()
         .map(|entry| {

@@ -139,7 +139,7 @@ fn hosts_of_several_fleets_go_into_one_commit() {
     for path in paths {
         assert!(store.read_head(path).unwrap().is_some(), "{path}");
     }
-    let history = store.history("baselines/", 10).unwrap();
+    let history = store.history(HistoryScope::All, 10).unwrap();
     assert_eq!(history.len(), 1);
     assert_eq!(
         history[0].summary,
@@ -185,7 +185,7 @@ fn a_promote_that_expects_another_previous_baseline_is_refused_under_the_lock() 
         matches!(refused, Err(PromoteError::Moved { .. })),
         "{refused:?}"
     );
-    assert_eq!(store.history("baselines/", 10).unwrap().len(), 2);
+    assert_eq!(store.history(HistoryScope::All, 10).unwrap().len(), 2);
     // The baseline it was judged against is still there: promoted.
     let theirs_now = VerifiedSnapshot::parse(
         std::str::from_utf8(
@@ -204,5 +204,5 @@ fn a_promote_that_expects_another_previous_baseline_is_refused_under_the_lock() 
         request(ours, vec![theirs_now.digest().to_owned()]),
     )
     .unwrap();
-    assert_eq!(store.history("baselines/", 10).unwrap().len(), 3);
+    assert_eq!(store.history(HistoryScope::All, 10).unwrap().len(), 3);
 }

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
 use crate::snapshot::{FactPath, FactValue, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, FileChange, Store, StoreError};
+use crate::store::{BASELINES_DIR, FileChange, HistoryScope, Store, StoreError};
 
 /// One commit that changed a host's baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,19 +66,14 @@ pub fn timelines(
     if wanted.is_empty() || limit == 0 {
         return Ok(out);
     }
-    // One host: git narrows the walk to its file (a plain name only: the pathspec is a
-    // glob); many: one walk of the whole folder.
-    let plain = |h: &str| {
-        h.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-    };
-    let pathspec = match hosts {
-        [one] if plain(one) => format!("{BASELINES_DIR}/*/{one}.json"),
-        _ => format!("{BASELINES_DIR}/"),
+    // One host: the walk looks up its file alone; many: one walk of the whole folder.
+    let scope = match hosts {
+        [one] => HistoryScope::Host(one),
+        _ => HistoryScope::All,
     };
     // The walk stops once every wanted host has `limit` entries: older commits are never read.
     let mut full = 0;
-    store.walk_history(&pathspec, &mut |commit| {
+    store.walk_history(scope, &mut |commit| {
         let id = store.short_id(commit.id);
         let time = jiff::Timestamp::from_second(commit.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let run = run_of(&commit.message);

@@ -34,8 +34,8 @@ pub(super) struct Planned {
 /// A host's baseline at HEAD.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum BaselineAt {
-    /// `baselines/<its fleet>/<host>.json`.
-    File(String),
+    /// `baselines/<its fleet>/<host>.json`, with its blob at HEAD.
+    File(BaselineFile),
     /// None: judged with invariants and `expect` rules only.
     Missing,
     /// Its baseline is not where the inventory says (another fleet, several fleets): the
@@ -120,7 +120,7 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
 fn baseline_at(host: &InventoryHost, files: &[&BaselineFile], inventory: &str) -> BaselineAt {
     match files {
         [] => BaselineAt::Missing,
-        [file] if file.fleet == host.fleet => BaselineAt::File(file.path.clone()),
+        [file] if file.fleet == host.fleet => BaselineAt::File((*file).clone()),
         [file] => BaselineAt::Problem(format!(
             "{inventory}: host {} is in fleet {}, but its baseline is {}; fix the inventory or move the baseline",
             host.name, host.fleet, file.path
@@ -187,7 +187,7 @@ mod tests {
         let (here, there) = (file("a", "h1"), file("b", "h1"));
         assert_eq!(
             baseline_at(&h, &[&here], "inv"),
-            BaselineAt::File("baselines/a/h1.json".into())
+            BaselineAt::File(here.clone())
         );
         assert_eq!(baseline_at(&h, &[], "inv"), BaselineAt::Missing);
         let BaselineAt::Problem(other) = baseline_at(&h, &[&there], "inv") else {

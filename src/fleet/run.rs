@@ -23,7 +23,7 @@ use crate::inventory::{HostOptionsError, Inventory};
 use crate::snapshot::{
     HostName, Snapshot, SnapshotError, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
-use crate::store::{BaselineReadError, Store};
+use crate::store::{BaselineFile, BaselineReadError, Store};
 
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
 /// capture's own deadline ends it first and then deletes its session (at most
@@ -393,10 +393,10 @@ fn prepare(
     planned: &Planned,
 ) -> Result<(Option<VerifiedSnapshot>, CaptureOptions), HostFailure> {
     let baseline = match (&planned.baseline, &shared.head) {
-        (BaselineAt::File(path), Some(head)) => Some(read_baseline(
+        (BaselineAt::File(file), Some(head)) => Some(read_baseline(
             &shared.store,
             head,
-            path,
+            file,
             planned.host.name.as_str(),
         )?),
         (BaselineAt::Problem(problem), _) => {
@@ -414,19 +414,19 @@ fn prepare(
     Ok((baseline, options))
 }
 
-/// Reads the baseline at `path` of `commit` in the store at `store` (opened by this task: a
-/// `Store` is not `Sync`), which must be of `host`.
+/// Reads the baseline `file` listed at `commit` in the store at `store` (opened by this task:
+/// a `Store` is not `Sync`) by its blob id, which must be of `host`.
 fn read_baseline(
     store: &Path,
     commit: &str,
-    path: &str,
+    file: &BaselineFile,
     host: &str,
 ) -> Result<VerifiedSnapshot, HostFailure> {
     Store::discover(store)
         .map_err(BaselineReadError::from)
-        .and_then(|store| store.read_baseline(commit, path, host))
+        .and_then(|store| store.read_listed_baseline(commit, file, host))
         .map_err(|error| HostFailure::Baseline {
-            path: path.to_owned(),
+            path: file.path.clone(),
             commit: commit.to_owned(),
             error: Box::new(error),
         })

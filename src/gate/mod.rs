@@ -744,12 +744,12 @@ fn baseline(
     commit: Option<&str>,
 ) -> Result<Baseline, GateError> {
     let store = &settings.store;
-    let path = match commit {
-        Some(commit) => store.host_path(commit, host.name.as_str())?,
+    let file = match commit {
+        Some(commit) => store.host_file(commit, host.name.as_str())?,
         None => None,
     };
     let commit = commit.unwrap_or_default();
-    let Some(path) = path else {
+    let Some(file) = file else {
         return Err(GateError::NoBaseline {
             host: host.name.clone(),
             fleet: host.fleet.clone(),
@@ -762,16 +762,16 @@ fn baseline(
         host.fleet,
         host.name
     );
-    if path != expected {
+    if file.path != expected {
         return Err(GateError::OtherFleet {
             host: host.name.clone(),
             fleet: host.fleet.clone(),
-            baseline: path,
+            baseline: file.path,
             inventory: settings.inventory.file.display().to_string(),
         });
     }
     let baseline = store
-        .read_baseline(commit, &path, host.name.as_str())
+        .read_listed_baseline(commit, &file, host.name.as_str())
         .map_err(|error| match error {
             BaselineReadError::Store(error) => GateError::Store(error),
             BaselineReadError::Invalid(error) => GateError::Snapshot(error),

@@ -1,5 +1,6 @@
 //! Every baseline file at a revision, in one walk of `baselines/`: what a fleet check reads
-//! instead of asking for each host's file (thousands of tree lookups).
+//! instead of asking for each host's file (thousands of tree lookups), and the lookup of one
+//! host's file in those folders.
 
 use git2::{ObjectType, Oid, Tree};
 
@@ -18,64 +19,102 @@ pub struct BaselineFile {
     pub blob: Oid,
 }
 
+/// The fleet folders of `baselines/` at one revision, each loaded once: every lookup of a
+/// host is a search by name in them, never another walk from the commit.
+pub struct Fleets<'r> {
+    store: &'r Store,
+    rev: String,
+    trees: Vec<(String, Tree<'r>)>,
+}
+
 impl Store {
+    /// The fleet folders of `baselines/` at `rev` (none when there is no `baselines/`).
+    pub fn fleets(&self, rev: &str) -> Result<Fleets<'_>, StoreError> {
+        let root = self.tree_at(rev)?;
+        let mut trees = Vec::new();
+        if let Some(baselines) = self.subtree_at(&root, BASELINES_DIR)? {
+            for fleet in baselines
+                .iter()
+                .filter(|e| e.kind() == Some(ObjectType::Tree))
+            {
+                let Ok(name) = fleet.name() else {
+                    continue;
+                };
+                trees.push((name.to_owned(), self.load_tree(fleet.id())?));
+            }
+        }
+        Ok(Fleets {
+            store: self,
+            rev: rev.to_owned(),
+            trees,
+        })
+    }
+
     /// Every `baselines/<fleet>/<host>.json` at `rev`, sorted by path (none when there is no
     /// `baselines/` folder). Other files and deeper folders are not baselines and are left out.
     pub fn baseline_files(&self, rev: &str) -> Result<Vec<BaselineFile>, StoreError> {
-        let mut files = Vec::new();
-        for (fleet_name, fleet_tree) in self.fleet_trees(rev)? {
-            for file in fleet_tree
-                .iter()
-                .filter(|e| e.kind() == Some(ObjectType::Blob))
-            {
-                let Some(host) = file.name().ok().and_then(|n| n.strip_suffix(".json")) else {
-                    continue;
-                };
-                files.push(BaselineFile {
-                    fleet: fleet_name.clone(),
-                    host: host.to_owned(),
-                    path: format!("{BASELINES_DIR}/{fleet_name}/{host}.json"),
-                    blob: file.id(),
-                });
-            }
-        }
-        files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(files)
+        Ok(self.fleets(rev)?.files())
     }
 
     /// The content of a file [`Store::baseline_files`] listed, read by its blob id.
     pub fn read_file(&self, file: &BaselineFile) -> Result<Vec<u8>, StoreError> {
-        self.repo
-            .find_blob(file.blob)
-            .map(|blob| blob.content().to_vec())
-            .map_err(|e| self.error(&format!("read {}", file.path), e))
+        self.load_blob(file.blob)
+    }
+}
+
+impl Fleets<'_> {
+    /// Every baseline file in these folders, sorted by path.
+    pub fn files(&self) -> Vec<BaselineFile> {
+        let mut files = Vec::new();
+        for (fleet, tree) in &self.trees {
+            for entry in tree.iter().filter(|e| e.kind() == Some(ObjectType::Blob)) {
+                let Some(host) = entry.name().ok().and_then(|n| n.strip_suffix(".json")) else {
+                    continue;
+                };
+                files.push(BaselineFile::new(fleet, host, entry.id()));
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files
     }
 
-    /// The folders of `baselines/` at `rev` (each a fleet) with their trees; none when there
-    /// is no `baselines/` folder.
-    pub(super) fn fleet_trees(&self, rev: &str) -> Result<Vec<(String, Tree<'_>)>, StoreError> {
-        let tree = self.tree_at(rev)?;
-        let Ok(entry) = tree.get_path(std::path::Path::new(BASELINES_DIR)) else {
-            return Ok(Vec::new());
-        };
-        let Ok(baselines) = entry.to_object(&self.repo).and_then(|o| o.peel_to_tree()) else {
-            return Ok(Vec::new());
-        };
-        let mut fleets = Vec::new();
-        for fleet in baselines
+    /// `host`'s baseline file, if any; in several fleets it is an error naming them.
+    pub fn host_file(&self, host: &str) -> Result<Option<BaselineFile>, StoreError> {
+        let name = format!("{host}.json");
+        let mut found: Vec<BaselineFile> = self
+            .trees
             .iter()
-            .filter(|e| e.kind() == Some(ObjectType::Tree))
-        {
-            let Ok(name) = fleet.name() else {
-                continue;
-            };
-            let fleet_tree = fleet
-                .to_object(&self.repo)
-                .and_then(|o| o.peel_to_tree())
-                .map_err(|e| self.error("read tree", e))?;
-            fleets.push((name.to_owned(), fleet_tree));
+            .filter_map(|(fleet, tree)| {
+                let entry = tree.get_name(&name)?;
+                (entry.kind() == Some(ObjectType::Blob))
+                    .then(|| BaselineFile::new(fleet, host, entry.id()))
+            })
+            .collect();
+        match found.len() {
+            0 => Ok(None),
+            1 => Ok(found.pop()),
+            _ => Err(StoreError::AmbiguousHost {
+                repo: self.store.name(),
+                rev: self.rev.clone(),
+                host: host.to_owned(),
+                paths: found
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
         }
-        Ok(fleets)
+    }
+}
+
+impl BaselineFile {
+    fn new(fleet: &str, host: &str, blob: Oid) -> Self {
+        BaselineFile {
+            fleet: fleet.to_owned(),
+            host: host.to_owned(),
+            path: format!("{BASELINES_DIR}/{fleet}/{host}.json"),
+            blob,
+        }
     }
 }
 

@@ -7,18 +7,22 @@
 //! snapshots' meaning; imports nothing from the rest of driftgate.
 
 mod git_locks;
+mod history;
 mod listing;
 mod lock;
+mod objects;
 
-use std::ops::ControlFlow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use git2::build::TreeUpdateBuilder;
-use git2::{ErrorCode, FileMode, Oid, Repository, Signature, Sort, Tree};
+use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Tree};
 
-pub use listing::BaselineFile;
+pub use history::{FileChange, HistoryEntry, HistoryScope};
+pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
+pub use objects::ObjectCounts;
 
 use crate::snapshot::{SnapshotError, VerifiedSnapshot};
 
@@ -55,6 +59,7 @@ const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 pub struct Store {
     repo: Repository,
     location: PathBuf,
+    counter: objects::Counter,
 }
 
 /// Why a store operation failed; every variant names the repository.
@@ -178,34 +183,6 @@ pub struct Committed {
     pub reference: String,
 }
 
-/// One commit in the history of a path prefix, with the files it changed there.
-#[derive(Debug, Clone)]
-pub struct HistoryEntry {
-    /// The commit.
-    pub id: Oid,
-    /// Its author's name.
-    pub author: String,
-    /// Seconds since the epoch of the author date.
-    pub time: i64,
-    /// The first line of its message.
-    pub summary: String,
-    /// Its whole message (trailers such as a gate's `Run: <id>` are read from it).
-    pub message: String,
-    /// Files under the prefix that differ from the first parent.
-    pub changes: Vec<FileChange>,
-}
-
-/// A file that a commit added, changed or removed.
-#[derive(Debug, Clone)]
-pub struct FileChange {
-    /// The path.
-    pub path: String,
-    /// Content before, if the file existed.
-    pub old: Option<Vec<u8>>,
-    /// Content after, if the file still exists.
-    pub new: Option<Vec<u8>>,
-}
-
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Store")
@@ -243,7 +220,11 @@ impl Store {
 
     fn from_repo(repo: Repository) -> Self {
         let location = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
-        Store { repo, location }
+        Store {
+            repo,
+            location,
+            counter: objects::Counter::default(),
+        }
     }
 
     /// The HEAD commit (hex), if the repository has one.
@@ -263,8 +244,30 @@ impl Store {
         host: &str,
     ) -> Result<VerifiedSnapshot, BaselineReadError> {
         let bytes = self.read(commit, path)?;
+        self.verify_baseline(&bytes, commit, path, host)
+    }
+
+    /// [`Store::read_baseline`] of a file that [`Store::baseline_files`] listed at `commit`:
+    /// read by its blob id, with no tree lookup.
+    pub fn read_listed_baseline(
+        &self,
+        commit: &str,
+        file: &BaselineFile,
+        host: &str,
+    ) -> Result<VerifiedSnapshot, BaselineReadError> {
+        let bytes = self.read_file(file)?;
+        self.verify_baseline(&bytes, commit, &file.path, host)
+    }
+
+    fn verify_baseline(
+        &self,
+        bytes: &[u8],
+        commit: &str,
+        path: &str,
+        host: &str,
+    ) -> Result<VerifiedSnapshot, BaselineReadError> {
         let origin = format!("git:{commit}:{path}");
-        let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(&bytes), &origin)?;
+        let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(bytes), &origin)?;
         if baseline.snapshot().host.as_str() != host {
             return Err(BaselineReadError::OtherHost {
                 origin,
@@ -311,27 +314,20 @@ impl Store {
     }
 
     fn tree_at(&self, rev: &str) -> Result<Tree<'_>, StoreError> {
-        let id = self.resolve(rev)?;
-        self.repo
-            .find_commit(id)
-            .and_then(|c| c.tree())
-            .map_err(|e| self.error("read tree", e))
+        self.commit_tree(self.resolve(rev)?)
     }
 
     /// The content of `path` at `rev`.
     pub fn read(&self, rev: &str, path: &str) -> Result<Vec<u8>, StoreError> {
         let tree = self.tree_at(rev)?;
-        let unknown = || StoreError::UnknownPath {
-            repo: self.name(),
-            rev: rev.to_owned(),
-            path: path.to_owned(),
-        };
-        let entry = tree.get_path(Path::new(path)).map_err(|_| unknown())?;
-        let blob = entry
-            .to_object(&self.repo)
-            .and_then(|o| o.peel_to_blob())
-            .map_err(|_| unknown())?;
-        Ok(blob.content().to_vec())
+        match self.entry_at(&tree, path)? {
+            Some((id, Some(ObjectType::Blob))) => self.load_blob(id),
+            _ => Err(StoreError::UnknownPath {
+                repo: self.name(),
+                rev: rev.to_owned(),
+                path: path.to_owned(),
+            }),
+        }
     }
 
     /// The content of `path` at HEAD, or `None` when the file or HEAD does not exist.
@@ -346,25 +342,10 @@ impl Store {
         }
     }
 
-    /// The path of `host`'s baseline (`baselines/<fleet>/<host>.json`) at `rev`, if any.
-    pub fn host_path(&self, rev: &str, host: &str) -> Result<Option<String>, StoreError> {
-        let file = format!("{host}.json");
-        let mut found: Vec<String> = self
-            .fleet_trees(rev)?
-            .into_iter()
-            .filter(|(_, tree)| tree.get_name(&file).is_some())
-            .map(|(fleet, _)| format!("{BASELINES_DIR}/{fleet}/{file}"))
-            .collect();
-        match found.len() {
-            0 => Ok(None),
-            1 => Ok(found.pop()),
-            _ => Err(StoreError::AmbiguousHost {
-                repo: self.name(),
-                rev: rev.to_owned(),
-                host: host.to_owned(),
-                paths: found.join(", "),
-            }),
-        }
+    /// `host`'s baseline (`baselines/<fleet>/<host>.json`) at `rev`, if any: one lookup by
+    /// name in each fleet folder.
+    pub fn host_file(&self, rev: &str, host: &str) -> Result<Option<BaselineFile>, StoreError> {
+        self.fleets(rev)?.host_file(host)
     }
 
     /// Takes the store's promote lock, waiting up to `wait` for another holder to finish.
@@ -447,34 +428,36 @@ impl Store {
             Err(e) => return Err(self.error("read HEAD", e)),
         };
         let base_tree = match &parent {
-            Some(commit) => commit.tree().map_err(|e| self.error("read tree", e))?,
+            Some(commit) => self.load_tree(commit.tree_id())?,
             // libgit2 knows the empty tree without storing it, so a first commit leaves no
             // dangling object behind.
             None => {
                 let empty = Oid::from_str(EMPTY_TREE).expect("the empty tree id is valid hex");
-                self.repo
-                    .find_tree(empty)
-                    .map_err(|e| self.error("read tree", e))?
+                self.load_tree(empty)?
             }
+        };
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let committed = if self.repo.workdir().is_some() {
+            self.committed_ids(&base_tree, &paths)?
+        } else {
+            HashMap::new()
         };
         let mut updates = TreeUpdateBuilder::new();
         let mut blobs = Vec::with_capacity(files.len());
         for file in files {
-            self.refuse_dirty(&base_tree, file, replaceable)?;
-            let blob = self
-                .repo
-                .blob(&file.content)
-                .map_err(|e| self.error("write blob", e))?;
+            self.refuse_dirty(
+                committed.get(file.path.as_str()).copied(),
+                file,
+                replaceable,
+            )?;
+            let blob = self.write_blob(&file.content)?;
             updates.upsert(file.path.as_str(), blob, FileMode::Blob);
             blobs.push(blob);
         }
         let tree_id = updates
             .create_updated(&self.repo, &base_tree)
             .map_err(|e| self.error("write tree", e))?;
-        let tree = self
-            .repo
-            .find_tree(tree_id)
-            .map_err(|e| self.error("read tree", e))?;
+        let tree = self.load_tree(tree_id)?;
         let mut undo = WorktreeUndo::default();
         if let Err(e) = self.update_worktree(files, &blobs, &mut undo) {
             self.restore(undo);
@@ -517,10 +500,46 @@ impl Store {
         Ok(Committed { id, reference })
     }
 
-    /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit.
-    fn refuse_dirty(
+    /// The blob ids that `base` holds at those of `paths` that are files in it, loading each
+    /// folder on the way once, however many of the paths are in it.
+    fn committed_ids<'p>(
         &self,
         base: &Tree<'_>,
+        paths: &[&'p str],
+    ) -> Result<HashMap<&'p str, Oid>, StoreError> {
+        let mut by_folder: BTreeMap<&str, Vec<(&str, &'p str)>> = BTreeMap::new();
+        for path in paths {
+            let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+            by_folder.entry(folder).or_default().push((name, path));
+        }
+        let mut ids = HashMap::with_capacity(paths.len());
+        for (folder, names) in by_folder {
+            let tree = if folder.is_empty() {
+                Some(base.clone())
+            } else {
+                self.subtree_at(base, folder)?
+            };
+            let Some(tree) = tree else {
+                continue;
+            };
+            for (name, path) in names {
+                if let Some(entry) = tree
+                    .get_name(name)
+                    .filter(|e| e.kind() == Some(ObjectType::Blob))
+                {
+                    ids.insert(path, entry.id());
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit: a file
+    /// that is neither the new content, nor what `committed` (its blob at HEAD) holds, nor
+    /// what `replaceable` accepts.
+    fn refuse_dirty(
+        &self,
+        committed: Option<Oid>,
         file: &FileWrite,
         replaceable: &dyn Fn(&[u8]) -> bool,
     ) -> Result<(), StoreError> {
@@ -532,23 +551,17 @@ impl Store {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(self.io_error(&file.path, e)),
         };
-        if on_disk == file.content || replaceable(&on_disk) {
+        // Hashing the file is cheaper than reading HEAD's blob or parsing it as a snapshot.
+        if on_disk == file.content
+            || committed.is_some_and(|id| blob_id(&on_disk) == Some(id))
+            || replaceable(&on_disk)
+        {
             return Ok(());
         }
-        let committed = base
-            .get_path(Path::new(&file.path))
-            .ok()
-            .and_then(|entry| entry.to_object(&self.repo).ok())
-            .and_then(|object| object.peel_to_blob().ok())
-            .map(|blob| blob.content().to_vec());
-        if committed.as_deref() == Some(on_disk.as_slice()) {
-            Ok(())
-        } else {
-            Err(StoreError::DirtyPath {
-                repo: self.name(),
-                path: file.path.clone(),
-            })
-        }
+        Err(StoreError::DirtyPath {
+            repo: self.name(),
+            path: file.path.clone(),
+        })
     }
 
     /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
@@ -569,29 +582,31 @@ impl Store {
         if !self.has_commits() {
             return Ok(());
         }
+        let head = self.tree_at("HEAD")?;
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        let committed = self.committed_ids(&head, &paths)?;
+        let folders: BTreeSet<PathBuf> = paths
+            .iter()
+            .filter_map(|path| workdir.join(path).parent().map(Path::to_path_buf))
+            .collect();
+        for folder in &folders {
+            remove_stale_temporaries(folder);
+        }
         let mut stale = Vec::new();
         let mut blobs = Vec::new();
         for path in paths {
-            let target = workdir.join(path);
-            if let Some(dir) = target.parent() {
-                remove_stale_temporaries(dir);
-            }
-            let Some(committed) = self.read_head(path)? else {
+            let Some(&id) = committed.get(path) else {
                 continue;
             };
-            let Ok(on_disk) = std::fs::read(&target) else {
+            let Ok(on_disk) = std::fs::read(workdir.join(path)) else {
                 continue;
             };
-            if on_disk != committed && replaceable(&on_disk) {
-                let blob = self
-                    .repo
-                    .blob(&committed)
-                    .map_err(|e| self.error("write blob", e))?;
+            if blob_id(&on_disk) != Some(id) && replaceable(&on_disk) {
                 stale.push(FileWrite {
-                    path: path.clone(),
-                    content: committed,
+                    path: path.to_owned(),
+                    content: self.load_blob(id)?,
                 });
-                blobs.push(blob);
+                blobs.push(id);
             }
         }
         if stale.is_empty() {
@@ -613,17 +628,23 @@ impl Store {
         let mut index = self.repo.index().map_err(|e| self.error("read index", e))?;
         // The repository caches its index; what the user staged since must not be lost.
         index.read(true).map_err(|e| self.error("read index", e))?;
+        let mut folders = BTreeSet::new();
         for (file, blob) in files.iter().zip(blobs) {
             let target = workdir.join(&file.path);
             if let Some(dir) = target.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
-                remove_stale_temporaries(dir);
+                if folders.insert(dir.to_path_buf()) {
+                    std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
+                    remove_stale_temporaries(dir);
+                }
             }
             undo.files
                 .push((target.clone(), std::fs::read(&target).ok()));
             undo.entries
                 .push((file.path.clone(), index.get_path(Path::new(&file.path), 0)));
-            crate::fsutil::write_atomic(&target, &file.content)
+            // Not flushed file by file: the commit is the truth and the work tree a checkout of
+            // it (git flushes neither a checkout nor loose objects). A file lost in a power cut
+            // is put back from HEAD by `git checkout`; a rename never leaves half a file.
+            crate::fsutil::write_atomic_unsynced(&target, &file.content)
                 .map_err(|e| self.io_error(&file.path, e))?;
             index
                 .add(&index_entry(&file.path, *blob, file.content.len()))
@@ -677,99 +698,6 @@ impl Store {
             action: format!("write {path}"),
             message: e.to_string(),
         }
-    }
-
-    /// Commits reachable from HEAD, newest first, that changed a file under `prefix`
-    /// (compared with their first parent), at most `limit` of them.
-    pub fn history(&self, prefix: &str, limit: usize) -> Result<Vec<HistoryEntry>, StoreError> {
-        let mut entries = Vec::new();
-        if limit == 0 {
-            return Ok(entries);
-        }
-        self.walk_history(prefix, &mut |entry| {
-            entries.push(entry);
-            if entries.len() >= limit {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        })?;
-        Ok(entries)
-    }
-
-    /// Hands `visit` the commits [`Store::history`] lists, newest first, one at a time, until
-    /// it breaks: a caller that wants a number of commits per file stops the walk as soon as
-    /// it has them, and older commits are never read.
-    pub fn walk_history(
-        &self,
-        prefix: &str,
-        visit: &mut dyn FnMut(HistoryEntry) -> ControlFlow<()>,
-    ) -> Result<(), StoreError> {
-        if !self.has_commits() {
-            return Ok(());
-        }
-        let mut walk = self
-            .repo
-            .revwalk()
-            .map_err(|e| self.error("walk history", e))?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
-            .map_err(|e| self.error("walk history", e))?;
-        walk.push_head()
-            .map_err(|e| self.error("walk history", e))?;
-        for id in walk {
-            let id = id.map_err(|e| self.error("walk history", e))?;
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(|e| self.error("read commit", e))?;
-            let tree = commit.tree().map_err(|e| self.error("read tree", e))?;
-            let parent_tree = match commit.parent(0) {
-                Ok(parent) => Some(parent.tree().map_err(|e| self.error("read tree", e))?),
-                Err(_) => None,
-            };
-            let mut options = git2::DiffOptions::new();
-            options.pathspec(prefix).disable_pathspec_match(false);
-            let diff = self
-                .repo
-                .diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut options))
-                .map_err(|e| self.error("diff", e))?;
-            let mut changes = Vec::new();
-            for delta in diff.deltas() {
-                let path = delta
-                    .new_file()
-                    .path()
-                    .or_else(|| delta.old_file().path())
-                    .map(|p| p.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                changes.push(FileChange {
-                    path,
-                    old: self.blob_content(delta.old_file().id()),
-                    new: self.blob_content(delta.new_file().id()),
-                });
-            }
-            if changes.is_empty() {
-                continue;
-            }
-            let entry = HistoryEntry {
-                id,
-                author: commit.author().name().unwrap_or("?").to_owned(),
-                time: commit.author().when().seconds(),
-                summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
-                message: String::from_utf8_lossy(commit.message_bytes()).into_owned(),
-                changes,
-            };
-            if visit(entry).is_break() {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn blob_content(&self, id: Oid) -> Option<Vec<u8>> {
-        if id.is_zero() {
-            return None;
-        }
-        self.repo.find_blob(id).ok().map(|b| b.content().to_vec())
     }
 
     /// The short form of a commit id, as `git log --oneline` prints it.
@@ -830,6 +758,11 @@ fn remove_stale_temporaries(dir: &Path) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// The id git gives `content` as a blob, computed without writing it.
+fn blob_id(content: &[u8]) -> Option<Oid> {
+    Oid::hash_object(ObjectType::Blob, content).ok()
 }
 
 fn env_signature(name_var: &str, email_var: &str) -> Option<Signature<'static>> {

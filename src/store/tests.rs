@@ -204,7 +204,11 @@ fn a_bare_repository_gets_commits_straight_into_its_tree() {
     commit(&store, &[write("baselines/g/i.json", "y\n")], "promote 2");
     assert_eq!(store.read("HEAD", "baselines/f/h.json").unwrap(), b"x\n");
     assert_eq!(
-        store.host_path("HEAD", "i").unwrap().as_deref(),
+        store
+            .host_file("HEAD", "i")
+            .unwrap()
+            .map(|f| f.path)
+            .as_deref(),
         Some("baselines/g/i.json")
     );
     assert_eq!(git(dir.path(), &["fsck", "--full", "--no-dangling"]), "");
@@ -223,21 +227,33 @@ fn hosts_are_found_in_any_fleet_and_duplicates_are_an_error() {
         "setup",
     );
     assert_eq!(
-        store.host_path("HEAD", "h1").unwrap().as_deref(),
+        store
+            .host_file("HEAD", "h1")
+            .unwrap()
+            .map(|f| f.path)
+            .as_deref(),
         Some("baselines/a/h1.json")
     );
     assert_eq!(
-        store.host_path("HEAD", "h2").unwrap().as_deref(),
+        store
+            .host_file("HEAD", "h2")
+            .unwrap()
+            .map(|f| f.path)
+            .as_deref(),
         Some("baselines/b/h2.json")
     );
-    assert_eq!(store.host_path("HEAD", "h3").unwrap(), None);
+    assert!(store.host_file("HEAD", "h3").unwrap().is_none());
     commit(&store, &[write("baselines/b/h1.json", "{}")], "duplicate");
     assert!(matches!(
-        store.host_path("HEAD", "h1"),
+        store.host_file("HEAD", "h1"),
         Err(StoreError::AmbiguousHost { .. })
     ));
     assert_eq!(
-        store.host_path("HEAD~1", "h1").unwrap().as_deref(),
+        store
+            .host_file("HEAD~1", "h1")
+            .unwrap()
+            .map(|f| f.path)
+            .as_deref(),
         Some("baselines/a/h1.json")
     );
 }
@@ -262,15 +278,15 @@ fn history_lists_commits_touching_a_prefix_newest_first() {
     commit(&store, &[write("baselines/f/h1.json", "1")], "h1 v1");
     commit(&store, &[write("baselines/f/h2.json", "1")], "h2 v1");
     commit(&store, &[write("baselines/f/h1.json", "2")], "h1 v2");
-    let all = store.history("baselines/", 10).unwrap();
+    let all = store.history(HistoryScope::All, 10).unwrap();
     let summaries: Vec<&str> = all.iter().map(|e| e.summary.as_str()).collect();
     assert_eq!(summaries, vec!["h1 v2", "h2 v1", "h1 v1"]);
-    let h1 = store.history("baselines/*/h1.json", 10).unwrap();
+    let h1 = store.history(HistoryScope::Host("h1"), 10).unwrap();
     assert_eq!(h1.len(), 2);
     assert_eq!(h1[0].changes[0].old.as_deref(), Some(&b"1"[..]));
     assert_eq!(h1[0].changes[0].new.as_deref(), Some(&b"2"[..]));
     assert_eq!(h1[1].changes[0].old, None);
-    assert_eq!(store.history("baselines/", 1).unwrap().len(), 1);
+    assert_eq!(store.history(HistoryScope::All, 1).unwrap().len(), 1);
 }
 
 #[test]

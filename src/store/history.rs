@@ -1,0 +1,229 @@
+//! The commits that changed baselines, newest first, each compared with its first parent by
+//! entry ids: a folder whose id did not change is never opened, and of a changed fleet folder
+//! only the host's entry is looked up when one host is asked for.
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use git2::{ObjectType, Oid, Sort, Tree};
+
+use super::{BASELINES_DIR, Store, StoreError};
+
+/// Which baselines a walk of the history follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryScope<'a> {
+    /// Every `baselines/<fleet>/<host>.json`.
+    All,
+    /// `baselines/<fleet>/<host>.json` of this host, in any fleet.
+    Host(&'a str),
+}
+
+/// One commit in the history of baselines, with the baseline files it changed.
+#[derive(Debug, Clone)]
+pub struct HistoryEntry {
+    /// The commit.
+    pub id: Oid,
+    /// Its author's name.
+    pub author: String,
+    /// Seconds since the epoch of the author date.
+    pub time: i64,
+    /// The first line of its message.
+    pub summary: String,
+    /// Its whole message (trailers such as a gate's `Run: <id>` are read from it).
+    pub message: String,
+    /// Baseline files in scope that differ from the first parent, sorted by path.
+    pub changes: Vec<FileChange>,
+}
+
+/// A file that a commit added, changed or removed.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// The path.
+    pub path: String,
+    /// Content before, if the file existed.
+    pub old: Option<Vec<u8>>,
+    /// Content after, if the file still exists.
+    pub new: Option<Vec<u8>>,
+}
+
+/// Blob ids of the baseline files in scope, by path.
+type Files = BTreeMap<String, Oid>;
+
+impl Store {
+    /// Commits reachable from HEAD, newest first, that changed a baseline in `scope`
+    /// (compared with their first parent), at most `limit` of them.
+    pub fn history(
+        &self,
+        scope: HistoryScope<'_>,
+        limit: usize,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let mut entries = Vec::new();
+        if limit == 0 {
+            return Ok(entries);
+        }
+        self.walk_history(scope, &mut |entry| {
+            entries.push(entry);
+            if entries.len() >= limit {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })?;
+        Ok(entries)
+    }
+
+    /// Hands `visit` the commits [`Store::history`] lists, newest first, one at a time, until
+    /// it breaks: a caller that wants a number of commits per file stops the walk as soon as
+    /// it has them, and older commits are never read.
+    pub fn walk_history(
+        &self,
+        scope: HistoryScope<'_>,
+        visit: &mut dyn FnMut(HistoryEntry) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
+        if !self.has_commits() {
+            return Ok(());
+        }
+        let walk_error = |e| self.error("walk history", e);
+        let mut walk = self.repo.revwalk().map_err(walk_error)?;
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
+            .map_err(walk_error)?;
+        walk.push_head().map_err(walk_error)?;
+        // In a linear history each commit's parent is the next one walked: its baselines
+        // folder is loaded once, as the parent, and kept for its own turn.
+        let mut kept: Option<(Oid, Option<Tree<'_>>)> = None;
+        for id in walk {
+            let id = id.map_err(walk_error)?;
+            let commit = self.load_commit(id)?;
+            let folder = match kept.take() {
+                Some((kept_id, folder)) if kept_id == commit.tree_id() => folder,
+                _ => self.baselines_folder(commit.tree_id())?,
+            };
+            let parent_tree = commit
+                .parent_ids()
+                .next()
+                .map(|parent| self.load_commit(parent).map(|p| p.tree_id()));
+            let (parent_tree, parent_folder) = match parent_tree.transpose()? {
+                Some(tree) => (Some(tree), self.baselines_folder(tree)?),
+                None => (None, None),
+            };
+            let changed = self.changed_files(parent_folder.as_ref(), folder.as_ref(), scope)?;
+            if let Some(tree) = parent_tree {
+                kept = Some((tree, parent_folder));
+            }
+            if changed.is_empty() {
+                continue;
+            }
+            let mut changes = Vec::with_capacity(changed.len());
+            for (path, (old, new)) in changed {
+                changes.push(FileChange {
+                    path,
+                    old: old.map(|id| self.load_blob(id)).transpose()?,
+                    new: new.map(|id| self.load_blob(id)).transpose()?,
+                });
+            }
+            let entry = HistoryEntry {
+                id,
+                author: commit.author().name().unwrap_or("?").to_owned(),
+                time: commit.author().when().seconds(),
+                summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
+                message: String::from_utf8_lossy(commit.message_bytes()).into_owned(),
+                changes,
+            };
+            if visit(entry).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The `baselines/` folder of root tree `tree`, if it has one.
+    fn baselines_folder(&self, tree: Oid) -> Result<Option<Tree<'_>>, StoreError> {
+        let root = self.load_tree(tree)?;
+        self.subtree_at(&root, BASELINES_DIR)
+    }
+
+    /// The baseline files in `scope` whose blob differs between the two `baselines/` folders,
+    /// with their ids before and after. Fleet folders with the same id on both sides are
+    /// skipped unopened.
+    fn changed_files(
+        &self,
+        old: Option<&Tree<'_>>,
+        new: Option<&Tree<'_>>,
+        scope: HistoryScope<'_>,
+    ) -> Result<BTreeMap<String, (Option<Oid>, Option<Oid>)>, StoreError> {
+        let mut changed = BTreeMap::new();
+        if old.map(Tree::id) == new.map(Tree::id) {
+            return Ok(changed);
+        }
+        let (old_fleets, new_fleets) = (fleet_ids(old), fleet_ids(new));
+        let mut names: Vec<&String> = old_fleets.keys().chain(new_fleets.keys()).collect();
+        names.sort();
+        names.dedup();
+        for fleet in names {
+            let (before, after) = (old_fleets.get(fleet), new_fleets.get(fleet));
+            if before == after {
+                continue;
+            }
+            let before = self.fleet_files(fleet, before.copied(), scope)?;
+            let after = self.fleet_files(fleet, after.copied(), scope)?;
+            for (path, id) in &before {
+                if after.get(path) != Some(id) {
+                    changed.insert(path.clone(), (Some(*id), after.get(path).copied()));
+                }
+            }
+            for (path, id) in after {
+                if !before.contains_key(&path) {
+                    changed.insert(path, (None, Some(id)));
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The baseline files in `scope` of the fleet folder `tree` (none when absent).
+    fn fleet_files(
+        &self,
+        fleet: &str,
+        tree: Option<Oid>,
+        scope: HistoryScope<'_>,
+    ) -> Result<Files, StoreError> {
+        let mut files = Files::new();
+        let Some(tree) = tree else {
+            return Ok(files);
+        };
+        let tree = self.load_tree(tree)?;
+        let path = |name: &str| format!("{BASELINES_DIR}/{fleet}/{name}");
+        match scope {
+            HistoryScope::Host(host) => {
+                let name = format!("{host}.json");
+                if let Some(entry) = tree
+                    .get_name(&name)
+                    .filter(|e| e.kind() == Some(ObjectType::Blob))
+                {
+                    files.insert(path(&name), entry.id());
+                }
+            }
+            HistoryScope::All => {
+                for entry in tree.iter() {
+                    let Some(name) = entry.name().ok().filter(|n| n.ends_with(".json")) else {
+                        continue;
+                    };
+                    if entry.kind() == Some(ObjectType::Blob) {
+                        files.insert(path(name), entry.id());
+                    }
+                }
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// The fleet folders of a `baselines/` folder, by name, with their tree ids.
+fn fleet_ids(baselines: Option<&Tree<'_>>) -> BTreeMap<String, Oid> {
+    baselines
+        .into_iter()
+        .flat_map(Tree::iter)
+        .filter(|e| e.kind() == Some(ObjectType::Tree))
+        .filter_map(|e| Some((e.name().ok()?.to_owned(), e.id())))
+        .collect()
+}

@@ -1,0 +1,131 @@
+//! Every git object the store reads or writes goes through here, and is counted.
+//!
+//! libgit2 keeps no tree larger than 4 KiB in its object cache and checks the hash of every
+//! object it loads, so a fleet folder of 10,000 baselines (a 500 KB tree) costs its whole size
+//! again on each load. The store therefore loads each tree it needs once per operation and
+//! navigates by entry ids itself; the counts let a test prove that no operation turns into a
+//! scan of every baseline.
+
+use std::cell::Cell;
+
+use git2::{Commit, ObjectType, Oid, Tree};
+
+use super::{Store, StoreError};
+
+/// How many git objects a [`Store`] has read and written since it was opened.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ObjectCounts {
+    /// Commits read.
+    pub commits_read: u64,
+    /// Trees read (each folder on the way to a file counts).
+    pub trees_read: u64,
+    /// Blobs read.
+    pub blobs_read: u64,
+    /// Blobs written.
+    pub blobs_written: u64,
+}
+
+impl ObjectCounts {
+    /// All objects read.
+    pub fn read(&self) -> u64 {
+        self.commits_read + self.trees_read + self.blobs_read
+    }
+}
+
+/// The counters a [`Store`] carries (a `Store` is not `Sync`, so a `Cell` is enough).
+#[derive(Debug, Default)]
+pub(super) struct Counter(Cell<ObjectCounts>);
+
+impl Counter {
+    fn bump(&self, update: impl FnOnce(&mut ObjectCounts)) {
+        let mut counts = self.0.get();
+        update(&mut counts);
+        self.0.set(counts);
+    }
+}
+
+impl Store {
+    /// The git objects this store has read and written so far.
+    pub fn object_counts(&self) -> ObjectCounts {
+        self.counter.0.get()
+    }
+
+    /// The commit `id`.
+    pub(super) fn load_commit(&self, id: Oid) -> Result<Commit<'_>, StoreError> {
+        self.counter.bump(|c| c.commits_read += 1);
+        self.repo
+            .find_commit(id)
+            .map_err(|e| self.error("read commit", e))
+    }
+
+    /// The root tree of commit `id`.
+    pub(super) fn commit_tree(&self, id: Oid) -> Result<Tree<'_>, StoreError> {
+        let commit = self.load_commit(id)?;
+        self.load_tree(commit.tree_id())
+    }
+
+    /// The tree `id`.
+    pub(super) fn load_tree(&self, id: Oid) -> Result<Tree<'_>, StoreError> {
+        self.counter.bump(|c| c.trees_read += 1);
+        self.repo
+            .find_tree(id)
+            .map_err(|e| self.error("read tree", e))
+    }
+
+    /// The content of blob `id`.
+    pub(super) fn load_blob(&self, id: Oid) -> Result<Vec<u8>, StoreError> {
+        self.counter.bump(|c| c.blobs_read += 1);
+        self.repo
+            .find_blob(id)
+            .map(|blob| blob.content().to_vec())
+            .map_err(|e| self.error("read blob", e))
+    }
+
+    /// Writes `content` as a blob (libgit2 skips the write when the object exists).
+    pub(super) fn write_blob(&self, content: &[u8]) -> Result<Oid, StoreError> {
+        self.counter.bump(|c| c.blobs_written += 1);
+        self.repo
+            .blob(content)
+            .map_err(|e| self.error("write blob", e))
+    }
+
+    /// The entry at `/`-separated `path` below `root`: its id and kind, loading only the
+    /// folders on the way.
+    pub(super) fn entry_at(
+        &self,
+        root: &Tree<'_>,
+        path: &str,
+    ) -> Result<Option<(Oid, Option<ObjectType>)>, StoreError> {
+        let mut components = path.split('/').filter(|c| !c.is_empty()).peekable();
+        let mut folder: Option<Tree<'_>> = None;
+        while let Some(name) = components.next() {
+            let found = {
+                let tree = folder.as_ref().unwrap_or(root);
+                tree.get_name(name).map(|entry| (entry.id(), entry.kind()))
+            };
+            let Some((id, kind)) = found else {
+                return Ok(None);
+            };
+            if components.peek().is_none() {
+                return Ok(Some((id, kind)));
+            }
+            if kind != Some(ObjectType::Tree) {
+                return Ok(None);
+            }
+            folder = Some(self.load_tree(id)?);
+        }
+        Ok(None)
+    }
+
+    /// The folder at `path` below `root`, if there is one.
+    pub(super) fn subtree_at(
+        &self,
+        root: &Tree<'_>,
+        path: &str,
+    ) -> Result<Option<Tree<'_>>, StoreError> {
+        match self.entry_at(root, path)? {
+            Some((id, Some(ObjectType::Tree))) => self.load_tree(id).map(Some),
+            _ => Ok(None),
+        }
+    }
+}
