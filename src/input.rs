@@ -176,8 +176,29 @@ impl Loader {
 
     /// Reads and verifies the snapshot at `reference`.
     pub fn snapshot(&mut self, reference: &SnapshotRef) -> Result<VerifiedSnapshot, InputError> {
+        let bytes = self.bytes(reference)?;
+        verify(&reference.to_string(), &bytes)
+    }
+
+    /// Reads and verifies the snapshots at `references`, in order: read one by one, verified
+    /// on every core.
+    pub fn snapshots(
+        &mut self,
+        references: &[SnapshotRef],
+    ) -> Result<Vec<VerifiedSnapshot>, InputError> {
+        let read = references
+            .iter()
+            .map(|reference| Ok((reference.to_string(), self.bytes(reference)?)))
+            .collect::<Result<Vec<_>, InputError>>()?;
+        crate::parallel::map(&read, |(origin, bytes)| verify(origin, bytes))
+            .into_iter()
+            .collect()
+    }
+
+    /// The bytes at `reference`.
+    fn bytes(&mut self, reference: &SnapshotRef) -> Result<Vec<u8>, InputError> {
         let origin = reference.to_string();
-        let bytes = match reference {
+        Ok(match reference {
             SnapshotRef::Stdin => {
                 if std::mem::replace(&mut self.stdin_used, true) {
                     return Err(InputError::StdinTwice);
@@ -209,13 +230,17 @@ impl Loader {
                         })?;
                 store.read_file(&file)?
             }
-        };
-        let text = String::from_utf8(bytes).map_err(|e| InputError::Io {
-            origin: origin.clone(),
-            error: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
-        })?;
-        Ok(VerifiedSnapshot::parse(&text, &origin)?)
+        })
     }
+}
+
+/// The snapshot in `bytes`, read from `origin`, verified.
+fn verify(origin: &str, bytes: &[u8]) -> Result<VerifiedSnapshot, InputError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| InputError::Io {
+        origin: origin.to_owned(),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    Ok(VerifiedSnapshot::parse(text, origin)?)
 }
 
 /// The effective policy: built-in, then the store's committed `driftgate.toml` (when a store

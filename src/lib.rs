@@ -26,6 +26,7 @@ pub mod inventory;
 pub mod limits;
 pub mod mockup;
 pub mod model;
+pub mod parallel;
 pub mod report;
 pub mod schemas;
 pub mod secrets;

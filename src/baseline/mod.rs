@@ -1,15 +1,17 @@
 //! Baseline workflows over the git store: promote verified snapshots with a change summary
 //! in the commit, and read the history back as policy-classified changes.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use git2::{ObjectType, Oid};
+
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
+use crate::parallel;
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{
-    BASELINES_DIR, BaselineFile, Committed, FileWrite, HistoryScope, Store, StoreError,
-};
+use crate::store::{BASELINES_DIR, Committed, FileWrite, HistoryScope, Store, StoreError};
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
 #[derive(Debug)]
@@ -212,26 +214,31 @@ pub fn promote(
     {
         return Err(PromoteError::BadFleet(bad.to_owned()));
     }
-    let snapshots: Vec<&VerifiedSnapshot> = request.snapshots.iter().map(|s| &s.snapshot).collect();
-    for (i, a) in snapshots.iter().enumerate() {
-        if let Some(b) = snapshots[i + 1..]
-            .iter()
-            .find(|b| b.snapshot().host == a.snapshot().host)
-        {
+    let mut seen: HashMap<&HostName, &VerifiedSnapshot> = HashMap::new();
+    for FleetSnapshot { snapshot, .. } in &request.snapshots {
+        if let Some(first) = seen.insert(&snapshot.snapshot().host, snapshot) {
             return Err(PromoteError::DuplicateHost {
-                host: a.snapshot().host.clone(),
-                first: a.origin().to_owned(),
-                second: b.origin().to_owned(),
+                host: snapshot.snapshot().host.clone(),
+                first: first.origin().to_owned(),
+                second: snapshot.origin().to_owned(),
             });
         }
     }
-    let refusals: Vec<Refusal> = snapshots
-        .iter()
-        .filter_map(|s| refusal(s, policy))
-        .collect();
+    // Judging, rendering and summarizing are per snapshot and spread over the cores; the
+    // store, which is not `Sync`, is used between those steps on this thread only.
+    let refusals: Vec<Refusal> =
+        parallel::map(&request.snapshots, |s| refusal(&s.snapshot, policy))
+            .into_iter()
+            .flatten()
+            .collect();
     if !refusals.is_empty() && request.force_reason.is_none() {
         return Ok(PromoteOutcome::Refused(refusals));
     }
+    let rendered: Vec<(String, Option<Oid>)> = parallel::map(&request.snapshots, |s| {
+        let text = s.snapshot.to_canonical_json();
+        let id = Oid::hash_object(ObjectType::Blob, text.as_bytes()).ok();
+        (text, id)
+    });
 
     let lock = store.lock(request.lock_wait)?;
     // HEAD's fleet folders are loaded once; each host is then one lookup by name in them.
@@ -240,13 +247,13 @@ pub fn promote(
     } else {
         None
     };
-    let mut hosts = Vec::new();
-    let mut writes = Vec::new();
-    for FleetSnapshot {
-        fleet,
-        snapshot,
-        replaces,
-    } in &request.snapshots
+    let mut previous_bytes = Vec::with_capacity(request.snapshots.len());
+    for (
+        FleetSnapshot {
+            fleet, snapshot, ..
+        },
+        (_, id),
+    ) in request.snapshots.iter().zip(&rendered)
     {
         let host = &snapshot.snapshot().host;
         let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
@@ -260,27 +267,67 @@ pub fn promote(
                 existing: existing.path.clone(),
             });
         }
-        let previous = match &existing {
-            Some(existing) => previous_baseline(store, existing)?,
-            None => None,
+        // The same bytes as the committed blob: that baseline is not read again.
+        let previous = match existing {
+            Some(file) if Some(file.blob) == *id => Previous::Same,
+            Some(file) => Previous::Bytes(store.read_file(&file)?, file.path),
+            None => Previous::None,
         };
-        let found = previous.as_ref().map_or("none", |p| p.digest());
-        if !replaces.is_empty() && !replaces.iter().any(|r| r == found) {
+        previous_bytes.push((path, previous));
+    }
+    let judged = parallel::map(
+        &request
+            .snapshots
+            .iter()
+            .zip(previous_bytes)
+            .collect::<Vec<_>>(),
+        |(FleetSnapshot { snapshot, .. }, (path, previous))| {
+            let previous = match previous {
+                Previous::Same => return (path.clone(), Judged::Same),
+                Previous::None => None,
+                // A previous baseline that no longer verifies is replaced, not trusted: it
+                // counts as absent.
+                Previous::Bytes(bytes, at) => VerifiedSnapshot::parse(
+                    &String::from_utf8_lossy(bytes),
+                    &format!("git:HEAD:{at}"),
+                )
+                .ok(),
+            };
+            let found = previous.as_ref().map_or("none", |p| p.digest()).to_owned();
+            let unchanged = previous.as_ref().is_some_and(|p| {
+                p.snapshot().facts == snapshot.snapshot().facts
+                    && p.snapshot().sources == snapshot.snapshot().sources
+            });
+            let change = (!unchanged).then(|| summarize(previous.as_ref(), snapshot, policy));
+            (path.clone(), Judged::Read { found, change })
+        },
+    );
+    let mut hosts = Vec::new();
+    let mut writes = Vec::new();
+    for ((request_snapshot, (text, _)), (path, judged)) in
+        request.snapshots.iter().zip(rendered).zip(judged)
+    {
+        let FleetSnapshot {
+            fleet,
+            snapshot,
+            replaces,
+        } = request_snapshot;
+        let host = &snapshot.snapshot().host;
+        let (found, change) = match judged {
+            Judged::Same => (snapshot.digest().to_owned(), None),
+            Judged::Read { found, change } => (found, change),
+        };
+        if !replaces.is_empty() && !replaces.iter().any(|r| *r == found) {
             return Err(PromoteError::Moved {
                 host: host.clone(),
-                found: found.to_owned(),
+                found,
                 expected: replaces.join(", "),
             });
         }
-        let unchanged = previous.as_ref().is_some_and(|p| {
-            p.snapshot().facts == snapshot.snapshot().facts
-                && p.snapshot().sources == snapshot.snapshot().sources
-        });
-        let change = (!unchanged).then(|| summarize(previous.as_ref(), snapshot, policy));
         if change.is_some() {
             writes.push(FileWrite {
                 path: path.clone(),
-                content: snapshot.snapshot().to_canonical_json().into_bytes(),
+                content: text.into_bytes(),
             });
         }
         hosts.push(HostResult {
@@ -314,14 +361,25 @@ pub fn promote(
     })
 }
 
-/// A previous baseline that no longer verifies is replaced, not trusted: it counts as absent.
-fn previous_baseline(
-    store: &Store,
-    file: &BaselineFile,
-) -> Result<Option<VerifiedSnapshot>, StoreError> {
-    let bytes = store.read_file(file)?;
-    let text = String::from_utf8_lossy(&bytes);
-    Ok(VerifiedSnapshot::parse(&text, &format!("git:HEAD:{}", file.path)).ok())
+/// What HEAD holds at a host's baseline path.
+enum Previous {
+    /// Nothing.
+    None,
+    /// The bytes the promote would write.
+    Same,
+    /// Other bytes, read from this path.
+    Bytes(Vec<u8>, String),
+}
+
+/// A host's snapshot compared with what HEAD holds.
+enum Judged {
+    /// The same bytes: nothing to write or summarize.
+    Same,
+    /// The previous baseline (`found`: its digest, or `none`) and the change, if any.
+    Read {
+        found: String,
+        change: Option<ChangeSummary>,
+    },
 }
 
 fn refusal(snapshot: &VerifiedSnapshot, policy: &Policy) -> Option<Refusal> {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::snapshot::{Facts, Snapshot, SourceRecord, SourceStatus};
+use crate::store::ObjectCounts;
 
 fn snapshot(
     host: &str,
@@ -205,4 +206,95 @@ fn a_promote_that_expects_another_previous_baseline_is_refused_under_the_lock() 
     )
     .unwrap();
     assert_eq!(store.history(HistoryScope::All, 10).unwrap().len(), 3);
+}
+
+/// The git objects that each store operation reads, in a store of `size` hosts of fleet `a`
+/// (plus one of fleet `b`) where `baselines/a/` has a history of 4 promotes: a promote of 3
+/// changed hosts, 1 identical one and 1 new one; a show; the history of one host; and the
+/// read of every baseline at HEAD. Each from a freshly opened store, so counts start at 0.
+fn objects_read(size: usize) -> [(&'static str, ObjectCounts); 4] {
+    let (dir, store) = test_store();
+    let policy = Policy::builtin();
+    let host = |name: &str, value: &str| {
+        snapshot(name, &[("bios/A", value.into())], SourceStatus::Complete)
+    };
+    let promote_all = |store: &Store, fleet: &str, snapshots: Vec<VerifiedSnapshot>| {
+        let request = PromoteRequest::one_fleet(fleet, snapshots, Duration::from_secs(1));
+        let PromoteOutcome::Promoted { .. } = promote(store, &policy, request).unwrap() else {
+            panic!("refused")
+        };
+    };
+    let names: Vec<String> = (0..size).map(|i| format!("h{i:04}")).collect();
+    promote_all(&store, "a", names.iter().map(|n| host(n, "x")).collect());
+    promote_all(&store, "b", vec![host("other", "x")]);
+    for round in ["v1", "v2", "v3"] {
+        promote_all(
+            &store,
+            "a",
+            vec![host("h0000", round), host("h0001", round)],
+        );
+    }
+    let fresh = || Store::discover(dir.path()).unwrap();
+
+    let store = fresh();
+    let mut snapshots: Vec<VerifiedSnapshot> = ["h0002", "h0003", "h0004"]
+        .iter()
+        .map(|n| host(n, "changed"))
+        .collect();
+    snapshots.push(host("h0005", "x"));
+    snapshots.push(host("new-host", "x"));
+    promote_all(&store, "a", snapshots);
+    let promoted = store.object_counts();
+
+    let store = fresh();
+    let file = store.host_file("HEAD", "h0003").unwrap().unwrap();
+    store.read_file(&file).unwrap();
+    let shown = store.object_counts();
+
+    let store = fresh();
+    let history = store.history(HistoryScope::Host("h0001"), 10).unwrap();
+    assert_eq!(history.len(), 4, "the first promote and three rounds");
+    let logged = store.object_counts();
+
+    let store = fresh();
+    let files = store.baseline_files("HEAD").unwrap();
+    assert_eq!(files.len(), size + 2);
+    for file in &files {
+        store.read_file(file).unwrap();
+    }
+    let mut read_all = store.object_counts();
+    read_all.blobs_read -= files.len() as u64;
+    [
+        ("promote", promoted),
+        ("show", shown),
+        ("log", logged),
+        ("read all (beyond one blob per host)", read_all),
+    ]
+}
+
+#[test]
+fn store_operations_read_as_many_git_objects_in_a_store_of_200_hosts_as_in_one_of_10() {
+    let (small, large) = (objects_read(10), objects_read(200));
+    for ((what, small), (_, large)) in small.iter().zip(&large) {
+        assert_eq!(small, large, "{what}: objects read grow with the store");
+    }
+    let [(_, promoted), (_, shown), (_, logged), (_, read_all)] = large;
+    // Per changed host one blob read (its previous baseline) and one written; the identical
+    // host is neither read nor written. Trees: HEAD's root, baselines/ and both fleet folders
+    // for the lookups, the same path again for the commit's check of the work tree, and the
+    // new root.
+    assert_eq!((promoted.blobs_read, promoted.blobs_written), (3, 4));
+    assert!(promoted.trees_read <= 8, "{promoted:?}");
+    assert!(promoted.commits_read <= 2, "{promoted:?}");
+    // Root, baselines/, the two fleet folders, the blob.
+    assert_eq!((shown.trees_read, shown.blobs_read), (4, 1), "{shown:?}");
+    // Per commit: its baselines folder and, where it changed, the fleet folder on each side
+    // and the two versions of the host's file.
+    assert!(logged.blobs_read <= 7, "{logged:?}");
+    assert!(logged.trees_read <= 6 * 7, "{logged:?}");
+    assert_eq!(
+        (read_all.trees_read, read_all.blobs_read),
+        (4, 0),
+        "{read_all:?}"
+    );
 }

@@ -103,10 +103,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             policy,
         } => {
             let mut loader = Loader::new(ctx.repo.clone());
-            let snapshots = snapshots
-                .iter()
-                .map(|r| loader.snapshot(r))
-                .collect::<Result<Vec<_>, _>>()?;
+            let snapshots = loader.snapshots(&snapshots)?;
             let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
             let request = PromoteRequest {
                 message,
@@ -119,7 +116,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Show { host, rev } => {
             let mut loader = Loader::new(ctx.repo.clone());
             let snapshot = loader.snapshot(&SnapshotRef::Baseline { host, rev })?;
-            let text = snapshot.snapshot().to_canonical_json();
+            let text = snapshot.to_canonical_json();
             ctx.printer.stdout(|out| out.write_all(text.as_bytes()))?;
             Ok(Outcome::Done)
         }

@@ -332,6 +332,12 @@ impl VerifiedSnapshot {
     pub fn origin(&self) -> &str {
         &self.origin
     }
+
+    /// Its canonical JSON text: [`Snapshot::to_canonical_json`] with the digest already
+    /// verified, not computed again.
+    pub fn to_canonical_json(&self) -> String {
+        canonical::render(&self.snapshot, Some(&self.digest))
+    }
 }
 
 fn parse_document(text: &str, origin: &str) -> Result<SnapshotDocument, SnapshotError> {
