@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
@@ -23,7 +23,7 @@ use crate::inventory::{HostOptionsError, Inventory};
 use crate::snapshot::{
     HostName, Snapshot, SnapshotError, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
-use crate::store::{BaselineFile, BaselineReadError, Store};
+use crate::store::{BaselineFile, BaselineReadError, Store, StoreError};
 
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
 /// capture's own deadline ends it first and then deletes its session (at most
@@ -149,8 +149,8 @@ impl collect::Reporter for Forward {
 
 /// What every host's task works with: owned, shared by the tasks of one run.
 struct Shared {
-    /// The store's location: each task opens it for itself (a `Store` is not `Sync`).
-    store: PathBuf,
+    /// The store, opened once per thread that reads baselines at the same time.
+    stores: StorePool,
     head: Option<String>,
     inventory: Inventory,
     /// The capture settings with the inventory's account variables withheld (computed once).
@@ -159,6 +159,43 @@ struct Shared {
     strict: bool,
     snapshots: Option<PathBuf>,
     out: Option<OutDir>,
+}
+
+/// The store's repository, opened at most once per thread reading baselines at the same time
+/// (a `Store` is not `Sync`): opening it for every host read its pack index again each time,
+/// a cost that grows with the store, once per host.
+struct StorePool {
+    location: PathBuf,
+    idle: Mutex<Vec<Store>>,
+}
+
+impl StorePool {
+    fn new(location: &Path) -> StorePool {
+        StorePool {
+            location: location.to_path_buf(),
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `read` with an idle store, opening one when none is idle, and keeps it for the
+    /// next read (not after a panic: a store is only put back by a read that returned).
+    fn with<T>(&self, read: impl FnOnce(&Store) -> T) -> Result<T, StoreError> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let store = match idle {
+            Some(store) => store,
+            None => Store::discover(&self.location)?,
+        };
+        let result = read(&store);
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(store);
+        Ok(result)
+    }
 }
 
 /// What a host's task ends with.
@@ -176,9 +213,9 @@ pub(super) async fn run(
     reporter: &dyn Reporter,
 ) -> Result<Vec<HostRecord>, FleetError> {
     let cancel = &settings.capture.cancel;
-    let concurrency = settings.concurrency.max(1);
+    let concurrency = hosts_at_once(settings.concurrency, settings.snapshots.is_some());
     let shared = Arc::new(Shared {
-        store: settings.store.location().to_path_buf(),
+        stores: StorePool::new(settings.store.location()),
         head: plan.head.clone(),
         inventory: settings.inventory.clone(),
         capture: settings.inventory.withholding_env(&settings.capture),
@@ -278,6 +315,18 @@ pub(super) async fn run(
     Ok(records)
 }
 
+/// How many hosts run at once: `concurrency`, but no more than there are cores when every
+/// host is files read and judged (`--snapshots`): nothing waits on a network then, so more
+/// only holds more snapshot pairs in memory and makes the threads take turns.
+fn hosts_at_once(concurrency: usize, from_files: bool) -> usize {
+    let concurrency = concurrency.max(1);
+    if !from_files {
+        return concurrency;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    concurrency.min(cores)
+}
+
 /// What a panic said, or that the task was cancelled.
 fn panic_text(error: tokio::task::JoinError) -> String {
     if !error.is_panic() {
@@ -305,6 +354,20 @@ async fn host_task(
     if planned.host.name.as_str() == PANICKING_HOST {
         panic!("injected for a test");
     }
+    if let Some(dir) = shared.snapshots.clone() {
+        // Nothing to wait for but the disk: the host is one job on a blocking thread.
+        let (record, took) = blocking(move || {
+            let (baseline, got) = match prepare(&shared, &planned) {
+                Err(failure) => (None, Err(failure)),
+                Ok((baseline, _)) => (baseline, read_snapshot(&dir, &planned)),
+            };
+            let took = started.elapsed();
+            let record = finish(&shared, &planned, baseline, got, last_good, took);
+            (record, took)
+        })
+        .await;
+        return (index, record, took);
+    }
     let prepared = {
         let (shared, planned) = (Arc::clone(&shared), planned.clone());
         blocking(move || prepare(&shared, &planned)).await
@@ -312,13 +375,8 @@ async fn host_task(
     let (baseline, got) = match prepared {
         Err(failure) => (None, Err(failure)),
         Ok((baseline, options)) => {
-            let got = match shared.snapshots.clone() {
-                Some(dir) => {
-                    let planned = planned.clone();
-                    blocking(move || read_snapshot(&dir, &planned)).await
-                }
-                None => capture(&planned, &options, shared.out.is_some(), &reporter).await,
-            };
+            let options = options.expect("a capture has capture settings");
+            let got = capture(&planned, &options, shared.out.is_some(), &reporter).await;
             (baseline, got)
         }
     };
@@ -387,14 +445,15 @@ fn origin(host: &HostName, in_out_dir: bool) -> String {
     }
 }
 
-/// A host's baseline (read now, so that only running hosts hold one) and capture settings.
+/// A host's baseline (read now, so that only running hosts hold one) and capture settings
+/// (none when its snapshot is read from `--snapshots`).
 fn prepare(
     shared: &Shared,
     planned: &Planned,
-) -> Result<(Option<VerifiedSnapshot>, CaptureOptions), HostFailure> {
+) -> Result<(Option<VerifiedSnapshot>, Option<CaptureOptions>), HostFailure> {
     let baseline = match (&planned.baseline, &shared.head) {
         (BaselineAt::File(file), Some(head)) => Some(read_baseline(
-            &shared.store,
+            &shared.stores,
             head,
             file,
             planned.host.name.as_str(),
@@ -406,25 +465,26 @@ fn prepare(
     };
     // Snapshots read from files need no account: an unset variable must not fail them.
     if shared.snapshots.is_some() {
-        return Ok((baseline, shared.capture.clone()));
+        return Ok((baseline, None));
     }
     let options = shared
         .inventory
         .host_capture_options(&planned.host, &shared.capture)?;
-    Ok((baseline, options))
+    Ok((baseline, Some(options)))
 }
 
-/// Reads the baseline `file` listed at `commit` in the store at `store` (opened by this task:
-/// a `Store` is not `Sync`) by its blob id, which must be of `host`.
+/// Reads the baseline `file` listed at `commit`, by its blob id, in one of the `stores`; it
+/// must be of `host`.
 fn read_baseline(
-    store: &Path,
+    stores: &StorePool,
     commit: &str,
     file: &BaselineFile,
     host: &str,
 ) -> Result<VerifiedSnapshot, HostFailure> {
-    Store::discover(store)
+    stores
+        .with(|store| store.read_listed_baseline(commit, file, host))
         .map_err(BaselineReadError::from)
-        .and_then(|store| store.read_listed_baseline(commit, file, host))
+        .and_then(|read| read)
         .map_err(|error| HostFailure::Baseline {
             path: file.path.clone(),
             commit: commit.to_owned(),
@@ -552,7 +612,8 @@ fn finish(
     let captured_good = complete.then_some(judged.snapshot().captured_at);
     let record = HostRecord {
         schema: HOST_SCHEMA_ID.to_owned(),
-        cluster_facts: if complete {
+        // Only the nodes of a cluster are compared: a host of none needs no facts extracted.
+        cluster_facts: if complete && planned.host.cluster.is_some() {
             ClusterFacts::extract(judged.snapshot())
         } else {
             ClusterFacts::default()
@@ -731,7 +792,7 @@ mod tests {
             "{failure:?}"
         );
         let shared = Shared {
-            store: dir.path().to_path_buf(),
+            stores: StorePool::new(dir.path()),
             head: None,
             inventory: h1_inventory(),
             capture: CaptureOptions::default(),

@@ -54,7 +54,7 @@ type Value<'i> = Spanned<DeValue<'i>>;
 /// Parses and validates an inventory; see [`Inventory::parse`].
 pub(super) fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
     let mut reader = Reader {
-        text,
+        newlines: newline_offsets(text),
         file: file.display().to_string(),
         base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
         problems: Vec::new(),
@@ -125,21 +125,27 @@ struct RawHost {
     line: usize,
 }
 
-struct Reader<'t> {
-    text: &'t str,
+struct Reader {
+    /// The offset of every `\n` of the text: a line number is a binary search (counting the
+    /// newlines before each host made a parse quadratic in the hosts).
+    newlines: Vec<usize>,
     file: String,
     base: PathBuf,
     problems: Vec<Problem>,
 }
 
-impl Reader<'_> {
+/// The offset of every `\n` in `text`.
+fn newline_offsets(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect()
+}
+
+impl Reader {
+    /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
-        let end = offset.min(self.text.len());
-        self.text.as_bytes()[..end]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1
+        self.newlines.partition_point(|&at| at < offset) + 1
     }
 
     fn problem(&mut self, span: &Range<usize>, message: impl Into<String>) {
