@@ -104,7 +104,10 @@ fn dell_snapshot(driftgate: &Path, root: &Path, bench_dir: &Path) -> Result<Veri
                 capture.display()
             );
         }
-        eprintln!("fleet_compare: capturing the Dell mockup into {}", file.display());
+        eprintln!(
+            "fleet_compare: capturing the Dell mockup into {}",
+            file.display()
+        );
         let mut server = Command::new(driftgate)
             .args(["--color", "never", "mockup", "serve"])
             .arg(&capture)
@@ -141,12 +144,11 @@ fn dell_snapshot(driftgate: &Path, root: &Path, bench_dir: &Path) -> Result<Veri
         server.kill().context("stop the simulator")?;
         server.wait().context("wait for the simulator")?;
         drop(lines);
-        match status {
-            None => bail!("driftgate mockup serve did not say where it serves"),
-            Some(status) if !status.context("run driftgate capture")?.success() => {
-                bail!("driftgate capture of the Dell mockup failed")
-            }
-            Some(_) => {}
+        let status = status
+            .context("driftgate mockup serve did not say where it serves")?
+            .context("run driftgate capture")?;
+        if !status.success() {
+            bail!("driftgate capture of the Dell mockup failed: {status}");
         }
     }
     let text = fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
@@ -183,7 +185,14 @@ struct Peer {
     counts: String,
 }
 
-fn run_peer(python: &Path, script: &Path, peer: &str, pairs: &Path, scratch: &Path, into: &mut Peer) -> Result<()> {
+fn run_peer(
+    python: &Path,
+    script: &Path,
+    peer: &str,
+    pairs: &Path,
+    scratch: &Path,
+    into: &mut Peer,
+) -> Result<()> {
     let timed = measure::run(
         python,
         &[script.as_os_str(), OsStr::new(peer), pairs.as_os_str()],
@@ -201,6 +210,25 @@ fn run_peer(python: &Path, script: &Path, peer: &str, pairs: &Path, scratch: &Pa
         report["changed"], report["added"], report["removed"]
     );
     Ok(())
+}
+
+/// `driftgate check --all` of `inventory`'s hosts, judged from `snapshots` against `store`.
+fn check<'a>(inventory: &'a Path, store: &'a Path, snapshots: &'a Path) -> Vec<&'a OsStr> {
+    vec![
+        OsStr::new("--color"),
+        OsStr::new("never"),
+        OsStr::new("check"),
+        OsStr::new("--all"),
+        OsStr::new("--quiet"),
+        OsStr::new("--inventory"),
+        inventory.as_os_str(),
+        OsStr::new("--repo"),
+        store.as_os_str(),
+        OsStr::new("--snapshots"),
+        snapshots.as_os_str(),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+    ]
 }
 
 fn met(ok: bool) -> &'static str {
@@ -225,7 +253,8 @@ fn main() -> Result<()> {
     let pairs = pairs::generate(&driftgate, &dell, args.hosts, &dir)?;
     let generation = started.elapsed().as_secs_f64();
     let tenth = args.hosts / 10;
-    let (inventory, inventory_tenth) = (dir.join("inventory.toml"), dir.join("inventory-tenth.toml"));
+    let (inventory, inventory_tenth) =
+        (dir.join("inventory.toml"), dir.join("inventory-tenth.toml"));
     pairs.write_inventory(args.hosts, &inventory)?;
     pairs.write_inventory(tenth, &inventory_tenth)?;
     let files = pairs.files(args.hosts);
@@ -263,35 +292,29 @@ fn main() -> Result<()> {
     }
     let this = std::env::current_exe().context("this benchmark's path")?;
     let scratch = dir.join("time.out");
-    let check = |inventory: &Path| -> Vec<&OsStr> {
-        vec![
-            OsStr::new("--color"),
-            OsStr::new("never"),
-            OsStr::new("check"),
-            OsStr::new("--all"),
-            OsStr::new("--quiet"),
-            OsStr::new("--inventory"),
-            inventory.as_os_str(),
-            OsStr::new("--repo"),
-            pairs.store.as_os_str(),
-            OsStr::new("--snapshots"),
-            pairs.snapshots.as_os_str(),
-            OsStr::new("--format"),
-            OsStr::new("json"),
-        ]
-    };
-    let (mut full, mut small, mut parse) = (Series::default(), Series::default(), Series::default());
+    let (mut full, mut small, mut parse) =
+        (Series::default(), Series::default(), Series::default());
     let (mut deepdiff, mut deepdiff_rs) = (Peer::default(), Peer::default());
     let mut verdicts = String::new();
     for run in 1..=args.runs {
         eprintln!("fleet_compare: run {run} of {}", args.runs);
-        let timed = measure::run(&driftgate, &check(&inventory), false, &scratch)?;
+        let timed = measure::run(
+            &driftgate,
+            &check(&inventory, &pairs.store, &pairs.snapshots),
+            false,
+            &scratch,
+        )?;
         full.push(timed.wall, timed.rss_kib);
-        let timed = measure::run(&driftgate, &check(&inventory_tenth), true, &scratch)?;
+        let timed = measure::run(
+            &driftgate,
+            &check(&inventory_tenth, &pairs.store, &pairs.snapshots),
+            true,
+            &scratch,
+        )?;
         small.push(timed.wall, timed.rss_kib);
         if run == 1 {
-            let report: serde_json::Value = serde_json::from_slice(&timed.stdout)
-                .context("driftgate's fleet report")?;
+            let report: serde_json::Value =
+                serde_json::from_slice(&timed.stdout).context("driftgate's fleet report")?;
             verdicts = format!("exit {}, counts {}", timed.code, report["counts"]);
         }
         let timed = measure::run(
@@ -302,8 +325,22 @@ fn main() -> Result<()> {
         )?;
         parse.push(timed.wall, timed.rss_kib);
         if have_python {
-            run_peer(&python, &script, "deepdiff", &sample_list, &scratch, &mut deepdiff)?;
-            run_peer(&python, &script, "deepdiff-rs", &sample_list, &scratch, &mut deepdiff_rs)?;
+            run_peer(
+                &python,
+                &script,
+                "deepdiff",
+                &sample_list,
+                &scratch,
+                &mut deepdiff,
+            )?;
+            run_peer(
+                &python,
+                &script,
+                "deepdiff-rs",
+                &sample_list,
+                &scratch,
+                &mut deepdiff_rs,
+            )?;
         }
     }
     if !args.keep {
@@ -326,7 +363,10 @@ fn main() -> Result<()> {
         args.peer_sample,
         args.hosts
     );
-    println!("| tool | pairs run | wall s (at {}) | µs per pair | peak RSS MiB |", args.hosts);
+    println!(
+        "| tool | pairs run | wall s (at {}) | µs per pair | peak RSS MiB |",
+        args.hosts
+    );
     println!("|---|---:|---:|---:|---:|");
     let row = |name: &str, ran: usize, wall: f64, rss: f64| {
         println!(
@@ -341,11 +381,21 @@ fn main() -> Result<()> {
         small.wall() / tenth as f64 * 1e6,
         small.rss()
     );
-    row("serde_json parse floor", args.hosts, parse.wall(), parse.rss());
+    row(
+        "serde_json parse floor",
+        args.hosts,
+        parse.wall(),
+        parse.rss(),
+    );
     let scaled = |peer: &Peer| median(&peer.loop_seconds) / args.peer_sample as f64 * n;
     for peer in [&deepdiff, &deepdiff_rs] {
         if have_python {
-            row(&format!("{} (scaled)", peer.name), args.peer_sample, scaled(peer), peer.process.rss());
+            row(
+                &format!("{} (scaled)", peer.name),
+                args.peer_sample,
+                scaled(peer),
+                peer.process.rss(),
+            );
         }
     }
     println!("\n| target | measured | |");
@@ -357,9 +407,17 @@ fn main() -> Result<()> {
     );
     if have_python {
         let ratio = scaled(&deepdiff) / full.wall();
-        println!("| ≥ 50× faster than {} | {ratio:.1}× | {} |", deepdiff.name, met(ratio >= 50.0));
+        println!(
+            "| ≥ 50× faster than {} | {ratio:.1}× | {} |",
+            deepdiff.name,
+            met(ratio >= 50.0)
+        );
         let ratio = scaled(&deepdiff_rs) / full.wall();
-        println!("| ≥ 2× faster than {} | {ratio:.1}× | {} |", deepdiff_rs.name, met(ratio >= 2.0));
+        println!(
+            "| ≥ 2× faster than {} | {ratio:.1}× | {} |",
+            deepdiff_rs.name,
+            met(ratio >= 2.0)
+        );
     } else {
         println!("| ≥ 50× faster than deepdiff | not run (no venv) | **NOT MET** |");
         println!("| ≥ 2× faster than deepdiff-rs | not run (no venv) | **NOT MET** |");

@@ -22,7 +22,12 @@ pub struct Timed {
 
 /// Runs `program args` under `/usr/bin/time`; standard output is kept when `keep_stdout`,
 /// else goes to /dev/null. `rss_file` is scratch space for time's report.
-pub fn run(program: &Path, args: &[&std::ffi::OsStr], keep_stdout: bool, rss_file: &Path) -> Result<Timed> {
+pub fn run(
+    program: &Path,
+    args: &[&std::ffi::OsStr],
+    keep_stdout: bool,
+    rss_file: &Path,
+) -> Result<Timed> {
     let mut command = Command::new("/usr/bin/time");
     command
         .arg("-f")
@@ -33,7 +38,11 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], keep_stdout: bool, rss_fil
         .args(args)
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
-        .stdout(if keep_stdout { Stdio::piped() } else { Stdio::null() });
+        .stdout(if keep_stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
     let start = Instant::now();
     let output = command
         .output()
@@ -51,7 +60,10 @@ pub fn run(program: &Path, args: &[&std::ffi::OsStr], keep_stdout: bool, rss_fil
         bail!(
             "{} exited {code}: {}",
             program.display(),
-            String::from_utf8_lossy(&output.stderr).lines().next_back().unwrap_or("")
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .next_back()
+                .unwrap_or("")
         );
     }
     Ok(Timed {

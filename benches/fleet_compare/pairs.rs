@@ -191,7 +191,12 @@ fn mutate(baseline: &mut Snapshot, snapshot: &mut Snapshot, mutation: Mutation) 
 }
 
 /// Generates `count` pairs from `dell` into `dir` (emptied first).
-pub fn generate(driftgate: &Path, dell: &VerifiedSnapshot, count: usize, dir: &Path) -> Result<Pairs> {
+pub fn generate(
+    driftgate: &Path,
+    dell: &VerifiedSnapshot,
+    count: usize,
+    dir: &Path,
+) -> Result<Pairs> {
     if dir.exists() {
         fs::remove_dir_all(dir).with_context(|| format!("remove {}", dir.display()))?;
     }
@@ -213,7 +218,10 @@ pub fn generate(driftgate: &Path, dell: &VerifiedSnapshot, count: usize, dir: &P
         .status()
         .context("run driftgate baseline init")?;
     if !status.success() {
-        bail!("driftgate baseline init {} failed: {status}", pairs.store.display());
+        bail!(
+            "driftgate baseline init {} failed: {status}",
+            pairs.store.display()
+        );
     }
     let repo = git2::Repository::open(&pairs.store).context("open the bench store")?;
     let mut lab = repo.treebuilder(None).context("tree builder")?;
@@ -223,7 +231,9 @@ pub fn generate(driftgate: &Path, dell: &VerifiedSnapshot, count: usize, dir: &P
         let mut baseline = host_baseline(&base, index, name);
         let mut snapshot = baseline.clone();
         mutate(&mut baseline, &mut snapshot, Mutation::of(index))?;
-        max_facts = max_facts.max(baseline.facts.len()).max(snapshot.facts.len());
+        max_facts = max_facts
+            .max(baseline.facts.len())
+            .max(snapshot.facts.len());
         // Sealed: the canonical JSON carries its digest.
         let baseline = baseline.to_canonical_json();
         let snapshot = snapshot.to_canonical_json();
