@@ -113,16 +113,17 @@ fn base(dell: &VerifiedSnapshot) -> Snapshot {
 fn host_baseline(base: &Snapshot, index: usize, name: &str) -> Snapshot {
     let mut host = base.clone();
     host.host = HostName::new(name).expect("bench host names are valid");
-    let octets = format!(":{:02x}:{:02x}/", index >> 8 & 0xff, index & 0xff);
+    let (hi, lo) = (index >> 8 & 0xff, index & 0xff);
     host.facts = base
         .facts
         .iter()
         .map(|(p, v)| {
             let text = p.as_str();
-            // nic/aa:bb:cc:dd:ee:ff/… → nic/aa:bb:cc:dd:II:II/…
+            // nic/aa:bb:cc:dd:ee:ff/… → nic/aa:bb:cc:HI:LO:ff/…: the ports of one adapter
+            // (which differ in the last octet) stay apart.
             let renamed = match text.strip_prefix("nic/") {
                 Some(rest) if rest.len() > 17 && rest.as_bytes()[17] == b'/' => {
-                    format!("nic/{}{}{}", &rest[..11], octets, &rest[18..])
+                    format!("nic/{}:{hi:02x}:{lo:02x}{}", &rest[..8], &rest[14..])
                 }
                 _ => text.to_owned(),
             };
