@@ -1,0 +1,86 @@
+//! Whole processes timed: wall time by the clock around the child, peak RSS by
+//! `/usr/bin/time -f %M` (the child's getrusage), and medians over runs.
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+/// One finished child.
+pub struct Timed {
+    /// Seconds from spawn to exit.
+    pub wall: f64,
+    /// Peak resident set, KiB.
+    pub rss_kib: u64,
+    /// Exit code.
+    pub code: i32,
+    /// Its standard output.
+    pub stdout: Vec<u8>,
+}
+
+/// Runs `program args` under `/usr/bin/time`; standard output is kept when `keep_stdout`,
+/// else goes to /dev/null. `rss_file` is scratch space for time's report.
+pub fn run(
+    program: &Path,
+    args: &[&std::ffi::OsStr],
+    keep_stdout: bool,
+    rss_file: &Path,
+) -> Result<Timed> {
+    let mut command = Command::new("/usr/bin/time");
+    command
+        .arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(rss_file)
+        .arg(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .stdout(if keep_stdout {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    let start = Instant::now();
+    let output = command
+        .output()
+        .with_context(|| format!("run /usr/bin/time {}", program.display()))?;
+    let wall = start.elapsed().as_secs_f64();
+    let report = fs::read_to_string(rss_file).context("read /usr/bin/time's report")?;
+    // A child that fails has "Command exited with non-zero status N" before the figure.
+    let rss_kib = report
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().parse().ok())
+        .with_context(|| format!("no peak RSS in /usr/bin/time's report {report:?}"))?;
+    let code = output.status.code().unwrap_or(-1);
+    if code != 0 && code != 1 {
+        bail!(
+            "{} exited {code}: {}",
+            program.display(),
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .next_back()
+                .unwrap_or("")
+        );
+    }
+    Ok(Timed {
+        wall,
+        rss_kib,
+        code,
+        stdout: output.stdout,
+    })
+}
+
+/// The median of `values` (the mean of the middle two of an even count).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
