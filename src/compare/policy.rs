@@ -15,7 +15,7 @@
 //! staged fact exactly may lower it, a glob over staged values must not turn a staged reset of
 //! a blocked setting into a warning.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
@@ -164,9 +164,21 @@ const RETIRED_RULES: [(&str, &str); 4] = [
     ),
 ];
 
-/// A glob set over a subset of the rules, remembering which rule each glob came from.
+/// The globs of a subset of the rules, grouped by the literal first segment of their pattern:
+/// a path is matched only against the globs that can match its first segment (`nic/…` never
+/// runs the `bios/**` or `storage/…` globs), which is most of the cost of judging a fact.
 #[derive(Debug, Clone)]
 struct Matcher {
+    /// For each literal first segment, its globs and every glob whose first segment has a
+    /// wildcard.
+    by_first: HashMap<String, GlobGroup>,
+    /// The globs whose first segment has a wildcard, for any other first segment.
+    anywhere: GlobGroup,
+}
+
+/// A glob set, remembering which rule each glob came from.
+#[derive(Debug, Clone)]
+struct GlobGroup {
     globs: GlobSet,
     rule_of_glob: Vec<usize>,
 }
@@ -367,13 +379,7 @@ impl Policy {
                     .best_index(&self.rules, path.as_str(), |_| true),
             };
         }
-        let matched: Vec<usize> = self
-            .all_rules
-            .globs
-            .matches(path.as_str())
-            .into_iter()
-            .map(|glob| self.all_rules.rule_of_glob[glob])
-            .collect();
+        let matched: Vec<usize> = self.all_rules.matching(path.as_str()).collect();
         let best = |include: fn(&Rule) -> bool| {
             matched
                 .iter()
@@ -538,17 +544,43 @@ fn merge_rule(
 
 impl Matcher {
     fn new(rules: &[Rule], include: impl Fn(&Rule) -> bool) -> Self {
-        let mut builder = GlobSetBuilder::new();
-        let mut rule_of_glob = Vec::new();
-        for (index, rule) in rules.iter().enumerate().filter(|(_, r)| include(r)) {
-            builder
-                .add(compile_glob(&rule.path).expect("globs are validated when rules are merged"));
-            rule_of_glob.push(index);
-        }
+        let included: Vec<(usize, &Rule)> =
+            rules.iter().enumerate().filter(|(_, r)| include(r)).collect();
+        let anywhere: Vec<(usize, &Rule)> = included
+            .iter()
+            .copied()
+            .filter(|(_, r)| literal_first_segment(&r.path).is_none())
+            .collect();
+        let mut firsts: Vec<&str> = included
+            .iter()
+            .filter_map(|(_, r)| literal_first_segment(&r.path))
+            .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        let by_first = firsts
+            .into_iter()
+            .map(|first| {
+                let members = included.iter().copied().filter(|(_, r)| {
+                    literal_first_segment(&r.path).is_none_or(|own| own == first)
+                });
+                (first.to_owned(), GlobGroup::new(members))
+            })
+            .collect();
         Matcher {
-            globs: builder.build().expect("a set of valid globs builds"),
-            rule_of_glob,
+            by_first,
+            anywhere: GlobGroup::new(anywhere.into_iter()),
         }
+    }
+
+    /// The index (into the rules) of every rule whose glob matches `path`.
+    fn matching(&self, path: &str) -> impl Iterator<Item = usize> + '_ {
+        let first = path.split('/').next().unwrap_or(path);
+        let group = self.by_first.get(first).unwrap_or(&self.anywhere);
+        group
+            .globs
+            .matches(path)
+            .into_iter()
+            .map(|glob| group.rule_of_glob[glob])
     }
 
     fn best<'r>(&self, rules: &'r [Rule], path: &str) -> Option<&'r Rule> {
@@ -571,10 +603,7 @@ impl Matcher {
         path: &str,
         include: impl Fn(&Rule) -> bool,
     ) -> Option<usize> {
-        self.globs
-            .matches(path)
-            .into_iter()
-            .map(|glob| self.rule_of_glob[glob])
+        self.matching(path)
             .filter(|&index| include(&rules[index]))
             .max_by_key(|&index| (rules[index].specificity, index))
     }
@@ -592,6 +621,30 @@ fn live_path(path: &str) -> Option<String> {
         .map(|(_, s)| *s)
         .collect();
     Some(live.join("/"))
+}
+
+impl GlobGroup {
+    fn new<'r>(members: impl Iterator<Item = (usize, &'r Rule)>) -> Self {
+        let mut builder = GlobSetBuilder::new();
+        let mut rule_of_glob = Vec::new();
+        for (index, rule) in members {
+            builder
+                .add(compile_glob(&rule.path).expect("globs are validated when rules are merged"));
+            rule_of_glob.push(index);
+        }
+        GlobGroup {
+            globs: builder.build().expect("a set of valid globs builds"),
+            rule_of_glob,
+        }
+    }
+}
+
+/// The first `/` segment of `pattern` when it is literal text (no glob syntax, no escape), so
+/// that only paths with that first segment can match the pattern.
+fn literal_first_segment(pattern: &str) -> Option<&str> {
+    let first = pattern.split('/').next().unwrap_or(pattern);
+    let is_syntax = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | ',' | '\\');
+    (!first.is_empty() && !first.contains(is_syntax)).then_some(first)
 }
 
 /// A fact path glob: `*` stays within one `/` segment, `**` crosses segments. Shared with

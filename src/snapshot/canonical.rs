@@ -5,80 +5,103 @@
 //! exactly the facts that changed. The digest is the SHA-256 of this text rendered without
 //! the `digest` line; since `digest` is never the last key, deleting that one line of a
 //! canonical file gives the hashed bytes (`grep -v '^  "digest": ' FILE | sha256sum`).
-
-use std::fmt::Write as _;
+//!
+//! Every string and value is written straight into one buffer by `serde_json` (the same bytes
+//! `serde_json::to_string` gives, without a `String` per fact), and the file form is that
+//! same buffer with the digest line spliced in: a snapshot is rendered once per digest.
 
 use sha2::{Digest as _, Sha256};
 
 use super::{SCHEMA_ID, Snapshot, SourceRecord};
 
-/// Renders `snapshot`; `digest` is included when given.
-pub(super) fn render(snapshot: &Snapshot, digest: Option<&str>) -> String {
-    let mut out = String::with_capacity(64 * (snapshot.facts.len() + 8));
-    out.push_str("{\n");
-    field(
-        &mut out,
-        "captured_at",
-        &json_string(&snapshot.captured_at.to_string()),
-    );
-    if let Some(digest) = digest {
-        field(&mut out, "digest", &json_string(digest));
-    }
-    if snapshot.facts.is_empty() {
-        out.push_str("  \"facts\": {},\n");
-    } else {
-        out.push_str("  \"facts\": {\n");
-        let last = snapshot.facts.len() - 1;
-        for (i, (path, value)) in snapshot.facts.iter().enumerate() {
-            let value = serde_json::to_string(value).expect("fact values always serialize");
-            let comma = if i == last { "" } else { "," };
-            let _ = writeln!(out, "    {}: {value}{comma}", json_string(path.as_str()));
-        }
-        out.push_str("  },\n");
-    }
-    field(&mut out, "host", &json_string(snapshot.host.as_str()));
-    field(&mut out, "schema", &json_string(SCHEMA_ID));
-    if snapshot.sources.is_empty() {
-        out.push_str("  \"sources\": [],\n");
-    } else {
-        out.push_str("  \"sources\": [\n");
-        let last = snapshot.sources.len() - 1;
-        for (i, source) in snapshot.sources.iter().enumerate() {
-            let comma = if i == last { "" } else { "," };
-            let _ = writeln!(out, "    {}{comma}", source_line(source));
-        }
-        out.push_str("  ],\n");
-    }
-    let _ = writeln!(out, "  \"tool\": {}", json_string(&snapshot.tool));
-    out.push_str("}\n");
-    out
+/// The canonical text with its `digest` line.
+pub(super) fn render_with_digest(snapshot: &Snapshot) -> String {
+    let (body, digest_at) = render(snapshot);
+    let digest = digest_of(&body);
+    let mut out = Vec::with_capacity(body.len() + digest.len() + 16);
+    out.extend_from_slice(&body[..digest_at]);
+    field(&mut out, "digest", &digest);
+    out.extend_from_slice(&body[digest_at..]);
+    String::from_utf8(out).expect("serde_json writes UTF-8 and so do the literals here")
 }
 
 /// `sha256:` + lowercase hex of the canonical form without the digest.
 pub(super) fn digest(snapshot: &Snapshot) -> String {
-    let hash = Sha256::digest(render(snapshot, None).as_bytes());
-    format!("sha256:{}", hex::encode(hash))
+    digest_of(&render(snapshot).0)
 }
 
-fn field(out: &mut String, key: &str, rendered_value: &str) {
-    let _ = writeln!(out, "  \"{key}\": {rendered_value},");
+fn digest_of(body: &[u8]) -> String {
+    format!("sha256:{}", hex::encode(Sha256::digest(body)))
+}
+
+/// The canonical text without the digest line, and the offset where that line belongs (right
+/// after `captured_at`, the only key sorted before it).
+fn render(snapshot: &Snapshot) -> (Vec<u8>, usize) {
+    let mut out = Vec::with_capacity(80 * (snapshot.facts.len() + 8));
+    out.extend_from_slice(b"{\n");
+    field(&mut out, "captured_at", &snapshot.captured_at.to_string());
+    let digest_at = out.len();
+    if snapshot.facts.is_empty() {
+        out.extend_from_slice(b"  \"facts\": {},\n");
+    } else {
+        out.extend_from_slice(b"  \"facts\": {\n");
+        let last = snapshot.facts.len() - 1;
+        for (i, (path, value)) in snapshot.facts.iter().enumerate() {
+            out.extend_from_slice(b"    ");
+            json(&mut out, path.as_str());
+            out.extend_from_slice(b": ");
+            json(&mut out, value);
+            out.extend_from_slice(if i == last { b"\n" } else { b",\n" });
+        }
+        out.extend_from_slice(b"  },\n");
+    }
+    field(&mut out, "host", snapshot.host.as_str());
+    field(&mut out, "schema", SCHEMA_ID);
+    if snapshot.sources.is_empty() {
+        out.extend_from_slice(b"  \"sources\": [],\n");
+    } else {
+        out.extend_from_slice(b"  \"sources\": [\n");
+        let last = snapshot.sources.len() - 1;
+        for (i, source) in snapshot.sources.iter().enumerate() {
+            out.extend_from_slice(b"    ");
+            source_line(&mut out, source);
+            out.extend_from_slice(if i == last { b"\n" } else { b",\n" });
+        }
+        out.extend_from_slice(b"  ],\n");
+    }
+    out.extend_from_slice(b"  \"tool\": ");
+    json(&mut out, &snapshot.tool);
+    out.extend_from_slice(b"\n}\n");
+    (out, digest_at)
+}
+
+/// `  "key": "value",` and a newline.
+fn field(out: &mut Vec<u8>, key: &str, value: &str) {
+    out.extend_from_slice(b"  \"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\": ");
+    json(out, value);
+    out.extend_from_slice(b",\n");
 }
 
 /// One source as a single-line object with sorted keys.
-fn source_line(source: &SourceRecord) -> String {
-    let mut parts = Vec::with_capacity(4);
+fn source_line(out: &mut Vec<u8>, source: &SourceRecord) {
+    out.push(b'{');
     if let Some(error) = &source.error {
-        parts.push(format!("\"error\": {}", json_string(error)));
+        out.extend_from_slice(b"\"error\": ");
+        json(out, error);
+        out.extend_from_slice(b", ");
     }
-    parts.push(format!("\"name\": {}", json_string(&source.name)));
-    parts.push(format!(
-        "\"status\": {}",
-        json_string(source.status.as_str())
-    ));
-    parts.push(format!("\"target\": {}", json_string(&source.target)));
-    format!("{{{}}}", parts.join(", "))
+    out.extend_from_slice(b"\"name\": ");
+    json(out, &source.name);
+    out.extend_from_slice(b", \"status\": ");
+    json(out, source.status.as_str());
+    out.extend_from_slice(b", \"target\": ");
+    json(out, &source.target);
+    out.push(b'}');
 }
 
-fn json_string(s: &str) -> String {
-    serde_json::to_string(s).expect("strings always serialize")
+/// Appends the compact JSON of `value`, as `serde_json::to_string` spells it.
+fn json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    serde_json::to_writer(out, value).expect("strings and fact values always serialize");
 }

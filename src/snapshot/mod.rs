@@ -247,7 +247,7 @@ impl Snapshot {
     /// The canonical JSON text, digest included: sorted keys, two-space indent, one fact per
     /// line, trailing newline.
     pub fn to_canonical_json(&self) -> String {
-        canonical::render(self, Some(&self.digest()))
+        canonical::render_with_digest(self)
     }
 
     /// Whether there is at least one source and every source captured completely.

@@ -217,3 +217,80 @@ fn sealing_in_memory_equals_writing_and_reading_the_canonical_text() {
         assert_eq!(sealed.origin(), read.origin());
     }
 }
+
+/// The canonical text as its definition spells it, one `serde_json::to_string` per piece: the
+/// buffer-writing renderer must give the same bytes (and so the same digests) as this.
+fn reference_canonical(snapshot: &Snapshot) -> String {
+    let s = |text: &str| serde_json::to_string(text).unwrap();
+    let mut lines = vec![
+        "{".to_owned(),
+        format!("  \"captured_at\": {},", s(&snapshot.captured_at.to_string())),
+        format!("  \"digest\": {},", s(&snapshot.digest())),
+    ];
+    let facts: Vec<String> = snapshot
+        .facts
+        .iter()
+        .map(|(p, v)| format!("    {}: {}", s(p.as_str()), serde_json::to_string(v).unwrap()))
+        .collect();
+    if facts.is_empty() {
+        lines.push("  \"facts\": {},".to_owned());
+    } else {
+        lines.push(format!("  \"facts\": {{\n{}\n  }},", facts.join(",\n")));
+    }
+    lines.push(format!("  \"host\": {},", s(snapshot.host.as_str())));
+    lines.push(format!("  \"schema\": {},", s(SCHEMA_ID)));
+    let sources: Vec<String> = snapshot
+        .sources
+        .iter()
+        .map(|r| {
+            let error = r.error.as_deref().map(|e| format!("\"error\": {}, ", s(e)));
+            format!(
+                "    {{{}\"name\": {}, \"status\": {}, \"target\": {}}}",
+                error.unwrap_or_default(),
+                s(&r.name),
+                s(r.status.as_str()),
+                s(&r.target)
+            )
+        })
+        .collect();
+    if sources.is_empty() {
+        lines.push("  \"sources\": [],".to_owned());
+    } else {
+        lines.push(format!("  \"sources\": [\n{}\n  ],", sources.join(",\n")));
+    }
+    lines.push(format!("  \"tool\": {}", s(&snapshot.tool)));
+    lines.push("}\n".to_owned());
+    lines.join("\n")
+}
+
+#[test]
+fn canonical_bytes_match_their_definition_for_awkward_values() {
+    let mut awkward = sample();
+    for (path, value) in [
+        ("a/quote\"back\\slash", FactValue::from("line\nbreak\ttab \u{1} \u{2028} é ✓")),
+        ("b/big", FactValue::Scalar(Scalar::Number(u64::MAX.into()))),
+        ("b/negative", FactValue::from(-42)),
+        ("b/float", serde_json::from_str::<FactValue>("0.1").unwrap()),
+        ("b/huge", serde_json::from_str::<FactValue>("1e300").unwrap()),
+        ("c/list", serde_json::from_str::<FactValue>(r#"[false,2.5,3,"x\"y"]"#).unwrap()),
+        ("c/empty", FactValue::list(Vec::new())),
+    ] {
+        awkward.facts.insert(FactPath::new(path).unwrap(), value);
+    }
+    awkward.tool = "driftgate \"0.1\"".into();
+    awkward.sources.push(SourceRecord {
+        name: "redfish".into(),
+        target: "https://bmc/\u{7f}".into(),
+        status: SourceStatus::Partial,
+        error: Some("timed out: \"Chassis\"\n".into()),
+    });
+    let mut empty = sample();
+    empty.facts.clear();
+    empty.sources.clear();
+    for snapshot in [sample(), awkward, empty] {
+        let text = snapshot.to_canonical_json();
+        assert_eq!(text, reference_canonical(&snapshot));
+        let read = VerifiedSnapshot::parse(&text, "awkward.json").unwrap();
+        assert_eq!(read.snapshot(), &snapshot);
+    }
+}

@@ -707,3 +707,58 @@ proptest::proptest! {
         proptest::prop_assert_eq!((a.id, a.severity, a.pending), (b.id, b.severity, !b.pending), "{} / {}", live, staged);
     }
 }
+
+/// Matching only the globs of a path's first segment (and those that start with a wildcard)
+/// finds what matching every glob finds.
+#[test]
+fn first_segment_groups_match_what_every_glob_matches() {
+    let site = r#"
+[[rule]]
+id = "any-willing"
+path = "**/lldp/**"
+on_change = "info"
+[[rule]]
+id = "braced-first"
+path = "{bios,firmware}/x/*"
+on_change = "block"
+[[rule]]
+id = "starred-first"
+path = "n*c/*/os/trust"
+on_change = "info"
+[[rule]]
+id = "escaped"
+path = "bi\\os/**"
+on_change = "info"
+[[rule]]
+id = "bare"
+path = "host"
+on_change = "info"
+"#;
+    let policy = Policy::with_file(site, "site.toml").unwrap();
+    let every: Vec<globset::GlobMatcher> = policy
+        .rules()
+        .iter()
+        .map(|r| compile_glob(&r.path).unwrap().compile_matcher())
+        .collect();
+    for p in [
+        "nic/00:0a:f7:12:34:56/bmc/dcbx_mode",
+        "nic/00:0a:f7:12:34:56/bmc/lldp/receive/x",
+        "nic/00:0a:f7:12:34:56/os/trust",
+        "bios/x/y",
+        "bios/Attr",
+        "firmware/x/y",
+        "storage/nmp/naa.1/psp",
+        "host",
+        "host/qos/flow_control/priority/3",
+        "other/lldp/a",
+        "nxc/k/os/trust",
+    ] {
+        let brute = every
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_match(p))
+            .map(|(i, _)| i)
+            .max_by_key(|&i| (policy.rules()[i].specificity, i));
+        assert_eq!(policy.governing(&path(p)).change, brute, "{p}");
+    }
+}
