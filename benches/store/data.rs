@@ -53,11 +53,13 @@ pub fn capture(tools: &Tools, out: &Path) -> anyhow::Result<VerifiedSnapshot> {
     let _ = server.kill();
     let _ = server.wait();
     captured?;
-    let text =
-        std::fs::read_to_string(out).with_context(|| format!("read {}", out.display()))?;
+    let text = std::fs::read_to_string(out).with_context(|| format!("read {}", out.display()))?;
     let snapshot = VerifiedSnapshot::parse(&text, &out.display().to_string())?;
     if !snapshot.snapshot().is_complete() {
-        bail!("the capture of the Dell mockup in {} is partial", out.display());
+        bail!(
+            "the capture of the Dell mockup in {} is partial",
+            out.display()
+        );
     }
     Ok(snapshot)
 }

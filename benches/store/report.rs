@@ -96,7 +96,9 @@ fn flatness(lines: &[Line]) -> String {
             continue;
         }
         if out.is_empty() {
-            out.push_str("\nTime per host, smallest against largest size (target: flat within 30 %):\n\n");
+            out.push_str(
+                "\nTime per host, smallest against largest size (target: flat within 30 %):\n\n",
+            );
             out.push_str("| work | hosts | driftgate per host | growth | peer per host | peer growth | met |\n");
             out.push_str("|---|---|---:|---:|---:|---:|---|\n");
         }

@@ -98,7 +98,12 @@ fn promote_new(bench: &mut Bench<'_>, fleet: &mut Fleet) -> anyhow::Result<()> {
         fresh_store(bench.tools, &fleet.store)?;
         fresh_peer(bench.tools, &fleet.peer)?;
         link_all(&fleet.new, &fleet.peer_files(), &fleet.hosts)?;
-        ours.push(promote(bench.tools, &fleet.store, &fleet.new, &fleet.hosts)?);
+        ours.push(promote(
+            bench.tools,
+            &fleet.store,
+            &fleet.new,
+            &fleet.hosts,
+        )?);
         theirs.push(add_commit(bench.tools, &fleet.peer, n)?);
         if run == 0 {
             same_blob(bench.tools, fleet, &fleet.new)?;
@@ -132,10 +137,17 @@ fn promote_changed(bench: &mut Bench<'_>, fleet: &mut Fleet) -> anyhow::Result<(
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for run in 0..bench.runs {
         fleet.wave += 1;
-        bench
-            .template
-            .write(&fleet.hosts, fleet.wave, &[&fleet.changed, &fleet.peer_files()])?;
-        ours.push(promote(bench.tools, &fleet.store, &fleet.changed, &fleet.hosts)?);
+        bench.template.write(
+            &fleet.hosts,
+            fleet.wave,
+            &[&fleet.changed, &fleet.peer_files()],
+        )?;
+        ours.push(promote(
+            bench.tools,
+            &fleet.store,
+            &fleet.changed,
+            &fleet.hosts,
+        )?);
         theirs.push(add_commit(bench.tools, &fleet.peer, n)?);
         if run == 0 {
             same_blob(bench.tools, fleet, &fleet.changed)?;
@@ -365,9 +377,13 @@ pub fn log(bench: &mut Bench<'_>) -> anyhow::Result<()> {
     ));
     let host = host_name(1);
     let path = format!("baselines/{FLEET}/{host}.json");
-    let listed = bench
-        .tools
-        .output(bench.tools.git(&store).args(["log", "--oneline", "--"]).arg(&path))?;
+    let listed = bench.tools.output(
+        bench
+            .tools
+            .git(&store)
+            .args(["log", "--oneline", "--"])
+            .arg(&path),
+    )?;
     ensure!(
         listed.lines().count() == expected,
         "git log lists {} commits of {path}, expected {expected}",
@@ -387,9 +403,13 @@ pub fn log(bench: &mut Bench<'_>) -> anyhow::Result<()> {
             )?,
         );
         theirs.push(
-            bench
-                .tools
-                .time(bench.tools.git(&store).args(["log", "--oneline", "--"]).arg(&path))?,
+            bench.tools.time(
+                bench
+                    .tools
+                    .git(&store)
+                    .args(["log", "--oneline", "--"])
+                    .arg(&path),
+            )?,
         );
         progress(&format!(
             "log, run {}: driftgate {:.3} s, git {:.3} s",
@@ -436,15 +456,25 @@ fn build_history(bench: &Bench<'_>, store: &Path) -> anyhow::Result<usize> {
      -> anyhow::Result<()> {
         time += 60;
         writeln!(out, "commit {}", branch.trim())?;
-        writeln!(out, "author driftgate bench <bench@driftgate.invalid> {time} +0000")?;
-        writeln!(out, "committer driftgate bench <bench@driftgate.invalid> {time} +0000")?;
+        writeln!(
+            out,
+            "author driftgate bench <bench@driftgate.invalid> {time} +0000"
+        )?;
+        writeln!(
+            out,
+            "committer driftgate bench <bench@driftgate.invalid> {time} +0000"
+        )?;
         writeln!(out, "data {}\n{message}", message.len())?;
         if let Some(from) = from {
             writeln!(out, "from {from}")?;
         }
         for &(host, wave) in changes {
             let text = bench.template.render(host, wave);
-            writeln!(out, "M 100644 inline baselines/{FLEET}/{}.json", host_name(host))?;
+            writeln!(
+                out,
+                "M 100644 inline baselines/{FLEET}/{}.json",
+                host_name(host)
+            )?;
             writeln!(out, "data {}", text.len())?;
             out.write_all(text.as_bytes())?;
             writeln!(out)?;
