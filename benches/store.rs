@@ -11,9 +11,13 @@
 
 #![allow(clippy::print_stdout)] // a benchmark report is its output
 
+#[path = "store/data.rs"]
 mod data;
+#[path = "store/report.rs"]
 mod report;
+#[path = "store/rows.rs"]
 mod rows;
+#[path = "store/tools.rs"]
 mod tools;
 
 use std::path::{Path, PathBuf};
