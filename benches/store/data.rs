@@ -132,8 +132,8 @@ impl Template {
         let (Some(firmware), Some(bios)) = (firmware, bios) else {
             bail!("the Dell capture has no firmware version or BIOS attribute fact to change");
         };
-        if macs.is_empty() || serials.is_empty() {
-            bail!("the Dell capture has no MAC address or serial number fact to vary per host");
+        if macs.is_empty() {
+            bail!("the Dell capture has no MAC address fact to vary per host");
         }
         let wave = vec![firmware.clone(), bios.clone()];
         Ok(Template {
