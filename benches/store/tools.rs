@@ -91,7 +91,7 @@ impl Tools {
 }
 
 /// The author and committer both sides record, and no configuration from outside the bench
-/// (hooks, signing, a global `core.*`), without touching the user's files.
+/// (hooks, signing), without touching the user's files.
 fn identity(command: &mut Command) {
     command
         .env("GIT_AUTHOR_NAME", "driftgate bench")
@@ -99,7 +99,6 @@ fn identity(command: &mut Command) {
         .env("GIT_COMMITTER_NAME", "driftgate bench")
         .env("GIT_COMMITTER_EMAIL", "bench@driftgate.invalid")
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("DRIFTGATE_REPO")
         .env_remove("DRIFTGATE_POLICY")
         .stdin(Stdio::null());
