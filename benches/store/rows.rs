@@ -544,7 +544,10 @@ fn promote(tools: &Tools, store: &Path, input: &Path, hosts: &[usize]) -> anyhow
         .current_dir(input)
         .args(["baseline", "promote", "--repo"])
         .arg(store)
-        .args(["--fleet", FLEET]);
+        .args(["--fleet", FLEET])
+        // The real Dell capture has blocking invariant findings (DCBX disabled with RoCE):
+        // promote refuses it unless forced, which costs nothing extra.
+        .args(["--force", "--reason", "store bench"]);
     command.args(hosts.iter().map(|&h| format!("{}.json", host_name(h))));
     tools.time(&mut command)
 }
