@@ -1,0 +1,117 @@
+//! The child processes a row times: driftgate and the git CLI, with a fixed identity and no
+//! user or system git configuration, so both sides run the same way on every machine.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+
+/// Where the binaries are, and a folder for the children's error output.
+pub struct Tools {
+    driftgate: PathBuf,
+    logs: PathBuf,
+}
+
+impl Tools {
+    /// `driftgate`: `BENCH_DRIFTGATE` or the binary cargo built for this bench.
+    pub fn new(logs: &Path) -> anyhow::Result<Self> {
+        let driftgate = std::env::var_os("BENCH_DRIFTGATE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_driftgate")));
+        if !driftgate.is_file() {
+            bail!("no driftgate binary at {}", driftgate.display());
+        }
+        std::fs::create_dir_all(logs).with_context(|| format!("create {}", logs.display()))?;
+        Ok(Tools {
+            driftgate,
+            logs: logs.to_owned(),
+        })
+    }
+
+    /// `driftgate ARGS…`.
+    pub fn driftgate(&self) -> Command {
+        let mut command = Command::new(&self.driftgate);
+        command.arg("--color").arg("never");
+        identity(&mut command);
+        command
+    }
+
+    /// `git -C DIR ARGS…`.
+    pub fn git(&self, dir: &Path) -> Command {
+        let mut command = Command::new("git");
+        command.arg("-C").arg(dir);
+        identity(&mut command);
+        command
+    }
+
+    /// Runs `command` to completion, standard output discarded, and returns its wall time;
+    /// fails with its error output when it does not exit 0.
+    pub fn time(&self, command: &mut Command) -> anyhow::Result<Duration> {
+        let log = self.logs.join("stderr.txt");
+        let stderr = File::create(&log).with_context(|| format!("create {}", log.display()))?;
+        command.stdout(Stdio::null()).stderr(stderr);
+        let start = Instant::now();
+        let status = command
+            .status()
+            .with_context(|| format!("run {command:?}"))?;
+        let elapsed = start.elapsed();
+        if !status.success() {
+            let mut text = String::new();
+            File::open(&log)
+                .and_then(|mut f| f.read_to_string(&mut text))
+                .with_context(|| format!("read {}", log.display()))?;
+            bail!("{command:?} failed ({status}): {}", text.trim());
+        }
+        Ok(elapsed)
+    }
+
+    /// Runs `command` untimed and returns its standard output; fails like [`Tools::time`].
+    pub fn output(&self, command: &mut Command) -> anyhow::Result<String> {
+        command.stdin(Stdio::null());
+        let output = command
+            .output()
+            .with_context(|| format!("run {command:?}"))?;
+        if !output.status.success() {
+            bail!(
+                "{command:?} failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+        }
+        String::from_utf8(output.stdout).with_context(|| format!("{command:?}: output not UTF-8"))
+    }
+
+    /// Runs `command` untimed, output discarded.
+    pub fn run(&self, command: &mut Command) -> anyhow::Result<()> {
+        self.time(command).map(drop)
+    }
+}
+
+/// The author and committer both sides record, and no configuration from outside the bench
+/// (hooks, signing), without touching the user's files.
+fn identity(command: &mut Command) {
+    command
+        .env("GIT_AUTHOR_NAME", "driftgate bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@driftgate.invalid")
+        .env("GIT_COMMITTER_NAME", "driftgate bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@driftgate.invalid")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("DRIFTGATE_REPO")
+        .env_remove("DRIFTGATE_POLICY")
+        .stdin(Stdio::null());
+}
+
+/// The median of `samples` (the mean of the two middle ones for an even count).
+pub fn median(samples: &mut [Duration]) -> Duration {
+    assert!(!samples.is_empty(), "a median needs samples");
+    samples.sort();
+    let mid = samples.len() / 2;
+    if samples.len() % 2 == 1 {
+        samples[mid]
+    } else {
+        (samples[mid - 1] + samples[mid]) / 2
+    }
+}
