@@ -126,8 +126,8 @@ const DELL_HELP: &str = "capture it once: `driftgate mockup serve ../shared/data
 fn dell_pair() -> anyhow::Result<(String, String)> {
     let path = std::env::var("DRIFTGATE_BENCH_DELL")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/target/bench/dell.json").into());
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("{path}: {e}; {DELL_HELP}"))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{path}: {e}; {DELL_HELP}"))?;
     let baseline = VerifiedSnapshot::parse(&text, &path)?;
     let mut current = baseline.snapshot().clone();
     let facts = &mut current.facts;
@@ -238,7 +238,10 @@ fn realistic() -> anyhow::Result<()> {
             (parse - serde - digest).max(0.0),
         ),
         ("compare::judge against the baseline (check)", judge),
-        ("compare::judge without baseline (promote refusal)", judge_alone),
+        (
+            "compare::judge without baseline (promote refusal)",
+            judge_alone,
+        ),
         ("canonical JSON + digest, one snapshot", canonical),
         ("check --all pair: parse both + judge", parse + judge),
     ];

@@ -317,7 +317,7 @@ pub fn promote(
             Judged::Same => (snapshot.digest().to_owned(), None),
             Judged::Read { found, change } => (found, change),
         };
-        if !replaces.is_empty() && !replaces.iter().any(|r| *r == found) {
+        if !replaces.is_empty() && !replaces.contains(&found) {
             return Err(PromoteError::Moved {
                 host: host.clone(),
                 found,

@@ -544,8 +544,11 @@ fn merge_rule(
 
 impl Matcher {
     fn new(rules: &[Rule], include: impl Fn(&Rule) -> bool) -> Self {
-        let included: Vec<(usize, &Rule)> =
-            rules.iter().enumerate().filter(|(_, r)| include(r)).collect();
+        let included: Vec<(usize, &Rule)> = rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| include(r))
+            .collect();
         let anywhere: Vec<(usize, &Rule)> = included
             .iter()
             .copied()
@@ -560,9 +563,10 @@ impl Matcher {
         let by_first = firsts
             .into_iter()
             .map(|first| {
-                let members = included.iter().copied().filter(|(_, r)| {
-                    literal_first_segment(&r.path).is_none_or(|own| own == first)
-                });
+                let members = included
+                    .iter()
+                    .copied()
+                    .filter(|(_, r)| literal_first_segment(&r.path).is_none_or(|own| own == first));
                 (first.to_owned(), GlobGroup::new(members))
             })
             .collect();

@@ -18,9 +18,21 @@ use super::{SCHEMA_ID, Snapshot, SourceRecord};
 pub(super) fn render_with_digest(snapshot: &Snapshot) -> String {
     let (body, digest_at) = render(snapshot);
     let digest = digest_of(&body);
+    splice(&body, digest_at, &digest)
+}
+
+/// The canonical text with a `digest` line already known to be its digest (verified when it
+/// was parsed): rendered once and not hashed again.
+pub(super) fn render_with_verified_digest(snapshot: &Snapshot, digest: &str) -> String {
+    let (body, digest_at) = render(snapshot);
+    splice(&body, digest_at, digest)
+}
+
+/// `body` with the digest line at `digest_at`.
+fn splice(body: &[u8], digest_at: usize, digest: &str) -> String {
     let mut out = Vec::with_capacity(body.len() + digest.len() + 16);
     out.extend_from_slice(&body[..digest_at]);
-    field(&mut out, "digest", &digest);
+    field(&mut out, "digest", digest);
     out.extend_from_slice(&body[digest_at..]);
     String::from_utf8(out).expect("serde_json writes UTF-8 and so do the literals here")
 }

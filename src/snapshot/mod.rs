@@ -336,7 +336,7 @@ impl VerifiedSnapshot {
     /// Its canonical JSON text: [`Snapshot::to_canonical_json`] with the digest already
     /// verified, not computed again.
     pub fn to_canonical_json(&self) -> String {
-        canonical::render(&self.snapshot, Some(&self.digest))
+        canonical::render_with_verified_digest(&self.snapshot, &self.digest)
     }
 }
 

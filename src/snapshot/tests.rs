@@ -224,13 +224,22 @@ fn reference_canonical(snapshot: &Snapshot) -> String {
     let s = |text: &str| serde_json::to_string(text).unwrap();
     let mut lines = vec![
         "{".to_owned(),
-        format!("  \"captured_at\": {},", s(&snapshot.captured_at.to_string())),
+        format!(
+            "  \"captured_at\": {},",
+            s(&snapshot.captured_at.to_string())
+        ),
         format!("  \"digest\": {},", s(&snapshot.digest())),
     ];
     let facts: Vec<String> = snapshot
         .facts
         .iter()
-        .map(|(p, v)| format!("    {}: {}", s(p.as_str()), serde_json::to_string(v).unwrap()))
+        .map(|(p, v)| {
+            format!(
+                "    {}: {}",
+                s(p.as_str()),
+                serde_json::to_string(v).unwrap()
+            )
+        })
         .collect();
     if facts.is_empty() {
         lines.push("  \"facts\": {},".to_owned());
@@ -267,12 +276,21 @@ fn reference_canonical(snapshot: &Snapshot) -> String {
 fn canonical_bytes_match_their_definition_for_awkward_values() {
     let mut awkward = sample();
     for (path, value) in [
-        ("a/quote\"back\\slash", FactValue::from("line\nbreak\ttab \u{1} \u{2028} é ✓")),
+        (
+            "a/quote\"back\\slash",
+            FactValue::from("line\nbreak\ttab \u{1} \u{2028} é ✓"),
+        ),
         ("b/big", FactValue::Scalar(Scalar::Number(u64::MAX.into()))),
         ("b/negative", FactValue::from(-42)),
         ("b/float", serde_json::from_str::<FactValue>("0.1").unwrap()),
-        ("b/huge", serde_json::from_str::<FactValue>("1e300").unwrap()),
-        ("c/list", serde_json::from_str::<FactValue>(r#"[false,2.5,3,"x\"y"]"#).unwrap()),
+        (
+            "b/huge",
+            serde_json::from_str::<FactValue>("1e300").unwrap(),
+        ),
+        (
+            "c/list",
+            serde_json::from_str::<FactValue>(r#"[false,2.5,3,"x\"y"]"#).unwrap(),
+        ),
         ("c/empty", FactValue::list(Vec::new())),
     ] {
         awkward.facts.insert(FactPath::new(path).unwrap(), value);

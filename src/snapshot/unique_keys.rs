@@ -37,7 +37,10 @@ impl fmt::Display for DuplicateKey {
 pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
     let mut de = serde_json::Deserializer::from_str(text);
     let mut path = Vec::new();
-    (Walk { path: &mut path }).deserialize(&mut de).ok().flatten()
+    (Walk { path: &mut path })
+        .deserialize(&mut de)
+        .ok()
+        .flatten()
 }
 
 /// Walks any JSON value; `path` holds the object keys above it.

@@ -49,6 +49,9 @@ pub struct FileChange {
 /// Blob ids of the baseline files in scope, by path.
 type Files = BTreeMap<String, Oid>;
 
+/// A file's blob before and after a commit (`None`: absent).
+type Change = (Option<Oid>, Option<Oid>);
+
 impl Store {
     /// Commits reachable from HEAD, newest first, that changed a baseline in `scope`
     /// (compared with their first parent), at most `limit` of them.
@@ -150,7 +153,7 @@ impl Store {
         old: Option<&Tree<'_>>,
         new: Option<&Tree<'_>>,
         scope: HistoryScope<'_>,
-    ) -> Result<BTreeMap<String, (Option<Oid>, Option<Oid>)>, StoreError> {
+    ) -> Result<BTreeMap<String, Change>, StoreError> {
         let mut changed = BTreeMap::new();
         if old.map(Tree::id) == new.map(Tree::id) {
             return Ok(changed);

@@ -636,11 +636,11 @@ impl Store {
         let mut folders = BTreeSet::new();
         for (file, blob) in files.iter().zip(blobs) {
             let target = workdir.join(&file.path);
-            if let Some(dir) = target.parent() {
-                if folders.insert(dir.to_path_buf()) {
-                    std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
-                    remove_stale_temporaries(dir);
-                }
+            if let Some(dir) = target.parent()
+                && folders.insert(dir.to_path_buf())
+            {
+                std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
+                remove_stale_temporaries(dir);
             }
             undo.files
                 .push((target.clone(), std::fs::read(&target).ok()));
