@@ -284,7 +284,7 @@ fn read(bench: &mut Bench<'_>, fleet: &mut Fleet) -> anyhow::Result<()> {
             work,
             hosts: n,
             driftgate: ours,
-            peer_name: "`git ls-tree -r REV baselines/ | git cat-file --batch`",
+            peer_name: "`git ls-tree -r REV baselines/` \\| `git cat-file --batch`",
             peer: batch,
             per_host: true,
             max_ratio: 1.0,

@@ -11,7 +11,9 @@ use git2::{ObjectType, Oid};
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::parallel;
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, Committed, FileWrite, HistoryScope, Store, StoreError};
+use crate::store::{
+    BASELINES_DIR, Committed, FileWrite, HistoryEntry, HistoryScope, Store, StoreError,
+};
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
 #[derive(Debug)]
@@ -548,39 +550,48 @@ pub fn log(
         Some(host) => HistoryScope::Host(host.as_str()),
         None => HistoryScope::All,
     };
-    let history = store.history(scope, limit)?;
-    Ok(history
+    // The store (not `Sync`) names the commits here; parsing and summarizing both versions of
+    // every change is spread over the cores.
+    let history: Vec<(String, HistoryEntry)> = store
+        .history(scope, limit)?
         .into_iter()
-        .map(|entry| {
-            let id = store.short_id(entry.id);
-            let changes = entry
-                .changes
-                .iter()
-                .filter(|c| c.path.ends_with(".json"))
-                .map(|c| {
-                    let parse = |bytes: &Option<Vec<u8>>, rev: &str| -> Result<Option<VerifiedSnapshot>, SnapshotError> {
-                        bytes
-                            .as_ref()
-                            .map(|b| VerifiedSnapshot::parse(&String::from_utf8_lossy(b), &format!("git:{rev}:{}", c.path)))
-                            .transpose()
-                    };
-                    let summary = match (parse(&c.old, &format!("{id}~1")), parse(&c.new, &id)) {
-                        (Ok(old), Ok(Some(new))) => Ok(summarize(old.as_ref(), &new, policy)),
-                        (Ok(_), Ok(None)) => Err("baseline removed".to_owned()),
-                        (Err(e), _) | (_, Err(e)) => Err(format!("unreadable: {e}")),
-                    };
-                    (c.path.clone(), summary)
-                })
-                .collect();
-            LogEntry {
-                id,
-                author: entry.author,
-                time: jiff::Timestamp::from_second(entry.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
-                summary: entry.summary,
-                changes,
-            }
-        })
-        .collect())
+        .map(|entry| (store.short_id(entry.id), entry))
+        .collect();
+    Ok(parallel::map(&history, |(id, entry)| {
+        let changes = entry
+            .changes
+            .iter()
+            .filter(|c| c.path.ends_with(".json"))
+            .map(|c| {
+                let parse = |bytes: &Option<Vec<u8>>,
+                             rev: &str|
+                 -> Result<Option<VerifiedSnapshot>, SnapshotError> {
+                    bytes
+                        .as_ref()
+                        .map(|b| {
+                            VerifiedSnapshot::parse(
+                                &String::from_utf8_lossy(b),
+                                &format!("git:{rev}:{}", c.path),
+                            )
+                        })
+                        .transpose()
+                };
+                let summary = match (parse(&c.old, &format!("{id}~1")), parse(&c.new, id)) {
+                    (Ok(old), Ok(Some(new))) => Ok(summarize(old.as_ref(), &new, policy)),
+                    (Ok(_), Ok(None)) => Err("baseline removed".to_owned()),
+                    (Err(e), _) | (_, Err(e)) => Err(format!("unreadable: {e}")),
+                };
+                (c.path.clone(), summary)
+            })
+            .collect();
+        LogEntry {
+            id: id.clone(),
+            author: entry.author.clone(),
+            time: jiff::Timestamp::from_second(entry.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+            summary: entry.summary.clone(),
+            changes,
+        }
+    }))
 }
 
 /// What `baseline init` did.

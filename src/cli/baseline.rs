@@ -117,7 +117,9 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             let mut loader = Loader::new(ctx.repo.clone());
             let snapshot = loader.snapshot(&SnapshotRef::Baseline { host, rev })?;
             let text = snapshot.to_canonical_json();
-            ctx.printer.stdout(|out| out.write_all(text.as_bytes()))?;
+            // JSON has no styles to strip: written as it is.
+            ctx.printer
+                .stdout_raw(|out| out.write_all(text.as_bytes()))?;
             Ok(Outcome::Done)
         }
         Command::Log {
