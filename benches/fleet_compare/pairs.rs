@@ -97,9 +97,19 @@ fn path(p: &str) -> FactPath {
 }
 
 /// The base host: the Dell capture plus the host-wide PFC configuration an OS source adds
-/// (the Dell capture is the BMC's view alone): PFC on priority 3, as DESIGN.md's hosts.
+/// (the Dell capture is the BMC's view alone): PFC on priority 3, as DESIGN.md's hosts. The
+/// captured BMC has DCBX disabled on its RoCE ports, which blocks every host; the healthy
+/// base has it in IEEE mode, so that only the incident hosts block.
 fn base(dell: &VerifiedSnapshot) -> Snapshot {
     let mut base = dell.snapshot().clone();
+    for value in base
+        .facts
+        .iter_mut()
+        .filter(|(p, _)| p.as_str().ends_with("/dcbx_mode"))
+        .map(|(_, v)| v)
+    {
+        *value = "ieee".into();
+    }
     for priority in 0..8 {
         base.facts.insert(
             path(&format!("host/qos/flow_control/priority/{priority}")),
