@@ -98,35 +98,61 @@ fn promote_new(bench: &mut Bench<'_>, fleet: &mut Fleet) -> anyhow::Result<()> {
         fresh_store(bench.tools, &fleet.store)?;
         fresh_peer(bench.tools, &fleet.peer)?;
         link_all(&fleet.new, &fleet.peer_files(), &fleet.hosts)?;
-        ours.push(promote(
-            bench.tools,
-            &fleet.store,
-            &fleet.new,
-            &fleet.hosts,
-        )?);
-        theirs.push(add_commit(bench.tools, &fleet.peer, n)?);
-        if run == 0 {
-            same_blob(bench.tools, fleet, &fleet.new)?;
-        }
-        progress(&format!(
-            "{n} hosts: promote new, run {}: driftgate {:.3} s, git {:.3} s",
-            run + 1,
-            ours[run].as_secs_f64(),
-            theirs[run].as_secs_f64()
-        ));
+        promote_against_git(bench, fleet, &fleet.new, run, "new", &mut ours, &mut theirs)?;
     }
     fleet.populated = true;
-    bench.lines.push(Line {
-        work: "promote N new baselines (one commit)",
-        hosts: n,
-        driftgate: median(&mut ours),
+    bench.lines.push(promote_line(
+        "promote N new baselines (one commit)",
+        n,
+        &mut ours,
+        &mut theirs,
+    ));
+    Ok(())
+}
+
+/// Run `run` of a promote row: driftgate promotes `inputs`, git adds and commits the peer's
+/// copies of them; the first run also checks that both committed the same blobs.
+fn promote_against_git(
+    bench: &Bench<'_>,
+    fleet: &Fleet,
+    inputs: &Path,
+    run: usize,
+    what: &str,
+    ours: &mut Vec<Duration>,
+    theirs: &mut Vec<Duration>,
+) -> anyhow::Result<()> {
+    let n = fleet.hosts.len();
+    ours.push(promote(bench.tools, &fleet.store, inputs, &fleet.hosts)?);
+    theirs.push(add_commit(bench.tools, &fleet.peer, n)?);
+    if run == 0 {
+        same_blob(bench.tools, fleet, inputs)?;
+    }
+    progress(&format!(
+        "{n} hosts: promote {what}, run {}: driftgate {:.3} s, git {:.3} s",
+        run + 1,
+        ours[run].as_secs_f64(),
+        theirs[run].as_secs_f64()
+    ));
+    Ok(())
+}
+
+/// The table line of a promote row.
+fn promote_line(
+    work: &'static str,
+    hosts: usize,
+    ours: &mut [Duration],
+    theirs: &mut [Duration],
+) -> Line {
+    Line {
+        work,
+        hosts,
+        driftgate: median(ours),
         peer_name: "`git add -A && git commit`",
-        peer: median(&mut theirs),
+        peer: median(theirs),
         per_host: true,
         max_ratio: 1.2,
         note: None,
-    });
-    Ok(())
+    }
 }
 
 /// Row 2: every host's firmware version and one BIOS attribute change, one commit over a
@@ -142,33 +168,22 @@ fn promote_changed(bench: &mut Bench<'_>, fleet: &mut Fleet) -> anyhow::Result<(
             fleet.wave,
             &[&fleet.changed, &fleet.peer_files()],
         )?;
-        ours.push(promote(
-            bench.tools,
-            &fleet.store,
+        promote_against_git(
+            bench,
+            fleet,
             &fleet.changed,
-            &fleet.hosts,
-        )?);
-        theirs.push(add_commit(bench.tools, &fleet.peer, n)?);
-        if run == 0 {
-            same_blob(bench.tools, fleet, &fleet.changed)?;
-        }
-        progress(&format!(
-            "{n} hosts: promote changed, run {}: driftgate {:.3} s, git {:.3} s",
-            run + 1,
-            ours[run].as_secs_f64(),
-            theirs[run].as_secs_f64()
-        ));
+            run,
+            "changed",
+            &mut ours,
+            &mut theirs,
+        )?;
     }
-    bench.lines.push(Line {
-        work: "promote N changed baselines (one commit)",
-        hosts: n,
-        driftgate: median(&mut ours),
-        peer_name: "`git add -A && git commit`",
-        peer: median(&mut theirs),
-        per_host: true,
-        max_ratio: 1.2,
-        note: None,
-    });
+    bench.lines.push(promote_line(
+        "promote N changed baselines (one commit)",
+        n,
+        &mut ours,
+        &mut theirs,
+    ));
     Ok(())
 }
 
