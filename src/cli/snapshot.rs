@@ -31,7 +31,7 @@ pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
     match command {
         Command::Seal { file, out } => {
             let sealed = Snapshot::seal(&read_text(&file)?, &file.display().to_string())?;
-            let text = sealed.snapshot().to_canonical_json();
+            let text = sealed.to_canonical_json();
             match out {
                 Some(out) => write_atomic(&out, text.as_bytes())
                     .with_context(|| format!("{}: cannot write", out.display()))?,

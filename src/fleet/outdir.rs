@@ -167,7 +167,7 @@ impl OutDir {
         let file = self
             .root
             .join(Self::snapshot_name(snapshot.snapshot().host.as_str()));
-        write_atomic(&file, snapshot.snapshot().to_canonical_json().as_bytes())
+        write_atomic(&file, snapshot.to_canonical_json().as_bytes())
             .map_err(|error| write_error(&file, error))
     }
 

@@ -315,7 +315,7 @@ impl RunDir {
 
 /// Writes `snapshot` canonically to `file`.
 pub fn write_snapshot(file: &Path, snapshot: &VerifiedSnapshot) -> Result<(), GateError> {
-    write(file, snapshot.snapshot().to_canonical_json().as_bytes())
+    write(file, snapshot.to_canonical_json().as_bytes())
 }
 
 fn write_json(file: &Path, value: &impl Serialize) -> Result<(), GateError> {
