@@ -10,6 +10,12 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Judging a fleet makes a few small allocations per fact on every core at once; glibc's
+/// malloc spent a sixth of a `check --all` there (locks, consolidation), mimalloc's per-thread
+/// heaps a fraction of it (BENCHMARKS.md, issue 14).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     output::init_logging(args.verbose, args.color);

@@ -369,7 +369,7 @@ impl Policy {
     /// expectation [`Policy::expectation_for`] would. Judging counts, with it, the facts each
     /// rule applies to in the same pass that checks expectations.
     pub(super) fn governing(&self, path: &FactPath) -> Governing {
-        if live_path(path.as_str()).is_some() {
+        if is_staged(path.as_str()) {
             // A staged path: its change rule may be the live path's (rare, so the full lookup).
             let class = self.classify_change(path);
             return Governing {
@@ -379,18 +379,23 @@ impl Policy {
                     .best_index(&self.rules, path.as_str(), |_| true),
             };
         }
-        let matched: Vec<usize> = self.all_rules.matching(path.as_str()).collect();
-        let best = |include: fn(&Rule) -> bool| {
-            matched
-                .iter()
-                .copied()
-                .filter(|&index| include(&self.rules[index]))
-                .max_by_key(|&index| (self.rules[index].specificity, index))
+        let rank = |index: usize| (self.rules[index].specificity, index);
+        let mut governing = Governing {
+            change: None,
+            expect: None,
         };
-        Governing {
-            change: best(|r| r.on_change.is_some()),
-            expect: best(|r| r.expect.is_some()),
+        for index in self.all_rules.matching(path.as_str()) {
+            let rule = &self.rules[index];
+            for (wanted, best) in [
+                (rule.on_change.is_some(), &mut governing.change),
+                (rule.expect.is_some(), &mut governing.expect),
+            ] {
+                if wanted && best.is_none_or(|best| rank(index) > rank(best)) {
+                    *best = Some(index);
+                }
+            }
         }
+        governing
     }
 
     /// Rules whose expectation names one exact fact (so its absence is a violation).
@@ -611,6 +616,12 @@ impl Matcher {
             .filter(|&index| include(&rules[index]))
             .max_by_key(|&index| (rules[index].specificity, index))
     }
+}
+
+/// Whether `path` has a `pending` segment, without building its live path: asked of every
+/// fact judged, and true of few.
+fn is_staged(path: &str) -> bool {
+    path.contains(PENDING_SEGMENT) && path.split('/').any(|s| s == PENDING_SEGMENT)
 }
 
 /// The live path of a staged one: `path` without its first `pending` segment, or `None` when

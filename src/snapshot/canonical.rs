@@ -6,13 +6,13 @@
 //! the `digest` line; since `digest` is never the last key, deleting that one line of a
 //! canonical file gives the hashed bytes (`grep -v '^  "digest": ' FILE | sha256sum`).
 //!
-//! Every string and value is written straight into one buffer by `serde_json` (the same bytes
+//! Every string and value is written straight into one buffer (the same bytes
 //! `serde_json::to_string` gives, without a `String` per fact), and the file form is that
 //! same buffer with the digest line spliced in: a snapshot is rendered once per digest.
 
 use sha2::{Digest as _, Sha256};
 
-use super::{SCHEMA_ID, Snapshot, SourceRecord};
+use super::{FactValue, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
 
 /// The canonical text with its `digest` line.
 pub(super) fn render_with_digest(snapshot: &Snapshot) -> String {
@@ -60,9 +60,9 @@ fn render(snapshot: &Snapshot) -> (Vec<u8>, usize) {
         let last = snapshot.facts.len() - 1;
         for (i, (path, value)) in snapshot.facts.iter().enumerate() {
             out.extend_from_slice(b"    ");
-            json(&mut out, path.as_str());
+            json_str(&mut out, path.as_str());
             out.extend_from_slice(b": ");
-            json(&mut out, value);
+            json_value(&mut out, value);
             out.extend_from_slice(if i == last { b"\n" } else { b",\n" });
         }
         out.extend_from_slice(b"  },\n");
@@ -82,7 +82,7 @@ fn render(snapshot: &Snapshot) -> (Vec<u8>, usize) {
         out.extend_from_slice(b"  ],\n");
     }
     out.extend_from_slice(b"  \"tool\": ");
-    json(&mut out, &snapshot.tool);
+    json_str(&mut out, &snapshot.tool);
     out.extend_from_slice(b"\n}\n");
     (out, digest_at)
 }
@@ -92,7 +92,7 @@ fn field(out: &mut Vec<u8>, key: &str, value: &str) {
     out.extend_from_slice(b"  \"");
     out.extend_from_slice(key.as_bytes());
     out.extend_from_slice(b"\": ");
-    json(out, value);
+    json_str(out, value);
     out.extend_from_slice(b",\n");
 }
 
@@ -101,19 +101,100 @@ fn source_line(out: &mut Vec<u8>, source: &SourceRecord) {
     out.push(b'{');
     if let Some(error) = &source.error {
         out.extend_from_slice(b"\"error\": ");
-        json(out, error);
+        json_str(out, error);
         out.extend_from_slice(b", ");
     }
     out.extend_from_slice(b"\"name\": ");
-    json(out, &source.name);
+    json_str(out, &source.name);
     out.extend_from_slice(b", \"status\": ");
-    json(out, source.status.as_str());
+    json_str(out, source.status.as_str());
     out.extend_from_slice(b", \"target\": ");
-    json(out, &source.target);
+    json_str(out, &source.target);
     out.push(b'}');
+}
+
+/// Appends a fact value's compact JSON, as `serde_json::to_string` spells it.
+fn json_value(out: &mut Vec<u8>, value: &FactValue) {
+    match value {
+        FactValue::Scalar(scalar) => json_scalar(out, scalar),
+        FactValue::List(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                json_scalar(out, item);
+            }
+            out.push(b']');
+        }
+    }
+}
+
+fn json_scalar(out: &mut Vec<u8>, scalar: &Scalar) {
+    match scalar {
+        Scalar::Text(text) => json_str(out, text),
+        other => json(out, other),
+    }
+}
+
+/// Appends `text` as a JSON string, as `serde_json::to_string` spells it. serde_json escapes
+/// only `"`, `\` and control characters below U+0020, which most strings lack; those are
+/// copied whole after one check the compiler vectorizes. serde_json's escape scan, one byte at
+/// a time, was the largest cost of verifying a digest (BENCHMARKS.md, issue 14).
+fn json_str(out: &mut Vec<u8>, text: &str) {
+    let plain = text
+        .bytes()
+        .fold(true, |plain, byte| plain & (byte >= b' ' && byte != b'"' && byte != b'\\'));
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        json(out, text);
+    }
 }
 
 /// Appends the compact JSON of `value`, as `serde_json::to_string` spells it.
 fn json(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
     serde_json::to_writer(out, value).expect("strings and fact values always serialize");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_values_are_written_as_serde_json_writes_them() {
+        let mut texts: Vec<String> = (0u32..=0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        texts.extend(
+            ["", "plain", "\u{85}", "é ü", "tab\there", "quote\"", "back\\slash", "\u{2028}"]
+                .map(str::to_owned),
+        );
+        for text in &texts {
+            let mut out = Vec::new();
+            json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_vec(text).unwrap(), "{text:?}");
+        }
+        let values = [
+            FactValue::from("x\ny"),
+            FactValue::from(true),
+            FactValue::from(-3),
+            FactValue::Scalar(Scalar::Number(serde_json::Number::from_f64(2.5).unwrap())),
+            FactValue::list(vec![]),
+            FactValue::list(vec![
+                Scalar::Text("b\"".into()),
+                Scalar::Bool(false),
+                Scalar::Number(7.into()),
+                Scalar::Text("a".into()),
+            ]),
+        ];
+        for value in &values {
+            let mut out = Vec::new();
+            json_value(&mut out, value);
+            assert_eq!(out, serde_json::to_vec(value).unwrap(), "{value:?}");
+        }
+    }
 }

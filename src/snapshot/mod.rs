@@ -173,7 +173,8 @@ pub struct SnapshotDocument {
     pub tool: String,
     /// Every source that was asked, with its status.
     pub sources: Vec<SourceRecord>,
-    /// Fact path → value, sorted by path.
+    /// Fact path → value, sorted by path; a path given twice is refused.
+    #[serde(deserialize_with = "unique_keys::unique_facts")]
     pub facts: Facts,
     /// `sha256:` + hex SHA-256 of the canonical form of everything but `digest`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -341,24 +342,27 @@ impl VerifiedSnapshot {
 }
 
 fn parse_document(text: &str, origin: &str) -> Result<SnapshotDocument, SnapshotError> {
-    if let Some(duplicate) = unique_keys::first_duplicate_key(text) {
-        return Err(SnapshotError::DuplicateKey {
+    // A key given twice explains a refusal best, whatever else is wrong: the parse refuses one
+    // (see `unique_keys::unique_facts`) but cannot say where, so a failed parse looks for it.
+    let refuse = |error: SnapshotError| match unique_keys::first_duplicate_key(text) {
+        Some(duplicate) => SnapshotError::DuplicateKey {
             origin: origin.to_owned(),
             duplicate,
-        });
-    }
+        },
+        None => error,
+    };
     match serde_json::from_str::<SnapshotDocument>(text) {
         Ok(document) if document.schema == SCHEMA_ID => Ok(document),
-        Ok(document) => Err(SnapshotError::WrongSchema {
+        Ok(document) => Err(refuse(SnapshotError::WrongSchema {
             origin: origin.to_owned(),
             found: document.schema,
-        }),
-        Err(error) => Err(
-            schema_mismatch(text, origin).unwrap_or(SnapshotError::Malformed {
+        })),
+        Err(error) => Err(refuse(schema_mismatch(text, origin).unwrap_or(
+            SnapshotError::Malformed {
                 origin: origin.to_owned(),
                 error,
-            }),
-        ),
+            },
+        ))),
     }
 }
 

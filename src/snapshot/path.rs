@@ -26,16 +26,7 @@ impl FactPath {
     /// Validates `path`: non-empty segments, no whitespace or control characters.
     pub fn new(path: impl Into<String>) -> Result<Self, BadFactPath> {
         let path = path.into();
-        let reason = if path.is_empty() {
-            Some("empty")
-        } else if path.split('/').any(str::is_empty) {
-            Some("empty segment (leading, trailing or doubled `/`)")
-        } else if path.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            Some("whitespace or control character")
-        } else {
-            None
-        };
-        match reason {
+        match defect(&path) {
             Some(reason) => Err(BadFactPath { path, reason }),
             None => Ok(Self(path)),
         }
@@ -44,6 +35,31 @@ impl FactPath {
     /// The path as text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// What is wrong with `path`, if anything. Every fact of every snapshot read is validated
+/// here, so the bytes are checked in one loop without early exits, which the compiler turns
+/// into vector code; paths are ASCII but for the rare vendor string, checked by `char`.
+fn defect(path: &str) -> Option<&'static str> {
+    let bytes = path.as_bytes();
+    let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+        return Some("empty");
+    };
+    let mut blank = false;
+    let mut wide = false;
+    for &byte in bytes {
+        // ASCII whitespace and control characters are exactly the bytes up to a space and DEL.
+        blank |= byte <= b' ' || byte == 0x7f;
+        wide |= !byte.is_ascii();
+    }
+    blank |= wide && path.chars().any(|c| c.is_whitespace() || c.is_control());
+    if *first == b'/' || *last == b'/' || path.contains("//") {
+        Some("empty segment (leading, trailing or doubled `/`)")
+    } else if blank {
+        Some("whitespace or control character")
+    } else {
+        None
     }
 }
 
@@ -114,9 +130,26 @@ mod tests {
     #[test]
     fn validates_segments() {
         assert!(FactPath::new("nic/00:0a:f7:12:34:56/bmc/dcbx_mode").is_ok());
-        for bad in ["", "/a", "a/", "a//b", "a b", "a/\tb"] {
+        for bad in [
+            "",
+            "/a",
+            "a/",
+            "a//b",
+            "/",
+            "a b",
+            "a/\tb",
+            "a/\u{b}b",
+            "a\u{a0}b",
+            "a/\u{2003}",
+            "a/\u{85}",
+        ] {
             assert!(FactPath::new(bad).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            FactPath::new("a b//").unwrap_err().reason,
+            "empty segment (leading, trailing or doubled `/`)"
+        );
+        assert!(FactPath::new("nic/Intel®_X710/ünïcode").is_ok());
         let p = FactPath::new(format!(
             "storage/satp_rule/{}/psp",
             path_segment(" DVD-RW DU8A6SH/x ")

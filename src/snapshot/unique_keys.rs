@@ -7,7 +7,47 @@ use std::collections::HashSet;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::{FactPath, FactValue, Facts};
+
+/// Deserializes a snapshot's `facts` object, refusing a path given twice (a map would keep the
+/// last). Every other object of a snapshot is a struct, whose derived deserializer refuses a
+/// repeated field itself, so a whole document parses in one pass; [`first_duplicate_key`] runs
+/// only when that parse fails, to say where. Canonical files list facts in ascending order:
+/// they are collected as they come and the map is built from them in one sweep.
+pub(super) fn unique_facts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Facts, D::Error> {
+    deserializer.deserialize_map(FactsVisitor)
+}
+
+struct FactsVisitor;
+
+impl<'de> Visitor<'de> for FactsVisitor {
+    type Value = Facts;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of fact paths and values")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Facts, A::Error> {
+        let mut facts: Vec<(FactPath, FactValue)> = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        let mut ascending = true;
+        while let Some((path, value)) = map.next_entry::<FactPath, FactValue>()? {
+            ascending &= facts.last().is_none_or(|(last, _)| *last < path);
+            facts.push((path, value));
+        }
+        if !ascending {
+            facts.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(pair) = facts.windows(2).find(|pair| pair[0].0 == pair[1].0) {
+                return Err(de::Error::custom(format!(
+                    "fact {:?} appears twice",
+                    pair[0].0.as_str()
+                )));
+            }
+        }
+        Ok(facts.into_iter().collect())
+    }
+}
 
 /// A key that appears twice in one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +71,7 @@ impl fmt::Display for DuplicateKey {
 /// The first key that appears twice in one JSON object of `text`, or `None`. Text that is not
 /// JSON yields `None`: the caller's own parse reports that, with its position.
 ///
-/// Runs before every snapshot parse, so it allocates next to nothing: keys are borrowed from
+/// Keys are borrowed from
 /// `text` (owned only when they hold escapes), the path above a value is one stack of them,
 /// and an object whose keys come in ascending order (every canonical file) needs no set.
 pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
