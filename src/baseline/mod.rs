@@ -6,13 +6,14 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use git2::{ObjectType, Oid};
+use git2::Oid;
 
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::parallel;
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{
-    BASELINES_DIR, Committed, FileWrite, HistoryEntry, HistoryScope, Store, StoreError,
+    BASELINES_DIR, BaselineFile, Committed, FileWrite, HistoryEntry, HistoryScope, Store,
+    StoreError, blob_id,
 };
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
@@ -236,9 +237,9 @@ pub fn promote(
     if !refusals.is_empty() && request.force_reason.is_none() {
         return Ok(PromoteOutcome::Refused(refusals));
     }
-    let rendered: Vec<(String, Option<Oid>)> = parallel::map(&request.snapshots, |s| {
+    let rendered: Vec<(String, Oid)> = parallel::map(&request.snapshots, |s| {
         let text = s.snapshot.to_canonical_json();
-        let id = Oid::hash_object(ObjectType::Blob, text.as_bytes()).ok();
+        let id = blob_id(text.as_bytes());
         (text, id)
     });
 
@@ -249,7 +250,7 @@ pub fn promote(
     } else {
         None
     };
-    let mut previous_bytes = Vec::with_capacity(request.snapshots.len());
+    let mut found = Vec::with_capacity(request.snapshots.len());
     for (
         FleetSnapshot {
             fleet, snapshot, ..
@@ -271,12 +272,33 @@ pub fn promote(
         }
         // The same bytes as the committed blob: that baseline is not read again.
         let previous = match existing {
-            Some(file) if Some(file.blob) == *id => Previous::Same,
-            Some(file) => Previous::Bytes(store.read_file(&file)?, file.path),
+            Some(file) if file.blob == *id => Previous::Same,
+            Some(file) => Previous::Bytes(file),
             None => Previous::None,
         };
-        previous_bytes.push((path, previous));
+        found.push((path, previous));
     }
+    let to_read: Vec<&BaselineFile> = found
+        .iter()
+        .filter_map(|(_, previous)| match previous {
+            Previous::Bytes(file) => Some(file),
+            _ => None,
+        })
+        .collect();
+    let mut read = store.read_files(&to_read)?.into_iter();
+    let previous_bytes: Vec<(String, Previous<(Vec<u8>, String)>)> = found
+        .into_iter()
+        .map(|(path, previous)| {
+            let previous = match previous {
+                Previous::Bytes(file) => {
+                    Previous::Bytes((read.next().expect("one content per file read"), file.path))
+                }
+                Previous::Same => Previous::Same,
+                Previous::None => Previous::None,
+            };
+            (path, previous)
+        })
+        .collect();
     let judged = parallel::map(
         &request
             .snapshots
@@ -289,11 +311,9 @@ pub fn promote(
                 Previous::None => None,
                 // A previous baseline that no longer verifies is replaced, not trusted: it
                 // counts as absent.
-                Previous::Bytes(bytes, at) => VerifiedSnapshot::parse(
-                    &String::from_utf8_lossy(bytes),
-                    &format!("git:HEAD:{at}"),
-                )
-                .ok(),
+                Previous::Bytes((bytes, at)) => {
+                    VerifiedSnapshot::parse_bytes(bytes, &format!("git:HEAD:{at}")).ok()
+                }
             };
             let found = previous.as_ref().map_or("none", |p| p.digest()).to_owned();
             let unchanged = previous.as_ref().is_some_and(|p| {
@@ -364,13 +384,13 @@ pub fn promote(
 }
 
 /// What HEAD holds at a host's baseline path.
-enum Previous {
+enum Previous<B> {
     /// Nothing.
     None,
     /// The bytes the promote would write.
     Same,
-    /// Other bytes, read from this path.
-    Bytes(Vec<u8>, String),
+    /// Other bytes: the file to read, then its content and path.
+    Bytes(B),
 }
 
 /// A host's snapshot compared with what HEAD holds.
@@ -568,12 +588,7 @@ pub fn log(
                  -> Result<Option<VerifiedSnapshot>, SnapshotError> {
                     bytes
                         .as_ref()
-                        .map(|b| {
-                            VerifiedSnapshot::parse(
-                                &String::from_utf8_lossy(b),
-                                &format!("git:{rev}:{}", c.path),
-                            )
-                        })
+                        .map(|b| VerifiedSnapshot::parse_bytes(b, &format!("git:{rev}:{}", c.path)))
                         .transpose()
                 };
                 let summary = match (parse(&c.old, &format!("{id}~1")), parse(&c.new, id)) {

@@ -145,7 +145,7 @@ fn versions(
             .as_ref()
             .map(|b| {
                 let origin = format!("git:{rev}:{}", change.path);
-                VerifiedSnapshot::parse(&String::from_utf8_lossy(b), &origin)
+                VerifiedSnapshot::parse_bytes(b, &origin)
                     .map_err(|e| format!("{which} unreadable: {e}"))
             })
             .transpose()

@@ -15,10 +15,12 @@
 //! staged fact exactly may lower it, a glob over staged values must not turn a staged reset of
 //! a blocked setting into a warning.
 
+mod glob_group;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
@@ -26,6 +28,7 @@ use toml::Spanned;
 use super::invariants::{INVARIANTS, Invariant};
 use super::severity::Severity;
 use crate::snapshot::{FactPath, FactValue};
+use glob_group::{GlobGroup, Matches};
 
 const BUILTIN_TEXT: &str = include_str!("default_policy.toml");
 const BUILTIN_ORIGIN: &str = "built-in policy";
@@ -174,13 +177,6 @@ struct Matcher {
     by_first: HashMap<String, GlobGroup>,
     /// The globs whose first segment has a wildcard, for any other first segment.
     anywhere: GlobGroup,
-}
-
-/// A glob set, remembering which rule each glob came from.
-#[derive(Debug, Clone)]
-struct GlobGroup {
-    globs: GlobSet,
-    rule_of_glob: Vec<usize>,
 }
 
 /// Why a policy could not be loaded. Variants name the file and, where known, the line.
@@ -572,24 +568,20 @@ impl Matcher {
                     .iter()
                     .copied()
                     .filter(|(_, r)| literal_first_segment(&r.path).is_none_or(|own| own == first));
-                (first.to_owned(), GlobGroup::new(members))
+                (first.to_owned(), glob_group(members))
             })
             .collect();
         Matcher {
             by_first,
-            anywhere: GlobGroup::new(anywhere.into_iter()),
+            anywhere: glob_group(anywhere.into_iter()),
         }
     }
 
     /// The index (into the rules) of every rule whose glob matches `path`.
-    fn matching(&self, path: &str) -> impl Iterator<Item = usize> + '_ {
+    fn matching<'m>(&'m self, path: &'m str) -> Matches<'m> {
         let first = path.split('/').next().unwrap_or(path);
         let group = self.by_first.get(first).unwrap_or(&self.anywhere);
-        group
-            .globs
-            .matches(path)
-            .into_iter()
-            .map(|glob| group.rule_of_glob[glob])
+        group.matching(path)
     }
 
     fn best<'r>(&self, rules: &'r [Rule], path: &str) -> Option<&'r Rule> {
@@ -638,20 +630,17 @@ fn live_path(path: &str) -> Option<String> {
     Some(live.join("/"))
 }
 
-impl GlobGroup {
-    fn new<'r>(members: impl Iterator<Item = (usize, &'r Rule)>) -> Self {
-        let mut builder = GlobSetBuilder::new();
-        let mut rule_of_glob = Vec::new();
-        for (index, rule) in members {
-            builder
-                .add(compile_glob(&rule.path).expect("globs are validated when rules are merged"));
-            rule_of_glob.push(index);
-        }
-        GlobGroup {
-            globs: builder.build().expect("a set of valid globs builds"),
-            rule_of_glob,
-        }
-    }
+/// The group of `members`' globs.
+fn glob_group<'r>(members: impl Iterator<Item = (usize, &'r Rule)>) -> GlobGroup {
+    GlobGroup::new(
+        members
+            .map(|(index, rule)| {
+                let glob =
+                    compile_glob(&rule.path).expect("globs are validated when rules are merged");
+                (index, glob)
+            })
+            .collect(),
+    )
 }
 
 /// The first `/` segment of `pattern` when it is literal text (no glob syntax, no escape), so

@@ -142,9 +142,9 @@ fn json_scalar(out: &mut Vec<u8>, scalar: &Scalar) {
 /// copied whole after one check the compiler vectorizes. serde_json's escape scan, one byte at
 /// a time, was the largest cost of verifying a digest (BENCHMARKS.md, issue 14).
 fn json_str(out: &mut Vec<u8>, text: &str) {
-    let plain = text
-        .bytes()
-        .fold(true, |plain, byte| plain & (byte >= b' ' && byte != b'"' && byte != b'\\'));
+    let plain = text.bytes().fold(true, |plain, byte| {
+        plain & (byte >= b' ' && byte != b'"' && byte != b'\\')
+    });
     if plain {
         out.push(b'"');
         out.extend_from_slice(text.as_bytes());
@@ -170,8 +170,17 @@ mod tests {
             .map(|c| format!("a{c}b"))
             .collect();
         texts.extend(
-            ["", "plain", "\u{85}", "é ü", "tab\there", "quote\"", "back\\slash", "\u{2028}"]
-                .map(str::to_owned),
+            [
+                "",
+                "plain",
+                "\u{85}",
+                "é ü",
+                "tab\there",
+                "quote\"",
+                "back\\slash",
+                "\u{2028}",
+            ]
+            .map(str::to_owned),
         );
         for text in &texts {
             let mut out = Vec::new();

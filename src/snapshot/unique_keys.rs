@@ -30,7 +30,8 @@ impl<'de> Visitor<'de> for FactsVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Facts, A::Error> {
-        let mut facts: Vec<(FactPath, FactValue)> = Vec::with_capacity(map.size_hint().unwrap_or(0));
+        let mut facts: Vec<(FactPath, FactValue)> =
+            Vec::with_capacity(map.size_hint().unwrap_or(0));
         let mut ascending = true;
         while let Some((path, value)) = map.next_entry::<FactPath, FactValue>()? {
             ascending &= facts.last().is_none_or(|(last, _)| *last < path);

@@ -60,6 +60,12 @@ impl Store {
     pub fn read_file(&self, file: &BaselineFile) -> Result<Vec<u8>, StoreError> {
         self.load_blob(file.blob)
     }
+
+    /// [`Store::read_file`] of many files, read on every core, in their order.
+    pub fn read_files(&self, files: &[&BaselineFile]) -> Result<Vec<Vec<u8>>, StoreError> {
+        let ids: Vec<_> = files.iter().map(|f| f.blob).collect();
+        self.load_blobs(&ids)
+    }
 }
 
 impl Fleets<'_> {

@@ -22,7 +22,7 @@ use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Tree};
 pub use history::{FileChange, HistoryEntry, HistoryScope};
 pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
-pub use objects::ObjectCounts;
+pub use objects::{ObjectCounts, blob_id};
 
 use crate::snapshot::{SnapshotError, VerifiedSnapshot};
 
@@ -272,7 +272,7 @@ impl Store {
         host: &str,
     ) -> Result<VerifiedSnapshot, BaselineReadError> {
         let origin = format!("git:{commit}:{path}");
-        let baseline = VerifiedSnapshot::parse(&String::from_utf8_lossy(bytes), &origin)?;
+        let baseline = VerifiedSnapshot::parse_bytes(bytes, &origin)?;
         if baseline.snapshot().host.as_str() != host {
             return Err(BaselineReadError::OtherHost {
                 origin,
@@ -420,7 +420,7 @@ impl Store {
         _lock: &StoreLock,
         files: &[FileWrite],
         message: &str,
-        replaceable: &dyn Fn(&[u8]) -> bool,
+        replaceable: &(dyn Fn(&[u8]) -> bool + Sync),
     ) -> Result<Committed, StoreError> {
         let signature = self.signature()?;
         let committer = self.committer().unwrap_or_else(|| signature.clone());
@@ -447,17 +447,12 @@ impl Store {
         } else {
             HashMap::new()
         };
+        self.refuse_dirty(files, &committed, replaceable)?;
+        let contents: Vec<&[u8]> = files.iter().map(|f| f.content.as_slice()).collect();
+        let blobs = self.write_blobs(&contents)?;
         let mut updates = TreeUpdateBuilder::new();
-        let mut blobs = Vec::with_capacity(files.len());
-        for file in files {
-            self.refuse_dirty(
-                committed.get(file.path.as_str()).copied(),
-                file,
-                replaceable,
-            )?;
-            let blob = self.write_blob(&file.content)?;
-            updates.upsert(file.path.as_str(), blob, FileMode::Blob);
-            blobs.push(blob);
+        for (file, blob) in files.iter().zip(&blobs) {
+            updates.upsert(file.path.as_str(), *blob, FileMode::Blob);
         }
         let tree_id = updates
             .create_updated(&self.repo, &base_tree)
@@ -541,36 +536,43 @@ impl Store {
 
     /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit: a file
     /// that is neither the new content, nor what `committed` (its blob at HEAD) holds, nor
-    /// what `replaceable` accepts.
+    /// what `replaceable` accepts. The files are read and hashed on every core.
     fn refuse_dirty(
         &self,
-        committed: Option<Oid>,
-        file: &FileWrite,
-        replaceable: &dyn Fn(&[u8]) -> bool,
+        files: &[FileWrite],
+        committed: &HashMap<&str, Oid>,
+        replaceable: &(dyn Fn(&[u8]) -> bool + Sync),
     ) -> Result<(), StoreError> {
         let Some(workdir) = self.repo.workdir() else {
             return Ok(());
         };
-        let on_disk = match std::fs::read(workdir.join(&file.path)) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(self.io_error(&file.path, e)),
+        let dirty = |file: &FileWrite| -> std::io::Result<bool> {
+            let on_disk = match std::fs::read(workdir.join(&file.path)) {
+                Ok(bytes) => bytes,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+                Err(e) => return Err(e),
+            };
+            let head = committed.get(file.path.as_str()).copied();
+            // Hashing the file is cheaper than reading HEAD's blob or parsing it as a snapshot.
+            Ok(on_disk != file.content
+                && head.is_none_or(|id| blob_id(&on_disk) != id)
+                && !replaceable(&on_disk))
         };
-        // Hashing the file is cheaper than reading HEAD's blob or parsing it as a snapshot.
-        if on_disk == file.content
-            || committed.is_some_and(|id| blob_id(&on_disk) == Some(id))
-            || replaceable(&on_disk)
-        {
-            return Ok(());
+        for (file, dirty) in files.iter().zip(crate::parallel::map(files, dirty)) {
+            match dirty {
+                Ok(false) => {}
+                Ok(true) => {
+                    return Err(StoreError::DirtyPath {
+                        repo: self.name(),
+                        path: file.path.clone(),
+                    });
+                }
+                Err(e) => return Err(self.io_error(&file.path, e)),
+            }
         }
-        Err(StoreError::DirtyPath {
-            repo: self.name(),
-            path: file.path.clone(),
-        })
+        Ok(())
     }
 
-    /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
-    /// every other entry alone; records in `undo` what was there before.
     /// Puts the work-tree files at `paths` back in line with HEAD when an interrupted
     /// promote left them behind: stale temporary files go, and a file whose content
     /// `replaceable` recognises as such a leftover gets HEAD's content and index entry again.
@@ -606,7 +608,7 @@ impl Store {
             let Ok(on_disk) = std::fs::read(workdir.join(path)) else {
                 continue;
             };
-            if blob_id(&on_disk) != Some(id) && replaceable(&on_disk) {
+            if blob_id(&on_disk) != id && replaceable(&on_disk) {
                 stale.push(FileWrite {
                     path: path.to_owned(),
                     content: self.load_blob(id)?,
@@ -621,6 +623,8 @@ impl Store {
         self.update_worktree(&stale, &blobs, &mut undo)
     }
 
+    /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
+    /// every other entry alone; records in `undo` what was there before.
     fn update_worktree(
         &self,
         files: &[FileWrite],
@@ -763,11 +767,6 @@ fn remove_stale_temporaries(dir: &Path) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// The id git gives `content` as a blob, computed without writing it.
-fn blob_id(content: &[u8]) -> Option<Oid> {
-    Oid::hash_object(ObjectType::Blob, content).ok()
 }
 
 fn env_signature(name_var: &str, email_var: &str) -> Option<Signature<'static>> {
