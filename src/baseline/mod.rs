@@ -286,7 +286,7 @@ pub fn promote(
         })
         .collect();
     let mut read = store.read_files(&to_read)?.into_iter();
-    let previous_bytes: Vec<(String, Previous<(Vec<u8>, String)>)> = found
+    let previous_bytes: Vec<_> = found
         .into_iter()
         .map(|(path, previous)| {
             let previous = match previous {
