@@ -194,19 +194,16 @@ impl Store {
         let Some(tree) = tree else {
             return Ok(files);
         };
-        let tree = self.load_tree(tree)?;
         let path = |name: &str| format!("{BASELINES_DIR}/{fleet}/{name}");
         match scope {
             HistoryScope::Host(host) => {
                 let name = format!("{host}.json");
-                if let Some(entry) = tree
-                    .get_name(&name)
-                    .filter(|e| e.kind() == Some(ObjectType::Blob))
-                {
-                    files.insert(path(&name), entry.id());
+                if let Some((id, ObjectType::Blob)) = self.tree_entry(tree, &name)? {
+                    files.insert(path(&name), id);
                 }
             }
             HistoryScope::All => {
+                let tree = self.load_tree(tree)?;
                 for entry in tree.iter() {
                     let Some(name) = entry.name().ok().filter(|n| n.ends_with(".json")) else {
                         continue;

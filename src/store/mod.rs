@@ -308,6 +308,24 @@ impl Store {
 
     /// The commit `rev` names (`HEAD`, a branch, a tag, an id, `HEAD~2`, …).
     pub fn resolve(&self, rev: &str) -> Result<Oid, StoreError> {
+        // A branch or HEAD is a commit id in a file: no need to load (and parse) the commit,
+        // which for a fleet promote is as big as its message. A full object id is an object
+        // before it is a ref name, as libgit2's revparse reads it.
+        let full_id = rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit());
+        if !full_id
+            && let Ok(id) = self
+                .repo
+                .resolve_reference_from_short_name(rev)
+                .and_then(|r| r.resolve())
+                .and_then(|r| r.target().ok_or_else(|| git2::Error::from_str("symbolic")))
+            && self
+                .repo
+                .odb()
+                .and_then(|odb| odb.read_header(id))
+                .is_ok_and(|(_, kind)| kind == ObjectType::Commit)
+        {
+            return Ok(id);
+        }
         self.repo
             .revparse_single(rev)
             .and_then(|object| object.peel_to_commit())

@@ -44,6 +44,27 @@ pub fn blob_id(content: &[u8]) -> Oid {
     Oid::from_bytes(&hasher.finalize()).expect("a SHA-1 digest is an object id's 20 bytes")
 }
 
+/// The entry `name` of a tree object's bytes: entries are `MODE SP NAME NUL` and 20 bytes of
+/// id. The kind follows the mode as git's does: `40000` a folder, `160000` a submodule's
+/// commit, any other a blob (a file or a link).
+fn raw_tree_entry(mut data: &[u8], name: &[u8]) -> Result<Option<(Oid, ObjectType)>, ()> {
+    while !data.is_empty() {
+        let space = data.iter().position(|&b| b == b' ').ok_or(())?;
+        let nul = space + 1 + data[space + 1..].iter().position(|&b| b == 0).ok_or(())?;
+        let id = data.get(nul + 1..nul + 21).ok_or(())?;
+        if &data[space + 1..nul] == name {
+            let kind = match &data[..space] {
+                b"40000" => ObjectType::Tree,
+                b"160000" => ObjectType::Commit,
+                _ => ObjectType::Blob,
+            };
+            return Ok(Some((Oid::from_bytes(id).map_err(|_| ())?, kind)));
+        }
+        data = &data[nul + 21..];
+    }
+    Ok(None)
+}
+
 /// The counters a [`Store`] carries (a `Store` is not `Sync`, so a `Cell` is enough).
 #[derive(Debug, Default)]
 pub(super) struct Counter(Cell<ObjectCounts>);
@@ -72,8 +93,30 @@ impl Store {
 
     /// The root tree of commit `id`.
     pub(super) fn commit_tree(&self, id: Oid) -> Result<Tree<'_>, StoreError> {
-        let commit = self.load_commit(id)?;
-        self.load_tree(commit.tree_id())
+        let tree = match self.commit_tree_id(id) {
+            Some(tree) => {
+                self.counter.bump(|c| c.commits_read += 1);
+                tree
+            }
+            None => self.load_commit(id)?.tree_id(),
+        };
+        self.load_tree(tree)
+    }
+
+    /// The tree id on the first line of commit `id`, read without inflating the rest of it:
+    /// a fleet promote's message names every host (about 1 MB for 2,000 hosts), which libgit2
+    /// would inflate and copy in full. `None` when the object cannot be streamed (a packed
+    /// one) or does not start as a commit does; the caller then loads the commit.
+    fn commit_tree_id(&self, id: Oid) -> Option<Oid> {
+        let odb = self.repo.odb().ok()?;
+        let (mut reader, _, kind) = odb.reader(id).ok()?;
+        if kind != ObjectType::Commit {
+            return None;
+        }
+        let mut first = [0u8; 46];
+        std::io::Read::read_exact(&mut reader, &mut first).ok()?;
+        let hex = first.strip_prefix(b"tree ")?.strip_suffix(b"\n")?;
+        Oid::from_str(std::str::from_utf8(hex).ok()?).ok()
     }
 
     /// The tree `id`.
@@ -82,6 +125,29 @@ impl Store {
         self.repo
             .find_tree(id)
             .map_err(|e| self.error("read tree", e))
+    }
+
+    /// The id and kind of the entry `name` of tree `id`, found in the tree's raw bytes.
+    /// libgit2 parses every entry of a tree it loads into its own allocation: one host's
+    /// history, which needs one entry of its fleet folder per commit, spent most of its time
+    /// parsing the folder's thousand others.
+    pub(super) fn tree_entry(
+        &self,
+        id: Oid,
+        name: &str,
+    ) -> Result<Option<(Oid, ObjectType)>, StoreError> {
+        self.counter.bump(|c| c.trees_read += 1);
+        let odb = self.repo.odb().map_err(|e| self.error("read tree", e))?;
+        let object = odb.read(id).map_err(|e| self.error("read tree", e))?;
+        let malformed = || StoreError::Git {
+            repo: self.name(),
+            action: "read tree".to_owned(),
+            message: format!("tree {id} is malformed"),
+        };
+        if object.kind() != ObjectType::Tree {
+            return Err(malformed());
+        }
+        raw_tree_entry(object.data(), name.as_bytes()).map_err(|()| malformed())
     }
 
     /// The content of blob `id`.
@@ -189,6 +255,51 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use git2::{ObjectType, Oid};
+
+    #[test]
+    fn entries_are_found_in_a_raw_tree_as_libgit2_finds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let blob = repo.blob(b"x").unwrap();
+        let mut folder = repo.treebuilder(None).unwrap();
+        folder.insert("inner.json", blob, 0o100644).unwrap();
+        let folder = folder.write().unwrap();
+        let mut root = repo.treebuilder(None).unwrap();
+        for name in [
+            "a.json",
+            "b c.json",
+            "node0001.json",
+            "node0001.json.bak",
+            "z",
+        ] {
+            root.insert(name, blob, 0o100644).unwrap();
+        }
+        root.insert("run.sh", blob, 0o100755).unwrap();
+        root.insert("link", blob, 0o120000).unwrap();
+        root.insert("node0001", folder, 0o040000).unwrap();
+        let root = repo.find_tree(root.write().unwrap()).unwrap();
+        let odb = repo.odb().unwrap();
+        let raw = odb.read(root.id()).unwrap();
+        for entry in root.iter() {
+            let name = entry.name().unwrap();
+            assert_eq!(
+                super::raw_tree_entry(raw.data(), name.as_bytes()),
+                Ok(Some((entry.id(), entry.kind().unwrap()))),
+                "{name}"
+            );
+        }
+        for absent in ["node0001.jso", "node0001.json.ba", "", "inner.json"] {
+            assert_eq!(
+                super::raw_tree_entry(raw.data(), absent.as_bytes()),
+                Ok(None)
+            );
+        }
+        let data = raw.data();
+        // Cut anywhere inside an entry, a tree is malformed, never read past its end.
+        for cut in [1, 7, data.len() - 1] {
+            assert_eq!(super::raw_tree_entry(&data[..cut], b"z"), Err(()), "{cut}");
+        }
+    }
 
     #[test]
     fn blob_ids_are_the_ids_git_gives() {
