@@ -465,6 +465,7 @@ pub fn summarize(
         &JudgeOptions {
             strict: false,
             changes_only: true,
+            without_rule_counts: true,
             ..JudgeOptions::default()
         },
     );

@@ -165,6 +165,7 @@ fn setting_changes(
 ) -> (Vec<SettingChange>, Vec<SettingChange>) {
     let options = JudgeOptions {
         changes_only: true,
+        without_rule_counts: true,
         ..JudgeOptions::default()
     };
     let report = compare::judge(new, Some(old), policy, &options);

@@ -557,6 +557,7 @@ async fn capture_and_judge(
             let options = JudgeOptions {
                 strict: plan.strict,
                 changes_only: false,
+                without_rule_counts: false,
                 allowances: plan.allowances.clone(),
             };
             let mut report = compare::judge_comparison(
