@@ -168,46 +168,47 @@ impl Store {
     }
 
     /// Writes every content as a blob, on every core: hashing and compressing them is most of
-    /// a big promote's commit. libgit2 handles are not shared between threads, so each thread
-    /// opens the repository again.
+    /// a big promote's commit.
     pub(super) fn write_blobs(&self, contents: &[&[u8]]) -> Result<Vec<Oid>, StoreError> {
         if contents.len() < 2 {
             return contents.iter().map(|c| self.write_blob(c)).collect();
         }
         self.counter
             .bump(|c| c.blobs_written += contents.len() as u64);
-        let git_dir = self.repo.path();
-        crate::parallel::map_with(
-            contents,
-            || Repository::open(git_dir),
-            |repo, content| match repo {
-                Ok(repo) => repo.blob(content),
-                Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
-            },
-        )
-        .into_iter()
-        .map(|written| written.map_err(|e| self.error("write blob", e)))
-        .collect()
+        self.on_every_core("write blob", contents, |repo, content| repo.blob(content))
     }
 
-    /// The blobs `ids`, read on every core (each thread with its own handle, as
-    /// [`Store::write_blobs`] writes them).
+    /// The blobs `ids`, read on every core.
     pub(super) fn load_blobs(&self, ids: &[Oid]) -> Result<Vec<Vec<u8>>, StoreError> {
         if ids.len() < 2 {
             return ids.iter().map(|id| self.load_blob(*id)).collect();
         }
         self.counter.bump(|c| c.blobs_read += ids.len() as u64);
+        self.on_every_core("read blob", ids, |repo, id| {
+            repo.find_blob(*id).map(|blob| blob.content().to_vec())
+        })
+    }
+
+    /// `f` of every item with a repository handle of the thread's own, in the items' order:
+    /// libgit2 handles are not shared between threads, so each thread opens the repository
+    /// again. The first failure is the error, named by `action`.
+    fn on_every_core<T: Sync, R: Send>(
+        &self,
+        action: &str,
+        items: &[T],
+        f: impl Fn(&Repository, &T) -> Result<R, git2::Error> + Sync,
+    ) -> Result<Vec<R>, StoreError> {
         let git_dir = self.repo.path();
         crate::parallel::map_with(
-            ids,
+            items,
             || Repository::open(git_dir),
-            |repo, id| match repo {
-                Ok(repo) => repo.find_blob(*id).map(|blob| blob.content().to_vec()),
+            |repo, item| match repo {
+                Ok(repo) => f(repo, item),
                 Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
             },
         )
         .into_iter()
-        .map(|read| read.map_err(|e| self.error("read blob", e)))
+        .map(|done| done.map_err(|e| self.error(action, e)))
         .collect()
     }
 
@@ -299,6 +300,41 @@ mod tests {
         for cut in [1, 7, data.len() - 1] {
             assert_eq!(super::raw_tree_entry(&data[..cut], b"z"), Err(()), "{cut}");
         }
+    }
+
+    #[test]
+    fn a_commits_tree_is_found_whether_the_commit_is_loose_or_packed() {
+        let (dir, store) = crate::store::testing::committer_store();
+        let repo = &store.repo;
+        let blob = repo.blob(b"x").unwrap();
+        let mut root = repo.treebuilder(None).unwrap();
+        root.insert("a.json", blob, 0o100644).unwrap();
+        let tree = repo.find_tree(root.write().unwrap()).unwrap();
+        let me = git2::Signature::now("t", "t@example.com").unwrap();
+        let message = format!("big\n\n{}", "host line\n".repeat(10_000));
+        let commit = repo.commit(None, &me, &me, &message, &tree, &[]).unwrap();
+        // Loose: streamed from the commit's first line.
+        assert_eq!(store.commit_tree_id(commit), Some(tree.id()));
+        assert_eq!(store.commit_tree(commit).unwrap().id(), tree.id());
+        // Not a commit: no tree id is made up.
+        assert_eq!(store.commit_tree_id(tree.id()), None);
+        assert_eq!(store.commit_tree_id(blob), None);
+        // Packed (and the loose copy gone): it cannot be streamed, so the commit is loaded.
+        let mut pack = repo.packbuilder().unwrap();
+        pack.insert_commit(commit).unwrap();
+        pack.write(&dir.path().join(".git/objects/pack"), 0o644)
+            .unwrap();
+        let hex = commit.to_string();
+        std::fs::remove_file(
+            dir.path()
+                .join(".git/objects")
+                .join(&hex[..2])
+                .join(&hex[2..]),
+        )
+        .unwrap();
+        let reopened = crate::store::Store::discover(dir.path()).unwrap();
+        assert_eq!(reopened.commit_tree_id(commit), None);
+        assert_eq!(reopened.commit_tree(commit).unwrap().id(), tree.id());
     }
 
     #[test]
