@@ -6,8 +6,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use git2::Oid;
-
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::parallel;
 use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
@@ -237,11 +235,8 @@ pub fn promote(
     if !refusals.is_empty() && request.force_reason.is_none() {
         return Ok(PromoteOutcome::Refused(refusals));
     }
-    let rendered: Vec<(String, Oid)> = parallel::map(&request.snapshots, |s| {
-        let text = s.snapshot.to_canonical_json();
-        let id = blob_id(text.as_bytes());
-        (text, id)
-    });
+    let rendered: Vec<String> =
+        parallel::map(&request.snapshots, |s| s.snapshot.to_canonical_json());
 
     let lock = store.lock(request.lock_wait)?;
     // HEAD's fleet folders are loaded once; each host is then one lookup by name in them.
@@ -250,13 +245,10 @@ pub fn promote(
     } else {
         None
     };
-    let mut found = Vec::with_capacity(request.snapshots.len());
-    for (
-        FleetSnapshot {
-            fleet, snapshot, ..
-        },
-        (_, id),
-    ) in request.snapshots.iter().zip(&rendered)
+    let mut existing_files = Vec::with_capacity(request.snapshots.len());
+    for FleetSnapshot {
+        fleet, snapshot, ..
+    } in &request.snapshots
     {
         let host = &snapshot.snapshot().host;
         let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
@@ -270,14 +262,30 @@ pub fn promote(
                 existing: existing.path.clone(),
             });
         }
-        // The same bytes as the committed blob: that baseline is not read again.
-        let previous = match existing {
-            Some(file) if file.blob == *id => Previous::Same,
-            Some(file) => Previous::Bytes(file),
-            None => Previous::None,
-        };
-        found.push((path, previous));
+        existing_files.push((path, existing));
     }
+    // The same bytes as the committed blob: that baseline is not read again. Only a host
+    // with a baseline has its text hashed to tell.
+    let same = parallel::map(
+        &rendered.iter().zip(&existing_files).collect::<Vec<_>>(),
+        |(text, (_, existing))| {
+            existing
+                .as_ref()
+                .is_some_and(|file| blob_id(text.as_bytes()) == file.blob)
+        },
+    );
+    let found: Vec<(String, Previous<BaselineFile>)> = existing_files
+        .into_iter()
+        .zip(same)
+        .map(|((path, existing), same)| {
+            let previous = match existing {
+                Some(_) if same => Previous::Same,
+                Some(file) => Previous::Bytes(file),
+                None => Previous::None,
+            };
+            (path, previous)
+        })
+        .collect();
     let to_read: Vec<&BaselineFile> = found
         .iter()
         .filter_map(|(_, previous)| match previous {
@@ -326,7 +334,7 @@ pub fn promote(
     );
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
-    for ((request_snapshot, (text, _)), (path, judged)) in
+    for ((request_snapshot, text), (path, judged)) in
         request.snapshots.iter().zip(rendered).zip(judged)
     {
         let FleetSnapshot {
@@ -503,13 +511,18 @@ fn commit_message(
     if let Some(text) = &request.message {
         let _ = write!(message, "\n{}\n", text.trim_end());
     }
+    // Looked up by name: a fleet-wide promote writes thousands of hosts, each with a refusal
+    // when forced.
+    let snapshots: HashMap<&HostName, &VerifiedSnapshot> = request
+        .snapshots
+        .iter()
+        .map(|s| (&s.snapshot.snapshot().host, &s.snapshot))
+        .collect();
+    let refusals: HashMap<&HostName, &Refusal> = refusals.iter().map(|r| (&r.host, r)).collect();
     for host in &written {
-        let snapshot = &request
-            .snapshots
-            .iter()
-            .find(|s| s.snapshot.snapshot().host == host.host)
-            .expect("every result comes from a requested snapshot")
-            .snapshot;
+        let snapshot = snapshots
+            .get(&host.host)
+            .expect("every result comes from a requested snapshot");
         let s = snapshot.snapshot();
         let change = host.change.as_ref().expect("written hosts have a change");
         let _ = write!(
@@ -526,7 +539,7 @@ fn commit_message(
         for path in &change.blocking {
             let _ = writeln!(message, "    blocking: {path}");
         }
-        if let Some(refusal) = refusals.iter().find(|r| r.host == host.host) {
+        if let Some(refusal) = refusals.get(&host.host) {
             let reason = request.force_reason.as_deref().unwrap_or_default();
             let _ = writeln!(message, "  forced: {reason}");
             for line in &refusal.short_reasons {

@@ -28,16 +28,22 @@ impl<'p> Tally<'p> {
         }
     }
 
-    /// Counts a fact of the snapshot for the rules that govern it (one match against every
-    /// pattern) and returns the expectation it must meet, if any.
+    /// Counts a fact of the snapshot for the rules that govern it (one match against the
+    /// patterns) and returns the expectation it must meet, if any.
     pub(super) fn fact(&mut self, path: &FactPath) -> Option<&'p Rule> {
-        let governing = self.policy.governing(path);
-        if self.baseline
-            && let Some(index) = governing.change
-        {
-            self.drift[index] += 1;
-        }
-        governing.expect.map(|index| {
+        // Without a baseline no drift rule counts: only the rules with an expectation are
+        // matched (none in the built-in policy), which is what promote's refusal check asks
+        // of every fact of every host.
+        let expect = if self.baseline {
+            let governing = self.policy.governing(path);
+            if let Some(index) = governing.change {
+                self.drift[index] += 1;
+            }
+            governing.expect
+        } else {
+            self.policy.expectation_index(path)
+        };
+        expect.map(|index| {
             self.expect[index] += 1;
             &self.policy.rules()[index]
         })

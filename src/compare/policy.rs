@@ -177,6 +177,9 @@ struct Matcher {
     by_first: HashMap<String, GlobGroup>,
     /// The globs whose first segment has a wildcard, for any other first segment.
     anywhere: GlobGroup,
+    /// No rule at all: nothing can match, so no search runs (the built-in policy has no
+    /// expectation, and a judgement without a baseline asks only for those of every fact).
+    empty: bool,
 }
 
 /// Why a policy could not be loaded. Variants name the file and, where known, the line.
@@ -358,6 +361,13 @@ impl Policy {
     /// The most specific rule with an `expect` that matches `path`.
     pub fn expectation_for(&self, path: &FactPath) -> Option<&Rule> {
         self.expect_rules.best(&self.rules, path.as_str())
+    }
+
+    /// [`Governing::expect`] of `path` alone, matched against the rules with an `expect`
+    /// only: for a judgement without a baseline, where no drift rule counts.
+    pub(super) fn expectation_index(&self, path: &FactPath) -> Option<usize> {
+        self.expect_rules
+            .best_index(&self.rules, path.as_str(), |_| true)
     }
 
     /// The rules that govern `path`, by index into [`Policy::rules`], from one match against
@@ -574,6 +584,7 @@ impl Matcher {
         Matcher {
             by_first,
             anywhere: glob_group(anywhere.into_iter()),
+            empty: included.is_empty(),
         }
     }
 
@@ -604,6 +615,9 @@ impl Matcher {
         path: &str,
         include: impl Fn(&Rule) -> bool,
     ) -> Option<usize> {
+        if self.empty {
+            return None;
+        }
         self.matching(path)
             .filter(|&index| include(&rules[index]))
             .max_by_key(|&index| (rules[index].specificity, index))

@@ -465,7 +465,7 @@ impl Store {
         } else {
             HashMap::new()
         };
-        self.refuse_dirty(files, &committed, replaceable)?;
+        let befores = self.refuse_dirty(files, &committed, replaceable)?;
         let contents: Vec<&[u8]> = files.iter().map(|f| f.content.as_slice()).collect();
         let blobs = self.write_blobs(&contents)?;
         let mut updates = TreeUpdateBuilder::new();
@@ -477,7 +477,7 @@ impl Store {
             .map_err(|e| self.error("write tree", e))?;
         let tree = self.load_tree(tree_id)?;
         let mut undo = WorktreeUndo::default();
-        if let Err(e) = self.update_worktree(files, &blobs, &mut undo) {
+        if let Err(e) = self.update_worktree(files, &blobs, befores, &mut undo) {
             self.restore(undo);
             return Err(e);
         }
@@ -554,32 +554,43 @@ impl Store {
 
     /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit: a file
     /// that is neither the new content, nor what `committed` (its blob at HEAD) holds, nor
-    /// what `replaceable` accepts. The files are read and hashed on every core.
+    /// what `replaceable` accepts, and otherwise says what each file holds, for the undo of
+    /// a commit that fails. The files are read and hashed on every core.
     fn refuse_dirty(
         &self,
         files: &[FileWrite],
         committed: &HashMap<&str, Oid>,
         replaceable: &(dyn Fn(&[u8]) -> bool + Sync),
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<Before>, StoreError> {
         let Some(workdir) = self.repo.workdir() else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        let dirty = |file: &FileWrite| -> std::io::Result<bool> {
+        // `None`: someone's own edit.
+        let before = |file: &FileWrite| -> std::io::Result<Option<Before>> {
             let on_disk = match std::fs::read(workdir.join(&file.path)) {
                 Ok(bytes) => bytes,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Ok(Some(Before::Absent));
+                }
                 Err(e) => return Err(e),
             };
-            let head = committed.get(file.path.as_str()).copied();
-            // Hashing the file is cheaper than reading HEAD's blob or parsing it as a snapshot.
-            Ok(on_disk != file.content
-                && head.is_none_or(|id| blob_id(&on_disk) != id)
-                && !replaceable(&on_disk))
+            if on_disk == file.content {
+                return Ok(Some(Before::Same));
+            }
+            // Hashing the file is cheaper than reading HEAD's blob or parsing it as a
+            // snapshot, and the undo then keeps the blob's id, not the bytes.
+            if let Some(&id) = committed.get(file.path.as_str())
+                && blob_id(&on_disk) == id
+            {
+                return Ok(Some(Before::Blob(id)));
+            }
+            Ok(replaceable(&on_disk).then_some(Before::Bytes(on_disk)))
         };
-        for (file, dirty) in files.iter().zip(crate::parallel::map(files, dirty)) {
-            match dirty {
-                Ok(false) => {}
-                Ok(true) => {
+        let mut befores = Vec::with_capacity(files.len());
+        for (file, before) in files.iter().zip(crate::parallel::map(files, before)) {
+            match before {
+                Ok(Some(before)) => befores.push(before),
+                Ok(None) => {
                     return Err(StoreError::DirtyPath {
                         repo: self.name(),
                         path: file.path.clone(),
@@ -588,7 +599,7 @@ impl Store {
                 Err(e) => return Err(self.io_error(&file.path, e)),
             }
         }
-        Ok(())
+        Ok(befores)
     }
 
     /// Puts the work-tree files at `paths` back in line with HEAD when an interrupted
@@ -619,6 +630,7 @@ impl Store {
         }
         let mut stale = Vec::new();
         let mut blobs = Vec::new();
+        let mut befores = Vec::new();
         for path in paths {
             let Some(&id) = committed.get(path) else {
                 continue;
@@ -632,13 +644,14 @@ impl Store {
                     content: self.load_blob(id)?,
                 });
                 blobs.push(id);
+                befores.push(Before::Bytes(on_disk));
             }
         }
         if stale.is_empty() {
             return Ok(());
         }
         let mut undo = WorktreeUndo::default();
-        self.update_worktree(&stale, &blobs, &mut undo)
+        self.update_worktree(&stale, &blobs, befores, &mut undo)
     }
 
     /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
@@ -647,6 +660,7 @@ impl Store {
         &self,
         files: &[FileWrite],
         blobs: &[Oid],
+        befores: Vec<Before>,
         undo: &mut WorktreeUndo,
     ) -> Result<(), StoreError> {
         let Some(workdir) = self.repo.workdir() else {
@@ -656,7 +670,7 @@ impl Store {
         // The repository caches its index; what the user staged since must not be lost.
         index.read(true).map_err(|e| self.error("read index", e))?;
         let mut folders = BTreeSet::new();
-        for (file, blob) in files.iter().zip(blobs) {
+        for file in files {
             let target = workdir.join(&file.path);
             if let Some(dir) = target.parent()
                 && folders.insert(dir.to_path_buf())
@@ -664,15 +678,29 @@ impl Store {
                 std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
                 remove_stale_temporaries(dir);
             }
-            undo.files
-                .push((target.clone(), std::fs::read(&target).ok()));
+        }
+        // Replaced on every core: a fleet-wide promote writes thousands. Not flushed file by
+        // file: the commit is the truth and the work tree a checkout of it (git flushes
+        // neither a checkout nor loose objects). A file lost in a power cut is put back from
+        // HEAD by `git checkout`; a rename never leaves half a file.
+        let written = crate::parallel::map(files, |file| {
+            crate::fsutil::write_atomic_unsynced(&workdir.join(&file.path), &file.content)
+        });
+        let mut failed = None;
+        for ((result, file), before) in written.into_iter().zip(files).zip(befores) {
+            // Every file is in the undo, written or not: restoring an untouched one puts back
+            // what it already holds.
+            undo.files.push((workdir.join(&file.path), before));
+            if let Err(e) = result {
+                failed.get_or_insert_with(|| self.io_error(&file.path, e));
+            }
+        }
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        for (file, blob) in files.iter().zip(blobs) {
             undo.entries
                 .push((file.path.clone(), index.get_path(Path::new(&file.path), 0)));
-            // Not flushed file by file: the commit is the truth and the work tree a checkout of
-            // it (git flushes neither a checkout nor loose objects). A file lost in a power cut
-            // is put back from HEAD by `git checkout`; a rename never leaves half a file.
-            crate::fsutil::write_atomic_unsynced(&target, &file.content)
-                .map_err(|e| self.io_error(&file.path, e))?;
             index
                 .add(&index_entry(&file.path, *blob, file.content.len()))
                 .map_err(|e| self.error("update index", e))?;
@@ -682,10 +710,15 @@ impl Store {
 
     /// Puts back what [`Self::update_worktree`] changed; best effort, on a path that already failed.
     fn restore(&self, undo: WorktreeUndo) {
-        for (target, content) in undo.files.into_iter().rev() {
-            let _ = match content {
-                Some(bytes) => crate::fsutil::write_atomic(&target, &bytes),
-                None => std::fs::remove_file(&target),
+        for (target, before) in undo.files.into_iter().rev() {
+            let _ = match before {
+                Before::Absent => std::fs::remove_file(&target),
+                Before::Same => Ok(()),
+                Before::Blob(id) => match self.load_blob(id) {
+                    Ok(bytes) => crate::fsutil::write_atomic(&target, &bytes),
+                    Err(_) => Ok(()),
+                },
+                Before::Bytes(bytes) => crate::fsutil::write_atomic(&target, &bytes),
             };
         }
         if undo.entries.is_empty() {
@@ -738,10 +771,23 @@ impl Store {
     }
 }
 
+/// What a work-tree file held before a commit wrote it.
+enum Before {
+    /// No file.
+    Absent,
+    /// The bytes written: nothing to put back.
+    Same,
+    /// HEAD's blob at its path: put back from the object database, not kept in memory (a
+    /// fleet-wide promote replaces thousands of baselines).
+    Blob(Oid),
+    /// Other bytes: a leftover of an interrupted promote.
+    Bytes(Vec<u8>),
+}
+
 /// What the work tree and index held at the paths a commit writes, to put back on failure.
 #[derive(Default)]
 struct WorktreeUndo {
-    files: Vec<(PathBuf, Option<Vec<u8>>)>,
+    files: Vec<(PathBuf, Before)>,
     entries: Vec<(String, Option<git2::IndexEntry>)>,
 }
 

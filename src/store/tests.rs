@@ -193,6 +193,51 @@ fn a_failed_commit_puts_the_work_tree_and_index_back() {
     assert_eq!(git(dir.path(), &["status", "--porcelain"]), "");
 }
 
+/// The undo keeps bytes only where HEAD's blob cannot give them back: a leftover of an
+/// interrupted promote is put back as it was, and a file that already held the new bytes
+/// stays as it is.
+#[test]
+fn a_failed_commit_puts_back_a_leftover_and_keeps_a_file_already_written() {
+    let (dir, store) = new_store();
+    commit(
+        &store,
+        &[
+            write("baselines/f/left.json", "committed\n"),
+            write("baselines/f/same.json", "committed\n"),
+        ],
+        "setup",
+    );
+    let work = |name: &str| dir.path().join("baselines/f").join(name);
+    std::fs::write(work("left.json"), "leftover\n").unwrap();
+    std::fs::write(work("same.json"), "new\n").unwrap();
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
+    let ref_lock = dir
+        .path()
+        .join(".git")
+        .join(format!("{}.lock", head.trim()));
+    std::fs::write(&ref_lock, "").unwrap();
+    let err = store.commit(
+        &lock,
+        &[
+            write("baselines/f/left.json", "new\n"),
+            write("baselines/f/same.json", "new\n"),
+        ],
+        "promote",
+        &|bytes| bytes == b"leftover\n",
+    );
+    assert!(matches!(err, Err(StoreError::GitLocked { .. })), "{err:?}");
+    std::fs::remove_file(&ref_lock).unwrap();
+    let read = |name: &str| std::fs::read_to_string(work(name)).unwrap();
+    assert_eq!(read("left.json"), "leftover\n");
+    assert_eq!(read("same.json"), "new\n");
+    assert_eq!(
+        git(dir.path(), &["status", "--porcelain"]),
+        " M baselines/f/left.json\n M baselines/f/same.json\n",
+        "the index is HEAD's again"
+    );
+}
+
 #[test]
 fn a_bare_repository_gets_commits_straight_into_its_tree() {
     let dir = tempfile::tempdir().unwrap();

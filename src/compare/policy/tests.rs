@@ -708,6 +708,50 @@ proptest::proptest! {
     }
 }
 
+/// The expectation a judgement without a baseline looks up alone is the one the full lookup
+/// of every rule gives, for live and staged paths, with expectations and (the built-in
+/// policy) without any.
+#[test]
+fn the_expectation_alone_is_the_governing_one() {
+    let site = r#"
+[[rule]]
+id = "mru-everywhere"
+path = "storage/nmp/*/psp"
+expect = "VMW_PSP_MRU"
+on_change = "warn"
+[[rule]]
+id = "datastore-rr"
+path = "storage/nmp/naa.600a/psp"
+expect = "VMW_PSP_RR"
+[[rule]]
+id = "anywhere-willing"
+path = "**/dcbx/willing"
+expect = false
+"#;
+    let paths = [
+        "storage/nmp/naa.600a/psp",
+        "storage/nmp/naa.600b/psp",
+        "storage/nmp/pending/naa.600a/psp",
+        "nic/00:0a:f7:12:34:56/os/dcbx/willing",
+        "nic/00:0a:f7:12:34:56/pending/os/dcbx/willing",
+        "bios/ProcVirtualization",
+    ];
+    let with = Policy::with_file(site, "site.toml").unwrap();
+    let found: Vec<Option<usize>> = paths
+        .iter()
+        .map(|p| with.expectation_index(&path(p)))
+        .collect();
+    for (p, index) in paths.iter().zip(&found) {
+        assert_eq!(*index, with.governing(&path(p)).expect, "{p}");
+    }
+    assert_eq!(found.iter().filter(|i| i.is_some()).count(), 4, "{found:?}");
+    let builtin = Policy::builtin();
+    for p in paths {
+        assert_eq!(builtin.expectation_index(&path(p)), None, "{p}");
+        assert_eq!(builtin.governing(&path(p)).expect, None, "{p}");
+    }
+}
+
 /// Matching only the globs of a path's first segment (and those that start with a wildcard)
 /// finds what matching every glob finds.
 #[test]
