@@ -37,6 +37,20 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Takes the store lock, then plants a lock file on HEAD's branch: libgit2 then refuses to
+/// move the branch, so the commit fails after writing the work tree. Planted after the store
+/// lock was taken, it is someone else's git at work, not a leftover the lock removes.
+fn lock_then_plant_a_ref_lock(dir: &tempfile::TempDir, store: &Store) -> (StoreLock, PathBuf) {
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
+    let ref_lock = dir
+        .path()
+        .join(".git")
+        .join(format!("{}.lock", head.trim()));
+    std::fs::write(&ref_lock, "").unwrap();
+    (lock, ref_lock)
+}
+
 #[test]
 fn first_commit_on_an_unborn_branch_and_reads_at_revisions() {
     let (dir, store) = new_store();
@@ -156,15 +170,7 @@ fn a_failed_commit_puts_the_work_tree_and_index_back() {
         &[write("baselines/f/h.json", "committed\n")],
         "setup",
     );
-    // A branch ref that cannot be locked makes libgit2 refuse to move it; planted after the
-    // store lock was taken, it is someone else's git at work, not a leftover.
-    let lock = store.lock(Duration::from_secs(1)).unwrap();
-    let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
-    let ref_lock = dir
-        .path()
-        .join(".git")
-        .join(format!("{}.lock", head.trim()));
-    std::fs::write(&ref_lock, "").unwrap();
+    let (lock, ref_lock) = lock_then_plant_a_ref_lock(&dir, &store);
     let err = store.commit(
         &lock,
         &[
@@ -210,13 +216,7 @@ fn a_failed_commit_puts_back_a_leftover_and_keeps_a_file_already_written() {
     let work = |name: &str| dir.path().join("baselines/f").join(name);
     std::fs::write(work("left.json"), "leftover\n").unwrap();
     std::fs::write(work("same.json"), "new\n").unwrap();
-    let lock = store.lock(Duration::from_secs(1)).unwrap();
-    let head = git(dir.path(), &["symbolic-ref", "HEAD"]);
-    let ref_lock = dir
-        .path()
-        .join(".git")
-        .join(format!("{}.lock", head.trim()));
-    std::fs::write(&ref_lock, "").unwrap();
+    let (lock, ref_lock) = lock_then_plant_a_ref_lock(&dir, &store);
     let err = store.commit(
         &lock,
         &[
