@@ -177,7 +177,7 @@ mod tests {
                 capture_ms: 0,
                 snapshot_file: None,
                 last_success_at: None,
-                report,
+                report: report.into(),
             },
             complete: true,
             cluster_facts: Default::default(),

@@ -17,6 +17,7 @@ use super::assemble::{Assembly, assemble};
 use super::outdir::{
     RunFile, RunIdentity, SelectionRecord, read_host, read_run, read_run_identity,
 };
+use super::spool::Spool;
 use super::{FleetError, FleetReport};
 
 /// Merges `dirs` (see the module docs).
@@ -75,9 +76,12 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
             }
         }
     }
+    let spool = Spool::new()?;
     let mut records = Vec::with_capacity(owner.len());
     for (host, dir) in owner {
-        records.push(read_host(dir, host)?);
+        let mut record = read_host(dir, host)?;
+        spool.keep(&mut record.result.report)?;
+        records.push(record);
     }
     // Runs of different selections of one store see the same orphan baselines: count each once.
     let orphans: Vec<String> = runs

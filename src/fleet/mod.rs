@@ -13,6 +13,7 @@ pub mod outdir;
 mod plan;
 mod run;
 pub mod shard;
+pub mod spool;
 pub mod stale;
 #[cfg(test)]
 mod tests;
@@ -24,9 +25,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use shard::{BadShard, Shard};
+pub use spool::HostReport;
 
 use crate::collect::CaptureOptions;
-use crate::compare::{Counts, Policy, Report, Severity, Verdict};
+use crate::compare::{Counts, Policy, Severity, Verdict};
 use crate::inventory::{Inventory, Selection};
 use crate::snapshot::HostName;
 use crate::store::Store;
@@ -153,7 +155,7 @@ pub struct HostResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_success_at: Option<String>,
     /// Its own judgement against its baseline (invariants and `expect` rules only without one).
-    pub report: Report,
+    pub report: HostReport,
 }
 
 /// A finding about the fleet rather than one host's drift: the nodes of a cluster disagree, a

@@ -267,14 +267,18 @@ fn untrusted(record: &HostRecord) -> Option<String> {
     if let Err(error) = crate::snapshot::HostName::new(&result.host) {
         return Some(format!("host {:?}: {error}", result.host));
     }
-    if result.verdict != result.report.verdict {
+    let report = match result.report.get() {
+        Ok(report) => report,
+        Err(error) => return Some(format!("its report cannot be read: {error}")),
+    };
+    if result.verdict != report.verdict {
         return Some(format!(
             "verdict {} but its report's is {}",
             result.verdict.as_upper(),
-            result.report.verdict.as_upper()
+            report.verdict.as_upper()
         ));
     }
-    if result.counts != result.report.counts {
+    if result.counts != report.counts {
         return Some("its counts are not its report's".to_owned());
     }
     if !record.complete && result.verdict != crate::compare::Verdict::Incomplete {

@@ -2,7 +2,8 @@
 //! under a hard deadline. Each host's task does all of its own work — reads its baseline and
 //! account, captures, then seals, writes and judges it (disk and judging on blocking threads)
 //! — so the loop feeding the tasks never waits on one host; it keeps only the small
-//! [`HostRecord`]s: memory stays flat in the number of hosts.
+//! [`HostRecord`]s, their reports in the run's [`Spool`]: memory stays flat in the number of
+//! hosts.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use tokio::task::JoinSet;
 use super::cluster::ClusterFacts;
 use super::outdir::{self, HOST_SCHEMA_ID, HostRecord, OutDir};
 use super::plan::{BaselineAt, Plan, Planned};
+use super::spool::Spool;
 use super::stale::State;
 use super::{FleetError, FleetSettings, HostResult, Reporter};
 use crate::collect::{self, CaptureOptions, SourceKind};
@@ -159,6 +161,8 @@ struct Shared {
     strict: bool,
     snapshots: Option<PathBuf>,
     out: Option<OutDir>,
+    /// Where each finished host's report waits until it is rendered.
+    spool: Spool,
 }
 
 /// The store's repository, opened at most once per thread reading baselines at the same time
@@ -223,6 +227,7 @@ pub(super) async fn run(
         strict: settings.strict,
         snapshots: settings.snapshots.clone(),
         out: out.cloned(),
+        spool: Spool::new()?,
     });
     let mut tasks: JoinSet<Done> = JoinSet::new();
     let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
@@ -633,12 +638,14 @@ fn finish(
             capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             snapshot_file,
             last_success_at: captured_good.or(last_good).map(|t| t.to_string()),
-            report,
+            report: report.into(),
         },
     };
     if let Some(out) = out {
         out.write_host(&record)?;
     }
+    let mut record = record;
+    shared.spool.keep(&mut record.result.report)?;
     Ok(record)
 }
 
@@ -800,6 +807,7 @@ mod tests {
             strict: false,
             snapshots: None,
             out: Some(OutDir::create(&dir.path().join("tonight")).unwrap()),
+            spool: Spool::new().unwrap(),
         };
         let record = finish(
             &shared,

@@ -82,6 +82,9 @@ fn at_most_concurrency_hosts_run_at_once_and_a_failed_capture_is_counted_incompl
     let merged = merge(&[dir.path().join("out")]).unwrap();
     assert_eq!(merged.hosts, report.hosts);
     assert_eq!(merged.counts, report.counts);
+    // Neither holds the hosts' reports in memory: each waits in its run's spool.
+    assert!(report.hosts.iter().all(|h| h.report.is_spooled()));
+    assert!(merged.hosts.iter().all(|h| h.report.is_spooled()));
 }
 
 #[test]

@@ -40,13 +40,19 @@ impl Extras {
     ) -> (Extras, Vec<ExtrasWarning>) {
         let mut extras = Extras::default();
         let mut warnings = Vec::new();
+        if !formats.contains(&Format::Sarif) && !formats.contains(&Format::Html) {
+            return (extras, warnings);
+        }
         let view = View::of(document);
         if formats.contains(&Format::Sarif) {
-            let origins: Vec<(&str, &str)> = view
+            // A report that cannot be read back has no lines here; rendering it says why.
+            let origins: Vec<(&str, String)> = view
                 .hosts
                 .iter()
-                .filter_map(|h| Some((h.host, h.report.baseline.as_ref()?.origin.as_str())))
+                .filter_map(|h| Some((h.host, h.report().ok()?.baseline.as_ref()?.origin.clone())))
                 .collect();
+            let origins: Vec<(&str, &str)> =
+                origins.iter().map(|(h, o)| (*h, o.as_str())).collect();
             match baseline::baseline_lines(store, &origins) {
                 Ok(lines) => extras.baseline_lines = lines,
                 Err(e) => warnings.push(ExtrasWarning::NoBaselineLines(e)),

@@ -46,7 +46,7 @@ const MD_CHARS: usize = 300;
 struct Summary<'r> {
     report: &'r FleetReport,
     /// Rule, severity, hosts with a finding of it: most severe first, then most hosts.
-    rules: Vec<(&'r str, Severity, usize)>,
+    rules: Vec<(String, Severity, usize)>,
     cluster: Vec<&'r FleetFinding>,
     stale: Stale,
     /// Incomplete hosts with why, by name.
@@ -85,13 +85,13 @@ impl Stale {
 }
 
 impl<'r> Summary<'r> {
-    fn of(report: &'r FleetReport) -> Self {
-        let mut by_rule: BTreeMap<(&str, Severity), usize> = BTreeMap::new();
+    fn of(report: &'r FleetReport) -> io::Result<Self> {
+        let mut by_rule: BTreeMap<(String, Severity), usize> = BTreeMap::new();
         // A host that could not be read completely shows every fact of its failed sources as
         // gone: those findings say nothing about the rule, its failure says what happened.
         for host in report.hosts.iter().filter(|h| h.failure.is_none()) {
-            let mut seen: Vec<(&str, Severity)> = host
-                .report
+            let judged = host.report.get()?;
+            let mut seen: Vec<(&str, Severity)> = judged
                 .findings
                 .iter()
                 .filter(|f| f.severity > Severity::Ignore)
@@ -99,13 +99,13 @@ impl<'r> Summary<'r> {
                 .collect();
             seen.sort();
             seen.dedup();
-            for key in seen {
-                *by_rule.entry(key).or_default() += 1;
+            for (rule, severity) in seen {
+                *by_rule.entry((rule.to_owned(), severity)).or_default() += 1;
             }
         }
-        let mut rules: Vec<(&str, Severity, usize)> =
+        let mut rules: Vec<(String, Severity, usize)> =
             by_rule.into_iter().map(|((r, s), n)| (r, s, n)).collect();
-        rules.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(b.0)));
+        rules.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.0.cmp(&b.0)));
         let mut cluster: Vec<&FleetFinding> = report
             .findings
             .iter()
@@ -144,7 +144,7 @@ impl<'r> Summary<'r> {
                 .filter(|d| !d.as_os_str().is_empty())?;
             Some(dir.join("hosts").display().to_string())
         });
-        Summary {
+        Ok(Summary {
             report,
             rules,
             cluster,
@@ -152,7 +152,7 @@ impl<'r> Summary<'r> {
             failed,
             slowest,
             results,
-        }
+        })
     }
 
     /// `FLEET BLOCK — 1000 hosts: 950 pass · 20 warn · 18 block · 12 incomplete`.
@@ -223,7 +223,7 @@ fn more(n: usize) -> Option<String> {
 /// stale findings, hosts that failed to capture with why, the slowest BMCs. At most
 /// [`TEXT_LINES`] lines whatever the number of hosts; the rest is counted.
 pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    let s = Summary::of(report);
+    let s = Summary::of(report)?;
     let line = s.headline();
     let word = report.verdict.as_upper();
     let style = verdict_style(report.verdict);
@@ -305,7 +305,7 @@ pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 /// [`MARKDOWN_LIMIT`] characters: past it the table stops and says how many hosts it left
 /// out (the JSON report has them all).
 pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    let s = Summary::of(report);
+    let s = Summary::of(report)?;
     let mut head = String::new();
     let _ = writeln!(head, "## {}\n", escape(&s.headline()));
     let _ = writeln!(head, "_{}_", escape(&s.run_line()));

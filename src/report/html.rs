@@ -12,13 +12,21 @@
 mod model;
 mod page;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
-use super::{Extras, View};
+use super::{Extras, HostView, View};
+use crate::compare::Report;
 
 /// Writes `view` as one HTML page.
 pub fn render(view: &View<'_>, extras: &Extras, out: &mut dyn Write) -> io::Result<()> {
-    let page = model::Page::of(view, extras);
+    // The page is one document, built whole before it is written: every report is read at once.
+    let reports: Vec<Cow<'_, Report>> = view
+        .hosts
+        .iter()
+        .map(HostView::report)
+        .collect::<io::Result<_>>()?;
+    let page = model::Page::of(view, &reports, extras);
     out.write_all(page::markup(&page).into_string().as_bytes())
 }
 

@@ -49,22 +49,26 @@ pub const FLEET_SUITE: &str = "fleet";
 
 /// Writes `view` as JUnit XML.
 pub fn render(view: &View<'_>, out: &mut dyn Write) -> io::Result<()> {
-    xml::write(&document(view), out)
+    xml::write(&document(view)?, out)
 }
 
 /// The document of `view`: hosts in name order, then the fleet's suite (fleet runs only).
-fn document(view: &View<'_>) -> TestSuites {
-    let mut suites: Vec<TestSuite> = view.hosts.iter().map(|h| host_suite(view, h)).collect();
+fn document(view: &View<'_>) -> io::Result<TestSuites> {
+    let mut suites: Vec<TestSuite> = view
+        .hosts
+        .iter()
+        .map(|h| host_suite(view, h))
+        .collect::<io::Result<_>>()?;
     if view.kind == ViewKind::Fleet {
         suites.push(fleet_suite(view));
     }
     let time = duration(view)
         .unwrap_or_else(|| Seconds::from_ms(view.hosts.iter().filter_map(|h| h.capture_ms).sum()));
-    TestSuites {
+    Ok(TestSuites {
         name: "driftgate",
         time,
         suites,
-    }
+    })
 }
 
 /// The run's duration, when the document says when it finished.
@@ -96,8 +100,9 @@ fn classname(fleet: Option<&str>, host: &str) -> String {
     }
 }
 
-fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
-    let report = host.report;
+fn host_suite(view: &View<'_>, host: &HostView<'_>) -> io::Result<TestSuite> {
+    let judged = host.report()?;
+    let report: &Report = &judged;
     let class = classname(host.fleet, host.host);
     let strict = report.strict || view.strict;
     let incomplete = host.incomplete();
@@ -112,7 +117,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
     let mut cases = vec![case(
         "capture".to_owned(),
         time,
-        capture_outcome(host, incomplete),
+        capture_outcome(host, report, incomplete),
     )];
     let mut rest: Vec<TestCase> = Vec::new();
     let mut output = vec![headline(report)];
@@ -206,7 +211,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         ("run", view.run.clone().unwrap_or_default()),
         ("tool", report.tool.clone()),
     ]);
-    TestSuite {
+    Ok(TestSuite {
         name: host.host.to_owned(),
         hostname: host.host.to_owned(),
         package: class
@@ -217,7 +222,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> TestSuite {
         properties,
         cases,
         output,
-    }
+    })
 }
 
 /// A test case, by rule id, for each rule that applied to the host and has no test case of a
@@ -293,12 +298,11 @@ fn facts_word(n: usize) -> &'static str {
 }
 
 /// An error naming every source that was not complete, or passing.
-fn capture_outcome(host: &HostView<'_>, incomplete: bool) -> Outcome {
+fn capture_outcome(host: &HostView<'_>, report: &Report, incomplete: bool) -> Outcome {
     if !incomplete {
         return Outcome::Passed;
     }
-    let sources: Vec<String> = host
-        .report
+    let sources: Vec<String> = report
         .incomplete_sources
         .iter()
         .map(|s| {

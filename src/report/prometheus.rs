@@ -64,14 +64,18 @@ pub(crate) struct HostMetrics {
 impl HostMetrics {
     /// The metrics of `host`, with the fleet findings that name it and the last success time
     /// the file being replaced had for it.
-    fn of(host: &HostView<'_>, fleet: &[&FleetFinding], earlier: Option<f64>) -> HostMetrics {
+    fn of(
+        host: &HostView<'_>,
+        fleet: &[&FleetFinding],
+        earlier: Option<f64>,
+    ) -> io::Result<HostMetrics> {
         let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
         // On a partial capture what a failed source did not read shows as removed: those are
         // not the host's drift (its verdict and `driftgate_sources_incomplete` say what
         // happened), so a sum of blocking findings over the fleet counts only what was read.
         let incomplete = host.incomplete();
         for f in host
-            .report
+            .report()?
             .findings
             .iter()
             .filter(|f| !incomplete || f.new.is_some())
@@ -81,7 +85,7 @@ impl HostMetrics {
         for f in fleet {
             *findings.entry((f.severity, f.rule.clone())).or_default() += 1;
         }
-        HostMetrics {
+        Ok(HostMetrics {
             labels: HostLabels {
                 host: host.host.to_owned(),
                 fleet: host.fleet.unwrap_or_default().to_owned(),
@@ -91,8 +95,8 @@ impl HostMetrics {
             findings,
             last_success: host.last_success_at.map(seconds).or(earlier),
             capture_seconds: host.capture_ms.map(|ms| ms as f64 / 1000.0),
-            sources_incomplete: host.report.incomplete_sources.len() as u64,
-        }
+            sources_incomplete: host.incomplete_sources as u64,
+        })
     }
 }
 
@@ -116,7 +120,7 @@ pub(crate) struct Textfile {
 
 impl Textfile {
     /// The textfile of `view`; `previous` is the file it replaces, if any.
-    pub fn of(view: &View<'_>, previous: Option<&str>) -> Textfile {
+    pub fn of(view: &View<'_>, previous: Option<&str>) -> io::Result<Textfile> {
         let earlier = previous
             .map(textfile::last_success_times)
             .unwrap_or_default();
@@ -134,20 +138,20 @@ impl Textfile {
                 let fleet = naming.get(h.host).map_or(&[][..], Vec::as_slice);
                 HostMetrics::of(h, fleet, earlier.get(h.host).copied())
             })
-            .collect();
+            .collect::<io::Result<_>>()?;
         let mut fleet_findings: BTreeMap<(String, Severity), u64> = BTreeMap::new();
         for f in view.fleet_findings {
             *fleet_findings
                 .entry((f.rule.clone(), f.severity))
                 .or_default() += 1;
         }
-        Textfile {
+        Ok(Textfile {
             hosts,
             report: view.kind.name(),
             verdicts: VERDICTS.map(|v| (v, hosts_at(&view.counts, v) as u64)),
             fleet_findings,
             run_timestamp: view.finished_at.or(view.started_at).map(seconds),
-        }
+        })
     }
 
     /// The registry holding every sample of the file.
@@ -264,7 +268,7 @@ impl Textfile {
 /// Writes `view` as a textfile; a host this run could not read keeps the last success time of
 /// `extras.previous_textfile`.
 pub fn render(view: &View<'_>, extras: &Extras, mut out: &mut dyn Write) -> io::Result<()> {
-    let textfile = Textfile::of(view, extras.previous_textfile.as_deref());
+    let textfile = Textfile::of(view, extras.previous_textfile.as_deref())?;
     let registry = textfile.registry().map_err(into_io)?;
     TextEncoder::new()
         .encode(&registry.gather(), &mut out)

@@ -32,13 +32,14 @@ mod location;
 mod model;
 mod rules;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use sha2::{Digest as _, Sha256};
 
 use crate::baseline::BaselineLines;
-use crate::compare::{AllowedFinding, Finding, FindingKind, Severity, Verdict};
+use crate::compare::{AllowedFinding, Finding, FindingKind, Report, Severity, Verdict};
 use crate::fleet::FleetFinding;
 
 use super::{Extras, HostView, View, origin_name, origin_phrase, role_word, value_text};
@@ -75,7 +76,13 @@ pub const RESULTS_OMITTED: &str = "driftgate/results-omitted";
 
 /// Writes `view` as a SARIF 2.1.0 log, locating results with `extras.baseline_lines`.
 pub fn render(view: &View<'_>, extras: &Extras, out: &mut dyn Write) -> io::Result<()> {
-    let log = build(view, extras);
+    // Results are ranked across hosts before any is written: every report is read at once.
+    let reports: Vec<Cow<'_, Report>> = view
+        .hosts
+        .iter()
+        .map(HostView::report)
+        .collect::<io::Result<_>>()?;
+    let log = build(view, &reports, extras);
     serde_json::to_writer_pretty(&mut *out, &log).map_err(io::Error::other)?;
     writeln!(out)
 }
@@ -93,20 +100,22 @@ struct Draft<'a> {
     properties: ResultProperties<'a>,
 }
 
-fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
+/// The log of `view`, whose hosts' reports are `reports`, in the same order.
+fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Extras) -> Log<'a> {
     let mut drafts: Vec<Draft<'a>> = Vec::new();
-    for host in &view.hosts {
+    for (host, report) in view.hosts.iter().zip(reports) {
         let lines = extras.baseline_lines.get(host.host);
         if host.incomplete() {
-            drafts.push(incomplete(host, lines));
+            drafts.push(incomplete(host, report, lines));
         }
-        let strict = view.strict || host.report.strict;
-        for finding in &host.report.findings {
-            drafts.push(finding_result(host, lines, finding, None, strict));
+        let strict = view.strict || report.strict;
+        for finding in &report.findings {
+            drafts.push(finding_result(host, report, lines, finding, None, strict));
         }
-        for allowed in &host.report.allowed {
+        for allowed in &report.allowed {
             drafts.push(finding_result(
                 host,
+                report,
                 lines,
                 &allowed.finding,
                 Some(allowed),
@@ -115,7 +124,7 @@ fn build<'a>(view: &'a View<'a>, extras: &'a Extras) -> Log<'a> {
         }
     }
     for finding in view.fleet_findings {
-        drafts.push(fleet_result(view, extras, finding));
+        drafts.push(fleet_result(view, reports, extras, finding));
     }
     let (drafts, omitted) = most_severe(drafts, MAX_RESULTS);
 
@@ -342,6 +351,7 @@ fn sentence(text: &str) -> String {
 /// documentation), with the fingerprint it has when it is not allowed.
 fn finding_result<'a>(
     host: &HostView<'a>,
+    report: &Report,
     lines: Option<&BaselineLines>,
     finding: &'a Finding,
     allowed: Option<&'a AllowedFinding>,
@@ -415,7 +425,7 @@ fn finding_result<'a>(
             None => level(finding.severity, strict),
         },
         message,
-        location: location(host, lines, Some(path)),
+        location: location(host, report, lines, Some(path)),
         fingerprint: finding_fingerprint(host.host, finding),
         suppressions,
         properties: ResultProperties::Finding(FindingProperties {
@@ -445,9 +455,12 @@ fn kind_name(kind: FindingKind) -> (&'static str, u8) {
     }
 }
 
-fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'a> {
-    let sources: Vec<SourceProperties<'a>> = host
-        .report
+fn incomplete<'a>(
+    host: &HostView<'a>,
+    report: &'a Report,
+    lines: Option<&BaselineLines>,
+) -> Draft<'a> {
+    let sources: Vec<SourceProperties<'a>> = report
         .incomplete_sources
         .iter()
         .map(|s| SourceProperties {
@@ -477,7 +490,7 @@ fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'
             sentence(&why),
             rules::INCOMPLETE_ALERTS
         ),
-        location: location(host, lines, None),
+        location: location(host, report, lines, None),
         fingerprint: fingerprint(&["host", host.host, INCOMPLETE_RULE, ""]),
         suppressions: Vec::new(),
         properties: ResultProperties::Incomplete(IncompleteProperties {
@@ -490,12 +503,26 @@ fn incomplete<'a>(host: &HostView<'a>, lines: Option<&BaselineLines>) -> Draft<'
     }
 }
 
-fn fleet_result<'a>(view: &View<'a>, extras: &Extras, finding: &'a FleetFinding) -> Draft<'a> {
+fn fleet_result<'a>(
+    view: &View<'a>,
+    reports: &[Cow<'_, Report>],
+    extras: &Extras,
+    finding: &'a FleetFinding,
+) -> Draft<'a> {
     let path = finding.path.as_deref().unwrap_or_default();
     let first = finding.hosts.first().map(String::as_str);
-    let host = first.and_then(|name| view.hosts.iter().find(|h| h.host == name));
-    let location = match host {
-        Some(host) => location(host, extras.baseline_lines.get(host.host), Some(path)),
+    let at = first.and_then(|name| view.hosts.iter().position(|h| h.host == name));
+    let host = at.map(|i| &view.hosts[i]);
+    let location = match at {
+        Some(i) => {
+            let host = &view.hosts[i];
+            location(
+                host,
+                &reports[i],
+                extras.baseline_lines.get(host.host),
+                Some(path),
+            )
+        }
         // No host of the run: an orphan baseline names its own file.
         None => Location {
             physical_location: PhysicalLocation {

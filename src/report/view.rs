@@ -1,12 +1,14 @@
 //! The hosts of any document in one shape, for the formats that report per host the same way
 //! whatever command judged them (JUnit, SARIF, Prometheus, HTML).
 
+use std::borrow::Cow;
 use std::fmt;
+use std::io;
 
 use jiff::Timestamp;
 
 use crate::compare::{Report, Story, Verdict};
-use crate::fleet::{FleetFinding, HostCounts};
+use crate::fleet::{FleetFinding, HostCounts, HostReport};
 use crate::gate::Step;
 
 use super::Document;
@@ -103,8 +105,10 @@ pub struct HostView<'a> {
     pub cluster: Option<&'a str>,
     /// Its verdict (in a fleet: raised by the fleet findings that name it).
     pub verdict: Verdict,
-    /// Its own judgement.
-    pub report: &'a Report,
+    /// Its own judgement: read with [`HostView::report`].
+    report: Judgement<'a>,
+    /// How many of its sources did not capture completely.
+    pub incomplete_sources: usize,
     /// Why it could not be read completely, when it could not.
     pub failure: Option<String>,
     /// How long its capture took, when it was captured by this run.
@@ -118,6 +122,13 @@ pub struct HostView<'a> {
     pub last_success_at: Option<Timestamp>,
     /// The gate's stories (one per port, root cause first); empty outside a gate.
     pub stories: &'a [Story],
+}
+
+/// Where a host's report is: in the document, or in a fleet run's spool.
+#[derive(Debug, Clone, Copy)]
+enum Judgement<'a> {
+    Report(&'a Report),
+    Kept(&'a HostReport),
 }
 
 impl<'a> View<'a> {
@@ -140,7 +151,8 @@ impl<'a> View<'a> {
                     fleet: None,
                     cluster: None,
                     verdict: report.verdict,
-                    report,
+                    report: Judgement::Report(report),
+                    incomplete_sources: report.incomplete_sources.len(),
                     failure: failure_of(report),
                     capture_ms: None,
                     captured_at: times.captured(report),
@@ -174,7 +186,8 @@ impl<'a> View<'a> {
                         fleet: Some(&h.fleet),
                         cluster: h.cluster.as_deref(),
                         verdict: h.verdict,
-                        report: &h.report,
+                        report: Judgement::Report(&h.report),
+                        incomplete_sources: h.report.incomplete_sources.len(),
                         failure: failure_of(&h.report),
                         capture_ms: Some(h.capture_ms),
                         captured_at: times.captured(&h.report),
@@ -202,10 +215,15 @@ impl<'a> View<'a> {
                         fleet: Some(&h.fleet),
                         cluster: h.cluster.as_deref(),
                         verdict: h.verdict,
-                        report: &h.report,
+                        report: Judgement::Kept(&h.report),
+                        incomplete_sources: h.report.incomplete_sources(),
                         failure: h.failure.clone(),
                         capture_ms: Some(h.capture_ms),
-                        captured_at: times.captured(&h.report),
+                        captured_at: times.parse(
+                            Some(&h.host),
+                            "captured_at",
+                            h.report.captured_at(),
+                        ),
                         last_success_at: h
                             .last_success_at
                             .as_deref()
@@ -227,14 +245,21 @@ impl<'a> View<'a> {
     }
 }
 
-impl HostView<'_> {
+impl<'a> HostView<'a> {
+    /// Its own judgement: a fleet run's is read back from the run's spool, one host at a
+    /// time, so that rendering holds one report rather than the fleet's.
+    pub fn report(&self) -> io::Result<Cow<'a, Report>> {
+        match self.report {
+            Judgement::Report(report) => Ok(Cow::Borrowed(report)),
+            Judgement::Kept(kept) => kept.get(),
+        }
+    }
+
     /// The host could not be read completely: its verdict is INCOMPLETE, or a source failed
     /// (a fleet's verdict can be raised past INCOMPLETE's reason by its findings, never
     /// lowered: any of the three means the capture proves nothing).
     pub fn incomplete(&self) -> bool {
-        self.verdict == Verdict::Incomplete
-            || self.failure.is_some()
-            || !self.report.incomplete_sources.is_empty()
+        self.verdict == Verdict::Incomplete || self.failure.is_some() || self.incomplete_sources > 0
     }
 }
 

@@ -2,12 +2,13 @@
 //! name, findings by port (most severe port first), timelines newest first. The markup only
 //! lays it out.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use crate::baseline::TimelineEntry;
 use jiff::Timestamp;
 
-use crate::compare::{Counts, Finding, FindingKind, Origin, Severity, Verdict};
+use crate::compare::{Counts, Finding, FindingKind, Origin, Report, Severity, Verdict};
 use crate::fleet::FleetFinding;
 use crate::report::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
 
@@ -125,17 +126,22 @@ pub struct Item<'a> {
 }
 
 impl<'a> Page<'a> {
-    /// The page of `view`, with the timelines of `extras`.
-    pub fn of(view: &'a View<'a>, extras: &'a crate::report::Extras) -> Page<'a> {
+    /// The page of `view`, whose hosts' reports are `reports` (in the same order), with the
+    /// timelines of `extras`.
+    pub fn of(
+        view: &'a View<'a>,
+        reports: &'a [Cow<'a, Report>],
+        extras: &'a crate::report::Extras,
+    ) -> Page<'a> {
         let counts = VERDICTS.map(|v| (v, hosts_at(&view.counts, v)));
         let mut rows = Vec::with_capacity(view.hosts.len());
         let mut sections = Vec::new();
-        for (i, host) in view.hosts.iter().enumerate() {
+        for (i, (host, report)) in view.hosts.iter().zip(reports).enumerate() {
             let timeline = extras
                 .timelines
                 .get(host.host)
                 .map_or(&[][..], Vec::as_slice);
-            let section = section(host, format!("host-{i}"), timeline);
+            let section = section(host, report, format!("host-{i}"), timeline);
             let anchor = section.as_ref().map(|s| s.anchor.clone());
             sections.extend(section);
             rows.push(Row {
@@ -144,7 +150,7 @@ impl<'a> Page<'a> {
                 fleet: host.fleet.unwrap_or(""),
                 cluster: host.cluster.unwrap_or(""),
                 verdict: host.verdict,
-                counts: host.report.counts,
+                counts: report.counts,
                 capture_ms: host.capture_ms,
                 last_success_at: host.last_success_at,
             });
@@ -173,10 +179,10 @@ impl<'a> Page<'a> {
 /// A host's section, when it has anything beyond its row to show.
 fn section<'a>(
     host: &crate::report::HostView<'a>,
+    report: &'a Report,
     anchor: String,
     timeline: &'a [TimelineEntry],
 ) -> Option<Section<'a>> {
-    let report = host.report;
     let mut seen = Seen::default();
     let groups = if host.stories.is_empty() {
         port_groups(&report.findings, &mut seen)

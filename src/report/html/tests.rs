@@ -112,7 +112,7 @@ fn result(report: Report, cluster: Option<&str>, ms: u64) -> HostResult {
         snapshot_file: None,
         last_success_at: (report.verdict != Verdict::Incomplete)
             .then(|| "2026-12-01T02:00:04Z".to_owned()),
-        report,
+        report: report.into(),
     }
 }
 

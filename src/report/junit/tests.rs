@@ -136,7 +136,7 @@ fn fleet_host(name: &str, cluster: Option<&str>, report: Report, ms: u64) -> Hos
         capture_ms: ms,
         snapshot_file: Some(format!("out/snapshots/{name}.json")),
         last_success_at: Some(report.snapshot.captured_at.clone()),
-        report,
+        report: report.into(),
     }
 }
 

@@ -62,7 +62,7 @@ fn host(
         capture_ms: ms,
         snapshot_file: None,
         last_success_at: ok.map(Into::into),
-        report,
+        report: report.into(),
     }
 }
 
@@ -397,8 +397,8 @@ fn label_values_from_a_capture_are_escaped_and_read_back() {
 fn a_previous_textfile_fills_in_only_hosts_the_run_knows_no_success_of() {
     let fleet = small_fleet();
     let view = View::of(Document::Fleet(&fleet));
-    let with = Textfile::of(&view, Some(PREVIOUS));
-    let without = Textfile::of(&view, None);
+    let with = Textfile::of(&view, Some(PREVIOUS)).unwrap();
+    let without = Textfile::of(&view, None).unwrap();
     let last = |t: &Textfile, h: &str| {
         t.hosts
             .iter()
@@ -413,12 +413,13 @@ fn a_previous_textfile_fills_in_only_hosts_the_run_knows_no_success_of() {
     let gone = format!("{PREVIOUS}{LAST_SUCCESS}{{host=\"gone\"}} 5\n");
     assert!(
         Textfile::of(&view, Some(&gone))
+            .unwrap()
             .hosts
             .iter()
             .all(|h| h.labels.host != "gone")
     );
     // A garbled previous file is no error: the render only has less to keep.
-    assert_eq!(Textfile::of(&view, Some("\u{0}garbage{")), without);
+    assert_eq!(Textfile::of(&view, Some("\u{0}garbage{")).unwrap(), without);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! paths as URI references.
 
 use crate::baseline::BaselineLines;
+use crate::compare::Report;
 use crate::report::HostView;
 
 use super::SRCROOT;
@@ -40,6 +41,7 @@ fn segment(text: &str) -> Option<String> {
 /// (no baseline lines) the first line of the file its baseline came from or would live in.
 pub(super) fn location(
     host: &HostView<'_>,
+    report: &Report,
     lines: Option<&BaselineLines>,
     fact: Option<&str>,
 ) -> Location {
@@ -50,7 +52,7 @@ pub(super) fn location(
             fact.and_then(|f| fact_line(lines, f)).unwrap_or(1),
         ),
         None => {
-            let (uri, base) = fallback_file(host);
+            let (uri, base) = fallback_file(host, report);
             (uri, base, 1)
         }
     };
@@ -90,8 +92,7 @@ fn fact_line(lines: &BaselineLines, fact: &str) -> Option<u32> {
 
 /// The file of a host without baseline lines: a `git:` baseline's path, the fleet's
 /// baseline path, else the baseline (or snapshot) file as given on the command line.
-fn fallback_file(host: &HostView<'_>) -> (Option<String>, Option<&'static str>) {
-    let report = host.report;
+fn fallback_file(host: &HostView<'_>, report: &Report) -> (Option<String>, Option<&'static str>) {
     if let Some(path) = report
         .baseline
         .as_ref()

@@ -282,7 +282,7 @@ fn fleet_host(name: &str, report: Report) -> HostResult {
         capture_ms: 1_000,
         snapshot_file: Some(format!("out/snapshots/{name}.json")),
         last_success_at: Some("2026-12-01T02:00:00Z".into()),
-        report,
+        report: report.into(),
     }
 }
 
@@ -669,9 +669,9 @@ fn an_allowed_change_keeps_the_fingerprint_it_has_when_not_allowed() {
         .iter_mut()
         .find(|h| h.host == "azl-node02")
         .unwrap();
-    let allowed = std::mem::take(&mut node02.report.allowed);
+    let node02 = node02.report.to_mut().unwrap();
+    let allowed = std::mem::take(&mut node02.allowed);
     node02
-        .report
         .findings
         .extend(allowed.into_iter().map(|a| a.finding));
     let (_, without) = sarif(Document::Fleet(&unallowed), &extras);
@@ -851,15 +851,16 @@ fn many(
 fn a_run_keeps_the_most_severe_results_code_scanning_accepts() {
     let base = example("baseline.json");
     let post = example("post-update.json");
-    let mut node_a = fleet_host("azl-a", judge(&post, Some(&base)));
-    let template = node_a.report.findings[0].clone();
-    node_a.report.findings = many(&template, "w-rule", Severity::Warn, "W", 20_000);
-    node_a
-        .report
+    let mut judged_a = judge(&post, Some(&base));
+    let template = judged_a.findings[0].clone();
+    judged_a.findings = many(&template, "w-rule", Severity::Warn, "W", 20_000);
+    judged_a
         .findings
         .extend(many(&template, "i-rule", Severity::Info, "I", 10));
-    let mut node_z = fleet_host("azl-z", judge(&post, Some(&base)));
-    node_z.report.findings = many(&template, "b-rule", Severity::Block, "B", 10_000);
+    let node_a = fleet_host("azl-a", judged_a);
+    let mut judged_z = judge(&post, Some(&base));
+    judged_z.findings = many(&template, "b-rule", Severity::Block, "B", 10_000);
+    let mut node_z = fleet_host("azl-z", judged_z);
     node_z.verdict = Verdict::Block;
     let total = 30_010;
     assert!(total > MAX_RESULTS);
@@ -926,7 +927,10 @@ fn a_run_keeps_the_most_severe_results_code_scanning_accepts() {
     assert_eq!(rules, ["b-rule", "w-rule"]);
 
     // Under the limit: nothing left out, no notification.
-    let (_, small) = sarif(Document::Check(&fleet.hosts[1].report), &Extras::default());
+    let (_, small) = sarif(
+        Document::Check(&fleet.hosts[1].report.get().unwrap()),
+        &Extras::default(),
+    );
     assert_eq!(small["runs"][0]["properties"]["results_omitted"], 0);
     assert!(
         small["runs"][0]["invocations"][0]

@@ -33,7 +33,7 @@ fn fleet(last_success: [Option<&str>; 2], finished_at: &str) -> FleetReport {
                 capture_ms: 30_000,
                 snapshot_file: None,
                 last_success_at: ok.map(Into::into),
-                report,
+                report: report.into(),
             }
         })
         .collect();
