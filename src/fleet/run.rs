@@ -615,7 +615,7 @@ fn finish(
         failure = Some(HostFailure::Incomplete(incomplete_sources(&report)));
     }
     let captured_good = complete.then_some(judged.snapshot().captured_at);
-    let record = HostRecord {
+    let mut record = HostRecord {
         schema: HOST_SCHEMA_ID.to_owned(),
         // Only the nodes of a cluster are compared: a host of none needs no facts extracted.
         cluster_facts: if complete && planned.host.cluster.is_some() {
@@ -644,7 +644,6 @@ fn finish(
     if let Some(out) = out {
         out.write_host(&record)?;
     }
-    let mut record = record;
     shared.spool.keep(&mut record.result.report)?;
     Ok(record)
 }
