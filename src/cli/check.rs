@@ -1,6 +1,7 @@
 //! `driftgate check`: one snapshot (`--snapshot`), or the whole fleet (`--all`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use driftgate::collect::Cancel;
@@ -210,7 +211,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let stop = cancel.clone();
     let settings = FleetSettings {
         store,
-        inventory,
+        inventory: Arc::new(inventory),
         policy,
         selection: flags.selection.selection(),
         shard: flags.shard,

@@ -19,6 +19,7 @@ pub mod stale;
 mod tests;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -42,8 +43,9 @@ pub struct FleetSettings {
     /// The baseline store: `baselines/<fleet>/<host>.json` at HEAD are the baselines; its
     /// `.driftgate/state.json` (out of git) keeps each host's last good capture.
     pub store: Store,
-    /// Which hosts exist and where each is read from.
-    pub inventory: Inventory,
+    /// Which hosts exist and where each is read from; shared with the run's tasks, not
+    /// copied (a fleet's inventory is a few MB).
+    pub inventory: Arc<Inventory>,
     /// The effective policy.
     pub policy: Policy,
     /// Which hosts of the inventory (`--fleet`, `--cluster`, `--tag`).

@@ -154,7 +154,7 @@ struct Shared {
     /// The store, opened once per thread that reads baselines at the same time.
     stores: StorePool,
     head: Option<String>,
-    inventory: Inventory,
+    inventory: Arc<Inventory>,
     /// The capture settings with the inventory's account variables withheld (computed once).
     capture: CaptureOptions,
     policy: Policy,
@@ -221,7 +221,7 @@ pub(super) async fn run(
     let shared = Arc::new(Shared {
         stores: StorePool::new(settings.store.location()),
         head: plan.head.clone(),
-        inventory: settings.inventory.clone(),
+        inventory: Arc::clone(&settings.inventory),
         capture: settings.inventory.withholding_env(&settings.capture),
         policy: settings.policy.clone(),
         strict: settings.strict,
@@ -800,7 +800,7 @@ mod tests {
         let shared = Shared {
             stores: StorePool::new(dir.path()),
             head: None,
-            inventory: h1_inventory(),
+            inventory: Arc::new(h1_inventory()),
             capture: CaptureOptions::default(),
             policy: Policy::builtin(),
             strict: false,

@@ -1,7 +1,7 @@
 //! `check_all` on hosts whose sources fail at once (a `dir:` folder that does not exist):
 //! the bound on concurrency, the stop, and that a failed capture is counted, not an error.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::*;
@@ -41,7 +41,7 @@ fn settings(dir: &std::path::Path, hosts: usize, concurrency: usize) -> FleetSet
     }
     FleetSettings {
         store: Store::open_or_init(&dir.join("store")).unwrap(),
-        inventory: Inventory::parse(&text, &dir.join("inventory.toml")).unwrap(),
+        inventory: Arc::new(Inventory::parse(&text, &dir.join("inventory.toml")).unwrap()),
         policy: Policy::builtin(),
         selection: Selection::default(),
         shard: None,
@@ -130,7 +130,8 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
         "[[host]]\nname = \"{}\"\nsources = [\"windows=dir:/x\"]\n",
         run::PANICKING_HOST
     ));
-    settings.inventory = Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap();
+    settings.inventory =
+        Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
     let watch = Watch::default();
     let report = block_on(check_all(&settings, &watch)).unwrap();
     assert_eq!(report.counts.total, 4);

@@ -52,31 +52,64 @@ type Table<'i> = DeTable<'i>;
 type Value<'i> = Spanned<DeValue<'i>>;
 
 /// Parses and validates an inventory; see [`Inventory::parse`].
+///
+/// An inventory is read one `[[host]]` at a time where its text allows it (see
+/// [`host_headers`]): the toml crate's document costs about 1 KB per host, and a fleet's
+/// inventory held whole set a fleet check's peak memory (BENCHMARKS.md, issue 14).
 pub(super) fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
+    read(text, file, true).0
+}
+
+/// Reads `text`, in pieces if `pieces` and the text allows it, else whole; and whether it was
+/// read in pieces.
+pub(super) fn read(
+    text: &str,
+    file: &Path,
+    pieces: bool,
+) -> (Result<Inventory, InventoryErrors>, bool) {
     let mut reader = Reader {
         newlines: newline_offsets(text),
+        offset: 0,
         file: file.display().to_string(),
         base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
         problems: Vec::new(),
     };
-    let (document, errors) = DeTable::parse_recoverable(text);
-    for error in errors {
-        // The message only: toml's Display quotes the line, which may hold a secret.
-        let span = error.span().unwrap_or(0..0);
-        reader.problem(&span, format!("not TOML: {}", error.message()));
-    }
-    reader.find_secrets(document.get_ref(), Scope::Document);
-    let hosts = reader.document(document.get_ref());
+    let in_pieces = pieces.then(|| reader.in_pieces(text)).flatten();
+    let read_in_pieces = in_pieces.is_some();
+    let hosts = in_pieces.unwrap_or_else(|| {
+        reader.problems.clear();
+        reader.whole(text)
+    });
     let mut problems = reader.problems;
     if problems.is_empty() {
-        return Ok(Inventory {
+        let inventory = Inventory {
             file: file.to_path_buf(),
             hosts,
-        });
+        };
+        return (Ok(inventory), read_in_pieces);
     }
     problems.sort_by_key(|p| p.line);
     problems.dedup();
-    Err(InventoryErrors { problems })
+    (Err(InventoryErrors { problems }), read_in_pieces)
+}
+
+/// The byte offset of every line that is a `[[host]]` header as written by people and
+/// generators (`[[host]]`, then nothing or a comment), were it outside a multi-line string or
+/// array. Whether it is one is not decided here: the piece before a line that is inside such a
+/// value ends inside it, so that piece is not TOML and the text is read whole.
+fn host_headers(text: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if let Some(rest) = line.trim_start().strip_prefix("[[host]]") {
+            let rest = rest.trim_start();
+            if rest.is_empty() || rest.starts_with('#') {
+                starts.push(at);
+            }
+        }
+        at += line.len();
+    }
+    starts
 }
 
 /// Settings one level gives; `None` inherits from the level above.
@@ -125,10 +158,26 @@ struct RawHost {
     line: usize,
 }
 
+/// The top level's settings and groups, and the hosts resolved with them so far.
+struct Hosts {
+    defaults: Settings,
+    default_fleet: Option<String>,
+    fleets: BTreeMap<String, Group>,
+    clusters: BTreeMap<String, Group>,
+    hosts: Vec<InventoryHost>,
+    used_fleets: BTreeSet<String>,
+    used_clusters: BTreeSet<String>,
+    /// Every named host's name and the line of its `name`, for names given twice.
+    names: Vec<(String, usize)>,
+}
+
 struct Reader {
     /// The offset of every `\n` of the text: a line number is a binary search (counting the
     /// newlines before each host made a parse quadratic in the hosts).
     newlines: Vec<usize>,
+    /// Where the piece of the text being read starts: the toml crate's spans are offsets
+    /// into the piece.
+    offset: usize,
     file: String,
     base: PathBuf,
     problems: Vec<Problem>,
@@ -145,6 +194,7 @@ fn newline_offsets(text: &str) -> Vec<usize> {
 impl Reader {
     /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
+        let offset = self.offset + offset;
         self.newlines.partition_point(|&at| at < offset) + 1
     }
 
@@ -216,7 +266,63 @@ impl Reader {
         }
     }
 
-    fn document(&mut self, document: &Table<'_>) -> Vec<InventoryHost> {
+    /// Reads the whole text as one document.
+    fn whole(&mut self, text: &str) -> Vec<InventoryHost> {
+        self.offset = 0;
+        let (document, errors) = DeTable::parse_recoverable(text);
+        self.not_toml(errors);
+        let document = document.get_ref();
+        self.find_secrets(document, Scope::Document);
+        let mut hosts = self.top_level(document, 0);
+        match document.get("host") {
+            // Fail closed: an inventory that lists nobody gates nobody.
+            None => self.problem_at(1, "no [[host]]: an inventory lists at least one host"),
+            Some(value) => self.host_items(value, &mut hosts),
+        }
+        self.finish(hosts)
+    }
+
+    /// Reads the text as the part before the first `[[host]]` header, then each host from its
+    /// header to the next one, each parsed and dropped in turn. `None` when the text does not
+    /// read like that with the meaning it has whole: a piece that is not TOML on its own, a
+    /// host's piece that sets more than its host (`[defaults]` after a host), or a `host` key
+    /// before the first header. Then nothing read here counts.
+    fn in_pieces(&mut self, text: &str) -> Option<Vec<InventoryHost>> {
+        let starts = host_headers(text);
+        let first = *starts.first()?;
+        let (document, errors) = DeTable::parse_recoverable(&text[..first]);
+        if !errors.is_empty() || document.get_ref().contains_key("host") {
+            return None;
+        }
+        self.find_secrets(document.get_ref(), Scope::Document);
+        let mut hosts = self.top_level(document.get_ref(), starts.len());
+        drop(document);
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(text.len());
+            self.offset = start;
+            let (document, errors) = DeTable::parse_recoverable(&text[start..end]);
+            let document = document.get_ref();
+            if !errors.is_empty() || document.len() != 1 {
+                return None;
+            }
+            self.find_secrets(document, Scope::Document);
+            self.host_items(document.get("host")?, &mut hosts);
+        }
+        self.offset = 0;
+        Some(self.finish(hosts))
+    }
+
+    /// Every error of the toml parser, at its line.
+    fn not_toml(&mut self, errors: Vec<toml::de::Error>) {
+        for error in errors {
+            // The message only: toml's Display quotes the line, which may hold a secret.
+            let span = error.span().unwrap_or(0..0);
+            self.problem(&span, format!("not TOML: {}", error.message()));
+        }
+    }
+
+    /// The top level's keys, `[defaults]` and the groups, ready to resolve `expected` hosts.
+    fn top_level(&mut self, document: &Table<'_>, expected: usize) -> Hosts {
         self.check_keys(document, TOP_KEYS, "the top level");
         let (defaults, default_fleet) = match document.get("defaults") {
             Some(value) => match value.get_ref() {
@@ -232,62 +338,87 @@ impl Reader {
             },
             None => (Settings::default(), None),
         };
-        let fleets = self.groups(document, "fleet");
-        let clusters = self.groups(document, "cluster");
-        let raw = self.hosts(document);
-
-        let mut hosts = Vec::new();
-        let mut used_fleets = BTreeSet::new();
-        let mut used_clusters = BTreeSet::new();
-        let mut seen: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for host in raw {
-            let fleet = host.fleet.clone().or_else(|| default_fleet.clone());
-            // Counted for hosts with a bad name too: their groups are not typos.
-            used_fleets.extend(fleet.clone());
-            used_clusters.extend(host.cluster.clone());
-            let Some((name, name_line)) = host.name else {
-                continue;
-            };
-            seen.entry(name.as_str().to_owned())
-                .or_default()
-                .push(name_line);
-            let Some(fleet) = fleet else {
-                if !host.fleet_given {
-                    self.problem_at(
-                        host.line,
-                        format!(
-                            "host `{}` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
-                            name.as_str()
-                        ),
-                    );
-                }
-                continue;
-            };
-            let group = |groups: &BTreeMap<String, Group>, name: Option<&String>| {
-                name.and_then(|n| groups.get(n))
-                    .map(|g| g.settings.clone())
-                    .unwrap_or_default()
-            };
-            let settings = host.settings.over(
-                &group(&clusters, host.cluster.as_ref())
-                    .over(&group(&fleets, Some(&fleet)).over(&defaults)),
-            );
-            hosts.push(InventoryHost {
-                name,
-                fleet,
-                cluster: host.cluster,
-                tags: host.tags,
-                sources: host.sources,
-                credentials: settings.credentials,
-                ca_file: settings.ca_file,
-                timeouts: settings.timeouts,
-                line: host.line,
-            });
+        Hosts {
+            defaults,
+            default_fleet,
+            fleets: self.groups(document, "fleet"),
+            clusters: self.groups(document, "cluster"),
+            hosts: Vec::with_capacity(expected),
+            used_fleets: BTreeSet::new(),
+            used_clusters: BTreeSet::new(),
+            names: Vec::with_capacity(expected),
         }
-        for (name, lines) in &seen {
-            if lines.len() > 1 {
-                let list: Vec<String> = lines.iter().map(ToString::to_string).collect();
-                for line in lines {
+    }
+
+    /// The `[[host]]` tables of `value` (the top-level `host`), each resolved into `hosts`.
+    fn host_items(&mut self, value: &Value<'_>, hosts: &mut Hosts) {
+        let DeValue::Array(items) = value.get_ref() else {
+            self.problem(&value.span(), "`host` must be an array of tables: [[host]]");
+            return;
+        };
+        hosts.hosts.reserve(items.len());
+        for item in items.iter() {
+            let DeValue::Table(table) = item.get_ref() else {
+                self.problem(&item.span(), "each host must be a table: [[host]]");
+                continue;
+            };
+            let raw = self.host(table, &item.span());
+            self.resolve(raw, hosts);
+        }
+    }
+
+    /// Applies the groups and `[defaults]` to a host as written.
+    fn resolve(&mut self, host: RawHost, hosts: &mut Hosts) {
+        let fleet = host.fleet.or_else(|| hosts.default_fleet.clone());
+        // Counted for hosts with a bad name too: their groups are not typos.
+        hosts.used_fleets.extend(fleet.clone());
+        hosts.used_clusters.extend(host.cluster.clone());
+        let Some((name, name_line)) = host.name else {
+            return;
+        };
+        hosts.names.push((name.as_str().to_owned(), name_line));
+        let Some(fleet) = fleet else {
+            if !host.fleet_given {
+                self.problem_at(
+                    host.line,
+                    format!(
+                        "host `{}` has no fleet: give `fleet = \"…\"` in its [[host]] or in [defaults]",
+                        name.as_str()
+                    ),
+                );
+            }
+            return;
+        };
+        let group = |groups: &BTreeMap<String, Group>, name: Option<&String>| {
+            name.and_then(|n| groups.get(n))
+                .map(|g| g.settings.clone())
+                .unwrap_or_default()
+        };
+        let settings = host.settings.over(
+            &group(&hosts.clusters, host.cluster.as_ref())
+                .over(&group(&hosts.fleets, Some(&fleet)).over(&hosts.defaults)),
+        );
+        hosts.hosts.push(InventoryHost {
+            name,
+            fleet,
+            cluster: host.cluster,
+            tags: host.tags,
+            sources: host.sources,
+            credentials: settings.credentials,
+            ca_file: settings.ca_file,
+            timeouts: settings.timeouts,
+            line: host.line,
+        });
+    }
+
+    /// What can only be told once every host is read: names given twice, unused groups.
+    fn finish(&mut self, mut hosts: Hosts) -> Vec<InventoryHost> {
+        // Stable: the lines of one name stay in file order.
+        hosts.names.sort_by(|a, b| a.0.cmp(&b.0));
+        for same in hosts.names.chunk_by(|a, b| a.0 == b.0) {
+            if same.len() > 1 {
+                let list: Vec<String> = same.iter().map(|(_, line)| line.to_string()).collect();
+                for (name, line) in same {
                     self.problem_at(
                         *line,
                         format!(
@@ -298,9 +429,9 @@ impl Reader {
                 }
             }
         }
-        self.unused("fleet", &fleets, &used_fleets);
-        self.unused("cluster", &clusters, &used_clusters);
-        hosts
+        self.unused("fleet", &hosts.fleets, &hosts.used_fleets);
+        self.unused("cluster", &hosts.clusters, &hosts.used_clusters);
+        hosts.hosts
     }
 
     /// A `[fleet.X]` / `[cluster.X]` no host uses is a typo, not a harmless extra.
@@ -362,27 +493,6 @@ impl Reader {
             );
         }
         groups
-    }
-
-    fn hosts(&mut self, document: &Table<'_>) -> Vec<RawHost> {
-        let Some(value) = document.get("host") else {
-            // Fail closed: an inventory that lists nobody gates nobody.
-            self.problem_at(1, "no [[host]]: an inventory lists at least one host");
-            return Vec::new();
-        };
-        let DeValue::Array(items) = value.get_ref() else {
-            self.problem(&value.span(), "`host` must be an array of tables: [[host]]");
-            return Vec::new();
-        };
-        let mut hosts = Vec::new();
-        for item in items.iter() {
-            let DeValue::Table(table) = item.get_ref() else {
-                self.problem(&item.span(), "each host must be a table: [[host]]");
-                continue;
-            };
-            hosts.push(self.host(table, &item.span()));
-        }
-        hosts
     }
 
     fn host(&mut self, table: &Table<'_>, header: &Range<usize>) -> RawHost {
@@ -461,7 +571,7 @@ impl Reader {
             self.problem(&value.span(), "`tags` must be an array of strings");
             return Vec::new();
         };
-        let mut tags = Vec::new();
+        let mut tags = Vec::with_capacity(items.len());
         for item in items.iter() {
             let Some(tag) = self.string(item, "tags") else {
                 continue;
@@ -500,7 +610,7 @@ impl Reader {
         if items.is_empty() {
             self.problem(&value.span(), format!("{host}: `sources` is empty"));
         }
-        let mut sources: Vec<SourceSpec> = Vec::new();
+        let mut sources: Vec<SourceSpec> = Vec::with_capacity(items.len());
         let mut kinds: BTreeMap<&'static str, usize> = BTreeMap::new();
         for item in items.iter() {
             let Some(text) = self.string(item, "sources") else {

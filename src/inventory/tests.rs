@@ -783,3 +783,111 @@ fn source_locations_print_as_they_parse() {
         assert_eq!(SourceSpec::parse(&source.to_string()).unwrap(), source);
     }
 }
+
+/// Reads `text` as [`Inventory::parse`] does and whole, asserts both say the same (hosts or
+/// problems, lines included), and returns whether the first was read in pieces.
+fn same_as_whole(text: &str) -> bool {
+    let (parsed, in_pieces) = parse::read(text, Path::new(FILE), true);
+    let (whole, was_whole) = parse::read(text, Path::new(FILE), false);
+    assert!(!was_whole, "the whole text was read in pieces");
+    assert_eq!(format!("{parsed:#?}"), format!("{whole:#?}"), "{text}");
+    in_pieces
+}
+
+#[test]
+fn an_inventory_read_one_host_at_a_time_says_what_it_says_read_whole() {
+    let grouped = r#"# the lab
+[defaults]
+fleet = "azure-local"
+credentials = { username_env = "BMC_USER", password_env = "BMC_PASS" }
+
+[fleet.azure-local]
+timeouts = { bmc_seconds = 9 }
+
+[cluster.c1]
+ca_file = "ca.pem"
+
+[[host]]
+name = "n1"
+cluster = "c1"
+tags = ["rack-4", "gpu"]
+sources = ["redfish=https://bmc-n1", "windows=ssh://admin@n1"]
+
+[[host]]  # the second node
+name = "n2"
+cluster = "c1"
+sources = ["redfish=https://bmc-n2"]
+[host.timeouts]
+host_seconds = 300
+
+  [[host]]
+  name = "n3"
+  fleet = "other"
+  sources = ["linux=dir:recorded/n3"]
+"#;
+    assert!(same_as_whole(grouped));
+    let inventory = parse(grouped).unwrap();
+    let names: Vec<&str> = inventory.hosts.iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, ["n1", "n2", "n3"]);
+    assert_eq!(
+        inventory.hosts[1].timeouts.host,
+        Some(Duration::from_secs(300))
+    );
+    assert_eq!(
+        inventory.hosts[1].timeouts.bmc,
+        Some(Duration::from_secs(9))
+    );
+
+    // Problems of later hosts keep their lines, names given twice are found across pieces.
+    let broken = "[[host]]\nname = \"a\"\nfleet = \"f\"\nsources = [\"redfish=https://a\"]\n\
+                  [[host]]\nname = \"a\"\nfleet = \"f\"\npassword = \"x\"\nsources = [\"bogus\"]\n";
+    assert!(same_as_whole(broken));
+    let found = problems(broken);
+    assert!(
+        found
+            .iter()
+            .any(|(l, m)| *l == 6 && m.contains("lines 2, 6"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(l, m)| *l == 8 && m.contains("never put a secret"))
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(l, m)| *l == 9 && m.contains("bad source"))
+    );
+}
+
+#[test]
+fn an_inventory_whose_pieces_mean_something_else_is_read_whole() {
+    let after = |tail: &str| format!("{HOST}{tail}");
+    let whole = [
+        // `[[host]]` inside a multi-line string: the piece before it is not TOML.
+        after("notes = \"\"\"\n[[host]]\nname = \"ghost\"\n\"\"\"\n"),
+        // Inside a multi-line array.
+        after("tags = [\n  \"a\",\n[[host]]\n]\n"),
+        // A host's piece that sets more than its host.
+        after("[defaults]\nfleet = \"azure-local\"\n"),
+        after("[fleet.azure-local]\nca_file = \"ca.pem\"\n"),
+        // `host` set before the first header.
+        format!("host = []\n{HOST}"),
+        // A piece that is not TOML on its own.
+        after("[[host]]\nname = \"b\nfleet = \"f\"\n"),
+        format!("[defaults\n{HOST}"),
+    ];
+    for text in &whole {
+        assert!(!same_as_whole(text), "read in pieces: {text}");
+    }
+    // The string's `[[host]]` is no host.
+    let inventory = parse(&whole[0]).expect_err("`notes` is no key of a host");
+    assert!(
+        inventory
+            .problems
+            .iter()
+            .all(|p| !p.message.contains("ghost")),
+        "{inventory}"
+    );
+    assert_problem(&whole[5], 7, "not TOML");
+}
