@@ -449,8 +449,8 @@ pub fn log(bench: &mut Bench<'_>) -> anyhow::Result<()> {
 }
 
 /// A store of 1,000 hosts (one commit) and 1,000 commits after it, each changing a few hosts
-/// (host 1 in every tenth), written with `git fast-import`; returns how many commits changed
-/// host 1 (its first one included).
+/// (host 1 in every tenth), written with `git fast-import` and repacked; returns how many
+/// commits changed host 1 (its first one included).
 fn build_history(bench: &Bench<'_>, store: &Path) -> anyhow::Result<usize> {
     let tools = bench.tools;
     fresh_store(tools, store)?;
@@ -532,6 +532,11 @@ fn build_history(bench: &Bench<'_>, store: &Path) -> anyhow::Result<usize> {
     }
     // The work tree and index follow HEAD, as after driftgate's own commits.
     tools.run(tools.git(store).args(["reset", "-q", "--hard"]))?;
+    // fast-import stores each version as a delta on the one before it, so the newest is at
+    // the end of the longest chain: no store has that layout. A store that was cloned,
+    // fetched or gc'd has the pack `git pack-objects` writes (the newest whole, older ones
+    // deltas on it), which `repack -f` makes here; both tools read the same pack.
+    tools.run(tools.git(store).args(["repack", "-a", "-d", "-f", "-q"]))?;
     Ok(expected)
 }
 

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
 use crate::parallel;
-use crate::snapshot::{FactPath, HostName, SnapshotError, VerifiedSnapshot};
+use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
 use crate::store::{
-    BASELINES_DIR, BaselineFile, Committed, FileWrite, HistoryEntry, HistoryScope, Store,
-    StoreError, blob_id,
+    BASELINES_DIR, BaselineFile, Committed, FileVersion, FileWrite, HistoryEntry, HistoryScope,
+    Store, StoreError, blob_id,
 };
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
@@ -573,6 +573,9 @@ pub struct LogEntry {
     pub changes: Vec<(String, Result<ChangeSummary, String>)>,
 }
 
+/// Parsed versions by path, with their blob ids.
+type Parsed = HashMap<String, (git2::Oid, Result<VerifiedSnapshot, String>)>;
+
 /// Commits that touched baselines (of `host` only, when given), newest first.
 pub fn log(
     store: &Store,
@@ -585,42 +588,62 @@ pub fn log(
         None => HistoryScope::All,
     };
     // The store (not `Sync`) names the commits here; parsing and summarizing both versions of
-    // every change is spread over the cores.
+    // every change is spread over the cores, each thread over a run of consecutive commits:
+    // the version a commit replaced is the one the next (older) commit wrote, parsed once.
     let history: Vec<(String, HistoryEntry)> = store
         .history(scope, limit)?
         .into_iter()
         .map(|entry| (store.short_id(entry.id), entry))
         .collect();
-    Ok(parallel::map(&history, |(id, entry)| {
-        let changes = entry
-            .changes
-            .iter()
-            .filter(|c| c.path.ends_with(".json"))
-            .map(|c| {
-                let parse = |bytes: &Option<Vec<u8>>,
-                             rev: &str|
-                 -> Result<Option<VerifiedSnapshot>, SnapshotError> {
-                    bytes
-                        .as_ref()
-                        .map(|b| VerifiedSnapshot::parse_bytes(b, &format!("git:{rev}:{}", c.path)))
-                        .transpose()
-                };
-                let summary = match (parse(&c.old, &format!("{id}~1")), parse(&c.new, id)) {
-                    (Ok(old), Ok(Some(new))) => Ok(summarize(old.as_ref(), &new, policy)),
-                    (Ok(_), Ok(None)) => Err("baseline removed".to_owned()),
-                    (Err(e), _) | (_, Err(e)) => Err(format!("unreadable: {e}")),
-                };
-                (c.path.clone(), summary)
-            })
-            .collect();
-        LogEntry {
-            id: id.clone(),
-            author: entry.author.clone(),
-            time: jiff::Timestamp::from_second(entry.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH),
-            summary: entry.summary.clone(),
-            changes,
-        }
-    }))
+    Ok(parallel::map_with(
+        &history,
+        Parsed::new,
+        |replaced, (id, entry)| {
+            let mut parsed = Parsed::new();
+            let changes = entry
+                .changes
+                .iter()
+                .filter(|c| c.path.ends_with(".json"))
+                .map(|c| {
+                    let parse = |version: &Option<FileVersion>, rev: &str| {
+                        version.as_ref().map(|v| {
+                            let origin = format!("git:{rev}:{}", c.path);
+                            let snapshot = VerifiedSnapshot::parse_bytes(&v.bytes, &origin)
+                                .map_err(|e| format!("unreadable: {e}"));
+                            (v.id, snapshot)
+                        })
+                    };
+                    let new = match (replaced.remove(&c.path), &c.new) {
+                        (Some(kept), Some(new)) if kept.0 == new.id => Some(kept),
+                        _ => parse(&c.new, id),
+                    };
+                    let old = parse(&c.old, &format!("{id}~1"));
+                    let summary = match (&old, &new) {
+                        (Some((_, Err(e))), _) | (_, Some((_, Err(e)))) => Err(e.clone()),
+                        (old, Some((_, Ok(new)))) => Ok(summarize(
+                            old.as_ref().and_then(|(_, o)| o.as_ref().ok()),
+                            new,
+                            policy,
+                        )),
+                        (_, None) => Err("baseline removed".to_owned()),
+                    };
+                    if let Some(old) = old {
+                        parsed.insert(c.path.clone(), old);
+                    }
+                    (c.path.clone(), summary)
+                })
+                .collect();
+            *replaced = parsed;
+            LogEntry {
+                id: id.clone(),
+                author: entry.author.clone(),
+                time: jiff::Timestamp::from_second(entry.time)
+                    .unwrap_or(jiff::Timestamp::UNIX_EPOCH),
+                summary: entry.summary.clone(),
+                changes,
+            }
+        },
+    ))
 }
 
 /// What `baseline init` did.

@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
 use crate::snapshot::{FactPath, FactValue, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, FileChange, HistoryScope, Store, StoreError};
+use crate::store::{BASELINES_DIR, FileChange, FileVersion, HistoryScope, Store, StoreError};
 
 /// One commit that changed a host's baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,12 +140,12 @@ fn versions(
     change: &FileChange,
     commit: &str,
 ) -> Result<(Option<VerifiedSnapshot>, Option<VerifiedSnapshot>), String> {
-    let parse = |bytes: &Option<Vec<u8>>, rev: &str, which: &str| {
-        bytes
+    let parse = |version: &Option<FileVersion>, rev: &str, which: &str| {
+        version
             .as_ref()
-            .map(|b| {
+            .map(|v| {
                 let origin = format!("git:{rev}:{}", change.path);
-                VerifiedSnapshot::parse_bytes(b, &origin)
+                VerifiedSnapshot::parse_bytes(&v.bytes, &origin)
                     .map_err(|e| format!("{which} unreadable: {e}"))
             })
             .transpose()

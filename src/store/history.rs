@@ -1,8 +1,10 @@
 //! The commits that changed baselines, newest first, each compared with its first parent by
 //! entry ids: a folder whose id did not change is never opened, and of a changed fleet folder
-//! only the host's entry is looked up when one host is asked for.
+//! only the host's entry is looked up when one host is asked for. In a linear history each
+//! commit's parent is the next one walked, so what was read of the parent (its folders, its
+//! fleet folders' files, the blobs of the versions it replaced) is kept for its own turn.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 use git2::{ObjectType, Oid, Sort, Tree};
@@ -40,10 +42,19 @@ pub struct HistoryEntry {
 pub struct FileChange {
     /// The path.
     pub path: String,
-    /// Content before, if the file existed.
-    pub old: Option<Vec<u8>>,
-    /// Content after, if the file still exists.
-    pub new: Option<Vec<u8>>,
+    /// The version before, if the file existed.
+    pub old: Option<FileVersion>,
+    /// The version after, if the file still exists.
+    pub new: Option<FileVersion>,
+}
+
+/// One version of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileVersion {
+    /// Its blob: the same id in two changes is the same content, read (and parsed) once.
+    pub id: Oid,
+    /// Its content.
+    pub bytes: Vec<u8>,
 }
 
 /// Blob ids of the baseline files in scope, by path.
@@ -51,6 +62,10 @@ type Files = BTreeMap<String, Oid>;
 
 /// A file's blob before and after a commit (`None`: absent).
 type Change = (Option<Oid>, Option<Oid>);
+
+/// The files of fleet folders read as the parent side of the last commit, by fleet name and
+/// folder id: the next commit walked is usually that parent.
+type KeptFiles = HashMap<(String, Oid), Files>;
 
 impl Store {
     /// Commits reachable from HEAD, newest first, that changed a baseline in `scope`
@@ -94,6 +109,9 @@ impl Store {
         // In a linear history each commit's parent is the next one walked: its baselines
         // folder is loaded once, as the parent, and kept for its own turn.
         let mut kept: Option<(Oid, Option<Tree<'_>>)> = None;
+        let mut kept_files = KeptFiles::new();
+        // The versions the last commit replaced: the next one walked wrote them.
+        let mut kept_blobs: HashMap<Oid, Vec<u8>> = HashMap::new();
         for id in walk {
             let id = id.map_err(walk_error)?;
             let commit = self.load_commit(id)?;
@@ -109,7 +127,12 @@ impl Store {
                 Some(tree) => (Some(tree), self.baselines_folder(tree)?),
                 None => (None, None),
             };
-            let changed = self.changed_files(parent_folder.as_ref(), folder.as_ref(), scope)?;
+            let changed = self.changed_files(
+                parent_folder.as_ref(),
+                folder.as_ref(),
+                scope,
+                &mut kept_files,
+            )?;
             if let Some(tree) = parent_tree {
                 kept = Some((tree, parent_folder));
             }
@@ -117,13 +140,21 @@ impl Store {
                 continue;
             }
             let mut changes = Vec::with_capacity(changed.len());
+            let mut replaced = HashMap::new();
             for (path, (old, new)) in changed {
-                changes.push(FileChange {
-                    path,
-                    old: old.map(|id| self.load_blob(id)).transpose()?,
-                    new: new.map(|id| self.load_blob(id)).transpose()?,
-                });
+                let new = new
+                    .map(|id| match kept_blobs.remove(&id) {
+                        Some(bytes) => Ok(FileVersion { id, bytes }),
+                        None => self.load_version(id),
+                    })
+                    .transpose()?;
+                let old = old.map(|id| self.load_version(id)).transpose()?;
+                if let Some(old) = &old {
+                    replaced.insert(old.id, old.bytes.clone());
+                }
+                changes.push(FileChange { path, old, new });
             }
+            kept_blobs = replaced;
             let entry = HistoryEntry {
                 id,
                 author: commit.author().name().unwrap_or("?").to_owned(),
@@ -139,6 +170,13 @@ impl Store {
         Ok(())
     }
 
+    fn load_version(&self, id: Oid) -> Result<FileVersion, StoreError> {
+        Ok(FileVersion {
+            id,
+            bytes: self.load_blob(id)?,
+        })
+    }
+
     /// The `baselines/` folder of root tree `tree`, if it has one.
     fn baselines_folder(&self, tree: Oid) -> Result<Option<Tree<'_>>, StoreError> {
         let root = self.load_tree(tree)?;
@@ -147,17 +185,20 @@ impl Store {
 
     /// The baseline files in `scope` whose blob differs between the two `baselines/` folders,
     /// with their ids before and after. Fleet folders with the same id on both sides are
-    /// skipped unopened.
+    /// skipped unopened; the new side's files are taken from `kept` when the last commit
+    /// read them as its parent side, and `kept` is left with this commit's parent side.
     fn changed_files(
         &self,
         old: Option<&Tree<'_>>,
         new: Option<&Tree<'_>>,
         scope: HistoryScope<'_>,
+        kept: &mut KeptFiles,
     ) -> Result<BTreeMap<String, Change>, StoreError> {
         let mut changed = BTreeMap::new();
         if old.map(Tree::id) == new.map(Tree::id) {
             return Ok(changed);
         }
+        let mut parent_side = KeptFiles::new();
         let (old_fleets, new_fleets) = (fleet_ids(old), fleet_ids(new));
         let mut names: Vec<&String> = old_fleets.keys().chain(new_fleets.keys()).collect();
         names.sort();
@@ -167,8 +208,12 @@ impl Store {
             if before == after {
                 continue;
             }
-            let before = self.fleet_files(fleet, before.copied(), scope)?;
-            let after = self.fleet_files(fleet, after.copied(), scope)?;
+            let after = match after.and_then(|id| kept.remove(&(fleet.clone(), *id))) {
+                Some(files) => files,
+                None => self.fleet_files(fleet, after.copied(), scope)?,
+            };
+            let before_id = before.copied();
+            let before = self.fleet_files(fleet, before_id, scope)?;
             for (path, id) in &before {
                 if after.get(path) != Some(id) {
                     changed.insert(path.clone(), (Some(*id), after.get(path).copied()));
@@ -179,7 +224,11 @@ impl Store {
                     changed.insert(path, (None, Some(id)));
                 }
             }
+            if let Some(id) = before_id {
+                parent_side.insert((fleet.clone(), id), before);
+            }
         }
+        *kept = parent_side;
         Ok(changed)
     }
 
