@@ -143,6 +143,9 @@ pub enum InputError {
     Policy(#[from] PolicyError),
 }
 
+/// How many snapshots [`Loader::snapshots`] holds the bytes of at once: many per core.
+const VERIFIED_AT_ONCE: usize = 256;
+
 /// Reads snapshots, allowing standard input once and opening the baseline store on first use.
 pub struct Loader {
     stdin_used: bool,
@@ -181,18 +184,23 @@ impl Loader {
     }
 
     /// Reads and verifies the snapshots at `references`, in order: read one by one, verified
-    /// on every core.
+    /// on every core, a run of them at a time so that only that run's bytes are held (all of
+    /// 10,000 hosts' were 580 MB more at the peak of a promote).
     pub fn snapshots(
         &mut self,
         references: &[SnapshotRef],
     ) -> Result<Vec<VerifiedSnapshot>, InputError> {
-        let read = references
-            .iter()
-            .map(|reference| Ok((reference.to_string(), self.bytes(reference)?)))
-            .collect::<Result<Vec<_>, InputError>>()?;
-        crate::parallel::map(&read, |(origin, bytes)| verify(origin, bytes))
-            .into_iter()
-            .collect()
+        let mut snapshots = Vec::with_capacity(references.len());
+        for run in references.chunks(VERIFIED_AT_ONCE) {
+            let read = run
+                .iter()
+                .map(|reference| Ok((reference.to_string(), self.bytes(reference)?)))
+                .collect::<Result<Vec<_>, InputError>>()?;
+            for verified in crate::parallel::map(&read, |(origin, bytes)| verify(origin, bytes)) {
+                snapshots.push(verified?);
+            }
+        }
+        Ok(snapshots)
     }
 
     /// The bytes at `reference`.

@@ -387,7 +387,11 @@ pub fn promote(
         });
     }
     let message = commit_message(&request, &hosts, &refusals, policy);
+    // Freeing the parsed snapshots of a fleet-wide promote took 6 % of its time: it is done
+    // on a thread of its own while the commit is written.
+    let freed = std::thread::spawn(move || drop(request));
     let commit = store.commit(&lock, &writes, &message, &leftover)?;
+    let _ = freed.join();
     Ok(PromoteOutcome::Promoted {
         hosts,
         commit: Some(commit),
