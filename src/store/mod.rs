@@ -11,6 +11,7 @@ mod history;
 mod listing;
 mod lock;
 mod objects;
+mod pack;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

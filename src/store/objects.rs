@@ -7,8 +7,9 @@
 //! scan of every baseline.
 
 use std::cell::Cell;
+use std::collections::HashSet;
 
-use git2::{Commit, ObjectType, Oid, Repository, Tree};
+use git2::{Commit, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
 
 use super::{Store, StoreError};
 
@@ -175,7 +176,35 @@ impl Store {
         }
         self.counter
             .bump(|c| c.blobs_written += contents.len() as u64);
-        self.on_every_core("write blob", contents, |repo, content| repo.blob(content))
+        if contents.len() < super::pack::PACK_AT {
+            return self.on_every_core("write blob", contents, |repo, content| repo.blob(content));
+        }
+        let ids = crate::parallel::map(contents, |content| blob_id(content));
+        let odb = self.repo.odb().map_err(|e| self.error("open objects", e))?;
+        // Only what the store lacks, each once: an object stored twice is harmless, but a
+        // pack index must not list one twice.
+        let mut seen = HashSet::new();
+        let new: Vec<(&[u8], Oid)> = contents
+            .iter()
+            .zip(&ids)
+            .filter(|(_, id)| {
+                seen.insert(**id) && !odb.exists_ext(**id, OdbLookupFlags::NO_REFRESH)
+            })
+            .map(|(content, id)| (*content, *id))
+            .collect();
+        let pack_dir = self.repo.path().join("objects").join("pack");
+        super::pack::write_packs(&pack_dir, &new).map_err(|e| StoreError::Git {
+            repo: self.name(),
+            action: format!(
+                "write a pack of {} blobs into {}",
+                new.len(),
+                pack_dir.display()
+            ),
+            message: e.to_string(),
+        })?;
+        odb.refresh()
+            .map_err(|e| self.error("read the new pack", e))?;
+        Ok(ids)
     }
 
     /// The blobs `ids`, read on every core.

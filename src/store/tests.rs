@@ -376,3 +376,62 @@ fn a_baseline_is_read_verified_and_must_be_of_its_host() {
     let gone = store.read_baseline(&head, "baselines/f/gone.json", &host);
     assert!(matches!(gone, Err(BaselineReadError::Store(_))), "{gone:?}");
 }
+
+#[test]
+fn a_commit_of_many_files_writes_one_pack_that_git_verifies() {
+    let (dir, store) = new_store();
+    // 150 files, two of them with the same bytes (one object) and one larger than a zlib
+    // window, with a size that needs several header bytes.
+    let mut files: Vec<FileWrite> = (0..150)
+        .map(|i| write(&format!("baselines/f/h{i:03}.json"), &format!("host {i}\n")))
+        .collect();
+    files[1].content = files[0].content.clone();
+    files[2].content = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    let objects_before = git(dir.path(), &["count-objects", "-v"]);
+    let committed = commit(&store, &files, "many");
+    let counts = git(dir.path(), &["count-objects", "-v"]);
+    assert!(counts.contains("packs: 1"), "{counts}");
+    assert!(counts.contains("in-pack: 149"), "{counts}");
+    // Only the trees and the commit are loose, as before the files were added.
+    let loose = |counts: &str| {
+        counts
+            .lines()
+            .find_map(|l| l.strip_prefix("count: "))
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap()
+    };
+    assert!(loose(&counts) <= loose(&objects_before) + 4, "{counts}");
+    git(dir.path(), &["fsck", "--strict", "--no-dangling"]);
+    let pack_dir = dir.path().join(".git/objects/pack");
+    for entry in std::fs::read_dir(&pack_dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "idx") {
+            git(dir.path(), &["verify-pack", path.to_str().unwrap()]);
+        }
+    }
+    // Read back through the store, and by git, byte for byte.
+    for file in &files {
+        let rev = committed.id.to_string();
+        assert_eq!(store.read(&rev, &file.path).unwrap(), file.content);
+    }
+    let shown = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir.path())
+        .args(["show", "HEAD:baselines/f/h002.json"])
+        .output()
+        .unwrap();
+    assert_eq!(shown.stdout, files[2].content);
+
+    // Committing the same bytes again under other names writes no new object.
+    let again: Vec<FileWrite> = files
+        .iter()
+        .map(|f| FileWrite {
+            path: f.path.replace("/f/", "/g/"),
+            content: f.content.clone(),
+        })
+        .collect();
+    commit(&store, &again, "again");
+    let counts = git(dir.path(), &["count-objects", "-v"]);
+    assert!(counts.contains("packs: 1"), "{counts}");
+    git(dir.path(), &["fsck", "--strict", "--no-dangling"]);
+}
