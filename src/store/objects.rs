@@ -33,10 +33,12 @@ impl ObjectCounts {
     }
 }
 
-/// The id git gives `content` as a blob, computed without writing it, to tell whether a file
-/// holds a blob already stored. Plain SHA-1 with the CPU's SHA instructions: libgit2's
-/// collision-detecting SHA-1 was a fifth of a big promote, and an id that is only compared
-/// with another needs no detection (what is written still goes through libgit2's).
+/// The id git gives `content` as a blob, computed without writing it: to tell whether a file
+/// holds a blob already stored, and to name the blobs a pack holds (`pack.rs`). Plain SHA-1
+/// with the CPU's SHA instructions: libgit2's collision-detecting SHA-1 was a fifth of a big
+/// promote. What is written is a canonical snapshot text whose own SHA-256 digest verified;
+/// a crafted SHA-1 collision in it is still caught by git's `fsck` and by every clone or
+/// fetch (`index-pack` detects collisions). Loose objects still go through libgit2's.
 pub fn blob_id(content: &[u8]) -> Oid {
     use sha1::{Digest as _, Sha1};
     let mut hasher = Sha1::new();
