@@ -47,6 +47,78 @@ pub fn map_with<T: Sync, S, R: Send>(
     })
 }
 
+/// [`map_with`] over the items `produce` hands over one at a time on this thread, computed on
+/// the other cores while it is still producing (a walk of a git history, which cannot leave
+/// its thread): items go out in runs of `run` consecutive ones, so a thread's state still
+/// sees neighbours in order, and this thread takes its share of what is left once `produce`
+/// returns. Results are in the order produced; `produce`'s error comes back once the items
+/// it had handed over are done. A panic in `f` is raised again here.
+pub fn map_streamed<T: Send, S, R: Send, E>(
+    run: usize,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, T) -> R + Sync,
+    produce: impl FnOnce(&mut dyn FnMut(T)) -> Result<(), E>,
+) -> Result<Vec<R>, E> {
+    let run = run.max(1);
+    let helpers = std::thread::available_parallelism().map_or(1, NonZero::get) - 1;
+    if helpers == 0 {
+        let mut items = Vec::new();
+        produce(&mut |item| items.push(item))?;
+        let mut state = init();
+        return Ok(items.into_iter().map(|item| f(&mut state, item)).collect());
+    }
+    let (sender, receiver) = std::sync::mpsc::channel::<(usize, Vec<T>)>();
+    let receiver = std::sync::Mutex::new(receiver);
+    let done = std::sync::Mutex::new(Vec::<(usize, Vec<R>)>::new());
+    let work = || {
+        let mut state = init();
+        loop {
+            // The guard goes with the statement: a thread holds the queue only while waiting.
+            let next = receiver.lock().map(|queue| queue.recv());
+            let Ok(Ok((index, items))) = next else {
+                break;
+            };
+            let results = items.into_iter().map(|item| f(&mut state, item)).collect();
+            if let Ok(mut done) = done.lock() {
+                done.push((index, results));
+            }
+        }
+    };
+    let work = &work;
+    let produced = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..helpers).map(|_| scope.spawn(work)).collect();
+        let (mut pending, mut runs) = (Vec::with_capacity(run), 0);
+        let mut send = |items: Vec<T>| {
+            // The receiver lives until the scope ends, so a send cannot fail.
+            let _ = sender.send((runs, items));
+            runs += 1;
+        };
+        let produced = produce(&mut |item| {
+            pending.push(item);
+            if pending.len() == run {
+                send(std::mem::replace(&mut pending, Vec::with_capacity(run)));
+            }
+        });
+        if !pending.is_empty() {
+            send(pending);
+        }
+        drop(sender);
+        work();
+        for worker in workers {
+            worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+        produced
+    });
+    produced?;
+    let mut done = done
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.sort_unstable_by_key(|(index, _)| *index);
+    Ok(done.into_iter().flat_map(|(_, results)| results).collect())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -80,6 +152,61 @@ mod tests {
         assert_eq!(seen.iter().map(|(i, _)| *i).collect::<Vec<_>>(), items);
         // Each thread's count runs 1, 2, … over its share, so every share restarted at 1.
         assert_eq!(seen.iter().filter(|(_, n)| *n == 1).count(), threads);
+    }
+
+    #[test]
+    fn streamed_items_come_back_in_the_order_produced_each_run_in_order_on_one_thread() {
+        let produced = super::map_streamed(
+            4,
+            || None,
+            |last: &mut Option<u32>, i: u32| {
+                let before = last.replace(i);
+                (i, before)
+            },
+            |emit| {
+                (0..1001).for_each(&mut *emit);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            produced.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+            (0..1001).collect::<Vec<_>>()
+        );
+        // Within a run of 4 a thread's state saw the item before.
+        for (i, before) in produced.iter().filter(|(i, _)| i % 4 != 0) {
+            assert_eq!(*before, Some(i - 1), "item {i}");
+        }
+    }
+
+    #[test]
+    fn a_producer_error_comes_back_once_the_items_handed_over_are_done() {
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let result = super::map_streamed(
+            3,
+            || (),
+            |(), _: u32| done.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            |emit| {
+                (0..10).for_each(&mut *emit);
+                Err("walk failed")
+            },
+        );
+        assert_eq!(result.unwrap_err(), "walk failed");
+        assert_eq!(done.into_inner(), 10);
+    }
+
+    #[test]
+    #[should_panic(expected = "item 7")]
+    fn a_panic_in_a_streamed_worker_reaches_the_caller() {
+        let _ = super::map_streamed(
+            2,
+            || (),
+            |(), i: u32| assert_ne!(i, 7, "item 7"),
+            |emit| {
+                (0..100).for_each(&mut *emit);
+                Ok::<(), ()>(())
+            },
+        );
     }
 
     #[test]

@@ -252,7 +252,8 @@ fn objects_read(size: usize) -> [(&'static str, ObjectCounts); 4] {
     let shown = store.object_counts();
 
     let store = fresh();
-    let history = store.history(HistoryScope::Host("h0001"), 10).unwrap();
+    let host = HostName::new("h0001").unwrap();
+    let history = log(&store, &Policy::builtin(), Some(&host), 10).unwrap();
     assert_eq!(history.len(), 4, "the first promote and three rounds");
     let logged = store.object_counts();
 

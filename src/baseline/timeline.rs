@@ -3,12 +3,12 @@
 //! firmware changed in the same commit. Read through [`Store::history`] (git2), never by
 //! running `git`.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
 
 use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
 use crate::snapshot::{FactPath, FactValue, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, FileChange, FileVersion, HistoryScope, Store, StoreError};
+use crate::store::{BASELINES_DIR, FileChange, HistoryScope, Store, StoreError};
 
 /// One commit that changed a host's baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,7 +73,12 @@ pub fn timelines(
     };
     // The walk stops once every wanted host has `limit` entries: older commits are never read.
     let mut full = 0;
+    // The versions the last commit replaced (the next one walked wrote them), and a failed
+    // read, which ends the walk.
+    let mut replaced = Blobs::new();
+    let mut failed = None;
     store.walk_history(scope, &mut |commit| {
+        let mut replacing = Blobs::new();
         let id = store.short_id(commit.id);
         let time = jiff::Timestamp::from_second(commit.time).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
         let run = run_of(&commit.message);
@@ -100,23 +105,37 @@ pub fn timelines(
                 changes: Vec::new(),
                 firmware: Vec::new(),
             };
-            match versions(change, &id) {
-                Ok((Some(old), Some(new))) => {
+            match versions(store, change, &id, &mut replaced, &mut replacing) {
+                Ok(Ok((Some(old), Some(new)))) => {
                     (entry.changes, entry.firmware) = setting_changes(&old, &new, policy);
                 }
-                Ok(_) => {}
-                Err(reason) => entry.unreadable = Some(reason),
+                Ok(Ok(_)) => {}
+                Ok(Err(reason)) => entry.unreadable = Some(reason),
+                Err(e) => {
+                    failed = Some(e);
+                    return ControlFlow::Break(());
+                }
             }
             entries.push(entry);
         }
+        replaced = replacing;
         if full == wanted.len() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
     })?;
-    Ok(out)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
+
+/// Blob contents by id.
+type Blobs = HashMap<git2::Oid, Vec<u8>>;
+
+/// A baseline before and after a change, each if it exists.
+type Versions = (Option<VerifiedSnapshot>, Option<VerifiedSnapshot>);
 
 /// The host of a baseline file `baselines/<fleet>/<host>.json`.
 fn host_of(path: &str) -> Option<&str> {
@@ -135,24 +154,44 @@ fn run_of(message: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Both versions of a changed baseline file, verified; why one cannot be read otherwise.
+/// Both versions of a changed baseline file, verified; why one cannot be read otherwise. The
+/// new version is taken from `replaced` when the commit walked before replaced it; the old
+/// one is left in `replacing` for the next commit.
 fn versions(
+    store: &Store,
     change: &FileChange,
     commit: &str,
-) -> Result<(Option<VerifiedSnapshot>, Option<VerifiedSnapshot>), String> {
-    let parse = |version: &Option<FileVersion>, rev: &str, which: &str| {
-        version
-            .as_ref()
-            .map(|v| {
-                let origin = format!("git:{rev}:{}", change.path);
-                VerifiedSnapshot::parse_bytes(&v.bytes, &origin)
-                    .map_err(|e| format!("{which} unreadable: {e}"))
-            })
-            .transpose()
+    replaced: &mut Blobs,
+    replacing: &mut Blobs,
+) -> Result<Result<Versions, String>, StoreError> {
+    let parse = |bytes: &[u8], rev: &str, which: &str| {
+        let origin = format!("git:{rev}:{}", change.path);
+        VerifiedSnapshot::parse_bytes(bytes, &origin)
+            .map_err(|e| format!("{which} unreadable: {e}"))
     };
-    let new = parse(&change.new, commit, "this version")?;
-    let old = parse(&change.old, &format!("{commit}~1"), "the previous version")?;
-    Ok((old, new))
+    let new = match change.new {
+        Some(blob) => Some(match replaced.remove(&blob) {
+            Some(bytes) => bytes,
+            None => store.read_blob(blob)?,
+        }),
+        None => None,
+    };
+    let old = change.old.map(|blob| store.read_blob(blob)).transpose()?;
+    let parsed = (|| {
+        let new = new
+            .as_deref()
+            .map(|bytes| parse(bytes, commit, "this version"))
+            .transpose()?;
+        let old = old
+            .as_deref()
+            .map(|bytes| parse(bytes, &format!("{commit}~1"), "the previous version"))
+            .transpose()?;
+        Ok((old, new))
+    })();
+    if let (Some(blob), Some(bytes)) = (change.old, old) {
+        replacing.insert(blob, bytes);
+    }
+    Ok(parsed)
 }
 
 /// The settings that changed from `old` to `new` and that `policy` blocks or warns on, and

@@ -2,12 +2,13 @@
 //! entry ids: a folder whose id did not change is never opened, and of a changed fleet folder
 //! only the host's entry is looked up when one host is asked for. In a linear history each
 //! commit's parent is the next one walked, so what was read of the parent (its folders, its
-//! fleet folders' files, the blobs of the versions it replaced) is kept for its own turn.
+//! fleet folders' files) is kept for its own turn. The walk names the versions; their bytes
+//! are read by the caller, on whichever thread parses them.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
-use git2::{ObjectType, Oid, Sort, Tree};
+use git2::{ObjectType, Oid, Sort};
 
 use super::{BASELINES_DIR, Store, StoreError};
 
@@ -37,24 +38,16 @@ pub struct HistoryEntry {
     pub changes: Vec<FileChange>,
 }
 
-/// A file that a commit added, changed or removed.
+/// A file that a commit added, changed or removed, by the blobs of its versions: the same id
+/// in two changes is the same content, to be read (and parsed) once ([`Store::read_blob`]).
 #[derive(Debug, Clone)]
 pub struct FileChange {
     /// The path.
     pub path: String,
     /// The version before, if the file existed.
-    pub old: Option<FileVersion>,
+    pub old: Option<Oid>,
     /// The version after, if the file still exists.
-    pub new: Option<FileVersion>,
-}
-
-/// One version of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileVersion {
-    /// Its blob: the same id in two changes is the same content, read (and parsed) once.
-    pub id: Oid,
-    /// Its content.
-    pub bytes: Vec<u8>,
+    pub new: Option<Oid>,
 }
 
 /// Blob ids of the baseline files in scope, by path.
@@ -66,6 +59,9 @@ type Change = (Option<Oid>, Option<Oid>);
 /// The files of fleet folders read as the parent side of the last commit, by fleet name and
 /// folder id: the next commit walked is usually that parent.
 type KeptFiles = HashMap<(String, Oid), Files>;
+
+/// The fleet folders of a `baselines/` folder, by name, with their tree ids.
+type Fleets = BTreeMap<String, Oid>;
 
 impl Store {
     /// Commits reachable from HEAD, newest first, that changed a baseline in `scope`
@@ -107,54 +103,40 @@ impl Store {
             .map_err(walk_error)?;
         walk.push_head().map_err(walk_error)?;
         // In a linear history each commit's parent is the next one walked: its baselines
-        // folder is loaded once, as the parent, and kept for its own turn.
-        let mut kept: Option<(Oid, Option<Tree<'_>>)> = None;
+        // folder is read once, as the parent, and kept for its own turn.
+        let mut kept: Option<(Oid, Option<Fleets>)> = None;
         let mut kept_files = KeptFiles::new();
-        // The versions the last commit replaced: the next one walked wrote them.
-        let mut kept_blobs: HashMap<Oid, Vec<u8>> = HashMap::new();
         for id in walk {
             let id = id.map_err(walk_error)?;
             let commit = self.load_commit(id)?;
-            let folder = match kept.take() {
-                Some((kept_id, folder)) if kept_id == commit.tree_id() => folder,
-                _ => self.baselines_folder(commit.tree_id())?,
+            let fleets = match kept.take() {
+                Some((kept_id, fleets)) if kept_id == commit.tree_id() => fleets,
+                _ => self.fleet_folders(commit.tree_id())?,
             };
             let parent_tree = commit
                 .parent_ids()
                 .next()
                 .map(|parent| self.load_commit(parent).map(|p| p.tree_id()));
-            let (parent_tree, parent_folder) = match parent_tree.transpose()? {
-                Some(tree) => (Some(tree), self.baselines_folder(tree)?),
+            let (parent_tree, parent_fleets) = match parent_tree.transpose()? {
+                Some(tree) => (Some(tree), self.fleet_folders(tree)?),
                 None => (None, None),
             };
             let changed = self.changed_files(
-                parent_folder.as_ref(),
-                folder.as_ref(),
+                parent_fleets.as_ref(),
+                fleets.as_ref(),
                 scope,
                 &mut kept_files,
             )?;
             if let Some(tree) = parent_tree {
-                kept = Some((tree, parent_folder));
+                kept = Some((tree, parent_fleets));
             }
             if changed.is_empty() {
                 continue;
             }
-            let mut changes = Vec::with_capacity(changed.len());
-            let mut replaced = HashMap::new();
-            for (path, (old, new)) in changed {
-                let new = new
-                    .map(|id| match kept_blobs.remove(&id) {
-                        Some(bytes) => Ok(FileVersion { id, bytes }),
-                        None => self.load_version(id),
-                    })
-                    .transpose()?;
-                let old = old.map(|id| self.load_version(id)).transpose()?;
-                if let Some(old) = &old {
-                    replaced.insert(old.id, old.bytes.clone());
-                }
-                changes.push(FileChange { path, old, new });
-            }
-            kept_blobs = replaced;
+            let changes = changed
+                .into_iter()
+                .map(|(path, (old, new))| FileChange { path, old, new })
+                .collect();
             let entry = HistoryEntry {
                 id,
                 author: commit.author().name().unwrap_or("?").to_owned(),
@@ -170,36 +152,38 @@ impl Store {
         Ok(())
     }
 
-    fn load_version(&self, id: Oid) -> Result<FileVersion, StoreError> {
-        Ok(FileVersion {
-            id,
-            bytes: self.load_blob(id)?,
-        })
+    /// The content of a version that a [`FileChange`] names.
+    pub fn read_blob(&self, id: Oid) -> Result<Vec<u8>, StoreError> {
+        self.load_blob(id)
     }
 
-    /// The `baselines/` folder of root tree `tree`, if it has one.
-    fn baselines_folder(&self, tree: Oid) -> Result<Option<Tree<'_>>, StoreError> {
-        let root = self.load_tree(tree)?;
-        self.subtree_at(&root, BASELINES_DIR)
+    /// The fleet folders of the `baselines/` folder of root tree `tree`, if it has one, read
+    /// from the raw trees: libgit2 would parse and cache both for one lookup each.
+    fn fleet_folders(&self, tree: Oid) -> Result<Option<Fleets>, StoreError> {
+        match self.tree_entry(tree, BASELINES_DIR)? {
+            Some((folder, ObjectType::Tree)) => self.subtrees(folder).map(Some),
+            _ => Ok(None),
+        }
     }
 
-    /// The baseline files in `scope` whose blob differs between the two `baselines/` folders,
-    /// with their ids before and after. Fleet folders with the same id on both sides are
-    /// skipped unopened; the new side's files are taken from `kept` when the last commit
+    /// The baseline files in `scope` whose blob differs between the fleet folders of two
+    /// `baselines/` folders, with their ids before and after. Fleet folders with the same id
+    /// on both sides are skipped unopened; the new side's files are taken from `kept` when the last commit
     /// read them as its parent side, and `kept` is left with this commit's parent side.
     fn changed_files(
         &self,
-        old: Option<&Tree<'_>>,
-        new: Option<&Tree<'_>>,
+        old: Option<&Fleets>,
+        new: Option<&Fleets>,
         scope: HistoryScope<'_>,
         kept: &mut KeptFiles,
     ) -> Result<BTreeMap<String, Change>, StoreError> {
         let mut changed = BTreeMap::new();
-        if old.map(Tree::id) == new.map(Tree::id) {
+        if old == new {
             return Ok(changed);
         }
         let mut parent_side = KeptFiles::new();
-        let (old_fleets, new_fleets) = (fleet_ids(old), fleet_ids(new));
+        let none = Fleets::new();
+        let (old_fleets, new_fleets) = (old.unwrap_or(&none), new.unwrap_or(&none));
         let mut names: Vec<&String> = old_fleets.keys().chain(new_fleets.keys()).collect();
         names.sort();
         names.dedup();
@@ -265,14 +249,4 @@ impl Store {
         }
         Ok(files)
     }
-}
-
-/// The fleet folders of a `baselines/` folder, by name, with their tree ids.
-fn fleet_ids(baselines: Option<&Tree<'_>>) -> BTreeMap<String, Oid> {
-    baselines
-        .into_iter()
-        .flat_map(Tree::iter)
-        .filter(|e| e.kind() == Some(ObjectType::Tree))
-        .filter_map(|e| Some((e.name().ok()?.to_owned(), e.id())))
-        .collect()
 }

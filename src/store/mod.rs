@@ -20,7 +20,7 @@ use std::time::Duration;
 use git2::build::TreeUpdateBuilder;
 use git2::{ErrorCode, FileMode, ObjectType, Oid, Repository, Signature, Tree};
 
-pub use history::{FileChange, FileVersion, HistoryEntry, HistoryScope};
+pub use history::{FileChange, HistoryEntry, HistoryScope};
 pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
 pub use objects::{ObjectCounts, blob_id};

@@ -7,7 +7,7 @@
 //! scan of every baseline.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use git2::{Commit, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
 
@@ -47,25 +47,49 @@ pub fn blob_id(content: &[u8]) -> Oid {
     Oid::from_bytes(&hasher.finalize()).expect("a SHA-1 digest is an object id's 20 bytes")
 }
 
-/// The entry `name` of a tree object's bytes: entries are `MODE SP NAME NUL` and 20 bytes of
-/// id. The kind follows the mode as git's does: `40000` a folder, `160000` a submodule's
-/// commit, any other a blob (a file or a link).
-fn raw_tree_entry(mut data: &[u8], name: &[u8]) -> Result<Option<(Oid, ObjectType)>, ()> {
-    while !data.is_empty() {
-        let space = data.iter().position(|&b| b == b' ').ok_or(())?;
-        let nul = space + 1 + data[space + 1..].iter().position(|&b| b == 0).ok_or(())?;
-        let id = data.get(nul + 1..nul + 21).ok_or(())?;
-        if &data[space + 1..nul] == name {
-            let kind = match &data[..space] {
-                b"40000" => ObjectType::Tree,
-                b"160000" => ObjectType::Commit,
-                _ => ObjectType::Blob,
-            };
-            return Ok(Some((Oid::from_bytes(id).map_err(|_| ())?, kind)));
+/// The entry `name` of a tree object's bytes (see [`raw_tree_entries`]).
+fn raw_tree_entry(data: &[u8], name: &[u8]) -> Result<Option<(Oid, ObjectType)>, ()> {
+    for entry in raw_tree_entries(data) {
+        let (entry_name, id, kind) = entry?;
+        if entry_name == name {
+            return Ok(Some((id, kind)));
         }
-        data = &data[nul + 21..];
     }
     Ok(None)
+}
+
+/// One entry of a tree object: its name, id and kind.
+type RawEntry<'t> = (&'t [u8], Oid, ObjectType);
+
+/// The entries of a tree object's bytes, in order: each is `MODE SP NAME NUL` and 20 bytes
+/// of id. The kind follows the mode as git's does: `40000` a folder, `160000` a submodule's
+/// commit, any other a blob (a file or a link). A malformed entry ends the entries with `Err`.
+fn raw_tree_entries(mut data: &[u8]) -> impl Iterator<Item = Result<RawEntry<'_>, ()>> {
+    std::iter::from_fn(move || {
+        if data.is_empty() {
+            return None;
+        }
+        let entry = split_raw_entry(data);
+        // After a malformed entry there is nothing left to read.
+        data = match &entry {
+            Ok((_, rest)) => rest,
+            Err(()) => &[],
+        };
+        Some(entry.map(|(entry, _)| entry))
+    })
+}
+
+/// The first entry of a tree object's bytes, and the bytes after it.
+fn split_raw_entry(data: &[u8]) -> Result<(RawEntry<'_>, &[u8]), ()> {
+    let space = data.iter().position(|&b| b == b' ').ok_or(())?;
+    let nul = space + 1 + data[space + 1..].iter().position(|&b| b == 0).ok_or(())?;
+    let id = Oid::from_bytes(data.get(nul + 1..nul + 21).ok_or(())?).map_err(|_| ())?;
+    let kind = match &data[..space] {
+        b"40000" => ObjectType::Tree,
+        b"160000" => ObjectType::Commit,
+        _ => ObjectType::Blob,
+    };
+    Ok(((&data[space + 1..nul], id, kind), &data[nul + 21..]))
 }
 
 /// The counters a [`Store`] carries (a `Store` is not `Sync`, so a `Cell` is enough).
@@ -84,6 +108,22 @@ impl Store {
     /// The git objects this store has read and written so far.
     pub fn object_counts(&self) -> ObjectCounts {
         self.counter.0.get()
+    }
+
+    /// The counts so far, starting again from zero: what a handle of a thread's own read for
+    /// an operation of another handle, which adds them with [`Store::add_object_counts`].
+    pub fn take_object_counts(&self) -> ObjectCounts {
+        self.counter.0.take()
+    }
+
+    /// Counts as this handle's what another handle read or wrote for it.
+    pub fn add_object_counts(&self, other: ObjectCounts) {
+        self.counter.bump(|c| {
+            c.commits_read += other.commits_read;
+            c.trees_read += other.trees_read;
+            c.blobs_read += other.blobs_read;
+            c.blobs_written += other.blobs_written;
+        });
     }
 
     /// The commit `id`.
@@ -140,17 +180,45 @@ impl Store {
         name: &str,
     ) -> Result<Option<(Oid, ObjectType)>, StoreError> {
         self.counter.bump(|c| c.trees_read += 1);
+        self.read_raw_tree(id, |data| raw_tree_entry(data, name.as_bytes()))
+    }
+
+    /// The folders of tree `id` by name, with their ids, from the tree's raw bytes (see
+    /// [`Store::tree_entry`]); a name that is not UTF-8 is no folder of baselines.
+    pub(super) fn subtrees(&self, id: Oid) -> Result<BTreeMap<String, Oid>, StoreError> {
+        self.counter.bump(|c| c.trees_read += 1);
+        self.read_raw_tree(id, |data| {
+            let mut folders = BTreeMap::new();
+            for entry in raw_tree_entries(data) {
+                let (name, id, kind) = entry?;
+                if let (Ok(name), ObjectType::Tree) = (std::str::from_utf8(name), kind) {
+                    folders.insert(name.to_owned(), id);
+                }
+            }
+            Ok(folders)
+        })
+    }
+
+    /// `read` of the bytes of tree `id` as stored.
+    fn read_raw_tree<R>(
+        &self,
+        id: Oid,
+        read: impl FnOnce(&[u8]) -> Result<R, ()>,
+    ) -> Result<R, StoreError> {
         let odb = self.repo.odb().map_err(|e| self.error("read tree", e))?;
         let object = odb.read(id).map_err(|e| self.error("read tree", e))?;
-        let malformed = || StoreError::Git {
+        if object.kind() != ObjectType::Tree {
+            return Err(self.malformed_tree(id));
+        }
+        read(object.data()).map_err(|()| self.malformed_tree(id))
+    }
+
+    fn malformed_tree(&self, id: Oid) -> StoreError {
+        StoreError::Git {
             repo: self.name(),
             action: "read tree".to_owned(),
             message: format!("tree {id} is malformed"),
-        };
-        if object.kind() != ObjectType::Tree {
-            return Err(malformed());
         }
-        raw_tree_entry(object.data(), name.as_bytes()).map_err(|()| malformed())
     }
 
     /// The content of blob `id`.

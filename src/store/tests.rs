@@ -328,13 +328,68 @@ fn history_lists_commits_touching_a_prefix_newest_first() {
     assert_eq!(summaries, vec!["h1 v2", "h2 v1", "h1 v1"]);
     let h1 = store.history(HistoryScope::Host("h1"), 10).unwrap();
     assert_eq!(h1.len(), 2);
-    let bytes = |v: &Option<FileVersion>| v.as_ref().map(|v| v.bytes.clone());
-    assert_eq!(bytes(&h1[0].changes[0].old), Some(b"1".to_vec()));
-    assert_eq!(bytes(&h1[0].changes[0].new), Some(b"2".to_vec()));
+    let bytes = |v: Option<git2::Oid>| v.map(|id| store.read_blob(id).unwrap());
+    assert_eq!(bytes(h1[0].changes[0].old), Some(b"1".to_vec()));
+    assert_eq!(bytes(h1[0].changes[0].new), Some(b"2".to_vec()));
     // The version a commit replaced is the one its parent wrote: the same blob.
     assert_eq!(h1[0].changes[0].old, h1[1].changes[0].new);
     assert_eq!(h1[1].changes[0].old, None);
     assert_eq!(store.history(HistoryScope::All, 1).unwrap().len(), 1);
+}
+
+#[test]
+fn a_long_history_lists_each_change_once_in_order_reading_no_version() {
+    let (_dir, store) = new_store();
+    let mut expected = Vec::new();
+    for i in 1..=150 {
+        let mut files = vec![write("baselines/f/h1.json", &i.to_string())];
+        if i % 3 == 0 {
+            files.push(write("baselines/g/h2.json", &i.to_string()));
+        }
+        commit(&store, &files, &format!("c{i}"));
+        expected.push(i);
+    }
+    expected.reverse();
+    let store = Store::discover(store.location()).unwrap();
+    let h1 = store.history(HistoryScope::Host("h1"), 1000).unwrap();
+    let listed: Vec<String> = h1.iter().map(|e| e.summary.clone()).collect();
+    let wanted: Vec<String> = expected.iter().map(|i| format!("c{i}")).collect();
+    assert_eq!(listed, wanted);
+    // The walk names the versions; whoever parses them reads them.
+    assert_eq!(store.object_counts().blobs_read, 0);
+    let text = |v: Option<git2::Oid>| {
+        v.map(|id| String::from_utf8_lossy(&store.read_blob(id).unwrap()).into_owned())
+    };
+    for (entry, i) in h1.iter().zip(&expected) {
+        assert_eq!(entry.changes.len(), 1, "{}", entry.summary);
+        assert_eq!(text(entry.changes[0].new), Some(i.to_string()));
+        assert_eq!(
+            text(entry.changes[0].old),
+            (*i > 1).then(|| (i - 1).to_string())
+        );
+    }
+    let all = store.history(HistoryScope::All, 1000).unwrap();
+    assert_eq!(all.len(), 150);
+    for (entry, i) in all.iter().zip(&expected) {
+        let paths: Vec<&str> = entry.changes.iter().map(|c| c.path.as_str()).collect();
+        if i % 3 == 0 {
+            assert_eq!(paths, ["baselines/f/h1.json", "baselines/g/h2.json"]);
+            assert_eq!(
+                text(entry.changes[1].old),
+                (*i > 3).then(|| (i - 3).to_string())
+            );
+        } else {
+            assert_eq!(paths, ["baselines/f/h1.json"]);
+        }
+    }
+    // A walk stopped early reads no further.
+    let store = Store::discover(store.location()).unwrap();
+    assert_eq!(store.history(HistoryScope::All, 5).unwrap().len(), 5);
+    assert!(
+        store.object_counts().commits_read <= 2 * 5,
+        "{:?}",
+        store.object_counts()
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! built-in groups takes seconds to determinize: the `**` patterns multiply its states.)
 
 use std::panic::{RefUnwindSafe, UnwindSafe};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use globset::Glob;
 use regex_automata::hybrid::dfa::{Cache, DFA, OverlappingState};
@@ -25,43 +25,64 @@ const CACHE_CAPACITY: usize = 10 << 20;
 
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
-/// Globs, each remembering the rule it came from.
+/// Globs, each remembering the rule it came from. The DFA is compiled when the group first
+/// matches a path: a command that judges nothing (or no path of this group's first segment)
+/// does not pay for it, and one that does compiles it on the thread that judges, not before.
 #[derive(Debug, Clone)]
 pub(super) struct GlobGroup {
-    dfa: Arc<DFA>,
-    caches: Arc<Pool<Cache, NewCache>>,
+    patterns: Arc<[String]>,
+    compiled: Arc<OnceLock<Compiled>>,
     rule_of_glob: Arc<[usize]>,
+}
+
+/// A group's DFA and its threads' caches.
+#[derive(Debug)]
+struct Compiled {
+    dfa: Arc<DFA>,
+    caches: Pool<Cache, NewCache>,
 }
 
 impl GlobGroup {
     /// The group of `globs`, each with the index of its rule.
     pub(super) fn new(globs: Vec<(usize, Glob)>) -> Self {
-        let patterns: Vec<&str> = globs.iter().map(|(_, glob)| glob.regex()).collect();
-        let dfa = DFA::builder()
-            .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
-            .thompson(thompson::Config::new().utf8(false))
-            .configure(
-                DFA::config()
-                    .match_kind(MatchKind::All)
-                    .cache_capacity(CACHE_CAPACITY),
-            )
-            .build_many(&patterns)
-            .expect("globset compiled these expressions, so they compile");
-        let dfa = Arc::new(dfa);
-        let for_cache = Arc::clone(&dfa);
-        let new_cache: NewCache = Box::new(move || for_cache.create_cache());
         GlobGroup {
-            dfa,
-            caches: Arc::new(Pool::new(new_cache)),
+            patterns: globs
+                .iter()
+                .map(|(_, glob)| glob.regex().to_owned())
+                .collect(),
+            compiled: Arc::default(),
             rule_of_glob: globs.into_iter().map(|(rule, _)| rule).collect(),
         }
     }
 
+    fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| {
+            let dfa = DFA::builder()
+                .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
+                .thompson(thompson::Config::new().utf8(false))
+                .configure(
+                    DFA::config()
+                        .match_kind(MatchKind::All)
+                        .cache_capacity(CACHE_CAPACITY),
+                )
+                .build_many(&self.patterns)
+                .expect("globset compiled these expressions, so they compile");
+            let dfa = Arc::new(dfa);
+            let for_cache = Arc::clone(&dfa);
+            let new_cache: NewCache = Box::new(move || for_cache.create_cache());
+            Compiled {
+                dfa,
+                caches: Pool::new(new_cache),
+            }
+        })
+    }
+
     /// The rule index of every glob that matches `path`.
     pub(super) fn matching<'g>(&'g self, path: &'g str) -> Matches<'g> {
+        let compiled = self.compiled();
         Matches {
-            dfa: &self.dfa,
-            cache: self.caches.get(),
+            dfa: &compiled.dfa,
+            cache: compiled.caches.get(),
             input: Input::new(path).anchored(Anchored::Yes),
             state: OverlappingState::start(),
             rule_of_glob: &self.rule_of_glob,
