@@ -12,7 +12,7 @@ use crate::parallel;
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
 use crate::store::{
     BASELINES_DIR, BaselineFile, Committed, FileWrite, HistoryEntry, HistoryScope, Store,
-    StoreError, blob_id,
+    StoreError,
 };
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
@@ -236,8 +236,6 @@ pub fn promote(
     if !refusals.is_empty() && request.force_reason.is_none() {
         return Ok(PromoteOutcome::Refused(refusals));
     }
-    let rendered: Vec<String> =
-        parallel::map(&request.snapshots, |s| s.snapshot.to_canonical_json());
 
     let lock = store.lock(request.lock_wait)?;
     // HEAD's fleet folders are loaded once; each host is then one lookup by name in them.
@@ -265,20 +263,30 @@ pub fn promote(
         }
         existing_files.push((path, existing));
     }
-    // The same bytes as the committed blob: that baseline is not read again. Only a host
-    // with a baseline has its text hashed to tell.
-    let same = parallel::map(
-        &rendered.iter().zip(&existing_files).collect::<Vec<_>>(),
-        |(text, (_, existing))| {
-            existing
-                .as_ref()
-                .is_some_and(|file| blob_id(text.as_bytes()) == file.blob)
+    // The text of a host with a baseline is hashed here, once: the same bytes as the
+    // committed blob mean that baseline is not read again, and the commit names the blob by
+    // the same id.
+    let rendered: Vec<FileWrite> = parallel::map(
+        &request
+            .snapshots
+            .iter()
+            .zip(&existing_files)
+            .collect::<Vec<_>>(),
+        |(s, (path, existing))| {
+            let text = s.snapshot.to_canonical_json().into_bytes();
+            match existing {
+                Some(_) => FileWrite::hashed(path.as_str(), text),
+                None => FileWrite::new(path.as_str(), text),
+            }
         },
     );
     let found: Vec<(String, Previous<BaselineFile>)> = existing_files
         .into_iter()
-        .zip(same)
-        .map(|((path, existing), same)| {
+        .zip(&rendered)
+        .map(|((path, existing), text)| {
+            let same = existing
+                .as_ref()
+                .is_some_and(|file| text.blob_id() == file.blob);
             let previous = match existing {
                 Some(_) if same => Previous::Same,
                 Some(file) => Previous::Bytes(file),
@@ -339,7 +347,7 @@ pub fn promote(
     }
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
-    for ((request_snapshot, text), (path, judged)) in
+    for ((request_snapshot, write), (path, judged)) in
         request.snapshots.iter().zip(rendered).zip(judged)
     {
         let FleetSnapshot {
@@ -360,10 +368,7 @@ pub fn promote(
             });
         }
         if change.is_some() {
-            writes.push(FileWrite {
-                path: path.clone(),
-                content: text.into_bytes(),
-            });
+            writes.push(write);
         }
         hosts.push(HostResult {
             host: host.clone(),
@@ -741,10 +746,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     ] {
         let in_worktree = !store.is_bare() && store.location().join(path).exists();
         if !in_worktree && store.read_head(path)?.is_none() {
-            writes.push(FileWrite {
-                path: path.to_owned(),
-                content: content.as_bytes().to_vec(),
-            });
+            writes.push(FileWrite::new(path, content.as_bytes().to_vec()));
         }
     }
     let created: Vec<String> = writes.iter().map(|w| w.path.clone()).collect();

@@ -144,10 +144,7 @@ mod tests {
             "driftgate.toml",
         ]
         .iter()
-        .map(|p| FileWrite {
-            path: (*p).into(),
-            content: b"{}".to_vec(),
-        })
+        .map(|p| FileWrite::new(*p, b"{}".to_vec()))
         .collect();
         let lock = store.lock(Duration::from_secs(1)).unwrap();
         store.commit(&lock, &files, "test", &|_| false).unwrap();

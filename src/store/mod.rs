@@ -171,8 +171,42 @@ pub enum StoreError {
 pub struct FileWrite {
     /// Path inside the repository, `/`-separated.
     pub path: String,
+    content: Vec<u8>,
+    /// The content's blob id, when [`FileWrite::hashed`] computed it already.
+    id: Option<Oid>,
+}
+
+impl FileWrite {
+    /// `content` at `path`.
+    pub fn new(path: impl Into<String>, content: Vec<u8>) -> Self {
+        FileWrite {
+            path: path.into(),
+            content,
+            id: None,
+        }
+    }
+
+    /// [`FileWrite::new`] with its blob id computed now, for a caller that needs the id
+    /// itself (promote tells an unchanged baseline by it): the commit does not hash the
+    /// content again.
+    pub fn hashed(path: impl Into<String>, content: Vec<u8>) -> Self {
+        let id = Some(blob_id(&content));
+        FileWrite {
+            path: path.into(),
+            content,
+            id,
+        }
+    }
+
     /// The content.
-    pub content: Vec<u8>,
+    pub fn content(&self) -> &[u8] {
+        &self.content
+    }
+
+    /// The id git gives the content as a blob.
+    pub fn blob_id(&self) -> Oid {
+        self.id.unwrap_or_else(|| blob_id(&self.content))
+    }
 }
 
 /// A commit that was made.
@@ -467,8 +501,7 @@ impl Store {
             HashMap::new()
         };
         let befores = self.refuse_dirty(files, &committed, replaceable)?;
-        let contents: Vec<&[u8]> = files.iter().map(|f| f.content.as_slice()).collect();
-        let blobs = self.write_blobs(&contents)?;
+        let blobs = self.write_blobs(files)?;
         let mut updates = TreeUpdateBuilder::new();
         for (file, blob) in files.iter().zip(&blobs) {
             updates.upsert(file.path.as_str(), *blob, FileMode::Blob);
@@ -640,10 +673,7 @@ impl Store {
                 continue;
             };
             if blob_id(&on_disk) != id && replaceable(&on_disk) {
-                stale.push(FileWrite {
-                    path: path.to_owned(),
-                    content: self.load_blob(id)?,
-                });
+                stale.push(FileWrite::new(path.to_owned(), self.load_blob(id)?));
                 blobs.push(id);
                 befores.push(Before::Bytes(on_disk));
             }

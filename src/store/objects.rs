@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use git2::{Commit, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
 
-use super::{Store, StoreError};
+use super::{FileWrite, Store, StoreError};
 
 /// How many git objects a [`Store`] has read and written since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -240,16 +240,17 @@ impl Store {
 
     /// Writes every content as a blob, on every core: hashing and compressing them is most of
     /// a big promote's commit.
-    pub(super) fn write_blobs(&self, contents: &[&[u8]]) -> Result<Vec<Oid>, StoreError> {
+    pub(super) fn write_blobs(&self, files: &[FileWrite]) -> Result<Vec<Oid>, StoreError> {
+        let contents: Vec<&[u8]> = files.iter().map(FileWrite::content).collect();
         if contents.len() < 2 {
             return contents.iter().map(|c| self.write_blob(c)).collect();
         }
         self.counter
             .bump(|c| c.blobs_written += contents.len() as u64);
         if contents.len() < super::pack::PACK_AT {
-            return self.on_every_core("write blob", contents, |repo, content| repo.blob(content));
+            return self.on_every_core("write blob", &contents, |repo, content| repo.blob(content));
         }
-        let ids = crate::parallel::map(contents, |content| blob_id(content));
+        let ids = crate::parallel::map(files, FileWrite::blob_id);
         let odb = self.repo.odb().map_err(|e| self.error("open objects", e))?;
         // Only what the store lacks, each once: an object stored twice is harmless, but a
         // pack index must not list one twice.

@@ -11,10 +11,7 @@ fn new_store() -> (tempfile::TempDir, Store) {
 }
 
 fn write(path: &str, content: &str) -> FileWrite {
-    FileWrite {
-        path: path.into(),
-        content: content.as_bytes().to_vec(),
-    }
+    FileWrite::new(path, content.as_bytes().to_vec())
 }
 
 fn commit(store: &Store, files: &[FileWrite], message: &str) -> Committed {
@@ -437,11 +434,18 @@ fn a_commit_of_many_files_writes_one_pack_that_git_verifies() {
     let (dir, store) = new_store();
     // 150 files, two of them with the same bytes (one object) and one larger than a zlib
     // window, with a size that needs several header bytes.
-    let mut files: Vec<FileWrite> = (0..150)
-        .map(|i| write(&format!("baselines/f/h{i:03}.json"), &format!("host {i}\n")))
+    let large: Vec<u8> = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
+    let files: Vec<FileWrite> = (0..150)
+        .map(|i| {
+            let path = format!("baselines/f/h{i:03}.json");
+            match i {
+                1 => FileWrite::new(path, b"host 0\n".to_vec()),
+                // Hashed by the caller: the pack names it by the id given.
+                2 => FileWrite::hashed(path, large.clone()),
+                _ => FileWrite::new(path, format!("host {i}\n").into_bytes()),
+            }
+        })
         .collect();
-    files[1].content = files[0].content.clone();
-    files[2].content = (0..200_000u32).flat_map(|i| i.to_le_bytes()).collect();
     let objects_before = git(dir.path(), &["count-objects", "-v"]);
     let committed = commit(&store, &files, "many");
     let counts = git(dir.path(), &["count-objects", "-v"]);
@@ -467,7 +471,7 @@ fn a_commit_of_many_files_writes_one_pack_that_git_verifies() {
     // Read back through the store, and by git, byte for byte.
     for file in &files {
         let rev = committed.id.to_string();
-        assert_eq!(store.read(&rev, &file.path).unwrap(), file.content);
+        assert_eq!(store.read(&rev, &file.path).unwrap(), file.content());
     }
     let shown = std::process::Command::new("git")
         .arg("-C")
@@ -475,15 +479,12 @@ fn a_commit_of_many_files_writes_one_pack_that_git_verifies() {
         .args(["show", "HEAD:baselines/f/h002.json"])
         .output()
         .unwrap();
-    assert_eq!(shown.stdout, files[2].content);
+    assert_eq!(shown.stdout, files[2].content());
 
     // Committing the same bytes again under other names writes no new object.
     let again: Vec<FileWrite> = files
         .iter()
-        .map(|f| FileWrite {
-            path: f.path.replace("/f/", "/g/"),
-            content: f.content.clone(),
-        })
+        .map(|f| FileWrite::new(f.path.replace("/f/", "/g/"), f.content().to_vec()))
         .collect();
     commit(&store, &again, "again");
     let counts = git(dir.path(), &["count-objects", "-v"]);

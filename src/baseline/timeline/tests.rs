@@ -33,10 +33,7 @@ use crate::store::testing::committer_store as test_store;
 fn commit(store: &Store, files: &[(&str, Vec<u8>)], message: &str) {
     let writes: Vec<FileWrite> = files
         .iter()
-        .map(|(path, content)| FileWrite {
-            path: (*path).to_owned(),
-            content: content.clone(),
-        })
+        .map(|(path, content)| FileWrite::new(*path, content.clone()))
         .collect();
     let lock = store.lock(Duration::from_secs(1)).unwrap();
     store.commit(&lock, &writes, message, &|_| false).unwrap();
