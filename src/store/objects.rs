@@ -396,10 +396,29 @@ mod tests {
             );
         }
         let data = raw.data();
-        // Cut anywhere inside an entry, a tree is malformed, never read past its end.
+        // Every entry, in libgit2's order, with its kind.
+        let listed: Vec<(Vec<u8>, Oid, ObjectType)> = super::raw_tree_entries(data)
+            .map(|e| e.map(|(name, id, kind)| (name.to_vec(), id, kind)).unwrap())
+            .collect();
+        let expected: Vec<(Vec<u8>, Oid, ObjectType)> = root
+            .iter()
+            .map(|e| (e.name_bytes().to_vec(), e.id(), e.kind().unwrap()))
+            .collect();
+        assert_eq!(listed, expected);
+        // Cut anywhere inside an entry, a tree is malformed, never read past its end: the
+        // listing ends with one error.
         for cut in [1, 7, data.len() - 1] {
             assert_eq!(super::raw_tree_entry(&data[..cut], b"z"), Err(()), "{cut}");
+            let last = super::raw_tree_entries(&data[..cut]).last();
+            assert_eq!(last.map(|e| e.is_err()), Some(true), "{cut}");
+            assert_eq!(
+                super::raw_tree_entries(&data[..cut])
+                    .filter(Result::is_err)
+                    .count(),
+                1
+            );
         }
+        assert_eq!(super::raw_tree_entries(&[]).count(), 0);
     }
 
     #[test]
