@@ -320,10 +320,10 @@ pub(super) async fn run(
     Ok(records)
 }
 
-/// How many hosts run at once: `concurrency`, but no more than one per core and one more when
+/// How many hosts run at once: `concurrency`, but at most one more than there are cores when
 /// every host is files read and judged (`--snapshots`): nothing waits on a network then, so more
-/// only holds more snapshot pairs in memory and makes the threads take turns. The one more keeps
-/// both cores busy while a finished host is handed back and the next one started: at one per
+/// only holds more snapshot pairs in memory and makes the threads take turns. The one extra keeps
+/// every core busy while a finished host is handed back and the next one started: at one per
 /// core, a 1,000-pair check kept 1.5 of 2 cores busy (BENCHMARKS.md, issue 14).
 fn hosts_at_once(concurrency: usize, from_files: bool) -> usize {
     let concurrency = concurrency.max(1);
