@@ -549,7 +549,7 @@ fn children<'a>(
         .map_while(move |(path, value)| {
             path.as_str().strip_prefix(prefix).map(|rest| (rest, value))
         })
-        .filter(|(rest, _)| !rest.contains('/'))
+        .filter(|(rest, _)| memchr::memchr(b'/', rest.as_bytes()).is_none())
 }
 
 /// The distinct first segments under `prefix` (which ends in `/`), in order.
@@ -558,7 +558,7 @@ fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Ite
     facts
         .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
         .map_while(move |(path, _)| path.as_str().strip_prefix(prefix))
-        .filter_map(|rest| rest.split('/').next())
+        .map(|rest| memchr::memchr(b'/', rest.as_bytes()).map_or(rest, |end| &rest[..end]))
         .filter(move |segment| {
             let new = last != Some(*segment);
             last = Some(segment);

@@ -17,7 +17,7 @@
 
 mod glob_group;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use globset::{Glob, GlobBuilder};
@@ -173,8 +173,9 @@ const RETIRED_RULES: [(&str, &str); 4] = [
 #[derive(Debug, Clone)]
 struct Matcher {
     /// For each literal first segment, its globs and every glob whose first segment has a
-    /// wildcard.
-    by_first: HashMap<String, GlobGroup>,
+    /// wildcard. A handful of segments, searched in order: hashing each fact's first segment
+    /// cost more than comparing it with them.
+    by_first: Vec<(String, GlobGroup)>,
     /// The globs whose first segment has a wildcard, for any other first segment.
     anywhere: GlobGroup,
     /// No rule at all: nothing can match, so no search runs (the built-in policy has no
@@ -590,8 +591,12 @@ impl Matcher {
 
     /// The index (into the rules) of every rule whose glob matches `path`.
     fn matching<'m>(&'m self, path: &'m str) -> Matches<'m> {
-        let first = path.split('/').next().unwrap_or(path);
-        let group = self.by_first.get(first).unwrap_or(&self.anywhere);
+        let first = memchr::memchr(b'/', path.as_bytes()).map_or(path, |end| &path[..end]);
+        let group = self
+            .by_first
+            .iter()
+            .find(|(segment, _)| segment == first)
+            .map_or(&self.anywhere, |(_, group)| group);
         group.matching(path)
     }
 
@@ -625,9 +630,10 @@ impl Matcher {
 }
 
 /// Whether `path` has a `pending` segment, without building its live path: asked of every
-/// fact judged, and true of few.
+/// fact judged, and true of few (`memmem`'s search: `str::contains` took 2 % of a fleet check).
 fn is_staged(path: &str) -> bool {
-    path.contains(PENDING_SEGMENT) && path.split('/').any(|s| s == PENDING_SEGMENT)
+    memchr::memmem::find(path.as_bytes(), PENDING_SEGMENT.as_bytes()).is_some()
+        && path.split('/').any(|s| s == PENDING_SEGMENT)
 }
 
 /// The live path of a staged one: `path` without its first `pending` segment, or `None` when

@@ -8,7 +8,9 @@
 //!
 //! Every string and value is written straight into one buffer (the same bytes
 //! `serde_json::to_string` gives, without a `String` per fact), and the file form is that
-//! same buffer with the digest line spliced in: a snapshot is rendered once per digest.
+//! same buffer with the digest line spliced in: a snapshot is rendered once per digest. A
+//! file already in this layout is not rendered at all when it is read: [`super::strict`]
+//! checks it byte for byte and hashes it in place.
 
 use sha2::{Digest as _, Sha256};
 
@@ -97,7 +99,7 @@ fn field(out: &mut Vec<u8>, key: &str, value: &str) {
 }
 
 /// One source as a single-line object with sorted keys.
-fn source_line(out: &mut Vec<u8>, source: &SourceRecord) {
+pub(super) fn source_line(out: &mut Vec<u8>, source: &SourceRecord) {
     out.push(b'{');
     if let Some(error) = &source.error {
         out.extend_from_slice(b"\"error\": ");

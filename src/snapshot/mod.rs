@@ -7,6 +7,7 @@
 
 mod canonical;
 mod path;
+mod strict;
 mod unique_keys;
 mod value;
 
@@ -309,6 +310,16 @@ impl VerifiedSnapshot {
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
     /// reference in errors and reports.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
+        // What driftgate wrote is read and hashed in place; any other text, and any text with
+        // something wrong, goes to serde, whose errors say what.
+        if let Some(read) = strict::read(text) {
+            return verified(
+                read.snapshot,
+                read.recorded.to_owned(),
+                read.computed,
+                origin,
+            );
+        }
         let document = parse_document(text, origin)?;
         let recorded = document
             .digest
@@ -398,6 +409,16 @@ fn verify_digest(
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
     let computed = snapshot.digest();
+    verified(snapshot, recorded, computed, origin)
+}
+
+/// The snapshot, if the digest its content has is the one recorded.
+fn verified(
+    snapshot: Snapshot,
+    recorded: String,
+    computed: String,
+    origin: &str,
+) -> Result<VerifiedSnapshot, SnapshotError> {
     if computed == recorded {
         Ok(VerifiedSnapshot {
             snapshot,

@@ -53,8 +53,14 @@ fn defect(path: &str) -> Option<&'static str> {
         blank |= byte <= b' ' || byte == 0x7f;
         wide |= !byte.is_ascii();
     }
+    let doubled = bytes
+        .iter()
+        .zip(&bytes[1..])
+        .fold(false, |doubled, (&a, &b)| {
+            doubled | (a == b'/' && b == b'/')
+        });
     blank |= wide && path.chars().any(|c| c.is_whitespace() || c.is_control());
-    if *first == b'/' || *last == b'/' || path.contains("//") {
+    if *first == b'/' || *last == b'/' || doubled {
         Some("empty segment (leading, trailing or doubled `/`)")
     } else if blank {
         Some("whitespace or control character")

@@ -312,3 +312,113 @@ fn canonical_bytes_match_their_definition_for_awkward_values() {
         assert_eq!(read.snapshot(), &snapshot);
     }
 }
+
+/// A snapshot whose canonical text the strict reader takes: every kind of value it reads in
+/// place (floats, the largest integers, lists, non-ASCII text, an error message) but no escape.
+fn strict_readable() -> Snapshot {
+    let mut snapshot = sample();
+    for (path, value) in [
+        ("b/big", FactValue::Scalar(Scalar::Number(u64::MAX.into()))),
+        ("b/least", FactValue::from(i64::MIN)),
+        ("b/negative", FactValue::from(-42)),
+        ("b/zero", FactValue::from(0)),
+        ("b/float", serde_json::from_str::<FactValue>("0.1").unwrap()),
+        (
+            "b/huge",
+            serde_json::from_str::<FactValue>("1e300").unwrap(),
+        ),
+        ("b/off", false.into()),
+        (
+            "c/list",
+            serde_json::from_str::<FactValue>(r#"[false,true,-1,2.5,3,"x","y"]"#).unwrap(),
+        ),
+        ("c/empty", FactValue::list(Vec::new())),
+        ("d/text", FactValue::from("é ✓ \u{2028} \u{7f} {}[],:")),
+        ("d/blank", FactValue::from("")),
+    ] {
+        snapshot.facts.insert(FactPath::new(path).unwrap(), value);
+    }
+    snapshot.captured_at = "2026-11-30T02:00:00.5Z".parse().unwrap();
+    snapshot.sources.push(SourceRecord {
+        name: "redfish".into(),
+        target: "https://bmc-azl-node01".into(),
+        status: SourceStatus::Partial,
+        error: Some("GET /redfish/v1/Chassis: timed out".into()),
+    });
+    snapshot
+}
+
+/// What the strict reader gives for `text` must be exactly what serde's reader gives, and the
+/// text must be the canonical rendering of it: that is what lets the digest be hashed in place.
+fn assert_strict_agrees(text: &str) -> bool {
+    let Some(read) = strict::read(text) else {
+        return false;
+    };
+    assert_eq!(
+        canonical::render_with_verified_digest(&read.snapshot, read.recorded),
+        text
+    );
+    assert_eq!(read.computed, read.snapshot.digest());
+    let document =
+        parse_document(text, "t.json").expect("serde reads what the strict reader reads");
+    assert_eq!(document.digest.as_deref(), Some(read.recorded));
+    assert_eq!(Snapshot::from(document), read.snapshot);
+    true
+}
+
+#[test]
+fn canonical_text_is_read_in_place_and_anything_else_by_serde() {
+    let mut empty = sample();
+    empty.facts.clear();
+    empty.sources.clear();
+    for snapshot in [sample(), strict_readable(), empty] {
+        let text = snapshot.to_canonical_json();
+        assert!(assert_strict_agrees(&text), "{text}");
+        let read = VerifiedSnapshot::parse(&text, "t.json").unwrap();
+        assert_eq!(read.snapshot(), &snapshot);
+        assert_eq!(read.digest(), snapshot.digest());
+    }
+    let text = strict_readable().to_canonical_json();
+    let escaped = {
+        let mut s = strict_readable();
+        s.tool = "driftgate \"0.1\"".into();
+        s.to_canonical_json()
+    };
+    let edited = text.replacen("\"b/zero\": 0", "\"b/zero\": 1", 1);
+    for (text, why) in [
+        (escaped.clone(), "an escaped string"),
+        (text.replacen("\"b/zero\": 0", "\"b/zero\": -0", 1), "-0"),
+        (text.replacen("\"b/zero\": 0", "\"b/zero\": 1e5", 1), "1e5"),
+        (text.replacen(": false", ":false", 1), "a missing space"),
+        (text.replacen("-1,2.5", "2.5,-1", 1), "an unsorted list"),
+        (text.replacen("\"b/off\"", "\"b/least\"", 1), "a path twice"),
+        (format!("{text}\n"), "a trailing newline"),
+        (
+            text.replacen(".5Z", ".50Z", 1),
+            "another spelling of the time",
+        ),
+        (text.replacen("\n", "\r\n", 1), "a CRLF"),
+    ] {
+        assert!(!assert_strict_agrees(&text), "{why}");
+    }
+    // Text the strict reader leaves to serde is judged exactly as before.
+    assert!(VerifiedSnapshot::parse(&escaped, "t.json").is_ok());
+    let err = VerifiedSnapshot::parse(&edited, "edited.json").unwrap_err();
+    assert!(matches!(err, SnapshotError::DigestMismatch { .. }), "{err}");
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_strict_reader_takes_only_canonical_text(
+        at in 0usize..2000,
+        cut in 0usize..3,
+        insert in "[\\[\\]{}\",:0-9a-z\\\\ .eE+-]{0,3}",
+    ) {
+        let text = strict_readable().to_canonical_json();
+        let boundary = |i: usize| (0..=i.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        let (from, to) = (boundary(at), boundary(at + cut));
+        let mutated = format!("{}{insert}{}", &text[..from], &text[to..]);
+        assert_strict_agrees(&mutated);
+        let _ = VerifiedSnapshot::parse(&mutated, "fuzz.json");
+    }
+}

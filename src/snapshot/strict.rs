@@ -1,0 +1,223 @@
+//! A reader of exactly the layout [`super::canonical`] writes, checked byte for byte as it goes.
+//!
+//! Every snapshot driftgate writes is canonical, so reading one with a general JSON parser and
+//! then rendering it again to hash it does the work twice. This reader accepts a text only if
+//! each piece it reads is the bytes the renderer would write for the value read, so the text
+//! without its `digest` line *is* the hashed form and is hashed in place. Anything else (an
+//! escape in a string, a hand-edited file, another key order, a trailing space) makes it give
+//! up, and the caller reads the text with serde, which explains what is wrong; giving up is
+//! never an error of its own.
+
+use sha2::{Digest as _, Sha256};
+
+use super::{FactPath, FactValue, Facts, HostName, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
+
+/// A canonical text's snapshot, the digest its file records and the digest its content has.
+pub(super) struct Read<'t> {
+    /// What the text says.
+    pub snapshot: Snapshot,
+    /// The `digest` line's value.
+    pub recorded: &'t str,
+    /// The `sha256:` digest of the text without that line.
+    pub computed: String,
+}
+
+/// Reads `text` if it is in the canonical layout; `None` when it is not (or not a snapshot).
+pub(super) fn read(text: &str) -> Option<Read<'_>> {
+    let mut at = Cursor { text, at: 0 };
+    at.lit(b"{\n  \"captured_at\": ")?;
+    let captured = at.string()?;
+    let captured_at: jiff::Timestamp = captured.parse().ok()?;
+    if captured_at.to_string() != captured {
+        return None;
+    }
+    at.lit(b",\n")?;
+    let digest_from = at.at;
+    at.lit(b"  \"digest\": ")?;
+    let recorded = at.string()?;
+    at.lit(b",\n")?;
+    let digest_to = at.at;
+    at.lit(b"  \"facts\": {")?;
+    let facts = if at.lit(b"},\n").is_some() {
+        Facts::new()
+    } else {
+        at.lit(b"\n")?;
+        facts(&mut at)?
+    };
+    at.lit(b"  \"host\": ")?;
+    let host = HostName::new(at.string()?).ok()?;
+    at.lit(b",\n  \"schema\": ")?;
+    if at.string()? != SCHEMA_ID {
+        return None;
+    }
+    at.lit(b",\n  \"sources\": [")?;
+    let sources = if at.lit(b"],\n").is_some() {
+        Vec::new()
+    } else {
+        at.lit(b"\n")?;
+        sources(&mut at)?
+    };
+    at.lit(b"  \"tool\": ")?;
+    let tool = at.string()?.to_owned();
+    at.lit(b"\n}\n")?;
+    if at.at != text.len() {
+        return None;
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(&text.as_bytes()[..digest_from]);
+    hasher.update(&text.as_bytes()[digest_to..]);
+    Some(Read {
+        snapshot: Snapshot {
+            host,
+            captured_at,
+            tool,
+            sources,
+            facts,
+        },
+        recorded,
+        computed: format!("sha256:{}", hex::encode(hasher.finalize())),
+    })
+}
+
+/// Fact lines up to and including the `  },` that closes them, paths strictly ascending.
+fn facts(at: &mut Cursor<'_>) -> Option<Facts> {
+    let mut facts: Vec<(FactPath, FactValue)> = Vec::with_capacity(at.text.len() / 64);
+    let mut last: Option<&str> = None;
+    loop {
+        at.lit(b"    ")?;
+        let path = at.string()?;
+        if last.is_some_and(|last| last >= path) {
+            return None;
+        }
+        last = Some(path);
+        at.lit(b": ")?;
+        let value = value(at)?;
+        facts.push((FactPath::new(path).ok()?, value));
+        if at.lit(b",\n").is_none() {
+            at.lit(b"\n  },\n")?;
+            return Some(facts.into_iter().collect());
+        }
+    }
+}
+
+/// Source lines up to and including the `  ],` that closes them. There are a handful per
+/// snapshot, so each is read by serde and kept only if it renders back to the same bytes.
+fn sources(at: &mut Cursor<'_>) -> Option<Vec<SourceRecord>> {
+    let mut sources = Vec::new();
+    loop {
+        at.lit(b"    ")?;
+        let rest = &at.text[at.at..];
+        let line = &rest[..rest.find('\n')?];
+        let object = line.strip_suffix(',').unwrap_or(line);
+        let source: SourceRecord = serde_json::from_str(object).ok()?;
+        let mut rendered = Vec::with_capacity(object.len());
+        super::canonical::source_line(&mut rendered, &source);
+        if rendered != object.as_bytes() {
+            return None;
+        }
+        sources.push(source);
+        at.at += object.len();
+        if at.lit(b",\n").is_none() {
+            at.lit(b"\n  ],\n")?;
+            return Some(sources);
+        }
+    }
+}
+
+fn value(at: &mut Cursor<'_>) -> Option<FactValue> {
+    if at.lit(b"[").is_none() {
+        return scalar(at).map(FactValue::Scalar);
+    }
+    let mut items: Vec<Scalar> = Vec::new();
+    if at.lit(b"]").is_some() {
+        return Some(FactValue::List(items));
+    }
+    loop {
+        let item = scalar(at)?;
+        // serde's reader refuses an unsorted list, with its reason.
+        if items.last().is_some_and(|last| *last > item) {
+            return None;
+        }
+        items.push(item);
+        if at.lit(b",").is_none() {
+            at.lit(b"]")?;
+            return Some(FactValue::List(items));
+        }
+    }
+}
+
+fn scalar(at: &mut Cursor<'_>) -> Option<Scalar> {
+    match at.text.as_bytes().get(at.at)? {
+        b'"' => at.string().map(|text| Scalar::Text(text.to_owned())),
+        b't' => at.lit(b"true").map(|()| Scalar::Bool(true)),
+        b'f' => at.lit(b"false").map(|()| Scalar::Bool(false)),
+        b'-' | b'0'..=b'9' => {
+            let rest = &at.text[at.at..];
+            let len = rest
+                .bytes()
+                .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                .unwrap_or(rest.len());
+            let number = number(&rest[..len])?;
+            at.at += len;
+            Some(Scalar::Number(number))
+        }
+        _ => None,
+    }
+}
+
+/// `token` as a number, if serde_json writes that number as exactly `token`.
+fn number(token: &str) -> Option<serde_json::Number> {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    let integer = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if integer {
+        // `-0` is a float to serde_json (`-0.0`), so it falls to the general check below.
+        if let Ok(n) = token.parse::<u64>() {
+            return Some(n.into());
+        }
+        if let Ok(n) = token.parse::<i64>()
+            && n < 0
+        {
+            return Some(n.into());
+        }
+    }
+    let number: serde_json::Number = token.parse().ok()?;
+    (serde_json::to_string(&number).ok()? == token).then_some(number)
+}
+
+/// A position in the text; every step either matches and moves on or gives up.
+struct Cursor<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Cursor<'t> {
+    /// Moves past `expected` if the text continues with it.
+    fn lit(&mut self, expected: &[u8]) -> Option<()> {
+        let found = self
+            .text
+            .as_bytes()
+            .get(self.at..self.at + expected.len())?;
+        (found == expected).then(|| self.at += expected.len())
+    }
+
+    /// A JSON string that serde_json would write as it stands: no escape, no control
+    /// character. Its quotes are ASCII, so the slice between them is whole characters. The
+    /// closing quote is found by `memchr` and the bytes before it are checked in one loop
+    /// without early exits (vector code): a byte-at-a-time scan was a tenth of a fleet check.
+    fn string(&mut self) -> Option<&'t str> {
+        self.lit(b"\"")?;
+        let start = self.at;
+        let end = start + memchr::memchr(b'"', &self.text.as_bytes()[start..])?;
+        let content = &self.text.as_bytes()[start..end];
+        let plain = content
+            .iter()
+            .fold(true, |plain, &b| plain & (b >= b' ' && b != b'\\'));
+        if !plain {
+            return None;
+        }
+        self.at = end + 1;
+        Some(&self.text[start..end])
+    }
+}
