@@ -552,18 +552,39 @@ fn children<'a>(
         .filter(|(rest, _)| memchr::memchr(b'/', rest.as_bytes()).is_none())
 }
 
-/// The distinct first segments under `prefix` (which ends in `/`), in order.
+/// The distinct first segments under `prefix` (which ends in `/`), in order. Every invariant
+/// asks for the ports, so rather than walking each port's facts this seeks past them: every
+/// path under `<prefix><segment>/` sorts before `<prefix><segment>0` (`0` follows `/`).
 fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Item = &'a str> {
+    let mut from: Bound<String> = Bound::Included(prefix.to_owned());
     let mut last: Option<&str> = None;
-    facts
-        .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-        .map_while(move |(path, _)| path.as_str().strip_prefix(prefix))
-        .map(|rest| memchr::memchr(b'/', rest.as_bytes()).map_or(rest, |end| &rest[..end]))
-        .filter(move |segment| {
-            let new = last != Some(*segment);
-            last = Some(segment);
-            new
-        })
+    std::iter::from_fn(move || {
+        loop {
+            let bound = match &from {
+                Bound::Included(at) => Bound::Included(at.as_str()),
+                Bound::Excluded(at) => Bound::Excluded(at.as_str()),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            let (path, _) = facts.range::<str, _>((bound, Bound::Unbounded)).next()?;
+            let rest = path.as_str().strip_prefix(prefix)?;
+            let segment = match memchr::memchr(b'/', rest.as_bytes()) {
+                Some(end) => {
+                    from = Bound::Included(format!("{prefix}{}0", &rest[..end]));
+                    &rest[..end]
+                }
+                // A fact right at `<prefix><segment>`: what follows may be another segment.
+                None => {
+                    from = Bound::Excluded(path.as_str().to_owned());
+                    rest
+                }
+            };
+            // `<prefix>b` and then `<prefix>b/q` name one segment.
+            if last != Some(segment) {
+                last = Some(segment);
+                return Some(segment);
+            }
+        }
+    })
 }
 
 /// The MAC (or name) keys of every port in the facts.

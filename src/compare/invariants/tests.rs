@@ -497,3 +497,41 @@ fn an_adapter_that_reports_no_dcb_is_an_adapter_without_dcb() {
     reported.remove(format!("{n}/os/dcb_reported").as_str());
     assert_eq!(run("pfc-not-operational", &reported).len(), 1);
 }
+
+#[test]
+fn children_segments_are_every_first_segment_once_per_run_in_order() {
+    let paths = [
+        "nic/a",
+        "nic/a-1/x",
+        "nic/a/x",
+        "nic/a/y/z",
+        "nic/a0/z",
+        "nic/a0/zz",
+        "nic/b",
+        "nic/b/q",
+        "nic/c:d/e",
+        "nicx/f",
+        "o/g",
+    ];
+    let facts = facts(&paths.map(|p| (p, FactValue::from(true))));
+    // What a walk over every fact gives: first segments, consecutive repeats dropped.
+    let mut walked: Vec<&str> = Vec::new();
+    for path in facts.keys() {
+        if let Some(rest) = path.as_str().strip_prefix("nic/") {
+            let segment = rest.split('/').next().unwrap();
+            if walked.last() != Some(&segment) {
+                walked.push(segment);
+            }
+        }
+    }
+    assert_eq!(walked, ["a", "a-1", "a", "a0", "b", "c:d"]);
+    assert_eq!(
+        children_segments(&facts, "nic/").collect::<Vec<_>>(),
+        walked
+    );
+    assert_eq!(
+        children_segments(&facts, "nic/a/").collect::<Vec<_>>(),
+        ["x", "y"]
+    );
+    assert_eq!(children_segments(&facts, "none/").count(), 0);
+}
