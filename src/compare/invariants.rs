@@ -560,11 +560,7 @@ fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Ite
     let mut last: Option<&str> = None;
     std::iter::from_fn(move || {
         loop {
-            let bound = match &from {
-                Bound::Included(at) => Bound::Included(at.as_str()),
-                Bound::Excluded(at) => Bound::Excluded(at.as_str()),
-                Bound::Unbounded => Bound::Unbounded,
-            };
+            let bound = from.as_ref().map(String::as_str);
             let (path, _) = facts.range::<str, _>((bound, Bound::Unbounded)).next()?;
             let rest = path.as_str().strip_prefix(prefix)?;
             let segment = match memchr::memchr(b'/', rest.as_bytes()) {

@@ -19,7 +19,7 @@ use super::{FactValue, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
 /// The canonical text with its `digest` line.
 pub(super) fn render_with_digest(snapshot: &Snapshot) -> String {
     let (body, digest_at) = render(snapshot);
-    let digest = digest_of(&body);
+    let digest = digest_of(&[&body]);
     splice(&body, digest_at, &digest)
 }
 
@@ -41,11 +41,16 @@ fn splice(body: &[u8], digest_at: usize, digest: &str) -> String {
 
 /// `sha256:` + lowercase hex of the canonical form without the digest.
 pub(super) fn digest(snapshot: &Snapshot) -> String {
-    digest_of(&render(snapshot).0)
+    digest_of(&[&render(snapshot).0])
 }
 
-fn digest_of(body: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(body)))
+/// `sha256:` + lowercase hex of the hashed form, given as consecutive pieces.
+pub(super) fn digest_of(pieces: &[&[u8]]) -> String {
+    let mut hasher = Sha256::new();
+    for piece in pieces {
+        hasher.update(piece);
+    }
+    format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
 /// The canonical text without the digest line, and the offset where that line belongs (right

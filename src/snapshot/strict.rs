@@ -8,8 +8,6 @@
 //! up, and the caller reads the text with serde, which explains what is wrong; giving up is
 //! never an error of its own.
 
-use sha2::{Digest as _, Sha256};
-
 use super::{FactPath, FactValue, Facts, HostName, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
 
 /// A canonical text's snapshot, the digest its file records and the digest its content has.
@@ -63,9 +61,6 @@ pub(super) fn read(text: &str) -> Option<Read<'_>> {
     if at.at != text.len() {
         return None;
     }
-    let mut hasher = Sha256::new();
-    hasher.update(&text.as_bytes()[..digest_from]);
-    hasher.update(&text.as_bytes()[digest_to..]);
     Some(Read {
         snapshot: Snapshot {
             host,
@@ -75,7 +70,10 @@ pub(super) fn read(text: &str) -> Option<Read<'_>> {
             facts,
         },
         recorded,
-        computed: format!("sha256:{}", hex::encode(hasher.finalize())),
+        computed: super::canonical::digest_of(&[
+            &text.as_bytes()[..digest_from],
+            &text.as_bytes()[digest_to..],
+        ]),
     })
 }
 
