@@ -422,3 +422,28 @@ proptest::proptest! {
         let _ = VerifiedSnapshot::parse(&mutated, "fuzz.json");
     }
 }
+
+#[test]
+fn truncated_empty_and_mistyped_texts_are_left_to_serde_and_refused() {
+    let text = strict_readable().to_canonical_json();
+    // Without only its final newline the text is still the same JSON document, which serde
+    // reads (the strict reader does not); every shorter cut is broken.
+    let mut broken: Vec<String> = (0..text.len() - 1)
+        .filter(|&cut| text.is_char_boundary(cut))
+        .map(|cut| text[..cut].to_owned())
+        .collect();
+    broken.extend([
+        text.replacen("\"host\": \"azl-node01\"", "\"host\": 5", 1),
+        text.replacen("\"b/off\": false", "\"b/off\": null", 1),
+        text.replacen("\"b/off\": false", "\"b/off\": [[1]]", 1),
+        text.replacen("\"driftgate.snapshot/v1\"", "\"driftgate.snapshot/v2\"", 1),
+        text.replacen("\"status\": \"partial\"", "\"status\": \"maybe\"", 1),
+    ]);
+    for text in &broken {
+        assert!(!assert_strict_agrees(text), "taken in place: {text:?}");
+        assert!(
+            VerifiedSnapshot::parse(text, "broken.json").is_err(),
+            "{text:?}"
+        );
+    }
+}
