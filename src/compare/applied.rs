@@ -2,7 +2,7 @@
 //! that checks expectations, so a report can show each rule that held, not only those that
 //! found something.
 
-use super::policy::{Policy, Rule};
+use super::policy::{Governor, Policy, Rule};
 use super::severity::Severity;
 use super::verdict::{AppliedRule, RuleKind};
 use crate::snapshot::FactPath;
@@ -10,6 +10,8 @@ use crate::snapshot::FactPath;
 /// Facts per rule (by index into [`Policy::rules`]) as the judgement meets them.
 pub(super) struct Tally<'p> {
     policy: &'p Policy,
+    /// The snapshot's facts come in path order: matching each resumes from its neighbour.
+    governor: Governor<'p>,
     /// With a baseline, changes were judged: drift rules apply.
     baseline: bool,
     drift: Vec<usize>,
@@ -22,6 +24,7 @@ impl<'p> Tally<'p> {
         let rules = policy.rules().len();
         Tally {
             policy,
+            governor: policy.governor(),
             baseline,
             drift: vec![0; rules],
             expect: vec![0; rules],
@@ -35,13 +38,13 @@ impl<'p> Tally<'p> {
         // matched (none in the built-in policy), which is what promote's refusal check asks
         // of every fact of every host.
         let expect = if self.baseline {
-            let governing = self.policy.governing(path);
+            let governing = self.governor.governing(path);
             if let Some(index) = governing.change {
                 self.drift[index] += 1;
             }
             governing.expect
         } else {
-            self.policy.expectation_index(path)
+            self.governor.expectation_index(path)
         };
         expect.map(|index| {
             self.expect[index] += 1;

@@ -28,7 +28,7 @@ use toml::Spanned;
 use super::invariants::{INVARIANTS, Invariant};
 use super::severity::Severity;
 use crate::snapshot::{FactPath, FactValue};
-use glob_group::{GlobGroup, Matches};
+use glob_group::{Cursor, GlobGroup, Matches};
 
 const BUILTIN_TEXT: &str = include_str!("default_policy.toml");
 const BUILTIN_ORIGIN: &str = "built-in policy";
@@ -364,45 +364,13 @@ impl Policy {
         self.expect_rules.best(&self.rules, path.as_str())
     }
 
-    /// [`Governing::expect`] of `path` alone, matched against the rules with an `expect`
-    /// only: for a judgement without a baseline, where no drift rule counts.
-    pub(super) fn expectation_index(&self, path: &FactPath) -> Option<usize> {
-        self.expect_rules
-            .best_index(&self.rules, path.as_str(), |_| true)
-    }
-
-    /// The rules that govern `path`, by index into [`Policy::rules`], from one match against
-    /// every rule's pattern: the change rule [`Policy::classify_change`] would pick and the
-    /// expectation [`Policy::expectation_for`] would. Judging counts, with it, the facts each
-    /// rule applies to in the same pass that checks expectations.
-    pub(super) fn governing(&self, path: &FactPath) -> Governing {
-        if is_staged(path.as_str()) {
-            // A staged path: its change rule may be the live path's (rare, so the full lookup).
-            let class = self.classify_change(path);
-            return Governing {
-                change: self.rules.iter().position(|r| r.id == class.id),
-                expect: self
-                    .expect_rules
-                    .best_index(&self.rules, path.as_str(), |_| true),
-            };
+    /// A [`Governor`] for one pass over a snapshot's facts.
+    pub(super) fn governor(&self) -> Governor<'_> {
+        Governor {
+            policy: self,
+            all: self.all_rules.cursor(),
+            expect: self.expect_rules.cursor(),
         }
-        let rank = |index: usize| (self.rules[index].specificity, index);
-        let mut governing = Governing {
-            change: None,
-            expect: None,
-        };
-        for index in self.all_rules.matching(path.as_str()) {
-            let rule = &self.rules[index];
-            for (wanted, best) in [
-                (rule.on_change.is_some(), &mut governing.change),
-                (rule.expect.is_some(), &mut governing.expect),
-            ] {
-                if wanted && best.is_none_or(|best| rank(index) > rank(best)) {
-                    *best = Some(index);
-                }
-            }
-        }
-        governing
     }
 
     /// Rules whose expectation names one exact fact (so its absence is a violation).
@@ -474,6 +442,56 @@ pub(super) struct Governing {
     pub change: Option<usize>,
     /// The rule whose expectation it must meet.
     pub expect: Option<usize>,
+}
+
+/// The rules that govern each fact of one pass over a snapshot's facts, in path order:
+/// each path's match resumes from its neighbour's shared prefix ([`glob_group::Cursor`]).
+pub(super) struct Governor<'p> {
+    policy: &'p Policy,
+    all: MatcherCursor<'p>,
+    expect: MatcherCursor<'p>,
+}
+
+impl Governor<'_> {
+    /// [`Governing::expect`] of `path` alone, matched against the rules with an `expect`
+    /// only: for a judgement without a baseline, where no drift rule counts.
+    pub(super) fn expectation_index(&mut self, path: &FactPath) -> Option<usize> {
+        self.expect
+            .best_index(&self.policy.rules, path.as_str(), |_| true)
+    }
+
+    /// The rules that govern `path`, by index into [`Policy::rules`], from one match against
+    /// every rule's pattern: the change rule [`Policy::classify_change`] would pick and the
+    /// expectation [`Policy::expectation_for`] would. Judging counts, with it, the facts each
+    /// rule applies to in the same pass that checks expectations.
+    pub(super) fn governing(&mut self, path: &FactPath) -> Governing {
+        let policy = self.policy;
+        if is_staged(path.as_str()) {
+            // A staged path: its change rule may be the live path's (rare, so the full lookup).
+            let class = policy.classify_change(path);
+            return Governing {
+                change: policy.rules.iter().position(|r| r.id == class.id),
+                expect: self.expectation_index(path),
+            };
+        }
+        let rank = |index: usize| (policy.rules[index].specificity, index);
+        let mut governing = Governing {
+            change: None,
+            expect: None,
+        };
+        for index in self.all.matching(path.as_str()) {
+            let rule = &policy.rules[index];
+            for (wanted, best) in [
+                (rule.on_change.is_some(), &mut governing.change),
+                (rule.expect.is_some(), &mut governing.expect),
+            ] {
+                if wanted && best.is_none_or(|best| rank(index) > rank(best)) {
+                    *best = Some(index);
+                }
+            }
+        }
+        governing
+    }
 }
 
 /// The change severity of a rule the change matcher holds.
@@ -589,44 +607,84 @@ impl Matcher {
         }
     }
 
-    /// The index (into the rules) of every rule whose glob matches `path`.
-    fn matching<'m>(&'m self, path: &'m str) -> Matches<'m> {
+    /// The group of globs that can match `path`, by its index in [`MatcherCursor::groups`].
+    fn group_of(&self, path: &str) -> (usize, &GlobGroup) {
         let first = memchr::memchr(b'/', path.as_bytes()).map_or(path, |end| &path[..end]);
-        let group = self
-            .by_first
+        self.by_first
             .iter()
-            .find(|(segment, _)| segment == first)
-            .map_or(&self.anywhere, |(_, group)| group);
-        group.matching(path)
+            .enumerate()
+            .find(|(_, (segment, _))| segment == first)
+            .map_or(
+                (self.by_first.len(), &self.anywhere),
+                |(index, (_, group))| (index, group),
+            )
+    }
+
+    /// A cursor for paths matched one after another; each group's DFA is entered only when a
+    /// path needs it.
+    fn cursor(&self) -> MatcherCursor<'_> {
+        MatcherCursor {
+            matcher: self,
+            groups: std::iter::repeat_with(|| None)
+                .take(self.by_first.len() + 1)
+                .collect(),
+        }
     }
 
     fn best<'r>(&self, rules: &'r [Rule], path: &str) -> Option<&'r Rule> {
         self.best_where(rules, path, |_| true)
     }
 
+    /// The most specific rule `include` takes whose glob matches `path`, on a cursor of its
+    /// own: for the few paths asked about one at a time (a change, a literal expectation).
     fn best_where<'r>(
         &self,
         rules: &'r [Rule],
         path: &str,
         include: impl Fn(&Rule) -> bool,
     ) -> Option<&'r Rule> {
-        self.best_index(rules, path, include)
-            .map(|index| &rules[index])
+        if self.empty {
+            return None;
+        }
+        let mut cursor = self.group_of(path).1.cursor();
+        best(rules, cursor.matching(path), include).map(|index| &rules[index])
+    }
+}
+
+/// A [`Matcher`]'s groups, each with a cursor once a path has needed it.
+struct MatcherCursor<'m> {
+    matcher: &'m Matcher,
+    /// One per first segment, in [`Matcher::by_first`]'s order, then the one for any other.
+    groups: Vec<Option<Cursor<'m>>>,
+}
+
+impl MatcherCursor<'_> {
+    /// The index (into the rules) of every rule whose glob matches `path`.
+    fn matching(&mut self, path: &str) -> Matches<'_> {
+        let (index, group) = self.matcher.group_of(path);
+        self.groups[index]
+            .get_or_insert_with(|| group.cursor())
+            .matching(path)
     }
 
     fn best_index(
-        &self,
+        &mut self,
         rules: &[Rule],
         path: &str,
         include: impl Fn(&Rule) -> bool,
     ) -> Option<usize> {
-        if self.empty {
+        if self.matcher.empty {
             return None;
         }
-        self.matching(path)
-            .filter(|&index| include(&rules[index]))
-            .max_by_key(|&index| (rules[index].specificity, index))
+        best(rules, self.matching(path), include)
     }
+}
+
+/// The most specific of `matches` that `include` takes (the later rule on a tie).
+fn best(rules: &[Rule], matches: Matches<'_>, include: impl Fn(&Rule) -> bool) -> Option<usize> {
+    matches
+        .filter(|&index| include(&rules[index]))
+        .max_by_key(|&index| (rules[index].specificity, index))
 }
 
 /// Whether `path` has a `pending` segment, without building its live path: asked of every
