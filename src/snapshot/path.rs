@@ -38,34 +38,72 @@ impl FactPath {
     }
 }
 
-/// What is wrong with `path`, if anything. Every fact of every snapshot read is validated
-/// here, so the bytes are checked in one loop without early exits, which the compiler turns
-/// into vector code; paths are ASCII but for the rare vendor string, checked by `char`.
+/// What one pass over a path's bytes finds.
+struct Scan {
+    /// An ASCII space, control character or DEL.
+    blank: bool,
+    /// A byte of a non-ASCII character.
+    wide: bool,
+    /// Two `/` in a row.
+    doubled: bool,
+    /// A backslash: in a JSON string, where an escape starts.
+    backslash: bool,
+}
+
+/// Every fact of every snapshot read is validated here, so the bytes are checked in one loop
+/// without early exits, which the compiler turns into vector code.
+fn scan(bytes: &[u8]) -> Scan {
+    let mut found = Scan {
+        blank: false,
+        wide: false,
+        doubled: false,
+        backslash: false,
+    };
+    for &byte in bytes {
+        // ASCII whitespace and control characters are exactly the bytes up to a space and DEL.
+        found.blank |= byte <= b' ' || byte == 0x7f;
+        found.wide |= !byte.is_ascii();
+        found.backslash |= byte == b'\\';
+    }
+    found.doubled = bytes
+        .iter()
+        .zip(bytes.get(1..).unwrap_or_default())
+        .fold(false, |doubled, (&a, &b)| {
+            doubled | (a == b'/' && b == b'/')
+        });
+    found
+}
+
+/// What is wrong with `path`, if anything; paths are ASCII but for the rare vendor string,
+/// checked by `char`.
 fn defect(path: &str) -> Option<&'static str> {
+    defect_of(path, &scan(path.as_bytes()))
+}
+
+fn defect_of(path: &str, scan: &Scan) -> Option<&'static str> {
     let bytes = path.as_bytes();
     let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
         return Some("empty");
     };
-    let mut blank = false;
-    let mut wide = false;
-    for &byte in bytes {
-        // ASCII whitespace and control characters are exactly the bytes up to a space and DEL.
-        blank |= byte <= b' ' || byte == 0x7f;
-        wide |= !byte.is_ascii();
-    }
-    let doubled = bytes
-        .iter()
-        .zip(&bytes[1..])
-        .fold(false, |doubled, (&a, &b)| {
-            doubled | (a == b'/' && b == b'/')
-        });
-    blank |= wide && path.chars().any(|c| c.is_whitespace() || c.is_control());
-    if *first == b'/' || *last == b'/' || doubled {
+    let blank =
+        scan.blank || (scan.wide && path.chars().any(|c| c.is_whitespace() || c.is_control()));
+    if *first == b'/' || *last == b'/' || scan.doubled {
         Some("empty segment (leading, trailing or doubled `/`)")
     } else if blank {
         Some("whitespace or control character")
     } else {
         None
+    }
+}
+
+impl FactPath {
+    /// The text between a JSON string's quotes as a path, if it is one as it stands: `None`
+    /// for a text that is not a fact path or has a backslash (an escape would make it other
+    /// text). A path has no control character, so this is also every check a JSON string's
+    /// plain text needs, in the same pass.
+    pub(super) fn from_plain_json(text: &str) -> Option<Self> {
+        let found = scan(text.as_bytes());
+        (!found.backslash && defect_of(text, &found).is_none()).then(|| Self(text.to_owned()))
     }
 }
 
@@ -163,5 +201,30 @@ mod tests {
         .unwrap();
         assert_eq!(p.as_str(), "storage/satp_rule/DVD-RW_DU8A6SH_x/psp");
         assert_eq!(path_segment("  "), "_");
+    }
+
+    /// A JSON string's text as it stands is a path when `FactPath::new` takes it and it has no
+    /// backslash.
+    #[test]
+    fn plain_json_text_is_a_path_as_new_would_take_it() {
+        for text in [
+            "nic/00:0a:f7:12:34:56/bmc/dcbx_mode",
+            "nic/Intel®_X710/ünïcode",
+            "a",
+            "",
+            "/a",
+            "a//b",
+            "a b",
+            "a/\u{7f}",
+            "a/\u{85}",
+            "a\\b",
+            "a\\",
+        ] {
+            let plain = FactPath::from_plain_json(text);
+            let new = FactPath::new(text).ok().filter(|_| !text.contains('\\'));
+            assert_eq!(plain, new, "{text:?}");
+        }
+        assert!(FactPath::new("a\\b").is_ok());
+        assert!(FactPath::from_plain_json("a\\b").is_none());
     }
 }
