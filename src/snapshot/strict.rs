@@ -151,7 +151,7 @@ fn value(at: &mut Cursor<'_>) -> Option<FactValue> {
 
 fn scalar(at: &mut Cursor<'_>) -> Option<Scalar> {
     match at.text.as_bytes().get(at.at)? {
-        b'"' => at.string().map(|text| Scalar::Text(text.to_owned())),
+        b'"' => at.string().map(|text| Scalar::Text(text.into())),
         b't' => at.lit(b"true").map(|()| Scalar::Bool(true)),
         b'f' => at.lit(b"false").map(|()| Scalar::Bool(false)),
         b'-' | b'0'..=b'9' => {

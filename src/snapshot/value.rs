@@ -4,6 +4,7 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 
+use compact_str::CompactString;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
@@ -17,8 +18,9 @@ pub enum Scalar {
     Bool(bool),
     /// An integer or a finite float, kept as JSON wrote it.
     Number(Number),
-    /// A string.
-    Text(String),
+    /// A string. Held in place up to 24 bytes (nearly every value a capture reads: `Enabled`,
+    /// a version, a MAC), so reading a snapshot allocates nothing for most of its values.
+    Text(CompactString),
 }
 
 /// The value of one fact.
@@ -79,7 +81,7 @@ impl fmt::Display for Scalar {
             Scalar::Bool(b) => write!(f, "{b}"),
             Scalar::Number(n) => write!(f, "{n}"),
             Scalar::Text(s) => {
-                let quoted = serde_json::to_string(s).map_err(|_| fmt::Error)?;
+                let quoted = serde_json::to_string(s.as_str()).map_err(|_| fmt::Error)?;
                 f.write_str(&quoted)
             }
         }
@@ -155,13 +157,13 @@ impl From<i64> for FactValue {
 
 impl From<&str> for FactValue {
     fn from(s: &str) -> Self {
-        FactValue::Scalar(Scalar::Text(s.to_owned()))
+        FactValue::Scalar(Scalar::Text(s.into()))
     }
 }
 
 impl From<String> for FactValue {
     fn from(s: String) -> Self {
-        FactValue::Scalar(Scalar::Text(s))
+        FactValue::Scalar(Scalar::Text(s.into()))
     }
 }
 
