@@ -320,18 +320,19 @@ pub(super) async fn run(
     Ok(records)
 }
 
-/// How many hosts run at once: `concurrency`, but at most one more than there are cores when
-/// every host is files read and judged (`--snapshots`): nothing waits on a network then, so more
-/// only holds more snapshot pairs in memory and makes the threads take turns. The one extra keeps
-/// every core busy while a finished host is handed back and the next one started: at one per
-/// core, a 1,000-pair check kept 1.5 of 2 cores busy (BENCHMARKS.md, issue 14).
+/// How many hosts run at once: `concurrency`, but at most three per core when every host is
+/// files read and judged (`--snapshots`): nothing waits on a network then, so more only holds
+/// more snapshot pairs in memory and makes the threads take turns. Each host goes through the
+/// runtime and the blocking pool and back, and while it does its core has nothing to do unless
+/// another host waits: at one host per core a 1,000-pair check kept 1.5 of 2 cores busy, at
+/// one more than the cores 1.6, at three per core 1.8 (BENCHMARKS.md, issue 14).
 fn hosts_at_once(concurrency: usize, from_files: bool) -> usize {
     let concurrency = concurrency.max(1);
     if !from_files {
         return concurrency;
     }
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    concurrency.min(cores + 1)
+    concurrency.min(cores * 3)
 }
 
 /// What a panic said, or that the task was cancelled.
