@@ -79,8 +79,8 @@ pub(super) fn read(text: &str) -> Option<Read<'_>> {
 
 /// Fact lines up to and including the `  },` that closes them, paths strictly ascending.
 fn facts(at: &mut Cursor<'_>) -> Option<Facts> {
-    // One fact a line: the lines left are a bound that never grows the list (a guess from the
-    // text's length did, copying it whole, for 3 % of a fleet check).
+    // One fact a line: the lines left are a bound that never grows the list. A guess from the
+    // text's length fell short of the Dell capture's facts, and the list was copied at its end.
     let lines = memchr::memchr_iter(b'\n', &at.text.as_bytes()[at.at..]).count();
     let mut facts: Vec<(FactPath, FactValue)> = Vec::with_capacity(lines);
     let mut last: Option<&str> = None;
