@@ -64,6 +64,7 @@ fi
 python=$venv/bin/python
 
 echo "bench: building release" >&2
+bash scripts/test-deps.sh --build
 cargo build --release --quiet </dev/null
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)

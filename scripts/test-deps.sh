@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond the Rust toolchain, from Debian's packages: OpenSSH's
+# Installs what building and the tests need beyond the Rust toolchain, from Debian's packages:
+# cmake (libgit2 and flate2 inflate and deflate with zlib-ng, which cmake builds), OpenSSH's
 # server and client (the ssh transport is tested against a throw-away sshd on 127.0.0.1),
 # xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver (the HTML
 # report is tested in a headless browser) and promtool (Prometheus textfiles and alert rules).
+# `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
+case "${1-}" in
+"" | --build) ;;
+*) echo "usage: bash scripts/test-deps.sh [--build]" >&2; exit 2 ;;
+esac
 
-# Each command the tests run, and the Debian package it comes from.
-needed=(
+# Each command building or the tests run, and the Debian package it comes from.
+needed=("cmake cmake")
+[ "${1-}" = "--build" ] || needed+=(
     "/usr/sbin/sshd openssh-server"
     "ssh openssh-client"
     "ssh-keygen openssh-client"

@@ -6,7 +6,9 @@
 //! hosts.
 
 use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -19,7 +21,7 @@ use super::plan::{BaselineAt, Plan, Planned};
 use super::spool::Spool;
 use super::stale::State;
 use super::{FleetError, FleetSettings, HostResult, Reporter};
-use crate::collect::{self, CaptureOptions, SourceKind};
+use crate::collect::{self, Cancel, CaptureOptions, SourceKind};
 use crate::compare::{self, JudgeOptions, Policy};
 use crate::inventory::{HostOptionsError, Inventory};
 use crate::snapshot::{
@@ -217,7 +219,6 @@ pub(super) async fn run(
     reporter: &dyn Reporter,
 ) -> Result<Vec<HostRecord>, FleetError> {
     let cancel = &settings.capture.cancel;
-    let concurrency = hosts_at_once(settings.concurrency, settings.snapshots.is_some());
     let shared = Arc::new(Shared {
         stores: StorePool::new(settings.store.location()),
         head: plan.head.clone(),
@@ -229,6 +230,26 @@ pub(super) async fn run(
         out: out.cloned(),
         spool: Spool::new()?,
     });
+    let last_good = |planned: &Planned| {
+        state
+            .hosts
+            .get(planned.host.name.as_str())
+            .map(|h| h.last_good)
+    };
+    if let Some(dir) = &settings.snapshots {
+        let threads = settings.concurrency.clamp(1, cores());
+        let files = Files {
+            dir,
+            hosts: &plan.hosts,
+            last_good: &last_good,
+        };
+        // Whole cores of judging: the runtime's other tasks (the signal watch) go on without
+        // this thread.
+        return tokio::task::block_in_place(|| {
+            judge_files(&shared, &files, threads, cancel, reporter)
+        });
+    }
+    let concurrency = settings.concurrency.max(1);
     let mut tasks: JoinSet<Done> = JoinSet::new();
     let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
     let mut panicked: HashSet<usize> = HashSet::new();
@@ -236,12 +257,6 @@ pub(super) async fn run(
     let mut next = 0;
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = Forward(sender);
-    let last_good = |planned: &Planned| {
-        state
-            .hosts
-            .get(planned.host.name.as_str())
-            .map(|h| h.last_good)
-    };
     loop {
         while tasks.len() < concurrency && next < plan.hosts.len() && !cancel.is_cancelled() {
             let planned = &plan.hosts[next];
@@ -320,19 +335,138 @@ pub(super) async fn run(
     Ok(records)
 }
 
-/// How many hosts run at once: `concurrency`, but at most three per core when every host is
-/// files read and judged (`--snapshots`): nothing waits on a network then, so more only holds
-/// more snapshot pairs in memory and makes the threads take turns. Each host goes through the
-/// runtime and the blocking pool and back, and while it does its core has nothing to do unless
-/// another host waits: at one host per core a 1,000-pair check kept 1.5 of 2 cores busy, at
-/// one more than the cores 1.6, at three per core 1.8 (BENCHMARKS.md, issue 14).
-fn hosts_at_once(concurrency: usize, from_files: bool) -> usize {
-    let concurrency = concurrency.max(1);
-    if !from_files {
-        return concurrency;
+/// The `--snapshots` hosts of a run, and where their files are.
+struct Files<'a> {
+    dir: &'a Path,
+    hosts: &'a [Planned],
+    /// A host's last good capture, as the state file says.
+    last_good: &'a (dyn Fn(&Planned) -> Option<Timestamp> + Sync),
+}
+
+/// `--snapshots`: every host is files read and judged and nothing waits on a network, so
+/// `threads` threads (at most one per core, this one among them) each take the next host as
+/// soon as one is done and tell `reporter` themselves. Going through the runtime for each
+/// host, as a capture does, left a core idle while a host was handed back and the next one
+/// handed out, and spread the hosts' memory over a pool of threads (BENCHMARKS.md, issue 14).
+/// A host that panics is INCOMPLETE, as in [`run`]; a stop starts no new host; an error ends
+/// the run once the hosts being judged are done.
+fn judge_files(
+    shared: &Shared,
+    files: &Files<'_>,
+    threads: usize,
+    cancel: &Cancel,
+    reporter: &dyn Reporter,
+) -> Result<Vec<HostRecord>, FleetError> {
+    let next = AtomicUsize::new(0);
+    let failed: Mutex<Option<FleetError>> = Mutex::new(None);
+    // One list, sized once: a record is half a kilobyte, and lists per thread grown by
+    // doubling and then joined held up to twice the fleet's records at once.
+    let records = Mutex::new(Vec::with_capacity(files.hosts.len()));
+    let work = || {
+        while !cancel.is_cancelled() {
+            let Some(planned) = files.hosts.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let host = &planned.host.name;
+            reporter.host_started(host);
+            let started = Instant::now();
+            match judge_file(
+                shared,
+                files.dir,
+                planned,
+                (files.last_good)(planned),
+                started,
+            ) {
+                Ok(record) => {
+                    reporter.host_finished(host, record.result.verdict, started.elapsed());
+                    records
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(record);
+                }
+                Err(error) => {
+                    cancel.cancel();
+                    failed
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get_or_insert(error);
+                }
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        // A thread the system does not give is a core less, not a failed run.
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .name("driftgate-judge".to_owned())
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        work();
+        for helper in helpers {
+            // `judge_file` catches a host's panic; one past it is the run's own.
+            helper
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        }
+    });
+    if let Some(error) = failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        return Err(error);
     }
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    concurrency.min(cores * 3)
+    if cancel.is_cancelled() {
+        return Err(FleetError::Interrupted);
+    }
+    Ok(records.into_inner().unwrap_or_else(PoisonError::into_inner))
+}
+
+/// One `--snapshots` host read and judged; a panic makes it INCOMPLETE with what it said,
+/// and only a panic in writing that failure too is an error.
+fn judge_file(
+    shared: &Shared,
+    dir: &Path,
+    planned: &Planned,
+    last_good: Option<Timestamp>,
+    started: Instant,
+) -> Result<HostRecord, FleetError> {
+    let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        #[cfg(test)]
+        if planned.host.name.as_str() == PANICKING_HOST {
+            panic!("injected for a test");
+        }
+        let (baseline, got) = match prepare(shared, planned) {
+            Err(failure) => (None, Err(failure)),
+            Ok((baseline, _)) => (baseline, read_snapshot(dir, planned)),
+        };
+        finish(shared, planned, baseline, got, last_good, started.elapsed())
+    }));
+    let why = match judged {
+        Ok(record) => return record,
+        Err(payload) => payload_text(payload.as_ref()),
+    };
+    let failure = HostFailure::Panicked(why);
+    std::panic::catch_unwind(AssertUnwindSafe(|| {
+        finish(
+            shared,
+            planned,
+            None,
+            Err(failure),
+            last_good,
+            Duration::ZERO,
+        )
+    }))
+    .unwrap_or_else(|payload| {
+        Err(FleetError::HostPanicked {
+            host: planned.host.name.to_string(),
+            message: payload_text(payload.as_ref()),
+        })
+    })
+}
+
+/// The cores this process may run on.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// What a panic said, or that the task was cancelled.
@@ -340,7 +474,11 @@ fn panic_text(error: tokio::task::JoinError) -> String {
     if !error.is_panic() {
         return "its task was cancelled".to_owned();
     }
-    let payload = error.into_panic();
+    payload_text(error.into_panic().as_ref())
+}
+
+/// What a panic's payload says.
+fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -348,8 +486,8 @@ fn panic_text(error: tokio::task::JoinError) -> String {
         .unwrap_or_else(|| "no message".to_owned())
 }
 
-/// One host's task: its baseline and capture settings, its capture under its deadline (or its
-/// snapshot read from `--snapshots`), then sealed, written and judged.
+/// One captured host's task: its baseline and capture settings, its capture under its
+/// deadline, then sealed, written and judged.
 async fn host_task(
     shared: Arc<Shared>,
     index: usize,
@@ -361,20 +499,6 @@ async fn host_task(
     #[cfg(test)]
     if planned.host.name.as_str() == PANICKING_HOST {
         panic!("injected for a test");
-    }
-    if let Some(dir) = shared.snapshots.clone() {
-        // Nothing to wait for but the disk: the host is one job on a blocking thread.
-        let (record, took) = blocking(move || {
-            let (baseline, got) = match prepare(&shared, &planned) {
-                Err(failure) => (None, Err(failure)),
-                Ok((baseline, _)) => (baseline, read_snapshot(&dir, &planned)),
-            };
-            let took = started.elapsed();
-            let record = finish(&shared, &planned, baseline, got, last_good, took);
-            (record, took)
-        })
-        .await;
-        return (index, record, took);
     }
     let prepared = {
         let (shared, planned) = (Arc::clone(&shared), planned.clone());
@@ -705,8 +829,12 @@ const MAX_SNAPSHOT_BYTES: u64 = 256 * 1024 * 1024;
 /// Reads `file` as UTF-8 text, refusing one over [`MAX_SNAPSHOT_BYTES`].
 fn read_limited(file: &Path) -> std::io::Result<String> {
     use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(file)?
+    let opened = std::fs::File::open(file)?;
+    // Sized by the file as it is now (it may still grow or shrink), so the text is read in one
+    // call, not grown and copied as the reads come in.
+    let expected = opened.metadata()?.len().min(MAX_SNAPSHOT_BYTES + 1);
+    let mut text = String::with_capacity(usize::try_from(expected).unwrap_or(0) + 1);
+    opened
         .take(MAX_SNAPSHOT_BYTES + 1)
         .read_to_string(&mut text)?;
     if text.len() as u64 > MAX_SNAPSHOT_BYTES {

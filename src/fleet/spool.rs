@@ -2,16 +2,21 @@
 //! temporary file as its host finishes and read back, one at a time, when a report is
 //! rendered. A run then holds a few hundred bytes per host (its [`super::HostResult`]
 //! without the report), not the host's whole judgement (8 KB and more), so its memory is set
-//! by the largest host rather than the fleet.
+//! by the largest host rather than the fleet. Each report is kept as pretty JSON indented for
+//! its place in the fleet report, so the fleet report's JSON copies it as it stands (see
+//! [`in_fleet_json`]).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
+use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
 
 use super::FleetError;
 use crate::compare::Report;
@@ -40,6 +45,13 @@ impl Spool {
         })
     }
 
+    /// Cuts the spool's file to `len` bytes, as a full disk or a lost file would.
+    #[cfg(test)]
+    pub(crate) fn truncate_for_test(&self, len: u64) {
+        let spool = self.file.lock().unwrap();
+        spool.file.set_len(len).expect("truncate the spool");
+    }
+
     /// Moves `report` to the spool (one already in a spool stays where it is).
     pub fn keep(&self, report: &mut HostReport) -> Result<(), FleetError> {
         self.write(report).map_err(|error| FleetError::Write {
@@ -52,8 +64,9 @@ impl Spool {
         let Kept::Held(held) = &mut report.0 else {
             return Ok(());
         };
-        // Serialized before the lock: the hosts finishing on other cores do not wait for it.
-        let bytes = serde_json::to_vec(held)?;
+        // Rendered before the lock, by the thread that judged the host: the hosts finishing on
+        // other cores do not wait for it, and the fleet report's JSON only copies it.
+        let bytes = nested_pretty(held)?;
         let offset = {
             let mut spool = self.file.lock().unwrap_or_else(PoisonError::into_inner);
             let offset = spool.end;
@@ -74,6 +87,44 @@ impl Spool {
         };
         Ok(())
     }
+}
+
+/// How much deeper than a report's own pretty JSON each of its lines but the first is in the
+/// fleet report's (`hosts[i].report`: three levels of two spaces).
+const FLEET_INDENT: &[u8] = b"      ";
+
+/// `report` as pretty JSON, as the fleet report's pretty JSON has it.
+fn nested_pretty(report: &Report) -> serde_json::Result<Vec<u8>> {
+    let pretty = serde_json::to_vec_pretty(report)?;
+    let lines = memchr::memchr_iter(b'\n', &pretty).count();
+    let mut nested = Vec::with_capacity(pretty.len() + lines * FLEET_INDENT.len());
+    for line in pretty.split_inclusive(|&b| b == b'\n') {
+        nested.extend_from_slice(line);
+        if line.ends_with(b"\n") {
+            nested.extend_from_slice(FLEET_INDENT);
+        }
+    }
+    Ok(nested)
+}
+
+thread_local! {
+    /// Whether this thread is in [`in_fleet_json`].
+    static IN_FLEET_JSON: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `write`, which writes a fleet report as pretty JSON, with each spooled report copied
+/// as the spool holds it (see [`nested_pretty`]): reading every report back and rendering it
+/// again, one at a time after the last host, was most of a 1,000-host check's serial end.
+/// Any other serialization of a [`HostReport`] renders the report.
+pub fn in_fleet_json<T>(write: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            IN_FLEET_JSON.set(self.0);
+        }
+    }
+    let _restore = Restore(IN_FLEET_JSON.replace(true));
+    write()
 }
 
 /// One host's report: in memory (read from a file, made by a test), or in a run's [`Spool`].
@@ -103,18 +154,23 @@ impl HostReport {
     pub fn get(&self) -> io::Result<Cow<'_, Report>> {
         match &self.0 {
             Kept::Held(report) => Ok(Cow::Borrowed(report)),
-            Kept::Spooled {
-                file, offset, len, ..
-            } => {
-                let mut bytes = vec![0; *len];
-                {
-                    let mut spool = file.lock().unwrap_or_else(PoisonError::into_inner);
-                    spool.file.seek(SeekFrom::Start(*offset))?;
-                    spool.file.read_exact(&mut bytes)?;
-                }
-                Ok(Cow::Owned(serde_json::from_slice(&bytes)?))
-            }
+            Kept::Spooled { .. } => Ok(Cow::Owned(serde_json::from_slice(&self.spooled()?)?)),
         }
+    }
+
+    /// The bytes the spool holds, or nothing for a report in memory.
+    fn spooled(&self) -> io::Result<Vec<u8>> {
+        let Kept::Spooled {
+            file, offset, len, ..
+        } = &self.0
+        else {
+            return Ok(Vec::new());
+        };
+        let mut bytes = vec![0; *len];
+        let mut spool = file.lock().unwrap_or_else(PoisonError::into_inner);
+        spool.file.seek(SeekFrom::Start(*offset))?;
+        spool.file.read_exact(&mut bytes)?;
+        Ok(bytes)
     }
 
     /// The report to change, read back into memory first if it was spooled (for tests that
@@ -181,9 +237,15 @@ impl PartialEq for HostReport {
 /// Written as the report itself: the spool leaves no trace in a document.
 impl Serialize for HostReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.get()
-            .map_err(|e| serde::ser::Error::custom(format!("a spooled report: {e}")))?
-            .serialize(serializer)
+        let unread = |e: io::Error| S::Error::custom(format!("a spooled report: {e}"));
+        if matches!(self.0, Kept::Spooled { .. }) && IN_FLEET_JSON.get() {
+            let text = String::from_utf8(self.spooled().map_err(unread)?)
+                .map_err(|e| S::Error::custom(format!("a spooled report: {e}")))?;
+            let raw = RawValue::from_string(text)
+                .map_err(|e| S::Error::custom(format!("a spooled report: {e}")))?;
+            return raw.serialize(serializer);
+        }
+        self.get().map_err(unread)?.serialize(serializer)
     }
 }
 
@@ -274,13 +336,7 @@ mod tests {
     fn a_spool_that_lost_its_bytes_says_so_and_equals_nothing() {
         let spool = Spool::new().unwrap();
         let kept = spooled(&spool, &reports().0);
-        spool
-            .file
-            .lock()
-            .unwrap()
-            .file
-            .set_len(10)
-            .expect("truncate the spool");
+        spool.truncate_for_test(10);
         let error = kept.get().expect_err("a truncated spool");
         assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
         assert_ne!(kept, kept.clone());

@@ -155,6 +155,48 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
 }
 
 #[test]
+fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_starts_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = settings(dir.path(), 5, 8);
+    let mut text = String::from("[defaults]\nfleet = \"f\"\n");
+    for host in settings
+        .inventory
+        .hosts
+        .iter()
+        .map(|h| h.name.as_str())
+        .chain([run::PANICKING_HOST])
+    {
+        text.push_str(&format!(
+            "[[host]]\nname = \"{host}\"\nsources = [\"windows=dir:/x\"]\n"
+        ));
+    }
+    settings.inventory =
+        Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
+    std::fs::create_dir(dir.path().join("snapshots")).unwrap();
+    settings.snapshots = Some(dir.path().join("snapshots"));
+    let watch = Watch::default();
+    let report = block_on(check_all(&settings, &watch)).unwrap();
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let most = watch.running.lock().unwrap().1;
+    assert!((1..=cores.min(8)).contains(&most), "{most} at once");
+    assert_eq!(watch.finished.lock().unwrap().len(), 6);
+    assert_eq!(report.counts.incomplete, 6);
+    for host in &report.hosts {
+        let failure = host.failure.as_deref().unwrap();
+        if host.host == run::PANICKING_HOST {
+            assert!(failure.contains("panicked: injected"), "{failure}");
+        } else {
+            assert!(failure.starts_with("no snapshot of"), "{failure}");
+        }
+    }
+    settings.capture.cancel.cancel();
+    let watch = Watch::default();
+    let result = block_on(check_all(&settings, &watch));
+    assert!(matches!(result, Err(FleetError::Interrupted)), "{result:?}");
+    assert!(watch.finished.lock().unwrap().is_empty());
+}
+
+#[test]
 fn a_reused_out_dir_keeps_no_snapshot_or_record_of_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     let settings = settings(dir.path(), 2, 2);

@@ -297,7 +297,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// The fleet result as pretty JSON.
 pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, report)?;
+    crate::fleet::spool::in_fleet_json(|| serde_json::to_writer_pretty(&mut *out, report))?;
     writeln!(out)
 }
 

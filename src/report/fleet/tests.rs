@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::compare::{Counts, Report, Severity, Verdict};
 use crate::fleet::cluster::{ClusterFacts, consistency};
+use crate::fleet::spool::Spool;
 use crate::fleet::{FleetFinding, FleetReport, HostCounts, HostResult, stale};
 use crate::report::testing::{self, judge, renamed};
 use crate::snapshot::VerifiedSnapshot;
@@ -151,6 +152,31 @@ fn markdown(report: &FleetReport) -> String {
     let mut out = Vec::new();
     super::markdown(report, &mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// The fleet JSON copies each spooled report as the spool holds it: the same bytes as every
+/// report rendered in place, and a spool that lost its bytes is an error, not a short report.
+#[test]
+fn the_json_of_spooled_reports_is_that_of_the_reports_in_memory() {
+    let held = small_fleet();
+    let mut in_memory = Vec::new();
+    serde_json::to_writer_pretty(&mut in_memory, &held).unwrap();
+    in_memory.push(b'\n');
+    let spool = Spool::new().unwrap();
+    let mut spooled = held.clone();
+    for host in &mut spooled.hosts {
+        spool.keep(&mut host.report).unwrap();
+        assert!(host.report.is_spooled());
+    }
+    let mut copied = Vec::new();
+    super::json(&spooled, &mut copied).unwrap();
+    assert_eq!(
+        String::from_utf8(copied).unwrap(),
+        String::from_utf8(in_memory).unwrap()
+    );
+    spool.truncate_for_test(10);
+    let error = super::json(&spooled, &mut Vec::new()).unwrap_err();
+    assert!(error.to_string().contains("a spooled report"), "{error}");
 }
 
 #[test]
