@@ -105,7 +105,7 @@ struct FleetArgs {
     /// exactly one shard). Merge the shards' --out-dir with `driftgate report merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Hosts captured at once.
+    /// Hosts captured at once (with --snapshots: hosts judged at once, at most one per core).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     concurrency: Option<u16>,
     /// Write snapshots/<host>.json and hosts/<host>.json here as each host finishes, and

@@ -52,7 +52,7 @@ pub struct FleetSettings {
     pub selection: Selection,
     /// Only the hosts of this shard (`--shard K/N`).
     pub shard: Option<Shard>,
-    /// Hosts captured at once.
+    /// Hosts captured at once (with `--snapshots`: judged at once, at most one per core).
     pub concurrency: usize,
     /// Warnings block.
     pub strict: bool,

@@ -14,7 +14,6 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
-use serde::ser::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
@@ -127,6 +126,15 @@ pub fn in_fleet_json<T>(write: impl FnOnce() -> T) -> T {
     write()
 }
 
+/// The `len` bytes at `offset` of a spool's file.
+fn read_back(file: &Mutex<SpoolFile>, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0; len];
+    let mut spool = file.lock().unwrap_or_else(PoisonError::into_inner);
+    spool.file.seek(SeekFrom::Start(offset))?;
+    spool.file.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// One host's report: in memory (read from a file, made by a test), or in a run's [`Spool`].
 #[derive(Clone)]
 pub struct HostReport(Kept);
@@ -154,23 +162,12 @@ impl HostReport {
     pub fn get(&self) -> io::Result<Cow<'_, Report>> {
         match &self.0 {
             Kept::Held(report) => Ok(Cow::Borrowed(report)),
-            Kept::Spooled { .. } => Ok(Cow::Owned(serde_json::from_slice(&self.spooled()?)?)),
+            Kept::Spooled {
+                file, offset, len, ..
+            } => Ok(Cow::Owned(serde_json::from_slice(&read_back(
+                file, *offset, *len,
+            )?)?)),
         }
-    }
-
-    /// The bytes the spool holds, or nothing for a report in memory.
-    fn spooled(&self) -> io::Result<Vec<u8>> {
-        let Kept::Spooled {
-            file, offset, len, ..
-        } = &self.0
-        else {
-            return Ok(Vec::new());
-        };
-        let mut bytes = vec![0; *len];
-        let mut spool = file.lock().unwrap_or_else(PoisonError::into_inner);
-        spool.file.seek(SeekFrom::Start(*offset))?;
-        spool.file.read_exact(&mut bytes)?;
-        Ok(bytes)
     }
 
     /// The report to change, read back into memory first if it was spooled (for tests that
@@ -237,13 +234,19 @@ impl PartialEq for HostReport {
 /// Written as the report itself: the spool leaves no trace in a document.
 impl Serialize for HostReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let unread = |e: io::Error| S::Error::custom(format!("a spooled report: {e}"));
-        if matches!(self.0, Kept::Spooled { .. }) && IN_FLEET_JSON.get() {
-            let text = String::from_utf8(self.spooled().map_err(unread)?)
-                .map_err(|e| S::Error::custom(format!("a spooled report: {e}")))?;
-            let raw = RawValue::from_string(text)
-                .map_err(|e| S::Error::custom(format!("a spooled report: {e}")))?;
-            return raw.serialize(serializer);
+        fn unread<E: serde::ser::Error>(e: impl fmt::Display) -> E {
+            E::custom(format!("a spooled report: {e}"))
+        }
+        if let Kept::Spooled {
+            file, offset, len, ..
+        } = &self.0
+            && IN_FLEET_JSON.get()
+        {
+            let text = String::from_utf8(read_back(file, *offset, *len).map_err(unread)?)
+                .map_err(unread)?;
+            return RawValue::from_string(text)
+                .map_err(unread)?
+                .serialize(serializer);
         }
         self.get().map_err(unread)?.serialize(serializer)
     }
