@@ -272,7 +272,8 @@ pub enum FleetError {
 /// INCOMPLETE, never an error; only a stop (`capture.cancel`: no new host starts) or an output
 /// directory that cannot be written ends the run early (the running hosts are drained first).
 /// Refused before anything runs: no host selected, a store without `baselines/` unless
-/// `bootstrap`, `--snapshots` inside the `--out-dir` a run clears.
+/// `bootstrap`, `--snapshots` inside the `--out-dir` a run clears. Runs on a multi-thread
+/// runtime only: a `--snapshots` run judges on the calling thread too (`block_in_place`).
 pub async fn check_all(
     settings: &FleetSettings,
     reporter: &dyn Reporter,
