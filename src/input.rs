@@ -183,6 +183,16 @@ impl Loader {
         verify(&reference.to_string(), &bytes)
     }
 
+    /// Reads and verifies the snapshot at `reference` and returns its canonical JSON text:
+    /// what [`Loader::snapshot`] would render, without rendering a text that already is.
+    pub fn canonical_text(&mut self, reference: &SnapshotRef) -> Result<String, InputError> {
+        let bytes = self.bytes(reference)?;
+        Ok(VerifiedSnapshot::canonical_text(
+            bytes,
+            &reference.to_string(),
+        )?)
+    }
+
     /// Reads and verifies the snapshots at `references`, in order: read one by one, verified
     /// on every core, a run of them at a time so that only that run's bytes are held (all of
     /// 10,000 hosts' were 580 MB more at the peak of a promote).

@@ -15,6 +15,7 @@ use crate::exit::Outcome;
 /// Baseline store subcommands. The store is `--repo DIR`, `DRIFTGATE_REPO`, or the repository
 /// around the current directory.
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Make DIR a baseline store (a new or existing git repository): adds `baselines/` and a
     /// commented driftgate.toml in one commit; existing files are left alone.
@@ -115,8 +116,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         }
         Command::Show { host, rev } => {
             let mut loader = Loader::new(ctx.repo.clone());
-            let snapshot = loader.snapshot(&SnapshotRef::Baseline { host, rev })?;
-            let text = snapshot.to_canonical_json();
+            let text = loader.canonical_text(&SnapshotRef::Baseline { host, rev })?;
             // JSON has no styles to strip: written as it is.
             ctx.printer
                 .stdout_raw(|out| out.write_all(text.as_bytes()))?;

@@ -12,6 +12,7 @@ use crate::output::Printer;
 
 /// Snapshot subcommands.
 #[derive(Debug, clap::Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Validate a hand-written snapshot and write it in canonical form with its digest.
     ///

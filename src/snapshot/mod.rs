@@ -340,6 +340,28 @@ impl VerifiedSnapshot {
         }
     }
 
+    /// The canonical JSON text of the snapshot in `bytes`, verified as
+    /// [`VerifiedSnapshot::parse_bytes`] verifies it. A text that is already canonical (what
+    /// driftgate wrote) is its own canonical form and comes back as it is, not rendered again.
+    pub fn canonical_text(bytes: Vec<u8>, origin: &str) -> Result<String, SnapshotError> {
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(not_utf8) => {
+                return Ok(Self::parse_bytes(not_utf8.as_bytes(), origin)?.to_canonical_json());
+            }
+        };
+        if let Some(read) = strict::read(&text) {
+            verified(
+                read.snapshot,
+                read.recorded.to_owned(),
+                read.computed,
+                origin,
+            )?;
+            return Ok(text);
+        }
+        Ok(Self::parse(&text, origin)?.to_canonical_json())
+    }
+
     /// The snapshot.
     pub fn snapshot(&self) -> &Snapshot {
         &self.snapshot

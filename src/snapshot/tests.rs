@@ -447,3 +447,37 @@ fn truncated_empty_and_mistyped_texts_are_left_to_serde_and_refused() {
         );
     }
 }
+
+/// `baseline show` prints `canonical_text`: what driftgate wrote comes back byte for byte,
+/// any other spelling of a snapshot as its canonical rendering, and nothing unverified at all.
+#[test]
+fn canonical_text_is_the_rendering_of_what_was_read_and_only_of_a_verified_text() {
+    let text = strict_readable().to_canonical_json();
+    let canonical =
+        |text: &str| VerifiedSnapshot::canonical_text(text.as_bytes().to_vec(), "t.json");
+    assert_eq!(canonical(&text).unwrap(), text);
+    // An escaped string and a trailing newline are left to serde, and rendered again.
+    let mut escaped = strict_readable();
+    escaped.tool = "driftgate \"0.1\"".into();
+    let escaped = escaped.to_canonical_json();
+    for other in [
+        escaped.clone(),
+        format!("{text}\n"),
+        text.replacen(": false", ":false", 1),
+    ] {
+        let rendered = VerifiedSnapshot::parse(&other, "t.json")
+            .unwrap()
+            .to_canonical_json();
+        assert_eq!(canonical(&other).unwrap(), rendered, "{other}");
+    }
+    assert_eq!(canonical(&format!("{escaped}\n")).unwrap(), escaped);
+    let edited = text.replacen("\"b/zero\": 0", "\"b/zero\": 1", 1);
+    assert!(matches!(
+        canonical(&edited),
+        Err(SnapshotError::DigestMismatch { .. })
+    ));
+    let mut not_utf8 = text.clone().into_bytes();
+    not_utf8[text.find("azl").unwrap()] = 0xff;
+    assert!(VerifiedSnapshot::canonical_text(not_utf8, "t.json").is_err());
+    assert!(canonical(&text[..text.len() / 2]).is_err());
+}
