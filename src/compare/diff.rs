@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::iter::Peekable;
 
-use crate::snapshot::{FactPath, FactValue, Facts};
+use crate::snapshot::{FactPath, FactValue, Facts, FactsIter};
 
 /// One fact that differs between two snapshots.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,8 +26,8 @@ pub fn changes<'a>(old: &'a Facts, new: &'a Facts) -> Changes<'a> {
 
 /// Iterator returned by [`changes`].
 pub struct Changes<'a> {
-    old: Peekable<std::collections::btree_map::Iter<'a, FactPath, FactValue>>,
-    new: Peekable<std::collections::btree_map::Iter<'a, FactPath, FactValue>>,
+    old: Peekable<FactsIter<'a>>,
+    new: Peekable<FactsIter<'a>>,
 }
 
 impl<'a> Iterator for Changes<'a> {

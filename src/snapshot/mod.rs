@@ -6,26 +6,24 @@
 //! never silently accepted. Imports: [`crate::model`] only.
 
 mod canonical;
+mod facts;
 mod path;
 mod strict;
 mod unique_keys;
 mod value;
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use facts::{Facts, FactsIter};
 pub use path::{BadFactPath, FactPath, path_segment};
 pub use unique_keys::DuplicateKey;
 pub use value::{FactValue, Scalar};
 
 /// The schema id every v1 snapshot carries.
 pub const SCHEMA_ID: &str = "driftgate.snapshot/v1";
-
-/// All facts of a snapshot, sorted by path.
-pub type Facts = BTreeMap<FactPath, FactValue>;
 
 /// A host name as inventories and baseline stores use it (`baselines/<fleet>/<host>.json`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

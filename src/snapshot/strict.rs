@@ -98,7 +98,7 @@ fn facts(at: &mut Cursor<'_>) -> Option<Facts> {
         facts.push((path, value));
         if at.lit(b",\n").is_none() {
             at.lit(b"\n  },\n")?;
-            return Some(facts.into_iter().collect());
+            return Some(Facts::from_sorted(facts));
         }
     }
 }
