@@ -97,7 +97,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         } => {
             let inventory = load(&inventory, ctx)?;
             let selection = selection.selection();
-            let hosts = inventory.select(&selection);
+            let hosts: Vec<&InventoryHost> = inventory
+                .select(&selection)
+                .into_iter()
+                .map(|h| &**h)
+                .collect();
             if hosts.is_empty() {
                 bail!("{}", nothing_selected(&inventory, &selection));
             }
@@ -180,7 +184,7 @@ type HostValues = fn(&InventoryHost) -> Vec<&str>;
 fn nothing_selected(inventory: &Inventory, selection: &Selection) -> String {
     let file = inventory.file.display();
     let values = |of: HostValues| -> String {
-        let all: BTreeSet<&str> = inventory.hosts.iter().flat_map(of).collect();
+        let all: BTreeSet<&str> = inventory.hosts.iter().flat_map(|h| of(h)).collect();
         let all: Vec<&str> = all.into_iter().collect();
         if all.is_empty() {
             "none".to_owned()

@@ -3,6 +3,7 @@
 //! baselines of no inventory host that belong to this shard (orphans).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use super::{FleetError, FleetSettings};
 use crate::inventory::{InventoryHost, Selection};
@@ -25,8 +26,9 @@ pub(super) struct Plan {
 /// One host of the run.
 #[derive(Debug, Clone)]
 pub(super) struct Planned {
-    /// Its inventory entry.
-    pub host: InventoryHost,
+    /// Its inventory entry, shared with the inventory: a copy for each host was 2.3 MiB of a
+    /// 10,000-host check's live heap (BENCHMARKS.md, issue 14).
+    pub host: Arc<InventoryHost>,
     /// Where its baseline is.
     pub baseline: BaselineAt,
 }
@@ -85,7 +87,7 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
                     .map_or(&[][..], Vec::as_slice),
                 &inventory.file.display().to_string(),
             ),
-            host: host.clone(),
+            host: Arc::clone(host),
         })
         .collect();
     let known: BTreeSet<&str> = inventory.hosts.iter().map(|h| h.name.as_str()).collect();
@@ -162,7 +164,7 @@ mod tests {
     use super::*;
     use crate::inventory::Inventory;
 
-    fn host(name: &str, fleet: &str) -> InventoryHost {
+    fn host(name: &str, fleet: &str) -> Arc<InventoryHost> {
         let text = format!(
             "[[host]]\nname = \"{name}\"\nfleet = \"{fleet}\"\nsources = [\"redfish=https://bmc\"]\n"
         );

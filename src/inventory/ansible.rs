@@ -517,7 +517,7 @@ impl<'t> Reader<'t> {
         if problems.is_empty() {
             return Ok(Inventory {
                 file: self.path,
-                hosts,
+                hosts: hosts.into_iter().map(std::sync::Arc::new).collect(),
             });
         }
         problems.sort_by_key(|p| p.line);

@@ -16,6 +16,7 @@ mod parse;
 mod tests;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use options::HostOptionsError;
@@ -32,8 +33,8 @@ pub const FILE_NAME: &str = "inventory.toml";
 pub struct Inventory {
     /// The file it was read from.
     pub file: PathBuf,
-    /// Every host, in file order.
-    pub hosts: Vec<InventoryHost>,
+    /// Every host, in file order; a run's plan shares them rather than copying each.
+    pub hosts: Vec<Arc<InventoryHost>>,
 }
 
 /// One `[[host]]`, with the `[defaults]` (and group settings) it inherits applied.
@@ -213,11 +214,14 @@ impl Inventory {
 
     /// The host called `name`.
     pub fn host(&self, name: &str) -> Option<&InventoryHost> {
-        self.hosts.iter().find(|h| h.name.as_str() == name)
+        self.hosts
+            .iter()
+            .find(|h| h.name.as_str() == name)
+            .map(|h| &**h)
     }
 
     /// The hosts `selection` selects, in file order.
-    pub fn select(&self, selection: &Selection) -> Vec<&InventoryHost> {
+    pub fn select(&self, selection: &Selection) -> Vec<&Arc<InventoryHost>> {
         self.hosts
             .iter()
             .filter(|h| selection.fleet.as_ref().is_none_or(|f| *f == h.fleet))

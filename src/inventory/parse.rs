@@ -84,7 +84,7 @@ pub(super) fn read(
     if problems.is_empty() {
         let inventory = Inventory {
             file: file.to_path_buf(),
-            hosts,
+            hosts: hosts.into_iter().map(std::sync::Arc::new).collect(),
         };
         return (Ok(inventory), read_in_pieces);
     }
