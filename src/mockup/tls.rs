@@ -40,13 +40,13 @@ fn acceptor(
         .ok_or("no certificate")?;
     let key = PrivateKeyDer::try_from(key).map_err(|e| format!("key: {e}"))?;
     let chain = chain.into_iter().map(CertificateDer::from).collect();
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| format!("certificate and key: {e}"))?;
+    let mut config =
+        rustls::ServerConfig::builder_with_provider(crate::collect::redfish::tls::provider())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_no_client_auth()
+            .with_single_cert(chain, key)
+            .map_err(|e| format!("certificate and key: {e}"))?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok((tokio_rustls::TlsAcceptor::from(Arc::new(config)), pin))
 }

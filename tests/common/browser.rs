@@ -56,7 +56,11 @@ impl Browser {
         let mut browser = Browser {
             driver,
             base: format!("http://127.0.0.1:{port}"),
-            client: reqwest::Client::new(),
+            client: {
+                // reqwest takes the process's default TLS provider; there is none until one is installed.
+                driftgate::collect::redfish::tls::provider();
+                reqwest::Client::new()
+            },
             runtime,
             _profile: profile,
         };

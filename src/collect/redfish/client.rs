@@ -256,6 +256,8 @@ impl HttpFetch {
                 attempt.follow()
             }
         });
+        // reqwest takes the process's default provider, which this installs.
+        super::tls::provider();
         let mut builder = reqwest::Client::builder()
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(15)))

@@ -88,19 +88,32 @@ impl ServerCertVerifier for PinVerifier {
     }
 }
 
+/// The cryptography of every TLS connection driftgate makes or serves: ring's, installed as
+/// the process's default on first use, which is where reqwest's own configurations (system
+/// roots, a CA file) take theirs from. ring rather than aws-lc: aws-lc's constructor probed
+/// the CPU and its object tables were relocated at every start, a cost each short command
+/// (`baseline show`) paid without making a connection.
+pub fn provider() -> Arc<CryptoProvider> {
+    if let Some(installed) = CryptoProvider::get_default() {
+        return Arc::clone(installed);
+    }
+    // Another thread may install it first: either way it is ring's.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Arc::clone(CryptoProvider::get_default().expect("installed just above"))
+}
+
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
 pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls::Error> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = provider();
     let verifier = PinVerifier {
         pin,
         algorithms: provider.signature_verification_algorithms,
     };
-    let mut config =
-        rustls::ClientConfig::builder_with_provider(Arc::clone(&provider) as Arc<CryptoProvider>)
-            .with_safe_default_protocol_versions()?
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(verifier))
-            .with_no_client_auth();
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
 }
