@@ -15,7 +15,8 @@
 //! must be bounded by the largest pair, not the fleet. Data goes to target/bench/fleet-compare
 //! (removed at the end unless --keep); the Dell snapshot is captured once from
 //! `driftgate mockup serve` into target/bench/dell.json. Before each timed run of driftgate and
-//! of the floor, their input files are read once, untimed (`measure::warm`).
+//! of the floor, their input files are read once, untimed (`measure::warm`). The driftgate
+//! binary is the one cargo builds for the bench, or `BENCH_DRIFTGATE=PATH`.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)] // a benchmark report is its output
 
@@ -244,7 +245,10 @@ fn main() -> Result<()> {
     }
     let args = parse_args(argv)?;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let driftgate = PathBuf::from(env!("CARGO_BIN_EXE_driftgate"));
+    // The deployed build (scripts/bench.sh passes `cargo release-build`'s), else cargo's.
+    let driftgate = std::env::var_os("BENCH_DRIFTGATE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_driftgate")));
     let bench_dir = root.join("target/bench");
     fs::create_dir_all(&bench_dir).context("create target/bench")?;
     let dell = dell_snapshot(&driftgate, &root, &bench_dir)?;

@@ -63,9 +63,20 @@ then
 fi
 python=$venv/bin/python
 
-echo "bench: building release" >&2
+# The binary as it is deployed (`cargo release-build`: static, start-up code laid out first),
+# copied aside: `cargo bench` builds its own plain release binary over it. Every bench times
+# this copy (BENCH_DRIFTGATE).
+echo "bench: building the release binary (cargo release-build)" >&2
 bash scripts/test-deps.sh --build
-cargo build --release --quiet </dev/null
+cargo --quiet release-build </dev/null
+mkdir -p target/bench
+cp target/release/driftgate target/bench/driftgate
+export BENCH_DRIFTGATE=$PWD/target/bench/driftgate
+ordered=$(nm --defined-only "$BENCH_DRIFTGATE" | awk 'NR == FNR { want[$1]; next } $3 in want' scripts/startup-order.txt - | wc -l)
+listed=$(wc -l <scripts/startup-order.txt)
+if [ $((ordered * 10)) -lt $((listed * 9)) ]; then
+    echo "bench: only $ordered of the $listed functions in scripts/startup-order.txt are in the binary (another compiler or dependency?): run scripts/startup-order.sh" >&2
+fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 ram=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -78,6 +89,7 @@ peer_versions=$("$python" -c 'import importlib.metadata as m; print(", ".join(f"
     echo "|---|---|"
     echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
     echo "| commit | $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)') |"
+    echo "| driftgate | \`cargo release-build\`: $(file -b "$BENCH_DRIFTGATE" | cut -d, -f1-5); $ordered of $listed start-up functions ordered |"
     echo "| CPU | ${cpu:-unknown}, $(nproc) cores |"
     echo "| RAM | $ram |"
     echo "| OS | $os, Linux $(uname -r) |"

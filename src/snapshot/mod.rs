@@ -348,13 +348,8 @@ impl VerifiedSnapshot {
                 return Ok(Self::parse_bytes(not_utf8.as_bytes(), origin)?.to_canonical_json());
             }
         };
-        if let Some(read) = strict::read(&text) {
-            verified(
-                read.snapshot,
-                read.recorded.to_owned(),
-                read.computed,
-                origin,
-            )?;
+        if let Some(checked) = strict::check(&text) {
+            digest_matches(checked.recorded.to_owned(), checked.computed, origin)?;
             return Ok(text);
         }
         Ok(Self::parse(&text, origin)?.to_canonical_json())
@@ -439,12 +434,21 @@ fn verified(
     computed: String,
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
+    Ok(VerifiedSnapshot {
+        snapshot,
+        digest: digest_matches(recorded, computed, origin)?,
+        origin: origin.to_owned(),
+    })
+}
+
+/// The digest, when the one a text records is the one its content has.
+fn digest_matches(
+    recorded: String,
+    computed: String,
+    origin: &str,
+) -> Result<String, SnapshotError> {
     if computed == recorded {
-        Ok(VerifiedSnapshot {
-            snapshot,
-            digest: computed,
-            origin: origin.to_owned(),
-        })
+        Ok(computed)
     } else {
         Err(SnapshotError::DigestMismatch {
             origin: origin.to_owned(),

@@ -102,8 +102,13 @@ impl FactPath {
     /// text). A path has no control character, so this is also every check a JSON string's
     /// plain text needs, in the same pass.
     pub(super) fn from_plain_json(text: &str) -> Option<Self> {
+        Self::is_plain_json(text).then(|| Self(text.to_owned()))
+    }
+
+    /// Whether [`FactPath::from_plain_json`] takes `text`, without making the path.
+    pub(super) fn is_plain_json(text: &str) -> bool {
         let found = scan(text.as_bytes());
-        (!found.backslash && defect_of(text, &found).is_none()).then(|| Self(text.to_owned()))
+        !found.backslash && defect_of(text, &found).is_none()
     }
 }
 
