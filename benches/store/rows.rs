@@ -12,7 +12,7 @@ use driftgate::store::Store;
 
 use crate::data::{Template, host_name};
 use crate::report::Line;
-use crate::tools::{Tools, median};
+use crate::tools::{Tools, median, settle};
 
 /// The fleet folder every baseline goes into.
 const FLEET: &str = "lab";
@@ -571,12 +571,14 @@ fn promote(tools: &Tools, store: &Path, input: &Path, hosts: &[usize]) -> anyhow
         // promote refuses it unless forced, which costs nothing extra.
         .args(["--force", "--reason", "store bench"]);
     command.args(hosts.iter().map(|&h| format!("{}.json", host_name(h))));
+    settle()?;
     tools.time(&mut command)
 }
 
 /// `git add -A && git commit -q -m MESSAGE` in `peer`.
 fn add_commit(tools: &Tools, peer: &Path, n: usize) -> anyhow::Result<Duration> {
     let message = format!("baseline: promote {n} hosts ({FLEET})");
+    settle()?;
     let add = tools.time(tools.git(peer).args(["add", "-A"]))?;
     let commit = tools.time(tools.git(peer).args(["commit", "-q", "-m", &message]))?;
     Ok(add + commit)

@@ -90,6 +90,18 @@ impl Tools {
     }
 }
 
+/// Writes back every file's dirty pages (`sync`) before a timed promote of either side: the
+/// bench writes a wave's inputs (1.2 GB at 10,000 hosts, both sides' copies) just before
+/// driftgate's run, and driftgate writes its work tree just before git's, so without it each
+/// side's time includes writing back what was written before it started.
+pub fn settle() -> anyhow::Result<()> {
+    let status = Command::new("sync").status().context("run sync")?;
+    if !status.success() {
+        bail!("sync failed ({status})");
+    }
+    Ok(())
+}
+
 /// The author and committer both sides record, and no configuration from outside the bench
 /// (hooks, signing), without touching the user's files.
 fn identity(command: &mut Command) {
