@@ -108,8 +108,10 @@ fn walk<const KEEP_FACTS: bool>(text: &str) -> Option<(Snapshot, &str, String)> 
 fn facts<const KEEP: bool>(at: &mut Cursor<'_>) -> Option<Facts> {
     // One fact a line: the lines left are a bound that never grows the list. A guess from the
     // text's length fell short of the Dell capture's facts, and the list was copied at its end.
+    // Once a text and long: memchr's widest searcher is worth its CPU probe here (a check
+    // only, `baseline show`, never counts).
     let lines = if KEEP {
-        scan::count(b'\n', &at.text.as_bytes()[at.at..])
+        memchr::memchr_iter(b'\n', &at.text.as_bytes()[at.at..]).count()
     } else {
         0
     };
@@ -265,39 +267,28 @@ impl<'t> Cursor<'t> {
     }
 }
 
-/// Byte searches with memchr's SSE2 searcher, which every x86_64 CPU has, rather than memchr's
-/// dispatching functions: their first call has std detect the CPU's features, a dozen `cpuid`s
-/// that a VM traps at about 7 µs each. That was a twentieth of a `baseline show`, whose only
-/// searches are this reader's; the strings searched are short and the one count is once a text.
+/// The search for a string's closing quote, with memchr's SSE2 searcher, which every x86_64
+/// CPU has, rather than memchr's dispatching function: its first call has std detect the CPU's
+/// features, a dozen `cpuid`s that a VM traps at about 7 µs each. That was a twentieth of a
+/// `baseline show`, whose only searches are this reader's. The strings searched are short: a
+/// fact path, a value.
 #[cfg(target_arch = "x86_64")]
 mod scan {
     use memchr::arch::x86_64::sse2::memchr::One;
 
-    fn searcher(byte: u8) -> One {
-        One::new(byte).expect("SSE2 is part of the x86_64 baseline")
-    }
-
     /// The offset of the first `byte` in `haystack`.
     pub fn find(byte: u8, haystack: &[u8]) -> Option<usize> {
-        searcher(byte).find(haystack)
-    }
-
-    /// How many times `byte` occurs in `haystack`.
-    pub fn count(byte: u8, haystack: &[u8]) -> usize {
-        searcher(byte).count(haystack)
+        One::new(byte)
+            .expect("SSE2 is part of the x86_64 baseline")
+            .find(haystack)
     }
 }
 
-/// Elsewhere memchr's dispatching functions.
+/// Elsewhere memchr's dispatching function.
 #[cfg(not(target_arch = "x86_64"))]
 mod scan {
     /// The offset of the first `byte` in `haystack`.
     pub fn find(byte: u8, haystack: &[u8]) -> Option<usize> {
         memchr::memchr(byte, haystack)
-    }
-
-    /// How many times `byte` occurs in `haystack`.
-    pub fn count(byte: u8, haystack: &[u8]) -> usize {
-        memchr::memchr_iter(byte, haystack).count()
     }
 }
