@@ -2,8 +2,8 @@
 # Writes scripts/startup-order.txt: the functions the short commands run, in the order the
 # release build (`cargo release-build`, .cargo/config.toml) lays them out at the start of the
 # binary's code, so that a command faults in a few contiguous pages of code instead of one page
-# range in every 64 KiB of a 12 MB text (`baseline show`: 84 code page faults before, about 20
-# after; BENCHMARKS.md, issue 14).
+# range in every 64 KiB of a 12 MB text (`baseline show`: 84 code page faults before, 36–40 after;
+# BENCHMARKS.md, issue 14).
 #
 #   scripts/startup-order.sh
 #
