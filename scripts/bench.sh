@@ -74,6 +74,8 @@ cp target/release/driftgate target/bench/driftgate
 export BENCH_DRIFTGATE=$PWD/target/bench/driftgate
 ordered=$(nm --defined-only "$BENCH_DRIFTGATE" | awk 'NR == FNR { want[$1]; next } $3 in want' scripts/startup-order.txt - | wc -l)
 listed=$(wc -l <scripts/startup-order.txt)
+linking=static
+readelf -lW "$BENCH_DRIFTGATE" | grep -q 'program interpreter' && linking=dynamic
 if [ $((ordered * 10)) -lt $((listed * 9)) ]; then
     echo "bench: only $ordered of the $listed functions in scripts/startup-order.txt are in the binary (another compiler or dependency?): run scripts/startup-order.sh" >&2
 fi
@@ -89,7 +91,7 @@ peer_versions=$("$python" -c 'import importlib.metadata as m; print(", ".join(f"
     echo "|---|---|"
     echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
     echo "| commit | $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)') |"
-    echo "| driftgate | \`cargo release-build\`: $(file -b "$BENCH_DRIFTGATE" | cut -d, -f1-5); $ordered of $listed start-up functions ordered |"
+    echo "| driftgate | \`cargo release-build\`: $linking, $ordered of $listed start-up functions ordered |"
     echo "| CPU | ${cpu:-unknown}, $(nproc) cores |"
     echo "| RAM | $ram |"
     echo "| OS | $os, Linux $(uname -r) |"

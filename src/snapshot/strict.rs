@@ -127,8 +127,10 @@ fn facts<const KEEP: bool>(at: &mut Cursor<'_>) -> Option<Facts> {
         last = Some(path);
         let path = if KEEP {
             Some(FactPath::from_plain_json(path)?)
+        } else if FactPath::is_plain_json(path) {
+            None
         } else {
-            FactPath::is_plain_json(path).then_some(None)?
+            return None;
         };
         at.lit(b": ")?;
         let value = value(at)?;
