@@ -737,3 +737,82 @@ fn a_git_lock_a_live_process_holds_is_named_and_left_alone() {
     assert_eq!(commit_count(store), before + 1);
     assert_repository_valid(store);
 }
+
+/// A store of one host, `h1`, with two baselines (seed 1 before, then after a firmware-only
+/// update), its inventory, and the newer baseline's blob id.
+fn two_baselines() -> (common::fleet::FleetLab, String) {
+    use common::fleet::{FLEET, FleetLab, Host, State, recorded};
+    let lab = FleetLab::new(&[Host::new("h1", State::Recorded("baseline"))], &["h1"]);
+    let newer = lab.path("h1.newer.json");
+    let state = recorded("benign-update");
+    driftgate()
+        .args(["capture", "--host", "h1", "--source"])
+        .arg(format!("redfish=mockup:{}", state.join("bmc").display()))
+        .arg("--source")
+        .arg(format!("windows=dir:{}", state.join("windows").display()))
+        .arg("--out")
+        .arg(&newer)
+        .assert()
+        .code(0);
+    lab.command()
+        .args(["baseline", "promote", "--fleet", FLEET])
+        .arg(&newer)
+        .assert()
+        .code(0);
+    let blob = git(
+        &lab.store,
+        &["rev-parse", "HEAD:baselines/azure-local/h1.json"],
+    );
+    (lab, blob.trim().to_owned())
+}
+
+#[test]
+fn a_damaged_object_in_any_shape_is_exit_2_naming_it_and_git_fsck_within_seconds() {
+    use common::damage::{Damage, damage};
+    for shape in Damage::ALL {
+        let (lab, blob) = two_baselines();
+        let snapshot = lab.path("h1.newer.json");
+        let damaged = damage(&lab.store, &blob, shape);
+        let commands: [&[&str]; 4] = [
+            &["baseline", "show", "h1"],
+            &[
+                "check",
+                "--snapshot",
+                snapshot.to_str().unwrap(),
+                "--baseline",
+                "baseline:h1",
+            ],
+            &["baseline", "diff", "h1", "HEAD~1", "HEAD"],
+            &["check", "--all", "--quiet"],
+        ];
+        for args in commands {
+            let mut cmd = common::driftgate_process();
+            cmd.arg("--repo")
+                .arg(&lab.store)
+                .args(args)
+                .env_remove("CI");
+            let output = common::output_within(&mut cmd, Duration::from_secs(5));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let what = format!("{shape:?}, {args:?}: {stderr}");
+            assert_eq!(output.status.code(), Some(2), "{what}");
+            let path = if shape == Damage::DamagedPack {
+                // In the pack, the older baseline is stored as a change to the newer one:
+                // reading either fails, and the first one read is named.
+                let older = git(
+                    &lab.store,
+                    &["rev-parse", "HEAD~1:baselines/azure-local/h1.json"],
+                );
+                assert!(
+                    stderr.contains(&blob) || stderr.contains(older.trim()),
+                    "names the object: {what}"
+                );
+                damaged.parent().unwrap().display().to_string()
+            } else {
+                assert!(stderr.contains(&blob), "names the object: {what}");
+                damaged.display().to_string()
+            };
+            assert!(stderr.contains(&path), "names {path}: {what}");
+            assert!(stderr.contains("git fsck --full"), "{what}");
+        }
+    }
+}

@@ -121,6 +121,31 @@ pub(super) enum HostFailure {
     Incomplete(String),
 }
 
+impl HostFailure {
+    /// The failure, unless it is the run's: a store whose objects are damaged cannot be
+    /// trusted for any host's baseline, so the run stops and says so (exit 2), as every
+    /// other command reading the store does.
+    fn fatal(self) -> Result<HostFailure, FleetError> {
+        match self {
+            HostFailure::Baseline {
+                path,
+                commit,
+                error,
+            } => match *error {
+                BaselineReadError::Store(damaged @ StoreError::Damaged { .. }) => {
+                    Err(FleetError::Store(damaged))
+                }
+                error => Ok(HostFailure::Baseline {
+                    path,
+                    commit,
+                    error: Box::new(error),
+                }),
+            },
+            failure => Ok(failure),
+        }
+    }
+}
+
 /// A source event of a capture task, handed to the caller's reporter on the run's own task
 /// (the reporter is borrowed; tasks are `'static`).
 enum Event {
@@ -713,7 +738,7 @@ fn finish(
     let out = shared.out.as_ref();
     let (snapshot, mut failure) = match got {
         Ok(snapshot) => (Some(snapshot), None),
-        Err(failure) => (None, Some(failure)),
+        Err(failure) => (None, Some(failure.fatal()?)),
     };
     let snapshot_file = match (&snapshot, out) {
         (Some(snapshot), Some(out)) => {

@@ -5,10 +5,11 @@
 //! fleet folders' files) is kept for its own turn. The walk names the versions; their bytes
 //! are read by the caller, on whichever thread parses them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::ops::ControlFlow;
 
-use git2::{ObjectType, Oid, Sort};
+use git2::{Commit, ObjectType, Oid};
 
 use super::{BASELINES_DIR, Store, StoreError};
 
@@ -63,6 +64,63 @@ type KeptFiles = HashMap<(String, Oid), Files>;
 /// The fleet folders of a `baselines/` folder, by name, with their tree ids.
 type Fleets = BTreeMap<String, Oid>;
 
+/// The commits reachable from a commit, newest first by commit time (`git log`'s order), each
+/// read once by the store's checked reads when it is first met as a parent: libgit2's own walk
+/// reads commits unchecked (`loose.rs`). Nothing older than what was asked for is read.
+struct NewestFirst<'r> {
+    /// Commits met and not yet walked, by commit time; ties go to the first met.
+    queue: BinaryHeap<(i64, Reverse<usize>, Oid)>,
+    /// Those commits.
+    pending: HashMap<Oid, Commit<'r>>,
+    /// Every commit ever queued.
+    met: HashSet<Oid>,
+}
+
+impl<'r> NewestFirst<'r> {
+    fn new(store: &'r Store, head: Oid) -> Result<Self, StoreError> {
+        let mut walk = NewestFirst {
+            queue: BinaryHeap::new(),
+            pending: HashMap::new(),
+            met: HashSet::new(),
+        };
+        walk.meet(store, head)?;
+        Ok(walk)
+    }
+
+    fn meet(&mut self, store: &'r Store, id: Oid) -> Result<(), StoreError> {
+        if self.met.insert(id) {
+            let commit = store.load_commit(id)?;
+            self.queue
+                .push((commit.time().seconds(), Reverse(self.met.len()), id));
+            self.pending.insert(id, commit);
+        }
+        Ok(())
+    }
+
+    /// The next commit, its parents met.
+    fn next(&mut self, store: &'r Store) -> Result<Option<Commit<'r>>, StoreError> {
+        let Some((_, _, id)) = self.queue.pop() else {
+            return Ok(None);
+        };
+        let commit = self
+            .pending
+            .remove(&id)
+            .expect("a queued commit is pending");
+        for parent in commit.parent_ids() {
+            self.meet(store, parent)?;
+        }
+        Ok(Some(commit))
+    }
+
+    /// The tree of commit `id`, a parent met already unless the history's times go backwards.
+    fn tree_of(&self, store: &'r Store, id: Oid) -> Result<Oid, StoreError> {
+        match self.pending.get(&id) {
+            Some(commit) => Ok(commit.tree_id()),
+            None => store.load_commit(id).map(|c| c.tree_id()),
+        }
+    }
+}
+
 impl Store {
     /// Commits reachable from HEAD, newest first, that changed a baseline in `scope`
     /// (compared with their first parent), at most `limit` of them.
@@ -97,18 +155,13 @@ impl Store {
         if !self.has_commits() {
             return Ok(());
         }
-        let walk_error = |e| self.error("walk history", e);
-        let mut walk = self.repo.revwalk().map_err(walk_error)?;
-        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
-            .map_err(walk_error)?;
-        walk.push_head().map_err(walk_error)?;
+        let mut walk = NewestFirst::new(self, self.resolve("HEAD")?)?;
         // In a linear history each commit's parent is the next one walked: its baselines
         // folder is read once, as the parent, and kept for its own turn.
         let mut kept: Option<(Oid, Option<Fleets>)> = None;
         let mut kept_files = KeptFiles::new();
-        for id in walk {
-            let id = id.map_err(walk_error)?;
-            let commit = self.load_commit(id)?;
+        while let Some(commit) = walk.next(self)? {
+            let id = commit.id();
             let fleets = match kept.take() {
                 Some((kept_id, fleets)) if kept_id == commit.tree_id() => fleets,
                 _ => self.fleet_folders(commit.tree_id())?,
@@ -116,7 +169,7 @@ impl Store {
             let parent_tree = commit
                 .parent_ids()
                 .next()
-                .map(|parent| self.load_commit(parent).map(|p| p.tree_id()));
+                .map(|parent| walk.tree_of(self, parent));
             let (parent_tree, parent_fleets) = match parent_tree.transpose()? {
                 Some(tree) => (Some(tree), self.fleet_folders(tree)?),
                 None => (None, None),

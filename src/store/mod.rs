@@ -10,10 +10,12 @@ mod git_locks;
 mod history;
 mod listing;
 mod lock;
+mod loose;
 mod objects;
 mod pack;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,6 +62,10 @@ const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 pub struct Store {
     repo: Repository,
     location: PathBuf,
+    /// The objects folder (shared by every work tree of the repository).
+    objects: PathBuf,
+    /// Objects read and found whole, which libgit2 may then read ([`Store::check`]).
+    checked: RefCell<HashSet<Oid>>,
     counter: objects::Counter,
 }
 
@@ -153,6 +159,21 @@ pub enum StoreError {
         repo: String,
         /// libgit2's message.
         message: String,
+    },
+    /// A git object the store needs cannot be read: cut short, not zlib, of another size
+    /// than its header says, missing, or in a damaged pack.
+    #[error(
+        "{repo}: git object {object} ({path}) cannot be read: {reason}; the store is damaged: `git fsck --full` in it lists every damaged object; restore them from another clone or a backup"
+    )]
+    Damaged {
+        /// The repository.
+        repo: String,
+        /// The object's id.
+        object: String,
+        /// Its loose file, or the folder of the packs.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// Any other git or file-system failure.
     #[error("{repo}: {action}: {message}")]
@@ -261,8 +282,10 @@ impl Store {
         git2::opts::strict_hash_verification(false);
         let location = repo.workdir().unwrap_or_else(|| repo.path()).to_path_buf();
         Store {
+            objects: repo.commondir().join("objects"),
             repo,
             location,
+            checked: RefCell::default(),
             counter: objects::Counter::default(),
         }
     }
@@ -341,34 +364,102 @@ impl Store {
         self.repo.head().ok().and_then(|h| h.target()).is_some()
     }
 
-    /// The commit `rev` names (`HEAD`, a branch, a tag, an id, `HEAD~2`, …).
+    /// The commit `rev` names (`HEAD`, a branch, a tag, an id or a prefix of one, each
+    /// followed by `~N`, `^N` steps to ancestors).
+    ///
+    /// Every object on the way is read by the store's own checked reads, never by libgit2's
+    /// revision parser, which reads objects unchecked (see `loose.rs`); only a revision in
+    /// another syntax (`@{1}`, `:/text`) is left to libgit2. A revision that names nothing is
+    /// unknown; one that names an object the store does not hold whole is damage.
     pub fn resolve(&self, rev: &str) -> Result<Oid, StoreError> {
-        // A branch or HEAD is a commit id in a file: no need to load (and parse) the commit,
-        // which for a fleet promote is as big as its message. A full object id is an object
-        // before it is a ref name, as libgit2's revparse reads it.
-        let full_id = rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit());
-        if !full_id
-            && let Ok(id) = self
+        let unknown = || StoreError::UnknownRevision {
+            repo: self.name(),
+            rev: rev.to_owned(),
+        };
+        let Some((base, steps)) = ancestry(rev) else {
+            return self
                 .repo
-                .resolve_reference_from_short_name(rev)
-                .and_then(|r| r.resolve())
-                .and_then(|r| r.target().ok_or_else(|| git2::Error::from_str("symbolic")))
-            && self
-                .repo
-                .odb()
-                .and_then(|odb| odb.read_header(id))
-                .is_ok_and(|(_, kind)| kind == ObjectType::Commit)
-        {
-            return Ok(id);
+                .revparse_single(rev)
+                .and_then(|object| object.peel_to_commit())
+                .map(|commit| commit.id())
+                .map_err(|_| unknown());
+        };
+        let mut id = self.peel_to_commit(self.name_base(base).ok_or_else(unknown)?, rev)?;
+        for (parent, count) in steps {
+            for _ in 0..count {
+                id = match parent {
+                    0 => id,
+                    n => self
+                        .load_commit(id)?
+                        .parent_id(n - 1)
+                        .map_err(|_| unknown())?,
+                };
+            }
         }
-        self.repo
-            .revparse_single(rev)
-            .and_then(|object| object.peel_to_commit())
-            .map(|commit| commit.id())
-            .map_err(|_| StoreError::UnknownRevision {
-                repo: self.name(),
-                rev: rev.to_owned(),
-            })
+        Ok(id)
+    }
+
+    /// The object a revision's base names (a full id, a reference, a prefix of an id), found
+    /// without reading it, and whether a reference named it.
+    fn name_base(&self, base: &str) -> Option<(Oid, Named)> {
+        let hex = !base.is_empty() && base.bytes().all(|b| b.is_ascii_hexdigit());
+        if hex && base.len() == 40 {
+            return Oid::from_str(base).ok().map(|id| (id, Named::ById));
+        }
+        if let Ok(id) = self
+            .repo
+            .resolve_reference_from_short_name(base)
+            .and_then(|r| r.resolve())
+            .and_then(|r| r.target().ok_or_else(|| git2::Error::from_str("symbolic")))
+        {
+            return Some((id, Named::ByReference));
+        }
+        if hex && base.len() >= 4 {
+            let odb = self.repo.odb().ok()?;
+            let id = odb
+                .exists_prefix(Oid::from_str(base).ok()?, base.len())
+                .ok()?;
+            return Some((id, Named::ById));
+        }
+        None
+    }
+
+    /// The commit that `id` is or (a tag) points at; only the objects' headers are read. A
+    /// missing object is an unknown revision when `rev` gave its id, and damage when a
+    /// reference or a tag names it.
+    fn peel_to_commit(
+        &self,
+        (mut id, mut named): (Oid, Named),
+        rev: &str,
+    ) -> Result<Oid, StoreError> {
+        let unknown = || StoreError::UnknownRevision {
+            repo: self.name(),
+            rev: rev.to_owned(),
+        };
+        // A tag of a tag of … a commit.
+        for _ in 0..8 {
+            match self.object_kind(id)? {
+                Some(ObjectType::Commit) => return Ok(id),
+                Some(ObjectType::Tag) => {
+                    self.check(id, ObjectType::Tag)?;
+                    id = self
+                        .repo
+                        .find_tag(id)
+                        .map_err(|e| self.error("read tag", e))?
+                        .target_id();
+                    named = Named::ByReference;
+                }
+                Some(_) => return Err(unknown()),
+                None if named == Named::ById => return Err(unknown()),
+                None => {
+                    return Err(self
+                        .read_object(id, ObjectType::Commit)
+                        .err()
+                        .unwrap_or_else(unknown));
+                }
+            }
+        }
+        Err(unknown())
     }
 
     fn tree_at(&self, rev: &str) -> Result<Tree<'_>, StoreError> {
@@ -478,10 +569,10 @@ impl Store {
         let signature = self.signature()?;
         let committer = self.committer().unwrap_or_else(|| signature.clone());
         let parent = match self.repo.head() {
-            Ok(head) => Some(
-                head.peel_to_commit()
-                    .map_err(|e| self.error("read HEAD", e))?,
-            ),
+            Ok(head) => match head.target() {
+                Some(id) => Some(self.load_commit(id)?),
+                None => return Err(self.error("read HEAD", git2::Error::from_str("no target"))),
+            },
             Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
             Err(e) => return Err(self.error("read HEAD", e)),
         };
@@ -495,11 +586,9 @@ impl Store {
             }
         };
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let committed = if self.repo.workdir().is_some() {
-            self.committed_ids(&base_tree, &paths)?
-        } else {
-            HashMap::new()
-        };
+        // Loads (and so checks) every folder on the way to the files, which libgit2 reads
+        // unchecked when it builds the new tree, bare repository or not.
+        let committed = self.committed_ids(&base_tree, &paths)?;
         let befores = self.refuse_dirty(files, &committed, replaceable)?;
         let blobs = self.write_blobs(files)?;
         let mut updates = TreeUpdateBuilder::new();
@@ -792,13 +881,18 @@ impl Store {
     }
 
     /// The short form of a commit id, as `git log --oneline` prints it.
+    /// It is found from the objects' names alone, without reading the object.
     pub fn short_id(&self, id: Oid) -> String {
-        self.repo
-            .find_object(id, None)
-            .and_then(|o| o.short_id())
-            .ok()
-            .and_then(|buf| buf.as_str().ok().map(str::to_owned))
-            .unwrap_or_else(|| id.to_string()[..7].to_owned())
+        let hex = id.to_string();
+        let Ok(odb) = self.repo.odb() else {
+            return hex[..7].to_owned();
+        };
+        (7..40)
+            .find(|&len| {
+                Oid::from_str(&hex[..len])
+                    .is_ok_and(|prefix| odb.exists_prefix(prefix, len).is_ok())
+            })
+            .map_or(hex.clone(), |len| hex[..len].to_owned())
     }
 }
 
@@ -839,6 +933,41 @@ fn index_entry(path: &str, blob: Oid, size: usize) -> git2::IndexEntry {
         flags_extended: 0,
         path: path.as_bytes().to_vec(),
     }
+}
+
+/// How a revision named an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// By its id (or a prefix of it), which may be a typing error.
+    ById,
+    /// By a reference or a tag, which the store's own objects must then hold.
+    ByReference,
+}
+
+/// A revision split into its base and its steps to ancestors, each `(parent, count)`: `~N` is
+/// N steps to the first parent, `^N` one step to the Nth (`^0` the commit itself); `None`
+/// when the revision uses other syntax.
+fn ancestry(rev: &str) -> Option<(&str, Vec<(usize, usize)>)> {
+    let at = rev.find(['~', '^']).unwrap_or(rev.len());
+    let (base, mut rest) = rev.split_at(at);
+    if base.is_empty() || base.contains(['@', ':', '{', ' ']) {
+        return None;
+    }
+    let mut steps = Vec::new();
+    while let Some(op) = rest.chars().next() {
+        let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+        let number = match &rest[1..1 + digits] {
+            "" => 1,
+            n => n.parse().ok()?,
+        };
+        steps.push(match op {
+            '~' => (1, number),
+            '^' => (number, 1),
+            _ => return None,
+        });
+        rest = &rest[1 + digits..];
+    }
+    Some((base, steps))
 }
 
 /// The first `'…'`-quoted part of a libgit2 message, where it names the file it failed on.

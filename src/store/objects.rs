@@ -8,10 +8,11 @@
 
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
 
-use git2::{Commit, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
+use git2::{Commit, ErrorCode, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
 
-use super::{FileWrite, Store, StoreError};
+use super::{FileWrite, Store, StoreError, loose};
 
 /// How many git objects a [`Store`] has read and written since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -126,9 +127,10 @@ impl Store {
         });
     }
 
-    /// The commit `id`.
+    /// The commit `id`, checked before libgit2 reads it.
     pub(super) fn load_commit(&self, id: Oid) -> Result<Commit<'_>, StoreError> {
         self.counter.bump(|c| c.commits_read += 1);
+        self.check(id, ObjectType::Commit)?;
         self.repo
             .find_commit(id)
             .map_err(|e| self.error("read commit", e))
@@ -136,38 +138,88 @@ impl Store {
 
     /// The root tree of commit `id`.
     pub(super) fn commit_tree(&self, id: Oid) -> Result<Tree<'_>, StoreError> {
-        let tree = match self.commit_tree_id(id) {
-            Some(tree) => {
-                self.counter.bump(|c| c.commits_read += 1);
-                tree
-            }
-            None => self.load_commit(id)?.tree_id(),
-        };
+        self.counter.bump(|c| c.commits_read += 1);
+        let tree = self.commit_tree_id(id)?;
         self.load_tree(tree)
     }
 
-    /// The tree id on the first line of commit `id`, read without inflating the rest of it:
-    /// a fleet promote's message names every host (about 1 MB for 2,000 hosts), which libgit2
-    /// would inflate and copy in full. `None` when the object cannot be streamed (a packed
-    /// one) or does not start as a commit does; the caller then loads the commit.
-    fn commit_tree_id(&self, id: Oid) -> Option<Oid> {
-        let odb = self.repo.odb().ok()?;
-        let (mut reader, _, kind) = odb.reader(id).ok()?;
-        if kind != ObjectType::Commit {
-            return None;
-        }
-        let mut first = [0u8; 46];
-        std::io::Read::read_exact(&mut reader, &mut first).ok()?;
-        let hex = first.strip_prefix(b"tree ")?.strip_suffix(b"\n")?;
-        Oid::from_str(std::str::from_utf8(hex).ok()?).ok()
+    /// The tree id on the first line of commit `id`. A loose commit is inflated only that far:
+    /// a fleet promote's message names every host (about 1 MB for 2,000 hosts).
+    fn commit_tree_id(&self, id: Oid) -> Result<Oid, StoreError> {
+        let file = loose::path(&self.objects, id);
+        let first = match loose::read_prefix(&file, ObjectType::Commit, TREE_LINE, MAX_OBJECT) {
+            Ok(Some((_, first))) => first,
+            Ok(None) => {
+                read_packed(&self.repo, id, ObjectType::Commit).map_err(|d| self.damaged(d))?
+            }
+            Err(e) => return Err(self.damaged(Damage::loose(id, file, e))),
+        };
+        first
+            .get(..TREE_LINE)
+            .and_then(|line| line.strip_prefix(b"tree "))
+            .and_then(|line| line.strip_suffix(b"\n"))
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| Oid::from_str(hex).ok())
+            .ok_or_else(|| {
+                self.damaged(Damage {
+                    object: id,
+                    path: file,
+                    reason: "it is a commit that does not start with its tree".to_owned(),
+                })
+            })
     }
 
-    /// The tree `id`.
+    /// The tree `id`, checked before libgit2 reads it.
     pub(super) fn load_tree(&self, id: Oid) -> Result<Tree<'_>, StoreError> {
         self.counter.bump(|c| c.trees_read += 1);
+        self.check(id, ObjectType::Tree)?;
         self.repo
             .find_tree(id)
             .map_err(|e| self.error("read tree", e))
+    }
+
+    /// Reads object `id`, a `kind`, once per store with bounds and checks, so that libgit2
+    /// reads it only when it is whole: libgit2 itself loops forever on a truncated loose
+    /// object (`loose.rs`). The empty tree is known to libgit2 without being stored.
+    pub(super) fn check(&self, id: Oid, kind: ObjectType) -> Result<(), StoreError> {
+        if self.checked.borrow().contains(&id) || id.to_string() == super::EMPTY_TREE {
+            return Ok(());
+        }
+        self.read_object(id, kind)?;
+        self.checked.borrow_mut().insert(id);
+        Ok(())
+    }
+
+    /// The content of object `id`, a `kind`, read with bounds and checked
+    /// ([`read_object`]).
+    pub(super) fn read_object(&self, id: Oid, kind: ObjectType) -> Result<Vec<u8>, StoreError> {
+        read_object(&self.repo, &self.objects, id, kind).map_err(|d| self.damaged(d))
+    }
+
+    /// The kind of object `id`, from its header alone; `None` when the store does not have it.
+    pub(super) fn object_kind(&self, id: Oid) -> Result<Option<ObjectType>, StoreError> {
+        let file = loose::path(&self.objects, id);
+        match loose::read_prefix(&file, ObjectType::Any, 0, MAX_OBJECT) {
+            Ok(Some((kind, _))) => return Ok(Some(kind)),
+            Ok(None) => {}
+            Err(e) => return Err(self.damaged(Damage::loose(id, file, e))),
+        }
+        let odb = self.repo.odb().map_err(|e| self.error("open objects", e))?;
+        match odb.read_header(id) {
+            Ok((_, kind)) => Ok(Some(kind)),
+            Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+            Err(e) => Err(self.damaged(Damage::packed(&self.repo, id, e.message().to_owned()))),
+        }
+    }
+
+    /// The error of a damaged object.
+    fn damaged(&self, damage: Damage) -> StoreError {
+        StoreError::Damaged {
+            repo: self.name(),
+            object: damage.object.to_string(),
+            path: damage.path.display().to_string(),
+            reason: damage.reason,
+        }
     }
 
     /// The id and kind of the entry `name` of tree `id`, found in the tree's raw bytes.
@@ -205,12 +257,8 @@ impl Store {
         id: Oid,
         read: impl FnOnce(&[u8]) -> Result<R, ()>,
     ) -> Result<R, StoreError> {
-        let odb = self.repo.odb().map_err(|e| self.error("read tree", e))?;
-        let object = odb.read(id).map_err(|e| self.error("read tree", e))?;
-        if object.kind() != ObjectType::Tree {
-            return Err(self.malformed_tree(id));
-        }
-        read(object.data()).map_err(|()| self.malformed_tree(id))
+        let data = self.read_object(id, ObjectType::Tree)?;
+        read(&data).map_err(|()| self.malformed_tree(id))
     }
 
     fn malformed_tree(&self, id: Oid) -> StoreError {
@@ -224,10 +272,7 @@ impl Store {
     /// The content of blob `id`.
     pub(super) fn load_blob(&self, id: Oid) -> Result<Vec<u8>, StoreError> {
         self.counter.bump(|c| c.blobs_read += 1);
-        self.repo
-            .find_blob(id)
-            .map(|blob| blob.content().to_vec())
-            .map_err(|e| self.error("read blob", e))
+        self.read_object(id, ObjectType::Blob)
     }
 
     /// Writes `content` as a blob (libgit2 skips the write when the object exists).
@@ -284,9 +329,25 @@ impl Store {
             return ids.iter().map(|id| self.load_blob(*id)).collect();
         }
         self.counter.bump(|c| c.blobs_read += ids.len() as u64);
-        self.on_every_core("read blob", ids, |repo, id| {
-            repo.find_blob(*id).map(|blob| blob.content().to_vec())
+        let (git_dir, objects) = (self.repo.path(), &self.objects);
+        // libgit2 handles are not shared between threads: each thread opens the repository
+        // again.
+        crate::parallel::map_with(
+            ids,
+            || Repository::open(git_dir),
+            |repo, id| match repo {
+                Ok(repo) => read_object(repo, objects, *id, ObjectType::Blob).map_err(Ok),
+                Err(e) => Err(Err(git2::Error::new(e.code(), e.class(), e.message()))),
+            },
+        )
+        .into_iter()
+        .map(|read| {
+            read.map_err(|failure| match failure {
+                Ok(damage) => self.damaged(damage),
+                Err(e) => self.error("read blob", e),
+            })
         })
+        .collect()
     }
 
     /// `f` of every item with a repository handle of the thread's own, in the items' order:
@@ -351,6 +412,88 @@ impl Store {
             _ => Ok(None),
         }
     }
+}
+
+/// The largest git object the store reads: a commit of a fleet-wide promote names every host
+/// (about 5 MB for 10,000), a fleet folder of 100,000 baselines is about 5 MB. A larger one is
+/// no baseline store's and is refused before it is inflated.
+pub(super) const MAX_OBJECT: usize = 256 << 20;
+
+/// `tree <40 hex digits>\n`, the first line of every commit.
+const TREE_LINE: usize = 46;
+
+/// An object that cannot be read: which, where, why.
+#[derive(Debug)]
+pub(super) struct Damage {
+    object: Oid,
+    /// The loose object's file, or the folder of the packs.
+    path: PathBuf,
+    reason: String,
+}
+
+impl Damage {
+    fn loose(object: Oid, path: PathBuf, error: loose::LooseError) -> Self {
+        Damage {
+            object,
+            path,
+            reason: error.to_string(),
+        }
+    }
+
+    fn packed(repo: &Repository, object: Oid, reason: String) -> Self {
+        Damage {
+            object,
+            path: repo.commondir().join("objects").join("pack"),
+            reason,
+        }
+    }
+}
+
+/// The content of object `id` of `repo` (whose objects folder is `objects`), which must be a
+/// `kind`: a loose object is read by `loose.rs` (bounded, its size and name checked), a packed
+/// one by libgit2 once its header says it is a `kind` of at most [`MAX_OBJECT`] bytes. An
+/// object that is neither loose nor packed is missing: the store names it, so it is damaged.
+fn read_object(
+    repo: &Repository,
+    objects: &Path,
+    id: Oid,
+    kind: ObjectType,
+) -> Result<Vec<u8>, Damage> {
+    let file = loose::path(objects, id);
+    match loose::read(&file, id, kind, MAX_OBJECT) {
+        Ok(Some((_, content))) => Ok(content),
+        Ok(None) => read_packed(repo, id, kind),
+        Err(e) => Err(Damage::loose(id, file, e)),
+    }
+}
+
+/// [`read_object`] of an object that is not loose.
+fn read_packed(repo: &Repository, id: Oid, kind: ObjectType) -> Result<Vec<u8>, Damage> {
+    let damage = |reason: String| Damage::packed(repo, id, reason);
+    let odb = repo.odb().map_err(|e| damage(e.message().to_owned()))?;
+    let (size, found) = odb.read_header(id).map_err(|e| {
+        damage(if e.code() == ErrorCode::NotFound {
+            "it is missing: neither a loose object nor in a pack".to_owned()
+        } else {
+            e.message().to_owned()
+        })
+    })?;
+    if size > MAX_OBJECT {
+        return Err(damage(format!(
+            "its pack entry declares {size} bytes, more than the {MAX_OBJECT} an object may have"
+        )));
+    }
+    if found != kind {
+        return Err(damage(format!("it is a {found}, not a {kind}")));
+    }
+    let object = odb.read(id).map_err(|e| damage(e.message().to_owned()))?;
+    if object.len() != size {
+        return Err(damage(format!(
+            "its pack entry declares {size} bytes and holds {}",
+            object.len()
+        )));
+    }
+    Ok(object.data().to_vec())
 }
 
 #[cfg(test)]
@@ -432,13 +575,15 @@ mod tests {
         let me = git2::Signature::now("t", "t@example.com").unwrap();
         let message = format!("big\n\n{}", "host line\n".repeat(10_000));
         let commit = repo.commit(None, &me, &me, &message, &tree, &[]).unwrap();
-        // Loose: streamed from the commit's first line.
-        assert_eq!(store.commit_tree_id(commit), Some(tree.id()));
+        // Loose: inflated as far as the commit's first line.
+        assert_eq!(store.commit_tree_id(commit).unwrap(), tree.id());
         assert_eq!(store.commit_tree(commit).unwrap().id(), tree.id());
         // Not a commit: no tree id is made up.
-        assert_eq!(store.commit_tree_id(tree.id()), None);
-        assert_eq!(store.commit_tree_id(blob), None);
-        // Packed (and the loose copy gone): it cannot be streamed, so the commit is loaded.
+        for other in [tree.id(), blob] {
+            let error = store.commit_tree_id(other).unwrap_err().to_string();
+            assert!(error.contains("not a commit"), "{error}");
+        }
+        // Packed (and the loose copy gone): read from the pack.
         let mut pack = repo.packbuilder().unwrap();
         pack.insert_commit(commit).unwrap();
         pack.write(&dir.path().join(".git/objects/pack"), 0o644)
@@ -452,7 +597,7 @@ mod tests {
         )
         .unwrap();
         let reopened = crate::store::Store::discover(dir.path()).unwrap();
-        assert_eq!(reopened.commit_tree_id(commit), None);
+        assert_eq!(reopened.commit_tree_id(commit).unwrap(), tree.id());
         assert_eq!(reopened.commit_tree(commit).unwrap().id(), tree.id());
     }
 

@@ -48,6 +48,47 @@ pub fn stdout_of(cmd: &mut Command) -> (i32, String) {
     )
 }
 
+/// Runs `cmd` with its output captured, and fails the test when it has not exited within
+/// `limit` (it is killed first): for a command that must give up on bad input, not hang on it.
+pub fn output_within(
+    cmd: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    use std::io::{Read as _, Seek as _};
+    // Files, not pipes: a child that fills a pipe nobody reads yet would seem to hang.
+    let mut stdout = tempfile::tempfile().expect("a temporary file");
+    let mut stderr = tempfile::tempfile().expect("a temporary file");
+    let mut child = cmd
+        .stdin(std::process::Stdio::null())
+        .stdout(stdout.try_clone().expect("a second handle"))
+        .stderr(stderr.try_clone().expect("a second handle"))
+        .spawn()
+        .expect("driftgate starts");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child's status") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            child.kill().expect("the child can be killed");
+            child.wait().expect("the killed child is reaped");
+            panic!("{cmd:?} still ran after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let read = |file: &mut std::fs::File| {
+        let mut bytes = Vec::new();
+        file.rewind().expect("the file rewinds");
+        file.read_to_end(&mut bytes).expect("the file reads");
+        bytes
+    };
+    std::process::Output {
+        status,
+        stdout: read(&mut stdout),
+        stderr: read(&mut stderr),
+    }
+}
+
 /// Writes `text` to a file in a temporary directory and returns both.
 pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -116,6 +157,7 @@ impl Random {
 
 pub mod browser;
 pub mod capture;
+pub mod damage;
 pub mod examples;
 pub mod fleet;
 pub mod fleet_sim;
