@@ -816,3 +816,24 @@ fn a_damaged_object_in_any_shape_is_exit_2_naming_it_and_git_fsck_within_seconds
         }
     }
 }
+
+#[test]
+fn a_link_where_a_folder_of_the_work_tree_belongs_is_refused_and_nothing_behind_it_is_touched() {
+    let store = init_store();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("azl-node01.json"), "not driftgate's\n").unwrap();
+    std::fs::create_dir_all(store.path().join("baselines")).unwrap();
+    std::os::unix::fs::symlink(other.path(), store.path().join("baselines/azure-local")).unwrap();
+    let output = promote(store.path(), &[AZL_BASELINE]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("baselines/azure-local is a symbolic link where driftgate keeps a folder"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(other.path().join("azl-node01.json")).unwrap(),
+        "not driftgate's\n"
+    );
+    assert_eq!(std::fs::read_dir(other.path()).unwrap().count(), 1);
+}

@@ -2,6 +2,8 @@
 //! hanging simulated BMC), the fleet JSON against its published schema, the output directory,
 //! `--snapshots`, shards merged, exit codes.
 
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
 mod common;
 
 use std::time::{Duration, Instant};
@@ -320,4 +322,55 @@ fn a_signal_stops_the_run_and_no_run_file_is_written() {
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
     assert!(!out.join("run.json").exists());
+}
+
+/// Someone else's folder with files a careless clean would delete, one of them hidden.
+fn someone_elses(dir: &std::path::Path) -> std::path::PathBuf {
+    let other = dir.join("someone-elses");
+    std::fs::create_dir_all(&other).unwrap();
+    for name in ["azl-node01.json", ".hidden.json", "notes.json"] {
+        std::fs::write(other.join(name), format!("{name} is not driftgate's\n")).unwrap();
+    }
+    other
+}
+
+fn unchanged(other: &std::path::Path) {
+    let mut names: Vec<String> = std::fs::read_dir(other)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, [".hidden.json", "azl-node01.json", "notes.json"]);
+    for name in names {
+        assert_eq!(
+            std::fs::read_to_string(other.join(&name)).unwrap(),
+            format!("{name} is not driftgate's\n")
+        );
+    }
+}
+
+#[test]
+fn a_link_where_an_out_dir_folder_belongs_is_refused_and_nothing_behind_it_is_touched() {
+    for folder in ["snapshots", "hosts"] {
+        let lab = FleetLab::new(
+            &[Host::new("azl-node01", State::Recorded("baseline"))],
+            &["azl-node01"],
+        );
+        let other = someone_elses(lab.dir.path());
+        let out = lab.path("nightly");
+        std::fs::create_dir_all(&out).unwrap();
+        std::os::unix::fs::symlink(&other, out.join(folder)).unwrap();
+        let ran = lab.check(&["--out-dir", out.to_str().unwrap(), "--quiet"]);
+        assert_eq!(ran.code, 2, "{folder}: {}", ran.stderr);
+        let planted = out.join(folder).display().to_string();
+        assert!(
+            ran.stderr.contains(&format!(
+                "{planted} is a symbolic link where driftgate keeps a folder of its own: refused"
+            )),
+            "{folder}: {}",
+            ran.stderr
+        );
+        unchanged(&other);
+        assert!(!out.join("run.json").exists());
+    }
 }

@@ -1110,3 +1110,45 @@ fn the_gate_reads_an_ansible_inventory() {
         .expect(0);
     assert_eq!(post.json()["verdict"], "pass");
 }
+
+#[test]
+fn a_link_where_a_run_folder_belongs_is_refused_and_nothing_behind_it_is_touched() {
+    // Each folder of `.driftgate/runs/R2/pre` in turn is a link to someone else's folder.
+    for depth in 1..=4 {
+        let lab = Lab::new();
+        let other = lab.dir.path().join("someone-elses");
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("azl-node01.json"), "not driftgate's\n").unwrap();
+        std::fs::write(other.join("manifest.json"), "not driftgate's\n").unwrap();
+        let chain = [".driftgate", "runs", "R2", "pre"];
+        let mut planted = lab.store.clone();
+        for name in &chain[..depth - 1] {
+            planted = planted.join(name);
+            std::fs::create_dir_all(&planted).unwrap();
+        }
+        planted = planted.join(chain[depth - 1]);
+        std::os::unix::fs::symlink(&other, &planted).unwrap();
+        let ran = lab.gate(&["pre", "--run", "R2", "azl-node01"]);
+        assert_eq!(ran.code, 2, "{planted:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains(&format!(
+                "{} is a symbolic link where driftgate keeps a folder of its own",
+                planted.display()
+            )),
+            "{}",
+            ran.stderr
+        );
+        let mut names: Vec<String> = std::fs::read_dir(&other)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["azl-node01.json", "manifest.json"], "{planted:?}");
+        for name in names {
+            assert_eq!(
+                std::fs::read_to_string(other.join(name)).unwrap(),
+                "not driftgate's\n"
+            );
+        }
+    }
+}

@@ -205,6 +205,9 @@ pub enum FleetError {
         /// The selection, as given.
         selection: String,
     },
+    /// Something other than driftgate's own folder or file where a run keeps one.
+    #[error(transparent)]
+    NotOurs(#[from] crate::fsutil::NotOurs),
     /// The output directory or the state file could not be written.
     #[error("{path}: {error}")]
     Write {
@@ -295,22 +298,21 @@ pub async fn check_all(
         .as_deref()
         .map(outdir::OutDir::create)
         .transpose()?;
-    let state_file =
-        (!settings.store.is_bare()).then(|| settings.store.location().join(stale::STATE_FILE));
-    let state = match &state_file {
-        Some(file) => stale::State::load(file)?,
+    let work_tree = (!settings.store.is_bare()).then(|| settings.store.location());
+    let state = match work_tree {
+        Some(tree) => stale::State::load(tree)?,
         None => stale::State::default(),
     };
     reporter.planned(plan.hosts.len());
     let records = run::run(settings, &plan, &state, out.as_ref(), reporter).await?;
     let finished_at = now();
-    if let Some(file) = &state_file {
+    if let Some(tree) = work_tree {
         let good: Vec<(String, jiff::Timestamp)> = records
             .iter()
             .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
             .collect();
         if !good.is_empty() {
-            stale::State::record(file, &good)?;
+            stale::State::record(tree, &good)?;
         }
     }
     let run_file = outdir::RunFile {

@@ -4,15 +4,16 @@
 //! these files alone. Every file is written atomically (temp + rename).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::ClusterFacts;
 use super::{FleetError, HostResult, Shard};
-use crate::fsutil::write_atomic;
+use crate::fsutil::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 use crate::inventory::Selection;
-use crate::snapshot::VerifiedSnapshot;
+use crate::snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
 
 /// `schema` of a [`RunFile`].
 pub const RUN_SCHEMA_ID: &str = "driftgate.fleet-run/v1";
@@ -128,31 +129,62 @@ pub struct HostRecord {
     pub captured_good: Option<Timestamp>,
 }
 
-/// An output directory being written.
+/// An output directory being written: its folders held open, so that every file of the run
+/// lands in the folders checked when it started, never through a link planted since.
 #[derive(Debug, Clone)]
 pub(super) struct OutDir {
-    root: PathBuf,
+    root: Arc<Folder>,
+    snapshots: Arc<Folder>,
+    hosts: Arc<Folder>,
 }
 
 impl OutDir {
-    /// Creates `root` with its folders; removes a `run.json` of an earlier run, so that this
-    /// directory reads as finished only once this run is, and the `*.json` an earlier run
-    /// wrote in `snapshots/` and `hosts/`, so that a host that fails tonight leaves no
-    /// snapshot of last night to be judged or promoted as tonight's. Other files are kept.
+    /// Creates `root` with its folders (a symbolic link where `snapshots/` or `hosts/`
+    /// belongs is refused), and removes what an earlier run wrote: its `run.json`, so that
+    /// this directory reads as finished only once this run is, and its snapshots and host
+    /// records, so that a host that fails tonight leaves no snapshot of last night to be
+    /// judged or promoted as tonight's. A file is removed only when it is driftgate's (a
+    /// regular file of the schema it keeps there); everything else stays.
     pub fn create(root: &Path) -> Result<OutDir, FleetError> {
-        remove(&root.join(RUN_FILE))?;
-        for dir in [root.join(SNAPSHOTS_DIR), root.join(HOSTS_DIR)] {
-            std::fs::create_dir_all(&dir).map_err(|error| write_error(&dir, error))?;
-            let entries = std::fs::read_dir(&dir).map_err(|error| write_error(&dir, error))?;
-            for entry in entries {
-                let path = entry.map_err(|error| write_error(&dir, error))?.path();
-                if path.extension().is_some_and(|e| e == "json") && path.is_file() {
-                    remove(&path)?;
+        let root_folder = Folder::create_at(root).map_err(|error| write_error(root, error))?;
+        let child = |name: &str| {
+            root_folder
+                .create_child(name)
+                .map_err(|error| write_error(&root.join(name), error))
+        };
+        let (snapshots, hosts) = (child(SNAPSHOTS_DIR)?, child(HOSTS_DIR)?);
+        if !remove_ours(&root_folder, RUN_FILE, RUN_SCHEMA_ID)? {
+            // Someone else's file where this run's will go: not ours to replace.
+            if root_folder
+                .read(RUN_FILE)
+                .map_err(|error| write_error(&root.join(RUN_FILE), error))?
+                .is_some()
+            {
+                return Err(FleetError::BadResults {
+                    path: root.join(RUN_FILE).display().to_string(),
+                    reason: "not a run file of driftgate's: refusing to replace it".to_owned(),
+                });
+            }
+        }
+        for (folder, schema) in [(&snapshots, SNAPSHOT_SCHEMA_ID), (&hosts, HOST_SCHEMA_ID)] {
+            let names = folder
+                .names()
+                .map_err(|error| write_error(folder.path(), error))?;
+            for name in names.iter().filter_map(|name| name.to_str()) {
+                if is_temporary(name) {
+                    // Left by a run that was killed while writing.
+                    folder
+                        .remove_file(name)
+                        .map_err(|error| write_error(&folder.path().join(name), error))?;
+                } else if name.ends_with(".json") {
+                    remove_ours(folder, name, schema)?;
                 }
             }
         }
         Ok(OutDir {
-            root: root.to_path_buf(),
+            root: Arc::new(root_folder),
+            snapshots: Arc::new(snapshots),
+            hosts: Arc::new(hosts),
         })
     }
 
@@ -164,17 +196,17 @@ impl OutDir {
 
     /// Writes `snapshot` as `snapshots/<host>.json`.
     pub fn write_snapshot(&self, snapshot: &VerifiedSnapshot) -> Result<(), FleetError> {
-        let file = self
-            .root
-            .join(Self::snapshot_name(snapshot.snapshot().host.as_str()));
-        write_atomic(&file, snapshot.to_canonical_json().as_bytes())
-            .map_err(|error| write_error(&file, error))
+        let name = format!("{}.json", snapshot.snapshot().host);
+        write(
+            &self.snapshots,
+            &name,
+            snapshot.to_canonical_json().as_bytes(),
+        )
     }
 
     /// Writes `record` as `hosts/<host>.json`.
     pub fn write_host(&self, record: &HostRecord) -> Result<(), FleetError> {
-        let file = host_file(&self.root, &record.result.host);
-        write_json(&file, record)
+        write_json(&self.hosts, &format!("{}.json", record.result.host), record)
     }
 
     /// Writes `run.json` without an identity (a test's).
@@ -196,16 +228,38 @@ impl OutDir {
             #[serde(flatten)]
             identity: &'a RunIdentity,
         }
-        write_json(&self.root.join(RUN_FILE), &Written { run, identity })
+        write_json(&self.root, RUN_FILE, &Written { run, identity })
     }
 }
 
-/// Removes `file`, if it is there.
-fn remove(file: &Path) -> Result<(), FleetError> {
-    match std::fs::remove_file(file) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(write_error(file, error)),
-        _ => Ok(()),
+/// Whether `name` is a temporary file of an atomic write.
+fn is_temporary(name: &str) -> bool {
+    name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX)
+}
+
+/// Removes the file `name` of `folder` when driftgate wrote it: a regular file (not a link)
+/// whose JSON has `schema` (what driftgate writes there). Whether it did.
+fn remove_ours(folder: &Folder, name: &str, schema: &str) -> Result<bool, FleetError> {
+    #[derive(Deserialize)]
+    struct Schema {
+        schema: String,
     }
+    let path = folder.path().join(name);
+    let ours = folder
+        .is_file(name)
+        .map_err(|error| write_error(&path, error))?
+        && folder
+            .read(name)
+            .map_err(|error| write_error(&path, error))?
+            .is_some_and(|bytes| {
+                serde_json::from_slice::<Schema>(&bytes).is_ok_and(|s| s.schema == schema)
+            });
+    if ours {
+        folder
+            .remove_file(name)
+            .map_err(|error| write_error(&path, error))?;
+    }
+    Ok(ours)
 }
 
 /// `dir/hosts/<host>.json`.
@@ -301,10 +355,16 @@ fn read_json<T: serde::de::DeserializeOwned>(file: &Path) -> Result<T, FleetErro
     })
 }
 
-fn write_json<T: Serialize>(file: &Path, value: &T) -> Result<(), FleetError> {
+fn write_json<T: Serialize>(folder: &Folder, name: &str, value: &T) -> Result<(), FleetError> {
     let mut text = serde_json::to_string_pretty(value).expect("result records serialize");
     text.push('\n');
-    write_atomic(file, text.as_bytes()).map_err(|error| write_error(file, error))
+    write(folder, name, text.as_bytes())
+}
+
+fn write(folder: &Folder, name: &str, bytes: &[u8]) -> Result<(), FleetError> {
+    folder
+        .write_atomic(name, bytes, WriteOptions::PRIVATE)
+        .map_err(|error| write_error(&folder.path().join(name), error))
 }
 
 fn bad_schema(file: &Path, found: &str, expected: &str) -> FleetError {
@@ -314,9 +374,13 @@ fn bad_schema(file: &Path, found: &str, expected: &str) -> FleetError {
     }
 }
 
-fn write_error(path: &Path, error: std::io::Error) -> FleetError {
-    FleetError::Write {
-        path: path.display().to_string(),
-        error,
+/// The error of a file or folder `path` of a run that could not be written.
+pub(super) fn write_error(path: &Path, error: std::io::Error) -> FleetError {
+    match NotOurs::from_io(error) {
+        Ok(refused) => FleetError::NotOurs(refused),
+        Err(error) => FleetError::Write {
+            path: path.display().to_string(),
+            error,
+        },
     }
 }

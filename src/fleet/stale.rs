@@ -10,9 +10,7 @@
 //! state: forgetting every host's last good capture would hide the hosts that went stale.
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -20,9 +18,14 @@ use serde::{Deserialize, Serialize};
 
 use super::{FleetError, FleetFinding};
 use crate::compare::Severity;
+use crate::fsutil::{Folder, PRIVATE_DIR, WriteOptions, private_folder};
 
 /// The state file, relative to the store's work tree (`.driftgate/` is ignored by git).
 pub const STATE_FILE: &str = ".driftgate/state.json";
+/// Its name in `.driftgate/`.
+const STATE_NAME: &str = "state.json";
+/// The lock beside it.
+const LOCK_NAME: &str = "state.lock";
 
 /// What the store remembers between runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -41,12 +44,20 @@ pub struct HostState {
 }
 
 impl State {
-    /// Reads `file`; a missing file is an empty state. A file that cannot be read or parsed is
-    /// an error naming it.
-    pub fn load(file: &Path) -> Result<State, FleetError> {
-        let text = match fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
+    /// Reads the state file of the store whose work tree is `work_tree`; a missing file is an
+    /// empty state. A file that cannot be read or parsed is an error naming it.
+    pub fn load(work_tree: &Path) -> Result<State, FleetError> {
+        let file = work_tree.join(STATE_FILE);
+        let read = (|| match Folder::open_at(work_tree)? {
+            Some(tree) => match tree.open_child(PRIVATE_DIR)? {
+                Some(private) => private.read(STATE_NAME),
+                None => Ok(None),
+            },
+            None => Ok(None),
+        })();
+        let text = match read {
+            Ok(Some(text)) => text,
+            Ok(None) => return Ok(State::default()),
             Err(e) => {
                 return Err(FleetError::State {
                     path: file.display().to_string(),
@@ -54,7 +65,7 @@ impl State {
                 });
             }
         };
-        serde_json::from_str(&text).map_err(|e| FleetError::State {
+        serde_json::from_slice(&text).map_err(|e| FleetError::State {
             path: file.display().to_string(),
             reason: format!(
                 "not a driftgate state file ({e}); it keeps each host's last good capture: \
@@ -63,27 +74,19 @@ impl State {
         })
     }
 
-    /// Records `good` (hosts captured completely, when) into `file` under a lock, atomically
-    /// (temp file + rename), keeping every other host's entry: shards on one machine share it.
-    /// A host's time only moves forward.
-    pub fn record(file: &Path, good: &[(String, Timestamp)]) -> Result<(), FleetError> {
-        let failed = |path: &Path| {
-            let path = path.display().to_string();
-            move |error| FleetError::Write { path, error }
-        };
-        if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir).map_err(failed(dir))?;
-        }
-        let lock_path = file.with_extension("lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(failed(&lock_path))?;
-        lock.lock().map_err(failed(&lock_path))?;
+    /// Records `good` (hosts captured completely, when) into the state file of the store whose
+    /// work tree is `work_tree`, under a lock, atomically (temp file + rename), keeping every
+    /// other host's entry: shards on one machine share it. A host's time only moves forward.
+    pub fn record(work_tree: &Path, good: &[(String, Timestamp)]) -> Result<(), FleetError> {
+        let failed = |path: PathBuf| move |error| super::outdir::write_error(&path, error);
+        let dir = work_tree.join(PRIVATE_DIR);
+        let private = private_folder(work_tree).map_err(failed(dir.clone()))?;
+        let lock = private
+            .lock_file(LOCK_NAME)
+            .map_err(failed(dir.join(LOCK_NAME)))?;
+        lock.lock().map_err(failed(dir.join(LOCK_NAME)))?;
         // Another run may have written since this one started: start from what is there now.
-        let mut state = State::load(file)?;
+        let mut state = State::load(work_tree)?;
         for (host, at) in good {
             let entry = state
                 .hosts
@@ -93,14 +96,9 @@ impl State {
         }
         let mut text = serde_json::to_string_pretty(&state).expect("a state serializes");
         text.push('\n');
-        let temp = file.with_extension(format!("json.{}.tmp", std::process::id()));
-        let written = File::create(&temp)
-            .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()))
-            .and_then(|()| fs::rename(&temp, file));
-        if let Err(error) = written {
-            let _ = fs::remove_file(&temp);
-            return Err(failed(file)(error));
-        }
+        private
+            .write_atomic(STATE_NAME, text.as_bytes(), WriteOptions::PRIVATE)
+            .map_err(failed(dir.join(STATE_NAME)))?;
         // Dropping the file releases the lock; say so explicitly, after the rename.
         drop(lock);
         Ok(())

@@ -201,9 +201,18 @@ fn a_reused_out_dir_keeps_no_snapshot_or_record_of_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     let settings = settings(dir.path(), 2, 2);
     let out = dir.path().join("out");
-    for old in ["snapshots/h00.json", "hosts/h00.json", "hosts/gone.json"] {
+    // Files of an earlier run are recognised by their schema; others are someone else's.
+    let snapshot = r#"{"schema": "driftgate.snapshot/v1", "host": "h00"}"#;
+    let record = r#"{"schema": "driftgate.fleet-host/v1"}"#;
+    for (old, text) in [
+        ("snapshots/h00.json", snapshot),
+        ("hosts/h00.json", record),
+        ("hosts/gone.json", record),
+        ("snapshots/notes.json", "{}"),
+        ("snapshots/.driftgate-1-2-3.tmp", "half"),
+    ] {
         std::fs::create_dir_all(out.join(old).parent().unwrap()).unwrap();
-        std::fs::write(out.join(old), "{}").unwrap();
+        std::fs::write(out.join(old), text).unwrap();
     }
     std::fs::write(out.join("snapshots/README"), "kept").unwrap();
     let report = block_on(check_all(&settings, &Watch::default())).unwrap();
@@ -214,7 +223,12 @@ fn a_reused_out_dir_keeps_no_snapshot_or_record_of_an_earlier_run() {
         assert!(text.contains("h00"), "{file} is tonight's: {text}");
     }
     assert!(!out.join("hosts/gone.json").exists());
+    assert!(!out.join("snapshots/.driftgate-1-2-3.tmp").exists());
     assert!(out.join("snapshots/README").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out.join("snapshots/notes.json")).unwrap(),
+        "{}"
+    );
 }
 
 #[test]

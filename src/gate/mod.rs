@@ -46,6 +46,7 @@ pub use run::{BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RunDir, RunHost,
 
 use crate::collect::{self, CaptureOptions};
 use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy, Verdict};
+use crate::fsutil::Folder;
 use crate::inventory::{Inventory, InventoryHost};
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{BaselineReadError, Store, StoreError};
@@ -214,6 +215,9 @@ pub enum GateError {
     /// A host's inventory entry gives no capture settings (its CA file, its BMC account).
     #[error(transparent)]
     HostOptions(#[from] crate::inventory::HostOptionsError),
+    /// Something other than driftgate's own folder or file where a run keeps one.
+    #[error(transparent)]
+    NotOurs(#[from] crate::fsutil::NotOurs),
     /// A run file cannot be read or written.
     #[error("{file}: {error}")]
     Io {
@@ -319,11 +323,10 @@ pub async fn pre(
     }
     let policy_digest = run::policy_digest(&settings.policy);
     let manifest = pre_manifest(existing, &id, settings, &policy_digest, &planned);
-    run.create(&settings.store)?;
+    let step = run.create()?;
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
-    let step_dir = run.pre_dir();
-    let outcomes = capture_and_judge(settings, &planned, &step_dir, progress).await?;
+    let outcomes = capture_and_judge(settings, &planned, &step, progress).await?;
     let report = gate_report(
         &run,
         &id,
@@ -337,7 +340,7 @@ pub async fn pre(
         expired,
         Vec::new(),
     );
-    RunDir::write_report(&step_dir, &report)?;
+    RunDir::write_report(&step, &report)?;
     Ok(report)
 }
 
@@ -454,9 +457,9 @@ pub async fn post(
             "the policy changed since the pre of run {run_id} ({then} then, {policy_digest} now): findings may differ for that reason alone"
         ));
     }
-    let (attempt, step_dir) = run.claim_post()?;
+    let (attempt, step) = run.claim_post()?;
     progress.run(run_id, run.path());
-    let judged = capture_and_judge(settings, &planned, &step_dir, progress).await?;
+    let judged = capture_and_judge(settings, &planned, &step, progress).await?;
     let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
     let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
     let promotion = if !promote {
@@ -518,16 +521,16 @@ pub async fn post(
         warnings,
     );
     report.promotion = promotion;
-    RunDir::write_report(&step_dir, &report)?;
+    RunDir::write_report(&step, &report)?;
     Ok(report)
 }
 
-/// Captures every planned host into `step_dir` and judges it: (outcome, sealed snapshot) per
-/// host, in plan order.
+/// Captures every planned host into the folder `step` and judges it: (outcome, sealed
+/// snapshot) per host, in plan order.
 async fn capture_and_judge(
     settings: &Settings,
     planned: &[Planned<'_>],
-    step_dir: &Path,
+    step: &Folder,
     progress: &dyn Progress,
 ) -> Result<Vec<(HostOutcome, VerifiedSnapshot)>, GateError> {
     let jobs = planned
@@ -551,9 +554,9 @@ async fn capture_and_judge(
                 return Ok(());
             }
             let plan = &planned[index];
-            let file = RunDir::snapshot_file(step_dir, &plan.host.name);
+            let file = RunDir::snapshot_file(step.path(), &plan.host.name);
             let snapshot = VerifiedSnapshot::seal(captured.snapshot, &file.display().to_string());
-            run::write_snapshot(&file, &snapshot)?;
+            run::write_snapshot(step, &plan.host.name, &snapshot)?;
             let options = JudgeOptions {
                 strict: plan.strict,
                 changes_only: false,
@@ -581,7 +584,7 @@ async fn capture_and_judge(
                 capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
                 notes: captured.notes,
             };
-            RunDir::write_result(step_dir, &plan.host.name, &outcome)?;
+            RunDir::write_result(step, &plan.host.name, &outcome)?;
             progress.finished(&plan.host.name, outcome.verdict, took);
             results[index] = Some((outcome, snapshot));
             Ok::<(), GateError>(())

@@ -19,7 +19,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::GateError;
 use crate::compare::{Allowance, Policy};
-use crate::fsutil::write_atomic;
+use crate::fsutil::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
 use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::Store;
 
@@ -27,6 +27,8 @@ use crate::store::Store;
 pub const MANIFEST_SCHEMA_ID: &str = "driftgate.run/v1";
 /// Folder of the store's run directories, below its work tree; ignored by git.
 pub const RUNS_DIR: &str = ".driftgate/runs";
+/// The folder of run directories in the store's `.driftgate/`.
+const RUNS: &str = "runs";
 const MANIFEST: &str = "manifest.json";
 const PRE: &str = "pre";
 const POST_PREFIX: &str = "post-";
@@ -142,22 +144,39 @@ pub fn policy_digest(policy: &Policy) -> String {
 #[derive(Debug, Clone)]
 pub struct RunDir {
     path: PathBuf,
+    at: RunAt,
+}
+
+/// Where a run's directory is, and so which of its folders are driftgate's own.
+#[derive(Debug, Clone)]
+enum RunAt {
+    /// `--run-dir DIR`, as the operator gave it.
+    Given,
+    /// `<store>/.driftgate/runs/<id>/` of the store's work tree `store`: every folder below the
+    /// work tree is driftgate's.
+    InStore { store: PathBuf, id: String },
 }
 
 impl RunDir {
     /// The directory of run `id`: `dir` when given, else `<store>/.driftgate/runs/<id>/`
     /// (a bare store has no work tree to keep it in, so it needs `dir`).
     pub fn locate(store: &Store, dir: Option<&Path>, id: &RunId) -> Result<Self, GateError> {
-        let path = match dir {
-            Some(dir) => dir.to_owned(),
+        let (path, at) = match dir {
+            Some(dir) => (dir.to_owned(), RunAt::Given),
             None if store.is_bare() => {
                 return Err(GateError::BareStore {
                     store: store.location().display().to_string(),
                 });
             }
-            None => store.location().join(RUNS_DIR).join(id.as_str()),
+            None => (
+                store.location().join(RUNS_DIR).join(id.as_str()),
+                RunAt::InStore {
+                    store: store.location().to_owned(),
+                    id: id.as_str().to_owned(),
+                },
+            ),
         };
-        Ok(RunDir { path })
+        Ok(RunDir { path, at })
     }
 
     /// The directory.
@@ -165,30 +184,60 @@ impl RunDir {
         &self.path
     }
 
-    /// Creates the directory and its `pre/` folder; under the store's `.driftgate/`, also a
-    /// `.gitignore` of `*` so runs never show in `git status`.
-    pub fn create(&self, store: &Store) -> Result<(), GateError> {
-        let state = store.location().join(".driftgate");
-        if !store.is_bare() && self.path.starts_with(&state) {
-            create_dir_all(&state)?;
-            let ignore = state.join(".gitignore");
-            if !ignore.exists() {
-                write(&ignore, b"*\n")?;
-            }
+    /// The run's folder, created with `create` (under the store's `.driftgate/`, whose
+    /// `.gitignore` of `*` keeps runs out of `git status`); `None` when it does not exist. No
+    /// folder below the store's work tree is reached through a symbolic link.
+    fn folder(&self, create: bool) -> Result<Option<Folder>, GateError> {
+        let folder = match &self.at {
+            RunAt::Given if create => Folder::create_at(&self.path).map(Some),
+            RunAt::Given => Folder::open_at(&self.path),
+            RunAt::InStore { store, id } => (|| {
+                let runs = if create {
+                    Some(private_folder(store)?.create_child(RUNS)?)
+                } else {
+                    match Folder::open_at(store)? {
+                        Some(store) => open_below(&store, &[PRIVATE_DIR, RUNS])?,
+                        None => None,
+                    }
+                };
+                match runs {
+                    Some(runs) if create => runs.create_child(id).map(Some),
+                    Some(runs) => runs.open_child(id),
+                    None => Ok(None),
+                }
+            })(),
+        };
+        folder.map_err(|error| io_error(&self.path, error))
+    }
+
+    /// The folder of a step of the run (`pre`, `post-N`); `None` when there is none.
+    fn step(&self, name: &str) -> Result<Option<Folder>, GateError> {
+        match self.folder(false)? {
+            Some(run) => run
+                .open_child(name)
+                .map_err(|error| io_error(&self.path.join(name), error)),
+            None => Ok(None),
         }
-        create_dir_all(&self.path.join(PRE))
+    }
+
+    /// Creates the directory and its `pre/` folder, and returns that folder.
+    pub fn create(&self) -> Result<Folder, GateError> {
+        let run = self.folder(true)?.expect("a created folder exists");
+        run.create_child(PRE)
+            .map_err(|error| io_error(&self.path.join(PRE), error))
     }
 
     /// The manifest, or `None` when there is none (no such run).
     pub fn manifest(&self) -> Result<Option<Manifest>, GateError> {
         let file = self.path.join(MANIFEST);
-        let text = match std::fs::read_to_string(&file) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(io_error(&file, error)),
+        let Some(run) = self.folder(false)? else {
+            return Ok(None);
+        };
+        let Some(bytes) = run.read(MANIFEST).map_err(|error| io_error(&file, error))? else {
+            return Ok(None);
         };
         let manifest: Manifest =
-            serde_json::from_str(&text).map_err(|error| GateError::Manifest {
+            serde_json::from_slice(&bytes).map_err(|error| GateError::Manifest {
                 file: file.display().to_string(),
                 reason: error.to_string(),
             })?;
@@ -206,25 +255,19 @@ impl RunDir {
 
     /// Writes the manifest.
     pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), GateError> {
-        write_json(&self.path.join(MANIFEST), manifest)
+        let run = self.folder(true)?.expect("a created folder exists");
+        write_json(&run, MANIFEST, manifest)
     }
 
     /// The numbers of the posts so far (`post-1` → 1), ascending.
     pub fn posts(&self) -> Result<Vec<u32>, GateError> {
-        let entries = match std::fs::read_dir(&self.path) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(error) => return Err(io_error(&self.path, error)),
+        let Some(run) = self.folder(false)? else {
+            return Ok(Vec::new());
         };
-        let mut posts: Vec<u32> = entries
-            .flatten()
-            .filter_map(|e| {
-                e.file_name()
-                    .to_str()?
-                    .strip_prefix(POST_PREFIX)?
-                    .parse()
-                    .ok()
-            })
+        let names = run.names().map_err(|error| io_error(&self.path, error))?;
+        let mut posts: Vec<u32> = names
+            .iter()
+            .filter_map(|name| name.to_str()?.strip_prefix(POST_PREFIX)?.parse().ok())
             .collect();
         posts.sort_unstable();
         Ok(posts)
@@ -232,47 +275,53 @@ impl RunDir {
 
     /// The latest post that captured `host`, if any.
     pub fn last_post_of(&self, host: &HostName) -> Result<Option<u32>, GateError> {
-        Ok(self.posts()?.into_iter().rev().find(|post| {
-            Self::snapshot_file(&self.path.join(format!("{POST_PREFIX}{post}")), host).exists()
-        }))
+        for post in self.posts()?.into_iter().rev() {
+            let Some(step) = self.step(&post_name(post))? else {
+                continue;
+            };
+            let name = snapshot_name(host);
+            if step
+                .is_file(&name)
+                .map_err(|error| io_error(&step.path().join(&name), error))?
+            {
+                return Ok(Some(post));
+            }
+        }
+        Ok(None)
     }
 
     /// Claims the next post's folder (`post-N`); creating it is what claims it, so two posts
     /// started at once get different numbers.
-    pub fn claim_post(&self) -> Result<(u32, PathBuf), GateError> {
+    pub fn claim_post(&self) -> Result<(u32, Folder), GateError> {
+        let run = self.folder(true)?.expect("a created folder exists");
         let mut attempt = self.posts()?.last().copied().unwrap_or(0) + 1;
         loop {
-            let dir = self.path.join(format!("{POST_PREFIX}{attempt}"));
-            match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok((attempt, dir)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => attempt += 1,
-                Err(error) => return Err(io_error(&dir, error)),
+            let name = post_name(attempt);
+            match run.create_new_child(&name) {
+                Ok(Some(folder)) => return Ok((attempt, folder)),
+                Ok(None) => attempt += 1,
+                Err(error) => return Err(io_error(&self.path.join(name), error)),
             }
         }
     }
 
-    /// The folder of the pre step.
+    /// The path of the pre step's folder.
     pub fn pre_dir(&self) -> PathBuf {
         self.path.join(PRE)
     }
 
-    /// Where `host`'s outcome of a step goes.
-    pub fn result_file(step_dir: &Path, host: &HostName) -> PathBuf {
-        step_dir.join(format!("{host}{RESULT_SUFFIX}"))
+    /// Where `host`'s snapshot of a step goes.
+    pub fn snapshot_file(step_dir: &Path, host: &HostName) -> PathBuf {
+        step_dir.join(snapshot_name(host))
     }
 
     /// Writes `host`'s outcome of a step (`<host>.result.json`).
     pub fn write_result(
-        step_dir: &Path,
+        step: &Folder,
         host: &HostName,
         outcome: &impl Serialize,
     ) -> Result<(), GateError> {
-        write_json(&Self::result_file(step_dir, host), outcome)
-    }
-
-    /// Where `host`'s snapshot of a step goes.
-    pub fn snapshot_file(step_dir: &Path, host: &HostName) -> PathBuf {
-        step_dir.join(format!("{host}.json"))
+        write_json(step, &format!("{host}{RESULT_SUFFIX}"), outcome)
     }
 
     /// The digests of `host`'s post snapshots in this run, oldest first: what an earlier post
@@ -280,15 +329,8 @@ impl RunDir {
     pub fn post_digests(&self, host: &HostName) -> Result<Vec<String>, GateError> {
         let mut digests = Vec::new();
         for post in self.posts()? {
-            let file = Self::snapshot_file(&self.path.join(format!("{POST_PREFIX}{post}")), host);
-            match std::fs::read_to_string(&file) {
-                Ok(text) => digests.push(
-                    VerifiedSnapshot::parse(&text, &file.display().to_string())?
-                        .digest()
-                        .to_owned(),
-                ),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(io_error(&file, error)),
+            if let Some(snapshot) = self.snapshot_in(&post_name(post), host)? {
+                digests.push(snapshot.digest().to_owned());
             }
         }
         Ok(digests)
@@ -296,46 +338,96 @@ impl RunDir {
 
     /// `host`'s pre snapshot, verified, or `None` when the run has none.
     pub fn pre(&self, host: &HostName) -> Result<Option<VerifiedSnapshot>, GateError> {
-        let file = Self::snapshot_file(&self.pre_dir(), host);
-        match std::fs::read_to_string(&file) {
-            Ok(text) => Ok(Some(VerifiedSnapshot::parse(
-                &text,
+        self.snapshot_in(PRE, host)
+    }
+
+    /// `host`'s snapshot in the folder of step `step`, verified; `None` when there is none.
+    fn snapshot_in(
+        &self,
+        step: &str,
+        host: &HostName,
+    ) -> Result<Option<VerifiedSnapshot>, GateError> {
+        let file = self.path.join(step).join(snapshot_name(host));
+        let Some(folder) = self.step(step)? else {
+            return Ok(None);
+        };
+        match folder
+            .read(&snapshot_name(host))
+            .map_err(|error| io_error(&file, error))?
+        {
+            Some(bytes) => Ok(Some(VerifiedSnapshot::parse_bytes(
+                &bytes,
                 &file.display().to_string(),
             )?)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(io_error(&file, error)),
+            None => Ok(None),
         }
     }
 
     /// Writes a step's report (`report.json`) into its folder.
-    pub fn write_report(step_dir: &Path, report: &impl Serialize) -> Result<(), GateError> {
-        write_json(&step_dir.join(REPORT), report)
+    pub fn write_report(step: &Folder, report: &impl Serialize) -> Result<(), GateError> {
+        write_json(step, REPORT, report)
     }
 }
 
-/// Writes `snapshot` canonically to `file`.
-pub fn write_snapshot(file: &Path, snapshot: &VerifiedSnapshot) -> Result<(), GateError> {
-    write(file, snapshot.to_canonical_json().as_bytes())
+/// `post-N`.
+fn post_name(post: u32) -> String {
+    format!("{POST_PREFIX}{post}")
 }
 
-fn write_json(file: &Path, value: &impl Serialize) -> Result<(), GateError> {
+/// `<host>.json`.
+fn snapshot_name(host: &HostName) -> String {
+    format!("{host}.json")
+}
+
+/// The folder at `names` below `folder`, each opened without following a link; `None` when
+/// one of them does not exist.
+fn open_below(folder: &Folder, names: &[&str]) -> std::io::Result<Option<Folder>> {
+    let mut names = names.iter();
+    let Some(first) = names.next() else {
+        return Ok(None);
+    };
+    let mut below = folder.open_child(first)?;
+    for name in names {
+        below = match below {
+            Some(folder) => folder.open_child(name)?,
+            None => return Ok(None),
+        };
+    }
+    Ok(below)
+}
+
+/// Writes `host`'s `snapshot` canonically into the folder of its step.
+pub fn write_snapshot(
+    step: &Folder,
+    host: &HostName,
+    snapshot: &VerifiedSnapshot,
+) -> Result<(), GateError> {
+    write(
+        step,
+        &snapshot_name(host),
+        snapshot.to_canonical_json().as_bytes(),
+    )
+}
+
+fn write_json(folder: &Folder, name: &str, value: &impl Serialize) -> Result<(), GateError> {
     let mut text = serde_json::to_string_pretty(value).expect("run files always serialize");
     text.push('\n');
-    write(file, text.as_bytes())
+    write(folder, name, text.as_bytes())
 }
 
-fn write(file: &Path, bytes: &[u8]) -> Result<(), GateError> {
-    write_atomic(file, bytes).map_err(|error| io_error(file, error))
-}
-
-fn create_dir_all(dir: &Path) -> Result<(), GateError> {
-    std::fs::create_dir_all(dir).map_err(|error| io_error(dir, error))
+fn write(folder: &Folder, name: &str, bytes: &[u8]) -> Result<(), GateError> {
+    folder
+        .write_atomic(name, bytes, WriteOptions::PRIVATE)
+        .map_err(|error| io_error(&folder.path().join(name), error))
 }
 
 fn io_error(file: &Path, error: std::io::Error) -> GateError {
-    GateError::Io {
-        file: file.display().to_string(),
-        error,
+    match NotOurs::from_io(error) {
+        Ok(refused) => GateError::NotOurs(refused),
+        Err(error) => GateError::Io {
+            file: file.display().to_string(),
+            error,
+        },
     }
 }
 
@@ -375,6 +467,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = RunDir {
             path: dir.path().to_owned(),
+            at: RunAt::Given,
         };
         assert_eq!(run.posts().unwrap(), Vec::<u32>::new());
         assert_eq!(run.claim_post().unwrap().0, 1);
@@ -388,6 +481,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = RunDir {
             path: dir.path().to_owned(),
+            at: RunAt::Given,
         };
         assert_eq!(run.manifest().unwrap(), None);
         let manifest = Manifest {

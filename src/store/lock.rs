@@ -2,6 +2,7 @@
 //! exits or is killed, so a crashed promote never leaves a stale lock behind.
 
 use std::fs::{File, OpenOptions, TryLockError};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -76,10 +77,12 @@ impl StoreLock {
             path: path.to_path_buf(),
             error,
         };
+        // Never through a link planted in its place: it would create a file wherever it points.
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
             .map_err(io)?;
         let start = Instant::now();

@@ -13,9 +13,10 @@ mod lock;
 mod loose;
 mod objects;
 mod pack;
+mod worktree;
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -26,6 +27,7 @@ pub use history::{FileChange, HistoryEntry, HistoryScope};
 pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
 pub use objects::{ObjectCounts, blob_id};
+use worktree::WorktreeUndo;
 
 use crate::snapshot::{SnapshotError, VerifiedSnapshot};
 
@@ -675,190 +677,6 @@ impl Store {
         Ok(ids)
     }
 
-    /// Refuses to overwrite a work-tree file that holds someone's uncommitted edit: a file
-    /// that is neither the new content, nor what `committed` (its blob at HEAD) holds, nor
-    /// what `replaceable` accepts, and otherwise says what each file holds, for the undo of
-    /// a commit that fails. The files are read and hashed on every core.
-    fn refuse_dirty(
-        &self,
-        files: &[FileWrite],
-        committed: &HashMap<&str, Oid>,
-        replaceable: &(dyn Fn(&[u8]) -> bool + Sync),
-    ) -> Result<Vec<Before>, StoreError> {
-        let Some(workdir) = self.repo.workdir() else {
-            return Ok(Vec::new());
-        };
-        // `None`: someone's own edit.
-        let before = |file: &FileWrite| -> std::io::Result<Option<Before>> {
-            let on_disk = match std::fs::read(workdir.join(&file.path)) {
-                Ok(bytes) => bytes,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Ok(Some(Before::Absent));
-                }
-                Err(e) => return Err(e),
-            };
-            if on_disk == file.content {
-                return Ok(Some(Before::Same));
-            }
-            // Hashing the file is cheaper than reading HEAD's blob or parsing it as a
-            // snapshot, and the undo then keeps the blob's id, not the bytes.
-            if let Some(&id) = committed.get(file.path.as_str())
-                && blob_id(&on_disk) == id
-            {
-                return Ok(Some(Before::Blob(id)));
-            }
-            Ok(replaceable(&on_disk).then_some(Before::Bytes(on_disk)))
-        };
-        let mut befores = Vec::with_capacity(files.len());
-        for (file, before) in files.iter().zip(crate::parallel::map(files, before)) {
-            match before {
-                Ok(Some(before)) => befores.push(before),
-                Ok(None) => {
-                    return Err(StoreError::DirtyPath {
-                        repo: self.name(),
-                        path: file.path.clone(),
-                    });
-                }
-                Err(e) => return Err(self.io_error(&file.path, e)),
-            }
-        }
-        Ok(befores)
-    }
-
-    /// Puts the work-tree files at `paths` back in line with HEAD when an interrupted
-    /// promote left them behind: stale temporary files go, and a file whose content
-    /// `replaceable` recognises as such a leftover gets HEAD's content and index entry again.
-    /// Someone's own edit is left alone.
-    pub fn tidy(
-        &self,
-        _lock: &StoreLock,
-        paths: &[String],
-        replaceable: &dyn Fn(&[u8]) -> bool,
-    ) -> Result<(), StoreError> {
-        let Some(workdir) = self.repo.workdir() else {
-            return Ok(());
-        };
-        if !self.has_commits() {
-            return Ok(());
-        }
-        let head = self.tree_at("HEAD")?;
-        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-        let committed = self.committed_ids(&head, &paths)?;
-        let folders: BTreeSet<PathBuf> = paths
-            .iter()
-            .filter_map(|path| workdir.join(path).parent().map(Path::to_path_buf))
-            .collect();
-        for folder in &folders {
-            remove_stale_temporaries(folder);
-        }
-        let mut stale = Vec::new();
-        let mut blobs = Vec::new();
-        let mut befores = Vec::new();
-        for path in paths {
-            let Some(&id) = committed.get(path) else {
-                continue;
-            };
-            let Ok(on_disk) = std::fs::read(workdir.join(path)) else {
-                continue;
-            };
-            if blob_id(&on_disk) != id && replaceable(&on_disk) {
-                stale.push(FileWrite::new(path.to_owned(), self.load_blob(id)?));
-                blobs.push(id);
-                befores.push(Before::Bytes(on_disk));
-            }
-        }
-        if stale.is_empty() {
-            return Ok(());
-        }
-        let mut undo = WorktreeUndo::default();
-        self.update_worktree(&stale, &blobs, befores, &mut undo)
-    }
-
-    /// Writes `files` into the work tree and points their index entries at `blobs`, leaving
-    /// every other entry alone; records in `undo` what was there before.
-    fn update_worktree(
-        &self,
-        files: &[FileWrite],
-        blobs: &[Oid],
-        befores: Vec<Before>,
-        undo: &mut WorktreeUndo,
-    ) -> Result<(), StoreError> {
-        let Some(workdir) = self.repo.workdir() else {
-            return Ok(());
-        };
-        let mut index = self.repo.index().map_err(|e| self.error("read index", e))?;
-        // The repository caches its index; what the user staged since must not be lost.
-        index.read(true).map_err(|e| self.error("read index", e))?;
-        let mut folders = BTreeSet::new();
-        for file in files {
-            let target = workdir.join(&file.path);
-            if let Some(dir) = target.parent()
-                && folders.insert(dir.to_path_buf())
-            {
-                std::fs::create_dir_all(dir).map_err(|e| self.io_error(&file.path, e))?;
-                remove_stale_temporaries(dir);
-            }
-        }
-        // Replaced on every core: a fleet-wide promote writes thousands. Not flushed file by
-        // file: the commit is the truth and the work tree a checkout of it (git flushes
-        // neither a checkout nor loose objects). A file lost in a power cut is put back from
-        // HEAD by `git checkout`; a rename never leaves half a file.
-        let written = crate::parallel::map(files, |file| {
-            crate::fsutil::write_atomic_unsynced(&workdir.join(&file.path), &file.content)
-        });
-        let mut failed = None;
-        for ((result, file), before) in written.into_iter().zip(files).zip(befores) {
-            // Every file is in the undo, written or not: restoring an untouched one puts back
-            // what it already holds.
-            undo.files.push((workdir.join(&file.path), before));
-            if let Err(e) = result {
-                failed.get_or_insert_with(|| self.io_error(&file.path, e));
-            }
-        }
-        if let Some(error) = failed {
-            return Err(error);
-        }
-        for (file, blob) in files.iter().zip(blobs) {
-            undo.entries
-                .push((file.path.clone(), index.get_path(Path::new(&file.path), 0)));
-            index
-                .add(&index_entry(&file.path, *blob, file.content.len()))
-                .map_err(|e| self.error("update index", e))?;
-        }
-        index.write().map_err(|e| self.error("write index", e))
-    }
-
-    /// Puts back what [`Self::update_worktree`] changed; best effort, on a path that already failed.
-    fn restore(&self, undo: WorktreeUndo) {
-        for (target, before) in undo.files.into_iter().rev() {
-            let _ = match before {
-                Before::Absent => std::fs::remove_file(&target),
-                Before::Same => Ok(()),
-                Before::Blob(id) => match self.load_blob(id) {
-                    Ok(bytes) => crate::fsutil::write_atomic(&target, &bytes),
-                    Err(_) => Ok(()),
-                },
-                Before::Bytes(bytes) => crate::fsutil::write_atomic(&target, &bytes),
-            };
-        }
-        if undo.entries.is_empty() {
-            return;
-        }
-        let Ok(mut index) = self.repo.index() else {
-            return;
-        };
-        if index.read(true).is_err() {
-            return;
-        }
-        for (path, entry) in undo.entries.into_iter().rev() {
-            let _ = match entry {
-                Some(entry) => index.add(&entry),
-                None => index.remove_path(Path::new(&path)),
-            };
-        }
-        let _ = index.write();
-    }
-
     fn signature(&self) -> Result<Signature<'static>, StoreError> {
         if let Some(signature) = env_signature("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL") {
             return Ok(signature);
@@ -893,45 +711,6 @@ impl Store {
                     .is_ok_and(|prefix| odb.exists_prefix(prefix, len).is_ok())
             })
             .map_or(hex.clone(), |len| hex[..len].to_owned())
-    }
-}
-
-/// What a work-tree file held before a commit wrote it.
-enum Before {
-    /// No file.
-    Absent,
-    /// The bytes written: nothing to put back.
-    Same,
-    /// HEAD's blob at its path: put back from the object database, not kept in memory (a
-    /// fleet-wide promote replaces thousands of baselines).
-    Blob(Oid),
-    /// Other bytes: a leftover of an interrupted promote.
-    Bytes(Vec<u8>),
-}
-
-/// What the work tree and index held at the paths a commit writes, to put back on failure.
-#[derive(Default)]
-struct WorktreeUndo {
-    files: Vec<(PathBuf, Before)>,
-    entries: Vec<(String, Option<git2::IndexEntry>)>,
-}
-
-/// An index entry for a file whose content is `blob`. The zero stat data makes git re-hash
-/// the work-tree file once, which then matches.
-fn index_entry(path: &str, blob: Oid, size: usize) -> git2::IndexEntry {
-    git2::IndexEntry {
-        ctime: git2::IndexTime::new(0, 0),
-        mtime: git2::IndexTime::new(0, 0),
-        dev: 0,
-        ino: 0,
-        mode: u32::from(FileMode::Blob),
-        uid: 0,
-        gid: 0,
-        file_size: u32::try_from(size).unwrap_or(u32::MAX),
-        id: blob,
-        flags: 0,
-        flags_extended: 0,
-        path: path.as_bytes().to_vec(),
     }
 }
 
@@ -974,23 +753,6 @@ fn ancestry(rev: &str) -> Option<(&str, Vec<(usize, usize)>)> {
 fn quoted_path(message: &str) -> Option<&str> {
     let (_, rest) = message.split_once('\'')?;
     rest.split_once('\'').map(|(path, _)| path)
-}
-
-/// Temporary files of atomic writes in `dir` that a killed promote left behind. Only a lock
-/// holder writes them, so while the lock is held every one of them is stale.
-fn remove_stale_temporaries(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(crate::fsutil::TEMP_PREFIX)
-            && name.ends_with(crate::fsutil::TEMP_SUFFIX)
-        {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
 }
 
 fn env_signature(name_var: &str, email_var: &str) -> Option<Signature<'static>> {

@@ -72,12 +72,12 @@ fn damage_pack(store: &Path, id: &str) -> PathBuf {
     git(store, &["prune-packed"]);
     let packs = store.join(".git/objects/pack");
     let idx = std::fs::read_dir(&packs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
+        .expect("the pack folder reads")
+        .map(|e| e.expect("a pack folder entry").path())
         .find(|p| p.extension().is_some_and(|e| e == "idx"))
         .expect("a pack index");
     // `sha1 type size size-in-pack offset`
-    let listing = git(store, &["verify-pack", "-v", idx.to_str().unwrap()]);
+    let listing = git(store, &["verify-pack", "-v", idx.to_str().expect("a UTF-8 path")]);
     let line = listing
         .lines()
         .find(|l| l.starts_with(id))
@@ -86,11 +86,11 @@ fn damage_pack(store: &Path, id: &str) -> PathBuf {
         .split_whitespace()
         .skip(3)
         .take(2)
-        .map(|f| f.parse().unwrap())
+        .map(|f| f.parse().expect("a number"))
         .collect();
     let (in_pack, offset) = (fields[0], fields[1]);
     let pack = idx.with_extension("pack");
-    let mut bytes = std::fs::read(&pack).unwrap();
+    let mut bytes = std::fs::read(&pack).expect("the pack reads");
     let middle = offset + in_pack / 2;
     for byte in &mut bytes[middle..middle + 8] {
         *byte ^= 0x55;
@@ -100,8 +100,9 @@ fn damage_pack(store: &Path, id: &str) -> PathBuf {
 }
 
 fn write(file: &Path, bytes: &[u8]) {
-    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    std::fs::write(file, bytes).unwrap();
+    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644))
+        .expect("the object may be made writable");
+    std::fs::write(file, bytes).expect("the object is writable");
 }
 
 fn inflate(bytes: &[u8]) -> Vec<u8> {
@@ -113,6 +114,6 @@ fn inflate(bytes: &[u8]) -> Vec<u8> {
 
 fn deflate(bytes: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-    encoder.write_all(bytes).unwrap();
-    encoder.finish().unwrap()
+    encoder.write_all(bytes).expect("deflating into memory");
+    encoder.finish().expect("deflating into memory")
 }

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::collect::cancel::Cancel;
 use crate::collect::{CaptureOptions, Source, SourceCapture, SourceError, SourceKind};
+use crate::fsutil::{Folder, WriteOptions};
 use crate::snapshot::SourceStatus;
 use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
 use fetch::{Fetch, MockupDir};
@@ -409,6 +410,7 @@ fn summarize(errors: Vec<String>) -> SourceError {
 }
 
 /// Writes the responses as a DMTF mockup (`DIR/redfish/v1/…/index.json`), secrets removed.
+/// A symbolic link where one of its folders belongs is refused.
 pub fn save_mockup(
     dir: &Path,
     fetched: &std::collections::BTreeMap<String, Value>,
@@ -431,12 +433,19 @@ pub fn save_mockup(
         if outside {
             continue;
         }
-        let folder = dir.join(relative);
-        std::fs::create_dir_all(&folder)?;
+        // Each folder below `dir` is driftgate's: never entered through a link.
+        let mut folder = Folder::create_at(dir)?;
+        for segment in relative.split('/') {
+            folder = folder.create_child(segment)?;
+        }
         let mut body = body.clone();
         filter.remove_secrets(&mut body);
         let text = serde_json::to_string_pretty(&body).map_err(std::io::Error::other)?;
-        crate::fsutil::write_atomic(&folder.join("index.json"), format!("{text}\n").as_bytes())?;
+        folder.write_atomic(
+            "index.json",
+            format!("{text}\n").as_bytes(),
+            WriteOptions::PRIVATE,
+        )?;
     }
     Ok(())
 }

@@ -138,20 +138,20 @@ fn ages_are_judged_only_with_a_threshold_and_only_when_older() {
 fn a_missing_state_file_is_empty_and_a_corrupt_one_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(STATE_FILE);
-    assert_eq!(State::load(&file).unwrap(), State::default());
+    assert_eq!(State::load(dir.path()).unwrap(), State::default());
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(
         &file,
         "{\"hosts\": {\"h1\": {\"last_good\": \"yesterday\"}}}",
     )
     .unwrap();
-    let err = State::load(&file).unwrap_err();
+    let err = State::load(dir.path()).unwrap_err();
     assert!(matches!(err, FleetError::State { .. }));
     assert!(
         err.to_string().contains(&file.display().to_string()),
         "{err}"
     );
-    let err = State::record(&file, &[("h2".into(), at(NOW))]).unwrap_err();
+    let err = State::record(dir.path(), &[("h2".into(), at(NOW))]).unwrap_err();
     assert!(
         err.to_string().contains("not a driftgate state file"),
         "{err}"
@@ -168,16 +168,20 @@ fn a_missing_state_file_is_empty_and_a_corrupt_one_is_an_error_naming_it() {
 fn recording_keeps_other_hosts_and_never_moves_a_time_backwards() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(STATE_FILE);
-    State::record(&file, &[("h1".into(), at(NOW)), ("h2".into(), at(NOW))]).unwrap();
     State::record(
-        &file,
+        dir.path(),
+        &[("h1".into(), at(NOW)), ("h2".into(), at(NOW))],
+    )
+    .unwrap();
+    State::record(
+        dir.path(),
         &[
             ("h1".into(), at("2026-11-01T00:00:00Z")),
             ("h3".into(), at("2026-11-01T00:00:00Z")),
         ],
     )
     .unwrap();
-    let state = State::load(&file).unwrap();
+    let state = State::load(dir.path()).unwrap();
     let got: Vec<(&str, Timestamp)> = state
         .hosts
         .iter()
@@ -198,7 +202,7 @@ fn recording_keeps_other_hosts_and_never_moves_a_time_backwards() {
     assert!(
         leftovers
             .iter()
-            .all(|n| n == "state.json" || n == "state.lock"),
+            .all(|n| n == "state.json" || n == "state.lock" || n == ".gitignore"),
         "{leftovers:?}"
     );
 }
@@ -206,18 +210,17 @@ fn recording_keeps_other_hosts_and_never_moves_a_time_backwards() {
 #[test]
 fn two_runs_recording_at_once_lose_no_host() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join(STATE_FILE);
     std::thread::scope(|scope| {
         for shard in ["a", "b"] {
-            let file = &file;
+            let tree = dir.path();
             scope.spawn(move || {
                 for i in 0..25 {
-                    State::record(file, &[(format!("{shard}-{i:02}"), at(NOW))]).unwrap();
+                    State::record(tree, &[(format!("{shard}-{i:02}"), at(NOW))]).unwrap();
                 }
             });
         }
     });
-    let state = State::load(&file).unwrap();
+    let state = State::load(dir.path()).unwrap();
     assert_eq!(state.hosts.len(), 50, "{:?}", state.hosts.keys());
 }
 

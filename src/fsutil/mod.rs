@@ -1,7 +1,12 @@
-//! File writes that never leave half a file behind.
+//! File writes that never leave half a file behind, and folders of driftgate's own that are
+//! never reached through a symbolic link ([`Folder`]).
 
-use std::io::{self, Write};
+mod folder;
+
+use std::io;
 use std::path::Path;
+
+pub use folder::{Folder, NotOurs, WriteOptions};
 
 /// Name prefix of the temporary files [`write_atomic`] creates.
 pub const TEMP_PREFIX: &str = ".driftgate-";
@@ -9,9 +14,10 @@ pub const TEMP_PREFIX: &str = ".driftgate-";
 pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
-/// disk, then renamed over the target. A crash leaves either the old file or the new one.
+/// disk, then renamed over the target. A crash leaves either the old file or the new one; a
+/// symbolic link at `path` is replaced, never written through.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, Mode::Private, Flush::ToDisk)
+    write_in_parent(path, bytes, WriteOptions::PRIVATE)
 }
 
 /// [`write_atomic`] without flushing the file to disk first, for a file that can be written
@@ -19,7 +25,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// or the new one, but a power cut may leave the new one empty. Flushing costs a disk round
 /// trip per file, which a promote of thousands of baselines cannot afford.
 pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomic_mode(path, bytes, Mode::Private, Flush::No)
+    let options = WriteOptions {
+        readable: false,
+        sync: false,
+    };
+    write_in_parent(path, bytes, options)
 }
 
 /// [`write_atomic`] for a file other programs read (node_exporter reads a textfile as its own
@@ -27,54 +37,47 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// narrowed by the umask), where a temporary file is its owner's alone. A file it replaces
 /// keeps its mode.
 pub fn write_atomic_readable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    let mode = match std::fs::metadata(path) {
-        Ok(replaced) => Mode::Keep(replaced.permissions()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Mode::Create(std::fs::Permissions::from_mode(0o666))
-        }
-        Err(e) => return Err(e),
+    let options = WriteOptions {
+        readable: true,
+        sync: true,
     };
-    write_atomic_mode(path, bytes, mode, Flush::ToDisk)
+    write_in_parent(path, bytes, options)
 }
 
-/// The mode of the file [`write_atomic_mode`] writes.
-enum Mode {
-    /// The temporary file's: its owner's alone.
-    Private,
-    /// These permissions at creation, narrowed by the umask as any new file's.
-    Create(std::fs::Permissions),
-    /// Exactly these (the replaced file's).
-    Keep(std::fs::Permissions),
+/// The folder of driftgate's own files in a store's work tree (run directories, the nightly
+/// state): ignored by git.
+pub const PRIVATE_DIR: &str = ".driftgate";
+
+/// `PRIVATE_DIR` in the work tree `work_tree`, created with a `.gitignore` of `*` (so that
+/// nothing in it shows in `git status`) when missing; never reached through a link.
+pub fn private_folder(work_tree: &Path) -> io::Result<Folder> {
+    let folder = Folder::open_at(work_tree)?
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?
+        .create_child(PRIVATE_DIR)?;
+    if folder.read(".gitignore")?.is_none() {
+        folder.write_atomic(".gitignore", b"*\n", WriteOptions::PRIVATE)?;
+    }
+    Ok(folder)
 }
 
-/// Whether the temporary file is flushed to disk before it replaces the target.
-#[derive(PartialEq, Eq)]
-enum Flush {
-    ToDisk,
-    No,
-}
-
-fn write_atomic_mode(path: &Path, bytes: &[u8], mode: Mode, flush: Flush) -> io::Result<()> {
+/// Writes the file `path` names in the folder it names, as the operator gave both.
+fn write_in_parent(path: &Path, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
-    if let Mode::Create(permissions) = &mode {
-        builder.permissions(permissions.clone());
-    }
-    let mut temp = builder.tempfile_in(dir)?;
-    if let Mode::Keep(permissions) = mode {
-        temp.as_file().set_permissions(permissions)?;
-    }
-    temp.write_all(bytes)?;
-    if flush == Flush::ToDisk {
-        temp.as_file().sync_all()?;
-    }
-    temp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{}: not the path of a file (or not UTF-8)", path.display()),
+            )
+        })?;
+    Folder::open_at(dir)?
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?
+        .write_atomic(name, bytes, options)
 }
 
 #[cfg(test)]
