@@ -264,20 +264,36 @@ fn verify(origin: &str, bytes: &[u8]) -> Result<VerifiedSnapshot, InputError> {
 /// The effective policy: built-in, then the store's committed `driftgate.toml` (when a store
 /// is given and has one), then the file at `path`.
 pub fn policy(store: Option<&Store>, path: Option<&Path>) -> Result<Policy, InputError> {
-    let store_layer = match store {
-        Some(store) => store
-            .read_head(POLICY_FILE)?
-            .map(|bytes| {
-                let origin = format!("{}:{POLICY_FILE}", store.location().display());
-                String::from_utf8(bytes)
-                    .map(|text| (text, origin.clone()))
-                    .map_err(|e| InputError::Io {
-                        origin,
-                        error: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
-                    })
-            })
-            .transpose()?,
-        None => None,
+    match store {
+        Some(store) if store.has_commits() => policy_at(Some(store), Some("HEAD"), path),
+        _ => policy_at(None, None, path),
+    }
+}
+
+/// [`policy`] with the store's layer read at `rev` (none when `rev` is `None`: a store without
+/// a commit): the policy a run judged under, read again.
+pub fn policy_at(
+    store: Option<&Store>,
+    rev: Option<&str>,
+    path: Option<&Path>,
+) -> Result<Policy, InputError> {
+    let store_layer = match (store, rev) {
+        (Some(store), Some(rev)) => match store.read(rev, POLICY_FILE) {
+            Ok(bytes) => Some(bytes),
+            Err(StoreError::UnknownPath { .. }) => None,
+            Err(e) => return Err(e.into()),
+        }
+        .map(|bytes| {
+            let origin = format!("{}:{POLICY_FILE}", store.location().display());
+            String::from_utf8(bytes)
+                .map(|text| (text, origin.clone()))
+                .map_err(|e| InputError::Io {
+                    origin,
+                    error: std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()),
+                })
+        })
+        .transpose()?,
+        _ => None,
     };
     let file_layer = path
         .map(|p| read_text(p).map(|text| (text, p.display().to_string())))

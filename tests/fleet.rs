@@ -374,3 +374,190 @@ fn a_link_where_an_out_dir_folder_belongs_is_refused_and_nothing_behind_it_is_to
         assert!(!out.join("run.json").exists());
     }
 }
+
+/// The mixed lab run as three shards, and the directory of the shard holding `host`.
+fn three_shards(lab: &FleetLab, host: &str) -> (Vec<std::path::PathBuf>, usize) {
+    let dirs: Vec<_> = (1..=3).map(|k| lab.path(&format!("shard-{k}"))).collect();
+    for (k, dir) in (1..=3).zip(&dirs) {
+        let shard = format!("{k}/3");
+        lab.check(&[
+            "--shard",
+            &shard,
+            "--out-dir",
+            dir.to_str().unwrap(),
+            "--quiet",
+        ]);
+    }
+    let holder = dirs
+        .iter()
+        .position(|dir| {
+            let run: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap())
+                    .unwrap();
+            run["hosts"].as_array().unwrap().iter().any(|h| h == host)
+        })
+        .unwrap();
+    (dirs, holder)
+}
+
+fn edit_json(file: &std::path::Path, edit: impl FnOnce(&mut Value)) {
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    edit(&mut doc);
+    std::fs::write(file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+}
+
+fn merged(lab: &FleetLab, dirs: &[std::path::PathBuf], args: &[&str]) -> common::gate::Ran {
+    let refs: Vec<&std::path::Path> = dirs.iter().map(|d| d.as_path()).collect();
+    lab.merge(&refs, args)
+}
+
+#[test]
+fn a_merge_of_shards_with_a_host_removed_added_duplicated_or_edited_is_refused_naming_shard_and_host()
+ {
+    const BLOCKED: &str = "azl-node03";
+    let refused = |ran: common::gate::Ran, shard: &std::path::Path, host: &str, says: &str| {
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        let shard = shard.display().to_string();
+        for part in [shard.as_str(), &format!("host {host}"), says] {
+            assert!(ran.stderr.contains(part), "{part:?} not in {}", ran.stderr);
+        }
+    };
+    // Removed: the blocked host's line in its shard's run.json and its files; the shard's
+    // list of planned hosts still names it.
+    let lab = mixed();
+    let (dirs, k) = three_shards(&lab, BLOCKED);
+    assert_eq!(merged(&lab, &dirs, &[]).code, 3, "the honest merge");
+    edit_json(&dirs[k].join("run.json"), |run| {
+        run["hosts"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|h| h != BLOCKED);
+    });
+    std::fs::remove_file(dirs[k].join(format!("hosts/{BLOCKED}.json"))).unwrap();
+    std::fs::remove_file(dirs[k].join(format!("snapshots/{BLOCKED}.json"))).unwrap();
+    refused(
+        merged(&lab, &dirs, &[]),
+        &dirs[k],
+        BLOCKED,
+        "its results were removed",
+    );
+    // … and from its list of planned hosts too: the other shards' lists name it.
+    edit_json(&dirs[k].join("run.json"), |run| {
+        run["planned"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|h| h["name"] != BLOCKED);
+    });
+    refused(
+        merged(&lab, &dirs, &[]),
+        &dirs[k],
+        BLOCKED,
+        "its results were removed",
+    );
+    // … from every shard's, the digests recomputed: the inventory names it.
+    for dir in &dirs {
+        edit_json(&dir.join("run.json"), |run| {
+            run["planned"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|h| h["name"] != BLOCKED);
+            let digest = planned_digest(&run["planned"]);
+            run["planned_hosts_digest"] = Value::from(digest);
+        });
+    }
+    refused(
+        merged(&lab, &dirs, &[]),
+        &dirs[k],
+        BLOCKED,
+        "is missing from the hosts the run planned",
+    );
+
+    // Added: a host of no inventory, its record and snapshot copied from another host.
+    let lab = mixed();
+    let (dirs, k) = three_shards(&lab, BLOCKED);
+    let other = "azl-node99";
+    edit_json(&dirs[k].join("run.json"), |run| {
+        run["hosts"]
+            .as_array_mut()
+            .unwrap()
+            .push(Value::from(other));
+    });
+    refused(merged(&lab, &dirs, &[]), &dirs[k], other, "it was added");
+
+    // Duplicated: the blocked host's results copied into another shard's directory.
+    let lab = mixed();
+    let (dirs, k) = three_shards(&lab, BLOCKED);
+    let j = (k + 1) % 3;
+    for folder in ["hosts", "snapshots"] {
+        let file = format!("{folder}/{BLOCKED}.json");
+        std::fs::copy(dirs[k].join(&file), dirs[j].join(&file)).unwrap();
+    }
+    edit_json(&dirs[j].join("run.json"), |run| {
+        run["hosts"]
+            .as_array_mut()
+            .unwrap()
+            .push(Value::from(BLOCKED));
+    });
+    refused(
+        merged(&lab, &dirs, &[]),
+        &dirs[j],
+        BLOCKED,
+        "it is not in shard",
+    );
+
+    // Edited: the blocked host's record says PASS throughout (verdict, counts, findings,
+    // cluster facts); its snapshot beside it still shows DCBX disabled.
+    let lab = mixed();
+    let (dirs, k) = three_shards(&lab, BLOCKED);
+    let record = dirs[k].join(format!("hosts/{BLOCKED}.json"));
+    // A node of its cluster that passed: its facts are what the cluster expects.
+    let healthy = dirs
+        .iter()
+        .map(|dir| dir.join("hosts/azl-node01.json"))
+        .find(|file| file.exists())
+        .unwrap();
+    let healthy: Value = serde_json::from_str(&std::fs::read_to_string(healthy).unwrap()).unwrap();
+    edit_json(&record, |doc| {
+        let zero = serde_json::json!({"block": 0, "warn": 0, "info": 0});
+        doc["result"]["verdict"] = Value::from("pass");
+        doc["result"]["counts"] = zero.clone();
+        doc["result"]["report"]["verdict"] = Value::from("pass");
+        doc["result"]["report"]["counts"] = zero;
+        doc["result"]["report"]["findings"] = serde_json::json!([]);
+        doc["result"]["report"]["firmware_changes"] = serde_json::json!([]);
+        doc["cluster_facts"] = healthy["cluster_facts"].clone();
+    });
+    refused(
+        merged(&lab, &dirs, &[]),
+        &dirs[k],
+        BLOCKED,
+        "its record says PASS (0 blocking, 0 warnings), but its snapshot judged against git:",
+    );
+    // Trusting the records is a choice the report states.
+    let trusted = merged(&lab, &dirs, &["--no-rejudge"]);
+    assert!(
+        trusted
+            .stdout
+            .contains("records trusted as the shards wrote them, not judged again"),
+        "{}",
+        trusted.stdout
+    );
+}
+
+/// `sha256:` of a run file's `planned` list, as driftgate computes it.
+fn planned_digest(planned: &Value) -> String {
+    use sha2::{Digest as _, Sha256};
+    let mut hasher = Sha256::new();
+    for host in planned.as_array().unwrap() {
+        hasher.update(
+            format!(
+                "{}\t{}\t{}\n",
+                host["name"].as_str().unwrap(),
+                host["fleet"].as_str().unwrap(),
+                host["cluster"].as_str().unwrap_or("")
+            )
+            .as_bytes(),
+        );
+    }
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}

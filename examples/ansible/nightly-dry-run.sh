@@ -51,7 +51,8 @@ play() {
     ANSIBLE_NOCOLOR=1 ansible-playbook -i examples/ansible/nightly-hosts.yml examples/ansible/nightly-check.yml \
         -e "driftgate_run=$run" -e "driftgate=$bin" -e "driftgate_results=$work/collectors" \
         -e "driftgate_controller_results=$work/controller" \
-        -e "{\"driftgate_global_args\": [\"--repo\", \"$store\"]}" >"$work/play.out" 2>&1 || code=$?
+        -e "{\"driftgate_global_args\": [\"--repo\", \"$store\"], \"driftgate_controller_args\": [\"--repo\", \"$store\"]}" \
+        >"$work/play.out" 2>&1 || code=$?
     # The fleet summary, as the play showed it.
     sed -n '/Show the fleet summary/,/^$/p' "$work/play.out"
     local outcome=$([ "$code" = 0 ] && echo passes || echo fails)

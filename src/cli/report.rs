@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
-use driftgate::fleet;
-
+use driftgate::fleet::{self, MergeOptions, Rejudge};
+use driftgate::inventory::Inventory;
 use driftgate::store::Store;
+
+use super::inventory::InventoryArg;
 
 use super::reports::{ReportArgs, ReportSources};
 use super::{Context, OutputFormat};
@@ -17,10 +19,14 @@ use crate::exit::Outcome;
 pub enum Command {
     /// Merge the --out-dir of every shard of one `check --all --shard K/N` run into the fleet
     /// result one unsharded run would give: the same hosts, verdicts, findings, counts and exit
-    /// code (0 pass or warn, 1 block, 3 incomplete). Refuses (exit 2) a directory of a run
-    /// that did not finish, overlapping or missing shards, and shards judged under different
-    /// policies or strictness. Unsharded runs of disjoint selections (one per site) merge too,
-    /// the report naming the selections.
+    /// code (0 pass or warn, 1 block, 3 incomplete). Trusts nothing it can check: every host
+    /// the run planned must be in its shard's directory with its record and snapshot, and each
+    /// host is judged again from its snapshot against the baseline its record names, in the
+    /// baseline store (--repo), under the run's policy. Refuses (exit 2, naming the shard and
+    /// the host) a host missing, added or twice, a record its snapshot disagrees with, a
+    /// directory of a run that did not finish, overlapping or missing shards, and shards judged
+    /// under different policies or strictness. Unsharded runs of disjoint selections (one per
+    /// site) merge too, the report naming the selections.
     #[command(after_help = "Example:\n  \
         driftgate check --all --shard 1/3 --out-dir results/1   # on collector 1\n  \
         driftgate check --all --shard 2/3 --out-dir results/2   # on collector 2\n  \
@@ -43,6 +49,16 @@ pub enum Command {
         format: OutputFormat,
         #[command(flatten)]
         reports: ReportArgs,
+        /// Take each host's record as its shard wrote it instead of judging it again from its
+        /// snapshot (for a merge job without the baseline store); the report says so.
+        #[arg(long)]
+        no_rejudge: bool,
+        /// The --policy FILE the shards ran with, layered over the store's policy as
+        /// `check --all` does.
+        #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
+        policy: Option<PathBuf>,
+        #[command(flatten)]
+        inventory: InventoryArg,
     },
 }
 
@@ -52,16 +68,43 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             dirs,
             format,
             reports,
+            no_rejudge,
+            policy,
+            inventory,
         } => {
             reports.check()?;
-            let report = fleet::merge(&dirs)?;
-            // The store is optional here (a merge job may run beside the results only): without
-            // it SARIF has no lines and HTML no timelines.
             let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
-            let store = Store::discover(&dir).ok();
+            let store = match Store::discover(&dir) {
+                Ok(store) => Some(store),
+                // A merge job may run beside the results only: it then trusts them, saying so.
+                Err(_) if no_rejudge => None,
+                Err(error) => {
+                    return Err(anyhow::Error::new(error).context(
+                        "report merge judges every host again against its baseline: give the baseline store with --repo DIR (or DRIFTGATE_REPO), or --no-rejudge to trust the records",
+                    ));
+                }
+            };
+            // The inventory the shards planned from: given, else the store's, when it has one.
+            let inventory = match (&inventory.inventory, &store) {
+                (Some(file), _) => Some(Inventory::load(file)?),
+                (None, Some(store)) => {
+                    let file = store.location().join(driftgate::inventory::FILE_NAME);
+                    file.exists().then(|| Inventory::load(&file)).transpose()?
+                }
+                (None, None) => None,
+            };
+            let options = MergeOptions {
+                rejudge: store.as_ref().filter(|_| !no_rejudge).map(|store| Rejudge {
+                    store,
+                    policy_file: policy.as_deref(),
+                }),
+                inventory: inventory.as_ref(),
+            };
+            let report = fleet::merge(&dirs, &options)?;
+            // Without the store SARIF has no lines and HTML no timelines.
             let policy = store
                 .as_ref()
-                .and_then(|s| driftgate::input::policy(Some(s), None).ok());
+                .and_then(|s| driftgate::input::policy(Some(s), policy.as_deref()).ok());
             let sources = ReportSources {
                 store: store.as_ref(),
                 policy: policy.as_ref(),

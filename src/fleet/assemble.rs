@@ -113,6 +113,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         counts,
         hosts,
         findings,
+        records_trusted: false,
     }
 }
 

@@ -9,19 +9,36 @@
 //! Unsharded runs of different selections (one per site: `--tag site-a`, `--tag site-b`) merge
 //! too when no host is in two of them: the report then names the selections it holds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::assemble::{Assembly, assemble};
 use super::outdir::{
-    RunFile, RunIdentity, SelectionRecord, read_host, read_run, read_run_identity,
+    HOSTS_DIR, PlannedHost, RunFile, RunIdentity, SelectionRecord, hosts_digest, read_host,
+    read_run, read_run_identity,
 };
+use super::rejudge::{Judge, Part, Rejudge};
 use super::spool::Spool;
 use super::{FleetError, FleetReport};
+use crate::inventory::{Inventory, Selection};
+
+/// How far a merge checks the records it merges.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MergeOptions<'a> {
+    /// Judge every host again from its snapshot (see [`Rejudge`]); `None` (`--no-rejudge`):
+    /// take the records as written, which the report then says.
+    pub rejudge: Option<Rejudge<'a>>,
+    /// The inventory the shards planned their hosts from, when at hand: a host removed from
+    /// every shard's run file is still named by it.
+    pub inventory: Option<&'a Inventory>,
+}
 
 /// Merges `dirs` (see the module docs).
-pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
+pub(super) fn merge(
+    dirs: &[PathBuf],
+    options: &MergeOptions<'_>,
+) -> Result<FleetReport, FleetError> {
     let Some(first_dir) = dirs.first() else {
         return Err(FleetError::BadResults {
             path: String::new(),
@@ -50,36 +67,43 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
             run.shard.is_some(),
         )?;
     }
-    for (dir, run) in &runs {
-        if let Some(shard) = run.shard
-            && let Some(stray) = run.hosts.iter().find(|h| !shard.contains(h))
-        {
-            return Err(FleetError::BadResults {
-                path: dir.display().to_string(),
-                reason: format!(
-                    "host {stray} is not in shard {shard}: this directory was not written by `check --all --shard {shard}`"
-                ),
-            });
-        }
-    }
-    let mut owner: BTreeMap<&str, &Path> = BTreeMap::new();
-    for (dir, run) in &runs {
-        for host in &run.hosts {
-            if let Some(other) = owner.insert(host, dir) {
+    let parts: Vec<Part<'_>> = runs
+        .iter()
+        .zip(&identities)
+        .map(|((dir, run), identity)| Part { dir, run, identity })
+        .collect();
+    // What the run planned, from a run file whose list is what its digest says: a host
+    // removed from another shard's list is then named.
+    let reference = parts
+        .iter()
+        .find(|p| {
+            p.identity.planned_hosts_digest.as_deref()
+                == Some(hosts_digest(&p.run.planned).as_str())
+        })
+        .map(|p| p.run.planned.as_slice());
+    let mut owner: BTreeMap<&str, (&Part<'_>, &PlannedHost)> = BTreeMap::new();
+    for part in &parts {
+        for planned in planned_here(part, reference, options.inventory)? {
+            if let Some((other, _)) = owner.insert(&planned.name, (part, planned)) {
                 return Err(FleetError::BadResults {
-                    path: dir.display().to_string(),
+                    path: part.dir.display().to_string(),
                     reason: format!(
-                        "host {host} is also in {}: the directories overlap (give each shard once)",
-                        other.display()
+                        "host {} is also in {}: the directories overlap (give each shard once)",
+                        planned.name,
+                        other.dir.display()
                     ),
                 });
             }
         }
     }
+    let mut judge = options.rejudge.map(Judge::new);
     let spool = Spool::new()?;
     let mut records = Vec::with_capacity(owner.len());
-    for (host, dir) in owner {
-        let mut record = read_host(dir, host)?;
+    for (host, (part, planned)) in owner {
+        let mut record = read_host(part.dir, host).map_err(|error| part.refuse(host, error))?;
+        if let Some(judge) = &mut judge {
+            judge.check(part, planned, &record)?;
+        }
         spool.keep(&mut record.result.report)?;
         records.push(record);
     }
@@ -109,7 +133,135 @@ pub(super) fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
         whole_clusters: true,
     });
     report.selections = selections;
+    report.records_trusted = options.rejudge.is_none();
     Ok(report)
+}
+
+/// The hosts `part` planned for itself, each checked to be there: the run file lists the hosts
+/// the run planned over all shards (as its digest says, as `reference` — another shard's list
+/// that its digest confirms — says, and as the inventory, when at hand, selects), those of this
+/// shard are exactly the hosts it worked on, and each has its record in the directory and
+/// nothing else does.
+fn planned_here<'r>(
+    part: &Part<'r>,
+    reference: Option<&'r [PlannedHost]>,
+    inventory: Option<&Inventory>,
+) -> Result<Vec<&'r PlannedHost>, FleetError> {
+    let (run, label) = (part.run, part.label());
+    let refuse = |reason: String| FleetError::BadResults {
+        path: part.dir.display().to_string(),
+        reason: format!("{label}: {reason}; refusing to merge"),
+    };
+    if run.planned.is_empty() && !run.hosts.is_empty() {
+        return Err(refuse(
+            "its run.json does not list the hosts the run planned (written by an older driftgate): run the shards again".to_owned(),
+        ));
+    }
+    let digest = hosts_digest(&run.planned);
+    if part.identity.planned_hosts_digest.as_deref() != Some(digest.as_str()) {
+        let named: BTreeSet<&PlannedHost> = run.planned.iter().collect();
+        let difference = reference.and_then(|all| {
+            let all: BTreeSet<&PlannedHost> = all.iter().collect();
+            all.difference(&named)
+                .next()
+                .map(|lost| format!("host {}: the run planned it (as the other shards' run files say), but this run.json does not list it: its results were removed", lost.name))
+                .or_else(|| {
+                    named.difference(&all).next().map(|added| {
+                        format!("host {}: this run.json lists it, but the run did not plan it (as the other shards' run files say): it was added", added.name)
+                    })
+                })
+        });
+        return Err(refuse(difference.unwrap_or_else(|| {
+            format!(
+                "the hosts its run.json says the run planned ({}) are not the ones its digest says ({}): run.json was edited",
+                run.planned.len(),
+                part.identity.planned_hosts_digest.as_deref().unwrap_or("none")
+            )
+        })));
+    }
+    if let Some(inventory) = inventory {
+        let selected = inventory.select(&Selection {
+            fleet: run.selection.fleet.clone(),
+            cluster: run.selection.cluster.clone(),
+            tag: run.selection.tag.clone(),
+        });
+        let planned: BTreeSet<&str> = run.planned.iter().map(|h| h.name.as_str()).collect();
+        let selected_names: BTreeSet<&str> = selected.iter().map(|h| h.name.as_str()).collect();
+        // Each shard names the hosts that are its own.
+        let here = |host: &&&str| run.shard.is_none_or(|s| s.contains(host));
+        if let Some(lost) = selected_names.difference(&planned).find(here) {
+            return Err(refuse(format!(
+                "host {lost} of {} ({}) is missing from the hosts the run planned: its results were removed, or the inventory changed since the run",
+                inventory.file.display(),
+                selection_name(&run.selection)
+            )));
+        }
+        if let Some(added) = planned.difference(&selected_names).find(here) {
+            return Err(refuse(format!(
+                "host {added} is not a host of {} ({}): it was added to the results, or the inventory changed since the run",
+                inventory.file.display(),
+                selection_name(&run.selection)
+            )));
+        }
+    }
+    let mine: Vec<&PlannedHost> = run
+        .planned
+        .iter()
+        .filter(|h| run.shard.is_none_or(|s| s.contains(&h.name)))
+        .collect();
+    let worked: BTreeSet<&str> = run.hosts.iter().map(String::as_str).collect();
+    let wanted: BTreeSet<&str> = mine.iter().map(|h| h.name.as_str()).collect();
+    if let Some(stray) = worked.difference(&wanted).next() {
+        let why = if run.planned.iter().any(|h| h.name == *stray) {
+            format!(
+                "it is not in shard {}: this directory was not written by `check --all --shard {}`",
+                run.shard.map(|s| s.to_string()).unwrap_or_default(),
+                run.shard.map(|s| s.to_string()).unwrap_or_default()
+            )
+        } else {
+            "it is not a host the run planned: it was added".to_owned()
+        };
+        return Err(part.refuse(stray, why));
+    }
+    if let Some(lost) = wanted.difference(&worked).next() {
+        return Err(part.refuse(
+            lost,
+            "the run planned it for this directory, but its run.json lists no result of it: its results were removed",
+        ));
+    }
+    for name in record_names(part.dir)? {
+        if !wanted.contains(name.as_str()) {
+            return Err(part.refuse(
+                &name,
+                "its record is in the directory, but the run did not plan it here: it was added",
+            ));
+        }
+    }
+    Ok(mine)
+}
+
+/// The hosts whose records (`hosts/<host>.json`) are in `dir`.
+fn record_names(dir: &Path) -> Result<Vec<String>, FleetError> {
+    let folder = dir.join(HOSTS_DIR);
+    let entries = std::fs::read_dir(&folder).map_err(|error| FleetError::BadResults {
+        path: folder.display().to_string(),
+        reason: format!("cannot read: {error}"),
+    })?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|error| FleetError::BadResults {
+            path: folder.display().to_string(),
+            reason: format!("cannot read: {error}"),
+        })?;
+        if let Some(host) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_suffix(".json"))
+        {
+            names.push(host.to_owned());
+        }
+    }
+    Ok(names)
 }
 
 /// Refuses `run` (of `dir`) unless it was judged as `first` was.
@@ -323,6 +475,14 @@ mod tests {
             strict: false,
             selection: SelectionRecord::default(),
             hosts: hosts.iter().map(|h| (*h).to_owned()).collect(),
+            planned: hosts
+                .iter()
+                .map(|h| PlannedHost {
+                    name: (*h).to_owned(),
+                    fleet: "f".to_owned(),
+                    cluster: None,
+                })
+                .collect(),
             orphans: Vec::new(),
             policy_digest: "sha256:1".into(),
             stale_after_seconds: None,
@@ -336,7 +496,14 @@ mod tests {
             .enumerate()
             .map(|(i, r)| {
                 let dir = root.path().join(format!("shard{i}"));
-                OutDir::create(&dir).unwrap().write_run(r).unwrap();
+                let identity = RunIdentity {
+                    planned_hosts_digest: Some(hosts_digest(&r.planned)),
+                    ..RunIdentity::default()
+                };
+                OutDir::create(&dir)
+                    .unwrap()
+                    .write_identified_run(r, &identity)
+                    .unwrap();
                 dir
             })
             .collect();
@@ -345,7 +512,9 @@ mod tests {
 
     fn refused(runs: &[RunFile]) -> String {
         let (_root, dirs) = dirs(runs);
-        merge(&dirs).unwrap_err().to_string()
+        merge(&dirs, &MergeOptions::default())
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -381,7 +550,7 @@ mod tests {
         assert!(policy.contains("policy sha256:2"), "{policy}");
         // A host hashes to one shard: in another one's directory it is a stray.
         let overlap = refused(&[run(Some((1, 2)), &["h1"]), run(Some((2, 2)), &["h1"])]);
-        assert!(overlap.contains("host h1 is not in shard"), "{overlap}");
+        assert!(overlap.contains("host h1: it is not in shard"), "{overlap}");
     }
 
     fn identified(runs: &[(RunFile, RunIdentity)]) -> String {
@@ -398,7 +567,9 @@ mod tests {
                 dir
             })
             .collect();
-        merge(&dirs).unwrap_err().to_string()
+        merge(&dirs, &MergeOptions::default())
+            .unwrap_err()
+            .to_string()
     }
 
     fn identity(run_id: Option<&str>, head: &str, planned: &str) -> RunIdentity {
@@ -430,8 +601,19 @@ mod tests {
     #[test]
     fn a_host_outside_its_directorys_shard_is_refused() {
         // "a" hashes to shard 1 of 2 (see shard.rs): in shard 2's directory it is a stray.
-        let error = refused(&[run(Some((1, 2)), &[]), run(Some((2, 2)), &["a"])]);
-        assert!(error.contains("host a is not in shard 2/2"), "{error}");
+        let mut second = run(Some((2, 2)), &["a"]);
+        let error = refused(&[run(Some((1, 2)), &["a"]), second.clone()]);
+        assert!(error.contains("host a: it is not in shard 2/2"), "{error}");
+        // Dropped from its own shard's results, it is still named: the run planned it.
+        let mut first = run(Some((1, 2)), &["a"]);
+        first.hosts.clear();
+        second.hosts.clear();
+        let error = refused(&[first, second]);
+        assert!(error.contains("shard 1/2"), "{error}");
+        assert!(
+            error.contains("host a: the run planned it for this directory"),
+            "{error}"
+        );
     }
 
     fn site(tag: Option<&str>, hosts: &[&str]) -> RunFile {
@@ -444,7 +626,7 @@ mod tests {
     #[test]
     fn unsharded_runs_of_disjoint_selections_merge_naming_them() {
         let (_root, dirs) = dirs(&[site(Some("site-b"), &[]), site(Some("site-a"), &[])]);
-        let report = merge(&dirs).unwrap();
+        let report = merge(&dirs, &MergeOptions::default()).unwrap();
         assert_eq!(report.selections, ["--tag site-a", "--tag site-b"]);
         assert!(report.shards.is_empty());
         let orphans = report
@@ -468,7 +650,9 @@ mod tests {
     #[test]
     fn a_directory_without_run_json_is_not_a_finished_run() {
         let dir = tempfile::tempdir().unwrap();
-        let error = merge(&[dir.path().to_path_buf()]).unwrap_err().to_string();
+        let error = merge(&[dir.path().to_path_buf()], &MergeOptions::default())
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("run.json") && error.contains("finished"),
             "{error}"
@@ -478,7 +662,7 @@ mod tests {
     #[test]
     fn every_shard_once_merges_in_shard_order() {
         let (_root, dirs) = dirs(&[run(Some((2, 2)), &[]), run(Some((1, 2)), &[])]);
-        let report = merge(&dirs).unwrap();
+        let report = merge(&dirs, &MergeOptions::default()).unwrap();
         assert_eq!(report.shards, ["1/2", "2/2"]);
         assert_eq!(report.counts.total, 0);
     }

@@ -11,6 +11,7 @@ pub mod cluster;
 mod merge;
 pub mod outdir;
 mod plan;
+mod rejudge;
 mod run;
 pub mod shard;
 pub mod spool;
@@ -25,6 +26,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use merge::MergeOptions;
+pub use rejudge::Rejudge;
 pub use shard::{BadShard, Shard};
 pub use spool::HostReport;
 
@@ -115,6 +118,10 @@ pub struct FleetReport {
     /// What no single host's baseline shows: cluster disagreement, stale and missing
     /// baselines and captures.
     pub findings: Vec<FleetFinding>,
+    /// Whether `report merge` took the hosts' records as the shards wrote them
+    /// (`--no-rejudge`) instead of judging each host again from its snapshot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub records_trusted: bool,
 }
 
 /// Hosts by verdict.
@@ -324,6 +331,7 @@ pub async fn check_all(
         strict: settings.strict,
         selection: (&settings.selection).into(),
         hosts: plan.hosts.iter().map(|p| p.host.name.to_string()).collect(),
+        planned: plan.planned.clone(),
         orphans: plan.orphans.clone(),
         policy_digest: settings.policy.digest(),
         stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),
@@ -352,8 +360,8 @@ pub async fn check_all(
 /// unsharded run would have given. Refuses a directory of a run that did not finish, the
 /// same host twice, shards of different counts, a missing shard, and shards judged under
 /// different policies, strictness, selections or `--stale-after`.
-pub fn merge(dirs: &[PathBuf]) -> Result<FleetReport, FleetError> {
-    merge::merge(dirs)
+pub fn merge(dirs: &[PathBuf], options: &MergeOptions<'_>) -> Result<FleetReport, FleetError> {
+    merge::merge(dirs, options)
 }
 
 /// Now, to the second (run files and reports carry no sub-second noise).

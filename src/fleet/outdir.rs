@@ -44,8 +44,14 @@ pub struct RunFile {
     pub strict: bool,
     /// `--fleet`, `--cluster`, `--tag`.
     pub selection: SelectionRecord,
-    /// Every host it worked on (each has `hosts/<host>.json`).
+    /// Every host it worked on: the planned hosts of its shard (each has `hosts/<host>.json`).
     pub hosts: Vec<String>,
+    /// Every host the run planned over all its shards (the inventory's selection before
+    /// `--shard`), sorted by name; what `planned_hosts_digest` is the digest of. `report merge`
+    /// finds each in the directory of its shard, so a host removed from a shard's results is
+    /// named. Empty in a run file of an older driftgate.
+    #[serde(default)]
+    pub planned: Vec<PlannedHost>,
     /// Baselines of no inventory host in this shard.
     pub orphans: Vec<String>,
     /// `sha256:` of the effective policy.
@@ -72,14 +78,33 @@ pub struct RunIdentity {
     pub planned_hosts_digest: Option<String>,
 }
 
-/// `sha256:` of `hosts` (name, fleet, cluster), in the order given.
-pub(super) fn hosts_digest<'h>(
-    hosts: impl IntoIterator<Item = (&'h str, &'h str, Option<&'h str>)>,
-) -> String {
+/// A host a run planned, as its run file records it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PlannedHost {
+    /// The host.
+    pub name: String,
+    /// Its fleet.
+    pub fleet: String,
+    /// Its cluster, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+/// `sha256:` of `hosts` (name, fleet, cluster), in the order given (a run's are sorted by
+/// name).
+pub(super) fn hosts_digest(hosts: &[PlannedHost]) -> String {
     use sha2::{Digest as _, Sha256};
     let mut hasher = Sha256::new();
-    for (name, fleet, cluster) in hosts {
-        hasher.update(format!("{name}\t{fleet}\t{}\n", cluster.unwrap_or("")).as_bytes());
+    for host in hosts {
+        hasher.update(
+            format!(
+                "{}\t{}\t{}\n",
+                host.name,
+                host.fleet,
+                host.cluster.as_deref().unwrap_or("")
+            )
+            .as_bytes(),
+        );
     }
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }
@@ -207,12 +232,6 @@ impl OutDir {
     /// Writes `record` as `hosts/<host>.json`.
     pub fn write_host(&self, record: &HostRecord) -> Result<(), FleetError> {
         write_json(&self.hosts, &format!("{}.json", record.result.host), record)
-    }
-
-    /// Writes `run.json` without an identity (a test's).
-    #[cfg(test)]
-    pub fn write_run(&self, run: &RunFile) -> Result<(), FleetError> {
-        self.write_identified_run(run, &RunIdentity::default())
     }
 
     /// Writes `run.json`: `run` and `identity` in one object.

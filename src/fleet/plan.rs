@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use super::outdir::PlannedHost;
 use super::{FleetError, FleetSettings};
 use crate::inventory::{InventoryHost, Selection};
 use crate::store::BaselineFile;
@@ -18,8 +19,9 @@ pub(super) struct Plan {
     pub hosts: Vec<Planned>,
     /// `baselines/<fleet>/<host>.json` files of no inventory host, in this shard.
     pub orphans: Vec<String>,
-    /// `sha256:` of the hosts of the selection over all shards (see
-    /// [`super::outdir::RunIdentity`]).
+    /// The hosts of the selection over all shards, sorted by name.
+    pub planned: Vec<PlannedHost>,
+    /// `sha256:` of `planned` (see [`super::outdir::RunIdentity`]).
     pub planned_digest: String,
 }
 
@@ -56,11 +58,16 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
         });
     }
     let in_shard = |host: &str| settings.shard.is_none_or(|s| s.contains(host));
-    let planned_digest = super::outdir::hosts_digest(
-        selected
-            .iter()
-            .map(|h| (h.name.as_str(), h.fleet.as_str(), h.cluster.as_deref())),
-    );
+    let mut planned: Vec<PlannedHost> = selected
+        .iter()
+        .map(|h| PlannedHost {
+            name: h.name.to_string(),
+            fleet: h.fleet.clone(),
+            cluster: h.cluster.clone(),
+        })
+        .collect();
+    planned.sort();
+    let planned_digest = super::outdir::hosts_digest(&planned);
     let head = settings.store.head_commit()?;
     let files = match &head {
         Some(head) => settings.store.baseline_files(head)?,
@@ -114,6 +121,7 @@ pub(super) fn plan(settings: &FleetSettings) -> Result<Plan, FleetError> {
         head,
         hosts,
         orphans,
+        planned,
         planned_digest,
     })
 }

@@ -802,7 +802,7 @@ fn finish(
 
 /// Each source the report says is not complete, with why: `redfish (https://bmc): partial: …`
 /// (a baseline's source is named as the baseline's).
-fn incomplete_sources(report: &compare::Report) -> String {
+pub(super) fn incomplete_sources(report: &compare::Report) -> String {
     report
         .incomplete_sources
         .iter()

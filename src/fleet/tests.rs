@@ -79,7 +79,7 @@ fn at_most_concurrency_hosts_run_at_once_and_a_failed_capture_is_counted_incompl
     assert!(failure.contains("missing"), "{failure}");
     assert!(dir.path().join("out/run.json").is_file());
     // The run directory alone gives the same result.
-    let merged = merge(&[dir.path().join("out")]).unwrap();
+    let merged = merge(&[dir.path().join("out")], &rejudging(&settings)).unwrap();
     assert_eq!(merged.hosts, report.hosts);
     assert_eq!(merged.counts, report.counts);
     // Neither holds the hosts' reports in memory: each waits in its run's spool.
@@ -279,6 +279,17 @@ fn run_json_records_the_run_id_the_store_head_and_the_planned_hosts() {
     assert_ne!(changed.planned_hosts_digest, first.planned_hosts_digest);
 }
 
+/// How `report merge` checks the results of a run of `settings`.
+fn rejudging(settings: &FleetSettings) -> MergeOptions<'_> {
+    MergeOptions {
+        rejudge: Some(Rejudge {
+            store: &settings.store,
+            policy_file: None,
+        }),
+        inventory: Some(&settings.inventory),
+    }
+}
+
 #[test]
 fn merge_refuses_a_host_record_that_contradicts_itself() {
     let dir = tempfile::tempdir().unwrap();
@@ -290,7 +301,9 @@ fn merge_refuses_a_host_record_that_contradicts_itself() {
     let edited = text.replacen("\"verdict\": \"incomplete\"", "\"verdict\": \"pass\"", 1);
     assert_ne!(edited, text);
     std::fs::write(&file, edited).unwrap();
-    let error = merge(&[dir.path().join("out")]).unwrap_err().to_string();
+    let error = merge(&[dir.path().join("out")], &rejudging(&settings))
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("h00.json") && error.contains("verdict PASS"),
         "{error}"

@@ -178,6 +178,11 @@ impl<'r> Summary<'r> {
                 self.report.selections.join(", ")
             );
         }
+        if self.report.records_trusted {
+            line.push_str(
+                " (records trusted as the shards wrote them, not judged again: --no-rejudge)",
+            );
+        }
         line
     }
 

@@ -80,6 +80,7 @@ pub(crate) fn fleet_report(
         counts: host_counts(&hosts),
         hosts,
         findings,
+        records_trusted: false,
     }
 }
 

@@ -77,7 +77,10 @@ fn damage_pack(store: &Path, id: &str) -> PathBuf {
         .find(|p| p.extension().is_some_and(|e| e == "idx"))
         .expect("a pack index");
     // `sha1 type size size-in-pack offset`
-    let listing = git(store, &["verify-pack", "-v", idx.to_str().expect("a UTF-8 path")]);
+    let listing = git(
+        store,
+        &["verify-pack", "-v", idx.to_str().expect("a UTF-8 path")],
+    );
     let line = listing
         .lines()
         .find(|l| l.starts_with(id))

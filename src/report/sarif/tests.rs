@@ -592,6 +592,7 @@ fn stale_missing_and_orphan_findings_and_a_timed_out_host_all_have_a_location() 
         },
         hosts,
         findings: fleet_findings,
+        records_trusted: false,
     };
     let lines = extras(&[("azl-node04", lines_of("azure-local", &n4))]);
     let (_, log) = sarif(Document::Fleet(&report), &lines);
@@ -881,6 +882,7 @@ fn a_run_keeps_the_most_severe_results_code_scanning_accepts() {
         },
         hosts: vec![node_a, node_z],
         findings: Vec::new(),
+        records_trusted: false,
     };
     let (_, log) = sarif(Document::Fleet(&fleet), &Extras::default());
     let run = &log["runs"][0];
