@@ -217,6 +217,36 @@ fn session_limit() -> Seen {
     seen
 }
 
+/// A login whose `Location` header names a BMC account: the simulator's own record of what it
+/// received shows that only the session the login opened was deleted.
+fn hostile_session_location() -> Seen {
+    let mut server = Simulator::start_logged(
+        &bmc("baseline"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "session-location=/redfish/v1/AccountService/Accounts/2",
+        ],
+    );
+    let seen = capture(&format!("redfish={}", server.url), &[]);
+    let received = server.received("session deleted");
+    let not_gets: Vec<(&str, &str)> = received
+        .iter()
+        .filter(|(method, _)| method != "GET")
+        .map(|(method, uri)| (method.as_str(), uri.as_str()))
+        .collect();
+    assert_eq!(
+        not_gets,
+        [
+            ("POST", "/redfish/v1/SessionService/Sessions"),
+            ("DELETE", "/redfish/v1/SessionService/Sessions/1")
+        ]
+    );
+    assert_eq!(server.sessions(), 0);
+    seen
+}
+
 fn wrong_type() -> Seen {
     let mockup = copy_of(&bmc("post-update"));
     let adapters = mockup
@@ -397,6 +427,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("edited-snapshot", || {
         bad_snapshot(|s| s.replace("\"VMW_PSP_RR\"", "\"VMW_PSP_MRU\""))
     });
+    all.insert("hostile-session-location", hostile_session_location);
     all.insert("duplicated-key", || {
         bad_snapshot(|s| {
             s.replacen(

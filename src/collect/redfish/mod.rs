@@ -8,6 +8,7 @@ pub mod crawl;
 pub mod fetch;
 pub mod links;
 pub mod normalize;
+pub mod session;
 pub mod shape;
 pub mod tls;
 mod vendors;
@@ -219,7 +220,7 @@ pub async fn capture(
                     target: base.clone(),
                     reason: format!(
                         "POST {}: the host deadline of {} s (--host-timeout) passed",
-                        client::SESSIONS,
+                        session::SESSIONS,
                         options.client.host_timeout.as_secs()
                     ),
                 }),
