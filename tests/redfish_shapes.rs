@@ -417,3 +417,51 @@ fn anonymous_401_stops_at_once() {
     let received = server.requests();
     assert!(received <= 3, "{received} requests reached the BMC");
 }
+
+/// The Dell NIC attributes of function `NIC.Slot.3-1-1` of the seed-1 mockups.
+const ATTRIBUTES_3_1_1: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
+
+#[test]
+fn a_key_given_twice_in_a_bmc_response_makes_the_source_partial_naming_uri_and_key() {
+    let (_dir, baseline) = baseline_snapshot();
+    // DCBX disabled (the incident), then the same key again saying IEEE: a reader that keeps
+    // the last one sees a healthy port.
+    let fault = format!("duplicate-key={ATTRIBUTES_3_1_1}#/Attributes/Broadcom_DCBX=Enabled_IEEE");
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--fault", &fault],
+    );
+    let live = capture(&format!("redfish={}", server.url), &[], true);
+    // The same document in a mockup folder: a file is read as a BMC is.
+    let folder = tempfile::tempdir().unwrap();
+    copy_dir(&bmc("post-update"), folder.path());
+    let file = folder
+        .path()
+        .join(format!("{}/index.json", &ATTRIBUTES_3_1_1[1..]));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let twice = text.replacen(
+        "\"Broadcom_DCBX\": \"Disabled\",",
+        "\"Broadcom_DCBX\": \"Disabled\",\n        \"Broadcom_DCBX\": \"Enabled_IEEE\",",
+        1,
+    );
+    assert_ne!(text, twice, "the recorded attributes say Broadcom_DCBX");
+    std::fs::write(&file, twice).unwrap();
+    let offline = capture(
+        &format!("redfish=mockup:{}", folder.path().display()),
+        &[],
+        false,
+    );
+    for (how, captured) in [("http", &live), ("offline", &offline)] {
+        captured.assert_incomplete(
+            "partial",
+            &format!(
+                "GET {ATTRIBUTES_3_1_1}: key \"Broadcom_DCBX\" appears twice in \"Attributes\""
+            ),
+        );
+        let facts = captured.snapshot["facts"].as_object().unwrap();
+        let dcbx = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+        assert_eq!(facts.get(dcbx), None, "{how}: neither value is kept");
+        assert_eq!(check(captured, &baseline), (3, 3), "{how}: never a pass");
+    }
+    assert_eq!(server.sessions(), 0);
+}

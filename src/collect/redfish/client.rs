@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::fetch::{Fetch, FetchError};
+use super::fetch::{Fetch, FetchError, parse_body};
 use super::session::{self, SESSIONS, SessionUri};
 use super::tls::{CertificatePin, pinned_config};
 
@@ -559,7 +559,8 @@ async fn open_session(
         .unwrap_or_default();
     match (status, token) {
         (200..=299, Some(token)) => {
-            let answer = serde_json::from_slice::<Value>(&body).ok();
+            // A body that gives `Id` twice names no session.
+            let answer = crate::snapshot::parse_unique(&body).ok();
             let opened = session::opened(&url, location.as_deref(), answer.as_ref());
             if let Some(sent) = &opened.refused_location {
                 let instead = opened.uri.as_ref().map_or_else(
@@ -787,10 +788,7 @@ impl HttpFetch {
                     detail: error_detail(&body),
                 });
             }
-            return serde_json::from_slice(&body).map_err(|e| FetchError::NotJson {
-                uri: uri.to_owned(),
-                reason: e.to_string(),
-            });
+            return parse_body(uri, &body);
         }
     }
 }
