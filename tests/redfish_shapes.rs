@@ -465,3 +465,57 @@ fn a_key_given_twice_in_a_bmc_response_makes_the_source_partial_naming_uri_and_k
     }
     assert_eq!(server.sessions(), 0);
 }
+
+#[test]
+fn a_collection_listing_itself_the_root_and_a_member_twice_invents_no_port() {
+    let intact = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    let ports = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkPorts";
+    let mockup = tempfile::tempdir().unwrap();
+    copy_dir(&bmc("post-update"), mockup.path());
+    let file = mockup.path().join(format!("{}/index.json", &ports[1..]));
+    let mut collection: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let members = collection["Members"].as_array().unwrap().clone();
+    assert_eq!(members.len(), 2, "two ports");
+    let mut listed = vec![
+        serde_json::json!({"@odata.id": ports}),
+        serde_json::json!({"@odata.id": "/redfish/v1"}),
+    ];
+    listed.extend([members[0].clone(), members[0].clone(), members[1].clone()]);
+    collection["Members@odata.count"] = Value::from(listed.len());
+    collection["Members"] = Value::Array(listed);
+    std::fs::write(&file, collection.to_string()).unwrap();
+    let server = Simulator::start(mockup.path(), &["--auth", "session"]);
+    let offline = capture(
+        &format!("redfish=mockup:{}", mockup.path().display()),
+        &[],
+        false,
+    );
+    // Over HTTP the simulator offers `$expand`: the members come inline, the same checks hold.
+    let live = capture(&format!("redfish={}", server.url), &[], true);
+    for (how, captured) in [("offline", &offline), ("http", &live)] {
+        for says in [
+            format!(
+                "{ports}: @odata.type is the string \"#NetworkPortCollection.NetworkPortCollection\", expected a resource of type NetworkPort (Members/0 of {ports})"
+            ),
+            format!(
+                "/redfish/v1: @odata.type is the string \"#ServiceRoot.v1_10_0.ServiceRoot\", expected a resource of type NetworkPort (Members/1 of {ports})"
+            ),
+            format!(
+                "{ports}: Members/3 is {ports}/NIC.Slot.3-1 again, expected each member listed once (it is Members/2)"
+            ),
+        ] {
+            captured.assert_incomplete("partial", &says);
+        }
+        // No phantom port, and the real ports' facts (flow control included) are all there.
+        assert_eq!(
+            captured.snapshot["facts"], intact.snapshot["facts"],
+            "{how}: the facts are the intact service's"
+        );
+    }
+    assert_eq!(server.sessions(), 0);
+}

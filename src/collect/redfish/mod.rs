@@ -8,6 +8,7 @@ pub mod crawl;
 pub mod fetch;
 pub mod links;
 pub mod normalize;
+pub mod odata_type;
 pub mod session;
 pub mod shape;
 pub mod tls;
