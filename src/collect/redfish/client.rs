@@ -563,6 +563,7 @@ async fn open_session(
             let answer = crate::snapshot::parse_unique(&body).ok();
             let opened = session::opened(&url, location.as_deref(), answer.as_ref());
             if let Some(sent) = &opened.refused_location {
+                let sent = without_token(sent, &token);
                 let instead = opened.uri.as_ref().map_or_else(
                     || "no session URI is left to delete it by".to_owned(),
                     |uri| format!("the session is deleted as {uri}"),
@@ -583,6 +584,15 @@ async fn open_session(
             );
             Ok((Auth::Basic(credentials), AuthMode::Basic))
         }
+    }
+}
+
+/// `text` (something the BMC sent, to be quoted in a log) with `token` in it replaced: a
+/// session token is never logged, wherever the BMC put it.
+fn without_token(text: &str, token: &str) -> String {
+    match token {
+        "" => text.to_owned(),
+        token => text.replace(token, "<token>"),
     }
 }
 
@@ -888,6 +898,15 @@ mod tests {
             err.contains("line 2") && !err.contains("calvin-s3cret"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_location_is_quoted_without_the_session_token() {
+        assert_eq!(
+            without_token("/redfish/v1/Accounts/2?t=5ec2e7", "5ec2e7"),
+            "/redfish/v1/Accounts/2?t=<token>"
+        );
+        assert_eq!(without_token("/redfish/v1/x", ""), "/redfish/v1/x");
     }
 
     #[test]

@@ -297,7 +297,7 @@ impl<F: Fetch> Crawler<'_, F> {
     async fn follow(&self, resource: &Value, path: &[&str], expect: Expect) -> Option<Value> {
         let uri = self.link(resource, path)?;
         let value = self.get(uri).await?;
-        self.is_typed(uri, &value, expect, || via(resource, path))
+        self.is_typed(uri, &value, expect, || link_name(resource, path))
             .then_some(value)
     }
 
@@ -419,7 +419,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let Some(uri) = self.link(resource, &[name]) else {
             return Vec::new();
         };
-        let via = || via(resource, &[name]);
+        let via = || link_name(resource, &[name]);
         let collection_type = Expect::CollectionOf(*member);
         let mut listed = Listed::default();
         if self.expand.load(Ordering::Relaxed) {
@@ -595,7 +595,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
         let collection_type = Expect::CollectionOf(*file_type);
         if !self.is_typed(collection, &registries, collection_type, || {
-            via(root, &["Registries"])
+            link_name(root, &["Registries"])
         }) {
             return None;
         }
@@ -772,7 +772,7 @@ impl Listed {
 }
 
 /// The link at `path` of `resource`, for messages: `Bios of /redfish/v1/Systems/1`.
-fn via(resource: &Value, path: &[&str]) -> String {
+fn link_name(resource: &Value, path: &[&str]) -> String {
     format!(
         "{} of {}",
         path.join("/"),
