@@ -217,6 +217,73 @@ fn session_limit() -> Seen {
     seen
 }
 
+/// A login whose `Location` header names a BMC account: the simulator's own record of what it
+/// received shows that only the session the login opened was deleted.
+fn hostile_session_location() -> Seen {
+    let mut server = Simulator::start_logged(
+        &bmc("baseline"),
+        &[
+            "--auth",
+            "session",
+            "--fault",
+            "session-location=/redfish/v1/AccountService/Accounts/2",
+        ],
+    );
+    let seen = capture(&format!("redfish={}", server.url), &[]);
+    let received = server.received("session deleted");
+    let not_gets: Vec<(&str, &str)> = received
+        .iter()
+        .filter(|(method, _)| method != "GET")
+        .map(|(method, uri)| (method.as_str(), uri.as_str()))
+        .collect();
+    assert_eq!(
+        not_gets,
+        [
+            ("POST", "/redfish/v1/SessionService/Sessions"),
+            ("DELETE", "/redfish/v1/SessionService/Sessions/1")
+        ]
+    );
+    assert_eq!(server.sessions(), 0);
+    seen
+}
+
+/// The seed-1 post-update BMC (DCBX disabled) whose NIC attributes then say `Broadcom_DCBX` a
+/// second time, enabled.
+fn bmc_duplicate_key() -> Seen {
+    let attributes = format!(
+        "{ADAPTERS}/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1"
+    );
+    let fault = format!("duplicate-key={attributes}#/Attributes/Broadcom_DCBX=Enabled_IEEE");
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--fault", &fault],
+    );
+    let seen = capture(&format!("redfish={}", server.url), &[]);
+    assert_eq!(server.sessions(), 0);
+    seen
+}
+
+/// A `NetworkPorts` collection that lists itself, the service root and one port twice.
+fn collection_lists_itself() -> Seen {
+    let mockup = copy_of(&bmc("post-update"));
+    let ports = format!("{ADAPTERS}/NIC.Slot.3/NetworkPorts");
+    let file = mockup.path().join(format!("{}/index.json", &ports[1..]));
+    let link = |uri: &str| serde_json::json!({ "@odata.id": uri });
+    let members = [
+        link(&ports),
+        link("/redfish/v1"),
+        link(&format!("{ports}/NIC.Slot.3-1")),
+        link(&format!("{ports}/NIC.Slot.3-1")),
+        link(&format!("{ports}/NIC.Slot.3-2")),
+    ];
+    edit_json(&file, "Members@odata.count", Value::from(members.len()));
+    edit_json(&file, "Members", Value::from(members.to_vec()));
+    let server = Simulator::start(mockup.path(), &["--auth", "session"]);
+    let seen = capture(&format!("redfish={}", server.url), &[]);
+    assert_eq!(server.sessions(), 0);
+    seen
+}
+
 fn wrong_type() -> Seen {
     let mockup = copy_of(&bmc("post-update"));
     let adapters = mockup
@@ -397,6 +464,9 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("edited-snapshot", || {
         bad_snapshot(|s| s.replace("\"VMW_PSP_RR\"", "\"VMW_PSP_MRU\""))
     });
+    all.insert("hostile-session-location", hostile_session_location);
+    all.insert("bmc-duplicate-key", bmc_duplicate_key);
+    all.insert("collection-lists-itself", collection_lists_itself);
     all.insert("duplicated-key", || {
         bad_snapshot(|s| {
             s.replacen(

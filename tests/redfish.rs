@@ -719,3 +719,89 @@ async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// Asserts that `received` (what a simulator got during one capture) is one session login, then
+/// only GETs, then one DELETE of the session that login created (as the simulator logged it),
+/// and returns that session's URI.
+#[track_caller]
+fn only_gets_and_its_own_session(server: &Simulator, received: &[(String, String)]) -> String {
+    let created = server
+        .log_lines()
+        .iter()
+        .find_map(|line| {
+            line.split_once("session ")?
+                .1
+                .strip_suffix(" created")
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no session created: {:?}", server.log_lines()));
+    let (first, rest) = received.split_first().expect("requests were received");
+    let (last, gets) = rest.split_last().expect("more than the login");
+    assert_eq!(
+        (first.0.as_str(), first.1.as_str()),
+        ("POST", "/redfish/v1/SessionService/Sessions"),
+        "the login comes first: {received:?}"
+    );
+    assert_eq!(
+        (last.0.as_str(), last.1.as_str()),
+        ("DELETE", created.as_str()),
+        "the last request deletes the session the login created: {received:?}"
+    );
+    let others: Vec<_> = gets.iter().filter(|(method, _)| method != "GET").collect();
+    assert!(others.is_empty(), "only GETs in between: {others:?}");
+    assert!(gets.len() > 5, "the capture read the service: {gets:?}");
+    created
+}
+
+#[test]
+fn a_whole_capture_sends_only_gets_one_login_and_the_delete_of_its_own_session() {
+    let Some(mockups) = shared_mockups() else {
+        return;
+    };
+    for dir in &mockups {
+        let mut server = Simulator::start_logged(dir, &["--auth", "session"]);
+        let captured = capture(&format!("redfish={}", server.url), &[], true);
+        assert_eq!(captured.code, 0, "{}: {}", dir.display(), captured.error());
+        let received = server.received("session deleted");
+        only_gets_and_its_own_session(&server, &received);
+        assert_eq!(server.sessions(), 0, "{}", dir.display());
+    }
+}
+
+#[test]
+fn a_session_location_naming_another_resource_is_never_deleted() {
+    for hostile in [
+        "/redfish/v1/AccountService/Accounts/2",
+        "/redfish/v1/SessionService/Sessions/../../AccountService/Accounts/2",
+        "/redfish/v1/SessionService/Sessions",
+        "/redfish/v1/SessionService/Sessions/1/Accounts",
+    ] {
+        let fault = format!("session-location={hostile}");
+        let mut server =
+            Simulator::start_logged(&bmc("baseline"), &["--auth", "session", "--fault", &fault]);
+        let captured = capture(&format!("redfish={}", server.url), &[], true);
+        let received = server.received("DEBUG DELETE");
+        // The session is deleted by its own URI (`Sessions/<Id>` of the login's body), and
+        // nothing else is.
+        let deleted = only_gets_and_its_own_session(&server, &received);
+        assert_eq!(
+            deleted, "/redfish/v1/SessionService/Sessions/1",
+            "{hostile}"
+        );
+        assert_eq!(server.sessions(), 0, "{hostile}: the session is deleted");
+        assert_eq!(
+            (captured.code, captured.status()),
+            (0, "complete"),
+            "{hostile}: {}",
+            captured.error()
+        );
+        // The log says what the BMC sent.
+        assert!(
+            captured.stderr.contains(&format!(
+                "the login's Location header {hostile:?} names no session of /redfish/v1/SessionService/Sessions"
+            )),
+            "{hostile}: {}",
+            captured.stderr
+        );
+    }
+}

@@ -417,3 +417,105 @@ fn anonymous_401_stops_at_once() {
     let received = server.requests();
     assert!(received <= 3, "{received} requests reached the BMC");
 }
+
+/// The Dell NIC attributes of function `NIC.Slot.3-1-1` of the seed-1 mockups.
+const ATTRIBUTES_3_1_1: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
+
+#[test]
+fn a_key_given_twice_in_a_bmc_response_makes_the_source_partial_naming_uri_and_key() {
+    let (_dir, baseline) = baseline_snapshot();
+    // DCBX disabled (the incident), then the same key again saying IEEE: a reader that keeps
+    // the last one sees a healthy port.
+    let fault = format!("duplicate-key={ATTRIBUTES_3_1_1}#/Attributes/Broadcom_DCBX=Enabled_IEEE");
+    let server = Simulator::start(
+        &bmc("post-update"),
+        &["--auth", "session", "--fault", &fault],
+    );
+    let live = capture(&format!("redfish={}", server.url), &[], true);
+    // The same document in a mockup folder: a file is read as a BMC is.
+    let folder = tempfile::tempdir().unwrap();
+    copy_dir(&bmc("post-update"), folder.path());
+    let file = folder
+        .path()
+        .join(format!("{}/index.json", &ATTRIBUTES_3_1_1[1..]));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let twice = text.replacen(
+        "\"Broadcom_DCBX\": \"Disabled\",",
+        "\"Broadcom_DCBX\": \"Disabled\",\n        \"Broadcom_DCBX\": \"Enabled_IEEE\",",
+        1,
+    );
+    assert_ne!(text, twice, "the recorded attributes say Broadcom_DCBX");
+    std::fs::write(&file, twice).unwrap();
+    let offline = capture(
+        &format!("redfish=mockup:{}", folder.path().display()),
+        &[],
+        false,
+    );
+    for (how, captured) in [("http", &live), ("offline", &offline)] {
+        captured.assert_incomplete(
+            "partial",
+            &format!(
+                "GET {ATTRIBUTES_3_1_1}: key \"Broadcom_DCBX\" appears twice in \"Attributes\""
+            ),
+        );
+        let facts = captured.snapshot["facts"].as_object().unwrap();
+        let dcbx = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+        assert_eq!(facts.get(dcbx), None, "{how}: neither value is kept");
+        assert_eq!(check(captured, &baseline), (3, 3), "{how}: never a pass");
+    }
+    assert_eq!(server.sessions(), 0);
+}
+
+#[test]
+fn a_collection_listing_itself_the_root_and_a_member_twice_invents_no_port() {
+    let intact = capture(
+        &format!("redfish=mockup:{}", bmc("post-update").display()),
+        &[],
+        false,
+    );
+    let ports = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkPorts";
+    let mockup = tempfile::tempdir().unwrap();
+    copy_dir(&bmc("post-update"), mockup.path());
+    let file = mockup.path().join(format!("{}/index.json", &ports[1..]));
+    let mut collection: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let members = collection["Members"].as_array().unwrap().clone();
+    assert_eq!(members.len(), 2, "two ports");
+    let mut listed = vec![
+        serde_json::json!({"@odata.id": ports}),
+        serde_json::json!({"@odata.id": "/redfish/v1"}),
+    ];
+    listed.extend([members[0].clone(), members[0].clone(), members[1].clone()]);
+    collection["Members@odata.count"] = Value::from(listed.len());
+    collection["Members"] = Value::Array(listed);
+    std::fs::write(&file, collection.to_string()).unwrap();
+    let server = Simulator::start(mockup.path(), &["--auth", "session"]);
+    let offline = capture(
+        &format!("redfish=mockup:{}", mockup.path().display()),
+        &[],
+        false,
+    );
+    // Over HTTP the simulator offers `$expand`: the members come inline, the same checks hold.
+    let live = capture(&format!("redfish={}", server.url), &[], true);
+    for (how, captured) in [("offline", &offline), ("http", &live)] {
+        for says in [
+            format!(
+                "{ports}: @odata.type is the string \"#NetworkPortCollection.NetworkPortCollection\", expected a resource of type NetworkPort (Members/0 of {ports})"
+            ),
+            format!(
+                "/redfish/v1: @odata.type is the string \"#ServiceRoot.v1_10_0.ServiceRoot\", expected a resource of type NetworkPort (Members/1 of {ports})"
+            ),
+            format!(
+                "{ports}: Members/3 is {ports}/NIC.Slot.3-1 again, expected each member listed once (it is Members/2)"
+            ),
+        ] {
+            captured.assert_incomplete("partial", &says);
+        }
+        // No phantom port, and the real ports' facts (flow control included) are all there.
+        assert_eq!(
+            captured.snapshot["facts"], intact.snapshot["facts"],
+            "{how}: the facts are the intact service's"
+        );
+    }
+    assert_eq!(server.sessions(), 0);
+}

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::tree::{Mockup, Patch, canonical_uri};
-use super::{AuthRequirement, Fault, REQUESTS};
+use super::{AuthRequirement, Fault, REQUESTS, twice};
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
@@ -269,7 +269,21 @@ impl Bmc {
             self.expand(own.get_or_insert_with(|| Value::clone(&shared)));
         }
         let body = own.as_ref().unwrap_or(&shared);
-        let mut bytes = serde_json::to_vec_pretty(body).expect("JSON values serialize");
+        let twice = faults.iter().find_map(|fault| match fault {
+            Fault::DuplicateKey(patch) if patch.uri == uri => Some(patch),
+            _ => None,
+        });
+        let mut bytes = match twice {
+            Some(patch) => twice::with_key_twice(body, &patch.pointer, &patch.value)
+                .unwrap_or_else(|| {
+                    tracing::warn!(
+                        "{uri}: duplicate-key: no key at {} to give twice",
+                        patch.pointer
+                    );
+                    serde_json::to_vec_pretty(body).expect("JSON values serialize")
+                }),
+            None => serde_json::to_vec_pretty(body).expect("JSON values serialize"),
+        };
         for fault in faults {
             match fault {
                 Fault::Truncate(uri) if uri == path => bytes.truncate(bytes.len() / 2),
@@ -429,10 +443,20 @@ impl Bmc {
             "X-Auth-Token",
             token.parse().expect("hex is a valid header"),
         );
-        response.headers_mut().insert(
-            "Location",
-            uri.parse().expect("a session URI is a valid header"),
-        );
+        let location = self
+            .faults
+            .iter()
+            .find_map(|fault| match fault {
+                Fault::SessionLocation(other) => Some(other.as_str()),
+                _ => None,
+            })
+            .unwrap_or(&uri);
+        match location.parse() {
+            Ok(location) => {
+                response.headers_mut().insert("Location", location);
+            }
+            Err(_) => tracing::warn!("session-location: {location:?} is no valid header"),
+        }
         response
     }
 }

@@ -1,5 +1,7 @@
 //! The failures a simulated BMC can be told to show, and their command-line syntax.
 
+use super::tree::Patch;
+
 /// A failure to inject.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fault {
@@ -34,13 +36,20 @@ pub enum Fault {
     /// The BMC accepts connections but never answers any request, login included: a hung
     /// BMC. Only the simulator's own `/driftgate/requests` still answers.
     HangAll,
+    /// Session logins answer with this URI in their `Location` header (the session is still
+    /// created, and named in the answer's body, at its own URI): a BMC that would have the
+    /// client delete another of its resources at logout.
+    SessionLocation(String),
+    /// The body of the patch's URI gives the key its pointer names a second time, after the
+    /// first, holding the patch's value: a document that says two things at once.
+    DuplicateKey(Patch),
 }
 
 impl Fault {
     /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`,
     /// `slow-login=SECONDS`, `no-expand`,
     /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
-    /// `down` or `hang-all`.
+    /// `down`, `hang-all`, `session-location=URI` or `duplicate-key=URI#/POINTER=VALUE`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (kind, arg) = text
             .split_once('=')
@@ -93,12 +102,20 @@ impl Fault {
             }
             "down" => bare(Fault::Down),
             "hang-all" => bare(Fault::HangAll),
+            "session-location" => Ok(Fault::SessionLocation(uri()?)),
+            "duplicate-key" => arg
+                .and_then(|a| Patch::parse(a).ok())
+                .filter(|p| p.uri.starts_with("/redfish/v1") && p.pointer.len() > 1)
+                .map(Fault::DuplicateKey)
+                .ok_or_else(|| {
+                    format!("{text:?}: duplicate-key needs =/redfish/v1/…#/POINTER=VALUE")
+                }),
             _ => Err(format!("{text:?}: unknown fault ({})", Fault::SYNTAX)),
         }
     }
 
     /// Every fault's syntax, for help texts and messages.
-    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all";
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE";
 }
 
 #[cfg(test)]
@@ -124,6 +141,20 @@ mod tests {
         );
         assert_eq!(Fault::parse("down"), Ok(Fault::Down));
         assert_eq!(Fault::parse("hang-all"), Ok(Fault::HangAll));
+        assert_eq!(
+            Fault::parse("session-location=/redfish/v1/AccountService/Accounts/2"),
+            Ok(Fault::SessionLocation(
+                "/redfish/v1/AccountService/Accounts/2".into()
+            ))
+        );
+        assert_eq!(
+            Fault::parse("duplicate-key=/redfish/v1/Systems/1/#/Attributes/Mode=Enabled_IEEE"),
+            Ok(Fault::DuplicateKey(Patch {
+                uri: "/redfish/v1/Systems/1".into(),
+                pointer: "/Attributes/Mode".into(),
+                value: serde_json::json!("Enabled_IEEE"),
+            }))
+        );
         for bad in [
             "unavailable",
             "status=200:/redfish/v1",
@@ -132,13 +163,17 @@ mod tests {
             "down=1",
             "slow-login",
             "hang-all=/redfish/v1",
+            "session-location",
+            "duplicate-key=/redfish/v1/Systems/1",
+            "duplicate-key=/etc#/a=1",
+            "duplicate-key=/redfish/v1#/=1",
         ] {
             assert!(Fault::parse(bad).is_err(), "{bad}");
         }
         assert!(
             Fault::parse("explode")
                 .unwrap_err()
-                .contains("down, hang-all")
+                .contains("down, hang-all, session-location")
         );
     }
 }

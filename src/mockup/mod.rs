@@ -5,6 +5,7 @@
 //!
 //! - `fault.rs`: the failures to inject and their syntax;
 //! - `tree.rs`: a folder loaded once and shared by its BMCs, and per-BMC patches over it;
+//! - `twice.rs`: a body that gives one key twice (a fault no `Value` can hold);
 //! - `bmc.rs`: one BMC answering HTTP (sessions, counters, faults);
 //! - `plan.rs`: the fleet from the command line (which BMC serves what, where), pure;
 //! - `fleet.rs`: planning, binding and serving the BMCs;
@@ -20,6 +21,7 @@ mod inventory;
 mod plan;
 mod tls;
 mod tree;
+mod twice;
 
 pub use bmc::Service;
 pub use fault::Fault;

@@ -92,7 +92,7 @@ pub fn canonical_uri(uri: &str) -> &str {
 }
 
 /// One property of one resource set to a value: `URI#/JSON/POINTER=JSON`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch {
     /// The resource, in [`canonical_uri`] form.
     pub uri: String,

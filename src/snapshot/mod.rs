@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use facts::{Facts, FactsIter};
 pub use path::{BadFactPath, FactPath, path_segment};
-pub use unique_keys::DuplicateKey;
+pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
 pub use value::{FactValue, Scalar};
 
 /// The schema id every v1 snapshot carries.

@@ -1,13 +1,13 @@
 //! Duplicate object keys in JSON text. `serde_json` keeps the last of two equal keys in a map,
 //! so a snapshot that says a fact twice would be judged on whichever came last while a
-//! reviewer reading the file may see the other: such a file is refused, not interpreted.
+//! reviewer reading the file may see the other: such a file is refused, not interpreted. A
+//! BMC's answer is read the same way ([`parse_unique`]).
 
-use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
+use serde_json::{Map, Number, Value};
 
 use super::{FactPath, FactValue, Facts};
 
@@ -70,146 +70,185 @@ impl fmt::Display for DuplicateKey {
 }
 
 /// The first key that appears twice in one JSON object of `text`, or `None`. Text that is not
-/// JSON yields `None`: the caller's own parse reports that, with its position.
-///
-/// Keys are borrowed from
-/// `text` (owned only when they hold escapes), the path above a value is one stack of them,
-/// and an object whose keys come in ascending order (every canonical file) needs no set.
+/// JSON (before such a key) yields `None`: the caller's own parse reports that, with its
+/// position.
 pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut path = Vec::new();
-    (Walk { path: &mut path })
+    match parse_unique(text.as_bytes()) {
+        Err(UniqueKeysError::Duplicate(duplicate)) => Some(duplicate),
+        Ok(_) | Err(UniqueKeysError::Json(_)) => None,
+    }
+}
+
+/// Why JSON text was not read as one value.
+#[derive(Debug, thiserror::Error)]
+pub enum UniqueKeysError {
+    /// It is not JSON, or not only one value.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// An object gives a key twice.
+    #[error("{0}")]
+    Duplicate(DuplicateKey),
+}
+
+/// `bytes` as one JSON value, refused at the first object that gives a key twice (what a
+/// document that says two things means is not for the reader to pick). One pass, at the cost
+/// of `serde_json::from_slice::<Value>`: the object being built finds the repeated key, and
+/// the keys above it are collected only on the way out of a refusal.
+pub fn parse_unique(bytes: &[u8]) -> Result<Value, UniqueKeysError> {
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed = UniqueValue { found: &mut found }
         .deserialize(&mut de)
-        .ok()
-        .flatten()
-}
-
-/// Walks any JSON value; `path` holds the object keys above it.
-struct Walk<'p, 'de> {
-    path: &'p mut Vec<Cow<'de, str>>,
-}
-
-/// One object key, borrowed from the text when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
-    }
-    fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(key)))
-    }
-    fn visit_str<E>(self, key: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(key.to_owned())))
-    }
-    fn visit_string<E>(self, key: String) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(key)))
-    }
-}
-
-/// The keys of one object so far: a list while they ascend, a set from the first that does not.
-#[derive(Default)]
-struct Keys<'de> {
-    ascending: Vec<Cow<'de, str>>,
-    seen: Option<HashSet<Cow<'de, str>>>,
-}
-
-impl<'de> Keys<'de> {
-    /// Records `key`; false when the object already had it.
-    fn insert(&mut self, key: Cow<'de, str>) -> bool {
-        if let Some(seen) = &mut self.seen {
-            return seen.insert(key);
+        .and_then(|value| de.end().map(|()| value));
+    match (parsed, found) {
+        (_, Some(mut duplicate)) => {
+            // Collected innermost first, on the way out.
+            duplicate.within.reverse();
+            Err(UniqueKeysError::Duplicate(duplicate))
         }
-        if self.ascending.last().is_none_or(|last| *last < key) {
-            self.ascending.push(key);
-            return true;
-        }
-        let mut seen: HashSet<Cow<'de, str>> = self.ascending.drain(..).collect();
-        let new = seen.insert(key);
-        self.seen = Some(seen);
-        new
+        (Ok(value), None) => Ok(value),
+        (Err(error), None) => Err(UniqueKeysError::Json(error)),
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Walk<'_, 'de> {
-    type Value = Option<DuplicateKey>;
+/// Builds any JSON value; on a key given twice, records it in `found` and stops the parse.
+struct UniqueValue<'f> {
+    found: &'f mut Option<DuplicateKey>,
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+impl<'de> DeserializeSeed<'de> for UniqueValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Walk<'_, 'de> {
-    type Value = Option<DuplicateKey>;
+impl<'de> Visitor<'de> for UniqueValue<'_> {
+    type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
     }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
     }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
     }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+        // As serde_json's own `Value` does: a non-finite number cannot be JSON.
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
     }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
+    fn visit_string<E>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut found = None;
-        while let Some(inner) = seq.next_element_seed(Walk {
-            path: &mut *self.path,
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(UniqueValue {
+            found: &mut *self.found,
         })? {
-            found = found.or(inner);
+            items.push(item);
         }
-        Ok(found)
+        Ok(Value::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut keys = Keys::default();
-        let mut found = None;
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            self.path.push(key);
-            let inner = map.next_value_seed(Walk {
-                path: &mut *self.path,
-            })?;
-            let key = self.path.pop().expect("the key pushed above");
-            if found.is_none() && !keys.insert(key.clone()) {
-                let within = self.path.iter().map(|k| k.clone().into_owned()).collect();
-                found = Some(DuplicateKey {
-                    within,
-                    key: key.into_owned(),
-                });
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut members = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = match map.next_value_seed(UniqueValue {
+                found: &mut *self.found,
+            }) {
+                Ok(value) => value,
+                Err(error) => {
+                    if let Some(duplicate) = self.found.as_mut() {
+                        duplicate.within.push(key);
+                    }
+                    return Err(error);
+                }
+            };
+            match members.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+                Entry::Occupied(given) => {
+                    *self.found = Some(DuplicateKey {
+                        within: Vec::new(),
+                        key: given.key().clone(),
+                    });
+                    return Err(de::Error::custom("a key appears twice"));
+                }
             }
-            found = found.or(inner);
         }
-        Ok(found)
+        Ok(Value::Object(members))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::first_duplicate_key;
+    use std::path::Path;
+
+    use serde_json::Value;
+
+    use super::{UniqueKeysError, first_duplicate_key, parse_unique};
+
+    #[test]
+    fn parses_to_what_serde_json_parses_or_names_the_key_given_twice() {
+        let mut files = Vec::new();
+        let recorded =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/azure-local-dcbx/recorded");
+        let mut folders = vec![recorded];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "json") {
+                    files.push(std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        assert!(files.len() > 50, "{}", files.len());
+        let odd = [
+            r#"[0, -1, 18446744073709551615, -9223372036854775808, 1.5, -2e-3, 1e300]"#,
+            r#"{"a\u00e9\"": "\ud83d\ude00", "b": [null, true, false, {}, []], "c": ""}"#,
+            "  {\"x\": {\"y\": [1, {\"z\": 2}]}}\n",
+        ];
+        for text in files
+            .iter()
+            .map(Vec::as_slice)
+            .chain(odd.map(str::as_bytes))
+        {
+            let expected: Value = serde_json::from_slice(text).unwrap();
+            assert_eq!(parse_unique(text).unwrap(), expected);
+        }
+        for broken in ["", "{", r#"{"a": 1} x"#, "[1,]", "1e400", r#"{"a" 1}"#] {
+            assert!(
+                matches!(
+                    parse_unique(broken.as_bytes()),
+                    Err(UniqueKeysError::Json(_))
+                ),
+                "{broken}"
+            );
+        }
+        let twice =
+            parse_unique(br#"{"Attributes": {"DCBX": "Disabled", "DCBX": "Enabled_IEEE"}}"#);
+        assert_eq!(
+            twice.unwrap_err().to_string(),
+            "key \"DCBX\" appears twice in \"Attributes\""
+        );
+    }
 
     #[test]
     fn finds_duplicates_at_any_depth_and_names_their_path() {

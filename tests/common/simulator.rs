@@ -175,6 +175,28 @@ impl Simulator {
         false
     }
 
+    /// Every request the simulator received, as `(method, path and query)` in the order they
+    /// arrived, once `last` (a log line that follows the last request, e.g. `session deleted`)
+    /// is logged within 10 s (needs [`Simulator::start_logged`]). Read from the line the
+    /// simulator logs as each request arrives, before it answers or fails it.
+    pub fn received(&mut self, last: &str) -> Vec<(String, String)> {
+        assert!(
+            self.logged(last, Duration::from_secs(10)),
+            "{last:?} not logged: {:?}",
+            self.log_lines()
+        );
+        self.seen
+            .iter()
+            .filter_map(|(_, line)| {
+                let (method, target) = line.strip_prefix("DEBUG ")?.split_once(' ')?;
+                let method_like =
+                    !method.is_empty() && method.bytes().all(|b| b.is_ascii_uppercase());
+                (method_like && target.starts_with('/'))
+                    .then(|| (method.to_owned(), target.to_owned()))
+            })
+            .collect()
+    }
+
     /// The log lines read so far.
     pub fn log_lines(&self) -> Vec<&str> {
         self.seen.iter().map(|(_, line)| line.as_str()).collect()

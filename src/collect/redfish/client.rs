@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::fetch::{Fetch, FetchError};
+use super::fetch::{Fetch, FetchError, parse_body};
+use super::session::{self, SESSIONS, SessionUri};
 use super::tls::{CertificatePin, pinned_config};
 
 /// A BMC account. The password never appears in `Debug` output, logs or errors.
@@ -94,8 +95,8 @@ impl Credentials {
 /// Why a session could not be deleted: it stays open on the BMC and counts against its limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LogoutError {
-    /// The login answer named no session URI.
-    #[error("the service gave no session URI to delete")]
+    /// The login answer named no member of the session collection (see [`session`]).
+    #[error("the login's answer named no session of {SESSIONS} to delete")]
     NoSessionUri,
     /// No answer: connection, TLS, timeout, a URI on another origin.
     #[error("DELETE {uri}: {reason}")]
@@ -193,7 +194,11 @@ pub enum AuthMode {
 enum Auth {
     Anonymous,
     Basic(Credentials),
-    Session { token: String, location: String },
+    /// `uri`: the session to delete at logout, when the login's answer named one.
+    Session {
+        token: String,
+        uri: Option<SessionUri>,
+    },
 }
 
 /// What a login task gives back.
@@ -362,22 +367,19 @@ impl HttpFetch {
             let _ = self.settle(&mut session).await;
             std::mem::replace(&mut session.auth, Auth::Anonymous)
         };
-        let Auth::Session { token, location } = auth else {
+        let Auth::Session { token, uri } = auth else {
             return Ok(());
         };
-        self.delete_session(&token, &location).await
+        self.delete_session(&token, uri.as_ref()).await
     }
 
-    /// `DELETE location` with `token`.
-    async fn delete_session(&self, token: &str, location: &str) -> Result<(), LogoutError> {
-        delete_session(
-            &self.client,
-            &self.base,
-            self.options.max_body,
-            token,
-            location,
-        )
-        .await
+    /// `DELETE uri` with `token`.
+    async fn delete_session(
+        &self,
+        token: &str,
+        uri: Option<&SessionUri>,
+    ) -> Result<(), LogoutError> {
+        delete_session(&self.client, &self.base, self.options.max_body, token, uri).await
     }
 
     async fn read_body(
@@ -430,8 +432,8 @@ impl Drop for HttpFetch {
                 sessions.push(auth);
             }
             for auth in sessions {
-                if let Auth::Session { token, location } = auth {
-                    match delete_session(&client, &base, max_body, &token, &location).await {
+                if let Auth::Session { token, uri } = auth {
+                    match delete_session(&client, &base, max_body, &token, uri.as_ref()).await {
                         Ok(()) => tracing::info!("{base}: the abandoned session was deleted"),
                         Err(e) => {
                             tracing::warn!("{base}: could not delete the abandoned session: {e}")
@@ -484,17 +486,15 @@ fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> {
     Ok(url)
 }
 
-/// `DELETE location` with `token` on the BMC at `base`.
+/// `DELETE session` with `token` on the BMC at `base`: only ever a member of [`SESSIONS`].
 async fn delete_session(
     client: &reqwest::Client,
     base: &str,
     max_body: usize,
     token: &str,
-    location: &str,
+    session: Option<&SessionUri>,
 ) -> Result<(), LogoutError> {
-    if location.is_empty() {
-        return Err(LogoutError::NoSessionUri);
-    }
+    let location = session.ok_or(LogoutError::NoSessionUri)?.as_str();
     let transport = |reason: String| LogoutError::Transport {
         uri: location.to_owned(),
         reason,
@@ -525,9 +525,6 @@ async fn delete_session(
     }
 }
 
-/// Where sessions are created.
-pub(crate) const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
-
 /// POSTs a session login to `url` (a task of its own: it owns what it uses).
 async fn open_session(
     client: reqwest::Client,
@@ -540,7 +537,7 @@ async fn open_session(
     let body =
         serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
     let response = client
-        .post(url)
+        .post(url.clone())
         .header("Content-Type", "application/json")
         .body(body.to_string())
         .send()
@@ -562,15 +559,22 @@ async fn open_session(
         .unwrap_or_default();
     match (status, token) {
         (200..=299, Some(token)) => {
-            let location = location
-                .or_else(|| {
-                    serde_json::from_slice::<Value>(&body).ok()?["@odata.id"]
-                        .as_str()
-                        .map(str::to_owned)
-                })
-                .unwrap_or_default();
+            // A body that gives `Id` twice names no session.
+            let answer = crate::snapshot::parse_unique(&body).ok();
+            let opened = session::opened(&url, location.as_deref(), answer.as_ref());
+            if let Some(sent) = &opened.refused_location {
+                let sent = without_token(sent, &token);
+                let instead = opened.uri.as_ref().map_or_else(
+                    || "no session URI is left to delete it by".to_owned(),
+                    |uri| format!("the session is deleted as {uri}"),
+                );
+                tracing::warn!(
+                    "{base}: the login's Location header {sent:?} names no session of {SESSIONS}; it is never requested, {instead}"
+                );
+            }
             tracing::info!("{base}: logged in with a session");
-            Ok((Auth::Session { token, location }, AuthMode::Session))
+            let uri = opened.uri;
+            Ok((Auth::Session { token, uri }, AuthMode::Session))
         }
         (401 | 403, _) => Err(format!("POST {uri}: HTTP {status}{}", error_detail(&body))),
         _ => {
@@ -580,6 +584,15 @@ async fn open_session(
             );
             Ok((Auth::Basic(credentials), AuthMode::Basic))
         }
+    }
+}
+
+/// `text` (something the BMC sent, to be quoted in a log) with `token` in it replaced: a
+/// session token is never logged, wherever the BMC put it.
+fn without_token(text: &str, token: &str) -> String {
+    match token {
+        "" => text.to_owned(),
+        token => text.replace(token, "<token>"),
     }
 }
 
@@ -717,9 +730,11 @@ impl HttpFetch {
                 // Some BMCs answer 401 for one resource while the session lives: delete it
                 // first, or each new login takes one of their few session slots. A session
                 // the service forgot answers 401 or 404; either way there is none left.
-                if let Auth::Session { token, location } = &session.auth
-                    && !location.is_empty()
-                    && let Err(e) = self.delete_session(token, location).await
+                if let Auth::Session {
+                    token,
+                    uri: Some(uri),
+                } = &session.auth
+                    && let Err(e) = self.delete_session(token, Some(uri)).await
                 {
                     tracing::debug!("{}: the old session: {e}", self.base);
                 }
@@ -783,10 +798,7 @@ impl HttpFetch {
                     detail: error_detail(&body),
                 });
             }
-            return serde_json::from_slice(&body).map_err(|e| FetchError::NotJson {
-                uri: uri.to_owned(),
-                reason: e.to_string(),
-            });
+            return parse_body(uri, &body);
         }
     }
 }
@@ -886,6 +898,15 @@ mod tests {
             err.contains("line 2") && !err.contains("calvin-s3cret"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_location_is_quoted_without_the_session_token() {
+        assert_eq!(
+            without_token("/redfish/v1/Accounts/2?t=5ec2e7", "5ec2e7"),
+            "/redfish/v1/Accounts/2?t=<token>"
+        );
+        assert_eq!(without_token("/redfish/v1/x", ""), "/redfish/v1/x");
     }
 
     #[test]

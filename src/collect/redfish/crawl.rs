@@ -14,8 +14,14 @@
 //! a non-string `Members@odata.nextLink`, a collection listing fewer members than its
 //! `Members@odata.count`. Each is recorded as an error naming the URI and property, so the
 //! capture is partial instead of silently smaller; absent and `null` mean "none".
+//!
+//! What a link leads to is checked for its type ([`super::odata_type`]): a collection of the
+//! members it promises, members of that type, a `Bios` behind `Bios`, a settings object of the
+//! type of what it stages. A resource of another type (a collection listing itself or the
+//! service root) is recorded and not read as the one promised, so it never becomes a port; a
+//! member listed twice is recorded and read once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -25,6 +31,7 @@ use tokio::sync::{OnceCell, Semaphore};
 
 use super::fetch::{Fetch, FetchError};
 use super::links::{self, ShapeError, uri_of};
+use super::odata_type::{self, Expect, TypeName};
 use super::vendors::{self, Vendor};
 
 /// URI of the service root.
@@ -128,7 +135,11 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
         errors: Mutex::new(Vec::new()),
         answers: Mutex::new(BTreeMap::new()),
     };
-    let inventory = match crawler.get(ROOT).await {
+    let root = crawler.get(ROOT).await.filter(|root| {
+        let root_type = Expect::one(&TypeName::SERVICE_ROOT);
+        crawler.is_typed(ROOT, root, root_type, || "the service root".to_owned())
+    });
+    let inventory = match root {
         Some(root) => {
             crawler
                 .expand
@@ -152,6 +163,8 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
         .into_inner()
         .expect("no panic while holding the lock");
     errors.sort_by_cached_key(ToString::to_string);
+    // A problem met through each of several links (a registry every port names) is one.
+    errors.dedup();
     Crawl {
         inventory,
         fetched: crawler
@@ -245,20 +258,30 @@ impl<F: Fetch> Crawler<'_, F> {
         Ok(value)
     }
 
-    async fn get_all(&self, uris: Vec<String>) -> Vec<Value> {
-        join_all(uris.iter().map(|uri| self.get(uri)))
-            .await
-            .into_iter()
-            .flatten()
-            .collect()
-    }
-
     /// Records a property of the wrong type.
     fn wrong(&self, problem: ShapeError) {
         self.errors
             .lock()
             .expect("no panic while holding the lock")
             .push(FetchError::Shape(problem));
+    }
+
+    /// Whether `resource` (read from `uri` through the link `via` names) is what `expect`
+    /// says; a resource of another type is recorded, and not to be read as the one promised.
+    fn is_typed(
+        &self,
+        uri: &str,
+        resource: &Value,
+        expect: Expect,
+        via: impl FnOnce() -> String,
+    ) -> bool {
+        match odata_type::check(uri, resource, expect, via) {
+            Ok(()) => true,
+            Err(problem) => {
+                self.wrong(problem);
+                false
+            }
+        }
     }
 
     /// The link at `path` of `resource`; one of the wrong shape is recorded and not followed.
@@ -270,22 +293,34 @@ impl<F: Fetch> Crawler<'_, F> {
         })
     }
 
-    /// The member URIs of the collection page at `uri`, and how many members it lists. A
-    /// `Members` that is not an array, or a member that is not a link, is recorded.
-    fn member_uris(&self, uri: &str, page: &Value) -> (Vec<String>, usize) {
+    /// What the link at `path` of `resource` leads to, when it is what `expect` says.
+    async fn follow(&self, resource: &Value, path: &[&str], expect: Expect) -> Option<Value> {
+        let uri = self.link(resource, path)?;
+        let value = self.get(uri).await?;
+        self.is_typed(uri, &value, expect, || link_name(resource, path))
+            .then_some(value)
+    }
+
+    /// The member URIs of the collection page at `uri`, each listed for the first time in
+    /// `listed`. A `Members` that is not an array, a member that is not a link, and a member
+    /// listed again are recorded.
+    fn member_uris(&self, uri: &str, page: &Value, listed: &mut Listed) -> Vec<String> {
         let members = match &page["Members"] {
-            Value::Null => return (Vec::new(), 0),
+            Value::Null => return Vec::new(),
             Value::Array(members) => members,
             other => {
                 self.wrong(ShapeError::new(uri, "Members", "an array of links", other));
-                return (Vec::new(), 0);
+                return Vec::new();
             }
         };
-        let uris = members
+        listed.count += members.len();
+        members
             .iter()
             .enumerate()
             .filter_map(|(index, member)| match links::link_target(member) {
-                Some(target) => Some(target.to_owned()),
+                Some(target) => self
+                    .listed_once(listed, uri, index, target)
+                    .then(|| target.to_owned()),
                 None => {
                     self.wrong(ShapeError::new(
                         uri,
@@ -296,8 +331,57 @@ impl<F: Fetch> Crawler<'_, F> {
                     None
                 }
             })
-            .collect();
-        (uris, members.len())
+            .collect()
+    }
+
+    /// Whether `member`, at `Members/index` of the page at `uri`, is listed there for the first
+    /// time; a member listed again is recorded: a collection that says one port twice is not
+    /// the list of ports its BMC has.
+    fn listed_once(&self, listed: &mut Listed, uri: &str, index: usize, member: &str) -> bool {
+        let key = member.trim_end_matches('/');
+        let Some((page, first)) = listed.first.get(key) else {
+            listed.first.insert(key.to_owned(), (uri.to_owned(), index));
+            return true;
+        };
+        let at = if page == uri {
+            format!("Members/{first}")
+        } else {
+            format!("Members/{first} of {page}")
+        };
+        self.wrong(ShapeError {
+            uri: uri.to_owned(),
+            property: format!("Members/{index}"),
+            expected: format!("each member listed once (it is {at})"),
+            found: format!("{member} again"),
+        });
+        false
+    }
+
+    /// The members inline in an expanded collection page at `uri`, each listed once and of the
+    /// type `member`.
+    fn inline_members(
+        &self,
+        uri: &str,
+        page: &Value,
+        member: &'static TypeName,
+        listed: &mut Listed,
+    ) -> Vec<Value> {
+        let Some(members) = page["Members"].as_array() else {
+            return Vec::new();
+        };
+        listed.count += members.len();
+        members
+            .iter()
+            .enumerate()
+            .filter(|(index, resource)| {
+                let id = links::link_target(resource);
+                id.is_none_or(|id| self.listed_once(listed, uri, *index, id))
+                    && self.is_typed(id.unwrap_or(uri), resource, Expect::one(member), || {
+                        format!("Members/{index} of {uri}")
+                    })
+            })
+            .map(|(_, resource)| resource.clone())
+            .collect()
     }
 
     /// A collection that lists fewer members than its `Members@odata.count`, on all its pages,
@@ -327,26 +411,41 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
-    /// The members of the collection at `uri`, expanded in one request when the service can.
-    async fn members(&self, uri: Option<&str>) -> Vec<Value> {
-        let Some(uri) = uri else { return Vec::new() };
+    /// The members of type `member` of the collection that the link `name` of `resource`
+    /// leads to, expanded in one request when the service can. Each member is read once
+    /// however often it is listed, and only as what it is: a page or member of another type
+    /// (the collection itself, the service root) is recorded and left out.
+    async fn members(&self, resource: &Value, name: &str, member: &'static TypeName) -> Vec<Value> {
+        let Some(uri) = self.link(resource, &[name]) else {
+            return Vec::new();
+        };
+        let via = || link_name(resource, &[name]);
+        let collection_type = Expect::CollectionOf(*member);
+        let mut listed = Listed::default();
         if self.expand.load(Ordering::Relaxed) {
             match self.fetch_raw(&format!("{uri}?$expand=.($levels=1)")).await {
                 Ok(collection) if expanded(&collection) => {
-                    let mut members = inline_members(&collection);
-                    let mut listed = members.len();
+                    if !self.is_typed(uri, &collection, collection_type, via) {
+                        return Vec::new();
+                    }
+                    let mut members = self.inline_members(uri, &collection, member, &mut listed);
                     for (page_uri, page) in self.next_pages(uri, &collection).await {
+                        if !self.is_typed(&page_uri, &page, collection_type, via) {
+                            continue;
+                        }
                         if expanded(&page) {
-                            let inline = inline_members(&page);
-                            listed += inline.len();
-                            members.extend(inline);
+                            members.extend(self.inline_members(
+                                &page_uri,
+                                &page,
+                                member,
+                                &mut listed,
+                            ));
                         } else {
-                            let (uris, count) = self.member_uris(&page_uri, &page);
-                            listed += count;
-                            members.extend(self.get_all(uris).await);
+                            let uris = self.member_uris(&page_uri, &page, &mut listed);
+                            members.extend(self.get_members(uris, member, &listed).await);
                         }
                     }
-                    self.check_count(uri, &collection, listed);
+                    self.check_count(uri, &collection, listed.count);
                     let mut fetched = self
                         .fetched
                         .lock()
@@ -366,14 +465,36 @@ impl<F: Fetch> Crawler<'_, F> {
         let Some(collection) = self.get(uri).await else {
             return Vec::new();
         };
-        let (mut uris, mut listed) = self.member_uris(uri, &collection);
-        for (page_uri, page) in self.next_pages(uri, &collection).await {
-            let (more, count) = self.member_uris(&page_uri, &page);
-            uris.extend(more);
-            listed += count;
+        if !self.is_typed(uri, &collection, collection_type, via) {
+            return Vec::new();
         }
-        self.check_count(uri, &collection, listed);
-        self.get_all(uris).await
+        let mut uris = self.member_uris(uri, &collection, &mut listed);
+        for (page_uri, page) in self.next_pages(uri, &collection).await {
+            if self.is_typed(&page_uri, &page, collection_type, via) {
+                uris.extend(self.member_uris(&page_uri, &page, &mut listed));
+            }
+        }
+        self.check_count(uri, &collection, listed.count);
+        self.get_members(uris, member, &listed).await
+    }
+
+    /// The members at `uris` that are of the type `member`, as `listed` lists them.
+    async fn get_members(
+        &self,
+        uris: Vec<String>,
+        member: &'static TypeName,
+        listed: &Listed,
+    ) -> Vec<Value> {
+        let read = join_all(uris.iter().map(|uri| self.get(uri))).await;
+        uris.iter()
+            .zip(read)
+            .filter_map(|(uri, resource)| {
+                let resource = resource?;
+                let via = || listed.place_of(uri);
+                self.is_typed(uri, &resource, Expect::one(member), via)
+                    .then_some(resource)
+            })
+            .collect()
     }
 
     /// The next page a collection page at `uri` names: absent or `null` is the last page, a
@@ -419,20 +540,24 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn systems(&self, root: &Value) -> Vec<SystemInventory> {
-        let systems = self.members(self.link(root, &["Systems"])).await;
+        let systems = self
+            .members(root, "Systems", &TypeName::COMPUTER_SYSTEM)
+            .await;
         join_all(systems.into_iter().map(|system| self.system(root, system))).await
     }
 
     async fn system(&self, root: &Value, system: Value) -> SystemInventory {
         let interfaces = self
-            .members(self.link(&system, &["EthernetInterfaces"]))
+            .members(&system, "EthernetInterfaces", &TypeName::ETHERNET_INTERFACE)
             .await;
-        let bios = match self.link(&system, &["Bios"]) {
-            Some(uri) => self.get(uri).await,
-            None => None,
-        };
+        let bios = self
+            .follow(&system, &["Bios"], Expect::one(&TypeName::BIOS))
+            .await;
         let (bios_pending, bios_registry) = match &bios {
-            Some(bios) => futures::join!(self.pending_settings(bios), self.registry(root, bios)),
+            Some(bios) => futures::join!(
+                self.pending_settings(bios, Expect::one(&TypeName::BIOS)),
+                self.registry(root, bios)
+            ),
             None => (None, None),
         };
         SystemInventory {
@@ -444,9 +569,10 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
-    /// The `@Redfish.Settings` object of `resource`: values pending until the next reset.
-    async fn pending_settings(&self, resource: &Value) -> Option<Value> {
-        self.get(self.link(resource, &["@Redfish.Settings", "SettingsObject"])?)
+    /// The `@Redfish.Settings` object of `resource`: values pending until the next reset. It
+    /// stages the resource itself, so it is of the resource's type (`expect`).
+    async fn pending_settings(&self, resource: &Value, expect: Expect) -> Option<Value> {
+        self.follow(resource, &["@Redfish.Settings", "SettingsObject"], expect)
             .await
     }
 
@@ -466,16 +592,29 @@ impl<F: Fetch> Crawler<'_, F> {
         let base = name.split(".v").next().unwrap_or(name);
         let collection = self.link(root, &["Registries"])?;
         let registries = self.get_once(collection).await?;
+        let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
+        let collection_type = Expect::CollectionOf(*file_type);
+        if !self.is_typed(collection, &registries, collection_type, || {
+            link_name(root, &["Registries"])
+        }) {
+            return None;
+        }
         // iDRAC names `NetworkAttributeRegistry_<FQDD>` in the resource and lists it as
         // `NetworkAttributesRegistry_<FQDD>`.
         let dell_alias =
             name.replacen("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1);
-        let (listed, _) = self.member_uris(collection, &registries);
-        let entry = listed.into_iter().find(|uri| {
+        let mut listed = Listed::default();
+        let entries = self.member_uris(collection, &registries, &mut listed);
+        let entry = entries.into_iter().find(|uri| {
             let id = uri.rsplit('/').next().unwrap_or("");
             id == name || id == dell_alias || id.split(".v").next() == Some(base)
         })?;
         let file = self.get_once(&entry).await?;
+        if !self.is_typed(&entry, &file, Expect::one(file_type), || {
+            listed.place_of(&entry)
+        }) {
+            return None;
+        }
         let location = match &file["Location"] {
             Value::Array(locations) => locations
                 .iter()
@@ -497,6 +636,12 @@ impl<F: Fetch> Crawler<'_, F> {
             return None;
         };
         let registry = self.get_once(uri).await?;
+        let registry_type = Expect::one(&TypeName::ATTRIBUTE_REGISTRY);
+        if !self.is_typed(uri, &registry, registry_type, || {
+            format!("the Location Uri of {entry}")
+        }) {
+            return None;
+        }
         if !registry["RegistryEntries"]["Attributes"].is_array() {
             self.wrong(ShapeError::new(
                 uri,
@@ -510,11 +655,11 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
-        let chassis = self.members(self.link(root, &["Chassis"])).await;
+        let chassis = self.members(root, "Chassis", &TypeName::CHASSIS).await;
         let per_chassis = join_all(
             chassis
                 .iter()
-                .map(|c| self.members(self.link(c, &["NetworkAdapters"]))),
+                .map(|c| self.members(c, "NetworkAdapters", &TypeName::NETWORK_ADAPTER)),
         )
         .await;
         join_all(
@@ -528,10 +673,19 @@ impl<F: Fetch> Crawler<'_, F> {
 
     async fn adapter(&self, root: &Value, adapter: Value) -> AdapterInventory {
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
-            self.pending_settings(&adapter),
-            self.members(self.link(&adapter, &["Ports"])),
-            self.members(self.link(&adapter, &["NetworkPorts"])),
-            self.members(self.link(&adapter, &["NetworkDeviceFunctions"]))
+            self.pending_settings(&adapter, Expect::one(&TypeName::NETWORK_ADAPTER)),
+            self.members(&adapter, "Ports", &TypeName::PORT),
+            self.members(&adapter, "NetworkPorts", &TypeName::NETWORK_PORT),
+            self.members(
+                &adapter,
+                "NetworkDeviceFunctions",
+                &TypeName::NETWORK_DEVICE_FUNCTION
+            )
+        );
+        let typed_ports = ports.iter().map(|port| (port, &TypeName::PORT)).chain(
+            network_ports
+                .iter()
+                .map(|port| (port, &TypeName::NETWORK_PORT)),
         );
         let (functions, port_pending) = futures::join!(
             join_all(
@@ -539,8 +693,8 @@ impl<F: Fetch> Crawler<'_, F> {
                     .into_iter()
                     .map(|function| self.function(root, function)),
             ),
-            join_all(ports.iter().chain(&network_ports).map(|port| async move {
-                let pending = self.pending_settings(port).await?;
+            join_all(typed_ports.map(|(port, kind)| async move {
+                let pending = self.pending_settings(port, Expect::one(kind)).await?;
                 Some((
                     port["@odata.id"].as_str()?.trim_end_matches('/').to_owned(),
                     pending,
@@ -559,22 +713,25 @@ impl<F: Fetch> Crawler<'_, F> {
 
     async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
         // Which OEM attribute resource to follow is the vendor module's knowledge.
-        let oem_link = vendors::function_attributes_link(Vendor::detect(root));
-        let oem_attributes = match oem_link.and_then(|path| self.link(&function, path)) {
-            Some(uri) => self.get(uri).await,
+        let oem = vendors::function_attributes(Vendor::detect(root));
+        let oem_attributes = match oem {
+            Some(oem) => {
+                self.follow(&function, oem.link, Expect::OneOf(oem.types))
+                    .await
+            }
             None => None,
         };
         let ((oem_pending, oem_registry), pending) = futures::join!(
             async {
-                match &oem_attributes {
-                    Some(attributes) => futures::join!(
-                        self.pending_settings(attributes),
+                match (&oem_attributes, oem) {
+                    (Some(attributes), Some(oem)) => futures::join!(
+                        self.pending_settings(attributes, Expect::OneOf(oem.types)),
                         self.registry(root, attributes)
                     ),
-                    None => (None, None),
+                    _ => (None, None),
                 }
             },
-            self.pending_settings(&function)
+            self.pending_settings(&function, Expect::one(&TypeName::NETWORK_DEVICE_FUNCTION))
         );
         FunctionInventory {
             function,
@@ -586,15 +743,41 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     async fn firmware(&self, root: &Value) -> Vec<Value> {
-        let Some(uri) = self.link(root, &["UpdateService"]) else {
+        let update = Expect::one(&TypeName::UPDATE_SERVICE);
+        let Some(service) = self.follow(root, &["UpdateService"], update).await else {
             return Vec::new();
         };
-        let Some(service) = self.get(uri).await else {
-            return Vec::new();
-        };
-        self.members(self.link(&service, &["FirmwareInventory"]))
+        self.members(&service, "FirmwareInventory", &TypeName::SOFTWARE_INVENTORY)
             .await
     }
+}
+
+/// The members a collection lists, each once, and where each is listed first.
+#[derive(Default)]
+struct Listed {
+    /// How many entries its pages list, repeats included (what `Members@odata.count` counts).
+    count: usize,
+    /// Each member's URI (without a trailing `/`): the page and index it is listed at first.
+    first: HashMap<String, (String, usize)>,
+}
+
+impl Listed {
+    /// Where `member` is listed first, for messages: `Members/2 of /redfish/v1/Chassis`.
+    fn place_of(&self, member: &str) -> String {
+        match self.first.get(member.trim_end_matches('/')) {
+            Some((page, index)) => format!("Members/{index} of {page}"),
+            None => "a Members entry".to_owned(),
+        }
+    }
+}
+
+/// The link at `path` of `resource`, for messages: `Bios of /redfish/v1/Systems/1`.
+fn link_name(resource: &Value, path: &[&str]) -> String {
+    format!(
+        "{} of {}",
+        path.join("/"),
+        uri_of(resource, "(a resource without @odata.id)")
+    )
 }
 
 /// Whether a collection body holds its members inline (an `$expand` answer).
@@ -604,13 +787,6 @@ fn expanded(collection: &Value) -> bool {
             .iter()
             .all(|m| m.as_object().is_some_and(|o| o.len() > 1))
     })
-}
-
-fn inline_members(collection: &Value) -> Vec<Value> {
-    collection["Members"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

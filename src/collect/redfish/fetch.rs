@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::snapshot::{DuplicateKey, UniqueKeysError, parse_unique};
+
 /// Why a resource could not be read. An error response is an error, never data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FetchError {
@@ -35,6 +37,14 @@ pub enum FetchError {
         /// The parser's message.
         reason: String,
     },
+    /// An object of the body gives a key twice: which of the two it means cannot be told.
+    #[error("GET {uri}: {duplicate}")]
+    DuplicateKey {
+        /// The URI.
+        uri: String,
+        /// The key, and the keys of the objects around it.
+        duplicate: DuplicateKey,
+    },
     /// A property of the wrong type for its schema: what it held cannot be read.
     #[error(transparent)]
     Shape(#[from] super::links::ShapeError),
@@ -46,6 +56,21 @@ pub enum FetchError {
         /// The limit.
         limit: usize,
     },
+}
+
+/// The JSON of a body read from `uri`, as every [`Fetch`] reads it: a body that is no JSON, or
+/// whose objects give a key twice, is an error naming `uri`, never a value.
+pub fn parse_body(uri: &str, body: &[u8]) -> Result<Value, FetchError> {
+    parse_unique(body).map_err(|error| match error {
+        UniqueKeysError::Json(error) => FetchError::NotJson {
+            uri: uri.to_owned(),
+            reason: error.to_string(),
+        },
+        UniqueKeysError::Duplicate(duplicate) => FetchError::DuplicateKey {
+            uri: uri.to_owned(),
+            duplicate,
+        },
+    })
 }
 
 impl FetchError {
@@ -172,10 +197,7 @@ impl Fetch for MockupDir {
                 });
             }
         };
-        serde_json::from_slice(&bytes).map_err(|e| FetchError::NotJson {
-            uri: uri.to_owned(),
-            reason: e.to_string(),
-        })
+        parse_body(uri, &bytes)
     }
 }
 

@@ -80,10 +80,7 @@ impl Fetch for Memory {
             .bodies
             .get(uri.trim_end_matches('/'))
             .ok_or_else(|| status(404))?;
-        serde_json::from_slice(body).map_err(|e| FetchError::NotJson {
-            uri: uri.to_owned(),
-            reason: e.to_string(),
-        })
+        super::fetch::parse_body(uri, body)
     }
 }
 

@@ -8,6 +8,8 @@ pub mod crawl;
 pub mod fetch;
 pub mod links;
 pub mod normalize;
+pub mod odata_type;
+pub mod session;
 pub mod shape;
 pub mod tls;
 mod vendors;
@@ -220,7 +222,7 @@ pub async fn capture(
                     target: base.clone(),
                     reason: format!(
                         "POST {}: the host deadline of {} s (--host-timeout) passed",
-                        client::SESSIONS,
+                        session::SESSIONS,
                         options.client.host_timeout.as_secs()
                     ),
                 }),

@@ -4,15 +4,24 @@
 
 use serde_json::Value;
 
-use super::{Kind, Leaves, on_off};
+use super::{Kind, Leaves, OemAttributes, on_off};
 use crate::collect::nic::scalar;
 use crate::collect::redfish::attributes::is_firmware_version;
+use crate::collect::redfish::odata_type::TypeName;
 use crate::model::DcbxMode;
 use crate::secrets::SecretFilter;
 use crate::snapshot::path_segment;
 
-/// Where a network device function links its `DellNetworkAttributes` resource.
-pub const ATTRIBUTES_LINK: &[&str] = &["Links", "Oem", "Dell", "DellNetworkAttributes"];
+/// Where a network device function links its `DellNetworkAttributes` resource, and the types
+/// that resource and its `Settings` have (iDRAC types both `DellAttributes` or
+/// `DellNetworkAttributes`, depending on the firmware).
+pub const ATTRIBUTES: OemAttributes = OemAttributes {
+    link: &["Links", "Oem", "Dell", "DellNetworkAttributes"],
+    types: &[
+        TypeName::oem("DellNetworkAttributes"),
+        TypeName::oem("DellAttributes"),
+    ],
+};
 
 /// How one HII attribute becomes a normalized fact.
 enum Mapping {

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::odata_type::TypeName;
 use crate::collect::nic::scalar;
 use crate::model::MacAddr;
 use crate::snapshot::{FactValue, Facts};
@@ -93,12 +94,21 @@ impl Leaves {
     }
 }
 
-/// The link, from a network device function, to the vendor's resource of NIC (HII)
-/// attributes that the crawl follows (with its pending `Settings` and attribute registry):
-/// vendor knowledge stays here, the crawl only asks (nv-redfish's `oem/<vendor>` pattern).
-pub fn function_attributes_link(vendor: Vendor) -> Option<&'static [&'static str]> {
+/// A vendor's resource of NIC (HII) attributes, linked from a network device function.
+#[derive(Debug, Clone, Copy)]
+pub struct OemAttributes {
+    /// Where in the function the link is.
+    pub link: &'static [&'static str],
+    /// The types the resource and its pending `Settings` may have.
+    pub types: &'static [TypeName],
+}
+
+/// The vendor's resource of NIC (HII) attributes that the crawl follows from a network device
+/// function (with its pending `Settings` and attribute registry): vendor knowledge stays
+/// here, the crawl only asks (nv-redfish's `oem/<vendor>` pattern).
+pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
     match vendor {
-        Vendor::Dell => Some(dell::ATTRIBUTES_LINK),
+        Vendor::Dell => Some(dell::ATTRIBUTES),
         Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
     }
 }
@@ -130,7 +140,7 @@ pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
 
 /// OEM facts of a network device function (`function`, whose `Id` places per-port
 /// attributes) from its vendor attribute resource (current or pending) that
-/// [`function_attributes_link`] named; `registry` types its secrets.
+/// [`function_attributes`] named; `registry` types its secrets.
 pub fn function_facts(
     vendor: Vendor,
     function: &Value,
