@@ -444,4 +444,6 @@ pub fn save_mockup(
 #[cfg(test)]
 mod fuzz;
 #[cfg(test)]
+mod secret_spellings;
+#[cfg(test)]
 mod tests;
