@@ -312,7 +312,11 @@ async fn finish<F: Fetch>(
         facts,
         notes,
         problems,
+        withheld,
     } = normalize::normalize(inventory);
+    for resource in &withheld {
+        tracing::info!("{target}: withheld as secrets (no value kept): {resource}");
+    }
     errors.extend(
         problems
             .iter()
