@@ -582,9 +582,9 @@ const AUTH_SETTINGS: &[&str] = &["Enabled", "Disabled", "None", "Auto", "On", "O
 /// boolean): then it is a setting, not a secret. Without a registry (HPE, Lenovo, iDRAC NICs
 /// that list none) nothing says whether `ChapMutualAuth` is a flag or a CHAP secret, and
 /// `auth` must stay a secret head for `TpmOwnerAuth`. The closed list tells them apart by
-/// value: a boolean has no room
-/// for a secret, and a secret equal to one of six setting words is no secret to hide (it is
-/// what anyone guesses first). Anything else, a lowercase `enabled` included, stays secret.
+/// value: a boolean has no room for a secret, and a secret equal to one of six setting words
+/// is no secret to hide (it is what anyone guesses first). Anything else, a lowercase
+/// `enabled` included, stays secret.
 fn is_auth_setting(name: &str, value: &Value) -> bool {
     folded_core(&Folded::of(name).letters).ends_with("auth")
         && match value {
