@@ -1,26 +1,38 @@
 //! Secrets: what never enters a snapshot, a saved mockup, a log line or a report.
 //!
 //! One filter, three tests, any one of which is enough:
-//! - **type**: an attribute registry types the attribute `Password` (whatever its name says);
+//! - **registry**: an attribute registry types the attribute `Password` or flags it
+//!   `WriteOnly` (whatever its name says);
 //! - **name**: the name's head word says it holds a secret (`SnmpCommunityString`, `IPMIKey`,
 //!   `LdapBindPw`, `Pass_Phrase`, `TpmOwnerAuth`), or a strong secret word appears anywhere in
 //!   it and the head is not a word about the secret (`PasswordMinimumLength` is a rule, not a
 //!   password);
 //! - **value**: the value looks like key material (a PEM block, a long hex or base64 blob).
 //!
-//! A name is split into words at `_`, `.`, `-`, case changes (`IPMIKey` → `ipmi key`) and
-//! digits, so `KeyboardLayout` (head `layout`) and `NWManagementPassThrough` (head `through`)
-//! are kept. A registry type of `Enumeration` or `Boolean` overrules the name: a value from a
-//! closed vocabulary (`ChapMutualAuth = Disabled`) cannot carry a secret. The value test still
-//! applies to it. Without a registry, an `…Auth` name set to a switch position (`Enabled`,
-//! `Disabled`, `None`, `Auto`, `On`, `Off`, a boolean) is a setting too.
+//! A name is read twice, and is secret when either reading says so. As words: split at `_`,
+//! `.`, `-`, spaces, case changes (`IPMIKey` → `ipmi key`) and digits, so `KeyboardLayout`
+//! (head `layout`) and `NWManagementPassThrough` (head `through`) are kept; fragments that
+//! spell a secret word together are joined first (`PassWord`, `Pass_Word`, `PaSsWoRd` →
+//! `password`), since a case change or a separator inside a word means nothing. As letters:
+//! case folded and separators removed (`ADMINPASSWORD`, `aDmInPaSsWoRd` → `adminpassword`), a
+//! name ending in a strong secret word is secret, and so is one ending in any secret word
+//! that nothing but words qualifying one (`Admin`, `Setup`, `Bios`, `Hdd`, digits) separates
+//! from the start or a separator (`ADMINPIN`, `x_PwDhAsH`; not `Monkey`). Trailing digits and
+//! storage words (`Hash`, `String`) count in neither reading (`HddPassWord1`).
+//!
+//! A registry type of `Enumeration` or `Boolean` overrules the name: a value from a closed
+//! vocabulary (`ChapMutualAuth = Disabled`) cannot carry a secret. The value test still
+//! applies to it, and the `WriteOnly` flag overrules the type: a write-only attribute reverts
+//! after it is applied, so what a service reports for it is no setting to compare, and on
+//! every real service it is a password. Without a registry, an `…Auth` name set to a switch
+//! position (`Enabled`, `Disabled`, `None`, `Auto`, `On`, `Off`, a boolean) is a setting too.
 //!
 //! A leaf module: it imports nothing of driftgate's, so collectors, reports and logs can all
 //! use it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// What is shown instead of a value that must not be printed.
 pub const REDACTED: &str = "<redacted>";
@@ -132,10 +144,68 @@ const ABOUT: &[&str] = &[
     "version",
 ];
 
-/// Whether an attribute or property name says it holds a secret.
+/// Words that qualify a secret standing after them (`AdminPin`, `SetupPw`, `HddKey`,
+/// `TpmOwnerAuth`): with digits, the only letters the letter reading lets stand between a
+/// separator (or the start) and a short secret word, which would otherwise end harmless words
+/// (`Monkey`, `Spin`, `Bypass`, `OAuth`).
+const QUALIFIERS: &[&str] = &[
+    "admin",
+    "administrator",
+    "bios",
+    "bmc",
+    "boot",
+    "chap",
+    "disk",
+    "drive",
+    "hd",
+    "hdd",
+    "ipmi",
+    "kg",
+    "master",
+    "new",
+    "old",
+    "owner",
+    "power",
+    "on",
+    "root",
+    "setup",
+    "snmp",
+    "supervisor",
+    "sys",
+    "system",
+    "tpm",
+    "user",
+];
+
+/// The longest word [`joined`] joins: fragments longer together spell none.
+const LONGEST_JOINED: usize = longest(&[SECRET_HEADS, TRAILERS]);
+
+/// The length of the longest word of `lists`.
+const fn longest(lists: &[&[&str]]) -> usize {
+    let mut longest = 0;
+    let mut list = 0;
+    while list < lists.len() {
+        let mut word = 0;
+        while word < lists[list].len() {
+            if lists[list][word].len() > longest {
+                longest = lists[list][word].len();
+            }
+            word += 1;
+        }
+        list += 1;
+    }
+    longest
+}
+
+/// Whether an attribute or property name says it holds a secret, however it is spelt.
 pub fn is_secret_name(name: &str) -> bool {
-    let words = words(name);
-    let core = core(&words);
+    secret_by_words(&joined(words(name))) || secret_by_letters(&Folded::of(name))
+}
+
+/// The word reading: the head (the last word but trailers) is a secret word, or a strong word
+/// stands anywhere and the head is not a word about it.
+fn secret_by_words(words: &[String]) -> bool {
+    let core = core(words);
     let Some(head) = core.last().map(String::as_str) else {
         return false;
     };
@@ -152,6 +222,122 @@ pub fn is_secret_name(name: &str) -> bool {
             && core
                 .iter()
                 .any(|word| STRONG_WORDS.iter().any(|strong| word.ends_with(strong))))
+}
+
+/// The letter reading: the folded name's core (trailing digits and [`TRAILERS`] cut) ends in
+/// a strong word or a key ending, or in a secret word that only [`QUALIFIERS`] and digits
+/// separate from the name's start or a separator.
+fn secret_by_letters(folded: &Folded) -> bool {
+    let core = folded_core(&folded.letters);
+    STRONG_WORDS
+        .iter()
+        .chain(KEY_ENDINGS)
+        .any(|ending| core.ends_with(ending))
+        || SECRET_HEADS.iter().any(|head| {
+            core.strip_suffix(head)
+                .is_some_and(|before| folded.qualified(before.len()))
+        })
+}
+
+/// A name with case and separators folded away: its letters and digits, lowercase
+/// (`Pass_Word`, `PaSsWoRd` → `password`), and where a separator stood in them.
+struct Folded {
+    letters: String,
+    /// Offsets into `letters` where a word surely starts: 0, and after each separator.
+    starts: Vec<usize>,
+}
+
+impl Folded {
+    fn of(name: &str) -> Folded {
+        let mut letters = String::with_capacity(name.len());
+        let mut starts = vec![0];
+        for c in name.chars() {
+            if c.is_ascii_alphanumeric() {
+                letters.push(c.to_ascii_lowercase());
+            } else if starts.last() != Some(&letters.len()) {
+                starts.push(letters.len());
+            }
+        }
+        Folded { letters, starts }
+    }
+
+    /// Whether the letters up to `end` are, from the start or from a separator on, nothing but
+    /// [`QUALIFIERS`] and digits, in any order (or nothing).
+    fn qualified(&self, end: usize) -> bool {
+        let text = &self.letters[..end];
+        // Which prefixes of `text` end in a run of qualifiers and digits that begins at a
+        // start: a start is one, and so is such a prefix followed by a qualifier or a digit.
+        let mut made = vec![false; end + 1];
+        for &start in self.starts.iter().filter(|&&start| start <= end) {
+            made[start] = true;
+        }
+        for at in 0..end {
+            if !made[at] {
+                continue;
+            }
+            let rest = &text[at..];
+            if rest.starts_with(|c: char| c.is_ascii_digit()) {
+                made[at + 1] = true;
+            }
+            for qualifier in QUALIFIERS {
+                if rest.starts_with(qualifier) {
+                    made[at + qualifier.len()] = true;
+                }
+            }
+        }
+        made[end]
+    }
+}
+
+/// A folded name without its trailing digits and [`TRAILERS`] (`hddpassword1hash` →
+/// `hddpassword`).
+fn folded_core(letters: &str) -> &str {
+    let mut core = letters;
+    loop {
+        let digits_cut = core.trim_end_matches(|c: char| c.is_ascii_digit());
+        let cut = TRAILERS
+            .iter()
+            .find_map(|trailer| digits_cut.strip_suffix(trailer))
+            .unwrap_or(digits_cut);
+        if cut.len() == core.len() {
+            return core;
+        }
+        core = cut;
+    }
+}
+
+/// `words` with each run of fragments that spells a [`SECRET_HEADS`] or [`TRAILERS`] word
+/// together joined into that word, the longest run first: a case change or a separator inside
+/// a word (`PassWord`, `Pass_Word`, `PaSsWoRd`, `P.I.N`, `KeyHaSh`) cuts it into fragments
+/// that name nothing.
+fn joined(words: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(words.len());
+    let mut start = 0;
+    while start < words.len() {
+        let mut longest = None;
+        let mut run = String::new();
+        for (end, word) in words.iter().enumerate().skip(start) {
+            run.push_str(word);
+            if run.len() > LONGEST_JOINED {
+                break;
+            }
+            let word = run.as_str();
+            if end > start && (SECRET_HEADS.contains(&word) || TRAILERS.contains(&word)) {
+                longest = Some((end + 1, run.clone()));
+            }
+        }
+        match longest {
+            Some((end, word)) => {
+                out.push(word);
+                start = end;
+            }
+            None => {
+                out.push(words[start].clone());
+                start += 1;
+            }
+        }
+    }
+    out
 }
 
 /// The words of a name without its trailing digits and [`TRAILERS`]: the last is the head.
@@ -256,25 +442,43 @@ pub enum AttributeType {
     Closed,
     /// `String`, `Integer`, `OrderedList` or a type this filter does not know.
     Open,
-    /// `Password`: a secret whatever its name.
-    Password,
+    /// `Password` (in any case), or flagged `WriteOnly`: a secret whatever its name.
+    Secret,
 }
 
 impl AttributeType {
-    /// The type of a registry entry's `Type`.
-    pub fn parse(text: &str) -> AttributeType {
-        match text {
-            "Password" => AttributeType::Password,
-            "Enumeration" | "Boolean" => AttributeType::Closed,
-            _ => AttributeType::Open,
+    /// The type of a registry entry (`Type`, `WriteOnly`), or `None` for an entry that says
+    /// neither (the name decides then).
+    pub fn of(entry: &Map<String, Value>) -> Option<AttributeType> {
+        // A `WriteOnly` that is anything but `false` (or null) counts: dropping a value that
+        // was no secret loses a setting read back in a state it does not keep; keeping one
+        // that was would leak it.
+        let write_only = !matches!(
+            entry.get("WriteOnly"),
+            None | Some(Value::Null | Value::Bool(false))
+        );
+        if write_only {
+            return Some(AttributeType::Secret);
         }
+        entry
+            .get("Type")
+            .and_then(Value::as_str)
+            .map(|kind| match kind {
+                _ if kind.eq_ignore_ascii_case("Password") => AttributeType::Secret,
+                "Enumeration" | "Boolean" => AttributeType::Closed,
+                _ => AttributeType::Open,
+            })
     }
 }
 
 /// The attribute types of one or more attribute registries, and the filter that uses them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecretFilter {
+    /// By exact name: only the registry's own spelling is vouched for as `Closed`.
     types: BTreeMap<String, AttributeType>,
+    /// The folded names of [`AttributeType::Secret`] attributes: a secret stays one
+    /// however a resource spells its name (`SetupPassword` typed, `SETUP_PASSWORD` reported).
+    secret_names: BTreeSet<String>,
 }
 
 impl SecretFilter {
@@ -289,13 +493,16 @@ impl SecretFilter {
         let Some(entries) = registry["RegistryEntries"]["Attributes"].as_array() else {
             return;
         };
-        for entry in entries {
-            let (Some(name), Some(kind)) =
-                (entry["AttributeName"].as_str(), entry["Type"].as_str())
-            else {
+        for entry in entries.iter().filter_map(Value::as_object) {
+            let (Some(name), Some(kind)) = (
+                entry.get("AttributeName").and_then(Value::as_str),
+                AttributeType::of(entry),
+            ) else {
                 continue;
             };
-            let kind = AttributeType::parse(kind);
+            if kind == AttributeType::Secret {
+                self.secret_names.insert(Folded::of(name).letters);
+            }
             let known = self.types.entry(name.to_owned()).or_insert(kind);
             *known = (*known).max(kind);
         }
@@ -306,10 +513,18 @@ impl SecretFilter {
         self.is_secret_by(name, value, is_secret_value)
     }
 
+    /// Whether a registry says `name` is a secret, in whatever spelling.
+    fn typed_secret(&self, name: &str) -> bool {
+        self.secret_names.contains(&Folded::of(name).letters)
+    }
+
     /// [`SecretFilter::is_secret`] with `key_material` as the value test.
     fn is_secret_by(&self, name: &str, value: &Value, key_material: fn(&Value) -> bool) -> bool {
+        if self.typed_secret(name) {
+            return true;
+        }
         match self.types.get(name) {
-            Some(AttributeType::Password) => true,
+            Some(AttributeType::Secret) => true,
             Some(AttributeType::Closed) => key_material(value),
             Some(AttributeType::Open) => is_secret_name(name) || key_material(value),
             None => (is_secret_name(name) && !is_auth_setting(name, value)) || key_material(value),
@@ -335,7 +550,9 @@ impl SecretFilter {
                 let entry = map.get("AttributeName").and_then(Value::as_str);
                 let settings = settings || entry.is_some();
                 let described = entry.is_some_and(|name| {
-                    self.types.get(name) == Some(&AttributeType::Password) || is_secret_name(name)
+                    self.typed_secret(name)
+                        || is_secret_name(name)
+                        || AttributeType::of(map) == Some(AttributeType::Secret)
                 });
                 let key_material = if settings { is_secret_value } else { is_pem };
                 map.retain(|name, value| {
@@ -360,15 +577,16 @@ impl SecretFilter {
 /// Setting words an authentication switch is set to: `ChapMutualAuth = Disabled`.
 const AUTH_SETTINGS: &[&str] = &["Enabled", "Disabled", "None", "Auto", "On", "Off"];
 
-/// Whether the head word of `name` is `auth` and `value` is a switch position (one of
-/// [`AUTH_SETTINGS`] or a JSON boolean): then it is a setting, not a secret. Without a
-/// registry (HPE, Lenovo, iDRAC NICs that list none) nothing says whether `ChapMutualAuth`
-/// is a flag or a CHAP secret, and `auth` must stay a secret head for `TpmOwnerAuth`. The closed list tells them apart by value: a boolean has no room
-/// for a secret, and a secret equal to one of six setting words is no secret to hide (it is
-/// what anyone guesses first). Anything else, a lowercase `enabled` included, stays secret.
+/// Whether `name` ends in `auth` (case and separators folded away, trailing digits and
+/// [`TRAILERS`] cut) and `value` is a switch position (one of [`AUTH_SETTINGS`] or a JSON
+/// boolean): then it is a setting, not a secret. Without a registry (HPE, Lenovo, iDRAC NICs
+/// that list none) nothing says whether `ChapMutualAuth` is a flag or a CHAP secret, and
+/// `auth` must stay a secret head for `TpmOwnerAuth`. The closed list tells them apart by
+/// value: a boolean has no room for a secret, and a secret equal to one of six setting words
+/// is no secret to hide (it is what anyone guesses first). Anything else, a lowercase
+/// `enabled` included, stays secret.
 fn is_auth_setting(name: &str, value: &Value) -> bool {
-    let words = words(name);
-    core(&words).last().is_some_and(|head| head == "auth")
+    folded_core(&Folded::of(name).letters).ends_with("auth")
         && match value {
             Value::Bool(_) => true,
             Value::String(text) => AUTH_SETTINGS.contains(&text.as_str()),
@@ -418,5 +636,7 @@ pub fn is_secret_fact(path: &str, value: &Value) -> bool {
         }
 }
 
+#[cfg(test)]
+pub(crate) mod spellings;
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use common::planted::{Planted, corpus_names};
 use common::simulator::{PASSWORD, Simulator, USER, bmc};
 use common::{driftgate, example, root};
 use serde_json::Value;
@@ -427,6 +428,38 @@ fn killed_promote() -> Seen {
     Seen::of(&output, written)
 }
 
+/// A capture (at -v, with `--save-mockup`) of a mockup whose BIOS and NIC attributes hold
+/// secrets under the spellings issue 35 lists, one under a name its registry flags
+/// `WriteOnly`: the capture is complete and says what it withheld, and neither the snapshot,
+/// the saved mockup nor the log holds a value.
+fn secret_spelling() -> Seen {
+    let planted = Planted::new(corpus_names(35));
+    let dir = tempfile::tempdir().unwrap();
+    let (out, saved) = (dir.path().join("snapshot.json"), dir.path().join("saved"));
+    let output = driftgate()
+        .args(["-v", "capture", "--host", "azl-node01", "--source"])
+        .arg(format!("redfish=mockup:{}", planted.path().display()))
+        .arg("--out")
+        .arg(&out)
+        .arg("--save-mockup")
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let mut seen = Seen::of(&output, Written::Snapshot);
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    seen.status = snapshot["sources"][0]["status"].as_str().map(str::to_owned);
+    let mut written = vec![out];
+    written.extend(common::files_under(&saved));
+    assert!(written.len() > 30, "{written:?}");
+    for file in written {
+        let leaked = planted.leaks(&std::fs::read_to_string(&file).unwrap());
+        assert!(leaked.is_empty(), "{} holds {leaked:?}", file.display());
+    }
+    let leaked = planted.leaks(&seen.text);
+    assert!(leaked.is_empty(), "the log holds {leaked:?}");
+    seen
+}
+
 /// `check` of the ESXi example after `edit`; `check` writes nothing.
 fn bad_snapshot(edit: impl Fn(&str) -> String) -> Seen {
     let good = std::fs::read_to_string(example("esxi-mscs-psp/current.json")).unwrap();
@@ -467,6 +500,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("hostile-session-location", hostile_session_location);
     all.insert("bmc-duplicate-key", bmc_duplicate_key);
     all.insert("collection-lists-itself", collection_lists_itself);
+    all.insert("secret-spelling", secret_spelling);
     all.insert("duplicated-key", || {
         bad_snapshot(|s| {
             s.replacen(

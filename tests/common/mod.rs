@@ -165,6 +165,7 @@ pub mod gate;
 pub mod inventory;
 pub mod junit;
 pub mod nightly;
+pub mod planted;
 pub mod prometheus;
 pub mod reports;
 pub mod sarif;

@@ -22,8 +22,8 @@ use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSn
 
 /// A mockup held in memory: URI → body bytes, served as a BMC without `$expand` would.
 #[derive(Clone)]
-struct Memory {
-    bodies: BTreeMap<String, Vec<u8>>,
+pub(super) struct Memory {
+    pub(super) bodies: BTreeMap<String, Vec<u8>>,
 }
 
 fn recorded(state: &str) -> PathBuf {
@@ -91,7 +91,7 @@ fn capture(memory: &Memory) -> SourceCapture {
         .block_on(finish(memory, 4, &RedfishOptions::default()))
 }
 
-fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
+pub(super) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("azl-node01").expect("a valid host name"),
         captured_at: jiff::Timestamp::UNIX_EPOCH,
@@ -107,10 +107,10 @@ fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     Snapshot::seal(&snapshot.to_canonical_json(), "fuzz").expect("a capture seals")
 }
 
-struct Seed {
-    intact: Memory,
-    baseline: VerifiedSnapshot,
-    policy: Policy,
+pub(super) struct Seed {
+    pub(super) intact: Memory,
+    pub(super) baseline: VerifiedSnapshot,
+    pub(super) policy: Policy,
 }
 
 impl Seed {
@@ -134,7 +134,7 @@ impl Seed {
 }
 
 /// Captured once per test binary: every case compares with it.
-fn seed() -> &'static Seed {
+pub(super) fn seed() -> &'static Seed {
     static SEED: std::sync::OnceLock<Seed> = std::sync::OnceLock::new();
     SEED.get_or_init(load_seed)
 }

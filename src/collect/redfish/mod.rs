@@ -315,7 +315,11 @@ async fn finish<F: Fetch>(
         facts,
         notes,
         problems,
+        withheld,
     } = normalize::normalize(inventory);
+    for resource in &withheld {
+        tracing::info!("{target}: withheld as secrets (no value kept): {resource}");
+    }
     errors.extend(
         problems
             .iter()
@@ -454,5 +458,7 @@ pub fn save_mockup(
 
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod secret_spellings;
 #[cfg(test)]
 mod tests;

@@ -19,6 +19,9 @@ use crate::snapshot::Facts;
 mod firmware;
 mod ports;
 mod system;
+mod withheld;
+
+pub use withheld::Withheld;
 
 /// What normalization made of a crawl.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +34,8 @@ pub struct Normalized {
     /// What makes the capture partial, naming the URIs: two resources that claim the same
     /// fact with different values.
     pub problems: Vec<String>,
+    /// The BIOS and NIC attributes kept out of the facts as secrets, by resource.
+    pub withheld: Vec<Withheld>,
 }
 
 /// The facts of a crawled service.
@@ -42,6 +47,7 @@ pub fn normalize(inventory: &Inventory) -> Normalized {
     for system in &inventory.systems {
         system::system_facts(system, vendor, &mut out);
     }
+    out.withheld = withheld::withheld(inventory);
     out
 }
 

@@ -126,6 +126,52 @@ fn bios_secrets_are_dropped_by_name_and_by_registry_type() {
 }
 
 #[test]
+fn withheld_attributes_are_named_by_resource_without_values() {
+    let bios = "/redfish/v1/Systems/1/Bios";
+    let function = "/redfish/v1/Chassis/1/NetworkAdapters/S/NetworkDeviceFunctions/F/Oem/Dell/DellNetworkAttributes/F";
+    let system = SystemInventory {
+        bios: Some(json!({"@odata.id": bios,
+            "Attributes": {"SysProfile": "Perf", "AdminPassWord": "hunter2", "ServiceNote": "x", "PassWordStatus": "Unlocked"}})),
+        bios_pending: Some(
+            json!({"@odata.id": format!("{bios}/Settings"), "Attributes": {"SysProfile": "Perf"}}),
+        ),
+        bios_registry: Some(json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "ServiceNote", "Type": "String", "WriteOnly": true}]}})),
+        ..SystemInventory::default()
+    };
+    let adapter = AdapterInventory {
+        functions: vec![FunctionInventory {
+            function: json!({"Id": "F"}),
+            oem_attributes: Some(
+                json!({"@odata.id": function, "Attributes": {"Pa_Ss_Wd": "s3cr3t", "Broadcom_DCBX": "Enabled_IEEE"}}),
+            ),
+            ..FunctionInventory::default()
+        }],
+        ..AdapterInventory::default()
+    };
+    let out = normalize(&Inventory {
+        root: json!({}),
+        systems: vec![system],
+        adapters: vec![adapter],
+        ..Inventory::default()
+    });
+    let shown: Vec<String> = out.withheld.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            format!("{bios}: AdminPassWord, ServiceNote"),
+            format!("{function}: Pa_Ss_Wd"),
+        ]
+    );
+    assert_eq!(get(&out.facts, "bios/AdminPassWord"), None);
+    assert_eq!(get(&out.facts, "bios/ServiceNote"), None);
+    assert_eq!(
+        get(&out.facts, "bios/PassWordStatus"),
+        Some(&"Unlocked".into())
+    );
+}
+
+#[test]
 fn firmware_prefers_installed_and_ignores_previous() {
     let firmware = vec![
         json!({"Id": "Current-159-1.8.2__BIOS.Setup.1-1", "Version": "1.8.2"}),
