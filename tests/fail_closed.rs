@@ -473,6 +473,99 @@ fn bad_snapshot(edit: impl Fn(&str) -> String) -> Seen {
     Seen::of(&output, Written::Nothing)
 }
 
+/// A store of one host whose newer baseline's blob is cut in half on disk, and `baseline show`
+/// of it: it must give up at once, not spin in libgit2.
+fn corrupt_object() -> Seen {
+    use common::damage::{Damage, damage};
+    use common::fleet::{FLEET, FleetLab, Host, State};
+    let lab = FleetLab::new(&[Host::new("h1", State::Recorded("baseline"))], &["h1"]);
+    let blob = common::git(
+        &lab.store,
+        &["rev-parse", &format!("HEAD:baselines/{FLEET}/h1.json")],
+    );
+    damage(&lab.store, blob.trim(), Damage::Truncated);
+    let mut cmd = common::driftgate_process();
+    cmd.arg("--repo")
+        .arg(&lab.store)
+        .args(["baseline", "show", "h1"]);
+    let output = common::output_within(&mut cmd, Duration::from_secs(5));
+    assert!(
+        output.stdout.is_empty(),
+        "nothing of a damaged baseline is shown"
+    );
+    Seen::of(&output, Written::Nothing)
+}
+
+/// Someone else's folder with a file, linked where a folder of driftgate's belongs (`link`,
+/// created with its parents); `run` then must leave the folder as it was.
+fn through_a_link(link: &Path, run: impl FnOnce() -> std::process::Output) -> Seen {
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("azl-node01.json"), "someone else's\n").unwrap();
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(other.path(), link).unwrap();
+    let output = run();
+    let names: Vec<_> = std::fs::read_dir(other.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let untouched = names == ["azl-node01.json"]
+        && std::fs::read_to_string(other.path().join("azl-node01.json")).unwrap()
+            == "someone else's\n";
+    Seen::of(
+        &output,
+        if untouched {
+            Written::Nothing
+        } else {
+            Written::Snapshot
+        },
+    )
+}
+
+fn linked_out_dir_folder() -> Seen {
+    use common::fleet::{FleetLab, Host, State};
+    let lab = FleetLab::new(
+        &[Host::new("azl-node01", State::Recorded("baseline"))],
+        &["azl-node01"],
+    );
+    let out = lab.path("nightly");
+    through_a_link(&out.join("snapshots"), || {
+        lab.command()
+            .args(["check", "--all", "--quiet", "--out-dir"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    })
+}
+
+fn linked_run_folder() -> Seen {
+    let lab = common::gate::Lab::new();
+    through_a_link(&lab.run_dir("R2").join("pre"), || {
+        lab.command()
+            .args(["gate", "pre", "--run", "R2", "azl-node01"])
+            .output()
+            .unwrap()
+    })
+}
+
+/// `report merge` of the mixed lab's three shards after `edit` of the directories (and the one
+/// holding the blocked host `azl-node03`).
+fn merge_after(edit: impl FnOnce(&[std::path::PathBuf], usize)) -> Seen {
+    let lab = common::fleet::mixed();
+    let (dirs, holder) = common::fleet::three_shards(&lab, "azl-node03");
+    edit(&dirs, holder);
+    let output = lab
+        .command()
+        .args(["report", "merge"])
+        .args(&dirs)
+        .output()
+        .unwrap();
+    assert!(
+        output.stdout.is_empty(),
+        "no fleet result of a refused merge"
+    );
+    Seen::of(&output, Written::Nothing)
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -501,6 +594,35 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("bmc-duplicate-key", bmc_duplicate_key);
     all.insert("collection-lists-itself", collection_lists_itself);
     all.insert("secret-spelling", secret_spelling);
+    all.insert("corrupt-object", corrupt_object);
+    all.insert("linked-out-dir-folder", linked_out_dir_folder);
+    all.insert("linked-run-folder", linked_run_folder);
+    all.insert("merge-missing-host", || {
+        merge_after(|dirs, holder| {
+            let dir = &dirs[holder];
+            common::fleet::edit_json(&dir.join("run.json"), |run| {
+                run["hosts"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|h| h != "azl-node03");
+            });
+            std::fs::remove_file(dir.join("hosts/azl-node03.json")).unwrap();
+            std::fs::remove_file(dir.join("snapshots/azl-node03.json")).unwrap();
+        })
+    });
+    all.insert("merge-edited-record", || {
+        merge_after(|dirs, holder| {
+            let record = dirs[holder].join("hosts/azl-node03.json");
+            common::fleet::edit_json(&record, |doc| {
+                let zero = serde_json::json!({"block": 0, "warn": 0, "info": 0});
+                doc["result"]["verdict"] = Value::from("pass");
+                doc["result"]["counts"] = zero.clone();
+                doc["result"]["report"]["verdict"] = Value::from("pass");
+                doc["result"]["report"]["counts"] = zero;
+                doc["result"]["report"]["findings"] = serde_json::json!([]);
+            });
+        })
+    });
     all.insert("duplicated-key", || {
         bad_snapshot(|s| {
             s.replacen(

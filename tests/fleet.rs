@@ -8,31 +8,14 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::fleet::{FleetLab, Host, State, comparable, host, verdicts};
+use common::fleet::{
+    FleetLab, Host, State, comparable, edit_json, host, mixed, three_shards, verdicts,
+};
 use common::gate::run;
 use common::simulator::{Simulator, bmc};
 use serde_json::Value;
 
 /// healthy (2, one cluster), drifted, unreachable, no baseline; one orphan baseline.
-fn mixed() -> FleetLab {
-    FleetLab::new(
-        &[
-            Host::new("azl-node01", State::Recorded("baseline")).in_cluster("azl-a"),
-            Host::new("azl-node02", State::Recorded("baseline")).in_cluster("azl-a"),
-            Host::new("azl-node03", State::Recorded("post-update")).in_cluster("azl-a"),
-            Host::new("azl-node04", State::Unreachable),
-            Host::new("azl-node05", State::Recorded("baseline")),
-        ],
-        &[
-            "azl-node01",
-            "azl-node02",
-            "azl-node03",
-            "azl-node04",
-            "retired01",
-        ],
-    )
-}
-
 fn fleet_schema() -> jsonschema::Validator {
     let schema = run(common::driftgate().args(["schema", "fleet-report"])).expect(0);
     let schema: Value = serde_json::from_str(&schema.stdout).expect("the schema is JSON");
@@ -373,37 +356,6 @@ fn a_link_where_an_out_dir_folder_belongs_is_refused_and_nothing_behind_it_is_to
         unchanged(&other);
         assert!(!out.join("run.json").exists());
     }
-}
-
-/// The mixed lab run as three shards, and the directory of the shard holding `host`.
-fn three_shards(lab: &FleetLab, host: &str) -> (Vec<std::path::PathBuf>, usize) {
-    let dirs: Vec<_> = (1..=3).map(|k| lab.path(&format!("shard-{k}"))).collect();
-    for (k, dir) in (1..=3).zip(&dirs) {
-        let shard = format!("{k}/3");
-        lab.check(&[
-            "--shard",
-            &shard,
-            "--out-dir",
-            dir.to_str().unwrap(),
-            "--quiet",
-        ]);
-    }
-    let holder = dirs
-        .iter()
-        .position(|dir| {
-            let run: Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap())
-                    .unwrap();
-            run["hosts"].as_array().unwrap().iter().any(|h| h == host)
-        })
-        .unwrap();
-    (dirs, holder)
-}
-
-fn edit_json(file: &std::path::Path, edit: impl FnOnce(&mut Value)) {
-    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    edit(&mut doc);
-    std::fs::write(file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
 }
 
 fn merged(lab: &FleetLab, dirs: &[std::path::PathBuf], args: &[&str]) -> common::gate::Ran {

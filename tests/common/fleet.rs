@@ -217,3 +217,58 @@ pub fn comparable(report: &Value) -> Value {
         "hosts": hosts, "findings": report["findings"],
     })
 }
+
+/// Five hosts: two passing and one blocked (DCBX reset) in cluster `azl-a`, one unreachable, one
+/// in no cluster; baselines for four of them and one orphan.
+pub fn mixed() -> FleetLab {
+    FleetLab::new(
+        &[
+            Host::new("azl-node01", State::Recorded("baseline")).in_cluster("azl-a"),
+            Host::new("azl-node02", State::Recorded("baseline")).in_cluster("azl-a"),
+            Host::new("azl-node03", State::Recorded("post-update")).in_cluster("azl-a"),
+            Host::new("azl-node04", State::Unreachable),
+            Host::new("azl-node05", State::Recorded("baseline")),
+        ],
+        &[
+            "azl-node01",
+            "azl-node02",
+            "azl-node03",
+            "azl-node04",
+            "retired01",
+        ],
+    )
+}
+
+/// The mixed lab run as three shards (`shard-1` … `shard-3`), and which of their directories
+/// holds `host`.
+pub fn three_shards(lab: &FleetLab, host: &str) -> (Vec<PathBuf>, usize) {
+    let dirs: Vec<PathBuf> = (1..=3).map(|k| lab.path(&format!("shard-{k}"))).collect();
+    for (k, dir) in (1..=3).zip(&dirs) {
+        let shard = format!("{k}/3");
+        let out = dir.to_str().expect("a UTF-8 temporary path");
+        lab.check(&["--shard", &shard, "--out-dir", out, "--quiet"]);
+    }
+    let holder = dirs
+        .iter()
+        .position(|dir| {
+            let mut found = false;
+            edit_json(&dir.join("run.json"), |run| {
+                found = run["hosts"]
+                    .as_array()
+                    .is_some_and(|hosts| hosts.iter().any(|h| h == host));
+            });
+            found
+        })
+        .unwrap_or_else(|| panic!("no shard holds {host}"));
+    (dirs, holder)
+}
+
+/// Rewrites the JSON file `file` after `edit`.
+pub fn edit_json(file: &Path, edit: impl FnOnce(&mut Value)) {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut doc: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    edit(&mut doc);
+    let text = serde_json::to_string_pretty(&doc).expect("a JSON value serializes");
+    std::fs::write(file, text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+}
