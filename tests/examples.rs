@@ -97,7 +97,7 @@ fn the_kubernetes_manifests_keep_their_invariants() {
         merging.contains(&format!("ls -d {job_prefix}* ")),
         "{merging}"
     );
-    assert!(merging.contains("driftgate report merge \"$run\"/shard-* "));
+    assert!(merging.contains("driftgate --repo /store report merge \"$run\"/shard-* "));
     // No credential value: every variable comes from the downward API or a Secret, and no
     // Secret is defined here.
     for entry in env_entries(check).into_iter().chain(env_entries(merge)) {
@@ -172,7 +172,8 @@ fn the_indexed_job_and_its_merge_judge_the_fleet_as_one_run() {
     assert_eq!(read(&run.join("fleet.txt")).trim(), summary.trim());
     let merged = sh(
         &format!(
-            "driftgate report merge --format json {}/shard-*",
+            "driftgate --repo {} report merge --format json {}/shard-*",
+            night.store.display(),
             run.display()
         ),
         &[],

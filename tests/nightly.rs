@@ -228,7 +228,11 @@ fn three_shards_of_the_simulated_fleet_merged_give_the_verdicts_and_exit_code_of
     assert!(seen.values().all(|n| *n == 1), "{seen:?}");
 
     let refs: Vec<&Path> = dirs.iter().map(Path::new).collect();
-    let merged = night.lab.merge(&refs, &["--format", "json"]);
+    // The merge checks the planned hosts against the inventory the shards planned from.
+    let inventory = night.sim.inventory.to_str().unwrap();
+    let merged = night
+        .lab
+        .merge(&refs, &["--format", "json", "--inventory", inventory]);
     assert_eq!(merged.code, 3, "{}", merged.stderr);
     let merged = merged.json();
     assert_eq!(merged["shards"], json!(["1/3", "2/3", "3/3"]));
@@ -241,7 +245,10 @@ fn three_shards_of_the_simulated_fleet_merged_give_the_verdicts_and_exit_code_of
     for (given, missing) in [([0, 1], "3/3"), ([0, 2], "2/3"), ([1, 2], "1/3")] {
         let partial = night
             .lab
-            .merge(&[refs[given[0]], refs[given[1]]], &["--format", "json"])
+            .merge(
+                &[refs[given[0]], refs[given[1]]],
+                &["--format", "json", "--inventory", inventory],
+            )
             .expect(2);
         assert!(
             partial.stderr.contains(&format!("{missing} missing")),

@@ -449,6 +449,8 @@ fn a_merge_of_unreachable_shards_keeps_each_hosts_last_success() {
             &[
                 "--format",
                 "json",
+                "--inventory",
+                utf8(&fleet.inventory),
                 "--report",
                 &format!("prometheus={}", merged.display()),
             ],

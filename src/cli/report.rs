@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use driftgate::fleet::{self, MergeOptions, Rejudge};
 use driftgate::inventory::Inventory;
 use driftgate::store::Store;
@@ -85,14 +86,22 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 }
             };
             // The inventory the shards planned from: given, else the store's, when it has one.
-            let inventory = match (&inventory.inventory, &store) {
-                (Some(file), _) => Some(Inventory::load(file)?),
-                (None, Some(store)) => {
-                    let file = store.location().join(driftgate::inventory::FILE_NAME);
-                    file.exists().then(|| Inventory::load(&file)).transpose()?
-                }
+            let file = match (&inventory.inventory, &store) {
+                (Some(file), _) => Some(file.clone()),
+                (None, Some(store)) => Some(store.location().join(driftgate::inventory::FILE_NAME))
+                    .filter(|file| file.exists()),
                 (None, None) => None,
             };
+            let inventory = file
+                .map(|file| {
+                    Inventory::load(&file).with_context(|| {
+                        format!(
+                            "report merge checks the hosts the shards planned against their inventory, {}: give the one they ran with by --inventory FILE",
+                            file.display()
+                        )
+                    })
+                })
+                .transpose()?;
             let options = MergeOptions {
                 rejudge: store.as_ref().filter(|_| !no_rejudge).map(|store| Rejudge {
                     store,

@@ -191,14 +191,14 @@ fn planned_here<'r>(
         let here = |host: &&&str| run.shard.is_none_or(|s| s.contains(host));
         if let Some(lost) = selected_names.difference(&planned).find(here) {
             return Err(refuse(format!(
-                "host {lost} of {} ({}) is missing from the hosts the run planned: its results were removed, or the inventory changed since the run",
+                "host {lost} of {} ({}) is missing from the hosts the run planned: its results were removed, or the run planned from another inventory (give it with --inventory FILE)",
                 inventory.file.display(),
                 selection_name(&run.selection)
             )));
         }
         if let Some(added) = planned.difference(&selected_names).find(here) {
             return Err(refuse(format!(
-                "host {added} is not a host of {} ({}): it was added to the results, or the inventory changed since the run",
+                "host {added} is not a host of {} ({}): it was added to the results, or the run planned from another inventory (give it with --inventory FILE)",
                 inventory.file.display(),
                 selection_name(&run.selection)
             )));
