@@ -14,6 +14,7 @@ use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, 
 use crate::collect::SourceSpec;
 use crate::collect::redfish::RedfishLocation;
 use crate::collect::transport::Location;
+use crate::line_index::LineIndex;
 use crate::snapshot::HostName;
 
 /// Keys of the top level.
@@ -68,7 +69,7 @@ pub(super) fn read(
     pieces: bool,
 ) -> (Result<Inventory, InventoryErrors>, bool) {
     let mut reader = Reader {
-        newlines: newline_offsets(text),
+        lines: LineIndex::new(text),
         offset: 0,
         file: file.display().to_string(),
         base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
@@ -172,9 +173,8 @@ struct Hosts {
 }
 
 struct Reader {
-    /// The offset of every `\n` of the text: a line number is a binary search (counting the
-    /// newlines before each host made a parse quadratic in the hosts).
-    newlines: Vec<usize>,
+    /// Where the text's lines start.
+    lines: LineIndex,
     /// Where the piece of the text being read starts: the toml crate's spans are offsets
     /// into the piece.
     offset: usize,
@@ -183,19 +183,11 @@ struct Reader {
     problems: Vec<Problem>,
 }
 
-/// The offset of every `\n` in `text`.
-fn newline_offsets(text: &str) -> Vec<usize> {
-    text.bytes()
-        .enumerate()
-        .filter_map(|(i, b)| (b == b'\n').then_some(i))
-        .collect()
-}
-
 impl Reader {
     /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
         let offset = self.offset + offset;
-        self.newlines.partition_point(|&at| at < offset) + 1
+        self.lines.line(offset)
     }
 
     fn problem(&mut self, span: &Range<usize>, message: impl Into<String>) {
