@@ -20,6 +20,7 @@ use sha2::{Digest as _, Sha256};
 use super::GateError;
 use crate::compare::{Allowance, Policy};
 use crate::fsutil::write_atomic;
+use crate::limits::file_names::{self, BadName, HOST_JSON, HOST_RESULT_JSON, NameKind, RUN_FOLDER};
 use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::Store;
 
@@ -31,28 +32,24 @@ const MANIFEST: &str = "manifest.json";
 const PRE: &str = "pre";
 const POST_PREFIX: &str = "post-";
 const REPORT: &str = "report.json";
-const RESULT_SUFFIX: &str = ".result.json";
 
 /// A run id: the caller's (a pipeline's build id, a change number) or generated
-/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name.
+/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name and is at
+/// most a file name long ([`file_names`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(String);
 
-/// Why a string is not a run id.
+/// Why a string is not a run id: its spelling, or its run directory's name would be too long.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error(
-    "invalid run id {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-)]
-pub struct BadRunId(String);
+#[error(transparent)]
+pub struct BadRunId(#[from] BadName);
 
 impl RunId {
     /// Validates a run id.
     pub fn new(id: impl Into<String>) -> Result<Self, BadRunId> {
         let id = id.into();
-        match HostName::new(id.clone()) {
-            Ok(_) => Ok(RunId(id)),
-            Err(_) => Err(BadRunId(id)),
-        }
+        file_names::check(NameKind::RunId, &id)?;
+        Ok(RunId(id))
     }
 
     /// A fresh id: the UTC time to the second and 6 hex digits that differ between two runs
@@ -155,7 +152,10 @@ impl RunDir {
                     store: store.location().display().to_string(),
                 });
             }
-            None => store.location().join(RUNS_DIR).join(id.as_str()),
+            None => store
+                .location()
+                .join(RUNS_DIR)
+                .join(RUN_FOLDER.of(id.as_str())),
         };
         Ok(RunDir { path })
     }
@@ -258,7 +258,7 @@ impl RunDir {
 
     /// Where `host`'s outcome of a step goes.
     pub fn result_file(step_dir: &Path, host: &HostName) -> PathBuf {
-        step_dir.join(format!("{host}{RESULT_SUFFIX}"))
+        step_dir.join(HOST_RESULT_JSON.of(host.as_str()))
     }
 
     /// Writes `host`'s outcome of a step (`<host>.result.json`).
@@ -272,7 +272,7 @@ impl RunDir {
 
     /// Where `host`'s snapshot of a step goes.
     pub fn snapshot_file(step_dir: &Path, host: &HostName) -> PathBuf {
-        step_dir.join(format!("{host}.json"))
+        step_dir.join(HOST_JSON.of(host.as_str()))
     }
 
     /// The digests of `host`'s post snapshots in this run, oldest first: what an earlier post

@@ -14,6 +14,7 @@ use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, 
 use crate::collect::SourceSpec;
 use crate::collect::redfish::RedfishLocation;
 use crate::collect::transport::Location;
+use crate::limits::file_names::{self, BadName, NameKind};
 use crate::line_index::LineIndex;
 use crate::snapshot::HostName;
 
@@ -461,7 +462,7 @@ impl Reader {
         };
         for (key, value) in table.iter() {
             let name = key.get_ref().as_ref();
-            if let Err(message) = check_name(name) {
+            if let Err(message) = check_name(name, group_kind(kind)) {
                 self.problem(
                     &key.span(),
                     format!("[{kind}.…]: bad {kind} name: {message}"),
@@ -546,7 +547,7 @@ impl Reader {
     fn group_name(&mut self, table: &Table<'_>, key: &str) -> Option<String> {
         let value = table.get(key)?;
         let text = self.string(value, key)?;
-        match check_name(&text) {
+        match check_name(&text, group_kind(key)) {
             Ok(()) => Some(text),
             Err(message) => {
                 self.problem(&value.span(), format!("bad {key} name: {message}"));
@@ -568,7 +569,7 @@ impl Reader {
             let Some(tag) = self.string(item, "tags") else {
                 continue;
             };
-            match check_name(&tag) {
+            match check_name(&tag, NameKind::Tag) {
                 Ok(()) => tags.push(tag),
                 Err(message) => self.problem(&item.span(), format!("bad tag: {message}")),
             }
@@ -788,12 +789,25 @@ pub(super) fn secret_query_key(location: &str) -> Option<&str> {
         .find(|key| *key != "pin" && is_secret_key(key))
 }
 
-/// Fleet, cluster and tag names: the host-name charset, as they become folder names and
-/// selection arguments.
-pub(super) fn check_name(name: &str) -> Result<(), String> {
-    HostName::new(name).map(|_| ()).map_err(|_| {
-        format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
-    })
+/// Fleet, cluster and tag names: spelled as host names, as they become folder names and
+/// selection arguments, and no longer than [`file_names`] allows their kind.
+pub(super) fn check_name(name: &str, kind: NameKind) -> Result<(), String> {
+    match file_names::check(kind, name) {
+        Ok(()) => Ok(()),
+        Err(BadName::Spelling { .. }) => Err(format!(
+            "{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+        )),
+        Err(BadName::TooLong(too_long)) => Err(too_long.to_string()),
+    }
+}
+
+/// The kind of a `fleet` or `cluster` key's names.
+fn group_kind(key: &str) -> NameKind {
+    if key == "fleet" {
+        NameKind::Fleet
+    } else {
+        NameKind::Cluster
+    }
 }
 
 /// What a credentials key that does not hold a variable name is told. The value is never
