@@ -67,7 +67,11 @@ fn parse_args() -> Result<Args> {
             "--rules" => {
                 args.rules = value()?
                     .split(',')
-                    .map(|n| n.trim().parse().context("--rules: numbers, comma-separated"))
+                    .map(|n| {
+                        n.trim()
+                            .parse()
+                            .context("--rules: numbers, comma-separated")
+                    })
                     .collect::<Result<_>>()?;
             }
             "--shapes" => {

@@ -1140,9 +1140,9 @@ fn a_host_name_too_long_for_its_file_names_is_refused_before_anything_is_capture
     let run = "r".repeat(256);
     let refused = lab.gate(&["pre", "--run", &run, HOST]).expect(2);
     assert!(
-        refused
-            .stderr
-            .contains("the file name <id> (the run directory .driftgate/runs/<id>/) would be 256 bytes"),
+        refused.stderr.contains(
+            "the file name <id> (the run directory .driftgate/runs/<id>/) would be 256 bytes"
+        ),
         "{}",
         refused.stderr
     );
@@ -1158,7 +1158,12 @@ fn a_host_name_of_200_bytes_is_gated_and_promoted_end_to_end() {
     let post = lab
         .gate(&["post", "--run", "CHG-2102", "--promote", "--format", "json"])
         .expect(0);
-    assert_eq!(post.json()["promotion"]["status"], "promoted", "{}", post.stdout);
+    assert_eq!(
+        post.json()["promotion"]["status"],
+        "promoted",
+        "{}",
+        post.stdout
+    );
     for step in ["pre", "post-1"] {
         for file in [format!("{name}.json"), format!("{name}.result.json")] {
             let path = lab.run_dir("CHG-2102").join(step).join(&file);

@@ -434,8 +434,13 @@ fn names_too_long_for_the_file_names_built_from_them_are_refused_naming_the_limi
         let (code, stdout, stderr) = check(&toml(&name(len), "f", "c"), "inventory.toml");
         assert_eq!(code, 2, "{len}: {stdout}{stderr}");
         for says in [
-            format!(":5: host name \"azl-nnnnnnnnnnnnnnnnnnnn…nnnnnnnn\" is {len} bytes long, over the 243 bytes a host name may have"),
-            format!("the file name <host>.result.json (a gate run's pre/<host>.result.json) would be {} bytes, over the file-name limit of 255 bytes (NAME_MAX)", len + 12),
+            format!(
+                ":5: host name \"azl-nnnnnnnnnnnnnnnnnnnn…nnnnnnnn\" is {len} bytes long, over the 243 bytes a host name may have"
+            ),
+            format!(
+                "the file name <host>.result.json (a gate run's pre/<host>.result.json) would be {} bytes, over the file-name limit of 255 bytes (NAME_MAX)",
+                len + 12
+            ),
         ] {
             assert!(stderr.contains(&says), "{len}: {says:?} not in {stderr}");
         }
@@ -459,5 +464,8 @@ fn names_too_long_for_the_file_names_built_from_them_are_refused_naming_the_limi
     );
     let (code, _, stderr) = check(&yaml, "hosts.yml");
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("is 250 bytes long, over the 243 bytes"), "{stderr}");
+    assert!(
+        stderr.contains("is 250 bytes long, over the 243 bytes"),
+        "{stderr}"
+    );
 }

@@ -70,7 +70,7 @@ pub struct NameTemplate {
 }
 
 /// `<host>.json`: a baseline, a gate step's snapshot, `--out-dir`'s snapshot and host record.
-pub const HOST_JSON: NameTemplate = NameTemplate {
+pub static HOST_JSON: NameTemplate = NameTemplate {
     kind: NameKind::Host,
     prefix: "",
     suffix: ".json",
@@ -78,7 +78,7 @@ pub const HOST_JSON: NameTemplate = NameTemplate {
 };
 
 /// `<host>.result.json`: a host's outcome of a gate step.
-pub const HOST_RESULT_JSON: NameTemplate = NameTemplate {
+pub static HOST_RESULT_JSON: NameTemplate = NameTemplate {
     kind: NameKind::Host,
     prefix: "",
     suffix: ".result.json",
@@ -86,7 +86,7 @@ pub const HOST_RESULT_JSON: NameTemplate = NameTemplate {
 };
 
 /// `<fleet>`: the folder of a fleet's baselines.
-pub const FLEET_FOLDER: NameTemplate = NameTemplate {
+pub static FLEET_FOLDER: NameTemplate = NameTemplate {
     kind: NameKind::Fleet,
     prefix: "",
     suffix: "",
@@ -94,7 +94,7 @@ pub const FLEET_FOLDER: NameTemplate = NameTemplate {
 };
 
 /// `<id>`: a gate run's directory.
-pub const RUN_FOLDER: NameTemplate = NameTemplate {
+pub static RUN_FOLDER: NameTemplate = NameTemplate {
     kind: NameKind::RunId,
     prefix: "",
     suffix: "",
@@ -102,7 +102,7 @@ pub const RUN_FOLDER: NameTemplate = NameTemplate {
 };
 
 /// Every name built from a name.
-const TEMPLATES: [NameTemplate; 4] = [HOST_JSON, HOST_RESULT_JSON, FLEET_FOLDER, RUN_FOLDER];
+static TEMPLATES: [&NameTemplate; 4] = [&HOST_JSON, &HOST_RESULT_JSON, &FLEET_FOLDER, &RUN_FOLDER];
 
 impl NameTemplate {
     /// The file or folder name of `name`.
@@ -150,8 +150,8 @@ pub struct NameTooLong {
     pub max: usize,
     /// Its start and end, not the whole of it: a message line, not a screenful.
     shortened: String,
-    /// The longest name built from it, and that name's length.
-    longest: Option<(NameTemplate, usize)>,
+    /// The longest name built from it.
+    longest: Option<&'static NameTemplate>,
 }
 
 impl std::error::Error for NameTooLong {}
@@ -165,13 +165,17 @@ impl fmt::Display for NameTooLong {
             shortened,
             longest,
         } = self;
-        write!(f, "{kind} {shortened:?} is {len} bytes long, over the {max} bytes a {kind} may have: ")?;
+        write!(
+            f,
+            "{kind} {shortened:?} is {len} bytes long, over the {max} bytes a {kind} may have: "
+        )?;
         match longest {
-            Some((template, file_len)) => write!(
+            Some(template) => write!(
                 f,
-                "the file name {} ({}) would be {file_len} bytes, over the file-name limit of {NAME_MAX} bytes (NAME_MAX)",
+                "the file name {} ({}) would be {} bytes, over the file-name limit of {NAME_MAX} bytes (NAME_MAX)",
                 template.pattern(),
-                template.written_as
+                template.written_as,
+                len + template.affix_len()
             ),
             None => write!(
                 f,
@@ -188,11 +192,11 @@ pub fn max_len(kind: NameKind) -> usize {
 }
 
 /// The longest file name built from a name of `kind`, if any is.
-fn longest(kind: NameKind) -> Option<NameTemplate> {
+fn longest(kind: NameKind) -> Option<&'static NameTemplate> {
     TEMPLATES
         .into_iter()
         .filter(|t| t.kind == kind)
-        .max_by_key(NameTemplate::affix_len)
+        .max_by_key(|t| t.affix_len())
 }
 
 /// Checks that `name` is spelled as a name of `kind` may be (letters, digits, `.`, `_`, `-`,
@@ -217,18 +221,17 @@ pub fn check(kind: NameKind, name: &str) -> Result<(), BadName> {
 }
 
 /// Checks the length of `name` alone: [`check`] without the spelling.
-pub fn check_len(kind: NameKind, name: &str) -> Result<(), NameTooLong> {
+fn check_len(kind: NameKind, name: &str) -> Result<(), NameTooLong> {
     let max = max_len(kind);
     if name.len() <= max {
         return Ok(());
     }
-    let longest = longest(kind).map(|t| (t, t.of(name).len()));
     Err(NameTooLong {
         kind,
         len: name.len(),
         max,
         shortened: shorten(name),
-        longest,
+        longest: longest(kind),
     })
 }
 
@@ -287,14 +290,23 @@ mod tests {
                 "x".repeat(8)
             )
         );
-        let run = check(NameKind::RunId, &"r".repeat(256)).unwrap_err().to_string();
+        let run = check(NameKind::RunId, &"r".repeat(256))
+            .unwrap_err()
+            .to_string();
         assert!(run.contains("run id \"rrr"), "{run}");
         assert!(
-            run.contains("the file name <id> (the run directory .driftgate/runs/<id>/) would be 256 bytes"),
+            run.contains(
+                "the file name <id> (the run directory .driftgate/runs/<id>/) would be 256 bytes"
+            ),
             "{run}"
         );
-        let cluster = check(NameKind::Cluster, &"c".repeat(300)).unwrap_err().to_string();
-        assert!(cluster.contains("no file name is built from it"), "{cluster}");
+        let cluster = check(NameKind::Cluster, &"c".repeat(300))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            cluster.contains("no file name is built from it"),
+            "{cluster}"
+        );
         assert!(check(NameKind::Cluster, &"c".repeat(255)).is_ok());
     }
 
@@ -304,7 +316,11 @@ mod tests {
         let name = "é".repeat(200);
         let error = check_len(NameKind::Fleet, &name).unwrap_err();
         assert_eq!(error.len, 400);
-        assert!(error.to_string().contains(&format!("\"{}…{}\"", "é".repeat(24), "é".repeat(8))));
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("\"{}…{}\"", "é".repeat(24), "é".repeat(8)))
+        );
         assert!(matches!(
             check(NameKind::Fleet, &name),
             Err(BadName::Spelling { .. })

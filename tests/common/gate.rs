@@ -127,7 +127,10 @@ impl Lab {
             .args(["capture", "--host", name, "--source"])
             .arg(format!("redfish={}", lab.url()))
             .arg("--source")
-            .arg(format!("windows=dir:{}", lab.host.join("windows").display()))
+            .arg(format!(
+                "windows=dir:{}",
+                lab.host.join("windows").display()
+            ))
             .arg("--out")
             .arg(&baseline)
             .assert()

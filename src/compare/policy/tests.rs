@@ -838,7 +838,10 @@ fn generated_layers(rules: usize) -> (String, String) {
 fn work_of(rules: usize) -> (work::Work, usize) {
     let (site, overrides) = generated_layers(rules);
     let read = |file: &str| {
-        let path = format!("{}/examples/azure-local-dcbx/{file}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/examples/azure-local-dcbx/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         crate::snapshot::VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), file)
             .unwrap()
     };
@@ -874,6 +877,9 @@ fn loading_and_judging_are_linear_in_the_rules_counted_not_timed() {
         ]
     };
     for ((what, small), (_, large)) in fields(small).into_iter().zip(fields(large)) {
-        assert!(large <= 4 * small, "{what}: {small} for 1,000 rules, {large} for 4,000");
+        assert!(
+            large <= 4 * small,
+            "{what}: {small} for 1,000 rules, {large} for 4,000"
+        );
     }
 }
