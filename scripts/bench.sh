@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Every benchmark of BENCHMARKS.md in one run, from a fresh clone: makes (or reuses) the
 # Python peers' virtual environment, builds release, runs the store benchmark
-# (benches/store.rs) and the compare benchmark (benches/fleet_compare.rs), and writes their
-# Markdown, the machine's facts at the top, into one file.
+# (benches/store.rs), the compare benchmark (benches/fleet_compare.rs) and the policy scaling
+# (benches/policy.rs), and writes their Markdown, the machine's facts at the top, into one file.
 #
 #   scripts/bench.sh [--out FILE] [--quick] [--sizes 100,1000,10000] [--hosts 10000]
 #                    [--runs 5] [--peer-sample 1000] [--fleet]
 #
 # --quick: small sizes and one run, a smoke run (not figures). --sizes goes to the store
-# benchmark, --hosts and --peer-sample to the compare benchmark, --runs to both. --fleet also
+# benchmark, --hosts and --peer-sample to the compare benchmark, --runs to all three. --fleet also
 # runs scripts/bench-fleet.sh (the fleet capture benchmark, slow: off by default).
 # Needs ../shared/data (the real captures the data is generated from), python3 with venv, git.
 set -euo pipefail
@@ -114,6 +114,12 @@ echo >>"$out"
 section "Compare"
 cargo bench --quiet --bench fleet_compare -- --hosts "$hosts" --runs "$runs" \
     --peer-sample "$peer_sample" --python "$python" </dev/null >>"$out"
+echo >>"$out"
+
+section "Policy scaling"
+policy_rules=2000,4000,8000,100000
+$quick && policy_rules=2000,4000
+cargo bench --quiet --bench policy -- --rules "$policy_rules" --runs "$runs" </dev/null >>"$out"
 
 if $fleet; then
     section "Fleet capture"

@@ -24,6 +24,7 @@ pub mod gate;
 pub mod input;
 pub mod inventory;
 pub mod limits;
+pub mod line_index;
 pub mod mockup;
 pub mod model;
 pub mod parallel;

@@ -617,3 +617,59 @@ fn the_nic_firmware_lldp_agent_switched_on_blocks() {
     assert!(out.contains("[bmc-lldp]"), "{out}");
     assert!(out.contains("competes with the host's DCBX"), "{out}");
 }
+
+/// A name too long for the file names built from it is refused wherever it enters, naming its
+/// length, the limit and the file name, with exit 2 and nothing written: `capture --host` and
+/// `import --host` (a host name of 250 bytes: `<host>.result.json` would be 262), `baseline
+/// promote --fleet` (a fleet of 256 bytes is itself too long a folder name). 243 bytes pass.
+#[test]
+fn a_name_too_long_for_its_file_names_is_refused_wherever_it_enters() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("snapshot.json");
+    let bmc = root().join("examples/azure-local-dcbx/recorded/baseline/bmc");
+    let paste = root().join("tests/fixtures/windows/get-netadapterqos-seed1.txt");
+    let host = |len: usize| format!("h{}", "x".repeat(len - 1));
+    let limit = "over the 243 bytes a host name may have: the file name <host>.result.json";
+    for command in ["capture", "import"] {
+        let mut cmd = driftgate();
+        match command {
+            "capture" => cmd
+                .args(["capture", "--source"])
+                .arg(format!("redfish=mockup:{}", bmc.display())),
+            _ => cmd.args(["import", "windows-qos"]).arg(&paste),
+        };
+        cmd.args(["--host", &host(250), "--out"])
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(limit))
+            .stderr(predicate::str::contains("is 250 bytes long"));
+        assert!(!out.exists(), "{command}");
+    }
+    driftgate()
+        .args(["import", "windows-qos"])
+        .arg(&paste)
+        .args(["--host", &host(243), "--out"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    let store = dir.path().join("store");
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(&store)
+        .assert()
+        .code(0);
+    let commits = || common::git(&store, &["rev-list", "--count", "HEAD"]);
+    let before = commits();
+    driftgate()
+        .arg("--repo")
+        .arg(&store)
+        .args(["baseline", "promote", "--fleet", &"f".repeat(256)])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is 256 bytes long, over the 255 bytes a fleet name may have: the file name <fleet> (the baseline folder baselines/<fleet>/) would be 256 bytes",
+        ));
+    assert_eq!(commits(), before);
+}

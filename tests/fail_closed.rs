@@ -566,6 +566,59 @@ fn merge_after(edit: impl FnOnce(&[std::path::PathBuf], usize)) -> Seen {
     Seen::of(&output, Written::Nothing)
 }
 
+/// `gate pre` of an inventory host whose name (250 bytes) would make its gate step's
+/// `<host>.result.json` longer than a file name may be: refused before any request reaches its
+/// BMC; a run directory written would hold the snapshot.
+fn long_host_name() -> Seen {
+    let mut lab = common::gate::Lab::new();
+    lab.name = format!("azl-{}", "n".repeat(246));
+    lab.write_inventory(&lab.url());
+    let requests = lab.simulator.as_ref().unwrap().requests();
+    let output = lab
+        .command()
+        .args(["gate", "pre", "--run", "CHG-1", &lab.name])
+        .output()
+        .unwrap();
+    assert_eq!(lab.simulator.as_ref().unwrap().requests(), requests);
+    let written = if lab.store.join(".driftgate").exists() {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
+/// `check` of the seed-1 update under a policy of 20,000 rules: a quarter each of one glob
+/// family, globs with a first segment of their own, globs whose first segment is a wildcard
+/// and expectations, the last rule taking over DCBX modes. Loading and matching it was
+/// quadratic in the rules (minutes); it completes, and its last rule blocks the update.
+fn huge_policy() -> Seen {
+    let mut text = String::new();
+    for i in 0..20_000 {
+        let body = match i % 4 {
+            0 => format!("path = \"nic/*/bmc/attr{i}\"\non_change = \"block\""),
+            1 => format!("path = \"site{i}/**/x\"\non_change = \"warn\""),
+            2 => format!("path = \"**/leaf{i}\"\non_change = \"info\""),
+            _ => format!("path = \"firmware/none{i}/**\"\nexpect = \"x\""),
+        };
+        text.push_str(&format!("[[rule]]\nid = \"site-rule-{i}\"\n{body}\n\n"));
+    }
+    text.push_str("[[rule]]\nid = \"site-dcbx-mode\"\npath = \"nic/*/bmc/**/dcbx_mode\"\non_change = \"block\"\n");
+    let (_dir, policy) = common::temp_file("huge.toml", &text);
+    let output = driftgate()
+        .args(["check", "--snapshot"])
+        .arg(example("azure-local-dcbx/post-update.json"))
+        .arg("--baseline")
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let mut seen = Seen::of(&output, Written::Nothing);
+    seen.text.push_str(&String::from_utf8_lossy(&output.stdout));
+    seen
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -632,6 +685,8 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
             )
         })
     });
+    all.insert("long-host-name", long_host_name);
+    all.insert("huge-policy", huge_policy);
     all
 }
 

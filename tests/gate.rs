@@ -1152,3 +1152,69 @@ fn a_link_where_a_run_folder_belongs_is_refused_and_nothing_behind_it_is_touched
         }
     }
 }
+
+/// A host name of `len` bytes, spelled as host names are.
+fn long_host_name(len: usize) -> String {
+    format!("azl-{}", "n".repeat(len - 4))
+}
+
+#[test]
+fn a_host_name_too_long_for_its_file_names_is_refused_before_anything_is_captured() {
+    let mut lab = Lab::new();
+    lab.name = long_host_name(250);
+    lab.write_inventory(&lab.url());
+    let requests = lab.simulator.as_ref().unwrap().requests();
+    let pre = lab.gate(&["pre", "--run", "CHG-2101", &lab.name]).expect(2);
+    for says in [
+        "host name \"azl-nnnnnnnnnnnnnnnnnnnn…nnnnnnnn\" is 250 bytes long",
+        "<host>.result.json",
+        "would be 262 bytes, over the file-name limit of 255 bytes (NAME_MAX)",
+    ] {
+        assert!(pre.stderr.contains(says), "{says:?} not in {}", pre.stderr);
+    }
+    assert!(!pre.stderr.contains("File name too long"), "{}", pre.stderr);
+    // Nothing captured, nothing written: no request reached the BMC, no run directory.
+    assert_eq!(lab.simulator.as_ref().unwrap().requests(), requests);
+    assert!(!lab.store.join(".driftgate").exists());
+    // A run id too long for its folder is refused the same way.
+    lab.name = HOST.to_owned();
+    lab.write_inventory(&lab.url());
+    let run = "r".repeat(256);
+    let refused = lab.gate(&["pre", "--run", &run, HOST]).expect(2);
+    assert!(
+        refused.stderr.contains(
+            "the file name <id> (the run directory .driftgate/runs/<id>/) would be 256 bytes"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(!lab.store.join(".driftgate").exists());
+}
+
+#[test]
+fn a_host_name_of_200_bytes_is_gated_and_promoted_end_to_end() {
+    let lab = Lab::named(&long_host_name(200));
+    let name = lab.name.clone();
+    lab.gate(&["pre", "--run", "CHG-2102", &name]).expect(0);
+    lab.state("benign-update");
+    let post = lab
+        .gate(&["post", "--run", "CHG-2102", "--promote", "--format", "json"])
+        .expect(0);
+    assert_eq!(
+        post.json()["promotion"]["status"],
+        "promoted",
+        "{}",
+        post.stdout
+    );
+    for step in ["pre", "post-1"] {
+        for file in [format!("{name}.json"), format!("{name}.result.json")] {
+            let path = lab.run_dir("CHG-2102").join(step).join(&file);
+            assert!(path.is_file(), "{}", path.display());
+        }
+    }
+    let baseline = git(
+        &lab.store,
+        &["show", &format!("HEAD:baselines/azure-local/{name}.json")],
+    );
+    assert!(baseline.contains(&format!("\"host\": \"{name}\"")));
+}

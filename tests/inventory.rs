@@ -411,3 +411,61 @@ fn a_broken_ansible_inventory_names_file_line_and_host() {
     assert!(stderr.contains("has no fleet"), "{stderr}");
     assert!(!stderr.contains("Hunter2") && !stdout.contains("Hunter2"));
 }
+
+/// A host name of 244 to 253 bytes is spelled as a host name may be, but `<host>.result.json`
+/// of a gate step would pass the file system's 255 bytes: `inventory check` refuses it at its
+/// line, naming the limit, as it does a fleet or a cluster longer than one file name; 243
+/// bytes pass. The same limits hold in an Ansible inventory.
+#[test]
+fn names_too_long_for_the_file_names_built_from_them_are_refused_naming_the_limit() {
+    let name = |len: usize| format!("azl-{}", "n".repeat(len - 4));
+    let check = |text: &str, file: &str| {
+        let (dir, path) = common::temp_file(file, text);
+        let result = run(&["inventory", "check", "--inventory", path.to_str().unwrap()]);
+        drop(dir);
+        result
+    };
+    let toml = |host: &str, fleet: &str, cluster: &str| {
+        format!(
+            "[defaults]\nfleet = \"{fleet}\"\n\n[[host]]\nname = \"{host}\"\ncluster = \"{cluster}\"\nsources = [\"redfish=https://bmc01\"]\n"
+        )
+    };
+    for len in [244, 250, 253] {
+        let (code, stdout, stderr) = check(&toml(&name(len), "f", "c"), "inventory.toml");
+        assert_eq!(code, 2, "{len}: {stdout}{stderr}");
+        for says in [
+            format!(
+                ":5: host name \"azl-nnnnnnnnnnnnnnnnnnnn…nnnnnnnn\" is {len} bytes long, over the 243 bytes a host name may have"
+            ),
+            format!(
+                "the file name <host>.result.json (a gate run's pre/<host>.result.json) would be {} bytes, over the file-name limit of 255 bytes (NAME_MAX)",
+                len + 12
+            ),
+        ] {
+            assert!(stderr.contains(&says), "{len}: {says:?} not in {stderr}");
+        }
+    }
+    let (code, stdout, stderr) = check(&toml(&name(243), "f", "c"), "inventory.toml");
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let (code, _, stderr) = check(&toml("h1", &name(256), &name(256)), "inventory.toml");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(":2: bad fleet name: fleet name \"azl-")
+            && stderr.contains("is 256 bytes long, over the 255 bytes a fleet name may have: the file name <fleet> (the baseline folder baselines/<fleet>/) would be 256 bytes"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(":6: bad cluster name: cluster name \"azl-"),
+        "{stderr}"
+    );
+    let yaml = format!(
+        "all:\n  vars:\n    driftgate_fleet: f\n  hosts:\n    {}:\n      driftgate_bmc: bmc01\n",
+        name(250)
+    );
+    let (code, _, stderr) = check(&yaml, "hosts.yml");
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("is 250 bytes long, over the 243 bytes"),
+        "{stderr}"
+    );
+}

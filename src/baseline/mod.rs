@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::compare::{self, Counts, JudgeOptions, Policy, Severity, Verdict};
+use crate::limits::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
 use crate::parallel;
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};
 use crate::store::{
@@ -161,11 +162,9 @@ pub enum PromoteOutcome {
 /// Why a promote could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum PromoteError {
-    /// The fleet name cannot be a folder name.
-    #[error(
-        "invalid fleet name {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-    )]
-    BadFleet(String),
+    /// The fleet name cannot be a folder name: its spelling, or its length.
+    #[error(transparent)]
+    BadFleet(BadName),
     /// The same host twice in one promote.
     #[error("host {host} is given twice ({first} and {second})")]
     DuplicateHost {
@@ -209,12 +208,8 @@ pub fn promote(
     policy: &Policy,
     request: PromoteRequest,
 ) -> Result<PromoteOutcome, PromoteError> {
-    if let Some(bad) = request
-        .fleets()
-        .into_iter()
-        .find(|f| HostName::new(*f).is_err())
-    {
-        return Err(PromoteError::BadFleet(bad.to_owned()));
+    for fleet in request.fleets() {
+        file_names::check(NameKind::Fleet, fleet).map_err(PromoteError::BadFleet)?;
     }
     let mut seen: HashMap<&HostName, &VerifiedSnapshot> = HashMap::new();
     for FleetSnapshot { snapshot, .. } in &request.snapshots {
@@ -250,7 +245,11 @@ pub fn promote(
     } in &request.snapshots
     {
         let host = &snapshot.snapshot().host;
-        let path = format!("{BASELINES_DIR}/{fleet}/{host}.json");
+        let path = format!(
+            "{BASELINES_DIR}/{}/{}",
+            FLEET_FOLDER.of(fleet),
+            HOST_JSON.of(host.as_str())
+        );
         let existing = match &fleets {
             Some(fleets) => fleets.host_file(host.as_str())?,
             None => None,

@@ -10,7 +10,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::policy::{compile_glob, line_of};
+use super::policy::compile_glob;
+use crate::line_index::LineIndex;
 use crate::snapshot::{FactPath, FactValue};
 
 /// Where an allowance given on the command line was given.
@@ -165,6 +166,7 @@ const ENTRY_KEYS: &[&str] = &["path", "value", "reason", "ticket", "expires"];
 pub fn parse_allow_file(text: &str, origin: &str) -> Result<Vec<Allowance>, BadAllowance> {
     let mut reader = FileReader {
         text,
+        lines: LineIndex::new(text),
         origin,
         problems: Vec::new(),
     };
@@ -214,17 +216,18 @@ pub fn parse_allow_file(text: &str, origin: &str) -> Result<Vec<Allowance>, BadA
 /// Reads an allow file, collecting every problem with its line.
 struct FileReader<'t> {
     text: &'t str,
+    lines: LineIndex,
     origin: &'t str,
     problems: Vec<(usize, String)>,
 }
 
 impl FileReader<'_> {
     fn at(&self, offset: usize) -> String {
-        format!("{}:{}", self.origin, line_of(self.text, offset))
+        format!("{}:{}", self.origin, self.lines.line(offset))
     }
 
     fn problem(&mut self, offset: usize, reason: String) {
-        self.problems.push((line_of(self.text, offset), reason));
+        self.problems.push((self.lines.line(offset), reason));
     }
 
     /// The `[[allow]]` items with their places: the document read again, as spanned tables

@@ -67,7 +67,7 @@ impl<'p> Tally<'p> {
     }
 
     fn index(&self, id: &str) -> Option<usize> {
-        self.policy.rules().iter().position(|r| r.id == id)
+        self.policy.rule_index(id)
     }
 
     /// The rules that applied, sorted by id then kind: drift rules that governed a fact, and,

@@ -15,9 +15,19 @@
 //! staged fact exactly may lower it, a glob over staged values must not turn a staged reset of
 //! a blocked setting into a warning.
 
-mod glob_group;
+/// Counts work that grows with the rules ([`work::Work`]'s `$field`), in tests only.
+macro_rules! count {
+    ($field:ident, $n:expr) => {
+        #[cfg(test)]
+        work::add(|w| w.$field += $n);
+    };
+}
 
-use std::collections::BTreeMap;
+mod glob_group;
+#[cfg(test)]
+mod work;
+
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use globset::{Glob, GlobBuilder};
@@ -27,6 +37,7 @@ use toml::Spanned;
 
 use super::invariants::{INVARIANTS, Invariant};
 use super::severity::Severity;
+use crate::line_index::LineIndex;
 use crate::snapshot::{FactPath, FactValue};
 use glob_group::{Cursor, GlobGroup, Matches};
 
@@ -131,6 +142,8 @@ pub const PENDING_SEGMENT: &str = "pending";
 
 /// Rule id reported for a change no rule matches.
 pub const UNMATCHED_ID: &str = "unmatched";
+/// Severity of a change no rule matches.
+const UNMATCHED_SEVERITY: Severity = Severity::Warn;
 const UNMATCHED_WHY: &str =
     "No policy rule matches this fact; changes without a rule warn by default.";
 
@@ -138,9 +151,14 @@ const UNMATCHED_WHY: &str =
 #[derive(Debug, Clone)]
 pub struct Policy {
     rules: Vec<Rule>,
-    change_rules: Matcher,
-    expect_rules: Matcher,
-    all_rules: Matcher,
+    /// Each rule's index in `rules`, by id.
+    by_id: HashMap<String, usize>,
+    /// Every rule's glob in one automaton: a path is read once whatever the number of rules,
+    /// and the rules it matches are filtered by what is asked (a change rule, an expectation).
+    globs: GlobGroup,
+    /// Whether any rule has an expectation: without one, what only asks for expectations (a
+    /// judgement without a baseline, under the built-in policy) matches nothing.
+    any_expectation: bool,
     invariants: Vec<(&'static Invariant, Severity)>,
     sources: Vec<String>,
     warnings: Vec<String>,
@@ -166,22 +184,6 @@ const RETIRED_RULES: [(&str, &str); 4] = [
         "os-nic-firmware judges `nic/<key>/os/firmware/pending/...` through the live path",
     ),
 ];
-
-/// The globs of a subset of the rules, grouped by the literal first segment of their pattern:
-/// a path is matched only against the globs that can match its first segment (`nic/…` never
-/// runs the `bios/**` or `storage/…` globs), which is most of the cost of judging a fact.
-#[derive(Debug, Clone)]
-struct Matcher {
-    /// For each literal first segment, its globs and every glob whose first segment has a
-    /// wildcard. A handful of segments, searched in order: hashing each fact's first segment
-    /// cost more than comparing it with them.
-    by_first: Vec<(String, GlobGroup)>,
-    /// The globs whose first segment has a wildcard, for any other first segment.
-    anywhere: GlobGroup,
-    /// No rule at all: nothing can match, so no search runs (the built-in policy has no
-    /// expectation, and a judgement without a baseline asks only for those of every fact).
-    empty: bool,
-}
 
 /// Why a policy could not be loaded. Variants name the file and, where known, the line.
 #[derive(Debug, thiserror::Error)]
@@ -224,7 +226,7 @@ impl Policy {
     /// The built-in policy extended and overridden by each `(text, file)` layer in turn: a
     /// baseline store's `driftgate.toml`, then a `--policy` file.
     pub fn layered(user: &[(&str, &str)]) -> Result<Self, PolicyError> {
-        let mut rules: Vec<Rule> = Vec::new();
+        let mut rules = Rules::default();
         let mut invariants: Vec<(&'static Invariant, Severity)> = INVARIANTS
             .iter()
             .map(|inv| (inv, inv.default_severity))
@@ -236,9 +238,11 @@ impl Policy {
             let is_builtin = index == 0;
             let document: PolicyDocument =
                 toml::from_str(text).map_err(|e| syntax_error(e, text, file))?;
+            let lines = LineIndex::new(text);
+            count!(lines_read, text.len());
             let mut seen_here = BTreeMap::new();
             for spec in document.rules {
-                let line = line_of(text, spec.id.span().start);
+                let line = lines.line(spec.id.span().start);
                 if let Some(first) = seen_here.insert(spec.id.get_ref().clone(), line) {
                     return Err(invalid(
                         file,
@@ -252,16 +256,16 @@ impl Policy {
                 if !is_builtin
                     && let Some((id, instead)) =
                         RETIRED_RULES.iter().find(|(id, _)| id == spec.id.get_ref())
-                    && !rules.iter().any(|r| r.id == *id)
+                    && !rules.contains(id)
                 {
                     warnings.push(format!(
                         "{file}:{line}: rule id {id:?} is retired from the built-in policy, so this defines a new rule of that name: {instead}"
                     ));
                 }
-                merge_rule(&mut rules, spec, text, file, line, is_builtin)?;
+                rules.merge(spec, &lines, file, line, is_builtin)?;
             }
             for (id, severity) in document.invariants {
-                let line = line_of(text, id.span().start);
+                let line = lines.line(id.span().start);
                 let entry = invariants
                     .iter_mut()
                     .find(|(inv, _)| inv.id == id.get_ref())
@@ -283,11 +287,22 @@ impl Policy {
                 sources.push(file.to_owned());
             }
         }
+        let Rules { list: rules, by_id } = rules;
         Ok(Policy {
-            change_rules: Matcher::new(&rules, |r| r.on_change.is_some()),
-            expect_rules: Matcher::new(&rules, |r| r.expect.is_some()),
-            all_rules: Matcher::new(&rules, |_| true),
+            globs: GlobGroup::new(
+                rules
+                    .iter()
+                    .enumerate()
+                    .map(|(index, rule)| {
+                        let glob = compile_glob(&rule.path)
+                            .expect("globs are validated when rules are merged");
+                        (index, glob)
+                    })
+                    .collect(),
+            ),
+            any_expectation: rules.iter().any(|r| r.expect.is_some()),
             rules,
+            by_id,
             invariants,
             sources,
             warnings,
@@ -319,25 +334,54 @@ impl Policy {
     /// classified by the rule of its live path; a rule whose pattern names `pending` and
     /// matches it applies when it is at least as strict, or when its pattern is a literal path.
     pub fn classify_change(&self, path: &FactPath) -> Classification<'_> {
-        let Some(live) = live_path(path.as_str()) else {
-            return self.classification(self.change_rules.best(&self.rules, path.as_str()), false);
-        };
-        let staged_rule =
-            self.change_rules
-                .best_where(&self.rules, path.as_str(), Rule::names_pending);
-        let live_rule = self.change_rules.best(&self.rules, &live).or_else(|| {
-            self.change_rules
-                .best_where(&self.rules, path.as_str(), |r| !r.names_pending())
-        });
-        let live_class = self.classification(live_rule, true);
-        let mut class = match staged_rule {
-            Some(rule) if rule.is_literal() || change_severity(rule) >= live_class.severity => {
-                self.classification(Some(rule), true)
-            }
-            _ => live_class,
-        };
-        class.staged_rule = staged_rule;
+        let found = self.change_rule(path.as_str());
+        let mut class = self.classification(found.rule.map(|i| &self.rules[i]), found.pending);
+        class.staged_rule = found.staged.map(|i| &self.rules[i]);
         class
+    }
+
+    /// [`Policy::classify_change`] by index into the rules.
+    fn change_rule(&self, path: &str) -> ChangeRule {
+        let changes = |r: &Rule| r.on_change.is_some();
+        let Some(live) = live_path(path) else {
+            return ChangeRule {
+                rule: self.best(path, changes),
+                staged: None,
+                pending: false,
+            };
+        };
+        let staged = self.best(path, |r| changes(r) && r.names_pending());
+        let live_rule = self
+            .best(&live, changes)
+            .or_else(|| self.best(path, |r| changes(r) && !r.names_pending()));
+        let live_severity =
+            live_rule.map_or(UNMATCHED_SEVERITY, |i| change_severity(&self.rules[i]));
+        let rule = match staged {
+            Some(i)
+                if self.rules[i].is_literal()
+                    || change_severity(&self.rules[i]) >= live_severity =>
+            {
+                Some(i)
+            }
+            _ => live_rule,
+        };
+        ChangeRule {
+            rule,
+            staged,
+            pending: true,
+        }
+    }
+
+    /// The most specific rule `include` takes whose glob matches `path`, on a cursor of its
+    /// own: for the few paths asked about one at a time (a change, a literal expectation).
+    fn best(&self, path: &str, include: impl Fn(&Rule) -> bool) -> Option<usize> {
+        best(&self.rules, self.globs.cursor().matching(path), include)
+    }
+
+    /// The index in [`Policy::rules`] of the rule `id`.
+    pub(super) fn rule_index(&self, id: &str) -> Option<usize> {
+        count!(ids_compared, 1);
+        self.by_id.get(id).copied()
     }
 
     fn classification<'p>(&'p self, rule: Option<&'p Rule>, pending: bool) -> Classification<'p> {
@@ -351,7 +395,7 @@ impl Policy {
             },
             None => Classification {
                 id: UNMATCHED_ID,
-                severity: Severity::Warn,
+                severity: UNMATCHED_SEVERITY,
                 why: UNMATCHED_WHY,
                 pending,
                 staged_rule: None,
@@ -361,15 +405,18 @@ impl Policy {
 
     /// The most specific rule with an `expect` that matches `path`.
     pub fn expectation_for(&self, path: &FactPath) -> Option<&Rule> {
-        self.expect_rules.best(&self.rules, path.as_str())
+        if !self.any_expectation {
+            return None;
+        }
+        self.best(path.as_str(), |r| r.expect.is_some())
+            .map(|i| &self.rules[i])
     }
 
     /// A [`Governor`] for one pass over a snapshot's facts.
     pub(super) fn governor(&self) -> Governor<'_> {
         Governor {
             policy: self,
-            all: self.all_rules.cursor(),
-            expect: self.expect_rules.cursor(),
+            cursor: None,
         }
     }
 
@@ -448,16 +495,28 @@ pub(super) struct Governing {
 /// each path's match resumes from its neighbour's shared prefix ([`glob_group::Cursor`]).
 pub(super) struct Governor<'p> {
     policy: &'p Policy,
-    all: MatcherCursor<'p>,
-    expect: MatcherCursor<'p>,
+    /// Made when a path first needs it: a pass that asks nothing of the automaton (only for
+    /// expectations, of a policy without any) does not build it.
+    cursor: Option<Cursor<'p>>,
 }
 
 impl Governor<'_> {
-    /// [`Governing::expect`] of `path` alone, matched against the rules with an `expect`
-    /// only: for a judgement without a baseline, where no drift rule counts.
+    /// The index (into the rules) of every rule whose glob matches `path`.
+    fn matching(&mut self, path: &str) -> Matches<'_> {
+        let globs = &self.policy.globs;
+        self.cursor
+            .get_or_insert_with(|| globs.cursor())
+            .matching(path)
+    }
+
+    /// [`Governing::expect`] of `path` alone: for a judgement without a baseline, where no
+    /// drift rule counts.
     pub(super) fn expectation_index(&mut self, path: &FactPath) -> Option<usize> {
-        self.expect
-            .best_index(&self.policy.rules, path.as_str(), |_| true)
+        if !self.policy.any_expectation {
+            return None;
+        }
+        let rules = &self.policy.rules;
+        best(rules, self.matching(path.as_str()), |r| r.expect.is_some())
     }
 
     /// The rules that govern `path`, by index into [`Policy::rules`], from one match against
@@ -468,9 +527,8 @@ impl Governor<'_> {
         let policy = self.policy;
         if is_staged(path.as_str()) {
             // A staged path: its change rule may be the live path's (rare, so the full lookup).
-            let class = policy.classify_change(path);
             return Governing {
-                change: policy.rules.iter().position(|r| r.id == class.id),
+                change: policy.change_rule(path.as_str()).rule,
                 expect: self.expectation_index(path),
             };
         }
@@ -479,7 +537,7 @@ impl Governor<'_> {
             change: None,
             expect: None,
         };
-        for index in self.all.matching(path.as_str()) {
+        for index in self.matching(path.as_str()) {
             let rule = &policy.rules[index];
             for (wanted, best) in [
                 (rule.on_change.is_some(), &mut governing.change),
@@ -500,184 +558,114 @@ fn change_severity(rule: &Rule) -> Severity {
         .expect("change matcher holds only rules with on_change")
 }
 
-fn merge_rule(
-    rules: &mut Vec<Rule>,
-    spec: RuleDocument,
-    text: &str,
-    file: &str,
-    line: usize,
-    is_builtin: bool,
-) -> Result<(), PolicyError> {
-    let id = spec.id.into_inner();
-    let path_line = spec
-        .path
-        .as_ref()
-        .map_or(line, |p| line_of(text, p.span().start));
-    let path = spec.path.map(Spanned::into_inner);
-    if let Some(path) = &path {
-        compile_glob(path).map_err(|e| {
-            invalid(
-                file,
-                path_line,
-                format!("rule {id:?}: invalid path glob {path:?}: {}", e.kind()),
-            )
-        })?;
-    }
-    if spec.on_violation.is_some()
-        && spec.expect.is_none()
-        && !rules.iter().any(|r| r.id == id && r.expect.is_some())
-    {
-        return Err(invalid(
-            file,
-            line,
-            format!("rule {id:?}: `on_violation` needs `expect`"),
-        ));
-    }
-    let origin = if is_builtin {
-        BUILTIN_ORIGIN.to_owned()
-    } else {
-        format!("{file}:{line}")
-    };
-    if let Some(existing) = rules.iter_mut().find(|r| r.id == id) {
-        if let Some(path) = path {
-            existing.specificity = specificity(&path);
-            existing.path = path;
-        }
-        existing.on_change = spec.on_change.or(existing.on_change);
-        existing.expect = spec.expect.or(existing.expect.take());
-        existing.on_violation = spec.on_violation.unwrap_or(existing.on_violation);
-        existing.why = spec.why.unwrap_or(std::mem::take(&mut existing.why));
-        existing.origin = origin;
-        return Ok(());
-    }
-    let path =
-        path.ok_or_else(|| invalid(file, line, format!("rule {id:?}: a new rule needs `path`")))?;
-    if spec.on_change.is_none() && spec.expect.is_none() {
-        return Err(invalid(
-            file,
-            line,
-            format!("rule {id:?}: give `on_change`, `expect`, or both"),
-        ));
-    }
-    rules.push(Rule {
-        id,
-        specificity: specificity(&path),
-        path,
-        on_change: spec.on_change,
-        expect: spec.expect,
-        on_violation: spec.on_violation.unwrap_or(Severity::Block),
-        why: spec.why.unwrap_or_default(),
-        origin,
-    });
-    Ok(())
+/// What [`Policy::change_rule`] found, by index into the rules.
+struct ChangeRule {
+    /// The rule that classifies the change.
+    rule: Option<usize>,
+    /// For a staged path, the most specific change rule naming `pending` that matches it.
+    staged: Option<usize>,
+    /// The path is staged.
+    pending: bool,
 }
 
-impl Matcher {
-    fn new(rules: &[Rule], include: impl Fn(&Rule) -> bool) -> Self {
-        let included: Vec<(usize, &Rule)> = rules
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| include(r))
-            .collect();
-        let anywhere: Vec<(usize, &Rule)> = included
-            .iter()
-            .copied()
-            .filter(|(_, r)| literal_first_segment(&r.path).is_none())
-            .collect();
-        let mut firsts: Vec<&str> = included
-            .iter()
-            .filter_map(|(_, r)| literal_first_segment(&r.path))
-            .collect();
-        firsts.sort_unstable();
-        firsts.dedup();
-        let by_first = firsts
-            .into_iter()
-            .map(|first| {
-                let members = included
-                    .iter()
-                    .copied()
-                    .filter(|(_, r)| literal_first_segment(&r.path).is_none_or(|own| own == first));
-                (first.to_owned(), glob_group(members))
-            })
-            .collect();
-        Matcher {
-            by_first,
-            anywhere: glob_group(anywhere.into_iter()),
-            empty: included.is_empty(),
-        }
-    }
-
-    /// The group of globs that can match `path`, by its index in [`MatcherCursor::groups`].
-    fn group_of(&self, path: &str) -> (usize, &GlobGroup) {
-        let first = memchr::memchr(b'/', path.as_bytes()).map_or(path, |end| &path[..end]);
-        self.by_first
-            .iter()
-            .enumerate()
-            .find(|(_, (segment, _))| segment == first)
-            .map_or(
-                (self.by_first.len(), &self.anywhere),
-                |(index, (_, group))| (index, group),
-            )
-    }
-
-    /// A cursor for paths matched one after another; each group's DFA is entered only when a
-    /// path needs it.
-    fn cursor(&self) -> MatcherCursor<'_> {
-        MatcherCursor {
-            matcher: self,
-            groups: std::iter::repeat_with(|| None)
-                .take(self.by_first.len() + 1)
-                .collect(),
-        }
-    }
-
-    fn best<'r>(&self, rules: &'r [Rule], path: &str) -> Option<&'r Rule> {
-        self.best_where(rules, path, |_| true)
-    }
-
-    /// The most specific rule `include` takes whose glob matches `path`, on a cursor of its
-    /// own: for the few paths asked about one at a time (a change, a literal expectation).
-    fn best_where<'r>(
-        &self,
-        rules: &'r [Rule],
-        path: &str,
-        include: impl Fn(&Rule) -> bool,
-    ) -> Option<&'r Rule> {
-        if self.empty {
-            return None;
-        }
-        let mut cursor = self.group_of(path).1.cursor();
-        best(rules, cursor.matching(path), include).map(|index| &rules[index])
-    }
+/// The rules as the layers are merged, each id's place kept: finding the rule an override
+/// names is a lookup, where a search of every rule before it made loading quadratic.
+#[derive(Default)]
+struct Rules {
+    list: Vec<Rule>,
+    by_id: HashMap<String, usize>,
 }
 
-/// A [`Matcher`]'s groups, each with a cursor once a path has needed it.
-struct MatcherCursor<'m> {
-    matcher: &'m Matcher,
-    /// One per first segment, in [`Matcher::by_first`]'s order, then the one for any other.
-    groups: Vec<Option<Cursor<'m>>>,
-}
-
-impl MatcherCursor<'_> {
-    /// The index (into the rules) of every rule whose glob matches `path`.
-    fn matching(&mut self, path: &str) -> Matches<'_> {
-        let (index, group) = self.matcher.group_of(path);
-        self.groups[index]
-            .get_or_insert_with(|| group.cursor())
-            .matching(path)
+impl Rules {
+    /// Whether there is a rule `id` yet.
+    fn contains(&self, id: &str) -> bool {
+        count!(ids_compared, 1);
+        self.by_id.contains_key(id)
     }
 
-    fn best_index(
+    /// The rule `id`, if there is one yet.
+    fn get_mut(&mut self, id: &str) -> Option<&mut Rule> {
+        count!(ids_compared, 1);
+        self.by_id.get(id).map(|&index| &mut self.list[index])
+    }
+
+    /// Adds `spec`, defined at `line` of `file`, or overrides the rule of its id with it.
+    fn merge(
         &mut self,
-        rules: &[Rule],
-        path: &str,
-        include: impl Fn(&Rule) -> bool,
-    ) -> Option<usize> {
-        if self.matcher.empty {
-            return None;
+        spec: RuleDocument,
+        lines: &LineIndex,
+        file: &str,
+        line: usize,
+        is_builtin: bool,
+    ) -> Result<(), PolicyError> {
+        let id = spec.id.into_inner();
+        let path_line = spec
+            .path
+            .as_ref()
+            .map_or(line, |p| lines.line(p.span().start));
+        let path = spec.path.map(Spanned::into_inner);
+        if let Some(path) = &path {
+            compile_glob(path).map_err(|e| {
+                invalid(
+                    file,
+                    path_line,
+                    format!("rule {id:?}: invalid path glob {path:?}: {}", e.kind()),
+                )
+            })?;
         }
-        best(rules, self.matching(path), include)
+        let origin = if is_builtin {
+            BUILTIN_ORIGIN.to_owned()
+        } else {
+            format!("{file}:{line}")
+        };
+        if let Some(existing) = self.get_mut(&id) {
+            if spec.on_violation.is_some() && spec.expect.is_none() && existing.expect.is_none() {
+                return Err(needs_expect(file, line, &id));
+            }
+            if let Some(path) = path {
+                existing.specificity = specificity(&path);
+                existing.path = path;
+            }
+            existing.on_change = spec.on_change.or(existing.on_change);
+            existing.expect = spec.expect.or(existing.expect.take());
+            existing.on_violation = spec.on_violation.unwrap_or(existing.on_violation);
+            existing.why = spec.why.unwrap_or(std::mem::take(&mut existing.why));
+            existing.origin = origin;
+            return Ok(());
+        }
+        if spec.on_violation.is_some() && spec.expect.is_none() {
+            return Err(needs_expect(file, line, &id));
+        }
+        let path = path
+            .ok_or_else(|| invalid(file, line, format!("rule {id:?}: a new rule needs `path`")))?;
+        if spec.on_change.is_none() && spec.expect.is_none() {
+            return Err(invalid(
+                file,
+                line,
+                format!("rule {id:?}: give `on_change`, `expect`, or both"),
+            ));
+        }
+        self.by_id.insert(id.clone(), self.list.len());
+        self.list.push(Rule {
+            id,
+            specificity: specificity(&path),
+            path,
+            on_change: spec.on_change,
+            expect: spec.expect,
+            on_violation: spec.on_violation.unwrap_or(Severity::Block),
+            why: spec.why.unwrap_or_default(),
+            origin,
+        });
+        Ok(())
     }
+}
+
+fn needs_expect(file: &str, line: usize, id: &str) -> PolicyError {
+    invalid(
+        file,
+        line,
+        format!("rule {id:?}: `on_violation` needs `expect`"),
+    )
 }
 
 /// The most specific of `matches` that `include` takes (the later rule on a tie).
@@ -710,30 +698,10 @@ fn live_path(path: &str) -> Option<String> {
     Some(live.join("/"))
 }
 
-/// The group of `members`' globs.
-fn glob_group<'r>(members: impl Iterator<Item = (usize, &'r Rule)>) -> GlobGroup {
-    GlobGroup::new(
-        members
-            .map(|(index, rule)| {
-                let glob =
-                    compile_glob(&rule.path).expect("globs are validated when rules are merged");
-                (index, glob)
-            })
-            .collect(),
-    )
-}
-
-/// The first `/` segment of `pattern` when it is literal text (no glob syntax, no escape), so
-/// that only paths with that first segment can match the pattern.
-fn literal_first_segment(pattern: &str) -> Option<&str> {
-    let first = pattern.split('/').next().unwrap_or(pattern);
-    let is_syntax = |c: char| matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | ',' | '\\');
-    (!first.is_empty() && !first.contains(is_syntax)).then_some(first)
-}
-
 /// A fact path glob: `*` stays within one `/` segment, `**` crosses segments. Shared with
 /// allowances, so `--allow` paths mean what rule paths mean.
 pub(super) fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
+    count!(globs_compiled, 1);
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
@@ -748,18 +716,13 @@ fn specificity(pattern: &str) -> (bool, usize, isize) {
     (wildcards == 0, literal, -(wildcards as isize))
 }
 
-/// The 1-based line of byte `offset` in `text` (for `FILE:LINE` in errors).
-pub(super) fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
-}
-
 fn syntax_error(error: toml::de::Error, text: &str, file: &str) -> PolicyError {
     let (line, column) = match error.span() {
         Some(span) => {
             let start = span.start.min(text.len());
             let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
             (
-                line_of(text, start),
+                LineIndex::new(text).line(start),
                 text[line_start..start].chars().count() + 1,
             )
         }

@@ -13,6 +13,7 @@ use super::cluster::ClusterFacts;
 use super::{FleetError, HostResult, Shard};
 use crate::fsutil::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 use crate::inventory::Selection;
+use crate::limits::file_names::HOST_JSON;
 use crate::snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
 
 /// `schema` of a [`RunFile`].
@@ -216,7 +217,7 @@ impl OutDir {
     /// `snapshots/<host>.json`, relative to the directory: how results name it, so a result
     /// directory can be moved (a shard's volume, copied for the merge).
     pub fn snapshot_name(host: &str) -> String {
-        format!("{SNAPSHOTS_DIR}/{host}.json")
+        format!("{SNAPSHOTS_DIR}/{}", HOST_JSON.of(host))
     }
 
     /// Writes `snapshot` as `snapshots/<host>.json`.
@@ -283,7 +284,7 @@ fn remove_ours(folder: &Folder, name: &str, schema: &str) -> Result<bool, FleetE
 
 /// `dir/hosts/<host>.json`.
 pub(super) fn host_file(dir: &Path, host: &str) -> PathBuf {
-    dir.join(HOSTS_DIR).join(format!("{host}.json"))
+    dir.join(HOSTS_DIR).join(HOST_JSON.of(host))
 }
 
 /// Reads `dir/run.json`.

@@ -24,6 +24,7 @@ use super::{FleetError, FleetSettings, HostResult, Reporter};
 use crate::collect::{self, Cancel, CaptureOptions, SourceKind};
 use crate::compare::{self, JudgeOptions, Policy};
 use crate::inventory::{HostOptionsError, Inventory};
+use crate::limits::file_names::HOST_JSON;
 use crate::snapshot::{
     HostName, Snapshot, SnapshotError, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
@@ -655,7 +656,7 @@ fn read_baseline(
 /// snapshot). It must be the host's, and hold every source kind its inventory entry lists.
 fn read_snapshot(dir: &Path, planned: &Planned) -> Result<VerifiedSnapshot, HostFailure> {
     let host = &planned.host.name;
-    let direct = dir.join(format!("{host}.json"));
+    let direct = dir.join(HOST_JSON.of(host.as_str()));
     let file = if direct.exists() {
         direct
     } else if dir.join(outdir::RUN_FILE).exists() {
@@ -682,7 +683,9 @@ fn read_snapshot(dir: &Path, planned: &Planned) -> Result<VerifiedSnapshot, Host
             }
         }
     } else {
-        let in_out_dir = dir.join(outdir::SNAPSHOTS_DIR).join(format!("{host}.json"));
+        let in_out_dir = dir
+            .join(outdir::SNAPSHOTS_DIR)
+            .join(HOST_JSON.of(host.as_str()));
         if !in_out_dir.exists() {
             return Err(HostFailure::NoSnapshot {
                 host: host.to_string(),

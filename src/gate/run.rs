@@ -20,6 +20,7 @@ use sha2::{Digest as _, Sha256};
 use super::GateError;
 use crate::compare::{Allowance, Policy};
 use crate::fsutil::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
+use crate::limits::file_names::{self, BadName, HOST_JSON, HOST_RESULT_JSON, NameKind, RUN_FOLDER};
 use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::Store;
 
@@ -33,28 +34,24 @@ const MANIFEST: &str = "manifest.json";
 const PRE: &str = "pre";
 const POST_PREFIX: &str = "post-";
 const REPORT: &str = "report.json";
-const RESULT_SUFFIX: &str = ".result.json";
 
 /// A run id: the caller's (a pipeline's build id, a change number) or generated
-/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name.
+/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name and is at
+/// most a file name long ([`file_names`]).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunId(String);
 
-/// Why a string is not a run id.
+/// Why a string is not a run id: its spelling, or its run directory's name would be too long.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error(
-    "invalid run id {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-)]
-pub struct BadRunId(String);
+#[error(transparent)]
+pub struct BadRunId(#[from] BadName);
 
 impl RunId {
     /// Validates a run id.
     pub fn new(id: impl Into<String>) -> Result<Self, BadRunId> {
         let id = id.into();
-        match HostName::new(id.clone()) {
-            Ok(_) => Ok(RunId(id)),
-            Err(_) => Err(BadRunId(id)),
-        }
+        file_names::check(NameKind::RunId, &id)?;
+        Ok(RunId(id))
     }
 
     /// A fresh id: the UTC time to the second and 6 hex digits that differ between two runs
@@ -168,13 +165,16 @@ impl RunDir {
                     store: store.location().display().to_string(),
                 });
             }
-            None => (
-                store.location().join(RUNS_DIR).join(id.as_str()),
-                RunAt::InStore {
-                    store: store.location().to_owned(),
-                    id: id.as_str().to_owned(),
-                },
-            ),
+            None => {
+                let folder = RUN_FOLDER.of(id.as_str());
+                (
+                    store.location().join(RUNS_DIR).join(&folder),
+                    RunAt::InStore {
+                        store: store.location().to_owned(),
+                        id: folder,
+                    },
+                )
+            }
         };
         Ok(RunDir { path, at })
     }
@@ -321,7 +321,7 @@ impl RunDir {
         host: &HostName,
         outcome: &impl Serialize,
     ) -> Result<(), GateError> {
-        write_json(step, &format!("{host}{RESULT_SUFFIX}"), outcome)
+        write_json(step, &HOST_RESULT_JSON.of(host.as_str()), outcome)
     }
 
     /// The digests of `host`'s post snapshots in this run, oldest first: what an earlier post
@@ -376,7 +376,7 @@ fn post_name(post: u32) -> String {
 
 /// `<host>.json`.
 fn snapshot_name(host: &HostName) -> String {
-    format!("{host}.json")
+    HOST_JSON.of(host.as_str())
 }
 
 /// The folder at `names` below `folder`, each opened without following a link; `None` when

@@ -19,6 +19,7 @@ use super::parse::{
 };
 use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, Timeouts};
 use crate::collect::SourceSpec;
+use crate::limits::file_names::NameKind;
 use crate::snapshot::HostName;
 
 #[cfg(test)]
@@ -378,7 +379,7 @@ impl<'t> Reader<'t> {
                         (header, Kind::Hosts)
                     }
                 };
-                if let Err(message) = check_name(name) {
+                if let Err(message) = check_name(name, NameKind::Tag) {
                     self.problem(line, format!("[{header}]: bad group name: {message}"));
                 }
                 self.group(name, line);
@@ -415,7 +416,7 @@ impl<'t> Reader<'t> {
                 },
                 Kind::Children => {
                     let child = trimmed.split_whitespace().next().unwrap_or(trimmed);
-                    if let Err(message) = check_name(child) {
+                    if let Err(message) = check_name(child, NameKind::Tag) {
                         self.problem(
                             line,
                             format!("[{group}:children]: bad group name: {message}"),
@@ -621,20 +622,20 @@ impl<'t> Reader<'t> {
                 None
             }
         };
-        let fleet = r.name_var("driftgate_fleet", "fleet");
+        let fleet = r.name_var("driftgate_fleet", NameKind::Fleet);
         if !vars.contains_key("driftgate_fleet") {
             r.problem(
                 host.line,
                 "has no fleet: set `driftgate_fleet` (usually as a group variable)",
             );
         }
-        let cluster = r.name_var("driftgate_cluster", "cluster");
+        let cluster = r.name_var("driftgate_cluster", NameKind::Cluster);
         let mut tags = BTreeSet::new();
         for group in groups {
             if IMPLICIT_GROUPS.contains(&group.as_str()) {
                 continue;
             }
-            match check_name(group) {
+            match check_name(group, NameKind::Tag) {
                 Ok(()) => {
                     tags.insert(group.clone());
                 }
@@ -645,7 +646,7 @@ impl<'t> Reader<'t> {
             }
         }
         for tag in r.strings("driftgate_tags") {
-            match check_name(&tag) {
+            match check_name(&tag, NameKind::Tag) {
                 Ok(()) => {
                     tags.insert(tag);
                 }
@@ -713,12 +714,12 @@ impl HostResolver<'_, '_> {
         }
     }
 
-    fn name_var(&mut self, key: &str, what: &str) -> Option<String> {
+    fn name_var(&mut self, key: &str, kind: NameKind) -> Option<String> {
         let text = self.string(key)?;
-        match check_name(&text) {
+        match check_name(&text, kind) {
             Ok(()) => Some(text),
             Err(message) => {
-                self.problem(self.line_of(key), format!("bad {what} name: {message}"));
+                self.problem(self.line_of(key), format!("bad {kind}: {message}"));
                 None
             }
         }

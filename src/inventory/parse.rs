@@ -14,6 +14,8 @@ use super::{CredentialsRef, Inventory, InventoryErrors, InventoryHost, Problem, 
 use crate::collect::SourceSpec;
 use crate::collect::redfish::RedfishLocation;
 use crate::collect::transport::Location;
+use crate::limits::file_names::{self, BadName, NameKind};
+use crate::line_index::LineIndex;
 use crate::snapshot::HostName;
 
 /// Keys of the top level.
@@ -68,7 +70,7 @@ pub(super) fn read(
     pieces: bool,
 ) -> (Result<Inventory, InventoryErrors>, bool) {
     let mut reader = Reader {
-        newlines: newline_offsets(text),
+        lines: LineIndex::new(text),
         offset: 0,
         file: file.display().to_string(),
         base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
@@ -172,9 +174,8 @@ struct Hosts {
 }
 
 struct Reader {
-    /// The offset of every `\n` of the text: a line number is a binary search (counting the
-    /// newlines before each host made a parse quadratic in the hosts).
-    newlines: Vec<usize>,
+    /// Where the text's lines start.
+    lines: LineIndex,
     /// Where the piece of the text being read starts: the toml crate's spans are offsets
     /// into the piece.
     offset: usize,
@@ -183,19 +184,11 @@ struct Reader {
     problems: Vec<Problem>,
 }
 
-/// The offset of every `\n` in `text`.
-fn newline_offsets(text: &str) -> Vec<usize> {
-    text.bytes()
-        .enumerate()
-        .filter_map(|(i, b)| (b == b'\n').then_some(i))
-        .collect()
-}
-
 impl Reader {
     /// The 1-based line of byte `offset`.
     fn line(&self, offset: usize) -> usize {
         let offset = self.offset + offset;
-        self.newlines.partition_point(|&at| at < offset) + 1
+        self.lines.line(offset)
     }
 
     fn problem(&mut self, span: &Range<usize>, message: impl Into<String>) {
@@ -469,7 +462,7 @@ impl Reader {
         };
         for (key, value) in table.iter() {
             let name = key.get_ref().as_ref();
-            if let Err(message) = check_name(name) {
+            if let Err(message) = check_name(name, group_kind(kind)) {
                 self.problem(
                     &key.span(),
                     format!("[{kind}.…]: bad {kind} name: {message}"),
@@ -554,7 +547,7 @@ impl Reader {
     fn group_name(&mut self, table: &Table<'_>, key: &str) -> Option<String> {
         let value = table.get(key)?;
         let text = self.string(value, key)?;
-        match check_name(&text) {
+        match check_name(&text, group_kind(key)) {
             Ok(()) => Some(text),
             Err(message) => {
                 self.problem(&value.span(), format!("bad {key} name: {message}"));
@@ -576,7 +569,7 @@ impl Reader {
             let Some(tag) = self.string(item, "tags") else {
                 continue;
             };
-            match check_name(&tag) {
+            match check_name(&tag, NameKind::Tag) {
                 Ok(()) => tags.push(tag),
                 Err(message) => self.problem(&item.span(), format!("bad tag: {message}")),
             }
@@ -796,12 +789,25 @@ pub(super) fn secret_query_key(location: &str) -> Option<&str> {
         .find(|key| *key != "pin" && is_secret_key(key))
 }
 
-/// Fleet, cluster and tag names: the host-name charset, as they become folder names and
-/// selection arguments.
-pub(super) fn check_name(name: &str) -> Result<(), String> {
-    HostName::new(name).map(|_| ()).map_err(|_| {
-        format!("{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit")
-    })
+/// Fleet, cluster and tag names: spelled as host names, as they become folder names and
+/// selection arguments, and no longer than [`file_names`] allows their kind.
+pub(super) fn check_name(name: &str, kind: NameKind) -> Result<(), String> {
+    match file_names::check(kind, name) {
+        Ok(()) => Ok(()),
+        Err(BadName::Spelling { .. }) => Err(format!(
+            "{name:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+        )),
+        Err(BadName::TooLong(too_long)) => Err(too_long.to_string()),
+    }
+}
+
+/// The kind of a `fleet` or `cluster` key's names.
+fn group_kind(key: &str) -> NameKind {
+    if key == "fleet" {
+        NameKind::Fleet
+    } else {
+        NameKind::Cluster
+    }
 }
 
 /// What a credentials key that does not hold a variable name is told. The value is never

@@ -3,7 +3,8 @@
 //! Only [`VerifiedSnapshot::parse`] (schema id + digest checked), [`Snapshot::seal`] and
 //! [`VerifiedSnapshot::seal`] (a capture, in memory) give a
 //! snapshot that the rest of driftgate judges; a file that fails either check is an error,
-//! never silently accepted. Imports: [`crate::model`] only.
+//! never silently accepted. Imports: [`crate::model`], and [`crate::limits`] for how long a host
+//! name may be.
 
 mod canonical;
 mod facts;
@@ -17,6 +18,7 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::limits::file_names::{self, BadName, NameKind};
 pub use facts::{Facts, FactsIter};
 pub use path::{BadFactPath, FactPath, path_segment};
 pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
@@ -36,38 +38,29 @@ impl JsonSchema for HostName {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let max = file_names::max_len(NameKind::Host);
         schemars::json_schema!({
             "description": "Host name; also a file name in the baseline store.",
             "type": "string",
-            "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$"
+            "maxLength": max,
+            "pattern": format!("^[A-Za-z0-9][A-Za-z0-9._-]{{0,{}}}$", max - 1)
         })
     }
 }
 
-/// Why a string is not a host name.
+/// Why a string is not a host name: its spelling, or a file name built from it would be too
+/// long.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error(
-    "invalid host name {0:?}: use letters, digits, `.`, `_` and `-`, starting with a letter or digit"
-)]
-pub struct BadHostName(String);
+#[error(transparent)]
+pub struct BadHostName(#[from] BadName);
 
 impl HostName {
-    /// Validates a host name; it becomes a file name in the baseline store, so no `/`.
+    /// Validates a host name; it becomes file names (`<host>.json`, `<host>.result.json`), so
+    /// it is spelled as one and short enough for the longest of them.
     pub fn new(name: impl Into<String>) -> Result<Self, BadHostName> {
         let name = name.into();
-        let ok = name.len() <= 253
-            && name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if ok {
-            Ok(Self(name))
-        } else {
-            Err(BadHostName(name))
-        }
+        file_names::check(NameKind::Host, &name)?;
+        Ok(Self(name))
     }
 
     /// The name as text.

@@ -29,6 +29,8 @@ pub struct Lab {
     pub simulator: Option<Simulator>,
     /// Whether the simulator asks for the account (and the inventory references it).
     pub authenticated: bool,
+    /// The host's name in the inventory.
+    pub name: String,
 }
 
 /// What one driftgate command did.
@@ -87,6 +89,7 @@ impl Lab {
             simulator: None,
             authenticated,
             dir,
+            name: "azl-node01".to_owned(),
         };
         lab.state("baseline");
         let mut args: Vec<&str> = extra.to_vec();
@@ -114,6 +117,35 @@ impl Lab {
         lab
     }
 
+    /// Like [`Lab::new`], with the host named `name` in the inventory and its baseline
+    /// captured under that name from the simulated BMC and its Windows folder.
+    pub fn named(name: &str) -> Lab {
+        let mut lab = Self::start(false, &[]);
+        lab.name = name.to_owned();
+        let baseline = lab.dir.path().join("baseline.json");
+        driftgate()
+            .args(["capture", "--host", name, "--source"])
+            .arg(format!("redfish={}", lab.url()))
+            .arg("--source")
+            .arg(format!(
+                "windows=dir:{}",
+                lab.host.join("windows").display()
+            ))
+            .arg("--out")
+            .arg(&baseline)
+            .assert()
+            .code(0);
+        driftgate()
+            .arg("--repo")
+            .arg(&lab.store)
+            .args(["baseline", "promote", "--fleet", "azure-local"])
+            .arg(&baseline)
+            .assert()
+            .code(0);
+        lab.write_inventory(&lab.url());
+        lab
+    }
+
     /// The simulated BMC's URL.
     pub fn url(&self) -> String {
         self.simulator
@@ -123,7 +155,7 @@ impl Lab {
             .clone()
     }
 
-    /// Writes the store's `inventory.toml` with the BMC at `bmc_url`.
+    /// Writes the store's `inventory.toml`: the host [`Lab::name`], its BMC at `bmc_url`.
     pub fn write_inventory(&self, bmc_url: &str) {
         let credentials = if self.authenticated {
             format!(
@@ -133,7 +165,8 @@ impl Lab {
             String::new()
         };
         let text = format!(
-            "[defaults]\nfleet = \"azure-local\"\n{credentials}\n[[host]]\nname = \"azl-node01\"\ncluster = \"azl-cluster-a\"\nsources = [\"redfish={bmc_url}\", \"windows=dir:{}\"]\n",
+            "[defaults]\nfleet = \"azure-local\"\n{credentials}\n[[host]]\nname = \"{}\"\ncluster = \"azl-cluster-a\"\nsources = [\"redfish={bmc_url}\", \"windows=dir:{}\"]\n",
+            self.name,
             self.host.join("windows").display()
         );
         std::fs::write(self.store.join("inventory.toml"), text).expect("the store is writable");

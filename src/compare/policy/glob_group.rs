@@ -1,4 +1,6 @@
-//! One group of rule globs, matched against fact paths by one lazy DFA.
+//! A policy's rule globs, all of them matched against fact paths by one lazy DFA: a path is
+//! read once, byte by byte, whatever the number of rules (a policy of 100,000 rules is one
+//! automaton, not 100,000 matches per fact, nor one group of globs per first path segment).
 //!
 //! Judging asks which globs match every fact of every host. globset answers by running each of
 //! its strategies and then its regex set, allocating as it goes: a third of a promote's CPU
@@ -6,7 +8,7 @@
 //! so that a glob means exactly what it means to globset, are compiled with the policy into
 //! one lazy DFA whose match states name every pattern matching the whole path. Its states are
 //! built as paths need them and kept in a cache per thread, so after the first hosts a search
-//! only follows transitions. (A fully built DFA of the built-in groups takes seconds to
+//! only follows transitions. (A fully built DFA of the built-in policy takes seconds to
 //! determinize: the `**` patterns multiply its states.)
 //!
 //! A judgement asks about a snapshot's facts in path order, and neighbours share most of their
@@ -25,15 +27,21 @@ use regex_automata::util::pool::{Pool, PoolGuard};
 use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, MatchKind};
 
-/// How much memory one thread's cache of one group's states may take before it is cleared:
-/// globset's own limit, so that any policy globset can match builds here too.
+#[cfg(test)]
+use super::work;
+
+/// How much memory one thread's cache of the automaton's states may take before it is cleared:
+/// globset's own limit, so that any policy globset can match builds here too. It does not grow
+/// with the rules: a huge policy's states are larger, so the cache is cleared more often while
+/// judging (a cost per rule that stays bounded: BENCHMARKS.md, issue 35), rather than every
+/// judging thread holding memory in proportion to the policy.
 const CACHE_CAPACITY: usize = 10 << 20;
 
 type NewCache = Box<dyn Fn() -> Cache + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 /// Globs, each remembering the rule it came from. The DFA is compiled when the group first
-/// matches a path: a command that judges nothing (or no path of this group's first segment)
-/// does not pay for it, and one that does compiles it on the thread that judges, not before.
+/// matches a path: a command that judges nothing does not pay for it, and one that does
+/// compiles it on the thread that judges, not before.
 #[derive(Debug, Clone)]
 pub(super) struct GlobGroup {
     patterns: Arc<[String]>,
@@ -65,6 +73,8 @@ impl GlobGroup {
 
     fn compiled(&self) -> &Compiled {
         self.compiled.get_or_init(|| {
+            count!(automata_built, 1);
+            count!(patterns_built, self.patterns.len());
             // A policy whose smallest cache is larger than the capacity gets that smallest
             // cache rather than no DFA: it is cleared more often, and still matches.
             let dfa = DFA::builder()

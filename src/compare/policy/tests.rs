@@ -809,3 +809,77 @@ on_change = "info"
         assert_eq!(governor.governing(&path(p)).change, brute, "{p}");
     }
 }
+
+/// A site policy of `rules` rules of every shape the matcher treats apart: a glob family
+/// under one first segment, globs with a first segment of their own, globs whose first
+/// segment is a wildcard, literal paths and expectations; then a second layer overriding every
+/// other rule by id.
+fn generated_layers(rules: usize) -> (String, String) {
+    let mut site = String::new();
+    let mut overrides = String::new();
+    for i in 0..rules {
+        let body = match i % 5 {
+            0 => format!("path = \"nic/*/bmc/attr{i}\"\non_change = \"block\""),
+            1 => format!("path = \"site{i}/**/x\"\non_change = \"warn\""),
+            2 => format!("path = \"**/leaf{i}\"\non_change = \"info\""),
+            3 => format!("path = \"bios/Attr{i}\"\non_change = \"warn\""),
+            _ => format!("path = \"firmware/none{i}/**\"\nexpect = \"x\""),
+        };
+        site.push_str(&format!("[[rule]]\nid = \"rule-{i}\"\n{body}\n\n"));
+        if i % 2 == 0 {
+            overrides.push_str(&format!("[[rule]]\nid = \"rule-{i}\"\nwhy = \"site\"\n\n"));
+        }
+    }
+    (site, overrides)
+}
+
+/// The work of loading `rules` generated rules in two layers and judging the Azure Local
+/// example's update under them.
+fn work_of(rules: usize) -> (work::Work, usize) {
+    let (site, overrides) = generated_layers(rules);
+    let read = |file: &str| {
+        let path = format!(
+            "{}/examples/azure-local-dcbx/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        crate::snapshot::VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), file)
+            .unwrap()
+    };
+    let (baseline, post) = (read("baseline.json"), read("post-update.json"));
+    work::take();
+    let policy = Policy::layered(&[(&site, "site.toml"), (&overrides, "overrides.toml")]).unwrap();
+    let report = crate::compare::judge(
+        &post,
+        Some(&baseline),
+        &policy,
+        &crate::compare::JudgeOptions::default(),
+    );
+    assert!(!report.findings.is_empty());
+    (work::take(), policy.rules().len())
+}
+
+/// Loading a policy and judging under it do work in proportion to its rules, counted (lines
+/// numbered, ids compared, globs compiled, automata and their patterns): four times the rules,
+/// at most four times the work. Every rule's glob is in one automaton, built once.
+#[test]
+fn loading_and_judging_are_linear_in_the_rules_counted_not_timed() {
+    let (small, small_rules) = work_of(1_000);
+    let (large, large_rules) = work_of(4_000);
+    assert_eq!((small.automata_built, large.automata_built), (1, 1));
+    assert_eq!(small.patterns_built, small_rules);
+    assert_eq!(large.patterns_built, large_rules);
+    let fields = |w: work::Work| {
+        [
+            ("lines read", w.lines_read),
+            ("ids compared", w.ids_compared),
+            ("globs compiled", w.globs_compiled),
+            ("patterns built", w.patterns_built),
+        ]
+    };
+    for ((what, small), (_, large)) in fields(small).into_iter().zip(fields(large)) {
+        assert!(
+            large <= 4 * small,
+            "{what}: {small} for 1,000 rules, {large} for 4,000"
+        );
+    }
+}
