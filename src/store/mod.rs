@@ -3,8 +3,10 @@
 //!
 //! Layout: `baselines/<fleet>/<host>.json`, optional `driftgate.toml` (policy) at the root.
 //! A commit is built from HEAD's tree plus the files it writes, never from the index, so
-//! whatever else the user has staged or modified stays exactly as it was. Knows nothing of
-//! snapshots' meaning; imports nothing from the rest of driftgate.
+//! whatever else the user has staged or modified stays exactly as it was. Every object is read
+//! with a bound and checked before libgit2 parses it (`objects.rs`, `loose.rs`): a damaged one
+//! is an error naming it, never a hang. Knows nothing of snapshots' meaning beyond verifying a
+//! baseline as one (`snapshot`); writes the work tree through `fsutil`'s folders.
 
 mod git_locks;
 mod history;
