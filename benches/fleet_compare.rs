@@ -1,4 +1,4 @@
-//! The compare benchmark (issue 14, item 3): N host snapshot pairs made from the real Dell
+//! The compare benchmark: N host snapshot pairs made from the real Dell
 //! capture, judged by `driftgate check --all --snapshots` as one whole process, and in the
 //! same run, on the same pairs, its peers: the serde_json parse of both sides alone (the
 //! floor), PyPI `deepdiff` and PyPI `deepdiff-rs` (benches/peer/deepdiff_pairs.py). Prints a

@@ -1,4 +1,4 @@
-//! The baseline store against the git CLI a user would script instead (issue 14, item 2):
+//! The baseline store against the git CLI a user would script instead:
 //! promote of N new and N changed baselines in one commit, `baseline show`, the read of every
 //! baseline at a revision as `check --all` does it, and `baseline log` over 1,000 commits.
 //! Every driftgate figure sits beside its peer's, measured in the same run on the same data,

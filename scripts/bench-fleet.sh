@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fleet capture benchmark (issue 12 item 8): N simulated BMCs of the Dell capture at a
+# The fleet capture benchmark: N simulated BMCs of the Dell capture at a
 # latency per request, `driftgate check --all` against them, and the peer (the DMTF python
 # `redfish` library, benches/peer/redfish_crawl.py) crawling the same resources sequentially
 # and with a pool of 5 threads (Ansible's default forks). Prints Markdown for BENCHMARKS.md.

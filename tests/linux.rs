@@ -45,7 +45,7 @@ fn recorded_outputs_reproduce_the_mellanox_example() {
         for key in ["facts", "sources", "host", "schema"] {
             assert_eq!(
                 captured[key], checked_in[key],
-                "{file}: {key} differs; regenerate it with driftgate capture (README)"
+                "{file}: {key} differs; regenerate it with driftgate capture (docs/sources.md)"
             );
         }
     }

@@ -52,7 +52,7 @@ fn recorded_outputs_reproduce_the_seed_1_examples() {
         for key in ["facts", "sources", "host", "schema"] {
             assert_eq!(
                 captured[key], checked_in[key],
-                "{file}: {key} differs; regenerate it with driftgate capture (README)"
+                "{file}: {key} differs; regenerate it with driftgate capture (docs/sources.md)"
             );
         }
     }

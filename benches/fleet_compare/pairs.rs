@@ -5,9 +5,9 @@
 //! fact removed, a fact added), every tenth unchanged.
 //!
 //! Written as a baseline store (`driftgate baseline init`, then every baseline in one git2
-//! commit: a promote of 10,000 hosts is itself under work in issue 14, and the judge is what
-//! is measured here), an inventory of fleet `lab`, DIR/snapshots/<host>.json and, for the
-//! peers, DIR/baselines/<host>.json (the same bytes as the store's blobs).
+//! commit: the store benchmark measures promote, and the judge is what is measured here), an
+//! inventory of fleet `lab`, DIR/snapshots/<host>.json and, for the peers,
+//! DIR/baselines/<host>.json (the same bytes as the store's blobs).
 
 use std::fmt::Write as _;
 use std::fs;

@@ -295,7 +295,7 @@ pub fn promote(
         })
         .collect();
     // The previous baselines are read, parsed and summarized a run of hosts at a time: all
-    // of a fleet's at once held every one's bytes (2.4 GB for 10,000 hosts, BENCHMARKS.md).
+    // of a fleet's at once would hold every one's bytes (2.4 GB for 10,000 hosts).
     let mut judged = Vec::with_capacity(found.len());
     let mut found = found.into_iter();
     for snapshots in request.snapshots.chunks(JUDGED_AT_ONCE) {

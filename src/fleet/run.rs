@@ -372,8 +372,8 @@ struct Files<'a> {
 /// `--snapshots`: every host is files read and judged and nothing waits on a network, so
 /// `threads` threads (at most one per core, this one among them) each take the next host as
 /// soon as one is done and tell `reporter` themselves. Going through the runtime for each
-/// host, as a capture does, left a core idle while a host was handed back and the next one
-/// handed out, and spread the hosts' memory over a pool of threads (BENCHMARKS.md, issue 14).
+/// host, as a capture does, would leave a core idle while a host is handed back and the next
+/// one handed out, and spread the hosts' memory over a pool of threads.
 /// A host that panics is INCOMPLETE, as in [`run`]; a stop starts no new host; an error ends
 /// the run once the hosts being judged are done.
 fn judge_files(

@@ -57,7 +57,7 @@ type Value<'i> = Spanned<DeValue<'i>>;
 ///
 /// An inventory is read one `[[host]]` at a time where its text allows it (see
 /// [`host_headers`]): the toml crate's document costs about 1 KB per host, and a fleet's
-/// inventory held whole set a fleet check's peak memory (BENCHMARKS.md, issue 14).
+/// inventory held whole would set a fleet check's peak memory.
 pub(super) fn parse(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
     read(text, file, true).0
 }

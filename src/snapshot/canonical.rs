@@ -147,7 +147,7 @@ fn json_scalar(out: &mut Vec<u8>, scalar: &Scalar) {
 /// Appends `text` as a JSON string, as `serde_json::to_string` spells it. serde_json escapes
 /// only `"`, `\` and control characters below U+0020, which most strings lack; those are
 /// copied whole after one check the compiler vectorizes. serde_json's escape scan, one byte at
-/// a time, was the largest cost of verifying a digest (BENCHMARKS.md, issue 14).
+/// a time, would be the largest cost of verifying a digest.
 fn json_str(out: &mut Vec<u8>, text: &str) {
     let plain = text.bytes().fold(true, |plain, byte| {
         plain & (byte >= b' ' && byte != b'"' && byte != b'\\')

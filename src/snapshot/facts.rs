@@ -4,9 +4,8 @@
 //! that order already (the strict reader checks it), and are looked up only by a few
 //! invariants. The `BTreeMap` they were kept in cost a sort check, a dedup pass and a node per
 //! dozen facts for every snapshot read, and its drop again; a sorted list costs none of it,
-//! and a check of 10,000 hosts took 12 % less CPU and 15 % less time (BENCHMARKS.md, issue
-//! 14). The few writers (collectors, tests) insert in any order and pay a binary search and
-//! a shift.
+//! and a check of 10,000 hosts spends about an eighth less CPU without them. The few writers
+//! (collectors, tests) insert in any order and pay a binary search and a shift.
 
 use std::borrow::Borrow;
 use std::collections::BTreeMap;

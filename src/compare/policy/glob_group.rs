@@ -4,7 +4,7 @@
 //!
 //! Judging asks which globs match every fact of every host. globset answers by running each of
 //! its strategies and then its regex set, allocating as it goes: a third of a promote's CPU
-//! (BENCHMARKS.md, issue 14). Here the globs' regular expressions, globset's own translation
+//! when judging went through it. Here the globs' regular expressions, globset's own translation
 //! so that a glob means exactly what it means to globset, are compiled with the policy into
 //! one lazy DFA whose match states name every pattern matching the whole path. Its states are
 //! built as paths need them and kept in a cache per thread, so after the first hosts a search
@@ -33,7 +33,7 @@ use super::work;
 /// How much memory one thread's cache of the automaton's states may take before it is cleared:
 /// globset's own limit, so that any policy globset can match builds here too. It does not grow
 /// with the rules: a huge policy's states are larger, so the cache is cleared more often while
-/// judging (a cost per rule that stays bounded: BENCHMARKS.md, issue 35), rather than every
+/// judging (a cost per rule that stays bounded), rather than every
 /// judging thread holding memory in proportion to the policy.
 const CACHE_CAPACITY: usize = 10 << 20;
 
@@ -185,8 +185,8 @@ impl Cursor<'_> {
 }
 
 /// The length of the longest common prefix of `a` and `b`, compared eight bytes at a time:
-/// neighbouring paths share most of their bytes, and a loop over single bytes was a third of
-/// a cursor's time in a fleet check (BENCHMARKS.md, issue 14).
+/// neighbouring paths share most of their bytes, and a loop over single bytes would be a third
+/// of a cursor's time in a fleet check.
 fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
     let mut shared = 0;
     for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
