@@ -25,7 +25,7 @@ use crate::snapshot::HostName;
 #[cfg(test)]
 mod tests;
 
-/// The host variables driftgate reads (the README documents each).
+/// The host variables driftgate reads (docs/inventory.md documents each).
 const DRIFTGATE_VARS: &[&str] = &[
     "driftgate_fleet",
     "driftgate_cluster",
