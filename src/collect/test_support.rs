@@ -1,4 +1,4 @@
-//! What the sources' unit tests share (they cannot reach `tests/common`).
+//! What the sources' unit tests share (they cannot reach `tests/it/common`).
 
 /// A copy of the flat folder `dir` (a `dir:` recording) in a temporary folder, to change.
 pub fn copy_recording(dir: &std::path::Path) -> tempfile::TempDir {

@@ -10,7 +10,7 @@ fn corpus() -> Vec<Value> {
 }
 
 /// The names issue 9 found reaching snapshots and saved mockups: the corpus rows marked
-/// `"issue": 9` (also planted by `tests/secrets.rs`).
+/// `"issue": 9` (also planted by `tests/it/secrets.rs`).
 fn issue_names() -> Vec<String> {
     let names: Vec<String> = corpus()
         .iter()
@@ -29,7 +29,7 @@ fn the_names_of_the_issue_are_secret() {
 }
 
 /// The spellings issue 35 found reaching snapshots and saved mockups: the corpus rows marked
-/// `"issue": 35` (also planted by `tests/secrets.rs`).
+/// `"issue": 35` (also planted by `tests/it/secrets.rs`).
 fn spelling_names() -> Vec<String> {
     let names: Vec<String> = corpus()
         .iter()

@@ -1,6 +1,6 @@
 //! Three-way judgements over the shipped Azure Local example (baseline, pre-update,
 //! post-update) and snapshots derived from it. (A staged change captured from its recording
-//! is judged in `tests/compare_three_way.rs`: compare does not import collect.)
+//! is judged in `tests/it/compare_three_way.rs`: compare does not import collect.)
 
 use crate::compare::{
     Allowance, Comparison, JudgeOptions, Origin, Policy, Report, Role, Severity, Verdict, judge,

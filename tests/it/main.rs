@@ -1,0 +1,35 @@
+//! driftgate's end-to-end tests, in one test binary (as cargo and ripgrep have them): the CLI
+//! run as a user runs it, against simulated BMCs, a throw-away sshd, real git stores and the
+//! reports' real consumers. One binary links libgit2, reqwest and tokio once.
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
+
+mod common;
+
+mod baseline;
+mod cli;
+mod compare_policy;
+mod compare_three_way;
+mod esxi;
+mod examples;
+mod fail_closed;
+mod fleet;
+mod gate;
+mod inventory;
+mod linux;
+mod mockup_fleet;
+mod nightly;
+mod redfish;
+mod redfish_firmware;
+mod redfish_judged;
+mod redfish_ports;
+mod redfish_shapes;
+mod reports_agree;
+mod reports_cli;
+mod reports_html;
+mod reports_junit;
+mod reports_prometheus;
+mod reports_sarif;
+mod secrets;
+mod signals;
+mod windows;
