@@ -10,6 +10,7 @@ mod baseline;
 mod cli;
 mod compare_policy;
 mod compare_three_way;
+mod docs;
 mod esxi;
 mod examples;
 mod fail_closed;

@@ -2,16 +2,12 @@
 //! files, `docs/` and the examples' READMEs leads to a file that exists, and to a heading of
 //! it when the link names one; and CI runs exactly the test command the README gives.
 
-#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::root;
 
 /// Every Markdown file of the documentation.
 fn documents() -> Vec<PathBuf> {
