@@ -10,6 +10,7 @@
 //! [`crate::secrets`], [`crate::limits`] (how long a name may be), [`crate::line_index`].
 
 mod ansible;
+mod checks;
 mod options;
 mod parse;
 #[cfg(test)]
@@ -170,6 +171,44 @@ pub struct Problem {
 pub struct InventoryErrors {
     /// The problems, in file order.
     pub problems: Vec<Problem>,
+}
+
+impl InventoryErrors {
+    /// `Ok` when nothing is wrong, else every problem once, in line order.
+    fn refuse(mut problems: Vec<Problem>) -> Result<(), InventoryErrors> {
+        if problems.is_empty() {
+            return Ok(());
+        }
+        problems.sort_by_key(|p| p.line);
+        problems.dedup();
+        Err(InventoryErrors { problems })
+    }
+}
+
+impl Problem {
+    /// A problem at 1-based `line` of `file`, whose last line is `last_line`. A parser that
+    /// runs off the end of the text (an unclosed string, array or table) names the line after
+    /// the last one, which no editor shows: that is told as the end of the file, at its last
+    /// line.
+    fn at(file: &str, line: usize, last_line: usize, message: impl Into<String>) -> Problem {
+        let message = message.into();
+        let (line, message) = if line > last_line {
+            (last_line, format!("{message} (at the end of the file)"))
+        } else {
+            (line, message)
+        };
+        Problem {
+            file: file.to_owned(),
+            line,
+            message,
+        }
+    }
+}
+
+/// The number of the last line of `text` (1 for an empty text): a final line ending starts
+/// no line.
+fn last_line(text: &str) -> usize {
+    text.lines().count().max(1)
 }
 
 fn render_problems(problems: &[Problem]) -> String {

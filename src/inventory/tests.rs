@@ -258,6 +258,20 @@ fn not_toml_names_the_parser_line_and_never_the_text() {
 }
 
 #[test]
+fn toml_that_ends_inside_a_value_is_told_at_the_end_of_the_file_on_its_last_line() {
+    // The toml crate places this error at the end of the text, the line after the last.
+    let text = "[[host]]\nname = \"h1\"\nnotes = \"\"\"\nnever closed\n";
+    let found = problems(text);
+    let (line, message) = found
+        .iter()
+        .find(|(_, m)| m.starts_with("not TOML"))
+        .unwrap_or_else(|| panic!("no not-TOML problem in {found:#?}"));
+    assert_eq!(*line, 4, "{message}");
+    assert!(message.ends_with("(at the end of the file)"), "{message}");
+    assert!(found.iter().all(|(line, _)| *line <= 4), "{found:#?}");
+}
+
+#[test]
 fn unknown_keys_are_named_with_the_known_ones_at_every_level() {
     let text = r#"nodes = 1
 [defaults]

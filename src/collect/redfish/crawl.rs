@@ -20,19 +20,28 @@
 //! type of what it stages. A resource of another type (a collection listing itself or the
 //! service root) is recorded and not read as the one promised, so it never becomes a port; a
 //! member listed twice is recorded and read once.
+//!
+//! This file is the walk: which resources a capture reads, from the service root down.
+//! `crawler.rs` holds how one resource is read (a permit per GET, remembered, checked for its
+//! type), `collections.rs` how a collection's members are (pages, `$expand`, each member once,
+//! `Members@odata.count`), `registry.rs` how an attribute registry is found.
 
-use std::collections::{BTreeMap, HashMap};
+mod collections;
+mod crawler;
+mod registry;
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 
 use futures::future::join_all;
 use serde_json::Value;
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::Semaphore;
 
 use super::fetch::{Fetch, FetchError};
-use super::links::{self, ShapeError, uri_of};
-use super::odata_type::{self, Expect, TypeName};
+use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
+use crawler::Crawler;
 
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
@@ -110,19 +119,6 @@ pub struct Crawl {
     pub errors: Vec<FetchError>,
 }
 
-struct Crawler<'a, F> {
-    fetch: &'a F,
-    // Whether every body is kept for `--save-mockup`: a copy of each resource (the attribute
-    // registries are megabytes) is not made for a capture that does not save them.
-    keep: bool,
-    permits: Semaphore,
-    expand: AtomicBool,
-    fetched: Mutex<BTreeMap<String, Value>>,
-    errors: Mutex<Vec<FetchError>>,
-    // The registry lookups' answers (see `get_once`).
-    answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
-}
-
 /// Crawls the service behind `fetch` with at most `limit` requests in flight; `keep`: every
 /// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`).
 pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
@@ -196,349 +192,7 @@ pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
 }
 
 impl<F: Fetch> Crawler<'_, F> {
-    /// GETs `uri`; a failure is recorded and yields `None`.
-    async fn get(&self, uri: &str) -> Option<Value> {
-        match self.fetch_raw(uri).await {
-            Ok(value) => Some(value),
-            Err(error) => {
-                self.errors
-                    .lock()
-                    .expect("no panic while holding the lock")
-                    .push(error);
-                None
-            }
-        }
-    }
-
-    /// [`Self::get`] once per crawl however many resources ask (a second caller waits for the
-    /// first one's answer): the attribute resources of every port name their registry through
-    /// the same `Registries` collection, and a BMC is slow enough.
-    async fn get_once(&self, uri: &str) -> Option<Value> {
-        let answer = Arc::clone(
-            self.answers
-                .lock()
-                .expect("no panic while holding the lock")
-                .entry(uri.trim_end_matches('/').to_owned())
-                .or_default(),
-        );
-        answer.get_or_init(|| self.get(uri)).await.clone()
-    }
-
-    /// GETs `uri` and remembers the body; the error is the caller's to judge.
-    async fn fetch_raw(&self, uri: &str) -> Result<Value, FetchError> {
-        let value = {
-            let _permit = self
-                .permits
-                .acquire()
-                .await
-                .expect("the semaphore is never closed");
-            self.fetch.get(uri).await?
-        };
-        // Every Redfish resource is a JSON object; anything else would read as "no properties".
-        if !value.is_object() {
-            return Err(FetchError::Shape(ShapeError::new(
-                uri,
-                "the body",
-                "a JSON object (a Redfish resource)",
-                &value,
-            )));
-        }
-        if self.keep {
-            let key = uri
-                .split('?')
-                .next()
-                .unwrap_or(uri)
-                .trim_end_matches('/')
-                .to_owned();
-            self.fetched
-                .lock()
-                .expect("no panic while holding the lock")
-                .insert(key, value.clone());
-        }
-        Ok(value)
-    }
-
-    /// Records a property of the wrong type.
-    fn wrong(&self, problem: ShapeError) {
-        self.errors
-            .lock()
-            .expect("no panic while holding the lock")
-            .push(FetchError::Shape(problem));
-    }
-
-    /// Whether `resource` (read from `uri` through the link `via` names) is what `expect`
-    /// says; a resource of another type is recorded, and not to be read as the one promised.
-    fn is_typed(
-        &self,
-        uri: &str,
-        resource: &Value,
-        expect: Expect,
-        via: impl FnOnce() -> String,
-    ) -> bool {
-        match odata_type::check(uri, resource, expect, via) {
-            Ok(()) => true,
-            Err(problem) => {
-                self.wrong(problem);
-                false
-            }
-        }
-    }
-
-    /// The link at `path` of `resource`; one of the wrong shape is recorded and not followed.
-    fn link<'v>(&self, resource: &'v Value, path: &[&str]) -> Option<&'v str> {
-        let uri = uri_of(resource, "(a resource without @odata.id)");
-        links::link(uri, resource, path).unwrap_or_else(|problem| {
-            self.wrong(problem);
-            None
-        })
-    }
-
-    /// What the link at `path` of `resource` leads to, when it is what `expect` says.
-    async fn follow(&self, resource: &Value, path: &[&str], expect: Expect) -> Option<Value> {
-        let uri = self.link(resource, path)?;
-        let value = self.get(uri).await?;
-        self.is_typed(uri, &value, expect, || link_name(resource, path))
-            .then_some(value)
-    }
-
-    /// The member URIs of the collection page at `uri`, each listed for the first time in
-    /// `listed`. A `Members` that is not an array, a member that is not a link, and a member
-    /// listed again are recorded.
-    fn member_uris(&self, uri: &str, page: &Value, listed: &mut Listed) -> Vec<String> {
-        let members = match &page["Members"] {
-            Value::Null => return Vec::new(),
-            Value::Array(members) => members,
-            other => {
-                self.wrong(ShapeError::new(uri, "Members", "an array of links", other));
-                return Vec::new();
-            }
-        };
-        listed.count += members.len();
-        members
-            .iter()
-            .enumerate()
-            .filter_map(|(index, member)| match links::link_target(member) {
-                Some(target) => self
-                    .listed_once(listed, uri, index, target)
-                    .then(|| target.to_owned()),
-                None => {
-                    self.wrong(ShapeError::new(
-                        uri,
-                        &format!("Members/{index}"),
-                        "a link (an object with a string @odata.id)",
-                        member,
-                    ));
-                    None
-                }
-            })
-            .collect()
-    }
-
-    /// Whether `member`, at `Members/index` of the page at `uri`, is listed there for the first
-    /// time; a member listed again is recorded: a collection that says one port twice is not
-    /// the list of ports its BMC has.
-    fn listed_once(&self, listed: &mut Listed, uri: &str, index: usize, member: &str) -> bool {
-        let key = member.trim_end_matches('/');
-        let Some((page, first)) = listed.first.get(key) else {
-            listed.first.insert(key.to_owned(), (uri.to_owned(), index));
-            return true;
-        };
-        let at = if page == uri {
-            format!("Members/{first}")
-        } else {
-            format!("Members/{first} of {page}")
-        };
-        self.wrong(ShapeError {
-            uri: uri.to_owned(),
-            property: format!("Members/{index}"),
-            expected: format!("each member listed once (it is {at})"),
-            found: format!("{member} again"),
-        });
-        false
-    }
-
-    /// The members inline in an expanded collection page at `uri`, each listed once and of the
-    /// type `member`.
-    fn inline_members(
-        &self,
-        uri: &str,
-        page: &Value,
-        member: &'static TypeName,
-        listed: &mut Listed,
-    ) -> Vec<Value> {
-        let Some(members) = page["Members"].as_array() else {
-            return Vec::new();
-        };
-        listed.count += members.len();
-        members
-            .iter()
-            .enumerate()
-            .filter(|(index, resource)| {
-                let id = links::link_target(resource);
-                id.is_none_or(|id| self.listed_once(listed, uri, *index, id))
-                    && self.is_typed(id.unwrap_or(uri), resource, Expect::one(member), || {
-                        format!("Members/{index} of {uri}")
-                    })
-            })
-            .map(|(_, resource)| resource.clone())
-            .collect()
-    }
-
-    /// A collection that lists fewer members than its `Members@odata.count`, on all its pages,
-    /// is incomplete: the rest would vanish from the snapshot.
-    fn check_count(&self, uri: &str, collection: &Value, listed: usize) {
-        let count = &collection["Members@odata.count"];
-        if count.is_null() {
-            return;
-        }
-        let Some(count) = count.as_u64() else {
-            return self.wrong(ShapeError::new(
-                uri,
-                "Members@odata.count",
-                "a non-negative integer",
-                count,
-            ));
-        };
-        if count > listed as u64 {
-            self.wrong(ShapeError {
-                uri: uri.to_owned(),
-                property: "Members".to_owned(),
-                expected: format!(
-                    "the {count} of Members@odata.count, or a Members@odata.nextLink to the rest"
-                ),
-                found: format!("a list of {listed}"),
-            });
-        }
-    }
-
-    /// The members of type `member` of the collection that the link `name` of `resource`
-    /// leads to, expanded in one request when the service can. Each member is read once
-    /// however often it is listed, and only as what it is: a page or member of another type
-    /// (the collection itself, the service root) is recorded and left out.
-    async fn members(&self, resource: &Value, name: &str, member: &'static TypeName) -> Vec<Value> {
-        let Some(uri) = self.link(resource, &[name]) else {
-            return Vec::new();
-        };
-        let via = || link_name(resource, &[name]);
-        let collection_type = Expect::CollectionOf(*member);
-        let mut listed = Listed::default();
-        if self.expand.load(Ordering::Relaxed) {
-            match self.fetch_raw(&format!("{uri}?$expand=.($levels=1)")).await {
-                Ok(collection) if expanded(&collection) => {
-                    if !self.is_typed(uri, &collection, collection_type, via) {
-                        return Vec::new();
-                    }
-                    let mut members = self.inline_members(uri, &collection, member, &mut listed);
-                    for (page_uri, page) in self.next_pages(uri, &collection).await {
-                        if !self.is_typed(&page_uri, &page, collection_type, via) {
-                            continue;
-                        }
-                        if expanded(&page) {
-                            members.extend(self.inline_members(
-                                &page_uri,
-                                &page,
-                                member,
-                                &mut listed,
-                            ));
-                        } else {
-                            let uris = self.member_uris(&page_uri, &page, &mut listed);
-                            members.extend(self.get_members(uris, member, &listed).await);
-                        }
-                    }
-                    self.check_count(uri, &collection, listed.count);
-                    let mut fetched = self
-                        .fetched
-                        .lock()
-                        .expect("no panic while holding the lock");
-                    for member in members.iter().filter(|_| self.keep) {
-                        if let Some(id) = member["@odata.id"].as_str() {
-                            fetched.insert(id.trim_end_matches('/').to_owned(), member.clone());
-                        }
-                    }
-                    return members;
-                }
-                Err(e) if e.status() == Some(501) => self.expand.store(false, Ordering::Relaxed),
-                // Anything else: ask again without `$expand`; that answer decides.
-                _ => {}
-            }
-        }
-        let Some(collection) = self.get(uri).await else {
-            return Vec::new();
-        };
-        if !self.is_typed(uri, &collection, collection_type, via) {
-            return Vec::new();
-        }
-        let mut uris = self.member_uris(uri, &collection, &mut listed);
-        for (page_uri, page) in self.next_pages(uri, &collection).await {
-            if self.is_typed(&page_uri, &page, collection_type, via) {
-                uris.extend(self.member_uris(&page_uri, &page, &mut listed));
-            }
-        }
-        self.check_count(uri, &collection, listed.count);
-        self.get_members(uris, member, &listed).await
-    }
-
-    /// The members at `uris` that are of the type `member`, as `listed` lists them.
-    async fn get_members(
-        &self,
-        uris: Vec<String>,
-        member: &'static TypeName,
-        listed: &Listed,
-    ) -> Vec<Value> {
-        let read = join_all(uris.iter().map(|uri| self.get(uri))).await;
-        uris.iter()
-            .zip(read)
-            .filter_map(|(uri, resource)| {
-                let resource = resource?;
-                let via = || listed.place_of(uri);
-                self.is_typed(uri, &resource, Expect::one(member), via)
-                    .then_some(resource)
-            })
-            .collect()
-    }
-
-    /// The next page a collection page at `uri` names: absent or `null` is the last page, a
-    /// `Members@odata.nextLink` that is not a string is recorded (the rest is missing).
-    fn next_link(&self, uri: &str, page: &Value) -> Option<String> {
-        match &page["Members@odata.nextLink"] {
-            Value::Null => None,
-            Value::String(next) => Some(next.clone()),
-            other => {
-                self.wrong(ShapeError::new(
-                    uri,
-                    "Members@odata.nextLink",
-                    "a string (the URI of the next page)",
-                    other,
-                ));
-                None
-            }
-        }
-    }
-
-    /// Further pages of the collection at `uri`, with their URIs, following
-    /// `Members@odata.nextLink` (at most 1000). A page seen twice, or more than 1000 pages, is
-    /// an error: the collection would otherwise look complete without being so.
-    async fn next_pages(&self, uri: &str, first: &Value) -> Vec<(String, Value)> {
-        let mut pages = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
-        let mut next = self.next_link(uri, first);
-        while let Some(uri) = next.take() {
-            if !seen.insert(uri.clone()) || pages.len() >= 1000 {
-                let reason = "Members@odata.nextLink loops (or passes 1000 pages); the collection is incomplete".to_owned();
-                self.errors
-                    .lock()
-                    .expect("no panic while holding the lock")
-                    .push(FetchError::Transport { uri, reason });
-                break;
-            }
-            if let Some(page) = self.get(&uri).await {
-                next = self.next_link(&uri, &page);
-                pages.push((uri, page));
-            }
-        }
-        pages
-    }
-
+    /// `Systems`: each computer system with its interfaces and BIOS.
     async fn systems(&self, root: &Value) -> Vec<SystemInventory> {
         let systems = self
             .members(root, "Systems", &TypeName::COMPUTER_SYSTEM)
@@ -546,6 +200,7 @@ impl<F: Fetch> Crawler<'_, F> {
         join_all(systems.into_iter().map(|system| self.system(root, system))).await
     }
 
+    /// One system: its `EthernetInterfaces`, its `Bios` with the pending settings and registry.
     async fn system(&self, root: &Value, system: Value) -> SystemInventory {
         let interfaces = self
             .members(&system, "EthernetInterfaces", &TypeName::ETHERNET_INTERFACE)
@@ -576,84 +231,7 @@ impl<F: Fetch> Crawler<'_, F> {
             .await
     }
 
-    /// The attribute registry `resource["AttributeRegistry"]` names, found through the
-    /// root's `Registries`. A service that lists no such registry (or no `Registries` at
-    /// all) is not an incomplete capture: names and values are checked anyway. One that
-    /// lists it but serves it broken is: the registry is what recognises a `Password`
-    /// attribute with an innocent name, so the failure is recorded naming the URI (fail
-    /// closed) instead of filtering by names alone and calling the source complete.
-    ///
-    /// The registry file's `Location[].Uri` may lie outside `/redfish/v1` (XCC-like
-    /// `/registries/BiosAttributeRegistry.json`) or be a full URL: it is read all the same
-    /// on the service's own origin (the live client and the mockup folder both resolve it);
-    /// one on another origin is refused by the live client, an error naming the URI.
-    async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
-        let name = resource["AttributeRegistry"].as_str()?;
-        let base = name.split(".v").next().unwrap_or(name);
-        let collection = self.link(root, &["Registries"])?;
-        let registries = self.get_once(collection).await?;
-        let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
-        let collection_type = Expect::CollectionOf(*file_type);
-        if !self.is_typed(collection, &registries, collection_type, || {
-            link_name(root, &["Registries"])
-        }) {
-            return None;
-        }
-        // iDRAC names `NetworkAttributeRegistry_<FQDD>` in the resource and lists it as
-        // `NetworkAttributesRegistry_<FQDD>`.
-        let dell_alias =
-            name.replacen("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1);
-        let mut listed = Listed::default();
-        let entries = self.member_uris(collection, &registries, &mut listed);
-        let entry = entries.into_iter().find(|uri| {
-            let id = uri.rsplit('/').next().unwrap_or("");
-            id == name || id == dell_alias || id.split(".v").next() == Some(base)
-        })?;
-        let file = self.get_once(&entry).await?;
-        if !self.is_typed(&entry, &file, Expect::one(file_type), || {
-            listed.place_of(&entry)
-        }) {
-            return None;
-        }
-        let location = match &file["Location"] {
-            Value::Array(locations) => locations
-                .iter()
-                .find(|l| {
-                    l["Language"]
-                        .as_str()
-                        .is_some_and(|l| l.eq_ignore_ascii_case("en"))
-                })
-                .or_else(|| locations.first()),
-            _ => None,
-        };
-        let Some(uri) = location.and_then(|l| l["Uri"].as_str()) else {
-            self.wrong(ShapeError::new(
-                &entry,
-                "Location",
-                "an array of locations, one with a string Uri",
-                &file["Location"],
-            ));
-            return None;
-        };
-        let registry = self.get_once(uri).await?;
-        let registry_type = Expect::one(&TypeName::ATTRIBUTE_REGISTRY);
-        if !self.is_typed(uri, &registry, registry_type, || {
-            format!("the Location Uri of {entry}")
-        }) {
-            return None;
-        }
-        if !registry["RegistryEntries"]["Attributes"].is_array() {
-            self.wrong(ShapeError::new(
-                uri,
-                "RegistryEntries/Attributes",
-                "an array of attribute entries",
-                &registry["RegistryEntries"]["Attributes"],
-            ));
-            return None;
-        }
-        Some(registry)
-    }
-
+    /// `Chassis` → `NetworkAdapters`: each adapter of each chassis.
     async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
         let chassis = self.members(root, "Chassis", &TypeName::CHASSIS).await;
         let per_chassis = join_all(
@@ -671,6 +249,7 @@ impl<F: Fetch> Crawler<'_, F> {
         .await
     }
 
+    /// One adapter: its ports (both schemas), functions and the settings pending on each.
     async fn adapter(&self, root: &Value, adapter: Value) -> AdapterInventory {
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
             self.pending_settings(&adapter, Expect::one(&TypeName::NETWORK_ADAPTER)),
@@ -711,6 +290,7 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
+    /// One function, with the vendor's NIC attribute resource where its module names one.
     async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
         // Which OEM attribute resource to follow is the vendor module's knowledge.
         let oem = vendors::function_attributes(Vendor::detect(root));
@@ -742,6 +322,7 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
+    /// `UpdateService/FirmwareInventory`.
     async fn firmware(&self, root: &Value) -> Vec<Value> {
         let update = Expect::one(&TypeName::UPDATE_SERVICE);
         let Some(service) = self.follow(root, &["UpdateService"], update).await else {
@@ -750,43 +331,6 @@ impl<F: Fetch> Crawler<'_, F> {
         self.members(&service, "FirmwareInventory", &TypeName::SOFTWARE_INVENTORY)
             .await
     }
-}
-
-/// The members a collection lists, each once, and where each is listed first.
-#[derive(Default)]
-struct Listed {
-    /// How many entries its pages list, repeats included (what `Members@odata.count` counts).
-    count: usize,
-    /// Each member's URI (without a trailing `/`): the page and index it is listed at first.
-    first: HashMap<String, (String, usize)>,
-}
-
-impl Listed {
-    /// Where `member` is listed first, for messages: `Members/2 of /redfish/v1/Chassis`.
-    fn place_of(&self, member: &str) -> String {
-        match self.first.get(member.trim_end_matches('/')) {
-            Some((page, index)) => format!("Members/{index} of {page}"),
-            None => "a Members entry".to_owned(),
-        }
-    }
-}
-
-/// The link at `path` of `resource`, for messages: `Bios of /redfish/v1/Systems/1`.
-fn link_name(resource: &Value, path: &[&str]) -> String {
-    format!(
-        "{} of {}",
-        path.join("/"),
-        uri_of(resource, "(a resource without @odata.id)")
-    )
-}
-
-/// Whether a collection body holds its members inline (an `$expand` answer).
-fn expanded(collection: &Value) -> bool {
-    collection["Members"].as_array().is_some_and(|members| {
-        members
-            .iter()
-            .all(|m| m.as_object().is_some_and(|o| o.len() > 1))
-    })
 }
 
 #[cfg(test)]

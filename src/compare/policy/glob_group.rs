@@ -27,9 +27,6 @@ use regex_automata::util::pool::{Pool, PoolGuard};
 use regex_automata::util::{start, syntax};
 use regex_automata::{Anchored, MatchKind};
 
-#[cfg(test)]
-use super::work;
-
 /// How much memory one thread's cache of the automaton's states may take before it is cleared:
 /// globset's own limit, so that any policy globset can match builds here too. It does not grow
 /// with the rules: a huge policy's states are larger, so the cache is cleared more often while

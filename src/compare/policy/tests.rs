@@ -1,4 +1,7 @@
+use super::render::toml_string;
 use super::*;
+use crate::compare::invariants::INVARIANTS;
+use crate::snapshot::FactPath;
 
 fn path(p: &str) -> FactPath {
     FactPath::new(p).unwrap()

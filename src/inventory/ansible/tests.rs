@@ -87,6 +87,22 @@ fn bad_yaml_names_the_file_and_line() {
 }
 
 #[test]
+fn yaml_that_ends_inside_a_value_is_told_at_the_end_of_the_file_on_its_last_line() {
+    // The YAML parser places this error on the line after the last, which no editor shows.
+    let errors = yaml_errors("all:\n  hosts:\n    a: [\n");
+    let problem = &errors.problems[0];
+    assert_eq!(problem.line, 3, "{errors}");
+    assert!(
+        problem.message.ends_with("(at the end of the file)"),
+        "{errors}"
+    );
+    assert!(
+        errors.to_string().starts_with("/inv/hosts.yml:3: not YAML"),
+        "{errors}"
+    );
+}
+
+#[test]
 fn each_broken_yaml_host_is_a_problem_naming_file_and_host() {
     let text = "\
 all:

@@ -1,5 +1,6 @@
 use super::*;
 use crate::collect::encoding::decode_text;
+use crate::collect::nic::port_key;
 use crate::snapshot::FactValue;
 
 fn fixture(name: &str) -> String {
