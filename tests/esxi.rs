@@ -580,7 +580,7 @@ fn a_recording_cut_mid_line_or_an_empty_core_list_is_incomplete_not_a_pass() {
         (
             "esxcli_storage_core_device_list.txt",
             "",
-            "(esxcli_storage_core_device_list.txt): line 0: no device",
+            "(esxcli_storage_core_device_list.txt): no device",
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();

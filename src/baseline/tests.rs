@@ -1,6 +1,11 @@
+use std::time::Duration;
+
 use super::*;
-use crate::snapshot::{Facts, Snapshot, SourceRecord, SourceStatus};
-use crate::store::ObjectCounts;
+use crate::compare::{Policy, Verdict};
+use crate::snapshot::{
+    FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
+};
+use crate::store::{HistoryScope, ObjectCounts, Store};
 
 fn snapshot(
     host: &str,
@@ -72,7 +77,7 @@ fn summaries_count_by_severity_and_name_blocking_paths() {
 fn refusals_explain_partial_captures_and_blocking_findings() {
     let policy = Policy::builtin();
     let partial = snapshot("h", &[], SourceStatus::Partial);
-    let refusal = refusal(&partial, &policy).unwrap();
+    let refusal = super::promote::refusal(&partial, &policy).unwrap();
     assert_eq!(refusal.verdict, Verdict::Incomplete);
     assert_eq!(
         refusal.reasons,
@@ -86,7 +91,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
         ],
         SourceStatus::Complete,
     );
-    let refusal = super::refusal(&rr, &policy).unwrap();
+    let refusal = super::promote::refusal(&rr, &policy).unwrap();
     assert_eq!(refusal.verdict, Verdict::Block);
     assert_eq!(
         refusal.short_reasons,
@@ -97,7 +102,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
         &[("storage/nmp/d1/psp", "VMW_PSP_MRU".into())],
         SourceStatus::Complete,
     );
-    assert_eq!(super::refusal(&healthy, &policy), None);
+    assert_eq!(super::promote::refusal(&healthy, &policy), None);
 }
 
 use crate::store::testing::committer_store as test_store;
