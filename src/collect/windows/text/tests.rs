@@ -191,7 +191,10 @@ fn unparseable_text_names_the_line() {
         ("", None),
         ("Enabled : True\n", Some(1)),
         ("Name : A\nEnabled : Maybe\n", Some(2)),
-        ("Name : A\nOperationalFlowControl : Priority 9 Enabled\n", Some(2)),
+        (
+            "Name : A\nOperationalFlowControl : Priority 9 Enabled\n",
+            Some(2),
+        ),
         (
             "Name : A\nCapabilities : Hardware Current\n ---- ----\n MacSecBypass : NotSupported NotSupported\n DcbxSupport : IEEE\n",
             Some(5),
