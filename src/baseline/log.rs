@@ -3,11 +3,12 @@
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
+use std::sync::Arc;
 
 use super::summary::{ChangeSummary, summarize};
 use crate::compare::Policy;
 use crate::parallel;
-use crate::snapshot::{HostName, VerifiedSnapshot};
+use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{HistoryEntry, HistoryScope, Store, StoreError};
 
 /// One commit in a baseline's history, with what it changed.
@@ -21,12 +22,24 @@ pub struct LogEntry {
     pub time: jiff::Timestamp,
     /// First line of the message.
     pub summary: String,
-    /// Per baseline file touched: its host and the change, or why it could not be read.
-    pub changes: Vec<(String, Result<ChangeSummary, String>)>,
+    /// Per baseline file touched: its path and the change, or why there is none to show.
+    pub changes: Vec<(String, Result<ChangeSummary, LogChangeError>)>,
+}
+
+/// Why `baseline log` shows no change for a baseline file a commit touched.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LogChangeError {
+    /// A version of the file (before or after the commit) does not verify; the error names
+    /// it as `git:REV:PATH`. Shared: the version a commit replaced is the next one's.
+    #[error("unreadable: {0}")]
+    Unreadable(Arc<SnapshotError>),
+    /// The commit removed the file.
+    #[error("baseline removed")]
+    Removed,
 }
 
 /// Parsed versions by path, with their blob ids.
-type Parsed = HashMap<String, (git2::Oid, Result<VerifiedSnapshot, String>)>;
+type Parsed = HashMap<String, (git2::Oid, Result<VerifiedSnapshot, LogChangeError>)>;
 
 /// Commits that touched baselines (of `host` only, when given), newest first.
 pub fn log(
@@ -67,7 +80,7 @@ pub fn log(
                             let origin = format!("git:{rev}:{}", c.path);
                             let bytes = reader.read_blob(blob)?;
                             let snapshot = VerifiedSnapshot::parse_bytes(&bytes, &origin)
-                                .map_err(|e| format!("unreadable: {e}"));
+                                .map_err(|e| LogChangeError::Unreadable(Arc::new(e)));
                             Ok((blob, snapshot))
                         })
                         .transpose()
@@ -84,7 +97,7 @@ pub fn log(
                         new,
                         policy,
                     )),
-                    (_, None) => Err("baseline removed".to_owned()),
+                    (_, None) => Err(LogChangeError::Removed),
                 };
                 if let Some(old) = old {
                     parsed.insert(c.path.clone(), old);

@@ -15,7 +15,7 @@ mod tests;
 
 pub use init::{InitOutcome, init};
 pub use lines::{BaselineLines, baseline_lines, fact_lines};
-pub use log::{LogEntry, log};
+pub use log::{LogChangeError, LogEntry, log};
 pub use promote::{
     FleetSnapshot, HostResult, PromoteError, PromoteOutcome, PromoteRequest, Refusal, promote,
 };

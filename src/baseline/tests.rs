@@ -5,7 +5,7 @@ use crate::compare::{Policy, Verdict};
 use crate::snapshot::{
     FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
-use crate::store::{HistoryScope, ObjectCounts, Store};
+use crate::store::{FileWrite, HistoryScope, ObjectCounts, Store};
 
 fn snapshot(
     host: &str,
@@ -303,5 +303,33 @@ fn store_operations_read_as_many_git_objects_in_a_store_of_200_hosts_as_in_one_o
         (read_all.trees_read, read_all.blobs_read),
         (4, 0),
         "{read_all:?}"
+    );
+}
+
+#[test]
+fn the_log_says_which_version_of_a_baseline_does_not_verify() {
+    let (_dir, store) = test_store();
+    let policy = Policy::builtin();
+    let good = snapshot("h1", &[("bios/A", "x".into())], SourceStatus::Complete);
+    let request = PromoteRequest::one_fleet("a", vec![good], Duration::from_secs(1));
+    let PromoteOutcome::Promoted { hosts, .. } = promote(&store, &policy, request).unwrap() else {
+        panic!("refused")
+    };
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let edit = FileWrite::new(hosts[0].path.as_str(), b"{}\n".to_vec());
+    store
+        .commit(&lock, &[edit], "hand edit\n", &|_| false)
+        .unwrap();
+    drop(lock);
+    let history = log(&store, &policy, None, 10).unwrap();
+    let (path, change) = &history[0].changes[0];
+    assert_eq!(path, &hosts[0].path);
+    let Err(LogChangeError::Unreadable(error)) = change else {
+        panic!("{change:?}")
+    };
+    let text = LogChangeError::Unreadable(error.clone()).to_string();
+    assert!(
+        text.starts_with("unreadable: ") && text.contains(&format!("git:{}:{path}", history[0].id)),
+        "{text}"
     );
 }
