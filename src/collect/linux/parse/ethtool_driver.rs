@@ -137,13 +137,13 @@ mod tests {
                 "ethtool -i",
                 "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nbus-info: 0000:3b:00.0\n",
                 0,
-                "no `supports-statistics:` line",
+                "no `supports-statistics:` line before the end of the output",
             ),
             (
                 "ethtool -i",
                 "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nsupports-statistics: yes\n",
                 0,
-                "no `bus-info:` line",
+                "no `bus-info:` line before the end of the output",
             ),
             (
                 "ethtool -i",
@@ -175,7 +175,7 @@ mod tests {
                 "ethtool -i",
                 "version: 1.0\nbus-info: 0000:01:00.0\n",
                 0,
-                "no `driver:` line",
+                "no `driver:` line before the end of the output",
             ),
             (
                 "ethtool -i",

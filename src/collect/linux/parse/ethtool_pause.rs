@@ -198,7 +198,7 @@ mod tests {
                 "pause text",
                 "Pause parameters for eth0:\nAutonegotiate:\ton\nRX:\t\ton\n",
                 0,
-                "no `TX:` line",
+                "no `TX:` line before the end of the output",
             ),
             (
                 "pause text",

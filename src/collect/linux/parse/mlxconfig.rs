@@ -382,13 +382,13 @@ mod tests {
                 "mlxconfig",
                 "Configurations:   Next Boot\n  A  1\n",
                 0,
-                "no `Device #1:` line",
+                "no `Device #1:` line before the end of the output",
             ),
             (
                 "mlxconfig",
                 "Device #1:\nConfigurations:   Next Boot\n",
                 0,
-                "no parameter",
+                "no parameter under `Configurations:` before the end of the output",
             ),
             (
                 "mlxconfig",
