@@ -3,12 +3,12 @@
 //! size cap, redirect cap and bounded retries that honour `Retry-After`. It returns JSON and
 //! never interprets it.
 //!
-//! [`HttpFetch`] is built here and keeps to the host's deadline; [`credentials`] reads a BMC
+//! [`HttpFetch`] is built here and keeps to the host's deadline; `credentials` reads a BMC
 //! account, `auth` logs in (again, after a 401), `logout` deletes the session, `http` sends
 //! one GET with its retries and limits.
 
 mod auth;
-pub mod credentials;
+mod credentials;
 mod http;
 mod logout;
 
