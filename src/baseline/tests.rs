@@ -1,6 +1,11 @@
+use std::time::Duration;
+
 use super::*;
-use crate::snapshot::{Facts, Snapshot, SourceRecord, SourceStatus};
-use crate::store::ObjectCounts;
+use crate::compare::{Policy, Verdict};
+use crate::snapshot::{
+    FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
+};
+use crate::store::{FileWrite, HistoryScope, ObjectCounts, Store};
 
 fn snapshot(
     host: &str,
@@ -72,7 +77,7 @@ fn summaries_count_by_severity_and_name_blocking_paths() {
 fn refusals_explain_partial_captures_and_blocking_findings() {
     let policy = Policy::builtin();
     let partial = snapshot("h", &[], SourceStatus::Partial);
-    let refusal = refusal(&partial, &policy).unwrap();
+    let refusal = super::promote::refusal(&partial, &policy).unwrap();
     assert_eq!(refusal.verdict, Verdict::Incomplete);
     assert_eq!(
         refusal.reasons,
@@ -86,7 +91,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
         ],
         SourceStatus::Complete,
     );
-    let refusal = super::refusal(&rr, &policy).unwrap();
+    let refusal = super::promote::refusal(&rr, &policy).unwrap();
     assert_eq!(refusal.verdict, Verdict::Block);
     assert_eq!(
         refusal.short_reasons,
@@ -97,7 +102,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
         &[("storage/nmp/d1/psp", "VMW_PSP_MRU".into())],
         SourceStatus::Complete,
     );
-    assert_eq!(super::refusal(&healthy, &policy), None);
+    assert_eq!(super::promote::refusal(&healthy, &policy), None);
 }
 
 use crate::store::testing::committer_store as test_store;
@@ -298,5 +303,33 @@ fn store_operations_read_as_many_git_objects_in_a_store_of_200_hosts_as_in_one_o
         (read_all.trees_read, read_all.blobs_read),
         (4, 0),
         "{read_all:?}"
+    );
+}
+
+#[test]
+fn the_log_says_which_version_of_a_baseline_does_not_verify() {
+    let (_dir, store) = test_store();
+    let policy = Policy::builtin();
+    let good = snapshot("h1", &[("bios/A", "x".into())], SourceStatus::Complete);
+    let request = PromoteRequest::one_fleet("a", vec![good], Duration::from_secs(1));
+    let PromoteOutcome::Promoted { hosts, .. } = promote(&store, &policy, request).unwrap() else {
+        panic!("refused")
+    };
+    let lock = store.lock(Duration::from_secs(1)).unwrap();
+    let edit = FileWrite::new(hosts[0].path.as_str(), b"{}\n".to_vec());
+    store
+        .commit(&lock, &[edit], "hand edit\n", &|_| false)
+        .unwrap();
+    drop(lock);
+    let history = log(&store, &policy, None, 10).unwrap();
+    let (path, change) = &history[0].changes[0];
+    assert_eq!(path, &hosts[0].path);
+    let Err(LogChangeError::Unreadable(error)) = change else {
+        panic!("{change:?}")
+    };
+    let text = LogChangeError::Unreadable(error.clone()).to_string();
+    assert!(
+        text.starts_with("unreadable: ") && text.contains(&format!("git:{}:{path}", history[0].id)),
+        "{text}"
     );
 }

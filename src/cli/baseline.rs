@@ -9,8 +9,9 @@ use driftgate::compare::{self, JudgeOptions, Verdict};
 use driftgate::input::{Loader, SnapshotRef};
 use driftgate::snapshot::HostName;
 
-use super::{Context, OutputFormat, parse_ref};
+use super::{Context, parse_ref};
 use crate::exit::Outcome;
+use driftgate::report::Format;
 
 /// Baseline store subcommands. The store is `--repo DIR`, `DRIFTGATE_REPO`, or the repository
 /// around the current directory.
@@ -84,8 +85,8 @@ pub enum Command {
         #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
         policy: Option<PathBuf>,
         /// Report format.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-        format: OutputFormat,
+        #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+        format: Format,
     },
 }
 

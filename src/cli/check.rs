@@ -14,10 +14,11 @@ use driftgate::store::Store;
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg, SelectionArgs};
 use super::reports::{ReportArgs, ReportSources};
-use super::{Context, OutputFormat, parse_ref};
+use super::{Context, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
+use driftgate::report::Format;
 
 /// Judge a snapshot, or with --all every host of the inventory.
 ///
@@ -67,8 +68,8 @@ pub struct Args {
     strict: bool,
     /// Report format (with --all: text is the one-screen summary, json follows
     /// `driftgate schema fleet-report`).
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    format: OutputFormat,
+    #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+    format: Format,
     #[command(flatten)]
     reports: ReportArgs,
     #[command(flatten)]
@@ -259,7 +260,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 /// verdict.
 pub fn print_fleet(
     report: &FleetReport,
-    format: OutputFormat,
+    format: Format,
     reports: &ReportArgs,
     sources: ReportSources<'_>,
     printer: &Printer,

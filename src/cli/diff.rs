@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use driftgate::compare::{self, JudgeOptions};
 use driftgate::input::{Loader, SnapshotRef};
 
-use super::{Context, OutputFormat, parse_ref};
+use super::{Context, parse_ref};
 use crate::exit::Outcome;
+use driftgate::report::Format;
 
 /// Classify the differences between two snapshots by policy.
 ///
@@ -27,8 +28,8 @@ pub struct Args {
     #[arg(long)]
     strict: bool,
     /// Report format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-    format: OutputFormat,
+    #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+    format: Format,
 }
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {

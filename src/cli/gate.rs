@@ -11,13 +11,14 @@ use driftgate::gate::{self, GateError, GateReport, Progress, PromotionOutcome, R
 use driftgate::snapshot::HostName;
 use driftgate::store::Store;
 
+use super::Context;
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg};
 use super::reports::{ReportArgs, ReportSources};
-use super::{Context, OutputFormat};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
+use driftgate::report::Format;
 
 /// The two steps of a gated firmware update.
 #[derive(Debug, clap::Subcommand)]
@@ -113,8 +114,13 @@ struct StepArgs {
     /// Report format: text (one story per port, root cause first), json (following
     /// `driftgate schema gate-report`), markdown (for a change ticket), or any other format of
     /// --report.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text, hide_possible_values = true)]
-    format: OutputFormat,
+    #[arg(
+        long,
+        value_parser = super::format_parser(),
+        default_value = Format::Text.name(),
+        hide_possible_values = true
+    )]
+    format: Format,
     #[command(flatten)]
     reports: ReportArgs,
     #[command(flatten)]
@@ -220,7 +226,6 @@ fn print(
     sources: ReportSources<'_>,
     printer: &Printer,
 ) -> anyhow::Result<Outcome> {
-    use driftgate::report::Format;
     if !matches!(
         step.reports.stdout_format(step.format),
         Format::Text | Format::Markdown

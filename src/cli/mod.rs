@@ -17,8 +17,10 @@ mod snapshot;
 
 use std::path::{Path, PathBuf};
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::TypedValueParser as _;
+use clap::{Parser, Subcommand};
 use driftgate::input::{self, BadRef, Loader, SnapshotRef};
+use driftgate::report::Format;
 
 use crate::exit::Outcome;
 use crate::output::{ColorWhen, Printer};
@@ -99,37 +101,22 @@ pub enum Command {
     Snapshot(snapshot::Command),
 }
 
-/// Report formats of judging commands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// A verdict line, then findings grouped by severity.
-    Text,
-    /// JSON following `driftgate schema report`.
-    Json,
-    /// Markdown for a change ticket or a pull-request comment.
-    Markdown,
-    /// JUnit XML for a pipeline's test tab.
-    Junit,
-    /// SARIF 2.1.0 for code scanning of the baseline repository.
-    Sarif,
-    /// Prometheus text format for node_exporter's textfile collector.
-    Prometheus,
-    /// One self-contained HTML page.
-    Html,
-}
-
-impl From<OutputFormat> for driftgate::report::Format {
-    fn from(format: OutputFormat) -> Self {
-        match format {
-            OutputFormat::Text => Self::Text,
-            OutputFormat::Json => Self::Json,
-            OutputFormat::Markdown => Self::Markdown,
-            OutputFormat::Junit => Self::Junit,
-            OutputFormat::Sarif => Self::Sarif,
-            OutputFormat::Prometheus => Self::Prometheus,
-            OutputFormat::Html => Self::Html,
-        }
-    }
+/// `--format` of judging commands: a [`Format`] by its name, each listed in `--help` with
+/// what it is for.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    let values = Format::ALL.map(|format| {
+        clap::builder::PossibleValue::new(format.name()).help(match format {
+            Format::Text => "A verdict line, then findings grouped by severity",
+            Format::Json => "JSON following `driftgate schema report`",
+            Format::Markdown => "Markdown for a change ticket or a pull-request comment",
+            Format::Junit => "JUnit XML for a pipeline's test tab",
+            Format::Sarif => "SARIF 2.1.0 for code scanning of the baseline repository",
+            Format::Prometheus => "Prometheus text format for node_exporter's textfile collector",
+            Format::Html => "One self-contained HTML page",
+        })
+    });
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| Format::from_name(&name).expect("clap accepts only the formats' names"))
 }
 
 /// What every subcommand may use besides its own arguments.
@@ -163,7 +150,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 /// returns the verdict.
 fn print_report(
     report: &driftgate::compare::Report,
-    format: OutputFormat,
+    format: Format,
     reports: &reports::ReportArgs,
     sources: reports::ReportSources<'_>,
     printer: &Printer,

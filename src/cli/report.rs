@@ -10,9 +10,10 @@ use driftgate::store::Store;
 
 use super::inventory::InventoryArg;
 
+use super::Context;
 use super::reports::{ReportArgs, ReportSources};
-use super::{Context, OutputFormat};
 use crate::exit::Outcome;
+use driftgate::report::Format;
 
 /// Work with the results of `check --all`.
 #[derive(Debug, clap::Subcommand)]
@@ -46,8 +47,8 @@ pub enum Command {
         dirs: Vec<PathBuf>,
         /// Report format: text (the one-screen summary), json (following `driftgate schema
         /// fleet-report`), markdown, or any other format of --report.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-        format: OutputFormat,
+        #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+        format: Format,
         #[command(flatten)]
         reports: ReportArgs,
         /// Take each host's record as its shard wrote it instead of judging it again from its

@@ -9,7 +9,6 @@ use driftgate::compare::{Policy, Verdict};
 use driftgate::report::{self, Document, Extras, Format, View};
 use driftgate::store::Store;
 
-use super::OutputFormat;
 use crate::output::Printer;
 
 /// The `--report` flags of a judging command.
@@ -111,11 +110,11 @@ impl ReportArgs {
     }
 
     /// The format standard output gets: a `--report` without a file, else `format`.
-    pub fn stdout_format(&self, format: OutputFormat) -> Format {
+    pub fn stdout_format(&self, format: Format) -> Format {
         self.reports
             .iter()
             .find(|r| r.file.is_none())
-            .map_or_else(|| format.into(), |r| r.format)
+            .map_or(format, |r| r.format)
     }
 }
 
@@ -129,7 +128,7 @@ impl ReportArgs {
 /// and INCOMPLETE keep their own code (1, 3): they say more than "could not judge".
 pub fn emit(
     document: Document<'_>,
-    format: OutputFormat,
+    format: Format,
     args: &ReportArgs,
     sources: ReportSources<'_>,
     printer: &Printer,

@@ -154,8 +154,7 @@ pub fn core_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
 /// The table of `esxcli storage nmp satp list`.
 pub fn satps(records: &[Record], form: Form) -> Result<(), ParseError> {
     if records.is_empty() {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no SATP: ESXi always lists its built-in SATPs (VMW_SATP_LOCAL, VMW_SATP_DEFAULT_AA, …)",
         ));
     }
@@ -170,8 +169,7 @@ pub fn satps(records: &[Record], form: Form) -> Result<(), ParseError> {
 /// The table of `esxcli storage nmp satp rule list`.
 pub fn satp_rules(records: &[Record], form: Form) -> Result<(), ParseError> {
     if records.is_empty() {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no claim rule: ESXi always lists its system SATP rules",
         ));
     }
@@ -193,10 +191,10 @@ pub fn satp_rules(records: &[Record], form: Form) -> Result<(), ParseError> {
 /// The structure of `esxcli system version get`.
 pub fn version(records: &[Record], form: Form) -> Result<(), ParseError> {
     let [version] = records else {
-        return Err(ParseError::at(
-            0,
-            format!("expected one version structure, found {}", records.len()),
-        ));
+        return Err(ParseError::whole(format!(
+            "expected one version structure, found {}",
+            records.len()
+        )));
     };
     fields(version, &VERSION, form)?;
     let number = version.get("version").unwrap_or_default();
@@ -404,8 +402,14 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// `message` about line `line` of this answer.
     fn at(&self, line: usize, message: impl std::fmt::Display) -> String {
         format!("{}: line {line}: {message}", self.origin)
+    }
+
+    /// `message` about this answer as a whole.
+    fn whole(&self, message: impl std::fmt::Display) -> String {
+        format!("{}: {message}", self.origin)
     }
 }
 
@@ -425,15 +429,12 @@ pub fn agree(
     {
         // An empty core list is whole only on a host without devices: one whose NMP list
         // names devices lost its answer on the way.
-        errors.push(core.at(
-            0,
-            format!(
-                "no device, though {} lists {}: the core list names every device of the host, \
+        errors.push(core.whole(format!(
+            "no device, though {} lists {}: the core list names every device of the host, \
                  so an empty answer was lost on the way",
-                nmp.origin,
-                nmp.records.len()
-            ),
-        ));
+            nmp.origin,
+            nmp.records.len()
+        )));
     } else if let Some(core) = core {
         let nmp_ids: BTreeSet<String> = nmp.records.iter().filter_map(device_id).collect();
         let core_ids: BTreeSet<String> = core.records.iter().filter_map(device_id).collect();

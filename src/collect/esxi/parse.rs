@@ -205,7 +205,7 @@ pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
         record.insert(key, FieldValue::Text(value.to_owned()), number)?;
     }
     if record.fields.is_empty() {
-        return Err(ParseError::at(0, "no fields (empty output)"));
+        return Err(ParseError::whole("no fields (empty output)"));
     }
     Ok(record)
 }

@@ -289,7 +289,7 @@ fn an_empty_core_device_list_is_partial_not_unknown_reservations() {
     assert_partial(
         &captured,
         &[
-            "`esxcli storage core device list` output (esxcli_storage_core_device_list.txt): line 0: no device",
+            "`esxcli storage core device list` output (esxcli_storage_core_device_list.txt): no device",
         ],
     );
     // The NMP facts are kept; the reservation flag the core list would give is absent.

@@ -36,7 +36,7 @@ pub use mlxconfig::{MlxConfig, MlxValue, mlx_bool, parse_mlxconfig_query};
 /// Rejects blank output, which every tool here prints when it fails.
 fn require_output(text: &str, what: &str) -> Result<(), ParseError> {
     if text.trim().is_empty() {
-        return Err(ParseError::at(0, format!("empty {what} output")));
+        return Err(ParseError::whole(format!("empty {what} output")));
     }
     Ok(())
 }
@@ -48,20 +48,21 @@ fn from_json<T: DeserializeOwned>(text: &str, what: &str) -> Result<T, ParseErro
         let full = e.to_string();
         let position = format!(" at line {} column {}", e.line(), e.column());
         let message = full.strip_suffix(&position).unwrap_or(&full);
-        ParseError::at(
-            e.line(),
+        // serde_json names no line (0) only for errors that are not of the text.
+        ParseError::new(
+            (e.line() > 0).then_some(e.line()),
             format!("{what}: {message} (column {})", e.column()),
         )
     })
 }
 
 /// The line of the first occurrence of JSON key `key` in `text`, for errors found after
-/// deserializing; 0 when the key is not there.
-fn key_line(text: &str, key: &str) -> usize {
+/// deserializing; `None` when the key is not there.
+fn key_line(text: &str, key: &str) -> Option<usize> {
     let quoted = format!("\"{key}\"");
     numbered_lines(text)
         .find(|(_, line)| line.contains(&quoted))
-        .map_or(0, |(number, _)| number)
+        .map(|(number, _)| number)
 }
 
 /// `Some` only for a non-empty value: the tools print `""` or nothing for "not set".

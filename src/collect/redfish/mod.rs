@@ -23,7 +23,7 @@ use crate::collect::cancel::Cancel;
 use crate::collect::{CaptureOptions, Source, SourceCapture, SourceError, SourceKind};
 use crate::fsutil::{Folder, WriteOptions};
 use crate::snapshot::SourceStatus;
-use client::{ClientOptions, Credentials, HttpFetch, TlsTrust};
+use client::{ClientOptions, Credentials, HttpFetch, LoginError, TlsTrust};
 use fetch::{Fetch, MockupDir};
 use tls::CertificatePin;
 
@@ -194,7 +194,7 @@ pub async fn capture(
             };
             let http = match HttpFetch::new(base, &trust, options.client.clone()) {
                 Ok(http) => http,
-                Err(e) => return failed(base.clone(), SourceError::one(format!("{base}: {e}"))),
+                Err(e) => return failed(base.clone(), SourceError::one(e.to_string())),
             };
             let deadline = http.deadline();
             // A login hangs as long as --bmc-timeout (and its retries): neither a stop nor the
@@ -209,22 +209,22 @@ pub async fn capture(
             let logged_in = matches!(login, Some(Ok(_)));
             let error = match login {
                 Some(Ok(Ok(_))) => None,
-                Some(Ok(Err(reason))) => {
+                Some(Ok(Err(error))) => {
                     return failed(
                         base.clone(),
                         SourceError::Login {
                             target: base.clone(),
-                            reason,
+                            reason: error.to_string(),
                         },
                     );
                 }
                 Some(Err(_)) => Some(SourceError::Login {
                     target: base.clone(),
-                    reason: format!(
-                        "POST {}: the host deadline of {} s (--host-timeout) passed",
-                        session::SESSIONS,
-                        options.client.host_timeout.as_secs()
-                    ),
+                    reason: LoginError::PastDeadline {
+                        uri: session::SESSIONS.to_owned(),
+                        timeout: options.client.host_timeout,
+                    }
+                    .to_string(),
                 }),
                 None => Some(SourceError::Interrupted),
             };

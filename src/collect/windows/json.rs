@@ -111,27 +111,25 @@ pub struct Parsed {
 /// Parses the collector's JSON into facts; a document that is not JSON, not an object or of
 /// another schema is an error, one with gaps is read as far as it is well formed.
 pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
-    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| DocumentError::Malformed(ParseError::at(e.line(), e.to_string())))?;
+    let value: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
+        DocumentError::Malformed(ParseError::new(
+            (e.line() > 0).then_some(e.line()),
+            e.to_string(),
+        ))
+    })?;
     let Some(root) = value.as_object() else {
-        return Err(DocumentError::Malformed(ParseError::at(
-            0,
-            format!(
-                "the document is {}, expected the collector's JSON object",
-                shown(&value)
-            ),
-        )));
+        return Err(DocumentError::Malformed(ParseError::whole(format!(
+            "the document is {}, expected the collector's JSON object",
+            shown(&value)
+        ))));
     };
     match root.get("Schema") {
         Some(Value::String(schema)) if schema == SCHEMA => {}
         Some(Value::String(schema)) => return Err(DocumentError::Schema(schema.clone())),
         _ => {
-            return Err(DocumentError::Malformed(ParseError::at(
-                0,
-                format!(
-                    "no \"Schema\": {SCHEMA:?} (output of examples/collectors/windows-qos.ps1)"
-                ),
-            )));
+            return Err(DocumentError::Malformed(ParseError::whole(format!(
+                "no \"Schema\": {SCHEMA:?} (output of examples/collectors/windows-qos.ps1)"
+            ))));
         }
     }
     let mut gaps = Vec::new();
@@ -143,8 +141,7 @@ pub fn parse(text: &str) -> Result<Parsed, DocumentError> {
             .iter()
             .all(|s| s.is_some_and(|s| s.as_array().is_some_and(Vec::is_empty)))
     {
-        return Err(DocumentError::Malformed(ParseError::at(
-            0,
+        return Err(DocumentError::Malformed(ParseError::whole(
             "the collector found no network adapter".to_owned(),
         )));
     }

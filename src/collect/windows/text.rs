@@ -205,8 +205,7 @@ impl Parser {
         self.end_adapter(false)?;
         self.end_pending()?;
         if self.adapters.is_empty() {
-            return Err(error(
-                0,
+            return Err(ParseError::whole(
                 "no adapter (no \"Name : …\" line): is this Get-NetAdapterQos output?",
             ));
         }

@@ -239,7 +239,11 @@ fn broken_answers_name_the_line_and_what_was_expected() {
             Kind::Satps,
             "line 6: the output ends in the middle of a line",
         ),
-        (cut_after(&satp_list, "-\n"), Kind::Satps, "line 0: no SATP"),
+        (
+            cut_after(&satp_list, "-\n"),
+            Kind::Satps,
+            "no SATP: ESXi always lists",
+        ),
         (
             rules.replacen("user  ", "usr   ", 1),
             Kind::Rules,
@@ -411,7 +415,7 @@ fn an_empty_core_list_is_whole_only_when_the_nmp_list_is_empty_too() {
             Some(&rules)
         ),
         [
-            "(core): line 0: no device, though (nmp) lists 3: the core list names every device of the host, so an empty answer was lost on the way"
+            "(core): no device, though (nmp) lists 3: the core list names every device of the host, so an empty answer was lost on the way"
         ]
     );
 }

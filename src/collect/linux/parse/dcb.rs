@@ -14,7 +14,7 @@ const TSA: [&str; 5] = ["strict", "cbs", "ets", "vendor", "???"];
 /// Checks that a positional array dcb printed has one entry per traffic class or priority.
 fn eight<T>(text: &str, key: &str, values: &[T]) -> Result<(), ParseError> {
     if !values.is_empty() && values.len() != EIGHT {
-        return Err(ParseError::at(
+        return Err(ParseError::new(
             key_line(text, key),
             format!("`{key}`: expected {EIGHT} entries, found {}", values.len()),
         ));
@@ -72,19 +72,19 @@ pub fn parse_dcb_ets(text: &str) -> Result<Ets, ParseError> {
     eight(text, "tc_tsa", &raw.tc_tsa)?;
     eight(text, "prio_tc", &raw.prio_tc)?;
     if let Some(bad) = raw.tc_tsa.iter().find(|t| !TSA.contains(&t.as_str())) {
-        return Err(ParseError::at(
+        return Err(ParseError::new(
             key_line(text, "tc_tsa"),
             format!("`tc_tsa`: unknown algorithm {bad:?}, expected one of {TSA:?}"),
         ));
     }
     if let Some(bad) = raw.prio_tc.iter().find(|tc| usize::from(**tc) >= EIGHT) {
-        return Err(ParseError::at(
+        return Err(ParseError::new(
             key_line(text, "prio_tc"),
             format!("`prio_tc`: traffic class {bad} out of range 0..7"),
         ));
     }
     if let Some(bad) = raw.tc_bw.iter().find(|bw| **bw > 100) {
-        return Err(ParseError::at(
+        return Err(ParseError::new(
             key_line(text, "tc_bw"),
             format!("`tc_bw`: {bad}% is more than 100%"),
         ));
@@ -96,8 +96,7 @@ pub fn parse_dcb_ets(text: &str) -> Result<Ets, ParseError> {
         priority_tc: raw.prio_tc,
     };
     if ets == Ets::default() {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no ETS keys (willing, tc_bw, tc_tsa, prio_tc)",
         ));
     }
@@ -144,8 +143,7 @@ pub fn parse_dcb_pfc(text: &str) -> Result<Pfc, ParseError> {
         delay: raw.delay,
     };
     if pfc == Pfc::default() {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no PFC keys (pfc_cap, prio_pfc, macsec_bypass, delay)",
         ));
     }

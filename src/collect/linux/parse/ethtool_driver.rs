@@ -66,16 +66,19 @@ pub fn parse_ethtool_driver_info(text: &str) -> Result<DriverInfo, ParseError> {
             .filter(|v| !v.is_empty())
     };
     let driver = match fields.get("driver") {
-        None => return Err(ParseError::at(0, "no `driver:` line")),
+        None => {
+            return Err(ParseError::whole(
+                "no `driver:` line before the end of the output",
+            ));
+        }
         Some((number, "")) => return Err(ParseError::at(*number, "empty driver name")),
         Some((_, driver)) => (*driver).to_owned(),
     };
     for key in REQUIRED {
         if !fields.contains_key(key) {
-            return Err(ParseError::at(
-                0,
-                format!("no `{key}:` line (ethtool -i always prints it; the output is cut short)"),
-            ));
+            return Err(ParseError::whole(format!(
+                "no `{key}:` line before the end of the output (ethtool -i always prints it; the output is cut short)"
+            )));
         }
     }
     for key in REQUIRED.iter().filter(|k| k.starts_with("supports-")) {
@@ -134,13 +137,13 @@ mod tests {
                 "ethtool -i",
                 "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nbus-info: 0000:3b:00.0\n",
                 0,
-                "no `supports-statistics:` line",
+                "no `supports-statistics:` line before the end of the output",
             ),
             (
                 "ethtool -i",
                 "driver: mlx5_core\nversion: 6.8\nfirmware-version: 22\nsupports-statistics: yes\n",
                 0,
-                "no `bus-info:` line",
+                "no `bus-info:` line before the end of the output",
             ),
             (
                 "ethtool -i",
@@ -172,7 +175,7 @@ mod tests {
                 "ethtool -i",
                 "version: 1.0\nbus-info: 0000:01:00.0\n",
                 0,
-                "no `driver:` line",
+                "no `driver:` line before the end of the output",
             ),
             (
                 "ethtool -i",

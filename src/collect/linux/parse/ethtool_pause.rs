@@ -48,16 +48,15 @@ struct RawNegotiated {
 pub fn parse_ethtool_pause_json(text: &str) -> Result<Pause, ParseError> {
     let mut raw: Vec<RawPause> = from_json(text, "ethtool pause JSON")?;
     let Some(pause) = raw.pop() else {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no interface in the array (ethtool failed; see its stderr)",
         ));
     };
     if !raw.is_empty() {
-        return Err(ParseError::at(
-            0,
-            format!("expected one interface, found {}", raw.len() + 1),
-        ));
+        return Err(ParseError::whole(format!(
+            "expected one interface, found {}",
+            raw.len() + 1
+        )));
     }
     let negotiated = pause.negotiated;
     Ok(Pause {
@@ -109,7 +108,12 @@ pub fn parse_ethtool_pause_text(text: &str) -> Result<Option<Pause>, ParseError>
         values[index] = Some(on_off(number, value)?);
     }
     let required = |index: usize| {
-        values[index].ok_or_else(|| ParseError::at(0, format!("no `{}:` line", KEYS[index])))
+        values[index].ok_or_else(|| {
+            ParseError::whole(format!(
+                "no `{}:` line before the end of the output",
+                KEYS[index]
+            ))
+        })
     };
     Ok(Some(Pause {
         autonegotiate: required(0)?,
@@ -194,7 +198,7 @@ mod tests {
                 "pause text",
                 "Pause parameters for eth0:\nAutonegotiate:\ton\nRX:\t\ton\n",
                 0,
-                "no `TX:` line",
+                "no `TX:` line before the end of the output",
             ),
             (
                 "pause text",

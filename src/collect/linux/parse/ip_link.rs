@@ -52,10 +52,10 @@ pub fn parse_ip_link(text: &str) -> Result<Vec<Link>, ParseError> {
     let mut names = std::collections::BTreeSet::new();
     if let Some(twice) = raw.iter().find(|l| !names.insert(l.ifname.as_str())) {
         // Interface names are unique on a host: the per-port commands are keyed by them.
-        return Err(ParseError::at(
-            0,
-            format!("interface {:?} listed twice", twice.ifname),
-        ));
+        return Err(ParseError::whole(format!(
+            "interface {:?} listed twice",
+            twice.ifname
+        )));
     }
     Ok(raw
         .into_iter()

@@ -125,8 +125,7 @@ pub fn parse_mlnx_qos(text: &str) -> Result<MlnxQos, ParseError> {
         }
     }
     if !pfc_seen {
-        return Err(ParseError::at(
-            0,
+        return Err(ParseError::whole(
             "no PFC `enabled` row (not mlnx_qos output)",
         ));
     }
@@ -137,13 +136,10 @@ pub fn parse_mlnx_qos(text: &str) -> Result<MlnxQos, ParseError> {
         .collect();
     let unmapped: Vec<u8> = (0..8).filter(|p| !mapped.contains(p)).collect();
     if !unmapped.is_empty() {
-        return Err(ParseError::at(
-            0,
-            format!(
-                "priorities {unmapped:?} are under no `tc:` line: mlnx_qos maps every priority \
+        return Err(ParseError::whole(format!(
+            "priorities {unmapped:?} are under no `tc:` line: mlnx_qos maps every priority \
                  0..7 to a traffic class, so the output is cut short"
-            ),
-        ));
+        )));
     }
     Ok(qos)
 }

@@ -148,22 +148,25 @@ pub fn parse_mlxconfig_query(text: &str) -> Result<MlxConfig, ParseError> {
         }
     }
     let Some(columns) = columns else {
-        return Err(ParseError::at(0, "no `Configurations:` header"));
+        return Err(ParseError::whole(
+            "no `Configurations:` header before the end of the output",
+        ));
     };
     if devices == 0 {
-        return Err(ParseError::at(0, "no `Device #1:` line"));
+        return Err(ParseError::whole(
+            "no `Device #1:` line before the end of the output",
+        ));
     }
     if config.values.is_empty() {
-        return Err(ParseError::at(0, "no parameter under `Configurations:`"));
+        return Err(ParseError::whole(
+            "no parameter under `Configurations:` before the end of the output",
+        ));
     }
     if columns.len() > 1 && legend.is_none() {
-        return Err(ParseError::at(
-            0,
-            format!(
-                "no closing {LEGEND:?} line: `mlxconfig -e query` prints it after the last \
+        return Err(ParseError::whole(format!(
+            "no closing {LEGEND:?} line before the end of the output: `mlxconfig -e query` prints it after the last \
                  parameter, so the output is cut short"
-            ),
-        ));
+        )));
     }
     Ok(config)
 }
@@ -379,13 +382,13 @@ mod tests {
                 "mlxconfig",
                 "Configurations:   Next Boot\n  A  1\n",
                 0,
-                "no `Device #1:` line",
+                "no `Device #1:` line before the end of the output",
             ),
             (
                 "mlxconfig",
                 "Device #1:\nConfigurations:   Next Boot\n",
                 0,
-                "no parameter",
+                "no parameter under `Configurations:` before the end of the output",
             ),
             (
                 "mlxconfig",
@@ -403,7 +406,7 @@ mod tests {
                 "mlxconfig",
                 "Device #1:\nDevice type:  ConnectX5\n",
                 0,
-                "no `Configurations:` header",
+                "no `Configurations:` header before the end of the output",
             ),
             (
                 "mlxconfig",

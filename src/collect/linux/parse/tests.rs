@@ -97,23 +97,30 @@ fn empty_output_is_an_error_of_the_whole_input() {
     for (name, parse) in parsers() {
         for input in ["", "\n", " \r\n\t\r\n"] {
             let err = parse(input).expect_err(name);
-            assert_eq!(err.line, 0, "{name} {input:?}: {err}");
+            assert_eq!(err.line, None, "{name} {input:?}: {err}");
+            assert!(!err.to_string().contains("line"), "{name}: {err}");
             assert!(err.message.contains("empty"), "{name}: {err}");
         }
     }
 }
 
 /// Asserts that each `(parser, input, line, fragment)` fails at `line` with `fragment` in its
-/// message, and that the error's text starts with the line.
+/// message, and that the error's text starts with the line; `line` 0 means the output as a
+/// whole, whose error names no line.
 pub(super) fn assert_broken(cases: &[(&str, &str, usize, &str)]) {
     for (name, input, line, fragment) in cases {
         let err = parser(name)(input).expect_err(input);
-        assert_eq!(err.line, *line, "{name} {input:?}: {err}");
-        assert!(err.message.contains(fragment), "{name} {input:?}: {err}");
-        assert!(
-            err.to_string().starts_with(&format!("line {line}: ")),
-            "{err}"
+        assert_eq!(
+            err.line,
+            (*line > 0).then_some(*line),
+            "{name} {input:?}: {err}"
         );
+        assert!(err.message.contains(fragment), "{name} {input:?}: {err}");
+        let text = err.to_string();
+        match line {
+            0 => assert!(!text.starts_with("line "), "{err}"),
+            line => assert!(text.starts_with(&format!("line {line}: ")), "{err}"),
+        }
     }
 }
 
@@ -122,7 +129,7 @@ pub(super) fn assert_truncated_json_fails_at_its_last_line(name: &str, file: &st
     let text = fixture(file);
     let cut: Vec<&str> = text.lines().take(keep).collect();
     let err = parser(name)(&cut.join("\n")).expect_err(file);
-    assert_eq!(err.line, keep, "{file}: {err}");
+    assert_eq!(err.line, Some(keep), "{file}: {err}");
 }
 
 proptest::proptest! {
