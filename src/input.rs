@@ -8,6 +8,8 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use crate::compare::{Policy, PolicyError};
 use crate::snapshot::{BadHostName, HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{POLICY_FILE, Store, StoreError};
@@ -206,7 +208,11 @@ impl Loader {
                 .iter()
                 .map(|reference| Ok((reference.to_string(), self.bytes(reference)?)))
                 .collect::<Result<Vec<_>, InputError>>()?;
-            for verified in crate::parallel::map(&read, |(origin, bytes)| verify(origin, bytes)) {
+            let verified: Vec<_> = read
+                .par_iter()
+                .map(|(origin, bytes)| verify(origin, bytes))
+                .collect();
+            for verified in verified {
                 snapshots.push(verified?);
             }
         }

@@ -27,7 +27,6 @@ pub mod limits;
 pub mod line_index;
 pub mod mockup;
 pub mod model;
-pub mod parallel;
 pub mod report;
 pub mod schemas;
 pub mod secrets;

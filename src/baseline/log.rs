@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::summary::{ChangeSummary, summarize};
 use crate::compare::Policy;
-use crate::parallel;
+use super::streamed;
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{HistoryEntry, HistoryScope, Store, StoreError};
 
@@ -58,7 +58,7 @@ pub fn log(
     // next (older) commit wrote, read and parsed once.
     let location = store.location();
     let mut listed = 0;
-    let summarized = parallel::map_streamed(
+    let summarized = streamed::map_streamed(
         LOG_RUN,
         || (Parsed::new(), None),
         |(replaced, reader): &mut (Parsed, Option<Result<Store, String>>),

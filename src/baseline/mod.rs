@@ -7,6 +7,7 @@ mod init;
 mod lines;
 mod log;
 mod promote;
+mod streamed;
 mod summary;
 mod timeline;
 

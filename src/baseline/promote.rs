@@ -7,10 +7,11 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use rayon::prelude::*;
+
 use super::summary::{ChangeSummary, summarize};
 use crate::compare::{self, JudgeOptions, Policy, Severity, Verdict};
 use crate::limits::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
-use crate::parallel;
 use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::{BASELINES_DIR, BaselineFile, Committed, FileWrite, Store, StoreError};
 
@@ -178,11 +179,11 @@ pub fn promote(
     }
     // Judging, rendering and summarizing are per snapshot and spread over the cores; the
     // store, which is not `Sync`, is used between those steps on this thread only.
-    let refusals: Vec<Refusal> =
-        parallel::map(&request.snapshots, |s| refusal(&s.snapshot, policy))
-            .into_iter()
-            .flatten()
-            .collect();
+    let refusals: Vec<Refusal> = request
+        .snapshots
+        .par_iter()
+        .filter_map(|s| refusal(&s.snapshot, policy))
+        .collect();
     if !refusals.is_empty() && request.force_reason.is_none() {
         return Ok(PromoteOutcome::Refused(refusals));
     }
@@ -220,20 +221,18 @@ pub fn promote(
     // The text of a host with a baseline is hashed here, once: the same bytes as the
     // committed blob mean that baseline is not read again, and the commit names the blob by
     // the same id.
-    let rendered: Vec<FileWrite> = parallel::map(
-        &request
-            .snapshots
-            .iter()
-            .zip(&existing_files)
-            .collect::<Vec<_>>(),
-        |(s, (path, existing))| {
+    let rendered: Vec<FileWrite> = request
+        .snapshots
+        .par_iter()
+        .zip(&existing_files)
+        .map(|(s, (path, existing))| {
             let text = s.snapshot.to_canonical_json().into_bytes();
             match existing {
                 Some(_) => FileWrite::hashed(path.as_str(), text),
                 None => FileWrite::new(path.as_str(), text),
             }
-        },
-    );
+        })
+        .collect();
     let found: Vec<(String, Previous<BaselineFile>)> = existing_files
         .into_iter()
         .zip(&rendered)
@@ -277,8 +276,8 @@ pub fn promote(
                 (path, previous)
             })
             .collect();
-        judged.extend(parallel::map(
-            &snapshots.iter().zip(previous_bytes).collect::<Vec<_>>(),
+        let pairs: Vec<_> = snapshots.iter().zip(previous_bytes).collect();
+        judged.par_extend(pairs.par_iter().map(
             |(FleetSnapshot { snapshot, .. }, (path, previous))| {
                 let previous = match previous {
                     Previous::Same => return ((*path).clone(), Judged::Same),

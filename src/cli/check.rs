@@ -220,7 +220,6 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         strict: args.strict,
         capture: flags.capture.options(None, None, cancel.clone())?,
         out_dir: flags.out_dir.clone(),
-        snapshots: flags.snapshots.clone(),
         stale_after: flags.stale_after,
         run_id: flags.run_id.clone(),
         bootstrap: flags.bootstrap,
@@ -237,7 +236,12 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     };
     let progress = Progress::new(flags.quiet);
     progress.say_when_stopped(runtime.handle(), stop, *ctx.printer);
-    let result = runtime.block_on(fleet::check_all(&settings, &progress));
+    // Snapshot files are judged on this thread and plain threads; the runtime only watches
+    // for signals then.
+    let result = match &flags.snapshots {
+        Some(snapshots) => fleet::check_snapshots(&settings, snapshots, &progress),
+        None => runtime.block_on(fleet::check_all(&settings, &progress)),
+    };
     // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
     runtime.shutdown_background();
     progress.done();

@@ -11,6 +11,7 @@
 pub mod cancel;
 pub mod encoding;
 pub mod esxi;
+pub mod hosts;
 pub mod lines;
 pub mod linux;
 pub mod nic;

@@ -7,13 +7,16 @@
 //! [`crate::store`], [`crate::compare`], [`crate::snapshot`], [`crate::limits`].
 
 mod assemble;
+mod capture;
+mod check;
 pub mod cluster;
+mod host;
 mod merge;
 pub mod outdir;
 mod plan;
 mod rejudge;
-mod run;
 pub mod shard;
+mod snapshots;
 pub mod spool;
 pub mod stale;
 #[cfg(test)]
@@ -26,6 +29,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use check::{check_all, check_snapshots};
 pub use merge::MergeOptions;
 pub use rejudge::Rejudge;
 pub use shard::{BadShard, Shard};
@@ -55,7 +59,7 @@ pub struct FleetSettings {
     pub selection: Selection,
     /// Only the hosts of this shard (`--shard K/N`).
     pub shard: Option<Shard>,
-    /// Hosts captured at once (with `--snapshots`: judged at once, at most one per core).
+    /// Hosts captured at once ([`check_snapshots`]: judged at once, at most one per core).
     pub concurrency: usize,
     /// Warnings block.
     pub strict: bool,
@@ -66,8 +70,6 @@ pub struct FleetSettings {
     /// Write `snapshots/<host>.json` and `hosts/<host>.json` here as each host finishes, and
     /// `run.json` at the end: what `report merge` reads.
     pub out_dir: Option<PathBuf>,
-    /// Judge `<DIR>/<host>.json` (snapshots captured elsewhere) instead of capturing.
-    pub snapshots: Option<PathBuf>,
     /// Report baselines and last good captures older than this.
     pub stale_after: Option<Duration>,
     /// `--run-id`: recorded in `run.json`, so that merge refuses shards of other runs.
@@ -273,87 +275,6 @@ pub enum FleetError {
     /// The run was stopped by a signal.
     #[error("the run was interrupted")]
     Interrupted,
-}
-
-/// Checks every selected host (see the module docs): plans the run (the hosts of the
-/// selection and the shard, their baselines at HEAD, orphan baselines), captures or reads the
-/// hosts at most `concurrency` at once, writes the output directory as each finishes, and
-/// assembles the fleet result. A host that cannot be read (or whose task panics) is
-/// INCOMPLETE, never an error; only a stop (`capture.cancel`: no new host starts) or an output
-/// directory that cannot be written ends the run early (the running hosts are drained first).
-/// Refused before anything runs: no host selected, a store without `baselines/` unless
-/// `bootstrap`, `--snapshots` inside the `--out-dir` a run clears. Runs on a multi-thread
-/// runtime only: a `--snapshots` run judges on the calling thread too (`block_in_place`).
-pub async fn check_all(
-    settings: &FleetSettings,
-    reporter: &dyn Reporter,
-) -> Result<FleetReport, FleetError> {
-    let started_at = now();
-    let plan = plan::plan(settings)?;
-    if let (Some(snapshots), Some(out_dir)) = (&settings.snapshots, &settings.out_dir) {
-        let canonical = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
-        let (read, written) = (canonical(snapshots), canonical(out_dir));
-        if read == written || read == written.join(outdir::SNAPSHOTS_DIR) {
-            return Err(FleetError::SnapshotsInOutDir {
-                snapshots: snapshots.display().to_string(),
-                out_dir: out_dir.display().to_string(),
-            });
-        }
-    }
-    let out = settings
-        .out_dir
-        .as_deref()
-        .map(outdir::OutDir::create)
-        .transpose()?;
-    let work_tree = (!settings.store.is_bare()).then(|| settings.store.location());
-    let state = match work_tree {
-        Some(tree) => stale::State::load(tree)?,
-        None => stale::State::default(),
-    };
-    reporter.planned(plan.hosts.len());
-    let records = run::run(settings, &plan, &state, out.as_ref(), reporter).await?;
-    let finished_at = now();
-    if let Some(tree) = work_tree {
-        let good: Vec<(String, jiff::Timestamp)> = records
-            .iter()
-            .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
-            .collect();
-        if !good.is_empty() {
-            stale::State::record(tree, &good)?;
-        }
-    }
-    let run_file = outdir::RunFile {
-        schema: outdir::RUN_SCHEMA_ID.to_owned(),
-        tool: crate::tool_version(),
-        started_at,
-        finished_at,
-        shard: settings.shard,
-        strict: settings.strict,
-        selection: (&settings.selection).into(),
-        hosts: plan.hosts.iter().map(|p| p.host.name.to_string()).collect(),
-        planned: plan.planned.clone(),
-        orphans: plan.orphans.clone(),
-        policy_digest: settings.policy.digest(),
-        stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),
-    };
-    let identity = outdir::RunIdentity {
-        run_id: settings.run_id.clone(),
-        store_head: plan.head.clone(),
-        planned_hosts_digest: Some(plan.planned_digest.clone()),
-    };
-    if let Some(out) = &out {
-        out.write_identified_run(&run_file, &identity)?;
-    }
-    Ok(assemble::assemble(assemble::Assembly {
-        shards: settings.shard.iter().map(Shard::to_string).collect(),
-        started_at,
-        finished_at,
-        strict: settings.strict,
-        stale_after: settings.stale_after,
-        orphans: plan.orphans,
-        records,
-        whole_clusters: settings.shard.is_none_or(|s| s.count == 1),
-    }))
 }
 
 /// Merges the output directories of the shards of one run into the fleet result one

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::cluster::ClusterFacts;
 use super::outdir::{HostRecord, OutDir, PlannedHost, RunFile, RunIdentity};
-use super::{FleetError, run};
+use super::{FleetError, host};
 use crate::compare::{self, JudgeOptions, Policy, Report};
 use crate::snapshot::VerifiedSnapshot;
 use crate::store::Store;
@@ -151,7 +151,7 @@ impl<'a> Judge<'a> {
         }
         let complete = snapshot.snapshot().is_complete();
         let failure =
-            (!judged.incomplete_sources.is_empty()).then(|| run::incomplete_sources(&judged));
+            (!judged.incomplete_sources.is_empty()).then(|| host::incomplete_sources(&judged));
         let cluster_facts = if complete && planned.cluster.is_some() {
             ClusterFacts::extract(snapshot.snapshot())
         } else {

@@ -2,12 +2,10 @@
 //! temporary file as its host finishes and read back, one at a time, when a report is
 //! rendered. A run then holds a few hundred bytes per host (its [`super::HostResult`]
 //! without the report), not the host's whole judgement (8 KB and more), so its memory is set
-//! by the largest host rather than the fleet. Each report is kept as pretty JSON indented for
-//! its place in the fleet report, so the fleet report's JSON copies it as it stands (see
-//! [`in_fleet_json`]).
+//! by the largest host rather than the fleet. Each report is kept as its pretty JSON, which
+//! a fleet report's JSON copies as it stands ([`HostReport`]'s `Serialize`, [`Nested`]).
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -15,6 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::value::RawValue;
 
 use super::FleetError;
@@ -60,12 +59,12 @@ impl Spool {
     }
 
     fn write(&self, report: &mut HostReport) -> io::Result<()> {
-        let Kept::Held(held) = &mut report.0 else {
+        let HostReport::Held(held) = report else {
             return Ok(());
         };
         // Rendered before the lock, by the thread that judged the host: the hosts finishing on
         // other cores do not wait for it, and the fleet report's JSON only copies it.
-        let bytes = nested_pretty(held)?;
+        let bytes = serde_json::to_vec_pretty(held)?;
         let offset = {
             let mut spool = self.file.lock().unwrap_or_else(PoisonError::into_inner);
             let offset = spool.end;
@@ -78,95 +77,60 @@ impl Spool {
             captured_at: std::mem::take(&mut held.snapshot.captured_at).into_boxed_str(),
             incomplete_sources: held.incomplete_sources.len(),
         };
-        report.0 = Kept::Spooled {
+        *report = HostReport::Spooled(Spooled {
             file: Arc::clone(&self.file),
             offset,
             len: bytes.len(),
             glance,
-        };
+        });
         Ok(())
     }
 }
 
-/// How much deeper than a report's own pretty JSON each of its lines but the first is in the
-/// fleet report's (`hosts[i].report`: three levels of two spaces).
-const FLEET_INDENT: &[u8] = b"      ";
-
-/// `report` as pretty JSON, as the fleet report's pretty JSON has it.
-fn nested_pretty(report: &Report) -> serde_json::Result<Vec<u8>> {
-    let pretty = serde_json::to_vec_pretty(report)?;
-    let lines = memchr::memchr_iter(b'\n', &pretty).count();
-    let mut nested = Vec::with_capacity(pretty.len() + lines * FLEET_INDENT.len());
-    for line in pretty.split_inclusive(|&b| b == b'\n') {
-        nested.extend_from_slice(line);
-        if line.ends_with(b"\n") {
-            nested.extend_from_slice(FLEET_INDENT);
-        }
-    }
-    Ok(nested)
-}
-
-thread_local! {
-    /// Whether this thread is in [`in_fleet_json`].
-    static IN_FLEET_JSON: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `write`, which writes a fleet report as pretty JSON, with each spooled report copied
-/// as the spool holds it (see [`nested_pretty`]): reading every report back and rendering it
-/// again, one at a time after the last host, was most of a 1,000-host check's serial end.
-/// Any other serialization of a [`HostReport`] renders the report.
-pub fn in_fleet_json<T>(write: impl FnOnce() -> T) -> T {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            IN_FLEET_JSON.set(self.0);
-        }
-    }
-    let _restore = Restore(IN_FLEET_JSON.replace(true));
-    write()
-}
-
-/// The `len` bytes at `offset` of a spool's file.
-fn read_back(file: &Mutex<SpoolFile>, offset: u64, len: usize) -> io::Result<Vec<u8>> {
-    let mut bytes = vec![0; len];
-    let mut spool = file.lock().unwrap_or_else(PoisonError::into_inner);
-    spool.file.seek(SeekFrom::Start(offset))?;
-    spool.file.read_exact(&mut bytes)?;
-    Ok(bytes)
-}
-
 /// One host's report: in memory (read from a file, made by a test), or in a run's [`Spool`].
 #[derive(Clone)]
-pub struct HostReport(Kept);
-
-#[derive(Clone)]
-enum Kept {
+pub enum HostReport {
+    /// In memory.
     Held(Box<Report>),
-    Spooled {
-        file: Arc<Mutex<SpoolFile>>,
-        offset: u64,
-        len: usize,
-        glance: Glance,
-    },
+    /// In a spool: read back by [`HostReport::get`].
+    Spooled(Spooled),
+}
+
+/// Where a spooled report is, and what every view of a fleet shows of it.
+#[derive(Clone)]
+pub struct Spooled {
+    file: Arc<Mutex<SpoolFile>>,
+    offset: u64,
+    len: usize,
+    glance: Glance,
 }
 
 /// What every view of a fleet shows of each host, known without reading its report back.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 struct Glance {
     captured_at: Box<str>,
     incomplete_sources: usize,
 }
 
+impl Spooled {
+    /// The report's pretty JSON, as the spool holds it.
+    fn read_back(&self) -> io::Result<Vec<u8>> {
+        let mut bytes = vec![0; self.len];
+        let mut spool = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        spool.file.seek(SeekFrom::Start(self.offset))?;
+        spool.file.read_exact(&mut bytes)?;
+        Ok(bytes)
+    }
+}
+
 impl HostReport {
     /// The report: borrowed when in memory, else read back from the spool.
     pub fn get(&self) -> io::Result<Cow<'_, Report>> {
-        match &self.0 {
-            Kept::Held(report) => Ok(Cow::Borrowed(report)),
-            Kept::Spooled {
-                file, offset, len, ..
-            } => Ok(Cow::Owned(serde_json::from_slice(&read_back(
-                file, *offset, *len,
-            )?)?)),
+        match self {
+            HostReport::Held(report) => Ok(Cow::Borrowed(report)),
+            HostReport::Spooled(spooled) => {
+                Ok(Cow::Owned(serde_json::from_slice(&spooled.read_back()?)?))
+            }
         }
     }
 
@@ -174,81 +138,101 @@ impl HostReport {
     /// build a document and then edit it).
     #[cfg(test)]
     pub(crate) fn to_mut(&mut self) -> io::Result<&mut Report> {
-        if let Kept::Spooled { .. } = self.0 {
-            self.0 = Kept::Held(Box::new(self.get()?.into_owned()));
+        if let HostReport::Spooled(_) = self {
+            *self = HostReport::Held(Box::new(self.get()?.into_owned()));
         }
-        match &mut self.0 {
-            Kept::Held(report) => Ok(report),
-            Kept::Spooled { .. } => unreachable!("read back above"),
+        match self {
+            HostReport::Held(report) => Ok(report),
+            HostReport::Spooled(_) => unreachable!("read back above"),
         }
+    }
+
+    /// The report read back into memory (for tests that compare the contents of reports
+    /// however they are kept).
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> io::Result<HostReport> {
+        Ok(HostReport::Held(Box::new(self.get()?.into_owned())))
     }
 
     /// Whether the report waits in a spool rather than in memory.
     #[cfg(test)]
     pub(crate) fn is_spooled(&self) -> bool {
-        matches!(self.0, Kept::Spooled { .. })
+        matches!(self, HostReport::Spooled(_))
     }
 
     /// When the judged snapshot was captured, as its report says (RFC 3339).
     pub fn captured_at(&self) -> &str {
-        match &self.0 {
-            Kept::Held(report) => &report.snapshot.captured_at,
-            Kept::Spooled { glance, .. } => &glance.captured_at,
+        match self {
+            HostReport::Held(report) => &report.snapshot.captured_at,
+            HostReport::Spooled(spooled) => &spooled.glance.captured_at,
         }
     }
 
     /// How many of its sources did not capture completely, as its report says.
     pub fn incomplete_sources(&self) -> usize {
-        match &self.0 {
-            Kept::Held(report) => report.incomplete_sources.len(),
-            Kept::Spooled { glance, .. } => glance.incomplete_sources,
+        match self {
+            HostReport::Held(report) => report.incomplete_sources.len(),
+            HostReport::Spooled(spooled) => spooled.glance.incomplete_sources,
         }
     }
 }
 
 impl From<Report> for HostReport {
     fn from(report: Report) -> Self {
-        HostReport(Kept::Held(Box::new(report)))
+        HostReport::Held(Box::new(report))
     }
 }
 
+/// A held report as itself; a spooled one by where it is (it is not read back).
 impl fmt::Debug for HostReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.get() {
-            Ok(report) => report.fmt(f),
-            Err(e) => write!(f, "<report not read back from the spool: {e}>"),
+        match self {
+            HostReport::Held(report) => report.fmt(f),
+            HostReport::Spooled(spooled) => f
+                .debug_struct("Spooled")
+                .field("offset", &spooled.offset)
+                .field("len", &spooled.len)
+                .field("captured_at", &spooled.glance.captured_at)
+                .field("incomplete_sources", &spooled.glance.incomplete_sources)
+                .finish(),
         }
     }
 }
 
-/// Equal reports, however kept; one that cannot be read back equals nothing.
+/// Equal held reports, or the same report of the same spool: nothing is read back to
+/// compare, so a held report never equals a spooled one (compare what [`HostReport::get`]
+/// reads for that).
 impl PartialEq for HostReport {
     fn eq(&self, other: &Self) -> bool {
-        match (self.get(), other.get()) {
-            (Ok(a), Ok(b)) => a == b,
+        match (self, other) {
+            (HostReport::Held(a), HostReport::Held(b)) => a == b,
+            (HostReport::Spooled(a), HostReport::Spooled(b)) => {
+                Arc::ptr_eq(&a.file, &b.file) && a.offset == b.offset && a.len == b.len
+            }
             _ => false,
         }
     }
 }
 
-/// Written as the report itself: the spool leaves no trace in a document.
+/// Written as the report: a held one rendered, a spooled one read back and copied as the
+/// spool holds it (its pretty JSON, not parsed again: a fleet of reports renders at the
+/// speed of a copy). Serialized by [`Nested`], it is indented for its place in the document;
+/// by any other serde_json formatter, its lines keep their own indentation.
 impl Serialize for HostReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         fn unread<E: serde::ser::Error>(e: impl fmt::Display) -> E {
             E::custom(format!("a spooled report: {e}"))
         }
-        if let Kept::Spooled {
-            file, offset, len, ..
-        } = &self.0
-            && IN_FLEET_JSON.get()
-        {
-            let text = String::from_utf8(read_back(file, *offset, *len).map_err(unread)?)
-                .map_err(unread)?;
-            return RawValue::from_string(text)
-                .map_err(unread)?
-                .serialize(serializer);
+        match self {
+            HostReport::Held(report) => report.serialize(serializer),
+            HostReport::Spooled(spooled) => {
+                let text =
+                    String::from_utf8(spooled.read_back().map_err(unread)?).map_err(unread)?;
+                RawValue::from_string(text)
+                    .map_err(unread)?
+                    .serialize(serializer)
+            }
         }
-        self.get().map_err(unread)?.serialize(serializer)
     }
 }
 
@@ -274,6 +258,98 @@ impl JsonSchema for HostReport {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         Report::json_schema(generator)
     }
+}
+
+/// serde_json's pretty JSON (two spaces), with each raw fragment (a spooled report's own
+/// pretty JSON) indented for the depth it is written at: the same bytes as the report
+/// rendered in place.
+#[derive(Default)]
+pub struct Nested {
+    pretty: PrettyFormatter<'static>,
+    /// Objects and arrays open.
+    depth: usize,
+}
+
+/// One level of [`Nested`]'s indentation (serde_json's pretty default).
+const INDENT: &[u8] = b"  ";
+
+impl Formatter for Nested {
+    fn begin_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.pretty.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        self.pretty.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.pretty.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.pretty.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        self.pretty.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.depth -= 1;
+        self.pretty.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.pretty.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.pretty.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.pretty.end_object_value(writer)
+    }
+
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut lines = fragment.split('\n');
+        if let Some(first) = lines.next() {
+            writer.write_all(first.as_bytes())?;
+        }
+        for line in lines {
+            writer.write_all(b"\n")?;
+            for _ in 0..self.depth {
+                writer.write_all(INDENT)?;
+            }
+            writer.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `value` as pretty JSON with each spooled report indented for its place
+/// ([`Nested`]).
+pub fn to_writer_nested<T: Serialize + ?Sized>(
+    out: &mut dyn Write,
+    value: &T,
+) -> serde_json::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Nested::default());
+    value.serialize(&mut serializer)
 }
 
 #[cfg(test)]
@@ -316,12 +392,26 @@ mod tests {
         assert_eq!(*kept_a.get().unwrap(), a);
         assert_eq!(kept_a.captured_at(), a.snapshot.captured_at);
         assert_eq!(kept_a.incomplete_sources(), a.incomplete_sources.len());
-        assert_eq!(kept_a, HostReport::from(a.clone()));
+        assert_eq!(kept_a.held().unwrap(), HostReport::from(a.clone()));
+        assert_ne!(kept_a.held().unwrap(), kept_b.held().unwrap());
+        // Comparing reads nothing back: the same report of the same spool only.
+        assert_eq!(kept_a, kept_a.clone());
         assert_ne!(kept_a, kept_b);
+        assert_ne!(kept_a, HostReport::from(a.clone()));
         // The document is the report's own: nothing says where it was kept.
         assert_eq!(
-            serde_json::to_string(&kept_a).unwrap(),
-            serde_json::to_string(&a).unwrap()
+            serde_json::to_value(&kept_a).unwrap(),
+            serde_json::to_value(&a).unwrap()
+        );
+        fn nested<T: Serialize>(value: &T) -> Vec<u8> {
+            let mut out = Vec::new();
+            to_writer_nested(&mut out, value).unwrap();
+            out
+        }
+        assert_eq!(nested(&vec![&kept_a, &kept_b]), nested(&vec![&a, &b]));
+        assert_eq!(
+            nested(&vec![&a, &b]),
+            serde_json::to_vec_pretty(&vec![&a, &b]).unwrap()
         );
     }
 
@@ -336,13 +426,18 @@ mod tests {
     }
 
     #[test]
-    fn a_spool_that_lost_its_bytes_says_so_and_equals_nothing() {
+    fn a_spool_that_lost_its_bytes_says_so() {
         let spool = Spool::new().unwrap();
         let kept = spooled(&spool, &reports().0);
         spool.truncate_for_test(10);
         let error = kept.get().expect_err("a truncated spool");
         assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
-        assert_ne!(kept, kept.clone());
+        assert!(kept.held().is_err());
         assert!(serde_json::to_string(&kept).is_err());
+        let mut out = Vec::new();
+        let error = to_writer_nested(&mut out, &vec![&kept]).unwrap_err();
+        assert!(error.to_string().contains("a spooled report"), "{error}");
+        // What is shown of it is known without reading it back.
+        assert!(format!("{kept:?}").starts_with("Spooled"), "{kept:?}");
     }
 }

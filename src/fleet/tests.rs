@@ -49,7 +49,6 @@ fn settings(dir: &std::path::Path, hosts: usize, concurrency: usize) -> FleetSet
         strict: false,
         capture: CaptureOptions::default(),
         out_dir: Some(dir.join("out")),
-        snapshots: None,
         stale_after: None,
         run_id: None,
         bootstrap: true,
@@ -80,7 +79,17 @@ fn at_most_concurrency_hosts_run_at_once_and_a_failed_capture_is_counted_incompl
     assert!(dir.path().join("out/run.json").is_file());
     // The run directory alone gives the same result.
     let merged = merge(&[dir.path().join("out")], &rejudging(&settings)).unwrap();
-    assert_eq!(merged.hosts, report.hosts);
+    // The same reports, each read back from its run's spool.
+    let held = |hosts: &[HostResult]| -> Vec<HostResult> {
+        hosts
+            .iter()
+            .map(|h| HostResult {
+                report: h.report.held().unwrap(),
+                ..h.clone()
+            })
+            .collect()
+    };
+    assert_eq!(held(&merged.hosts), held(&report.hosts));
     assert_eq!(merged.counts, report.counts);
     // Neither holds the hosts' reports in memory: each waits in its run's spool.
     assert!(report.hosts.iter().all(|h| h.report.is_spooled()));
@@ -128,7 +137,7 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
     }
     text.push_str(&format!(
         "[[host]]\nname = \"{}\"\nsources = [\"windows=dir:/x\"]\n",
-        run::PANICKING_HOST
+        host::PANICKING_HOST
     ));
     settings.inventory =
         Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
@@ -139,7 +148,7 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
     let panicked = report
         .hosts
         .iter()
-        .find(|h| h.host == run::PANICKING_HOST)
+        .find(|h| h.host == host::PANICKING_HOST)
         .unwrap();
     let failure = panicked.failure.as_deref().unwrap();
     assert!(
@@ -148,7 +157,7 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
     );
     assert!(
         dir.path()
-            .join(format!("out/hosts/{}.json", run::PANICKING_HOST))
+            .join(format!("out/hosts/{}.json", host::PANICKING_HOST))
             .is_file()
     );
     assert_eq!(watch.finished.lock().unwrap().len(), 4);
@@ -164,7 +173,7 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
         .hosts
         .iter()
         .map(|h| h.name.as_str())
-        .chain([run::PANICKING_HOST])
+        .chain([host::PANICKING_HOST])
     {
         text.push_str(&format!(
             "[[host]]\nname = \"{host}\"\nsources = [\"windows=dir:/x\"]\n"
@@ -172,10 +181,10 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
     }
     settings.inventory =
         Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
-    std::fs::create_dir(dir.path().join("snapshots")).unwrap();
-    settings.snapshots = Some(dir.path().join("snapshots"));
+    let snapshots = dir.path().join("snapshots");
+    std::fs::create_dir(&snapshots).unwrap();
     let watch = Watch::default();
-    let report = block_on(check_all(&settings, &watch)).unwrap();
+    let report = check_snapshots(&settings, &snapshots, &watch).unwrap();
     let cores = std::thread::available_parallelism().unwrap().get();
     let most = watch.running.lock().unwrap().1;
     assert!((1..=cores.min(8)).contains(&most), "{most} at once");
@@ -183,7 +192,7 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
     assert_eq!(report.counts.incomplete, 6);
     for host in &report.hosts {
         let failure = host.failure.as_deref().unwrap();
-        if host.host == run::PANICKING_HOST {
+        if host.host == host::PANICKING_HOST {
             assert!(failure.contains("panicked: injected"), "{failure}");
         } else {
             assert!(failure.starts_with("no snapshot of"), "{failure}");
@@ -191,7 +200,7 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
     }
     settings.capture.cancel.cancel();
     let watch = Watch::default();
-    let result = block_on(check_all(&settings, &watch));
+    let result = check_snapshots(&settings, &snapshots, &watch);
     assert!(matches!(result, Err(FleetError::Interrupted)), "{result:?}");
     assert!(watch.finished.lock().unwrap().is_empty());
 }
@@ -245,11 +254,11 @@ fn a_store_without_baselines_is_refused_unless_the_run_bootstraps() {
 #[test]
 fn snapshots_read_from_the_out_dir_being_cleared_are_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut settings = settings(dir.path(), 1, 1);
+    let settings = settings(dir.path(), 1, 1);
     std::fs::create_dir_all(dir.path().join("out/snapshots")).unwrap();
     for snapshots in ["out", "out/snapshots"] {
-        settings.snapshots = Some(dir.path().join(snapshots));
-        let error = block_on(check_all(&settings, &Watch::default())).unwrap_err();
+        let snapshots = dir.path().join(snapshots);
+        let error = check_snapshots(&settings, &snapshots, &Watch::default()).unwrap_err();
         assert!(
             matches!(error, FleetError::SnapshotsInOutDir { .. }),
             "{error:?}"

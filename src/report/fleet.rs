@@ -302,7 +302,8 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// The fleet result as pretty JSON.
 pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    crate::fleet::spool::in_fleet_json(|| serde_json::to_writer_pretty(&mut *out, report))?;
+    // Each spooled report is copied as the spool holds it, indented for its place.
+    crate::fleet::spool::to_writer_nested(&mut *out, report)?;
     writeln!(out)
 }
 

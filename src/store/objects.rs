@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use git2::{Commit, ErrorCode, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
+use rayon::prelude::*;
 
 use super::{FileWrite, Store, StoreError, loose};
 
@@ -295,7 +296,7 @@ impl Store {
         if contents.len() < super::pack::PACK_AT {
             return self.on_every_core("write blob", &contents, |repo, content| repo.blob(content));
         }
-        let ids = crate::parallel::map(files, FileWrite::blob_id);
+        let ids: Vec<Oid> = files.par_iter().map(FileWrite::blob_id).collect();
         let odb = self.repo.odb().map_err(|e| self.error("open objects", e))?;
         // Only what the store lacks, each once: an object stored twice is harmless, but a
         // pack index must not list one twice.
@@ -332,22 +333,23 @@ impl Store {
         let (git_dir, objects) = (self.repo.path(), &self.objects);
         // libgit2 handles are not shared between threads: each thread opens the repository
         // again.
-        crate::parallel::map_with(
-            ids,
-            || Repository::open(git_dir),
-            |repo, id| match repo {
-                Ok(repo) => read_object(repo, objects, *id, ObjectType::Blob).map_err(Ok),
-                Err(e) => Err(Err(git2::Error::new(e.code(), e.class(), e.message()))),
-            },
-        )
-        .into_iter()
-        .map(|read| {
-            read.map_err(|failure| match failure {
-                Ok(damage) => self.damaged(damage),
-                Err(e) => self.error("read blob", e),
+        ids.par_iter()
+            .map_init(
+                || Repository::open(git_dir),
+                |repo, id| match repo {
+                    Ok(repo) => read_object(repo, objects, *id, ObjectType::Blob).map_err(Ok),
+                    Err(e) => Err(Err(git2::Error::new(e.code(), e.class(), e.message()))),
+                },
+            )
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|read| {
+                read.map_err(|failure| match failure {
+                    Ok(damage) => self.damaged(damage),
+                    Err(e) => self.error("read blob", e),
+                })
             })
-        })
-        .collect()
+            .collect()
     }
 
     /// `f` of every item with a repository handle of the thread's own, in the items' order:
@@ -360,17 +362,19 @@ impl Store {
         f: impl Fn(&Repository, &T) -> Result<R, git2::Error> + Sync,
     ) -> Result<Vec<R>, StoreError> {
         let git_dir = self.repo.path();
-        crate::parallel::map_with(
-            items,
-            || Repository::open(git_dir),
-            |repo, item| match repo {
-                Ok(repo) => f(repo, item),
-                Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
-            },
-        )
-        .into_iter()
-        .map(|done| done.map_err(|e| self.error(action, e)))
-        .collect()
+        items
+            .par_iter()
+            .map_init(
+                || Repository::open(git_dir),
+                |repo, item| match repo {
+                    Ok(repo) => f(repo, item),
+                    Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
+                },
+            )
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|done| done.map_err(|e| self.error(action, e)))
+            .collect()
     }
 
     /// The entry at `/`-separated `path` below `root`: its id and kind, loading only the

@@ -14,6 +14,7 @@ use std::path::Path;
 use flate2::write::ZlibEncoder;
 use flate2::{Compression, Crc};
 use git2::Oid;
+use rayon::prelude::*;
 use sha1::{Digest as _, Sha1};
 
 /// The fewest blobs written as a pack: git's own `transfer.unpackLimit`.
@@ -70,7 +71,7 @@ fn write_pack(pack_dir: &Path, blobs: &[(&[u8], Oid)]) -> io::Result<()> {
         out.write_all(&count.to_be_bytes())?;
         let mut entries = Vec::with_capacity(blobs.len());
         for run in blobs.chunks(COMPRESSED_AT_ONCE) {
-            let objects = crate::parallel::map(run, |(content, _)| object(content));
+            let objects: Vec<_> = run.par_iter().map(|(content, _)| object(content)).collect();
             for (object, (_, id)) in objects.into_iter().zip(run) {
                 let object = object?;
                 let offset = u32::try_from(out.written)

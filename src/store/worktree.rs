@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use git2::{FileMode, Oid};
+use rayon::prelude::*;
 
 use super::{FileWrite, Store, StoreError, StoreLock, blob_id};
 use crate::fsutil::{Folder, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
@@ -121,10 +122,12 @@ impl Store {
         };
         let pairs: Vec<_> = files.iter().zip(&located).collect();
         let mut befores = Vec::with_capacity(files.len());
-        for (file, before) in files
-            .iter()
-            .zip(crate::parallel::map(&pairs, |pair| before(*pair)))
-        {
+        for (file, before) in files.iter().zip(
+            pairs
+                .par_iter()
+                .map(|pair| before(*pair))
+                .collect::<Vec<_>>(),
+        ) {
             match before {
                 Ok(Some(before)) => befores.push(before),
                 Ok(None) => {
@@ -229,9 +232,10 @@ impl Store {
             sync: false,
         };
         let pairs: Vec<_> = files.iter().zip(&targets).collect();
-        let written = crate::parallel::map(&pairs, |(file, (folder, name))| {
-            folder.write_atomic(name, &file.content, unsynced)
-        });
+        let written: Vec<_> = pairs
+            .par_iter()
+            .map(|(file, (folder, name))| folder.write_atomic(name, &file.content, unsynced))
+            .collect();
         let mut failed = None;
         for (((result, file), (folder, name)), before) in
             written.into_iter().zip(files).zip(targets).zip(befores)

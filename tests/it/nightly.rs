@@ -21,7 +21,7 @@ use common::nightly::{
 use driftgate::collect::redfish::LOGOUT_GRACE;
 use serde_json::{Value, json};
 
-/// The fleet's own hard deadline on top of a host's (src/fleet/run.rs `GRACE`: the logout
+/// The fleet's own hard deadline on top of a host's (src/collect/hosts.rs `GRACE`: the logout
 /// grace plus 5 s).
 const FLEET_GRACE: Duration = Duration::from_secs(5);
 

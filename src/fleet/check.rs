@@ -1,0 +1,185 @@
+//! `check --all`, captured ([`check_all`], async) or judged from snapshot files
+//! ([`check_snapshots`], plain threads): plan the run, work on every host, then record the
+//! hosts' last good captures, write `run.json` and assemble the fleet result.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::host::{Hosts, StorePool};
+use super::outdir::{self, HostRecord, OutDir};
+use super::plan::{self, Plan, Planned};
+use super::spool::Spool;
+use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble, stale};
+
+/// Checks every selected host (see the module docs): plans the run (the hosts of the
+/// selection and the shard, their baselines at HEAD, orphan baselines), captures the hosts at
+/// most `concurrency` at once through the one capture pipeline, writes the output directory
+/// as each finishes, and assembles the fleet result. A host that cannot be read (or whose
+/// task panics) is INCOMPLETE, never an error; only a stop (`capture.cancel`: no new host
+/// starts) or an output directory that cannot be written ends the run early (the running
+/// hosts are drained first). Refused before anything runs: no host selected, a store without
+/// `baselines/` unless `bootstrap`.
+pub async fn check_all(
+    settings: &FleetSettings,
+    reporter: &dyn Reporter,
+) -> Result<FleetReport, FleetError> {
+    let (run, hosts) = Run::begin(settings, None, reporter)?;
+    let hosts = Arc::new(hosts);
+    let records = super::capture::capture(
+        Arc::clone(&hosts),
+        settings.concurrency,
+        &settings.capture.cancel,
+        reporter,
+    )
+    .await?;
+    run.end(settings, &hosts.planned, records)
+}
+
+/// [`check_all`] of snapshots captured elsewhere: `snapshots/<host>.json` (or another run's
+/// output directory) instead of capturing. Nothing waits on a network: `concurrency` hosts
+/// (at most one per core) are judged at once on plain threads, this one among them; a stop
+/// starts no new host. Also refused: `snapshots` inside the `--out-dir` a run clears.
+pub fn check_snapshots(
+    settings: &FleetSettings,
+    snapshots: &Path,
+    reporter: &dyn Reporter,
+) -> Result<FleetReport, FleetError> {
+    let (run, hosts) = Run::begin(settings, Some(snapshots), reporter)?;
+    let threads = settings.concurrency.clamp(1, super::snapshots::cores());
+    let records = super::snapshots::judge_files(
+        &hosts,
+        snapshots,
+        threads,
+        &settings.capture.cancel,
+        reporter,
+    )?;
+    run.end(settings, &hosts.planned, records)
+}
+
+/// A run between its plan and its end.
+struct Run {
+    started_at: jiff::Timestamp,
+    /// The plan, its hosts handed to the run's [`Hosts`].
+    plan: Plan,
+    out: Option<OutDir>,
+}
+
+impl Run {
+    /// Plans the run, checks what is refused, clears the output directory and tells
+    /// `reporter` how many hosts there are.
+    fn begin(
+        settings: &FleetSettings,
+        snapshots: Option<&Path>,
+        reporter: &dyn Reporter,
+    ) -> Result<(Run, Hosts), FleetError> {
+        let started_at = super::now();
+        let mut plan = plan::plan(settings)?;
+        if let (Some(snapshots), Some(out_dir)) = (snapshots, &settings.out_dir) {
+            let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
+            let (read, written) = (canonical(snapshots), canonical(out_dir));
+            if read == written || read == written.join(outdir::SNAPSHOTS_DIR) {
+                return Err(FleetError::SnapshotsInOutDir {
+                    snapshots: snapshots.display().to_string(),
+                    out_dir: out_dir.display().to_string(),
+                });
+            }
+        }
+        let out = settings
+            .out_dir
+            .as_deref()
+            .map(OutDir::create)
+            .transpose()?;
+        let state = match work_tree(settings) {
+            Some(tree) => stale::State::load(tree)?,
+            None => stale::State::default(),
+        };
+        let planned: Arc<[Planned]> = std::mem::take(&mut plan.hosts).into();
+        let last_good = planned
+            .iter()
+            .map(|p| state.hosts.get(p.host.name.as_str()).map(|h| h.last_good))
+            .collect();
+        let hosts = Hosts {
+            planned,
+            last_good,
+            stores: StorePool::new(settings.store.location()),
+            head: plan.head.clone(),
+            inventory: Arc::clone(&settings.inventory),
+            capture: settings.inventory.withholding_env(&settings.capture),
+            policy: settings.policy.clone(),
+            strict: settings.strict,
+            out: out.clone(),
+            spool: Spool::new()?,
+        };
+        reporter.planned(hosts.planned.len());
+        Ok((
+            Run {
+                started_at,
+                plan,
+                out,
+            },
+            hosts,
+        ))
+    }
+
+    /// Records the hosts' last good captures in the store's state file, writes `run.json`
+    /// and assembles the fleet result.
+    fn end(
+        self,
+        settings: &FleetSettings,
+        planned: &[Planned],
+        records: Vec<HostRecord>,
+    ) -> Result<FleetReport, FleetError> {
+        let Run {
+            started_at,
+            plan,
+            out,
+        } = self;
+        let finished_at = super::now();
+        if let Some(tree) = work_tree(settings) {
+            let good: Vec<(String, jiff::Timestamp)> = records
+                .iter()
+                .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
+                .collect();
+            if !good.is_empty() {
+                stale::State::record(tree, &good)?;
+            }
+        }
+        let run_file = outdir::RunFile {
+            schema: outdir::RUN_SCHEMA_ID.to_owned(),
+            tool: crate::tool_version(),
+            started_at,
+            finished_at,
+            shard: settings.shard,
+            strict: settings.strict,
+            selection: (&settings.selection).into(),
+            hosts: planned.iter().map(|p| p.host.name.to_string()).collect(),
+            planned: plan.planned,
+            orphans: plan.orphans.clone(),
+            policy_digest: settings.policy.digest(),
+            stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),
+        };
+        let identity = outdir::RunIdentity {
+            run_id: settings.run_id.clone(),
+            store_head: plan.head,
+            planned_hosts_digest: Some(plan.planned_digest),
+        };
+        if let Some(out) = &out {
+            out.write_identified_run(&run_file, &identity)?;
+        }
+        Ok(assemble::assemble(assemble::Assembly {
+            shards: settings.shard.iter().map(Shard::to_string).collect(),
+            started_at,
+            finished_at,
+            strict: settings.strict,
+            stale_after: settings.stale_after,
+            orphans: plan.orphans,
+            records,
+            whole_clusters: settings.shard.is_none_or(|s| s.count == 1),
+        }))
+    }
+}
+
+/// The store's work tree, where its state file is (a bare store keeps none).
+fn work_tree(settings: &FleetSettings) -> Option<&Path> {
+    (!settings.store.is_bare()).then(|| settings.store.location())
+}
