@@ -1,7 +1,6 @@
 //! The `driftgate` command: parse the command line, run one command, map the outcome to an
 //! exit code (0 pass, 1 blocked, 2 usage/configuration/input error, 3 incomplete).
 
-mod allocator;
 mod cli;
 mod exit;
 mod interrupt;
@@ -10,9 +9,6 @@ mod output;
 use std::process::ExitCode;
 
 use clap::Parser;
-
-#[global_allocator]
-static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
