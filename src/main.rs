@@ -10,6 +10,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Judging a fleet makes small allocations on every core at once, which mimalloc serves with
+/// less CPU than glibc's `malloc`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     output::init_logging(args.verbose, args.color);
