@@ -245,7 +245,7 @@ fn main() -> Result<()> {
     }
     let args = parse_args(argv)?;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // The deployed build (scripts/bench.sh passes `cargo release-build`'s), else cargo's.
+    // The deployed build (scripts/bench.sh passes the `dist` profile's), else cargo's.
     let driftgate = std::env::var_os("BENCH_DRIFTGATE")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_driftgate")));

@@ -5,7 +5,7 @@
 # promotes), then the nightly check of a simulated fleet of 12 BMCs (examples/fleet/demo.sh:
 # bootstrap, one night with a drifted, a down and a hanging BMC, the same night as 3 shards
 # merged), then `check` of each incident's snapshots. Every exit code is compared with the
-# verdict it must give. Builds the binary first; needs cargo and cmake, which
+# verdict it must give. Builds the binary first; needs cargo and a C compiler, which
 # scripts/test-deps.sh --build installs from Debian's packages when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

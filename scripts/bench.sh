@@ -63,22 +63,16 @@ then
 fi
 python=$venv/bin/python
 
-# The binary as it is deployed (`cargo release-build`: static, start-up code laid out first),
-# copied aside: `cargo bench` builds its own plain release binary over it. Every bench times
-# this copy (BENCH_DRIFTGATE).
-echo "bench: building the release binary (cargo release-build)" >&2
+# The binary as it is deployed (README: `cargo build --profile dist`, statically linked). Every
+# bench times it (BENCH_DRIFTGATE), not the plain release binary `cargo bench` builds.
+echo "bench: building the binary to deploy (--profile dist)" >&2
 bash scripts/test-deps.sh --build
-cargo --quiet release-build </dev/null
-mkdir -p target/bench
-cp target/release/driftgate target/bench/driftgate
-export BENCH_DRIFTGATE=$PWD/target/bench/driftgate
-ordered=$(nm --defined-only "$BENCH_DRIFTGATE" | awk 'NR == FNR { want[$1]; next } $3 in want' scripts/startup-order.txt - | wc -l)
-listed=$(wc -l <scripts/startup-order.txt)
+RUSTFLAGS="-C target-feature=+crt-static" cargo --quiet build --profile dist --locked \
+    --target x86_64-unknown-linux-gnu --bin driftgate </dev/null
+BENCH_DRIFTGATE=$(realpath "${CARGO_TARGET_DIR:-target}")/x86_64-unknown-linux-gnu/dist/driftgate
+export BENCH_DRIFTGATE
 linking=static
 readelf -lW "$BENCH_DRIFTGATE" | grep -q 'program interpreter' && linking=dynamic
-if [ $((ordered * 10)) -lt $((listed * 9)) ]; then
-    echo "bench: only $ordered of the $listed functions in scripts/startup-order.txt are in the binary (another compiler or dependency?): run scripts/startup-order.sh" >&2
-fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 ram=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
@@ -91,7 +85,7 @@ peer_versions=$("$python" -c 'import importlib.metadata as m; print(", ".join(f"
     echo "|---|---|"
     echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
     echo "| commit | $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (modified)') |"
-    echo "| driftgate | \`cargo release-build\`: $linking, $ordered of $listed start-up functions ordered |"
+    echo "| driftgate | \`--profile dist\`, $linking |"
     echo "| CPU | ${cpu:-unknown}, $(nproc) cores |"
     echo "| RAM | $ram |"
     echo "| OS | $os, Linux $(uname -r) |"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and the tests need beyond the Rust toolchain, from Debian's packages:
-# cmake (libgit2 and flate2 inflate and deflate with zlib-ng, which cmake builds), OpenSSH's
-# server and client (the ssh transport is tested against a throw-away sshd on 127.0.0.1),
-# xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver (the HTML
-# report is tested in a headless browser) and promtool (Prometheus textfiles and alert rules).
+# a C compiler (libgit2 and zlib are built from their bundled sources; rustc links with it
+# too), OpenSSH's server and client (the ssh transport is tested against a throw-away sshd on
+# 127.0.0.1), xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver
+# (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
+# alert rules).
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -13,7 +14,7 @@ case "${1-}" in
 esac
 
 # Each command building or the tests run, and the Debian package it comes from.
-needed=("cmake cmake")
+needed=("cc gcc")
 [ "${1-}" = "--build" ] || needed+=(
     "/usr/sbin/sshd openssh-server"
     "ssh openssh-client"

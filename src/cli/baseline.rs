@@ -16,7 +16,6 @@ use driftgate::report::Format;
 /// Baseline store subcommands. The store is `--repo DIR`, `DRIFTGATE_REPO`, or the repository
 /// around the current directory.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Make DIR a baseline store (a new or existing git repository): adds `baselines/` and a
     /// commented driftgate.toml in one commit; existing files are left alone.

@@ -22,7 +22,6 @@ use driftgate::report::Format;
 
 /// The two steps of a gated firmware update.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Before the update: capture each host from the inventory and judge it against its
     /// baseline. A host already drifted (BLOCK, exit 1) or not completely readable

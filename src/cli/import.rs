@@ -13,7 +13,6 @@ use crate::exit::Outcome;
 
 /// Import subcommands.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Turn `Get-NetAdapterQos` text (as pasted into a ticket; UTF-8 or the UTF-16 that
     /// PowerShell's `>` writes) into a snapshot. A `Get-NetQosFlowControl` table in the same

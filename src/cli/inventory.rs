@@ -15,7 +15,6 @@ use crate::exit::Outcome;
 
 /// Inventory subcommands.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Validate the inventory: every problem is printed as FILE:LINE: message (exit 2).
     #[command(after_help = "\

@@ -15,7 +15,6 @@ use crate::exit::Outcome;
 
 /// Mockup subcommands.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Serve DMTF mockup folders as Redfish BMCs, to dry-run gates and nightly runs and test
     /// pipelines: one BMC, or with --count a fleet of independent ones in one process.

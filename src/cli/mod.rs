@@ -56,7 +56,6 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Keep known-good baselines in a git repository: init, promote, show, log, diff.
     #[command(subcommand)]

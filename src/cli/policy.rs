@@ -9,7 +9,6 @@ use crate::exit::Outcome;
 
 /// Policy subcommands.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Print the effective policy as TOML: built-in, then the store's driftgate.toml (with
     /// --repo), then --policy.

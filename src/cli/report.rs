@@ -17,7 +17,6 @@ use driftgate::report::Format;
 
 /// Work with the results of `check --all`.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Merge the --out-dir of every shard of one `check --all --shard K/N` run into the fleet
     /// result one unsharded run would give: the same hosts, verdicts, findings, counts and exit

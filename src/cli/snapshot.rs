@@ -12,7 +12,6 @@ use crate::output::Printer;
 
 /// Snapshot subcommands.
 #[derive(Debug, clap::Subcommand)]
-#[command(defer = true)]
 pub enum Command {
     /// Validate a hand-written snapshot and write it in canonical form with its digest.
     ///

@@ -108,8 +108,7 @@ fn walk<const KEEP_FACTS: bool>(text: &str) -> Option<(Snapshot, &str, String)> 
 fn facts<const KEEP: bool>(at: &mut Cursor<'_>) -> Option<Facts> {
     // One fact a line: the lines left are a bound that never grows the list. A guess from the
     // text's length fell short of the Dell capture's facts, and the list was copied at its end.
-    // Once a text and long: memchr's widest searcher is worth its CPU probe here (a check
-    // only, `baseline show`, never counts).
+    // A check only (`KEEP` false) builds no list, so it does not count.
     let lines = if KEEP {
         memchr::memchr_iter(b'\n', &at.text.as_bytes()[at.at..]).count()
     } else {
@@ -257,40 +256,14 @@ impl<'t> Cursor<'t> {
         plain.then_some(content)
     }
 
-    /// The text between a quote here and the next one (found by [`scan::find`]), unchecked: the
+    /// The text between a quote here and the next one (found by `memchr`), unchecked: the
     /// caller checks that it needs no escape. Its quotes are ASCII, so the slice between them
     /// is whole characters.
     fn quoted(&mut self) -> Option<&'t str> {
         self.lit(b"\"")?;
         let start = self.at;
-        let end = start + scan::find(b'"', &self.text.as_bytes()[start..])?;
+        let end = start + memchr::memchr(b'"', &self.text.as_bytes()[start..])?;
         self.at = end + 1;
         Some(&self.text[start..end])
-    }
-}
-
-/// The search for a string's closing quote, with memchr's SSE2 searcher, which every x86_64
-/// CPU has, rather than memchr's dispatching function: its first call has std detect the CPU's
-/// features, a dozen `cpuid`s that a VM traps at about 7 µs each. That was a twentieth of a
-/// `baseline show`, whose only searches are this reader's. The strings searched are short: a
-/// fact path, a value.
-#[cfg(target_arch = "x86_64")]
-mod scan {
-    use memchr::arch::x86_64::sse2::memchr::One;
-
-    /// The offset of the first `byte` in `haystack`.
-    pub fn find(byte: u8, haystack: &[u8]) -> Option<usize> {
-        One::new(byte)
-            .expect("SSE2 is part of the x86_64 baseline")
-            .find(haystack)
-    }
-}
-
-/// Elsewhere memchr's dispatching function.
-#[cfg(not(target_arch = "x86_64"))]
-mod scan {
-    /// The offset of the first `byte` in `haystack`.
-    pub fn find(byte: u8, haystack: &[u8]) -> Option<usize> {
-        memchr::memchr(byte, haystack)
     }
 }
