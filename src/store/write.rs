@@ -16,9 +16,6 @@ use git2::{Oid, Repository};
 
 use super::{FileWrite, Store, StoreError, loose};
 
-/// The most objects flushed one by one; more are flushed with their whole file system at once.
-const FLUSHED_ONE_BY_ONE: usize = 32;
-
 impl Store {
     /// Writes every file's content as a blob (libgit2 skips one it has already), on every
     /// core: hashing and compressing them is most of a big promote's commit.
@@ -61,6 +58,10 @@ impl Store {
             ),
             message: e.to_string(),
         };
+        // The most objects flushed one by one; more are flushed with their whole file system at
+        // once, which costs one flush of whatever else is waiting on it.
+        #[cfg(target_os = "linux")]
+        const FLUSHED_ONE_BY_ONE: usize = 32;
         #[cfg(target_os = "linux")]
         if ids.len() > FLUSHED_ONE_BY_ONE {
             let objects = File::open(&self.objects).map_err(failed)?;
