@@ -78,12 +78,11 @@ impl Store {
     /// content, the new content, or content `replaceable` accepts (a whole file an
     /// interrupted write left); anything else is someone's edit and refused.
     ///
-    /// Order: the objects (libgit2 writes them), work-tree files (each atomically) and their
-    /// index entries, the commit object; then every object the commit references is flushed
-    /// to disk, and only then the branch moves, if it still points at the parent. If the
-    /// commit fails, the work tree and index are put back. A crash or power cut at any point
-    /// leaves HEAD at the old commit or at a new one whose objects are all there, and whole
-    /// files.
+    /// Order: the objects (libgit2 writes them) flushed to disk, work-tree files (each
+    /// atomically) and their index entries, the commit object, flushed too; only then the
+    /// branch moves, if it still points at the parent. If the commit fails, the work tree and
+    /// index are put back. A crash or power cut at any point leaves HEAD at the old commit or
+    /// at a new one whose objects are all there, and whole files.
     pub fn commit(
         &self,
         _lock: &StoreLock,
@@ -117,12 +116,17 @@ impl Store {
             .create_updated(&self.repo, &base_tree)
             .map_err(|e| self.error("write tree", e))?;
         let tree = self.load_tree(tree_id)?;
+        // Flushed before the work tree is written, so that a flush of many carries the new
+        // objects and not the work tree's copies of them too.
+        let mut written = self.folder_ids(&tree, &paths)?;
+        written.extend_from_slice(&blobs);
+        self.make_durable(&written)?;
         let mut undo = WorktreeUndo::default();
         if let Err(e) = self.update_worktree(files, &blobs, befores, &mut undo) {
             self.restore(undo);
             return Err(e);
         }
-        match self.land(&tip, &tree, &paths, &blobs, &signature, &committer, message) {
+        match self.land(&tip, &tree, &signature, &committer, message) {
             Ok(id) => Ok(Committed {
                 id,
                 reference: tip.reference,
@@ -134,15 +138,12 @@ impl Store {
         }
     }
 
-    /// Writes the commit object of `tree`, makes it and every object it adds durable, and
-    /// moves the branch to it if the branch still points at the parent.
-    #[allow(clippy::too_many_arguments)] // the parts of one commit, each once
+    /// Writes the commit object of `tree` (whose new objects are durable already), makes it
+    /// durable, and moves the branch to it if the branch still points at the parent.
     fn land(
         &self,
         tip: &Tip<'_>,
         tree: &Tree<'_>,
-        paths: &[&str],
-        blobs: &[Oid],
         signature: &Signature<'_>,
         committer: &Signature<'_>,
         message: &str,
@@ -152,10 +153,7 @@ impl Store {
             .repo
             .commit(None, signature, committer, message, tree, &parents)
             .map_err(|e| self.error("write commit", e))?;
-        let mut written = self.folder_ids(tree, paths)?;
-        written.extend_from_slice(blobs);
-        written.push(id);
-        self.make_durable(&written)?;
+        self.make_durable(&[id])?;
         let summary = message.lines().next().unwrap_or("");
         let moved = match &tip.parent {
             Some(parent) => self.repo.reference_matching(
