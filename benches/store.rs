@@ -84,6 +84,8 @@ fn parse_args() -> anyhow::Result<Args> {
 
 fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
+    // The in-process read row reads as the driftgate binary does, which sets this at start.
+    git2::opts::strict_hash_verification(false);
     rows::check_git()?;
     let work = args.keep.clone().unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,10 +1,13 @@
 //! The promote lock: an advisory file lock (`flock`), released by the kernel when its holder
-//! exits or is killed, so a crashed promote never leaves a stale lock behind.
+//! exits or is killed, so a crashed promote never leaves a stale lock behind; taking it clears
+//! the git lock files an interrupted promote left (`git_locks.rs`).
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+
+use super::{Store, StoreError, git_locks};
 
 /// Held while a promote builds and commits; released on drop.
 #[derive(Debug)]
@@ -108,5 +111,58 @@ impl StoreLock {
                 Err(TryLockError::Error(error)) => return Err(io(error)),
             }
         }
+    }
+}
+
+impl Store {
+    /// Takes the store's promote lock, waiting up to `wait` for another holder to finish.
+    ///
+    /// Holding it, driftgate is the only writer of the store: git lock files that a killed
+    /// promote left behind are removed (the lock lists them), and one that a live git process
+    /// may own is an error naming it.
+    pub fn lock(&self, wait: Duration) -> Result<StoreLock, StoreError> {
+        let mut lock = self.acquire(wait)?;
+        let branch = self
+            .repo
+            .find_reference("HEAD")
+            .ok()
+            .and_then(|head| head.symbolic_target().ok().flatten().map(str::to_owned));
+        let marker = self.repo.path().join(git_locks::MARKER);
+        let interrupted_at = StoreLock::interrupted_at(&marker);
+        let cleared = git_locks::clear(
+            self.repo.path(),
+            branch.as_deref(),
+            lock.acquired_at(),
+            interrupted_at,
+        );
+        if let Some(held) = cleared.held.into_iter().next() {
+            return Err(StoreError::GitLocked {
+                repo: self.name(),
+                lock: held.path.display().to_string(),
+                holder: held.holder,
+            });
+        }
+        lock.mark(marker.clone()).map_err(|e| StoreError::Git {
+            repo: self.name(),
+            action: format!("write {}", marker.display()),
+            message: e.to_string(),
+        })?;
+        lock.set_removed_git_locks(cleared.removed);
+        Ok(lock)
+    }
+
+    fn acquire(&self, wait: Duration) -> Result<StoreLock, StoreError> {
+        StoreLock::acquire(&self.repo.path().join("driftgate.lock"), wait).map_err(|e| match e {
+            LockError::Timeout { path, waited } => StoreError::Locked {
+                repo: self.name(),
+                lock: path.display().to_string(),
+                waited,
+            },
+            LockError::Io { path, error } => StoreError::Git {
+                repo: self.name(),
+                action: format!("lock {}", path.display()),
+                message: error.to_string(),
+            },
+        })
     }
 }

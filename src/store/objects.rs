@@ -1,4 +1,5 @@
-//! Every git object the store reads or writes goes through here, and is counted.
+//! Every git object the store reads goes through here, and is counted (and so is every blob
+//! it writes, `write.rs`).
 //!
 //! libgit2 keeps no tree larger than 4 KiB in its object cache and checks the hash of every
 //! object it loads, so a fleet folder of 10,000 baselines (a 500 KB tree) costs its whole size
@@ -7,13 +8,13 @@
 //! scan of every baseline.
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use git2::{Commit, ErrorCode, ObjectType, OdbLookupFlags, Oid, Repository, Tree};
+use git2::{Commit, ErrorCode, ObjectType, Oid, Repository, Tree};
 use rayon::prelude::*;
 
-use super::{FileWrite, Store, StoreError, loose};
+use super::{Store, StoreError, loose};
 
 /// How many git objects a [`Store`] has read and written since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,11 +37,9 @@ impl ObjectCounts {
 }
 
 /// The id git gives `content` as a blob, computed without writing it: to tell whether a file
-/// holds a blob already stored, and to name the blobs a pack holds (`pack.rs`). Plain SHA-1
-/// with the CPU's SHA instructions: libgit2's collision-detecting SHA-1 was a fifth of a big
-/// promote. What is written is a canonical snapshot text whose own SHA-256 digest verified;
-/// a crafted SHA-1 collision in it is still caught by git's `fsck` and by every clone or
-/// fetch (`index-pack` detects collisions). Loose objects still go through libgit2's.
+/// holds a blob already stored (promote skips an unchanged baseline by it, the work tree's
+/// files are compared by it). Plain SHA-1 with the CPU's SHA instructions, several times
+/// faster than libgit2's collision-detecting SHA-1, which still names every object written.
 pub fn blob_id(content: &[u8]) -> Oid {
     use sha1::{Digest as _, Sha1};
     let mut hasher = Sha1::new();
@@ -99,7 +98,7 @@ fn split_raw_entry(data: &[u8]) -> Result<(RawEntry<'_>, &[u8]), ()> {
 pub(super) struct Counter(Cell<ObjectCounts>);
 
 impl Counter {
-    fn bump(&self, update: impl FnOnce(&mut ObjectCounts)) {
+    pub(super) fn bump(&self, update: impl FnOnce(&mut ObjectCounts)) {
         let mut counts = self.0.get();
         update(&mut counts);
         self.0.set(counts);
@@ -276,54 +275,6 @@ impl Store {
         self.read_object(id, ObjectType::Blob)
     }
 
-    /// Writes `content` as a blob (libgit2 skips the write when the object exists).
-    pub(super) fn write_blob(&self, content: &[u8]) -> Result<Oid, StoreError> {
-        self.counter.bump(|c| c.blobs_written += 1);
-        self.repo
-            .blob(content)
-            .map_err(|e| self.error("write blob", e))
-    }
-
-    /// Writes every content as a blob, on every core: hashing and compressing them is most of
-    /// a big promote's commit.
-    pub(super) fn write_blobs(&self, files: &[FileWrite]) -> Result<Vec<Oid>, StoreError> {
-        let contents: Vec<&[u8]> = files.iter().map(FileWrite::content).collect();
-        if contents.len() < 2 {
-            return contents.iter().map(|c| self.write_blob(c)).collect();
-        }
-        self.counter
-            .bump(|c| c.blobs_written += contents.len() as u64);
-        if contents.len() < super::pack::PACK_AT {
-            return self.on_every_core("write blob", &contents, |repo, content| repo.blob(content));
-        }
-        let ids: Vec<Oid> = files.par_iter().map(FileWrite::blob_id).collect();
-        let odb = self.repo.odb().map_err(|e| self.error("open objects", e))?;
-        // Only what the store lacks, each once: an object stored twice is harmless, but a
-        // pack index must not list one twice.
-        let mut seen = HashSet::new();
-        let new: Vec<(&[u8], Oid)> = contents
-            .iter()
-            .zip(&ids)
-            .filter(|(_, id)| {
-                seen.insert(**id) && !odb.exists_ext(**id, OdbLookupFlags::NO_REFRESH)
-            })
-            .map(|(content, id)| (*content, *id))
-            .collect();
-        let pack_dir = self.repo.path().join("objects").join("pack");
-        super::pack::write_packs(&pack_dir, &new).map_err(|e| StoreError::Git {
-            repo: self.name(),
-            action: format!(
-                "write a pack of {} blobs into {}",
-                new.len(),
-                pack_dir.display()
-            ),
-            message: e.to_string(),
-        })?;
-        odb.refresh()
-            .map_err(|e| self.error("read the new pack", e))?;
-        Ok(ids)
-    }
-
     /// The blobs `ids`, read on every core.
     pub(super) fn load_blobs(&self, ids: &[Oid]) -> Result<Vec<Vec<u8>>, StoreError> {
         if ids.len() < 2 {
@@ -349,31 +300,6 @@ impl Store {
                     Err(e) => self.error("read blob", e),
                 })
             })
-            .collect()
-    }
-
-    /// `f` of every item with a repository handle of the thread's own, in the items' order:
-    /// libgit2 handles are not shared between threads, so each thread opens the repository
-    /// again. The first failure is the error, named by `action`.
-    fn on_every_core<T: Sync, R: Send>(
-        &self,
-        action: &str,
-        items: &[T],
-        f: impl Fn(&Repository, &T) -> Result<R, git2::Error> + Sync,
-    ) -> Result<Vec<R>, StoreError> {
-        let git_dir = self.repo.path();
-        items
-            .par_iter()
-            .map_init(
-                || Repository::open(git_dir),
-                |repo, item| match repo {
-                    Ok(repo) => f(repo, item),
-                    Err(e) => Err(git2::Error::new(e.code(), e.class(), e.message())),
-                },
-            )
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|done| done.map_err(|e| self.error(action, e)))
             .collect()
     }
 

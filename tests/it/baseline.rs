@@ -628,6 +628,93 @@ fn a_promote_killed_at_random_moments_never_breaks_the_repository() {
     assert_repository_valid(store);
 }
 
+/// `count` baselines of hosts `fleet-host000…` into `dir`, each the Azure Local baseline with
+/// another host name and a BIOS value of `wave`: every wave is a new blob for every host.
+fn fleet_wave(dir: &Path, count: usize, wave: usize) -> Vec<std::path::PathBuf> {
+    use driftgate::snapshot::{FactPath, HostName, VerifiedSnapshot};
+    let text = std::fs::read_to_string(example(AZL_BASELINE)).unwrap();
+    let base = VerifiedSnapshot::parse(&text, AZL_BASELINE).unwrap();
+    (0..count)
+        .map(|i| {
+            let mut snapshot = base.snapshot().clone();
+            snapshot.host = HostName::new(format!("fleet-host{i:03}")).unwrap();
+            snapshot.facts.insert(
+                FactPath::new("bios/KillTestWave").unwrap(),
+                format!("wave {wave}").into(),
+            );
+            let sealed = VerifiedSnapshot::seal(snapshot, "kill test");
+            let path = dir.join(format!("fleet-host{i:03}.json"));
+            std::fs::write(&path, sealed.snapshot().to_canonical_json()).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn a_fleet_wide_promote_killed_at_random_moments_never_breaks_the_repository() {
+    // More hosts than the store flushes one by one: their objects are flushed together.
+    const HOSTS: usize = 40;
+    let dir = init_store();
+    let store = dir.path();
+    let inputs = tempfile::tempdir().unwrap();
+    let promote_wave = |wave: usize| {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("driftgate"));
+        command
+            .arg("--repo")
+            .arg(store)
+            .args(["baseline", "promote", "--fleet", "lab", "--force"])
+            .args(["--reason", "kill test"])
+            .args(fleet_wave(inputs.path(), HOSTS, wave))
+            .env("GIT_AUTHOR_NAME", "Test Operator")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com");
+        command
+    };
+    let quiet = |mut command: std::process::Command| {
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+        command
+    };
+    // How long one whole promote takes here: the kills fall anywhere inside it.
+    let started = std::time::Instant::now();
+    assert!(quiet(promote_wave(0)).status().unwrap().success());
+    let whole = u64::try_from(started.elapsed().as_micros()).unwrap().max(1);
+    let seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    // DRIFTGATE_KILL_SEED replays a failing run: the seed is in every failure message.
+    let seed = std::env::var("DRIFTGATE_KILL_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(seed);
+    let mut random = Random(seed);
+    for wave in 1..=12 {
+        let mut child = quiet(promote_wave(wave)).spawn().expect("driftgate starts");
+        std::thread::sleep(Duration::from_micros(random.next(whole)));
+        let _ = child.kill(); // SIGKILL on Unix
+        let _ = child.wait();
+        assert_repository_valid(store);
+        in_store(store)
+            .args(["baseline", "show", "fleet-host017"])
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("\"host\": \"fleet-host017\""));
+    }
+    // After the kills, a promote that runs to the end lands and leaves the store clean.
+    let before = commit_count(store);
+    let output = promote_wave(99).output().unwrap();
+    assert!(
+        output.status.success(),
+        "seed {seed}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(commit_count(store), before + 1, "seed {seed}");
+    assert_eq!(git(store, &["status", "--porcelain"]), "", "seed {seed}");
+    assert_repository_valid(store);
+    let shown = git(store, &["show", "HEAD:baselines/lab/fleet-host039.json"]);
+    assert!(shown.contains("wave 99"), "seed {seed}");
+}
+
 /// The lock files libgit2 takes to commit on the store's branch, relative to the store.
 fn git_lock_files(store: &Path) -> Vec<String> {
     let branch = git(store, &["symbolic-ref", "HEAD"]).trim().to_owned();
