@@ -30,6 +30,8 @@ pub mod model;
 pub mod report;
 pub mod schemas;
 pub mod secrets;
+#[cfg(test)]
+mod shared_data;
 pub mod snapshot;
 pub mod store;
 

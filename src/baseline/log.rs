@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
+use super::streamed;
 use super::summary::{ChangeSummary, summarize};
 use crate::compare::Policy;
-use super::streamed;
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{HistoryEntry, HistoryScope, Store, StoreError};
 

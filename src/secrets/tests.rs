@@ -423,12 +423,7 @@ fn collect_json(dir: std::path::PathBuf, files: &mut Vec<std::path::PathBuf>) {
 /// secrets or settings that describe one), so a change of the patterns is a reviewed change.
 #[test]
 fn real_registries_type_secrets_and_the_name_filter_drops_only_known_names() {
-    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/redfish");
-    assert!(
-        shared.is_dir(),
-        "{} is missing: this test needs the shared Redfish mockups next to the repository",
-        shared.display()
-    );
+    let shared = crate::shared_data::shared_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     let mut dropped = std::collections::BTreeSet::new();
@@ -499,16 +494,13 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
 /// NIC, DCB, flow-control or LLDP setting is among them.
 #[test]
 fn the_name_filter_drops_only_known_names_of_real_captures() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../shared/data/redfish");
-    assert!(
-        shared.is_dir(),
-        "{} is missing: this test needs the shared Redfish mockups next to the repository",
-        shared.display()
-    );
+    let shared = crate::shared_data::shared_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
-    collect_all_json(&root.join("tests/fixtures"), &mut files);
+    collect_all_json(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &mut files,
+    );
     let mut names = std::collections::BTreeSet::new();
     for file in files {
         let Ok(value) = serde_json::from_str::<Value>(

@@ -434,14 +434,9 @@ fn real_hosts_without_shared_devices_are_complete() {
     );
 
     // ESXi 8 whose only disk HPP claims: NMP lists nothing, and that is the whole answer.
-    let samples = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/os-samples/esxi_core_device_list_text.txt");
-    let sample = std::fs::read_to_string(&samples).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: these tests read the public ESXi samples in ../shared/data/os-samples/",
-            samples.display()
-        )
-    });
+    let samples = crate::shared_data::shared_data("os-samples/esxi_core_device_list_text.txt");
+    let sample =
+        std::fs::read_to_string(&samples).unwrap_or_else(|e| panic!("{}: {e}", samples.display()));
     let hpp_only: String = sample
         .lines()
         .skip_while(|l| !l.starts_with("=== (B)"))

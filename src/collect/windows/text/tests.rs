@@ -227,15 +227,8 @@ proptest::proptest! {
 
 /// The sections of a `../shared/data/os-samples` file (after its header, between `---` lines).
 fn shared_sample(name: &str) -> Vec<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/os-samples")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: these tests read the public Get-NetAdapterQos samples in ../shared/data/os-samples",
-            path.display()
-        )
-    });
+    let path = crate::shared_data::shared_data("os-samples").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut sections: Vec<String> = vec![String::new()];
     for line in text.lines() {
         if line.trim() == "---" {
