@@ -7,8 +7,6 @@
 
 use std::fmt;
 
-use crate::snapshot::FactValue;
-
 /// Declares a fact enum: its normalized spelling, accepted aliases, and an `Other` fallback.
 macro_rules! fact_enum {
     (
@@ -35,11 +33,6 @@ macro_rules! fact_enum {
                     }
                 )+
                 Self::Other(text.to_owned())
-            }
-
-            /// Reads the value of a fact; `None` when the fact is not text.
-            pub fn from_fact(value: &FactValue) -> Option<Self> {
-                value.as_text().map(Self::parse)
             }
 
             /// The normalized spelling used in facts.

@@ -269,7 +269,10 @@ fn firmware_lldp_agent_active(facts: &Facts) -> Vec<Violation> {
     let mut violations = Vec::new();
     for mac in ports(facts) {
         let port = Port { facts, mac };
-        let firmware_dcbx = port.get("os/dcbx_control").and_then(DcbxControl::from_fact)
+        let firmware_dcbx = port
+            .get("os/dcbx_control")
+            .and_then(FactValue::as_text)
+            .map(DcbxControl::parse)
             == Some(DcbxControl::Firmware);
         let firmware_agent = port
             .get("os/firmware_lldp/dcbx")
@@ -332,7 +335,10 @@ fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
         let or_os = |rdma: Option<(String, &'static str)>| {
             rdma.or_else(|| os_rdma.then(|| ("RDMA".to_owned(), "in the OS")))
         };
-        let port_mode = port.get("bmc/dcbx_mode").and_then(DcbxMode::from_fact);
+        let port_mode = port
+            .get("bmc/dcbx_mode")
+            .and_then(FactValue::as_text)
+            .map(DcbxMode::parse);
         let port_rdma = port.rdma_at("bmc");
         let port_rdma_on = port_rdma
             .clone()
@@ -358,7 +364,8 @@ fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
             let scope = format!("bmc/function/{function}");
             let own_mode = port
                 .get(&format!("{scope}/dcbx_mode"))
-                .and_then(DcbxMode::from_fact);
+                .and_then(FactValue::as_text)
+                .map(DcbxMode::parse);
             // The port's finding already covers a function that only inherits its mode.
             if (port_fires && own_mode.is_none())
                 || own_mode.clone().or(port_mode.clone()) != Some(DcbxMode::Disabled)
@@ -402,7 +409,9 @@ fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
     for device in children_segments(facts, "storage/nmp/") {
         let get = |leaf: &str| facts.get(format!("storage/nmp/{device}/{leaf}").as_str());
         let reserved = get("perennially_reserved").and_then(FactValue::as_bool) == Some(true);
-        let psp = get("psp").and_then(PathSelectionPolicy::from_fact);
+        let psp = get("psp")
+            .and_then(FactValue::as_text)
+            .map(PathSelectionPolicy::parse);
         if reserved && psp == Some(PathSelectionPolicy::RoundRobin) {
             violations.push(violation(facts, &format!("storage/nmp/{device}/psp"), format!(
                 "device {device} is perennially reserved (an MSCS shared RDM) and uses VMW_PSP_RR on {on}: Round Robin breaks MSCS SCSI-3 reservations before ESXi 5.5; fix: esxcli storage nmp device set -d {device} -P VMW_PSP_MRU"
@@ -507,7 +516,8 @@ impl Port<'_> {
 
     fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {
         self.get(&format!("os/dcbx_support/{column}"))
-            .and_then(DcbxSupport::from_fact)
+            .and_then(FactValue::as_text)
+            .map(DcbxSupport::parse)
     }
 
     /// `"SLOT 3 Port 1" (00:0a:…)` when the OS or the BMC names the port, else the MAC.
