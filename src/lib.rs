@@ -23,8 +23,6 @@ pub mod fsutil;
 pub mod gate;
 pub mod input;
 pub mod inventory;
-pub mod limits;
-pub mod line_index;
 pub mod mockup;
 pub mod model;
 pub mod report;
@@ -34,8 +32,3 @@ pub mod secrets;
 mod shared_data;
 pub mod snapshot;
 pub mod store;
-
-/// The tool name and version written into snapshots, reports and commits.
-pub fn tool_version() -> String {
-    format!("driftgate {}", env!("CARGO_PKG_VERSION"))
-}

@@ -64,7 +64,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     } else {
         let message = format!(
             "baseline: initialize driftgate baseline store\n\nPromoted-by: {}\n",
-            crate::tool_version()
+            crate::snapshot::tool_version()
         );
         Some(store.commit(&lock, &writes, &message, &|_| false)?)
     };

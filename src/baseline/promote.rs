@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::summary::{ChangeSummary, summarize};
 use crate::compare::{self, JudgeOptions, Policy, Severity, Verdict};
-use crate::limits::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
+use crate::snapshot::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
 use crate::snapshot::{HostName, VerifiedSnapshot};
 use crate::store::{BASELINES_DIR, BaselineFile, Committed, FileWrite, Store, StoreError};
 
@@ -491,7 +491,7 @@ fn commit_message(
         message,
         "\nPolicy: {}\nPromoted-by: {}\n",
         policy.sources().join(", "),
-        crate::tool_version()
+        crate::snapshot::tool_version()
     );
     message
 }

@@ -193,7 +193,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     // Hundreds of hosts at once, each with its connections, need more than the usual 1,024
     // descriptors: a host that cannot open a socket would be INCOMPLETE for no reason of its own.
     let concurrency = usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY));
-    match driftgate::limits::raise_open_file_limit() {
+    match super::open_files::raise_open_file_limit() {
         Ok(limit) if limit.soft < 8 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
             "the open file limit is {} (hard limit {}): too few for {concurrency} hosts at once; lower --concurrency",
             limit.soft, limit.hard

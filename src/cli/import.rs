@@ -43,7 +43,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         captured_at: jiff::Timestamp::now()
             .round(jiff::Unit::Second)
             .unwrap_or_else(|_| jiff::Timestamp::now()),
-        tool: driftgate::tool_version(),
+        tool: driftgate::snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "windows".into(),
             target: format!("import:{origin}"),

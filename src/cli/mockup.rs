@@ -126,7 +126,7 @@ fn fleet_name(text: &str) -> Result<String, String> {
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::Serve(args) = command;
     // 1,000 listeners and their connections need more than the usual 1,024 descriptors.
-    match driftgate::limits::raise_open_file_limit() {
+    match super::open_files::raise_open_file_limit() {
         Ok(limit) if limit.soft < 2 * args.count as u64 + 64 => ctx.printer.warn(&format!(
             "the open file limit is {} (hard limit {}): too few for {} BMCs and their connections",
             limit.soft, limit.hard, args.count

@@ -9,6 +9,7 @@ mod gate;
 mod import;
 mod inventory;
 mod mockup;
+mod open_files;
 mod policy;
 mod report;
 mod reports;

@@ -226,7 +226,7 @@ pub fn unread(host: &HostName, why: &str) -> Snapshot {
         captured_at: jiff::Timestamp::now()
             .round(jiff::Unit::Second)
             .unwrap_or_else(|_| jiff::Timestamp::now()),
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "capture".to_owned(),
             target: host.to_string(),

@@ -323,7 +323,7 @@ pub(crate) async fn capture_sources<S: Source>(
     let snapshot = Snapshot {
         host,
         captured_at,
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         sources: records,
         facts,
     };

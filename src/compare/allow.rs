@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::policy::compile_glob;
-use crate::line_index::LineIndex;
+use crate::model::line_index::LineIndex;
 use crate::snapshot::{FactPath, FactValue};
 
 /// Where an allowance given on the command line was given.

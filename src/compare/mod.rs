@@ -194,7 +194,7 @@ pub fn judge_comparison(
     };
     Report {
         schema: REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         verdict,
         strict: options.strict,
         snapshot: summary(snapshot),

@@ -103,7 +103,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         .fold(Verdict::Pass, Verdict::worst);
     FleetReport {
         schema: FLEET_REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         started_at: started_at.to_string(),
         finished_at: finished_at.to_string(),
         shards,

@@ -146,7 +146,7 @@ impl Run {
         }
         let run_file = outdir::RunFile {
             schema: outdir::RUN_SCHEMA_ID.to_owned(),
-            tool: crate::tool_version(),
+            tool: crate::snapshot::tool_version(),
             started_at,
             finished_at,
             shard: settings.shard,

@@ -4,7 +4,7 @@
 //! cluster agree, report stale and missing baselines, and merge the result directories of
 //! shards into one fleet result. Prints nothing; returns a [`FleetReport`] and tells a
 //! [`Reporter`] what it is doing. Imports: [`crate::inventory`], [`crate::collect`],
-//! [`crate::store`], [`crate::compare`], [`crate::snapshot`], [`crate::limits`].
+//! [`crate::store`], [`crate::compare`], [`crate::snapshot`].
 
 mod assemble;
 mod capture;

@@ -13,7 +13,7 @@ use super::cluster::ClusterFacts;
 use super::{FleetError, HostResult, Shard};
 use crate::fsutil::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 use crate::inventory::Selection;
-use crate::limits::file_names::HOST_JSON;
+use crate::snapshot::file_names::HOST_JSON;
 use crate::snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
 
 /// `schema` of a [`RunFile`].

@@ -13,8 +13,8 @@ use super::plan::Planned;
 use super::{FleetError, Reporter};
 use crate::collect::Cancel;
 use crate::collect::hosts::payload_text;
-use crate::limits::file_names::HOST_JSON;
 use crate::snapshot::VerifiedSnapshot;
+use crate::snapshot::file_names::HOST_JSON;
 
 /// `--snapshots`: every host is files read and judged and nothing waits on a network, so
 /// `threads` threads (at most one per core, this one among them) each take the next host as

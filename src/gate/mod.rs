@@ -3,7 +3,7 @@
 //! directory, and promote the post snapshots after a passing post. Prints nothing; returns a
 //! [`GateReport`] and tells a [`Progress`] what it is doing. Imports: [`crate::inventory`],
 //! [`crate::collect`], [`crate::store`], [`crate::baseline`], [`crate::compare`],
-//! [`crate::snapshot`], [`crate::limits`].
+//! [`crate::snapshot`].
 //!
 //! ```no_run
 //! # #[tokio::main]

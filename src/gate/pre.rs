@@ -105,7 +105,7 @@ pub(super) fn pre_manifest(
         hosts: Vec::new(),
         store: String::new(),
     });
-    manifest.tool = crate::tool_version();
+    manifest.tool = crate::snapshot::tool_version();
     manifest.policy_digest = policy_digest.to_owned();
     manifest.store = settings.store.location().display().to_string();
     for plan in planned {

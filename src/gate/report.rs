@@ -145,7 +145,7 @@ pub(super) fn gate_report(
     }
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         run: RunSummary {
             id: id.to_string(),
             dir: run.path().display().to_string(),

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::collect::redfish::RedfishLocation;
 use crate::collect::transport::Location;
 use crate::collect::{BadSource, SourceSpec};
-use crate::limits::file_names::{self, BadName, NameKind, NameTooLong};
+use crate::snapshot::file_names::{self, BadName, NameKind, NameTooLong};
 
 /// Keys of `credentials = { … }`.
 pub(super) const CREDENTIALS_KEYS: &[&str] = &["username_env", "password_env"];

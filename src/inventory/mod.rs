@@ -7,7 +7,7 @@
 //! written by hand and fixed in one pass, not one error per run. Resolution of the settings a
 //! host inherits: host > `[cluster.X]` > `[fleet.X]` > `[defaults]`.
 //! Imports: [`crate::collect`] (source locations, credentials), [`crate::snapshot`],
-//! [`crate::secrets`], [`crate::limits`] (how long a name may be), [`crate::line_index`].
+//! [`crate::secrets`], [`crate::model::line_index`].
 
 mod ansible;
 mod checks;

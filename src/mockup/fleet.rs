@@ -14,7 +14,7 @@ use super::bmc::{self, Bmc, Service};
 use super::plan::{Addresses, FleetOptions, PlanError};
 use super::tree::{Mockup, PatchError};
 use super::{Fault, host_name};
-use crate::collect::redfish::fetch::NotAMockup;
+use crate::model::mockup_dir::NotAMockup;
 
 /// Why a fleet cannot be served.
 #[derive(Debug, thiserror::Error)]

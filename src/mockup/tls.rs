@@ -36,17 +36,18 @@ fn acceptor(
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let pin = chain
         .first()
-        .map(|leaf| crate::collect::redfish::tls::CertificatePin::of(leaf).to_string())
+        .map(|leaf| crate::model::pin::CertificatePin::of(leaf).to_string())
         .ok_or("no certificate")?;
     let key = PrivateKeyDer::try_from(key).map_err(|e| format!("key: {e}"))?;
     let chain = chain.into_iter().map(CertificateDer::from).collect();
-    let mut config =
-        rustls::ServerConfig::builder_with_provider(crate::collect::redfish::tls::provider())
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_no_client_auth()
-            .with_single_cert(chain, key)
-            .map_err(|e| format!("certificate and key: {e}"))?;
+    // A server needs no process-wide default provider: it is given its own.
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("certificate and key: {e}"))?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok((tokio_rustls::TlsAcceptor::from(Arc::new(config)), pin))
 }

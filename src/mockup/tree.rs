@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::collect::redfish::fetch::{MockupDir, NotAMockup};
+use crate::model::mockup_dir::{MockupDir, NotAMockup};
 
 /// A mockup folder whose resources are parsed on first use and kept for every BMC serving it.
 #[derive(Debug)]

@@ -3,11 +3,11 @@
 //! Only [`VerifiedSnapshot::parse`] (schema id + digest checked), [`Snapshot::seal`] and
 //! [`VerifiedSnapshot::seal`] (a capture, in memory) give a
 //! snapshot that the rest of driftgate judges; a file that fails either check is an error,
-//! never silently accepted. Imports: [`crate::model`], and [`crate::limits`] for how long a host
-//! name may be.
+//! never silently accepted. [`file_names`] says how long a name that becomes a file name may be.
 
 mod canonical;
 mod facts;
+pub mod file_names;
 mod path;
 mod strict;
 mod unique_keys;
@@ -18,11 +18,17 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::limits::file_names::{self, BadName, NameKind};
 pub use facts::{Facts, FactsIter};
+use file_names::{BadName, NameKind};
 pub use path::{BadFactPath, FactPath, path_segment};
 pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
 pub use value::{FactValue, Scalar};
+
+/// The tool name and version written into snapshots, reports and commits. Every crate of the
+/// workspace shares one version, so this is the binary's.
+pub fn tool_version() -> String {
+    format!("driftgate {}", env!("CARGO_PKG_VERSION"))
+}
 
 /// The schema id every v1 snapshot carries.
 pub const SCHEMA_ID: &str = "driftgate.snapshot/v1";

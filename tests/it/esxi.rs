@@ -343,7 +343,7 @@ fn snapshot_of(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("esx01").unwrap(),
         captured_at: "2026-11-30T13:40:57Z".parse().unwrap(),
-        tool: driftgate::tool_version(),
+        tool: driftgate::snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "esxi".to_owned(),
             target: "dir:in-memory".to_owned(),

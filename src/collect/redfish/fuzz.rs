@@ -95,7 +95,7 @@ pub(super) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("azl-node01").expect("a valid host name"),
         captured_at: jiff::Timestamp::UNIX_EPOCH,
-        tool: crate::tool_version(),
+        tool: crate::snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "redfish".to_owned(),
             target: capture.target.clone(),

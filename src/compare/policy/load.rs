@@ -11,7 +11,7 @@ use super::glob_group::GlobGroup;
 use super::{Policy, PolicyError, Rule, compile_glob, specificity};
 use crate::compare::invariants::{INVARIANTS, Invariant};
 use crate::compare::severity::Severity;
-use crate::line_index::LineIndex;
+use crate::model::line_index::LineIndex;
 use crate::snapshot::FactValue;
 
 const BUILTIN_TEXT: &str = include_str!("../default_policy.toml");

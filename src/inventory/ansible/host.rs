@@ -14,8 +14,8 @@ use crate::inventory::checks::{
     not_an_env_name, source,
 };
 use crate::inventory::{CredentialsRef, InventoryHost, Timeouts};
-use crate::limits::file_names::NameKind;
 use crate::snapshot::HostName;
+use crate::snapshot::file_names::NameKind;
 
 /// Groups that are no tag.
 const IMPLICIT_GROUPS: &[&str] = &["all", "ungrouped"];

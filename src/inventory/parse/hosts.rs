@@ -12,8 +12,8 @@ use super::{DEFAULTS_KEYS, HOST_KEYS, Reader, SETTING_KEYS, TOP_KEYS, Table, Val
 use crate::collect::SourceSpec;
 use crate::inventory::InventoryHost;
 use crate::inventory::checks::{check_name, source};
-use crate::limits::file_names::NameKind;
 use crate::snapshot::HostName;
+use crate::snapshot::file_names::NameKind;
 
 /// A `[fleet.X]` or `[cluster.X]` table.
 struct Group {

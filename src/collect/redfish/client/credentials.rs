@@ -86,9 +86,9 @@ impl Credentials {
         let table: toml::Table =
             text.parse()
                 .map_err(|e: toml::de::Error| CredentialsError::Malformed {
-                    line: e
-                        .span()
-                        .map(|span| crate::line_index::LineIndex::new(&text).line(span.start)),
+                    line: e.span().map(|span| {
+                        crate::model::line_index::LineIndex::new(&text).line(span.start)
+                    }),
                     file: file.clone(),
                 })?;
         let string = |key: &str| table.get(key).and_then(toml::Value::as_str);

@@ -163,7 +163,7 @@ impl HttpFetch {
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(15)))
             .redirect(redirects)
-            .user_agent(crate::tool_version());
+            .user_agent(crate::snapshot::tool_version());
         builder = match trust {
             TlsTrust::System => builder,
             TlsTrust::CaBundle(pem) => {

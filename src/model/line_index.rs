@@ -1,7 +1,7 @@
 //! The line of a byte offset in a text, for `FILE:LINE` messages: the offsets of the text's
 //! newlines, found once, then a binary search per question. Counting the newlines before each
 //! item of a file instead made reading it quadratic in its items (an inventory's hosts, a
-//! policy's rules). Imports nothing of the crate.
+//! policy's rules).
 
 /// Where the lines of one text start.
 #[derive(Debug, Clone)]

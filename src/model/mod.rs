@@ -4,6 +4,15 @@
 //! shows up in a diff instead of vanishing. Parsing is case-insensitive and accepts the
 //! spellings the sources use; [`fmt::Display`] gives the one normalized spelling that facts
 //! carry.
+//!
+//! Beside them, the small vocabulary that both a reader and a writer of a format share:
+//! [`line_index`] (byte offsets to line numbers for messages), [`mockup_dir`] (the folder layout
+//! of a Redfish mockup, read by the offline capture and served by the simulator) and [`pin`] (a
+//! certificate pin, checked by the client and printed by the simulator).
+
+pub mod line_index;
+pub mod mockup_dir;
+pub mod pin;
 
 use std::fmt;
 

@@ -1,9 +1,6 @@
-//! Limits in one place. Here, the process's: a simulator of 1,000 BMCs listens on 1,000
-//! sockets and a `check --all` of 1,000 hosts holds a connection to each, past the usual soft
-//! limit of 1,024 open files. In [`file_names`], the file system's: how long a name that
-//! becomes a file name may be. Imports nothing of the crate.
-
-pub mod file_names;
+//! The process's open-file limit: a simulator of 1,000 BMCs listens on 1,000 sockets and a
+//! `check --all` of 1,000 hosts holds a connection to each, past the usual soft limit of 1,024
+//! open files.
 
 use std::io;
 
