@@ -21,12 +21,10 @@ pub mod compare;
 pub mod fleet;
 pub mod fsutil;
 pub mod gate;
-pub mod input;
 pub mod inventory;
 pub mod mockup;
 pub mod model;
 pub mod report;
-pub mod schemas;
 pub mod secrets;
 #[cfg(test)]
 mod shared_data;

@@ -3,7 +3,9 @@
 //! changes ([`log`], [`timelines`]), [`init`] a store, and find each fact's line in a
 //! baseline file ([`baseline_lines`]).
 
+mod extras;
 mod init;
+pub mod input;
 mod lines;
 mod log;
 mod promote;
@@ -14,11 +16,12 @@ mod timeline;
 #[cfg(test)]
 mod tests;
 
+pub use extras::{ExtrasWarning, TIMELINE_COMMITS, read_extras};
 pub use init::{InitOutcome, init};
-pub use lines::{BaselineLines, baseline_lines, fact_lines};
+pub use lines::baseline_lines;
 pub use log::{LogChangeError, LogEntry, log};
 pub use promote::{
     FleetSnapshot, HostResult, PromoteError, PromoteOutcome, PromoteRequest, Refusal, promote,
 };
 pub use summary::{ChangeSummary, summarize};
-pub use timeline::{SettingChange, TimelineEntry, timelines};
+pub use timeline::timelines;

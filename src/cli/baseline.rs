@@ -4,9 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use driftgate::baseline::input::{Loader, SnapshotRef};
 use driftgate::baseline::{self, PromoteOutcome, PromoteRequest};
 use driftgate::compare::{self, JudgeOptions, Verdict};
-use driftgate::input::{Loader, SnapshotRef};
 use driftgate::snapshot::HostName;
 
 use super::{Context, parse_ref};

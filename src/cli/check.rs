@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use driftgate::baseline::input::{Loader, SnapshotRef};
 use driftgate::collect::Cancel;
 use driftgate::compare::{self, JudgeOptions, Verdict};
 use driftgate::fleet::{self, FleetError, FleetReport, FleetSettings, Shard};
-use driftgate::input::{Loader, SnapshotRef};
 use driftgate::snapshot::HostName;
 use driftgate::store::Store;
 
@@ -185,7 +185,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let flags = &args.fleet;
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)?;
-    let policy = driftgate::input::policy(Some(&store), args.policy.as_deref())?;
+    let policy = driftgate::baseline::input::policy(Some(&store), args.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use driftgate::baseline::input::{Loader, SnapshotRef};
 use driftgate::compare::{self, JudgeOptions};
-use driftgate::input::{Loader, SnapshotRef};
 
 use super::{Context, parse_ref};
 use crate::exit::Outcome;

@@ -189,7 +189,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Result<Settings> {
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)?;
-    let policy: Policy = driftgate::input::policy(Some(&store), step.policy.as_deref())?;
+    let policy: Policy = driftgate::baseline::input::policy(Some(&store), step.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
-use driftgate::input::{self, BadRef, Loader, SnapshotRef};
+use driftgate::baseline::input::{self, BadRef, Loader, SnapshotRef};
 use driftgate::report::Format;
 
 use crate::exit::Outcome;

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use driftgate::input::Loader;
+use driftgate::baseline::input::Loader;
 
 use super::Context;
 use crate::exit::Outcome;

@@ -113,7 +113,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             // Without the store SARIF has no lines and HTML no timelines.
             let policy = store
                 .as_ref()
-                .and_then(|s| driftgate::input::policy(Some(s), policy.as_deref()).ok());
+                .and_then(|s| driftgate::baseline::input::policy(Some(s), policy.as_deref()).ok());
             let sources = ReportSources {
                 store: store.as_ref(),
                 policy: policy.as_ref(),

@@ -1,6 +1,6 @@
 //! `--report FORMAT[=FILE]`, repeatable, on every judging command: which formats go where,
 //! the textfile a Prometheus file replaces (the rest of what they need is read by
-//! [`Extras::read`]), and writing each file atomically.
+//! [`driftgate::baseline::read_extras`]), and writing each file atomically.
 
 use std::path::{Path, PathBuf};
 
@@ -139,7 +139,8 @@ pub fn emit(
     // A store that cannot be read costs the SARIF lines or the timelines, never the report.
     let mut extras = match sources.store {
         Some(store) => {
-            let (extras, warnings) = Extras::read(document, &formats, store, sources.policy);
+            let (extras, warnings) =
+                driftgate::baseline::read_extras(document, &formats, store, sources.policy);
             for warning in &warnings {
                 printer.warn(&warning.to_string());
             }

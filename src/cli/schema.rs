@@ -1,6 +1,6 @@
 //! `driftgate schema`.
 
-use driftgate::schemas;
+use driftgate::report::schemas;
 
 use crate::exit::Outcome;
 use crate::output::Printer;

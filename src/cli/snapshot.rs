@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use driftgate::baseline::input::read_text;
 use driftgate::fsutil::write_atomic;
-use driftgate::input::read_text;
 use driftgate::snapshot::Snapshot;
 
 use crate::exit::Outcome;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use super::host::{Hosts, StorePool};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::{self, Plan, Planned};
-use super::spool::Spool;
 use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble, stale};
+use crate::report::document::Spool;
 
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures the hosts at

@@ -12,12 +12,12 @@ use jiff::Timestamp;
 use super::cluster::ClusterFacts;
 use super::outdir::{HOST_SCHEMA_ID, HostRecord, OutDir};
 use super::plan::{BaselineAt, Planned};
-use super::spool::Spool;
 use super::{FleetError, HostResult};
 use crate::collect::CaptureOptions;
 use crate::collect::hosts::{CaptureFailure, unread};
 use crate::compare::{self, JudgeOptions, Policy};
 use crate::inventory::{HostOptionsError, Inventory};
+use crate::report::document::Spool;
 use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use crate::store::{BaselineFile, BaselineReadError, Store, StoreError};
 

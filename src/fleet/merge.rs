@@ -19,9 +19,9 @@ use super::outdir::{
     read_run, read_run_identity,
 };
 use super::rejudge::{Judge, Part, Rejudge};
-use super::spool::Spool;
 use super::{FleetError, FleetReport};
 use crate::inventory::{Inventory, Selection};
+use crate::report::document::Spool;
 
 /// How far a merge checks the records it merges.
 #[derive(Debug, Clone, Copy, Default)]

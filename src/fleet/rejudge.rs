@@ -71,7 +71,7 @@ impl<'a> Judge<'a> {
     fn policy(&mut self, part: &Part<'_>) -> Result<&Policy, FleetError> {
         let head = part.identity.store_head.clone();
         if !self.policies.contains_key(&head) {
-            let policy = crate::input::policy_at(
+            let policy = crate::baseline::input::policy_at(
                 Some(self.with.store),
                 head.as_deref(),
                 self.with.policy_file,

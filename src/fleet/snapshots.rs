@@ -237,8 +237,8 @@ mod tests {
     use crate::compare::Policy;
     use crate::fleet::host::StorePool;
     use crate::fleet::plan::BaselineAt;
-    use crate::fleet::spool::Spool;
     use crate::inventory::Inventory;
+    use crate::report::document::Spool;
     use crate::snapshot::Snapshot;
 
     fn inventory(sources: &str) -> Inventory {

@@ -43,12 +43,12 @@ mod waive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use crate::report::document::{
+    GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
+};
 pub use error::GateError;
 pub use post::post;
 pub use pre::pre;
-pub use report::{
-    GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
-};
 pub use run::{BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RunDir, RunHost, RunId};
 
 use crate::collect::{self, CaptureOptions};

@@ -17,7 +17,7 @@ use std::path::Path;
 use super::markdown::{MARKDOWN_LIMIT, code, code_cell, escape, fit};
 use super::text::{BOLD, DIM, severity_style, verdict_style};
 use crate::compare::{Severity, Verdict};
-use crate::fleet::{FleetFinding, FleetReport, HostResult};
+use crate::report::document::{FleetFinding, FleetReport, HostResult};
 
 /// The most lines the text summary takes.
 pub const TEXT_LINES: usize = 24;
@@ -303,7 +303,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 /// The fleet result as pretty JSON.
 pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     // Each spooled report is copied as the spool holds it, indented for its place.
-    crate::fleet::spool::to_writer_nested(&mut *out, report)?;
+    crate::report::document::to_writer_nested(&mut *out, report)?;
     writeln!(out)
 }
 

@@ -14,7 +14,7 @@ use super::{allowed_by, firmware_line_listed, port_of};
 use crate::compare::{
     Allowance, AllowedFinding, Finding, FindingKind, Origin, Report, Story, Verdict, change_text,
 };
-use crate::gate::{GateReport, PromotionOutcome, Step};
+use crate::report::document::{GateReport, PromotionOutcome, Step};
 
 pub use markdown::MARKDOWN_LIMIT;
 

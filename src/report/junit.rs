@@ -39,7 +39,7 @@ use crate::compare::{
     AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Report, RuleKind, Severity,
     change_text,
 };
-use crate::fleet::FleetFinding;
+use crate::report::document::FleetFinding;
 use xml::{Outcome, Problem, Seconds, TestCase, TestSuite, TestSuites};
 
 /// The name of the suite that holds a fleet run's cluster, stale and missing findings. Its

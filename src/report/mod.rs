@@ -7,7 +7,7 @@
 //! clock. Imports: [`crate::gate`] and [`crate::fleet`] (their report types),
 //! [`crate::baseline`] (timelines) and [`crate::compare`].
 
-pub mod extras;
+pub mod document;
 pub mod fleet;
 pub mod gate;
 pub mod html;
@@ -16,6 +16,7 @@ pub mod junit;
 pub mod markdown;
 pub mod prometheus;
 pub mod sarif;
+pub mod schemas;
 pub mod text;
 pub mod view;
 
@@ -24,8 +25,8 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::compare::{Allowance, Finding, FirmwareChange, Origin, Report, Role, Severity, Verdict};
-use crate::fleet::FleetReport;
-use crate::gate::GateReport;
+use crate::report::document::FleetReport;
+use crate::report::document::GateReport;
 use crate::snapshot::FactValue;
 use crate::snapshot::SourceStatus;
 pub use view::{HostView, UnreadableTime, View, ViewKind, hosts_at};
@@ -86,10 +87,10 @@ impl Format {
 #[derive(Debug, Clone, Default)]
 pub struct Extras {
     /// Per host, its baseline file and the line of each fact in it (SARIF locations).
-    pub baseline_lines: BTreeMap<String, crate::baseline::BaselineLines>,
+    pub baseline_lines: BTreeMap<String, crate::report::document::BaselineLines>,
     /// Per host, the changes its baseline went through in the store's history, newest first
     /// (HTML).
-    pub timelines: BTreeMap<String, Vec<crate::baseline::TimelineEntry>>,
+    pub timelines: BTreeMap<String, Vec<crate::report::document::TimelineEntry>>,
     /// The Prometheus textfile this render replaces: a host this run could not read keeps the
     /// last success time it had there.
     pub previous_textfile: Option<String>,

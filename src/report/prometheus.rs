@@ -22,7 +22,7 @@ use prometheus::{Encoder as _, GaugeVec, IntGaugeVec, Opts, Registry, TextEncode
 
 use super::{Extras, HostView, View, hosts_at};
 use crate::compare::{Severity, Verdict};
-use crate::fleet::FleetFinding;
+use crate::report::document::FleetFinding;
 
 /// Every verdict, in the order a host's `driftgate_verdict` samples are built.
 const VERDICTS: [Verdict; 4] = [

@@ -38,9 +38,9 @@ use std::io::{self, Write};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::baseline::BaselineLines;
 use crate::compare::{AllowedFinding, Finding, FindingKind, Report, Severity, Verdict};
-use crate::fleet::FleetFinding;
+use crate::report::document::BaselineLines;
+use crate::report::document::FleetFinding;
 
 use super::{Extras, HostView, View, origin_name, origin_phrase, role_word, value_text};
 use location::{directory_uri, location, path_uri};

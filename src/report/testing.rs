@@ -1,8 +1,10 @@
 //! Builders shared by the report tests: fleet views over hosts judged from the shipped examples.
 
 use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
-use crate::gate::HostOutcome;
+use crate::report::document::HostOutcome;
+use crate::report::document::{
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult,
+};
 use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 /// `snapshot` judged against `baseline` under the built-in policy.
@@ -31,6 +33,17 @@ pub(crate) fn renamed(from: &VerifiedSnapshot, host: &str, mac: &str) -> Verifie
         })
         .collect();
     VerifiedSnapshot::parse(&snapshot.to_canonical_json(), &format!("{host}.json")).unwrap()
+}
+
+/// The fleet findings of fixture `name` (`tests/fixtures/reports/fleet-findings/`): what the
+/// fleet finds for the example snapshots, as `tests/it/report_fixtures.rs` checks.
+pub(crate) fn fleet_findings(name: &str) -> Vec<FleetFinding> {
+    let path = format!(
+        "{}/tests/fixtures/reports/fleet-findings/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// Every host a blocking fleet finding names is blocked.

@@ -8,8 +8,8 @@ use std::io;
 use jiff::Timestamp;
 
 use crate::compare::{Report, Story, Verdict};
-use crate::fleet::{FleetFinding, HostCounts, HostReport};
-use crate::gate::Step;
+use crate::report::document::Step;
+use crate::report::document::{FleetFinding, HostCounts, HostReport};
 
 use super::Document;
 

@@ -8,6 +8,7 @@
 mod canonical;
 mod facts;
 pub mod file_names;
+mod lines;
 mod path;
 mod strict;
 mod unique_keys;
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use facts::{Facts, FactsIter};
 use file_names::{BadName, NameKind};
+pub use lines::fact_lines;
 pub use path::{BadFactPath, FactPath, path_segment};
 pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
 pub use value::{FactValue, Scalar};

@@ -25,6 +25,7 @@ mod redfish_firmware;
 mod redfish_judged;
 mod redfish_ports;
 mod redfish_shapes;
+mod report_fixtures;
 mod reports_agree;
 mod reports_cli;
 mod reports_html;

@@ -19,69 +19,6 @@ fn line_of(text: &str, needle: &str) -> u32 {
     u32::try_from(index + 1).unwrap()
 }
 
-#[test]
-fn every_fact_of_a_canonical_snapshot_is_found_at_its_own_line() {
-    let text = example("azure-local-dcbx/baseline.json");
-    let snapshot = VerifiedSnapshot::parse(&text, "baseline.json").unwrap();
-    let lines = fact_lines(&text);
-    assert_eq!(lines.len(), snapshot.snapshot().facts.len());
-    for (path, line) in &lines {
-        let key = serde_json::to_string(path).unwrap();
-        assert_eq!(*line, line_of(&text, &format!("    {key}: ")), "{path}");
-    }
-    // The first fact follows `{`, `captured_at`, `digest` and `"facts": {`.
-    assert_eq!(lines.values().min(), Some(&5));
-}
-
-#[test]
-fn keys_are_decoded_and_only_the_top_level_facts_count() {
-    let text = r#"{
-  "sources": [{"name": "redfish", "target": "a/b", "a/b": 1}],
-  "other": {"facts": {"a/b": 2}},
-  "facts": {"x": 1,
-    "a\/b": {"nested": "c"},
-    "\u0063/d": [1,
-      2], "e\"f": "a\\"
-  },
-  "facts": {"late": 1}
-}"#;
-    let lines = fact_lines(text);
-    let expected: BTreeMap<String, u32> = [("x", 4), ("a/b", 5), ("c/d", 6), ("e\"f", 7)]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-    assert_eq!(lines, expected);
-}
-
-#[test]
-fn facts_on_one_line_and_an_escaped_facts_key_are_found() {
-    let lines = fact_lines(r#"{"host":"h","f\u0061cts":{"a":1,"b":{"c":[true]}},"z":null}"#);
-    assert_eq!(lines.get("a"), Some(&1));
-    assert_eq!(lines.get("b"), Some(&1));
-    assert_eq!(lines.len(), 2);
-    // CRLF line ends count once per line.
-    let lines = fact_lines("{\r\n\"facts\": {\r\n\"a\": 1,\r\n\"b\": 2}}\r\n");
-    assert_eq!((lines["a"], lines["b"]), (3, 4));
-}
-
-#[test]
-fn broken_or_factless_text_gives_no_lines() {
-    let text = example("azure-local-dcbx/baseline.json");
-    let truncated = &text[..text.len() / 2];
-    for (what, input) in [
-        ("empty", ""),
-        ("not JSON", "facts: a/b"),
-        ("truncated", truncated),
-        ("trailing garbage", "{\"facts\": {\"a\": 1}} x"),
-        ("an array", "[{\"facts\": {\"a\": 1}}]"),
-        ("no facts", "{\"host\": \"h\"}"),
-        ("facts not an object", "{\"facts\": [\"a\"]}"),
-        ("empty facts", "{\"facts\": {}}"),
-    ] {
-        assert_eq!(fact_lines(input), BTreeMap::new(), "{what}");
-    }
-}
-
 fn promoted_store(fleet: &str, file: &str) -> (tempfile::TempDir, Store, String) {
     let (dir, store) = crate::store::testing::committer_store();
     let snapshot = VerifiedSnapshot::parse(&example(file), file).unwrap();

@@ -1,7 +1,7 @@
 use std::time::Duration;
 
 use super::*;
-use crate::snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+use crate::snapshot::{FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 use crate::store::FileWrite;
 
 const PSP: &str = "storage/nmp/naa.600/psp";

@@ -1,12 +1,9 @@
 //! The fleet summary over a small fleet judged from the shipped examples (insta snapshots),
 //! and its bounds at 1,000 and 10,000 hosts.
 
-use std::time::Duration;
-
 use crate::compare::{Counts, Report, Severity, Verdict};
-use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::spool::Spool;
-use crate::fleet::{FleetFinding, FleetReport, HostCounts, HostResult, stale};
+use crate::report::document::Spool;
+use crate::report::document::{FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::report::testing::{self, judge, renamed};
 use crate::snapshot::VerifiedSnapshot;
 
@@ -96,41 +93,8 @@ fn small_fleet() -> FleetReport {
         host("rdma-node07", None, judge(&linux, Some(&linux_base)), 640),
         host("rdma-node08", None, judge(&linux_base, None), 610),
     ];
-    let facts: Vec<(&str, ClusterFacts)> = [
-        ("azl-node01", &post),
-        ("azl-node02", &n2),
-        ("azl-node03", &n3),
-    ]
-    .into_iter()
-    .map(|(h, s)| (h, ClusterFacts::extract(s.snapshot())))
-    .collect();
-    let members: Vec<(&str, &ClusterFacts)> = facts.iter().map(|(h, f)| (*h, f)).collect();
-    let mut findings = consistency("azl", &members);
-    let at = |t: &str| t.parse().unwrap();
-    let stale_input = |host: &str, baseline: Option<&str>, good: Option<&str>| stale::StaleInput {
-        host: host.into(),
-        baseline_captured_at: baseline.map(at),
-        baseline_unread: false,
-        last_good: good.map(at),
-    };
-    findings.extend(stale::findings(
-        &[
-            stale_input(
-                "azl-node01",
-                Some("2026-11-30T02:00:00Z"),
-                Some("2026-12-01T02:00:00Z"),
-            ),
-            stale_input(
-                "azl-node04",
-                Some("2026-10-01T02:00:00Z"),
-                Some("2026-10-20T02:00:00Z"),
-            ),
-            stale_input("rdma-node08", None, Some("2026-12-01T02:00:00Z")),
-        ],
-        &["baselines/lab/old-node.json".to_owned()],
-        Some(Duration::from_secs(30 * 86_400)),
-        at("2026-12-01T02:00:00Z"),
-    ));
+    let mut findings = testing::fleet_findings("cluster-azl");
+    findings.extend(testing::fleet_findings("stale-lab"));
     fleet(hosts, findings, &[])
 }
 

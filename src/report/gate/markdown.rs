@@ -10,7 +10,7 @@ use super::{
 };
 use crate::compare::Finding;
 use crate::compare::Verdict;
-use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
+use crate::report::document::{GateReport, HostOutcome, PromotionOutcome, Step};
 use crate::report::fleet::cut;
 use crate::report::markdown::{code, escape, fit, fits};
 use crate::report::{headline, role_word};

@@ -4,7 +4,7 @@
 
 use crate::compare::testing::{edited, example, set, three_way};
 use crate::compare::{self, Allowance, JudgeOptions, Policy, Report, is_firmware_version, stories};
-use crate::gate::{
+use crate::report::document::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
 };
 use crate::snapshot::{SourceStatus, VerifiedSnapshot};
@@ -389,7 +389,7 @@ fn a_long_markdown_report_is_summarized_under_the_limit() {
 #[test]
 fn a_json_gate_report_validates_against_the_published_schema() {
     let schema: serde_json::Value =
-        serde_json::from_str(&crate::schemas::render("gate-report").unwrap()).unwrap();
+        serde_json::from_str(&crate::report::schemas::render("gate-report").unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the gate report schema compiles");
     for report in [
         seed_one_post(),

@@ -9,7 +9,7 @@ use super::{
     is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::compare::{Finding, Severity, Verdict};
-use crate::gate::{GateReport, HostOutcome, PromotionOutcome, Step};
+use crate::report::document::{GateReport, HostOutcome, PromotionOutcome, Step};
 use crate::report::headline;
 use crate::report::text::{BOLD, DIM, severity_style, short, verdict_style};
 

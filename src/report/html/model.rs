@@ -5,11 +5,11 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
-use crate::baseline::TimelineEntry;
+use crate::report::document::TimelineEntry;
 use jiff::Timestamp;
 
 use crate::compare::{Counts, Finding, FindingKind, Origin, Report, Severity, Verdict};
-use crate::fleet::FleetFinding;
+use crate::report::document::FleetFinding;
 use crate::report::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
 
 /// The verdicts in the order the summary and the filter list them.

@@ -7,8 +7,8 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use sha2::{Digest as _, Sha256};
 
 use super::model::{Group, Item, Page, Row, Section, VERDICTS};
-use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::{Severity, Verdict};
+use crate::report::document::{SettingChange, TimelineEntry};
 use crate::report::value_text;
 
 const CSS: &str = include_str!("page.css");

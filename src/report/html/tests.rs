@@ -2,11 +2,11 @@
 //! timelines) as insta snapshots, with the inline CSS and script left out (they are the
 //! same on every page); its conventions, its escaping and its size at 10,000 hosts.
 
-use crate::baseline::{SettingChange, TimelineEntry};
 use crate::compare::testing::{edited, example, three_way};
 use crate::compare::{self, JudgeOptions, Policy, Report, Severity, Verdict};
-use crate::fleet::{FleetFinding, FleetReport, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::report::document::{FleetFinding, FleetReport, HostResult};
+use crate::report::document::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::report::document::{SettingChange, TimelineEntry};
 use crate::report::testing;
 use crate::report::{Extras, Format, render};
 use crate::snapshot::{FactPath, HostName, VerifiedSnapshot};

@@ -7,9 +7,8 @@ use std::process::Command;
 
 use crate::compare::testing::{edited, example, set, three_way};
 use crate::compare::{self, JudgeOptions, Policy, Report, Verdict};
-use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::{FleetFinding, FleetReport, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::document::{FleetFinding, FleetReport, HostResult};
+use crate::report::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
 use crate::report::testing::{self, renamed};
 use crate::report::{Document, Extras, Format, View};
 use crate::snapshot::{HostName, SourceStatus, VerifiedSnapshot};
@@ -186,16 +185,7 @@ fn small_fleet() -> FleetReport {
         fleet_host("esx01", Some("mscs"), esx.clone(), 820),
         fleet_host("esx02", Some("mscs"), esx, 790),
     ];
-    let facts: Vec<(&str, ClusterFacts)> = [
-        ("azl-node01", &post),
-        ("azl-node02", &n2_now),
-        ("azl-node03", &n3),
-    ]
-    .into_iter()
-    .map(|(h, s)| (h, ClusterFacts::extract(s.snapshot())))
-    .collect();
-    let members: Vec<(&str, &ClusterFacts)> = facts.iter().map(|(h, f)| (*h, f)).collect();
-    let mut findings: Vec<FleetFinding> = consistency("azl", &members);
+    let mut findings: Vec<FleetFinding> = testing::fleet_findings("cluster-azl");
     assert!(!findings.is_empty(), "node01 disagrees with its cluster");
     findings.push(FleetFinding {
         rule: "fleet/missing-baseline".into(),

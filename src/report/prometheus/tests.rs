@@ -3,8 +3,8 @@
 
 use crate::compare::testing::{example, three_way};
 use crate::compare::{Report, Severity, Verdict};
-use crate::fleet::{FleetFinding, FleetReport, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::report::document::{FleetFinding, FleetReport, HostResult};
+use crate::report::document::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
 use crate::report::testing::{self, judge};
 use crate::report::{Document, Extras, View};
 use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};

@@ -2,9 +2,9 @@
 //! relative to the repository root, else the first line of the file the baseline came from;
 //! paths as URI references.
 
-use crate::baseline::BaselineLines;
 use crate::compare::Report;
 use crate::report::HostView;
+use crate::report::document::BaselineLines;
 
 use super::SRCROOT;
 use super::model::{ArtifactLocation, Location, PhysicalLocation, Region};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::fleet::HostCounts;
+use crate::report::document::HostCounts;
 use crate::snapshot::FactValue;
 
 /// The SARIF log: one run.
@@ -265,7 +265,7 @@ pub(super) struct FleetProperties<'a> {
     pub path: &'a str,
     pub values: &'a [serde_json::Value],
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub majority: Option<&'a crate::fleet::Majority>,
+    pub majority: Option<&'a crate::report::document::Majority>,
     pub severity: &'static str,
 }
 

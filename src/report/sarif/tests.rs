@@ -7,14 +7,16 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{FINGERPRINT_KEY, INCOMPLETE_RULE, MAX_RESULTS, RESULTS_OMITTED, SCHEMA_URI};
-use crate::baseline::{BaselineLines, fact_lines};
 use crate::compare::testing::{edited, example, set, three_way};
 use crate::compare::{Finding, FindingKind, Report, Severity, Verdict};
-use crate::fleet::cluster::{ClusterFacts, consistency};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
-use crate::gate::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::report::document::BaselineLines;
+use crate::report::document::{
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult,
+};
+use crate::report::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
 use crate::report::testing::{self, judge, renamed};
 use crate::report::{self, Document, Extras, Format};
+use crate::snapshot::fact_lines;
 use crate::snapshot::{FactPath, SourceStatus, VerifiedSnapshot};
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
@@ -302,16 +304,7 @@ fn fleet_with_cluster_and_allowed() -> (FleetReport, Extras) {
         "[[allow]]\npath = \"bios/SysProfile\"\nvalue = \"Custom\"\nreason = \"tuned for the \\\"gold\\\" image <b>\"\nticket = \"CHG-7\"\n",
     );
     assert!(!n2_report.allowed.is_empty(), "the change is allowed");
-    let facts: Vec<(&str, ClusterFacts)> = [
-        ("azl-node01", &post),
-        ("azl-node02", &n2),
-        ("azl-node03", &n3),
-    ]
-    .into_iter()
-    .map(|(h, s)| (h, ClusterFacts::extract(s.snapshot())))
-    .collect();
-    let members: Vec<(&str, &ClusterFacts)> = facts.iter().map(|(h, f)| (*h, f)).collect();
-    let findings: Vec<FleetFinding> = consistency("azl", &members);
+    let findings: Vec<FleetFinding> = testing::fleet_findings("cluster-azl");
     assert!(!findings.is_empty(), "node01 disagrees with the others");
     let mut hosts = vec![
         fleet_host("azl-node01", judge(&post, Some(&base))),
@@ -546,7 +539,6 @@ fn the_schema_rejects_what_code_scanning_would() {
 
 #[test]
 fn stale_missing_and_orphan_findings_and_a_timed_out_host_all_have_a_location() {
-    use crate::fleet::stale::{StaleInput, findings};
     let base = example("baseline.json");
     let n4 = renamed(&base, "azl-node04", "9a:bc");
     let mut timed_out = fleet_host("azl-node04", judge(&n4, Some(&n4)));
@@ -554,26 +546,7 @@ fn stale_missing_and_orphan_findings_and_a_timed_out_host_all_have_a_location() 
     timed_out.failure =
         Some("redfish https://bmc-azl-node04: the host deadline of 30 s passed".into());
     let newcomer = renamed(&base, "azl-node05", "de:f0");
-    let at = |t: &str| t.parse().unwrap();
-    let fleet_findings = findings(
-        &[
-            StaleInput {
-                host: "azl-node04".into(),
-                baseline_captured_at: Some(at("2026-10-01T02:00:00Z")),
-                baseline_unread: false,
-                last_good: Some(at("2026-10-20T02:00:00Z")),
-            },
-            StaleInput {
-                host: "azl-node05".into(),
-                baseline_captured_at: None,
-                baseline_unread: false,
-                last_good: Some(at("2026-12-01T02:00:00Z")),
-            },
-        ],
-        &["baselines/azure-local/old node.json".to_owned()],
-        Some(std::time::Duration::from_secs(30 * 86_400)),
-        at("2026-12-01T02:00:00Z"),
-    );
+    let fleet_findings = testing::fleet_findings("stale-azure-local");
     let hosts = vec![timed_out, fleet_host("azl-node05", judge(&newcomer, None))];
     let report = FleetReport {
         schema: FLEET_REPORT_SCHEMA_ID.into(),

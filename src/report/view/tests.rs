@@ -2,7 +2,7 @@
 
 use crate::compare::testing::example;
 use crate::compare::{self, JudgeOptions, Policy, Report, Verdict};
-use crate::fleet::{FLEET_REPORT_SCHEMA_ID, FleetReport, HostCounts, HostResult};
+use crate::report::document::{FLEET_REPORT_SCHEMA_ID, FleetReport, HostCounts, HostResult};
 use crate::report::{Document, View, ViewKind};
 
 use super::hosts_at;

@@ -16,8 +16,18 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::value::RawValue;
 
-use super::FleetError;
 use crate::compare::Report;
+
+/// A spool that could not be made or written: the file, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}: {error}")]
+pub struct SpoolError {
+    /// The file.
+    pub what: String,
+    /// Why.
+    #[source]
+    pub error: io::Error,
+}
 
 /// Where a run's reports go: an unnamed file in the system's temporary directory, deleted
 /// when the last report kept in it is dropped (or the process ends).
@@ -33,9 +43,9 @@ struct SpoolFile {
 
 impl Spool {
     /// A new, empty spool.
-    pub fn new() -> Result<Spool, FleetError> {
-        let file = tempfile::tempfile().map_err(|error| FleetError::Write {
-            path: format!("a temporary file in {}", std::env::temp_dir().display()),
+    pub fn new() -> Result<Spool, SpoolError> {
+        let file = tempfile::tempfile().map_err(|error| SpoolError {
+            what: format!("a temporary file in {}", std::env::temp_dir().display()),
             error,
         })?;
         Ok(Spool {
@@ -51,9 +61,9 @@ impl Spool {
     }
 
     /// Moves `report` to the spool (one already in a spool stays where it is).
-    pub fn keep(&self, report: &mut HostReport) -> Result<(), FleetError> {
-        self.write(report).map_err(|error| FleetError::Write {
-            path: "the spool of the hosts' reports (a temporary file)".to_owned(),
+    pub fn keep(&self, report: &mut HostReport) -> Result<(), SpoolError> {
+        self.write(report).map_err(|error| SpoolError {
+            what: "the spool of the hosts' reports (a temporary file)".to_owned(),
             error,
         })
     }

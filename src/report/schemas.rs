@@ -2,8 +2,7 @@
 //! The checked-in copies under `schemas/` are guarded by a test.
 
 use crate::compare::{PolicyDocument, Report};
-use crate::fleet::FleetReport;
-use crate::gate::GateReport;
+use crate::report::document::{FleetReport, GateReport};
 use crate::snapshot::SnapshotDocument;
 
 /// The documents driftgate has a schema for.
