@@ -1,8 +1,8 @@
 use super::*;
-use crate::snapshot::VerifiedSnapshot;
+use crate::VerifiedSnapshot;
 
 fn example(file: &str) -> String {
-    let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -14,7 +14,7 @@ use super::bmc::{self, Bmc, Service};
 use super::plan::{Addresses, FleetOptions, PlanError};
 use super::tree::{Mockup, PatchError};
 use super::{Fault, host_name};
-use crate::model::mockup_dir::NotAMockup;
+use driftgate_model::mockup_dir::NotAMockup;
 
 /// Why a fleet cannot be served.
 #[derive(Debug, thiserror::Error)]
@@ -244,9 +244,9 @@ impl BoundFleet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mockup::AuthRequirement;
-    use crate::mockup::plan::BmcSet;
-    use crate::mockup::tests::recorded;
+    use crate::AuthRequirement;
+    use crate::plan::BmcSet;
+    use crate::tests::recorded;
 
     fn service() -> Service {
         Service {
@@ -291,7 +291,7 @@ mod tests {
                 count: 3,
                 addresses,
                 faults: Vec::new(),
-                bmc_faults: vec![crate::mockup::BmcFault::parse("0:down").unwrap()],
+                bmc_faults: vec![crate::BmcFault::parse("0:down").unwrap()],
                 bmc_states: Vec::new(),
                 bmc_sets: Vec::new(),
             };

@@ -36,7 +36,7 @@ fn acceptor(
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let pin = chain
         .first()
-        .map(|leaf| crate::model::pin::CertificatePin::of(leaf).to_string())
+        .map(|leaf| driftgate_model::pin::CertificatePin::of(leaf).to_string())
         .ok_or("no certificate")?;
     let key = PrivateKeyDer::try_from(key).map_err(|e| format!("key: {e}"))?;
     let chain = chain.into_iter().map(CertificateDer::from).collect();

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::model::mockup_dir::{MockupDir, NotAMockup};
+use driftgate_model::mockup_dir::{MockupDir, NotAMockup};
 
 /// A mockup folder whose resources are parsed on first use and kept for every BMC serving it.
 #[derive(Debug)]
@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn one_loaded_resource_is_shared_and_missing_ones_are_none() {
-        let dir = crate::mockup::tests::recorded("baseline");
+        let dir = crate::tests::recorded("baseline");
         let mockup = Mockup::open(&dir).unwrap();
         let root = mockup.resource("/redfish/v1/").unwrap();
         assert!(Arc::ptr_eq(&root, &mockup.resource("/redfish").unwrap()));

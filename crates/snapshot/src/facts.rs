@@ -270,7 +270,7 @@ impl JsonSchema for Facts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Scalar;
+    use crate::Scalar;
 
     fn path(p: &str) -> FactPath {
         FactPath::try_from(p.to_owned()).unwrap()

@@ -12,7 +12,9 @@
 //! - `inventory.rs`: the matching `inventory.toml`;
 //! - `tls.rs`: the HTTPS identity and its pin.
 //!
-//! Imports: [`crate::collect::redfish`] (mockup folders, certificate pins).
+//! It shares with the capture only what both sides of the wire must agree on, from
+//! `driftgate_model`: the mockup folder layout and the certificate pin it prints. It knows
+//! nothing of the Redfish client.
 
 mod bmc;
 mod fault;
@@ -62,7 +64,7 @@ pub(crate) mod tests {
 
     /// The recorded iDRAC of the Azure Local example in `state` (`baseline`, `post-update`).
     pub(crate) fn recorded(state: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
             .join("examples/azure-local-dcbx/recorded")
             .join(state)
             .join("bmc")

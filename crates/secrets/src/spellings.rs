@@ -84,7 +84,7 @@ fn suffix() -> impl Strategy<Value = String> {
 }
 
 /// A name that holds a secret, however it is spelt.
-pub(crate) fn secret_name() -> impl Strategy<Value = String> {
+pub fn secret_name() -> impl Strategy<Value = String> {
     (prefix(), spelt(secret_word(), true), suffix())
         .prop_map(|(prefix, word, suffix)| format!("{prefix}{word}{suffix}"))
 }

@@ -636,7 +636,8 @@ pub fn is_secret_fact(path: &str, value: &Value) -> bool {
         }
 }
 
-#[cfg(test)]
-pub(crate) mod spellings;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod spellings;
 #[cfg(test)]
 mod tests;

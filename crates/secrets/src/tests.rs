@@ -3,7 +3,7 @@ use serde_json::json;
 
 /// The rows of `tests/fixtures/fuzz/secrets/leaked-attributes.json`.
 fn corpus() -> Vec<Value> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/fixtures/fuzz/secrets/leaked-attributes.json");
     serde_json::from_str(&std::fs::read_to_string(&path).expect("the corpus is checked in"))
         .expect("the corpus is JSON")
@@ -377,7 +377,7 @@ fn no_fact_of_the_examples_is_taken_for_a_secret() {
     let mut files = Vec::new();
     for dir in ["examples", "baselines", "tests/fixtures"] {
         collect_json(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(dir),
             &mut files,
         );
     }
@@ -423,7 +423,7 @@ fn collect_json(dir: std::path::PathBuf, files: &mut Vec<std::path::PathBuf>) {
 /// secrets or settings that describe one), so a change of the patterns is a reviewed change.
 #[test]
 fn real_registries_type_secrets_and_the_name_filter_drops_only_known_names() {
-    let shared = crate::shared_data::shared_data("redfish");
+    let shared = driftgate_test_data::shared_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     let mut dropped = std::collections::BTreeSet::new();
@@ -494,11 +494,11 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
 /// NIC, DCB, flow-control or LLDP setting is among them.
 #[test]
 fn the_name_filter_drops_only_known_names_of_real_captures() {
-    let shared = crate::shared_data::shared_data("redfish");
+    let shared = driftgate_test_data::shared_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     collect_all_json(
-        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+        &std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures"),
         &mut files,
     );
     let mut names = std::collections::BTreeSet::new();
