@@ -17,13 +17,13 @@
 
 pub mod baseline;
 pub mod collect;
-pub mod compare;
+pub use driftgate_compare as compare;
 pub mod fleet;
 pub use driftgate_fs as fsutil;
 pub mod gate;
 pub mod inventory;
-pub use driftgate_simulator as mockup;
 pub use driftgate_model as model;
+pub use driftgate_simulator as mockup;
 pub mod report;
 pub use driftgate_secrets as secrets;
 pub use driftgate_snapshot as snapshot;

@@ -206,8 +206,8 @@ mod tests {
     #[test]
     fn parses_to_what_serde_json_parses_or_names_the_key_given_twice() {
         let mut files = Vec::new();
-        let recorded =
-            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("examples/azure-local-dcbx/recorded");
+        let recorded = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("examples/azure-local-dcbx/recorded");
         let mut folders = vec![recorded];
         while let Some(folder) = folders.pop() {
             for entry in std::fs::read_dir(&folder).unwrap() {

@@ -23,7 +23,9 @@ pub fn shared_data(rel: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     #[test]
-    #[should_panic(expected = "is absent: this test reads the public reference data in ../shared/data")]
+    #[should_panic(
+        expected = "is absent: this test reads the public reference data in ../shared/data"
+    )]
     fn a_test_without_the_shared_data_fails_saying_so() {
         super::shared_data("no such folder");
     }

@@ -2,7 +2,10 @@ use super::*;
 use crate::VerifiedSnapshot;
 
 fn example(file: &str) -> String {
-    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let path = format!(
+        "{}/examples/{file}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

@@ -1,6 +1,6 @@
 //! Compare: diff two snapshots, classify each change by policy, check `expect` rules and
 //! invariants, and reach a verdict. Never sees sources or files; imports
-//! [`crate::snapshot`], [`crate::model`] and the leaf [`crate::secrets`] (values of secrets
+//! [`driftgate_snapshot`], [`driftgate_model`] and the leaf [`driftgate_secrets`] (values of secrets
 //! never reach a report) only.
 
 pub mod allow;
@@ -26,7 +26,7 @@ pub use verdict::{
     Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
 };
 
-use crate::snapshot::{FactValue, SourceStatus, VerifiedSnapshot};
+use driftgate_snapshot::{FactValue, SourceStatus, VerifiedSnapshot};
 
 /// What to check besides changes.
 #[derive(Debug, Clone, Default)]
@@ -194,7 +194,7 @@ pub fn judge_comparison(
     };
     Report {
         schema: REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         verdict,
         strict: options.strict,
         snapshot: summary(snapshot),
@@ -221,8 +221,8 @@ fn finding_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
 /// Every change from `old` to `new` the policy does not ignore, and every firmware change
 /// (ignored or not, for attribution).
 fn change_findings(
-    old: &crate::snapshot::Facts,
-    new: &crate::snapshot::Facts,
+    old: &driftgate_snapshot::Facts,
+    new: &driftgate_snapshot::Facts,
     policy: &Policy,
 ) -> (Vec<Finding>, Vec<Finding>) {
     let mut findings = Vec::new();
@@ -243,7 +243,7 @@ fn change_findings(
 /// What holds without a baseline: violated `expect` rules, then invariants. Counts, in
 /// `tally`, the facts each rule governs.
 fn violations(
-    facts: &crate::snapshot::Facts,
+    facts: &driftgate_snapshot::Facts,
     policy: &Policy,
     tally: &mut applied::Tally<'_>,
 ) -> Vec<Finding> {
@@ -384,7 +384,7 @@ fn incomplete_sources(
 
 /// A fact that holds a secret (in a snapshot written before the secret filter, or by hand) is
 /// judged like any other, but its values never reach a report: they become
-/// [`crate::secrets::REDACTED`], and so does the message that would quote them.
+/// [`driftgate_secrets::REDACTED`], and so does the message that would quote them.
 fn hide_secret(finding: &mut Finding) {
     let path = finding.path.as_str();
     let secret = [&finding.old, &finding.new, &finding.expected]
@@ -392,7 +392,7 @@ fn hide_secret(finding: &mut Finding) {
         .flatten()
         .any(|value| {
             serde_json::to_value(value)
-                .is_ok_and(|value| crate::secrets::is_secret_fact(path, &value))
+                .is_ok_and(|value| driftgate_secrets::is_secret_fact(path, &value))
         });
     if !secret {
         return;
@@ -401,7 +401,7 @@ fn hide_secret(finding: &mut Finding) {
         .into_iter()
         .flatten()
     {
-        *value = FactValue::from(crate::secrets::REDACTED);
+        *value = FactValue::from(driftgate_secrets::REDACTED);
     }
     finding.message = match finding.kind {
         FindingKind::Changed => "changed (a secret: values are not shown)",
@@ -550,38 +550,39 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
 }
 
 fn expectation_findings(
-    facts: &crate::snapshot::Facts,
+    facts: &driftgate_snapshot::Facts,
     policy: &Policy,
     tally: &mut applied::Tally<'_>,
     findings: &mut Vec<Finding>,
 ) {
-    let mut push = |rule: &Rule, path: &crate::snapshot::FactPath, actual: Option<&FactValue>| {
-        if rule.on_violation == Severity::Ignore {
-            return;
-        }
-        let expected = rule
-            .expect
-            .clone()
-            .expect("expectation rules carry a value");
-        let message = match actual {
-            Some(actual) => format!("expected {expected}, found {actual}"),
-            None => format!("expected {expected}, but the fact is missing"),
+    let mut push =
+        |rule: &Rule, path: &driftgate_snapshot::FactPath, actual: Option<&FactValue>| {
+            if rule.on_violation == Severity::Ignore {
+                return;
+            }
+            let expected = rule
+                .expect
+                .clone()
+                .expect("expectation rules carry a value");
+            let message = match actual {
+                Some(actual) => format!("expected {expected}, found {actual}"),
+                None => format!("expected {expected}, but the fact is missing"),
+            };
+            findings.push(Finding {
+                kind: FindingKind::Expectation,
+                id: rule.id.clone(),
+                severity: rule.on_violation,
+                path: path.clone(),
+                old: None,
+                new: actual.cloned(),
+                expected: Some(expected),
+                message,
+                why: rule.why.clone(),
+                pending: false,
+                firmware: Vec::new(),
+                origin: None,
+            });
         };
-        findings.push(Finding {
-            kind: FindingKind::Expectation,
-            id: rule.id.clone(),
-            severity: rule.on_violation,
-            path: path.clone(),
-            old: None,
-            new: actual.cloned(),
-            expected: Some(expected),
-            message,
-            why: rule.why.clone(),
-            pending: false,
-            firmware: Vec::new(),
-            origin: None,
-        });
-    };
     for (path, value) in facts {
         if let Some(rule) = tally.fact(path)
             && rule.expect.as_ref() != Some(value)
@@ -590,7 +591,7 @@ fn expectation_findings(
         }
     }
     for rule in policy.literal_expectations() {
-        let path = crate::snapshot::FactPath::new(rule.path.as_str());
+        let path = driftgate_snapshot::FactPath::new(rule.path.as_str());
         if let Ok(path) = path {
             let governs = policy
                 .expectation_for(&path)
@@ -616,8 +617,6 @@ fn summary(s: &VerifiedSnapshot) -> SnapshotSummary {
 #[cfg(test)]
 mod tests;
 
-/// Example snapshots and three-way judgements for other modules' tests.
-#[cfg(test)]
-pub(crate) mod testing {
-    pub(crate) use super::three_way::tests::{edited, example, set, three_way};
-}
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;

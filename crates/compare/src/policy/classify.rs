@@ -5,8 +5,8 @@ use super::glob_group::{Cursor, Matches};
 use super::{
     Classification, PENDING_SEGMENT, Policy, Rule, UNMATCHED_ID, UNMATCHED_SEVERITY, UNMATCHED_WHY,
 };
-use crate::compare::severity::Severity;
-use crate::snapshot::FactPath;
+use crate::severity::Severity;
+use driftgate_snapshot::FactPath;
 
 impl Policy {
     /// How a change of `path` is classified. A staged path (one with a `pending` segment) is
@@ -86,7 +86,7 @@ impl Policy {
     }
 
     /// A [`Governor`] for one pass over a snapshot's facts.
-    pub(in crate::compare) fn governor(&self) -> Governor<'_> {
+    pub(crate) fn governor(&self) -> Governor<'_> {
         Governor {
             policy: self,
             cursor: None,
@@ -103,7 +103,7 @@ impl Policy {
 
 /// The rules that govern one fact path, by index into [`Policy::rules`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(in crate::compare) struct Governing {
+pub(crate) struct Governing {
     /// The rule that classifies its changes.
     pub change: Option<usize>,
     /// The rule whose expectation it must meet.
@@ -112,7 +112,7 @@ pub(in crate::compare) struct Governing {
 
 /// The rules that govern each fact of one pass over a snapshot's facts, in path order:
 /// each path's match resumes from its neighbour's shared prefix ([`glob_group::Cursor`]).
-pub(in crate::compare) struct Governor<'p> {
+pub(crate) struct Governor<'p> {
     policy: &'p Policy,
     /// Made when a path first needs it: a pass that asks nothing of the automaton (only for
     /// expectations, of a policy without any) does not build it.
@@ -130,7 +130,7 @@ impl Governor<'_> {
 
     /// [`Governing::expect`] of `path` alone: for a judgement without a baseline, where no
     /// drift rule counts.
-    pub(in crate::compare) fn expectation_index(&mut self, path: &FactPath) -> Option<usize> {
+    pub(crate) fn expectation_index(&mut self, path: &FactPath) -> Option<usize> {
         if !self.policy.any_expectation {
             return None;
         }
@@ -142,7 +142,7 @@ impl Governor<'_> {
     /// every rule's pattern: the change rule [`Policy::classify_change`] would pick and the
     /// expectation [`Policy::expectation_for`] would. Judging counts, with it, the facts each
     /// rule applies to in the same pass that checks expectations.
-    pub(in crate::compare) fn governing(&mut self, path: &FactPath) -> Governing {
+    pub(crate) fn governing(&mut self, path: &FactPath) -> Governing {
         let policy = self.policy;
         if is_staged(path.as_str()) {
             // A staged path: its change rule may be the live path's (rare, so the full lookup).

@@ -229,7 +229,7 @@ impl Iterator for Matches<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::policy::compile_glob;
+    use crate::policy::compile_glob;
 
     fn group(patterns: &[&str]) -> (GlobGroup, globset::GlobSet) {
         let globs: Vec<(usize, Glob)> = patterns
@@ -364,7 +364,7 @@ mod tests {
                 1..8,
             )
         ) {
-            let policy = crate::compare::Policy::builtin();
+            let policy = crate::Policy::builtin();
             let patterns: Vec<&str> = policy.rules().iter().map(|r| r.path.as_str()).collect();
             let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
             both(&patterns, &paths);

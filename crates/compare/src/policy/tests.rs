@@ -1,7 +1,7 @@
 use super::render::toml_string;
 use super::*;
-use crate::compare::invariants::INVARIANTS;
-use crate::snapshot::FactPath;
+use crate::invariants::INVARIANTS;
+use driftgate_snapshot::FactPath;
 
 fn path(p: &str) -> FactPath {
     FactPath::new(p).unwrap()
@@ -843,19 +843,19 @@ fn work_of(rules: usize) -> (work::Work, usize) {
     let read = |file: &str| {
         let path = format!(
             "{}/examples/azure-local-dcbx/{file}",
-            env!("CARGO_MANIFEST_DIR")
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
         );
-        crate::snapshot::VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), file)
+        driftgate_snapshot::VerifiedSnapshot::parse(&std::fs::read_to_string(&path).unwrap(), file)
             .unwrap()
     };
     let (baseline, post) = (read("baseline.json"), read("post-update.json"));
     work::take();
     let policy = Policy::layered(&[(&site, "site.toml"), (&overrides, "overrides.toml")]).unwrap();
-    let report = crate::compare::judge(
+    let report = crate::judge(
         &post,
         Some(&baseline),
         &policy,
-        &crate::compare::JudgeOptions::default(),
+        &crate::JudgeOptions::default(),
     );
     assert!(!report.findings.is_empty());
     (work::take(), policy.rules().len())

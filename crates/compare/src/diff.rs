@@ -3,7 +3,7 @@
 use std::cmp::Ordering;
 use std::iter::Peekable;
 
-use crate::snapshot::{FactPath, FactValue, Facts, FactsIter};
+use driftgate_snapshot::{FactPath, FactValue, Facts, FactsIter};
 
 /// One fact that differs between two snapshots.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,7 +5,7 @@
 use super::policy::{Governor, Policy, Rule};
 use super::severity::Severity;
 use super::verdict::{AppliedRule, RuleKind};
-use crate::snapshot::FactPath;
+use driftgate_snapshot::FactPath;
 
 /// Facts per rule (by index into [`Policy::rules`]) as the judgement meets them.
 pub(super) struct Tally<'p> {

@@ -9,10 +9,10 @@ use toml::Spanned;
 
 use super::glob_group::GlobGroup;
 use super::{Policy, PolicyError, Rule, compile_glob, specificity};
-use crate::compare::invariants::{INVARIANTS, Invariant};
-use crate::compare::severity::Severity;
-use crate::model::line_index::LineIndex;
-use crate::snapshot::FactValue;
+use crate::invariants::{INVARIANTS, Invariant};
+use crate::severity::Severity;
+use driftgate_model::line_index::LineIndex;
+use driftgate_snapshot::FactValue;
 
 const BUILTIN_TEXT: &str = include_str!("../default_policy.toml");
 /// Where the built-in rules are said to come from.

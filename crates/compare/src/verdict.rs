@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::severity::Severity;
-use crate::snapshot::{FactPath, FactValue, SourceStatus};
+use driftgate_snapshot::{FactPath, FactValue, SourceStatus};
 
 /// The schema id of JSON reports.
 pub const REPORT_SCHEMA_ID: &str = "driftgate.report/v1";

@@ -2,53 +2,12 @@
 //! post-update) and snapshots derived from it. (A staged change captured from its recording
 //! is judged in `tests/it/compare_three_way.rs`: compare does not import collect.)
 
-use crate::compare::{
-    Allowance, Comparison, JudgeOptions, Origin, Policy, Report, Role, Severity, Verdict, judge,
+use crate::testing::{edited, example, set, three_way};
+use crate::{
+    Allowance, Comparison, JudgeOptions, Origin, Policy, Role, Severity, Verdict, judge,
     judge_comparison,
 };
-use crate::snapshot::{FactPath, FactValue, Snapshot, SourceStatus, VerifiedSnapshot};
-
-pub(crate) fn example(file: &str) -> VerifiedSnapshot {
-    let path = format!(
-        "{}/examples/azure-local-dcbx/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    VerifiedSnapshot::parse(&text, &format!("examples/azure-local-dcbx/{file}")).unwrap()
-}
-
-/// `from` with `edit` applied, sealed again (canonical JSON, fresh digest) as `origin`.
-pub(crate) fn edited(
-    from: &VerifiedSnapshot,
-    origin: &str,
-    edit: impl FnOnce(&mut Snapshot),
-) -> VerifiedSnapshot {
-    let mut snapshot = from.snapshot().clone();
-    edit(&mut snapshot);
-    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), origin).unwrap()
-}
-
-pub(crate) fn set(snapshot: &mut Snapshot, path: &str, value: FactValue) {
-    snapshot.facts.insert(FactPath::new(path).unwrap(), value);
-}
-
-pub(crate) fn three_way(
-    post: &VerifiedSnapshot,
-    baseline: &VerifiedSnapshot,
-    pre: &VerifiedSnapshot,
-    allowances: Vec<Allowance>,
-) -> Report {
-    let comparison = Comparison {
-        snapshot: post,
-        baseline: Some(baseline),
-        pre: Some(pre),
-    };
-    let options = JudgeOptions {
-        allowances,
-        ..JudgeOptions::default()
-    };
-    judge_comparison(&comparison, &Policy::builtin(), &options)
-}
+use driftgate_snapshot::{FactValue, SourceStatus};
 
 const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
 const BANDWIDTH: &str = "host/qos/traffic_class/smb_direct/bandwidth";
@@ -107,7 +66,7 @@ fn firmware_updated_before_pre_is_pre_existing_and_not_the_updates() {
     let (baseline, post) = (example("baseline.json"), example("post-update.json"));
     let pre = edited(&baseline, "pre.json", |s| {
         for (path, value) in &post.snapshot().facts {
-            if crate::compare::is_firmware_version(path.as_str()) {
+            if crate::is_firmware_version(path.as_str()) {
                 s.facts.insert(path.clone(), value.clone());
             }
         }
@@ -128,7 +87,7 @@ fn firmware_updated_before_pre_is_pre_existing_and_not_the_updates() {
     let firmware: Vec<_> = report
         .findings
         .iter()
-        .filter(|f| crate::compare::is_firmware_version(f.path.as_str()))
+        .filter(|f| crate::is_firmware_version(f.path.as_str()))
         .collect();
     assert_eq!(firmware.len(), 4);
     for f in firmware {

@@ -7,8 +7,8 @@
 use std::ops::Bound;
 
 use super::severity::Severity;
-use crate::model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
-use crate::snapshot::{FactPath, FactValue, Facts, path_segment};
+use driftgate_model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
+use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
 
 /// One built-in cross-fact check.
 #[derive(Debug)]
@@ -262,7 +262,7 @@ fn dcbx_willing(facts: &Facts) -> Vec<Violation> {
 }
 
 fn firmware_lldp_agent_active(facts: &Facts) -> Vec<Violation> {
-    use crate::model::DcbxControl;
+    use driftgate_model::DcbxControl;
     let host_willing = facts
         .get("host/qos/dcbx_willing")
         .and_then(FactValue::as_bool);

@@ -23,7 +23,7 @@
 macro_rules! count {
     ($field:ident, $n:expr) => {
         #[cfg(test)]
-        $crate::compare::policy::work::add(|w| w.$field += $n);
+        $crate::policy::work::add(|w| w.$field += $n);
     };
 }
 
@@ -40,7 +40,7 @@ use globset::{Glob, GlobBuilder};
 
 use super::invariants::Invariant;
 use super::severity::Severity;
-use crate::snapshot::FactValue;
+use driftgate_snapshot::FactValue;
 use glob_group::GlobGroup;
 
 pub(super) use classify::Governor;

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::verdict::{Finding, FindingKind, Origin};
 use super::{AT_NEXT_REBOOT, Policy, is_firmware_version, violations};
-use crate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 
 /// What a staged change at a gate's post step asks for: the reboot, then another post.
 pub(super) const RUN_POST_AGAIN: &str = " — run `gate post` again after it";
@@ -68,4 +68,4 @@ pub(super) fn label(
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

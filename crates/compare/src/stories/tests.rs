@@ -1,5 +1,5 @@
 use super::*;
-use crate::compare::three_way::tests::{edited, example, set, three_way};
+use crate::testing::{edited, example, set, three_way};
 
 fn seed_one() -> (Report, Facts) {
     let post = example("post-update.json");

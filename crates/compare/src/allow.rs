@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::policy::compile_glob;
-use crate::model::line_index::LineIndex;
-use crate::snapshot::{FactPath, FactValue};
+use driftgate_model::line_index::LineIndex;
+use driftgate_snapshot::{FactPath, FactValue};
 
 /// Where an allowance given on the command line was given.
 pub const ARG_ORIGIN: &str = "--allow";

@@ -10,7 +10,7 @@ use super::invariants::port_label;
 use super::severity::Severity;
 use super::verdict::{Finding, FindingKind, Origin, Report};
 use super::{is_firmware_version, port_key};
-use crate::snapshot::{FactPath, FactValue, Facts};
+use driftgate_snapshot::{FactPath, FactValue, Facts};
 
 /// The findings about one port (`nic/<key>`) or one other subject (`host`, `storage/…`).
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord};
+use driftgate_snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord};
 
 fn snapshot(pairs: &[(&str, FactValue)], status: SourceStatus) -> VerifiedSnapshot {
     let facts: Facts = pairs

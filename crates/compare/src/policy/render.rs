@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::Policy;
-use crate::snapshot::FactValue;
+use driftgate_snapshot::FactValue;
 
 impl Policy {
     /// `sha256:` + hex SHA-256 of the effective policy's TOML without comments: equal for the
