@@ -27,4 +27,4 @@ pub use driftgate_simulator as mockup;
 pub mod report;
 pub use driftgate_secrets as secrets;
 pub use driftgate_snapshot as snapshot;
-pub mod store;
+pub use driftgate_store as store;

@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn every_baseline_of_every_fleet_is_listed_in_one_walk_and_nothing_else() {
-        let (_dir, store) = crate::store::testing::committer_store();
+        let (_dir, store) = crate::testing::committer_store();
         let store = Store::discover(store.location()).unwrap();
         let files: Vec<FileWrite> = [
             "baselines/a/h1.json",

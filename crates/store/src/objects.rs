@@ -496,7 +496,7 @@ mod tests {
 
     #[test]
     fn a_commits_tree_is_found_whether_the_commit_is_loose_or_packed() {
-        let (dir, store) = crate::store::testing::committer_store();
+        let (dir, store) = crate::testing::committer_store();
         let repo = &store.repo;
         let blob = repo.blob(b"x").unwrap();
         let mut root = repo.treebuilder(None).unwrap();
@@ -526,7 +526,7 @@ mod tests {
                 .join(&hex[2..]),
         )
         .unwrap();
-        let reopened = crate::store::Store::discover(dir.path()).unwrap();
+        let reopened = crate::Store::discover(dir.path()).unwrap();
         assert_eq!(reopened.commit_tree_id(commit).unwrap(), tree.id());
         assert_eq!(reopened.commit_tree(commit).unwrap().id(), tree.id());
     }

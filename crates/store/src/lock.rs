@@ -45,7 +45,7 @@ impl StoreLock {
     /// Records in `marker` that this holder is at work until the lock is dropped. Until then,
     /// an interrupted holder's marker stays as it was, so a refusal loses none of its evidence.
     pub(super) fn mark(&mut self, marker: PathBuf) -> std::io::Result<()> {
-        crate::fsutil::write_atomic(&marker, format!("{}\n", std::process::id()).as_bytes())?;
+        driftgate_fs::write_atomic(&marker, format!("{}\n", std::process::id()).as_bytes())?;
         self.marker = Some(marker);
         Ok(())
     }

@@ -12,7 +12,7 @@ use git2::{FileMode, Oid};
 use rayon::prelude::*;
 
 use super::{FileWrite, Store, StoreError, StoreLock, blob_id};
-use crate::fsutil::{Folder, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
+use driftgate_fs::{Folder, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 
 /// What a work-tree file held before a commit wrote it.
 pub(super) enum Before {

@@ -1,4 +1,7 @@
-//! Test helpers shared by the tests of the store and of the modules that write to it.
+//! Test helpers shared by the tests of the store and of the crates that write to it (feature
+//! `testing`).
+
+#![allow(clippy::unwrap_used)] // a test that cannot set up should panic where it stands
 
 use std::path::Path;
 
@@ -7,14 +10,14 @@ use git2::Repository;
 use super::Store;
 
 /// Gives the repository at `dir` an author identity in its own config.
-pub(crate) fn identity(dir: &Path) {
+pub fn identity(dir: &Path) {
     let mut config = Repository::open(dir).unwrap().config().unwrap();
     config.set_str("user.name", "Test Operator").unwrap();
     config.set_str("user.email", "test@example.com").unwrap();
 }
 
 /// An empty store in a temporary directory with a committer configured.
-pub(crate) fn committer_store() -> (tempfile::TempDir, Store) {
+pub fn committer_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open_or_init(dir.path()).unwrap();
     identity(dir.path());

@@ -73,7 +73,8 @@ impl std::fmt::Debug for Store {
     }
 }
 
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use super::testing::identity;
 use super::*;
-use crate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 
 fn new_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -397,7 +397,7 @@ fn a_baseline_is_read_verified_and_must_be_of_its_host() {
     let (_dir, store) = new_store();
     assert_eq!(store.head_commit().unwrap(), None);
     let snapshot = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
         "/examples/azure-local-dcbx/baseline.json"
     ))
     .unwrap();

@@ -4,7 +4,7 @@
 use git2::ObjectType;
 
 use super::{BaselineFile, BaselineReadError, Store, StoreError};
-use crate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 
 impl Store {
     /// The baseline at `path` of `commit`, verified, which must be a snapshot of `host`; its

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::snapshot::SnapshotError;
+use driftgate_snapshot::SnapshotError;
 
 /// Why a baseline cannot be read from the store (the gate and the fleet check read them alike).
 #[derive(Debug, thiserror::Error)]
