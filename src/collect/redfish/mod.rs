@@ -181,7 +181,7 @@ pub async fn capture(
                 // A stop already requested wins: no request is started at all.
                 biased;
                 () = cancel.cancelled() => failed(mockup.target(), SourceError::Interrupted),
-                capture = finish(&mockup, concurrency, options) => capture,
+                capture = capture_from(&mockup, concurrency, options) => capture,
             },
             Err(e) => failed(describe_location(location), SourceError::one(e.to_string())),
         },
@@ -235,7 +235,7 @@ pub async fn capture(
                     // A stop already requested wins: no request is started at all.
                     biased;
                     () = cancel.cancelled() => failed(base.clone(), SourceError::Interrupted),
-                    capture = finish(&http, concurrency, options) => capture,
+                    capture = capture_from(&http, concurrency, options) => capture,
                 },
             };
             // The session is deleted whatever the crawl found. Failing to says nothing about the
@@ -291,7 +291,10 @@ async fn logout(
         .unwrap_or(Err(unanswered))
 }
 
-async fn finish<F: Fetch>(
+/// A whole Redfish capture (crawl, optional saved copy, normalization, shape check) through
+/// any [`Fetch`]: the live client, a mockup folder, or a test's service held in memory all run
+/// this one path.
+pub async fn capture_from<F: Fetch>(
     fetch: &F,
     concurrency: usize,
     options: &RedfishOptions,
@@ -456,9 +459,5 @@ pub fn save_mockup(
     Ok(())
 }
 
-#[cfg(test)]
-mod fuzz;
-#[cfg(test)]
-mod secret_spellings;
 #[cfg(test)]
 mod tests;

@@ -11,12 +11,13 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use super::fuzz::{Memory, sealed, seed};
-use super::{RedfishOptions, finish};
-use crate::collect::SourceCapture;
-use crate::compare::{self, JudgeOptions};
-use crate::report::{self, Extras, Format};
-use crate::snapshot::SourceStatus;
+use driftgate::collect::SourceCapture;
+use driftgate::collect::redfish::{RedfishOptions, capture_from};
+use driftgate::compare::{self, JudgeOptions};
+use driftgate::report::{self, Extras, Format};
+use driftgate::snapshot::SourceStatus;
+
+use crate::redfish_fuzz::{Memory, sealed, seed};
 
 const FUNCTION: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
@@ -65,7 +66,7 @@ fn capture_saving(memory: &Memory, saved: &std::path::Path) -> SourceCapture {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(finish(memory, 4, &options))
+        .block_on(capture_from(memory, 4, &options))
 }
 
 /// Every file under `dir`, with its text.
@@ -86,7 +87,7 @@ proptest! {
 
     #[test]
     fn no_spelling_of_a_secret_reaches_the_snapshot_the_saved_mockup_or_a_report(
-        names in prop::collection::btree_set(crate::secrets::spellings::secret_name(), 1..6),
+        names in prop::collection::btree_set(driftgate_secrets::spellings::secret_name(), 1..6),
     ) {
         let names: Vec<String> = names.into_iter().collect();
         let saved = tempfile::tempdir().expect("a temporary folder");

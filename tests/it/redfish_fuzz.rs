@@ -14,20 +14,20 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
 
-use super::fetch::{Fetch, FetchError};
-use super::{RedfishOptions, finish};
-use crate::collect::SourceCapture;
-use crate::compare::{self, JudgeOptions, Policy, Verdict};
-use crate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
+use driftgate::collect::SourceCapture;
+use driftgate::collect::redfish::fetch::{Fetch, FetchError};
+use driftgate::collect::redfish::{RedfishOptions, capture_from};
+use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
+use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
 /// A mockup held in memory: URI → body bytes, served as a BMC without `$expand` would.
 #[derive(Clone)]
-pub(super) struct Memory {
-    pub(super) bodies: BTreeMap<String, Vec<u8>>,
+pub(crate) struct Memory {
+    pub(crate) bodies: BTreeMap<String, Vec<u8>>,
 }
 
 fn recorded(state: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    crate::common::root()
         .join("examples/azure-local-dcbx/recorded")
         .join(state)
         .join("bmc/redfish/v1")
@@ -80,7 +80,7 @@ impl Fetch for Memory {
             .bodies
             .get(uri.trim_end_matches('/'))
             .ok_or_else(|| status(404))?;
-        super::fetch::parse_body(uri, body)
+        driftgate::collect::redfish::fetch::parse_body(uri, body)
     }
 }
 
@@ -88,14 +88,14 @@ fn capture(memory: &Memory) -> SourceCapture {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(finish(memory, 4, &RedfishOptions::default()))
+        .block_on(capture_from(memory, 4, &RedfishOptions::default()))
 }
 
-pub(super) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
+pub(crate) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("azl-node01").expect("a valid host name"),
         captured_at: jiff::Timestamp::UNIX_EPOCH,
-        tool: crate::snapshot::tool_version(),
+        tool: driftgate::snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "redfish".to_owned(),
             target: capture.target.clone(),
@@ -107,10 +107,10 @@ pub(super) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     Snapshot::seal(&snapshot.to_canonical_json(), "fuzz").expect("a capture seals")
 }
 
-pub(super) struct Seed {
-    pub(super) intact: Memory,
-    pub(super) baseline: VerifiedSnapshot,
-    pub(super) policy: Policy,
+pub(crate) struct Seed {
+    pub(crate) intact: Memory,
+    pub(crate) baseline: VerifiedSnapshot,
+    pub(crate) policy: Policy,
 }
 
 impl Seed {
@@ -134,7 +134,7 @@ impl Seed {
 }
 
 /// Captured once per test binary: every case compares with it.
-pub(super) fn seed() -> &'static Seed {
+pub(crate) fn seed() -> &'static Seed {
     static SEED: std::sync::OnceLock<Seed> = std::sync::OnceLock::new();
     SEED.get_or_init(load_seed)
 }
@@ -199,7 +199,11 @@ fn truncated_bodies_make_the_capture_partial() {
     let read = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(super::crawl::crawl(&seed.intact, 4, true))
+        .block_on(driftgate::collect::redfish::crawl::crawl(
+            &seed.intact,
+            4,
+            true,
+        ))
         .fetched;
     for (uri, body) in &seed.intact.bodies {
         for cut in (0..whole(body).len()).step_by(61) {
@@ -220,8 +224,7 @@ fn truncated_bodies_make_the_capture_partial() {
 
 #[test]
 fn the_shape_fixtures_are_partial_in_memory_too() {
-    let file =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz/redfish/shapes.json");
+    let file = crate::common::root().join("tests/fixtures/fuzz/redfish/shapes.json");
     let cases: Value =
         serde_json::from_slice(&std::fs::read(file).expect("the fixture")).expect("JSON");
     let seed = seed();
