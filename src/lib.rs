@@ -16,7 +16,7 @@
 //! ```
 
 pub mod baseline;
-pub mod collect;
+pub use driftgate_collect as collect;
 pub use driftgate_compare as compare;
 pub mod fleet;
 pub use driftgate_fs as fsutil;

@@ -1,0 +1,467 @@
+//! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
+//! hosts at once, each on a task of its own: prepared (baseline, settings: disk and git, on a
+//! blocking thread), captured under its deadline, then finished (sealed, written, judged, on a
+//! blocking thread), so the loop feeding the tasks never waits on one host. Each request to
+//! a BMC is bounded by the host's own [`CaptureOptions`] (requests in flight per BMC). A stop
+//! starts no new host; a host whose task panics gets a result saying so; a result the caller
+//! cannot take stops the run once the running hosts have ended.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinSet;
+
+use super::{Cancel, CaptureOptions, Captured, Reporter, SourceKind, SourceSpec};
+use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
+
+/// How long past its own `--host-timeout` a capture may run before it is abandoned: the
+/// capture's own deadline ends it first and then deletes its session (at most
+/// [`super::redfish::LOGOUT_GRACE`]); this one holds when something below does not.
+pub const GRACE: Duration = Duration::from_secs(super::redfish::LOGOUT_GRACE.as_secs() + 5);
+
+/// What to capture of a host: its sources and its settings (credentials, CA, time limits).
+#[derive(Debug, Clone)]
+pub struct HostCapture {
+    /// The host's sources.
+    pub sources: Vec<SourceSpec>,
+    /// Its capture settings; `host_timeout` is its deadline.
+    pub options: CaptureOptions,
+}
+
+/// Why a host has no capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum CaptureFailure {
+    /// The capture did not end within its deadline and a grace: it was abandoned.
+    #[error("did not finish within its --host-timeout of {} s", .0.as_secs())]
+    TimedOut(Duration),
+}
+
+/// The work of a run on each of its hosts, by index: what [`capture_hosts`] runs on the
+/// hosts' tasks. `prepare`, `finish` and `panicked` run on blocking threads.
+pub trait HostWork: Send + Sync + 'static {
+    /// What the host's work hands to its `finish` (its baseline, or why it is not captured).
+    type Prepared: Send + 'static;
+    /// What the caller gets of each host.
+    type Done: Send + 'static;
+
+    /// How many hosts the run has.
+    fn hosts(&self) -> usize;
+    /// The name of host `index`.
+    fn host(&self, index: usize) -> &HostName;
+    /// What host `index` is captured with, if it is (`None`: it is not, and `Prepared` says
+    /// why), and what its `finish` needs.
+    fn prepare(&self, index: usize) -> (Option<HostCapture>, Self::Prepared);
+    /// The host's result from its capture (`None`: it was not captured), which took `took`.
+    fn finish(
+        &self,
+        index: usize,
+        prepared: Self::Prepared,
+        captured: Option<Result<Captured, CaptureFailure>>,
+        took: Duration,
+    ) -> Self::Done;
+    /// The result of a host whose work panicked, saying `why`.
+    fn panicked(&self, index: usize, why: String) -> Self::Done;
+}
+
+/// Why [`capture_hosts`] ended early.
+#[derive(Debug, thiserror::Error)]
+pub enum HostsError<E> {
+    /// The caller refused a result (an output file that cannot be written).
+    #[error(transparent)]
+    Done(E),
+    /// A host's work panicked, and so did the making of its result.
+    #[error("host {host}: its result could not be made: {message}")]
+    Panicked {
+        /// The host.
+        host: HostName,
+        /// What the panic said.
+        message: String,
+    },
+}
+
+/// Runs `work` on every host, at most `concurrency` at once: `started` hears of each host as
+/// its task starts, `reporter` of each source, and `done(index, result, took)` gets each
+/// host's result as it ends, all on the caller's task. No host starts once `cancel` is
+/// fired. When `done` refuses a result, `cancel` is fired (the running captures stop and
+/// delete their sessions) and the error is returned once the running hosts have ended. Ends
+/// by waiting (within [`super::redfish::LOGOUT_GRACE`]) for sessions whose login answered
+/// after their capture gave up, unless stopped.
+pub async fn capture_hosts<W: HostWork, E>(
+    work: Arc<W>,
+    concurrency: usize,
+    cancel: &Cancel,
+    reporter: &dyn Reporter,
+    mut started: impl FnMut(&HostName),
+    mut done: impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
+) -> Result<(), HostsError<E>> {
+    let concurrency = concurrency.max(1);
+    let mut tasks: JoinSet<(usize, W::Done, Duration)> = JoinSet::new();
+    let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
+    let mut panicked = Vec::new();
+    let mut next = 0;
+    let mut failed = None;
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
+    let forward = Forward(sender);
+    loop {
+        while failed.is_none()
+            && tasks.len() < concurrency
+            && next < work.hosts()
+            && !cancel.is_cancelled()
+        {
+            started(work.host(next));
+            let task = host_task(Arc::clone(&work), next, forward.clone());
+            running.insert(tasks.spawn(task).id(), next);
+            next += 1;
+        }
+        if tasks.is_empty() {
+            break;
+        }
+        let joined = tokio::select! {
+            Some(event) = events.recv() => {
+                match event {
+                    Event::Started(host, source) => reporter.source_started(&host, source),
+                    Event::Finished(host, source, status, took) => {
+                        reporter.source_finished(&host, source, status, took);
+                    }
+                }
+                continue;
+            }
+            Some(joined) = tasks.join_next_with_id() => joined,
+        };
+        match joined {
+            Ok((id, (index, result, took))) => {
+                running.remove(&id);
+                if failed.is_some() {
+                    continue;
+                }
+                if let Err(error) = done(index, result, took) {
+                    cancel.cancel();
+                    failed = Some(HostsError::Done(error));
+                }
+            }
+            Err(error) => {
+                // A task that panicked (or was aborted): the host gets a result saying so,
+                // made by a task of its own like any other; the run goes on.
+                let Some(index) = running.remove(&error.id()) else {
+                    continue;
+                };
+                let why = panic_text(error);
+                if panicked.contains(&index) {
+                    // Even making its result panicked: nothing can be said of the host.
+                    cancel.cancel();
+                    failed.get_or_insert(HostsError::Panicked {
+                        host: work.host(index).clone(),
+                        message: why,
+                    });
+                    continue;
+                }
+                panicked.push(index);
+                let work = Arc::clone(&work);
+                let task = async move {
+                    let result = blocking(move || work.panicked(index, why)).await;
+                    (index, result, Duration::ZERO)
+                };
+                running.insert(tasks.spawn(task).id(), index);
+            }
+        }
+    }
+    if let Some(failed) = failed {
+        return Err(failed);
+    }
+    if !cancel.is_cancelled() {
+        // Logins that answered after their capture gave up: their sessions are deleted
+        // first, within the grace a host's own logout has (a login that never answers is
+        // not waited for).
+        let deleted = super::redfish::client::abandoned_sessions_deleted();
+        let _ = tokio::time::timeout(super::redfish::LOGOUT_GRACE, deleted).await;
+    }
+    Ok(())
+}
+
+/// One host's task: prepared, captured under its deadline (its `--host-timeout` and
+/// [`GRACE`]), finished.
+async fn host_task<W: HostWork>(
+    work: Arc<W>,
+    index: usize,
+    reporter: Forward,
+) -> (usize, W::Done, Duration) {
+    let started = Instant::now();
+    let (capture, prepared) = {
+        let work = Arc::clone(&work);
+        blocking(move || work.prepare(index)).await
+    };
+    let captured = match capture {
+        Some(HostCapture { sources, options }) => {
+            let host = work.host(index).clone();
+            let limit = options.host_timeout();
+            let capture = super::capture_host(host, &sources, &options, &reporter);
+            Some(
+                tokio::time::timeout(limit + GRACE, capture)
+                    .await
+                    .map_err(|_| CaptureFailure::TimedOut(limit)),
+            )
+        }
+        None => None,
+    };
+    let took = started.elapsed();
+    let result = blocking(move || work.finish(index, prepared, captured, took)).await;
+    (index, result, took)
+}
+
+/// Runs `work` on a blocking thread (disk, git, judging), off the runtime's workers.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        // Its panic becomes the host task's own: the host gets a result saying so.
+        Err(error) => std::panic::resume_unwind(error.into_panic()),
+    }
+}
+
+/// The snapshot of a host nothing could be read of: one failed source saying why, so that
+/// it is judged (and reported) INCOMPLETE like any failed capture.
+pub fn unread(host: &HostName, why: &str) -> Snapshot {
+    Snapshot {
+        host: host.clone(),
+        captured_at: jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or_else(|_| jiff::Timestamp::now()),
+        tool: driftgate_snapshot::tool_version(),
+        sources: vec![SourceRecord {
+            name: "capture".to_owned(),
+            target: host.to_string(),
+            status: SourceStatus::Failed,
+            error: Some(why.to_owned()),
+        }],
+        facts: Default::default(),
+    }
+}
+
+/// What a panic said, or that the task was cancelled.
+fn panic_text(error: tokio::task::JoinError) -> String {
+    if !error.is_panic() {
+        return "its task was cancelled".to_owned();
+    }
+    payload_text(error.into_panic().as_ref())
+}
+
+/// What a panic's payload says.
+pub fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
+/// A source event of a host's task, handed to the caller's reporter on the caller's task
+/// (the reporter is borrowed; tasks are `'static`).
+enum Event {
+    Started(HostName, SourceKind),
+    Finished(HostName, SourceKind, SourceStatus, Duration),
+}
+
+/// The reporter the hosts' tasks get: it forwards what it is told to the caller's task.
+#[derive(Clone)]
+struct Forward(tokio::sync::mpsc::UnboundedSender<Event>);
+
+impl Reporter for Forward {
+    fn source_started(&self, host: &HostName, source: SourceKind) {
+        // The run outlives its tasks but for a stop: a lost event then does not matter.
+        let _ = self.0.send(Event::Started(host.clone(), source));
+    }
+
+    fn source_finished(
+        &self,
+        host: &HostName,
+        source: SourceKind,
+        status: SourceStatus,
+        took: Duration,
+    ) {
+        let _ = self
+            .0
+            .send(Event::Finished(host.clone(), source, status, took));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Hosts with no source (captured at once), one of which may panic or hang.
+    struct Hosts {
+        names: Vec<HostName>,
+        options: CaptureOptions,
+        /// The host whose `prepare` panics, and whether its `panicked` panics too.
+        panics: Option<(usize, bool)>,
+        /// Hosts in their task now, and the most at once.
+        running: AtomicUsize,
+        most: AtomicUsize,
+    }
+
+    fn hosts(n: usize, options: &CaptureOptions) -> Hosts {
+        Hosts {
+            names: (0..n)
+                .map(|i| HostName::new(format!("h{i}")).unwrap())
+                .collect(),
+            options: options.clone(),
+            panics: None,
+            running: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        }
+    }
+
+    impl HostWork for Hosts {
+        type Prepared = ();
+        type Done = Result<String, String>;
+
+        fn hosts(&self) -> usize {
+            self.names.len()
+        }
+
+        fn host(&self, index: usize) -> &HostName {
+            &self.names[index]
+        }
+
+        fn prepare(&self, index: usize) -> (Option<HostCapture>, ()) {
+            let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            assert!(
+                self.panics.is_none_or(|(host, _)| host != index),
+                "injected"
+            );
+            let capture = HostCapture {
+                sources: Vec::new(),
+                options: self.options.clone(),
+            };
+            (Some(capture), ())
+        }
+
+        fn finish(
+            &self,
+            _: usize,
+            (): (),
+            captured: Option<Result<Captured, CaptureFailure>>,
+            _: Duration,
+        ) -> Self::Done {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            let captured = captured.expect("every host is captured");
+            Ok(captured.expect("in time").snapshot.host.to_string())
+        }
+
+        fn panicked(&self, index: usize, why: String) -> Self::Done {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            assert!(self.panics != Some((index, true)), "again");
+            Err(why)
+        }
+    }
+
+    #[tokio::test]
+    async fn at_most_concurrency_hosts_run_at_once_and_every_one_is_handed_back() {
+        let work = Arc::new(hosts(7, &CaptureOptions::default()));
+        let mut seen = Vec::new();
+        let mut started = 0;
+        capture_hosts(
+            Arc::clone(&work),
+            2,
+            &Cancel::new(),
+            &super::super::NoReporter,
+            |_| started += 1,
+            |i, host, _| {
+                seen.push((i, host.unwrap()));
+                Ok::<(), ()>(())
+            },
+        )
+        .await
+        .unwrap();
+        seen.sort();
+        assert_eq!((seen.len(), started), (7, 7));
+        assert_eq!(seen[3], (3, "h3".to_owned()));
+        assert!((1..=2).contains(&work.most.load(Ordering::SeqCst)));
+    }
+
+    #[tokio::test]
+    async fn after_a_cancel_or_a_refused_result_no_new_host_starts() {
+        let options = CaptureOptions::default();
+        let cancel = options.cancel.clone();
+        let mut seen = 0;
+        capture_hosts(
+            Arc::new(hosts(5, &options)),
+            1,
+            &cancel,
+            &super::super::NoReporter,
+            |_| {},
+            |_, _, _| {
+                seen += 1;
+                cancel.cancel();
+                Ok::<(), ()>(())
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(seen, 1);
+        let mut seen = 0;
+        let cancel = Cancel::new();
+        let result = capture_hosts(
+            Arc::new(hosts(5, &CaptureOptions::default())),
+            1,
+            &cancel,
+            &super::super::NoReporter,
+            |_| {},
+            |_, _, _| {
+                seen += 1;
+                Err("disk full")
+            },
+        )
+        .await;
+        assert!(matches!(result, Err(HostsError::Done("disk full"))));
+        assert_eq!(seen, 1);
+        // The running captures were told to stop.
+        assert!(cancel.is_cancelled());
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_panicking_host_gets_a_result_saying_so_and_the_others_go_on() {
+        let mut work = hosts(4, &CaptureOptions::default());
+        work.panics = Some((2, false));
+        let seen = Mutex::new(Vec::new());
+        capture_hosts(
+            Arc::new(work),
+            2,
+            &Cancel::new(),
+            &super::super::NoReporter,
+            |_| {},
+            |i, result, _| {
+                seen.lock().unwrap().push((i, result));
+                Ok::<(), ()>(())
+            },
+        )
+        .await
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[2], (2, Err("injected".to_owned())));
+        assert_eq!(seen[3], (3, Ok("h3".to_owned())));
+        let mut work = hosts(3, &CaptureOptions::default());
+        work.panics = Some((1, true));
+        let cancel = Cancel::new();
+        let result = capture_hosts(
+            Arc::new(work),
+            1,
+            &cancel,
+            &super::super::NoReporter,
+            |_| {},
+            |_, _, _| Ok::<(), ()>(()),
+        )
+        .await;
+        assert!(
+            matches!(&result, Err(HostsError::Panicked { host, message }) if host.as_str() == "h1" && message == "again"),
+            "{result:?}"
+        );
+        assert!(cancel.is_cancelled());
+    }
+}

@@ -1,0 +1,340 @@
+//! Capture: read a host's configuration from its sources into a snapshot.
+//!
+//! A source is a kind (what it reads and how it normalizes) plus a location (the transport):
+//! one [`Source`] trait, one [`SourceCapture`] result, one typed [`SourceError`].
+//! [`capture_host`] reads a host's sources at once on the caller's runtime (command transports
+//! on its blocking pool) and tells a [`Reporter`] as each starts and ends.
+//! A source that cannot be read completely is recorded as `partial` or `failed` with an
+//! error naming the command or URI: capture faults are data, never a silent gap.
+//! Imports: [`driftgate_snapshot`], [`driftgate_model`], [`driftgate_secrets`].
+
+pub mod cancel;
+pub mod encoding;
+pub mod esxi;
+pub mod hosts;
+pub mod lines;
+pub mod linux;
+pub mod nic;
+pub mod redfish;
+pub mod source;
+#[cfg(test)]
+mod test_support;
+pub mod transport;
+pub mod windows;
+
+use std::fmt;
+
+use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+pub use cancel::Cancel;
+use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
+pub use source::{CommandSource, Source, SourceCapture, SourceError};
+use transport::{BadLocation, Location, ProcessOptions};
+
+/// What a source reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A BMC over Redfish: NIC firmware settings, firmware inventory, BIOS.
+    Redfish,
+    /// Windows / Azure Local NIC QoS through the PowerShell collector.
+    Windows,
+    /// Linux NIC DCB through iproute2 `dcb`, `ethtool`, `devlink`, `mlnx_qos`, `mlxconfig`.
+    Linux,
+    /// ESXi storage paths and version through `esxcli`.
+    Esxi,
+}
+
+impl SourceKind {
+    /// The name used on the command line and in snapshots.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Redfish => "redfish",
+            SourceKind::Windows => "windows",
+            SourceKind::Linux => "linux",
+            SourceKind::Esxi => "esxi",
+        }
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One `--source KIND=LOCATION`: what to read and where from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceSpec {
+    /// A BMC or a mockup folder.
+    Redfish(RedfishLocation),
+    /// A Windows host's collector, run locally, over ssh, or recorded in a folder.
+    Windows(Location),
+    /// A Linux host's NIC tools, run locally, over ssh, or recorded in a folder.
+    Linux(Location),
+    /// An ESXi host's commands, run locally, over ssh, or recorded in a folder.
+    Esxi(Location),
+}
+
+/// Why a `--source` argument does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadSource {
+    /// No `=`.
+    #[error("{0:?}: expected KIND=LOCATION, e.g. esxi=ssh://root@esx01")]
+    Shape(String),
+    /// An unknown kind.
+    #[error("{0:?}: unknown source kind (known: redfish, windows, linux, esxi)")]
+    Kind(String),
+    /// A bad command location.
+    #[error(transparent)]
+    Location(#[from] BadLocation),
+    /// A bad Redfish location.
+    #[error(transparent)]
+    Redfish(#[from] BadRedfishLocation),
+}
+
+impl SourceSpec {
+    /// Parses `KIND=LOCATION`.
+    pub fn parse(text: &str) -> Result<Self, BadSource> {
+        let (kind, location) = text
+            .split_once('=')
+            .ok_or_else(|| BadSource::Shape(redact_userinfo(text)))?;
+        match kind {
+            "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
+            "windows" => Ok(SourceSpec::Windows(Location::parse(location)?)),
+            "linux" => Ok(SourceSpec::Linux(Location::parse(location)?)),
+            "esxi" => Ok(SourceSpec::Esxi(Location::parse(location)?)),
+            other => Err(BadSource::Kind(redact_userinfo(other))),
+        }
+    }
+
+    /// What the source reads.
+    pub fn kind(&self) -> SourceKind {
+        match self {
+            SourceSpec::Redfish(_) => SourceKind::Redfish,
+            SourceSpec::Windows(_) => SourceKind::Windows,
+            SourceSpec::Linux(_) => SourceKind::Linux,
+            SourceSpec::Esxi(_) => SourceKind::Esxi,
+        }
+    }
+}
+
+/// A spec hands out its kind's source.
+impl Source for SourceSpec {
+    fn kind(&self) -> SourceKind {
+        SourceSpec::kind(self)
+    }
+
+    async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
+        let (kind, location, read): (_, _, source::Reader) = match self {
+            SourceSpec::Redfish(location) => return location.capture(options).await,
+            SourceSpec::Windows(location) => (SourceKind::Windows, location, windows::capture),
+            SourceSpec::Linux(location) => (SourceKind::Linux, location, linux::capture),
+            SourceSpec::Esxi(location) => (SourceKind::Esxi, location, esxi::capture),
+        };
+        CommandSource::new(kind, location, read)
+            .capture(options)
+            .await
+    }
+}
+
+/// `KIND=LOCATION`, as `--source` and an inventory's `sources` give it.
+impl fmt::Display for SourceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceSpec::Redfish(location) => write!(f, "redfish={location}"),
+            SourceSpec::Windows(location) => write!(f, "windows={location}"),
+            SourceSpec::Linux(location) => write!(f, "linux={location}"),
+            SourceSpec::Esxi(location) => write!(f, "esxi={location}"),
+        }
+    }
+}
+
+/// Settings of a capture.
+#[derive(Debug, Clone, Default)]
+pub struct CaptureOptions {
+    /// Command transports' settings.
+    pub process: ProcessOptions,
+    /// Redfish client settings.
+    pub redfish: RedfishOptions,
+    /// Stops the capture from outside (a signal): no new request or command starts.
+    pub cancel: Cancel,
+}
+
+impl CaptureOptions {
+    /// The time one host's capture has, all its sources together: `--host-timeout` (or the
+    /// inventory's `timeouts.host_seconds`), kept in `redfish.client.host_timeout` where the
+    /// BMC crawl reads it. [`capture_host`] ends its command sources then too.
+    pub fn host_timeout(&self) -> std::time::Duration {
+        self.redfish.client.host_timeout
+    }
+}
+
+/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
+/// echoed back into a terminal or a CI log.
+pub fn redact_userinfo(text: &str) -> String {
+    match (text.find("://"), text.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}…{}", &text[..scheme + 3], &text[at..])
+        }
+        (None, Some(at)) => format!("…{}", &text[at..]),
+        _ => text.to_owned(),
+    }
+}
+
+/// Sets the fact at `path`, a path the caller built from constants and [`path_segment`]s.
+///
+/// [`path_segment`]: driftgate_snapshot::path_segment
+pub(crate) fn set_fact(facts: &mut Facts, path: &str, value: driftgate_snapshot::FactValue) {
+    let path = driftgate_snapshot::FactPath::new(path)
+        .expect("paths are built from constants and sanitized segments");
+    facts.insert(path, value);
+}
+
+/// A capture: the snapshot, and notes for the operator that are not facts.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// The snapshot.
+    pub snapshot: Snapshot,
+    /// Things worth saying, e.g. adapters that could not be joined to the BMC's view.
+    pub notes: Vec<String>,
+}
+
+/// Notes for adapters the OS reported without a MAC.
+pub fn unjoined_notes(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| {
+            format!("adapter {name:?} has no MAC in the OS data: keyed by name ({}), it cannot join the BMC's view of its port", nic::port_key(None, "name", name))
+        })
+        .collect()
+}
+
+/// What a capture tells its caller while it works (the library prints nothing): the CLI
+/// implements it (a progress bar, log lines). Called from capture tasks, hence `Send + Sync`.
+pub trait Reporter: Send + Sync {
+    /// A source of `host` started reading.
+    fn source_started(&self, _host: &HostName, _source: SourceKind) {}
+    /// A source of `host` finished reading, complete or not.
+    fn source_finished(
+        &self,
+        _host: &HostName,
+        _source: SourceKind,
+        _status: SourceStatus,
+        _took: std::time::Duration,
+    ) {
+    }
+}
+
+/// A reporter that is told nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoReporter;
+
+impl Reporter for NoReporter {}
+
+/// Captures `host` from every source into one snapshot; a failing source is recorded, not
+/// fatal. The sources are read at once; `reporter` hears of each as it starts and ends.
+/// Must run inside a tokio runtime (the caller's: the CLI owns the one runtime).
+///
+/// The host has [`CaptureOptions::host_timeout`] for all its sources: the BMC crawl stops
+/// then, and so do its commands (a running one is killed, none starts; the source is
+/// partial or failed, naming the command and the deadline). Dropping this future (a caller
+/// that gives up) kills the running commands too: nothing outlives an abandoned capture but
+/// the bounded deletion of a BMC session.
+pub async fn capture_host(
+    host: HostName,
+    sources: &[SourceSpec],
+    options: &CaptureOptions,
+    reporter: &dyn Reporter,
+) -> Captured {
+    capture_sources(host, sources, options, reporter).await
+}
+
+/// [`capture_host`] of any sources.
+pub(crate) async fn capture_sources<S: Source>(
+    host: HostName,
+    sources: &[S],
+    options: &CaptureOptions,
+    reporter: &dyn Reporter,
+) -> Captured {
+    let captured_at = jiff::Timestamp::now()
+        .round(jiff::Unit::Second)
+        .unwrap_or_else(|_| jiff::Timestamp::now());
+    let deadline = transport::HostDeadline::starting_now(options.host_timeout());
+    // Fires the commands' stop when this future is dropped before it ends.
+    let _stop_on_drop = StopOnDrop(deadline.stop.clone());
+    // At the deadline the commands' stop fires. (A stop of the run does not fire it: the
+    // caller's signal handling stops running children, giving them a grace; none starts.)
+    let expire = {
+        let deadline = deadline.clone();
+        async move {
+            tokio::time::sleep_until(deadline.at.into()).await;
+            deadline.stop.cancel();
+        }
+    };
+    let options = &CaptureOptions {
+        process: ProcessOptions {
+            host: Some(deadline),
+            ..options.process.clone()
+        },
+        ..options.clone()
+    };
+    let captures = {
+        let reads = sources.iter().map(|source| {
+            let host = &host;
+            async move {
+                let kind = source.kind();
+                reporter.source_started(host, kind);
+                let started = std::time::Instant::now();
+                let capture = source.capture(options).await;
+                reporter.source_finished(host, kind, capture.status, started.elapsed());
+                (kind, capture)
+            }
+        });
+        let reads = futures::future::join_all(reads);
+        tokio::pin!(reads);
+        tokio::select! {
+            captures = &mut reads => captures,
+            // The stop fired (the sources see it and end soon): wait for what they read.
+            () = expire => reads.await,
+        }
+    };
+    let mut facts = Facts::new();
+    let mut records = Vec::with_capacity(captures.len());
+    let mut notes = Vec::new();
+    for (kind, capture) in captures {
+        notes.extend(capture.notes);
+        // Whatever a source read while the capture was being stopped is not a whole answer.
+        let (source_facts, status, error) = if options.cancel.is_cancelled() {
+            (
+                Facts::new(),
+                SourceStatus::Failed,
+                Some(SourceError::Interrupted),
+            )
+        } else {
+            (capture.facts, capture.status, capture.error)
+        };
+        facts.extend(source_facts);
+        records.push(SourceRecord {
+            name: kind.to_string(),
+            target: capture.target,
+            status,
+            error: error.map(|e| e.to_string()),
+        });
+    }
+    let snapshot = Snapshot {
+        host,
+        captured_at,
+        tool: driftgate_snapshot::tool_version(),
+        sources: records,
+        facts,
+    };
+    Captured { snapshot, notes }
+}
+
+/// Fires a host's stop when dropped: a capture whose caller gave up kills its commands.
+struct StopOnDrop(Cancel);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}

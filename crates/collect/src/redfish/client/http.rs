@@ -1,0 +1,202 @@
+//! One GET on the wire: the URL of a URI on the BMC (never another origin), the request with
+//! its authentication, the retries of a busy (503) service honouring `Retry-After`, the body
+//! read under the size cap, and the texts of what went wrong.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::auth::Auth;
+use super::{FetchError, HttpFetch};
+use crate::redfish::fetch::parse_body;
+
+impl HttpFetch {
+    /// The URL of `uri` on the BMC. A URI a response names that points at another origin
+    /// (absolute, `//host/…`, `@host/…`) is refused: the credentials would follow it.
+    pub(super) fn url(&self, uri: &str) -> Result<reqwest::Url, FetchError> {
+        url_on(&self.base, uri)
+    }
+
+    fn request(&self, url: &reqwest::Url, auth: &Auth) -> reqwest::RequestBuilder {
+        let request = self
+            .client
+            .get(url.clone())
+            .header("Accept", "application/json");
+        match auth {
+            Auth::Anonymous => request,
+            Auth::Basic(credentials) => {
+                request.basic_auth(&credentials.username, Some(&credentials.password))
+            }
+            Auth::Session { token, .. } => request.header("X-Auth-Token", token),
+        }
+    }
+
+    /// One GET of `uri`, with the retries of a busy (503) service; `generation` is set to
+    /// the login that the last attempt was sent with.
+    pub(super) async fn get_once(
+        &self,
+        uri: &str,
+        generation: &mut u64,
+    ) -> Result<Value, FetchError> {
+        let url = self.url(uri)?;
+        let mut attempt = 0;
+        loop {
+            let response = {
+                // Held until the answer's head is in: a new login waits for it, and a request
+                // started meanwhile waits for the new login.
+                let session = self.session.read().await;
+                *generation = session.generation;
+                self.request(&url, &session.auth).send().await
+            };
+            let response = response.map_err(|e| FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: describe(&e),
+            })?;
+            let status = response.status().as_u16();
+            tracing::debug!("GET {uri} → {status}");
+            if status == 503 && attempt < self.options.retries {
+                attempt += 1;
+                let wait = retry_after(response.headers())
+                    .unwrap_or(Duration::from_secs(1))
+                    .min(self.options.max_retry_wait);
+                tracing::info!(
+                    "GET {uri}: HTTP 503, retry {attempt} of {} in {wait:?}",
+                    self.options.retries
+                );
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let body = read_limited(uri, response, self.options.max_body).await?;
+            if !(200..300).contains(&status) {
+                return Err(FetchError::Status {
+                    uri: uri.to_owned(),
+                    status,
+                    detail: error_detail(&body),
+                });
+            }
+            return parse_body(uri, &body);
+        }
+    }
+}
+
+/// [`HttpFetch::url`] on the BMC at `base`.
+pub(super) fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> {
+    let refused = |reason: &str| FetchError::Transport {
+        uri: uri.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let base = reqwest::Url::parse(base).map_err(|_| refused("the BMC address is not a URL"))?;
+    if !(uri.starts_with('/') || uri.starts_with("http://") || uri.starts_with("https://")) {
+        return Err(refused("not an absolute path on the BMC; refused"));
+    }
+    let url = base.join(uri).map_err(|_| refused("not a valid URI"))?;
+    if url.origin() != base.origin() || url.username() != "" || url.password().is_some() {
+        return Err(refused(
+            "points to another origin than the BMC; refused, the credentials would follow it",
+        ));
+    }
+    Ok(url)
+}
+
+/// The body of `response`, refused past `limit` bytes.
+pub(super) async fn read_limited(
+    uri: &str,
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, FetchError> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > limit as u64)
+    {
+        return Err(FetchError::TooLarge {
+            uri: uri.to_owned(),
+            limit,
+        });
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
+        uri: uri.to_owned(),
+        reason: describe(&e),
+    })? {
+        if body.len() + chunk.len() > limit {
+            return Err(FetchError::TooLarge {
+                uri: uri.to_owned(),
+                limit,
+            });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// `Retry-After` in seconds (an HTTP date is treated as one second: BMC clocks drift).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let value = headers.get("Retry-After")?.to_str().ok()?;
+    Some(Duration::from_secs(value.trim().parse().unwrap_or(1)))
+}
+
+/// `: message (MessageId)` from a Redfish error body, or nothing.
+pub(super) fn error_detail(body: &[u8]) -> String {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return String::new();
+    };
+    let error = &value["error"];
+    let extended = &error["@Message.ExtendedInfo"][0];
+    let message = extended["Message"]
+        .as_str()
+        .or_else(|| error["message"].as_str());
+    let id = extended["MessageId"]
+        .as_str()
+        .or_else(|| error["code"].as_str());
+    match (message, id) {
+        (Some(message), Some(id)) => format!(": {message} ({id})"),
+        (Some(message), None) => format!(": {message}"),
+        (None, Some(id)) => format!(": {id}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
+pub(super) fn describe(error: &reqwest::Error) -> String {
+    let mut text = if error.is_timeout() {
+        "timed out".to_owned()
+    } else if error.is_redirect() {
+        // The policy's own message (loop, another origin) follows as the cause.
+        "redirect refused".to_owned()
+    } else if error.is_connect() {
+        "cannot connect".to_owned()
+    } else {
+        let text = error.to_string();
+        match error.url() {
+            Some(url) => text
+                .replace(&format!(" for url ({url})"), "")
+                .replace(url.as_str(), "<url>"),
+            None => text,
+        }
+    };
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_bodies_give_the_redfish_message() {
+        let body = br#"{"error":{"code":"Base.1.12.GeneralError","message":"A general error has occurred.","@Message.ExtendedInfo":[{"Message":"The maximum number of user sessions is reached.","MessageId":"IDRAC.2.9.RAC0218"}]}}"#;
+        assert_eq!(
+            error_detail(body),
+            ": The maximum number of user sessions is reached. (IDRAC.2.9.RAC0218)"
+        );
+        assert_eq!(error_detail(b"<html>503</html>"), "");
+    }
+}

@@ -1,0 +1,275 @@
+//! The live Redfish transport: HTTPS (or HTTP for simulators) with verified TLS, a CA file
+//! or a certificate pin; session login with Basic fallback; per-request timeout, response
+//! size cap, redirect cap and bounded retries that honour `Retry-After`. It returns JSON and
+//! never interprets it.
+//!
+//! [`HttpFetch`] is built here and keeps to the host's deadline; `credentials` reads a BMC
+//! account, `auth` logs in (again, after a 401), `logout` deletes the session, `http` sends
+//! one GET with its retries and limits.
+
+mod auth;
+mod credentials;
+mod http;
+mod logout;
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::fetch::{Fetch, FetchError};
+use super::tls::{CertificatePin, pinned_config};
+use auth::Session;
+
+pub use auth::{AuthMode, LoginError};
+pub use credentials::{Credentials, CredentialsError};
+pub use logout::{LogoutError, abandoned_sessions_deleted};
+
+/// How the server's certificate is checked.
+#[derive(Debug, Clone)]
+pub enum TlsTrust {
+    /// The system's trusted roots.
+    System,
+    /// Only the CAs of a PEM bundle.
+    CaBundle(Vec<u8>),
+    /// Exactly the certificate with this SHA-256.
+    Pinned(CertificatePin),
+    /// Nothing (`--insecure`).
+    Insecure,
+}
+
+/// Limits of the client.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// Whole-request time limit.
+    pub timeout: Duration,
+    /// Largest response body accepted.
+    pub max_body: usize,
+    /// Most redirects followed.
+    pub max_redirects: usize,
+    /// Retries of a 503 answer.
+    pub retries: u32,
+    /// Longest `Retry-After` honoured.
+    pub max_retry_wait: Duration,
+    /// The whole crawl of one host, on top of the per-request `timeout`: a slow BMC with a
+    /// large inventory must not hold a gate for ever.
+    pub host_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            timeout: Duration::from_secs(60),
+            max_body: 32 * 1024 * 1024,
+            max_redirects: 5,
+            retries: 3,
+            max_retry_wait: Duration::from_secs(30),
+            // A slow BMC answers in about 0.1 s; 20,000 members without `$expand` took 222 s.
+            host_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Why a client for a BMC could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClientError {
+    /// The BMC address is not a URL.
+    #[error("{base}: not a URL ({reason})")]
+    NotAUrl {
+        /// The address.
+        base: String,
+        /// The URL parser's message.
+        reason: String,
+    },
+    /// The CA file (`--ca-cert`, the inventory's `ca_cert`) is not a PEM bundle.
+    #[error("{base}: CA file: {reason}")]
+    CaFile {
+        /// The BMC the CA file was given for.
+        base: String,
+        /// Why it could not be read.
+        reason: String,
+    },
+    /// The CA file holds no certificate.
+    #[error("{base}: CA file: no certificate in it")]
+    NoCertificate {
+        /// The BMC the CA file was given for.
+        base: String,
+    },
+    /// The TLS configuration for a pinned certificate could not be built.
+    #[error("{base}: TLS configuration: {reason}")]
+    Tls {
+        /// The BMC.
+        base: String,
+        /// Why.
+        reason: String,
+    },
+    /// The HTTP client could not be built.
+    #[error("{base}: HTTP client: {reason}")]
+    Http {
+        /// The BMC.
+        base: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A Redfish service over HTTP(S).
+pub struct HttpFetch {
+    client: reqwest::Client,
+    base: String,
+    options: ClientOptions,
+    session: tokio::sync::RwLock<Session>,
+    /// The account of the last login, to log in again once after a 401.
+    credentials: Mutex<Option<Credentials>>,
+    /// Why no more requests are sent (authentication lost, host deadline passed).
+    stopped: Mutex<Option<String>>,
+    /// When the host's time (`host_timeout`) is up.
+    deadline: tokio::time::Instant,
+}
+
+impl HttpFetch {
+    /// When the host's time (`host_timeout`, counted from [`HttpFetch::new`]) is up.
+    pub fn deadline(&self) -> tokio::time::Instant {
+        self.deadline
+    }
+
+    /// A client for the service at `base` (`https://bmc[:port]`).
+    pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, ClientError> {
+        let origin = reqwest::Url::parse(base)
+            .map_err(|e| ClientError::NotAUrl {
+                base: base.to_owned(),
+                reason: e.to_string(),
+            })?
+            .origin();
+        let max_redirects = options.max_redirects;
+        // Credentials go with every request (Basic or X-Auth-Token): never to another origin.
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            let target = attempt.url().origin();
+            if target != origin {
+                let message = format!(
+                    "redirect to another origin ({}) refused",
+                    target.ascii_serialization()
+                );
+                attempt.error(message)
+            } else if attempt.previous().len() > max_redirects {
+                attempt.error("too many redirects (a redirect loop?)")
+            } else {
+                attempt.follow()
+            }
+        });
+        // reqwest takes the process's default provider, which this installs.
+        super::tls::provider();
+        let mut builder = reqwest::Client::builder()
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout.min(Duration::from_secs(15)))
+            .redirect(redirects)
+            .user_agent(driftgate_snapshot::tool_version());
+        builder = match trust {
+            TlsTrust::System => builder,
+            TlsTrust::CaBundle(pem) => {
+                let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                    ClientError::CaFile {
+                        base: base.to_owned(),
+                        reason: http::describe(&e),
+                    }
+                })?;
+                if certificates.is_empty() {
+                    return Err(ClientError::NoCertificate {
+                        base: base.to_owned(),
+                    });
+                }
+                builder.tls_certs_only(certificates)
+            }
+            TlsTrust::Pinned(pin) => {
+                builder.tls_backend_preconfigured(pinned_config(pin.clone()).map_err(|e| {
+                    ClientError::Tls {
+                        base: base.to_owned(),
+                        reason: e.to_string(),
+                    }
+                })?)
+            }
+            TlsTrust::Insecure => builder.tls_danger_accept_invalid_certs(true),
+        };
+        let client = builder.build().map_err(|e| ClientError::Http {
+            base: base.to_owned(),
+            reason: http::describe(&e),
+        })?;
+        Ok(HttpFetch {
+            client,
+            base: base.trim_end_matches('/').to_owned(),
+            deadline: tokio::time::Instant::now() + options.host_timeout,
+            options,
+            session: tokio::sync::RwLock::new(Session::anonymous()),
+            credentials: Mutex::new(None),
+            stopped: Mutex::new(None),
+        })
+    }
+
+    /// Why requests are no longer sent, once they are not.
+    fn stopped(&self) -> Option<String> {
+        self.stopped
+            .lock()
+            .expect("no panic while holding the lock")
+            .clone()
+    }
+
+    /// Sends no more requests, for `reason` (the first reason stays).
+    fn stop(&self, reason: String) {
+        self.stopped
+            .lock()
+            .expect("no panic while holding the lock")
+            .get_or_insert(reason);
+    }
+
+    /// GETs `uri`; after a 401 logs in again once (for every request in flight) and retries.
+    async fn get_authenticated(&self, uri: &str) -> Result<Value, FetchError> {
+        loop {
+            if let Some(reason) = self.stopped() {
+                return Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: format!("not requested: {reason}"),
+                });
+            }
+            let mut generation = 0;
+            match self.get_once(uri, &mut generation).await {
+                Err(refused @ FetchError::Status { status: 401, .. }) => {
+                    self.log_in_again(uri, generation, &refused).await?;
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+impl Fetch for HttpFetch {
+    fn target(&self) -> String {
+        self.base.clone()
+    }
+
+    async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+        let deadline = || {
+            format!(
+                "the host deadline of {} s (--host-timeout) passed",
+                self.options.host_timeout.as_secs()
+            )
+        };
+        // Checked before sending: a timeout polls its future once even when already expired.
+        if tokio::time::Instant::now() >= self.deadline {
+            self.stop(deadline());
+            return Err(FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: deadline(),
+            });
+        }
+        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri)).await {
+            Ok(result) => result,
+            Err(_) => {
+                self.stop(deadline());
+                Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: deadline(),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! How the crawl reads one resource: a GET waits for one of the crawl's permits, its body is
+//! remembered when the crawl keeps them, a failure or a property of the wrong shape is
+//! recorded, and what a link leads to is read only as the type it promises.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::{OnceCell, Semaphore};
+
+use crate::redfish::fetch::{Fetch, FetchError};
+use crate::redfish::links::{self, ShapeError, uri_of};
+use crate::redfish::odata_type::{self, Expect};
+
+/// One crawl's state, shared by every resource it reads.
+pub(super) struct Crawler<'a, F> {
+    pub(super) fetch: &'a F,
+    // Whether every body is kept for `--save-mockup`: a copy of each resource (the attribute
+    // registries are megabytes) is not made for a capture that does not save them.
+    pub(super) keep: bool,
+    pub(super) permits: Semaphore,
+    pub(super) expand: AtomicBool,
+    pub(super) fetched: Mutex<BTreeMap<String, Value>>,
+    pub(super) errors: Mutex<Vec<FetchError>>,
+    // The registry lookups' answers (see `get_once`).
+    pub(super) answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
+}
+
+impl<F: Fetch> Crawler<'_, F> {
+    /// GETs `uri`; a failure is recorded and yields `None`.
+    pub(super) async fn get(&self, uri: &str) -> Option<Value> {
+        match self.fetch_raw(uri).await {
+            Ok(value) => Some(value),
+            Err(error) => {
+                self.errors
+                    .lock()
+                    .expect("no panic while holding the lock")
+                    .push(error);
+                None
+            }
+        }
+    }
+
+    /// [`Self::get`] once per crawl however many resources ask (a second caller waits for the
+    /// first one's answer): the attribute resources of every port name their registry through
+    /// the same `Registries` collection, and a BMC is slow enough.
+    pub(super) async fn get_once(&self, uri: &str) -> Option<Value> {
+        let answer = Arc::clone(
+            self.answers
+                .lock()
+                .expect("no panic while holding the lock")
+                .entry(uri.trim_end_matches('/').to_owned())
+                .or_default(),
+        );
+        answer.get_or_init(|| self.get(uri)).await.clone()
+    }
+
+    /// GETs `uri` and remembers the body; the error is the caller's to judge.
+    pub(super) async fn fetch_raw(&self, uri: &str) -> Result<Value, FetchError> {
+        let value = {
+            let _permit = self
+                .permits
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
+            self.fetch.get(uri).await?
+        };
+        // Every Redfish resource is a JSON object; anything else would read as "no properties".
+        if !value.is_object() {
+            return Err(FetchError::Shape(ShapeError::new(
+                uri,
+                "the body",
+                "a JSON object (a Redfish resource)",
+                &value,
+            )));
+        }
+        if self.keep {
+            let key = uri
+                .split('?')
+                .next()
+                .unwrap_or(uri)
+                .trim_end_matches('/')
+                .to_owned();
+            self.fetched
+                .lock()
+                .expect("no panic while holding the lock")
+                .insert(key, value.clone());
+        }
+        Ok(value)
+    }
+
+    /// Records a property of the wrong type.
+    pub(super) fn wrong(&self, problem: ShapeError) {
+        self.errors
+            .lock()
+            .expect("no panic while holding the lock")
+            .push(FetchError::Shape(problem));
+    }
+
+    /// Whether `resource` (read from `uri` through the link `via` names) is what `expect`
+    /// says; a resource of another type is recorded, and not to be read as the one promised.
+    pub(super) fn is_typed(
+        &self,
+        uri: &str,
+        resource: &Value,
+        expect: Expect,
+        via: impl FnOnce() -> String,
+    ) -> bool {
+        match odata_type::check(uri, resource, expect, via) {
+            Ok(()) => true,
+            Err(problem) => {
+                self.wrong(problem);
+                false
+            }
+        }
+    }
+
+    /// The link at `path` of `resource`; one of the wrong shape is recorded and not followed.
+    pub(super) fn link<'v>(&self, resource: &'v Value, path: &[&str]) -> Option<&'v str> {
+        let uri = uri_of(resource, "(a resource without @odata.id)");
+        links::link(uri, resource, path).unwrap_or_else(|problem| {
+            self.wrong(problem);
+            None
+        })
+    }
+
+    /// What the link at `path` of `resource` leads to, when it is what `expect` says.
+    pub(super) async fn follow(
+        &self,
+        resource: &Value,
+        path: &[&str],
+        expect: Expect,
+    ) -> Option<Value> {
+        let uri = self.link(resource, path)?;
+        let value = self.get(uri).await?;
+        self.is_typed(uri, &value, expect, || link_name(resource, path))
+            .then_some(value)
+    }
+}
+
+/// The link at `path` of `resource`, for messages: `Bios of /redfish/v1/Systems/1`.
+pub(super) fn link_name(resource: &Value, path: &[&str]) -> String {
+    format!(
+        "{} of {}",
+        path.join("/"),
+        uri_of(resource, "(a resource without @odata.id)")
+    )
+}

@@ -1,0 +1,440 @@
+use super::*;
+use driftgate_snapshot::Facts;
+use serde_json::json;
+
+fn adapter(value: Value) -> AdapterInventory {
+    AdapterInventory {
+        adapter: value,
+        ..AdapterInventory::default()
+    }
+}
+
+fn facts_and_links(firmware: &[Value], adapters: &[AdapterInventory]) -> (Facts, FirmwareLinks) {
+    let (out, links) = normalized(firmware, adapters);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    (out.facts, links)
+}
+
+fn normalized(firmware: &[Value], adapters: &[AdapterInventory]) -> (Normalized, FirmwareLinks) {
+    let mut out = Normalized::default();
+    let links = firmware_facts(firmware, adapters, &mut out);
+    (out, links)
+}
+
+fn version(facts: &Facts, component: &str) -> Option<String> {
+    facts
+        .get(format!("firmware/{component}/version").as_str())
+        .map(ToString::to_string)
+}
+
+/// iLO 6: numbered members, two identical ConnectX-6 cards told apart only by their
+/// `Oem.Hpe.DeviceContext`, an empty slot answering `"-*"`.
+fn hpe_inventory() -> Vec<Value> {
+    let member = |id: &str, name: &str, context: &str, version: &str, state: &str| {
+        json!({"@odata.id": format!("/redfish/v1/UpdateService/FirmwareInventory/{id}/"), "Id": id,
+               "Name": name, "Version": version, "Updateable": true,
+               "Oem": {"Hpe": {"@odata.type": "#HpeiLOSoftwareInventory.v2_1_0.HpeiLOSoftwareInventory",
+                               "DeviceClass": "5b1e9a2c-0b45-4d5b-9c1d-3a6f0f0e2b11", "DeviceContext": context,
+                               "Targets": ["0b0d5e5e-7a2f-4c3a-9f8e-2b1c7d6e5f40"]}},
+               "Status": {"Health": "OK", "State": state}})
+    };
+    vec![
+        member("1", "iLO 6", "System Board", "1.59 Jun 12 2024", "Enabled"),
+        member(
+            "16",
+            "Mellanox ConnectX-6 Dx",
+            "Slot 4",
+            "22.39.1002",
+            "Enabled",
+        ),
+        member(
+            "19",
+            "Mellanox ConnectX-6 Dx",
+            "Slot 1",
+            "22.39.1002",
+            "Enabled",
+        ),
+        member("21", "Embedded Video Controller", "Slot 3", "-*", "Absent"),
+        member("22", "NVMe Backplane", "Box 2", "1.20", "Disabled"),
+    ]
+}
+
+#[test]
+fn numbered_members_are_keyed_by_name_and_device_context_and_absent_ones_skipped() {
+    let (facts, _) = facts_and_links(&hpe_inventory(), &[]);
+    assert_eq!(
+        version(&facts, "mellanox_connectx-6_dx@slot_1").as_deref(),
+        Some("\"22.39.1002\"")
+    );
+    assert_eq!(
+        version(&facts, "mellanox_connectx-6_dx@slot_4").as_deref(),
+        Some("\"22.39.1002\"")
+    );
+    assert!(version(&facts, "ilo_6@system_board").is_some());
+    assert_eq!(
+        facts.len(),
+        3,
+        "absent and disabled members are skipped: {facts:?}"
+    );
+    assert!(!facts.keys().any(|k| k.as_str().contains("/16/")));
+}
+
+#[test]
+fn renumbering_changes_no_key() {
+    let mut renumbered = hpe_inventory();
+    for (index, item) in renumbered.iter_mut().enumerate() {
+        item["Id"] = json!((40 + index).to_string());
+    }
+    renumbered.reverse();
+    let (before, _) = facts_and_links(&hpe_inventory(), &[]);
+    let (after, _) = facts_and_links(&renumbered, &[]);
+    assert_eq!(before, after);
+}
+
+#[test]
+fn numbered_members_that_read_the_same_get_distinct_keys_in_a_stable_order() {
+    let same =
+        |id: &str, version: &str| json!({"Id": id, "Name": "Intel E810", "Version": version});
+    let (facts, _) = facts_and_links(&[same("7", "4.40"), same("3", "4.30")], &[]);
+    assert_eq!(version(&facts, "intel_e810").as_deref(), Some("\"4.30\""));
+    assert_eq!(version(&facts, "intel_e810-2").as_deref(), Some("\"4.40\""));
+    let (facts, _) = facts_and_links(&[json!({"Id": "9", "Version": "1"})], &[]);
+    assert_eq!(version(&facts, "firmware-9").as_deref(), Some("\"1\""));
+}
+
+#[test]
+fn hpe_members_link_to_the_adapter_in_their_slot() {
+    let adapters = [
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE07A000", "Id": "DE07A000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 1, "ServiceLabel": "PCI-E Slot 1"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE07C000/", "Id": "DE07C000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 4, "ServiceLabel": "PCI-E Slot 4"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE081000", "Id": "DE081000"}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DC080000", "Id": "DC080000",
+                        "Location": {"PartLocation": {"LocationType": "Embedded", "ServiceLabel": "Embedded LOM"}}}),
+        ),
+        adapter(
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/DE083000", "Id": "DE083000",
+                        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 4}}}),
+        ),
+    ];
+    let mut firmware = hpe_inventory();
+    firmware.push(
+        json!({"Id": "30", "Name": "HPE Ethernet 1Gb 4-port 366FLR", "Version": "1.3153.0",
+        "Oem": {"Hpe": {"DeviceContext": "Embedded LOM"}}, "Status": {"State": "Enabled"}}),
+    );
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000", &[]),
+        Some("hpe_ethernet_1gb_4-port_366flr@embedded_lom")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000", &[]),
+        Some("mellanox_connectx-6_dx@slot_4"),
+        "a slot's ordinal"
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/", &[]),
+        Some("mellanox_connectx-6_dx@slot_1")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000", &[]),
+        Some("mellanox_connectx-6_dx@slot_4")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000", &[]),
+        None
+    );
+}
+
+#[test]
+fn dell_fqdds_keep_their_keys_and_link_to_their_adapter() {
+    let firmware = [
+        json!({"Id": "Current-108089-21.80.16.95__NIC.Slot.3-1-1", "Version": "21.80.16.95", "Status": {"State": "Enabled"}}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Slot.3-2-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Slot.3-1-1", "Version": "21.80.16.96"}),
+        json!({"Id": "Previous-108089-21.60.1__NIC.Slot.3-1-1", "Version": "21.60.1"}),
+        json!({"Id": "Installed-0-24.40.10.00__NIC.Slot.31-1", "Version": "24.40"}),
+    ];
+    let adapters = [adapter(
+        json!({"@odata.id": "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3", "Id": "NIC.Slot.3"}),
+    )];
+    let (facts, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        version(&facts, "nic.slot.3-1-1").as_deref(),
+        Some("\"21.80.16.96\"")
+    );
+    assert_eq!(
+        version(&facts, "nic.slot.3-2-1").as_deref(),
+        Some("\"21.80.16.95\"")
+    );
+    assert_eq!(
+        links.component_of(
+            "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3",
+            &[]
+        ),
+        Some("nic.slot.3-1-1")
+    );
+}
+
+#[test]
+fn a_dell_port_runs_the_entry_of_its_own_function_fqdd() {
+    let firmware = [
+        json!({"Id": "Installed-1-21.80.9__NIC.Embedded.1-1-1", "Version": "21.80.9"}),
+        json!({"Id": "Installed-1-21.81.3__NIC.Embedded.2-1-1", "Version": "21.81.3"}),
+    ];
+    let uri = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Embedded.1";
+    let adapters = [adapter(json!({"@odata.id": uri, "Id": "NIC.Embedded.1"}))];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of(uri, &["NIC.Embedded.2-1-1", "NIC.Embedded.2-1"]),
+        Some("nic.embedded.2-1-1")
+    );
+    assert_eq!(
+        links.component_of(uri, &["NIC.Embedded.1-1-1"]),
+        Some("nic.embedded.1-1-1")
+    );
+    assert_eq!(
+        links.component_of(uri, &["NIC.Slot.9-1-1"]),
+        Some("nic.embedded.1-1-1")
+    );
+}
+
+#[test]
+fn related_items_link_a_member_to_its_adapter_its_ports_or_its_only_chassis() {
+    let firmware = [
+        json!({"Id": "CX7_0", "Version": "28.39", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/Card1/NetworkAdapters/CX7/Ports/0"}]}),
+        json!({"Id": "BF3", "Version": "32.41", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/DPU"}]}),
+        json!({"Id": "Shared", "Version": "1", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/Multi"}]}),
+        json!({"Id": "BMC", "Version": "1.45", "RelatedItem": [{"@odata.id": "/redfish/v1/Managers/BMC"}]}),
+    ];
+    let adapters = [
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", "Id": "CX7"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", "Id": "NIC0"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Multi/NetworkAdapters/A", "Id": "A"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/Multi/NetworkAdapters/B", "Id": "B"})),
+    ];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", &[]),
+        Some("cx7_0")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", &[]),
+        Some("bf3")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A", &[]),
+        None
+    );
+}
+
+#[test]
+fn lenovo_slot_names_link_to_the_adapter_in_that_slot() {
+    let firmware = [
+        json!({"Id": "Slot_1.Bundle", "Name": "Mellanox ConnectX-6 Lx", "Version": "26.39.1002", "Status": {"State": "Enabled"}}),
+        json!({"Id": "UEFI", "Name": "UEFI", "Version": "ESE122T"}),
+    ];
+    let adapters = [adapter(
+        json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/slot-1", "Id": "slot-1",
+               "Location": {"PartLocation": {"ServiceLabel": "Slot 1", "LocationType": "Slot"}}}),
+    )];
+    let (facts, links) = facts_and_links(&firmware, &adapters);
+    assert!(version(&facts, "slot_1.bundle").is_some());
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1", &[]),
+        Some("slot_1.bundle")
+    );
+}
+
+#[test]
+fn a_mistyped_state_related_item_or_device_context_is_named() {
+    use crate::redfish::crawl::Inventory;
+    let inventory = Inventory {
+        firmware: vec![
+            json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/3", "Id": "3",
+            "Name": "NIC", "Version": "-*", "Status": {"State": 0},
+            "RelatedItem": {"@odata.id": "/redfish/v1/Chassis/1"},
+            "Oem": {"Hpe": {"DeviceContext": ["Slot 1"]}}}),
+            json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/4", "Id": "4",
+            "Version": "1", "Status": {"State": null}, "RelatedItem": ["/redfish/v1/Chassis/1"]}),
+        ],
+        ..Inventory::default()
+    };
+    let problems: Vec<String> = crate::redfish::shape::check(&inventory)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let named = |what: &str| problems.iter().any(|p| p.contains(what));
+    assert!(named("FirmwareInventory/3: Status/State"), "{problems:?}");
+    assert!(named("FirmwareInventory/3: RelatedItem"), "{problems:?}");
+    assert!(
+        named("FirmwareInventory/3: Oem/Hpe/DeviceContext"),
+        "{problems:?}"
+    );
+    assert!(named("FirmwareInventory/4: RelatedItem/0"), "{problems:?}");
+    assert_eq!(problems.len(), 4, "a null State is absent: {problems:?}");
+}
+
+#[test]
+fn an_adapter_s_own_firmware_beats_its_chassis_and_a_manager_s_is_never_a_nic_s() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/NIC0";
+    let adapters = [adapter(json!({"@odata.id": uri, "Id": "NIC0",
+        "Location": {"PartLocation": {"LocationType": "Slot", "LocationOrdinalValue": 2}}}))];
+    let cpld = json!({"Id": "CPLD", "Version": "0.9", "RelatedItem": [{"@odata.id": "/redfish/v1/Chassis/1"}]});
+    let own = json!({"Id": "NIC0", "Version": "28.39", "RelatedItem": [{"@odata.id": uri}]});
+    let slot = json!({"Id": "Slot_2.Bundle", "Version": "28.39"});
+    let bmc = json!({"Id": "AAA_BMC", "Version": "1.45", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Managers/1"}, {"@odata.id": uri}]});
+    let host = json!({"Id": "AAA_BIOS", "Version": "2.1", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Systems/1"}, {"@odata.id": "/redfish/v1/Chassis/1"}]});
+    let linked = |firmware: &[Value]| {
+        let (_, links) = facts_and_links(firmware, &adapters);
+        links.component_of(uri, &[]).map(str::to_owned)
+    };
+    // `cpld` sorts before `nic0`, yet the chassis is the last resort.
+    assert_eq!(
+        linked(&[cpld.clone(), own.clone(), bmc.clone(), host.clone()]).as_deref(),
+        Some("nic0")
+    );
+    assert_eq!(
+        linked(&[cpld.clone(), slot.clone(), bmc.clone()]).as_deref(),
+        Some("slot_2.bundle")
+    );
+    // A BMC that relates every member to its system as well still links the adapter's own.
+    let everything_related = json!({"Id": "NIC0", "Version": "28.39", "RelatedItem": [
+        {"@odata.id": "/redfish/v1/Systems/1"}, {"@odata.id": uri}]});
+    assert_eq!(
+        linked(&[cpld.clone(), everything_related, host.clone()]).as_deref(),
+        Some("nic0")
+    );
+    assert_eq!(
+        linked(&[cpld.clone(), bmc.clone(), host.clone()]).as_deref(),
+        Some("cpld")
+    );
+    assert_eq!(
+        linked(&[bmc, host]),
+        None,
+        "the BMC's and the host's firmware"
+    );
+}
+
+#[test]
+fn two_members_claiming_one_component_are_a_problem_naming_both() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let member = |id: &str, version: &str| json!({"@odata.id": format!("{inventory}/{id}"), "Id": id, "Version": version});
+    let (out, _) = normalized(
+        &[
+            member("Installed-1-22.31__NIC.Slot.1-1-1", "22.31"),
+            member("Installed-1-22.36__NIC.Slot.1-1-1", "22.36"),
+        ],
+        &[],
+    );
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert!(
+        out.problems[0].contains("Installed-1-22.31__NIC.Slot.1-1-1")
+            && out.problems[0].contains("Installed-1-22.36__NIC.Slot.1-1-1")
+            && out.problems[0].contains("nic.slot.1-1-1"),
+        "{:?}",
+        out.problems
+    );
+    let (out, _) = normalized(&[member("BMC", "1.1"), member("bmc", "1.1")], &[]);
+    assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
+    assert!(
+        out.problems[0].contains("\"BMC\"") && out.problems[0].contains("\"bmc\""),
+        "{:?}",
+        out.problems
+    );
+    // Dell's pair of one FQDD is no collision: `Installed-` wins.
+    let (out, _) = normalized(
+        &[
+            member("Current-1-22.31__NIC.Slot.1-1-1", "22.31"),
+            member("Installed-1-22.36__NIC.Slot.1-1-1", "22.36"),
+        ],
+        &[],
+    );
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(
+        out.facts
+            .get("firmware/nic.slot.1-1-1/version")
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("\"22.36\"")
+    );
+}
+
+#[test]
+fn a_member_with_nothing_but_a_number_is_keyed_by_its_uri_name_or_noted_as_positional() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let (out, _) = normalized(
+        &[json!({"@odata.id": format!("{inventory}/CPLD_0"), "Id": "7", "Version": "3"})],
+        &[],
+    );
+    assert!(
+        out.facts.contains_key("firmware/cpld_0/version"),
+        "{:?}",
+        out.facts
+    );
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    let (out, _) = normalized(
+        &[json!({"@odata.id": format!("{inventory}/9"), "Id": "9", "Version": "1"})],
+        &[],
+    );
+    assert!(out.facts.contains_key("firmware/firmware-9/version"));
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(
+        out.notes[0].contains(&format!("{inventory}/9")) && out.notes[0].contains("position"),
+        "{:?}",
+        out.notes
+    );
+}
+
+#[test]
+fn a_version_bump_on_one_of_two_identical_cards_swaps_no_keys() {
+    let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
+    let card = |id: &str, version: &str| {
+        json!({"@odata.id": format!("{inventory}/{id}"), "Id": id, "Name": "Intel E810",
+               "SoftwareId": "0x8086", "Version": version})
+    };
+    let (before, _) = facts_and_links(&[card("3", "4.30"), card("7", "4.40")], &[]);
+    let (after, _) = facts_and_links(&[card("3", "4.50"), card("7", "4.40")], &[]);
+    assert_eq!(
+        version(&before, "intel_e810@0x8086").as_deref(),
+        Some("\"4.30\"")
+    );
+    assert_eq!(
+        version(&after, "intel_e810@0x8086").as_deref(),
+        Some("\"4.50\"")
+    );
+    assert_eq!(
+        version(&after, "intel_e810@0x8086-2").as_deref(),
+        Some("\"4.40\""),
+        "the card at /7 keeps its key"
+    );
+}
+
+#[test]
+fn a_dell_image_uploaded_but_not_installed_is_neither_a_version_nor_a_collision() {
+    let firmware = [
+        json!({"Id": "Current-108089-21.80.16.95__NIC.Integrated.1-1-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Installed-108089-21.80.16.95__NIC.Integrated.1-1-1", "Version": "21.80.16.95"}),
+        json!({"Id": "Available-108089-22.00.1__NIC.Integrated.1-1-1", "Version": "22.00.1"}),
+    ];
+    let mut out = super::super::Normalized::default();
+    super::firmware_facts(&firmware, &[], &mut out);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert_eq!(
+        out.facts
+            .get("firmware/nic.integrated.1-1-1/version")
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("\"21.80.16.95\"")
+    );
+}

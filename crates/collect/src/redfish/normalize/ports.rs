@@ -1,0 +1,567 @@
+//! Ports, network ports and device functions of each network adapter → `nic/<key>/bmc/…`.
+//!
+//! One key per physical port, through every schema generation. A `Port` (current schema)
+//! and a `NetworkPort` (deprecated, still served beside it by iDRAC) describing the same
+//! physical port are one port: they are joined when they share an `Id`, when they list the
+//! same MAC, or when one function links both (`Links.PhysicalNetworkPortAssignment` to the
+//! Port, `Links.PhysicalPortAssignment` to the NetworkPort). A function belongs to the port
+//! its first resolvable definite link names, in this order: `Links.PhysicalNetworkPortAssignment`
+//! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`, then an
+//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port. A
+//! function only *assignable* to several ports is on none of them (a note names the
+//! candidates): putting it on the first would key a port by a MAC that may not be its own.
+//! Where a Port and a NetworkPort of one physical port disagree, the Port (current schema)
+//! wins and a note names both.
+//!
+//! The port's key is its permanent MAC, taken from the first of: the Port's
+//! `Ethernet.AssociatedMACAddresses` (Port v1.4+; the schema describes its first entry as
+//! "the programmed address of the lowest numbered network device function"), the
+//! NetworkPort's `AssociatedNetworkAddresses`, the vendor's OEM MAC, and — when the port
+//! itself names none — the `PermanentMACAddress` (else `MACAddress`) of its lowest-numbered
+//! function (natural order of `Id`: `…-1-1` before `…-1-2`, `F2` before `F10`), which is the
+//! same rule the schema states. NPAR partitions with their own MACs therefore all sit under
+//! the MAC of partition 1, each under its own `function/<id>/…`.
+//!
+//! Every fact is claimed by the resource it came from. The same path written twice with
+//! different values (two chassis exposing one adapter with different data, two ports
+//! claiming one MAC) is a problem naming both URIs; an adapter whose facts all repeat what
+//! another adapter already said (one adapter reached through two chassis) is kept once,
+//! with a note. A port without a MAC is keyed `port-<adapter>-<port>`, with the chassis Id
+//! in front (`port-<chassis>-<adapter>-<port>`) when two adapters of the crawl share an Id.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde_json::Value;
+
+use super::firmware::FirmwareLinks;
+use super::{Normalized, function_mac, function_ports, id_of, mac_of};
+use crate::nic::port_key;
+use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
+use crate::redfish::vendors::{self, Leaves, Vendor};
+use driftgate_model::{FlowControl, MacAddr};
+use driftgate_snapshot::{FactPath, FactValue, path_segment};
+
+/// At most this many collisions are listed per adapter; the rest are counted.
+const MAX_COLLISIONS: usize = 5;
+
+/// Who said a fact first.
+struct Claim {
+    value: FactValue,
+    /// The resource the value was read from.
+    source: String,
+    /// The adapter that resource belongs to.
+    adapter: String,
+}
+
+/// The facts of every adapter's ports and functions.
+pub(super) fn adapters_facts(
+    adapters: &[AdapterInventory],
+    vendor: Vendor,
+    firmware: &FirmwareLinks,
+    out: &mut Normalized,
+) {
+    let mut claims: BTreeMap<FactPath, Claim> = BTreeMap::new();
+    // Adapter Ids repeat across chassis (`NetworkAdapters/1`): a MAC-less key then needs the
+    // chassis too. Unique Ids keep the short key, so existing snapshots keep theirs.
+    let mut id_count: HashMap<String, usize> = HashMap::new();
+    for adapter in adapters {
+        *id_count.entry(id_of(&adapter.adapter)).or_default() += 1;
+    }
+    for adapter in adapters {
+        let adapter_uri = resource_uri(&adapter.adapter);
+        let qualified = id_count
+            .get(&id_of(&adapter.adapter))
+            .is_some_and(|count| *count > 1);
+        let written = adapter_facts(adapter, vendor, firmware, qualified, &mut out.notes);
+        let mut repeated: BTreeSet<String> = BTreeSet::new();
+        let mut collisions = Vec::new();
+        let mut new = 0usize;
+        for (path, value, source) in written {
+            match claims.get(&path) {
+                None => {
+                    new += 1;
+                    out.facts.insert(path.clone(), value.clone());
+                    claims.insert(
+                        path,
+                        Claim {
+                            value,
+                            source,
+                            adapter: adapter_uri.clone(),
+                        },
+                    );
+                }
+                Some(claim) if claim.value == value => {
+                    if claim.adapter != adapter_uri {
+                        repeated.insert(claim.adapter.clone());
+                    }
+                }
+                Some(claim) => collisions.push(format!(
+                    "{path}: {} says {}, {source} says {value}; two resources claim the same \
+                     fact (kept the first)",
+                    claim.source, claim.value
+                )),
+            }
+        }
+        if collisions.len() > MAX_COLLISIONS {
+            let more = collisions.len() - MAX_COLLISIONS;
+            collisions.truncate(MAX_COLLISIONS);
+            collisions.push(format!("{adapter_uri}: {more} more colliding facts"));
+        }
+        if collisions.is_empty() && new == 0 && !repeated.is_empty() {
+            let others: Vec<String> = repeated.into_iter().collect();
+            out.notes.push(format!(
+                "{adapter_uri} repeats what {} reported (one adapter reached through two \
+                 chassis); kept once",
+                others.join(", ")
+            ));
+        }
+        out.problems.extend(collisions);
+    }
+}
+
+/// One physical port: its `Port`/`NetworkPort` resources (NetworkPorts first, then Ports, each
+/// kind by descending natural `Id`, so the last member, whose values win, is the
+/// lowest-numbered Port whatever the listing order) and its functions (lowest-numbered first).
+#[derive(Default)]
+struct PortGroup<'a> {
+    members: Vec<&'a Value>,
+    functions: Vec<&'a FunctionInventory>,
+}
+
+/// The facts of one adapter, each with the URI of the resource it came from.
+fn adapter_facts(
+    adapter: &AdapterInventory,
+    vendor: Vendor,
+    firmware: &FirmwareLinks,
+    qualified: bool,
+    notes: &mut Vec<String>,
+) -> Vec<(FactPath, FactValue, String)> {
+    let adapter_id = id_of(&adapter.adapter);
+    let adapter_uri = resource_uri(&adapter.adapter);
+    // The name of a MAC-less key: `<adapter>-…`, or `<chassis>-<adapter>-…` when the adapter
+    // Id is not unique in the crawl.
+    let key_base = match chassis_of(&adapter_uri).filter(|_| qualified) {
+        Some(chassis) => format!("{chassis}-{adapter_id}"),
+        None => adapter_id.clone(),
+    };
+    let mut functions: Vec<&FunctionInventory> = adapter.functions.iter().collect();
+    functions.sort_by_key(|f| natural(&id_of(&f.function)));
+    let (groups, unassigned) = group_ports(adapter, &functions, vendor, notes);
+    let mut written = Vec::new();
+    for group in groups {
+        // The last member is the Port when there is one: its Id names the port.
+        let main = group.members.last().expect("every group has a member");
+        let uri = resource_uri(main);
+        let port_id = id_of(main);
+        let mac = group_mac(&group, vendor);
+        // Without a MAC, port ids repeat across adapters (`Ports/1`): qualify them.
+        let key = port_key(mac, "port", &format!("{key_base}-{port_id}"));
+        if mac.is_none() {
+            notes.push(format!(
+                "{uri}: no MAC in Ethernet.AssociatedMACAddresses, AssociatedNetworkAddresses, \
+                 the vendor OEM block or a function assigned to it; keyed nic/{key} (does not \
+                 join the operating system's view)"
+            ));
+        }
+        // Staged controllers are read at the index of the current controller serving the
+        // port: a `Settings` object lists its controllers without `Links`.
+        let controller = controller_index(&adapter.adapter, &group);
+        let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
+        leaves.set("adapter", adapter_id.as_str());
+        leaves.set("port", port_id.as_str());
+        let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
+        names.push(port_id.clone());
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        if let Some(component) = firmware.component_of(&adapter_uri, &names) {
+            leaves.set("firmware/inventory", component);
+        }
+        let mut pending = match &adapter.adapter_pending {
+            Some(staged) => adapter_leaves(staged, controller, vendor),
+            None => Leaves::default(),
+        };
+        // Later members win (the Port over the NetworkPort); a disagreement is said.
+        let mut said: BTreeMap<String, (FactValue, String)> = BTreeMap::new();
+        for member in &group.members {
+            let member_uri = resource_uri(member);
+            let mut own = Leaves::default();
+            port_settings(member, vendor, &mut own);
+            for (leaf, value) in own.iter() {
+                if let Some((earlier, earlier_uri)) = said.get(leaf)
+                    && earlier != value
+                {
+                    notes.push(format!(
+                        "{member_uri} and {earlier_uri} describe one physical port but disagree on {}: {value} and {earlier}; kept {value} ({member_uri})",
+                        property_of(leaf)
+                    ));
+                }
+                said.insert(leaf.to_owned(), (value.clone(), member_uri.clone()));
+                leaves.set(leaf, value.clone());
+            }
+            if let Some(staged) = adapter.port_pending.get(&member_uri) {
+                port_settings(staged, vendor, &mut pending);
+            }
+        }
+        leaves.add_pending(&pending);
+        push_leaves(&mut written, &key, "", &leaves, &uri);
+        for function in &group.functions {
+            push_function(&mut written, &key, function, vendor);
+        }
+    }
+    // A function assigned to no port that has a MAC of its own is its own port: on a service
+    // that lists no Ports or NetworkPorts at all, the function is the only view of the port.
+    for function in unassigned {
+        let function_id = id_of(&function.function);
+        let uri = resource_uri(&function.function);
+        let mac = function_mac(&function.function);
+        let key = port_key(mac, "port", &format!("{key_base}-{function_id}"));
+        if mac.is_none() {
+            notes.push(format!(
+                "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
+                 (does not join the operating system's view)"
+            ));
+        }
+        let mut leaves = Leaves::default();
+        leaves.set("adapter", adapter_id.as_str());
+        push_leaves(&mut written, &key, "", &leaves, &uri);
+        push_function(&mut written, &key, function, vendor);
+    }
+    written
+}
+
+/// The Chassis Id in an adapter's URI (`/redfish/v1/Chassis/<id>/NetworkAdapters/…`).
+fn chassis_of(adapter_uri: &str) -> Option<&str> {
+    let mut segments = adapter_uri.split('/');
+    segments.find(|segment| *segment == "Chassis")?;
+    segments.next().filter(|id| !id.is_empty())
+}
+
+/// The Redfish property a port leaf is read from, for notes.
+fn property_of(leaf: &str) -> String {
+    match leaf {
+        "flow_control/configured" => "FlowControlConfiguration".to_owned(),
+        "flow_control/status" => "FlowControlStatus".to_owned(),
+        "lldp/enabled" => "Ethernet.LLDPEnabled".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The ports of an adapter joined into physical ports, each with its functions, and the
+/// functions no port of this adapter claims (a note for each one several ports could take).
+fn group_ports<'a>(
+    adapter: &'a AdapterInventory,
+    functions: &[&'a FunctionInventory],
+    vendor: Vendor,
+    notes: &mut Vec<String>,
+) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
+    let legacy = adapter.network_ports.len();
+    let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
+    let index: BTreeMap<String, usize> = members
+        .iter()
+        .enumerate()
+        .map(|(i, port)| (resource_uri(port), i))
+        .collect();
+    let mut parent: Vec<usize> = (0..members.len()).collect();
+    // A NetworkPort and a Port with the same Id or the same MAC are one physical port. The
+    // lists are the BMC's, of any length: index the Ports once instead of pairing each with
+    // every NetworkPort.
+    let mut ports_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut ports_by_mac: HashMap<MacAddr, Vec<usize>> = HashMap::new();
+    for (new, port) in members.iter().enumerate().skip(legacy) {
+        if let Some(id) = port["Id"].as_str() {
+            ports_by_id.entry(id).or_default().push(new);
+        }
+        if let Some(mac) = own_mac(port, vendor) {
+            ports_by_mac.entry(mac).or_default().push(new);
+        }
+    }
+    for (old, network_port) in members.iter().enumerate().take(legacy) {
+        let same_id = network_port["Id"]
+            .as_str()
+            .and_then(|id| ports_by_id.get(id));
+        let same_mac = own_mac(network_port, vendor).and_then(|mac| ports_by_mac.get(&mac));
+        for new in same_id.into_iter().chain(same_mac).flatten() {
+            union(&mut parent, old, *new);
+        }
+    }
+    // What one function names as its port (a Port and a NetworkPort) is one port.
+    for function in functions {
+        let linked: Vec<usize> = function_ports(&function.function)
+            .iter()
+            .filter(|link| link.definite)
+            .filter_map(|link| index.get(link.uri).copied())
+            .collect();
+        for pair in linked.windows(2) {
+            union(&mut parent, pair[0], pair[1]);
+        }
+    }
+    let mut roots: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for i in 0..members.len() {
+        roots.entry(find(&mut parent, i)).or_default().push(i);
+    }
+    let mut by_root: BTreeMap<usize, PortGroup<'a>> = BTreeMap::new();
+    for (root, mut indices) in roots {
+        // NetworkPorts before Ports, each by descending natural Id: the lowest Port last.
+        indices.sort_by_cached_key(|i| {
+            (
+                *i >= legacy,
+                std::cmp::Reverse(natural(&id_of(members[*i]))),
+            )
+        });
+        by_root.entry(root).or_default().members =
+            indices.into_iter().map(|i| members[i]).collect();
+    }
+    let mut unassigned = Vec::new();
+    for function in functions {
+        let links = function_ports(&function.function);
+        let port = links
+            .iter()
+            .filter(|link| link.definite)
+            .find_map(|link| index.get(link.uri).copied());
+        match port {
+            Some(i) => {
+                let root = find(&mut parent, i);
+                if let Some(group) = by_root.get_mut(&root) {
+                    group.functions.push(function);
+                }
+            }
+            None => {
+                let candidates: Vec<&str> = links
+                    .iter()
+                    .map(|link| link.uri)
+                    .filter(|uri| index.contains_key(*uri))
+                    .collect();
+                if !candidates.is_empty() {
+                    notes.push(format!(
+                        "{}: assignable to {} but assigned to none of them \
+                         (no Links.PhysicalNetworkPortAssignment or PhysicalPortAssignment); \
+                         kept as a function on no port",
+                        resource_uri(&function.function),
+                        candidates.join(", ")
+                    ));
+                }
+                unassigned.push(*function);
+            }
+        }
+    }
+    (by_root.into_values().collect(), unassigned)
+}
+
+fn find(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (a, b) = (find(parent, a), find(parent, b));
+    // The lower index (a NetworkPort, or the first Port) stays the root: stable ordering.
+    parent[a.max(b)] = a.min(b);
+}
+
+/// The MAC a port resource names itself.
+fn own_mac(port: &Value, vendor: Vendor) -> Option<MacAddr> {
+    first_mac(&port["Ethernet"]["AssociatedMACAddresses"])
+        .or_else(|| first_mac(&port["AssociatedNetworkAddresses"]))
+        .or_else(|| vendors::port_mac(vendor, port))
+}
+
+fn first_mac(addresses: &Value) -> Option<MacAddr> {
+    addresses.as_array()?.iter().find_map(mac_of)
+}
+
+/// The key MAC of a physical port (see the module documentation for the order).
+fn group_mac(group: &PortGroup<'_>, vendor: Vendor) -> Option<MacAddr> {
+    // Port resources (current schema) first, then NetworkPorts.
+    group
+        .members
+        .iter()
+        .rev()
+        .find_map(|port| own_mac(port, vendor))
+        .or_else(|| {
+            group
+                .functions
+                .iter()
+                .find_map(|f| mac_of(&f.function["Ethernet"]["PermanentMACAddress"]))
+        })
+        .or_else(|| {
+            group
+                .functions
+                .iter()
+                .find_map(|f| mac_of(&f.function["Ethernet"]["MACAddress"]))
+        })
+}
+
+/// Adapter-level facts read from `Controllers[controller]` of an adapter (or of its pending
+/// settings), and the vendor's adapter facts.
+fn adapter_leaves(adapter: &Value, controller: usize, vendor: Vendor) -> Leaves {
+    let mut leaves = Leaves::default();
+    let controller = &adapter["Controllers"][controller];
+    let capabilities = &controller["ControllerCapabilities"];
+    leaves.set_scalar(
+        "dcb_capable",
+        &capabilities["DataCenterBridging"]["Capable"],
+    );
+    leaves.set_scalar("npar", &capabilities["NPAR"]["NparEnabled"]);
+    // NetworkAdapter.v1 Controllers[].FirmwarePackageVersion: some BMCs report a NIC's
+    // firmware only here, with no FirmwareInventory entry.
+    if let Some(version) = controller["FirmwarePackageVersion"]
+        .as_str()
+        .filter(|v| !v.is_empty())
+    {
+        leaves.set("firmware/version", version);
+    }
+    vendors::adapter_facts(vendor, adapter, &mut leaves);
+    leaves
+}
+
+/// The index of the controller whose `Links.Ports`, `Links.NetworkPorts` or
+/// `Links.NetworkDeviceFunctions` names a port or function of `group`; else 0 (on most
+/// adapters the only one).
+fn controller_index(adapter: &Value, group: &PortGroup<'_>) -> usize {
+    let ours: BTreeSet<String> = group
+        .members
+        .iter()
+        .copied()
+        .chain(group.functions.iter().map(|f| &f.function))
+        .map(resource_uri)
+        .collect();
+    adapter["Controllers"]
+        .as_array()
+        .and_then(|controllers| {
+            controllers.iter().position(|controller| {
+                ["Ports", "NetworkPorts", "NetworkDeviceFunctions"]
+                    .iter()
+                    .filter_map(|kind| controller["Links"][kind].as_array())
+                    .flatten()
+                    .filter_map(|link| link["@odata.id"].as_str())
+                    .any(|uri| ours.contains(uri.trim_end_matches('/')))
+            })
+        })
+        .unwrap_or(0)
+}
+
+/// The settings of a port resource (or of its pending `Settings`): flow control, LLDP, and
+/// the vendor's port facts.
+fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
+    for (property, leaf) in [
+        ("FlowControlConfiguration", "flow_control/configured"),
+        ("FlowControlStatus", "flow_control/status"),
+    ] {
+        // Port.v1 has them under `Ethernet`, NetworkPort.v1 at the top.
+        let value = port["Ethernet"][property]
+            .as_str()
+            .or_else(|| port[property].as_str());
+        if let Some(value) = value {
+            leaves.set(leaf, FlowControl::parse(value).as_str());
+        }
+    }
+    let lldp = &port["Ethernet"];
+    leaves.set_scalar("lldp/enabled", &lldp["LLDPEnabled"]);
+    for (property, leaf) in [
+        ("LLDPTransmit", "lldp/transmit"),
+        ("LLDPReceive", "lldp/receive"),
+    ] {
+        if let Some(fields) = lldp[property].as_object() {
+            for (name, value) in fields {
+                leaves.set_scalar(&format!("{leaf}/{}", path_segment(name)), value);
+            }
+        }
+    }
+    vendors::port_facts(vendor, port, leaves);
+}
+
+/// The standard settings of a function resource (or of its pending `Settings`): RDMA from
+/// `Ethernet.AdditionalProtocols`, an array of `Protocol` values (`RoCE`, `RoCEv2`, `iWARP`
+/// are the RDMA ones). The property is newer than NetworkDeviceFunction v1_11_1 (DSP8010
+/// 2025.2); nv-redfish 0.8's generated NetworkDeviceFunction schema carries it as
+/// `Ethernet.additional_protocols: Vec<Protocol>`. An array without an RDMA protocol means RDMA
+/// is off; an absent one says nothing.
+fn function_settings(function: &Value, leaves: &mut Leaves) {
+    let Some(protocols) = function["Ethernet"]["AdditionalProtocols"].as_array() else {
+        return;
+    };
+    let rdma = protocols
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_ascii_lowercase)
+        .find(|p| matches!(p.as_str(), "roce" | "rocev2" | "iwarp"));
+    leaves.set("rdma_enabled", rdma.is_some());
+    if let Some(protocol) = rdma {
+        leaves.set("rdma_protocol", protocol);
+    }
+}
+
+/// The facts of one function under `function/<id>/…` of the port `key`.
+fn push_function(
+    written: &mut Vec<(FactPath, FactValue, String)>,
+    key: &str,
+    function: &FunctionInventory,
+    vendor: Vendor,
+) {
+    let resource = &function.function;
+    let mut leaves = Leaves::default();
+    if let Some(mac) = function_mac(resource) {
+        leaves.set("mac", mac.to_string());
+    }
+    function_settings(resource, &mut leaves);
+    let registry = function.oem_registry.as_ref();
+    if let Some(attributes) = &function.oem_attributes {
+        vendors::function_facts(vendor, resource, attributes, registry, &mut leaves);
+    }
+    let mut pending = Leaves::default();
+    if let Some(staged) = &function.pending {
+        function_settings(staged, &mut pending);
+    }
+    if let Some(staged) = &function.oem_pending {
+        vendors::function_facts(vendor, resource, staged, registry, &mut pending);
+    }
+    leaves.add_pending(&pending);
+    let scope = format!("function/{}/", path_segment(&id_of(resource)));
+    push_leaves(written, key, &scope, &leaves, &resource_uri(resource));
+}
+
+fn push_leaves(
+    written: &mut Vec<(FactPath, FactValue, String)>,
+    key: &str,
+    scope: &str,
+    leaves: &Leaves,
+    source: &str,
+) {
+    for (leaf, value) in leaves.iter() {
+        let path = FactPath::new(format!("nic/{key}/bmc/{scope}{leaf}"))
+            .expect("NIC keys and leaves are sanitized segments");
+        written.push((path, value.clone(), source.to_owned()));
+    }
+}
+
+/// The `@odata.id` of a resource without a trailing `/` (empty when it names none).
+fn resource_uri(resource: &Value) -> String {
+    resource["@odata.id"]
+        .as_str()
+        .unwrap_or("")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// A natural sort key: runs of digits compare as numbers (`F2` before `F10`).
+fn natural(id: &str) -> Vec<(String, u64)> {
+    let mut key = Vec::new();
+    let mut text = String::new();
+    let mut chars = id.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            let mut number = u64::from(c.to_digit(10).unwrap_or(0));
+            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                number = number.saturating_mul(10).saturating_add(u64::from(d));
+                chars.next();
+            }
+            key.push((std::mem::take(&mut text), number));
+        } else {
+            text.push(c);
+        }
+    }
+    key.push((text, u64::MAX));
+    key
+}

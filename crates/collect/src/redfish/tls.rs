@@ -1,0 +1,122 @@
+//! Certificate pinning for BMCs with self-signed certificates: the end-entity certificate
+//! is accepted when its SHA-256 matches the pin, and handshake signatures are still verified.
+//! BMC firmware updates often regenerate the certificate, so a mismatch says so plainly.
+
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+
+pub use driftgate_model::pin::CertificatePin;
+
+#[derive(Debug)]
+struct PinVerifier {
+    pin: CertificatePin,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for PinVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let presented = CertificatePin::of(end_entity);
+        if presented == self.pin {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General(format!(
+                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check and re-pin)",
+                self.pin
+            )))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+/// The cryptography of every TLS connection driftgate makes or serves: ring's, installed as
+/// the process's default on first use, which is where reqwest's own configurations (system
+/// roots, a CA file) take theirs from. ring rather than aws-lc: aws-lc's constructor probed
+/// the CPU and its object tables were relocated at every start, a cost each short command
+/// (`baseline show`) paid without making a connection.
+pub fn provider() -> Arc<CryptoProvider> {
+    if let Some(installed) = CryptoProvider::get_default() {
+        return Arc::clone(installed);
+    }
+    // Another thread may install it first: either way it is ring's.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Arc::clone(CryptoProvider::get_default().expect("installed just above"))
+}
+
+/// A TLS client configuration that trusts exactly the certificate with `pin`.
+pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls::Error> {
+    let provider = provider();
+    let verifier = PinVerifier {
+        pin,
+        algorithms: provider.signature_verification_algorithms,
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pins_parse_with_or_without_colons() {
+        let hex = "ab".repeat(32);
+        let pin = CertificatePin::parse(&format!("sha256:{hex}")).unwrap();
+        assert_eq!(pin.to_string(), format!("sha256:{hex}"));
+        let colons = hex
+            .as_bytes()
+            .chunks(2)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect::<Vec<_>>()
+            .join(":");
+        assert_eq!(
+            CertificatePin::parse(&format!("sha256:{colons}")),
+            Some(pin)
+        );
+        for bad in [
+            "",
+            "sha1:ab",
+            "sha256:abc",
+            &format!("md5:{hex}"),
+            &format!("sha256:{}", "zz".repeat(32)),
+        ] {
+            assert_eq!(CertificatePin::parse(bad), None, "{bad}");
+        }
+    }
+}

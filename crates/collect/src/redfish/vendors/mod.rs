@@ -1,0 +1,259 @@
+//! Vendor OEM mappings, one module per vendor, each pure and data-driven where it can be.
+//! A service of an unknown vendor still yields every standard fact.
+
+mod dell;
+mod hpe;
+mod lenovo;
+mod nvidia;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::odata_type::TypeName;
+use crate::nic::scalar;
+use driftgate_model::MacAddr;
+use driftgate_snapshot::{FactValue, Facts};
+
+/// Who made the BMC, decided once from the service root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vendor {
+    /// Dell iDRAC.
+    Dell,
+    /// HPE iLO.
+    Hpe,
+    /// Lenovo XCC.
+    Lenovo,
+    /// NVIDIA BMC.
+    Nvidia,
+    /// Anything else: standard properties only.
+    Generic,
+}
+
+impl Vendor {
+    /// The root's `Vendor`, else the key of its `Oem` block, else [`Vendor::Generic`].
+    pub fn detect(root: &Value) -> Vendor {
+        let named = |name: &str| match name.to_ascii_lowercase().as_str() {
+            "dell" | "dell inc." => Some(Vendor::Dell),
+            "hpe" | "hp" | "hewlett packard enterprise" => Some(Vendor::Hpe),
+            "lenovo" => Some(Vendor::Lenovo),
+            "nvidia" => Some(Vendor::Nvidia),
+            _ => None,
+        };
+        root["Vendor"]
+            .as_str()
+            .and_then(named)
+            .or_else(|| {
+                root["Oem"]
+                    .as_object()
+                    .and_then(|oem| oem.keys().find_map(|k| named(k)))
+            })
+            .unwrap_or(Vendor::Generic)
+    }
+}
+
+/// The facts of one scope (a port, or one function of it) by leaf, before the port's key is
+/// known: normalization joins ports and functions first and keys them afterwards, and
+/// compares a scope's pending leaves with its current ones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Leaves(BTreeMap<String, FactValue>);
+
+impl Leaves {
+    /// Sets `leaf`.
+    pub fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
+        self.0.insert(leaf.to_owned(), value.into());
+    }
+
+    /// Sets `leaf` when `value` is a JSON scalar.
+    pub fn set_scalar(&mut self, leaf: &str, value: &Value) {
+        if let Some(value) = scalar(value) {
+            self.set(leaf, value);
+        }
+    }
+
+    /// The value of `leaf`.
+    #[cfg(test)]
+    pub fn get(&self, leaf: &str) -> Option<&FactValue> {
+        self.0.get(leaf)
+    }
+
+    /// Every leaf with its value, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &FactValue)> {
+        self.0.iter().map(|(leaf, value)| (leaf.as_str(), value))
+    }
+
+    /// The leaves of `pending` (what a `@Redfish.Settings` object stages) that differ from
+    /// the current ones in `self`, under `pending/`: a staged value equal to the current one
+    /// changes nothing at the next reset and is no fact.
+    pub fn add_pending(&mut self, pending: &Leaves) {
+        for (leaf, value) in &pending.0 {
+            if self.0.get(leaf) != Some(value) {
+                self.0.insert(format!("pending/{leaf}"), value.clone());
+            }
+        }
+    }
+}
+
+/// A vendor's resource of NIC (HII) attributes, linked from a network device function.
+#[derive(Debug, Clone, Copy)]
+pub struct OemAttributes {
+    /// Where in the function the link is.
+    pub link: &'static [&'static str],
+    /// The types the resource and its pending `Settings` may have.
+    pub types: &'static [TypeName],
+}
+
+/// The vendor's resource of NIC (HII) attributes that the crawl follows from a network device
+/// function (with its pending `Settings` and attribute registry): vendor knowledge stays
+/// here, the crawl only asks (nv-redfish's `oem/<vendor>` pattern).
+pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
+    match vendor {
+        Vendor::Dell => Some(dell::ATTRIBUTES),
+        Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+    }
+}
+
+/// A port's MAC from its OEM block, when the standard properties lack it.
+pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
+    match vendor {
+        Vendor::Lenovo => lenovo::port_mac(port),
+        _ => None,
+    }
+}
+
+/// OEM facts of an adapter (or of its pending settings object) that hold for each of its
+/// ports.
+pub fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
+    match vendor {
+        Vendor::Hpe => hpe::adapter_facts(adapter, leaves),
+        Vendor::Nvidia => nvidia::adapter_facts(adapter, leaves),
+        Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
+    }
+}
+
+/// OEM facts of a port (`Port` or `NetworkPort` resource).
+pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
+    if vendor == Vendor::Hpe {
+        hpe::port_facts(port, leaves);
+    }
+}
+
+/// OEM facts of a network device function (`function`, whose `Id` places per-port
+/// attributes) from its vendor attribute resource (current or pending) that
+/// [`function_attributes`] named; `registry` types its secrets.
+pub fn function_facts(
+    vendor: Vendor,
+    function: &Value,
+    attributes: &Value,
+    registry: Option<&Value>,
+    leaves: &mut Leaves,
+) {
+    if vendor == Vendor::Dell {
+        let id = function["Id"].as_str().unwrap_or("");
+        dell::function_facts(id, attributes, registry, leaves);
+    }
+}
+
+/// An agent's `Enabled`/`Disabled` (any case) as the boolean `lldp/nic_agent` and the other
+/// on/off leaves carry; `None` outside that vocabulary (a shape problem, see [`Kind::OnOff`]).
+pub fn on_off(text: &str) -> Option<bool> {
+    if text.eq_ignore_ascii_case("enabled") {
+        Some(true)
+    } else if text.eq_ignore_ascii_case("disabled") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// OEM facts folded into BIOS attributes (`pending` the BIOS's staged values); returns the
+/// names of the attributes it placed elsewhere, which are then not `bios/…` facts; values it
+/// cannot place go to `problems`.
+pub fn bios_facts(
+    vendor: Vendor,
+    bios: &Value,
+    pending: Option<&Value>,
+    secret: &dyn Fn(&str, &Value) -> bool,
+    facts: &mut Facts,
+    problems: &mut Vec<String>,
+) -> std::collections::BTreeSet<String> {
+    if vendor == Vendor::Lenovo {
+        lenovo::bios_facts(bios, pending, secret, facts, problems)
+    } else {
+        std::collections::BTreeSet::new()
+    }
+}
+
+/// The type an OEM property must have (for the shape check in `super::shape`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string.
+    Text,
+    /// A boolean.
+    Bool,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// A MAC address string.
+    Mac,
+    /// `Enabled` or `Disabled` (any case): see [`on_off`].
+    OnOff,
+    /// An LLDP agent mode: `Off`, `Mandatory` or `All` ([`driftgate_model::LldpAgentMode`]).
+    LldpMode,
+}
+
+/// Calls `check` with each OEM property of an adapter (or its pending settings) that
+/// [`adapter_facts`] reads, and the type it must have.
+pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    match vendor {
+        Vendor::Hpe => {
+            check(&["Oem", "Hpe", "Controllers"], Kind::Array);
+            check(
+                &["Oem", "Hpe", "Controllers", "0", "RDMASupport"],
+                Kind::Array,
+            );
+            let lldp = ["Oem", "Hpe", "Controllers", "0", "EmbeddedLLDPFunctions"];
+            check(&lldp, Kind::Object);
+            check(&[&lldp[..], &["Enabled"]].concat(), Kind::Bool);
+        }
+        Vendor::Nvidia => {
+            check(&["Oem", "Nvidia", "LLDP"], Kind::Object);
+            check(&["Oem", "Nvidia", "LLDP", "TXMode"], Kind::LldpMode);
+            check(&["Oem", "Nvidia", "LLDP", "RXMode"], Kind::LldpMode);
+            check(&["Oem", "Nvidia", "LLDP", "DCBXModeEnabled"], Kind::Bool);
+        }
+        Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each OEM property of a port that [`port_mac`] and [`port_facts`] read.
+pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    match vendor {
+        Vendor::Lenovo => check(&["Oem", "Lenovo", "PhysicalPortMacAddress"], Kind::Mac),
+        Vendor::Hpe => {
+            let dcb = ["Oem", "Hpe", "LldpData", "Receiving", "Dcb"];
+            let at = |rest: &[&'static str]| [&dcb[..], rest].concat();
+            check(&at(&["Version"]), Kind::Text);
+            check(&at(&["Pfc", "EnabledTrafficClasses"]), Kind::Text);
+            for table in [
+                "BandwidthAssignmentTable",
+                "TrafficSelectionAlgorithmTable",
+                "PriorityAssignmentTable",
+            ] {
+                check(&at(&["Ets", table]), Kind::Array);
+            }
+        }
+        Vendor::Dell | Vendor::Nvidia | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each attribute of a device function's OEM attribute resource that
+/// [`function_facts`] maps, and the type it must have.
+pub fn check_function_attributes(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    if vendor == Vendor::Dell {
+        for (name, kind) in dell::mapped_attributes() {
+            check(&["Attributes", name], kind);
+        }
+    }
+}

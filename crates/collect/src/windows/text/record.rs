@@ -1,0 +1,378 @@
+//! One adapter's `Format-List` record: its fields (`Name`, `Enabled`, `Capabilities`, the
+//! Operational and Remote groups), whether it is whole when it ends, and its facts.
+
+use super::capabilities::Column;
+use super::error;
+use super::prompt::View;
+use super::table::Table;
+use super::traffic_classes::{ClassRow, ranges};
+use crate::lines::ParseError;
+use crate::nic::{NicFacts, Side, port_key};
+use driftgate_snapshot::{FactValue, Facts, Scalar};
+
+/// The three lines of an Operational or Remote group, in the order the format prints them.
+const GROUP_KEYS: [&str; 3] = ["TrafficClasses", "FlowControl", "Classifications"];
+
+/// Whose DCB settings a group shows: the adapter's own or its link partner's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    Operational,
+    Remote,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::Operational => "operational",
+            Scope::Remote => "remote",
+        }
+    }
+
+    pub(super) fn title(self) -> &'static str {
+        match self {
+            Scope::Operational => "Operational",
+            Scope::Remote => "Remote",
+        }
+    }
+}
+
+/// An Operational or Remote group.
+#[derive(Debug, Default)]
+pub(super) struct Group {
+    /// Line of each of [`GROUP_KEYS`] once seen.
+    pub(super) seen: [Option<usize>; 3],
+    pub(super) classes: Vec<ClassRow>,
+    pub(super) flow_control: Option<Vec<bool>>,
+}
+
+/// One adapter's record as read so far.
+#[derive(Debug)]
+pub(super) struct AdapterText {
+    pub(super) name: String,
+    /// Line of `Name`.
+    pub(super) line: usize,
+    /// Last line that belonged to the record.
+    pub(super) last: usize,
+    pub(super) enabled: Option<bool>,
+    /// Line of `Capabilities` and whether its table was whole.
+    pub(super) capabilities: Option<(usize, bool)>,
+    /// Line of `Enabled`.
+    pub(super) enabled_at: usize,
+    /// Which view printed the record, from the prompt above it.
+    pub(super) view: View,
+    /// Lines of the Capabilities rows printed with both values blank.
+    pub(super) blank_rows: Vec<usize>,
+    /// `Some(false)` once a whole Capabilities table turned out blank on every row: the
+    /// adapter reports no DCB capability.
+    pub(super) dcb_reported: Option<bool>,
+    /// Hardware, Current.
+    pub(super) columns: [Column; 2],
+    pub(super) groups: [Group; 2],
+}
+
+impl AdapterText {
+    pub(super) fn new(name: &str, line: usize, view: View) -> Self {
+        AdapterText {
+            name: name.to_owned(),
+            line,
+            last: line,
+            enabled: None,
+            capabilities: None,
+            enabled_at: 0,
+            view,
+            blank_rows: Vec::new(),
+            dcb_reported: None,
+            columns: [Column::default(), Column::default()],
+            groups: [Group::default(), Group::default()],
+        }
+    }
+
+    /// The record is over: it must hold everything the format always prints. `followed`:
+    /// more output came after it (another record, a prompt, another table), so it was not
+    /// cut at the end of the paste.
+    ///
+    /// The default view shows the Capabilities item only when both capability instances
+    /// exist (`$_.HardwareCapabilities -and $_.CurrentCapabilities`, MSFT_NetAdapterQos.Format.ps1xml),
+    /// so an adapter that reports no DCB capability prints `Name` and `Enabled` and nothing
+    /// else. Such a record is whole, and reads as `dcb_reported = false`, only when output
+    /// follows it (at the end of a paste it cannot be told from one cut after `Enabled`) and
+    /// the prompt above it shows the default view (a property list prints the same two lines
+    /// for any adapter).
+    pub(super) fn finish(&mut self, followed: bool) -> Result<(), ParseError> {
+        let name = self.name.clone();
+        let from = self.line;
+        let at = self.last;
+        if self.enabled.is_none() {
+            return Err(error(
+                at,
+                format!(
+                    "adapter {name:?} (from line {from}) ends here without its \"Enabled : True|False\" line"
+                ),
+            ));
+        }
+        match self.capabilities {
+            None if followed && self.last == self.enabled_at => match &self.view {
+                View::Default => self.dcb_reported = Some(false),
+                View::Unknown => {
+                    return Err(error(
+                        from,
+                        format!(
+                            "adapter {name:?} shows only Name and Enabled, and no prompt shows which command printed it: the default view prints that for an adapter without DCB capability, a property list (`Format-List Name,Enabled`) for any adapter; paste the `Get-NetAdapterQos` prompt line with its output, or `Get-NetAdapterQos | Format-List -Property *`"
+                        ),
+                    ));
+                }
+                View::Selected { line, command } => {
+                    return Err(error(
+                        from,
+                        format!(
+                            "adapter {name:?} shows only Name and Enabled, and the paste selects properties (line {line}: {command:?}), so its capabilities are not in it; paste `Get-NetAdapterQos | Format-List -Property *`"
+                        ),
+                    ));
+                }
+            },
+            None => {
+                return Err(error(
+                    at,
+                    format!(
+                        "adapter {name:?} (from line {from}) ends here without its Capabilities table (Hardware and Current; the default view leaves it out only for an adapter that reports no DCB capability, which then prints Name and Enabled alone: paste the prompt that followed, or Format-List -Property * output)"
+                    ),
+                ));
+            }
+            Some((_, false)) => {
+                return Err(error(
+                    at,
+                    format!("adapter {name:?}: its Capabilities table is cut short"),
+                ));
+            }
+            Some((_, true)) => {}
+        }
+        if let (Some(false), Some((table, _))) = (self.dcb_reported, self.capabilities) {
+            for scope in [Scope::Operational, Scope::Remote] {
+                let group = &self.groups[scope as usize];
+                if !group.classes.is_empty() || group.flow_control.is_some() {
+                    let title = scope.title();
+                    // The line of what shows settings: the traffic classes or the flow control.
+                    let shown = usize::from(group.classes.is_empty());
+                    let line = group.seen[shown].unwrap_or(at);
+                    return Err(error(
+                        line,
+                        format!(
+                            "adapter {name:?}: its Capabilities table (line {table}) is blank, so it reports no DCB capability, yet it shows {title} DCB settings: expected {title}TrafficClasses and {title}FlowControl Not Available"
+                        ),
+                    ));
+                }
+            }
+        }
+        for scope in [Scope::Operational, Scope::Remote] {
+            let group = &self.groups[scope as usize];
+            if group.seen.iter().any(Option::is_some)
+                && let Some(missing) = group.seen.iter().position(Option::is_none)
+            {
+                let title = scope.title();
+                return Err(error(
+                    at,
+                    format!(
+                        "adapter {name:?} (from line {from}) ends here without its {title}{} line ({title}TrafficClasses, {title}FlowControl and {title}Classifications come together)",
+                        GROUP_KEYS[missing]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads field `key` of `adapter` at line `number`; the table it opens, if any.
+pub(super) fn field(
+    adapter: &mut AdapterText,
+    key: &str,
+    value: &str,
+    number: usize,
+) -> Result<Option<Table>, ParseError> {
+    let group_key = key
+        .strip_prefix("Operational")
+        .map(|rest| (Scope::Operational, rest))
+        .or_else(|| key.strip_prefix("Remote").map(|rest| (Scope::Remote, rest)))
+        .and_then(|(scope, rest)| {
+            GROUP_KEYS
+                .iter()
+                .position(|k| *k == rest)
+                .map(|i| (scope, i))
+        });
+    if let Some((scope, index)) = group_key {
+        let group = &mut adapter.groups[scope as usize];
+        if let Some(earlier) = group.seen[index] {
+            return Err(error(
+                number,
+                format!(
+                    "{key} appears twice for adapter {:?} (line {earlier})",
+                    adapter.name
+                ),
+            ));
+        }
+        if let Some(missing) = group.seen[..index].iter().position(Option::is_none) {
+            return Err(error(
+                number,
+                format!(
+                    "{key} before {}{}: expected the {} lines in the order the format prints them",
+                    scope.title(),
+                    GROUP_KEYS[missing],
+                    scope.title()
+                ),
+            ));
+        }
+        group.seen[index] = Some(number);
+        let not_available = value == "Not Available";
+        return match index {
+            0 if not_available => Ok(None),
+            0 => {
+                if !value
+                    .split_whitespace()
+                    .eq(["TC", "TSA", "Bandwidth", "Priorities"])
+                {
+                    return Err(error(
+                        number,
+                        format!(
+                            "{key}: expected a \"TC TSA Bandwidth Priorities\" table or Not Available, found {value:?}"
+                        ),
+                    ));
+                }
+                Ok(Some(Table::TrafficClasses {
+                    scope,
+                    header: number,
+                    dashes: false,
+                }))
+            }
+            1 if not_available => Ok(None),
+            1 => {
+                group.flow_control = Some(flow_control(value, number)?);
+                Ok(None)
+            }
+            _ if not_available => Ok(None),
+            _ => {
+                if !value
+                    .split_whitespace()
+                    .eq(["Protocol", "Port/Type", "Priority"])
+                {
+                    return Err(error(
+                        number,
+                        format!(
+                            "{key}: expected a \"Protocol Port/Type Priority\" table or Not Available, found {value:?}"
+                        ),
+                    ));
+                }
+                Ok(Some(Table::Classifications {
+                    header: number,
+                    dashes: false,
+                    rows: 0,
+                }))
+            }
+        };
+    }
+    match key {
+        "Enabled" => {
+            if adapter.enabled.is_some() {
+                return Err(error(
+                    number,
+                    format!("a second Enabled line for adapter {:?}", adapter.name),
+                ));
+            }
+            adapter.enabled = Some(parse_bool(value).ok_or_else(|| {
+                error(number, format!("Enabled is {value:?}, not True or False"))
+            })?);
+            adapter.enabled_at = number;
+        }
+        "Capabilities" => {
+            if adapter.capabilities.is_some() {
+                return Err(error(number, "a second Capabilities table for one adapter"));
+            }
+            if !value.split_whitespace().eq(["Hardware", "Current"]) {
+                return Err(error(
+                    number,
+                    format!(
+                        "Capabilities: expected the \"Hardware Current\" header, found {value:?}"
+                    ),
+                ));
+            }
+            adapter.capabilities = Some((number, false));
+            return Ok(Some(Table::Capabilities {
+                dashes: false,
+                rows: 0,
+            }));
+        }
+        // Other Format-List properties (ifAlias, InterfaceDescription, …) carry nothing judged.
+        _ => {}
+    }
+    Ok(None)
+}
+
+/// `True` / `False` as PowerShell prints them (any case).
+pub(super) fn parse_bool(value: &str) -> Option<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// "All Priorities Enabled/Disabled", "Priority 3 Enabled", "Priorities 3-4 Enabled" → per priority.
+fn flow_control(value: &str, number: usize) -> Result<Vec<bool>, ParseError> {
+    let bad = || error(number, format!("unrecognised flow control {value:?}"));
+    match value {
+        "All Priorities Enabled" => return Ok(vec![true; 8]),
+        "All Priorities Disabled" => return Ok(vec![false; 8]),
+        _ => {}
+    }
+    let rest = value.strip_suffix(" Enabled").ok_or_else(bad)?;
+    let list = rest
+        .strip_prefix("Priorities ")
+        .or_else(|| rest.strip_prefix("Priority "))
+        .ok_or_else(bad)?;
+    let enabled = ranges(list).ok_or_else(bad)?;
+    Ok((0..8).map(|p| enabled.contains(&p)).collect())
+}
+
+/// The facts of a whole record, keyed by the adapter's name.
+pub(super) fn write_adapter(adapter: &AdapterText, facts: &mut Facts) {
+    let key = port_key(None, "name", &adapter.name);
+    let mut nic = NicFacts::new(facts, Side::Os, &key);
+    nic.set("name", adapter.name.as_str());
+    if let Some(enabled) = adapter.enabled {
+        nic.set("qos_enabled", enabled);
+    }
+    if adapter.dcb_reported == Some(false) {
+        nic.set("dcb_reported", false);
+    }
+    for (column, slot) in ["hardware", "current"].iter().zip(&adapter.columns) {
+        if let Some(dcbx) = &slot.dcbx {
+            nic.set(&format!("dcbx_support/{column}"), dcbx.as_str());
+        }
+        for (leaf, count) in ["max", "ets", "pfc"].iter().zip(slot.tcs.iter().flatten()) {
+            nic.set(&format!("num_tcs/{column}/{leaf}"), i64::from(*count));
+        }
+    }
+    for scope in [Scope::Operational, Scope::Remote] {
+        let scope_name = scope.as_str();
+        let group = &adapter.groups[scope as usize];
+        for (priority, enabled) in group.flow_control.iter().flatten().enumerate() {
+            nic.set(
+                &format!("flow_control/{scope_name}/priority/{priority}"),
+                *enabled,
+            );
+        }
+        // Only what the table shows: a priority it does not list is not invented into a class.
+        for row in &group.classes {
+            let base = format!("traffic_class/{scope_name}/{}", row.tc);
+            let priorities = row
+                .priorities
+                .iter()
+                .map(|p| Scalar::Number(u64::from(*p).into()))
+                .collect();
+            nic.set(&format!("{base}/priorities"), FactValue::list(priorities));
+            nic.set(&format!("{base}/algorithm"), row.algorithm.as_str());
+            if let (Some(bandwidth), "ets") = (row.bandwidth, row.algorithm.as_str()) {
+                nic.set(&format!("{base}/bandwidth"), i64::from(bandwidth));
+            }
+        }
+    }
+}
