@@ -24,8 +24,8 @@ pub mod windows;
 
 use std::fmt;
 
-use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 pub use cancel::Cancel;
+use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
 pub use source::{CommandSource, Source, SourceCapture, SourceError};
 use transport::{BadLocation, Location, ProcessOptions};

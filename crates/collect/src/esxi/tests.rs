@@ -88,7 +88,8 @@ fn capturing_twice_gives_identical_facts() {
 fn xml_recordings_are_preferred_to_text() {
     let dir = copy_of("healthy");
     std::fs::copy(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures/esxi/esxi70-version.xml"),
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/esxi/esxi70-version.xml"),
         dir.path().join("esxcli_system_version_get.xml"),
     )
     .unwrap();
@@ -107,7 +108,8 @@ fn esx_4_is_refused_as_an_unsupported_version() {
     .unwrap();
     std::fs::write(dir.path().join("esxcli_system_version_get.txt.exit"), "1\n").unwrap();
     std::fs::copy(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures/esxi/esx41-vmware-v.txt"),
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/esxi/esx41-vmware-v.txt"),
         dir.path().join("vmware_-v.txt"),
     )
     .unwrap();
@@ -452,7 +454,8 @@ fn real_hosts_without_shared_devices_are_complete() {
     .unwrap();
     std::fs::write(dir.path().join("esxcli_storage_nmp_device_list.txt"), "").unwrap();
     std::fs::copy(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures/esxi/esxi80-version.txt"),
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/esxi/esxi80-version.txt"),
         dir.path().join("esxcli_system_version_get.txt"),
     )
     .unwrap();

@@ -268,7 +268,10 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
             Some(device) => {
                 for (key, _, stored) in device.pending_update() {
                     nic.set(
-                        &format!("firmware/pending/{}", driftgate_snapshot::path_segment(&key)),
+                        &format!(
+                            "firmware/pending/{}",
+                            driftgate_snapshot::path_segment(&key)
+                        ),
                         stored.as_str(),
                     );
                 }

@@ -21,9 +21,9 @@ use serde_json::Value;
 
 use crate::cancel::Cancel;
 use crate::{CaptureOptions, Source, SourceCapture, SourceError, SourceKind};
+use client::{ClientOptions, Credentials, HttpFetch, LoginError, TlsTrust};
 use driftgate_fs::{Folder, WriteOptions};
 use driftgate_snapshot::SourceStatus;
-use client::{ClientOptions, Credentials, HttpFetch, LoginError, TlsTrust};
 use fetch::{Fetch, MockupDir};
 use tls::CertificatePin;
 

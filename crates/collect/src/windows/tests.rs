@@ -377,7 +377,8 @@ fn the_collector_command_fits_a_windows_command_line() {
 #[test]
 fn the_collector_is_the_shipped_script() {
     let shipped = std::fs::read_to_string(
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("examples/collectors/windows-qos.ps1"),
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("examples/collectors/windows-qos.ps1"),
     )
     .unwrap();
     assert_eq!(COLLECTOR, shipped);
@@ -387,8 +388,8 @@ fn the_collector_is_the_shipped_script() {
 /// `tests/fixtures/windows/collector-x722.json`: a ConnectX-5 with DCB and an Intel X722
 /// whose driver reports no DCB capability (null capabilities and settings).
 fn x722_document() -> serde_json::Value {
-    let path =
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures/windows/collector-x722.json");
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .join("tests/fixtures/windows/collector-x722.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

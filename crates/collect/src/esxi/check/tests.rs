@@ -1,9 +1,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::esxi::parse::{
-    FieldValue, parse_device_list, parse_structure, parse_table, parse_xml,
-};
+use crate::esxi::parse::{FieldValue, parse_device_list, parse_structure, parse_table, parse_xml};
 
 fn manifest(rel: &str) -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join(rel)

@@ -304,7 +304,8 @@ fn records_know_their_lines() {
 
 /// Every corpus input, cut and corrupted: no parser panics.
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("tests/fixtures/fuzz/esxi");
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .join("tests/fixtures/fuzz/esxi");
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| {

@@ -1,7 +1,5 @@
 use super::*;
-use crate::redfish::crawl::{
-    AdapterInventory, FunctionInventory, Inventory, SystemInventory,
-};
+use crate::redfish::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
 use driftgate_snapshot::FactValue;
 use serde_json::json;
 
