@@ -21,7 +21,7 @@ pub use driftgate_compare as compare;
 pub mod fleet;
 pub use driftgate_fs as fsutil;
 pub mod gate;
-pub mod inventory;
+pub use driftgate_inventory as inventory;
 pub use driftgate_model as model;
 pub use driftgate_report as report;
 pub use driftgate_secrets as secrets;

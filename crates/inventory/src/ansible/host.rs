@@ -8,14 +8,14 @@ use std::time::Duration;
 use yaml_serde::{Mapping, Value};
 
 use super::{Host, Reader, Var};
-use crate::collect::SourceSpec;
-use crate::inventory::checks::{
+use driftgate_collect::SourceSpec;
+use crate::checks::{
     CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key,
     not_an_env_name, source,
 };
-use crate::inventory::{CredentialsRef, InventoryHost, Timeouts};
-use crate::snapshot::HostName;
-use crate::snapshot::file_names::NameKind;
+use crate::{CredentialsRef, InventoryHost, Timeouts};
+use driftgate_snapshot::HostName;
+use driftgate_snapshot::file_names::NameKind;
 
 /// Groups that are no tag.
 const IMPLICIT_GROUPS: &[&str] = &["all", "ungrouped"];

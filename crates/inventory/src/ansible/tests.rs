@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::super::{Inventory, InventoryErrors};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/fixtures/inventory/ansible")
         .join(name)
 }

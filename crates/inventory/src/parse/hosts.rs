@@ -9,11 +9,11 @@ use toml::de::DeValue;
 
 use super::settings::Settings;
 use super::{DEFAULTS_KEYS, HOST_KEYS, Reader, SETTING_KEYS, TOP_KEYS, Table, Value};
-use crate::collect::SourceSpec;
-use crate::inventory::InventoryHost;
-use crate::inventory::checks::{check_name, source};
-use crate::snapshot::HostName;
-use crate::snapshot::file_names::NameKind;
+use driftgate_collect::SourceSpec;
+use crate::InventoryHost;
+use crate::checks::{check_name, source};
+use driftgate_snapshot::HostName;
+use driftgate_snapshot::file_names::NameKind;
 
 /// A `[fleet.X]` or `[cluster.X]` table.
 struct Group {

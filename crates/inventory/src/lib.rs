@@ -6,8 +6,8 @@
 //! Every problem of a file is reported at once, each at its 1-based line: an inventory is
 //! written by hand and fixed in one pass, not one error per run. Resolution of the settings a
 //! host inherits: host > `[cluster.X]` > `[fleet.X]` > `[defaults]`.
-//! Imports: [`crate::collect`] (source locations, credentials), [`crate::snapshot`],
-//! [`crate::secrets`], [`crate::model::line_index`].
+//! Imports: [`driftgate_collect`] (source locations, credentials), [`driftgate_snapshot`],
+//! [`driftgate_secrets`], [`driftgate_model::line_index`].
 
 mod ansible;
 mod checks;
@@ -22,9 +22,9 @@ use std::time::Duration;
 
 pub use options::HostOptionsError;
 
-use crate::collect::SourceSpec;
-use crate::collect::redfish::client::{Credentials, CredentialsError};
-use crate::snapshot::HostName;
+use driftgate_collect::SourceSpec;
+use driftgate_collect::redfish::client::{Credentials, CredentialsError};
+use driftgate_snapshot::HostName;
 
 /// The inventory's file name at the root of a baseline store.
 pub const FILE_NAME: &str = "inventory.toml";

@@ -7,8 +7,8 @@ use std::time::Duration;
 use toml::de::DeValue;
 
 use super::{Reader, Table, Value};
-use crate::inventory::checks::{CREDENTIALS_KEYS, TIMEOUT_KEYS, is_env_name, not_an_env_name};
-use crate::inventory::{CredentialsRef, Timeouts};
+use crate::checks::{CREDENTIALS_KEYS, TIMEOUT_KEYS, is_env_name, not_an_env_name};
+use crate::{CredentialsRef, Timeouts};
 
 /// Settings one level gives; `None` inherits from the level above.
 #[derive(Debug, Clone, Default)]

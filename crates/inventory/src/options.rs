@@ -2,7 +2,7 @@
 //! (its CA file, time limits and BMC account). The gate and the fleet check both start every
 //! capture here.
 
-use crate::collect::CaptureOptions;
+use driftgate_collect::CaptureOptions;
 
 use super::{CredentialsRefError, Inventory, InventoryHost};
 

@@ -7,8 +7,8 @@ use yaml_serde::Value;
 
 use super::range::expand_range;
 use super::{Reader, Var, is_read};
-use crate::inventory::checks::check_name;
-use crate::snapshot::file_names::NameKind;
+use crate::checks::check_name;
+use driftgate_snapshot::file_names::NameKind;
 
 impl Reader<'_> {
     /// Reads the whole text, section by section; a group no other lists is a child of `all`.

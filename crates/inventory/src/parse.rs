@@ -14,7 +14,7 @@ use toml::de::{DeTable, DeValue};
 
 use super::checks::{CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, is_secret_key};
 use super::{Inventory, InventoryErrors, InventoryHost, Problem, last_line};
-use crate::model::line_index::LineIndex;
+use driftgate_model::line_index::LineIndex;
 
 /// Keys of the top level.
 const TOP_KEYS: &[&str] = &["defaults", "fleet", "cluster", "host"];

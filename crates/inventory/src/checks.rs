@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use crate::collect::redfish::RedfishLocation;
-use crate::collect::transport::Location;
-use crate::collect::{BadSource, SourceSpec};
-use crate::snapshot::file_names::{self, BadName, NameKind, NameTooLong};
+use driftgate_collect::redfish::RedfishLocation;
+use driftgate_collect::transport::Location;
+use driftgate_collect::{BadSource, SourceSpec};
+use driftgate_snapshot::file_names::{self, BadName, NameKind, NameTooLong};
 
 /// Keys of `credentials = { … }`.
 pub(super) const CREDENTIALS_KEYS: &[&str] = &["username_env", "password_env"];
@@ -78,7 +78,7 @@ fn relative_source(source: SourceSpec, base: &Path) -> SourceSpec {
 
 /// Whether a key name says it holds a secret (`password`, `token`, `api_key`, `community`…).
 pub(super) fn is_secret_key(name: &str) -> bool {
-    crate::secrets::is_secret_name(name)
+    driftgate_secrets::is_secret_name(name)
 }
 
 /// A query parameter of a location whose name says it holds a secret (`?password=…`).

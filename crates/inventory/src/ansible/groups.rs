@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::Reader;
-use crate::inventory::{Inventory, InventoryErrors};
+use crate::{Inventory, InventoryErrors};
 
 impl Reader<'_> {
     /// Resolves every host; the inventory, or every problem of the file.
