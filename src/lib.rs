@@ -15,7 +15,7 @@
 //! assert_eq!(report.verdict, Verdict::Block);
 //! ```
 
-pub mod baseline;
+pub use driftgate_baseline as baseline;
 pub use driftgate_collect as collect;
 pub use driftgate_compare as compare;
 pub mod fleet;

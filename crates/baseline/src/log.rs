@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use super::streamed;
 use super::summary::{ChangeSummary, summarize};
-use crate::compare::Policy;
-use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{HistoryEntry, HistoryScope, Store, StoreError};
+use driftgate_compare::Policy;
+use driftgate_snapshot::{HostName, SnapshotError, VerifiedSnapshot};
+use driftgate_store::{HistoryEntry, HistoryScope, Store, StoreError};
 
 /// One commit in a baseline's history, with what it changed.
 #[derive(Debug, Clone)]

@@ -1,12 +1,12 @@
 use std::time::Duration;
 
 use super::*;
-use crate::baseline::{PromoteOutcome, PromoteRequest, promote};
-use crate::compare::Policy;
-use crate::snapshot::VerifiedSnapshot;
+use crate::{PromoteOutcome, PromoteRequest, promote};
+use driftgate_compare::Policy;
+use driftgate_snapshot::VerifiedSnapshot;
 
 fn example(file: &str) -> String {
-    let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
@@ -20,7 +20,7 @@ fn line_of(text: &str, needle: &str) -> u32 {
 }
 
 fn promoted_store(fleet: &str, file: &str) -> (tempfile::TempDir, Store, String) {
-    let (dir, store) = crate::store::testing::committer_store();
+    let (dir, store) = driftgate_store::testing::committer_store();
     let snapshot = VerifiedSnapshot::parse(&example(file), file).unwrap();
     let request = PromoteRequest::one_fleet(fleet, vec![snapshot], Duration::from_secs(1));
     let PromoteOutcome::Promoted {

@@ -1,15 +1,15 @@
 use std::time::Duration;
 
 use super::*;
-use crate::compare::{Policy, Verdict};
-use crate::snapshot::{
+use driftgate_compare::{Policy, Verdict};
+use driftgate_snapshot::{
     FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
-use crate::store::{FileWrite, HistoryScope, ObjectCounts, Store};
+use driftgate_store::{FileWrite, HistoryScope, ObjectCounts, Store};
 
 fn snapshot(
     host: &str,
-    facts: &[(&str, crate::snapshot::FactValue)],
+    facts: &[(&str, driftgate_snapshot::FactValue)],
     status: SourceStatus,
 ) -> VerifiedSnapshot {
     let facts: Facts = facts
@@ -105,7 +105,7 @@ fn refusals_explain_partial_captures_and_blocking_findings() {
     assert_eq!(super::promote::refusal(&healthy, &policy), None);
 }
 
-use crate::store::testing::committer_store as test_store;
+use driftgate_store::testing::committer_store as test_store;
 
 #[test]
 fn hosts_of_several_fleets_go_into_one_commit() {

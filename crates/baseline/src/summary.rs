@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::compare::{self, Counts, JudgeOptions, Policy, Severity};
-use crate::snapshot::{FactPath, VerifiedSnapshot};
+use driftgate_compare::{Counts, JudgeOptions, Policy, Severity};
+use driftgate_snapshot::{FactPath, VerifiedSnapshot};
 
 /// A policy-classified summary of how a baseline changed.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -64,7 +64,7 @@ pub fn summarize(
             ..ChangeSummary::default()
         };
     };
-    let report = compare::judge(
+    let report = driftgate_compare::judge(
         new,
         Some(old),
         policy,

@@ -10,10 +10,10 @@ use std::time::Duration;
 use rayon::prelude::*;
 
 use super::summary::{ChangeSummary, summarize};
-use crate::compare::{self, JudgeOptions, Policy, Severity, Verdict};
-use crate::snapshot::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
-use crate::snapshot::{HostName, VerifiedSnapshot};
-use crate::store::{BASELINES_DIR, BaselineFile, Committed, FileWrite, Store, StoreError};
+use driftgate_compare::{JudgeOptions, Policy, Severity, Verdict};
+use driftgate_snapshot::file_names::{self, BadName, FLEET_FOLDER, HOST_JSON, NameKind};
+use driftgate_snapshot::{HostName, VerifiedSnapshot};
+use driftgate_store::{BASELINES_DIR, BaselineFile, Committed, FileWrite, Store, StoreError};
 
 /// What to promote: one commit for every snapshot, whatever fleet each goes into.
 #[derive(Debug)]
@@ -385,7 +385,7 @@ enum Judged {
 
 /// Why `snapshot` may not become a baseline under `policy`, if it may not.
 pub(super) fn refusal(snapshot: &VerifiedSnapshot, policy: &Policy) -> Option<Refusal> {
-    let report = compare::judge(snapshot, None, policy, &JudgeOptions::default());
+    let report = driftgate_compare::judge(snapshot, None, policy, &JudgeOptions::default());
     let mut reasons = Vec::new();
     let mut short_reasons = Vec::new();
     for source in &report.incomplete_sources {
@@ -491,7 +491,7 @@ fn commit_message(
         message,
         "\nPolicy: {}\nPromoted-by: {}\n",
         policy.sources().join(", "),
-        crate::snapshot::tool_version()
+        driftgate_snapshot::tool_version()
     );
     message
 }

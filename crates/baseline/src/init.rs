@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::store::{BASELINES_DIR, Committed, FileWrite, Store, StoreError};
+use driftgate_store::{BASELINES_DIR, Committed, FileWrite, Store, StoreError};
 
 /// What `baseline init` did.
 #[derive(Debug)]
@@ -51,7 +51,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     let mut writes = Vec::new();
     for (path, content) in [
         (readme.as_str(), STORE_README),
-        (crate::store::POLICY_FILE, STORE_POLICY),
+        (driftgate_store::POLICY_FILE, STORE_POLICY),
     ] {
         let in_worktree = !store.is_bare() && store.location().join(path).exists();
         if !in_worktree && store.read_head(path)?.is_none() {
@@ -64,7 +64,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     } else {
         let message = format!(
             "baseline: initialize driftgate baseline store\n\nPromoted-by: {}\n",
-            crate::snapshot::tool_version()
+            driftgate_snapshot::tool_version()
         );
         Some(store.commit(&lock, &writes, &message, &|_| false)?)
     };

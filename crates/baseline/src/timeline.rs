@@ -6,10 +6,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::ControlFlow;
 
-use crate::compare::{self, Finding, JudgeOptions, Policy, Severity};
-use crate::report::document::{SettingChange, TimelineEntry};
-use crate::snapshot::VerifiedSnapshot;
-use crate::store::{BASELINES_DIR, FileChange, HistoryScope, Store, StoreError};
+use driftgate_compare::{Finding, JudgeOptions, Policy, Severity};
+use driftgate_report::document::{SettingChange, TimelineEntry};
+use driftgate_snapshot::VerifiedSnapshot;
+use driftgate_store::{BASELINES_DIR, FileChange, HistoryScope, Store, StoreError};
 
 /// The timelines of `hosts`, newest first, at most `limit` commits each, from one walk of
 /// the history of `baselines/`. A host with no commit has no entry in the map. A baseline
@@ -168,7 +168,7 @@ fn setting_changes(
         without_rule_counts: true,
         ..JudgeOptions::default()
     };
-    let report = compare::judge(new, Some(old), policy, &options);
+    let report = driftgate_compare::judge(new, Some(old), policy, &options);
     let setting = |f: &Finding| SettingChange {
         path: f.path.clone(),
         severity: f.severity,
@@ -179,7 +179,7 @@ fn setting_changes(
         .findings
         .iter()
         .filter(|f| f.severity >= Severity::Warn)
-        .filter(|f| !compare::is_firmware_version(f.path.as_str()))
+        .filter(|f| !driftgate_compare::is_firmware_version(f.path.as_str()))
         .map(setting)
         .collect();
     let mut firmware: Vec<SettingChange> = report.firmware_changes.iter().map(setting).collect();

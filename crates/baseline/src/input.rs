@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::compare::{Policy, PolicyError};
-use crate::snapshot::{BadHostName, HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{POLICY_FILE, Store, StoreError};
+use driftgate_compare::{Policy, PolicyError};
+use driftgate_snapshot::{BadHostName, HostName, SnapshotError, VerifiedSnapshot};
+use driftgate_store::{POLICY_FILE, Store, StoreError};
 
 /// Where a snapshot comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]

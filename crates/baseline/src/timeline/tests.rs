@@ -1,8 +1,8 @@
 use std::time::Duration;
 
 use super::*;
-use crate::snapshot::{FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
-use crate::store::FileWrite;
+use driftgate_snapshot::{FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+use driftgate_store::FileWrite;
 
 const PSP: &str = "storage/nmp/naa.600/psp";
 const FIRMWARE: &str = "firmware/nic.slot.3/version";
@@ -28,7 +28,7 @@ fn baseline(host: &str, facts: &[(&str, &str)]) -> Vec<u8> {
     .into_bytes()
 }
 
-use crate::store::testing::committer_store as test_store;
+use driftgate_store::testing::committer_store as test_store;
 
 fn commit(store: &Store, files: &[(&str, Vec<u8>)], message: &str) {
     let writes: Vec<FileWrite> = files

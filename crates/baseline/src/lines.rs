@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::document::BaselineLines;
-use crate::snapshot::fact_lines;
-use crate::store::{Store, StoreError};
+use driftgate_report::document::BaselineLines;
+use driftgate_snapshot::fact_lines;
+use driftgate_store::{Store, StoreError};
 
 /// The lines of the baseline behind each origin given as `(host, origin)`: `git:<rev>:<path>`
 /// (as [`Store::read_baseline`] makes them) and `baseline:<host>@<rev>` (a `check

@@ -1,22 +1,22 @@
 use std::time::Duration;
 
 use super::*;
-use crate::baseline::{PromoteOutcome, PromoteRequest, promote};
-use crate::compare::{JudgeOptions, Report, judge};
-use crate::snapshot::VerifiedSnapshot;
+use crate::{PromoteOutcome, PromoteRequest, promote};
+use driftgate_compare::{JudgeOptions, Report, judge};
+use driftgate_snapshot::VerifiedSnapshot;
 
 const HOST: &str = "azl-node01";
 const PATH: &str = "baselines/azure-local/azl-node01.json";
 
 fn example(file: &str) -> VerifiedSnapshot {
-    let path = format!("{}/examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     VerifiedSnapshot::parse(&text, file).unwrap()
 }
 
 /// A store holding the example's baseline in one commit, and that commit.
 fn store() -> (tempfile::TempDir, Store, String) {
-    let (dir, store) = crate::store::testing::committer_store();
+    let (dir, store) = driftgate_store::testing::committer_store();
     let baseline = example("azure-local-dcbx/baseline.json");
     let request = PromoteRequest::one_fleet("azure-local", vec![baseline], Duration::from_secs(1));
     let PromoteOutcome::Promoted {

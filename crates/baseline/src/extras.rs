@@ -6,9 +6,9 @@
 //! The textfile a Prometheus report replaces is not read here: it belongs to the file the
 //! caller writes, and only the caller knows it.
 
-use crate::compare::Policy;
-use crate::report::{Document, Extras, Format, View};
-use crate::store::{Store, StoreError};
+use driftgate_compare::Policy;
+use driftgate_report::{Document, Extras, Format, View};
+use driftgate_store::{Store, StoreError};
 
 /// How many commits of each host's history the HTML report's timeline goes back.
 pub const TIMELINE_COMMITS: usize = 100;
