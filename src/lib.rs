@@ -20,7 +20,7 @@ pub use driftgate_collect as collect;
 pub use driftgate_compare as compare;
 pub mod fleet;
 pub use driftgate_fs as fsutil;
-pub mod gate;
+pub use driftgate_gate as gate;
 pub use driftgate_inventory as inventory;
 pub use driftgate_model as model;
 pub use driftgate_report as report;

@@ -9,7 +9,7 @@ use super::plan::{
 use super::report::gate_report;
 use super::run::{self, MANIFEST_SCHEMA_ID, Manifest, RunDir, RunHost, RunId};
 use super::{GateError, GateReport, Progress, Settings, Step};
-use crate::snapshot::HostName;
+use driftgate_snapshot::HostName;
 
 /// `gate pre`: captures `hosts`, judges each against its baseline, and records the run
 /// (`run_id`, or a generated id) with its pre snapshots. A host already drifted (block) or
@@ -105,7 +105,7 @@ pub(super) fn pre_manifest(
         hosts: Vec::new(),
         store: String::new(),
     });
-    manifest.tool = crate::snapshot::tool_version();
+    manifest.tool = driftgate_snapshot::tool_version();
     manifest.policy_digest = policy_digest.to_owned();
     manifest.store = settings.store.location().display().to_string();
     for plan in planned {

@@ -13,8 +13,8 @@ use super::run::{self, RunDir, RunId};
 use super::{
     GateError, GateReport, HostOutcome, Progress, PromotionOutcome, Settings, Step, promote,
 };
-use crate::compare::{self, Allowance, Verdict};
-use crate::snapshot::{HostName, VerifiedSnapshot};
+use driftgate_compare::{Allowance, Verdict};
+use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
 /// `gate post`: captures the run's `hosts` (all of them when empty) again, judges each
 /// baseline → pre → post with the run's allowances and this step's, keeps the result as the
@@ -62,7 +62,7 @@ pub async fn post(
                 .to_string(),
         })?;
         if pre.snapshot().host != *name {
-            return Err(GateError::HostMismatch(compare::HostMismatch {
+            return Err(GateError::HostMismatch(driftgate_compare::HostMismatch {
                 snapshot: pre.origin().to_owned(),
                 host: pre.snapshot().host.to_string(),
                 baseline: format!("host {name} of run {run_id}"),

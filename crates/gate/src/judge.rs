@@ -1,5 +1,5 @@
 //! A step's hosts captured through the one capture pipeline
-//! ([`collect::hosts::capture_hosts`]), each written to the step's folder and judged
+//! ([`driftgate_collect::hosts::capture_hosts`]), each written to the step's folder and judged
 //! baseline → pre → snapshot as soon as it is there, so the run directory holds every host
 //! that finished even when a later one hangs.
 
@@ -9,11 +9,11 @@ use std::time::Duration;
 use super::plan::Planned;
 use super::run::{self, RunDir};
 use super::{GateError, HostOutcome, Progress, Settings, waive};
-use crate::collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
-use crate::collect::{self, Captured};
-use crate::compare::{self, Allowance, Comparison, JudgeOptions, Policy};
-use crate::fsutil::Folder;
-use crate::snapshot::{HostName, Snapshot, VerifiedSnapshot};
+use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
+use driftgate_collect::Captured;
+use driftgate_compare::{Allowance, Comparison, JudgeOptions, Policy};
+use driftgate_fs::Folder;
+use driftgate_snapshot::{HostName, Snapshot, VerifiedSnapshot};
 
 /// One host of the step as its task needs it (owned: tasks are `'static`).
 struct Host {
@@ -33,7 +33,7 @@ struct StepHosts {
     hosts: Vec<Host>,
     policy: Policy,
     folder: Arc<Folder>,
-    cancel: collect::Cancel,
+    cancel: driftgate_collect::Cancel,
 }
 
 /// A host's outcome and sealed snapshot; `None` for a capture the stop cut short.
@@ -95,7 +95,7 @@ impl StepHosts {
         let file = RunDir::snapshot_file(self.folder.path(), &host.name);
         let snapshot = VerifiedSnapshot::seal(snapshot, &file.display().to_string());
         run::write_snapshot(&self.folder, &host.name, &snapshot)?;
-        let mut report = compare::judge_comparison(
+        let mut report = driftgate_compare::judge_comparison(
             &Comparison {
                 snapshot: &snapshot,
                 baseline: Some(&host.baseline),
@@ -110,7 +110,7 @@ impl StepHosts {
             fleet: host.fleet.clone(),
             cluster: host.cluster.clone(),
             verdict: report.verdict,
-            stories: compare::stories(&report, &snapshot.snapshot().facts),
+            stories: driftgate_compare::stories(&report, &snapshot.snapshot().facts),
             report,
             snapshot_file: file.display().to_string(),
             capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),

@@ -1,13 +1,13 @@
 //! `gate post --promote`: after a passing post only, the post snapshots become the new
-//! baselines in one commit (through [`crate::baseline::promote`]) whose message carries the
+//! baselines in one commit (through [`driftgate_baseline::promote`]) whose message carries the
 //! run id, each host's firmware changes pre → post and the allowances that were used.
 
 use std::fmt::Write as _;
 
 use super::{GateError, Promotion, PromotionOutcome, RunId, Settings};
-use crate::baseline::{self, FleetSnapshot, PromoteOutcome, PromoteRequest};
-use crate::compare::{self, Allowance, FindingKind, Report, Severity, Verdict};
-use crate::snapshot::{FactValue, VerifiedSnapshot};
+use driftgate_baseline::{FleetSnapshot, PromoteOutcome, PromoteRequest};
+use driftgate_compare::{Allowance, FindingKind, Report, Severity, Verdict};
+use driftgate_snapshot::{FactValue, VerifiedSnapshot};
 
 /// One host of a passing post.
 pub(super) struct Promoted<'a> {
@@ -73,7 +73,7 @@ pub(super) fn promote(
         force_reason,
         lock_wait: settings.lock_wait,
     };
-    match baseline::promote(&settings.store, &settings.policy, request)? {
+    match driftgate_baseline::promote(&settings.store, &settings.policy, request)? {
         PromoteOutcome::Refused(refusals) => {
             let reasons: Vec<String> = refusals
                 .iter()
@@ -135,7 +135,7 @@ fn plain(value: &FactValue) -> String {
         .map_or_else(|| value.to_string(), str::to_owned)
 }
 
-/// The gate's part of the commit message (`baseline::promote` adds each host's summary).
+/// The gate's part of the commit message (`driftgate_baseline::promote` adds each host's summary).
 fn message(
     run: &RunId,
     attempt: u32,
@@ -180,8 +180,8 @@ fn message(
 fn firmware_changes(pre: &VerifiedSnapshot, post: &VerifiedSnapshot) -> Vec<(String, Vec<String>)> {
     let mut grouped: Vec<(String, Vec<String>)> = Vec::new();
     let (pre, post) = (&pre.snapshot().facts, &post.snapshot().facts);
-    for change in compare::changes(pre, post) {
-        if !compare::is_firmware_version(change.path.as_str()) {
+    for change in driftgate_compare::changes(pre, post) {
+        if !driftgate_compare::is_firmware_version(change.path.as_str()) {
             continue;
         }
         let side = |v: Option<&FactValue>| v.map_or_else(|| "(none)".to_owned(), plain);
@@ -199,7 +199,7 @@ mod tests {
     use super::*;
 
     fn snapshot(version: &str, dcbx: &str) -> VerifiedSnapshot {
-        crate::gate::test_support::snapshot(&[
+        crate::test_support::snapshot(&[
             ("firmware/nic.slot.3-1-1/version", version.into()),
             ("nic/00:0a:f7:12:34:56/bmc/firmware/version", version.into()),
             ("firmware/bmc/version", "7.10".into()),
@@ -213,11 +213,11 @@ mod tests {
             snapshot("229.0.166.0", "ieee"),
             snapshot("229.1.123.0", "disabled"),
         );
-        let report = crate::compare::judge(
+        let report = driftgate_compare::judge(
             &post,
             Some(&pre),
-            &crate::compare::Policy::builtin(),
-            &crate::compare::JudgeOptions::default(),
+            &driftgate_compare::Policy::builtin(),
+            &driftgate_compare::JudgeOptions::default(),
         );
         let hosts = vec![Promoted {
             fleet: "azure-local",

@@ -18,13 +18,13 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 
 use super::GateError;
-use crate::compare::{Allowance, Policy};
-use crate::fsutil::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
-use crate::snapshot::file_names::{
+use driftgate_compare::{Allowance, Policy};
+use driftgate_fs::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
+use driftgate_snapshot::file_names::{
     self, BadName, HOST_JSON, HOST_RESULT_JSON, NameKind, RUN_FOLDER,
 };
-use crate::snapshot::{HostName, VerifiedSnapshot};
-use crate::store::Store;
+use driftgate_snapshot::{HostName, VerifiedSnapshot};
+use driftgate_store::Store;
 
 /// The schema id of run manifests.
 pub const MANIFEST_SCHEMA_ID: &str = "driftgate.run/v1";
@@ -490,7 +490,7 @@ mod tests {
             schema: MANIFEST_SCHEMA_ID.to_owned(),
             id: "CHG-1".to_owned(),
             created_at: "2026-12-01T14:05:02Z".parse().unwrap(),
-            tool: crate::snapshot::tool_version(),
+            tool: driftgate_snapshot::tool_version(),
             policy_digest: policy_digest(&Policy::builtin()),
             hosts: vec![RunHost {
                 name: HostName::new("azl-node01").unwrap(),

@@ -1,8 +1,8 @@
 //! How a gate step assembles its [`GateReport`].
 
 use super::run::{Manifest, RunDir, RunId};
-use crate::compare::{Allowance, Verdict};
-use crate::report::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use driftgate_compare::{Allowance, Verdict};
+use driftgate_report::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
 
 #[allow(clippy::too_many_arguments)] // one place assembles the report of both steps
 pub(super) fn gate_report(
@@ -32,7 +32,7 @@ pub(super) fn gate_report(
     }
     GateReport {
         schema: GATE_REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         run: RunSummary {
             id: id.to_string(),
             dir: run.path().display().to_string(),

@@ -1,6 +1,6 @@
 //! What the gate's unit tests share: a complete snapshot of `azl-node01` with given facts.
 
-use crate::snapshot::{
+use driftgate_snapshot::{
     FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
 

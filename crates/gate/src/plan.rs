@@ -4,11 +4,11 @@
 
 use super::run::{Manifest, RunDir, RunHost, RunId};
 use super::{GateError, Settings};
-use crate::collect::CaptureOptions;
-use crate::compare::{self, Allowance};
-use crate::inventory::InventoryHost;
-use crate::snapshot::{HostName, VerifiedSnapshot};
-use crate::store::{BaselineReadError, Store};
+use driftgate_collect::CaptureOptions;
+use driftgate_compare::Allowance;
+use driftgate_inventory::InventoryHost;
+use driftgate_snapshot::{HostName, VerifiedSnapshot};
+use driftgate_store::{BaselineReadError, Store};
 
 /// One host's inputs, resolved before anything is captured.
 pub(super) struct Planned<'a> {
@@ -56,7 +56,7 @@ pub(super) fn in_force(allowances: Vec<Allowance>) -> (Vec<Allowance>, Vec<Allow
     let today = jiff::tz::TimeZone::UTC
         .to_datetime(jiff::Timestamp::now())
         .date();
-    compare::allow::split_expired(allowances, today)
+    driftgate_compare::allow::split_expired(allowances, today)
 }
 
 pub(super) fn inventory_host<'a>(
@@ -99,7 +99,7 @@ pub(super) fn baseline(
     };
     let expected = format!(
         "{}/{}/{}.json",
-        crate::store::BASELINES_DIR,
+        driftgate_store::BASELINES_DIR,
         host.fleet,
         host.name
     );
@@ -117,7 +117,7 @@ pub(super) fn baseline(
             BaselineReadError::Store(error) => GateError::Store(error),
             BaselineReadError::Invalid(error) => GateError::Snapshot(error),
             BaselineReadError::OtherHost { origin, found, .. } => {
-                GateError::HostMismatch(compare::HostMismatch {
+                GateError::HostMismatch(driftgate_compare::HostMismatch {
                     snapshot: format!("host {} of the inventory", host.name),
                     host: host.name.to_string(),
                     baseline: origin,

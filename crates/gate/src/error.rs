@@ -1,9 +1,8 @@
 //! Why a gate step could not run.
 
 use super::RunId;
-use crate::compare;
-use crate::snapshot::{HostName, SnapshotError};
-use crate::store::StoreError;
+use driftgate_snapshot::{HostName, SnapshotError};
+use driftgate_store::StoreError;
 
 /// Why a gate step could not run (exit 2): bad input, configuration or run directory.
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +46,7 @@ pub enum GateError {
     },
     /// A baseline of another host.
     #[error(transparent)]
-    HostMismatch(#[from] compare::HostMismatch),
+    HostMismatch(#[from] driftgate_compare::HostMismatch),
     /// A bare store has no work tree to keep runs in.
     #[error("{store} is a bare repository: give the run directory with --run-dir DIR")]
     BareStore {
@@ -114,10 +113,10 @@ pub enum GateError {
     },
     /// A host's inventory entry gives no capture settings (its CA file, its BMC account).
     #[error(transparent)]
-    HostOptions(#[from] crate::inventory::HostOptionsError),
+    HostOptions(#[from] driftgate_inventory::HostOptionsError),
     /// Something other than driftgate's own folder or file where a run keeps one.
     #[error(transparent)]
-    NotOurs(#[from] crate::fsutil::NotOurs),
+    NotOurs(#[from] driftgate_fs::NotOurs),
     /// A run file cannot be read or written.
     #[error("{file}: {error}")]
     Io {
@@ -142,7 +141,7 @@ pub enum GateError {
     Store(#[from] StoreError),
     /// Promoting failed (the lock, the commit).
     #[error(transparent)]
-    Promote(#[from] crate::baseline::PromoteError),
+    Promote(#[from] driftgate_baseline::PromoteError),
     /// A host's capture panicked, and so did the judging of its failure.
     #[error("host {host}: its result could not be made: {message}")]
     HostPanicked {

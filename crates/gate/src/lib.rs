@@ -1,9 +1,9 @@
 //! The pre/post gate of a firmware rollout: capture each host from the inventory, judge it
 //! against its baseline (pre), then baseline → pre → post (post), keep everything in a run
 //! directory, and promote the post snapshots after a passing post. Prints nothing; returns a
-//! [`GateReport`] and tells a [`Progress`] what it is doing. Imports: [`crate::inventory`],
-//! [`crate::collect`], [`crate::store`], [`crate::baseline`], [`crate::compare`],
-//! [`crate::snapshot`].
+//! [`GateReport`] and tells a [`Progress`] what it is doing. Imports: [`driftgate_inventory`],
+//! [`driftgate_collect`], [`driftgate_store`], [`driftgate_baseline`], [`driftgate_compare`],
+//! [`driftgate_snapshot`].
 //!
 //! ```no_run
 //! # #[tokio::main]
@@ -43,7 +43,7 @@ mod waive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use crate::report::document::{
+pub use driftgate_report::document::{
     GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
 };
 pub use error::GateError;
@@ -51,11 +51,11 @@ pub use post::post;
 pub use pre::pre;
 pub use run::{BadRunId, MANIFEST_SCHEMA_ID, Manifest, RUNS_DIR, RunDir, RunHost, RunId};
 
-use crate::collect::{self, CaptureOptions};
-use crate::compare::{Allowance, Policy, Verdict};
-use crate::inventory::Inventory;
-use crate::snapshot::HostName;
-use crate::store::Store;
+use driftgate_collect::CaptureOptions;
+use driftgate_compare::{Allowance, Policy, Verdict};
+use driftgate_inventory::Inventory;
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
 
 /// What a gate step works with: chosen by the caller, the same for every host.
 #[derive(Debug)]
@@ -100,9 +100,9 @@ impl Settings {
 }
 
 /// What a gate step tells its caller while it works (the library prints nothing): the
-/// capture's [`collect::Reporter`] (each source of each host) and the step's own events. One
+/// capture's [`driftgate_collect::Reporter`] (each source of each host) and the step's own events. One
 /// reporter pattern for every command that captures.
-pub trait Progress: collect::Reporter {
+pub trait Progress: driftgate_collect::Reporter {
     /// The step works on run `id` in `dir`.
     fn run(&self, _id: &RunId, _dir: &Path) {}
     /// A host's capture started.

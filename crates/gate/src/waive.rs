@@ -2,7 +2,7 @@
 //! its posts only the drift that was already there at pre ([`Origin::PreExisting`]). Said
 //! before the update, "any value" of a path cannot have meant whatever the update does to it.
 
-use crate::compare::{
+use driftgate_compare::{
     Allowance, AllowedFinding, Counts, Finding, Origin, Report, Severity, Verdict,
 };
 
@@ -66,11 +66,11 @@ fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{self, Comparison, JudgeOptions, Policy};
-    use crate::snapshot::VerifiedSnapshot;
+    use driftgate_compare::{Comparison, JudgeOptions, Policy};
+    use driftgate_snapshot::VerifiedSnapshot;
 
     fn snapshot(dcbx: &str, pfc: bool) -> VerifiedSnapshot {
-        crate::gate::test_support::snapshot(&[
+        crate::test_support::snapshot(&[
             ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", dcbx.into()),
             (
                 "nic/00:0a:f7:12:34:56/os/flow_control/operational/priority/3",
@@ -85,7 +85,7 @@ mod tests {
         // Priority 3 flow control was already off at pre; the update disabled DCBX.
         let pre = snapshot("ieee", false);
         let post = snapshot("disabled", false);
-        let mut report = compare::judge_comparison(
+        let mut report = driftgate_compare::judge_comparison(
             &Comparison {
                 snapshot: &post,
                 baseline: Some(&baseline),
