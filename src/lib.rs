@@ -18,7 +18,7 @@
 pub use driftgate_baseline as baseline;
 pub use driftgate_collect as collect;
 pub use driftgate_compare as compare;
-pub mod fleet;
+pub use driftgate_fleet as fleet;
 pub use driftgate_fs as fsutil;
 pub use driftgate_gate as gate;
 pub use driftgate_inventory as inventory;

@@ -5,11 +5,11 @@
 use serde_json::{Value, json};
 
 use super::{ClusterFacts, Compared, consistency};
-use crate::compare::Severity;
-use crate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
+use driftgate_compare::Severity;
+use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 fn example(file: &str) -> Snapshot {
-    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     VerifiedSnapshot::parse(&text, file)
         .unwrap()

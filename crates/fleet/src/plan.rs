@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::outdir::PlannedHost;
 use super::{FleetError, FleetSettings};
-use crate::inventory::{InventoryHost, Selection};
-use crate::store::BaselineFile;
+use driftgate_inventory::{InventoryHost, Selection};
+use driftgate_store::BaselineFile;
 
 /// The run's hosts and orphans.
 #[derive(Debug)]
@@ -170,7 +170,7 @@ fn describe(selection: &Selection) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inventory::Inventory;
+    use driftgate_inventory::Inventory;
 
     fn host(name: &str, fleet: &str) -> Arc<InventoryHost> {
         let text = format!(

@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use super::cluster::ClusterFacts;
 use super::{FleetError, HostResult, Shard};
-use crate::fsutil::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
-use crate::inventory::Selection;
-use crate::snapshot::file_names::HOST_JSON;
-use crate::snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
+use driftgate_fs::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
+use driftgate_inventory::Selection;
+use driftgate_snapshot::file_names::HOST_JSON;
+use driftgate_snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
 
 /// `schema` of a [`RunFile`].
 pub const RUN_SCHEMA_ID: &str = "driftgate.fleet-run/v1";
@@ -338,7 +338,7 @@ pub(super) fn read_host(dir: &Path, host: &str) -> Result<HostRecord, FleetError
 /// than its own report's, a capture not read completely that is not INCOMPLETE.
 fn untrusted(record: &HostRecord) -> Option<String> {
     let result = &record.result;
-    if let Err(error) = crate::snapshot::HostName::new(&result.host) {
+    if let Err(error) = driftgate_snapshot::HostName::new(&result.host) {
         return Some(format!("host {:?}: {error}", result.host));
     }
     let report = match result.report.get() {
@@ -355,7 +355,7 @@ fn untrusted(record: &HostRecord) -> Option<String> {
     if result.counts != report.counts {
         return Some("its counts are not its report's".to_owned());
     }
-    if !record.complete && result.verdict != crate::compare::Verdict::Incomplete {
+    if !record.complete && result.verdict != driftgate_compare::Verdict::Incomplete {
         return Some(format!(
             "not read completely, but {}",
             result.verdict.as_upper()

@@ -1,5 +1,5 @@
 //! The hosts of a fleet run captured through the one capture pipeline
-//! ([`collect::hosts::capture_hosts`]): each host's task reads its baseline and account,
+//! ([`driftgate_collect::hosts::capture_hosts`]): each host's task reads its baseline and account,
 //! captures, then seals, writes and judges it, so the loop feeding the tasks never waits on
 //! one host; the run keeps only the small [`HostRecord`]s, their reports in the run's spool:
 //! memory stays flat in the number of hosts.
@@ -10,9 +10,9 @@ use std::time::Duration;
 use super::host::{HostFailure, Hosts};
 use super::outdir::HostRecord;
 use super::{FleetError, Reporter};
-use crate::collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
-use crate::collect::{self, Captured};
-use crate::snapshot::{HostName, VerifiedSnapshot};
+use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
+use driftgate_collect::Captured;
+use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
 /// What a host's preparation hands to its end: its baseline, or why it is not captured.
 pub(super) type Prepared = Result<Option<VerifiedSnapshot>, HostFailure>;
@@ -77,7 +77,7 @@ impl HostWork for Hosts {
 pub(super) async fn capture(
     hosts: Arc<Hosts>,
     concurrency: usize,
-    cancel: &collect::Cancel,
+    cancel: &driftgate_collect::Cancel,
     reporter: &dyn Reporter,
 ) -> Result<Vec<HostRecord>, FleetError> {
     let mut records = Vec::with_capacity(hosts.planned.len());

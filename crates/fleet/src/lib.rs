@@ -3,8 +3,8 @@
 //! stream snapshots and per-host results to an output directory, check that the nodes of a
 //! cluster agree, report stale and missing baselines, and merge the result directories of
 //! shards into one fleet result. Prints nothing; returns a [`FleetReport`] and tells a
-//! [`Reporter`] what it is doing. Imports: [`crate::inventory`], [`crate::collect`],
-//! [`crate::store`], [`crate::compare`], [`crate::snapshot`].
+//! [`Reporter`] what it is doing. Imports: [`driftgate_inventory`], [`driftgate_collect`],
+//! [`driftgate_store`], [`driftgate_compare`], [`driftgate_snapshot`].
 
 mod assemble;
 mod capture;
@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::report::document::{
+pub use driftgate_report::document::{
     FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostReport, HostResult, Majority,
 };
 pub use check::{check_all, check_snapshots};
@@ -33,11 +33,11 @@ pub use merge::MergeOptions;
 pub use rejudge::Rejudge;
 pub use shard::{BadShard, Shard};
 
-use crate::collect::CaptureOptions;
-use crate::compare::{Policy, Verdict};
-use crate::inventory::{Inventory, Selection};
-use crate::snapshot::HostName;
-use crate::store::Store;
+use driftgate_collect::CaptureOptions;
+use driftgate_compare::{Policy, Verdict};
+use driftgate_inventory::{Inventory, Selection};
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
 
 /// What a fleet check works with, chosen by the caller.
 #[derive(Debug)]
@@ -76,7 +76,7 @@ pub struct FleetSettings {
 
 /// What a fleet check tells its caller while it works (the library prints nothing): the
 /// CLI's progress bar. Called from capture tasks, hence `Send + Sync`.
-pub trait Reporter: crate::collect::Reporter {
+pub trait Reporter: driftgate_collect::Reporter {
     /// The run will work on this many hosts.
     fn planned(&self, _hosts: usize) {}
     /// A host's capture (or the reading of its snapshot) started.
@@ -98,7 +98,7 @@ pub enum FleetError {
     },
     /// Something other than driftgate's own folder or file where a run keeps one.
     #[error(transparent)]
-    NotOurs(#[from] crate::fsutil::NotOurs),
+    NotOurs(#[from] driftgate_fs::NotOurs),
     /// The output directory or the state file could not be written.
     #[error("{path}: {error}")]
     Write {
@@ -117,7 +117,7 @@ pub enum FleetError {
     },
     /// The store could not be read.
     #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
+    Store(#[from] driftgate_store::StoreError),
     /// The store's state file (`.driftgate/state.json`) cannot be read.
     #[error("{path}: {reason}")]
     State {
@@ -159,8 +159,8 @@ pub enum FleetError {
     Interrupted,
 }
 
-impl From<crate::report::document::SpoolError> for FleetError {
-    fn from(spool: crate::report::document::SpoolError) -> Self {
+impl From<driftgate_report::document::SpoolError> for FleetError {
+    fn from(spool: driftgate_report::document::SpoolError) -> Self {
         FleetError::Write {
             path: spool.what,
             error: spool.error,

@@ -17,8 +17,8 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::{FleetError, FleetFinding};
-use crate::compare::Severity;
-use crate::fsutil::{Folder, PRIVATE_DIR, WriteOptions, private_folder};
+use driftgate_compare::Severity;
+use driftgate_fs::{Folder, PRIVATE_DIR, WriteOptions, private_folder};
 
 /// The state file, relative to the store's work tree (`.driftgate/` is ignored by git).
 pub const STATE_FILE: &str = ".driftgate/state.json";

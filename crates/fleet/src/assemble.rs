@@ -10,7 +10,7 @@ use jiff::Timestamp;
 
 use super::outdir::HostRecord;
 use super::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, cluster, stale};
-use crate::compare::{Severity, Verdict};
+use driftgate_compare::{Severity, Verdict};
 
 /// What a fleet result is made of.
 #[derive(Debug)]
@@ -103,7 +103,7 @@ pub(super) fn assemble(assembly: Assembly) -> FleetReport {
         .fold(Verdict::Pass, Verdict::worst);
     FleetReport {
         schema: FLEET_REPORT_SCHEMA_ID.to_owned(),
-        tool: crate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         started_at: started_at.to_string(),
         finished_at: finished_at.to_string(),
         shards,
@@ -148,22 +148,22 @@ fn raised(severity: Severity, strict: bool) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fleet::HostResult;
-    use crate::fleet::outdir::HOST_SCHEMA_ID;
+    use crate::HostResult;
+    use crate::outdir::HOST_SCHEMA_ID;
 
     fn record(host: &str, verdict: Verdict) -> HostRecord {
-        let snapshot = crate::snapshot::Snapshot {
-            host: crate::snapshot::HostName::new(host).unwrap(),
+        let snapshot = driftgate_snapshot::Snapshot {
+            host: driftgate_snapshot::HostName::new(host).unwrap(),
             captured_at: Timestamp::UNIX_EPOCH,
             tool: "test".into(),
             sources: Vec::new(),
             facts: Default::default(),
         };
-        let sealed = crate::snapshot::VerifiedSnapshot::seal(snapshot, host);
-        let report = crate::compare::judge(
+        let sealed = driftgate_snapshot::VerifiedSnapshot::seal(snapshot, host);
+        let report = driftgate_compare::judge(
             &sealed,
             None,
-            &crate::compare::Policy::builtin(),
+            &driftgate_compare::Policy::builtin(),
             &Default::default(),
         );
         HostRecord {

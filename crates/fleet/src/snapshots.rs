@@ -11,10 +11,10 @@ use super::host::{HostFailure, Hosts};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::Planned;
 use super::{FleetError, Reporter};
-use crate::collect::Cancel;
-use crate::collect::hosts::payload_text;
-use crate::snapshot::VerifiedSnapshot;
-use crate::snapshot::file_names::HOST_JSON;
+use driftgate_collect::Cancel;
+use driftgate_collect::hosts::payload_text;
+use driftgate_snapshot::VerifiedSnapshot;
+use driftgate_snapshot::file_names::HOST_JSON;
 
 /// `--snapshots`: every host is files read and judged and nothing waits on a network, so
 /// `threads` threads (at most one per core, this one among them) each take the next host as
@@ -232,14 +232,14 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::collect::CaptureOptions;
-    use crate::collect::hosts::{CaptureFailure, unread};
-    use crate::compare::Policy;
-    use crate::fleet::host::StorePool;
-    use crate::fleet::plan::BaselineAt;
-    use crate::inventory::Inventory;
-    use crate::report::document::Spool;
-    use crate::snapshot::Snapshot;
+    use driftgate_collect::CaptureOptions;
+    use driftgate_collect::hosts::{CaptureFailure, unread};
+    use driftgate_compare::Policy;
+    use crate::host::StorePool;
+    use crate::plan::BaselineAt;
+    use driftgate_inventory::Inventory;
+    use driftgate_report::document::Spool;
+    use driftgate_snapshot::Snapshot;
 
     fn inventory(sources: &str) -> Inventory {
         let text = format!("[[host]]\nname = \"h1\"\nfleet = \"f\"\nsources = [{sources}]\n");

@@ -10,9 +10,9 @@ use std::path::Path;
 use super::cluster::ClusterFacts;
 use super::outdir::{HostRecord, OutDir, PlannedHost, RunFile, RunIdentity};
 use super::{FleetError, host};
-use crate::compare::{self, JudgeOptions, Policy, Report};
-use crate::snapshot::VerifiedSnapshot;
-use crate::store::Store;
+use driftgate_compare::{JudgeOptions, Policy, Report};
+use driftgate_snapshot::VerifiedSnapshot;
+use driftgate_store::Store;
 
 /// The store and policy a merge judges the hosts again with (`report merge` without
 /// `--no-rejudge`).
@@ -71,7 +71,7 @@ impl<'a> Judge<'a> {
     fn policy(&mut self, part: &Part<'_>) -> Result<&Policy, FleetError> {
         let head = part.identity.store_head.clone();
         if !self.policies.contains_key(&head) {
-            let policy = crate::baseline::input::policy_at(
+            let policy = driftgate_baseline::input::policy_at(
                 Some(self.with.store),
                 head.as_deref(),
                 self.with.policy_file,
@@ -143,7 +143,7 @@ impl<'a> Judge<'a> {
             changes_only: false,
             ..JudgeOptions::default()
         };
-        let mut judged = compare::judge(&snapshot, baseline.as_ref(), policy, &options);
+        let mut judged = driftgate_compare::judge(&snapshot, baseline.as_ref(), policy, &options);
         // Which build wrote the report is no part of the judgement.
         judged.tool.clone_from(&recorded.tool);
         if judged != *recorded {

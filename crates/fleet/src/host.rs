@@ -13,13 +13,13 @@ use super::cluster::ClusterFacts;
 use super::outdir::{HOST_SCHEMA_ID, HostRecord, OutDir};
 use super::plan::{BaselineAt, Planned};
 use super::{FleetError, HostResult};
-use crate::collect::CaptureOptions;
-use crate::collect::hosts::{CaptureFailure, unread};
-use crate::compare::{self, JudgeOptions, Policy};
-use crate::inventory::{HostOptionsError, Inventory};
-use crate::report::document::Spool;
-use crate::snapshot::{HostName, SnapshotError, VerifiedSnapshot};
-use crate::store::{BaselineFile, BaselineReadError, Store, StoreError};
+use driftgate_collect::CaptureOptions;
+use driftgate_collect::hosts::{CaptureFailure, unread};
+use driftgate_compare::{JudgeOptions, Policy};
+use driftgate_inventory::{HostOptionsError, Inventory};
+use driftgate_report::document::Spool;
+use driftgate_snapshot::{HostName, SnapshotError, VerifiedSnapshot};
+use driftgate_store::{BaselineFile, BaselineReadError, Store, StoreError};
 
 /// The host a test build's work panics on (M4: a panicking host must not end the run).
 #[cfg(test)]
@@ -230,7 +230,7 @@ impl Hosts {
             changes_only: false,
             ..JudgeOptions::default()
         };
-        let report = compare::judge(&judged, baseline.as_ref(), &self.policy, &options);
+        let report = driftgate_compare::judge(&judged, baseline.as_ref(), &self.policy, &options);
         if failure.is_none() && !report.incomplete_sources.is_empty() {
             failure = Some(HostFailure::Incomplete(incomplete_sources(&report)));
         }
@@ -271,15 +271,15 @@ impl Hosts {
 
 /// Each source the report says is not complete, with why: `redfish (https://bmc): partial: …`
 /// (a baseline's source is named as the baseline's).
-pub(super) fn incomplete_sources(report: &compare::Report) -> String {
+pub(super) fn incomplete_sources(report: &driftgate_compare::Report) -> String {
     report
         .incomplete_sources
         .iter()
         .map(|s| {
             let of = match s.role {
-                compare::Role::Snapshot => "",
-                compare::Role::Baseline => "baseline ",
-                compare::Role::Pre => "pre ",
+                driftgate_compare::Role::Snapshot => "",
+                driftgate_compare::Role::Baseline => "baseline ",
+                driftgate_compare::Role::Pre => "pre ",
             };
             let error = s.error.as_deref().unwrap_or("no reason recorded");
             // The error names the BMC or the command already, most of the time.
@@ -380,13 +380,13 @@ mod tests {
     fn a_host_nothing_was_read_of_is_judged_incomplete_with_the_reason() {
         let host = HostName::new("h1").unwrap();
         let snapshot = VerifiedSnapshot::seal(unread(&host, "did not finish"), "x");
-        let report = compare::judge(
+        let report = driftgate_compare::judge(
             &snapshot,
             None,
-            &compare::Policy::builtin(),
+            &driftgate_compare::Policy::builtin(),
             &JudgeOptions::default(),
         );
-        assert_eq!(report.verdict, compare::Verdict::Incomplete);
+        assert_eq!(report.verdict, driftgate_compare::Verdict::Incomplete);
         assert_eq!(
             incomplete_sources(&report),
             "capture (h1): failed: did not finish"

@@ -9,7 +9,7 @@ use super::host::{Hosts, StorePool};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::{self, Plan, Planned};
 use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble, stale};
-use crate::report::document::Spool;
+use driftgate_report::document::Spool;
 
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures the hosts at
@@ -146,7 +146,7 @@ impl Run {
         }
         let run_file = outdir::RunFile {
             schema: outdir::RUN_SCHEMA_ID.to_owned(),
-            tool: crate::snapshot::tool_version(),
+            tool: driftgate_snapshot::tool_version(),
             started_at,
             finished_at,
             shard: settings.shard,

@@ -20,8 +20,8 @@ use super::outdir::{
 };
 use super::rejudge::{Judge, Part, Rejudge};
 use super::{FleetError, FleetReport};
-use crate::inventory::{Inventory, Selection};
-use crate::report::document::Spool;
+use driftgate_inventory::{Inventory, Selection};
+use driftgate_report::document::Spool;
 
 /// How far a merge checks the records it merges.
 #[derive(Debug, Clone, Copy, Default)]
@@ -462,8 +462,8 @@ mod tests {
     use jiff::Timestamp;
 
     use super::*;
-    use crate::fleet::Shard;
-    use crate::fleet::outdir::{OutDir, RUN_SCHEMA_ID};
+    use crate::Shard;
+    use crate::outdir::{OutDir, RUN_SCHEMA_ID};
 
     fn run(shard: Option<(u32, u32)>, hosts: &[&str]) -> RunFile {
         RunFile {

@@ -13,7 +13,7 @@ struct Watch {
     finished: Mutex<Vec<(String, Verdict)>>,
 }
 
-impl crate::collect::Reporter for Watch {}
+impl driftgate_collect::Reporter for Watch {}
 
 impl Reporter for Watch {
     fn host_started(&self, _host: &HostName) {

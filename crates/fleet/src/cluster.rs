@@ -57,8 +57,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{FleetFinding, Majority};
-use crate::compare::Severity;
-use crate::snapshot::{FactValue, Facts, Snapshot};
+use driftgate_compare::Severity;
+use driftgate_snapshot::{FactValue, Facts, Snapshot};
 
 /// At most this many odd nodes are named with their values in a finding's message.
 const MESSAGE_HOSTS: usize = 5;
