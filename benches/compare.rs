@@ -1,4 +1,4 @@
-//! Scaling of `compare::judge` with the number of facts: the time per fact must stay flat
+//! Scaling of `driftgate_compare::judge` with the number of facts: the time per fact must stay flat
 //! (the compare is one merge pass plus per-fact policy lookups; nothing quadratic).
 //!
 //! Then the realistic case: a pair of the real Dell capture (~907 facts) with a few mutations,
@@ -10,8 +10,8 @@
 
 use std::time::Instant;
 
-use driftgate::compare::{self, JudgeOptions, Policy};
-use driftgate::snapshot::{
+use driftgate_compare::{JudgeOptions, Policy};
+use driftgate_snapshot::{
     FactPath, FactValue, Facts, HostName, Snapshot, SnapshotDocument, SourceRecord, SourceStatus,
     VerifiedSnapshot,
 };
@@ -104,7 +104,7 @@ fn main() -> anyhow::Result<()> {
             parse_best = parse_best.min(start.elapsed().as_secs_f64());
             let start = Instant::now();
             let report =
-                compare::judge(&parsed, Some(&baseline), &policy, &JudgeOptions::default());
+                driftgate_compare::judge(&parsed, Some(&baseline), &policy, &JudgeOptions::default());
             judge_best = judge_best.min(start.elapsed().as_secs_f64());
             findings = report.findings.len();
         }
@@ -179,7 +179,7 @@ fn realistic() -> anyhow::Result<()> {
     let options = JudgeOptions::default();
     let old = VerifiedSnapshot::parse(&old_text, "baseline")?;
     let new = VerifiedSnapshot::parse(&new_text, "snapshot")?;
-    let report = compare::judge(&new, Some(&old), &policy, &options);
+    let report = driftgate_compare::judge(&new, Some(&old), &policy, &options);
     println!(
         "\nreal Dell capture pair: {} / {} facts, {} / {} bytes, {} findings (median of 7 rounds)",
         old.snapshot().facts.len(),
@@ -215,10 +215,10 @@ fn realistic() -> anyhow::Result<()> {
         std::hint::black_box(new.snapshot().digest());
     });
     let judge = per_call(rounds, n, || {
-        std::hint::black_box(compare::judge(&new, Some(&old), &policy, &options));
+        std::hint::black_box(driftgate_compare::judge(&new, Some(&old), &policy, &options));
     });
     let judge_alone = per_call(rounds, n, || {
-        std::hint::black_box(compare::judge(&new, None, &policy, &options));
+        std::hint::black_box(driftgate_compare::judge(&new, None, &policy, &options));
     });
     let canonical = per_call(rounds, n, || {
         std::hint::black_box(new.snapshot().to_canonical_json());
@@ -237,9 +237,9 @@ fn realistic() -> anyhow::Result<()> {
             "  of which duplicate-key scan (the rest)",
             (parse - serde - digest).max(0.0),
         ),
-        ("compare::judge against the baseline (check)", judge),
+        ("driftgate_compare::judge against the baseline (check)", judge),
         (
-            "compare::judge without baseline (promote refusal)",
+            "driftgate_compare::judge without baseline (promote refusal)",
             judge_alone,
         ),
         ("canonical JSON + digest, one snapshot", canonical),

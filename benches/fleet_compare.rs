@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use driftgate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 
 use measure::median;
 

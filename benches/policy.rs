@@ -17,8 +17,8 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use driftgate::compare::{self, JudgeOptions, Policy};
-use driftgate::snapshot::VerifiedSnapshot;
+use driftgate_compare::{JudgeOptions, Policy};
+use driftgate_snapshot::VerifiedSnapshot;
 
 struct Args {
     rules: Vec<usize>,
@@ -113,7 +113,7 @@ fn main() -> Result<()> {
     let baseline = example("baseline.json")?;
     let post = example("post-update.json")?;
     println!(
-        "Policy scaling: `Policy::with_file` of N generated rules, then the first `compare::judge` under it of the Azure Local example's post-update snapshot ({} facts) against its baseline; best of {} runs.\n",
+        "Policy scaling: `Policy::with_file` of N generated rules, then the first `driftgate_compare::judge` under it of the Azure Local example's post-update snapshot ({} facts) against its baseline; best of {} runs.\n",
         post.snapshot().facts.len(),
         args.runs
     );
@@ -133,7 +133,7 @@ fn main() -> Result<()> {
                 let policy = policy.context("the generated policy loads")?;
                 load = load.min(secs);
                 let (secs, report) = timed(|| {
-                    compare::judge(&post, Some(&baseline), &policy, &JudgeOptions::default())
+                    driftgate_compare::judge(&post, Some(&baseline), &policy, &JudgeOptions::default())
                 });
                 judge = judge.min(secs);
                 findings = report.findings.len();

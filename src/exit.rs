@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use driftgate::compare::Verdict;
+use driftgate_compare::Verdict;
 
 use crate::interrupt::Signal;
 

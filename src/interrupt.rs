@@ -11,7 +11,7 @@ use std::io;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use driftgate::collect::Cancel;
+use driftgate_collect::Cancel;
 use tokio::signal::unix::{self, SignalKind};
 
 use crate::output::Printer;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
-use driftgate::snapshot::{FactPath, HostName, Snapshot, VerifiedSnapshot};
+use driftgate_snapshot::{FactPath, HostName, Snapshot, VerifiedSnapshot};
 
 /// What each host's snapshot does to its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

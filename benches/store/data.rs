@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 
 use anyhow::{Context as _, bail};
-use driftgate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
+use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 use crate::tools::Tools;
 

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use driftgate::snapshot::VerifiedSnapshot;
-use driftgate::store::Store;
+use driftgate_snapshot::VerifiedSnapshot;
+use driftgate_store::Store;
 
 use crate::data::{Template, host_name};
 use crate::report::Line;

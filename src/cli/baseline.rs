@@ -4,14 +4,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use driftgate::baseline::input::{Loader, SnapshotRef};
-use driftgate::baseline::{self, PromoteOutcome, PromoteRequest};
-use driftgate::compare::{self, JudgeOptions, Verdict};
-use driftgate::snapshot::HostName;
+use driftgate_baseline::input::{Loader, SnapshotRef};
+use driftgate_baseline::{PromoteOutcome, PromoteRequest};
+use driftgate_compare::{JudgeOptions, Verdict};
+use driftgate_snapshot::HostName;
 
 use super::{Context, parse_ref};
 use crate::exit::Outcome;
-use driftgate::report::Format;
+use driftgate_report::Format;
 
 /// Baseline store subcommands. The store is `--repo DIR`, `DRIFTGATE_REPO`, or the repository
 /// around the current directory.
@@ -111,7 +111,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 force_reason: reason,
                 ..PromoteRequest::one_fleet(&fleet, snapshots, Duration::from_secs(lock_wait))
             };
-            let outcome = baseline::promote(loader.store()?, &policy, request)?;
+            let outcome = driftgate_baseline::promote(loader.store()?, &policy, request)?;
             print_promote(&outcome, loader.store()?, ctx)
         }
         Command::Show { host, rev } => {
@@ -129,7 +129,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         } => {
             let mut loader = Loader::new(ctx.repo.clone());
             let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
-            let entries = baseline::log(loader.store()?, &policy, host.as_ref(), limit)?;
+            let entries = driftgate_baseline::log(loader.store()?, &policy, host.as_ref(), limit)?;
             ctx.printer.stdout(|out| {
                 if entries.is_empty() {
                     writeln!(out, "no baseline commits")?;
@@ -168,7 +168,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             })?;
             let new = loader.snapshot(&SnapshotRef::Baseline { host, rev: rev2 })?;
             let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
-            let report = compare::judge(
+            let report = driftgate_compare::judge(
                 &new,
                 Some(&old),
                 &policy,
@@ -191,7 +191,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 
 fn init(dir: &std::path::Path, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let outcome = baseline::init(dir, INIT_LOCK_WAIT)?;
+    let outcome = driftgate_baseline::init(dir, INIT_LOCK_WAIT)?;
     warn_removed_locks(&outcome.removed_git_locks, ctx);
     let location = outcome.store.location().display().to_string();
     ctx.printer.stdout(|out| match &outcome.commit {
@@ -222,7 +222,7 @@ fn warn_removed_locks(removed: &[std::path::PathBuf], ctx: &Context<'_>) {
 
 fn print_promote(
     outcome: &PromoteOutcome,
-    store: &driftgate::store::Store,
+    store: &driftgate_store::Store,
     ctx: &Context<'_>,
 ) -> anyhow::Result<Outcome> {
     match outcome {

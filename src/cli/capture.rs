@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use driftgate::collect::redfish::RedfishOptions;
-use driftgate::collect::redfish::client::{ClientOptions, Credentials};
-use driftgate::collect::transport::ProcessOptions;
-use driftgate::collect::{self, Cancel, CaptureOptions, SourceSpec};
-use driftgate::compare::Verdict;
-use driftgate::fsutil::write_atomic;
-use driftgate::snapshot::{HostName, SourceStatus};
+use driftgate_collect::redfish::RedfishOptions;
+use driftgate_collect::redfish::client::{ClientOptions, Credentials};
+use driftgate_collect::transport::ProcessOptions;
+use driftgate_collect::{Cancel, CaptureOptions, SourceSpec};
+use driftgate_compare::Verdict;
+use driftgate_fs::write_atomic;
+use driftgate_snapshot::{HostName, SourceStatus};
 
 use super::Context;
 use crate::exit::Outcome;
@@ -82,11 +82,11 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let captured = runtime.block_on(collect::capture_host(
+    let captured = runtime.block_on(driftgate_collect::capture_host(
         args.host,
         &sources,
         &options,
-        &collect::NoReporter,
+        &driftgate_collect::NoReporter,
     ));
     for note in &captured.notes {
         ctx.printer.warn(note);

@@ -4,12 +4,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use driftgate::baseline::input::{Loader, SnapshotRef};
-use driftgate::collect::Cancel;
-use driftgate::compare::{self, JudgeOptions, Verdict};
-use driftgate::fleet::{self, FleetError, FleetReport, FleetSettings, Shard};
-use driftgate::snapshot::HostName;
-use driftgate::store::Store;
+use driftgate_baseline::input::{Loader, SnapshotRef};
+use driftgate_collect::Cancel;
+use driftgate_compare::{JudgeOptions, Verdict};
+use driftgate_fleet::{FleetError, FleetReport, FleetSettings, Shard};
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
 
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg, SelectionArgs};
@@ -18,7 +18,7 @@ use super::{Context, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
-use driftgate::report::Format;
+use driftgate_report::Format;
 
 /// Judge a snapshot, or with --all every host of the inventory.
 ///
@@ -119,7 +119,7 @@ struct FleetArgs {
     snapshots: Option<PathBuf>,
     /// Report baselines and last good captures older than AGE: 30d, 12h, 90m (a number
     /// alone is days).
-    #[arg(long, value_name = "AGE", value_parser = fleet::stale::parse_age)]
+    #[arg(long, value_name = "AGE", value_parser = driftgate_fleet::stale::parse_age)]
     stale_after: Option<Duration>,
     /// Recorded in run.json: `report merge` refuses shards of different run ids (a Kubernetes
     /// Job passes its name).
@@ -160,14 +160,14 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ctx.printer.warn(warning);
     }
     if let Some(baseline) = &baseline {
-        compare::same_host(&snapshot, baseline)?;
+        driftgate_compare::same_host(&snapshot, baseline)?;
     }
     let options = JudgeOptions {
         strict: args.strict,
         changes_only: false,
         ..JudgeOptions::default()
     };
-    let report = compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
+    let report = driftgate_compare::judge(&snapshot, baseline.as_ref(), &policy, &options);
     let store = if loader.store_in_use() {
         Some(loader.store()?)
     } else {
@@ -185,7 +185,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let flags = &args.fleet;
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)?;
-    let policy = driftgate::baseline::input::policy(Some(&store), args.policy.as_deref())?;
+    let policy = driftgate_baseline::input::policy(Some(&store), args.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }
@@ -239,8 +239,8 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     // Snapshot files are judged on this thread and plain threads; the runtime only watches
     // for signals then.
     let result = match &flags.snapshots {
-        Some(snapshots) => fleet::check_snapshots(&settings, snapshots, &progress),
-        None => runtime.block_on(fleet::check_all(&settings, &progress)),
+        Some(snapshots) => driftgate_fleet::check_snapshots(&settings, snapshots, &progress),
+        None => runtime.block_on(driftgate_fleet::check_all(&settings, &progress)),
     };
     // A capture abandoned at its deadline may still hold a blocking thread: do not wait for it.
     runtime.shutdown_background();
@@ -320,9 +320,9 @@ impl Progress {
     }
 }
 
-impl driftgate::collect::Reporter for Progress {}
+impl driftgate_collect::Reporter for Progress {}
 
-impl fleet::Reporter for Progress {
+impl driftgate_fleet::Reporter for Progress {
     fn planned(&self, hosts: usize) {
         if let Some(bar) = &self.bar {
             bar.set_length(u64::try_from(hosts).unwrap_or(u64::MAX));

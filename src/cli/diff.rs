@@ -2,12 +2,12 @@
 
 use std::path::PathBuf;
 
-use driftgate::baseline::input::{Loader, SnapshotRef};
-use driftgate::compare::{self, JudgeOptions};
+use driftgate_baseline::input::{Loader, SnapshotRef};
+use driftgate_compare::JudgeOptions;
 
 use super::{Context, parse_ref};
 use crate::exit::Outcome;
-use driftgate::report::Format;
+use driftgate_report::Format;
 
 /// Classify the differences between two snapshots by policy.
 ///
@@ -55,7 +55,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         changes_only: true,
         ..JudgeOptions::default()
     };
-    let report = compare::judge(&new, Some(&old), &policy, &options);
+    let report = driftgate_compare::judge(&new, Some(&old), &policy, &options);
     super::print_report(
         &report,
         args.format,

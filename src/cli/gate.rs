@@ -4,12 +4,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use driftgate::collect::{self, Cancel};
-use driftgate::compare::allow::{self, Allowance};
-use driftgate::compare::{Policy, Verdict};
-use driftgate::gate::{self, GateError, GateReport, Progress, PromotionOutcome, RunId, Settings};
-use driftgate::snapshot::HostName;
-use driftgate::store::Store;
+use driftgate_collect::Cancel;
+use driftgate_compare::allow::{self, Allowance};
+use driftgate_compare::{Policy, Verdict};
+use driftgate_gate::{GateError, GateReport, Progress, PromotionOutcome, RunId, Settings};
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
 
 use super::Context;
 use super::capture::CaptureFlags;
@@ -18,7 +18,7 @@ use super::reports::{ReportArgs, ReportSources};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
-use driftgate::report::Format;
+use driftgate_report::Format;
 
 /// The two steps of a gated firmware update.
 #[derive(Debug, clap::Subcommand)]
@@ -146,7 +146,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 printer: ctx.printer,
                 announce: args.run.is_none(),
             };
-            let result = runtime.block_on(gate::pre(&settings, args.run, &args.hosts, &progress));
+            let result = runtime.block_on(driftgate_gate::pre(&settings, args.run, &args.hosts, &progress));
             (result, settings, args.step)
         }
         Command::Post(args) => {
@@ -159,7 +159,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 printer: ctx.printer,
                 announce: false,
             };
-            let result = runtime.block_on(gate::post(
+            let result = runtime.block_on(driftgate_gate::post(
                 &settings,
                 &args.run,
                 &args.hosts,
@@ -189,7 +189,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Result<Settings> {
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)?;
-    let policy: Policy = driftgate::baseline::input::policy(Some(&store), step.policy.as_deref())?;
+    let policy: Policy = driftgate_baseline::input::policy(Some(&store), step.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }
@@ -266,7 +266,7 @@ struct Lines<'a> {
 }
 
 /// Sources say nothing: a host's line says how it went.
-impl collect::Reporter for Lines<'_> {}
+impl driftgate_collect::Reporter for Lines<'_> {}
 
 impl Progress for Lines<'_> {
     fn run(&self, id: &RunId, _dir: &std::path::Path) {

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use driftgate::collect::encoding::decode_text;
-use driftgate::collect::{unjoined_notes, windows};
-use driftgate::fsutil::write_atomic;
-use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
+use driftgate_collect::encoding::decode_text;
+use driftgate_collect::{unjoined_notes, windows};
+use driftgate_fs::write_atomic;
+use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 
 use super::Context;
 use crate::exit::Outcome;
@@ -43,7 +43,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         captured_at: jiff::Timestamp::now()
             .round(jiff::Unit::Second)
             .unwrap_or_else(|_| jiff::Timestamp::now()),
-        tool: driftgate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "windows".into(),
             target: format!("import:{origin}"),

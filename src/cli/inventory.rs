@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, anyhow, bail};
-use driftgate::inventory::{self, CredentialsRef, Inventory, InventoryHost, Selection};
-use driftgate::store::Store;
+use driftgate_inventory::{CredentialsRef, Inventory, InventoryHost, Selection};
+use driftgate_store::Store;
 use serde::Serialize;
 
 use super::Context;
@@ -129,7 +129,7 @@ fn locate(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<PathBuf> {
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)
         .with_context(|| format!("no inventory: no baseline store to look in; {HOW}"))?;
-    let file = store.location().join(inventory::FILE_NAME);
+    let file = store.location().join(driftgate_inventory::FILE_NAME);
     if !file.exists() {
         bail!(
             "no inventory: {} does not exist; create it, or {HOW}",

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use driftgate::mockup::{
+use driftgate_simulator::{
     self, Addresses, AuthRequirement, BmcFault, BmcSet, BmcState, BoundBmc, BoundFleet, Fault,
     Fleet, FleetOptions, InventorySettings, PASSWORD_ENV, Service, USERNAME_ENV,
 };
@@ -114,7 +114,7 @@ fn at_least_one(text: &str) -> Result<usize, String> {
 }
 
 fn fleet_name(text: &str) -> Result<String, String> {
-    driftgate::snapshot::HostName::new(text)
+    driftgate_snapshot::HostName::new(text)
         .map(|_| text.to_owned())
         .map_err(|_| {
             format!(
@@ -147,13 +147,13 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         _ => None,
     };
     let identity = match (args.tls, &args.tls_cert, &args.tls_key) {
-        (true, _, _) => Some(mockup::self_signed().map_err(anyhow::Error::msg)?),
+        (true, _, _) => Some(driftgate_simulator::self_signed().map_err(anyhow::Error::msg)?),
         (false, Some(cert), Some(key)) => {
             let cert_pem =
                 std::fs::read(cert).with_context(|| format!("{}: cannot read", cert.display()))?;
             let key_pem =
                 std::fs::read(key).with_context(|| format!("{}: cannot read", key.display()))?;
-            Some(mockup::from_pem(&cert_pem, &key_pem).map_err(anyhow::Error::msg)?)
+            Some(driftgate_simulator::from_pem(&cert_pem, &key_pem).map_err(anyhow::Error::msg)?)
         }
         _ => None,
     };
@@ -180,7 +180,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let runtime = super::runtime()?;
     let bound = runtime.block_on(fleet.bind(acceptor))?;
     if let Some(file) = &args.write_inventory {
-        let text = mockup::render_inventory(
+        let text = driftgate_simulator::render_inventory(
             bound.bmcs(),
             &InventorySettings {
                 fleet: &args.fleet,
@@ -189,7 +189,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 pin: pin.as_deref(),
             },
         );
-        driftgate::fsutil::write_atomic(file, text.as_bytes())
+        driftgate_fs::write_atomic(file, text.as_bytes())
             .with_context(|| format!("{}: cannot write the inventory", file.display()))?;
     }
     announce(&bound, pin.as_deref(), ctx)?;

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
-use driftgate::baseline::input::{self, BadRef, Loader, SnapshotRef};
-use driftgate::report::Format;
+use driftgate_baseline::input::{self, BadRef, Loader, SnapshotRef};
+use driftgate_report::Format;
 
 use crate::exit::Outcome;
 use crate::output::{ColorWhen, Printer};
@@ -149,7 +149,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 /// Renders `report` in `format` on standard output and into every `--report` file, and
 /// returns the verdict.
 fn print_report(
-    report: &driftgate::compare::Report,
+    report: &driftgate_compare::Report,
     format: Format,
     reports: &reports::ReportArgs,
     sources: reports::ReportSources<'_>,
@@ -181,7 +181,7 @@ fn effective_policy(
     loader: &mut Loader,
     explicit_repo: bool,
     policy: Option<&Path>,
-) -> anyhow::Result<driftgate::compare::Policy> {
+) -> anyhow::Result<driftgate_compare::Policy> {
     let store = if loader.store_in_use() || explicit_repo {
         Some(loader.store()?)
     } else {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use driftgate::baseline::input::Loader;
+use driftgate_baseline::input::Loader;
 
 use super::Context;
 use crate::exit::Outcome;

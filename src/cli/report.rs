@@ -4,16 +4,16 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use driftgate::fleet::{self, MergeOptions, Rejudge};
-use driftgate::inventory::Inventory;
-use driftgate::store::Store;
+use driftgate_fleet::{MergeOptions, Rejudge};
+use driftgate_inventory::Inventory;
+use driftgate_store::Store;
 
 use super::inventory::InventoryArg;
 
 use super::Context;
 use super::reports::{ReportArgs, ReportSources};
 use crate::exit::Outcome;
-use driftgate::report::Format;
+use driftgate_report::Format;
 
 /// Work with the results of `check --all`.
 #[derive(Debug, clap::Subcommand)]
@@ -88,7 +88,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             // The inventory the shards planned from: given, else the store's, when it has one.
             let file = match (&inventory.inventory, &store) {
                 (Some(file), _) => Some(file.clone()),
-                (None, Some(store)) => Some(store.location().join(driftgate::inventory::FILE_NAME))
+                (None, Some(store)) => Some(store.location().join(driftgate_inventory::FILE_NAME))
                     .filter(|file| file.exists()),
                 (None, None) => None,
             };
@@ -109,11 +109,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 }),
                 inventory: inventory.as_ref(),
             };
-            let report = fleet::merge(&dirs, &options)?;
+            let report = driftgate_fleet::merge(&dirs, &options)?;
             // Without the store SARIF has no lines and HTML no timelines.
             let policy = store
                 .as_ref()
-                .and_then(|s| driftgate::baseline::input::policy(Some(s), policy.as_deref()).ok());
+                .and_then(|s| driftgate_baseline::input::policy(Some(s), policy.as_deref()).ok());
             let sources = ReportSources {
                 store: store.as_ref(),
                 policy: policy.as_ref(),

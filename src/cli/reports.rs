@@ -1,13 +1,13 @@
 //! `--report FORMAT[=FILE]`, repeatable, on every judging command: which formats go where,
 //! the textfile a Prometheus file replaces (the rest of what they need is read by
-//! [`driftgate::baseline::read_extras`]), and writing each file atomically.
+//! [`driftgate_baseline::read_extras`]), and writing each file atomically.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use driftgate::compare::{Policy, Verdict};
-use driftgate::report::{self, Document, Extras, Format, View};
-use driftgate::store::Store;
+use driftgate_compare::{Policy, Verdict};
+use driftgate_report::{Document, Extras, Format, View};
+use driftgate_store::Store;
 
 use crate::output::Printer;
 
@@ -140,7 +140,7 @@ pub fn emit(
     let mut extras = match sources.store {
         Some(store) => {
             let (extras, warnings) =
-                driftgate::baseline::read_extras(document, &formats, store, sources.policy);
+                driftgate_baseline::read_extras(document, &formats, store, sources.policy);
             for warning in &warnings {
                 printer.warn(&warning.to_string());
             }
@@ -150,9 +150,9 @@ pub fn emit(
     };
     let mut failed: Vec<anyhow::Error> = Vec::new();
     let printed = if styled(stdout_format) {
-        printer.stdout(|out| report::render(document, stdout_format, &extras, out))
+        printer.stdout(|out| driftgate_report::render(document, stdout_format, &extras, out))
     } else {
-        printer.stdout_raw(|out| report::render(document, stdout_format, &extras, out))
+        printer.stdout_raw(|out| driftgate_report::render(document, stdout_format, &extras, out))
     };
     if let Err(e) = printed {
         failed.push(anyhow::Error::new(e).context(format!(
@@ -170,7 +170,7 @@ pub fn emit(
 }
 
 /// Whether `format`'s renderers write ANSI styles, which standard output strips where colour
-/// is off and a file always strips (the text renderers: see [`driftgate::report`]). Every
+/// is off and a file always strips (the text renderers: see [`driftgate_report`]). Every
 /// other format goes out byte for byte: stripping would also drop the control characters
 /// (DEL, ESC) that its serializer keeps or escapes in a capture's strings.
 fn styled(format: Format) -> bool {
@@ -216,14 +216,14 @@ fn write_report(
     // --color never; the others are written as rendered.
     let mut bytes = Vec::new();
     let rendered = if styled(format) {
-        report::render(
+        driftgate_report::render(
             document,
             format,
             extras,
             &mut anstream::StripStream::new(&mut bytes),
         )
     } else {
-        report::render(document, format, extras, &mut bytes)
+        driftgate_report::render(document, format, extras, &mut bytes)
     };
     rendered.with_context(|| {
         format!(
@@ -232,7 +232,7 @@ fn write_report(
             format.name()
         )
     })?;
-    driftgate::fsutil::write_atomic_readable(file, &bytes).with_context(|| {
+    driftgate_fs::write_atomic_readable(file, &bytes).with_context(|| {
         format!(
             "{}: cannot write the {} report",
             file.display(),

@@ -1,6 +1,6 @@
 //! `driftgate schema`.
 
-use driftgate::report::schemas;
+use driftgate_report::schemas;
 
 use crate::exit::Outcome;
 use crate::output::Printer;

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use driftgate::baseline::input::read_text;
-use driftgate::fsutil::write_atomic;
-use driftgate::snapshot::Snapshot;
+use driftgate_baseline::input::read_text;
+use driftgate_fs::write_atomic;
+use driftgate_snapshot::Snapshot;
 
 use crate::exit::Outcome;
 use crate::output::Printer;

@@ -631,7 +631,7 @@ fn a_promote_killed_at_random_moments_never_breaks_the_repository() {
 /// `count` baselines of hosts `fleet-host000…` into `dir`, each the Azure Local baseline with
 /// another host name and a BIOS value of `wave`: every wave is a new blob for every host.
 fn fleet_wave(dir: &Path, count: usize, wave: usize) -> Vec<std::path::PathBuf> {
-    use driftgate::snapshot::{FactPath, HostName, VerifiedSnapshot};
+    use driftgate_snapshot::{FactPath, HostName, VerifiedSnapshot};
     let text = std::fs::read_to_string(example(AZL_BASELINE)).unwrap();
     let base = VerifiedSnapshot::parse(&text, AZL_BASELINE).unwrap();
     (0..count)

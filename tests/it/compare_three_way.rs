@@ -2,11 +2,11 @@
 //! staged for the next reboot: the Redfish mockup and the Windows recording of
 //! `tests/fixtures/redfish/pending-dcbx-disable`, against the shipped Azure Local example.
 
-use driftgate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host};
-use driftgate::compare::{
+use driftgate_collect::{CaptureOptions, NoReporter, SourceSpec, capture_host};
+use driftgate_compare::{
     Comparison, JudgeOptions, Origin, Policy, Severity, Verdict, judge, judge_comparison,
 };
-use driftgate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

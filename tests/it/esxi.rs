@@ -8,11 +8,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::{copy_dir, driftgate, root, stdout_of};
-use driftgate::collect::SourceCapture;
-use driftgate::collect::esxi;
-use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
-use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
-use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
+use driftgate_collect::SourceCapture;
+use driftgate_collect::esxi;
+use driftgate_collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use driftgate_compare::{JudgeOptions, Policy, Verdict};
+use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 use predicates::prelude::*;
 use sshd::Sshd;
 
@@ -343,7 +343,7 @@ fn snapshot_of(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("esx01").unwrap(),
         captured_at: "2026-11-30T13:40:57Z".parse().unwrap(),
-        tool: driftgate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "esxi".to_owned(),
             target: "dir:in-memory".to_owned(),
@@ -365,8 +365,8 @@ fn verdicts(
     let snapshot = snapshot_of(capture);
     let options = JudgeOptions::default();
     (
-        compare::judge(&snapshot, None, policy, &options).verdict,
-        compare::judge(&snapshot, Some(baseline), policy, &options).verdict,
+        driftgate_compare::judge(&snapshot, None, policy, &options).verdict,
+        driftgate_compare::judge(&snapshot, Some(baseline), policy, &options).verdict,
     )
 }
 

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use common::gate::{Lab, folders};
 use common::{Random, files_under, git};
-use driftgate::snapshot::VerifiedSnapshot;
+use driftgate_snapshot::VerifiedSnapshot;
 use serde_json::Value;
 
 const HOST: &str = "azl-node01";

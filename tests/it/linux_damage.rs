@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use driftgate::collect::SourceCapture;
-use driftgate::collect::linux::capture;
-use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
-use driftgate::snapshot::SourceStatus;
+use driftgate_collect::SourceCapture;
+use driftgate_collect::linux::capture;
+use driftgate_collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use driftgate_snapshot::SourceStatus;
 
 fn recorded(state: &str) -> PathBuf {
     crate::common::root()
@@ -66,24 +66,24 @@ fn load(state: &str) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// The example's baseline, read once.
-fn example_baseline() -> &'static driftgate::snapshot::VerifiedSnapshot {
-    static BASELINE: std::sync::OnceLock<driftgate::snapshot::VerifiedSnapshot> =
+fn example_baseline() -> &'static driftgate_snapshot::VerifiedSnapshot {
+    static BASELINE: std::sync::OnceLock<driftgate_snapshot::VerifiedSnapshot> =
         std::sync::OnceLock::new();
     BASELINE.get_or_init(|| {
         let path = crate::common::root().join("examples/linux-mellanox-lldp/baseline.json");
         let text = std::fs::read_to_string(&path).unwrap();
-        driftgate::snapshot::VerifiedSnapshot::parse(&text, &path.display().to_string()).unwrap()
+        driftgate_snapshot::VerifiedSnapshot::parse(&text, &path.display().to_string()).unwrap()
     })
 }
 
 /// How `check` judges a capture against the example's baseline with the built-in policy.
-fn judged(captured: &SourceCapture) -> driftgate::compare::Verdict {
+fn judged(captured: &SourceCapture) -> driftgate_compare::Verdict {
     let baseline = example_baseline().snapshot();
-    let snapshot = driftgate::snapshot::Snapshot {
+    let snapshot = driftgate_snapshot::Snapshot {
         host: baseline.host.clone(),
         captured_at: baseline.captured_at,
         tool: baseline.tool.clone(),
-        sources: vec![driftgate::snapshot::SourceRecord {
+        sources: vec![driftgate_snapshot::SourceRecord {
             name: "linux".to_owned(),
             target: "recorded".to_owned(),
             status: captured.status,
@@ -92,13 +92,13 @@ fn judged(captured: &SourceCapture) -> driftgate::compare::Verdict {
         facts: captured.facts.clone(),
     };
     let sealed =
-        driftgate::snapshot::VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "capture")
+        driftgate_snapshot::VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "capture")
             .expect("a snapshot driftgate wrote reads back");
-    driftgate::compare::judge(
+    driftgate_compare::judge(
         &sealed,
         Some(example_baseline()),
-        &driftgate::compare::Policy::builtin(),
-        &driftgate::compare::JudgeOptions::default(),
+        &driftgate_compare::Policy::builtin(),
+        &driftgate_compare::JudgeOptions::default(),
     )
     .verdict
 }
@@ -143,7 +143,7 @@ fn walk(
 /// verdict; the verdict is in the failure message so a regression says whether it passes.
 #[test]
 fn every_truncation_of_the_post_update_recordings_is_partial_or_still_blocks() {
-    use driftgate::compare::Verdict;
+    use driftgate_compare::Verdict;
     let intact = load("post-update");
     let whole = capture(&Recorded(intact.clone()));
     assert_eq!(whole.status, SourceStatus::Complete, "{:?}", whole.error);
@@ -204,7 +204,7 @@ fn overlaid(overlay: &Path) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn every_bug_of_the_corpus_is_partial_and_every_seed_complete() {
-    use driftgate::compare::Verdict;
+    use driftgate_compare::Verdict;
     let bugs = corpus("bugs");
     assert!(bugs.len() >= 12, "{bugs:?}");
     for (name, dir) in bugs {
@@ -303,7 +303,7 @@ proptest::proptest! {
         files.insert(name.clone(), damaged);
         let captured = capture(&Recorded(files));
         if captured.status == SourceStatus::Complete {
-            proptest::prop_assert_eq!(judged(&captured), driftgate::compare::Verdict::Block, "{} {:?}", name, damage);
+            proptest::prop_assert_eq!(judged(&captured), driftgate_compare::Verdict::Block, "{} {:?}", name, damage);
         }
     }
 }

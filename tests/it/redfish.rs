@@ -123,7 +123,7 @@ fn dropped_outside_secrets(dir: &Path, saved: &Path) -> Vec<String> {
                                 }
                                 _ => true,
                             };
-                            if !(scalar && (settings || driftgate::secrets::is_secret_name(name))) {
+                            if !(scalar && (settings || driftgate_secrets::is_secret_name(name))) {
                                 lost.push(format!("{here} = {value}"));
                             }
                         }
@@ -658,8 +658,8 @@ fn a_paging_loop_is_an_incomplete_collection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
-    use driftgate::collect::redfish::client::Credentials;
-    use driftgate::collect::redfish::{self, RedfishLocation, RedfishOptions};
+    use driftgate_collect::redfish::client::Credentials;
+    use driftgate_collect::redfish::{self, RedfishLocation, RedfishOptions};
     use std::time::{Duration, Instant};
     // The session opens at once; its answer comes after the host deadline (1 s) and the
     // logout's grace (LOGOUT_GRACE) have passed.
@@ -676,7 +676,7 @@ async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
     options.client.host_timeout = Duration::from_secs(1);
     let location = RedfishLocation::parse(&server.url).unwrap();
     let started = Instant::now();
-    let capture = redfish::capture(&location, &options, &driftgate::collect::Cancel::new()).await;
+    let capture = redfish::capture(&location, &options, &driftgate_collect::Cancel::new()).await;
     assert!(
         started.elapsed() < Duration::from_secs(answer),
         "the capture does not wait for the login: {:?}",

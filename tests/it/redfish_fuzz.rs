@@ -14,11 +14,11 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::Value;
 
-use driftgate::collect::SourceCapture;
-use driftgate::collect::redfish::fetch::{Fetch, FetchError};
-use driftgate::collect::redfish::{RedfishOptions, capture_from};
-use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
-use driftgate::snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
+use driftgate_collect::SourceCapture;
+use driftgate_collect::redfish::fetch::{Fetch, FetchError};
+use driftgate_collect::redfish::{RedfishOptions, capture_from};
+use driftgate_compare::{JudgeOptions, Policy, Verdict};
+use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
 /// A mockup held in memory: URI → body bytes, served as a BMC without `$expand` would.
 #[derive(Clone)]
@@ -80,7 +80,7 @@ impl Fetch for Memory {
             .bodies
             .get(uri.trim_end_matches('/'))
             .ok_or_else(|| status(404))?;
-        driftgate::collect::redfish::fetch::parse_body(uri, body)
+        driftgate_collect::redfish::fetch::parse_body(uri, body)
     }
 }
 
@@ -95,7 +95,7 @@ pub(crate) fn sealed(capture: &SourceCapture) -> VerifiedSnapshot {
     let snapshot = Snapshot {
         host: HostName::new("azl-node01").expect("a valid host name"),
         captured_at: jiff::Timestamp::UNIX_EPOCH,
-        tool: driftgate::snapshot::tool_version(),
+        tool: driftgate_snapshot::tool_version(),
         sources: vec![SourceRecord {
             name: "redfish".to_owned(),
             target: capture.target.clone(),
@@ -123,7 +123,7 @@ impl Seed {
         capture: &SourceCapture,
         baseline: Option<&VerifiedSnapshot>,
     ) -> Verdict {
-        compare::judge(
+        driftgate_compare::judge(
             &sealed(capture),
             baseline,
             &self.policy,
@@ -199,7 +199,7 @@ fn truncated_bodies_make_the_capture_partial() {
     let read = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(driftgate::collect::redfish::crawl::crawl(
+        .block_on(driftgate_collect::redfish::crawl::crawl(
             &seed.intact,
             4,
             true,

@@ -11,11 +11,11 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use driftgate::collect::SourceCapture;
-use driftgate::collect::redfish::{RedfishOptions, capture_from};
-use driftgate::compare::{self, JudgeOptions};
-use driftgate::report::{self, Extras, Format};
-use driftgate::snapshot::SourceStatus;
+use driftgate_collect::SourceCapture;
+use driftgate_collect::redfish::{RedfishOptions, capture_from};
+use driftgate_compare::JudgeOptions;
+use driftgate_report::{Extras, Format};
+use driftgate_snapshot::SourceStatus;
 
 use crate::redfish_fuzz::{Memory, sealed, seed};
 
@@ -111,7 +111,7 @@ proptest! {
             prop_assert!(!text.contains(PLANTED), "{:?} in {}", names, path.display());
         }
         let seed = seed();
-        let report = compare::judge(
+        let report = driftgate_compare::judge(
             &snapshot,
             Some(&seed.baseline),
             &seed.policy,
@@ -119,7 +119,7 @@ proptest! {
         );
         for format in Format::ALL {
             let mut out = Vec::new();
-            report::render(&report, format, &Extras::default(), &mut out).expect("renders");
+            driftgate_report::render(&report, format, &Extras::default(), &mut out).expect("renders");
             let out = String::from_utf8(out).expect("reports are UTF-8");
             prop_assert!(!out.contains(PLANTED), "{:?} in the {} report", names, format.name());
             // Prometheus counts findings and shows no value.

@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use driftgate::fleet::FleetFinding;
-use driftgate::fleet::cluster::{ClusterFacts, consistency};
-use driftgate::fleet::stale::{StaleInput, findings};
-use driftgate::snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
+use driftgate_fleet::FleetFinding;
+use driftgate_fleet::cluster::{ClusterFacts, consistency};
+use driftgate_fleet::stale::{StaleInput, findings};
+use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 use crate::common::root;
 

@@ -10,7 +10,7 @@ use common::gate::Lab;
 use common::junit::{assert_valid, fixture, verdicts, xmllint};
 use common::{driftgate, example, stdout_of};
 
-use driftgate::snapshot::{FactPath, FactValue, HostName, Snapshot, SourceRecord, SourceStatus};
+use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, SourceRecord, SourceStatus};
 
 fn check(dir: &tempfile::TempDir, snapshot: &str, baseline: Option<&str>) -> (i32, String) {
     let file = dir.path().join("junit.xml");
@@ -173,7 +173,7 @@ fn the_schemas_reject_the_broken_samples_and_accept_the_control() {
 #[test]
 fn capture_strings_that_would_break_xml_stay_well_formed_and_valid() {
     let hostile = "SLOT 3 <Port 1> & ]]> \u{1}\u{7f}";
-    let mut facts = driftgate::snapshot::Facts::new();
+    let mut facts = driftgate_snapshot::Facts::new();
     facts.insert(
         FactPath::new("nic/00:0a:f7:12:34:56/os/name").unwrap(),
         FactValue::from(hostile),

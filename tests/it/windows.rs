@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 
 use common::windows::{Judged, judge_collector, judge_paste};
 use common::{driftgate, root, stdout_of};
-use driftgate::compare::Verdict;
+use driftgate_compare::Verdict;
 use predicates::prelude::*;
 use proptest::prelude::*;
 use serde_json::Value;
@@ -371,10 +371,10 @@ fn the_x722_paste_cut_at_every_offset_is_refused_or_says_nothing_the_whole_paste
     // fact: a cut value is refused, and the X722's "no DCB" fact comes only with its whole
     // blank table.
     let text = String::from_utf8(read(X722_PASTE)).unwrap();
-    let (whole, _) = driftgate::collect::windows::text::parse(&text).unwrap();
+    let (whole, _) = driftgate_collect::windows::text::parse(&text).unwrap();
     let (mut refused, mut accepted) = (0, 0);
     for cut in 0..=text.len() {
-        match driftgate::collect::windows::text::parse(&text[..cut]) {
+        match driftgate_collect::windows::text::parse(&text[..cut]) {
             Err(_) => refused += 1,
             Ok((facts, _)) => {
                 accepted += 1;
@@ -666,10 +666,10 @@ proptest! {
 
     #[test]
     fn a_corrupted_x722_paste_never_says_both_dcb_and_no_dcb(bytes in corrupted(read(X722_PASTE))) {
-        let Ok(text) = driftgate::collect::encoding::decode_text(&bytes) else {
+        let Ok(text) = driftgate_collect::encoding::decode_text(&bytes) else {
             return Ok(());
         };
-        if let Ok((facts, _)) = driftgate::collect::windows::text::parse(&text) {
+        if let Ok((facts, _)) = driftgate_collect::windows::text::parse(&text) {
             for path in facts.keys().filter(|p| p.as_str().ends_with("/os/dcb_reported")) {
                 let port = path.as_str().trim_end_matches("dcb_reported");
                 prop_assert!(
@@ -683,12 +683,12 @@ proptest! {
 
     #[test]
     fn the_collector_parser_never_panics(text in "\\PC{0,300}") {
-        let _ = driftgate::collect::windows::json::parse(&text);
+        let _ = driftgate_collect::windows::json::parse(&text);
     }
 
     #[test]
     fn collector_like_documents_never_panic(doc in collector_like()) {
-        let _ = driftgate::collect::windows::json::parse(&doc);
+        let _ = driftgate_collect::windows::json::parse(&doc);
     }
 }
 

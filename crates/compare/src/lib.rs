@@ -1,7 +1,18 @@
 //! Compare: diff two snapshots, classify each change by policy, check `expect` rules and
-//! invariants, and reach a verdict. Never sees sources or files; imports
-//! [`driftgate_snapshot`], [`driftgate_model`] and the leaf [`driftgate_secrets`] (values of secrets
-//! never reach a report) only.
+//! invariants, and reach a verdict. It never sees sources or files: it judges snapshots
+//! ([`driftgate_snapshot`]) whose values it reads as protocol types ([`driftgate_model`]), and
+//! keeps the values of secrets out of a report ([`driftgate_secrets`]).
+//!
+//! ```
+//! use driftgate_compare::{JudgeOptions, Policy, Verdict, judge};
+//! use driftgate_snapshot::VerifiedSnapshot;
+//!
+//! let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/esxi-mscs-psp/current.json");
+//! let text = std::fs::read_to_string(file).unwrap();
+//! let current = VerifiedSnapshot::parse(&text, "current.json").unwrap();
+//! let report = judge(&current, None, &Policy::builtin(), &JudgeOptions::default());
+//! assert_eq!(report.verdict, Verdict::Block);
+//! ```
 
 pub mod allow;
 mod applied;

@@ -58,7 +58,7 @@ impl Browser {
             base: format!("http://127.0.0.1:{port}"),
             client: {
                 // reqwest takes the process's default TLS provider; there is none until one is installed.
-                driftgate::collect::redfish::tls::provider();
+                driftgate_collect::redfish::tls::provider();
                 reqwest::Client::new()
             },
             runtime,

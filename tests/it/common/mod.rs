@@ -172,20 +172,6 @@ pub mod sshd;
 pub mod windows;
 
 /// `rel` in the public reference data (`../shared/data`, beside the repository), read in
-/// place. A test that needs it fails here, with this one message, when it is absent: none
-/// skips silently.
-pub fn shared_data(rel: &str) -> PathBuf {
-    let path = root().join("../shared/data").join(rel);
-    assert!(
-        path.exists(),
-        "{} is absent: this test reads the public reference data in ../shared/data, beside the repository; check the project out with its shared/ folder beside it",
-        path.display()
-    );
-    path
-}
-
-#[test]
-#[should_panic(expected = "is absent: this test reads the public reference data in ../shared/data")]
-fn a_test_without_the_shared_data_fails_saying_so() {
-    shared_data("no such folder");
-}
+/// place: a test that needs it fails with the one message every crate's tests give when it is
+/// absent (none skips silently).
+pub use driftgate_test_data::shared_data;

@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use driftgate::report::prometheus::textfile::{self, Sample};
+use driftgate_report::prometheus::textfile::{self, Sample};
 
 use super::root;
 

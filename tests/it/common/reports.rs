@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use driftgate::snapshot::{FactPath, FactValue, HostName, Snapshot, SourceRecord, SourceStatus};
+use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, SourceRecord, SourceStatus};
 use yaml_serde::Value;
 
 use super::fleet_sim::{PASSWORD_ENV, USERNAME_ENV};
@@ -48,7 +48,7 @@ pub const CONTROL: &str = "port \u{1b}[31mred\u{1b}[0m \u{7f}end";
 /// A snapshot in `dir` whose one source failed with an error carrying [`CONTROL`]: `check`
 /// of it is INCOMPLETE (exit 3) and every report names the error.
 pub fn control_snapshot(dir: &Path) -> PathBuf {
-    let mut facts = driftgate::snapshot::Facts::new();
+    let mut facts = driftgate_snapshot::Facts::new();
     facts.insert(
         FactPath::new("host/qos/flow_control/priority/3").expect("a path"),
         FactValue::from(true),

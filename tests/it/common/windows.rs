@@ -3,11 +3,11 @@
 
 use std::sync::OnceLock;
 
-use driftgate::collect::encoding::decode_text;
-use driftgate::collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
-use driftgate::collect::{CaptureOptions, NoReporter, SourceSpec, capture_host, windows};
-use driftgate::compare::{self, JudgeOptions, Policy, Verdict};
-use driftgate::snapshot::{
+use driftgate_collect::encoding::decode_text;
+use driftgate_collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
+use driftgate_collect::{CaptureOptions, NoReporter, SourceSpec, capture_host, windows};
+use driftgate_compare::{JudgeOptions, Policy, Verdict};
+use driftgate_snapshot::{
     Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
 };
 
@@ -47,7 +47,7 @@ fn judge(sources: Vec<SourceRecord>, facts: Facts, baseline: Option<&VerifiedSna
     };
     let sealed = Snapshot::seal(&snapshot.to_canonical_json(), "in-memory")
         .expect("a snapshot driftgate wrote reads back");
-    compare::judge(&sealed, baseline, policy(), &JudgeOptions::default()).verdict
+    driftgate_compare::judge(&sealed, baseline, policy(), &JudgeOptions::default()).verdict
 }
 
 /// `driftgate import windows-qos FILE` then `driftgate check --snapshot` (no baseline) on
