@@ -103,8 +103,12 @@ fn main() -> anyhow::Result<()> {
             let parsed = VerifiedSnapshot::parse(&text, "bench").expect("parses");
             parse_best = parse_best.min(start.elapsed().as_secs_f64());
             let start = Instant::now();
-            let report =
-                driftgate_compare::judge(&parsed, Some(&baseline), &policy, &JudgeOptions::default());
+            let report = driftgate_compare::judge(
+                &parsed,
+                Some(&baseline),
+                &policy,
+                &JudgeOptions::default(),
+            );
             judge_best = judge_best.min(start.elapsed().as_secs_f64());
             findings = report.findings.len();
         }
@@ -215,7 +219,12 @@ fn realistic() -> anyhow::Result<()> {
         std::hint::black_box(new.snapshot().digest());
     });
     let judge = per_call(rounds, n, || {
-        std::hint::black_box(driftgate_compare::judge(&new, Some(&old), &policy, &options));
+        std::hint::black_box(driftgate_compare::judge(
+            &new,
+            Some(&old),
+            &policy,
+            &options,
+        ));
     });
     let judge_alone = per_call(rounds, n, || {
         std::hint::black_box(driftgate_compare::judge(&new, None, &policy, &options));
@@ -237,7 +246,10 @@ fn realistic() -> anyhow::Result<()> {
             "  of which duplicate-key scan (the rest)",
             (parse - serde - digest).max(0.0),
         ),
-        ("driftgate_compare::judge against the baseline (check)", judge),
+        (
+            "driftgate_compare::judge against the baseline (check)",
+            judge,
+        ),
         (
             "driftgate_compare::judge without baseline (promote refusal)",
             judge_alone,

@@ -133,7 +133,12 @@ fn main() -> Result<()> {
                 let policy = policy.context("the generated policy loads")?;
                 load = load.min(secs);
                 let (secs, report) = timed(|| {
-                    driftgate_compare::judge(&post, Some(&baseline), &policy, &JudgeOptions::default())
+                    driftgate_compare::judge(
+                        &post,
+                        Some(&baseline),
+                        &policy,
+                        &JudgeOptions::default(),
+                    )
                 });
                 judge = judge.min(secs);
                 findings = report.findings.len();

@@ -7,7 +7,8 @@ use std::time::Duration;
 use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_collect::Cancel;
 use driftgate_compare::{JudgeOptions, Verdict};
-use driftgate_fleet::{FleetError, FleetReport, FleetSettings, Shard};
+use driftgate_fleet::{FleetError, FleetSettings, Shard};
+use driftgate_report::document::FleetReport;
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 

@@ -7,7 +7,8 @@ use anyhow::Context as _;
 use driftgate_collect::Cancel;
 use driftgate_compare::allow::{self, Allowance};
 use driftgate_compare::{Policy, Verdict};
-use driftgate_gate::{GateError, GateReport, Progress, PromotionOutcome, RunId, Settings};
+use driftgate_gate::{GateError, Progress, RunId, Settings};
+use driftgate_report::document::{GateReport, PromotionOutcome};
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
@@ -146,7 +147,12 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 printer: ctx.printer,
                 announce: args.run.is_none(),
             };
-            let result = runtime.block_on(driftgate_gate::pre(&settings, args.run, &args.hosts, &progress));
+            let result = runtime.block_on(driftgate_gate::pre(
+                &settings,
+                args.run,
+                &args.hosts,
+                &progress,
+            ));
             (result, settings, args.step)
         }
         Command::Post(args) => {

@@ -17,6 +17,7 @@ mod fail_closed;
 mod fleet;
 mod gate;
 mod inventory;
+mod layering;
 mod linux;
 mod linux_damage;
 mod mockup_fleet;

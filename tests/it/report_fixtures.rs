@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use driftgate_fleet::FleetFinding;
 use driftgate_fleet::cluster::{ClusterFacts, consistency};
 use driftgate_fleet::stale::{StaleInput, findings};
+use driftgate_report::document::FleetFinding;
 use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapshot};
 
 use crate::common::root;

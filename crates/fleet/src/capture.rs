@@ -10,8 +10,8 @@ use std::time::Duration;
 use super::host::{HostFailure, Hosts};
 use super::outdir::HostRecord;
 use super::{FleetError, Reporter};
-use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
 use driftgate_collect::Captured;
+use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
 /// What a host's preparation hands to its end: its baseline, or why it is not captured.

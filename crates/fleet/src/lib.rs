@@ -25,10 +25,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use driftgate_report::document::{
-    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostReport, HostResult, Majority,
-};
 pub use check::{check_all, check_snapshots};
+use driftgate_report::document::{
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
+};
 pub use merge::MergeOptions;
 pub use rejudge::Rejudge;
 pub use shard::{BadShard, Shard};

@@ -232,11 +232,11 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::host::StorePool;
+    use crate::plan::BaselineAt;
     use driftgate_collect::CaptureOptions;
     use driftgate_collect::hosts::{CaptureFailure, unread};
     use driftgate_compare::Policy;
-    use crate::host::StorePool;
-    use crate::plan::BaselineAt;
     use driftgate_inventory::Inventory;
     use driftgate_report::document::Spool;
     use driftgate_snapshot::Snapshot;

@@ -43,9 +43,7 @@ mod waive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use driftgate_report::document::{
-    GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
-};
+use driftgate_report::document::{GateReport, HostOutcome, Promotion, PromotionOutcome, Step};
 pub use error::GateError;
 pub use post::post;
 pub use pre::pre;

@@ -2,7 +2,9 @@
 
 use super::run::{Manifest, RunDir, RunId};
 use driftgate_compare::{Allowance, Verdict};
-use driftgate_report::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use driftgate_report::document::{
+    GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step,
+};
 
 #[allow(clippy::too_many_arguments)] // one place assembles the report of both steps
 pub(super) fn gate_report(

@@ -7,9 +7,7 @@ use driftgate_collect::encoding::decode_text;
 use driftgate_collect::transport::{CommandOutput, CommandSpec, CommandTransport, TransportError};
 use driftgate_collect::{CaptureOptions, NoReporter, SourceSpec, capture_host, windows};
 use driftgate_compare::{JudgeOptions, Policy, Verdict};
-use driftgate_snapshot::{
-    Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot,
-};
+use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
 use super::root;
 

@@ -9,7 +9,10 @@ const HOST: &str = "azl-node01";
 const PATH: &str = "baselines/azure-local/azl-node01.json";
 
 fn example(file: &str) -> VerifiedSnapshot {
-    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let path = format!(
+        "{}/examples/{file}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     VerifiedSnapshot::parse(&text, file).unwrap()
 }

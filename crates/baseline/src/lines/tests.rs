@@ -6,7 +6,10 @@ use driftgate_compare::Policy;
 use driftgate_snapshot::VerifiedSnapshot;
 
 fn example(file: &str) -> String {
-    let path = format!("{}/examples/{file}", concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let path = format!(
+        "{}/examples/{file}",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+    );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 

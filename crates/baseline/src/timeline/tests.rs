@@ -1,7 +1,9 @@
 use std::time::Duration;
 
 use super::*;
-use driftgate_snapshot::{FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+use driftgate_snapshot::{
+    FactPath, FactValue, Facts, HostName, Snapshot, SourceRecord, SourceStatus,
+};
 use driftgate_store::FileWrite;
 
 const PSP: &str = "storage/nmp/naa.600/psp";

@@ -339,7 +339,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::redfish::fetch::MockupDir;
+    use driftgate_model::mockup_dir::MockupDir;
 
     /// A mockup that counts the GETs of each URI.
     struct Counting {

@@ -5,7 +5,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
-pub use driftgate_model::mockup_dir::{MockupDir, NotAMockup};
+use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, UniqueKeysError, parse_unique};
 
 /// Why a resource could not be read. An error response is an error, never data.

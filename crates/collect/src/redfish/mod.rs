@@ -23,9 +23,10 @@ use crate::cancel::Cancel;
 use crate::{CaptureOptions, Source, SourceCapture, SourceError, SourceKind};
 use client::{ClientOptions, Credentials, HttpFetch, LoginError, TlsTrust};
 use driftgate_fs::{Folder, WriteOptions};
+use driftgate_model::mockup_dir::MockupDir;
+use driftgate_model::pin::CertificatePin;
 use driftgate_snapshot::SourceStatus;
-use fetch::{Fetch, MockupDir};
-use tls::CertificatePin;
+use fetch::Fetch;
 
 /// Where a BMC is.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
-pub use driftgate_model::pin::CertificatePin;
+use driftgate_model::pin::CertificatePin;
 
 #[derive(Debug)]
 struct PinVerifier {

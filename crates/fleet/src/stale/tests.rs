@@ -3,8 +3,8 @@ use std::time::Duration;
 use jiff::Timestamp;
 
 use super::{STATE_FILE, StaleInput, State, findings, parse_age};
-use driftgate_compare::Severity;
 use crate::FleetError;
+use driftgate_compare::Severity;
 
 fn at(text: &str) -> Timestamp {
     text.parse().unwrap()

@@ -8,12 +8,12 @@ use std::time::Duration;
 use yaml_serde::{Mapping, Value};
 
 use super::{Host, Reader, Var};
-use driftgate_collect::SourceSpec;
 use crate::checks::{
     CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key,
     not_an_env_name, source,
 };
 use crate::{CredentialsRef, InventoryHost, Timeouts};
+use driftgate_collect::SourceSpec;
 use driftgate_snapshot::HostName;
 use driftgate_snapshot::file_names::NameKind;
 

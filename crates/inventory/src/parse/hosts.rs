@@ -9,9 +9,9 @@ use toml::de::DeValue;
 
 use super::settings::Settings;
 use super::{DEFAULTS_KEYS, HOST_KEYS, Reader, SETTING_KEYS, TOP_KEYS, Table, Value};
-use driftgate_collect::SourceSpec;
 use crate::InventoryHost;
 use crate::checks::{check_name, source};
+use driftgate_collect::SourceSpec;
 use driftgate_snapshot::HostName;
 use driftgate_snapshot::file_names::NameKind;
 

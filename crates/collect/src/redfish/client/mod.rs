@@ -18,8 +18,9 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::fetch::{Fetch, FetchError};
-use super::tls::{CertificatePin, pinned_config};
+use super::tls::pinned_config;
 use auth::Session;
+use driftgate_model::pin::CertificatePin;
 
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
