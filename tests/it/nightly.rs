@@ -4,7 +4,7 @@
 //! shards merged equal one run; the run's output directory judged again with `--snapshots`.
 //!
 //! The summary's line bound for 1,000 hosts is tested on the library renderer
-//! (src/report/fleet.rs); here only the command line's ≤ 24 lines of a real run.
+//! (crates/report/src/fleet.rs); here only the command line's ≤ 24 lines of a real run.
 
 use crate::common;
 
@@ -21,7 +21,7 @@ use common::nightly::{
 use driftgate_collect::redfish::LOGOUT_GRACE;
 use serde_json::{Value, json};
 
-/// The fleet's own hard deadline on top of a host's (src/collect/hosts.rs `GRACE`: the logout
+/// The fleet's own hard deadline on top of a host's (crates/collect/src/hosts.rs `GRACE`: the logout
 /// grace plus 5 s).
 const FLEET_GRACE: Duration = Duration::from_secs(5);
 

@@ -6,7 +6,8 @@
 //! on its blocking pool) and tells a [`Reporter`] as each starts and ends.
 //! A source that cannot be read completely is recorded as `partial` or `failed` with an
 //! error naming the command or URI: capture faults are data, never a silent gap.
-//! Imports: [`driftgate_snapshot`], [`driftgate_model`], [`driftgate_secrets`].
+//! What it captures becomes facts of a [`driftgate_snapshot`], typed by [`driftgate_model`];
+//! every value passes [`driftgate_secrets`]' filter first.
 
 pub mod cancel;
 pub mod encoding;

@@ -3,8 +3,9 @@
 //! stream snapshots and per-host results to an output directory, check that the nodes of a
 //! cluster agree, report stale and missing baselines, and merge the result directories of
 //! shards into one fleet result. Prints nothing; returns a [`FleetReport`] and tells a
-//! [`Reporter`] what it is doing. Imports: [`driftgate_inventory`], [`driftgate_collect`],
-//! [`driftgate_store`], [`driftgate_compare`], [`driftgate_snapshot`].
+//! [`Reporter`] what it is doing. Hosts come from [`driftgate_inventory`] and are captured
+//! through [`driftgate_collect`]'s one pipeline; baselines are read from [`driftgate_store`]
+//! and judged by [`driftgate_compare`]; the result is a [`driftgate_report`] document.
 
 mod assemble;
 mod capture;

@@ -1,24 +1,25 @@
 //! The pre/post gate of a firmware rollout: capture each host from the inventory, judge it
 //! against its baseline (pre), then baseline → pre → post (post), keep everything in a run
 //! directory, and promote the post snapshots after a passing post. Prints nothing; returns a
-//! [`GateReport`] and tells a [`Progress`] what it is doing. Imports: [`driftgate_inventory`],
-//! [`driftgate_collect`], [`driftgate_store`], [`driftgate_baseline`], [`driftgate_compare`],
-//! [`driftgate_snapshot`].
+//! [`GateReport`] (a [`driftgate_report`] document) and tells a [`Progress`] what it is doing.
+//! Hosts come from [`driftgate_inventory`] and are captured through [`driftgate_collect`]'s
+//! one pipeline, judged by [`driftgate_compare`] against [`driftgate_store`]'s baselines, and
+//! promoted by [`driftgate_baseline`].
 //!
 //! ```no_run
 //! # #[tokio::main]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use driftgate::collect::Reporter;
-//! use driftgate::gate::{self, Progress, Settings};
-//! use driftgate::snapshot::HostName;
+//! use driftgate_collect::Reporter;
+//! use driftgate_gate::{self as gate, Progress, Settings};
+//! use driftgate_snapshot::HostName;
 //!
 //! struct Quiet;
 //! impl Reporter for Quiet {}
 //! impl Progress for Quiet {}
 //!
-//! let store = driftgate::store::Store::discover(std::path::Path::new("/srv/baselines"))?;
-//! let inventory = driftgate::inventory::Inventory::load("/srv/baselines/inventory.toml".as_ref())?;
-//! let settings = Settings::new(store, inventory, driftgate::compare::Policy::builtin());
+//! let store = driftgate_store::Store::discover(std::path::Path::new("/srv/baselines"))?;
+//! let inventory = driftgate_inventory::Inventory::load("/srv/baselines/inventory.toml".as_ref())?;
+//! let settings = Settings::new(store, inventory, driftgate_compare::Policy::builtin());
 //! let hosts = vec![HostName::new("azl-node01")?];
 //! let pre = gate::pre(&settings, None, &hosts, &Quiet).await?;
 //! // … update the firmware, reboot …

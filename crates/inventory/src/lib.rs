@@ -6,8 +6,9 @@
 //! Every problem of a file is reported at once, each at its 1-based line: an inventory is
 //! written by hand and fixed in one pass, not one error per run. Resolution of the settings a
 //! host inherits: host > `[cluster.X]` > `[fleet.X]` > `[defaults]`.
-//! Imports: [`driftgate_collect`] (source locations, credentials), [`driftgate_snapshot`],
-//! [`driftgate_secrets`], [`driftgate_model::line_index`].
+//! Source locations and credential references are parsed as [`driftgate_collect`] reads them,
+//! so an inventory that loads is one the capture can use; host names are
+//! [`driftgate_snapshot`]'s.
 
 mod ansible;
 mod checks;

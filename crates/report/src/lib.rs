@@ -4,8 +4,9 @@
 //! off (not a terminal, `NO_COLOR`). JUnit, SARIF, Prometheus and HTML render a [`View`] (the
 //! hosts of any document, one shape) with the [`Extras`] the caller read for them (baseline
 //! lines, drift timelines, the textfile being replaced): renderers read nothing and have no
-//! clock. Imports: [`crate::gate`] and [`crate::fleet`] (their report types),
-//! [`crate::baseline`] (timelines) and [`driftgate_compare`].
+//! clock. What they render is [`driftgate_compare`]'s judgement and the [`document`]s of this
+//! crate, which the gate, fleet and baseline operations fill: a report depends on nothing that
+//! reads a store or a host.
 
 pub mod document;
 pub mod fleet;

@@ -27,7 +27,7 @@
 //! every real service it is a password. Without a registry, an `…Auth` name set to a switch
 //! position (`Enabled`, `Disabled`, `None`, `Auto`, `On`, `Off`, a boolean) is a setting too.
 //!
-//! A leaf module: it imports nothing of driftgate's, so collectors, reports and logs can all
+//! A leaf crate: it depends on nothing of driftgate's, so collectors, reports and logs can all
 //! use it.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -7,8 +7,8 @@
 //! every object; the store makes them durable before the branch moves (`write.rs`). Every
 //! object is read with a bound and checked before libgit2 parses it (`objects.rs`,
 //! `loose.rs`): a damaged one is an error naming it, never a hang. Knows nothing of
-//! snapshots' meaning beyond verifying a baseline as one (`snapshot`); writes the work tree
-//! through `fsutil`'s folders.
+//! snapshots' meaning beyond verifying a baseline as one ([`driftgate_snapshot`]); writes the
+//! work tree through [`driftgate_fs`]'s folders.
 //!
 //! The store sets no libgit2 option: they are process-wide, the embedding program's to choose
 //! (driftgate's `main` turns off libgit2's re-hashing of every object it reads).

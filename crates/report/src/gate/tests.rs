@@ -235,7 +235,7 @@ fn incomplete_host() -> GateReport {
     gate
 }
 
-/// An insta snapshot under `src/report/snapshots/`, beside the check reports'.
+/// An insta snapshot under `crates/report/src/snapshots/`, beside the check reports'.
 macro_rules! snapshot {
     ($name:expr, $value:expr) => {
         insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
