@@ -2,7 +2,7 @@
 //! waived for a run. A finding an allowance matches does not count towards the verdict; it is
 //! listed as allowed, with the allowance's reason.
 //!
-//! Paths are globs compiled exactly like policy rule paths ([`super::policy::compile_glob`]):
+//! Paths are globs compiled exactly like policy rule paths (`super::policy::compile_glob`):
 //! `*` never crosses `/`, `**` does.
 
 use globset::{GlobMatcher, GlobSet, GlobSetBuilder};

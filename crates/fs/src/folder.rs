@@ -100,7 +100,7 @@ impl Folder {
     }
 
     /// The folder `name` in this one, created when missing. A symbolic link, a file or
-    /// anything else there is refused ([`NotAFolder`]).
+    /// anything else there is refused (`NotAFolder`).
     pub fn create_child(&self, name: &str) -> io::Result<Folder> {
         check_name(name)?;
         match rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o777)) {
@@ -123,7 +123,7 @@ impl Folder {
     }
 
     /// The folder `name` in this one; `None` when there is nothing of that name. A symbolic
-    /// link or anything else that is not a folder is refused ([`NotAFolder`]).
+    /// link or anything else that is not a folder is refused (`NotAFolder`).
     pub fn open_child(&self, name: &str) -> io::Result<Option<Folder>> {
         check_name(name)?;
         let flags = OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::RDONLY | OFlags::CLOEXEC;

@@ -96,7 +96,7 @@ pub struct Manifest {
     pub created_at: jiff::Timestamp,
     /// Tool and version of the last `pre`.
     pub tool: String,
-    /// `sha256:` of the effective policy's rules and invariants ([`policy_digest`]) the last
+    /// `sha256:` of the effective policy's rules and invariants (`policy_digest`) the last
     /// `pre` judged under.
     pub policy_digest: String,
     /// The hosts of the run.
@@ -118,7 +118,7 @@ pub struct RunHost {
     pub cluster: Option<String>,
     /// Whether its pre judged with `--strict`: its posts do too.
     pub strict: bool,
-    /// `sha256:` of the policy rules its pre was judged under ([`policy_digest`]): its posts
+    /// `sha256:` of the policy rules its pre was judged under (`policy_digest`): its posts
     /// are promoted only under the same.
     pub policy_digest: String,
     /// Allowances given at its pre (in force then). At post, one with a value (a declared

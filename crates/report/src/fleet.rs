@@ -1,7 +1,7 @@
 //! A fleet check's report: the one-screen summary (text), the fleet result (JSON, following
 //! `driftgate schema fleet-report`) and Markdown for a ticket.
 //!
-//! Both human formats say the same, from [`Summary`]: the headline (hosts by verdict, the
+//! Both human formats say the same, from `Summary`: the headline (hosts by verdict, the
 //! shards merged), the top findings of the hosts' own reports by rule, the cluster findings,
 //! stale and missing baselines and captures, hosts that failed to capture with why, the
 //! slowest BMCs, and where the per-host results are. Every list is bounded and the rest

@@ -3,7 +3,7 @@
 //! (a gate's stories), the failure of an incomplete capture, allowed changes, the fleet's
 //! findings and each host's drift timeline from the baseline store's history.
 //!
-//! The page is built as a sorted model ([`model::Page`]) from the [`View`] and the
+//! The page is built as a sorted model (`model::Page`) from the [`View`] and the
 //! [`Extras`], then written by `maud`, which escapes every value (a BMC controls capture
 //! strings). The CSS and the script are inline (the page works offline from a file share) and
 //! a Content-Security-Policy allows only them, by their SHA-256: an injected script could not

@@ -6,7 +6,7 @@
 //! `gate-post`, `check`): node_exporter merges every textfile of its directory, and a nightly
 //! fleet file and a gate's on one node must not have the same series.
 //!
-//! The model ([`Textfile`]) is built from the [`View`] and then written through the
+//! The model (`Textfile`) is built from the [`View`] and then written through the
 //! `prometheus` crate's registry and `TextEncoder`, which sorts families by name and samples by
 //! their label values and escapes label values and help texts. A host this run could not read
 //! keeps the last success time the file being replaced had for it ([`textfile`]): the file is

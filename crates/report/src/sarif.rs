@@ -24,7 +24,7 @@
 //! tool execution notification. `runs[0].properties` holds each host's verdict and the
 //! counts by verdict, as every format states them.
 //!
-//! The model ([`model`]) is built from the [`View`] and the [`Extras`]' baseline lines, then
+//! The model (`model`) is built from the [`View`] and the [`Extras`]' baseline lines, then
 //! serialized by serde_json (which escapes every captured string); this module reads
 //! nothing and has no clock.
 

@@ -94,7 +94,7 @@ pub fn canonical_uri(uri: &str) -> &str {
 /// One property of one resource set to a value: `URI#/JSON/POINTER=JSON`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch {
-    /// The resource, in [`canonical_uri`] form.
+    /// The resource, in `canonical_uri` form.
     pub uri: String,
     /// An RFC 6901 pointer into the resource (`/Oem/Dell/DcbxMode`, `/Members/0`).
     pub pointer: String,

@@ -224,7 +224,7 @@ impl PartialEq for HostReport {
 
 /// Written as the report: a held one rendered, a spooled one read back and copied as the
 /// spool holds it (its pretty JSON, not parsed again: a fleet of reports renders at the
-/// speed of a copy). Serialized by [`Nested`], it is indented for its place in the document;
+/// speed of a copy). Serialized by `Nested`, it is indented for its place in the document;
 /// by any other serde_json formatter, its lines keep their own indentation.
 impl Serialize for HostReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -351,7 +351,7 @@ impl Formatter for Nested {
 }
 
 /// Writes `value` as pretty JSON with each spooled report indented for its place
-/// ([`Nested`]).
+/// (`Nested`).
 pub fn to_writer_nested<T: Serialize + ?Sized>(
     out: &mut dyn Write,
     value: &T,

@@ -1,13 +1,13 @@
 //! Normalization: a crawled [`Inventory`] → facts. Pure: no I/O, no clock.
 //!
 //! Ports are keyed by permanent MAC (`nic/<mac>/bmc/…`), the join key with what the OS
-//! reports, found through any link of any schema generation ([`ports`]); each function of a
+//! reports, found through any link of any schema generation (`ports`); each function of a
 //! port has its own `nic/<mac>/bmc/function/<id>/…`; a port whose MAC the service gives
 //! nowhere keeps a name-based key (`nic/port-<adapter>-<port>/bmc/…`, with the chassis Id in
 //! front when two adapters of the crawl share an Id) and a note. A function joins a port only
 //! through a definite link (an assignment, or an `Assignable…` list of one port). Firmware is
 //! keyed by component, BIOS by attribute name. Standard Redfish properties are mapped here;
-//! vendor OEM data in [`super::vendors`].
+//! vendor OEM data in `super::vendors`.
 
 use serde_json::Value;
 
