@@ -74,13 +74,16 @@ impl HostWork for Hosts {
 /// finished. On an error (an output file that cannot be written) the run's cancel is fired
 /// and the running hosts are drained before it is returned, so that no capture is dropped
 /// half-way (sessions are deleted).
-pub(super) async fn capture(
-    hosts: Arc<Hosts>,
+pub(super) async fn capture<W>(
+    hosts: Arc<W>,
     concurrency: usize,
     cancel: &driftgate_collect::Cancel,
     reporter: &dyn Reporter,
-) -> Result<Vec<HostRecord>, FleetError> {
-    let mut records = Vec::with_capacity(hosts.planned.len());
+) -> Result<Vec<HostRecord>, FleetError>
+where
+    W: HostWork<Done = Result<HostRecord, FleetError>>,
+{
+    let mut records = Vec::with_capacity(hosts.hosts());
     let captured = hosts::capture_hosts(
         Arc::clone(&hosts),
         concurrency,
@@ -89,7 +92,7 @@ pub(super) async fn capture(
         |host| reporter.host_started(host),
         |index, record: Result<HostRecord, FleetError>, took| {
             let record = record?;
-            reporter.host_finished(&hosts.planned[index].host.name, record.result.verdict, took);
+            reporter.host_finished(hosts.host(index), record.result.verdict, took);
             records.push(record);
             Ok(())
         },

@@ -8,7 +8,9 @@ use std::sync::Arc;
 use super::host::{Hosts, StorePool};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::{self, Plan, Planned};
+use super::snapshots::Judge;
 use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble, stale};
+use driftgate_collect::hosts::HostWork;
 use driftgate_report::document::Spool;
 
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
@@ -23,16 +25,29 @@ pub async fn check_all(
     settings: &FleetSettings,
     reporter: &dyn Reporter,
 ) -> Result<FleetReport, FleetError> {
+    capture_all(settings, reporter, |hosts| hosts).await
+}
+
+/// [`check_all`] with each host's work done by what `work` makes of the run's [`Hosts`]: the
+/// hosts themselves, or (in tests) a work that panics on one of them.
+pub(super) async fn capture_all<W>(
+    settings: &FleetSettings,
+    reporter: &dyn Reporter,
+    work: impl FnOnce(Hosts) -> W,
+) -> Result<FleetReport, FleetError>
+where
+    W: HostWork<Done = Result<HostRecord, FleetError>>,
+{
     let (run, hosts) = Run::begin(settings, None, reporter)?;
-    let hosts = Arc::new(hosts);
+    let planned = Arc::clone(&hosts.planned);
     let records = super::capture::capture(
-        Arc::clone(&hosts),
+        Arc::new(work(hosts)),
         settings.concurrency,
         &settings.capture.cancel,
         reporter,
     )
     .await?;
-    run.end(settings, &hosts.planned, records)
+    run.end(settings, &planned, records)
 }
 
 /// [`check_all`] of snapshots captured elsewhere: `snapshots/<host>.json` (or another run's
@@ -44,15 +59,24 @@ pub fn check_snapshots(
     snapshots: &Path,
     reporter: &dyn Reporter,
 ) -> Result<FleetReport, FleetError> {
+    let judge = |hosts: &Hosts, index, started| {
+        super::snapshots::judged_file(hosts, snapshots, index, started)
+    };
+    judge_all(settings, snapshots, reporter, &judge)
+}
+
+/// [`check_snapshots`] with each host judged by `judge`: from the `snapshots` folder, or (in
+/// tests) by a judge that panics on one host.
+pub(super) fn judge_all(
+    settings: &FleetSettings,
+    snapshots: &Path,
+    reporter: &dyn Reporter,
+    judge: &Judge<'_>,
+) -> Result<FleetReport, FleetError> {
     let (run, hosts) = Run::begin(settings, Some(snapshots), reporter)?;
     let threads = settings.concurrency.clamp(1, super::snapshots::cores());
-    let records = super::snapshots::judge_files(
-        &hosts,
-        snapshots,
-        threads,
-        &settings.capture.cancel,
-        reporter,
-    )?;
+    let records =
+        super::snapshots::judge_files(&hosts, judge, threads, &settings.capture.cancel, reporter)?;
     run.end(settings, &hosts.planned, records)
 }
 

@@ -21,10 +21,6 @@ use driftgate_report::document::Spool;
 use driftgate_snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use driftgate_store::{BaselineFile, BaselineReadError, Store, StoreError};
 
-/// The host a test build's work panics on (M4: a panicking host must not end the run).
-#[cfg(test)]
-pub(super) const PANICKING_HOST: &str = "test-panics";
-
 /// Why a host could not be read completely: its `failure` text names the file, URI or
 /// command.
 #[derive(Debug, thiserror::Error)]
@@ -161,10 +157,6 @@ impl Hosts {
     /// Host `index`'s baseline, read now, so that only hosts being worked on hold one.
     pub(super) fn baseline(&self, index: usize) -> Result<Option<VerifiedSnapshot>, HostFailure> {
         let planned = &self.planned[index];
-        #[cfg(test)]
-        if planned.host.name.as_str() == PANICKING_HOST {
-            panic!("injected for a test");
-        }
         match (&planned.baseline, &self.head) {
             (BaselineAt::File(file), Some(head)) => Ok(Some(read_baseline(
                 &self.stores,

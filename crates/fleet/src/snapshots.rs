@@ -25,7 +25,7 @@ use driftgate_snapshot::file_names::HOST_JSON;
 /// the run once the hosts being judged are done.
 pub(super) fn judge_files(
     hosts: &Hosts,
-    dir: &Path,
+    judge: &Judge<'_>,
     threads: usize,
     cancel: &Cancel,
     reporter: &dyn Reporter,
@@ -44,7 +44,7 @@ pub(super) fn judge_files(
             let host = &planned.host.name;
             reporter.host_started(host);
             let started = Instant::now();
-            match judge_file(hosts, dir, index, started) {
+            match judge_file(hosts, judge, index, started) {
                 Ok(record) => {
                     reporter.host_finished(host, record.result.verdict, started.elapsed());
                     records
@@ -89,22 +89,35 @@ pub(super) fn judge_files(
     Ok(records.into_inner().unwrap_or_else(PoisonError::into_inner))
 }
 
-/// One `--snapshots` host read and judged; a panic makes it INCOMPLETE with what it said,
-/// and only a panic in writing that failure too is an error.
-fn judge_file(
+/// What judges host `index` of a run (started at the instant given): [`judged_file`] over a
+/// `--snapshots` folder.
+pub(super) type Judge<'a> =
+    dyn Fn(&Hosts, usize, Instant) -> Result<HostRecord, FleetError> + Sync + 'a;
+
+/// Host `index` read from `--snapshots` `dir` and judged against its baseline.
+pub(super) fn judged_file(
     hosts: &Hosts,
     dir: &Path,
     index: usize,
     started: Instant,
 ) -> Result<HostRecord, FleetError> {
+    let (baseline, got) = match hosts.baseline(index) {
+        Err(failure) => (None, Err(failure)),
+        Ok(baseline) => (baseline, read_snapshot(dir, &hosts.planned[index])),
+    };
+    hosts.finish(index, baseline, got, started.elapsed())
+}
+
+/// One host judged by `judge`; a panic makes it INCOMPLETE with what it said, and only a
+/// panic in writing that failure too is an error.
+fn judge_file(
+    hosts: &Hosts,
+    judge: &Judge<'_>,
+    index: usize,
+    started: Instant,
+) -> Result<HostRecord, FleetError> {
     let planned = &hosts.planned[index];
-    let judged = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let (baseline, got) = match hosts.baseline(index) {
-            Err(failure) => (None, Err(failure)),
-            Ok(baseline) => (baseline, read_snapshot(dir, planned)),
-        };
-        hosts.finish(index, baseline, got, started.elapsed())
-    }));
+    let judged = std::panic::catch_unwind(AssertUnwindSafe(|| judge(hosts, index, started)));
     let why = match judged {
         Ok(record) => return record,
         Err(payload) => payload_text(payload.as_ref()),

@@ -4,6 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use driftgate_collect::hosts::HostWork;
+
 use super::*;
 
 /// Records how many hosts were in flight at most, and the order they finished in.
@@ -52,6 +54,55 @@ fn settings(dir: &std::path::Path, hosts: usize, concurrency: usize) -> FleetSet
         stale_after: None,
         run_id: None,
         bootstrap: true,
+    }
+}
+
+/// The host whose work panics in the tests of a panicking host.
+const PANICKING_HOST: &str = "test-panics";
+
+/// The run's own work on every host but [`PANICKING_HOST`], whose work panics where a host's
+/// work starts (reading its baseline).
+struct PanicsOnOne(host::Hosts);
+
+impl HostWork for PanicsOnOne {
+    type Prepared = capture::Prepared;
+    type Done = Result<outdir::HostRecord, FleetError>;
+
+    fn hosts(&self) -> usize {
+        HostWork::hosts(&self.0)
+    }
+
+    fn host(&self, index: usize) -> &HostName {
+        HostWork::host(&self.0, index)
+    }
+
+    fn prepare(
+        &self,
+        index: usize,
+    ) -> (
+        Option<driftgate_collect::hosts::HostCapture>,
+        Self::Prepared,
+    ) {
+        if HostWork::host(&self.0, index).as_str() == PANICKING_HOST {
+            panic!("injected for a test");
+        }
+        HostWork::prepare(&self.0, index)
+    }
+
+    fn finish(
+        &self,
+        index: usize,
+        prepared: Self::Prepared,
+        captured: Option<
+            Result<driftgate_collect::Captured, driftgate_collect::hosts::CaptureFailure>,
+        >,
+        took: Duration,
+    ) -> Self::Done {
+        HostWork::finish(&self.0, index, prepared, captured, took)
+    }
+
+    fn panicked(&self, index: usize, why: String) -> Self::Done {
+        HostWork::panicked(&self.0, index, why)
     }
 }
 
@@ -137,18 +188,18 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
     }
     text.push_str(&format!(
         "[[host]]\nname = \"{}\"\nsources = [\"windows=dir:/x\"]\n",
-        host::PANICKING_HOST
+        PANICKING_HOST
     ));
     settings.inventory =
         Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
     let watch = Watch::default();
-    let report = block_on(check_all(&settings, &watch)).unwrap();
+    let report = block_on(check::capture_all(&settings, &watch, PanicsOnOne)).unwrap();
     assert_eq!(report.counts.total, 4);
     assert_eq!(report.counts.incomplete, 4);
     let panicked = report
         .hosts
         .iter()
-        .find(|h| h.host == host::PANICKING_HOST)
+        .find(|h| h.host == PANICKING_HOST)
         .unwrap();
     let failure = panicked.failure.as_deref().unwrap();
     assert!(
@@ -157,7 +208,7 @@ fn a_host_whose_task_panics_is_incomplete_and_the_run_goes_on() {
     );
     assert!(
         dir.path()
-            .join(format!("out/hosts/{}.json", host::PANICKING_HOST))
+            .join(format!("out/hosts/{}.json", PANICKING_HOST))
             .is_file()
     );
     assert_eq!(watch.finished.lock().unwrap().len(), 4);
@@ -173,7 +224,7 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
         .hosts
         .iter()
         .map(|h| h.name.as_str())
-        .chain([host::PANICKING_HOST])
+        .chain([PANICKING_HOST])
     {
         text.push_str(&format!(
             "[[host]]\nname = \"{host}\"\nsources = [\"windows=dir:/x\"]\n"
@@ -183,8 +234,15 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
         Arc::new(Inventory::parse(&text, &dir.path().join("inventory.toml")).unwrap());
     let snapshots = dir.path().join("snapshots");
     std::fs::create_dir(&snapshots).unwrap();
+    // Each host judged from the folder, but the work of one panics where it starts.
+    let judge = |hosts: &host::Hosts, index: usize, started| {
+        if hosts.planned[index].host.name.as_str() == PANICKING_HOST {
+            panic!("injected for a test");
+        }
+        snapshots::judged_file(hosts, &snapshots, index, started)
+    };
     let watch = Watch::default();
-    let report = check_snapshots(&settings, &snapshots, &watch).unwrap();
+    let report = check::judge_all(&settings, &snapshots, &watch, &judge).unwrap();
     let cores = std::thread::available_parallelism().unwrap().get();
     let most = watch.running.lock().unwrap().1;
     assert!((1..=cores.min(8)).contains(&most), "{most} at once");
@@ -192,7 +250,7 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
     assert_eq!(report.counts.incomplete, 6);
     for host in &report.hosts {
         let failure = host.failure.as_deref().unwrap();
-        if host.host == host::PANICKING_HOST {
+        if host.host == PANICKING_HOST {
             assert!(failure.contains("panicked: injected"), "{failure}");
         } else {
             assert!(failure.starts_with("no snapshot of"), "{failure}");
