@@ -71,12 +71,14 @@ DRIFTGATE_MOCKUP_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export DRIFTGATE_MOCKUP_PASSWORD
 export CI=true  # no progress bar
 
-# BENCH_DRIFTGATE=path benchmarks that binary instead of building this tree's release.
+# BENCH_DRIFTGATE=path benchmarks that binary instead of building this tree's as it is
+# deployed (README: `--profile dist`, statically linked).
 driftgate=${BENCH_DRIFTGATE:-}
 if [ -z "$driftgate" ]; then
-    echo "bench-fleet: building release" >&2
-    cargo build --release --quiet
-    driftgate=$repo/target/release/driftgate
+    echo "bench-fleet: building the binary to deploy (--profile dist)" >&2
+    RUSTFLAGS="-C target-feature=+crt-static" cargo build --profile dist --locked --quiet \
+        --target x86_64-unknown-linux-gnu </dev/null
+    driftgate=$(realpath "${CARGO_TARGET_DIR:-$repo/target}")/x86_64-unknown-linux-gnu/dist/driftgate
 fi
 
 venv=$repo/target/bench-venv

@@ -58,6 +58,7 @@ def delta(before, after):
 
 def time_v(path):
     wall = rss = None
+    cpu = 0.0
     with open(path, encoding="utf-8", errors="replace") as file:
         for line in file:
             line = line.strip()
@@ -66,7 +67,9 @@ def time_v(path):
                 wall = sum(float(part) * 60 ** i for i, part in enumerate(reversed(clock)))
             elif line.startswith("Maximum resident set size (kbytes)"):
                 rss = int(line.rsplit(" ", 1)[1])
-    json.dump({"wall": wall, "rss_kib": rss}, sys.stdout)
+            elif line.startswith(("User time (seconds)", "System time (seconds)")):
+                cpu += float(line.rsplit(" ", 1)[1])
+    json.dump({"wall": wall, "rss_kib": rss, "cpu": cpu}, sys.stdout)
 
 
 def median(values):
@@ -89,12 +92,14 @@ def table(records, latency, concurrency, bmc_concurrency):
     rows = []
     rss_at = {}
     print("| hosts | runs | driftgate wall s | limit s | ratio | peer sequential s (scaled) | "
-          "× | peer pool-5 s (scaled) | requests/host driftgate : peer | peak RSS MiB | failed hosts driftgate : peer |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "× | peer pool-5 s (scaled) | requests/host driftgate : peer | driftgate CPU ms/host | peak RSS MiB | failed hosts driftgate : peer |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for hosts in sorted(runs):
         group = runs[hosts]
         wall = median([r["driftgate"]["wall"] for r in group])
         rss = median([r["driftgate"]["rss_kib"] for r in group])
+        # driftgate's own process (user + system); the simulator runs in another.
+        cpu = median([r["driftgate"].get("cpu") for r in group])
         rss_at[hosts] = rss
         ours = median([r["driftgate_requests"] for r in group])
         peer = median([r["peer_requests"] for r in group])
@@ -109,12 +114,12 @@ def table(records, latency, concurrency, bmc_concurrency):
         incomplete = "{} : {}".format(max(r["incomplete"] for r in group),
                                       max(r["peer_failed"] for r in group))
         rows.append((hosts, wall, limit, sequential, ours, peer, incomplete, sample))
-        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.0f} | {} |".format(
+        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.1f} | {:.0f} | {} |".format(
             hosts, len(group), wall, limit, wall / limit, sequential,
             "" if sample >= hosts else " ({} sampled)".format(sample),
             sequential / wall, pool,
             "" if pool_sample >= hosts else " ({} sampled)".format(pool_sample),
-            ours, peer, rss / 1024, incomplete))
+            ours, peer, cpu * 1000 / hosts, rss / 1024, incomplete))
     print()
     print("Limit per host = max(critical path × {0:g} ms, requests × {0:g} ms ÷ {1}); run = that × "
           "ceil(hosts ÷ {2}).".format(latency, bmc_concurrency, concurrency))
