@@ -19,6 +19,10 @@ use driftgate_report::Format;
 pub enum Command {
     /// Make DIR a baseline store (a new or existing git repository): adds `baselines/` and a
     /// commented driftgate.toml in one commit; existing files are left alone.
+    #[command(after_help = "Examples:\n  \
+        driftgate baseline init /srv/baselines\n  \
+        # then point every command at it, or run them inside it\n  \
+        export DRIFTGATE_REPO=/srv/baselines")]
     Init {
         /// The repository folder (created if missing).
         dir: PathBuf,
@@ -28,6 +32,10 @@ pub enum Command {
     /// Refuses a partial snapshot (exit 3) or one with blocking invariant or expectation
     /// findings (exit 1) unless --force --reason TEXT; the reason goes into the commit.
     /// Promoting facts identical to the current baseline commits nothing.
+    #[command(after_help = "Examples:\n  \
+        driftgate baseline promote --fleet azure-local node01.json node02.json -m 'after CHG-4711'\n  \
+        # a host whose snapshot blocks, accepted on purpose\n  \
+        driftgate baseline promote --fleet lab lab01.json --force --reason 'lab host, DCBX off by design'")]
     Promote {
         /// Snapshots: files, `-`, `git:REV:PATH` or `baseline:HOST[@REV]`.
         #[arg(required = true, value_name = "REF", value_parser = parse_ref)]
@@ -52,6 +60,9 @@ pub enum Command {
         policy: Option<PathBuf>,
     },
     /// Print a host's baseline (canonical JSON).
+    #[command(after_help = "Examples:\n  \
+        driftgate baseline show azl-node01\n  \
+        driftgate baseline show azl-node01 --rev HEAD~1 > node01-before.json")]
     Show {
         /// The host.
         host: HostName,
@@ -61,6 +72,9 @@ pub enum Command {
     },
     /// Commits that changed baselines (of HOST only, when given), newest first, with what
     /// each changed.
+    #[command(after_help = "Examples:\n  \
+        driftgate baseline log azl-node01 --limit 5\n  \
+        driftgate baseline log                 # every host's baselines")]
     Log {
         /// The host.
         host: Option<HostName>,
@@ -72,6 +86,9 @@ pub enum Command {
         policy: Option<PathBuf>,
     },
     /// Policy-classified diff of a host's baseline between two revisions (REV2: HEAD).
+    #[command(after_help = "Examples:\n  \
+        driftgate baseline diff azl-node01 HEAD~1\n  \
+        driftgate baseline diff azl-node01 HEAD~5 HEAD~1 --format markdown")]
     Diff {
         /// The host.
         host: HostName,

@@ -30,6 +30,16 @@ use crate::interrupt::Interrupts;
 /// BMC credentials come from DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD, from
 /// --credentials-file, or the password from --password-stdin; never from an argument.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    export DRIFTGATE_BMC_USERNAME=root; read -rs DRIFTGATE_BMC_PASSWORD; export DRIFTGATE_BMC_PASSWORD\n  \
+    driftgate capture --host azl-node01 --source redfish=https://bmc-azl-node01 \\\n      \
+    --source windows=ssh://admin@azl-node01 --out azl-node01.json\n  \
+    # a BMC with a self-signed certificate, pinned\n  \
+    driftgate capture --host esx01 --source 'redfish=https://bmc-esx01?pin=sha256:HEX' \\\n      \
+    --source esxi=ssh://root@esx01\n  \
+    # offline, from a recorded mockup folder\n  \
+    driftgate capture --host azl-node01 \\\n      \
+    --source redfish=mockup:examples/azure-local-dcbx/recorded/post-update/bmc")]
 pub struct Args {
     /// Host name recorded in the snapshot (and its baseline file name).
     #[arg(long)]

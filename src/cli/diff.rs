@@ -14,6 +14,9 @@ use driftgate_report::Format;
 /// Only changes are judged (no invariants or `expect` rules); the exit code follows the
 /// verdict like `check`. The snapshots may be of different hosts (a warning says so).
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftgate diff examples/azure-local-dcbx/baseline.json examples/azure-local-dcbx/post-update.json\n  \
+    driftgate diff baseline:azl-node01@HEAD~1 baseline:azl-node01 --format markdown")]
 pub struct Args {
     /// The earlier snapshot: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
     #[arg(value_name = "OLD_REF", value_parser = parse_ref)]

@@ -19,6 +19,10 @@ pub enum Command {
     /// file adds the host's PFC priorities. Unparseable input, or a paste cut short (an
     /// adapter, table or command output that stops before its end), is an error naming the
     /// line; a paste that ends after a whole adapter is whole.
+    #[command(after_help = "Examples:\n  \
+        # on the Windows host: Get-NetAdapterQos > qos.txt; Get-NetQosFlowControl >> qos.txt\n  \
+        driftgate import windows-qos qos.txt --host azl-node01 --out azl-node01.json\n  \
+        driftgate check --snapshot azl-node01.json --baseline baseline:azl-node01")]
     WindowsQos {
         /// The text file.
         file: PathBuf,

@@ -18,7 +18,7 @@ use crate::exit::Outcome;
 pub enum Command {
     /// Validate the inventory: every problem is printed as FILE:LINE: message (exit 2).
     #[command(after_help = "\
-Example:
+Examples:
   driftgate inventory check --inventory site/inventory.toml
   inventory site/inventory.toml: 12 hosts in 2 fleets, 3 clusters: no problems")]
     Check {
@@ -28,7 +28,7 @@ Example:
     /// Print what a selection resolves to: per host its fleet, cluster, tags, sources, which
     /// credentials it references (never their values), CA file and timeouts.
     #[command(after_help = "\
-Example:
+Examples:
   driftgate inventory list --fleet azure-local --cluster azl-cluster-a
   driftgate inventory list --tag rack12 --format json")]
     List {

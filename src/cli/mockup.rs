@@ -31,9 +31,11 @@ pub enum Command {
     Serve(ServeArgs),
 }
 
-const EXAMPLE: &str =
-    "Example: 50 BMCs in clusters of 4, the even ones before and the odd ones after a \
-firmware update, BMC 7 hanging, BMC 12 down, BMC 20 with its NIC's DCBX reset:
+const EXAMPLE: &str = "Examples:
+  # one BMC on http://127.0.0.1:8000
+  driftgate mockup serve examples/azure-local-dcbx/recorded/post-update/bmc
+  # 50 BMCs in clusters of 4, the even ones before and the odd ones after a firmware update,
+  # BMC 7 hanging, BMC 12 down, BMC 20 with its NIC's DCBX reset:
   export DRIFTGATE_MOCKUP_USERNAME=root DRIFTGATE_MOCKUP_PASSWORD=lab-only
   R=examples/azure-local-dcbx/recorded
   C=/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3

@@ -35,6 +35,16 @@ use crate::output::{ColorWhen, Printer};
 #[command(
     name = "driftgate",
     version,
+    after_help = "Examples:\n  \
+        # the incidents driftgate exists for, offline (exit 1: blocked)\n  \
+        driftgate check --snapshot examples/azure-local-dcbx/post-update.json \\\n      \
+        --baseline examples/azure-local-dcbx/baseline.json\n  \
+        # a host's configuration, then the gate around its firmware update\n  \
+        driftgate capture --host azl-node01 --source redfish=https://bmc-azl-node01 --out azl-node01.json\n  \
+        driftgate gate pre --run CHG-4711 azl-node01\n  \
+        driftgate gate post --run CHG-4711 --promote\n  \
+        # every night, every host of the inventory\n  \
+        driftgate check --all --out-dir /var/lib/driftgate/nightly",
     max_term_width = 100,
     args_override_self = true
 )]
@@ -59,7 +69,13 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Keep known-good baselines in a git repository: init, promote, show, log, diff.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+            driftgate baseline init /srv/baselines\n  \
+            driftgate --repo /srv/baselines baseline promote --fleet azure-local azl-node01.json\n  \
+            driftgate --repo /srv/baselines baseline log azl-node01"
+    )]
     Baseline(baseline::Command),
     /// Capture a host's configuration from its sources into a snapshot.
     Capture(capture::Args),
@@ -70,34 +86,51 @@ pub enum Command {
     /// Gate a firmware update: `gate pre` before it, `gate post` after it (and its reboot).
     #[command(
         subcommand,
-        after_help = "Example:\n  \
+        after_help = "Examples:\n  \
             driftgate gate pre --run CHG-4711 azl-node01 azl-node02\n  \
             # … update the firmware, reboot …\n  \
             driftgate gate post --run CHG-4711 --promote"
     )]
     Gate(gate::Command),
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  driftgate import windows-qos qos.txt --host azl-node01 --out azl-node01.json"
+    )]
     Import(import::Command),
     /// List and validate the inventory: check, list.
     #[command(
         subcommand,
-        after_help = "Example:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
+        after_help = "Examples:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
     )]
     Inventory(inventory::Command),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+            driftgate mockup serve examples/azure-local-dcbx/recorded/post-update/bmc\n  \
+            driftgate capture --host azl-node01 --source redfish=http://127.0.0.1:8000"
+    )]
     Mockup(mockup::Command),
     /// Show the effective policy.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  driftgate policy show --policy site.toml"
+    )]
     Policy(policy::Command),
     /// Work with the results of `check --all`: merge the shards of a run.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  driftgate report merge results/1 results/2 results/3 --format markdown"
+    )]
     Report(report::Command),
     /// Print the JSON Schema of a file format.
     Schema(schema::Args),
     /// Work with snapshot files.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  driftgate snapshot seal hand-written.json --out node01.json"
+    )]
     Snapshot(snapshot::Command),
 }
 

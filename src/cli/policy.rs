@@ -12,6 +12,9 @@ use crate::exit::Outcome;
 pub enum Command {
     /// Print the effective policy as TOML: built-in, then the store's driftgate.toml (with
     /// --repo), then --policy.
+    #[command(after_help = "Examples:\n  \
+        driftgate policy show                          # built-in, then the store's driftgate.toml\n  \
+        driftgate policy show --policy site.toml > effective.toml")]
     Show {
         /// Policy file that extends and overrides the built-in policy.
         #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]

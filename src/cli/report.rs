@@ -28,7 +28,7 @@ pub enum Command {
     /// directory of a run that did not finish, overlapping or missing shards, and shards judged
     /// under different policies or strictness. Unsharded runs of disjoint selections (one per
     /// site) merge too, the report naming the selections.
-    #[command(after_help = "Example:\n  \
+    #[command(after_help = "Examples:\n  \
         driftgate check --all --shard 1/3 --out-dir results/1   # on collector 1\n  \
         driftgate check --all --shard 2/3 --out-dir results/2   # on collector 2\n  \
         driftgate check --all --shard 3/3 --out-dir results/3   # on collector 3\n  \

@@ -7,6 +7,9 @@ use crate::output::Printer;
 
 /// Print the JSON Schema of a file format.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    driftgate schema snapshot > snapshot.schema.json\n  \
+    driftgate schema fleet-report")]
 pub struct Args {
     /// Which document.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(schemas::NAMES))]

@@ -18,6 +18,9 @@ pub enum Command {
     /// The file must have no digest, or a correct one: to re-seal an edited snapshot, delete
     /// its `digest` line deliberately. The digest guards against accidental edits and
     /// corruption; it is not a signature.
+    #[command(after_help = "Examples:\n  \
+        driftgate snapshot seal hand-written.json --out node01.json\n  \
+        driftgate check --snapshot node01.json")]
     Seal {
         /// The snapshot to seal.
         file: PathBuf,

@@ -350,7 +350,7 @@ fn help_of_each_inventory_command_shows_an_example() {
             .arg("--help")
             .assert()
             .code(0)
-            .stdout(predicate::str::contains("Example:\n  driftgate inventory"));
+            .stdout(predicate::str::contains("Examples:\n  driftgate inventory"));
     }
     driftgate()
         .arg("--help")

@@ -16,6 +16,7 @@ mod examples;
 mod fail_closed;
 mod fleet;
 mod gate;
+mod help;
 mod inventory;
 mod layering;
 mod linux;

@@ -285,7 +285,7 @@ fn the_help_shows_a_fleet_example() {
     let (code, help) = stdout_of(driftgate().args(["mockup", "serve", "--help"]));
     assert_eq!(code, 0);
     for part in [
-        "Example:",
+        "Examples:",
         "--count 50",
         "--bmc-fault 7:hang-all",
         "--bmc-set",

@@ -1,0 +1,57 @@
+//! `--help` an operator can learn from: every command of the tree, groups included, ends with
+//! an `Examples:` section. The tree is walked as a user would, through `--help` itself.
+
+use crate::common::{driftgate, stdout_of};
+
+/// The subcommands a `--help` text lists under `Commands:` (without `help`).
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| {
+            // A command's line is its name two spaces in; a wrapped description is deeper.
+            let name = line.strip_prefix("  ")?.split_whitespace().next()?;
+            (!line.starts_with("   ") && name != "help").then(|| name.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn every_command_has_examples_in_its_help() {
+    let mut pending = vec![Vec::<String>::new()];
+    let mut walked = Vec::new();
+    let mut without = Vec::new();
+    while let Some(path) = pending.pop() {
+        let (code, help) = stdout_of(driftgate().args(&path).arg("--help"));
+        assert_eq!(code, 0, "driftgate {} --help", path.join(" "));
+        if !help.lines().any(|line| line == "Examples:") {
+            without.push(format!("driftgate {} --help", path.join(" ")));
+        }
+        for sub in subcommands(&help) {
+            let mut next = path.clone();
+            next.push(sub);
+            pending.push(next);
+        }
+        walked.push(path.join(" "));
+    }
+    // The walk found the tree (top, the groups and their commands), not just the top.
+    for expected in [
+        "",
+        "baseline promote",
+        "gate post",
+        "mockup serve",
+        "report merge",
+    ] {
+        assert!(
+            walked.iter().any(|w| w == expected),
+            "{expected:?} not walked: {walked:?}"
+        );
+    }
+    assert!(walked.len() >= 25, "{walked:?}");
+    assert!(
+        without.is_empty(),
+        "no Examples: section in\n{}",
+        without.join("\n")
+    );
+}
