@@ -52,15 +52,6 @@ pub struct Args {
     /// Write the snapshot here (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// BMC user name (default: DRIFTGATE_BMC_USERNAME).
-    #[arg(long, value_name = "NAME")]
-    bmc_username: Option<String>,
-    /// TOML file with `username` and `password`; refused when group- or world-readable.
-    #[arg(long, value_name = "FILE", env = "DRIFTGATE_BMC_CREDENTIALS")]
-    credentials_file: Option<PathBuf>,
-    /// Read the BMC password from the first line of standard input.
-    #[arg(long)]
-    password_stdin: bool,
     /// How the host is read.
     #[command(flatten)]
     flags: CaptureFlags,
@@ -76,12 +67,11 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         .iter()
         .map(|s| SourceSpec::parse(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let credentials = credentials(&args)?;
     args.flags.warn_insecure(&sources, ctx);
     let cancel = Cancel::new();
     let options = args
         .flags
-        .options(credentials, args.save_mockup.clone(), cancel.clone())?;
+        .options(args.save_mockup.clone(), cancel.clone())?;
     let runtime = super::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
@@ -138,6 +128,16 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 /// CA file and time limits take the place of these for that host.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CaptureFlags {
+    /// BMC user name (default: DRIFTGATE_BMC_USERNAME). With an inventory, the account of
+    /// every host whose entry references none.
+    #[arg(long, value_name = "NAME")]
+    pub bmc_username: Option<String>,
+    /// TOML file with `username` and `password`; refused when group- or world-readable.
+    #[arg(long, value_name = "FILE", env = "DRIFTGATE_BMC_CREDENTIALS")]
+    pub credentials_file: Option<PathBuf>,
+    /// Read the BMC password from the first line of standard input.
+    #[arg(long)]
+    pub password_stdin: bool,
     /// Seconds one command may run before it is stopped.
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub command_timeout: u64,
@@ -184,13 +184,14 @@ impl CaptureFlags {
         }
     }
 
-    /// The capture options these flags give, with `credentials` and `cancel`.
+    /// The capture options these flags give, with `cancel`: the BMC account of
+    /// [`CaptureFlags::credentials`] (a host's inventory entry may name its own).
     pub fn options(
         &self,
-        credentials: Option<Credentials>,
         save_mockup: Option<PathBuf>,
         cancel: Cancel,
     ) -> anyhow::Result<CaptureOptions> {
+        let credentials = self.credentials()?;
         let ca_cert = self
             .ca_cert
             .as_ref()
@@ -221,34 +222,39 @@ impl CaptureFlags {
     }
 }
 
-/// The BMC account, from a file, or a user name with a password from the environment or
-/// standard input. None at all is fine (mockups, anonymous simulators).
-fn credentials(args: &Args) -> anyhow::Result<Option<Credentials>> {
-    if let Some(file) = &args.credentials_file {
-        return Ok(Some(Credentials::from_file(file)?));
-    }
-    let username = args.bmc_username.clone().or_else(|| {
-        std::env::var("DRIFTGATE_BMC_USERNAME")
-            .ok()
-            .filter(|u| !u.is_empty())
-    });
-    let password = if args.password_stdin {
-        let mut line = String::new();
-        std::io::stdin()
-            .read_to_string(&mut line)
-            .context("--password-stdin: cannot read standard input")?;
-        Some(line.lines().next().unwrap_or("").to_owned())
-    } else {
-        std::env::var("DRIFTGATE_BMC_PASSWORD").ok()
-    };
-    match (username, password) {
-        (Some(username), Some(password)) => Ok(Some(Credentials { username, password })),
-        (None, None) => Ok(None),
-        (Some(_), None) => bail!(
-            "a BMC user name but no password: set DRIFTGATE_BMC_PASSWORD or use --password-stdin"
-        ),
-        (None, Some(_)) => {
-            bail!("a BMC password but no user name: set DRIFTGATE_BMC_USERNAME or --bmc-username")
+impl CaptureFlags {
+    /// The BMC account, from a file, or a user name with a password from the environment or
+    /// standard input. None at all is fine (mockups, anonymous simulators).
+    fn credentials(&self) -> anyhow::Result<Option<Credentials>> {
+        let args = self;
+        if let Some(file) = &args.credentials_file {
+            return Ok(Some(Credentials::from_file(file)?));
+        }
+        let username = args.bmc_username.clone().or_else(|| {
+            std::env::var("DRIFTGATE_BMC_USERNAME")
+                .ok()
+                .filter(|u| !u.is_empty())
+        });
+        let password = if args.password_stdin {
+            let mut line = String::new();
+            std::io::stdin()
+                .read_to_string(&mut line)
+                .context("--password-stdin: cannot read standard input")?;
+            Some(line.lines().next().unwrap_or("").to_owned())
+        } else {
+            std::env::var("DRIFTGATE_BMC_PASSWORD").ok()
+        };
+        match (username, password) {
+            (Some(username), Some(password)) => Ok(Some(Credentials { username, password })),
+            (None, None) => Ok(None),
+            (Some(_), None) => bail!(
+                "a BMC user name but no password: set DRIFTGATE_BMC_PASSWORD or use --password-stdin"
+            ),
+            (None, Some(_)) => {
+                bail!(
+                    "a BMC password but no user name: set DRIFTGATE_BMC_USERNAME or --bmc-username"
+                )
+            }
         }
     }
 }

@@ -219,7 +219,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         shard: flags.shard,
         concurrency,
         strict: args.strict,
-        capture: flags.capture.options(None, None, cancel.clone())?,
+        capture: flags.capture.options(None, cancel.clone())?,
         out_dir: flags.out_dir.clone(),
         stale_after: flags.stale_after,
         run_id: flags.run_id.clone(),

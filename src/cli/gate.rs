@@ -217,7 +217,7 @@ fn settings(step: &StepArgs, ctx: &Context<'_>, cancel: Cancel) -> anyhow::Resul
         strict: step.strict,
         allowances,
         concurrency: usize::from(step.concurrency),
-        capture: step.capture.options(None, None, cancel)?,
+        capture: step.capture.options(None, cancel)?,
         ..Settings::new(store, inventory, policy)
     })
 }

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod accounts;
 mod baseline;
 mod cli;
 mod compare_policy;

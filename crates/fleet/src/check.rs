@@ -108,6 +108,24 @@ impl Run {
                 });
             }
         }
+        // Every host's settings are read once here, before anything is captured or written:
+        // a missing account is the operator's to fix, not a night of INCOMPLETE hosts.
+        let capture = settings.inventory.withholding_env(&settings.capture);
+        if snapshots.is_none() {
+            let unreadable: Vec<_> = plan
+                .hosts
+                .iter()
+                .filter_map(|p| {
+                    settings
+                        .inventory
+                        .host_capture_options(&p.host, &capture)
+                        .err()
+                })
+                .collect();
+            if !unreadable.is_empty() {
+                return Err(FleetError::HostSettings(unreadable));
+            }
+        }
         let out = settings
             .out_dir
             .as_deref()
@@ -128,7 +146,7 @@ impl Run {
             stores: StorePool::new(settings.store.location()),
             head: plan.head.clone(),
             inventory: Arc::clone(&settings.inventory),
-            capture: settings.inventory.withholding_env(&settings.capture),
+            capture,
             policy: settings.policy.clone(),
             strict: settings.strict,
             out: out.clone(),

@@ -89,6 +89,15 @@ pub trait Reporter: driftgate_collect::Reporter {
 /// Why a fleet check or a merge could not run (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum FleetError {
+    /// Inventory entries whose capture settings cannot be read (a BMC account whose variable
+    /// is unset or empty, a credentials or CA file that cannot be read): a configuration
+    /// error, found before any host is captured.
+    #[error(
+        "{} of the selected hosts cannot be captured as the inventory says, so none was:\n  {}",
+        .0.len(),
+        .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  ")
+    )]
+    HostSettings(Vec<driftgate_inventory::HostOptionsError>),
     /// The selection matched no host.
     #[error("{inventory}: no host matches {selection}")]
     NoHosts {

@@ -114,6 +114,13 @@ pub enum GateError {
     /// A host's inventory entry gives no capture settings (its CA file, its BMC account).
     #[error(transparent)]
     HostOptions(#[from] driftgate_inventory::HostOptionsError),
+    /// Hosts whose inventory entries give no capture settings, found before any capture.
+    #[error(
+        "{} of the run's hosts cannot be captured as the inventory says, so none was:\n  {}",
+        .0.len(),
+        .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  ")
+    )]
+    HostSettings(Vec<driftgate_inventory::HostOptionsError>),
     /// Something other than driftgate's own folder or file where a run keeps one.
     #[error(transparent)]
     NotOurs(#[from] driftgate_fs::NotOurs),

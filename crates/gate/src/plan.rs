@@ -179,6 +179,31 @@ pub(super) fn add_new(list: &mut Vec<Allowance>, more: Vec<Allowance>) {
 }
 
 /// The capture settings of `host`: the step's, with what its inventory entry says instead.
+/// Reads the capture settings of every host of `names` the inventory has, before anything
+/// else of the step: a BMC account whose variable is unset or empty, or a credentials or CA
+/// file that cannot be read, is the operator's to fix, every such host named at once, and no
+/// host is captured.
+pub(super) fn check_host_settings(
+    settings: &Settings,
+    names: &[HostName],
+) -> Result<(), GateError> {
+    let unreadable: Vec<_> = names
+        .iter()
+        .filter_map(|name| settings.inventory.host(name.as_str()))
+        .filter_map(|host| {
+            settings
+                .inventory
+                .capture_options(host, &settings.capture)
+                .err()
+        })
+        .collect();
+    if unreadable.is_empty() {
+        Ok(())
+    } else {
+        Err(GateError::HostSettings(unreadable))
+    }
+}
+
 pub(super) fn host_options(
     settings: &Settings,
     host: &InventoryHost,

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::judge::capture_and_judge;
 use super::plan::{
-    Planned, add_new, baseline, host_options, in_force, inventory_host, moved_baseline, other_run,
-    unique,
+    Planned, add_new, baseline, check_host_settings, host_options, in_force, inventory_host,
+    moved_baseline, other_run, unique,
 };
 use super::report::{gate_report, worst};
 use super::run::{self, RunDir, RunId};
@@ -40,6 +40,7 @@ pub async fn post(
     } else {
         unique(hosts)
     };
+    check_host_settings(settings, &hosts)?;
     let (own, mut expired) = in_force(settings.allowances.clone());
     let mut allowances = Vec::new();
     let mut warnings = Vec::new();

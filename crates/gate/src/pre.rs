@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use super::judge::capture_and_judge;
 use super::plan::{
-    Planned, baseline, head, host_options, in_force, inventory_host, other_run, unique,
+    Planned, baseline, check_host_settings, head, host_options, in_force, inventory_host,
+    other_run, unique,
 };
 use super::report::gate_report;
 use super::run::{self, MANIFEST_SCHEMA_ID, Manifest, RunDir, RunHost, RunId};
@@ -24,6 +25,7 @@ pub async fn pre(
         return Err(GateError::NoHosts);
     }
     let hosts = unique(hosts);
+    check_host_settings(settings, &hosts)?;
     let (allowances, expired) = in_force(settings.allowances.clone());
     let head = head(&settings.store)?;
     let mut planned = Vec::new();

@@ -11,24 +11,28 @@ use super::{CredentialsRefError, Inventory, InventoryHost};
 #[derive(Debug, thiserror::Error)]
 pub enum HostOptionsError {
     /// A CA file named by the inventory cannot be read.
-    #[error("{inventory}: host {host}: ca_file {file}: {error}")]
+    #[error("{inventory}:{line}: host {host}: ca_file {file}: {error}")]
     CaFile {
         /// The host.
         host: String,
         /// The inventory.
         inventory: String,
+        /// The line of the host's entry.
+        line: usize,
         /// The CA file.
         file: String,
         /// Why.
         error: std::io::Error,
     },
     /// A host's BMC account cannot be read.
-    #[error("{inventory}: host {host}: {error}")]
+    #[error("{inventory}:{line}: host {host}: {error}")]
     Credentials {
         /// The host.
         host: String,
         /// The inventory.
         inventory: String,
+        /// The line of the host's entry.
+        line: usize,
         /// Why (names the variable or file, never a value).
         error: CredentialsRefError,
     },
@@ -86,6 +90,7 @@ impl Inventory {
             let pem = std::fs::read(file).map_err(|error| HostOptionsError::CaFile {
                 host: host.name.to_string(),
                 inventory: self.file.display().to_string(),
+                line: host.line,
                 file: file.display().to_string(),
                 error,
             })?;
@@ -97,6 +102,7 @@ impl Inventory {
                 .map_err(|error| HostOptionsError::Credentials {
                     host: host.name.to_string(),
                     inventory: self.file.display().to_string(),
+                    line: host.line,
                     error,
                 })?;
             options.redfish.credentials = Some(account);
