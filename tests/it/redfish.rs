@@ -311,16 +311,25 @@ fn wrong_or_missing_credentials_fail_the_source() {
         snapshot["sources"][0]["error"]
             .as_str()
             .unwrap()
-            .contains("login failed: POST /redfish/v1/SessionService/Sessions: HTTP 401")
+            .contains("login refused (POST /redfish/v1/SessionService/Sessions: HTTP 401")
     );
-    // Anonymous against a service that wants credentials: 401 on every resource.
+    let refused = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        refused.contains("check the BMC account: DRIFTGATE_BMC_USERNAME"),
+        "{refused}"
+    );
+    // Anonymous against a service that wants credentials: 401 on every resource, said as a
+    // login the BMC wants, never as a session lost.
     let anonymous = capture(&format!("redfish={}", server.url), &[], false);
     assert_eq!(anonymous.code, 3);
+    let error = anonymous.error();
+    assert!(error.contains("HTTP 401"), "{error}");
+    assert!(error.contains("the BMC wants a login"), "{error}");
     assert!(
-        anonymous.error().contains("HTTP 401"),
-        "{}",
-        anonymous.error()
+        error.contains("no account was given: check the BMC account"),
+        "{error}"
     );
+    assert!(!error.contains("lost mid-crawl"), "{error}");
     // A user name without a password is a usage error, before any request.
     driftgate()
         .args([

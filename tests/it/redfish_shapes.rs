@@ -387,7 +387,7 @@ fn after_a_401_a_failed_login_stops_the_crawl_at_once() {
     assert!(
         error.contains("HTTP 401")
             && error.contains(
-                "logging in again failed: POST /redfish/v1/SessionService/Sessions: HTTP 401"
+                "logging in again failed: login refused (POST /redfish/v1/SessionService/Sessions: HTTP 401"
             ),
         "{error}"
     );

@@ -70,7 +70,7 @@ pub enum SourceError {
         more: usize,
     },
     /// The BMC refused or never answered the login.
-    #[error("{target}: login failed: {reason}")]
+    #[error("{target}: {reason}")]
     Login {
         /// The BMC.
         target: String,
@@ -453,10 +453,10 @@ mod tests {
         assert_eq!(
             SourceError::Login {
                 target: "https://bmc".into(),
-                reason: "HTTP 401".into()
+                reason: "login refused (HTTP 401)".into()
             }
             .to_string(),
-            "https://bmc: login failed: HTTP 401"
+            "https://bmc: login refused (HTTP 401)"
         );
     }
 }

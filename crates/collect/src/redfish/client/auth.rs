@@ -19,11 +19,17 @@ pub enum AuthMode {
     Basic,
 }
 
+/// Where an operator fixes the account a BMC refused or wants: driftgate cannot tell which
+/// of them gave it (the inventory names the account of a host that references its own).
+const CHECK_ACCOUNT: &str = "check the BMC account: DRIFTGATE_BMC_USERNAME and \
+    DRIFTGATE_BMC_PASSWORD, --bmc-username, --credentials-file, or the host's `credentials` in \
+    the inventory";
+
 /// Why a login failed. The BMC is named by whoever reports it (the capture's target).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoginError {
     /// The service refused the account.
-    #[error("POST {uri}: HTTP {status}{detail}")]
+    #[error("login refused (POST {uri}: HTTP {status}{detail}): {CHECK_ACCOUNT}")]
     Refused {
         /// The session collection posted to.
         uri: String,
@@ -33,7 +39,7 @@ pub enum LoginError {
         detail: String,
     },
     /// No answer: connection, TLS, timeout, a BMC address that is no URL.
-    #[error("POST {uri}: {reason}")]
+    #[error("login failed: POST {uri}: {reason}")]
     Transport {
         /// The session collection posted to.
         uri: String,
@@ -41,7 +47,7 @@ pub enum LoginError {
         reason: String,
     },
     /// The login's task ended without an answer (it panicked, or its runtime shut down).
-    #[error("POST {uri}: the login stopped: {reason}")]
+    #[error("login failed: POST {uri}: the login stopped: {reason}")]
     Stopped {
         /// The session collection posted to.
         uri: String,
@@ -49,7 +55,7 @@ pub enum LoginError {
         reason: String,
     },
     /// The host deadline passed before the login had its answer.
-    #[error("POST {uri}: the host deadline of {} s (--host-timeout) passed", .timeout.as_secs())]
+    #[error("login failed: POST {uri}: the host deadline of {} s (--host-timeout) passed", .timeout.as_secs())]
     PastDeadline {
         /// The session collection posted to.
         uri: String,
@@ -188,7 +194,18 @@ impl HttpFetch {
             .expect("no panic while holding the lock")
             .clone();
         let reason = match credentials {
-            None => format!("{refused}, and there are no credentials to log in with"),
+            None => {
+                // Not a session lost: there never was one. The operator gave no account.
+                let reason = format!(
+                    "the BMC wants a login ({refused} for GET {uri}) and no account was given: \
+                     {CHECK_ACCOUNT}; no further requests sent"
+                );
+                self.stop(reason.clone());
+                return Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason,
+                });
+            }
             Some(_) if session.relogged => format!("{refused} again after logging in again"),
             Some(credentials) => {
                 session.relogged = true;
@@ -326,7 +343,7 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "POST /redfish/v1/SessionService/Sessions: the host deadline of 300 s (--host-timeout) passed"
+            "login failed: POST /redfish/v1/SessionService/Sessions: the host deadline of 300 s (--host-timeout) passed"
         );
     }
 }
