@@ -44,9 +44,9 @@ use driftgate_report::Format;
     driftgate check --all --out-dir nightly --report junit=junit.xml \\\n      \
     --report sarif=driftgate.sarif --report html=fleet.html\n  \
     # three collectors (a Kubernetes Indexed Job: --shard $((JOB_COMPLETION_INDEX + 1))/3), then one merge\n  \
-    driftgate check --all --shard 1/3 --run-id nightly-1201 --out-dir results/1\n  \
-    driftgate check --all --shard 2/3 --run-id nightly-1201 --out-dir results/2\n  \
-    driftgate check --all --shard 3/3 --run-id nightly-1201 --out-dir results/3\n  \
+    driftgate check --all --shard 1/3 --run nightly-1201 --out-dir results/1\n  \
+    driftgate check --all --shard 2/3 --run nightly-1201 --out-dir results/2\n  \
+    driftgate check --all --shard 3/3 --run nightly-1201 --out-dir results/3\n  \
     driftgate report merge results/1 results/2 results/3\n  \
     # the first run of a new store, then promote its snapshots as the baselines\n  \
     driftgate check --all --bootstrap --out-dir first\n  \
@@ -122,9 +122,10 @@ struct FleetArgs {
     /// alone is days).
     #[arg(long, value_name = "AGE", value_parser = driftgate_fleet::stale::parse_age)]
     stale_after: Option<Duration>,
-    /// Recorded in run.json: `report merge` refuses shards of different run ids (a Kubernetes
-    /// Job passes its name).
-    #[arg(long, value_name = "ID")]
+    /// The run's id, recorded in run.json: `report merge` refuses shards of different runs (a
+    /// Kubernetes Job passes its name).
+    // Spelt as `gate`'s `--run`; `--run-id`, the first spelling, stays a hidden alias.
+    #[arg(long = "run", alias = "run-id", value_name = "ID")]
     run_id: Option<String>,
     /// A first run of a new store: no baselines/ at HEAD is fine (without it that is refused
     /// with exit 2, as a store in the wrong directory); promote OUT/snapshots/*.json after.

@@ -55,3 +55,29 @@ fn every_command_has_examples_in_its_help() {
         without.join("\n")
     );
 }
+
+#[test]
+fn a_run_is_named_with_run_everywhere_and_the_old_spelling_still_works() {
+    for path in [&["check"][..], &["gate", "pre"], &["gate", "post"]] {
+        let (code, help) = stdout_of(driftgate().args(path).arg("--help"));
+        assert_eq!(code, 0);
+        assert!(help.contains("--run <ID>"), "{path:?}: {help}");
+        assert!(!help.contains("--run-id"), "{path:?}: {help}");
+    }
+    // `check --all --run-id` as scripts wrote it: parsed (the inventory is what fails).
+    let out = driftgate()
+        .args([
+            "check",
+            "--all",
+            "--run-id",
+            "nightly-1",
+            "--inventory",
+            "/nonexistent.toml",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("/nonexistent.toml"), "{stderr}");
+    assert!(!stderr.contains("unexpected argument"), "{stderr}");
+}

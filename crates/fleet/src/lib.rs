@@ -68,7 +68,7 @@ pub struct FleetSettings {
     pub out_dir: Option<PathBuf>,
     /// Report baselines and last good captures older than this.
     pub stale_after: Option<Duration>,
-    /// `--run-id`: recorded in `run.json`, so that merge refuses shards of other runs.
+    /// `--run`: recorded in `run.json`, so that merge refuses shards of other runs.
     pub run_id: Option<String>,
     /// A first run: the store may have no `baselines/` yet (else that is refused as a wrong
     /// store, [`FleetError::NoBaselines`]).

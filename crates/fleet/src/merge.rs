@@ -2,7 +2,7 @@
 //! result one unsharded run would have given. Refuses what would make that a lie: a directory
 //! of a run that did not finish, the same host in two directories, shards of different
 //! counts, a missing shard, shards of different selections, shards mixed with unsharded runs,
-//! different policies, strictness or `--stale-after`, runs of different `--run-id`, and shards
+//! different policies, strictness or `--stale-after`, runs of different `--run`, and shards
 //! that read another store commit or planned other hosts (last night's shard left on a shared
 //! volume, an inventory changed between shards) or hold a host of another shard.
 //!
@@ -305,7 +305,7 @@ fn same(first_dir: &Path, first: &RunFile, dir: &Path, run: &RunFile) -> Result<
 }
 
 /// Refuses `identity` (of `dir`) unless it is of the same run as `first`'s: the same
-/// `--run-id` when either has one, and for shards the same store commit and planned hosts (a
+/// `--run` when either has one, and for shards the same store commit and planned hosts (a
 /// shard of last night, or of another inventory, would lose or double hosts). Unsharded runs
 /// of other selections (one collector per site) may have read their stores at other commits.
 fn one_run(

@@ -67,7 +67,7 @@ pub struct RunFile {
 /// an older driftgate.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunIdentity {
-    /// `--run-id` (a scheduler's job name), when one was given.
+    /// `--run` (a scheduler's job name), when one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// The store's HEAD commit the baselines were read at; `None`: the store has no commit.
