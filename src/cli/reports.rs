@@ -149,11 +149,14 @@ pub fn emit(
         None => Extras::default(),
     };
     let mut failed: Vec<anyhow::Error> = Vec::new();
+    // Standard output fills the terminal it is shown in; a report file is the same anywhere.
+    extras.columns = stdout_columns();
     let printed = if styled(stdout_format) {
         printer.stdout(|out| driftgate_report::render(document, stdout_format, &extras, out))
     } else {
         printer.stdout_raw(|out| driftgate_report::render(document, stdout_format, &extras, out))
     };
+    extras.columns = None;
     if let Err(e) = printed {
         failed.push(anyhow::Error::new(e).context(format!(
             "standard output: cannot write the {} report",
@@ -257,6 +260,22 @@ fn previous_textfile(file: &Path) -> anyhow::Result<Option<String>> {
         Err(e) => Err(e)
             .with_context(|| format!("{}: cannot read the textfile it replaces", file.display())),
     }
+}
+
+/// The columns standard output may fill: `COLUMNS` when it is set, else the terminal's; none
+/// (the renderers' default) when it is not a terminal.
+fn stdout_columns() -> Option<usize> {
+    use std::io::IsTerminal as _;
+    let set = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse().ok());
+    set.filter(|columns: &usize| *columns > 0).or_else(|| {
+        std::io::stdout()
+            .is_terminal()
+            .then(terminal_size::terminal_size)
+            .flatten()
+            .map(|(width, _)| usize::from(width.0))
+    })
 }
 
 #[cfg(test)]

@@ -40,4 +40,5 @@ mod reports_prometheus;
 mod reports_sarif;
 mod secrets;
 mod signals;
+mod summary;
 mod windows;

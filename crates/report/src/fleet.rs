@@ -32,9 +32,12 @@ const FAILED_SHOWN: usize = 5;
 const SLOWEST: usize = 3;
 /// A failure's reason is cut to this many characters in the text, to keep one line a line.
 const WHY_CHARS: usize = 110;
-/// A line of the text summary listing a host or finding is cut to this many characters, so
-/// that its 24 lines fit 24 rows of a terminal 100 columns wide.
-const LINE_CHARS: usize = 100;
+/// The columns a line of the text summary listing a host or finding fills unless told the
+/// terminal's: cut there, its 24 lines fit 24 rows of a terminal 100 columns wide (and a
+/// summary piped into a file or a chat reads the same everywhere).
+pub const DEFAULT_COLUMNS: usize = 100;
+/// Fewer columns than this are not honoured: a line must still name the host and its reason.
+const MIN_COLUMNS: usize = 40;
 /// Lists of Markdown are longer, still bounded.
 const MD_RULES: usize = 15;
 const MD_FINDINGS: usize = 50;
@@ -226,8 +229,10 @@ fn more(n: usize) -> Option<String> {
 
 /// The one-screen summary: the headline, hosts by verdict, top findings by rule, cluster and
 /// stale findings, hosts that failed to capture with why, the slowest BMCs. At most
-/// [`TEXT_LINES`] lines whatever the number of hosts; the rest is counted.
-pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
+/// [`TEXT_LINES`] lines whatever the number of hosts; the rest is counted. A line listing a
+/// host or finding is cut at `columns` (the terminal's), [`DEFAULT_COLUMNS`] without it.
+pub fn text(report: &FleetReport, columns: Option<usize>, out: &mut dyn Write) -> io::Result<()> {
+    let line_chars = columns.unwrap_or(DEFAULT_COLUMNS).max(MIN_COLUMNS);
     let s = Summary::of(report)?;
     let line = s.headline();
     let word = report.verdict.as_upper();
@@ -265,7 +270,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             writeln!(
                 out,
                 "  {style}{word:<5}{style:#}  {}",
-                cut(&f.message, LINE_CHARS - 9)
+                cut(&f.message, line_chars - 10)
             )?;
         }
         if let Some(more) = more(s.cluster.len().saturating_sub(CLUSTER_SHOWN)) {
@@ -285,7 +290,7 @@ pub fn text(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             s.failed.len()
         )?;
         for (host, why) in s.failed.iter().take(FAILED_SHOWN) {
-            writeln!(out, "  {}", cut(&format!("{host}: {why}"), LINE_CHARS - 2))?;
+            writeln!(out, "  {}", cut(&format!("{host}: {why}"), line_chars - 3))?;
         }
         if let Some(more) = more(s.failed.len().saturating_sub(FAILED_SHOWN)) {
             writeln!(out, "  {DIM}{}{DIM:#}", more)?;

@@ -97,6 +97,9 @@ pub struct Extras {
     /// The Prometheus textfile this render replaces: a host this run could not read keeps the
     /// last success time it had there.
     pub previous_textfile: Option<String>,
+    /// The columns the fleet's one-screen summary may fill (the terminal's); without it,
+    /// [`fleet::DEFAULT_COLUMNS`].
+    pub columns: Option<usize>,
 }
 
 /// What a command reports: one host's judgement, or a gate step's.
@@ -146,7 +149,7 @@ pub fn render<'a>(
         (Document::Gate(report), Format::Text) => gate::text(report, out),
         (Document::Gate(report), Format::Json) => gate::json(report, out),
         (Document::Gate(report), Format::Markdown) => gate::markdown(report, out),
-        (Document::Fleet(report), Format::Text) => fleet::text(report, out),
+        (Document::Fleet(report), Format::Text) => fleet::text(report, extras.columns, out),
         (Document::Fleet(report), Format::Json) => fleet::json(report, out),
         (Document::Fleet(report), Format::Markdown) => fleet::markdown(report, out),
     }

@@ -107,8 +107,13 @@ macro_rules! snapshot {
 }
 
 fn text(report: &FleetReport) -> String {
+    text_in(report, None)
+}
+
+/// The text summary for a terminal of `columns` (none: piped).
+fn text_in(report: &FleetReport, columns: Option<usize>) -> String {
     let mut out = Vec::new();
-    super::text(report, &mut out).unwrap();
+    super::text(report, columns, &mut out).unwrap();
     anstream::adapter::strip_str(&String::from_utf8(out).unwrap()).to_string()
 }
 
@@ -151,8 +156,9 @@ fn summary_of_a_small_fleet() {
         text.starts_with("FLEET INCOMPLETE — 7 hosts: 2 pass · 1 warn · 3 block · 1 incomplete\n"),
         "{text}"
     );
-    // Cut to 100 characters: the whole message is in the JSON and Markdown reports.
-    assert!(text.contains("  block  cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC): azl-node01 has \"disabled\" where 2 of 3 node…\n"), "{text}");
+    // Cut to 100 columns, the ellipsis included: the whole message is in the JSON and Markdown
+    // reports.
+    assert!(text.contains("  block  cluster azl: DCBX mode of NIC.Slot.3-1-1 (BMC): azl-node01 has \"disabled\" where 2 of 3 nod…\n"), "{text}");
     assert!(
         text.contains("azl-node04: redfish https://bmc-azl-node04"),
         "{text}"
@@ -274,7 +280,7 @@ fn a_thousand_hosts_fit_one_screen() {
     // Escapes do not count: the text is rendered without colour here.
     assert!(
         text.lines()
-            .all(|l| l.chars().count() <= super::LINE_CHARS + 1),
+            .all(|l| l.chars().count() <= super::DEFAULT_COLUMNS),
         "{text}"
     );
     let many = fleet(Vec::new(), Vec::new(), &["1/64"; 64]);
@@ -342,4 +348,30 @@ fn hostile_capture_values_render_inert() {
     let md = markdown(&report);
     assert!(md.contains("\\[x\\]\\(https\\://evil\\)"), "{md}");
     assert_inert(&md, &[HOSTILE, BACKTICKS]);
+}
+
+#[test]
+fn a_failure_fills_the_terminal_it_is_shown_in() {
+    let base = example("examples/azure-local-dcbx/baseline.json");
+    let mut down = host("azl-node04", None, judge(&base, Some(&base)), 30_000);
+    down.verdict = Verdict::Incomplete;
+    let why = format!(
+        "redfish https://bmc-azl-node04: {}",
+        "connection refused; ".repeat(12)
+    );
+    down.failure = Some(why.clone());
+    let report = fleet(vec![down], Vec::new(), &[]);
+    let failed_line = |text: &str| -> usize {
+        text.lines()
+            .find(|l| l.starts_with("  azl-node04: "))
+            .map(|l| l.chars().count())
+            .unwrap_or_else(|| panic!("no failed host line:\n{text}"))
+    };
+    // Piped: 100 columns. A 160-column terminal: 160. Too narrow to name host and reason: 40.
+    assert_eq!(failed_line(&text_in(&report, None)), 100);
+    assert_eq!(failed_line(&text_in(&report, Some(160))), 160);
+    assert_eq!(failed_line(&text_in(&report, Some(10))), 40);
+    // A reason that fits is shown whole.
+    let wide = text_in(&report, Some(400));
+    assert!(wide.contains(why.trim_end()), "{wide}");
 }
