@@ -88,13 +88,15 @@ fn closed_pipe_is_done(result: io::Result<()>) -> io::Result<()> {
     }
 }
 
-/// Sends `tracing` events to standard error: warnings only by default, more with each `-v`.
+/// Sends `tracing` events to standard error: driftgate's own warnings by default, more with
+/// each `-v`, the libraries' (HTTP, TLS) only at `-vvv`: what they say by themselves is
+/// raw ("failed to verify TLS certificate"), and driftgate says it in its own error.
 /// Coloured as `--color` says, like everything else on standard error.
 pub fn init_logging(verbosity: u8, color: ColorWhen) {
     let filter = match verbosity {
-        0 => "warn",
-        1 => "driftgate=info,warn",
-        2 => "driftgate=debug,info",
+        0 => "driftgate=warn",
+        1 => "driftgate=info",
+        2 => "driftgate=debug",
         _ => "trace",
     };
     tracing_subscriber::fmt()

@@ -443,13 +443,30 @@ fn tls_pins_and_ca_files() {
     let pin = server.pin.clone().unwrap();
     let https = server.url.clone();
     assert!(https.starts_with("https://"));
-    // Verified by default: a self-signed certificate is refused.
+    // Verified by default: a self-signed certificate is refused, and the error names the pin
+    // of the certificate the BMC presents and how to trust it; no library's raw log line.
     let refused = capture(&format!("redfish={https}"), &[], false);
     assert_eq!(refused.code, 3);
+    let error = refused.error();
+    assert!(error.contains("certificate"), "{error}");
     assert!(
-        refused.error().contains("certificate"),
+        error.contains(&format!("the BMC presents the certificate {pin}")),
+        "{error}"
+    );
+    assert!(error.contains(&format!("?pin={pin}")), "{error}");
+    assert!(error.contains("ca_file"), "{error}");
+    assert!(
+        refused.stderr.lines().all(|l| l.starts_with("driftgate: ")),
         "{}",
-        refused.error()
+        refused.stderr
+    );
+    // The same with an account: the login's error says it too.
+    let with_account = capture(&format!("redfish={https}"), &[], true);
+    assert_eq!(with_account.code, 3);
+    assert!(
+        with_account.error().contains(&format!("?pin={pin}")),
+        "{}",
+        with_account.error()
     );
     // Pinned: accepted when it matches.
     let pinned = capture(&format!("redfish={https}?pin={pin}"), &[], false);

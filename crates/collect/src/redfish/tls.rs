@@ -74,6 +74,128 @@ pub fn provider() -> Arc<CryptoProvider> {
     Arc::clone(CryptoProvider::get_default().expect("installed just above"))
 }
 
+/// Records the certificate a server presents and refuses it: a handshake that only learns
+/// what the server would have us trust.
+#[derive(Debug)]
+struct Presented {
+    leaf: std::sync::Mutex<Option<CertificatePin>>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ServerCertVerifier for Presented {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        *self
+            .leaf
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some(CertificatePin::of(end_entity));
+        Err(rustls::Error::General(
+            "only the certificate was wanted".into(),
+        ))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _message: &[u8],
+        _cert: &CertificateDer<'_>,
+        _dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        Err(rustls::Error::General(
+            "only the certificate was wanted".into(),
+        ))
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        _message: &[u8],
+        _cert: &CertificateDer<'_>,
+        _dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        Err(rustls::Error::General(
+            "only the certificate was wanted".into(),
+        ))
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+/// The pin of the certificate the server at `url` presents, learnt by a handshake of its own
+/// that trusts nothing and sends nothing (no request, no credentials): what an operator is
+/// told to pin when the certificate is not trusted. `None` when no certificate arrives within
+/// `timeout`.
+pub async fn presented_pin(
+    url: &reqwest::Url,
+    timeout: std::time::Duration,
+) -> Option<CertificatePin> {
+    let host = url
+        .host_str()?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_owned();
+    let port = url.port_or_known_default()?;
+    let provider = provider();
+    let presented = Arc::new(Presented {
+        leaf: std::sync::Mutex::new(None),
+        algorithms: provider.signature_verification_algorithms,
+    });
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::clone(&presented) as Arc<dyn ServerCertVerifier>)
+        .with_no_client_auth();
+    let name = ServerName::try_from(host.clone()).ok()?;
+    let handshake = async {
+        let stream = tokio::net::TcpStream::connect((host.as_str(), port))
+            .await
+            .ok()?;
+        // The handshake fails by design once the certificate is recorded.
+        let _ = tokio_rustls::TlsConnector::from(Arc::new(config))
+            .connect(name, stream)
+            .await;
+        Some(())
+    };
+    tokio::time::timeout(timeout, handshake)
+        .await
+        .ok()
+        .flatten()?;
+    presented
+        .leaf
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
+}
+
+/// Whether `error` is a server certificate this client does not trust.
+pub fn is_untrusted_certificate(error: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        // The TLS stream wraps rustls' error in `io::Error`s (nested), whose `source` skips
+        // what they wrap: unwrap them by hand.
+        let mut inner = cause;
+        while let Some(wrapped) = inner
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            inner = wrapped;
+        }
+        if let Some(rustls::Error::InvalidCertificate(_)) = inner.downcast_ref::<rustls::Error>() {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
 pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls::Error> {
     let provider = provider();

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::http::{describe, error_detail, read_limited};
+use super::http::{error_detail, explain, read_limited};
 use super::{Credentials, FetchError, HttpFetch};
 use crate::redfish::session::{self, SESSIONS, SessionUri};
 
@@ -255,16 +255,21 @@ async fn open_session(
     let uri = SESSIONS;
     let body =
         serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
-    let response = client
+    let response = match client
         .post(url.clone())
         .header("Content-Type", "application/json")
         .body(body.to_string())
         .send()
         .await
-        .map_err(|e| LoginError::Transport {
-            uri: uri.to_owned(),
-            reason: describe(&e),
-        })?;
+    {
+        Ok(response) => response,
+        Err(e) => {
+            return Err(LoginError::Transport {
+                uri: uri.to_owned(),
+                reason: explain(&url, &e).await,
+            });
+        }
+    };
     let status = response.status().as_u16();
     let token = response
         .headers()

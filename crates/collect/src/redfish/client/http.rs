@@ -48,10 +48,15 @@ impl HttpFetch {
                 *generation = session.generation;
                 self.request(&url, &session.auth).send().await
             };
-            let response = response.map_err(|e| FetchError::Transport {
-                uri: uri.to_owned(),
-                reason: describe(&e),
-            })?;
+            let response = match response {
+                Ok(response) => response,
+                Err(e) => {
+                    return Err(FetchError::Transport {
+                        uri: uri.to_owned(),
+                        reason: explain(&url, &e).await,
+                    });
+                }
+            };
             let status = response.status().as_u16();
             tracing::debug!("GET {uri} → {status}");
             if status == 503 && attempt < self.options.retries {
@@ -157,6 +162,30 @@ pub(super) fn error_detail(body: &[u8]) -> String {
 }
 
 /// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
+/// How long the handshake that learns an untrusted certificate's pin may take.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// [`describe`], and for a certificate this client does not trust, the pin of the one the BMC
+/// presents (learnt by a handshake that sends nothing) and the two ways to trust it.
+pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
+    let text = describe(error);
+    if !crate::redfish::tls::is_untrusted_certificate(error) {
+        return text;
+    }
+    let origin = url.origin().ascii_serialization();
+    match crate::redfish::tls::presented_pin(url, PROBE_TIMEOUT).await {
+        Some(pin) => format!(
+            "{text}: the BMC presents the certificate {pin}; if that is the BMC's own, pin it in \
+             the source (redfish={origin}?pin={pin}) or trust its CA (ca_file in the inventory, \
+             --ca-cert)"
+        ),
+        None => format!(
+            "{text}: pin the BMC's certificate in the source (redfish={origin}?pin=sha256:…) or \
+             trust its CA (ca_file in the inventory, --ca-cert)"
+        ),
+    }
+}
+
 pub(super) fn describe(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
         "timed out".to_owned()
