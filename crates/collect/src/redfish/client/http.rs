@@ -166,7 +166,7 @@ pub(super) fn error_detail(body: &[u8]) -> String {
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// [`describe`], and for a certificate this client does not trust, the pin of the one the BMC
-/// presents (learnt by a handshake that sends nothing) and the two ways to trust it.
+/// presents (learnt by a handshake that sends no request and no credentials) and the two ways to trust it.
 pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
     let text = describe(error);
     if !crate::redfish::tls::is_untrusted_certificate(error) {
