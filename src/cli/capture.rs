@@ -226,16 +226,15 @@ impl CaptureFlags {
     /// The BMC account, from a file, or a user name with a password from the environment or
     /// standard input. None at all is fine (mockups, anonymous simulators).
     fn credentials(&self) -> anyhow::Result<Option<Credentials>> {
-        let args = self;
-        if let Some(file) = &args.credentials_file {
+        if let Some(file) = &self.credentials_file {
             return Ok(Some(Credentials::from_file(file)?));
         }
-        let username = args.bmc_username.clone().or_else(|| {
+        let username = self.bmc_username.clone().or_else(|| {
             std::env::var("DRIFTGATE_BMC_USERNAME")
                 .ok()
                 .filter(|u| !u.is_empty())
         });
-        let password = if args.password_stdin {
+        let password = if self.password_stdin {
             let mut line = String::new();
             std::io::stdin()
                 .read_to_string(&mut line)
