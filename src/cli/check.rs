@@ -279,6 +279,7 @@ pub fn print_fleet(
 /// not in CI), else, with -v, one log line per host.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
+    pending: super::pending::Pending,
 }
 
 impl Progress {
@@ -298,7 +299,10 @@ impl Progress {
             );
             bar
         });
-        Progress { bar }
+        Progress {
+            bar,
+            pending: super::pending::Pending::default(),
+        }
     }
 
     /// When the run is stopped, says so above the bar (`suspend`: a line printed while the
@@ -326,22 +330,35 @@ impl driftgate_collect::Reporter for Progress {}
 
 impl driftgate_fleet::Reporter for Progress {
     fn planned(&self, hosts: usize) {
+        self.pending.planned(hosts);
         if let Some(bar) = &self.bar {
             bar.set_length(u64::try_from(hosts).unwrap_or(u64::MAX));
         }
     }
 
+    fn host_started(&self, host: &HostName) {
+        self.pending.started(host);
+    }
+
     fn host_finished(&self, host: &HostName, verdict: Verdict, took: Duration) {
+        let waiting = self.pending.finished(host);
         match &self.bar {
             Some(bar) => {
                 bar.inc(1);
-                bar.set_message(format!("{host}: {}", verdict.as_upper()));
+                bar.set_message(
+                    waiting.unwrap_or_else(|| format!("{host}: {}", verdict.as_upper())),
+                );
             }
-            None => tracing::info!(
-                "{host}: {} ({:.1} s)",
-                verdict.as_upper(),
-                took.as_secs_f64()
-            ),
+            None => {
+                tracing::info!(
+                    "{host}: {} ({:.1} s)",
+                    verdict.as_upper(),
+                    took.as_secs_f64()
+                );
+                if let Some(waiting) = waiting {
+                    tracing::info!("{waiting}");
+                }
+            }
         }
     }
 }

@@ -146,6 +146,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             let progress = Lines {
                 printer: ctx.printer,
                 announce: args.run.is_none(),
+                pending: Default::default(),
             };
             let result = runtime.block_on(driftgate_gate::pre(
                 &settings,
@@ -164,6 +165,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             let progress = Lines {
                 printer: ctx.printer,
                 announce: false,
+                pending: Default::default(),
             };
             let result = runtime.block_on(driftgate_gate::post(
                 &settings,
@@ -264,11 +266,13 @@ fn print(
     Ok(Outcome::Judged(report.verdict))
 }
 
-/// Progress lines on standard error, one per host as it finishes.
+/// Progress lines on standard error, one per host as it finishes, and the hosts still
+/// running once no other is left.
 struct Lines<'a> {
     printer: &'a Printer,
     /// Say the run id: it was generated.
     announce: bool,
+    pending: super::pending::Pending,
 }
 
 /// Sources say nothing: a host's line says how it went.
@@ -282,11 +286,22 @@ impl Progress for Lines<'_> {
         }
     }
 
+    fn planned(&self, hosts: usize) {
+        self.pending.planned(hosts);
+    }
+
+    fn started(&self, host: &HostName) {
+        self.pending.started(host);
+    }
+
     fn finished(&self, host: &HostName, verdict: Verdict, took: Duration) {
         self.printer.status(&format!(
             "{host}: {} ({:.1} s)",
             verdict.as_upper(),
             took.as_secs_f64()
         ));
+        if let Some(waiting) = self.pending.finished(host) {
+            self.printer.status(&waiting);
+        }
     }
 }

@@ -10,6 +10,7 @@ mod import;
 mod inventory;
 mod mockup;
 mod open_files;
+mod pending;
 mod policy;
 mod report;
 mod reports;

@@ -11,6 +11,7 @@ mod baseline;
 mod cli;
 mod compare_policy;
 mod compare_three_way;
+mod deadline;
 mod docs;
 mod esxi;
 mod examples;

@@ -9,7 +9,8 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::fleet::{FleetLab, Host, State};
+use common::fleet::{FleetLab, Host, State, recorded};
+use common::fleet_sim::FleetSim;
 
 /// Hosts by verdict word (`PASS`, `WARN`, `BLOCK`, `INCOMPLETE`), and the total.
 type Counts = BTreeMap<String, usize>;
@@ -301,4 +302,168 @@ fn a_merge_of_shards_renders_the_same_counts_in_every_format() {
     let whole = every_format(&whole);
     let expected = whole["json hosts"].clone();
     assert_agree(&every_format(&merged), &expected);
+}
+
+/// The findings each format shows for `host`: JSON's report findings and counts, SARIF's
+/// results, JUnit's failed and erred test cases, Prometheus' finding samples, the HTML row's
+/// findings cell and section findings, Markdown's table row.
+fn findings_of(dir: &Path, host: &str) -> BTreeMap<&'static str, String> {
+    let mut seen = BTreeMap::new();
+    let json: serde_json::Value = serde_json::from_str(&read(dir, "report.json")).unwrap();
+    let entry = common::fleet::host(&json, host);
+    seen.insert(
+        "json",
+        format!(
+            "{} findings, counts {}",
+            entry["report"]["findings"].as_array().map_or(0, Vec::len),
+            entry["counts"]
+        ),
+    );
+    let sarif: serde_json::Value = serde_json::from_str(&read(dir, "driftgate.sarif")).unwrap();
+    let rules: Vec<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["properties"]["host"] == host)
+        .map(|r| r["ruleId"].as_str().expect("a rule id"))
+        .collect();
+    seen.insert("sarif", rules.join(" "));
+    let junit = read(dir, "junit.xml");
+    let doc = roxmltree::Document::parse(&junit).unwrap();
+    let suite = doc
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("testsuite")
+                && n.attribute("name").is_some_and(|name| name.ends_with(host))
+        })
+        .unwrap_or_else(|| panic!("no suite of {host}"));
+    let failing: Vec<String> = suite
+        .children()
+        .filter(|c| c.has_tag_name("testcase"))
+        .filter_map(|case| {
+            let bad = case
+                .children()
+                .find(|o| o.has_tag_name("failure") || o.has_tag_name("error"))?;
+            Some(format!(
+                "{} {}",
+                case.attribute("name")?,
+                bad.tag_name().name()
+            ))
+        })
+        .collect();
+    seen.insert("junit", failing.join(", "));
+    let prom = read(dir, "driftgate.prom");
+    let samples: Vec<&str> = prom
+        .lines()
+        .filter(|l| l.starts_with("driftgate_findings{") && label(l, "host") == Some(host))
+        .filter(|l| !l.ends_with(" 0"))
+        .collect();
+    seen.insert("prometheus", samples.join("\n"));
+    let html = read(dir, "report.html");
+    let row = &html[html
+        .find(&format!("<tr data-host=\"{host}\""))
+        .expect("a row")..];
+    let row = &row[..row.find("</tr>").expect("a closed row")];
+    let cells: Vec<&str> = row.split("<td").collect();
+    let section = html
+        .match_indices("<section class=\"host\"")
+        .map(|(at, _)| &html[at..])
+        .find(|rest| rest[..rest.find('>').unwrap()].contains(&format!("data-host=\"{host}\"")))
+        .expect("a section of the host");
+    let section = &section[..section.find("</section>").expect("a closed section")];
+    seen.insert(
+        "html",
+        format!(
+            "cell {:?}, {} findings listed",
+            cells
+                .get(5)
+                .map(|c| &c[c.find('>').unwrap() + 1..c.find("</td>").unwrap()]),
+            section.matches("<li><span class=\"sev").count()
+        ),
+    );
+    // Markdown escapes punctuation: read it as rendered. The row of the table of hosts not
+    // passing, not of the one of failed captures (host and why only).
+    let markdown = read(dir, "report.md").replace('\\', "");
+    let line = markdown
+        .lines()
+        .find(|l| l.starts_with(&format!("| {host} |")) && l.matches('|').count() > 4)
+        .unwrap_or_else(|| panic!("no row of {host} in\n{markdown}"));
+    // The block, warn and info counts follow the verdict cell.
+    let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+    let verdict = cells
+        .iter()
+        .position(|c| ["PASS", "WARN", "BLOCK", "INCOMPLETE"].contains(&c.trim_matches('*')))
+        .unwrap_or(cells.len());
+    seen.insert(
+        "markdown",
+        cells
+            .iter()
+            .skip(verdict + 1)
+            .take(3)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    seen
+}
+
+/// A BMC that is down and one that never answers are not drifted: in every format each is
+/// one incomplete result with no finding, beside a passing and a blocked host judged as ever.
+#[test]
+fn a_down_and_a_hanging_bmc_are_one_incomplete_result_and_no_finding_in_every_format() {
+    let sim = FleetSim::start(
+        &[&recorded("baseline").join("bmc")],
+        2,
+        &["--bmc-fault", "0:down", "--bmc-fault", "1:hang-all"],
+    );
+    let url = |i: usize| format!("http://{}", sim.address(i));
+    let lab = FleetLab::new(
+        &[
+            Host::new("azl-node01", State::Recorded("baseline")),
+            Host::new("azl-node02", State::Recorded("post-update")),
+            Host::new("azl-node03", State::Bmc(url(0))),
+            Host::new("azl-node04", State::Bmc(url(1))),
+        ],
+        &["azl-node01", "azl-node02", "azl-node03", "azl-node04"],
+    );
+    let reports = lab.path("reports");
+    std::fs::create_dir(&reports).unwrap();
+    let mut args = report_args(&reports);
+    args.extend(["--host-timeout".to_owned(), "3".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    lab.check(&args).expect(3);
+    let expected: Counts = [("TOTAL", 4), ("PASS", 1), ("BLOCK", 1), ("INCOMPLETE", 2)]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+    assert_agree(&every_format(&reports), &expected);
+    let unread: BTreeMap<&str, String> = [
+        (
+            "json",
+            "0 findings, counts {\"block\":0,\"info\":0,\"warn\":0}",
+        ),
+        ("sarif", "capture/incomplete"),
+        ("junit", "capture error"),
+        ("prometheus", ""),
+        ("html", "cell Some(\"none\"), 0 findings listed"),
+        ("markdown", "0 0 0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_owned()))
+    .collect();
+    for host in ["azl-node03", "azl-node04"] {
+        assert_eq!(findings_of(&reports, host), unread, "{host}");
+    }
+    // The drifted host is judged as ever.
+    let drifted = findings_of(&reports, "azl-node02");
+    assert!(drifted["sarif"].contains("dcbx-mode"), "{drifted:?}");
+    assert!(drifted["junit"].contains("failure"), "{drifted:?}");
+    // The text summary names each unread host once, with its reason (and among the slowest).
+    let text = read(&reports, "report.txt");
+    for host in ["azl-node03", "azl-node04"] {
+        let lines = text
+            .lines()
+            .filter(|l| l.contains(host) && !l.starts_with("slowest"));
+        assert_eq!(lines.count(), 1, "{text}");
+    }
 }

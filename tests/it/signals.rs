@@ -153,12 +153,11 @@ fn a_signal_mid_crawl_deletes_the_session_writes_nothing_and_exits_128_plus_n() 
 
 #[test]
 fn a_signal_while_logging_in_leaves_no_session() {
-    // Each answer takes 1.5 s: the signal lands once the login has reached the BMC and before
-    // its answer does. No session may be left open.
-    let mut server = Simulator::start_logged(
-        &bmc("baseline"),
-        &["--auth", "session", "--latency", "1500"],
-    );
+    // Each answer takes 0.8 s: the signal lands once the login has reached the BMC and before
+    // its answer does. No session may be left open: the login's answer and the DELETE fit in
+    // the 2 s the session's deletion gets after a stop.
+    let mut server =
+        Simulator::start_logged(&bmc("baseline"), &["--auth", "session", "--latency", "800"]);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("azl-node01.json");
     let child = capture_command(&format!("redfish={}", server.url), &out, &[])

@@ -18,7 +18,7 @@ use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 /// How long past its own `--host-timeout` a capture may run before it is abandoned: the
 /// capture's own deadline ends it first and then deletes its session (at most
 /// [`super::redfish::LOGOUT_GRACE`]); this one holds when something below does not.
-pub const GRACE: Duration = Duration::from_secs(super::redfish::LOGOUT_GRACE.as_secs() + 5);
+pub const GRACE: Duration = Duration::from_secs(super::redfish::LOGOUT_GRACE.as_secs() + 1);
 
 /// What to capture of a host: its sources and its settings (credentials, CA, time limits).
 #[derive(Debug, Clone)]
@@ -85,8 +85,9 @@ pub enum HostsError<E> {
 /// host's result as it ends, all on the caller's task. No host starts once `cancel` is
 /// fired. When `done` refuses a result, `cancel` is fired (the running captures stop and
 /// delete their sessions) and the error is returned once the running hosts have ended. Ends
-/// by waiting (within [`super::redfish::LOGOUT_GRACE`]) for sessions whose login answered
-/// after their capture gave up, unless stopped.
+/// by waiting for sessions whose login answered after their capture gave up, unless stopped:
+/// within [`super::redfish::LOGOUT_GRACE`], and never past the latest host's deadline and
+/// grace (a deletion still on its way then is left to the BMC: the run does not wait).
 pub async fn capture_hosts<W: HostWork, E>(
     work: Arc<W>,
     concurrency: usize,
@@ -96,7 +97,9 @@ pub async fn capture_hosts<W: HostWork, E>(
     mut done: impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
 ) -> Result<(), HostsError<E>> {
     let concurrency = concurrency.max(1);
-    let mut tasks: JoinSet<(usize, W::Done, Duration)> = JoinSet::new();
+    let mut tasks: JoinSet<Ended<W::Done>> = JoinSet::new();
+    // When the latest host's deadline and session grace are up.
+    let mut latest_end = tokio::time::Instant::now();
     let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
     let mut panicked = Vec::new();
     let mut next = 0;
@@ -130,8 +133,17 @@ pub async fn capture_hosts<W: HostWork, E>(
             Some(joined) = tasks.join_next_with_id() => joined,
         };
         match joined {
-            Ok((id, (index, result, took))) => {
+            Ok((
+                id,
+                Ended {
+                    index,
+                    result,
+                    took,
+                    end,
+                },
+            )) => {
                 running.remove(&id);
+                latest_end = latest_end.max(end);
                 if failed.is_some() {
                     continue;
                 }
@@ -160,7 +172,13 @@ pub async fn capture_hosts<W: HostWork, E>(
                 let work = Arc::clone(&work);
                 let task = async move {
                     let result = blocking(move || work.panicked(index, why)).await;
-                    (index, result, Duration::ZERO)
+                    let (took, end) = (Duration::ZERO, tokio::time::Instant::now());
+                    Ended {
+                        index,
+                        result,
+                        took,
+                        end,
+                    }
                 };
                 running.insert(tasks.spawn(task).id(), index);
             }
@@ -174,19 +192,26 @@ pub async fn capture_hosts<W: HostWork, E>(
         // first, within the grace a host's own logout has (a login that never answers is
         // not waited for).
         let deleted = super::redfish::client::abandoned_sessions_deleted();
-        let _ = tokio::time::timeout(super::redfish::LOGOUT_GRACE, deleted).await;
+        let grace = tokio::time::Instant::now() + super::redfish::LOGOUT_GRACE;
+        let _ = tokio::time::timeout_at(grace.min(latest_end), deleted).await;
     }
     Ok(())
 }
 
+/// A host task's end: the host, its result, how long it took, and when its deadline and the
+/// session grace after it are (or were) up.
+struct Ended<T> {
+    index: usize,
+    result: T,
+    took: Duration,
+    end: tokio::time::Instant,
+}
+
 /// One host's task: prepared, captured under its deadline (its `--host-timeout` and
 /// [`GRACE`]), finished.
-async fn host_task<W: HostWork>(
-    work: Arc<W>,
-    index: usize,
-    reporter: Forward,
-) -> (usize, W::Done, Duration) {
+async fn host_task<W: HostWork>(work: Arc<W>, index: usize, reporter: Forward) -> Ended<W::Done> {
     let started = Instant::now();
+    let mut end = tokio::time::Instant::now();
     let (capture, prepared) = {
         let work = Arc::clone(&work);
         blocking(move || work.prepare(index)).await
@@ -195,6 +220,7 @@ async fn host_task<W: HostWork>(
         Some(HostCapture { sources, options }) => {
             let host = work.host(index).clone();
             let limit = options.host_timeout();
+            end += limit + super::redfish::LOGOUT_GRACE;
             let capture = super::capture_host(host, &sources, &options, &reporter);
             Some(
                 tokio::time::timeout(limit + GRACE, capture)
@@ -206,7 +232,12 @@ async fn host_task<W: HostWork>(
     };
     let took = started.elapsed();
     let result = blocking(move || work.finish(index, prepared, captured, took)).await;
-    (index, result, took)
+    Ended {
+        index,
+        result,
+        took,
+        end,
+    }
 }
 
 /// Runs `work` on a blocking thread (disk, git, judging), off the runtime's workers.
@@ -228,7 +259,7 @@ pub fn unread(host: &HostName, why: &str) -> Snapshot {
             .unwrap_or_else(|_| jiff::Timestamp::now()),
         tool: driftgate_snapshot::tool_version(),
         sources: vec![SourceRecord {
-            name: "capture".to_owned(),
+            name: driftgate_snapshot::WHOLE_CAPTURE.to_owned(),
             target: host.to_string(),
             status: SourceStatus::Failed,
             error: Some(why.to_owned()),

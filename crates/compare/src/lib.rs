@@ -22,6 +22,7 @@ mod policy;
 mod severity;
 mod stories;
 mod three_way;
+mod unread;
 mod verdict;
 
 pub use allow::Allowance;
@@ -37,7 +38,7 @@ pub use verdict::{
     Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
 };
 
-use driftgate_snapshot::{FactValue, SourceStatus, VerifiedSnapshot};
+use driftgate_snapshot::{FactValue, VerifiedSnapshot};
 
 /// What to check besides changes.
 #[derive(Debug, Clone, Default)]
@@ -164,6 +165,26 @@ pub fn judge_comparison(
         });
     }
     let rules = tally.finish(!options.changes_only, facts.len());
+    // What a source did not read is unknown, not drift: kept out of the findings and counted
+    // on the source that missed it.
+    let mut incomplete_sources = unread::incomplete_sources(snapshot, baseline, pre);
+    let unread_now = unread::Unread::of(snapshot, baseline);
+    let unread_before = baseline
+        .map(|b| unread::Unread::of(b, None))
+        .unwrap_or_default();
+    findings.retain(
+        |finding| match unread::not_read(finding, &unread_before, &unread_now) {
+            Some((role, kind)) => {
+                unread::count_not_judged(&mut incomplete_sources, role, kind);
+                false
+            }
+            None => true,
+        },
+    );
+    // The firmware changes are pre → post three-way, baseline → snapshot two-way.
+    let unread_pre = pre.map(|pre| unread::Unread::of(pre, None));
+    let unread_old = unread_pre.as_ref().unwrap_or(&unread_before);
+    firmware_changes.retain(|f| unread::not_read(f, unread_old, &unread_now).is_none());
     if let Some(pre) = pre {
         three_way::label(&mut findings, pre, policy, options.changes_only);
     }
@@ -193,7 +214,6 @@ pub fn judge_comparison(
             .filter(|f| f.severity == Severity::Info)
             .count(),
     };
-    let incomplete_sources = incomplete_sources(snapshot, baseline, pre);
     let verdict = if !incomplete_sources.is_empty() {
         Verdict::Incomplete
     } else if counts.block > 0 || (options.strict && counts.warn > 0) {
@@ -330,67 +350,6 @@ fn attribute_all(
         before_firmware.iter_mut().for_each(hide_secret);
         attribute_firmware(before, &before_firmware, [baseline, pre]);
     }
-}
-
-/// Every reason the comparison cannot be trusted: a source of any snapshot that is not
-/// complete, a snapshot that lists no source at all, and a source the baseline was captured
-/// from that the snapshot lacks (its facts would otherwise only show up as "removed").
-fn incomplete_sources(
-    snapshot: &VerifiedSnapshot,
-    baseline: Option<&VerifiedSnapshot>,
-    pre: Option<&VerifiedSnapshot>,
-) -> Vec<IncompleteSource> {
-    let mut incomplete = Vec::new();
-    let roles = [
-        (Role::Snapshot, Some(snapshot)),
-        (Role::Baseline, baseline),
-        (Role::Pre, pre),
-    ];
-    for (role, verified) in roles {
-        let Some(verified) = verified else { continue };
-        let sources = &verified.snapshot().sources;
-        if sources.is_empty() {
-            incomplete.push(IncompleteSource {
-                role,
-                name: "(none)".to_owned(),
-                target: verified.origin().to_owned(),
-                status: SourceStatus::Failed,
-                error: Some(
-                    "the snapshot lists no source: nothing says its facts were read".to_owned(),
-                ),
-            });
-        }
-        incomplete.extend(
-            sources
-                .iter()
-                .filter(|s| s.status != SourceStatus::Complete)
-                .map(|s| IncompleteSource {
-                    role,
-                    name: s.name.clone(),
-                    target: s.target.clone(),
-                    status: s.status,
-                    error: s.error.clone(),
-                }),
-        );
-    }
-    if let Some(baseline) = baseline {
-        let present = &snapshot.snapshot().sources;
-        for expected in &baseline.snapshot().sources {
-            if !present.iter().any(|s| s.name == expected.name) {
-                incomplete.push(IncompleteSource {
-                    role: Role::Snapshot,
-                    name: expected.name.clone(),
-                    target: expected.target.clone(),
-                    status: SourceStatus::Failed,
-                    error: Some(format!(
-                        "the baseline was captured with a {} source that this snapshot lacks",
-                        expected.name
-                    )),
-                });
-            }
-        }
-    }
-    incomplete
 }
 
 /// A fact that holds a secret (in a snapshot written before the secret filter, or by hand) is

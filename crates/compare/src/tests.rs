@@ -1,5 +1,7 @@
 use super::*;
-use driftgate_snapshot::{FactPath, Facts, HostName, Snapshot, SourceRecord};
+use driftgate_snapshot::{
+    FactPath, Facts, HostName, Snapshot, SourceRecord, SourceStatus, WHOLE_CAPTURE,
+};
 
 fn snapshot(pairs: &[(&str, FactValue)], status: SourceStatus) -> VerifiedSnapshot {
     let facts: Facts = pairs
@@ -599,4 +601,166 @@ pfc-not-operational = "ignore"
     json.as_object_mut().unwrap().remove("rules");
     let older: Report = serde_json::from_value(json).unwrap();
     assert!(older.rules.is_empty());
+}
+
+/// A snapshot of h1 read by `sources` (kind, status).
+fn read_by(pairs: &[(&str, FactValue)], sources: &[(&str, SourceStatus)]) -> VerifiedSnapshot {
+    let snapshot = Snapshot {
+        host: HostName::new("h1").unwrap(),
+        captured_at: "2026-11-30T02:00:00Z".parse().unwrap(),
+        tool: "driftgate test".into(),
+        sources: sources
+            .iter()
+            .map(|(name, status)| SourceRecord {
+                name: (*name).into(),
+                target: format!("{name}://h1"),
+                status: *status,
+                error: (*status != SourceStatus::Complete).then(|| "connection refused".into()),
+            })
+            .collect(),
+        facts: pairs
+            .iter()
+            .map(|(p, v)| (FactPath::new(*p).unwrap(), v.clone()))
+            .collect(),
+    };
+    VerifiedSnapshot::parse(&snapshot.to_canonical_json(), "test.json").unwrap()
+}
+
+/// A host read by its BMC and its OS, as a baseline.
+fn both_sides() -> Vec<(&'static str, FactValue)> {
+    vec![
+        ("bios/SriovGlobalEnable", "Enabled".into()),
+        ("firmware/nic.slot.3-1-1/version", "229.0.166.0".into()),
+        ("host/qos/flow_control/priority/3", true.into()),
+        ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", "ieee".into()),
+        ("nic/00:0a:f7:12:34:56/os/qos_enabled", true.into()),
+    ]
+}
+
+const BOTH: [(&str, SourceStatus); 2] = [
+    ("redfish", SourceStatus::Complete),
+    ("windows", SourceStatus::Complete),
+];
+
+#[test]
+fn what_a_failed_source_did_not_read_is_not_judged_and_what_others_read_is() {
+    let baseline = read_by(&both_sides(), &BOTH);
+    // The BMC is down; the OS answers and its QoS was switched off.
+    let os_only: Vec<_> = both_sides()
+        .into_iter()
+        .filter(|(p, _)| p.starts_with("host/") || p.contains("/os/"))
+        .map(|(p, v)| match p {
+            "nic/00:0a:f7:12:34:56/os/qos_enabled" => (p, false.into()),
+            _ => (p, v),
+        })
+        .collect();
+    let down = read_by(
+        &os_only,
+        &[
+            ("redfish", SourceStatus::Failed),
+            ("windows", SourceStatus::Complete),
+        ],
+    );
+    let report = judge_with(&down, Some(&baseline), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    let paths: Vec<&str> = report.findings.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["nic/00:0a:f7:12:34:56/os/qos_enabled"]);
+    assert_eq!(report.findings[0].kind, FindingKind::Changed);
+    assert!(
+        report.firmware_changes.is_empty(),
+        "{:?}",
+        report.firmware_changes
+    );
+    assert_eq!(report.incomplete_sources.len(), 1);
+    assert_eq!(report.incomplete_sources[0].name, "redfish");
+    assert_eq!(report.incomplete_sources[0].not_judged, 3, "{report:#?}");
+    // The same facts gone while the BMC answered are drift.
+    let gone = read_by(&os_only, &BOTH);
+    let report = judge_with(&gone, Some(&baseline), "", false);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Removed
+                && f.path.as_str() == "nic/00:0a:f7:12:34:56/bmc/dcbx_mode")
+    );
+    assert!(!report.firmware_changes.is_empty());
+}
+
+#[test]
+fn a_partial_source_judges_what_it_read_and_not_what_it_missed() {
+    let policy = "[[rule]]\nid = \"pfc-priority-3\"\npath = \"host/qos/flow_control/priority/3\"\nexpect = true\n";
+    let baseline = read_by(&both_sides(), &BOTH);
+    let partial: Vec<_> = both_sides()
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("host/qos/"))
+        .map(|(p, v)| match p {
+            "bios/SriovGlobalEnable" => (p, "Disabled".into()),
+            _ => (p, v),
+        })
+        .collect();
+    let snapshot = read_by(
+        &partial,
+        &[
+            ("redfish", SourceStatus::Complete),
+            ("windows", SourceStatus::Partial),
+        ],
+    );
+    let report = judge_with(&snapshot, Some(&baseline), policy, false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    // The BIOS change is judged; the PFC fact windows did not read is neither removed nor a
+    // violated expectation.
+    let found: Vec<(&str, FindingKind)> = report
+        .findings
+        .iter()
+        .map(|f| (f.path.as_str(), f.kind))
+        .collect();
+    assert_eq!(found, [("bios/SriovGlobalEnable", FindingKind::Changed)]);
+    assert_eq!(report.incomplete_sources[0].not_judged, 2, "{report:#?}");
+    // Without a baseline the expectation still does not fire on what was not read.
+    let report = judge_with(&snapshot, None, policy, false);
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.kind != FindingKind::Expectation)
+    );
+}
+
+#[test]
+fn a_failed_whole_capture_is_one_incomplete_source_and_no_finding() {
+    let baseline = read_by(&both_sides(), &BOTH);
+    let nothing = read_by(&[], &[(WHOLE_CAPTURE, SourceStatus::Failed)]);
+    let report = judge_with(&nothing, Some(&baseline), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert_eq!(report.counts, Counts::default());
+    assert_eq!(report.incomplete_sources.len(), 1, "{report:#?}");
+    assert_eq!(report.incomplete_sources[0].name, WHOLE_CAPTURE);
+    assert_eq!(report.incomplete_sources[0].not_judged, both_sides().len());
+}
+
+#[test]
+fn facts_a_partial_baseline_did_not_read_are_not_new() {
+    let bmc_only: Vec<_> = both_sides()
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("host/") && !p.contains("/os/"))
+        .collect();
+    let baseline = read_by(
+        &bmc_only,
+        &[
+            ("redfish", SourceStatus::Complete),
+            ("windows", SourceStatus::Failed),
+        ],
+    );
+    let now = read_by(&both_sides(), &BOTH);
+    let report = judge_with(&now, Some(&baseline), "", false);
+    assert_eq!(report.verdict, Verdict::Incomplete);
+    assert!(
+        report.findings.iter().all(|f| f.kind != FindingKind::Added),
+        "{:#?}",
+        report.findings
+    );
+    assert_eq!(report.incomplete_sources[0].role, Role::Baseline);
+    assert!(report.incomplete_sources[0].not_judged > 0);
 }

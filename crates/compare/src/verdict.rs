@@ -200,6 +200,14 @@ pub struct IncompleteSource {
     /// What went wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Findings kept out of the report because this source did not read their fact: what a
+    /// source did not read is unknown, not removed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_judged: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Number of findings per reported severity.

@@ -159,6 +159,7 @@ pub(super) async fn capture_and_judge(
         cancel: cancel.clone(),
     });
     let mut results: Vec<Judged> = planned.iter().map(|_| None).collect();
+    progress.planned(work.hosts.len());
     let captured = hosts::capture_hosts(
         Arc::clone(&work),
         settings.concurrency,

@@ -104,6 +104,8 @@ impl Settings {
 pub trait Progress: driftgate_collect::Reporter {
     /// The step works on run `id` in `dir`.
     fn run(&self, _id: &RunId, _dir: &Path) {}
+    /// The step will capture this many hosts.
+    fn planned(&self, _hosts: usize) {}
     /// A host's capture started.
     fn started(&self, _host: &HostName) {}
     /// A host was captured, written to the run directory and judged.

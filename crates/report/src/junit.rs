@@ -15,9 +15,10 @@
 //! ports is three failures a reader sees one by one; the Ant schema allows one outcome per
 //! test case; and a test case's name stays the same across nights while its finding lasts (CI
 //! keeps a test's history by class and name), however many other paths the same rule hits.
-//! When the capture is incomplete the rules without findings are skipped, not passed, and so are
-//! the findings of facts that are gone (what a failed source did not read shows as removed): a
-//! check over a partial capture proves nothing, and the `capture` test case's error says why. Informational findings never change a verdict: they
+//! When the capture is incomplete the rules without findings are skipped, not passed: a check
+//! over a partial capture proves nothing, and the `capture` test case's error says why. What
+//! the sources that did answer show is judged as on any host; what a source did not read is no
+//! finding at all (the judge leaves it out). Informational findings never change a verdict: they
 //! are listed in `system-out`, and their rule passes. A report written before driftgate
 //! recorded its rules has, as then, a test case per built-in invariant.
 //!
@@ -123,14 +124,6 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> io::Result<TestSuite> {
     let mut output = vec![headline(report)];
     for finding in &report.findings {
         let outcome = match finding.severity {
-            // What a source that failed did not read shows as removed: on a partial capture
-            // such a finding is not a failure of the host's configuration, only not judged
-            // (the `capture` error is the failure), and it stays readable in the skip. What
-            // the sources that did answer show is judged as on any host.
-            Severity::Block | Severity::Warn if incomplete && finding.new.is_none() => {
-                let problem = failure(finding, None);
-                held_outcome(true, format!("{}\n{}", problem.message, problem.body))
-            }
             Severity::Block => Outcome::Failure(failure(finding, None)),
             Severity::Warn if strict => Outcome::Failure(failure(
                 finding,

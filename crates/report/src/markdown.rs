@@ -105,9 +105,16 @@ fn parts(report: &Report, detail: bool) -> Parts {
             .as_deref()
             .map(|e| format!(": {}", escape(e)))
             .unwrap_or_default();
+        let not_judged = match source.not_judged {
+            0 => String::new(),
+            n => format!(
+                " ({} not judged: facts it did not read are unknown, not removed)",
+                super::plural(n, "finding")
+            ),
+        };
         let _ = writeln!(
             head,
-            "- **Incomplete** {} source {} ({}) is {}{error}",
+            "- **Incomplete** {} source {} ({}) is {}{error}{not_judged}",
             super::role_word(source.role),
             code(&source.name),
             code(&source.target.to_string()),

@@ -70,16 +70,7 @@ impl HostMetrics {
         earlier: Option<f64>,
     ) -> io::Result<HostMetrics> {
         let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
-        // On a partial capture what a failed source did not read shows as removed: those are
-        // not the host's drift (its verdict and `driftgate_sources_incomplete` say what
-        // happened), so a sum of blocking findings over the fleet counts only what was read.
-        let incomplete = host.incomplete();
-        for f in host
-            .report()?
-            .findings
-            .iter()
-            .filter(|f| !incomplete || f.new.is_some())
-        {
+        for f in &host.report()?.findings {
             *findings.entry((f.severity, f.id.clone())).or_default() += 1;
         }
         for f in fleet {

@@ -163,8 +163,8 @@ pub(super) fn short(digest: &str) -> String {
     }
 }
 
-/// Each incomplete source with its error, indented by `indent`, and what its absence means
-/// for the findings below.
+/// Each incomplete source with its error, indented by `indent`, and how many findings it kept
+/// out of the report.
 pub(super) fn write_incomplete_sources(
     report: &Report,
     indent: &str,
@@ -182,9 +182,13 @@ pub(super) fn write_incomplete_sources(
         if let Some(error) = &source.error {
             writeln!(out, "{indent}  {error}")?;
         }
+        if source.not_judged > 0 {
+            writeln!(
+                out,
+                "{DIM}{indent}  {} not judged: facts it did not read are unknown, not removed{DIM:#}",
+                super::plural(source.not_judged, "finding")
+            )?;
+        }
     }
-    writeln!(
-        out,
-        "{DIM}{indent}facts these sources did not read show up below as removed{DIM:#}"
-    )
+    Ok(())
 }

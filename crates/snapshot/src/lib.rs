@@ -10,6 +10,7 @@ mod facts;
 pub mod file_names;
 mod lines;
 mod path;
+mod readers;
 mod strict;
 mod unique_keys;
 mod value;
@@ -23,6 +24,7 @@ pub use facts::{Facts, FactsIter};
 use file_names::{BadName, NameKind};
 pub use lines::fact_lines;
 pub use path::{BadFactPath, FactPath, path_segment};
+pub use readers::{WHOLE_CAPTURE, reads};
 pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
 pub use value::{FactValue, Scalar};
 

@@ -261,8 +261,10 @@ fn describe_location(location: &RedfishLocation) -> String {
 
 /// How long deleting the session may take once the capture is being stopped or its host
 /// deadline passed: whoever stops it (a pipeline's timeout, an operator, the fleet's
-/// schedule) is waiting.
-pub const LOGOUT_GRACE: Duration = Duration::from_secs(10);
+/// schedule) is waiting. A deletion that needs longer (a login still on its way, a slow
+/// DELETE) goes on in the background while the run lasts (see `client::logout`); the host's
+/// result does not wait for it.
+pub const LOGOUT_GRACE: Duration = Duration::from_secs(2);
 
 /// Deletes the session (after the login on its way, if any), within the host deadline and
 /// [`LOGOUT_GRACE`], or only the grace once the capture is being stopped; `logged_in` says
