@@ -632,7 +632,7 @@ fn a_hanging_esxcli_ends_at_the_host_deadline_naming_the_command() {
     let error = snapshot["sources"][0]["error"].as_str().unwrap();
     assert!(
         error.contains("`esxcli ")
-            && error.contains("`: the host deadline of 2 s (--host-timeout) passed"),
+            && error.contains("no answer within the host deadline of 2 s (--host-timeout): `"),
         "{error}"
     );
 }

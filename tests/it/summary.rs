@@ -1,6 +1,6 @@
 //! The night's one-screen summary fills the terminal it is shown in (`COLUMNS`, else the
 //! terminal's width) and 100 columns when piped, so that a reason is not cut short where
-//! there is room for it.
+//! there is room for it; a host's line says what went wrong first, where after.
 
 use crate::common::{driftgate, stdout_of};
 
@@ -37,14 +37,18 @@ fn failed_line(columns: Option<&str>) -> String {
 }
 
 #[test]
-fn a_failure_reason_fills_the_terminal_and_100_columns_when_piped() {
-    let piped = failed_line(None);
-    assert_eq!(piped.chars().count(), 100, "{piped}");
-    assert!(piped.ends_with('…'), "{piped}");
-    let wide = failed_line(Some("200"));
-    assert!(wide.chars().count() > 100, "{wide}");
+fn a_failure_reason_comes_first_and_fills_the_terminal_and_100_columns_when_piped() {
+    let whole =
+        "  lab-down: connection refused: GET /redfish/v1 (redfish http://127.0.0.1:1 failed)";
+    // Piped: 100 columns, room for all of it; a wide terminal too.
+    assert_eq!(failed_line(None), whole);
+    assert_eq!(failed_line(Some("200")), whole);
+    // A narrow terminal cuts the line, never the reason at its head.
+    let narrow = failed_line(Some("60"));
+    assert_eq!(narrow.chars().count(), 60, "{narrow}");
+    assert!(narrow.ends_with('…'), "{narrow}");
     assert!(
-        wide.ends_with("Connection refused (os error 111)"),
-        "{wide}"
+        narrow.starts_with("  lab-down: connection refused: GET /redfish/v1"),
+        "{narrow}"
     );
 }

@@ -388,9 +388,9 @@ mod tests {
         );
         let error = captured.snapshot.sources[0].error.clone().unwrap();
         assert!(
-            error.starts_with("local:: `sh -c echo $$ > ")
-                && error
-                    .contains("exec sleep 60`: the host deadline of 1 s (--host-timeout) passed"),
+            error.starts_with(
+                "local:: no answer within the host deadline of 1 s (--host-timeout): `sh -c echo $$ > "
+            ) && error.contains("; exec sleep 60`"),
             "{error}"
         );
         let pid = pid_of(TEST, 1, Duration::ZERO).expect("the first command ran");

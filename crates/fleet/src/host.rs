@@ -274,17 +274,18 @@ pub(super) fn incomplete_sources(report: &driftgate_compare::Report) -> String {
                 driftgate_compare::Role::Pre => "pre ",
             };
             let error = s.error.as_deref().unwrap_or("no reason recorded");
-            // The error names the BMC or the command already, most of the time.
-            if error.contains(&s.target) {
-                format!("{of}{} {}: {error}", s.name, s.status.as_str())
-            } else {
-                format!(
-                    "{of}{} ({}): {}: {error}",
-                    s.name,
-                    s.target,
-                    s.status.as_str()
-                )
-            }
+            // The reason first, where it happened after: a summary cut to the terminal's width
+            // keeps what went wrong. An error names its BMC or command first, most of the time.
+            let reason = error
+                .strip_prefix(s.target.as_str())
+                .and_then(|rest| rest.strip_prefix(": "))
+                .unwrap_or(error);
+            format!(
+                "{reason} ({of}{} {} {})",
+                s.name,
+                s.target,
+                s.status.as_str()
+            )
         })
         .collect::<Vec<_>>()
         .join("; ")

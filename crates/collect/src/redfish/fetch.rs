@@ -22,7 +22,7 @@ pub enum FetchError {
         detail: String,
     },
     /// No answer: connection, TLS, timeout, redirect loop.
-    #[error("GET {uri}: {reason}")]
+    #[error("{reason}: GET {uri}")]
     Transport {
         /// The URI.
         uri: String,

@@ -118,7 +118,7 @@ pub enum TransportError {
         command: String,
     },
     /// The host's deadline ([`HostDeadline`]) passed: the command was stopped, or not started.
-    #[error("{target}: `{command}`: the host deadline of {} s (--host-timeout) passed", .timeout.as_secs())]
+    #[error("{target}: no answer within the host deadline of {} s (--host-timeout): `{command}`", .timeout.as_secs())]
     PastDeadline {
         /// Where.
         target: String,

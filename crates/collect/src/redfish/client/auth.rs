@@ -39,7 +39,7 @@ pub enum LoginError {
         detail: String,
     },
     /// No answer: connection, TLS, timeout, a BMC address that is no URL.
-    #[error("login failed: POST {uri}: {reason}")]
+    #[error("{reason}: login POST {uri}")]
     Transport {
         /// The session collection posted to.
         uri: String,
@@ -47,7 +47,7 @@ pub enum LoginError {
         reason: String,
     },
     /// The login's task ended without an answer (it panicked, or its runtime shut down).
-    #[error("login failed: POST {uri}: the login stopped: {reason}")]
+    #[error("the login stopped: {reason}: login POST {uri}")]
     Stopped {
         /// The session collection posted to.
         uri: String,
@@ -55,7 +55,7 @@ pub enum LoginError {
         reason: String,
     },
     /// The host deadline passed before the login had its answer.
-    #[error("login failed: POST {uri}: the host deadline of {} s (--host-timeout) passed", .timeout.as_secs())]
+    #[error("no answer within the host deadline of {} s (--host-timeout): login POST {uri}", .timeout.as_secs())]
     PastDeadline {
         /// The session collection posted to.
         uri: String,
@@ -348,7 +348,7 @@ mod tests {
         };
         assert_eq!(
             error.to_string(),
-            "login failed: POST /redfish/v1/SessionService/Sessions: the host deadline of 300 s (--host-timeout) passed"
+            "no answer within the host deadline of 300 s (--host-timeout): login POST /redfish/v1/SessionService/Sessions"
         );
     }
 }

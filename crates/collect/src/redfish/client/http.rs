@@ -192,6 +192,9 @@ pub(super) fn describe(error: &reqwest::Error) -> String {
     } else if error.is_redirect() {
         // The policy's own message (loop, another origin) follows as the cause.
         "redirect refused".to_owned()
+    } else if error.is_connect() && refused(error) {
+        // Nothing listens: the causes below only say so again.
+        return "connection refused".to_owned();
     } else if error.is_connect() {
         "cannot connect".to_owned()
     } else {
@@ -213,6 +216,20 @@ pub(super) fn describe(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// Whether an I/O error under `error` says the connection was refused (nothing listens).
+fn refused(error: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 #[cfg(test)]

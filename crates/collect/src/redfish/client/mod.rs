@@ -250,7 +250,7 @@ impl Fetch for HttpFetch {
     async fn get(&self, uri: &str) -> Result<Value, FetchError> {
         let deadline = || {
             format!(
-                "the host deadline of {} s (--host-timeout) passed",
+                "no answer within the host deadline of {} s (--host-timeout)",
                 self.options.host_timeout.as_secs()
             )
         };
