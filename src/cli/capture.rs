@@ -229,22 +229,35 @@ impl CaptureFlags {
         if let Some(file) = &self.credentials_file {
             return Ok(Some(Credentials::from_file(file)?));
         }
-        let username = self.bmc_username.clone().or_else(|| {
-            std::env::var("DRIFTGATE_BMC_USERNAME")
+        let username = match &self.bmc_username {
+            Some(name) => Some((name.clone(), "--bmc-username")),
+            None => std::env::var("DRIFTGATE_BMC_USERNAME")
                 .ok()
                 .filter(|u| !u.is_empty())
-        });
+                .map(|name| (name, "DRIFTGATE_BMC_USERNAME")),
+        };
         let password = if self.password_stdin {
             let mut line = String::new();
             std::io::stdin()
                 .read_to_string(&mut line)
                 .context("--password-stdin: cannot read standard input")?;
-            Some(line.lines().next().unwrap_or("").to_owned())
+            Some((
+                line.lines().next().unwrap_or("").to_owned(),
+                "--password-stdin",
+            ))
         } else {
-            std::env::var("DRIFTGATE_BMC_PASSWORD").ok()
+            std::env::var("DRIFTGATE_BMC_PASSWORD")
+                .ok()
+                .map(|password| (password, "DRIFTGATE_BMC_PASSWORD"))
         };
         match (username, password) {
-            (Some(username), Some(password)) => Ok(Some(Credentials { username, password })),
+            (Some((username, user_from)), Some((password, password_from))) => {
+                Ok(Some(Credentials {
+                    username,
+                    password,
+                    origin: format!("{user_from} and {password_from}"),
+                }))
+            }
             (None, None) => Ok(None),
             (Some(_), None) => bail!(
                 "a BMC user name but no password: set DRIFTGATE_BMC_PASSWORD or use --password-stdin"

@@ -114,3 +114,59 @@ fn a_host_without_an_account_of_its_own_uses_the_default_one() {
     assert_ne!(code, 3, "{json}");
     assert_eq!(report["hosts"][0]["failure"], serde_json::Value::Null);
 }
+
+/// A login the BMC refuses says so, and names where the refused account came from: the
+/// host's own variables, or the default account's.
+#[test]
+fn a_refused_login_names_where_the_account_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "session"]);
+    let own =
+        "credentials = { username_env = \"LAB_BMC_USER\", password_env = \"LAB_BMC_PASS\" }\n";
+    let inventory = lab(
+        dir.path(),
+        &server.url,
+        &[("lab-own", own), ("lab-default", "")],
+    );
+    let (code, json) = stdout_of(
+        driftgate()
+            .args(["check", "--all", "--bootstrap", "--format", "json"])
+            .arg("--inventory")
+            .arg(&inventory)
+            .arg("--repo")
+            .arg(dir.path().join("store"))
+            .arg("--out-dir")
+            .arg(dir.path().join("out"))
+            .env("LAB_BMC_USER", USER)
+            .env("LAB_BMC_PASS", "not-the-password")
+            .env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("DRIFTGATE_BMC_PASSWORD", "not-it-either"),
+    );
+    assert_eq!(code, 3, "{json}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let failure = |host: &str| {
+        report["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == host)
+            .and_then(|h| h["failure"].as_str())
+            .unwrap_or_else(|| panic!("{host} failed: {json}"))
+            .to_owned()
+    };
+    let own = failure("lab-own");
+    assert!(own.starts_with("login refused (POST "), "{own}");
+    assert!(
+        own.contains(
+            "check the BMC account of the environment variables LAB_BMC_USER and LAB_BMC_PASS"
+        ),
+        "{own}"
+    );
+    let default = failure("lab-default");
+    assert!(
+        default
+            .contains("check the BMC account of DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD"),
+        "{default}"
+    );
+    assert!(!json.contains("not-the-password") && !json.contains("not-it-either"));
+}

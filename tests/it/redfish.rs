@@ -315,7 +315,8 @@ fn wrong_or_missing_credentials_fail_the_source() {
     );
     let refused = snapshot["sources"][0]["error"].as_str().unwrap();
     assert!(
-        refused.contains("check the BMC account: DRIFTGATE_BMC_USERNAME"),
+        refused
+            .contains("check the BMC account of DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD"),
         "{refused}"
     );
     // Anonymous against a service that wants credentials: 401 on every resource, said as a
@@ -696,6 +697,7 @@ async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
         credentials: Some(Credentials {
             username: USER.to_owned(),
             password: PASSWORD.to_owned(),
+            origin: "the test's account".to_owned(),
         }),
         ..RedfishOptions::default()
     };

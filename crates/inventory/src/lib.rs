@@ -104,6 +104,9 @@ impl CredentialsRef {
             } => Ok(Credentials {
                 username: env_value(username_env)?,
                 password: env_value(password_env)?,
+                origin: format!(
+                    "the environment variables {username_env} and {password_env} (the host's `credentials` in the inventory)"
+                ),
             }),
             CredentialsRef::File(path) => Ok(Credentials::from_file(path)?),
         }

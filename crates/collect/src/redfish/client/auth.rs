@@ -19,8 +19,7 @@ pub enum AuthMode {
     Basic,
 }
 
-/// Where an operator fixes the account a BMC refused or wants: driftgate cannot tell which
-/// of them gave it (the inventory names the account of a host that references its own).
+/// Where an operator gives the account a BMC wants when none was given.
 const CHECK_ACCOUNT: &str = "check the BMC account: DRIFTGATE_BMC_USERNAME and \
     DRIFTGATE_BMC_PASSWORD, --bmc-username, --credentials-file, or the host's `credentials` in \
     the inventory";
@@ -29,7 +28,9 @@ const CHECK_ACCOUNT: &str = "check the BMC account: DRIFTGATE_BMC_USERNAME and \
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoginError {
     /// The service refused the account.
-    #[error("login refused (POST {uri}: HTTP {status}{detail}): {CHECK_ACCOUNT}")]
+    #[error(
+        "login refused (POST {uri}: HTTP {status}{detail}): check the BMC account of {account}"
+    )]
     Refused {
         /// The session collection posted to.
         uri: String,
@@ -37,6 +38,8 @@ pub enum LoginError {
         status: u16,
         /// `: ` and the Redfish message, when the body had one.
         detail: String,
+        /// Where the refused account came from ([`Credentials::origin`]).
+        account: String,
     },
     /// No answer: connection, TLS, timeout, a BMC address that is no URL.
     #[error("{reason}: login POST {uri}")]
@@ -307,6 +310,7 @@ async fn open_session(
             uri: uri.to_owned(),
             status,
             detail: error_detail(&body),
+            account: credentials.origin.clone(),
         }),
         _ => {
             tracing::info!(

@@ -9,6 +9,10 @@ pub struct Credentials {
     pub username: String,
     /// Password.
     pub password: String,
+    /// Where the account came from (`--credentials-file /etc/driftgate/bmc.toml`, `the
+    /// environment variables BMC_LAB_USER and BMC_LAB_PASSWORD`), never the secret: what a
+    /// refused login tells the operator to check.
+    pub origin: String,
 }
 
 impl std::fmt::Debug for Credentials {
@@ -16,6 +20,7 @@ impl std::fmt::Debug for Credentials {
         f.debug_struct("Credentials")
             .field("username", &self.username)
             .field("password", &"<redacted>")
+            .field("origin", &self.origin)
             .finish()
     }
 }
@@ -100,6 +105,7 @@ impl Credentials {
         Ok(Credentials {
             username: username.to_owned(),
             password: password.to_owned(),
+            origin: format!("the credentials file {file}"),
         })
     }
 }
@@ -155,6 +161,7 @@ mod tests {
         let credentials = Credentials {
             username: "root".into(),
             password: "calvin-s3cret".into(),
+            origin: "a test".into(),
         };
         assert!(!format!("{credentials:?}").contains("calvin-s3cret"));
     }
