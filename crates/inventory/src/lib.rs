@@ -236,7 +236,8 @@ impl Inventory {
 
     /// Reads and parses the inventory at `file`, by its extension: `.toml` is driftgate's
     /// own format, `.yml`/`.yaml` an Ansible YAML inventory, and `.ini`, `.cfg` or none
-    /// (Ansible's `hosts`) an Ansible INI inventory.
+    /// (Ansible's `hosts`) an Ansible INI inventory, read with the `group_vars/` and
+    /// `host_vars/` beside it.
     pub fn load(file: &Path) -> Result<Inventory, InventoryErrors> {
         let text = std::fs::read_to_string(file).map_err(|e| InventoryErrors {
             problems: vec![Problem {
@@ -246,8 +247,8 @@ impl Inventory {
             }],
         })?;
         match file.extension().and_then(|e| e.to_str()) {
-            Some("yml" | "yaml") => ansible::parse_yaml(&text, file),
-            Some("ini" | "cfg") | None => ansible::parse_ini(&text, file),
+            Some("yml" | "yaml") => ansible::load(&text, file, ansible::Format::Yaml),
+            Some("ini" | "cfg") | None => ansible::load(&text, file, ansible::Format::Ini),
             _ => Self::parse(&text, file),
         }
     }
