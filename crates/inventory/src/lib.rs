@@ -175,12 +175,19 @@ pub struct InventoryErrors {
 }
 
 impl InventoryErrors {
-    /// `Ok` when nothing is wrong, else every problem once, in line order.
+    /// `Ok` when nothing is wrong, else every problem once, file by file (an Ansible
+    /// inventory's vars files after it), in line order.
     fn refuse(mut problems: Vec<Problem>) -> Result<(), InventoryErrors> {
         if problems.is_empty() {
             return Ok(());
         }
-        problems.sort_by_key(|p| p.line);
+        let mut files: Vec<String> = Vec::new();
+        for problem in &problems {
+            if !files.contains(&problem.file) {
+                files.push(problem.file.clone());
+            }
+        }
+        problems.sort_by_key(|p| (files.iter().position(|f| *f == p.file), p.line));
         problems.dedup();
         Err(InventoryErrors { problems })
     }
