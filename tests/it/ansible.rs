@@ -173,6 +173,29 @@ fn group_vars_and_host_vars_resolve_as_ansible_inventory_resolves_them() {
     );
 }
 
+/// `-v` tells where each variable of a host was set, for an operator who wonders which file
+/// won; without it, nothing.
+#[test]
+fn verbose_says_which_file_set_each_variable() {
+    let inventory = fixture("hosts.yml");
+    let file = inventory.to_str().unwrap();
+    let (code, _, stderr) = run(&["-v", "inventory", "list", "--inventory", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let dir = inventory.parent().unwrap().display().to_string();
+    for says in [
+        format!("host node02: driftgate_fleet from {dir}/host_vars/node02/b.json:1"),
+        format!("host node01: driftgate_timeouts from {dir}/host_vars/node01.yml:1"),
+        format!("host node01: driftgate_ca_file from {dir}/group_vars/azure/sub/40-ca.yaml:2"),
+        format!("host node02: driftgate_cluster from {dir}/hosts.yml:27"),
+        format!("host node03: driftgate_credentials from {dir}/host_vars/node03.json:1"),
+    ] {
+        assert!(stderr.contains(&says), "{says:?} not in:\n{stderr}");
+    }
+    let (code, _, stderr) = run(&["inventory", "check", "--inventory", file]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains(" from "), "{stderr}");
+}
+
 /// The operator: `inventory check` finds the fleet that only group_vars/ sets.
 #[test]
 fn inventory_check_reads_the_fleet_from_group_vars() {

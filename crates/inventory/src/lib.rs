@@ -60,6 +60,21 @@ pub struct InventoryHost {
     pub timeouts: Timeouts,
     /// Line of its `[[host]]` header, for messages.
     pub line: usize,
+    /// Where each variable of an Ansible host was set, by name (`-v` tells it); empty for
+    /// `inventory.toml`, whose levels are fixed.
+    pub origins: Vec<Origin>,
+}
+
+/// Where a variable of an Ansible host was set last: the inventory, a `group_vars/` or a
+/// `host_vars/` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The variable (`driftgate_fleet`).
+    pub variable: String,
+    /// The file.
+    pub file: String,
+    /// Its 1-based line.
+    pub line: usize,
 }
 
 /// Where a host's BMC account is: never the secret itself.

@@ -13,7 +13,7 @@ use crate::checks::{
     CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key,
     not_an_env_name, source,
 };
-use crate::{CredentialsRef, InventoryHost, Timeouts};
+use crate::{CredentialsRef, InventoryHost, Origin, Timeouts};
 use driftgate_collect::SourceSpec;
 use driftgate_snapshot::HostName;
 use driftgate_snapshot::file_names::NameKind;
@@ -92,7 +92,31 @@ impl Reader<'_> {
             ca_file,
             timeouts,
             line: host.line,
+            origins: self.origins(vars),
         })
+    }
+}
+
+impl Reader<'_> {
+    /// Where each of `vars` was set; of the two credentials variables, the one used.
+    fn origins(&self, vars: &HostVars) -> Vec<Origin> {
+        let rank = |key: &str| vars.get(key).map(|(_, rank)| *rank);
+        let unused = match (
+            rank("driftgate_credentials"),
+            rank("driftgate_credentials_file"),
+        ) {
+            (Some(env), Some(file)) if file > env => Some("driftgate_credentials"),
+            (Some(_), Some(_)) => Some("driftgate_credentials_file"),
+            _ => None,
+        };
+        vars.values()
+            .filter(|(var, _)| Some(var.key.as_str()) != unused)
+            .map(|(var, _)| Origin {
+                variable: var.key.clone(),
+                file: self.files[var.at.file].name.clone(),
+                line: var.at.line,
+            })
+            .collect()
     }
 }
 

@@ -190,9 +190,24 @@ fn credentials_from_a_file_at_a_higher_level_win_and_both_in_one_file_are_refuse
         ],
     )
     .unwrap();
+    let host = inventory.host("node01").unwrap();
     assert_eq!(
-        inventory.host("node01").unwrap().credentials,
+        host.credentials,
         Some(CredentialsRef::File(PathBuf::from("/inv/node01.toml")))
+    );
+    // `-v` tells where the one used was set, not the other.
+    let origins: Vec<String> = host
+        .origins
+        .iter()
+        .map(|o| format!("{} {}:{}", o.variable, o.file, o.line))
+        .collect();
+    assert_eq!(
+        origins,
+        [
+            "driftgate_bmc /inv/hosts:2",
+            "driftgate_credentials_file /inv/host_vars/node01.yml:1",
+            "driftgate_fleet /inv/hosts:2",
+        ]
     );
     let errors = ini_with(
         text,
