@@ -191,7 +191,7 @@ struct Host {
 /// A file variables are read from, for its problems.
 #[derive(Debug)]
 struct SourceFile {
-    name: String,
+    name: std::sync::Arc<str>,
     /// The text's last line: the YAML parser places an error at the end past it.
     last_line: usize,
 }
@@ -220,7 +220,7 @@ impl<'t> Reader<'t> {
         Reader {
             text,
             files: vec![SourceFile {
-                name: file.display().to_string(),
+                name: file.display().to_string().into(),
                 last_line: last_line(text),
             }],
             path: file.to_path_buf(),

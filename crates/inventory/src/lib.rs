@@ -71,8 +71,8 @@ pub struct InventoryHost {
 pub struct Origin {
     /// The variable (`driftgate_fleet`).
     pub variable: String,
-    /// The file.
-    pub file: String,
+    /// The file (shared by every variable it sets).
+    pub file: Arc<str>,
     /// Its 1-based line.
     pub line: usize,
 }

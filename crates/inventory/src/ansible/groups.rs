@@ -37,7 +37,7 @@ impl Reader<'_> {
         }
         // The inventory's own problems first, then its vars files' in the order read.
         let inventory = self.files[0].name.clone();
-        self.problems.sort_by_key(|p| p.file != inventory);
+        self.problems.sort_by_key(|p| *p.file != *inventory);
         InventoryErrors::refuse(self.problems)?;
         Ok(Inventory {
             file: self.path,

@@ -40,7 +40,7 @@ impl Reader<'_> {
         let id = self.files.len();
         let text = file.text.as_deref().unwrap_or_default();
         self.files.push(SourceFile {
-            name: file.path.display().to_string(),
+            name: file.path.display().to_string().into(),
             last_line: last_line(text),
         });
         let whole = At { file: id, line: 0 };
