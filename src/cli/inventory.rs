@@ -104,6 +104,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             if hosts.is_empty() {
                 bail!("{}", nothing_selected(&inventory, &selection));
             }
+            tell_origins(&hosts);
             ctx.printer.stdout(|out| match format {
                 ListFormat::Text => list_text(&hosts, out),
                 ListFormat::Json => list_json(&hosts, out),
@@ -143,6 +144,8 @@ fn check(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let file = locate(arg, ctx)?;
     match Inventory::load(&file) {
         Ok(inventory) => {
+            let hosts: Vec<&InventoryHost> = inventory.hosts.iter().map(|h| &**h).collect();
+            tell_origins(&hosts);
             let count = |n: usize, one: &str, many: &str| {
                 format!("{n} {}", if n == 1 { one } else { many })
             };
@@ -172,6 +175,22 @@ fn check(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 file.display(),
                 if n == 1 { "" } else { "s" }
             ))
+        }
+    }
+}
+
+/// At `-v`, where each variable of an Ansible host was set (the inventory, a `group_vars/` or
+/// `host_vars/` file), for an operator who wonders which file won.
+fn tell_origins(hosts: &[&InventoryHost]) {
+    for host in hosts {
+        for origin in &host.origins {
+            tracing::info!(
+                "host {}: {} from {}:{}",
+                host.name.as_str(),
+                origin.variable,
+                origin.file,
+                origin.line
+            );
         }
     }
 }

@@ -7,6 +7,7 @@
 mod common;
 
 mod accounts;
+mod ansible;
 mod baseline;
 mod cli;
 mod compare_policy;

@@ -1,24 +1,33 @@
-//! Reading an Ansible inventory, YAML (`hosts.yml`) or INI (`hosts`, `hosts.ini`), into the
-//! same [`Inventory`] as `inventory.toml`. Groups nest (`children:` / `[g:children]`); a
-//! host's variables resolve as Ansible resolves them: host vars > child group vars > parent
-//! group vars > `all` vars (a dict such as `driftgate_timeouts` replaces, never merges).
+//! Reading an Ansible inventory, YAML (`hosts.yml`) or INI (`hosts`, `hosts.ini`), with the
+//! `group_vars/` and `host_vars/` beside it, into the same [`Inventory`] as `inventory.toml`.
+//! Groups nest (`children:` / `[g:children]`); a host's variables resolve as Ansible resolves
+//! them (`precedence.rs`; a dict such as `driftgate_timeouts` replaces, never merges).
 //!
 //! Only `driftgate_*` variables and `ansible_host`, `ansible_user`, `ansible_port` are read;
 //! every other variable (`ansible_password`, vault blobs…) is skipped unread. An unknown
 //! `driftgate_*` variable is a typo; one whose name says it holds a secret is refused.
 //!
 //! `yaml.rs` and `ini.rs` read the two formats into the groups and hosts as written (a
-//! [`Reader`]); `groups.rs` resolves the group tree, `host.rs` one host's variables.
+//! [`Reader`]); `groups.rs` resolves the group tree; `vars_dirs.rs` finds and reads the
+//! `group_vars/`/`host_vars/` files (the only file access here), `vars_file.rs` parses one;
+//! `precedence.rs` orders a host's variables, `host.rs` reads them into an [`InventoryHost`].
+//!
+//! [`InventoryHost`]: crate::InventoryHost
 
 mod groups;
 mod host;
 mod ini;
+mod precedence;
 mod range;
 #[cfg(test)]
 mod tests;
+mod vars_dirs;
+mod vars_file;
+#[cfg(test)]
+mod vars_tests;
 mod yaml;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use yaml_serde::Value;
@@ -41,43 +50,135 @@ const DRIFTGATE_VARS: &[&str] = &[
 ];
 /// Ansible's connection variables that locate an `ssh://` source.
 const CONNECTION_VARS: &[&str] = &["ansible_host", "ansible_user", "ansible_port"];
+/// The group variable that orders groups of one depth (Ansible's `ansible_group_priority`).
+const PRIORITY_VAR: &str = "ansible_group_priority";
 
-/// Whether driftgate reads variable `key`: its own and the connection variables. Every other
-/// one (`ansible_password`, vault blobs…) is skipped unread.
+/// Whether driftgate reads variable `key`: its own, the connection variables and a group's
+/// priority. Every other one (`ansible_password`, vault blobs…) is skipped unread.
 fn is_read(key: &str) -> bool {
-    key.starts_with("driftgate_") || CONNECTION_VARS.contains(&key)
+    key.starts_with("driftgate_") || CONNECTION_VARS.contains(&key) || key == PRIORITY_VAR
 }
 
-/// Parses an Ansible YAML inventory; see [`Inventory::parse`].
+/// The two forms of an Ansible inventory file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Format {
+    /// `hosts.yml`.
+    Yaml,
+    /// `hosts`, `hosts.ini`.
+    Ini,
+}
+
+/// Reads an Ansible inventory `text` (read from `file`) and the `group_vars/` and `host_vars/`
+/// files beside it; see [`Inventory::load`].
+pub(super) fn load(text: &str, file: &Path, format: Format) -> Result<Inventory, InventoryErrors> {
+    let base = file.parent().unwrap_or(Path::new("")).to_path_buf();
+    read(text, file, format, |names| vars_dirs::read(&base, names))
+}
+
+/// Parses an Ansible YAML inventory alone, without vars files.
+#[cfg(test)]
 pub(super) fn parse_yaml(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
-    let mut reader = Reader::new(text, file);
-    reader.yaml_text();
-    reader.finish()
+    read(text, file, Format::Yaml, |_| VarsFiles::default())
 }
 
-/// Parses an Ansible INI inventory; see [`Inventory::parse`].
+/// Parses an Ansible INI inventory alone, without vars files.
+#[cfg(test)]
 pub(super) fn parse_ini(text: &str, file: &Path) -> Result<Inventory, InventoryErrors> {
-    let mut reader = Reader::new(text, file);
-    reader.ini_document();
-    reader.finish()
+    read(text, file, Format::Ini, |_| VarsFiles::default())
 }
 
-/// One variable as written, at its line.
+/// Parses `text`, then resolves its hosts with the vars files `vars` gives for the groups and
+/// hosts it names (what Ansible would read for them).
+fn read(
+    text: &str,
+    file: &Path,
+    format: Format,
+    vars: impl FnOnce(&Names) -> VarsFiles,
+) -> Result<Inventory, InventoryErrors> {
+    let mut reader = Reader::new(text, file);
+    match format {
+        Format::Yaml => reader.yaml_text(),
+        Format::Ini => reader.ini_document(),
+    }
+    reader.finish(vars)
+}
+
+/// The groups and hosts whose vars files Ansible reads: every group some host is in, and
+/// every host.
+#[derive(Debug, Default)]
+pub(super) struct Names {
+    groups: BTreeSet<String>,
+    hosts: Vec<String>,
+}
+
+/// The vars files of the groups and hosts of [`Names`], each in the order Ansible reads them
+/// (a later one overrides an earlier one).
+#[derive(Debug, Default)]
+pub(super) struct VarsFiles {
+    groups: BTreeMap<String, Vec<VarsFile>>,
+    hosts: BTreeMap<String, Vec<VarsFile>>,
+    /// A `group_vars`/`host_vars` that is there but could not be looked in.
+    folders: Vec<VarsFile>,
+}
+
+/// One vars file as read: its text, or why it could not be read.
+#[derive(Debug)]
+pub(super) struct VarsFile {
+    path: PathBuf,
+    text: Result<String, String>,
+}
+
+/// A file variables come from: the inventory (0) or a vars file, by its index in
+/// [`Reader::files`].
+type FileId = usize;
+
+/// Where something is written: a file and its 1-based line (0: the whole file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct At {
+    file: FileId,
+    line: usize,
+}
+
+impl At {
+    /// `line` of the inventory file.
+    fn inventory(line: usize) -> At {
+        At { file: 0, line }
+    }
+}
+
+/// One variable as written, where it is written.
 #[derive(Debug, Clone)]
 struct Var {
     key: String,
     value: Value,
-    line: usize,
+    at: At,
 }
 
-/// A group as written: its variables, child groups and hosts, at the line it first appears.
-#[derive(Debug, Default)]
+/// A group as written: its variables, child groups and hosts, at the line it first appears;
+/// its `ansible_group_priority` (which Ansible keeps out of its variables).
+#[derive(Debug)]
 struct Group {
     vars: Vec<Var>,
     children: Vec<String>,
     hosts: Vec<String>,
     line: usize,
+    priority: i64,
 }
+
+impl Group {
+    fn at(line: usize) -> Group {
+        Group {
+            vars: Vec::new(),
+            children: Vec::new(),
+            hosts: Vec::new(),
+            line,
+            priority: DEFAULT_PRIORITY,
+        }
+    }
+}
+
+/// Ansible's `ansible_group_priority` when a group sets none.
+const DEFAULT_PRIORITY: i64 = 1;
 
 /// A host as written, with its own variables (not yet its groups').
 #[derive(Debug)]
@@ -87,12 +188,19 @@ struct Host {
     line: usize,
 }
 
+/// A file variables are read from, for its problems.
+#[derive(Debug)]
+struct SourceFile {
+    name: std::sync::Arc<str>,
+    /// The text's last line: the YAML parser places an error at the end past it.
+    last_line: usize,
+}
+
 /// The groups and hosts of an inventory as written, and every problem found so far.
 struct Reader<'t> {
     text: &'t str,
-    /// The text's last line: the YAML parser places an error at the end past it.
-    last_line: usize,
-    file: String,
+    /// The inventory, then each vars file read.
+    files: Vec<SourceFile>,
     path: PathBuf,
     base: PathBuf,
     problems: Vec<Problem>,
@@ -103,18 +211,18 @@ struct Reader<'t> {
 
 impl<'t> Reader<'t> {
     fn new(text: &'t str, file: &Path) -> Self {
+        // Ansible's two implicit groups: every host is in `all`, one in no other in `ungrouped`.
         let mut groups = BTreeMap::new();
-        groups.insert(
-            "all".to_owned(),
-            Group {
-                line: 1,
-                ..Group::default()
-            },
-        );
+        let mut all = Group::at(1);
+        all.children.push("ungrouped".to_owned());
+        groups.insert("all".to_owned(), all);
+        groups.insert("ungrouped".to_owned(), Group::at(1));
         Reader {
             text,
-            last_line: last_line(text),
-            file: file.display().to_string(),
+            files: vec![SourceFile {
+                name: file.display().to_string().into(),
+                last_line: last_line(text),
+            }],
             path: file.to_path_buf(),
             base: file.parent().unwrap_or(Path::new("")).to_path_buf(),
             problems: Vec::new(),
@@ -124,16 +232,21 @@ impl<'t> Reader<'t> {
         }
     }
 
+    /// A problem at `line` of the inventory file.
     fn problem(&mut self, line: usize, message: impl Into<String>) {
-        let problem = Problem::at(&self.file, line, self.last_line, message);
+        self.problem_at(At::inventory(line), message);
+    }
+
+    fn problem_at(&mut self, at: At, message: impl Into<String>) {
+        let file = &self.files[at.file];
+        let problem = Problem::at(&file.name, at.line, file.last_line, message);
         self.problems.push(problem);
     }
 
     fn group(&mut self, name: &str, line: usize) -> &mut Group {
-        self.groups.entry(name.to_owned()).or_insert_with(|| Group {
-            line,
-            ..Group::default()
-        })
+        self.groups
+            .entry(name.to_owned())
+            .or_insert_with(|| Group::at(line))
     }
 
     /// Adds `name` (once) to the hosts and to `group`, with `vars`.
@@ -159,8 +272,20 @@ impl<'t> Reader<'t> {
         }
     }
 
+    /// Adds `vars` to `group`; `ansible_group_priority` is its priority, as in Ansible.
     fn add_group_vars(&mut self, group: &str, vars: Vec<Var>, line: usize) {
         self.check_vars(&vars, &format!("group `{group}`"));
+        let (priority, vars): (Vec<Var>, Vec<Var>) =
+            vars.into_iter().partition(|v| v.key == PRIORITY_VAR);
+        for var in priority {
+            match precedence::priority(&var.value) {
+                Some(priority) => self.group(group, line).priority = priority,
+                None => self.problem_at(
+                    var.at,
+                    format!("group `{group}`: `{PRIORITY_VAR}` must be a whole number"),
+                ),
+            }
+        }
         self.group(group, line).vars.extend(vars);
     }
 
@@ -180,10 +305,10 @@ impl<'t> Reader<'t> {
                 continue;
             }
             if is_secret_key(key) {
-                self.problem(var.line, format!("{owner}: variable `{key}`: {NO_SECRETS}"));
+                self.problem_at(var.at, format!("{owner}: variable `{key}`: {NO_SECRETS}"));
             } else {
-                self.problem(
-                    var.line,
+                self.problem_at(
+                    var.at,
                     format!(
                         "{owner}: unknown variable `{key}` (a typo? known: {})",
                         DRIFTGATE_VARS.join(", ")

@@ -60,6 +60,21 @@ pub struct InventoryHost {
     pub timeouts: Timeouts,
     /// Line of its `[[host]]` header, for messages.
     pub line: usize,
+    /// Where each variable of an Ansible host was set, by name (`-v` tells it); empty for
+    /// `inventory.toml`, whose levels are fixed.
+    pub origins: Vec<Origin>,
+}
+
+/// Where a variable of an Ansible host was set last: the inventory, a `group_vars/` or a
+/// `host_vars/` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The variable (`driftgate_fleet`).
+    pub variable: String,
+    /// The file (shared by every variable it sets).
+    pub file: Arc<str>,
+    /// Its 1-based line.
+    pub line: usize,
 }
 
 /// Where a host's BMC account is: never the secret itself.
@@ -178,12 +193,19 @@ pub struct InventoryErrors {
 }
 
 impl InventoryErrors {
-    /// `Ok` when nothing is wrong, else every problem once, in line order.
+    /// `Ok` when nothing is wrong, else every problem once, file by file (an Ansible
+    /// inventory's vars files after it), in line order.
     fn refuse(mut problems: Vec<Problem>) -> Result<(), InventoryErrors> {
         if problems.is_empty() {
             return Ok(());
         }
-        problems.sort_by_key(|p| p.line);
+        let mut files: Vec<String> = Vec::new();
+        for problem in &problems {
+            if !files.contains(&problem.file) {
+                files.push(problem.file.clone());
+            }
+        }
+        problems.sort_by_key(|p| (files.iter().position(|f| *f == p.file), p.line));
         problems.dedup();
         Err(InventoryErrors { problems })
     }
@@ -239,7 +261,8 @@ impl Inventory {
 
     /// Reads and parses the inventory at `file`, by its extension: `.toml` is driftgate's
     /// own format, `.yml`/`.yaml` an Ansible YAML inventory, and `.ini`, `.cfg` or none
-    /// (Ansible's `hosts`) an Ansible INI inventory.
+    /// (Ansible's `hosts`) an Ansible INI inventory, read with the `group_vars/` and
+    /// `host_vars/` beside it.
     pub fn load(file: &Path) -> Result<Inventory, InventoryErrors> {
         let text = std::fs::read_to_string(file).map_err(|e| InventoryErrors {
             problems: vec![Problem {
@@ -249,8 +272,8 @@ impl Inventory {
             }],
         })?;
         match file.extension().and_then(|e| e.to_str()) {
-            Some("yml" | "yaml") => ansible::parse_yaml(&text, file),
-            Some("ini" | "cfg") | None => ansible::parse_ini(&text, file),
+            Some("yml" | "yaml") => ansible::load(&text, file, ansible::Format::Yaml),
+            Some("ini" | "cfg") | None => ansible::load(&text, file, ansible::Format::Ini),
             _ => Self::parse(&text, file),
         }
     }

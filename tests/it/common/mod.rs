@@ -153,6 +153,7 @@ impl Random {
     }
 }
 
+pub mod ansible;
 pub mod browser;
 pub mod capture;
 pub mod damage;

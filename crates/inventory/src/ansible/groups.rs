@@ -3,12 +3,16 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Reader;
+use super::{Names, Reader, VarsFiles};
 use crate::{Inventory, InventoryErrors};
 
 impl Reader<'_> {
-    /// Resolves every host; the inventory, or every problem of the file.
-    pub(super) fn finish(mut self) -> Result<Inventory, InventoryErrors> {
+    /// Resolves every host with the vars files `vars` gives for the groups and hosts in use;
+    /// the inventory, or every problem of the inventory and its vars files.
+    pub(super) fn finish(
+        mut self,
+        vars: impl FnOnce(&Names) -> VarsFiles,
+    ) -> Result<Inventory, InventoryErrors> {
         let parents = self.parents();
         let depths = self.depths();
         let mut hosts = Vec::new();
@@ -16,12 +20,24 @@ impl Reader<'_> {
             self.problem(1, "no host: an inventory lists at least one host");
         }
         let raw = std::mem::take(&mut self.hosts);
-        for host in &raw {
-            let groups = self.groups_of(&host.name, &parents);
-            if let Some(resolved) = self.resolve(host, &groups, &depths) {
+        let memberships: Vec<BTreeSet<String>> = raw
+            .iter()
+            .map(|host| self.groups_of(&host.name, &parents))
+            .collect();
+        let names = Names {
+            groups: memberships.iter().flatten().cloned().collect(),
+            hosts: raw.iter().map(|h| h.name.clone()).collect(),
+        };
+        let files = self.vars_files(vars(&names));
+        for (host, groups) in raw.iter().zip(&memberships) {
+            let vars = self.host_vars(host, groups, &depths, &files);
+            if let Some(resolved) = self.resolve(host, groups, &vars) {
                 hosts.push(resolved);
             }
         }
+        // The inventory's own problems first, then its vars files' in the order read.
+        let inventory = self.files[0].name.clone();
+        self.problems.sort_by_key(|p| *p.file != *inventory);
         InventoryErrors::refuse(self.problems)?;
         Ok(Inventory {
             file: self.path,
@@ -68,7 +84,9 @@ impl Reader<'_> {
         depths
     }
 
-    /// Every group `host` belongs to, with the groups above them.
+    /// Every group `host` belongs to, with the groups above them. As Ansible reconciles an
+    /// inventory, a host in no group but `all` is in `ungrouped`, and one in another group is
+    /// not in `ungrouped`.
     fn groups_of(&self, host: &str, parents: &HashMap<String, Vec<String>>) -> BTreeSet<String> {
         let mut groups = BTreeSet::new();
         let mut todo: Vec<String> = self
@@ -77,6 +95,12 @@ impl Reader<'_> {
             .filter(|(_, g)| g.hosts.iter().any(|h| h == host))
             .map(|(name, _)| name.clone())
             .collect();
+        let implicit = |g: &String| g == "all" || g == "ungrouped";
+        if todo.iter().all(implicit) {
+            todo = vec!["ungrouped".to_owned()];
+        } else {
+            todo.retain(|g| g != "ungrouped");
+        }
         while let Some(group) = todo.pop() {
             if groups.insert(group.clone()) {
                 todo.extend(parents.get(&group).into_iter().flatten().cloned());

@@ -1,18 +1,19 @@
 //! One host of an Ansible inventory: its variables merged by Ansible's precedence, then read
 //! into an [`InventoryHost`]; every problem names the host.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use yaml_serde::{Mapping, Value};
 
-use super::{Host, Reader, Var};
+use super::precedence::HostVars;
+use super::{At, Host, Reader, Var};
 use crate::checks::{
     CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, check_name, is_env_name, is_secret_key,
     not_an_env_name, source,
 };
-use crate::{CredentialsRef, InventoryHost, Timeouts};
+use crate::{CredentialsRef, InventoryHost, Origin, Timeouts};
 use driftgate_collect::SourceSpec;
 use driftgate_snapshot::HostName;
 use driftgate_snapshot::file_names::NameKind;
@@ -21,51 +22,32 @@ use driftgate_snapshot::file_names::NameKind;
 const IMPLICIT_GROUPS: &[&str] = &["all", "ungrouped"];
 
 impl Reader<'_> {
-    /// `host` with the variables of `groups` (all it belongs to, `depths` below `all`) under
-    /// its own; `None` when a problem leaves no host (each is recorded).
+    /// `host`, in `groups` (all it belongs to), with its variables `vars` (see
+    /// `precedence.rs`); `None` when a problem leaves no host (each is recorded).
     pub(super) fn resolve(
         &mut self,
         host: &Host,
         groups: &BTreeSet<String>,
-        depths: &HashMap<String, usize>,
+        vars: &HostVars,
     ) -> Option<InventoryHost> {
-        // Lowest precedence first: `all`, then by depth (a child over its parent), then name.
-        let mut ordered: Vec<&String> = groups.iter().collect();
-        ordered.sort_by_key(|g| (depths.get(*g).copied().unwrap_or(0), (*g).clone()));
-        let mut vars: BTreeMap<String, (Var, usize)> = BTreeMap::new();
-        let mut rank = 0;
-        for group in ordered {
-            rank += 1;
-            for var in self
-                .groups
-                .get(group)
-                .map(|g| g.vars.clone())
-                .unwrap_or_default()
-            {
-                vars.insert(var.key.clone(), (var, rank));
-            }
-        }
-        rank += 1;
-        for var in &host.vars {
-            vars.insert(var.key.clone(), (var.clone(), rank));
-        }
+        let at = At::inventory(host.line);
         let mut r = HostResolver {
             reader: self,
             host: &host.name,
-            line: host.line,
-            vars: &vars,
+            at,
+            vars,
         };
         let name = match HostName::new(&host.name) {
             Ok(name) => Some(name),
             Err(e) => {
-                r.problem(host.line, e.to_string());
+                r.problem(at, e.to_string());
                 None
             }
         };
         let fleet = r.name_var("driftgate_fleet", NameKind::Fleet);
         if !vars.contains_key("driftgate_fleet") {
             r.problem(
-                host.line,
+                at,
                 "has no fleet: set `driftgate_fleet` (usually as a group variable)",
             );
         }
@@ -81,7 +63,8 @@ impl Reader<'_> {
                 }
                 Err(message) => {
                     let line = r.reader.groups.get(group).map_or(host.line, |g| g.line);
-                    r.problem(line, format!("group `{group}` as a tag: {message}"));
+                    let message = format!("group `{group}` as a tag: {message}");
+                    r.problem(At::inventory(line), message);
                 }
             }
         }
@@ -109,7 +92,31 @@ impl Reader<'_> {
             ca_file,
             timeouts,
             line: host.line,
+            origins: self.origins(vars),
         })
+    }
+}
+
+impl Reader<'_> {
+    /// Where each of `vars` was set; of the two credentials variables, the one used.
+    fn origins(&self, vars: &HostVars) -> Vec<Origin> {
+        let rank = |key: &str| vars.get(key).map(|(_, rank)| *rank);
+        let unused = match (
+            rank("driftgate_credentials"),
+            rank("driftgate_credentials_file"),
+        ) {
+            (Some(env), Some(file)) if file > env => Some("driftgate_credentials"),
+            (Some(_), Some(_)) => Some("driftgate_credentials_file"),
+            _ => None,
+        };
+        vars.values()
+            .filter(|(var, _)| Some(var.key.as_str()) != unused)
+            .map(|(var, _)| Origin {
+                variable: var.key.clone(),
+                file: self.files[var.at.file].name.clone(),
+                line: var.at.line,
+            })
+            .collect()
     }
 }
 
@@ -117,18 +124,20 @@ impl Reader<'_> {
 struct HostResolver<'a, 't> {
     reader: &'a mut Reader<'t>,
     host: &'a str,
-    line: usize,
-    vars: &'a BTreeMap<String, (Var, usize)>,
+    /// The host's line in the inventory.
+    at: At,
+    vars: &'a HostVars,
 }
 
 impl HostResolver<'_, '_> {
-    fn problem(&mut self, line: usize, message: impl AsRef<str>) {
+    fn problem(&mut self, at: At, message: impl AsRef<str>) {
         let message = format!("host `{}`: {}", self.host, message.as_ref());
-        self.reader.problem(line, message);
+        self.reader.problem_at(at, message);
     }
 
-    fn line_of(&self, key: &str) -> usize {
-        self.vars.get(key).map_or(self.line, |(v, _)| v.line)
+    /// Where `key` is set, else the host's line.
+    fn line_of(&self, key: &str) -> At {
+        self.vars.get(key).map_or(self.at, |(v, _)| v.at)
     }
 
     fn get(&self, key: &str) -> Option<&Var> {
@@ -141,12 +150,12 @@ impl HostResolver<'_, '_> {
         match &var.value {
             Value::String(text) if !text.is_empty() => Some(text.clone()),
             Value::String(_) => {
-                self.problem(var.line, format!("`{key}` is empty"));
+                self.problem(var.at, format!("`{key}` is empty"));
                 None
             }
             other => {
                 self.problem(
-                    var.line,
+                    var.at,
                     format!("`{key}` must be a string, not {}", type_str(other)),
                 );
                 None
@@ -178,7 +187,7 @@ impl HostResolver<'_, '_> {
                     match item {
                         Value::String(text) if !text.is_empty() => out.push(text.clone()),
                         other => self.problem(
-                            var.line,
+                            var.at,
                             format!(
                                 "`{key}` must be a list of strings, not of {}",
                                 type_str(other)
@@ -190,7 +199,7 @@ impl HostResolver<'_, '_> {
             }
             other => {
                 self.problem(
-                    var.line,
+                    var.at,
                     format!("`{key}` must be a list of strings, not {}", type_str(other)),
                 );
                 Vec::new()
@@ -199,7 +208,7 @@ impl HostResolver<'_, '_> {
     }
 
     fn sources(&mut self) -> Vec<SourceSpec> {
-        let mut texts: Vec<(String, usize)> = Vec::new();
+        let mut texts: Vec<(String, At)> = Vec::new();
         if let Some(bmc) = self.string("driftgate_bmc") {
             let location = if bmc.contains("://") || bmc.starts_with("mockup:") {
                 bmc
@@ -224,7 +233,7 @@ impl HostResolver<'_, '_> {
         }
         if texts.is_empty() {
             self.problem(
-                self.line,
+                self.at,
                 "has no driftgate source: set `driftgate_bmc`, `driftgate_os` or `driftgate_sources`",
             );
         }
@@ -256,7 +265,7 @@ impl HostResolver<'_, '_> {
             .string("ansible_host")
             .unwrap_or_else(|| self.host.to_owned());
         let user = self.string("ansible_user");
-        let port = match self.get("ansible_port").map(|v| (v.value.clone(), v.line)) {
+        let port = match self.get("ansible_port").map(|v| (v.value.clone(), v.at)) {
             None => None,
             Some((value, line)) => match whole_number(&value).and_then(|n| u16::try_from(n).ok()) {
                 Some(port) => Some(port),
@@ -292,7 +301,7 @@ impl HostResolver<'_, '_> {
             && *env_rank == file_rank
         {
             self.problem(
-                var.line,
+                var.at,
                 "give either `driftgate_credentials` or `driftgate_credentials_file` at one level, not both",
             );
         }
@@ -310,21 +319,21 @@ impl HostResolver<'_, '_> {
     fn credentials_env(&mut self, var: &Var) -> Option<CredentialsRef> {
         let Value::Mapping(mapping) = &var.value else {
             self.problem(
-                var.line,
+                var.at,
                 "`driftgate_credentials` must be {username_env: …, password_env: …}",
             );
             return None;
         };
-        self.check_keys(mapping, CREDENTIALS_KEYS, "driftgate_credentials", var.line);
+        self.check_keys(mapping, CREDENTIALS_KEYS, "driftgate_credentials", var.at);
         let mut variable = |key: &str| match mapping.get(key) {
             Some(Value::String(name)) if is_env_name(name) => Some(name.clone()),
             None => {
-                self.problem(var.line, format!("`driftgate_credentials` without `{key}`"));
+                self.problem(var.at, format!("`driftgate_credentials` without `{key}`"));
                 None
             }
             Some(_) => {
                 // Not quoted: a value that is no variable name may be the secret itself.
-                self.problem(var.line, not_an_env_name(key));
+                self.problem(var.at, not_an_env_name(key));
                 None
             }
         };
@@ -336,7 +345,7 @@ impl HostResolver<'_, '_> {
         })
     }
 
-    fn check_keys(&mut self, mapping: &Mapping, known: &[&str], place: &str, line: usize) {
+    fn check_keys(&mut self, mapping: &Mapping, known: &[&str], place: &str, line: At) {
         for key in mapping.keys() {
             let name = key.as_str().unwrap_or_default();
             if known.contains(&name) {
@@ -362,18 +371,18 @@ impl HostResolver<'_, '_> {
         };
         let Value::Mapping(mapping) = &var.value else {
             self.problem(
-                var.line,
+                var.at,
                 "`driftgate_timeouts` must be {bmc_seconds: N, host_seconds: N, command_seconds: N}",
             );
             return Timeouts::default();
         };
-        self.check_keys(mapping, TIMEOUT_KEYS, "driftgate_timeouts", var.line);
+        self.check_keys(mapping, TIMEOUT_KEYS, "driftgate_timeouts", var.at);
         let mut seconds = |key: &str| {
             let value = mapping.get(key)?;
             let positive = whole_number(value).filter(|n| *n > 0);
             if positive.is_none() {
                 self.problem(
-                    var.line,
+                    var.at,
                     format!("`{key}` must be a positive whole number of seconds"),
                 );
             }
@@ -396,7 +405,7 @@ fn whole_number(value: &Value) -> Option<u64> {
     }
 }
 
-fn type_str(value: &Value) -> &'static str {
+pub(super) fn type_str(value: &Value) -> &'static str {
     match value {
         Value::Null => "nothing",
         Value::Bool(_) => "a boolean",

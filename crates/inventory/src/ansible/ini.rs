@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use yaml_serde::Value;
 
 use super::range::expand_range;
-use super::{Reader, Var, is_read};
+use super::{At, Reader, Var, is_read};
 use crate::checks::check_name;
 use driftgate_snapshot::file_names::NameKind;
 
@@ -61,7 +61,7 @@ impl Reader<'_> {
                                 let var = Var {
                                     key: key.to_owned(),
                                     value,
-                                    line,
+                                    at: At::inventory(line),
                                 };
                                 self.add_group_vars(&group, vec![var], line);
                             }
@@ -134,7 +134,7 @@ impl Reader<'_> {
                     vars.push(Var {
                         key: key.to_owned(),
                         value,
-                        line,
+                        at: At::inventory(line),
                     });
                 }
                 _ => {

@@ -4,7 +4,7 @@
 use yaml_serde::{Mapping, Value};
 
 use super::range::expand_range;
-use super::{Reader, Var, is_read};
+use super::{At, Reader, Var, is_read};
 
 impl Reader<'_> {
     /// Reads the whole text; text that is not YAML is one problem, at its line.
@@ -12,31 +12,15 @@ impl Reader<'_> {
         match yaml_serde::from_str::<Value>(self.text) {
             Ok(document) => self.yaml_document(&document),
             Err(e) => {
-                let line = e.location().map_or(1, |l| l.line());
-                // The kind of error only: a message may quote the text, which may hold a secret.
-                let message = e.to_string();
-                let message = message.split(" at line ").next().unwrap_or(&message);
-                self.problem(line, format!("not YAML: {message}"));
+                let (line, message) = not_yaml(&e);
+                self.problem(line, message);
             }
         }
     }
 
-    /// The 1-based line of the first `key:` at or after line `from` (YAML keeps no spans).
+    /// The 1-based line of the first `key:` at or after line `from` of the inventory.
     fn yaml_line(&self, key: &str, from: usize) -> usize {
-        let quoted = [
-            format!("{key}:"),
-            format!("\"{key}\":"),
-            format!("'{key}':"),
-        ];
-        self.text
-            .lines()
-            .enumerate()
-            .skip(from.saturating_sub(1))
-            .find(|(_, line)| {
-                let line = line.trim_start().trim_start_matches("- ");
-                quoted.iter().any(|q| line.starts_with(q.as_str()))
-            })
-            .map_or(from.max(1), |(i, _)| i + 1)
+        key_line(self.text, key, from)
     }
 
     fn yaml_document(&mut self, document: &Value) {
@@ -168,9 +152,36 @@ impl Reader<'_> {
                 Some(Var {
                     key,
                     value: value.clone(),
-                    line,
+                    at: At::inventory(line),
                 })
             })
             .collect()
     }
+}
+
+/// The 1-based line of the first `key:` at or after line `from` of `text` (YAML keeps no
+/// spans); `from` when there is none.
+pub(super) fn key_line(text: &str, key: &str, from: usize) -> usize {
+    let quoted = [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ];
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, line)| {
+            let line = line.trim_start().trim_start_matches("- ");
+            quoted.iter().any(|q| line.starts_with(q.as_str()))
+        })
+        .map_or(from.max(1), |(i, _)| i + 1)
+}
+
+/// The line of a YAML parser's error, and what to tell: the kind of error only, as its
+/// message may quote the text, which may hold a secret.
+pub(super) fn not_yaml(error: &yaml_serde::Error) -> (usize, String) {
+    let line = error.location().map_or(1, |l| l.line());
+    let message = error.to_string();
+    let message = message.split(" at line ").next().unwrap_or(&message);
+    (line, format!("not YAML: {message}"))
 }

@@ -136,6 +136,7 @@ impl Reader {
             ca_file: settings.ca_file,
             timeouts: settings.timeouts,
             line: host.line,
+            origins: Vec::new(),
         });
     }
 
