@@ -4,7 +4,8 @@
 # too), OpenSSH's server and client (the ssh transport is tested against a throw-away sshd on
 # 127.0.0.1), xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver
 # (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
-# alert rules).
+# alert rules), and man-db and groff (the man pages are rendered and checked, and CI looks the
+# installed package's pages up with `man -w`).
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -23,6 +24,8 @@ needed=("cc gcc")
     "chromium chromium"
     "chromedriver chromium-driver"
     "promtool prometheus"
+    "man man-db"
+    "groff groff-base"
 )
 missing=()
 for entry in "${needed[@]}"; do
