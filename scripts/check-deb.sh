@@ -2,7 +2,7 @@
 # CI: the Debian package as an operator gets it. Builds it (scripts/package-deb.sh), installs it
 # with dpkg on this machine (CI runs as root), then: the binary runs, `man` finds its pages,
 # bash-completion's own loader finds and loads the completion, and the systemd units verify
-# against the installed binary. Removes the package again unless it was installed before.
+# against the installed binary. Purges the package again unless it was installed before.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "check-deb: dpkg -i needs root" >&2; exit 2; }
@@ -12,16 +12,25 @@ deb=$(bash scripts/package-deb.sh)
 echo "check-deb: $deb, $(du -k "$deb" | cut -f1) KiB" >&2
 dpkg-deb --info "$deb" >/dev/null
 
+# What installing makes beside the package's files (the unit's user and directories) is taken
+# away again with it, unless it was there before.
 installed_before=$(dpkg-query -W -f '${Status}' driftgate 2>/dev/null || true)
+user_before=$(getent passwd driftgate || true)
+made_dirs=()
+for dir in /etc/driftgate /var/lib/driftgate /var/lib/driftgate/results; do
+    [ -e "$dir" ] || made_dirs=("$dir" "${made_dirs[@]}")
+done
 cleanup() {
     case $installed_before in
-    *" installed") ;;
-    *) dpkg -r driftgate >/dev/null ;;
+    *" installed") return ;;
     esac
+    dpkg --purge driftgate >/dev/null
+    [ -n "$user_before" ] || userdel driftgate 2>/dev/null || true
+    for dir in "${made_dirs[@]}"; do rmdir "$dir" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 # A minimal image may exclude man pages from every package (path-exclude): not ours.
-dpkg -i --path-include='/usr/share/man/man1/driftgate*' "$deb" >/dev/null
+dpkg --path-include='/usr/share/man/man1/driftgate*' -i "$deb" >/dev/null
 
 version=$(/usr/bin/driftgate --version)
 [ "$version" = "driftgate $(dpkg-deb -f "$deb" Version | cut -d- -f1)" ] ||
