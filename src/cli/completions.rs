@@ -11,7 +11,7 @@ use crate::output::Printer;
 #[command(after_help = "Examples:\n  \
     source <(driftgate completions bash)                      # this bash session\n  \
     driftgate completions bash > ~/.local/share/bash-completion/completions/driftgate\n  \
-    driftgate completions zsh > \"${fpath[1]}/_driftgate\"\n  \
+    driftgate completions zsh > ~/.zfunc/_driftgate            # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
     driftgate completions fish > ~/.config/fish/completions/driftgate.fish")]
 pub struct Args {
     /// The shell to complete in.
@@ -28,7 +28,8 @@ pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// The command tree without its hidden commands, which some generators (bash) would offer.
+/// The command tree without its hidden top-level commands (`man`), which some generators (bash)
+/// would offer.
 fn visible_tree() -> clap::Command {
     let full = super::Cli::command();
     let visible: Vec<clap::Command> = full
