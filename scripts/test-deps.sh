@@ -4,8 +4,10 @@
 # too), OpenSSH's server and client (the ssh transport is tested against a throw-away sshd on
 # 127.0.0.1), xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver
 # (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
-# alert rules); then, from PyPI into the virtualenv target/test-venv, ansible-core (Ansible
-# inventories are compared with `ansible-inventory`'s own resolution).
+# alert rules), man-db and groff (the man pages are rendered and checked) and bash-completion
+# (CI installs the Debian package and loads its completion as bash does: scripts/check-deb.sh);
+# then, from PyPI into the virtualenv target/test-venv, ansible-core (Ansible inventories are
+# compared with `ansible-inventory`'s own resolution).
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -26,11 +28,14 @@ needed=("cc gcc")
     "chromedriver chromium-driver"
     "promtool prometheus"
     "python3 python3"
+    "man man-db"
+    "groff groff-base"
+    "/usr/share/bash-completion/bash_completion bash-completion"
 )
 missing=()
 for entry in "${needed[@]}"; do
     read -r command package <<<"$entry"
-    if ! command -v "$command" >/dev/null 2>&1 && [ ! -x "$command" ]; then
+    if ! command -v "$command" >/dev/null 2>&1 && [ ! -e "$command" ]; then
         case " ${missing[*]-} " in *" $package "*) ;; *) missing+=("$package") ;; esac
     fi
 done

@@ -4,10 +4,12 @@
 mod baseline;
 mod capture;
 mod check;
+mod completions;
 mod diff;
 mod gate;
 mod import;
 mod inventory;
+mod man;
 mod mockup;
 mod open_files;
 mod pending;
@@ -82,6 +84,8 @@ pub enum Command {
     Capture(capture::Args),
     /// Judge a snapshot: invariants and `expect` rules, and drift against a baseline if given.
     Check(check::Args),
+    /// Print the shell completion script for bash, zsh, fish, elvish or PowerShell.
+    Completions(completions::Args),
     /// Classify the differences between two snapshots by policy.
     Diff(diff::Args),
     /// Gate a firmware update: `gate pre` before it, `gate post` after it (and its reboot).
@@ -105,6 +109,9 @@ pub enum Command {
         after_help = "Examples:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
     )]
     Inventory(inventory::Command),
+    /// Write the man pages into a directory (for packagers).
+    #[command(hide = true)]
+    Man(man::Args),
     /// Serve a Redfish mockup folder (a BMC simulator with auth, latency and faults).
     #[command(
         subcommand,
@@ -168,10 +175,12 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Baseline(command) => baseline::run(command, ctx),
         Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
+        Command::Completions(args) => completions::run(args, printer),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Gate(command) => gate::run(command, ctx),
         Command::Import(command) => import::run(command, ctx),
         Command::Inventory(command) => inventory::run(command, ctx),
+        Command::Man(args) => man::run(args, printer),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Report(command) => report::run(command, ctx),

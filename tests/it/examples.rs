@@ -105,6 +105,9 @@ fn the_kubernetes_manifests_keep_their_invariants() {
         assert!(entry.get("valueFrom").is_some(), "{entry:?}");
     }
     assert!(docs.iter().all(|d| d["kind"].as_str() != Some("Secret")));
+    for doc in [check, merge] {
+        driftgate_image_on_path(doc);
+    }
     assert!(!read(&root().join(K8S)).contains(common::simulator::PASSWORD));
     // Both write and read the one ReadWriteMany claim.
     assert_eq!(text(&claim["kind"]), "PersistentVolumeClaim");
@@ -122,6 +125,41 @@ fn the_kubernetes_manifests_keep_their_invariants() {
             text(&claim["metadata"]["name"])
         );
     }
+}
+
+/// The container runs driftgate from the image the Containerfile builds (the name and version
+/// the README builds it as), mounted as an image volume on the PATH its script sets first.
+fn driftgate_image_on_path(cronjob: &Value) {
+    let spec = pod(cronjob);
+    let volume = spec["volumes"]
+        .as_sequence()
+        .expect("volumes")
+        .iter()
+        .find(|v| v["name"].as_str() == Some("driftgate"))
+        .expect("the driftgate image volume");
+    let image = format!("driftgate:{}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(text(&volume["image"]["reference"]), image);
+    let build = format!("docker build -t {image} -f Containerfile .");
+    for doc in [
+        "README.md",
+        "docs/install.md",
+        "examples/kubernetes/README.md",
+        "Containerfile",
+    ] {
+        assert!(read(&root().join(doc)).contains(&build), "{doc}: {build}");
+    }
+    let mount = spec["containers"][0]["volumeMounts"]
+        .as_sequence()
+        .expect("volume mounts")
+        .iter()
+        .find(|m| m["name"].as_str() == Some("driftgate"))
+        .expect("the image volume is mounted");
+    let first = script(cronjob)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(first, format!("PATH={}:$PATH", text(&mount["mountPath"])));
 }
 
 #[test]
@@ -280,13 +318,14 @@ fn the_systemd_units_are_hardened_and_their_command_judges_the_fleet() {
         assert_eq!(value, "replace-me", "{line}");
     }
 
-    // ExecStart is a driftgate command line that judges the night (exit 3: BMC 4 is down).
-    assert_eq!(words[0], "/usr/local/bin/driftgate");
+    // ExecStart is a driftgate command line that judges the night (exit 3: BMC 4 is down),
+    // run by the binary where the Debian package installs it.
+    assert_eq!(words[0], "/usr/bin/driftgate");
     let night = Night::start();
     let results = tempfile::tempdir().expect("a temporary directory");
     let out_dir = results.path().join("nightly");
     let command = exec
-        .replacen("/usr/local/bin/driftgate", "driftgate", 1)
+        .replacen("/usr/bin/driftgate", "driftgate", 1)
         .replace(store, &night.store.display().to_string())
         .replace(out, &out_dir.display().to_string());
     let (code, output) = sh(&command, &[]);
@@ -316,7 +355,7 @@ fn verify_with_systemd(dir: &Path) {
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
     for file in ["driftgate-nightly.service", "driftgate-nightly.timer"] {
         let text = read(&dir.join(file))
-            .replace("/usr/local/bin/driftgate", &bin.display().to_string())
+            .replace("/usr/bin/driftgate", &bin.display().to_string())
             .replace("/usr/bin/git", "/bin/sh");
         std::fs::write(copy.path().join(file), text).expect("write the unit");
     }

@@ -4,7 +4,7 @@
 use crate::common::{driftgate, stdout_of};
 
 /// The subcommands a `--help` text lists under `Commands:` (without `help`).
-fn subcommands(help: &str) -> Vec<String> {
+pub(crate) fn subcommands(help: &str) -> Vec<String> {
     help.lines()
         .skip_while(|line| *line != "Commands:")
         .skip(1)

@@ -20,6 +20,7 @@ mod fail_closed;
 mod fleet;
 mod gate;
 mod help;
+mod install;
 mod inventory;
 mod layering;
 mod linux;
