@@ -20,6 +20,7 @@ pub mod sarif;
 pub mod schemas;
 pub mod text;
 pub mod view;
+mod why;
 
 use std::collections::BTreeMap;
 

@@ -420,3 +420,55 @@ fn ten_thousand_hosts_make_a_page_of_under_sixteen_megabytes() {
     // in 22 ms and sorted it in 0.4 s.
     assert!(html.len() < 16_000_000, "{} bytes", html.len());
 }
+
+#[test]
+fn problems_come_first_and_each_host_is_anchored_by_its_name() {
+    let html = page((&small_fleet()).into(), &Extras::default());
+    let order = |open: &str| -> Vec<String> {
+        html.split(open)
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+            .collect()
+    };
+    // Blocked, incomplete, then passing hosts, each by name; sections in the same order.
+    let rows = ["azl-node01", "esx01", "azl-node04", "azl-node02"];
+    assert_eq!(order("<tr data-host=\""), rows);
+    let ids = ["host-azl-node01", "host-esx01", "host-azl-node04"];
+    assert_eq!(order("<section class=\"host\" id=\""), ids);
+    // Every link of the table goes to a section of the page.
+    for id in order("<a href=\"#") {
+        assert!(ids.contains(&id.as_str()), "{id}");
+    }
+    assert!(html.contains(
+        "<td class=\"reason\" title=\"dcbx-mode on nic/00:0a:f7:12:34:56\">dcbx-mode on nic/00:0a:f7:12:34:56</td>"
+    ));
+    // A long reason is cut, whole in the title.
+    let reason = "redfish https://bmc-azl-node04: the host deadline of 30 s passed (GET /redfish/v1/Chassis)";
+    assert!(html.contains(&format!(
+        "title=\"{reason}\">redfish https://bmc-azl-node04: the host deadline of 30 s passed (GET /redfish/v…</td>"
+    )));
+}
+
+#[test]
+fn anchors_are_valid_and_unique_whatever_a_document_names_its_hosts() {
+    let hosts = [
+        "Node1", "node1", "node1", "a b", "a~20b", "é\"<", "node1", "sim-0003",
+    ];
+    let ids = super::model::anchors(hosts.into_iter());
+    assert_eq!(
+        ids,
+        [
+            "host-Node1",
+            "host-node1",
+            "host-node1~~2",
+            "host-a~20b",
+            "host-a~7E20b",
+            "host-~C3~A9~22~3C",
+            "host-node1~~3",
+            "host-sim-0003",
+        ]
+    );
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len());
+    assert!(ids.iter().all(|id| !id.contains(char::is_whitespace)));
+}
