@@ -312,7 +312,7 @@ pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// The summary as Markdown, then a table of the hosts that did not pass (blocked, incomplete,
-/// then warned, each by name, with why: see [`crate::why`]), under
+/// then warned, each by name, with why it did not pass), under
 /// [`MARKDOWN_LIMIT`] characters: past it the table stops and says how many hosts it left
 /// out (the JSON report has them all).
 pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {

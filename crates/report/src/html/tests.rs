@@ -225,10 +225,15 @@ fn timelines() -> Extras {
 #[test]
 fn html_of_a_check() {
     let report = check();
-    snapshot!(
-        "html_check",
-        body(&page((&report).into(), &Extras::default()))
+    // A check's findings by port are its stories, as a gate's.
+    let stories =
+        driftgate_compare::stories(&report, &example("post-update.json").snapshot().facts);
+    let html = page(
+        crate::Document::Check(&report, &stories),
+        &Extras::default(),
     );
+    assert!(html.contains("<p class=\"story\">NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed"));
+    snapshot!("html_check", body(&html));
 }
 
 #[test]
@@ -278,7 +283,7 @@ ticket = "CHG-1042"
 "#,
     );
     assert!(!report.allowed.is_empty());
-    let html = page((&report).into(), &Extras::default());
+    let html = page(crate::Document::Check(&report, &[]), &Extras::default());
     let title = format!("<h3>Allowed ({})</h3>", report.allowed.len());
     let allowed = &html[html.find(&title).unwrap_or_else(|| panic!("{title}"))..];
     let by = "<p class=\"allowance\">allowed by nic/*/bmc/function/*/dcbx_mode=&quot;disabled&quot; (given at allow.toml:2): reason &quot;storage moved to the switched fabric&quot;, ticket CHG-1042</p>";
@@ -291,7 +296,7 @@ ticket = "CHG-1042"
 fn the_script_and_the_style_are_allowed_by_their_hashes_and_nothing_else() {
     use base64::Engine as _;
     use sha2::Digest as _;
-    let html = page((&check()).into(), &Extras::default());
+    let html = page(crate::Document::Check(&check(), &[]), &Extras::default());
     let inner = |open: &str, close: &str| {
         let start = html.find(open).unwrap() + open.len();
         let end = start + html[start..].find(close).unwrap();
@@ -325,7 +330,7 @@ fn the_script_and_the_style_are_allowed_by_their_hashes_and_nothing_else() {
     assert_eq!(html.matches("<script").count(), 1);
     assert_eq!(
         html,
-        page((&check()).into(), &Extras::default()),
+        page(crate::Document::Check(&check(), &[]), &Extras::default()),
         "no clock"
     );
 }
