@@ -27,7 +27,6 @@ pub struct Told<'r> {
 }
 
 /// Lines of one part of a story, and how many more it has.
-#[derive(Default)]
 pub struct Part<'r> {
     /// At most [`SHOWN`] lines.
     pub lines: Vec<Line<'r>>,
@@ -35,7 +34,8 @@ pub struct Part<'r> {
     pub more: usize,
 }
 
-/// A rule's findings with the same change (or message) on facts of the story.
+/// Findings told in one line: a rule's with the same change, or the rules that judged one
+/// value of a fact.
 pub struct Line<'r> {
     /// The facts, relative to the story's port.
     pub paths: Vec<&'r str>,
