@@ -197,6 +197,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             );
             super::print_report(
                 &report,
+                &new,
                 format,
                 &super::reports::ReportArgs::default(),
                 super::reports::ReportSources::default(),

@@ -179,7 +179,14 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         store,
         policy: Some(&policy),
     };
-    super::print_report(&report, args.format, &args.reports, sources, ctx.printer)
+    super::print_report(
+        &report,
+        &snapshot,
+        args.format,
+        &args.reports,
+        sources,
+        ctx.printer,
+    )
 }
 
 /// `check --all`.

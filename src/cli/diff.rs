@@ -61,6 +61,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let report = driftgate_compare::judge(&new, Some(&old), &policy, &options);
     super::print_report(
         &report,
+        &new,
         args.format,
         &super::reports::ReportArgs::default(),
         super::reports::ReportSources::default(),

@@ -189,16 +189,19 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     }
 }
 
-/// Renders `report` in `format` on standard output and into every `--report` file, and
-/// returns the verdict.
+/// Renders `report` of `judged` (the snapshot it judged, whose facts name its ports) in
+/// `format` on standard output and into every `--report` file, and returns the verdict.
 fn print_report(
     report: &driftgate_compare::Report,
+    judged: &driftgate_snapshot::VerifiedSnapshot,
     format: Format,
     reports: &reports::ReportArgs,
     sources: reports::ReportSources<'_>,
     printer: &Printer,
 ) -> anyhow::Result<Outcome> {
-    reports::emit(report.into(), format, reports, sources, printer)?;
+    let stories = driftgate_compare::stories(report, &judged.snapshot().facts);
+    let document = driftgate_report::Document::Check(report, &stories);
+    reports::emit(document, format, reports, sources, printer)?;
     Ok(Outcome::Judged(report.verdict))
 }
 

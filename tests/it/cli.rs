@@ -42,6 +42,106 @@ fn seed_1_post_update_against_baseline_blocks_naming_dcbx_and_pfc() {
     );
 }
 
+/// Seed 1 reads as one story per affected port, the root cause first: the setting in the NIC
+/// firmware, what the OS shows, the firmware that changed; the 32 findings after them.
+#[test]
+fn seed_1_check_tells_one_story_per_port_in_text_and_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let md_file = dir.path().join("ticket.md");
+    let (code, text) = stdout_of(
+        check(
+            "azure-local-dcbx/post-update.json",
+            Some("azure-local-dcbx/baseline.json"),
+        )
+        .arg("--report")
+        .arg(format!("markdown={}", md_file.display())),
+    );
+    assert_eq!(code, 1, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let stories = lines
+        .iter()
+        .position(|l| l.starts_with("STORIES (2)"))
+        .unwrap_or_else(|| panic!("no stories: {text}"));
+    let details = lines
+        .iter()
+        .position(|l| *l == "BLOCK (28)")
+        .unwrap_or_else(|| panic!("no findings: {text}"));
+    assert!(stories < details, "{text}");
+    // The stories are on the first screen of a terminal.
+    assert!(details < 30, "{text}");
+    let told = &lines[stories + 1..details];
+    let heads: Vec<usize> = (0..told.len())
+        .filter(|&i| told[i].starts_with("  block  port "))
+        .collect();
+    assert_eq!(heads.len(), 2, "one story per affected port: {told:#?}");
+    for (n, &at) in heads.iter().enumerate() {
+        let port = n + 1;
+        assert!(
+            told[at].starts_with(&format!(
+                "  block  port \"SLOT 3 Port {port}\" (00:0a:f7:12:34:5{}) on NIC.Slot.3",
+                5 + port
+            )),
+            "{}",
+            told[at]
+        );
+        let end = heads.get(n + 1).copied().unwrap_or(told.len());
+        let story: Vec<&str> = told[at + 1..end]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            story[0],
+            format!(
+                "setting in the NIC firmware  bmc/function/NIC.Slot.3-{port}-1/dcbx_mode \"ieee\" → \"disabled\""
+            )
+        );
+        assert!(
+            story[1].starts_with(
+                "what the OS shows            os/dcbx_support/current \"ieee\" → \"none\""
+            ),
+            "{story:#?}"
+        );
+        assert_eq!(
+            story.last().copied(),
+            Some("the firmware that changed    229.0.166.0 → 229.1.123.0"),
+            "{story:#?}"
+        );
+    }
+
+    let md = std::fs::read_to_string(&md_file).unwrap();
+    let findings = md.find("\n#### Findings\n").expect("the findings");
+    let told = &md[..findings];
+    assert_eq!(told.matches("\n#### port ").count(), 2, "{told}");
+    for port in [1, 2] {
+        let at = told
+            .find(&format!("#### port \"SLOT 3 Port {port}\""))
+            .unwrap_or_else(|| panic!("{told}"));
+        let story = &told[at..];
+        let story = &story[..story[1..].find("\n#### ").map_or(story.len(), |n| n + 1)];
+        let bullets: Vec<&str> = story.lines().filter(|l| l.starts_with("- ")).collect();
+        assert_eq!(bullets.len(), 3, "{story}");
+        assert_eq!(
+            bullets[0],
+            format!(
+                "- Setting in the NIC firmware: `bmc/function/NIC.Slot.3-{port}-1/dcbx_mode` \"ieee\" → \"disabled\""
+            )
+        );
+        assert!(
+            bullets[1]
+                .starts_with("- What the OS shows: `os/dcbx_support/current` \"ieee\" → \"none\""),
+            "{story}"
+        );
+        assert_eq!(
+            bullets[2],
+            "- The firmware that changed: 229.0.166.0 → 229.1.123.0"
+        );
+    }
+    // Every finding is still in the table below.
+    assert_eq!(md[findings..].matches("\n| block |").count(), 28, "{md}");
+    assert_eq!(md[findings..].matches("\n| info |").count(), 4, "{md}");
+}
+
 #[test]
 fn seed_1_pre_update_against_baseline_passes() {
     let (code, out) = stdout_of(&mut check(

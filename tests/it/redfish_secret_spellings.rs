@@ -117,9 +117,11 @@ proptest! {
             &seed.policy,
             &JudgeOptions::default(),
         );
+        let stories = driftgate_compare::stories(&report, &snapshot.snapshot().facts);
         for format in Format::ALL {
             let mut out = Vec::new();
-            driftgate_report::render(&report, format, &Extras::default(), &mut out).expect("renders");
+            let document = driftgate_report::Document::Check(&report, &stories);
+            driftgate_report::render(document, format, &Extras::default(), &mut out).expect("renders");
             let out = String::from_utf8(out).expect("reports are UTF-8");
             prop_assert!(!out.contains(PLANTED), "{:?} in the {} report", names, format.name());
             // Prometheus counts findings and shows no value.

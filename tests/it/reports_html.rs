@@ -3,14 +3,18 @@
 //! setting), one host whose BMC sends a `<script>` in a string. The page loads with no console
 //! error, filters and sorts, is shown on a screenshot, shows the script as text and never
 //! runs it; a page whose script was tampered with is refused by its own
-//! Content-Security-Policy (the console check can fail).
+//! Content-Security-Policy (the console check can fail). And the first screen of a nightly
+//! fleet of simulated BMCs at 1400×900: every blocked and incomplete host by name, with why.
 
 use crate::common;
 
 use std::path::{Path, PathBuf};
 
 use common::browser::{Browser, png_size};
-use common::fleet::{FLEET, FleetLab, Host, State, recorded};
+use common::fleet::{self, FLEET, FleetLab, Host, State, recorded};
+use common::fleet_sim::FleetSim;
+use common::nightly;
+use common::simulator::bmc;
 use common::{copy_dir, driftgate};
 use serde_json::{Value, json};
 
@@ -131,7 +135,7 @@ fn the_fleet_report_loads_filters_sorts_and_never_runs_a_bmc_string() {
     // azl-node01's timeline: the gate run's promote, a blocked setting from → to, the
     // firmware that changed with it, the commit that created the baseline.
     let section = &html[html
-        .find("<section class=\"host\" id=\"host-1\" data-host=\"azl-node01\"")
+        .find("<section class=\"host\" id=\"host-azl-node01\" data-host=\"azl-node01\"")
         .expect("azl-node01's section")..];
     let timeline = &section[section.find("class=\"timeline\"").expect("a timeline")..];
     let timeline = &timeline[..timeline.find("</ol>").expect("its end")];
@@ -167,16 +171,25 @@ fn the_fleet_report_loads_filters_sorts_and_never_runs_a_bmc_string() {
         browser.execute("return document.title;", json!([])),
         json!("INCOMPLETE driftgate fleet check")
     );
-    assert_eq!(
-        visible(&browser),
-        ["azl-evil", "azl-node01", "azl-node02", "azl-node03"]
-    );
+    // Problems first: blocked, incomplete, warned, then passing hosts (azl-evil's string
+    // blocks or warns, as the policy judges it).
+    let first = visible(&browser);
+    let evil_blocks = html.contains("<tr data-host=\"azl-evil\" data-verdict=\"BLOCK\"");
+    let problems_first = if evil_blocks {
+        ["azl-evil", "azl-node01", "azl-node03", "azl-node02"]
+    } else {
+        ["azl-node01", "azl-node03", "azl-evil", "azl-node02"]
+    };
+    assert_eq!(first, problems_first);
 
     // The capture value is text on the page and never ran.
-    // Values are shown in their JSON form (quoted), as every format shows them.
+    // Values are shown in their JSON form (quoted), as every format shows them. The host's
+    // section is scrolled to: a section off screen is not laid out (nor in `innerText`).
     let quoted = serde_json::to_string(EVIL).expect("a JSON string");
     let shown = browser.execute(
-        "return document.body.innerText.includes(arguments[0]);",
+        "var section = document.getElementById('host-azl-evil');\
+         section.scrollIntoView();\
+         return section.innerText.includes(arguments[0]);",
         json!([quoted]),
     );
     assert_eq!(shown, json!(true), "the BMC string is shown as text");
@@ -210,7 +223,8 @@ fn the_fleet_report_loads_filters_sorts_and_never_runs_a_bmc_string() {
     browser.type_into(&text, "AZL-NODE0");
     assert_eq!(
         visible(&browser),
-        ["azl-node01", "azl-node02", "azl-node03"]
+        ["azl-node01", "azl-node03", "azl-node02"],
+        "blocked, incomplete, then passing"
     );
     // Clearing fires no input event; a space does, and filters nothing.
     browser.clear(&text);
@@ -247,12 +261,11 @@ fn the_fleet_report_loads_filters_sorts_and_never_runs_a_bmc_string() {
     let verdict_header = browser.find("th button[data-column=\"3\"]");
     browser.click(&verdict_header);
     browser.click(&verdict_header);
-    let order = visible(&browser);
     assert_eq!(
-        order[0], "azl-node03",
-        "INCOMPLETE first descending: {order:?}"
+        visible(&browser),
+        problems_first,
+        "descending by verdict is the page's own order"
     );
-    assert_eq!(order[3], "azl-node02", "PASS last: {order:?}");
     // Filtering still applies to the sorted rows.
     browser.type_into(&text, "evil");
     assert_eq!(visible(&browser), ["azl-evil"]);
@@ -303,4 +316,193 @@ fn a_tampered_script_is_refused_by_the_page_policy_and_the_console_says_so() {
     // Without its script the filter does nothing: the working page's test above is real.
     browser.type_into(&browser.find("#filter-text"), "node02");
     assert_eq!(visible(&browser).len(), 4);
+}
+
+/// Simulated hosts of the nightly fleet whose first screen is looked at.
+const HOSTS: usize = 30;
+/// Served the recorded post-update state at night (their DCBX mode reset): blocked. Their
+/// names sort late, after 24 passing hosts.
+const BLOCKED: [usize; 2] = [24, 27];
+/// Nothing listens at night: incomplete.
+const DOWN: [usize; 2] = [26, 29];
+/// Joined the fleet after the bootstrap (no baseline): warned.
+const NEW: usize = 28;
+
+/// The nightly fleet's HTML, Markdown and JSON reports of `check --all` over [`HOSTS`]
+/// simulated BMCs, bootstrapped as an operator does, then served with [`BLOCKED`], [`DOWN`] and
+/// [`NEW`] hosts. Returns the lab (it holds the files) and the three files.
+fn nightly_reports() -> (FleetLab, [PathBuf; 3]) {
+    let lab = FleetLab::new(&[], &[]);
+    let baseline = bmc("baseline");
+    let boot = lab.path("bootstrap");
+    {
+        let sim = FleetSim::start(&[&baseline], HOSTS, &["--auth", "session"]);
+        let out = boot.to_str().expect("a UTF-8 path");
+        nightly::check(&lab, &sim.inventory, &["--bootstrap", "--out-dir", out]).expect(0);
+    }
+    let mut snapshots: Vec<PathBuf> = (0..HOSTS)
+        .filter(|i| *i != NEW)
+        .map(|i| boot.join(format!("snapshots/{}.json", FleetSim::host(i))))
+        .collect();
+    snapshots.sort();
+    lab.command()
+        .args(["baseline", "promote", "--fleet", "sim"])
+        .args(&snapshots)
+        .assert()
+        .code(0);
+    let post = bmc("post-update");
+    let list = |indices: &[usize]| {
+        let indices: Vec<String> = indices.iter().map(ToString::to_string).collect();
+        indices.join(",")
+    };
+    let state = format!("{}={}", list(&BLOCKED), post.display());
+    let down = format!("{}:down", list(&DOWN));
+    let sim = FleetSim::start(
+        &[&baseline],
+        HOSTS,
+        &[
+            "--auth",
+            "session",
+            "--bmc-state",
+            &state,
+            "--bmc-fault",
+            &down,
+        ],
+    );
+    let files = ["fleet.html", "fleet.md", "fleet.json"].map(|name| lab.path(name));
+    let [html, md, json] = files.each_ref().map(|f| f.display().to_string());
+    nightly::check(
+        &lab,
+        &sim.inventory,
+        &[
+            "--report",
+            &format!("html={html}"),
+            "--report",
+            &format!("markdown={md}"),
+            "--report",
+            &format!("json={json}"),
+        ],
+    )
+    .expect(3);
+    (lab, files)
+}
+
+#[test]
+fn the_first_screen_of_a_nightly_fleet_shows_every_blocked_and_incomplete_host() {
+    let _alone = nightly::one_at_a_time();
+    let (_lab, [html, md, json]) = nightly_reports();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON report"))
+            .expect("JSON");
+    let names =
+        |indices: &[usize]| -> Vec<String> { indices.iter().map(|i| FleetSim::host(*i)).collect() };
+    let (blocked, down) = (names(&BLOCKED), names(&DOWN));
+    let troubled: Vec<String> = blocked.iter().chain(&down).cloned().collect();
+    for (host, verdict) in blocked
+        .iter()
+        .map(|h| (h, "block"))
+        .chain(down.iter().map(|h| (h, "incomplete")))
+        .chain([(&FleetSim::host(NEW), "warn")])
+    {
+        assert_eq!(fleet::host(&report, host)["verdict"], verdict, "{host}");
+    }
+
+    // An operator opens the page at 1400×900.
+    let browser = Browser::start_sized(1400, 900);
+    browser.goto(&url(&html));
+    assert_eq!(problems(&browser), Vec::<Value>::new(), "console on load");
+    assert_eq!(
+        browser.execute("return [window.innerWidth, window.innerHeight];", json!([])),
+        json!([1400, 900])
+    );
+    // Blocked, incomplete, warned, then passing hosts, each by name.
+    let order = visible(&browser);
+    let mut expected = troubled.clone();
+    expected.push(FleetSim::host(NEW));
+    assert_eq!(order[..5], expected[..], "{order:?}");
+    assert_eq!(order.len(), HOSTS);
+    // Each problem host's name is on the first screen, and is what is seen there (nothing
+    // covers it).
+    let seen = browser.execute(
+        "return arguments[0].map(function (host) {\
+           var cell = document.querySelector('#hosts tbody tr[data-host=\"' + host + '\"]').cells[0];\
+           var r = cell.getBoundingClientRect();\
+           var at = document.elementFromPoint(r.left + 4, r.top + r.height / 2);\
+           return {host: host, top: r.top, bottom: r.bottom, text: cell.textContent, seen: cell.contains(at)};\
+         });",
+        json!([troubled]),
+    );
+    for place in seen.as_array().expect("a list") {
+        let host = place["host"].as_str().expect("a host");
+        let (top, bottom) = (
+            place["top"].as_f64().unwrap(),
+            place["bottom"].as_f64().unwrap(),
+        );
+        assert!(
+            top >= 0.0 && bottom <= 900.0,
+            "{host} is not on the first screen: {place}"
+        );
+        assert_eq!(place["text"], host, "{place}");
+        assert_eq!(place["seen"], true, "{host} is covered: {place}");
+    }
+    // The why column: a blocked host's first blocking rule and its port; a down host's failure
+    // as the JSON report words it, whole in the title.
+    let why = |host: &str| {
+        browser.execute(
+            "var cell = document.querySelector('#hosts tbody tr[data-host=\"' + arguments[0] + '\"] td.reason');\
+             return [cell.textContent, cell.title];",
+            json!([host]),
+        )
+    };
+    for host in &blocked {
+        let cell = why(host);
+        assert!(
+            cell[0].as_str().is_some_and(|t| t.contains(" on nic/")),
+            "{host}: {cell}"
+        );
+    }
+    for host in &down {
+        let failure = &fleet::host(&report, host)["failure"];
+        assert!(failure.is_string(), "{host}: {failure}");
+        assert_eq!(why(host)[1], *failure, "{host}");
+    }
+    assert_eq!(
+        why(&FleetSim::host(0)),
+        json!(["", ""]),
+        "a passing host has no why"
+    );
+    // A host's link goes to its section, by its name.
+    let last = &down[down.len() - 1];
+    browser.click(&browser.find(&format!("#hosts a[href=\"#host-{last}\"]")));
+    let landed = browser.execute(
+        "return [location.hash, document.getElementById(location.hash.slice(1)).getBoundingClientRect().top];",
+        json!([]),
+    );
+    assert_eq!(landed[0], format!("#host-{last}"));
+    let top = landed[1].as_f64().expect("a position");
+    // Scrolled to: its top at the top of the screen (to a fraction of a pixel).
+    assert!(
+        (-1.0..900.0).contains(&top),
+        "the section is on screen: {top}"
+    );
+    let png = browser.screenshot();
+    assert_eq!(png_size(&png), Some((1400, 900)));
+    assert_eq!(problems(&browser), Vec::<Value>::new(), "console after use");
+
+    // The Markdown's table of hosts not passing: the same order, with why.
+    let md = std::fs::read_to_string(&md).expect("the Markdown report");
+    let table = &md[md.find("### Hosts not passing").expect("the hosts table")..];
+    let rows: Vec<&str> = table.lines().filter(|l| l.starts_with("| sim-")).collect();
+    let hosts: Vec<&str> = rows
+        .iter()
+        .map(|r| r[2..].split(" | ").next().expect("a host cell"))
+        .collect();
+    assert_eq!(hosts, expected, "{table}");
+    for row in &rows[..BLOCKED.len()] {
+        assert!(row.contains(" on nic/"), "{row}");
+    }
+    assert!(
+        rows[rows.len() - 1].ends_with("| fleet/missing-baseline |"),
+        "{table}"
+    );
 }

@@ -6,8 +6,8 @@
 //! stale and missing baselines and captures, hosts that failed to capture with why, the
 //! slowest BMCs, and where the per-host results are. Every list is bounded and the rest
 //! counted, so the text fits one screen (at most [`TEXT_LINES`] lines) whatever the number of
-//! hosts; Markdown adds a table of the hosts that did not pass and stays under
-//! [`MARKDOWN_LIMIT`].
+//! hosts; Markdown adds a table of the hosts that did not pass (blocked, incomplete, then
+//! warned, each with why) and stays under [`MARKDOWN_LIMIT`].
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -17,6 +17,7 @@ use std::path::Path;
 use super::markdown::{MARKDOWN_LIMIT, code, code_cell, escape, fit};
 use super::text::{BOLD, DIM, severity_style, verdict_style};
 use crate::document::{FleetFinding, FleetReport, HostResult};
+use crate::why::{WHY_CHARS, why};
 use driftgate_compare::{Severity, Verdict};
 
 /// The most lines the text summary takes.
@@ -30,8 +31,6 @@ const CLUSTER_SHOWN: usize = 3;
 const FAILED_SHOWN: usize = 5;
 /// Slowest BMCs named.
 const SLOWEST: usize = 3;
-/// A failure's reason is cut to this many characters in the text, to keep one line a line.
-const WHY_CHARS: usize = 110;
 /// The columns a line of the text summary listing a host or finding fills unless told the
 /// terminal's: cut there, its 24 lines fit 24 rows of a terminal 100 columns wide (and a
 /// summary piped into a file or a chat reads the same everywhere).
@@ -312,7 +311,8 @@ pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// The summary as Markdown, then a table of the hosts that did not pass, under
+/// The summary as Markdown, then a table of the hosts that did not pass (blocked, incomplete,
+/// then warned, each by name, with why it did not pass), under
 /// [`MARKDOWN_LIMIT`] characters: past it the table stops and says how many hosts it left
 /// out (the JSON report has them all).
 pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
@@ -384,11 +384,18 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(results) = &s.results {
         let _ = writeln!(head, "\nPer-host results: {}", code(results));
     }
-    let failing: Vec<&HostResult> = report
+    // Problems first: blocked, incomplete, then warned hosts, each by name (the report's
+    // order; the sort is stable).
+    let mut failing: Vec<&HostResult> = report
         .hosts
         .iter()
         .filter(|h| h.verdict != Verdict::Pass)
         .collect();
+    failing.sort_by_key(|h| match h.verdict {
+        Verdict::Block => 0,
+        Verdict::Incomplete => 1,
+        Verdict::Warn | Verdict::Pass => 2,
+    });
     if failing.is_empty() {
         return out.write_all(head.as_bytes());
     }
@@ -397,26 +404,29 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         "\n### Hosts not passing ({})\n\n| host | cluster | verdict | block | warn | info | why |\n|---|---|---|---:|---:|---:|---|\n",
         failing.len()
     );
-    let rows: Vec<String> = failing
-        .iter()
-        .map(|h| {
-            let why = h
-                .failure
-                .as_deref()
-                .map(|w| cut(w, WHY_CHARS))
-                .unwrap_or_default();
-            format!(
-                "| {} | {} | {} | {} | {} | {} | {} |\n",
-                escape(&h.host),
-                escape(h.cluster.as_deref().unwrap_or("")),
-                h.verdict.as_upper(),
-                h.counts.block,
-                h.counts.warn,
-                h.counts.info,
-                escape(&why)
-            )
-        })
-        .collect();
+    let mut rows = Vec::with_capacity(failing.len());
+    for h in failing {
+        let named: Vec<&FleetFinding> = report
+            .findings
+            .iter()
+            .filter(|f| f.hosts.contains(&h.host))
+            .collect();
+        // An incomplete host's reason is its failure: its report is not read for it.
+        let why = match &h.failure {
+            Some(failure) => Some(failure.clone()),
+            None => why(h.verdict, None, h.report.get()?.as_ref(), &named),
+        };
+        rows.push(format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            escape(&h.host),
+            escape(h.cluster.as_deref().unwrap_or("")),
+            h.verdict.as_upper(),
+            h.counts.block,
+            h.counts.warn,
+            h.counts.info,
+            escape(&why.map(|w| cut(&w, WHY_CHARS)).unwrap_or_default())
+        ));
+    }
     fit(out, &head, &rows, "", |shown| {
         format!(
             "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every host._\n",

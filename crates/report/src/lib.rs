@@ -19,7 +19,9 @@ pub mod prometheus;
 pub mod sarif;
 pub mod schemas;
 pub mod text;
+mod told;
 pub mod view;
+mod why;
 
 use std::collections::BTreeMap;
 
@@ -28,7 +30,7 @@ use std::io::{self, Write};
 use crate::document::FleetReport;
 use crate::document::GateReport;
 use driftgate_compare::{
-    Allowance, Finding, FirmwareChange, Origin, Report, Role, Severity, Verdict,
+    Allowance, Finding, FirmwareChange, Origin, Report, Role, Severity, Story, Verdict,
 };
 use driftgate_snapshot::FactValue;
 use driftgate_snapshot::SourceStatus;
@@ -105,8 +107,10 @@ pub struct Extras {
 /// What a command reports: one host's judgement, or a gate step's.
 #[derive(Debug, Clone, Copy)]
 pub enum Document<'a> {
-    /// `check` and `diff`.
-    Check(&'a Report),
+    /// `check` and `diff`: the judgement and its stories, one per port
+    /// ([`driftgate_compare::stories`] of the judged snapshot), which the text, Markdown and
+    /// HTML tell before the findings.
+    Check(&'a Report, &'a [Story]),
     /// `gate pre` and `gate post`.
     Gate(&'a GateReport),
     /// `check --all` and `report merge`.
@@ -116,12 +120,6 @@ pub enum Document<'a> {
 impl<'a> From<&'a FleetReport> for Document<'a> {
     fn from(report: &'a FleetReport) -> Self {
         Document::Fleet(report)
-    }
-}
-
-impl<'a> From<&'a Report> for Document<'a> {
-    fn from(report: &'a Report) -> Self {
-        Document::Check(report)
     }
 }
 
@@ -143,9 +141,11 @@ pub fn render<'a>(
         (document, Format::Sarif) => sarif::render(&View::of(document), extras, out),
         (document, Format::Prometheus) => prometheus::render(&View::of(document), extras, out),
         (document, Format::Html) => html::render(&View::of(document), extras, out),
-        (Document::Check(report), Format::Text) => text::render(report, out),
-        (Document::Check(report), Format::Json) => json::render(report, out),
-        (Document::Check(report), Format::Markdown) => markdown::render(report, out),
+        (Document::Check(report, stories), Format::Text) => text::render(report, stories, out),
+        (Document::Check(report, _), Format::Json) => json::render(report, out),
+        (Document::Check(report, stories), Format::Markdown) => {
+            markdown::render(report, stories, out)
+        }
         (Document::Gate(report), Format::Text) => gate::text(report, out),
         (Document::Gate(report), Format::Json) => gate::json(report, out),
         (Document::Gate(report), Format::Markdown) => gate::markdown(report, out),

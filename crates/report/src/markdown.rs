@@ -1,4 +1,5 @@
-//! Markdown report, for a change ticket or a pull-request comment.
+//! Markdown report, for a change ticket or a pull-request comment: the verdict, one story per
+//! port, then the findings' table.
 
 use std::fmt::Write as _;
 use std::io::{self, Write};
@@ -13,18 +14,24 @@ pub use fit::MARKDOWN_LIMIT;
 pub(crate) use fit::{fit, fits};
 
 use super::headline;
-use driftgate_compare::{Finding, Report, Severity};
+use crate::told::{Part, tell};
+use driftgate_compare::{Finding, Report, Severity, Story};
 use driftgate_snapshot::FactValue;
 
-/// Writes the report as GitHub-flavoured Markdown, under [`MARKDOWN_LIMIT`] bytes (so under
-/// as many characters): past it the firmware list is summarized and multi-line diffs left
-/// out, then the findings table stops, saying how many findings of each severity it left out.
-pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
-    let full = parts(report, true);
+/// Stories told before the findings' table; the rest are counted (the table has their
+/// findings).
+const STORIES: usize = 20;
+
+/// Writes the report and its `stories` (see [`driftgate_compare::stories`]) as
+/// GitHub-flavoured Markdown, under [`MARKDOWN_LIMIT`] bytes (so under as many characters):
+/// past it the firmware list is summarized and multi-line diffs left out, then the findings
+/// table stops, saying how many findings of each severity it left out.
+pub fn render(report: &Report, stories: &[Story], out: &mut dyn Write) -> io::Result<()> {
+    let full = parts(report, stories, true);
     let parts = if fits(&full.head, &full.rows, &full.tail) {
         full
     } else {
-        parts(report, false)
+        parts(report, stories, false)
     };
     fit(out, &parts.head, &parts.rows, &parts.tail, |shown| {
         let left = &parts.severities[shown..];
@@ -59,7 +66,7 @@ struct Parts {
 
 /// The parts of `report`'s Markdown; without `detail`, the firmware changes in one line and
 /// the multi-line values' diffs left to the JSON report.
-fn parts(report: &Report, detail: bool) -> Parts {
+fn parts(report: &Report, stories: &[Story], detail: bool) -> Parts {
     let mut head = String::new();
     let (word, rest) = headline(report)
         .split_once(' ')
@@ -131,6 +138,10 @@ fn parts(report: &Report, detail: bool) -> Parts {
         parts.head.push_str("\nNo findings.\n");
         return parts;
     }
+    if !stories.is_empty() {
+        write_stories(&mut parts.head, report, stories);
+        parts.head.push_str("\n#### Findings\n");
+    }
     parts.head.push_str(
         "\n| Severity | Rule | Fact | Baseline | Now | Finding |\n|---|---|---|---|---|---|\n",
     );
@@ -174,6 +185,54 @@ fn parts(report: &Report, detail: bool) -> Parts {
         );
     }
     parts
+}
+
+/// The stories, one per port, as a heading and a list each.
+fn write_stories(out: &mut String, report: &Report, stories: &[Story]) {
+    let told = tell(report, stories);
+    for t in told.iter().take(STORIES) {
+        let n = t.story.findings.len();
+        let findings = if n == 1 { "finding" } else { "findings" };
+        let _ = writeln!(
+            out,
+            "\n#### {} — {} ({n} {findings})\n",
+            escape(&t.story.label),
+            t.story.severity.as_str()
+        );
+        if let Some(headline) = t.headline {
+            let _ = writeln!(out, "- {}", escape(headline));
+        }
+        write_part(out, "Setting in the NIC firmware", &t.settings);
+        write_part(out, "What the OS shows", &t.os);
+        if let Some(firmware) = &t.firmware {
+            let _ = writeln!(out, "- The firmware that changed: {}", escape(firmware));
+        }
+    }
+    if told.len() > STORIES {
+        let _ = writeln!(
+            out,
+            "\n_{} more stories not told here: the findings below have them._",
+            told.len() - STORIES
+        );
+    }
+}
+
+fn write_part(out: &mut String, title: &str, part: &Part) {
+    if part.is_empty() {
+        return;
+    }
+    let mut lines: Vec<String> = part
+        .lines
+        .iter()
+        .map(|l| {
+            let paths: Vec<String> = l.paths.iter().map(|p| code(p)).collect();
+            format!("{}{}", paths.join(", "), escape(&l.what))
+        })
+        .collect();
+    if part.more > 0 {
+        lines.push(format!("and {} more", part.more));
+    }
+    let _ = writeln!(out, "- {title}: {}", lines.join("; "));
 }
 
 fn write_diff_block(f: &Finding, out: &mut String) {

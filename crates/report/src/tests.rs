@@ -47,7 +47,7 @@ fn plain(bytes: Vec<u8>) -> String {
 #[test]
 fn text_shows_multi_line_values_as_a_unified_diff() {
     let mut out = Vec::new();
-    super::text::render(&report_with_long_value(), &mut out).unwrap();
+    super::text::render(&report_with_long_value(), &[], &mut out).unwrap();
     let text = plain(out);
     assert!(
         text.starts_with("WARN h1: 1 warning (against baseline h1.json)\n"),
@@ -64,7 +64,7 @@ fn text_shows_multi_line_values_as_a_unified_diff() {
 #[test]
 fn markdown_puts_multi_line_values_in_a_diff_block_and_escapes_cells() {
     let mut out = Vec::new();
-    super::markdown::render(&report_with_long_value(), &mut out).unwrap();
+    super::markdown::render(&report_with_long_value(), &[], &mut out).unwrap();
     let md = String::from_utf8(out).unwrap();
     assert!(md.contains("(multi-line, see below)"), "{md}");
     assert!(md.contains("```diff\n--- baseline\n+++ snapshot\n"), "{md}");
@@ -78,7 +78,7 @@ fn markdown_puts_multi_line_values_in_a_diff_block_and_escapes_cells() {
         &JudgeOptions::default(),
     );
     let mut out = Vec::new();
-    super::markdown::render(&report, &mut out).unwrap();
+    super::markdown::render(&report, &[], &mut out).unwrap();
     let md = String::from_utf8(out).unwrap();
     let row = md.lines().find(|l| l.starts_with("| warn")).unwrap();
     assert_eq!(
@@ -98,10 +98,10 @@ fn a_clean_report_says_so_in_every_format() {
         &JudgeOptions::default(),
     );
     let mut text = Vec::new();
-    super::text::render(&report, &mut text).unwrap();
+    super::text::render(&report, &[], &mut text).unwrap();
     assert!(plain(text).starts_with("PASS h1: no findings (against baseline h1.json)"));
     let mut md = Vec::new();
-    super::markdown::render(&report, &mut md).unwrap();
+    super::markdown::render(&report, &[], &mut md).unwrap();
     assert!(String::from_utf8(md).unwrap().contains("No findings."));
     let mut json = Vec::new();
     super::json::render(&report, &mut json).unwrap();
@@ -148,7 +148,7 @@ fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
     let report = report_with_firmware_and_staged_values();
     let expected = "NIC firmware of this port: \"22.31.1014\" → \"22.36.1010\" (nic/00:0a:f7:12:34:56/bmc/firmware/version); 1 other firmware change on this host (listed above)";
     let mut out = Vec::new();
-    super::text::render(&report, &mut out).unwrap();
+    super::text::render(&report, &[], &mut out).unwrap();
     let text = plain(out);
     assert!(text.contains(&format!("    {expected}\n")), "{text}");
     assert!(
@@ -162,7 +162,7 @@ fn text_and_markdown_name_the_ports_firmware_first_and_staged_values() {
         "{text}"
     );
     let mut md = Vec::new();
-    super::markdown::render(&report, &mut md).unwrap();
+    super::markdown::render(&report, &[], &mut md).unwrap();
     // Escapes aside: the escaping has tests of its own.
     let md = String::from_utf8(md).unwrap().replace('\\', "");
     let row = md
@@ -241,7 +241,7 @@ fn a_ports_firmware_is_named_with_its_first_finding_only() {
         .filter(|f| !f.firmware.is_empty())
         .count();
     let mut out = Vec::new();
-    super::text::render(&report, &mut out).unwrap();
+    super::text::render(&report, &[], &mut out).unwrap();
     let text = plain(out);
     let ports: std::collections::HashSet<&str> = report
         .findings
@@ -259,7 +259,7 @@ fn a_ports_firmware_is_named_with_its_first_finding_only() {
         "{text}"
     );
     let mut out = Vec::new();
-    super::markdown::render(&report, &mut out).unwrap();
+    super::markdown::render(&report, &[], &mut out).unwrap();
     let markdown = String::from_utf8(out).unwrap();
     assert_eq!(
         markdown.matches("NIC firmware of this port").count(),
@@ -268,22 +268,121 @@ fn a_ports_firmware_is_named_with_its_first_finding_only() {
     );
 }
 
-/// A renderer of one format.
-type Renderer = fn(&Report, &mut dyn std::io::Write) -> std::io::Result<()>;
-
 #[test]
 fn one_render_entry_writes_each_format() {
     let report = report_with_firmware_and_staged_values();
-    let direct: [(super::Format, Renderer); 3] = [
-        (super::Format::Text, super::text::render),
-        (super::Format::Json, super::json::render),
-        (super::Format::Markdown, super::markdown::render),
+    let stories = driftgate_compare::stories(&report, &driftgate_snapshot::Facts::new());
+    assert!(!stories.is_empty());
+    type Render<'r> = Box<dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + 'r>;
+    let direct: [(super::Format, Render<'_>); 3] = [
+        (
+            super::Format::Text,
+            Box::new(|out| super::text::render(&report, &stories, out)),
+        ),
+        (
+            super::Format::Json,
+            Box::new(|out| super::json::render(&report, out)),
+        ),
+        (
+            super::Format::Markdown,
+            Box::new(|out| super::markdown::render(&report, &stories, out)),
+        ),
     ];
     for (format, render) in direct {
         let (mut one, mut other) = (Vec::new(), Vec::new());
-        super::render(&report, format, &super::Extras::default(), &mut one).unwrap();
-        render(&report, &mut other).unwrap();
+        let document = super::Document::Check(&report, &stories);
+        super::render(document, format, &super::Extras::default(), &mut one).unwrap();
+        render(&mut other).unwrap();
         assert!(!one.is_empty());
         assert_eq!(one, other, "{format:?}");
     }
+}
+
+macro_rules! snapshot {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+/// `check` of seed 1: the shipped example's post-update state against its baseline (two way),
+/// and its stories.
+fn seed_one() -> (Report, Vec<driftgate_compare::Story>) {
+    use driftgate_compare::testing::example;
+    let post = example("post-update.json");
+    let mut report = driftgate_compare::judge(
+        &post,
+        Some(&example("baseline.json")),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    report.tool = "<tool>".into();
+    let stories = driftgate_compare::stories(&report, &post.snapshot().facts);
+    (report, stories)
+}
+
+#[test]
+fn a_check_of_seed_one_tells_one_story_per_port_before_its_findings() {
+    let (report, stories) = seed_one();
+    assert_eq!(report.counts.block, 28);
+    let mut out = Vec::new();
+    super::text::render(&report, &stories, &mut out).unwrap();
+    let text = plain(out);
+    let told = &text[text.find("STORIES (2)").expect("the stories")..];
+    let details = told
+        .find("\nBLOCK (28)\n")
+        .expect("the findings after the stories");
+    let told = &told[..details];
+    for (port, function) in [("1", "1-1"), ("2", "2-1")] {
+        let label = format!(
+            "port \"SLOT 3 Port {port}\" (00:0a:f7:12:34:5{}) on NIC.Slot.3",
+            5 + port.parse::<u8>().unwrap()
+        );
+        let at = told
+            .find(&label)
+            .unwrap_or_else(|| panic!("{label}: {told}"));
+        let story = &told[at..];
+        let story = &story[..story[1..]
+            .find("block  port")
+            .map_or(story.len(), |n| n + 1)];
+        // The setting in the NIC firmware, what the OS shows, the firmware that changed.
+        let lines: Vec<&str> = story.lines().map(str::trim).collect();
+        assert_eq!(
+            lines[1],
+            format!(
+                "setting in the NIC firmware  bmc/function/NIC.Slot.3-{function}/dcbx_mode \"ieee\" → \"disabled\""
+            ),
+            "{story}"
+        );
+        assert!(
+            lines[2].starts_with(
+                "what the OS shows            os/dcbx_support/current \"ieee\" → \"none\""
+            ),
+            "{story}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .find(|l| l.starts_with("the firmware that changed")),
+            Some(&"the firmware that changed    229.0.166.0 → 229.1.123.0"),
+            "{story}"
+        );
+    }
+    snapshot!("check_seed_one_text", text);
+
+    let mut out = Vec::new();
+    super::markdown::render(&report, &stories, &mut out).unwrap();
+    let md = String::from_utf8(out).unwrap();
+    let stories_at = md.find("#### port").expect("the stories");
+    let table_at = md.find("#### Findings").expect("the findings");
+    assert!(stories_at < table_at, "{md}");
+    assert_eq!(md.matches("\n#### port ").count(), 2, "{md}");
+    assert_eq!(
+        md.matches("- The firmware that changed: 229.0.166.0 → 229.1.123.0\n")
+            .count(),
+        2,
+        "{md}"
+    );
+    snapshot!("check_seed_one_markdown", md);
 }

@@ -1,5 +1,6 @@
-//! Text report: the verdict on the first line, then findings grouped by severity, most severe
-//! first. Multi-line values are shown as a unified diff.
+//! Text report: the verdict on the first line, then one story per port (what the NIC firmware
+//! is set to, what the OS shows, the firmware that changed), then the findings grouped by
+//! severity, most severe first. Multi-line values are shown as a unified diff.
 
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -7,7 +8,8 @@ use std::io::{self, Write};
 use anstyle::{AnsiColor, Style};
 
 use super::headline;
-use driftgate_compare::{Finding, FindingKind, Report, Severity, Verdict};
+use crate::told::{Part, tell};
+use driftgate_compare::{Finding, FindingKind, Report, Severity, Story, Verdict};
 use driftgate_snapshot::FactValue;
 
 pub(super) const DIM: Style = Style::new().dimmed();
@@ -32,8 +34,9 @@ pub(super) fn severity_style(severity: Severity) -> Style {
     Style::new().bold().fg_color(Some(color.into()))
 }
 
-/// Writes the text report, with ANSI styles (strip them for plain output).
-pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+/// Writes the text report of `report` and its `stories` (see
+/// [`driftgate_compare::stories`]), with ANSI styles (strip them for plain output).
+pub fn render(report: &Report, stories: &[Story], out: &mut dyn Write) -> io::Result<()> {
     let headline = headline(report);
     let word = report.verdict.as_upper();
     let style = verdict_style(report.verdict);
@@ -70,6 +73,7 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         )?;
         write_incomplete_sources(report, "  ", out)?;
     }
+    write_stories(report, stories, out)?;
     let mut explained = HashSet::new();
     let mut attributed = HashSet::new();
     for severity in [Severity::Block, Severity::Warn, Severity::Info] {
@@ -92,6 +96,63 @@ pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
             let firmware = super::port_of(finding).is_none_or(|port| attributed.insert(port));
             render_finding(finding, first, firmware, out)?;
         }
+    }
+    Ok(())
+}
+
+/// The stories, one per port, before the findings they group.
+fn write_stories(report: &Report, stories: &[Story], out: &mut dyn Write) -> io::Result<()> {
+    let told = tell(report, stories);
+    if told.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\n{BOLD}STORIES ({}){BOLD:#}{DIM}  one per port or device, the findings below{DIM:#}",
+        told.len()
+    )?;
+    for t in told {
+        let style = severity_style(t.story.severity);
+        let n = t.story.findings.len();
+        let findings = if n == 1 { "finding" } else { "findings" };
+        writeln!(
+            out,
+            "  {style}{:<5}{style:#}  {BOLD}{}{BOLD:#}{DIM}  ({n} {findings}){DIM:#}",
+            t.story.severity.as_str(),
+            t.story.label
+        )?;
+        if let Some(headline) = t.headline {
+            writeln!(out, "         {headline}")?;
+        }
+        write_part("setting in the NIC firmware", &t.settings, out)?;
+        write_part("what the OS shows", &t.os, out)?;
+        if let Some(firmware) = &t.firmware {
+            writeln!(
+                out,
+                "         {:<28} {firmware}",
+                "the firmware that changed"
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn write_part(title: &str, part: &Part, out: &mut dyn Write) -> io::Result<()> {
+    for (i, line) in part.lines.iter().enumerate() {
+        let title = if i == 0 { title } else { "" };
+        writeln!(
+            out,
+            "         {title:<28} {}{}",
+            line.paths.join(", "),
+            line.what
+        )?;
+    }
+    if part.more > 0 {
+        writeln!(
+            out,
+            "         {:<28} {DIM}and {} more{DIM:#}",
+            "", part.more
+        )?;
     }
     Ok(())
 }

@@ -120,7 +120,7 @@ pub struct HostView<'a> {
     /// document's time does not parse (then [`View::unreadable_times`] names it, and a
     /// Prometheus textfile keeps the time of the file it replaces).
     pub last_success_at: Option<Timestamp>,
-    /// The gate's stories (one per port, root cause first); empty outside a gate.
+    /// The stories of a check or a gate (one per port, root cause first); empty in a fleet.
     pub stories: &'a [Story],
 }
 
@@ -136,7 +136,7 @@ impl<'a> View<'a> {
     pub fn of(document: Document<'a>) -> View<'a> {
         let mut times = Times::default();
         let mut view = match document {
-            Document::Check(report) => View {
+            Document::Check(report, stories) => View {
                 kind: ViewKind::Check,
                 title: format!("driftgate check {}", report.snapshot.host),
                 verdict: report.verdict,
@@ -157,7 +157,7 @@ impl<'a> View<'a> {
                     capture_ms: None,
                     captured_at: times.captured(report),
                     last_success_at: times.success(report),
-                    stories: &[],
+                    stories,
                 }],
                 fleet_findings: &[],
                 unreadable_times: Vec::new(),

@@ -32,9 +32,34 @@ fn free_port() -> u16 {
 }
 
 impl Browser {
-    /// Starts ChromeDriver on a free port and a headless Chromium session in it. Panics,
-    /// naming `bash scripts/test-deps.sh`, when either is missing.
+    /// Starts ChromeDriver on a free port and a headless Chromium session in it, its window
+    /// 1280×900 (the browser's frame included). Panics, naming `bash scripts/test-deps.sh`, when either is missing.
     pub fn start() -> Browser {
+        Browser::start_window(1280, 900)
+    }
+
+    /// [`Browser::start`] with a viewport of `width`×`height` pixels: what an operator's screen
+    /// shows of a page (the window is made larger by what the browser's own frame takes).
+    pub fn start_sized(width: u32, height: u32) -> Browser {
+        let browser = Browser::start_window(width, height);
+        let inner = browser.execute("return [window.innerWidth, window.innerHeight];", json!([]));
+        let frame = |i: usize, asked: u32| {
+            let got = inner[i]
+                .as_u64()
+                .unwrap_or_else(|| panic!("no viewport size: {inner}"));
+            u64::from(asked) * 2 - got
+        };
+        let (outer_width, outer_height) = (frame(0, width), frame(1, height));
+        browser.call(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": outer_width, "height": outer_height})),
+        );
+        browser
+    }
+
+    /// A session whose window (the browser's frame included) is `width`×`height` pixels.
+    fn start_window(width: u32, height: u32) -> Browser {
         assert!(
             Path::new(CHROMIUM).exists(),
             "{CHROMIUM} is missing: install the test dependencies with `bash scripts/test-deps.sh`"
@@ -74,14 +99,13 @@ impl Browser {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1280,900",
         ]
         .map(str::to_owned)
         .into_iter()
-        .chain([format!(
-            "--user-data-dir={}",
-            browser._profile.path().display()
-        )])
+        .chain([
+            format!("--window-size={width},{height}"),
+            format!("--user-data-dir={}", browser._profile.path().display()),
+        ])
         .collect::<Vec<_>>();
         let capabilities = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",

@@ -53,6 +53,12 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// The NIC attributes of port 1 of NIC.Slot.3 (its DCBX mode is `Broadcom_DCBX`).
 const NIC_ATTRIBUTES: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 
+/// Holds the machine for one simulated fleet until dropped (see [`ONE_AT_A_TIME`]).
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    // A test that failed while holding the lock leaves nothing behind that matters here.
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A bootstrapped store and the simulator serving the nightly state.
 pub struct Nightly {
     /// The store (and a temporary directory for output directories).
@@ -83,8 +89,7 @@ impl Nightly {
     /// which is then stopped and replaced by the nightly one: as in a real fleet, the faults
     /// come after the baselines were taken.
     pub fn start() -> Nightly {
-        // A test that failed while holding the lock leaves nothing behind that matters here.
-        let alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let alone = one_at_a_time();
         let lab = FleetLab::new(&[], &[]);
         let baseline = bmc("baseline");
         let odd = odd_dcbx();

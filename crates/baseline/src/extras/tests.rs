@@ -52,7 +52,8 @@ fn each_format_gets_only_the_reads_it_needs() {
     let report = judged(&store, &commit, PATH);
     let policy = Policy::builtin();
     let read = |formats: &[Format], policy: Option<&Policy>| {
-        let (extras, warnings) = read_extras(Document::Check(&report), formats, &store, policy);
+        let (extras, warnings) =
+            read_extras(Document::Check(&report, &[]), formats, &store, policy);
         assert!(warnings.is_empty(), "{warnings:?}");
         extras
     };
@@ -98,7 +99,7 @@ fn a_store_that_cannot_be_read_costs_that_part_only_said_as_a_warning() {
     let report = judged(&store, &commit, gone);
     let policy = Policy::builtin();
     let (extras, warnings) = read_extras(
-        Document::Check(&report),
+        Document::Check(&report, &[]),
         &[Format::Sarif, Format::Html],
         &store,
         Some(&policy),

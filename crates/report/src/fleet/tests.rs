@@ -175,6 +175,32 @@ fn summary_of_a_small_fleet() {
         !md.contains("| azl-node02 |"),
         "passing hosts are not in the table: {md}"
     );
+    // Problems first: blocked, incomplete, then warned hosts, each by name, with why.
+    let table = &md[md.find("### Hosts not passing").unwrap()..];
+    let rows: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" | ").next())
+        .skip(1)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "azl-node01",
+            "esx01",
+            "rdma-node07",
+            "azl-node04",
+            "rdma-node08"
+        ]
+    );
+    assert!(
+        table.contains("| BLOCK | 28 | 0 | 4 | dcbx-mode on nic/00\\:0a\\:f7\\:12\\:34\\:56 |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| WARN | 0 | 0 | 0 | fleet/missing-baseline |"),
+        "{table}"
+    );
     snapshot!("fleet_small_markdown", md);
 }
 

@@ -1,6 +1,6 @@
-//! What the page shows, decided once from the [`View`] and the [`Extras`]: hosts sorted by
-//! name, findings by port (most severe port first), timelines newest first. The markup only
-//! lays it out.
+//! What the page shows, decided once from the [`View`] and the [`Extras`]: problems first
+//! (blocked, incomplete, warned, then passing hosts, each by name), findings by port (most
+//! severe port first), timelines newest first. The markup only lays it out.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -9,10 +9,12 @@ use crate::document::TimelineEntry;
 use jiff::Timestamp;
 
 use crate::document::FleetFinding;
+use crate::why::why;
 use crate::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
 use driftgate_compare::{Counts, Finding, FindingKind, Origin, Report, Severity, Verdict};
 
-/// The verdicts in the order the summary and the filter list them.
+/// The verdicts in the order the summary, the filter, the hosts table and the host sections
+/// list them: what an operator acts on first.
 pub const VERDICTS: [Verdict; 4] = [
     Verdict::Block,
     Verdict::Incomplete,
@@ -40,9 +42,9 @@ pub struct Page<'a> {
     pub strict: bool,
     /// Hosts per verdict, in [`VERDICTS`] order.
     pub counts: [(Verdict, usize); 4],
-    /// Every host, by name.
+    /// Every host, problems first (in [`VERDICTS`] order, then by name).
     pub rows: Vec<Row<'a>>,
-    /// The hosts with something to show, by name.
+    /// The hosts with something to show, in the order of `rows`.
     pub sections: Vec<Section<'a>>,
     /// What no single host shows.
     pub fleet_findings: &'a [FleetFinding],
@@ -62,6 +64,8 @@ pub struct Row<'a> {
     pub verdict: Verdict,
     /// Its findings per severity.
     pub counts: Counts,
+    /// Why it did not pass, in a few words (see [`crate::why`]); `None` when it passed.
+    pub why: Option<String>,
     /// How long its capture took, when this run captured it.
     pub capture_ms: Option<u64>,
     /// When it was last read completely.
@@ -70,7 +74,7 @@ pub struct Row<'a> {
 
 /// One host's section.
 pub struct Section<'a> {
-    /// `host-<n>`: host names are not trusted as ids.
+    /// `host-<name>` (see [`anchors`]).
     pub anchor: String,
     /// The host.
     pub host: &'a str,
@@ -134,16 +138,22 @@ impl<'a> Page<'a> {
         extras: &'a crate::Extras,
     ) -> Page<'a> {
         let counts = VERDICTS.map(|v| (v, hosts_at(&view.counts, v)));
+        let anchors = anchors(view.hosts.iter().map(|h| h.host));
         let mut rows = Vec::with_capacity(view.hosts.len());
         let mut sections = Vec::new();
-        for (i, (host, report)) in view.hosts.iter().zip(reports).enumerate() {
+        for ((host, report), anchor) in view.hosts.iter().zip(reports).zip(anchors) {
             let timeline = extras
                 .timelines
                 .get(host.host)
                 .map_or(&[][..], Vec::as_slice);
-            let section = section(host, report, format!("host-{i}"), timeline);
+            let section = section(host, report, anchor, timeline);
             let anchor = section.as_ref().map(|s| s.anchor.clone());
             sections.extend(section);
+            let named: Vec<&FleetFinding> = view
+                .fleet_findings
+                .iter()
+                .filter(|f| f.hosts.iter().any(|h| h == host.host))
+                .collect();
             rows.push(Row {
                 host: host.host,
                 anchor,
@@ -151,10 +161,14 @@ impl<'a> Page<'a> {
                 cluster: host.cluster.unwrap_or(""),
                 verdict: host.verdict,
                 counts: report.counts,
+                why: why(host.verdict, host.failure.as_deref(), report, &named),
                 capture_ms: host.capture_ms,
                 last_success_at: host.last_success_at,
             });
         }
+        // Stable: within a verdict the view's order, by name, holds.
+        rows.sort_by_key(|r| rank(r.verdict));
+        sections.sort_by_key(|s| rank(s.verdict));
         Page {
             title: &view.title,
             verdict: view.verdict,
@@ -174,6 +188,46 @@ impl<'a> Page<'a> {
             fleet_findings: view.fleet_findings,
         }
     }
+}
+
+/// Where `verdict` comes in [`VERDICTS`].
+fn rank(verdict: Verdict) -> usize {
+    VERDICTS
+        .iter()
+        .position(|v| *v == verdict)
+        .expect("VERDICTS has every verdict")
+}
+
+/// Each host's section id, in `hosts` order: `host-<name>`, so that a link to a host
+/// survives the next night's report. A host name (`HostName`: ASCII letters, digits, `.`,
+/// `_`, `-`) is a valid id as it is, and ids are case-sensitive as names are. A name a
+/// document holds that is not spelled so (a merged report edited by hand) has every other
+/// character written `~XX` (its UTF-8 bytes in hex), and a name seen before gets `~~2`,
+/// `~~3`, …: `~` is in no host name and an escape never has two, so no two hosts share an id.
+pub fn anchors<'h>(hosts: impl Iterator<Item = &'h str>) -> Vec<String> {
+    let mut seen: HashSet<String> = HashSet::new();
+    hosts
+        .map(|host| {
+            let mut id = String::from("host-");
+            for c in host.chars() {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                    id.push(c);
+                } else {
+                    let mut bytes = [0; 4];
+                    for b in c.encode_utf8(&mut bytes).bytes() {
+                        id.push_str(&format!("~{b:02X}"));
+                    }
+                }
+            }
+            let mut unique = id.clone();
+            let mut n = 1;
+            while !seen.insert(unique.clone()) {
+                n += 1;
+                unique = format!("{id}~~{n}");
+            }
+            unique
+        })
+        .collect()
 }
 
 /// A host's section, when it has anything beyond its row to show.

@@ -8,7 +8,9 @@ use sha2::{Digest as _, Sha256};
 
 use super::model::{Group, Item, Page, Row, Section, VERDICTS};
 use crate::document::{SettingChange, TimelineEntry};
+use crate::fleet::cut;
 use crate::value_text;
+use crate::why::WHY_CHARS;
 use driftgate_compare::{Severity, Verdict};
 
 const CSS: &str = include_str!("page.css");
@@ -144,7 +146,8 @@ fn hosts_table(rows: &[Row<'_>]) -> Markup {
                     tr {
                         @for (i, (name, kind)) in [
                             ("host", "text"), ("fleet", "text"), ("cluster", "text"), ("verdict", "text"),
-                            ("findings", "text"), ("capture time", "number"), ("last success", "text"),
+                            ("findings", "text"), ("why", "text"), ("capture time", "number"),
+                            ("last success", "text"),
                         ].into_iter().enumerate() {
                             th aria-sort="none" {
                                 button type="button" data-column=(i) data-kind=(kind) { (name) }
@@ -169,6 +172,10 @@ fn hosts_table(rows: &[Row<'_>]) -> Markup {
                             td data-key=(format!("{:08}{:08}{:08}", row.counts.block, row.counts.warn, row.counts.info)) {
                                 (counts_text(row.counts))
                             }
+                            @match &row.why {
+                                Some(why) => td.reason title=(why) { (cut(why, WHY_CHARS)) },
+                                None => td.reason {},
+                            }
                             td.num data-key=(row.capture_ms.map_or(-1, i128::from)) {
                                 @match row.capture_ms {
                                     Some(ms) => (seconds(ms)),
@@ -189,13 +196,13 @@ fn hosts_table(rows: &[Row<'_>]) -> Markup {
     }
 }
 
-/// Sorts INCOMPLETE, BLOCK, WARN, PASS from the top when descending.
+/// Sorts BLOCK, INCOMPLETE, WARN, PASS from the top when descending: the page's own order.
 fn verdict_rank(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "0",
         Verdict::Warn => "1",
-        Verdict::Block => "2",
-        Verdict::Incomplete => "3",
+        Verdict::Incomplete => "2",
+        Verdict::Block => "3",
     }
 }
 

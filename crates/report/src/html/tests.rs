@@ -225,10 +225,15 @@ fn timelines() -> Extras {
 #[test]
 fn html_of_a_check() {
     let report = check();
-    snapshot!(
-        "html_check",
-        body(&page((&report).into(), &Extras::default()))
+    // A check's findings by port are its stories, as a gate's.
+    let stories =
+        driftgate_compare::stories(&report, &example("post-update.json").snapshot().facts);
+    let html = page(
+        crate::Document::Check(&report, &stories),
+        &Extras::default(),
     );
+    assert!(html.contains("<p class=\"story\">NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed"));
+    snapshot!("html_check", body(&html));
 }
 
 #[test]
@@ -278,7 +283,7 @@ ticket = "CHG-1042"
 "#,
     );
     assert!(!report.allowed.is_empty());
-    let html = page((&report).into(), &Extras::default());
+    let html = page(crate::Document::Check(&report, &[]), &Extras::default());
     let title = format!("<h3>Allowed ({})</h3>", report.allowed.len());
     let allowed = &html[html.find(&title).unwrap_or_else(|| panic!("{title}"))..];
     let by = "<p class=\"allowance\">allowed by nic/*/bmc/function/*/dcbx_mode=&quot;disabled&quot; (given at allow.toml:2): reason &quot;storage moved to the switched fabric&quot;, ticket CHG-1042</p>";
@@ -291,7 +296,7 @@ ticket = "CHG-1042"
 fn the_script_and_the_style_are_allowed_by_their_hashes_and_nothing_else() {
     use base64::Engine as _;
     use sha2::Digest as _;
-    let html = page((&check()).into(), &Extras::default());
+    let html = page(crate::Document::Check(&check(), &[]), &Extras::default());
     let inner = |open: &str, close: &str| {
         let start = html.find(open).unwrap() + open.len();
         let end = start + html[start..].find(close).unwrap();
@@ -325,7 +330,7 @@ fn the_script_and_the_style_are_allowed_by_their_hashes_and_nothing_else() {
     assert_eq!(html.matches("<script").count(), 1);
     assert_eq!(
         html,
-        page((&check()).into(), &Extras::default()),
+        page(crate::Document::Check(&check(), &[]), &Extras::default()),
         "no clock"
     );
 }
@@ -419,4 +424,56 @@ fn ten_thousand_hosts_make_a_page_of_under_sixteen_megabytes() {
     // a loaded 2-core machine (12 s before sections off screen skipped layout), filtered it
     // in 22 ms and sorted it in 0.4 s.
     assert!(html.len() < 16_000_000, "{} bytes", html.len());
+}
+
+#[test]
+fn problems_come_first_and_each_host_is_anchored_by_its_name() {
+    let html = page((&small_fleet()).into(), &Extras::default());
+    let order = |open: &str| -> Vec<String> {
+        html.split(open)
+            .skip(1)
+            .map(|rest| rest[..rest.find('"').unwrap()].to_owned())
+            .collect()
+    };
+    // Blocked, incomplete, then passing hosts, each by name; sections in the same order.
+    let rows = ["azl-node01", "esx01", "azl-node04", "azl-node02"];
+    assert_eq!(order("<tr data-host=\""), rows);
+    let ids = ["host-azl-node01", "host-esx01", "host-azl-node04"];
+    assert_eq!(order("<section class=\"host\" id=\""), ids);
+    // Every link of the table goes to a section of the page.
+    for id in order("<a href=\"#") {
+        assert!(ids.contains(&id.as_str()), "{id}");
+    }
+    assert!(html.contains(
+        "<td class=\"reason\" title=\"dcbx-mode on nic/00:0a:f7:12:34:56\">dcbx-mode on nic/00:0a:f7:12:34:56</td>"
+    ));
+    // A long reason is cut, whole in the title.
+    let reason = "redfish https://bmc-azl-node04: the host deadline of 30 s passed (GET /redfish/v1/Chassis)";
+    assert!(html.contains(&format!(
+        "title=\"{reason}\">redfish https://bmc-azl-node04: the host deadline of 30 s passed (GET /redfish/v…</td>"
+    )));
+}
+
+#[test]
+fn anchors_are_valid_and_unique_whatever_a_document_names_its_hosts() {
+    let hosts = [
+        "Node1", "node1", "node1", "a b", "a~20b", "é\"<", "node1", "sim-0003",
+    ];
+    let ids = super::model::anchors(hosts.into_iter());
+    assert_eq!(
+        ids,
+        [
+            "host-Node1",
+            "host-node1",
+            "host-node1~~2",
+            "host-a~20b",
+            "host-a~7E20b",
+            "host-~C3~A9~22~3C",
+            "host-node1~~3",
+            "host-sim-0003",
+        ]
+    );
+    let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), ids.len());
+    assert!(ids.iter().all(|id| !id.contains(char::is_whitespace)));
 }

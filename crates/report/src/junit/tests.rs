@@ -212,7 +212,7 @@ fn a_passing_check() {
         Some(&shipped("examples/benign-firmware-update/baseline.json")),
     );
     assert_eq!(report.verdict, Verdict::Pass);
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     assert!(xml.contains(r#"failures="0" errors="0""#), "{xml}");
     snapshot!("junit_check_pass", xml);
@@ -224,7 +224,7 @@ fn a_blocked_post_update_check() {
         &shipped("examples/azure-local-dcbx/post-update.json"),
         Some(&shipped("examples/azure-local-dcbx/baseline.json")),
     );
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     // One failure per blocking finding: each is its own test case (rule and path).
     let failures = xml.matches("<failure ").count();
@@ -246,7 +246,7 @@ fn an_incomplete_host_is_an_error_naming_the_source() {
         None,
     );
     assert_eq!(report.verdict, Verdict::Incomplete);
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     let doc = roxmltree::Document::parse(&xml).unwrap();
     let error = doc
@@ -399,7 +399,7 @@ fn what_a_capture_controls_is_escaped_and_stays_well_formed() {
         s.sources[0].error = Some(format!("BMC said: {hostile}"));
     });
     let report = judge(&now, Some(&base));
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert!(!xml.contains('\u{1}') && !xml.contains('\u{1b}'), "{xml}");
     assert!(!xml.contains("c]]>"), "{xml}");
     let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
@@ -427,7 +427,7 @@ fn under_strict_a_warning_fails_and_otherwise_it_is_output() {
     });
     let mut report = judge(&now, Some(&base));
     assert_eq!(report.verdict, Verdict::Warn);
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert!(!xml.contains("<failure"), "{xml}");
     assert!(
         xml.contains("WARN unmatched bios/SysProfile") || xml.contains("WARN "),
@@ -442,7 +442,7 @@ fn under_strict_a_warning_fails_and_otherwise_it_is_output() {
             ..JudgeOptions::default()
         },
     ));
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_eq!(xml.matches("<failure ").count(), 1, "{xml}");
     assert!(xml.contains("made to block by --strict"), "{xml}");
     assert_valid(&xml);
@@ -519,7 +519,7 @@ fn every_rule_that_applied_and_held_is_a_passing_test_case() {
         &JudgeOptions::default(),
     ));
     assert_eq!(report.verdict, Verdict::Pass);
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     let doc = roxmltree::Document::parse(&xml).unwrap();
     let case = |name: &str| {
@@ -549,7 +549,7 @@ fn every_rule_that_applied_and_held_is_a_passing_test_case() {
         &policy,
         &JudgeOptions::default(),
     ));
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     assert!(!xml.contains(r#"name="pfc-not-operational""#), "{xml}");
     assert!(
@@ -566,7 +566,7 @@ fn a_report_without_its_rules_lists_the_invariants_as_before() {
         Some(&shipped("examples/benign-firmware-update/baseline.json")),
     );
     report.rules.clear();
-    let xml = junit(&report);
+    let xml = junit(Document::Check(&report, &[]));
     assert_valid(&xml);
     for invariant in driftgate_compare::INVARIANTS {
         assert!(

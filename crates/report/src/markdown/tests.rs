@@ -60,7 +60,7 @@ fn huge(attributes: usize, firmware: usize) -> Report {
 
 fn markdown(report: &Report) -> String {
     let mut out = Vec::new();
-    super::render(report, &mut out).unwrap();
+    super::render(report, &[], &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -124,10 +124,15 @@ fn a_report_under_the_limit_is_written_whole() {
 fn hostile_capture_values_render_inert() {
     use super::inert::{BACKTICKS, HOSTILE, assert_inert};
     let facts = |a: &str, b: &str| -> Facts {
-        [("bios/Hostile", a), ("bios/Backticks", b)]
-            .into_iter()
-            .map(|(p, v)| (FactPath::new(p).unwrap(), FactValue::from(v)))
-            .collect()
+        [
+            ("bios/Hostile", a),
+            ("bios/Backticks", b),
+            ("nic/00:0a:f7:12:34:56/bmc/dcbx_mode", a),
+            ("nic/00:0a:f7:12:34:56/os/dcbx_support/current", b),
+        ]
+        .into_iter()
+        .map(|(p, v)| (FactPath::new(p).unwrap(), FactValue::from(v)))
+        .collect()
     };
     let baseline = verified(facts("Enabled", "Enabled"), "baseline.json");
     let mut now = verified(facts(HOSTILE, BACKTICKS), "now.json")
@@ -148,6 +153,17 @@ fn hostile_capture_values_render_inert() {
     );
     let md = markdown(&report);
     assert!(md.contains("| `\"Enabled\"` |"), "{md}");
+    assert_inert(&md, &[HOSTILE, BACKTICKS]);
+    // And told as stories: the port's and the BIOS's.
+    let stories = driftgate_compare::stories(&report, &now.snapshot().facts);
+    assert!(stories.len() >= 2, "{stories:?}");
+    let mut out = Vec::new();
+    super::render(&report, &stories, &mut out).unwrap();
+    let md = String::from_utf8(out).unwrap();
+    assert!(
+        md.contains("- Setting in the NIC firmware: `bmc/dcbx_mode`"),
+        "{md}"
+    );
     assert_inert(&md, &[HOSTILE, BACKTICKS]);
 }
 
@@ -175,4 +191,46 @@ fn code_spans_take_a_fence_longer_than_the_values_backticks() {
     assert_eq!(code("two\nlines"), "`two lines`");
     assert_eq!(code_cell("a|b"), escape("a|b"));
     assert_eq!(escape("a@b\n[c]"), "a@&#8203;b \\[c\\]");
+}
+
+#[test]
+fn hundreds_of_stories_are_told_up_to_a_bound_and_counted() {
+    let ports = |dcbx: &str| -> Facts {
+        (0..200)
+            .map(|i| {
+                (
+                    FactPath::new(format!(
+                        "nic/00:0a:f7:00:{:02x}:{:02x}/bmc/dcbx_mode",
+                        i / 256,
+                        i % 256
+                    ))
+                    .unwrap(),
+                    FactValue::from(dcbx),
+                )
+            })
+            .collect()
+    };
+    let now = verified(ports("disabled"), "now.json");
+    let report = driftgate_compare::judge(
+        &now,
+        Some(&verified(ports("ieee"), "baseline.json")),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let stories = driftgate_compare::stories(&report, &now.snapshot().facts);
+    assert_eq!(stories.len(), 200);
+    let mut out = Vec::new();
+    super::render(&report, &stories, &mut out).unwrap();
+    let md = String::from_utf8(out).unwrap();
+    assert!(md.len() < MARKDOWN_LIMIT, "{}", md.len());
+    assert_eq!(md.matches("\n#### port ").count(), super::STORIES);
+    assert!(
+        md.contains("_180 more stories not told here: the findings below have them._"),
+        "{md}"
+    );
+    // Every finding is in the table.
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| block |")).count(),
+        200
+    );
 }

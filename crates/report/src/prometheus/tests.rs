@@ -228,7 +228,7 @@ fn a_check_of_seed_one_after_the_update() {
         &example("post-update.json"),
         Some(&example("baseline.json")),
     );
-    let text = text(Document::Check(&report), None);
+    let text = text(Document::Check(&report, &[]), None);
     let node = [("host", "azl-node01"), ("fleet", ""), ("cluster", "")];
     assert_eq!(
         value(&text, "driftgate_verdict", &[node[0], ("verdict", "block")]),

@@ -110,7 +110,7 @@ fn check_blocked() {
     let baseline = example("baseline.json");
     let report = judge(&example("post-update.json"), Some(&baseline));
     let extras = extras(&[("azl-node01", lines_of("azure-local", &baseline))]);
-    let (text, log) = sarif(Document::Check(&report), &extras);
+    let (text, log) = sarif(Document::Check(&report, &[]), &extras);
 
     let run = &log["runs"][0];
     assert_eq!(run["properties"]["verdict"], "BLOCK");
@@ -186,7 +186,7 @@ fn check_incomplete() {
     let report = judge(&partial, Some(&baseline));
     assert_eq!(report.verdict, Verdict::Incomplete);
     let extras = extras(&[("azl-node01", lines_of("azure-local", &baseline))]);
-    let (text, log) = sarif(Document::Check(&report), &extras);
+    let (text, log) = sarif(Document::Check(&report, &[]), &extras);
     let run = &log["runs"][0];
     assert_eq!(run["invocations"][0]["executionSuccessful"], false);
     assert_eq!(run["invocations"][0]["exitCode"], 3);
@@ -407,11 +407,11 @@ fn fingerprints_are_stable_and_differ_by_host_rule_and_path() {
     let baseline = example("baseline.json");
     let report = judge(&example("post-update.json"), Some(&baseline));
     let with_lines = extras(&[("azl-node01", lines_of("azure-local", &baseline))]);
-    let (first, log) = sarif(Document::Check(&report), &with_lines);
-    let (second, _) = sarif(Document::Check(&report), &with_lines);
+    let (first, log) = sarif(Document::Check(&report, &[]), &with_lines);
+    let (second, _) = sarif(Document::Check(&report, &[]), &with_lines);
     assert_eq!(first, second, "the same run gives the same bytes");
     // Without lines the locations change, the fingerprints do not.
-    let (_, without) = sarif(Document::Check(&report), &Extras::default());
+    let (_, without) = sarif(Document::Check(&report, &[]), &Extras::default());
     let prints = |log: &Value| -> Vec<String> {
         results(log)
             .iter()
@@ -447,7 +447,7 @@ fn fingerprints_are_stable_and_differ_by_host_rule_and_path() {
 fn without_baseline_lines_every_result_still_has_a_location() {
     let baseline = example("baseline.json");
     let report = judge(&example("post-update.json"), Some(&baseline));
-    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let (_, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     assert!(log["runs"][0].get("versionControlProvenance").is_none());
     for r in results(&log) {
         let artifact = &r["locations"][0]["physicalLocation"]["artifactLocation"];
@@ -459,7 +459,10 @@ fn without_baseline_lines_every_result_still_has_a_location() {
     // A fact the baseline lacks points at the file's first line.
     let mut lines = lines_of("azure-local", &baseline);
     lines.lines.remove(DCBX_MODE);
-    let (_, log) = sarif(Document::Check(&report), &extras(&[("azl-node01", lines)]));
+    let (_, log) = sarif(
+        Document::Check(&report, &[]),
+        &extras(&[("azl-node01", lines)]),
+    );
     assert_eq!(
         start_line(result(&log, "azl-node01", "dcbx-mode", DCBX_MODE)),
         1
@@ -496,7 +499,7 @@ fn captured_strings_are_escaped_by_the_serializer() {
         set(s, "bios/SysProfile", hostile.into());
     });
     let report = judge(&post, Some(&baseline));
-    let (text, log) = sarif(Document::Check(&report), &Extras::default());
+    let (text, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     assert!(!text.contains('\u{1b}'), "control characters are escaped");
     let r = result(&log, "azl-node01", "bios-attributes", "bios/SysProfile");
     assert_eq!(r["properties"]["new"], hostile);
@@ -507,7 +510,7 @@ fn the_schema_rejects_what_code_scanning_would() {
     let validator = schema();
     let baseline = example("baseline.json");
     let report = judge(&example("post-update.json"), Some(&baseline));
-    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let (_, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     assert!(validator.is_valid(&log));
     type Breaking = fn(&mut Value);
     let broken: [(&str, Breaking); 4] = [
@@ -698,7 +701,7 @@ fn two_kinds_of_finding_of_one_rule_and_path_are_two_alerts() {
         expected: Some("ieee".into()),
         ..changed.clone()
     });
-    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let (_, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     let prints = &fingerprints(&log)[&(
         "dcbx-mode".to_owned(),
         "azl-node01".to_owned(),
@@ -733,9 +736,9 @@ fn under_strict_a_warning_is_an_error() {
         .map(|f| f.path.to_string())
         .collect();
     assert!(!warned.is_empty(), "the example has a warning");
-    let (_, lenient) = sarif(Document::Check(&report), &Extras::default());
+    let (_, lenient) = sarif(Document::Check(&report, &[]), &Extras::default());
     report.strict = true;
-    let (_, strict) = sarif(Document::Check(&report), &Extras::default());
+    let (_, strict) = sarif(Document::Check(&report, &[]), &Extras::default());
     for path in &warned {
         let level = |log: &Value| {
             results(log)
@@ -763,7 +766,7 @@ fn a_rule_without_a_why_describes_itself_in_full_by_its_short_description() {
     for f in report.findings.iter_mut().filter(|f| f.id == "dcbx-mode") {
         f.why = " ".into();
     }
-    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let (_, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     let rules = log["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap();
@@ -784,7 +787,7 @@ fn a_rule_without_a_why_describes_itself_in_full_by_its_short_description() {
 fn the_log_names_the_schema_the_tests_validate_against() {
     let baseline = example("baseline.json");
     let report = judge(&example("post-update.json"), Some(&baseline));
-    let (_, log) = sarif(Document::Check(&report), &Extras::default());
+    let (_, log) = sarif(Document::Check(&report, &[]), &Extras::default());
     assert_eq!(log["$schema"], SCHEMA_URI);
     let readme = std::fs::read_to_string(concat!(
         concat!(env!("CARGO_MANIFEST_DIR"), "/../.."),
@@ -901,7 +904,7 @@ fn a_run_keeps_the_most_severe_results_code_scanning_accepts() {
 
     // Under the limit: nothing left out, no notification.
     let (_, small) = sarif(
-        Document::Check(&fleet.hosts[1].report.get().unwrap()),
+        Document::Check(&fleet.hosts[1].report.get().unwrap(), &[]),
         &Extras::default(),
     );
     assert_eq!(small["runs"][0]["properties"]["results_omitted"], 0);

@@ -112,7 +112,7 @@ fn an_unparseable_time_is_none_and_named() {
 #[test]
 fn a_check_counts_its_host_and_names_its_kind() {
     let report = judged();
-    let view = View::of(Document::Check(&report));
+    let view = View::of(Document::Check(&report, &[]));
     assert_eq!(view.kind, ViewKind::Check);
     assert_eq!(view.kind.name(), "check");
     assert_eq!(view.started_at, view.hosts[0].captured_at);
