@@ -11,6 +11,8 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 use driftgate_model::pin::CertificatePin;
 
+use super::certificate::{self, BadCertificate, CertificateDetails};
+
 #[derive(Debug)]
 struct PinVerifier {
     pin: CertificatePin,
@@ -78,9 +80,12 @@ pub fn provider() -> Arc<CryptoProvider> {
 /// what the server would have us trust.
 #[derive(Debug)]
 struct Presented {
-    leaf: std::sync::Mutex<Option<CertificatePin>>,
+    leaf: std::sync::Mutex<Option<Vec<u8>>>,
     algorithms: WebPkiSupportedAlgorithms,
 }
+
+/// Why [`Presented`] ends every handshake it takes part in.
+const ONLY_THE_CERTIFICATE: &str = "only the certificate was wanted";
 
 impl ServerCertVerifier for Presented {
     fn verify_server_cert(
@@ -94,11 +99,8 @@ impl ServerCertVerifier for Presented {
         *self
             .leaf
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some(CertificatePin::of(end_entity));
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(end_entity.to_vec());
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn verify_tls12_signature(
@@ -107,9 +109,7 @@ impl ServerCertVerifier for Presented {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn verify_tls13_signature(
@@ -118,9 +118,7 @@ impl ServerCertVerifier for Presented {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -128,51 +126,136 @@ impl ServerCertVerifier for Presented {
     }
 }
 
-/// The pin of the certificate the server at `url` presents, learnt by a handshake of its own
-/// that trusts nothing and sends nothing (no request, no credentials): what an operator is
-/// told to pin when the certificate is not trusted. `None` when no certificate arrives within
-/// `timeout`.
-pub async fn presented_pin(
+/// The end-entity certificate a server presented, as it sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresentedCertificate {
+    /// The DER bytes.
+    pub der: Vec<u8>,
+    /// Their SHA-256: what `?pin=` trusts.
+    pub pin: CertificatePin,
+}
+
+impl PresentedCertificate {
+    /// What the certificate says about itself (see [`certificate::details`]).
+    pub fn details(&self) -> Result<CertificateDetails, BadCertificate> {
+        certificate::details(&self.der)
+    }
+
+    /// `sha256:… (subject …; issuer …; valid …)` at `now`, for a message; the pin alone when
+    /// the certificate does not parse (the pin is what matters, and is still exact).
+    pub fn describe(&self, now: jiff::Timestamp) -> String {
+        match self.details() {
+            Ok(details) => format!("{} ({})", self.pin, details.summary(now)),
+            Err(error) => format!("{} ({error})", self.pin),
+        }
+    }
+}
+
+/// Why no certificate was learnt from a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The URL names no host and port to connect to.
+    #[error("{0}: no host and port to connect to")]
+    NoAddress(String),
+    /// The TCP connection failed (refused, no route, a name that does not resolve).
+    #[error("cannot connect to {address}: {source}")]
+    Connect {
+        /// `host:port`.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Nothing (or not the certificate) arrived in time.
+    #[error("no certificate from {address} within {} s", timeout.as_secs_f64())]
+    TimedOut {
+        /// `host:port`.
+        address: String,
+        /// The limit.
+        timeout: std::time::Duration,
+    },
+    /// The server answered, but not with a TLS certificate (plain HTTP on that port, a TLS
+    /// alert before the certificate).
+    #[error("{address} sent no TLS certificate: {reason}")]
+    NoCertificate {
+        /// `host:port`.
+        address: String,
+        /// The TLS library's reason.
+        reason: String,
+    },
+}
+
+/// The certificate the server at `url` presents, learnt by a handshake of its own that trusts
+/// nothing and sends nothing (no request, no credentials): what an operator is told to pin
+/// when the certificate is not trusted, and what `inventory pin` records. The whole probe
+/// (connection and handshake) takes at most `timeout`.
+pub async fn presented_certificate(
     url: &reqwest::Url,
     timeout: std::time::Duration,
-) -> Option<CertificatePin> {
-    let host = url
-        .host_str()?
+) -> Result<PresentedCertificate, ProbeError> {
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return Err(ProbeError::NoAddress(url.to_string()));
+    };
+    let address = format!("{host}:{port}");
+    let host = host
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_owned();
-    let port = url.port_or_known_default()?;
     let provider = provider();
     let presented = Arc::new(Presented {
         leaf: std::sync::Mutex::new(None),
         algorithms: provider.signature_verification_algorithms,
     });
+    let no_certificate = |reason: String| ProbeError::NoCertificate {
+        address: address.clone(),
+        reason,
+    };
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .ok()?
+        .map_err(|e| no_certificate(e.to_string()))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::clone(&presented) as Arc<dyn ServerCertVerifier>)
         .with_no_client_auth();
-    let name = ServerName::try_from(host.clone()).ok()?;
+    let name =
+        ServerName::try_from(host.clone()).map_err(|_| ProbeError::NoAddress(url.to_string()))?;
     let handshake = async {
         let stream = tokio::net::TcpStream::connect((host.as_str(), port))
             .await
-            .ok()?;
-        // The handshake fails by design once the certificate is recorded.
-        let _ = tokio_rustls::TlsConnector::from(Arc::new(config))
+            .map_err(|source| ProbeError::Connect {
+                address: address.clone(),
+                source,
+            })?;
+        // The handshake fails by design once the certificate is recorded; any other failure
+        // is why there is none.
+        match tokio_rustls::TlsConnector::from(Arc::new(config))
             .connect(name, stream)
-            .await;
-        Some(())
+            .await
+        {
+            Ok(_) => Ok(None),
+            Err(error) => Ok(Some(error.to_string())),
+        }
     };
-    tokio::time::timeout(timeout, handshake)
+    let failure = tokio::time::timeout(timeout, handshake)
         .await
-        .ok()
-        .flatten()?;
-    presented
+        .map_err(|_| ProbeError::TimedOut {
+            address: address.clone(),
+            timeout,
+        })??;
+    let leaf = presented
         .leaf
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
+        .take();
+    match leaf {
+        Some(der) => Ok(PresentedCertificate {
+            pin: CertificatePin::of(&der),
+            der,
+        }),
+        None => {
+            Err(no_certificate(failure.unwrap_or_else(|| {
+                "the handshake ended without one".to_owned()
+            })))
+        }
+    }
 }
 
 /// Whether `error` is a server certificate this client does not trust.
