@@ -184,16 +184,18 @@ pub enum ProbeError {
     },
 }
 
-/// The certificate the server at `url` presents, learnt by a handshake of its own that trusts
-/// nothing and sends nothing (no request, no credentials): what an operator is told to pin
-/// when the certificate is not trusted, and what `inventory pin` records. The whole probe
-/// (connection and handshake) takes at most `timeout`.
+/// The certificate the server at `url` (`https://bmc[:port]…`) presents, learnt by a handshake
+/// of its own that trusts nothing and sends nothing (no request, no credentials): what an
+/// operator is told to pin when the certificate is not trusted, and what `inventory pin`
+/// records. The whole probe (connection and handshake) takes at most `timeout`.
 pub async fn presented_certificate(
-    url: &reqwest::Url,
+    url: &str,
     timeout: std::time::Duration,
 ) -> Result<PresentedCertificate, ProbeError> {
+    let no_address = || ProbeError::NoAddress(url.to_owned());
+    let url = reqwest::Url::parse(url).map_err(|_| no_address())?;
     let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
-        return Err(ProbeError::NoAddress(url.to_string()));
+        return Err(no_address());
     };
     let address = format!("{host}:{port}");
     let host = host
@@ -215,8 +217,7 @@ pub async fn presented_certificate(
         .dangerous()
         .with_custom_certificate_verifier(Arc::clone(&presented) as Arc<dyn ServerCertVerifier>)
         .with_no_client_auth();
-    let name =
-        ServerName::try_from(host.clone()).map_err(|_| ProbeError::NoAddress(url.to_string()))?;
+    let name = ServerName::try_from(host.clone()).map_err(|_| no_address())?;
     let handshake = async {
         let stream = tokio::net::TcpStream::connect((host.as_str(), port))
             .await
@@ -258,8 +259,9 @@ pub async fn presented_certificate(
     }
 }
 
-/// Whether `error` is a server certificate this client does not trust.
-pub fn is_untrusted_certificate(error: &reqwest::Error) -> bool {
+/// Why the server certificate was not trusted (`invalid peer certificate: UnknownIssuer`),
+/// when that is what `error` is.
+pub fn untrusted_certificate(error: &reqwest::Error) -> Option<String> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(cause) = source {
         // The TLS stream wraps rustls' error in `io::Error`s (nested), whose `source` skips
@@ -271,12 +273,14 @@ pub fn is_untrusted_certificate(error: &reqwest::Error) -> bool {
         {
             inner = wrapped;
         }
-        if let Some(rustls::Error::InvalidCertificate(_)) = inner.downcast_ref::<rustls::Error>() {
-            return true;
+        if let Some(reason @ rustls::Error::InvalidCertificate(_)) =
+            inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(reason.to_string());
         }
         source = cause.source();
     }
-    false
+    None
 }
 
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
@@ -298,6 +302,108 @@ pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    /// A TLS server on 127.0.0.1 presenting `der` (with `key`): its URL, and what each
+    /// connection sent after the handshake (nothing, for the probe).
+    async fn tls_server(der: Vec<u8>, key: Vec<u8>) -> (String, tokio::task::JoinHandle<Vec<u8>>) {
+        let config = rustls::ServerConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![CertificateDer::from(der)],
+                rustls::pki_types::PrivateKeyDer::try_from(key).unwrap(),
+            )
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("https://{}", listener.local_addr().unwrap());
+        let served = tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let mut received = Vec::new();
+            if let Ok(mut tls) = tokio_rustls::TlsAcceptor::from(Arc::new(config))
+                .accept(stream)
+                .await
+            {
+                let _ = tls.read_to_end(&mut received).await;
+            }
+            received
+        });
+        (url, served)
+    }
+
+    #[tokio::test]
+    async fn the_probe_learns_the_certificate_and_sends_nothing() {
+        let certified = rcgen::generate_simple_self_signed(vec!["bmc01".to_owned()]).unwrap();
+        let der = certified.cert.der().to_vec();
+        let (url, served) = tls_server(der.clone(), certified.signing_key.serialize_der()).await;
+        let presented = presented_certificate(&url, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(presented.der, der);
+        assert_eq!(presented.pin, CertificatePin::of(&der));
+        assert!(presented.details().unwrap().is_self_signed());
+        assert!(
+            presented
+                .describe(jiff::Timestamp::now())
+                .starts_with(&format!(
+                    "{} (subject CN=rcgen self signed cert;",
+                    presented.pin
+                )),
+            "{}",
+            presented.describe(jiff::Timestamp::now())
+        );
+        // The handshake never completed: the server read no request.
+        assert_eq!(served.await.unwrap(), b"");
+    }
+
+    #[tokio::test]
+    async fn no_certificate_is_told_by_why() {
+        // Nothing listens.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = closed.local_addr().unwrap();
+        drop(closed);
+        let refused = presented_certificate(&format!("https://{address}"), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, ProbeError::Connect { .. }), "{refused}");
+        assert!(
+            refused.to_string().contains(&address.to_string()),
+            "{refused}"
+        );
+
+        // Plain HTTP on the port.
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = http.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = http.accept().await.unwrap();
+            let _ = stream
+                .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                .await;
+        });
+        let plain = presented_certificate(&format!("https://{address}"), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(plain, ProbeError::NoCertificate { .. }), "{plain}");
+
+        // Accepts and never answers: the probe ends at its timeout.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = silent.local_addr().unwrap();
+        let held = tokio::spawn(async move { silent.accept().await });
+        let started = std::time::Instant::now();
+        let hung = presented_certificate(&format!("https://{address}"), Duration::from_millis(300))
+            .await
+            .unwrap_err();
+        assert!(matches!(hung, ProbeError::TimedOut { .. }), "{hung}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        drop(held);
+
+        let nowhere = presented_certificate("mockup:bmc", Duration::from_secs(1))
+            .await
+            .unwrap_err();
+        assert!(matches!(nowhere, ProbeError::NoAddress(_)), "{nowhere}");
+    }
 
     #[test]
     fn pins_parse_with_or_without_colons() {

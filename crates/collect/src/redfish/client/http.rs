@@ -164,27 +164,27 @@ pub(super) fn error_detail(body: &[u8]) -> String {
 /// How long the handshake that learns an untrusted certificate may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// [`describe`], and for a certificate this client does not trust, the certificate the BMC
-/// presents (its pin, subject, issuer and validity, learnt by a handshake that sends no request
-/// and no credentials) and the two ways to trust it.
+/// [`describe`]; for a certificate this client does not trust, that first (a summary that
+/// cuts the line keeps it), then the certificate the BMC presents (its pin, subject, issuer
+/// and validity, learnt by a handshake that sends no request and no credentials) and the two
+/// ways to trust it.
 pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
-    let text = describe(error);
-    if !crate::redfish::tls::is_untrusted_certificate(error) {
-        return text;
-    }
+    let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
+        return describe(error);
+    };
     let origin = url.origin().ascii_serialization();
-    match crate::redfish::tls::presented_certificate(url, PROBE_TIMEOUT).await {
+    match crate::redfish::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
         Ok(presented) => format!(
-            "{text}: the BMC presents the certificate {}; if that is the BMC's own, pin it in \
-             the source (redfish={origin}?pin={}, or `driftgate inventory pin HOST --write`) \
-             or trust its CA (ca_file in the inventory, --ca-cert)",
+            "certificate not trusted ({reason}): the BMC presents the certificate {}; if that is \
+             the BMC's own, pin it in the source (redfish={origin}?pin={}, or `driftgate \
+             inventory pin HOST --write`) or trust its CA (ca_file in the inventory, --ca-cert)",
             presented.describe(jiff::Timestamp::now()),
             presented.pin
         ),
-        Err(_) => format!(
-            "{text}: pin the BMC's certificate in the source (redfish={origin}?pin=sha256:…, or \
-             `driftgate inventory pin HOST --write`) or trust its CA (ca_file in the inventory, \
-             --ca-cert)"
+        Err(probe) => format!(
+            "certificate not trusted ({reason}); its pin is unknown ({probe}): pin the BMC's \
+             certificate in the source (redfish={origin}?pin=sha256:…, or `driftgate inventory \
+             pin HOST --write`) or trust its CA (ca_file in the inventory, --ca-cert)"
         ),
     }
 }
