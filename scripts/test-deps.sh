@@ -3,8 +3,8 @@
 # a C compiler (libgit2 and zlib are built from their bundled sources; rustc links with it
 # too), OpenSSH's server and client (the ssh transport is tested against a throw-away sshd on
 # 127.0.0.1), xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver
-# (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
-# alert rules).
+# (the HTML report is tested in a headless browser), promtool (Prometheus textfiles and
+# alert rules) and util-linux's script (a confirmation prompt is answered on a terminal).
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -23,6 +23,7 @@ needed=("cc gcc")
     "chromium chromium"
     "chromedriver chromium-driver"
     "promtool prometheus"
+    "script bsdutils"
 )
 missing=()
 for entry in "${needed[@]}"; do

@@ -48,11 +48,9 @@ Examples:
     /// inventory after you confirm (trust on first use).
     #[command(after_help = "\
 Examples:
-  # look first: the certificate and the source that would pin it
-  driftgate inventory pin azl-node01
-  # then record it in inventory.toml (asks on the terminal)
-  driftgate inventory pin azl-node01 --write
-  # in a script that has checked the pin some other way
+  driftgate inventory pin azl-node01           # the certificate, and the source that pins it
+  driftgate inventory pin azl-node01 --write   # record the pin (asks y/N on the terminal)
+  # a script, after checking the pin against the BMC's console some other way
   driftgate inventory pin azl-node01 --write --yes --inventory site/inventory.toml")]
     Pin(pin::Args),
 }
