@@ -154,8 +154,9 @@ fn show(
     {
         writeln!(
             out,
-            "The inventory pins another certificate ({old}): the BMC's certificate changed since it was \
-             pinned (a firmware update or a reset often regenerates it). Find out why before pinning this one."
+            "The inventory pins another certificate:\n  {old}\nThe BMC's certificate changed \
+             since it was pinned (a firmware update or a reset often\nregenerates it): find out \
+             why before pinning this one."
         )?;
     }
     out.write_all(TRUST_ON_FIRST_USE.as_bytes())

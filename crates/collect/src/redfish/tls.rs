@@ -33,7 +33,7 @@ impl ServerCertVerifier for PinVerifier {
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
-                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check and re-pin)",
+                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check it, then pin it again: driftgate inventory pin HOST --write)",
                 self.pin
             )))
         }
