@@ -4,10 +4,11 @@
 # too), OpenSSH's server and client (the ssh transport is tested against a throw-away sshd on
 # 127.0.0.1), xmllint (JUnit reports are validated against an XSD), Chromium and ChromeDriver
 # (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
-# alert rules), man-db and groff (the man pages are rendered and checked) and bash-completion
-# (CI installs the Debian package and loads its completion as bash does: scripts/check-deb.sh);
-# then, from PyPI into the virtualenv target/test-venv, ansible-core (Ansible inventories are
-# compared with `ansible-inventory`'s own resolution).
+# alert rules), man-db and groff (the man pages are rendered and checked), bash-completion
+# (CI installs the Debian package and loads its completion as bash does: scripts/check-deb.sh)
+# and util-linux's script (a confirmation prompt is answered on a terminal); then, from PyPI
+# into the virtualenv target/test-venv, ansible-core (Ansible inventories are compared with
+# `ansible-inventory`'s own resolution).
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -31,6 +32,7 @@ needed=("cc gcc")
     "man man-db"
     "groff groff-base"
     "/usr/share/bash-completion/bash_completion bash-completion"
+    "script bsdutils"
 )
 missing=()
 for entry in "${needed[@]}"; do

@@ -1,5 +1,8 @@
-//! `driftgate inventory`: validate the inventory and show what a selection resolves to. Also
-//! where every command that reads the inventory finds it ([`InventoryArg`], [`load`]).
+//! `driftgate inventory`: validate the inventory, show what a selection resolves to, pin a
+//! BMC's certificate (`pin.rs`). Also where every command that reads the inventory finds it
+//! ([`InventoryArg`], [`load`]).
+
+mod pin;
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -40,6 +43,16 @@ Examples:
         #[arg(long, value_enum, default_value_t = ListFormat::Text)]
         format: ListFormat,
     },
+    /// Show the certificate a host's BMC presents (subject, issuer, validity, SHA-256 pin), by a
+    /// TLS handshake that sends no request and no credentials; with --write, pin it in the
+    /// inventory after you confirm (trust on first use).
+    #[command(after_help = "\
+Examples:
+  driftgate inventory pin azl-node01           # the certificate, and the source that pins it
+  driftgate inventory pin azl-node01 --write   # record the pin (asks y/N on the terminal)
+  # a script, after checking the pin against the BMC's console some other way
+  driftgate inventory pin azl-node01 --write --yes --inventory site/inventory.toml")]
+    Pin(pin::Args),
 }
 
 /// `--fleet`, `--cluster`, `--tag`: which hosts of the inventory, shared by `inventory list`
@@ -89,6 +102,7 @@ pub enum ListFormat {
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Check { inventory } => check(&inventory, ctx),
+        Command::Pin(args) => pin::run(args, ctx),
         Command::List {
             inventory,
             selection,

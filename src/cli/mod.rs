@@ -103,10 +103,10 @@ pub enum Command {
         after_help = "Examples:\n  driftgate import windows-qos qos.txt --host azl-node01 --out azl-node01.json"
     )]
     Import(import::Command),
-    /// List and validate the inventory: check, list.
+    /// List and validate the inventory, pin a BMC's certificate: check, list, pin.
     #[command(
         subcommand,
-        after_help = "Examples:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json"
+        after_help = "Examples:\n  driftgate inventory check\n  driftgate inventory list --fleet azure-local --format json\n  driftgate inventory pin azl-node01 --write"
     )]
     Inventory(inventory::Command),
     /// Write the man pages into a directory (for packagers).

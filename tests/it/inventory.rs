@@ -344,6 +344,7 @@ fn help_of_each_inventory_command_shows_an_example() {
         &["inventory"][..],
         &["inventory", "check"],
         &["inventory", "list"],
+        &["inventory", "pin"],
     ] {
         driftgate()
             .args(command)
@@ -357,7 +358,7 @@ fn help_of_each_inventory_command_shows_an_example() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "List and validate the inventory: check, list",
+            "List and validate the inventory, pin a BMC's certificate: check, list, pin",
         ));
 }
 

@@ -44,4 +44,5 @@ mod reports_sarif;
 mod secrets;
 mod signals;
 mod summary;
+mod tls_pin;
 mod windows;

@@ -380,9 +380,10 @@ mod tests {
             &JudgeOptions::default(),
         );
         assert_eq!(report.verdict, driftgate_compare::Verdict::Incomplete);
+        // The reason first, the source and where after.
         assert_eq!(
             incomplete_sources(&report),
-            "capture (h1): failed: did not finish"
+            "did not finish (capture h1 failed)"
         );
     }
 }

@@ -14,6 +14,7 @@ mod ansible;
 mod checks;
 mod options;
 mod parse;
+pub mod pin;
 #[cfg(test)]
 mod tests;
 
@@ -151,6 +152,28 @@ fn env_value(name: &str) -> Result<String, CredentialsRefError> {
     }
 }
 
+/// The syntax of an inventory file, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// driftgate's own `inventory.toml` (any extension not listed below).
+    Toml,
+    /// An Ansible YAML inventory (`.yml`, `.yaml`).
+    AnsibleYaml,
+    /// An Ansible INI inventory (`.ini`, `.cfg`, or no extension, as Ansible's `hosts`).
+    AnsibleIni,
+}
+
+impl Format {
+    /// The format of the inventory at `file`.
+    pub fn of(file: &Path) -> Format {
+        match file.extension().and_then(|e| e.to_str()) {
+            Some("yml" | "yaml") => Format::AnsibleYaml,
+            Some("ini" | "cfg") | None => Format::AnsibleIni,
+            _ => Format::Toml,
+        }
+    }
+}
+
 /// Per-host time limits; `None` keeps the command line's (or built-in) value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Timeouts {
@@ -271,10 +294,10 @@ impl Inventory {
                 message: format!("cannot read: {e}"),
             }],
         })?;
-        match file.extension().and_then(|e| e.to_str()) {
-            Some("yml" | "yaml") => ansible::load(&text, file, ansible::Format::Yaml),
-            Some("ini" | "cfg") | None => ansible::load(&text, file, ansible::Format::Ini),
-            _ => Self::parse(&text, file),
+        match Format::of(file) {
+            Format::AnsibleYaml => ansible::load(&text, file, ansible::Format::Yaml),
+            Format::AnsibleIni => ansible::load(&text, file, ansible::Format::Ini),
+            Format::Toml => Self::parse(&text, file),
         }
     }
 

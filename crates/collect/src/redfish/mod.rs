@@ -3,6 +3,7 @@
 //! [`fetch::Fetch`] differs.
 
 pub mod attributes;
+pub mod certificate;
 pub mod client;
 pub mod crawl;
 pub mod fetch;

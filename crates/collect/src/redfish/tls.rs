@@ -11,6 +11,8 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 use driftgate_model::pin::CertificatePin;
 
+use super::certificate::{self, BadCertificate, CertificateDetails};
+
 #[derive(Debug)]
 struct PinVerifier {
     pin: CertificatePin,
@@ -31,7 +33,7 @@ impl ServerCertVerifier for PinVerifier {
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
-                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check and re-pin)",
+                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check it, then pin it again: driftgate inventory pin HOST --write)",
                 self.pin
             )))
         }
@@ -78,9 +80,12 @@ pub fn provider() -> Arc<CryptoProvider> {
 /// what the server would have us trust.
 #[derive(Debug)]
 struct Presented {
-    leaf: std::sync::Mutex<Option<CertificatePin>>,
+    leaf: std::sync::Mutex<Option<Vec<u8>>>,
     algorithms: WebPkiSupportedAlgorithms,
 }
+
+/// Why [`Presented`] ends every handshake it takes part in.
+const ONLY_THE_CERTIFICATE: &str = "only the certificate was wanted";
 
 impl ServerCertVerifier for Presented {
     fn verify_server_cert(
@@ -94,11 +99,8 @@ impl ServerCertVerifier for Presented {
         *self
             .leaf
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some(CertificatePin::of(end_entity));
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(end_entity.to_vec());
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn verify_tls12_signature(
@@ -107,9 +109,7 @@ impl ServerCertVerifier for Presented {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn verify_tls13_signature(
@@ -118,9 +118,7 @@ impl ServerCertVerifier for Presented {
         _cert: &CertificateDer<'_>,
         _dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(
-            "only the certificate was wanted".into(),
-        ))
+        Err(rustls::Error::General(ONLY_THE_CERTIFICATE.into()))
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -128,55 +126,142 @@ impl ServerCertVerifier for Presented {
     }
 }
 
-/// The pin of the certificate the server at `url` presents, learnt by a handshake of its own
-/// that trusts nothing and sends nothing (no request, no credentials): what an operator is
-/// told to pin when the certificate is not trusted. `None` when no certificate arrives within
-/// `timeout`.
-pub async fn presented_pin(
-    url: &reqwest::Url,
+/// The end-entity certificate a server presented, as it sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresentedCertificate {
+    /// The DER bytes.
+    pub der: Vec<u8>,
+    /// Their SHA-256: what `?pin=` trusts.
+    pub pin: CertificatePin,
+}
+
+impl PresentedCertificate {
+    /// What the certificate says about itself (see [`certificate::details`]).
+    pub fn details(&self) -> Result<CertificateDetails, BadCertificate> {
+        certificate::details(&self.der)
+    }
+
+    /// `sha256:… (subject …; issuer …; valid …)` at `now`, for a message; the pin alone when
+    /// the certificate does not parse (the pin is what matters, and is still exact).
+    pub fn describe(&self, now: jiff::Timestamp) -> String {
+        match self.details() {
+            Ok(details) => format!("{} ({})", self.pin, details.summary(now)),
+            Err(error) => format!("{} ({error})", self.pin),
+        }
+    }
+}
+
+/// Why no certificate was learnt from a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The URL names no host and port to connect to.
+    #[error("{0}: no host and port to connect to")]
+    NoAddress(String),
+    /// The TCP connection failed (refused, no route, a name that does not resolve).
+    #[error("cannot connect to {address}: {source}")]
+    Connect {
+        /// `host:port`.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Nothing (or not the certificate) arrived in time.
+    #[error("no certificate from {address} within {} s", timeout.as_secs_f64())]
+    TimedOut {
+        /// `host:port`.
+        address: String,
+        /// The limit.
+        timeout: std::time::Duration,
+    },
+    /// The server answered, but not with a TLS certificate (plain HTTP on that port, a TLS
+    /// alert before the certificate).
+    #[error("{address} sent no TLS certificate: {reason}")]
+    NoCertificate {
+        /// `host:port`.
+        address: String,
+        /// The TLS library's reason.
+        reason: String,
+    },
+}
+
+/// The certificate the server at `url` (`https://bmc[:port]…`) presents, learnt by a handshake
+/// of its own that trusts nothing and sends nothing (no request, no credentials): what an
+/// operator is told to pin when the certificate is not trusted, and what `inventory pin`
+/// records. The whole probe (connection and handshake) takes at most `timeout`.
+pub async fn presented_certificate(
+    url: &str,
     timeout: std::time::Duration,
-) -> Option<CertificatePin> {
-    let host = url
-        .host_str()?
+) -> Result<PresentedCertificate, ProbeError> {
+    let no_address = || ProbeError::NoAddress(url.to_owned());
+    let url = reqwest::Url::parse(url).map_err(|_| no_address())?;
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return Err(no_address());
+    };
+    let address = format!("{host}:{port}");
+    let host = host
         .trim_start_matches('[')
         .trim_end_matches(']')
         .to_owned();
-    let port = url.port_or_known_default()?;
     let provider = provider();
     let presented = Arc::new(Presented {
         leaf: std::sync::Mutex::new(None),
         algorithms: provider.signature_verification_algorithms,
     });
+    let no_certificate = |reason: String| ProbeError::NoCertificate {
+        address: address.clone(),
+        reason,
+    };
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .ok()?
+        .map_err(|e| no_certificate(e.to_string()))?
         .dangerous()
         .with_custom_certificate_verifier(Arc::clone(&presented) as Arc<dyn ServerCertVerifier>)
         .with_no_client_auth();
-    let name = ServerName::try_from(host.clone()).ok()?;
+    let name = ServerName::try_from(host.clone()).map_err(|_| no_address())?;
     let handshake = async {
         let stream = tokio::net::TcpStream::connect((host.as_str(), port))
             .await
-            .ok()?;
-        // The handshake fails by design once the certificate is recorded.
-        let _ = tokio_rustls::TlsConnector::from(Arc::new(config))
+            .map_err(|source| ProbeError::Connect {
+                address: address.clone(),
+                source,
+            })?;
+        // The handshake fails by design once the certificate is recorded; any other failure
+        // is why there is none.
+        match tokio_rustls::TlsConnector::from(Arc::new(config))
             .connect(name, stream)
-            .await;
-        Some(())
+            .await
+        {
+            Ok(_) => Ok(None),
+            Err(error) => Ok(Some(error.to_string())),
+        }
     };
-    tokio::time::timeout(timeout, handshake)
+    let failure = tokio::time::timeout(timeout, handshake)
         .await
-        .ok()
-        .flatten()?;
-    presented
+        .map_err(|_| ProbeError::TimedOut {
+            address: address.clone(),
+            timeout,
+        })??;
+    let leaf = presented
         .leaf
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take()
+        .take();
+    match leaf {
+        Some(der) => Ok(PresentedCertificate {
+            pin: CertificatePin::of(&der),
+            der,
+        }),
+        None => {
+            Err(no_certificate(failure.unwrap_or_else(|| {
+                "the handshake ended without one".to_owned()
+            })))
+        }
+    }
 }
 
-/// Whether `error` is a server certificate this client does not trust.
-pub fn is_untrusted_certificate(error: &reqwest::Error) -> bool {
+/// Why the server certificate was not trusted (`invalid peer certificate: UnknownIssuer`),
+/// when that is what `error` is.
+pub fn untrusted_certificate(error: &reqwest::Error) -> Option<String> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(cause) = source {
         // The TLS stream wraps rustls' error in `io::Error`s (nested), whose `source` skips
@@ -188,12 +273,14 @@ pub fn is_untrusted_certificate(error: &reqwest::Error) -> bool {
         {
             inner = wrapped;
         }
-        if let Some(rustls::Error::InvalidCertificate(_)) = inner.downcast_ref::<rustls::Error>() {
-            return true;
+        if let Some(reason @ rustls::Error::InvalidCertificate(_)) =
+            inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(reason.to_string());
         }
         source = cause.source();
     }
-    false
+    None
 }
 
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
@@ -215,6 +302,108 @@ pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    /// A TLS server on 127.0.0.1 presenting `der` (with `key`): its URL, and what each
+    /// connection sent after the handshake (nothing, for the probe).
+    async fn tls_server(der: Vec<u8>, key: Vec<u8>) -> (String, tokio::task::JoinHandle<Vec<u8>>) {
+        let config = rustls::ServerConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![CertificateDer::from(der)],
+                rustls::pki_types::PrivateKeyDer::try_from(key).unwrap(),
+            )
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("https://{}", listener.local_addr().unwrap());
+        let served = tokio::spawn(async move {
+            let (stream, _) = listener.accept().await.unwrap();
+            let mut received = Vec::new();
+            if let Ok(mut tls) = tokio_rustls::TlsAcceptor::from(Arc::new(config))
+                .accept(stream)
+                .await
+            {
+                let _ = tls.read_to_end(&mut received).await;
+            }
+            received
+        });
+        (url, served)
+    }
+
+    #[tokio::test]
+    async fn the_probe_learns_the_certificate_and_sends_nothing() {
+        let certified = rcgen::generate_simple_self_signed(vec!["bmc01".to_owned()]).unwrap();
+        let der = certified.cert.der().to_vec();
+        let (url, served) = tls_server(der.clone(), certified.signing_key.serialize_der()).await;
+        let presented = presented_certificate(&url, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(presented.der, der);
+        assert_eq!(presented.pin, CertificatePin::of(&der));
+        assert!(presented.details().unwrap().is_self_signed());
+        assert!(
+            presented
+                .describe(jiff::Timestamp::now())
+                .starts_with(&format!(
+                    "{} (subject CN=rcgen self signed cert;",
+                    presented.pin
+                )),
+            "{}",
+            presented.describe(jiff::Timestamp::now())
+        );
+        // The handshake never completed: the server read no request.
+        assert_eq!(served.await.unwrap(), b"");
+    }
+
+    #[tokio::test]
+    async fn no_certificate_is_told_by_why() {
+        // Nothing listens.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = closed.local_addr().unwrap();
+        drop(closed);
+        let refused = presented_certificate(&format!("https://{address}"), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(refused, ProbeError::Connect { .. }), "{refused}");
+        assert!(
+            refused.to_string().contains(&address.to_string()),
+            "{refused}"
+        );
+
+        // Plain HTTP on the port.
+        let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = http.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut stream, _) = http.accept().await.unwrap();
+            let _ = stream
+                .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                .await;
+        });
+        let plain = presented_certificate(&format!("https://{address}"), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(plain, ProbeError::NoCertificate { .. }), "{plain}");
+
+        // Accepts and never answers: the probe ends at its timeout.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = silent.local_addr().unwrap();
+        let held = tokio::spawn(async move { silent.accept().await });
+        let started = std::time::Instant::now();
+        let hung = presented_certificate(&format!("https://{address}"), Duration::from_millis(300))
+            .await
+            .unwrap_err();
+        assert!(matches!(hung, ProbeError::TimedOut { .. }), "{hung}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        drop(held);
+
+        let nowhere = presented_certificate("mockup:bmc", Duration::from_secs(1))
+            .await
+            .unwrap_err();
+        assert!(matches!(nowhere, ProbeError::NoAddress(_)), "{nowhere}");
+    }
 
     #[test]
     fn pins_parse_with_or_without_colons() {

@@ -161,31 +161,35 @@ pub(super) fn error_detail(body: &[u8]) -> String {
     }
 }
 
-/// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
-/// How long the handshake that learns an untrusted certificate's pin may take.
+/// How long the handshake that learns an untrusted certificate may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// [`describe`], and for a certificate this client does not trust, the pin of the one the BMC
-/// presents (learnt by a handshake that sends no request and no credentials) and the two ways to trust it.
+/// [`describe`]; for a certificate this client does not trust, that first (a summary that
+/// cuts the line keeps it), then the certificate the BMC presents (its pin, subject, issuer
+/// and validity, learnt by a handshake that sends no request and no credentials) and the two
+/// ways to trust it.
 pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
-    let text = describe(error);
-    if !crate::redfish::tls::is_untrusted_certificate(error) {
-        return text;
-    }
+    let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
+        return describe(error);
+    };
     let origin = url.origin().ascii_serialization();
-    match crate::redfish::tls::presented_pin(url, PROBE_TIMEOUT).await {
-        Some(pin) => format!(
-            "{text}: the BMC presents the certificate {pin}; if that is the BMC's own, pin it in \
-             the source (redfish={origin}?pin={pin}) or trust its CA (ca_file in the inventory, \
-             --ca-cert)"
+    match crate::redfish::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
+        Ok(presented) => format!(
+            "certificate not trusted ({reason}): the BMC presents the certificate {}; if that is \
+             the BMC's own, pin it in the source (redfish={origin}?pin={}, or `driftgate \
+             inventory pin HOST --write`) or trust its CA (ca_file in the inventory, --ca-cert)",
+            presented.describe(jiff::Timestamp::now()),
+            presented.pin
         ),
-        None => format!(
-            "{text}: pin the BMC's certificate in the source (redfish={origin}?pin=sha256:…) or \
-             trust its CA (ca_file in the inventory, --ca-cert)"
+        Err(probe) => format!(
+            "certificate not trusted ({reason}); its pin is unknown ({probe}): pin the BMC's \
+             certificate in the source (redfish={origin}?pin=sha256:…, or `driftgate inventory \
+             pin HOST --write`) or trust its CA (ca_file in the inventory, --ca-cert)"
         ),
     }
 }
 
+/// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
 pub(super) fn describe(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
         "timed out".to_owned()
