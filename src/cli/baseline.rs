@@ -224,6 +224,15 @@ fn init(dir: &std::path::Path, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             "{location} is already a baseline store; nothing to add"
         ),
     })?;
+    if let Some(file) = &outcome.ignore_written {
+        ctx.printer.stdout(|out| {
+            writeln!(
+                out,
+                "wrote {} (`*`): git ignores driftgate's run folders in this store",
+                file.display()
+            )
+        })?;
+    }
     Ok(Outcome::Done)
 }
 

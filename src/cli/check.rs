@@ -7,7 +7,7 @@ use std::time::Duration;
 use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_collect::Cancel;
 use driftgate_compare::{JudgeOptions, Verdict};
-use driftgate_fleet::{FleetError, FleetSettings, Shard};
+use driftgate_fleet::{FleetError, FleetSettings, Notice, Shard};
 use driftgate_report::document::FleetReport;
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
@@ -236,7 +236,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let progress = Progress::new(flags.quiet);
+    let progress = Progress::new(flags.quiet, *ctx.printer);
     progress.say_when_stopped(runtime.handle(), stop, *ctx.printer);
     // Snapshot files are judged on this thread and plain threads; the runtime only watches
     // for signals then.
@@ -279,10 +279,11 @@ pub fn print_fleet(
 /// not in CI), else, with -v, one log line per host.
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
+    notices: Notices,
 }
 
 impl Progress {
-    fn new(quiet: bool) -> Progress {
+    fn new(quiet: bool, printer: Printer) -> Progress {
         let bar = (!quiet && std::env::var_os("CI").is_none() && {
             use std::io::IsTerminal as _;
             std::io::stderr().is_terminal()
@@ -298,7 +299,10 @@ impl Progress {
             );
             bar
         });
-        Progress { bar }
+        Progress {
+            bar,
+            notices: Notices(printer),
+        }
     }
 
     /// When the run is stopped, says so above the bar (`suspend`: a line printed while the
@@ -342,6 +346,28 @@ impl driftgate_fleet::Reporter for Progress {
                 verdict.as_upper(),
                 took.as_secs_f64()
             ),
+        }
+    }
+
+    fn notice(&self, notice: &Notice) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| self.notices.notice(notice)),
+            None => self.notices.notice(notice),
+        }
+    }
+}
+
+/// Prints what a fleet run tells the operator beside its result, whatever `--quiet` says: a
+/// state that was not saved is a warning, anything else a line of its own.
+pub struct Notices(pub Printer);
+
+impl driftgate_collect::Reporter for Notices {}
+
+impl driftgate_fleet::Reporter for Notices {
+    fn notice(&self, notice: &Notice) {
+        match notice {
+            Notice::StateNotSaved { .. } => self.0.warn(&notice.to_string()),
+            Notice::StateMigrated { .. } => self.0.status(&format!("driftgate: {notice}")),
         }
     }
 }

@@ -289,4 +289,11 @@ impl Progress for Lines<'_> {
             took.as_secs_f64()
         ));
     }
+
+    fn ignore_created(&self, file: &std::path::Path) {
+        self.printer.status(&format!(
+            "driftgate: wrote {} (`*`): git ignores driftgate's run folders in this store",
+            file.display()
+        ));
+    }
 }

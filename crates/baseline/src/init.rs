@@ -17,6 +17,10 @@ pub struct InitOutcome {
     pub commit: Option<Committed>,
     /// Git lock files an interrupted write had left, removed before committing.
     pub removed_git_locks: Vec<PathBuf>,
+    /// `.driftgate/.gitignore` (`*`), when it was written now: driftgate's own folder of the
+    /// work tree (gate runs) never shows in `git status`. Not committed: each clone gets its
+    /// own on first use.
+    pub ignore_written: Option<PathBuf>,
 }
 
 /// `baselines/README.md` of a new store.
@@ -43,7 +47,8 @@ const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It ext
 "#;
 
 /// Makes `dir` a baseline store: a repository (new or existing) with `baselines/README.md`
-/// and a commented `driftgate.toml`, committed; existing files are left alone.
+/// and a commented `driftgate.toml`, committed, and `.driftgate/.gitignore` in its work tree;
+/// existing files are left alone.
 pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, StoreError> {
     let store = Store::open_or_init(dir)?;
     let lock = store.lock(lock_wait)?;
@@ -70,10 +75,22 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     };
     let removed_git_locks = lock.removed_git_locks().to_vec();
     drop(lock);
+    let ignore_written = if store.is_bare() {
+        None
+    } else {
+        let (_, written) =
+            driftgate_fs::private_folder(store.location()).map_err(|e| StoreError::Git {
+                repo: store.location().display().to_string(),
+                action: format!("write {}", driftgate_fs::PRIVATE_IGNORE),
+                message: e.to_string(),
+            })?;
+        written.then(|| store.location().join(driftgate_fs::PRIVATE_IGNORE))
+    };
     Ok(InitOutcome {
         store,
         created,
         commit,
         removed_git_locks,
+        ignore_written,
     })
 }

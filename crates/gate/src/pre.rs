@@ -65,7 +65,11 @@ pub async fn pre(
     }
     let policy_digest = run::policy_digest(&settings.policy);
     let manifest = pre_manifest(existing, &id, settings, &policy_digest, &planned);
-    let step = Arc::new(run.create()?);
+    let (step, ignored_now) = run.create()?;
+    let step = Arc::new(step);
+    if ignored_now {
+        progress.ignore_created(&settings.store.location().join(driftgate_fs::PRIVATE_IGNORE));
+    }
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
     let outcomes = capture_and_judge(settings, &planned, Arc::clone(&step), progress).await?;
