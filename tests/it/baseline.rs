@@ -63,8 +63,12 @@ fn init_creates_the_layout_once() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "added baselines/README.md, driftgate.toml",
+            "added baselines/README.md, driftgate.toml, .gitignore",
         ));
+    assert_eq!(
+        std::fs::read_to_string(store.join(".gitignore")).unwrap(),
+        "# driftgate's own folder of the work tree (gate runs): never committed\n/.driftgate/\n"
+    );
     assert!(
         std::fs::read_to_string(store.join("baselines/README.md"))
             .unwrap()

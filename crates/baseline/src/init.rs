@@ -17,14 +17,16 @@ pub struct InitOutcome {
     pub commit: Option<Committed>,
     /// Git lock files an interrupted write had left, removed before committing.
     pub removed_git_locks: Vec<PathBuf>,
-    /// `.driftgate/.gitignore` (`*`), when it was written now: driftgate's own folder of the
-    /// work tree (gate runs) never shows in `git status`. Not committed: each clone gets its
-    /// own on first use.
-    pub ignore_written: Option<PathBuf>,
 }
 
 /// `baselines/README.md` of a new store.
 const STORE_README: &str = "# Baselines\n\nKnown-good driftgate snapshots, one file per host: `baselines/<fleet>/<host>.json`.\nWritten by `driftgate baseline promote`, one commit per promote; review changes like code.\n";
+
+/// The `.gitignore` of a new store: driftgate's own folder of the work tree (gate run
+/// folders) never shows in `git status`, in this store and in every clone of it. (Each run
+/// folder's `.driftgate/.gitignore` of `*` covers a store with a `.gitignore` of its own.)
+const STORE_IGNORE: &str =
+    "# driftgate's own folder of the work tree (gate runs): never committed\n/.driftgate/\n";
 
 /// The commented `driftgate.toml` of a new store.
 const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It extends the built-in policy and overrides
@@ -47,8 +49,8 @@ const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It ext
 "#;
 
 /// Makes `dir` a baseline store: a repository (new or existing) with `baselines/README.md`
-/// and a commented `driftgate.toml`, committed, and `.driftgate/.gitignore` in its work tree;
-/// existing files are left alone.
+/// a commented `driftgate.toml` and a `.gitignore` of `.driftgate/`, committed; existing files
+/// are left alone.
 pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, StoreError> {
     let store = Store::open_or_init(dir)?;
     let lock = store.lock(lock_wait)?;
@@ -57,6 +59,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     for (path, content) in [
         (readme.as_str(), STORE_README),
         (driftgate_store::POLICY_FILE, STORE_POLICY),
+        (".gitignore", STORE_IGNORE),
     ] {
         let in_worktree = !store.is_bare() && store.location().join(path).exists();
         if !in_worktree && store.read_head(path)?.is_none() {
@@ -75,22 +78,10 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     };
     let removed_git_locks = lock.removed_git_locks().to_vec();
     drop(lock);
-    let ignore_written = if store.is_bare() {
-        None
-    } else {
-        let (_, written) =
-            driftgate_fs::private_folder(store.location()).map_err(|e| StoreError::Git {
-                repo: store.location().display().to_string(),
-                action: format!("write {}", driftgate_fs::PRIVATE_IGNORE),
-                message: e.to_string(),
-            })?;
-        written.then(|| store.location().join(driftgate_fs::PRIVATE_IGNORE))
-    };
     Ok(InitOutcome {
         store,
         created,
         commit,
         removed_git_locks,
-        ignore_written,
     })
 }
