@@ -357,17 +357,21 @@ impl driftgate_fleet::Reporter for Progress {
     }
 }
 
-/// Prints what a fleet run tells the operator beside its result, whatever `--quiet` says: a
-/// state that was not saved is a warning, anything else a line of its own.
+/// Prints what a fleet run tells the operator beside its result, whatever `--quiet` says.
 pub struct Notices(pub Printer);
 
 impl driftgate_collect::Reporter for Notices {}
 
 impl driftgate_fleet::Reporter for Notices {
     fn notice(&self, notice: &Notice) {
-        match notice {
-            Notice::StateNotSaved { .. } => self.0.warn(&notice.to_string()),
-            Notice::StateMigrated { .. } => self.0.status(&format!("driftgate: {notice}")),
-        }
+        print_notice(&self.0, notice);
+    }
+}
+
+/// A state that was not saved is a warning, anything else a line of its own.
+pub fn print_notice(printer: &Printer, notice: &Notice) {
+    match notice {
+        Notice::StateNotSaved { .. } => printer.warn(&notice.to_string()),
+        Notice::StateMigrated { .. } => printer.status(&format!("driftgate: {notice}")),
     }
 }

@@ -106,7 +106,9 @@ fn init_adopts_an_existing_repository_and_keeps_its_files() {
         .arg(dir.path())
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("added baselines/README.md, .gitignore in"));
+        .stdout(predicate::str::contains(
+            "added baselines/README.md, .gitignore in",
+        ));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("driftgate.toml")).unwrap(),
         "[invariants]\ndcbx-capability-lost = \"warn\"\n"

@@ -519,6 +519,11 @@ fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
     );
     let status = git(&lab.store, &["status", "--porcelain"]);
     assert!(!status.contains(".driftgate"), "{status}");
+    // The host read completely is remembered in the store's nightly state, under the run.
+    let state = git(&lab.store, &["show", "driftgate/state:state.json"]);
+    assert!(state.contains(&format!("\"{HOST}\"")), "{state}");
+    let body = git(&lab.store, &["log", "-1", "--format=%b", "driftgate/state"]);
+    assert!(body.contains(&format!("Run: {id}")), "{body}");
     // Before any post, pre may run again: it replaces the host's pre snapshot.
     let pre_file = lab.run_dir(&id).join(format!("pre/{HOST}.json"));
     let first = std::fs::read_to_string(&pre_file).unwrap();

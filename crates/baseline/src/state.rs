@@ -1,5 +1,5 @@
 //! The nightly state: each host's last complete capture, which the stale check reads and every
-//! `check --all` (and `report merge`) adds to. It lives in the store's git repository, on a
+//! `check --all`, `report merge` and gate step adds to. It lives in the store's git repository, on a
 //! branch of its own ([`STATE_BRANCH`], one file [`STATE_FILE`]), so that it travels with the
 //! store: a plain `git clone` copies branches (not custom refs or notes), and a CI job or a
 //! Kubernetes pod that starts from a fresh clone every night still knows the last night's
@@ -41,7 +41,7 @@ const LEGACY_LOCK: &str = "state.lock";
 /// seconds).
 pub const STATE_LOCK_WAIT: Duration = Duration::from_secs(60);
 /// The branch's README, for whoever finds the branch in a repository browser.
-const BRANCH_README: &str = "# driftgate nightly state\n\nEach host's last complete capture (`state.json`), written by `driftgate check --all` and\n`driftgate report merge`, read by their stale check (`--stale-after`), the Prometheus\n`driftgate_last_success_timestamp_seconds` metric and the HTML report's \"last success\" column.\nOne commit per run that learned something. Push it with the baselines\n(`git push origin main driftgate/state`); never merge it into them.\n";
+const BRANCH_README: &str = "# driftgate nightly state\n\nEach host's last complete capture (`state.json`), written by `driftgate check --all`,\n`driftgate report merge` and the gate steps, read by the stale check of `check --all` (`--stale-after`), the Prometheus\n`driftgate_last_success_timestamp_seconds` metric and the HTML report's \"last success\" column.\nOne commit per run that learned something. Push it with the baselines\n(`git push origin main driftgate/state`); never merge it into them.\n";
 
 /// What the store remembers between runs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -57,6 +57,61 @@ pub struct State {
 pub struct HostState {
     /// When it was last captured completely.
     pub last_good: Timestamp,
+}
+
+/// What a run tells the operator beside its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// The nightly state of the old untracked `.driftgate/state.json` is now on the branch
+    /// `driftgate/state`, and the file was removed.
+    StateMigrated {
+        /// The store.
+        store: String,
+        /// The hosts the file held.
+        hosts: usize,
+    },
+    /// The run's last good captures could not be saved: the verdict stands, but the next run
+    /// will not know them.
+    StateNotSaved {
+        /// Why, naming the store.
+        error: String,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::StateMigrated { store, hosts } => write!(
+                f,
+                "{store}: moved the last good captures of {hosts} hosts from .driftgate/state.json to the branch {branch} (push it with the baselines: git push origin <branch> {branch}), and removed the file",
+                branch = STATE_BRANCH
+            ),
+            Notice::StateNotSaved { error } => write!(
+                f,
+                "the hosts' last good captures were not saved in the branch {} ({error}): this run's verdict stands, but the next run will not know of them",
+                STATE_BRANCH
+            ),
+        }
+    }
+}
+
+/// Adds `good` to the state of `store` ([`State::record`]) and says what the operator must be
+/// told: the legacy file migrated, or the state not saved (a failure that changes no verdict:
+/// the caller warns and goes on).
+pub fn record_telling(
+    store: &Store,
+    good: &[(String, Timestamp)],
+    run: Option<&str>,
+) -> Option<Notice> {
+    match State::record(store, good, run) {
+        Ok(recorded) => recorded.migrated.map(|hosts| Notice::StateMigrated {
+            store: store.location().display().to_string(),
+            hosts,
+        }),
+        Err(error) => Some(Notice::StateNotSaved {
+            error: error.to_string(),
+        }),
+    }
 }
 
 /// Why the state could not be read or written.

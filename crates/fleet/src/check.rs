@@ -9,7 +9,7 @@ use super::host::{Hosts, StorePool};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::{self, Plan, Planned};
 use super::snapshots::Judge;
-use super::{FleetError, FleetReport, FleetSettings, Notice, Reporter, Shard, assemble};
+use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble};
 use driftgate_baseline::state::State;
 use driftgate_collect::hosts::HostWork;
 use driftgate_report::document::Spool;
@@ -225,17 +225,7 @@ pub(super) fn record_state(
     run: Option<&str>,
     reporter: &dyn Reporter,
 ) {
-    match State::record(store, good, run) {
-        Ok(recorded) => {
-            if let Some(hosts) = recorded.migrated {
-                reporter.notice(&Notice::StateMigrated {
-                    store: store.location().display().to_string(),
-                    hosts,
-                });
-            }
-        }
-        Err(error) => reporter.notice(&Notice::StateNotSaved {
-            error: error.to_string(),
-        }),
+    if let Some(notice) = driftgate_baseline::state::record_telling(store, good, run) {
+        reporter.notice(&notice);
     }
 }

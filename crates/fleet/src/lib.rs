@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use check::{check_all, check_snapshots};
+pub use driftgate_baseline::state::Notice;
 use driftgate_report::document::{
     FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
 };
@@ -87,42 +88,6 @@ pub trait Reporter: driftgate_collect::Reporter {
     fn host_finished(&self, _host: &HostName, _verdict: Verdict, _took: Duration) {}
     /// Something about the run as a whole that the operator must be told.
     fn notice(&self, _notice: &Notice) {}
-}
-
-/// What a run tells the operator beside its result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
-    /// The nightly state of the old untracked `.driftgate/state.json` is now on the branch
-    /// `driftgate/state`, and the file was removed.
-    StateMigrated {
-        /// The store.
-        store: String,
-        /// The hosts the file held.
-        hosts: usize,
-    },
-    /// The run's last good captures could not be saved: the verdict stands, but the next run
-    /// will not know them.
-    StateNotSaved {
-        /// Why, naming the store.
-        error: String,
-    },
-}
-
-impl std::fmt::Display for Notice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Notice::StateMigrated { store, hosts } => write!(
-                f,
-                "{store}: moved the last good captures of {hosts} hosts from .driftgate/state.json to the branch {branch} (push it with the baselines: git push origin <branch> {branch}), and removed the file",
-                branch = driftgate_baseline::state::STATE_BRANCH
-            ),
-            Notice::StateNotSaved { error } => write!(
-                f,
-                "the hosts' last good captures were not saved in the branch {} ({error}): this run's verdict stands, but the next run will not know of them",
-                driftgate_baseline::state::STATE_BRANCH
-            ),
-        }
-    }
 }
 
 /// Why a fleet check or a merge could not run (exit 2).

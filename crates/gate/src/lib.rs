@@ -111,4 +111,8 @@ pub trait Progress: driftgate_collect::Reporter {
     /// The store had no `.driftgate/.gitignore` (made before `baseline init` wrote one, or a
     /// fresh clone): `file` was written now, so that run folders stay out of `git status`.
     fn ignore_created(&self, _file: &Path) {}
+    /// Something about the step as a whole the operator must be told: its hosts' last
+    /// successes not saved in the nightly state (the verdict stands), or the old state file
+    /// migrated.
+    fn notice(&self, _notice: &driftgate_baseline::state::Notice) {}
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::judge::capture_and_judge;
+use super::judge::{capture_and_judge, remember_good};
 use super::plan::{
     Planned, baseline, check_host_settings, head, host_options, in_force, inventory_host,
     other_run, unique,
@@ -73,6 +73,7 @@ pub async fn pre(
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
     let outcomes = capture_and_judge(settings, &planned, Arc::clone(&step), progress).await?;
+    remember_good(settings, &id, &outcomes, progress);
     let report = gate_report(
         &run,
         &id,
