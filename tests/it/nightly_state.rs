@@ -12,7 +12,7 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::fleet::FleetLab;
+use common::fleet::{FleetLab, Host, State};
 use common::fleet_sim::FleetSim;
 use common::prometheus::{check_metrics, per_host};
 use common::simulator::bmc;
@@ -201,4 +201,26 @@ fn a_fresh_clone_of_a_store_that_ran_a_night_keeps_each_hosts_last_success() {
         common::git(&clone, &["rev-parse", "origin/driftgate/state"])
     );
     common::git(&clone, &["push", "--quiet", "origin", "driftgate/state"]);
+}
+
+#[test]
+fn a_state_that_cannot_be_saved_is_a_warning_naming_the_store_and_the_verdict_stands() {
+    let lab = FleetLab::new(
+        &[Host::new("azl-node01", State::Recorded("baseline"))],
+        &["azl-node01"],
+    );
+    let passing = lab.check(&["--format", "json"]).expect(0);
+    assert!(!passing.stderr.contains("warning"), "{}", passing.stderr);
+    common::git(&lab.store, &["branch", "-D", "driftgate/state"]);
+    // A branch named `driftgate` leaves no room for `driftgate/state`.
+    common::git(&lab.store, &["branch", "driftgate"]);
+    let ran = lab.check(&["--format", "json"]).expect(0);
+    assert_eq!(ran.json()["verdict"], passing.json()["verdict"]);
+    assert!(
+        ran.stderr.contains("driftgate: warning: the hosts' last good captures were not saved in the branch driftgate/state (")
+            && ran.stderr.contains(&lab.store.display().to_string())
+            && ran.stderr.contains("this run's verdict stands"),
+        "{}",
+        ran.stderr
+    );
 }
