@@ -119,7 +119,7 @@ impl Store {
         let reference = format!("refs/heads/{}", branch.name);
         let mut tips: Vec<Oid> = branch.local.iter().copied().collect();
         tips.extend(branch.remotes.iter().map(|(_, id)| *id));
-        let parents = self.heads(&tips)?;
+        let parents = self.heads(&tips);
         let blobs = self.write_blobs(files)?;
         let empty = Oid::from_str(EMPTY_TREE).expect("the empty tree id is valid hex");
         let mut updates = TreeUpdateBuilder::new();
@@ -197,7 +197,7 @@ impl Store {
     }
 
     /// `tips` without duplicates and without those that are ancestors of another, in order.
-    fn heads(&self, tips: &[Oid]) -> Result<Vec<Oid>, StoreError> {
+    fn heads(&self, tips: &[Oid]) -> Vec<Oid> {
         let mut unique: Vec<Oid> = Vec::new();
         for tip in tips {
             if !unique.contains(tip) {
@@ -208,7 +208,7 @@ impl Store {
         for (i, tip) in unique.iter().enumerate() {
             let mut covered = false;
             for (j, other) in unique.iter().enumerate() {
-                if i != j && self.reaches(*other, *tip)? {
+                if i != j && self.reaches(*other, *tip) {
                     covered = true;
                     break;
                 }
@@ -217,27 +217,30 @@ impl Store {
                 heads.push(*tip);
             }
         }
-        Ok(heads)
+        heads
     }
 
     /// Whether `ancestor` is reachable from `from` (each commit read checked), within
-    /// [`MAX_WALK`] commits.
-    fn reaches(&self, from: Oid, ancestor: Oid) -> Result<bool, StoreError> {
+    /// [`MAX_WALK`] commits. A commit that cannot be read (beyond a shallow clone's edge) ends
+    /// its path: at worst the new commit gets a redundant parent.
+    fn reaches(&self, from: Oid, ancestor: Oid) -> bool {
         let mut seen = HashSet::new();
         let mut todo = vec![from];
         while let Some(id) = todo.pop() {
             if !seen.insert(id) || seen.len() > MAX_WALK {
                 continue;
             }
-            let commit = self.load_commit(id)?;
+            let Ok(commit) = self.load_commit(id) else {
+                continue;
+            };
             for parent in commit.parent_ids() {
                 if parent == ancestor {
-                    return Ok(true);
+                    return true;
                 }
                 todo.push(parent);
             }
         }
-        Ok(false)
+        false
     }
 }
 
