@@ -83,7 +83,8 @@ impl std::fmt::Display for Notice {
         match self {
             Notice::StateMigrated { store, hosts } => write!(
                 f,
-                "{store}: moved the last good captures of {hosts} hosts from .driftgate/state.json to the branch {branch} (push it with the baselines: git push origin <branch> {branch}), and removed the file",
+                "{store}: moved the last good captures of {hosts} {noun} from .driftgate/state.json to the branch {branch} (push it with the baselines: git push origin <branch> {branch}), and removed the file",
+                noun = if *hosts == 1 { "host" } else { "hosts" },
                 branch = STATE_BRANCH
             ),
             Notice::StateNotSaved { error } => write!(
