@@ -13,6 +13,9 @@
 #   run/                   the out-dir: snapshots/, hosts/, run.json (what `report merge` reads)
 #   exit-code              driftgate's exit code
 #
+# Each host's last success goes on the store's branch driftgate/state (committed by check --all,
+# never on the baselines' branch): the workflows push it after this script, whatever the verdict.
+#
 # The one-screen summary goes to standard output, then where each report went. The script exits
 # with driftgate's exit code: 0 pass or warn, 1 block, 2 usage or configuration error (no report
 # is written), 3 incomplete. BMC credentials are read by driftgate itself from the variables the

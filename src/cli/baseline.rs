@@ -18,7 +18,8 @@ use driftgate_report::Format;
 #[derive(Debug, clap::Subcommand)]
 pub enum Command {
     /// Make DIR a baseline store (a new or existing git repository): adds `baselines/` and a
-    /// commented driftgate.toml in one commit; existing files are left alone.
+    /// commented driftgate.toml and a .gitignore of .driftgate/ in one commit; existing files
+    /// are left alone.
     #[command(after_help = "Examples:\n  \
         driftgate baseline init /srv/baselines\n  \
         # then point every command at it, or run them inside it\n  \

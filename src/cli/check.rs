@@ -7,7 +7,7 @@ use std::time::Duration;
 use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_collect::Cancel;
 use driftgate_compare::{JudgeOptions, Verdict};
-use driftgate_fleet::{FleetError, FleetSettings, Shard};
+use driftgate_fleet::{FleetError, FleetSettings, Notice, Shard};
 use driftgate_report::document::FleetReport;
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
@@ -243,7 +243,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             None
         }
     };
-    let progress = Progress::new(flags.quiet);
+    let progress = Progress::new(flags.quiet, *ctx.printer);
     progress.say_when_stopped(runtime.handle(), stop, *ctx.printer);
     // Snapshot files are judged on this thread and plain threads; the runtime only watches
     // for signals then.
@@ -287,10 +287,11 @@ pub fn print_fleet(
 struct Progress {
     bar: Option<indicatif::ProgressBar>,
     pending: super::pending::Pending,
+    notices: Notices,
 }
 
 impl Progress {
-    fn new(quiet: bool) -> Progress {
+    fn new(quiet: bool, printer: Printer) -> Progress {
         let bar = (!quiet && std::env::var_os("CI").is_none() && {
             use std::io::IsTerminal as _;
             std::io::stderr().is_terminal()
@@ -309,6 +310,7 @@ impl Progress {
         Progress {
             bar,
             pending: super::pending::Pending::default(),
+            notices: Notices(printer),
         }
     }
 
@@ -367,5 +369,31 @@ impl driftgate_fleet::Reporter for Progress {
                 }
             }
         }
+    }
+
+    fn notice(&self, notice: &Notice) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| self.notices.notice(notice)),
+            None => self.notices.notice(notice),
+        }
+    }
+}
+
+/// Prints what a fleet run tells the operator beside its result, whatever `--quiet` says.
+pub struct Notices(pub Printer);
+
+impl driftgate_collect::Reporter for Notices {}
+
+impl driftgate_fleet::Reporter for Notices {
+    fn notice(&self, notice: &Notice) {
+        print_notice(&self.0, notice);
+    }
+}
+
+/// A state that was not saved is a warning, anything else a line of its own.
+pub fn print_notice(printer: &Printer, notice: &Notice) {
+    match notice {
+        Notice::StateNotSaved { .. } => printer.warn(&notice.to_string()),
+        Notice::StateMigrated { .. } => printer.status(&format!("driftgate: {notice}")),
     }
 }

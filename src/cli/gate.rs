@@ -304,4 +304,15 @@ impl Progress for Lines<'_> {
             self.printer.status(&waiting);
         }
     }
+
+    fn notice(&self, notice: &driftgate_fleet::Notice) {
+        super::check::print_notice(self.printer, notice);
+    }
+
+    fn ignore_created(&self, file: &std::path::Path) {
+        self.printer.status(&format!(
+            "driftgate: wrote {} (`*`): git ignores driftgate's run folders in this store",
+            file.display()
+        ));
+    }
 }

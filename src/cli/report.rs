@@ -110,6 +110,10 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 inventory: inventory.as_ref(),
             };
             let report = driftgate_fleet::merge(&dirs, &options)?;
+            if let Some(store) = &store {
+                let notices = super::check::Notices(*ctx.printer);
+                driftgate_fleet::record_merged_state(store, &report, &notices);
+            }
             // Without the store SARIF has no lines and HTML no timelines.
             let policy = store
                 .as_ref()

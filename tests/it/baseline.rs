@@ -63,8 +63,12 @@ fn init_creates_the_layout_once() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "added baselines/README.md, driftgate.toml",
+            "added baselines/README.md, driftgate.toml, .gitignore",
         ));
+    assert_eq!(
+        std::fs::read_to_string(store.join(".gitignore")).unwrap(),
+        "# driftgate's own folder of the work tree (gate runs): never committed\n/.driftgate/\n"
+    );
     assert!(
         std::fs::read_to_string(store.join("baselines/README.md"))
             .unwrap()
@@ -102,7 +106,9 @@ fn init_adopts_an_existing_repository_and_keeps_its_files() {
         .arg(dir.path())
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("added baselines/README.md in"));
+        .stdout(predicate::str::contains(
+            "added baselines/README.md, .gitignore in",
+        ));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("driftgate.toml")).unwrap(),
         "[invariants]\ndcbx-capability-lost = \"warn\"\n"
@@ -429,7 +435,7 @@ fn a_bare_repository_works_as_a_store() {
         .stdout(expected);
     assert_eq!(
         git(dir.path(), &["ls-tree", "-r", "--name-only", "HEAD"]),
-        "baselines/README.md\nbaselines/azure-local/esx01.json\ndriftgate.toml\n"
+        ".gitignore\nbaselines/README.md\nbaselines/azure-local/esx01.json\ndriftgate.toml\n"
     );
     assert_repository_valid(dir.path());
 }

@@ -208,6 +208,30 @@ fn the_indexed_job_and_its_merge_judge_the_fleet_as_one_run() {
     assert!(summary.contains(&format!("{HOSTS} hosts")), "{summary}");
     assert!(summary.contains("(3 shards merged)"), "{summary}");
     assert_eq!(read(&run.join("fleet.txt")).trim(), summary.trim());
+    // The merge kept the night's last successes on the store's branch driftgate/state, and
+    // the push-state container pushes it once the merge is done.
+    let state = common::git(&night.store, &["show", "driftgate/state:state.json"]);
+    assert!(state.contains("last_good"), "{state}");
+    let push = &pod(&docs[1])["containers"][1];
+    assert_eq!(text(&push["name"]), "push-state");
+    let origin = results.path().join("origin.git");
+    common::git(
+        results.path(),
+        &["init", "--quiet", "--bare", origin.to_str().unwrap()],
+    );
+    common::git(
+        &night.store,
+        &["remote", "add", "origin", origin.to_str().unwrap()],
+    );
+    let (code, out) = sh(
+        &paths(text(&push["args"][0]).to_owned()),
+        &[("STORE_TOKEN", "t")],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        common::git(&origin, &["rev-parse", "driftgate/state"]),
+        common::git(&night.store, &["rev-parse", "driftgate/state"])
+    );
     let merged = sh(
         &format!(
             "driftgate --repo {} report merge --format json {}/shard-*",

@@ -503,6 +503,17 @@ fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
         .to_owned();
     assert_eq!(id.len(), "20261201T140502Z-".len() + 6, "{id}");
     assert!(pre.stderr.contains("pass it to gate post --run"));
+    // The store's first run folder: its `.gitignore` is written, and the operator told so.
+    let ignore = lab.store.join(".driftgate/.gitignore");
+    assert!(
+        pre.stderr.contains(&format!(
+            "driftgate: wrote {} (`*`): git ignores driftgate's run folders in this store",
+            ignore.display()
+        )),
+        "{}",
+        pre.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&ignore).unwrap(), "*\n");
     let manifest: Value = serde_json::from_str(
         &std::fs::read_to_string(lab.run_dir(&id).join("manifest.json")).unwrap(),
     )
@@ -519,11 +530,21 @@ fn a_generated_run_id_is_printed_and_runs_stay_out_of_git() {
     );
     let status = git(&lab.store, &["status", "--porcelain"]);
     assert!(!status.contains(".driftgate"), "{status}");
+    // The host read completely is remembered in the store's nightly state, under the run.
+    let state = git(&lab.store, &["show", "driftgate/state:state.json"]);
+    assert!(state.contains(&format!("\"{HOST}\"")), "{state}");
+    let body = git(&lab.store, &["log", "-1", "--format=%b", "driftgate/state"]);
+    assert!(body.contains(&format!("Run: {id}")), "{body}");
     // Before any post, pre may run again: it replaces the host's pre snapshot.
     let pre_file = lab.run_dir(&id).join(format!("pre/{HOST}.json"));
     let first = std::fs::read_to_string(&pre_file).unwrap();
     std::thread::sleep(Duration::from_millis(1100)); // another capture second
-    lab.gate(&["pre", "--run", &id, HOST]).expect(0);
+    let again = lab.gate(&["pre", "--run", &id, HOST]).expect(0);
+    assert!(
+        !again.stderr.contains(".gitignore"),
+        "said once: {}",
+        again.stderr
+    );
     assert_ne!(std::fs::read_to_string(&pre_file).unwrap(), first);
     let manifest = std::fs::read_to_string(lab.run_dir(&id).join("manifest.json")).unwrap();
     assert_eq!(manifest.matches("\"azl-node01\"").count(), 1, "{manifest}");

@@ -27,6 +27,7 @@ mod linux;
 mod linux_damage;
 mod mockup_fleet;
 mod nightly;
+mod nightly_state;
 mod redfish;
 mod redfish_firmware;
 mod redfish_fuzz;

@@ -853,6 +853,10 @@ fn major(step: &yaml_serde::Value) -> u32 {
         .unwrap_or_else(|| panic!("{uses}: no major version"))
 }
 
+fn utf8_path(path: &std::path::Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
 #[test]
 fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
     let night = Night::start();
@@ -928,6 +932,39 @@ fn each_workflow_runs_the_script_and_publishes_what_it_wrote() {
             azure_publishes_sarif_once_and_only_what_was_written(steps, &night.store, &ran);
         }
 
+        // The night's state (each host's last success, on the branch driftgate/state) is
+        // pushed whatever the verdict: a clean checkout tomorrow reads it from origin.
+        let push: Vec<&yaml_serde::Value> = steps
+            .iter()
+            .filter(|s| script(s).is_some_and(|t| t.contains("push origin driftgate/state")))
+            .collect();
+        assert_eq!(push.len(), 1, "{file}: one step pushes the nightly state");
+        assert!(condition(push[0]).is_some_and(on_every_night), "{file}");
+        let origin = scratch
+            .path()
+            .join(format!("origin-{}.git", file.replace('/', "-")));
+        common::git(
+            scratch.path(),
+            &["init", "--quiet", "--bare", utf8_path(&origin)],
+        );
+        common::git(
+            &night.store,
+            &["remote", "add", "origin", utf8_path(&origin)],
+        );
+        let env = [
+            ("GITHUB_TOKEN", "not-a-real-token"),
+            ("GITHUB_SERVER_URL", "https://github.example.com"),
+        ];
+        let pushed = bash_in(&night.store, script(push[0]).expect("a script"), &env);
+        assert_eq!(pushed.code, 0, "{file}: {}{}", pushed.stdout, pushed.stderr);
+        assert!(!pushed.stderr.contains("not-a-real-token"), "{file}");
+        assert_eq!(
+            common::git(&origin, &["rev-parse", "driftgate/state"]),
+            common::git(&night.store, &["rev-parse", "driftgate/state"]),
+            "{file}: origin has the night's state"
+        );
+        common::git(&night.store, &["remote", "remove", "origin"]);
+
         // The last step fails the job with driftgate's code (2 when there is none).
         let last = steps.last().expect("steps");
         assert!(
@@ -983,7 +1020,8 @@ fn the_workflows_publish_to_the_right_places_and_keep_credentials_in_secrets() {
     let permissions = &github["permissions"];
     assert_eq!(text(&permissions["security-events"]), "write");
     assert_eq!(text(&permissions["checks"]), "write");
-    assert_eq!(text(&permissions["contents"]), "read");
+    // Written by one step only: the push of the nightly state (branch driftgate/state).
+    assert_eq!(text(&permissions["contents"]), "write");
     // upload-sarif reads the run's status: in a private repository (a baseline store almost
     // always is) it fails without this.
     assert_eq!(text(&permissions["actions"]), "read");
@@ -993,7 +1031,8 @@ fn the_workflows_publish_to_the_right_places_and_keep_credentials_in_secrets() {
         Some(0),
         "the store's history"
     );
-    // Nothing pushes: the token is not left in .git/config of a runner that stays.
+    // The token is not left in .git/config of a runner that stays: the push step hands it to
+    // git in its environment.
     assert_eq!(
         checkout["with"]["persist-credentials"].as_bool(),
         Some(false)

@@ -402,11 +402,10 @@ fn a_night_with_every_bmc_unreachable_keeps_last_success_and_fires_the_two_night
         "{failed}"
     );
 
-    // Without the store's state file, the file being replaced still keeps the times.
-    let state = fleet.lab.store.join(".driftgate/state.json");
-    std::fs::remove_file(&state).unwrap_or_else(|e| panic!("{}: {e}", state.display()));
+    // Without the store's nightly state, the file being replaced still keeps the times.
+    common::git(&fleet.lab.store, &["branch", "-D", "driftgate/state"]);
     let (fourth, report) = fleet.night("night-3", 3);
-    fleet.assert_kept(&fourth, "a night without the state file");
+    fleet.assert_kept(&fourth, "a night without the nightly state");
     assert!(
         report["hosts"]
             .as_array()

@@ -22,6 +22,12 @@ pub struct InitOutcome {
 /// `baselines/README.md` of a new store.
 const STORE_README: &str = "# Baselines\n\nKnown-good driftgate snapshots, one file per host: `baselines/<fleet>/<host>.json`.\nWritten by `driftgate baseline promote`, one commit per promote; review changes like code.\n";
 
+/// The `.gitignore` of a new store: driftgate's own folder of the work tree (gate run
+/// folders) never shows in `git status`, in this store and in every clone of it. (Each run
+/// folder's `.driftgate/.gitignore` of `*` covers a store with a `.gitignore` of its own.)
+const STORE_IGNORE: &str =
+    "# driftgate's own folder of the work tree (gate runs): never committed\n/.driftgate/\n";
+
 /// The commented `driftgate.toml` of a new store.
 const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It extends the built-in policy and overrides
 # built-in rules by id; `driftgate policy show --repo .` prints the effective policy.
@@ -43,7 +49,8 @@ const STORE_POLICY: &str = r#"# driftgate policy for this baseline store. It ext
 "#;
 
 /// Makes `dir` a baseline store: a repository (new or existing) with `baselines/README.md`
-/// and a commented `driftgate.toml`, committed; existing files are left alone.
+/// a commented `driftgate.toml` and a `.gitignore` of `.driftgate/`, committed; existing files
+/// are left alone.
 pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, StoreError> {
     let store = Store::open_or_init(dir)?;
     let lock = store.lock(lock_wait)?;
@@ -52,6 +59,7 @@ pub fn init(dir: &std::path::Path, lock_wait: Duration) -> Result<InitOutcome, S
     for (path, content) in [
         (readme.as_str(), STORE_README),
         (driftgate_store::POLICY_FILE, STORE_POLICY),
+        (".gitignore", STORE_IGNORE),
     ] {
         let in_worktree = !store.is_bare() && store.location().join(path).exists();
         if !in_worktree && store.read_head(path)?.is_none() {

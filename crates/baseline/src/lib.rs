@@ -1,7 +1,7 @@
 //! Baseline workflows over the git store, one operation per module: [`promote`] verified
 //! snapshots with a change summary in the commit, read the history back as policy-classified
-//! changes ([`log`], [`timelines`]), [`init`] a store, and find each fact's line in a
-//! baseline file ([`baseline_lines`]).
+//! changes ([`log`], [`timelines`]), [`init`] a store, find each fact's line in a
+//! baseline file ([`baseline_lines`]), and keep the nightly [`state`] beside the baselines.
 
 mod extras;
 mod init;
@@ -9,6 +9,7 @@ pub mod input;
 mod lines;
 mod log;
 mod promote;
+pub mod state;
 mod streamed;
 mod summary;
 mod timeline;

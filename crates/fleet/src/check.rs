@@ -9,9 +9,11 @@ use super::host::{Hosts, StorePool};
 use super::outdir::{self, HostRecord, OutDir};
 use super::plan::{self, Plan, Planned};
 use super::snapshots::Judge;
-use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble, stale};
+use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble};
+use driftgate_baseline::state::State;
 use driftgate_collect::hosts::HostWork;
 use driftgate_report::document::Spool;
+use driftgate_store::Store;
 
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures the hosts at
@@ -47,7 +49,7 @@ where
         reporter,
     )
     .await?;
-    run.end(settings, &planned, records)
+    run.end(settings, &planned, records, reporter)
 }
 
 /// [`check_all`] of snapshots captured elsewhere: `snapshots/<host>.json` (or another run's
@@ -77,7 +79,7 @@ pub(super) fn judge_all(
     let threads = settings.concurrency.clamp(1, super::snapshots::cores());
     let records =
         super::snapshots::judge_files(&hosts, judge, threads, &settings.capture.cancel, reporter)?;
-    run.end(settings, &hosts.planned, records)
+    run.end(settings, &hosts.planned, records, reporter)
 }
 
 /// A run between its plan and its end.
@@ -131,10 +133,7 @@ impl Run {
             .as_deref()
             .map(OutDir::create)
             .transpose()?;
-        let state = match work_tree(settings) {
-            Some(tree) => stale::State::load(tree)?,
-            None => stale::State::default(),
-        };
+        let state = State::load(&settings.store)?.state;
         let planned: Arc<[Planned]> = std::mem::take(&mut plan.hosts).into();
         let last_good = planned
             .iter()
@@ -163,13 +162,14 @@ impl Run {
         ))
     }
 
-    /// Records the hosts' last good captures in the store's state file, writes `run.json`
+    /// Records the hosts' last good captures in the store's nightly state, writes `run.json`
     /// and assembles the fleet result.
     fn end(
         self,
         settings: &FleetSettings,
         planned: &[Planned],
         records: Vec<HostRecord>,
+        reporter: &dyn Reporter,
     ) -> Result<FleetReport, FleetError> {
         let Run {
             started_at,
@@ -177,15 +177,11 @@ impl Run {
             out,
         } = self;
         let finished_at = super::now();
-        if let Some(tree) = work_tree(settings) {
-            let good: Vec<(String, jiff::Timestamp)> = records
-                .iter()
-                .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
-                .collect();
-            if !good.is_empty() {
-                stale::State::record(tree, &good)?;
-            }
-        }
+        let good: Vec<(String, jiff::Timestamp)> = records
+            .iter()
+            .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
+            .collect();
+        record_state(&settings.store, &good, settings.run_id.as_deref(), reporter);
         let run_file = outdir::RunFile {
             schema: outdir::RUN_SCHEMA_ID.to_owned(),
             tool: driftgate_snapshot::tool_version(),
@@ -221,7 +217,15 @@ impl Run {
     }
 }
 
-/// The store's work tree, where its state file is (a bare store keeps none).
-fn work_tree(settings: &FleetSettings) -> Option<&Path> {
-    (!settings.store.is_bare()).then(|| settings.store.location())
+/// Adds `good` to the store's nightly state. A run that could not save it still has its
+/// verdict: the failure is told to `reporter`, naming the store, and the run goes on.
+pub(super) fn record_state(
+    store: &Store,
+    good: &[(String, jiff::Timestamp)],
+    run: Option<&str>,
+    reporter: &dyn Reporter,
+) {
+    if let Some(notice) = driftgate_baseline::state::record_telling(store, good, run) {
+        reporter.notice(&notice);
+    }
 }

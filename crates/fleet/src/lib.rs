@@ -27,6 +27,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use check::{check_all, check_snapshots};
+pub use driftgate_baseline::state::Notice;
 use driftgate_report::document::{
     FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
 };
@@ -44,7 +45,8 @@ use driftgate_store::Store;
 #[derive(Debug)]
 pub struct FleetSettings {
     /// The baseline store: `baselines/<fleet>/<host>.json` at HEAD are the baselines; its
-    /// `.driftgate/state.json` (out of git) keeps each host's last good capture.
+    /// branch `driftgate/state` keeps each host's last good capture
+    /// ([`driftgate_baseline::state`]).
     pub store: Store,
     /// Which hosts exist and where each is read from; shared with the run's tasks, not
     /// copied (a fleet's inventory is a few MB).
@@ -84,6 +86,8 @@ pub trait Reporter: driftgate_collect::Reporter {
     fn host_started(&self, _host: &HostName) {}
     /// A host was captured, written and judged.
     fn host_finished(&self, _host: &HostName, _verdict: Verdict, _took: Duration) {}
+    /// Something about the run as a whole that the operator must be told.
+    fn notice(&self, _notice: &Notice) {}
 }
 
 /// Why a fleet check or a merge could not run (exit 2).
@@ -109,7 +113,7 @@ pub enum FleetError {
     /// Something other than driftgate's own folder or file where a run keeps one.
     #[error(transparent)]
     NotOurs(#[from] driftgate_fs::NotOurs),
-    /// The output directory or the state file could not be written.
+    /// The output directory could not be written.
     #[error("{path}: {error}")]
     Write {
         /// The file or directory.
@@ -128,14 +132,9 @@ pub enum FleetError {
     /// The store could not be read.
     #[error(transparent)]
     Store(#[from] driftgate_store::StoreError),
-    /// The store's state file (`.driftgate/state.json`) cannot be read.
-    #[error("{path}: {reason}")]
-    State {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
+    /// The store's nightly state cannot be read.
+    #[error(transparent)]
+    State(#[from] driftgate_baseline::state::StateError),
     /// The store has no `baselines/` at HEAD: most likely the wrong store (every host would
     /// only warn); a first run says `--bootstrap`.
     #[error(
@@ -184,6 +183,22 @@ impl From<driftgate_report::document::SpoolError> for FleetError {
 /// different policies, strictness, selections or `--stale-after`.
 pub fn merge(dirs: &[PathBuf], options: &MergeOptions<'_>) -> Result<FleetReport, FleetError> {
     merge::merge(dirs, options)
+}
+
+/// Adds the last good captures that the merged fleet result `report` names (each host's
+/// `last_success_at`) to the nightly state of `store`: what a merge job of shards that ran
+/// in throwaway clones of the store keeps for the next night. A failure is told to
+/// `reporter`, naming the store; it changes no verdict.
+pub fn record_merged_state(store: &Store, report: &FleetReport, reporter: &dyn Reporter) {
+    let good: Vec<(String, jiff::Timestamp)> = report
+        .hosts
+        .iter()
+        .filter_map(|h| {
+            let at = h.last_success_at.as_deref()?.parse().ok()?;
+            Some((h.host.clone(), at))
+        })
+        .collect();
+    check::record_state(store, &good, None, reporter);
 }
 
 /// Now, to the second (run files and reports carry no sub-second noise).

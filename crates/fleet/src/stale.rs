@@ -1,109 +1,14 @@
 //! Stale and missing: baselines older than `--stale-after`, inventory hosts without a
 //! baseline, baselines without an inventory host, and hosts whose last good capture is older
-//! than the threshold. The last good capture of each host is kept in a small state file in
-//! the store, out of git ([`STATE_FILE`]).
-//!
-//! The state file is shared by every run on one store (shards on one machine, a nightly run
-//! and a manual one): [`State::record`] holds an exclusive lock on `state.lock` beside it while
-//! it re-reads the file, updates only the hosts it was given (never moving a time backwards)
-//! and replaces it atomically. A state file that cannot be read is an error, never an empty
-//! state: forgetting every host's last good capture would hide the hosts that went stale.
+//! than the threshold. The last good capture of each host is the store's nightly state, on
+//! a branch of its own in the store's repository ([`driftgate_baseline::state`]).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use jiff::Timestamp;
-use serde::{Deserialize, Serialize};
 
-use super::{FleetError, FleetFinding};
+use super::FleetFinding;
 use driftgate_compare::Severity;
-use driftgate_fs::{Folder, PRIVATE_DIR, WriteOptions, private_folder};
-
-/// The state file, relative to the store's work tree (`.driftgate/` is ignored by git).
-pub const STATE_FILE: &str = ".driftgate/state.json";
-/// Its name in `.driftgate/`.
-const STATE_NAME: &str = "state.json";
-/// The lock beside it.
-const LOCK_NAME: &str = "state.lock";
-
-/// What the store remembers between runs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct State {
-    /// Host → its last complete capture.
-    pub hosts: BTreeMap<String, HostState>,
-}
-
-/// One host's memory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HostState {
-    /// When it was last captured completely.
-    pub last_good: Timestamp,
-}
-
-impl State {
-    /// Reads the state file of the store whose work tree is `work_tree`; a missing file is an
-    /// empty state. A file that cannot be read or parsed is an error naming it.
-    pub fn load(work_tree: &Path) -> Result<State, FleetError> {
-        let file = work_tree.join(STATE_FILE);
-        let read = (|| match Folder::open_at(work_tree)? {
-            Some(tree) => match tree.open_child(PRIVATE_DIR)? {
-                Some(private) => private.read(STATE_NAME),
-                None => Ok(None),
-            },
-            None => Ok(None),
-        })();
-        let text = match read {
-            Ok(Some(text)) => text,
-            Ok(None) => return Ok(State::default()),
-            Err(e) => {
-                return Err(FleetError::State {
-                    path: file.display().to_string(),
-                    reason: format!("cannot read the state file: {e}"),
-                });
-            }
-        };
-        serde_json::from_slice(&text).map_err(|e| FleetError::State {
-            path: file.display().to_string(),
-            reason: format!(
-                "not a driftgate state file ({e}); it keeps each host's last good capture: \
-                 repair it, or remove it to forget them"
-            ),
-        })
-    }
-
-    /// Records `good` (hosts captured completely, when) into the state file of the store whose
-    /// work tree is `work_tree`, under a lock, atomically (temp file + rename), keeping every
-    /// other host's entry: shards on one machine share it. A host's time only moves forward.
-    pub fn record(work_tree: &Path, good: &[(String, Timestamp)]) -> Result<(), FleetError> {
-        let failed = |path: PathBuf| move |error| super::outdir::write_error(&path, error);
-        let dir = work_tree.join(PRIVATE_DIR);
-        let private = private_folder(work_tree).map_err(failed(dir.clone()))?;
-        let lock = private
-            .lock_file(LOCK_NAME)
-            .map_err(failed(dir.join(LOCK_NAME)))?;
-        lock.lock().map_err(failed(dir.join(LOCK_NAME)))?;
-        // Another run may have written since this one started: start from what is there now.
-        let mut state = State::load(work_tree)?;
-        for (host, at) in good {
-            let entry = state
-                .hosts
-                .entry(host.clone())
-                .or_insert(HostState { last_good: *at });
-            entry.last_good = entry.last_good.max(*at);
-        }
-        let mut text = serde_json::to_string_pretty(&state).expect("a state serializes");
-        text.push('\n');
-        private
-            .write_atomic(STATE_NAME, text.as_bytes(), WriteOptions::PRIVATE)
-            .map_err(failed(dir.join(STATE_NAME)))?;
-        // Dropping the file releases the lock; say so explicitly, after the rename.
-        drop(lock);
-        Ok(())
-    }
-}
 
 /// One inventory host of the run, as the stale check sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +20,7 @@ pub struct StaleInput {
     /// It has a baseline that could not be read (misplaced, corrupt: the host is INCOMPLETE
     /// for it): not a missing one.
     pub baseline_unread: bool,
-    /// Its last good capture (this run's, or the state file's).
+    /// Its last good capture (this run's, or the nightly state's).
     pub last_good: Option<Timestamp>,
 }
 

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::plan::Planned;
-use super::run::{self, RunDir};
+use super::run::{self, RunDir, RunId};
 use super::{GateError, HostOutcome, Progress, Settings, waive};
 use driftgate_collect::Captured;
 use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
-use driftgate_compare::{Allowance, Comparison, JudgeOptions, Policy};
+use driftgate_compare::{Allowance, Comparison, JudgeOptions, Policy, Verdict};
 use driftgate_fs::Folder;
 use driftgate_snapshot::{HostName, Snapshot, VerifiedSnapshot};
 
@@ -118,6 +118,31 @@ impl StepHosts {
         };
         RunDir::write_result(&self.folder, &host.name, &outcome)?;
         Ok(Some((outcome, snapshot)))
+    }
+}
+
+/// Adds the hosts of `judged` that this step read completely to the store's nightly state
+/// (each host's last success, [`driftgate_baseline::state`]) under run `run`, and tells
+/// `progress` what the operator must know. Never fails the step: a state not saved is told,
+/// and the verdict stands.
+pub(super) fn remember_good(
+    settings: &Settings,
+    run: &RunId,
+    judged: &[(HostOutcome, VerifiedSnapshot)],
+    progress: &dyn Progress,
+) {
+    let good: Vec<(String, jiff::Timestamp)> = judged
+        .iter()
+        .filter(|(o, _)| o.verdict != Verdict::Incomplete && o.report.incomplete_sources.is_empty())
+        .map(|(o, snapshot)| (o.host.clone(), snapshot.snapshot().captured_at))
+        .collect();
+    if good.is_empty() {
+        return;
+    }
+    if let Some(notice) =
+        driftgate_baseline::state::record_telling(&settings.store, &good, Some(run.as_str()))
+    {
+        progress.notice(&notice);
     }
 }
 

@@ -110,4 +110,11 @@ pub trait Progress: driftgate_collect::Reporter {
     fn started(&self, _host: &HostName) {}
     /// A host was captured, written to the run directory and judged.
     fn finished(&self, _host: &HostName, _verdict: Verdict, _took: Duration) {}
+    /// The store had no `.driftgate/.gitignore` (made before `baseline init` wrote one, or a
+    /// fresh clone): `file` was written now, so that run folders stay out of `git status`.
+    fn ignore_created(&self, _file: &Path) {}
+    /// Something about the step as a whole the operator must be told: its hosts' last
+    /// successes not saved in the nightly state (the verdict stands), or the old state file
+    /// migrated.
+    fn notice(&self, _notice: &driftgate_baseline::state::Notice) {}
 }

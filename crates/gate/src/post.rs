@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::judge::capture_and_judge;
+use super::judge::{capture_and_judge, remember_good};
 use super::plan::{
     Planned, add_new, baseline, check_host_settings, host_options, in_force, inventory_host,
     moved_baseline, other_run, unique,
@@ -134,6 +134,7 @@ pub async fn post(
     let step = Arc::new(step);
     progress.run(run_id, run.path());
     let judged = capture_and_judge(settings, &planned, Arc::clone(&step), progress).await?;
+    remember_good(settings, run_id, &judged, progress);
     let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
     let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
     let promotion = if !promote {

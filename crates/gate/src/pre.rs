@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::judge::capture_and_judge;
+use super::judge::{capture_and_judge, remember_good};
 use super::plan::{
     Planned, baseline, check_host_settings, head, host_options, in_force, inventory_host,
     other_run, unique,
@@ -65,10 +65,15 @@ pub async fn pre(
     }
     let policy_digest = run::policy_digest(&settings.policy);
     let manifest = pre_manifest(existing, &id, settings, &policy_digest, &planned);
-    let step = Arc::new(run.create()?);
+    let (step, ignored_now) = run.create()?;
+    let step = Arc::new(step);
+    if ignored_now {
+        progress.ignore_created(&settings.store.location().join(driftgate_fs::PRIVATE_IGNORE));
+    }
     run.write_manifest(&manifest)?;
     progress.run(&id, run.path());
     let outcomes = capture_and_judge(settings, &planned, Arc::clone(&step), progress).await?;
+    remember_good(settings, &id, &outcomes, progress);
     let report = gate_report(
         &run,
         &id,

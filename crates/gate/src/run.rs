@@ -190,23 +190,30 @@ impl RunDir {
     /// `.gitignore` of `*` keeps runs out of `git status`); `None` when it does not exist. No
     /// folder below the store's work tree is reached through a symbolic link.
     fn folder(&self, create: bool) -> Result<Option<Folder>, GateError> {
+        Ok(self.folder_telling(create)?.map(|(folder, _)| folder))
+    }
+
+    /// [`RunDir::folder`], and whether the store's `.driftgate/.gitignore` was written now.
+    fn folder_telling(&self, create: bool) -> Result<Option<(Folder, bool)>, GateError> {
         let folder = match &self.at {
-            RunAt::Given if create => Folder::create_at(&self.path).map(Some),
-            RunAt::Given => Folder::open_at(&self.path),
+            RunAt::Given if create => Folder::create_at(&self.path).map(|f| Some((f, false))),
+            RunAt::Given => Folder::open_at(&self.path).map(|f| f.map(|f| (f, false))),
             RunAt::InStore { store, id } => (|| {
-                let runs = if create {
-                    Some(private_folder(store)?.create_child(RUNS)?)
+                let (runs, ignored_now) = if create {
+                    let (private, ignored_now) = private_folder(store)?;
+                    (Some(private.create_child(RUNS)?), ignored_now)
                 } else {
                     match Folder::open_at(store)? {
-                        Some(store) => open_below(&store, &[PRIVATE_DIR, RUNS])?,
-                        None => None,
+                        Some(store) => (open_below(&store, &[PRIVATE_DIR, RUNS])?, false),
+                        None => (None, false),
                     }
                 };
-                match runs {
+                let run = match runs {
                     Some(runs) if create => runs.create_child(id).map(Some),
                     Some(runs) => runs.open_child(id),
                     None => Ok(None),
-                }
+                }?;
+                Ok(run.map(|run| (run, ignored_now)))
             })(),
         };
         folder.map_err(|error| io_error(&self.path, error))
@@ -222,11 +229,14 @@ impl RunDir {
         }
     }
 
-    /// Creates the directory and its `pre/` folder, and returns that folder.
-    pub fn create(&self) -> Result<Folder, GateError> {
-        let run = self.folder(true)?.expect("a created folder exists");
-        run.create_child(PRE)
-            .map_err(|error| io_error(&self.path.join(PRE), error))
+    /// Creates the directory and its `pre/` folder, and returns that folder, and whether the
+    /// store's `.driftgate/.gitignore` had to be written (the caller says so).
+    pub fn create(&self) -> Result<(Folder, bool), GateError> {
+        let (run, ignored_now) = self.folder_telling(true)?.expect("a created folder exists");
+        let pre = run
+            .create_child(PRE)
+            .map_err(|error| io_error(&self.path.join(PRE), error))?;
+        Ok((pre, ignored_now))
     }
 
     /// The manifest, or `None` when there is none (no such run).

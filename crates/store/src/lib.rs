@@ -16,7 +16,8 @@
 //! Files by job: `open.rs` opens a repository, `revision.rs` resolves revisions, `read.rs`
 //! reads files and baselines at one, `listing.rs` lists them, `history.rs` walks their
 //! history, `commit.rs` builds and lands a commit under the lock (`lock.rs`, `git_locks.rs`),
-//! `write.rs` writes its objects, `worktree.rs` its work-tree files, `objects.rs` and
+//! `write.rs` writes its objects, `side_branch.rs` keeps a branch of driftgate's own beside
+//! the baselines (the nightly state), `worktree.rs` its work-tree files, `objects.rs` and
 //! `loose.rs` read objects, `error.rs` says what failed.
 
 mod commit;
@@ -30,6 +31,7 @@ mod objects;
 mod open;
 mod read;
 mod revision;
+mod side_branch;
 mod worktree;
 mod write;
 
@@ -45,6 +47,7 @@ pub use history::{FileChange, HistoryEntry, HistoryScope};
 pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
 pub use objects::{ObjectCounts, blob_id};
+pub use side_branch::SideBranch;
 
 /// Folder of the baselines inside the store.
 pub const BASELINES_DIR: &str = "baselines";

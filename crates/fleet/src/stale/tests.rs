@@ -2,8 +2,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use super::{STATE_FILE, StaleInput, State, findings, parse_age};
-use crate::FleetError;
+use super::{StaleInput, findings, parse_age};
 use driftgate_compare::Severity;
 
 fn at(text: &str) -> Timestamp {
@@ -132,96 +131,6 @@ fn ages_are_judged_only_with_a_threshold_and_only_when_older() {
         found[0].message,
         "baseline of h1 was captured 12 hours ago (--stale-after 6h)"
     );
-}
-
-#[test]
-fn a_missing_state_file_is_empty_and_a_corrupt_one_is_an_error_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join(STATE_FILE);
-    assert_eq!(State::load(dir.path()).unwrap(), State::default());
-    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-    std::fs::write(
-        &file,
-        "{\"hosts\": {\"h1\": {\"last_good\": \"yesterday\"}}}",
-    )
-    .unwrap();
-    let err = State::load(dir.path()).unwrap_err();
-    assert!(matches!(err, FleetError::State { .. }));
-    assert!(
-        err.to_string().contains(&file.display().to_string()),
-        "{err}"
-    );
-    let err = State::record(dir.path(), &[("h2".into(), at(NOW))]).unwrap_err();
-    assert!(
-        err.to_string().contains("not a driftgate state file"),
-        "{err}"
-    );
-    assert!(
-        std::fs::read_to_string(&file)
-            .unwrap()
-            .contains("yesterday"),
-        "a corrupt state file is never reset"
-    );
-}
-
-#[test]
-fn recording_keeps_other_hosts_and_never_moves_a_time_backwards() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join(STATE_FILE);
-    State::record(
-        dir.path(),
-        &[("h1".into(), at(NOW)), ("h2".into(), at(NOW))],
-    )
-    .unwrap();
-    State::record(
-        dir.path(),
-        &[
-            ("h1".into(), at("2026-11-01T00:00:00Z")),
-            ("h3".into(), at("2026-11-01T00:00:00Z")),
-        ],
-    )
-    .unwrap();
-    let state = State::load(dir.path()).unwrap();
-    let got: Vec<(&str, Timestamp)> = state
-        .hosts
-        .iter()
-        .map(|(h, s)| (h.as_str(), s.last_good))
-        .collect();
-    assert_eq!(
-        got,
-        [
-            ("h1", at(NOW)),
-            ("h2", at(NOW)),
-            ("h3", at("2026-11-01T00:00:00Z"))
-        ]
-    );
-    let leftovers: Vec<_> = std::fs::read_dir(file.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    assert!(
-        leftovers
-            .iter()
-            .all(|n| n == "state.json" || n == "state.lock" || n == ".gitignore"),
-        "{leftovers:?}"
-    );
-}
-
-#[test]
-fn two_runs_recording_at_once_lose_no_host() {
-    let dir = tempfile::tempdir().unwrap();
-    std::thread::scope(|scope| {
-        for shard in ["a", "b"] {
-            let tree = dir.path();
-            scope.spawn(move || {
-                for i in 0..25 {
-                    State::record(tree, &[(format!("{shard}-{i:02}"), at(NOW))]).unwrap();
-                }
-            });
-        }
-    });
-    let state = State::load(dir.path()).unwrap();
-    assert_eq!(state.hosts.len(), 50, "{:?}", state.hosts.keys());
 }
 
 #[test]
