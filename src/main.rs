@@ -8,7 +8,7 @@ mod output;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches as _;
 
 /// Judging a fleet makes small allocations on every core at once, which mimalloc serves with
 /// less CPU than glibc's `malloc`.
@@ -22,12 +22,13 @@ fn main() -> ExitCode {
     // name), zlib checks every stream, and each baseline carries its own SHA-256 digest. A
     // process-wide option, so the program sets it, never the library.
     git2::opts::strict_hash_verification(false);
-    let args = cli::Cli::parse();
+    let matches = cli::command().get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     output::init_logging(args.verbose, args.color);
     let printer = output::Printer::new(args.color);
     let context = cli::Context {
         printer: &printer,
-        repo: args.repo,
+        repo: cli::repo_of(&matches),
     };
     let result = cli::run(args.command, &context);
     if let Err(error) = &result {

@@ -1,6 +1,5 @@
 //! `driftgate completions`: the shell completion script, as other tools print theirs.
 
-use clap::CommandFactory as _;
 use clap_complete::Shell;
 
 use crate::exit::Outcome;
@@ -31,7 +30,7 @@ pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
 /// The command tree without its hidden top-level commands (`man`), which some generators (bash)
 /// would offer.
 fn visible_tree() -> clap::Command {
-    let full = super::Cli::command();
+    let full = super::command();
     let visible: Vec<clap::Command> = full
         .get_subcommands()
         .filter(|command| !command.is_hide_set())

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use clap::CommandFactory as _;
 
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -22,7 +21,7 @@ pub struct Args {
 pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
     let dir = &args.out_dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut root = super::Cli::command().disable_help_subcommand(true);
+    let mut root = super::command().disable_help_subcommand(true);
     // Built once from the top, every command knows its full name (`driftgate-gate-pre`).
     root.build();
     let mut written = 0;

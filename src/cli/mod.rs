@@ -57,8 +57,9 @@ pub struct Cli {
     pub color: ColorWhen,
     /// Baseline store (a git repository) for `baseline` commands and `baseline:`/`git:`
     /// references; default: the repository around the current directory. Its committed
-    /// driftgate.toml extends the built-in policy.
-    #[arg(long, value_name = "DIR", env = "DRIFTGATE_REPO", global = true)]
+    /// driftgate.toml extends the built-in policy. Also an option of each command that reads a
+    /// store (see [`command`]), and only of those.
+    #[arg(long = REPO, value_name = "DIR", env = "DRIFTGATE_REPO")]
     pub repo: Option<PathBuf>,
     /// Log what driftgate does on standard error: -v progress, -vv every request, -vvv the
     /// HTTP and TLS libraries too. Credentials never appear at any level.
@@ -66,6 +67,70 @@ pub struct Cli {
     pub verbose: u8,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The store option's name.
+const REPO: &str = "repo";
+
+/// The commands that read the baseline store: they, and only they, take `--repo` after their
+/// name too (`driftgate check --all --repo DIR`); the others would ignore it.
+const STORE_COMMANDS: [&str; 7] = [
+    "baseline",
+    "check",
+    "diff",
+    "gate",
+    "inventory",
+    "policy",
+    "report",
+];
+
+/// The command line, as parsed and as documented (help, man pages, completions): [`Cli`]'s,
+/// with `--repo` on every command that reads the store, down to its subcommands.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory as _;
+    let root = Cli::command();
+    let repo = root
+        .get_arguments()
+        .find(|arg| arg.get_id() == REPO)
+        .cloned()
+        .expect("the root declares --repo");
+    fn with_repo(command: clap::Command, repo: &clap::Arg) -> clap::Command {
+        let names: Vec<String> = command
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        let command = if names.is_empty() {
+            command.arg(repo.clone())
+        } else {
+            command
+        };
+        names.iter().fold(command, |command, name| {
+            command.mut_subcommand(name, |sub| with_repo(sub, repo))
+        })
+    }
+    STORE_COMMANDS.iter().fold(root, |root, name| {
+        root.mut_subcommand(name, |sub| with_repo(sub, &repo))
+    })
+}
+
+/// The store `matches` name: the one given after the command's name, else the one before it,
+/// else `DRIFTGATE_REPO`.
+pub fn repo_of(matches: &clap::ArgMatches) -> Option<PathBuf> {
+    let mut levels = vec![matches];
+    while let Some((_, sub)) = levels.last().and_then(|m| m.subcommand()) {
+        levels.push(sub);
+    }
+    let given = |level: &&clap::ArgMatches| {
+        let value = level.try_get_one::<PathBuf>(REPO).ok().flatten()?;
+        Some((value.clone(), level.value_source(REPO)))
+    };
+    let values: Vec<(PathBuf, Option<clap::parser::ValueSource>)> =
+        levels.iter().rev().filter_map(given).collect();
+    values
+        .iter()
+        .find(|(_, source)| *source == Some(clap::parser::ValueSource::CommandLine))
+        .or(values.first())
+        .map(|(path, _)| path.clone())
 }
 
 /// The subcommands.

@@ -81,3 +81,76 @@ fn a_run_is_named_with_run_everywhere_and_the_old_spelling_still_works() {
     assert!(stderr.contains("/nonexistent.toml"), "{stderr}");
     assert!(!stderr.contains("unexpected argument"), "{stderr}");
 }
+
+/// `--repo` is offered where it means something: the top (before any command) and every
+/// command that reads the baseline store, after its name too; a command that never reads a
+/// store neither lists nor takes it.
+#[test]
+fn the_store_option_is_shown_and_taken_only_where_a_store_is_read() {
+    let shows = |path: &[&str]| {
+        let (code, help) = stdout_of(driftgate().args(path).arg("--help"));
+        assert_eq!(code, 0, "{path:?}");
+        help.lines()
+            .any(|l| l.trim_start().starts_with("--repo <DIR>"))
+    };
+    for path in [
+        &[][..],
+        &["check"],
+        &["diff"],
+        &["baseline", "log"],
+        &["gate", "pre"],
+        &["inventory", "list"],
+        &["policy", "show"],
+        &["report", "merge"],
+    ] {
+        assert!(
+            shows(path),
+            "driftgate {} --help lists --repo",
+            path.join(" ")
+        );
+    }
+    for path in [
+        &["capture"][..],
+        &["schema"],
+        &["mockup", "serve"],
+        &["import", "windows-qos"],
+        &["snapshot", "seal"],
+        &["completions"],
+    ] {
+        assert!(
+            !shows(path),
+            "driftgate {} --help lists --repo",
+            path.join(" ")
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let (code, _) = stdout_of(driftgate().args(["baseline", "init"]).arg(&store));
+    assert_eq!(code, 0);
+    // Before the command or after it: the same store (run from elsewhere, so that only the
+    // option can name it).
+    let logs: Vec<String> = [
+        vec!["--repo", store.to_str().unwrap(), "inventory", "check"],
+        vec!["inventory", "check", "--repo", store.to_str().unwrap()],
+    ]
+    .iter()
+    .map(|args| {
+        let output = driftgate()
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("DRIFTGATE_REPO")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(text.contains(store.to_str().unwrap()), "{args:?}: {text}");
+        text
+    })
+    .collect();
+    assert_eq!(logs[0], logs[1]);
+    let refused = driftgate()
+        .args(["schema", "--repo", "/tmp", "report"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("unexpected argument '--repo'"));
+}
