@@ -265,3 +265,41 @@ fn the_old_local_state_file_is_moved_to_the_branch_once_and_said_so() {
         again.stderr
     );
 }
+
+/// A `--no-rejudge` merge started inside a git repository that is no baseline store (the
+/// checkout holding the results, a project's own repository) writes no state branch into it;
+/// the store the night ran against keeps its state.
+#[test]
+fn a_merge_in_a_repository_without_baselines_writes_no_state_there() {
+    let lab = FleetLab::new(
+        &[Host::new("azl-node01", State::Recorded("baseline"))],
+        &["azl-node01"],
+    );
+    let out = lab.path("night");
+    lab.check(&["--out-dir", utf8(&out), "--quiet"]).expect(0);
+    let elsewhere = lab.path("results-checkout");
+    std::fs::create_dir(&elsewhere).unwrap();
+    common::git(&elsewhere, &["init", "--quiet"]);
+    common::git(
+        &elsewhere,
+        &["commit", "--quiet", "--allow-empty", "-m", "results"],
+    );
+    let merged = common::driftgate()
+        .args(["report", "merge", "--no-rejudge", "--format", "json"])
+        .arg(&out)
+        .current_dir(&elsewhere)
+        .env_remove("DRIFTGATE_REPO")
+        .output()
+        .unwrap();
+    assert_eq!(
+        merged.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert_eq!(
+        common::git(&elsewhere, &["branch", "--list", "driftgate/state"]),
+        ""
+    );
+    assert!(!common::git(&lab.store, &["branch", "--list", "driftgate/state"]).is_empty());
+}

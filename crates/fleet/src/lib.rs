@@ -190,6 +190,17 @@ pub fn merge(dirs: &[PathBuf], options: &MergeOptions<'_>) -> Result<FleetReport
 /// in throwaway clones of the store keeps for the next night. A failure is told to
 /// `reporter`, naming the store; it changes no verdict.
 pub fn record_merged_state(store: &Store, report: &FleetReport, reporter: &dyn Reporter) {
+    // A repository without baselines is no baseline store (a `--no-rejudge` merge started in
+    // whatever repository holds the results): nothing is written into it.
+    let has_baselines = store
+        .head_commit()
+        .ok()
+        .flatten()
+        .and_then(|head| store.baseline_files(&head).ok())
+        .is_some_and(|files| !files.is_empty());
+    if !has_baselines {
+        return;
+    }
     let good: Vec<(String, jiff::Timestamp)> = report
         .hosts
         .iter()
