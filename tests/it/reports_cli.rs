@@ -657,9 +657,13 @@ fn help_shows_a_report_example() {
 /// Exit code of `driftgate report merge --no-rejudge OUT_DIR` (the script's store is gone by
 /// now): the verdict the run that wrote it recorded, read back by driftgate.
 fn merged_code(out_dir: &Path) -> i32 {
+    // Run beside the results, not in this checkout: the repository is a baseline store (the
+    // examples' baselines), and a merge records the night's state into the store it runs in.
     run(common::driftgate()
         .args(["report", "merge", "--no-rejudge", "--format", "json"])
-        .arg(out_dir))
+        .arg(out_dir)
+        .current_dir(out_dir)
+        .env_remove("DRIFTGATE_REPO"))
     .code
 }
 
