@@ -23,3 +23,20 @@ pub fn committer_store() -> (tempfile::TempDir, Store) {
     identity(dir.path());
     (dir, store)
 }
+
+/// Runs the git binary in `dir` (what an operator, a clone or a push does beside driftgate);
+/// its standard output. Panics naming the arguments when git fails.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::testing::identity;
+use super::testing::{git, identity};
 use super::*;
 use driftgate_snapshot::VerifiedSnapshot;
 
@@ -20,21 +20,6 @@ fn write(path: &str, content: &str) -> FileWrite {
 fn commit(store: &Store, files: &[FileWrite], message: &str) -> Committed {
     let lock = store.lock(Duration::from_secs(1)).unwrap();
     store.commit(&lock, files, message, &|_| false).unwrap()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Takes the store lock, then plants a lock file on HEAD's branch: libgit2 then refuses to

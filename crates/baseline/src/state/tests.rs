@@ -1,31 +1,14 @@
-use std::path::Path;
-
 use jiff::Timestamp;
 
 use super::{LEGACY_FILE, Recorded, STATE_BRANCH, State, StateError};
 use driftgate_store::Store;
-use driftgate_store::testing::committer_store;
+use driftgate_store::testing::{committer_store, git};
 
 fn at(text: &str) -> Timestamp {
     text.parse().unwrap()
 }
 
 const NOW: &str = "2026-12-01T02:00:00Z";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn hosts(store: &Store) -> Vec<(String, Timestamp)> {
     State::load(store)

@@ -1,25 +1,9 @@
-use std::path::Path;
 use std::time::Duration;
 
-use super::super::testing::identity;
+use super::super::testing::{git, identity};
 use super::super::{FileWrite, Store, StoreError};
 
 const BRANCH: &str = "driftgate/state";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// A store with one commit on main.
 fn store() -> (tempfile::TempDir, Store) {
