@@ -163,6 +163,7 @@ pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
 pub mod junit;
+pub mod mockups;
 pub mod nightly;
 pub mod planted;
 pub mod prometheus;
