@@ -116,6 +116,16 @@ impl Class<'_> {
             (_, None) => format!("hii/{segment}"),
         }
     }
+
+    /// The folder of a BIOS attribute's fact: `bios`, `bios/status`, `bios/dcb`,
+    /// `firmware/bios/attribute`.
+    pub fn bios_prefix(&self) -> String {
+        match (self, self.folder()) {
+            (Class::Firmware, _) => "firmware/bios/attribute".to_owned(),
+            (_, Some(folder)) => format!("bios/{folder}"),
+            (_, None) => "bios".to_owned(),
+        }
+    }
 }
 
 /// Words that name a version.

@@ -221,7 +221,7 @@ fn capabilities_read_only_reports_and_other_words_are_not_dcb_settings() {
 }
 
 #[test]
-fn each_class_has_its_home_under_a_port() {
+fn each_class_has_its_home_under_a_port_and_in_the_bios() {
     let recognised = Recognised {
         field: Field::Name,
         text: "x",
@@ -231,4 +231,8 @@ fn each_class_has_its_home_under_a_port() {
     assert_eq!(Class::Firmware.hii_leaf("A"), "firmware/hii/A");
     assert_eq!(Class::Status.hii_leaf("A"), "hii/status/A");
     assert_eq!(Class::Dcb(recognised).hii_leaf("A"), "hii/dcb/A");
+    assert_eq!(Class::Setting.bios_prefix(), "bios");
+    assert_eq!(Class::Firmware.bios_prefix(), "firmware/bios/attribute");
+    assert_eq!(Class::Status.bios_prefix(), "bios/status");
+    assert_eq!(Class::Dcb(recognised).bios_prefix(), "bios/dcb");
 }

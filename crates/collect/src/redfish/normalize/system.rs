@@ -64,12 +64,7 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
             out.notes
                 .push(vendors::unknown_dcb_note(uri, name, &recognised));
         }
-        let prefix = match (class, class.folder()) {
-            (Class::Firmware, _) => "firmware/bios/attribute".to_owned(),
-            (_, Some(folder)) => format!("bios/{folder}"),
-            (_, None) => "bios".to_owned(),
-        };
-        insert(facts, &prefix, name, value);
+        insert(facts, &class.bios_prefix(), name, value);
     }
     let pending = system
         .bios_pending
