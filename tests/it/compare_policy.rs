@@ -64,7 +64,10 @@ fn policy_show_prints_the_new_rules_and_the_staged_value_rule() {
         "id = \"bmc-lldp-receive\"\npath = \"nic/*/bmc/**/lldp/receive/**\"\non_change = \"warn\"",
         "id = \"bmc-lldp-transmit\"\npath = \"nic/*/bmc/**/lldp/transmit/**\"\non_change = \"info\"",
         "id = \"bmc-hii-attributes\"\npath = \"nic/*/bmc/**/hii/**\"\non_change = \"warn\"",
-        "id = \"bmc-hii-status\"\npath = \"nic/*/bmc/**/hii/LinkStatus\"\non_change = \"ignore\"",
+        "id = \"bmc-hii-status\"\npath = \"nic/*/bmc/**/hii/status/**\"\non_change = \"ignore\"",
+        "id = \"bmc-hii-dcb\"\npath = \"nic/*/bmc/**/hii/dcb/**\"\non_change = \"block\"",
+        "id = \"bios-status\"\npath = \"bios/status/**\"\non_change = \"ignore\"",
+        "id = \"bios-dcb\"\npath = \"bios/dcb/**\"\non_change = \"block\"",
         "id = \"bmc-identity\"\npath = \"nic/*/bmc/{adapter,port,interface}\"",
         "lower it only when its path has no wildcard",
     ] {

@@ -29,6 +29,7 @@ mod mockup_fleet;
 mod nightly;
 mod nightly_state;
 mod redfish;
+mod redfish_attribute_classes;
 mod redfish_firmware;
 mod redfish_fuzz;
 mod redfish_judged;

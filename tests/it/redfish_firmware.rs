@@ -174,10 +174,11 @@ fn lenovo_port_attributes_have_one_home_and_versions_are_firmware() {
         facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXVersionSupport")],
         "CEE"
     );
-    // The NIC's own agent is on: `…_LLDPNearestBridge: "Disabled"` does not hide it.
+    // The NIC's own agent is on: `…_LLDPNearestBridge: "Disabled"` does not hide it; an LLDP
+    // setting driftgate does not normalize, it fails safe (`hii/dcb/`).
     assert_eq!(facts[&format!("{port}/lldp/nic_agent")], true);
     assert_eq!(
-        facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_LLDPNearestBridge")],
+        facts[&format!("{port}/hii/dcb/PCIE_SLOT_1_Port1_LLDPNearestBridge")],
         "Disabled"
     );
     assert_eq!(facts[&format!("{port}/pending/dcbx_mode")], "disabled");

@@ -154,6 +154,7 @@ impl Random {
 }
 
 pub mod ansible;
+pub mod attribute_classes;
 pub mod browser;
 pub mod capture;
 pub mod damage;

@@ -385,7 +385,17 @@ fn bmc_rules_read_every_function_of_a_port_too() {
             Severity::Warn,
         ),
         ("hii/VLanMode", "bmc-hii-attributes", Severity::Warn),
-        ("hii/LinkStatus", "bmc-hii-status", Severity::Ignore),
+        ("hii/status/LinkStatus", "bmc-hii-status", Severity::Ignore),
+        (
+            "hii/dcb/Vendor_QosAgentMode",
+            "bmc-hii-dcb",
+            Severity::Block,
+        ),
+        (
+            "firmware/hii/Broadcom_NCSI",
+            "bmc-nic-firmware",
+            Severity::Info,
+        ),
         ("peer/pfc/enabled", "bmc-peer-dcbx", Severity::Warn),
     ] {
         for scope in ["", "function/NIC.Integrated.1-1-1/", "function/a/b/"] {
@@ -612,32 +622,90 @@ fn the_identity_rule_names_only_leaves_that_exist() {
 }
 
 #[test]
-fn raw_hii_attributes_warn_and_link_status_is_ignored() {
+fn raw_hii_attributes_warn_status_is_ignored_and_unknown_dcb_settings_block() {
     // Issue 10 (5): a firmware update resetting a NIC setting driftgate does not normalize
-    // passed silently under --strict (`info`).
+    // passed silently under --strict (`info`). Issue 38: what changes by itself is ignored
+    // whatever the vendor, a DCB setting recognised by its registry text fails safe.
     let policy = Policy::builtin();
     let n = "nic/00:0a:f7:12:34:56/bmc";
-    for p in [
-        format!("{n}/hii/WakeOnLan"),
-        format!("{n}/function/NIC.Integrated.1-1-1/hii/VirtualizationMode"),
-        format!("{n}/function/NIC.Integrated.1-1-1/pending/hii/VirtualizationMode"),
+    for (p, id, severity) in [
+        (
+            format!("{n}/hii/WakeOnLan"),
+            "bmc-hii-attributes",
+            Severity::Warn,
+        ),
+        (
+            format!("{n}/function/NIC.Integrated.1-1-1/hii/VirtualizationMode"),
+            "bmc-hii-attributes",
+            Severity::Warn,
+        ),
+        (
+            format!("{n}/function/NIC.Integrated.1-1-1/pending/hii/VirtualizationMode"),
+            "bmc-hii-attributes",
+            Severity::Warn,
+        ),
+        (
+            format!("{n}/hii/DCBXSupport"),
+            "bmc-hii-attributes",
+            Severity::Warn,
+        ),
+        (
+            format!("{n}/hii/status/LinkStatus"),
+            "bmc-hii-status",
+            Severity::Ignore,
+        ),
+        (
+            format!("{n}/function/NIC.Slot.5-1/hii/status/LinkStatus"),
+            "bmc-hii-status",
+            Severity::Ignore,
+        ),
+        (
+            format!("{n}/function/NIC.Slot.5-1/pending/hii/status/LinkStatus"),
+            "bmc-hii-status",
+            Severity::Ignore,
+        ),
+        (
+            format!("{n}/hii/status/PCIE_SLOT_1_Port1_CurrentLinkSpeed"),
+            "bmc-hii-status",
+            Severity::Ignore,
+        ),
+        (
+            format!("{n}/hii/dcb/PCIE_SLOT_1_Port1_LLDPNearestBridge"),
+            "bmc-hii-dcb",
+            Severity::Block,
+        ),
+        (
+            format!("{n}/function/NIC.Slot.4-1-1/pending/hii/dcb/Vendor_QosAgentMode"),
+            "bmc-hii-dcb",
+            Severity::Block,
+        ),
+        (
+            "bios/status/SysMemSpeed".to_owned(),
+            "bios-status",
+            Severity::Ignore,
+        ),
+        (
+            "bios/pending/status/SysMemSpeed".to_owned(),
+            "bios-status",
+            Severity::Ignore,
+        ),
+        (
+            "bios/dcb/LanFlowCtl".to_owned(),
+            "bios-dcb",
+            Severity::Block,
+        ),
+        (
+            "bios/pending/dcb/LanFlowCtl".to_owned(),
+            "bios-dcb",
+            Severity::Block,
+        ),
+        (
+            "firmware/bios/attribute/Proc1Microcode".to_owned(),
+            "firmware-versions",
+            Severity::Info,
+        ),
     ] {
-        assert_eq!(
-            classify(&policy, &p),
-            ("bmc-hii-attributes".to_owned(), Severity::Warn),
-            "{p}"
-        );
-    }
-    for p in [
-        format!("{n}/hii/LinkStatus"),
-        format!("{n}/function/NIC.Slot.5-1/hii/LinkStatus"),
-        format!("{n}/function/NIC.Slot.5-1/pending/hii/LinkStatus"),
-    ] {
-        assert_eq!(
-            classify(&policy, &p),
-            ("bmc-hii-status".to_owned(), Severity::Ignore),
-            "{p}"
-        );
+        assert_eq!(classify(&policy, &p), (id.to_owned(), severity), "{p}");
     }
 }
 

@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::firmware::FirmwareLinks;
 use super::{Normalized, function_mac, function_ports, id_of, mac_of};
 use crate::nic::port_key;
+use crate::redfish::attributes::Registry;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
 use crate::redfish::vendors::{self, Leaves, Vendor};
 use driftgate_model::{FlowControl, MacAddr};
@@ -204,7 +205,7 @@ fn adapter_facts(
         leaves.add_pending(&pending);
         push_leaves(&mut written, &key, "", &leaves, &uri);
         for function in &group.functions {
-            push_function(&mut written, &key, function, vendor);
+            push_function(&mut written, &key, function, vendor, notes);
         }
     }
     // A function assigned to no port that has a MAC of its own is its own port: on a service
@@ -223,7 +224,7 @@ fn adapter_facts(
         let mut leaves = Leaves::default();
         leaves.set("adapter", adapter_id.as_str());
         push_leaves(&mut written, &key, "", &leaves, &uri);
-        push_function(&mut written, &key, function, vendor);
+        push_function(&mut written, &key, function, vendor, notes);
     }
     written
 }
@@ -493,12 +494,14 @@ fn function_settings(function: &Value, leaves: &mut Leaves) {
     }
 }
 
-/// The facts of one function under `function/<id>/…` of the port `key`.
+/// The facts of one function under `function/<id>/…` of the port `key`; what the operator
+/// should know of its attributes goes to `notes`.
 fn push_function(
     written: &mut Vec<(FactPath, FactValue, String)>,
     key: &str,
     function: &FunctionInventory,
     vendor: Vendor,
+    notes: &mut Vec<String>,
 ) {
     let resource = &function.function;
     let mut leaves = Leaves::default();
@@ -506,16 +509,32 @@ fn push_function(
         leaves.set("mac", mac.to_string());
     }
     function_settings(resource, &mut leaves);
-    let registry = function.oem_registry.as_ref();
+    let registry = function.oem_registry.as_ref().map(Registry::new);
     if let Some(attributes) = &function.oem_attributes {
-        vendors::function_facts(vendor, resource, attributes, registry, &mut leaves);
+        vendors::function_facts(
+            vendor,
+            resource,
+            attributes,
+            registry.as_ref(),
+            &mut leaves,
+            notes,
+        );
     }
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
         function_settings(staged, &mut pending);
     }
     if let Some(staged) = &function.oem_pending {
-        vendors::function_facts(vendor, resource, staged, registry, &mut pending);
+        // What the current attributes' notes say is not said again of their staged values.
+        let mut said_already = Vec::new();
+        vendors::function_facts(
+            vendor,
+            resource,
+            staged,
+            registry.as_ref(),
+            &mut pending,
+            &mut said_already,
+        );
     }
     leaves.add_pending(&pending);
     let scope = format!("function/{}/", path_segment(&id_of(resource)));

@@ -1,17 +1,20 @@
 //! A computer system's interfaces and BIOS → `nic/<mac>/bmc/interface`, `bios/…`.
 //!
-//! Every BIOS attribute (secrets removed) is `bios/<name>`, except those that report a version
-//! ([`attributes::is_firmware_version`]), which are `firmware/bios/attribute/<name>`, and
-//! those a vendor places under a NIC port (Lenovo). A pending value is `bios/pending/<name>`
-//! only where it differs from the current one.
+//! Every BIOS attribute (secrets removed) is a fact at the home of its class
+//! ([`attributes`], judged with the BIOS attribute registry): `bios/<name>` for a setting,
+//! `firmware/bios/attribute/<name>` for a version, `bios/status/<name>` for a value that
+//! changes by itself, `bios/dcb/<name>` for a DCB setting recognised by its text; except
+//! those a vendor places under a NIC port (Lenovo). A pending value is
+//! `bios/pending/[<class folder>/]<name>` only where it differs from the current one; a version
+//! is never pending.
 
 use serde_json::Value;
 
 use super::{Normalized, id_of, mac_of};
 use crate::nic::{NicFacts, Side, scalar};
-use crate::redfish::attributes;
+use crate::redfish::attributes::{self, Class, Registry};
 use crate::redfish::crawl::SystemInventory;
-use crate::redfish::vendors::{self, Vendor};
+use crate::redfish::vendors::{self, Bios, Vendor};
 use driftgate_secrets::SecretFilter;
 use driftgate_snapshot::{FactPath, Facts, path_segment};
 
@@ -26,35 +29,42 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
                 .set("interface", id_of(interface).as_str());
         }
     }
+    let registry = system.bios_registry.as_ref().map(Registry::new);
     let mut filter = SecretFilter::new();
-    if let Some(registry) = &system.bios_registry {
-        filter.add_registry(registry);
+    if let Some(registry) = &registry {
+        filter.add_registry(registry.value());
     }
     let secret = |name: &str, value: &Value| filter.is_secret(name, value);
     let Some(bios) = &system.bios else {
         return;
     };
+    let uri = bios["@odata.id"].as_str().unwrap_or("Bios");
     // Attributes a vendor places under a port (Lenovo's NIC settings) have that one home.
     let claimed = vendors::bios_facts(
         vendor,
-        bios,
-        system.bios_pending.as_ref(),
-        &secret,
+        Bios {
+            current: bios,
+            pending: system.bios_pending.as_ref(),
+            registry: registry.as_ref(),
+            secret: &secret,
+        },
         facts,
         &mut out.problems,
+        &mut out.notes,
     );
+    let class = |name| attributes::classify(name, registry.as_ref().and_then(|r| r.entry(name)));
     let current = bios["Attributes"].as_object();
     let kept = |name: &String, value: &Value| !claimed.contains(name) && !secret(name, value);
     for (name, value) in current.into_iter().flatten() {
         if !kept(name, value) {
             continue;
         }
-        let prefix = if attributes::is_firmware_version(name) {
-            "firmware/bios/attribute"
-        } else {
-            "bios"
-        };
-        insert(facts, prefix, name, value);
+        let class = class(name);
+        if let Class::Dcb(recognised) = class {
+            out.notes
+                .push(vendors::unknown_dcb_note(uri, name, &recognised));
+        }
+        insert(facts, &class.bios_prefix(), name, value);
     }
     let pending = system
         .bios_pending
@@ -64,10 +74,15 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
         // A staged value equal to the current one changes nothing at the next reboot; a
         // version is reported by the firmware, not staged.
         let unchanged = current.and_then(|c| c.get(name)) == Some(value);
-        if unchanged || !kept(name, value) || attributes::is_firmware_version(name) {
+        let class = class(name);
+        if unchanged || !kept(name, value) || class == Class::Firmware {
             continue;
         }
-        insert(facts, "bios/pending", name, value);
+        let prefix = match class.folder() {
+            Some(folder) => format!("bios/pending/{folder}"),
+            None => "bios/pending".to_owned(),
+        };
+        insert(facts, &prefix, name, value);
     }
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Kind, Leaves, OemAttributes, on_off};
 use crate::nic::scalar;
-use crate::redfish::attributes::is_firmware_version;
+use crate::redfish::attributes::{Class, Registry, classify};
 use crate::redfish::odata_type::TypeName;
 use driftgate_model::DcbxMode;
 use driftgate_secrets::SecretFilter;
@@ -102,20 +102,24 @@ fn convert(mapping: &Mapping, value: &str) -> Option<Value> {
 }
 
 /// The attributes of one `DellNetworkAttributes` resource (current or pending) of the function
-/// `function_id`: the mapped ones normalized (only), the rest under `hii/<name>` (secrets
-/// dropped; versions under `firmware/hii/<name>`: they change with every firmware update and
-/// are not settings). One attribute is one fact: a raw copy beside the normalized one would
-/// report one change twice. `LldpPort<N>` goes only to the functions of physical port `N`.
+/// `function_id`: the mapped ones normalized (only), each other one where its class
+/// ([`crate::redfish::attributes`], judged with `registry`) puts it: `hii/<name>`,
+/// `firmware/hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>` (secrets dropped). One
+/// attribute is one fact: a raw copy beside the normalized one would report one change twice.
+/// `LldpPort<N>` goes only to the functions of physical port `N`. A DCB setting recognised by
+/// its text is told in `notes`, asking for its spelling.
 pub fn function_facts(
     function_id: &str,
     attributes: &Value,
-    registry: Option<&Value>,
+    registry: Option<&Registry<'_>>,
     leaves: &mut Leaves,
+    notes: &mut Vec<String>,
 ) {
     let mut filter = SecretFilter::new();
     if let Some(registry) = registry {
-        filter.add_registry(registry);
+        filter.add_registry(registry.value());
     }
+    let uri = attributes["@odata.id"].as_str().unwrap_or(function_id);
     let Some(attributes) = attributes["Attributes"].as_object() else {
         return;
     };
@@ -144,12 +148,11 @@ pub fn function_facts(
                 _ => {}
             }
         }
-        let home = if is_firmware_version(name) {
-            "firmware/hii"
-        } else {
-            "hii"
-        };
-        leaves.set_scalar(&format!("{home}/{}", path_segment(name)), value);
+        let class = classify(name, registry.and_then(|r| r.entry(name)));
+        if let Class::Dcb(recognised) = class {
+            notes.push(super::unknown_dcb_note(uri, name, &recognised));
+        }
+        leaves.set_scalar(&class.hii_leaf(&path_segment(name)), value);
     }
 }
 
@@ -166,13 +169,20 @@ mod tests {
             "FamilyVersion": "21.80.16.95", "Broadcom_LLDPNearestBridge": "Disabled"
         }});
         let mut leaves = Leaves::default();
-        function_facts("NIC.Slot.3-1-1", &current, None, &mut leaves);
+        function_facts(
+            "NIC.Slot.3-1-1",
+            &current,
+            None,
+            &mut leaves,
+            &mut Vec::new(),
+        );
         let mut pending = Leaves::default();
         function_facts(
             "NIC.Slot.3-1-1",
             &serde_json::json!({"Attributes": {"Broadcom_DCBX": "Enabled_IEEE", "MTU": 9000}}),
             None,
             &mut pending,
+            &mut Vec::new(),
         );
         leaves.add_pending(&pending);
         let get = |leaf: &str| leaves.get(leaf).map(ToString::to_string);
@@ -209,7 +219,7 @@ mod tests {
         }});
         let of = |function: &str| {
             let mut leaves = Leaves::default();
-            function_facts(function, &attributes, None, &mut leaves);
+            function_facts(function, &attributes, None, &mut leaves, &mut Vec::new());
             leaves
         };
         let two = of("NIC.Slot.7-2-1");
@@ -222,15 +232,65 @@ mod tests {
                 .all(|(leaf, _)| !leaf.starts_with("lldp/nic_agent/")),
             "{one:?}"
         );
-        // Outside Enabled/Disabled: not normalized (the shape check reports it), kept raw.
+        // Outside Enabled/Disabled: not normalized (the shape check reports it), kept raw as
+        // the LLDP setting it is: one that blocks when it changes.
         let mut odd = Leaves::default();
         function_facts(
             "NIC.Slot.7-1-1",
             &serde_json::json!({"Attributes": {"LldpPort1": "Auto"}}),
             None,
             &mut odd,
+            &mut Vec::new(),
         );
         assert_eq!(odd.get("lldp/nic_agent"), None);
-        assert_eq!(odd.get("hii/LldpPort1"), Some(&"Auto".into()));
+        assert_eq!(odd.get("hii/dcb/LldpPort1"), Some(&"Auto".into()));
+    }
+
+    #[test]
+    fn attributes_not_mapped_go_where_their_registry_entry_says() {
+        // Entries as iDRAC 9 serves them (../shared/data/redfish/libredfish-dell), and one
+        // of a spelling no vendor module knows.
+        let registry = serde_json::json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "Broadcom_NCSI", "DisplayName": "APE FW", "ReadOnly": true, "Type": "String"},
+            {"AttributeName": "LinkStatus", "DisplayName": "Link Status", "ReadOnly": true, "Type": "Enumeration"},
+            {"AttributeName": "DCBXSupport", "DisplayName": "DCBX Support", "ReadOnly": true, "Type": "String"},
+            {"AttributeName": "Broadcom_DCBX", "DisplayName": "DCBX Mode", "ReadOnly": false, "Type": "Enumeration"},
+            {"AttributeName": "Vendor_QosAgentMode", "DisplayName": "DCBX Protocol", "ReadOnly": false, "Type": "Enumeration"},
+            {"AttributeName": "IpVersion", "DisplayName": "IP Version", "ReadOnly": false, "Type": "Enumeration"}
+        ]}});
+        let registry = Registry::new(&registry);
+        let attributes = serde_json::json!({
+            "@odata.id": "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.4/NetworkDeviceFunctions/NIC.Slot.4-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.4-1-1",
+            "Attributes": {
+                "Broadcom_NCSI": "218.0.169.2", "LinkStatus": "Connected", "DCBXSupport": "Available",
+                "Broadcom_DCBX": "Enabled_IEEE", "Vendor_QosAgentMode": "IEEE", "IpVersion": "IPv4"
+            }
+        });
+        let (mut leaves, mut notes) = (Leaves::default(), Vec::new());
+        function_facts(
+            "NIC.Slot.4-1-1",
+            &attributes,
+            Some(&registry),
+            &mut leaves,
+            &mut notes,
+        );
+        let all: Vec<(&str, String)> = leaves.iter().map(|(l, v)| (l, v.to_string())).collect();
+        assert_eq!(
+            all,
+            [
+                ("dcbx_mode", "\"ieee\"".to_owned()),
+                ("firmware/hii/Broadcom_NCSI", "\"218.0.169.2\"".to_owned()),
+                ("hii/DCBXSupport", "\"Available\"".to_owned()),
+                ("hii/IpVersion", "\"IPv4\"".to_owned()),
+                ("hii/dcb/Vendor_QosAgentMode", "\"IEEE\"".to_owned()),
+                ("hii/status/LinkStatus", "\"Connected\"".to_owned()),
+            ]
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.4/NetworkDeviceFunctions/NIC.Slot.4-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.4-1-1: Attributes/Vendor_QosAgentMode is judged a DCB setting because its registry DisplayName \"DCBX Protocol\" says DCBX")
+                && notes[0].contains("please report"),
+            "{notes:?}"
+        );
     }
 }

@@ -17,21 +17,26 @@
 //!   is a MAC (`PCIE_SLOT_1_Port1_PermanentMACAddress: "94:6D:AE:53:CB:9B"` makes every
 //!   `PCIE_SLOT_1_Port1_*` attribute that port's): it is kept as `hii/<name>`.
 //!
-//! Each such attribute has one home, under `nic/<mac>/bmc/`: `firmware/hii/<…>` for a
-//! version ([`crate::redfish::attributes::is_firmware_version`]); a name ending in
-//! `_DCBXMode` is `dcbx_mode` (through [`DcbxMode::parse`]) and one ending in `_LLDPAgent` is
-//! `lldp/nic_agent` (`Enabled`/`Disabled` → `true`/`false`, anything else a problem), neither
-//! also kept raw; every other one is `hii/<…>` as it reads (`…_DCBXVersionSupport`,
-//! `…_LLDPNearestBridge`). Two attributes of one port giving one leaf different values are a
-//! problem naming both. Pending values that differ from the current ones go under
+//! Each such attribute has one home, under `nic/<mac>/bmc/`: a name ending in a DCBX-mode
+//! spelling (`…_DCBXMode`, `…_DCBX_Mode`, `…_DCBX`, any case) is `dcbx_mode` (through
+//! [`DcbxMode::parse`], which keeps a value it does not know) and one ending in `_LLDPAgent`
+//! is `lldp/nic_agent` (`Enabled`/`Disabled` → `true`/`false`, anything else a problem),
+//! neither also kept raw; every other one is placed by its class
+//! ([`crate::redfish::attributes`], judged with the BIOS attribute registry):
+//! `firmware/hii/<…>` for a version, `hii/status/<…>` for a value that changes by itself,
+//! `hii/dcb/<…>` for a DCB setting recognised by its text (`…_LLDPNearestBridge`, a display
+//! name saying DCBX; the capture notes ask for the spelling), `hii/<…>` for any other setting
+//! (`…_DCBXVersionSupport`, a capability). Two attributes of one port giving one leaf different
+//! values are a problem naming both. Pending values that differ from the current ones go under
 //! `pending/…`. None of them is also a `bios/` fact.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
+use super::Bios;
 use crate::nic::{NicFacts, Side, scalar};
-use crate::redfish::attributes::is_firmware_version;
+use crate::redfish::attributes::{Class, Registry, classify, name_ends_with};
 use driftgate_model::{DcbxMode, MacAddr};
 use driftgate_snapshot::{FactValue, Facts, path_segment};
 
@@ -98,30 +103,33 @@ fn port_of(name: &str, prefixes: &BTreeMap<String, MacAddr>) -> Option<(MacAddr,
     })
 }
 
-/// NIC facts from BIOS attributes that belong to a port (`pending` holds the BIOS's staged
-/// values); returns the names of the attributes placed under a port. A mapped attribute with
-/// a value outside its vocabulary, or two attributes of one port giving one leaf different
-/// values, is a problem in `problems`.
+/// NIC facts from BIOS attributes that belong to a port (`bios.pending` holds the BIOS's
+/// staged values); returns the names of the attributes placed under a port. A mapped
+/// attribute with a value outside its vocabulary, or two attributes of one port giving one
+/// leaf different values, is a problem in `problems`; a DCB setting recognised by its text is
+/// told in `notes`.
 pub fn bios_facts(
-    bios: &Value,
-    pending: Option<&Value>,
-    secret: &dyn Fn(&str, &Value) -> bool,
+    bios: Bios<'_>,
     facts: &mut Facts,
     problems: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> BTreeSet<String> {
     let mut claimed = BTreeSet::new();
-    let Some(attributes) = bios["Attributes"].as_object() else {
+    let Some(attributes) = bios.current["Attributes"].as_object() else {
         return claimed;
     };
     let prefixes = mac_prefixes(attributes);
-    let staged = pending.and_then(|p| p["Attributes"].as_object());
+    let staged = bios.pending.and_then(|p| p["Attributes"].as_object());
+    let secret = bios.secret;
     let mut placer = Placer {
         facts,
         problems,
+        notes,
+        registry: bios.registry,
         mapped: BTreeMap::new(),
     };
-    let current_uri = resource_uri(bios, "Bios");
-    let staged_uri = pending.map_or_else(
+    let current_uri = resource_uri(bios.current, "Bios");
+    let staged_uri = bios.pending.map_or_else(
         || "Bios/Settings".to_owned(),
         |p| resource_uri(p, "Bios/Settings"),
     );
@@ -173,14 +181,16 @@ enum Mapped {
 }
 
 impl Mapped {
-    /// The mapping of an attribute name (without its MAC token), by its exact ending:
-    /// `…_DCBXVersionSupport` or `…_LLDPNearestBridge` are other settings, kept raw.
+    /// The mapping of an attribute name (without its MAC token), by its last words, however
+    /// joined: a DCBX-mode spelling (`…DCBXMode`, `…_DCBX_Mode`, `…_DCBX`) or `…LLDPAgent`;
+    /// `…_DCBXVersionSupport` or `…_LLDPNearestBridge` are other settings, not mapped.
     fn of(rest: &str) -> Option<Self> {
-        let lower = rest.to_ascii_lowercase();
-        let ends = |leaf: &str| lower == leaf || lower.ends_with(&format!("_{leaf}"));
-        if ends("dcbxmode") {
+        if ["dcbxmode", "dcbx"]
+            .iter()
+            .any(|spelling| name_ends_with(rest, spelling))
+        {
             Some(Self::DcbxMode)
-        } else if ends("lldpagent") {
+        } else if name_ends_with(rest, "lldpagent") {
             Some(Self::LldpAgent)
         } else {
             None
@@ -211,16 +221,18 @@ impl Mapped {
 
 /// Places port attributes under their port, remembering which attribute gave each mapped
 /// leaf so that two of one port that disagree are a problem rather than the last one winning.
-struct Placer<'a> {
+struct Placer<'a, 'r> {
     facts: &'a mut Facts,
     problems: &'a mut Vec<String>,
+    notes: &'a mut Vec<String>,
+    registry: Option<&'a Registry<'r>>,
     /// (port, `<scope><leaf>`) → the attribute that gave it and its value.
     mapped: BTreeMap<(MacAddr, String), (String, FactValue)>,
 }
 
-impl Placer<'_> {
-    /// One port attribute (`name`, `rest` without its MAC token) under `<scope>hii/…`,
-    /// `<scope>firmware/hii/…` for a version, or its normalized leaf when [`Mapped`].
+impl Placer<'_, '_> {
+    /// One port attribute (`name`, `rest` without its MAC token) under `<scope>` and the home
+    /// of its class, or its normalized leaf when [`Mapped`].
     fn place(
         &mut self,
         mac: MacAddr,
@@ -234,15 +246,22 @@ impl Placer<'_> {
             return;
         }
         let mut nic = NicFacts::new(self.facts, Side::Bmc, &mac.to_string());
-        if is_firmware_version(rest) {
-            // A version is reported, never staged.
-            if scope.is_empty() {
-                nic.set_scalar(&format!("firmware/hii/{}", path_segment(rest)), value);
-            }
-            return;
-        }
         let Some(mapped) = Mapped::of(rest) else {
-            nic.set_scalar(&format!("{scope}hii/{}", path_segment(rest)), value);
+            let class = classify(rest, self.registry.and_then(|r| r.entry(name)));
+            let staged = !scope.is_empty();
+            match class {
+                // A version is reported, never staged.
+                Class::Firmware if staged => return,
+                Class::Dcb(recognised) if !staged => {
+                    self.notes
+                        .push(super::unknown_dcb_note(uri, name, &recognised));
+                }
+                _ => {}
+            }
+            nic.set_scalar(
+                &format!("{scope}{}", class.hii_leaf(&path_segment(rest))),
+                value,
+            );
             return;
         };
         let normalized = match mapped.normalize(value) {
@@ -288,11 +307,15 @@ mod tests {
         let mut facts = Facts::new();
         let mut problems = Vec::new();
         let claimed = bios_facts(
-            &bios,
-            None,
-            &|name: &str, _: &Value| name.contains("Password"),
+            Bios {
+                current: &bios,
+                pending: None,
+                registry: None,
+                secret: &|name: &str, _: &Value| name.contains("Password"),
+            },
             &mut facts,
             &mut problems,
+            &mut Vec::new(),
         );
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(claimed.len(), 3, "{claimed:?}");
@@ -332,11 +355,15 @@ mod tests {
         let mut facts = Facts::new();
         let mut problems = Vec::new();
         let claimed = bios_facts(
-            &bios,
-            Some(&pending),
-            &|_: &str, _: &Value| false,
+            Bios {
+                current: &bios,
+                pending: Some(&pending),
+                registry: None,
+                secret: &|_: &str, _: &Value| false,
+            },
             &mut facts,
             &mut problems,
+            &mut Vec::new(),
         );
         assert!(problems.is_empty(), "{problems:?}");
         let one = |leaf: &str| {
@@ -370,11 +397,15 @@ mod tests {
         let mut facts = Facts::new();
         let mut problems = Vec::new();
         bios_facts(
-            &bios,
-            None,
-            &|_: &str, _: &Value| false,
+            Bios {
+                current: &bios,
+                pending: None,
+                registry: None,
+                secret: &|_: &str, _: &Value| false,
+            },
             &mut facts,
             &mut problems,
+            &mut Vec::new(),
         );
         (facts, problems)
     }
@@ -386,9 +417,10 @@ mod tests {
     }
 
     #[test]
-    fn only_exact_endings_are_mapped_and_the_lldp_agent_is_a_boolean() {
+    fn only_mode_and_agent_endings_are_mapped_and_the_lldp_agent_is_a_boolean() {
         // `…_DCBXVersionSupport` sorts after `…_DCBXMode` and `…_LLDPNearestBridge` after
-        // `…_LLDPAgent`: neither may override them.
+        // `…_LLDPAgent`: neither may override them. The nearest-bridge agent is an LLDP
+        // setting driftgate does not normalize: it fails safe (`hii/dcb/…`).
         let (facts, problems) = port(serde_json::json!({
             "PCIE_SLOT_1_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
             "PCIE_SLOT_1_Port1_DCBXMode": "IEEE",
@@ -404,11 +436,105 @@ mod tests {
             Some("\"CEE\"")
         );
         assert_eq!(
-            leaf(&facts, "hii/PCIE_SLOT_1_Port1_LLDPNearestBridge").as_deref(),
+            leaf(&facts, "hii/dcb/PCIE_SLOT_1_Port1_LLDPNearestBridge").as_deref(),
             Some("\"Enabled\"")
         );
         assert_eq!(leaf(&facts, "hii/PCIE_SLOT_1_Port1_DCBXMode"), None);
         assert_eq!(leaf(&facts, "hii/PCIE_SLOT_1_Port1_LLDPAgent"), None);
+    }
+
+    #[test]
+    fn other_spellings_of_the_dcbx_mode_are_the_dcbx_mode() {
+        for name in [
+            "PCIE_SLOT_1_Port1_DCBX_Mode",
+            "PCIE_SLOT_1_Port1_DcbxMode",
+            "PCIE_SLOT_1_PORT1_DCBXMODE",
+            "PCIE_SLOT_1_Port1_DCBX",
+            "Slot1_946DAE53CB9B_DCBX",
+        ] {
+            let (facts, problems) = port(serde_json::json!({
+                "PCIE_SLOT_1_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
+                name: "Disabled"
+            }));
+            assert!(problems.is_empty(), "{name}: {problems:?}");
+            assert_eq!(
+                leaf(&facts, "dcbx_mode").as_deref(),
+                Some("\"disabled\""),
+                "{name}"
+            );
+        }
+        // An ending that only contains a spelling is not one.
+        let (facts, _) = port(serde_json::json!({
+            "PCIE_SLOT_1_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
+            "PCIE_SLOT_1_Port1_DCBXModeSupport": "Available"
+        }));
+        assert_eq!(leaf(&facts, "dcbx_mode"), None);
+    }
+
+    #[test]
+    fn port_attributes_go_where_the_bios_registry_says_and_unknown_dcb_ones_are_noted() {
+        // XCC-like entries: display names a setup page shows.
+        let registry = serde_json::json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "PCIE_SLOT_2_Port1_QosAgentMode", "DisplayName": "DCBX Protocol", "ReadOnly": false, "Type": "Enumeration"},
+            {"AttributeName": "PCIE_SLOT_2_Port1_MBAVersion", "DisplayName": "MBA Version", "ReadOnly": true, "Type": "String"},
+            {"AttributeName": "PCIE_SLOT_2_Port1_LinkStatus", "DisplayName": "Link Status", "ReadOnly": true, "Type": "Enumeration"}
+        ]}});
+        let registry = Registry::new(&registry);
+        let bios = serde_json::json!({"@odata.id": "/redfish/v1/Systems/1/Bios", "Attributes": {
+            "PCIE_SLOT_2_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
+            "PCIE_SLOT_2_Port1_QosAgentMode": "IEEE",
+            "PCIE_SLOT_2_Port1_MBAVersion": "22.41.6",
+            "PCIE_SLOT_2_Port1_LinkStatus": "Connected"
+        }});
+        let pending = serde_json::json!({"@odata.id": "/redfish/v1/Systems/1/Bios/Pending", "Attributes": {
+            "PCIE_SLOT_2_Port1_QosAgentMode": "Disabled",
+            "PCIE_SLOT_2_Port1_MBAVersion": "22.41.7"
+        }});
+        let (mut facts, mut problems, mut notes) = (Facts::new(), Vec::new(), Vec::new());
+        bios_facts(
+            Bios {
+                current: &bios,
+                pending: Some(&pending),
+                registry: Some(&registry),
+                secret: &|_: &str, _: &Value| false,
+            },
+            &mut facts,
+            &mut problems,
+            &mut notes,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        let get = |l: &str| leaf(&facts, l);
+        assert_eq!(
+            get("hii/dcb/PCIE_SLOT_2_Port1_QosAgentMode").as_deref(),
+            Some("\"IEEE\"")
+        );
+        assert_eq!(
+            get("pending/hii/dcb/PCIE_SLOT_2_Port1_QosAgentMode").as_deref(),
+            Some("\"Disabled\"")
+        );
+        assert_eq!(
+            get("firmware/hii/PCIE_SLOT_2_Port1_MBAVersion").as_deref(),
+            Some("\"22.41.6\"")
+        );
+        assert!(
+            !facts
+                .keys()
+                .any(|path| path.as_str().contains("pending/firmware")),
+            "a version is never staged: {facts:?}"
+        );
+        assert_eq!(
+            get("hii/status/PCIE_SLOT_2_Port1_LinkStatus").as_deref(),
+            Some("\"Connected\"")
+        );
+        assert_eq!(
+            notes.len(),
+            1,
+            "the current value is noted, not the staged one: {notes:?}"
+        );
+        assert!(
+            notes[0].starts_with("/redfish/v1/Systems/1/Bios: Attributes/PCIE_SLOT_2_Port1_QosAgentMode is judged a DCB setting because its registry DisplayName \"DCBX Protocol\" says DCBX"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::attributes::{Recognised, Registry};
 use super::odata_type::TypeName;
 use crate::nic::scalar;
 use driftgate_model::MacAddr;
@@ -140,18 +141,32 @@ pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
 
 /// OEM facts of a network device function (`function`, whose `Id` places per-port
 /// attributes) from its vendor attribute resource (current or pending) that
-/// [`function_attributes`] named; `registry` types its secrets.
+/// [`function_attributes`] named; `registry` is that resource's attribute registry, which
+/// types secrets and classifies the attributes not normalized; what the operator should know
+/// goes to `notes`.
 pub fn function_facts(
     vendor: Vendor,
     function: &Value,
     attributes: &Value,
-    registry: Option<&Value>,
+    registry: Option<&Registry<'_>>,
     leaves: &mut Leaves,
+    notes: &mut Vec<String>,
 ) {
     if vendor == Vendor::Dell {
         let id = function["Id"].as_str().unwrap_or("");
-        dell::function_facts(id, attributes, registry, leaves);
+        dell::function_facts(id, attributes, registry, leaves, notes);
     }
+}
+
+/// The note of an attribute (of the resource `uri`) that [`crate::redfish::attributes`]
+/// recognised as a DCB setting by its text rather than by a spelling a vendor module
+/// normalizes: it blocks when it changes, and its spelling is worth reporting.
+pub fn unknown_dcb_note(uri: &str, name: &str, recognised: &Recognised<'_>) -> String {
+    format!(
+        "{uri}: Attributes/{name} is judged a DCB setting because {recognised}: driftgate does \
+         not know this spelling, so a change of it blocks (rule `bmc-hii-dcb` or `bios-dcb`); \
+         please report the attribute's name and registry entry so that it can be normalized"
+    )
 }
 
 /// An agent's `Enabled`/`Disabled` (any case) as the boolean `lldp/nic_agent` and the other
@@ -166,19 +181,31 @@ pub fn on_off(text: &str) -> Option<bool> {
     }
 }
 
-/// OEM facts folded into BIOS attributes (`pending` the BIOS's staged values); returns the
-/// names of the attributes it placed elsewhere, which are then not `bios/…` facts; values it
-/// cannot place go to `problems`.
+/// A system's BIOS as normalization reads it.
+#[derive(Clone, Copy)]
+pub struct Bios<'a> {
+    /// The `Bios` resource.
+    pub current: &'a Value,
+    /// Its staged values (`@Redfish.Settings`), when it has some.
+    pub pending: Option<&'a Value>,
+    /// Its attribute registry, when the service publishes it.
+    pub registry: Option<&'a Registry<'a>>,
+    /// Whether an attribute with its value is a secret.
+    pub secret: &'a dyn Fn(&str, &Value) -> bool,
+}
+
+/// OEM facts folded into BIOS attributes; returns the names of the attributes it placed
+/// elsewhere, which are then not `bios/…` facts; values it cannot place go to `problems`,
+/// what the operator should know to `notes`.
 pub fn bios_facts(
     vendor: Vendor,
-    bios: &Value,
-    pending: Option<&Value>,
-    secret: &dyn Fn(&str, &Value) -> bool,
+    bios: Bios<'_>,
     facts: &mut Facts,
     problems: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> std::collections::BTreeSet<String> {
     if vendor == Vendor::Lenovo {
-        lenovo::bios_facts(bios, pending, secret, facts, problems)
+        lenovo::bios_facts(bios, facts, problems, notes)
     } else {
         std::collections::BTreeSet::new()
     }

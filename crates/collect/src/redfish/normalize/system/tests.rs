@@ -85,3 +85,50 @@ fn lenovo_port_attributes_have_one_home_under_their_port() {
         ]
     );
 }
+
+#[test]
+fn bios_attributes_go_where_the_registry_says_and_unknown_dcb_ones_are_noted() {
+    // Entries of iDRAC 9's BIOS registry (../shared/data/redfish/libredfish-dell), and a
+    // flow control setting no vendor module knows.
+    let registry = json!({"RegistryEntries": {"Attributes": [
+        {"AttributeName": "SysMemSpeed", "DisplayName": "System Memory Speed", "ReadOnly": true, "Type": "String"},
+        {"AttributeName": "Proc1Microcode", "DisplayName": "Microcode", "ReadOnly": true, "Type": "String"},
+        {"AttributeName": "LanFlowCtl", "DisplayName": "Embedded NIC Flow Control", "ReadOnly": false, "Type": "Enumeration"},
+        {"AttributeName": "SysProfile", "DisplayName": "System Profile", "ReadOnly": false, "Type": "Enumeration"}
+    ]}});
+    let system = SystemInventory {
+        bios: Some(
+            json!({"@odata.id": "/redfish/v1/Systems/System.Embedded.1/Bios", "Attributes": {
+            "SysMemSpeed": "3200 MT/s", "Proc1Microcode": "0xD00037B", "LanFlowCtl": "RxTx",
+            "SysProfile": "PerfOptimized", "LastBootTime": "2026-11-30T01:58:12Z"}}),
+        ),
+        bios_pending: Some(json!({"Attributes": {
+            "SysMemSpeed": "2933 MT/s", "Proc1Microcode": "0xD00037C", "LanFlowCtl": "Disabled"}})),
+        bios_registry: Some(registry),
+        ..SystemInventory::default()
+    };
+    let mut out = Normalized::default();
+    system_facts(&system, Vendor::Dell, &mut out);
+    let paths: Vec<&str> = out.facts.keys().map(FactPath::as_str).collect();
+    assert_eq!(
+        paths,
+        [
+            "bios/SysProfile",
+            "bios/dcb/LanFlowCtl",
+            "bios/pending/dcb/LanFlowCtl",
+            "bios/pending/status/SysMemSpeed",
+            "bios/status/LastBootTime",
+            "bios/status/SysMemSpeed",
+            "firmware/bios/attribute/Proc1Microcode",
+        ]
+    );
+    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    assert!(
+        out.notes[0].starts_with(
+            "/redfish/v1/Systems/System.Embedded.1/Bios: Attributes/LanFlowCtl is judged a DCB \
+             setting because its registry DisplayName \"Embedded NIC Flow Control\" says flow control"
+        ),
+        "{:?}",
+        out.notes
+    );
+}

@@ -1,0 +1,310 @@
+//! What a vendor attribute driftgate does not normalize is (a BIOS attribute, a NIC HII
+//! attribute of any vendor), decided once, by rule, from its name and what its attribute
+//! registry says of it. The classes and where their facts go:
+//!
+//! | class | HII attribute of a port or function | BIOS attribute | default policy |
+//! |---|---|---|---|
+//! | [`Class::Firmware`] | `firmware/hii/<name>` | `firmware/bios/attribute/<name>` | info |
+//! | [`Class::Status`] | `hii/status/<name>` | `bios/status/<name>` | ignore |
+//! | [`Class::Dcb`] | `hii/dcb/<name>` | `bios/dcb/<name>` | block |
+//! | [`Class::Setting`] | `hii/<name>` | `bios/<name>` | warn |
+//!
+//! The rules, in this order (words are compared whole, case ignored, however the vendor joins
+//! them: `LinkStatus`, `Link Status` and `LINK_STATUS` all say "link status"):
+//!
+//! 1. **Firmware** — a version the firmware reports, changed by every update. With a registry
+//!    entry: read-only, of type `String`, not a capability (below), and its name or display
+//!    name has a word for a version (`version`, `ver`, `fw`, `firmware`, `bundle`,
+//!    `microcode`) or ends in the name of a firmware image (`EFI`, `UEFI`, `MBA`, `PXE`,
+//!    `NC-SI`, `boot code`, `option ROM`, `ROM`, `CCM`): `FamilyVersion`, `Broadcom_NCSI`
+//!    ("APE FW"), `TpmFirmware`, `Proc1Microcode`. Without one: the name ends in `Version`
+//!    after such an image or `firmware`, `family`, `BIOS`, `driver`, `package` or `bundle`
+//!    (`…_EFIVersion`, `LANDriverVersion`); `IpVersion` or `DCBXVersion` may be a setting, and
+//!    a setting taken for firmware would hide its drift.
+//! 2. **Status** — a value that changes by itself, not by configuration. A read-only entry
+//!    whose name or display name says `status`, `state`, `speed`, `count`, `time`, `date`,
+//!    `current`, `negotiated`, `temperature`, `uptime`, `timestamp`, `counter` or `last`;
+//!    without an entry, a name that says link status or state, current or negotiated (link)
+//!    speed, temperature, timestamp, uptime, date-time, counter or `last` (`…_LinkStatus`,
+//!    `…_CurrentLinkSpeed`, `LastBootTime`). A writable entry is never status.
+//! 3. **DCB** — a setting driftgate does not normalize that its name, display name or help
+//!    text says is about DCB: `DCBX`, `DCB`, data center bridging, `PFC`, priority flow
+//!    control, `ETS`, enhanced transmission selection, `LLDP`, flow control, RoCE congestion,
+//!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`; `DCBX` and
+//!    `LLDP` are found inside a word too, `DCBXMODE`). It fails safe: it blocks when it changes,
+//!    and the capture says what recognised it so that the spelling can be normalized. Not a
+//!    read-only entry, and not a capability.
+//! 4. Anything else is a **setting**.
+//!
+//! A capability is an attribute whose name or display name ends in `support`, `supported`,
+//! `capable`, `capability` or `capabilities` (`DCBXSupport`, `PFCSupport`,
+//! `iSCSIDualIPVersionSupport`): what the device can do changes with hardware or firmware, and
+//! is kept as a setting (a change warns). A read-only DCB attribute (`PriorityFlowControl:
+//! "Available"` on iDRAC) reports, it is not set: it is a setting too.
+
+mod registry;
+mod words;
+
+use std::fmt;
+
+pub use registry::{AttributeType, Entry, Registry};
+use words::Words;
+
+/// What an attribute is; see the module documentation for the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class<'a> {
+    /// A setting: kept under its own name.
+    Setting,
+    /// A version the firmware reports.
+    Firmware,
+    /// A value that changes by itself (the link, a speed, a clock).
+    Status,
+    /// A DCB setting recognised by its text, not by a known spelling.
+    Dcb(Recognised<'a>),
+}
+
+/// Which text of an attribute recognised it as DCB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Its name.
+    Name,
+    /// Its registry `DisplayName`.
+    DisplayName,
+    /// Its registry `HelpText`.
+    HelpText,
+}
+
+/// Where a DCB term was found: the field, its text, and the term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recognised<'a> {
+    /// The field that holds it.
+    pub field: Field,
+    /// The field's text.
+    pub text: &'a str,
+    /// The term, as an operator reads it (`DCBX`, `priority flow control`).
+    pub term: &'static str,
+}
+
+impl fmt::Display for Recognised<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let field = match self.field {
+            Field::Name => "name",
+            Field::DisplayName => "registry DisplayName",
+            Field::HelpText => "registry HelpText",
+        };
+        write!(f, "its {field} {:?} says {}", self.text, self.term)
+    }
+}
+
+impl Class<'_> {
+    /// The folder of the class under `hii/` or `bios/` (`status`, `dcb`), none for a setting;
+    /// firmware has its own home ([`Class::Firmware`]).
+    pub fn folder(&self) -> Option<&'static str> {
+        match self {
+            Class::Status => Some("status"),
+            Class::Dcb(_) => Some("dcb"),
+            Class::Setting | Class::Firmware => None,
+        }
+    }
+
+    /// The leaf of a HII attribute's fact (`segment` its path segment) under its port or
+    /// function: `hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>`, `firmware/hii/<name>`.
+    pub fn hii_leaf(&self, segment: &str) -> String {
+        match (self, self.folder()) {
+            (Class::Firmware, _) => format!("firmware/hii/{segment}"),
+            (_, Some(folder)) => format!("hii/{folder}/{segment}"),
+            (_, None) => format!("hii/{segment}"),
+        }
+    }
+
+    /// The folder of a BIOS attribute's fact: `bios`, `bios/status`, `bios/dcb`,
+    /// `firmware/bios/attribute`.
+    pub fn bios_prefix(&self) -> String {
+        match (self, self.folder()) {
+            (Class::Firmware, _) => "firmware/bios/attribute".to_owned(),
+            (_, Some(folder)) => format!("bios/{folder}"),
+            (_, None) => "bios".to_owned(),
+        }
+    }
+}
+
+/// Words that name a version.
+const VERSION: &[&str] = &["version", "ver", "fw", "firmware", "bundle", "microcode"];
+
+/// Firmware images whose name alone, ending a read-only text, names their version.
+const IMAGES: &[&str] = &[
+    "efi",
+    "uefi",
+    "mba",
+    "pxe",
+    "ncsi",
+    "bootcode",
+    "optionrom",
+    "rom",
+    "ccm",
+];
+
+/// What, before a final `Version`, makes a name a version without a registry.
+const VERSIONED: &[&str] = &[
+    "efi",
+    "uefi",
+    "mba",
+    "pxe",
+    "ncsi",
+    "bootcode",
+    "optionrom",
+    "rom",
+    "ccm",
+    "firmware",
+    "family",
+    "bios",
+    "driver",
+    "package",
+    "bundle",
+];
+
+/// The last word of a capability.
+const CAPABILITY: &[&str] = &[
+    "support",
+    "supported",
+    "capable",
+    "capability",
+    "capabilities",
+];
+
+/// Terms that make a value status by themselves.
+const STATUS_PLAIN: &[&str] = &[
+    "linkstatus",
+    "linkstate",
+    "currentlinkspeed",
+    "currentspeed",
+    "negotiatedlinkspeed",
+    "negotiatedspeed",
+    "temperature",
+    "timestamp",
+    "uptime",
+    "datetime",
+    "counter",
+    "counters",
+    "last",
+];
+
+/// Words that make a read-only value status.
+const STATUS_READ_ONLY: &[&str] = &[
+    "status",
+    "state",
+    "speed",
+    "count",
+    "time",
+    "date",
+    "current",
+    "negotiated",
+];
+
+/// DCB terms (joined words) and how an operator reads them.
+const DCB: &[(&str, &str)] = &[
+    ("dcbx", "DCBX"),
+    ("dcb", "DCB"),
+    ("datacenterbridging", "data center bridging"),
+    ("pfc", "PFC"),
+    ("priorityflowcontrol", "priority flow control"),
+    ("ets", "ETS"),
+    (
+        "enhancedtransmissionselection",
+        "enhanced transmission selection",
+    ),
+    ("lldp", "LLDP"),
+    ("flowcontrol", "flow control"),
+    ("rocecongestion", "RoCE congestion"),
+    ("congestioncontrol", "congestion control"),
+    ("congestionnotification", "congestion notification"),
+    ("dcqcn", "DCQCN"),
+    ("qcn", "QCN"),
+];
+
+/// DCB terms no other word contains, found inside a word too (`DCBXMODE`).
+const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
+
+/// The class of the attribute `name` (a vendor's port prefix or MAC token may be removed
+/// first), with `entry` its registry entry when the registry has one.
+pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
+    let name_words = Words::of(name);
+    let display = entry.and_then(|e| e.display_name).map(Words::of);
+    let help = entry.and_then(|e| e.help_text).map(Words::of);
+    let said = || std::iter::once(&name_words).chain(display.as_ref());
+    let capability = said().any(|words| words.last_is(CAPABILITY));
+    if !capability && reports_version(&name_words, display.as_ref(), entry) {
+        return Class::Firmware;
+    }
+    let status = match entry {
+        Some(entry) => {
+            entry.read_only
+                && said().any(|words| {
+                    STATUS_PLAIN
+                        .iter()
+                        .chain(STATUS_READ_ONLY)
+                        .any(|term| words.has(term))
+                })
+        }
+        None => STATUS_PLAIN.iter().any(|term| name_words.has(term)),
+    };
+    if status {
+        return Class::Status;
+    }
+    if capability || entry.is_some_and(|e| e.read_only) {
+        return Class::Setting;
+    }
+    let fields = [
+        (Field::Name, Some(name), Some(&name_words)),
+        (
+            Field::DisplayName,
+            entry.and_then(|e| e.display_name),
+            display.as_ref(),
+        ),
+        (
+            Field::HelpText,
+            entry.and_then(|e| e.help_text),
+            help.as_ref(),
+        ),
+    ];
+    for (field, text, words) in fields {
+        let (Some(text), Some(words)) = (text, words) else {
+            continue;
+        };
+        let term = DCB
+            .iter()
+            .find(|(term, _)| words.has(term))
+            .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)));
+        if let Some((_, term)) = term {
+            return Class::Dcb(Recognised { field, text, term });
+        }
+    }
+    Class::Setting
+}
+
+/// Whether the last words of the attribute name `name`, joined, are `term` (lower case, no
+/// separators): `PCIE_SLOT_1_Port1_DCBX_Mode` and `…_DCBXMode` end in `dcbxmode`,
+/// `…_DCBXVersionSupport` does not end in `dcbx`.
+pub fn name_ends_with(name: &str, term: &str) -> bool {
+    Words::of(name).ends_with(term)
+}
+
+/// Rule 1 of the module documentation.
+fn reports_version(name: &Words, display: Option<&Words>, entry: Option<&Entry<'_>>) -> bool {
+    match entry {
+        Some(entry) => {
+            entry.read_only
+                && entry.kind == Some(AttributeType::String)
+                && std::iter::once(name).chain(display).any(|words| {
+                    VERSION.iter().any(|word| words.has(word))
+                        || IMAGES.iter().any(|image| words.ends_with(image))
+                })
+        }
+        None => VERSIONED
+            .iter()
+            .any(|before| name.ends_with(&format!("{before}version"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,238 @@
+use super::*;
+
+/// A registry entry, as iDRAC's and XCC's registries give them.
+fn entry<'a>(display: &'a str, help: Option<&'a str>, read_only: bool, kind: &'a str) -> Entry<'a> {
+    Entry {
+        display_name: Some(display),
+        help_text: help,
+        read_only,
+        kind: Some(match kind {
+            "String" => AttributeType::String,
+            "Enumeration" => AttributeType::Enumeration,
+            "Integer" => AttributeType::Integer,
+            other => AttributeType::Other(other),
+        }),
+    }
+}
+
+#[test]
+fn versions_by_their_registry_entry_are_firmware_and_writable_ones_are_not() {
+    // Entries of the iDRAC 9 registries in ../shared/data/redfish/libredfish-dell.
+    for (name, display) in [
+        ("FamilyVersion", "Family Firmware Version"),
+        ("Broadcom_CCMVersion", "CCM"),
+        ("Broadcom_MBAVersion", "MBA"),
+        ("Broadcom_NCSI", "APE FW"),
+        ("Broadcom_RDMAVersion", "RDMA FW"),
+        ("TpmFirmware", "    TPM Firmware   "),
+        ("Proc1Microcode", "Microcode"),
+        ("UefiComplianceVersion", "UEFI Compliance Version"),
+        ("Vendor_BootCode", "Boot Code"),
+        ("Vendor_NCSI", "NC-SI"),
+        ("Vendor_Image", "Option ROM"),
+    ] {
+        let read_only = entry(display, None, true, "String");
+        assert_eq!(classify(name, Some(&read_only)), Class::Firmware, "{name}");
+        let writable = entry(display, None, false, "String");
+        assert_ne!(
+            classify(name, Some(&writable)),
+            Class::Firmware,
+            "{name} writable"
+        );
+        let enumeration = entry(display, None, true, "Enumeration");
+        assert_ne!(
+            classify(name, Some(&enumeration)),
+            Class::Firmware,
+            "{name} enumeration"
+        );
+    }
+    for (name, display) in [
+        ("iSCSIDualIPVersionSupport", "iSCSI Dual IP Version Support"),
+        ("PXEBootSupport", "PXE Boot Support"),
+        ("OneTimeUefiBootPath", "One Time Uefi Boot Path"),
+        ("Proc1Id", "Family-Model-Stepping"),
+        (
+            "HttpDev1Uri",
+            "URI (will obtain from DHCP server if not specified)",
+        ),
+        ("AcPwrRcvryUserDelay", "User Defined Delay (120s to 600s)"),
+    ] {
+        let read_only = entry(display, None, true, "String");
+        assert_ne!(classify(name, Some(&read_only)), Class::Firmware, "{name}");
+    }
+}
+
+#[test]
+fn without_a_registry_only_a_version_of_a_named_image_is_firmware() {
+    for name in [
+        "FamilyVersion",
+        "EFIVersion",
+        "ControllerBIOSVersion",
+        "LANDriverVersion",
+        "InfiniBandOSDriverVersion",
+        "Slot1_FirmwareVersion",
+        "PCIE_SLOT_1_Port1_EFI_Version",
+        "PCIE_SLOT_1_Port1_UEFIVersion",
+        "Vendor_BootCodeVersion",
+        "Vendor_NCSIVersion",
+        "FirmwarePackageVersion",
+    ] {
+        assert_eq!(classify(name, None), Class::Firmware, "{name}");
+    }
+    for name in [
+        "IpVersion",
+        "iSCSIDualIPVersionSupport",
+        "Broadcom_RDMAVersion",
+        "TLSVersion",
+        "Broadcom_NCSI",
+        "LldpPort1",
+    ] {
+        assert_ne!(classify(name, None), Class::Firmware, "{name}");
+    }
+}
+
+#[test]
+fn values_that_change_by_themselves_are_status_whatever_the_vendor_prefix() {
+    for name in [
+        "LinkStatus",
+        "Broadcom_LinkStatus",
+        "PCIE_SLOT_1_Port1_LinkStatus",
+        "PCIE_SLOT_1_Port1_CurrentLinkSpeed",
+        "Vendor_NegotiatedLinkSpeed",
+        "PortTemperature",
+        "LastBootTime",
+        "DateTime",
+        "Vendor_Uptime",
+        "RxPfcCounters",
+    ] {
+        assert_eq!(classify(name, None), Class::Status, "{name}");
+    }
+    // Read-only entries whose name or display name says status, state, speed, time…
+    for (name, display) in [
+        ("LnkSpeed", "Link Speed"),
+        ("SysMemSpeed", "System Memory Speed"),
+        ("TpmStatus", "    TPM Status"),
+        (
+            "CurrentEmbVideoState",
+            "Current State of Embedded Video Controller",
+        ),
+        ("OneTimeBootMode", "One-Time Boot Device List"),
+        ("Vendor_FecCount", "Corrected FEC Blocks"),
+    ] {
+        let read_only = entry(display, None, true, "Enumeration");
+        assert_eq!(classify(name, Some(&read_only)), Class::Status, "{name}");
+        // The same words on a writable attribute are a setting: the link speed to use.
+        let writable = entry(display, None, false, "Enumeration");
+        assert_eq!(classify(name, Some(&writable)), Class::Setting, "{name}");
+    }
+    // Names that only look like it.
+    for name in [
+        "LinkSpeed",
+        "BootRetryCnt",
+        "OsWatchdogTimer",
+        "BannerMessageTimeout",
+    ] {
+        assert_eq!(classify(name, None), Class::Setting, "{name}");
+    }
+}
+
+#[test]
+fn dcb_settings_no_spelling_names_are_recognised_by_their_registry_text() {
+    let qos = entry("DCBX Protocol", None, false, "Enumeration");
+    let Class::Dcb(recognised) = classify("Vendor_QosAgentMode", Some(&qos)) else {
+        panic!("not recognised");
+    };
+    assert_eq!(
+        recognised,
+        Recognised {
+            field: Field::DisplayName,
+            text: "DCBX Protocol",
+            term: "DCBX"
+        }
+    );
+    assert_eq!(
+        recognised.to_string(),
+        "its registry DisplayName \"DCBX Protocol\" says DCBX"
+    );
+    let help = entry(
+        "Lossless Traffic",
+        Some("Enables priority flow control on the priority that carries RoCE traffic."),
+        false,
+        "Enumeration",
+    );
+    assert!(matches!(
+        classify("Vendor_LosslessTraffic", Some(&help)),
+        Class::Dcb(Recognised {
+            field: Field::HelpText,
+            term: "priority flow control",
+            ..
+        })
+    ));
+    for (name, term) in [
+        ("PCIE_SLOT_1_Port1_LLDPNearestBridge", "LLDP"),
+        ("PCIE_SLOT_1_PORT1_DCBXMODE", "DCBX"),
+        ("Vendor_PFCPriorities", "PFC"),
+        ("Vendor_ETSBandwidth", "ETS"),
+        ("Vendor_DCBXVersion", "DCBX"),
+        ("RoCECongestionMode", "RoCE congestion"),
+        ("OnboardLANFlowControl", "flow control"),
+    ] {
+        assert!(
+            matches!(classify(name, None), Class::Dcb(r) if r.term == term && r.field == Field::Name),
+            "{name}: {:?}",
+            classify(name, None)
+        );
+    }
+}
+
+#[test]
+fn capabilities_read_only_reports_and_other_words_are_not_dcb_settings() {
+    for name in [
+        "DCBXSupport",
+        "Vendor_PFCSupport",
+        "PCIE_SLOT_1_Port1_DCBXVersionSupport",
+        "Vendor_EtsCapable",
+    ] {
+        assert_eq!(classify(name, None), Class::Setting, "{name}");
+    }
+    let available = entry("Priority Flow Control", None, true, "String");
+    assert_eq!(
+        classify("PriorityFlowControl", Some(&available)),
+        Class::Setting
+    );
+    let coalescing = entry(
+        "Interrupt Moderation",
+        Some("Sets how many received packets the adapter coalesces before it raises an interrupt."),
+        false,
+        "Integer",
+    );
+    assert_eq!(
+        classify("Vendor_InterruptModeration", Some(&coalescing)),
+        Class::Setting
+    );
+    for name in [
+        "Broadcom_FlowOffload",
+        "SgxQos",
+        "PmCRQoS",
+        "NumberOfPxeDevices",
+    ] {
+        assert_eq!(classify(name, None), Class::Setting, "{name}");
+    }
+}
+
+#[test]
+fn each_class_has_its_home_under_a_port_and_in_the_bios() {
+    let recognised = Recognised {
+        field: Field::Name,
+        text: "x",
+        term: "DCBX",
+    };
+    assert_eq!(Class::Setting.hii_leaf("A"), "hii/A");
+    assert_eq!(Class::Firmware.hii_leaf("A"), "firmware/hii/A");
+    assert_eq!(Class::Status.hii_leaf("A"), "hii/status/A");
+    assert_eq!(Class::Dcb(recognised).hii_leaf("A"), "hii/dcb/A");
+    assert_eq!(Class::Setting.bios_prefix(), "bios");
+    assert_eq!(Class::Firmware.bios_prefix(), "firmware/bios/attribute");
+    assert_eq!(Class::Status.bios_prefix(), "bios/status");
+    assert_eq!(Class::Dcb(recognised).bios_prefix(), "bios/dcb");
+}
