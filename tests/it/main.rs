@@ -33,6 +33,7 @@ mod redfish_attribute_classes;
 mod redfish_firmware;
 mod redfish_fuzz;
 mod redfish_judged;
+mod redfish_port_firmware;
 mod redfish_ports;
 mod redfish_secret_spellings;
 mod redfish_shapes;

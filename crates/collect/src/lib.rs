@@ -16,6 +16,7 @@ pub mod hosts;
 pub mod lines;
 pub mod linux;
 pub mod nic;
+pub mod placeholder;
 pub mod redfish;
 pub mod source;
 #[cfg(test)]

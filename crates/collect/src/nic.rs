@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::placeholder;
 use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
 
@@ -105,14 +106,21 @@ impl<'a> NicFacts<'a> {
     }
 }
 
-/// A JSON scalar as a fact value; `null`, arrays and objects give `None`.
+/// A JSON scalar as a fact value; `null`, arrays, objects and placeholder texts (`"N/A"`,
+/// `""`: [`crate::placeholder`]) give `None`: they are no value.
 pub fn scalar(value: &Value) -> Option<FactValue> {
     match value {
         Value::Bool(b) => Some((*b).into()),
         Value::Number(n) => serde_json::from_value(Value::Number(n.clone())).ok(),
-        Value::String(s) => Some(s.as_str().into()),
+        Value::String(s) => placeholder::value(s).map(FactValue::from),
         _ => None,
     }
+}
+
+/// Whether `value` is a placeholder text (`"N/A"`, `"nil"`, `""`…): a value the source gave
+/// that says nothing, which [`scalar`] drops.
+pub fn is_placeholder(value: &Value) -> bool {
+    value.as_str().is_some_and(placeholder::is_placeholder)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod applied;
 mod diff;
 mod invariants;
 mod policy;
+mod port_firmware;
 mod severity;
 mod stories;
 mod three_way;
@@ -34,8 +35,8 @@ pub use policy::{
 pub use severity::Severity;
 pub use stories::{Story, change_text, stories};
 pub use verdict::{
-    AllowedFinding, AppliedRule, Counts, Finding, FindingKind, FirmwareChange, IncompleteSource,
-    Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
+    AllowedFinding, AppliedRule, Counts, Finding, FindingKind, FirmwareChange, FirmwareUnknown,
+    IncompleteSource, Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
 };
 
 use driftgate_snapshot::{FactValue, VerifiedSnapshot};
@@ -296,6 +297,7 @@ fn violations(
             why: invariant.why.to_owned(),
             pending: false,
             firmware: Vec::new(),
+            firmware_unknown: None,
             origin: None,
         }));
     }
@@ -414,12 +416,14 @@ fn port_key(path: &str) -> Option<&str> {
 /// Names, beside each warning or blocking finding on a NIC port, the firmware that changed
 /// between the two snapshots `sides` (old, new): that port's own first (firmware facts under
 /// the same `nic/<key>/`, and the inventory component its `bmc/firmware/inventory` names in
-/// either snapshot), then the rest.
+/// either snapshot), then the rest; and, when neither snapshot names any firmware of that
+/// port, why ([`Finding::firmware_unknown`]). Nothing when no firmware changed.
 fn attribute_firmware<'f>(
     findings: impl IntoIterator<Item = &'f mut Finding>,
     firmware_changes: &[Finding],
     sides: [&VerifiedSnapshot; 2],
 ) {
+    // Without a firmware change there is nothing to attribute, nor to say of a port's own.
     if firmware_changes.is_empty() {
         return;
     }
@@ -430,6 +434,7 @@ fn attribute_firmware<'f>(
         let Some(key) = port_key(finding.path.as_str()) else {
             continue;
         };
+        finding.firmware_unknown = port_firmware::unknown(key, sides);
         let own_prefix = format!("nic/{key}/");
         let inventory = format!("nic/{key}/bmc/firmware/inventory");
         let components: Vec<String> = sides
@@ -515,6 +520,7 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
         why: why.to_owned(),
         pending: class.pending,
         firmware: Vec::new(),
+        firmware_unknown: None,
         origin: None,
     }
 }
@@ -550,6 +556,7 @@ fn expectation_findings(
                 why: rule.why.clone(),
                 pending: false,
                 firmware: Vec::new(),
+                firmware_unknown: None,
                 origin: None,
             });
         };

@@ -111,10 +111,31 @@ pub struct Finding {
     /// findings and baseline → pre for pre-existing drift. Left out when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub firmware: Vec<FirmwareChange>,
+    /// Why the firmware of the finding's own port cannot be named, beside [`Finding::firmware`]
+    /// (firmware changed in the window), for a warning or blocking finding on a NIC port
+    /// (`nic/<key>/...`) whose snapshots (either side of the window) hold no firmware fact
+    /// under that `nic/<key>/` and no inventory link: a report then says so instead of "no
+    /// firmware change of this port". Left out when the port's firmware is known, when no
+    /// firmware changed, and for a finding on no port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware_unknown: Option<FirmwareUnknown>,
     /// Where the finding comes from in a three-way (baseline → pre → post) comparison; left
     /// out of a two-way one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<Origin>,
+}
+
+/// Why a port's own firmware is unknown (see [`Finding::firmware_unknown`]).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum FirmwareUnknown {
+    /// The BMC reports the port but links it to no firmware inventory entry and gives it no
+    /// firmware version.
+    NotLinked,
+    /// Only an operating system reports the port (no BMC fact), and it names no firmware.
+    NoSource,
 }
 
 /// Where a finding of a three-way comparison (baseline → pre → post) comes from.

@@ -30,7 +30,8 @@ use std::io::{self, Write};
 use crate::document::FleetReport;
 use crate::document::GateReport;
 use driftgate_compare::{
-    Allowance, Finding, FirmwareChange, Origin, Report, Role, Severity, Story, Verdict,
+    Allowance, Finding, FirmwareChange, FirmwareUnknown, Origin, Report, Role, Severity, Story,
+    Verdict,
 };
 use driftgate_snapshot::FactValue;
 use driftgate_snapshot::SourceStatus;
@@ -158,8 +159,11 @@ pub fn render<'a>(
 /// The firmware named beside a finding, in one line: what changed on the finding's own port,
 /// one entry per old → new with every fact that says so (`NIC firmware of this port:
 /// "22.31.1014" → "22.36.1010" (nic/…/bmc/firmware/version, firmware/nic.slot.3-1-1/version);
-/// 2 other firmware changes on this host (listed above)`), or `None` when the finding names
-/// none. The rest of the host's changes are only counted: the report lists them once.
+/// 2 other firmware changes on this host (listed above)`), "no firmware change of this port"
+/// only when the port's firmware is known and did not change, why it cannot be named when it
+/// is unknown ([`unknown_firmware`]), or `None` when the finding names no firmware and its
+/// port's is known. The rest of the host's changes are only counted: the report lists them
+/// once.
 pub fn firmware_line(finding: &Finding) -> Option<String> {
     firmware_line_listed(finding, "listed above")
 }
@@ -168,7 +172,9 @@ pub fn firmware_line(finding: &Finding) -> Option<String> {
 /// (`listed` replaces "listed above").
 pub fn firmware_line_listed(finding: &Finding, listed: &str) -> Option<String> {
     if finding.firmware.is_empty() {
-        return None;
+        return finding
+            .firmware_unknown
+            .map(|unknown| unknown_firmware(unknown).to_owned());
     }
     // Old → new, with the facts that report it, in the finding's order.
     let mut own: Vec<(String, Vec<String>)> = Vec::new();
@@ -182,7 +188,10 @@ pub fn firmware_line_listed(finding: &Finding, listed: &str) -> Option<String> {
     let others = finding.firmware.iter().filter(|f| !f.this_port).count();
     let mut parts = Vec::new();
     if own.is_empty() {
-        parts.push("no firmware change of this port".to_owned());
+        parts.push(match finding.firmware_unknown {
+            Some(unknown) => unknown_firmware(unknown).to_owned(),
+            None => "no firmware change of this port".to_owned(),
+        });
     } else {
         let own: Vec<String> = own
             .iter()
@@ -202,6 +211,16 @@ pub fn firmware_line_listed(finding: &Finding, listed: &str) -> Option<String> {
         ));
     }
     Some(parts.join("; "))
+}
+
+/// Why a port's own firmware cannot be named, in words every report uses.
+pub fn unknown_firmware(unknown: FirmwareUnknown) -> &'static str {
+    match unknown {
+        FirmwareUnknown::NotLinked => {
+            "the BMC does not link this port to a firmware inventory entry"
+        }
+        FirmwareUnknown::NoSource => "no source names this port's firmware",
+    }
 }
 
 /// The port a finding is about (`nic/<key>`), for naming its firmware once per port.

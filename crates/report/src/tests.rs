@@ -224,6 +224,75 @@ fn beside_a_finding_one_change_reported_twice_is_named_once_and_the_rest_counted
 }
 
 #[test]
+fn a_ports_firmware_unchanged_is_said_only_when_known_else_why_it_is_unknown() {
+    // Three ports whose DCBX changed while the BIOS firmware did: one whose BMC reports its
+    // firmware (unchanged), one whose BMC reports none, one only an OS reports.
+    let (known, unlinked, os_only) = (
+        "nic/00:0a:f7:12:34:56",
+        "nic/00:0a:f7:12:34:57",
+        "nic/00:0a:f7:12:34:58",
+    );
+    let facts = |dcbx: &str, bios: &str| {
+        verified(&[
+            (&format!("{known}/bmc/dcbx_mode"), dcbx.into()),
+            (
+                &format!("{known}/bmc/firmware/version"),
+                "22.31.1014".into(),
+            ),
+            (&format!("{unlinked}/bmc/dcbx_mode"), dcbx.into()),
+            (&format!("{unlinked}/bmc/adapter"), "NIC.Slot.3".into()),
+            (&format!("{os_only}/os/dcbx_support/current"), dcbx.into()),
+            ("firmware/bios/version", bios.into()),
+        ])
+    };
+    let report = driftgate_compare::judge(
+        &facts("disabled", "2.20.0"),
+        Some(&facts("ieee", "2.19.1")),
+        &Policy::builtin(),
+        &JudgeOptions::default(),
+    );
+    let line = |port: &str| {
+        let finding = report
+            .findings
+            .iter()
+            .find(|f| f.path.as_str().starts_with(port))
+            .unwrap_or_else(|| panic!("a finding on {port}"));
+        super::firmware_line(finding).unwrap()
+    };
+    assert_eq!(
+        line(known),
+        "no firmware change of this port; 1 firmware change on this host (listed above)"
+    );
+    assert_eq!(
+        line(unlinked),
+        "the BMC does not link this port to a firmware inventory entry; \
+         1 firmware change on this host (listed above)"
+    );
+    assert_eq!(
+        line(os_only),
+        "no source names this port's firmware; 1 firmware change on this host (listed above)"
+    );
+    let stories =
+        driftgate_compare::stories(&report, &facts("disabled", "2.20.0").snapshot().facts);
+    let told = super::told::tell(&report, &stories);
+    let of = |port: &str| {
+        told.iter()
+            .find(|t| t.story.subject == port)
+            .and_then(|t| t.firmware.clone())
+    };
+    assert_eq!(
+        of(unlinked).as_deref(),
+        Some(
+            "the BMC does not link this port to a firmware inventory entry; 1 firmware change on this host"
+        )
+    );
+    assert_eq!(
+        of(known).as_deref(),
+        Some("none of this port's; 1 firmware change on this host")
+    );
+}
+
+#[test]
 fn a_ports_firmware_is_named_with_its_first_finding_only() {
     let mut report = report_with_firmware_and_staged_values();
     let first = report

@@ -18,8 +18,9 @@ pub struct Told<'r> {
     pub settings: Part<'r>,
     /// What the OS shows of the port (`os/…` facts), the same way.
     pub os: Part<'r>,
-    /// The firmware of the port that changed (`229.0.166.0 → 229.1.123.0`), or that none of
-    /// its own did while others on the host did; `None` when the findings name no firmware.
+    /// The firmware of the port that changed (`229.0.166.0 → 229.1.123.0`), that none of its
+    /// own did while others on the host did, or why its own cannot be named; `None` when the
+    /// findings name no firmware and the port's is known.
     pub firmware: Option<String>,
     /// The story's headline (attribution first), for a story that is not about a port's
     /// settings and what the OS shows.
@@ -153,9 +154,16 @@ fn change(f: &Finding) -> String {
 
 /// The port's own firmware change, old → new once per distinct change (`229.0.166.0 →
 /// 229.1.123.0 (staged, takes effect at the next reboot)`), from the first finding that names
-/// one; else how many firmware changes the host had.
+/// one; else how many firmware changes the host had, and why the port's own cannot be named
+/// when it cannot ("the BMC does not link this port to a firmware inventory entry").
 fn firmware(findings: &[&Finding]) -> Option<String> {
-    let named = findings.iter().find(|f| !f.firmware.is_empty())?;
+    let unknown = findings
+        .iter()
+        .find_map(|f| f.firmware_unknown)
+        .map(crate::unknown_firmware);
+    let Some(named) = findings.iter().find(|f| !f.firmware.is_empty()) else {
+        return unknown.map(str::to_owned);
+    };
     let mut own: Vec<String> = Vec::new();
     for f in named.firmware.iter().filter(|f| f.this_port) {
         let staged = if f.pending {
@@ -171,9 +179,8 @@ fn firmware(findings: &[&Finding]) -> Option<String> {
     if own.is_empty() {
         let n = named.firmware.len();
         let changes = if n == 1 { "change" } else { "changes" };
-        return Some(format!(
-            "none of this port's; {n} firmware {changes} on this host"
-        ));
+        let own = unknown.unwrap_or("none of this port's");
+        return Some(format!("{own}; {n} firmware {changes} on this host"));
     }
     Some(own.join(", "))
 }

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use driftgate_collect::placeholder::is_placeholder;
 use serde_json::Value;
 
 use super::{files_under, root, shared_data};
@@ -172,14 +173,20 @@ impl Mockup {
     /// network adapter controller's `FirmwarePackageVersion`, each PCIe device's
     /// `FirmwareVersion`, HPE's `BaseNetworkAdapters` `Firmware.Current.VersionString`, and
     /// every attribute (BIOS, NIC HII) whose name says it reports a version, changed to a newer
-    /// one; a Dell inventory id that embeds the version is renamed with it, as iDRAC does.
+    /// one; a Dell inventory id that embeds the version is renamed with it, as iDRAC does. A
+    /// placeholder (`"N/A"`, `"nil"`) stays: the BMC that answers it keeps answering it.
     /// Returns (old, new) of every version changed.
     pub fn bump_firmware(&mut self) -> Vec<(String, String)> {
         let mut bumped = Vec::new();
         let mut renames = Vec::new();
         for (uri, body) in &mut self.resources {
             let inventory = uri.contains("/FirmwareInventory/");
-            if inventory && let Some(version) = body["Version"].as_str().map(str::to_owned) {
+            if inventory
+                && let Some(version) = body["Version"]
+                    .as_str()
+                    .filter(|v| !is_placeholder(v))
+                    .map(str::to_owned)
+            {
                 let newer = newer(&version);
                 body["Version"] = Value::from(newer.as_str());
                 let id = uri.rsplit('/').next().unwrap_or("");
@@ -193,7 +200,11 @@ impl Mockup {
                 bumped.push((version, newer));
             }
             let mut bump = |value: &mut Value| {
-                if let Some(version) = value.as_str().filter(|v| !v.is_empty()).map(str::to_owned) {
+                if let Some(version) = value
+                    .as_str()
+                    .filter(|v| !is_placeholder(v))
+                    .map(str::to_owned)
+                {
                     let newer = newer(&version);
                     *value = Value::from(newer.as_str());
                     bumped.push((version, newer));

@@ -4,7 +4,9 @@
 //! registry), `Chassis` → `NetworkAdapters` → `Ports`, `NetworkPorts`,
 //! `NetworkDeviceFunctions` (and the vendor's NIC attribute resource its module names, e.g.
 //! Dell's `DellNetworkAttributes`, with their pending `Settings` and attribute registry),
-//! `UpdateService/FirmwareInventory`. Collections follow
+//! `UpdateService/FirmwareInventory`, the PCIe devices and functions that tie a NIC to its
+//! firmware (`pcie.rs`), and the vendor's own list of a system's adapters where its module
+//! names one (HPE iLO 5's `BaseNetworkAdapters`). Collections follow
 //! `Members@odata.nextLink`; `$expand` is used only when the service root says it works, and
 //! dropped for the rest of the crawl when the service answers 501. Every GET waits for one of
 //! `limit` permits: BMCs are slow and fragile.
@@ -24,10 +26,12 @@
 //! This file is the walk: which resources a capture reads, from the service root down.
 //! `crawler.rs` holds how one resource is read (a permit per GET, remembered, checked for its
 //! type), `collections.rs` how a collection's members are (pages, `$expand`, each member once,
-//! `Members@odata.count`), `registry.rs` how an attribute registry is found.
+//! `Members@odata.count`), `registry.rs` how an attribute registry is found, `pcie.rs` which
+//! PCIe resources the firmware links need.
 
 mod collections;
 mod crawler;
+mod pcie;
 mod registry;
 
 use std::collections::BTreeMap;
@@ -57,6 +61,9 @@ pub struct Inventory {
     pub adapters: Vec<AdapterInventory>,
     /// Firmware inventory entries.
     pub firmware: Vec<Value>,
+    /// The PCIe devices and functions that tie a NIC to its firmware (see `pcie.rs`), each
+    /// once.
+    pub pcie: Vec<Value>,
 }
 
 /// One `Systems` member.
@@ -72,6 +79,9 @@ pub struct SystemInventory {
     pub bios_pending: Option<Value>,
     /// The BIOS attribute registry, when the service publishes it.
     pub bios_registry: Option<Value>,
+    /// The vendor's own list of the system's network adapters, where it keeps one (HPE iLO 5
+    /// `BaseNetworkAdapters`): it may hold the only version of a NIC's firmware.
+    pub vendor_adapters: Vec<Value>,
 }
 
 /// One `NetworkAdapters` member.
@@ -140,16 +150,20 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
             crawler
                 .expand
                 .store(expand_supported(&root), Ordering::Relaxed);
-            let (systems, adapters, firmware) = futures::join!(
-                crawler.systems(&root),
-                crawler.adapters(&root),
-                crawler.firmware(&root)
-            );
+            // The PCIe resources to read are named by the adapters and the inventory.
+            let (systems, (adapters, firmware, pcie)) =
+                futures::join!(crawler.systems(&root), async {
+                    let (adapters, firmware) =
+                        futures::join!(crawler.adapters(&root), crawler.firmware(&root));
+                    let pcie = crawler.pcie(&adapters, &firmware).await;
+                    (adapters, firmware, pcie)
+                });
             Some(Inventory {
                 root,
                 systems,
                 adapters,
                 firmware,
+                pcie,
             })
         }
         None => None,
@@ -208,19 +222,31 @@ impl<F: Fetch> Crawler<'_, F> {
         let bios = self
             .follow(&system, &["Bios"], Expect::one(&TypeName::BIOS))
             .await;
-        let (bios_pending, bios_registry) = match &bios {
-            Some(bios) => futures::join!(
-                self.pending_settings(bios, Expect::one(&TypeName::BIOS)),
-                self.registry(root, bios)
-            ),
-            None => (None, None),
-        };
+        let ((bios_pending, bios_registry), vendor_adapters) = futures::join!(
+            async {
+                match &bios {
+                    Some(bios) => futures::join!(
+                        self.pending_settings(bios, Expect::one(&TypeName::BIOS)),
+                        self.registry(root, bios)
+                    ),
+                    None => (None, None),
+                }
+            },
+            async {
+                // Which vendor collection to follow is the vendor module's knowledge.
+                match vendors::system_adapters(Vendor::detect(root)) {
+                    Some(oem) => self.members_at(&system, oem.link, oem.member).await,
+                    None => Vec::new(),
+                }
+            }
+        );
         SystemInventory {
             system,
             interfaces,
             bios,
             bios_pending,
             bios_registry,
+            vendor_adapters,
         }
     }
 
@@ -373,5 +399,65 @@ mod tests {
         assert_eq!(gets.get("/redfish/v1/Registries"), Some(&1), "{gets:?}");
         let repeated: Vec<_> = gets.iter().filter(|(_, n)| **n > 1).collect();
         assert!(repeated.is_empty(), "read more than once: {repeated:?}");
+    }
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("tests/fixtures/redfish")
+            .join(name)
+    }
+
+    async fn counted(name: &str) -> (Crawl, BTreeMap<String, usize>) {
+        let counting = Counting {
+            inner: MockupDir::open(&fixture(name)).unwrap(),
+            gets: Mutex::new(BTreeMap::new()),
+        };
+        let crawl = crawl(&counting, 4, false).await;
+        (crawl, counting.gets.into_inner().unwrap())
+    }
+
+    #[tokio::test]
+    async fn only_the_pcie_resources_a_firmware_link_needs_are_read_each_once() {
+        let (crawl, gets) = counted("pcie-linked-firmware").await;
+        assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+        let pcie: Vec<&str> = gets
+            .keys()
+            .map(String::as_str)
+            .filter(|uri| uri.contains("PCIe"))
+            .collect();
+        assert_eq!(
+            pcie,
+            [
+                // Linked from NIC1's controller and NIC4's.
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC1",
+                // NIC2's function's PCIe function, and its device.
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC2",
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC2/PCIeFunctions/1",
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC4",
+                // Named only by an inventory entry: its functions lead back to NIC3.
+                "/redfish/v1/Systems/1/PCIeDevices/NIC3",
+                "/redfish/v1/Systems/1/PCIeDevices/NIC3/PCIeFunctions/0",
+            ],
+            "never a whole PCIeDevices collection"
+        );
+        assert!(gets.values().all(|n| *n == 1), "{gets:?}");
+        assert_eq!(crawl.inventory.unwrap().pcie.len(), 6);
+    }
+
+    #[tokio::test]
+    async fn hpe_base_network_adapters_are_read_from_the_systems_oem_link() {
+        let (crawl, gets) = counted("hpe-ilo5-base-network-adapters").await;
+        assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+        let inventory = crawl.inventory.unwrap();
+        assert_eq!(inventory.systems[0].vendor_adapters.len(), 2);
+        assert!(gets.contains_key("/redfish/v1/Systems/1/BaseNetworkAdapters/"));
+        // Another vendor's service is not asked for them.
+        let (crawl, gets) = counted("pcie-linked-firmware").await;
+        assert!(
+            crawl.inventory.unwrap().systems[0]
+                .vendor_adapters
+                .is_empty()
+        );
+        assert!(!gets.keys().any(|uri| uri.contains("BaseNetworkAdapters")));
     }
 }

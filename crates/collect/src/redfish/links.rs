@@ -117,3 +117,50 @@ pub fn link_target(value: &Value) -> Option<&str> {
     let target = value.as_object()?.get("@odata.id")?.as_str()?;
     Some(target.split('#').next().unwrap_or(target))
 }
+
+/// What identifies the resource a link names when links are compared: its path without a
+/// fragment (`…/NetworkAdapters/NIC1#/Controllers/0` names a part of `…/NIC1`), without a
+/// trailing `/`, without the scheme and host of a full URL, in lower case (iLO spells one
+/// resource's URI in two cases).
+pub fn uri_key(uri: &str) -> String {
+    let uri = uri.split('#').next().unwrap_or(uri);
+    let path = match uri.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |slash| &rest[slash..]),
+        None => uri,
+    };
+    path.trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// Whether the resource keyed `key` ([`uri_key`]) is `base` or below it.
+pub fn key_below(key: &str, base: &str) -> bool {
+    !base.is_empty()
+        && key
+            .strip_prefix(base)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_to_one_resource_compare_equal_however_written() {
+        let adapter = "/redfish/v1/chassis/1/networkadapters/nic1";
+        for uri in [
+            "/redfish/v1/Chassis/1/NetworkAdapters/NIC1",
+            "/redfish/v1/Chassis/1/NetworkAdapters/NIC1/",
+            "/redfish/v1/Chassis/1/NetworkAdapters/NIC1#/Controllers/0",
+            "https://bmc.example:443/redfish/v1/Chassis/1/NetworkAdapters/NIC1",
+        ] {
+            assert_eq!(uri_key(uri), adapter, "{uri}");
+        }
+        assert!(key_below(adapter, adapter));
+        assert!(key_below(&format!("{adapter}/ports/1"), adapter));
+        assert!(
+            !key_below(&format!("{adapter}0"), adapter),
+            "NIC10 is not below NIC1"
+        );
+        assert!(!key_below(adapter, ""));
+        assert_eq!(uri_key("https://bmc"), "");
+    }
+}

@@ -320,10 +320,18 @@ pub async fn capture_from<F: Fetch>(
     };
     let normalize::Normalized {
         facts,
-        notes,
+        mut notes,
         problems,
         withheld,
+        placeholders,
     } = normalize::normalize(inventory);
+    // A service answering mostly `"N/A"` is not a host with few settings: say so.
+    if placeholders.outnumber(facts.len()) {
+        notes.push(format!(
+            "most of what this service answered says nothing: {placeholders}, against {} facts kept",
+            facts.len()
+        ));
+    }
     for resource in &withheld {
         tracing::info!("{target}: withheld as secrets (no value kept): {resource}");
     }

@@ -39,6 +39,11 @@ impl TypeName {
     pub const UPDATE_SERVICE: TypeName = TypeName("UpdateService");
     /// `SoftwareInventory` (a firmware inventory entry).
     pub const SOFTWARE_INVENTORY: TypeName = TypeName("SoftwareInventory");
+    /// `PCIeDevice` (a NIC's PCIe device: its `FirmwareVersion`, what an inventory entry
+    /// may relate to).
+    pub const PCIE_DEVICE: TypeName = TypeName("PCIeDevice");
+    /// `PCIeFunction` (one function of a PCIe device, linked to network device functions).
+    pub const PCIE_FUNCTION: TypeName = TypeName("PCIeFunction");
     /// `MessageRegistryFile` (a `Registries` entry).
     pub const MESSAGE_REGISTRY_FILE: TypeName = TypeName("MessageRegistryFile");
     /// `AttributeRegistry`.

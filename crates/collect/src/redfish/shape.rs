@@ -7,8 +7,8 @@
 //! that is an array, a MAC that is a number would make facts vanish while the source looked
 //! complete. [`check`] names each such property, so the capture is `partial` instead.
 //! Types are those of the DMTF schemas (Resource, Port.v1, NetworkDeviceFunction.v1,
-//! EthernetInterface.v1, NetworkAdapter.v1, Bios.v1, SoftwareInventory.v1) and of the vendor
-//! OEM blocks `super::vendors` reads.
+//! EthernetInterface.v1, NetworkAdapter.v1, Bios.v1, SoftwareInventory.v1, PCIeDevice.v1,
+//! PCIeFunction.v1) and of the vendor OEM blocks `super::vendors` reads.
 
 use serde_json::Value;
 
@@ -192,11 +192,19 @@ impl Checker {
                     path
                 };
                 self.check(resource, &at(&["FirmwarePackageVersion"]), Expect::Text);
-                for kind in ["Ports", "NetworkPorts", "NetworkDeviceFunctions"] {
+                for kind in [
+                    "Ports",
+                    "NetworkPorts",
+                    "NetworkDeviceFunctions",
+                    "PCIeDevices",
+                ] {
                     self.check(resource, &at(&["Links", kind]), Expect::Links);
                 }
             }
         }
+        // What ties the adapter to its firmware through PCIe and its assembly.
+        self.check(resource, &["Links", "PCIeDevices"], Expect::Links);
+        self.link(resource, &["Assembly"]);
         for port in adapter.network_ports.iter().chain(&adapter.ports) {
             self.port(port, vendor);
         }
@@ -242,6 +250,7 @@ impl Checker {
         self.check(resource, &["Ethernet", "MACAddress"], Expect::Mac);
         self.link(resource, &["Links", "PhysicalPortAssignment"]);
         self.link(resource, &["Links", "PhysicalNetworkPortAssignment"]);
+        self.link(resource, &["Links", "PCIeFunction"]);
         self.check(resource, &["AssignablePhysicalPorts"], Expect::Links);
         self.check(resource, &["AssignablePhysicalNetworkPorts"], Expect::Links);
         for settings in [Some(resource), function.pending.as_ref()]
@@ -265,7 +274,21 @@ impl Checker {
         }
     }
 
-    fn system(&mut self, system: &SystemInventory) {
+    fn system(&mut self, system: &SystemInventory, vendor: Vendor) {
+        for adapter in &system.vendor_adapters {
+            vendors::check_system_adapter(vendor, &mut |path, kind| {
+                self.check(adapter, path, vendor_expect(kind));
+            });
+            let ports = adapter["PhysicalPorts"].as_array().map_or(0, Vec::len);
+            for index in 0..ports {
+                let index = index.to_string();
+                self.check(
+                    adapter,
+                    &["PhysicalPorts", &index, "MacAddress"],
+                    Expect::Mac,
+                );
+            }
+        }
         for interface in &system.interfaces {
             self.check(interface, &["Id"], Expect::Text);
             self.check(interface, &["PermanentMACAddress"], Expect::Mac);
@@ -324,10 +347,21 @@ pub fn check(inventory: &Inventory) -> Vec<ShapeError> {
         checker.adapter(adapter, vendor);
     }
     for system in &inventory.systems {
-        checker.system(system);
+        checker.system(system, vendor);
     }
     for item in &inventory.firmware {
         checker.firmware(item);
+    }
+    // What ties a NIC to its firmware through PCIe (NIC firmware version, links both ways).
+    for resource in &inventory.pcie {
+        checker.check(resource, &["FirmwareVersion"], Expect::Text);
+        checker.link(resource, &["Links", "PCIeDevice"]);
+        checker.check(resource, &["Links", "PCIeFunctions"], Expect::Links);
+        checker.check(
+            resource,
+            &["Links", "NetworkDeviceFunctions"],
+            Expect::Links,
+        );
     }
     // What links an adapter to its firmware inventory entry.
     for adapter in &inventory.adapters {

@@ -137,10 +137,21 @@ impl<F: Fetch> Crawler<'_, F> {
         name: &str,
         member: &'static TypeName,
     ) -> Vec<Value> {
-        let Some(uri) = self.link(resource, &[name]) else {
+        self.members_at(resource, &[name], member).await
+    }
+
+    /// [`Self::members`] of the collection the link at `path` of `resource` leads to (a
+    /// vendor's collection under `Oem`).
+    pub(super) async fn members_at(
+        &self,
+        resource: &Value,
+        path: &[&str],
+        member: &'static TypeName,
+    ) -> Vec<Value> {
+        let Some(uri) = self.link(resource, path) else {
             return Vec::new();
         };
-        let via = || link_name(resource, &[name]);
+        let via = || link_name(resource, path);
         let collection_type = Expect::CollectionOf(*member);
         let mut listed = Listed::default();
         if self.expand.load(Ordering::Relaxed) {

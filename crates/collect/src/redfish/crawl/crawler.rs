@@ -125,6 +125,46 @@ impl<F: Fetch> Crawler<'_, F> {
         })
     }
 
+    /// The targets of the array of links at `path` of `resource` (`Controllers/0/Links/PCIeDevices`,
+    /// `RelatedItem`); a member or array of the wrong shape is recorded and not followed.
+    pub(super) fn links<'v>(&self, resource: &'v Value, path: &[&str]) -> Vec<&'v str> {
+        let uri = uri_of(resource, "(a resource without @odata.id)");
+        let items = match links::at(uri, resource, path) {
+            Ok(Some(Value::Array(items))) => items,
+            Ok(None) => return Vec::new(),
+            Ok(Some(other)) => {
+                self.wrong(ShapeError::new(
+                    uri,
+                    &path.join("/"),
+                    "an array of links",
+                    other,
+                ));
+                return Vec::new();
+            }
+            Err(problem) => {
+                self.wrong(problem);
+                return Vec::new();
+            }
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| !item.is_null())
+            .filter_map(|(index, item)| {
+                let target = links::link_target(item);
+                if target.is_none() {
+                    self.wrong(ShapeError::new(
+                        uri,
+                        &format!("{}/{index}", path.join("/")),
+                        "a link (an object with a string @odata.id)",
+                        item,
+                    ));
+                }
+                target
+            })
+            .collect()
+    }
+
     /// What the link at `path` of `resource` leads to, when it is what `expect` says.
     pub(super) async fn follow(
         &self,

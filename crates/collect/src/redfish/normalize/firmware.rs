@@ -23,14 +23,19 @@
 //!
 //! Members whose `Status.State` is `Absent` or `Disabled` describe an empty slot or a
 //! switched-off device (iLO answers `"Version": "-*"` for them): they are not firmware that
-//! runs, and are skipped. So are members without a version.
+//! runs, and are skipped. So are members without a version, and members whose version is a
+//! placeholder (`"N/A"`, `"nil"`: [`crate::placeholder`]; counted for the capture's note).
 //!
 //! Two members that claim one component (other than Dell's `Current-`/`Installed-` pair of
 //! one FQDD) are a problem naming both: one version would hide the other.
 //!
 //! An inventory member belongs to an adapter by the surest of three tiers: (1) its
-//! `RelatedItem` links to the adapter or something below it (its ports or functions), or its
-//! Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter `NIC.Slot.3`); (2) both name the
+//! `RelatedItem` links to the adapter or something below it (its ports or functions; a
+//! fragment such as `…/NetworkAdapters/NIC1#/Controllers/0` names a part of the adapter), to
+//! a PCIe device or function the adapter owns (`super::pcie`: the devices its controllers
+//! link, the PCIe functions of its network device functions, both ways), or to the adapter's
+//! own `Assembly`, or its Dell FQDD names the adapter (`NIC.Slot.3-1-1` ↔ adapter
+//! `NIC.Slot.3`); (2) both name the
 //! same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the adapter's
 //! `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue` in a
 //! `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
@@ -39,14 +44,25 @@
 //! too, so this is the last resort). Within a tier the first component by name wins. A member
 //! whose `RelatedItem` names a Manager runs the BMC and is never a NIC's; one that names a
 //! ComputerSystem runs the host and counts only when it names the adapter too and no surer
-//! member does (after tier 2).
+//! member does (after tier 2). A member whose `RelatedItem` names one network device function
+//! (or what that function owns through PCIe) is that function's, and so its port's, before
+//! the adapter's.
+//!
+//! A port's firmware version, beside the inventory component: `Controllers[].FirmwarePackageVersion`
+//! (read with the port), else the `FirmwareVersion` of its PCIe device, else the version the
+//! vendor's own list of the system's adapters gives its MAC (HPE iLO 5 `BaseNetworkAdapters`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use super::pcie::PcieLinks;
 use super::{Normalized, id_of};
-use crate::redfish::crawl::AdapterInventory;
+use crate::placeholder::{self, Placeholders};
+use crate::redfish::crawl::{AdapterInventory, SystemInventory};
+use crate::redfish::links::{key_below, uri_key};
+use crate::redfish::vendors::{self, Vendor};
+use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactPath, path_segment};
 
 /// One inventory member that is running firmware.
@@ -67,9 +83,10 @@ struct Entry<'a> {
 pub(super) fn firmware_facts(
     firmware: &[Value],
     adapters: &[AdapterInventory],
+    (pcie, systems, vendor): (&[Value], &[SystemInventory], Vendor),
     out: &mut Normalized,
 ) -> FirmwareLinks {
-    let mut entries = entries(firmware, &mut out.notes);
+    let mut entries = entries(firmware, &mut out.notes, &mut out.placeholders);
     // Installed entries last, so they overwrite Current ones of the same component; then by
     // `Id`, so which of two colliding members is kept does not depend on the listing order.
     entries.sort_by(|a, b| {
@@ -85,7 +102,36 @@ pub(super) fn firmware_facts(
             out.facts.insert(path, entry.version.into());
         }
     }
-    link_adapters(&entries, adapters)
+    let pcie = PcieLinks::new(adapters, pcie, &mut out.placeholders);
+    let mut links = link_adapters(&entries, adapters, pcie);
+    links.by_mac = vendor_versions(systems, vendor, &mut out.placeholders);
+    links
+}
+
+/// The NIC firmware version the vendor's own list of the system's adapters gives each port
+/// MAC (HPE iLO 5 `BaseNetworkAdapters`); the first adapter listing a MAC wins.
+fn vendor_versions(
+    systems: &[SystemInventory],
+    vendor: Vendor,
+    placeholders: &mut Placeholders,
+) -> BTreeMap<MacAddr, String> {
+    let mut by_mac = BTreeMap::new();
+    for adapter in systems.iter().flat_map(|system| &system.vendor_adapters) {
+        let Some(firmware) = vendors::system_adapter_firmware(vendor, adapter) else {
+            continue;
+        };
+        let Some(version) = firmware.version else {
+            let uri = adapter["@odata.id"]
+                .as_str()
+                .unwrap_or("BaseNetworkAdapters");
+            placeholders.saw(uri, firmware.property);
+            continue;
+        };
+        for mac in firmware.macs {
+            by_mac.entry(mac).or_insert_with(|| version.to_owned());
+        }
+    }
+    by_mac
 }
 
 /// The problem of members that claim one component: anything but Dell's pair of one
@@ -125,7 +171,11 @@ struct Numbered<'a> {
 
 /// The running members with their component identity, numbered ones de-duplicated; a note
 /// for each keyed by nothing but its position.
-fn entries<'a>(firmware: &'a [Value], notes: &mut Vec<String>) -> Vec<Entry<'a>> {
+fn entries<'a>(
+    firmware: &'a [Value],
+    notes: &mut Vec<String>,
+    placeholders: &mut Placeholders,
+) -> Vec<Entry<'a>> {
     let mut entries = Vec::new();
     // Numbered members, by identity, to de-duplicate them once all are known.
     let mut numbered: BTreeMap<String, Vec<Numbered<'a>>> = BTreeMap::new();
@@ -134,7 +184,12 @@ fn entries<'a>(firmware: &'a [Value], notes: &mut Vec<String>) -> Vec<Entry<'a>>
         if state.eq_ignore_ascii_case("absent") || state.eq_ignore_ascii_case("disabled") {
             continue;
         }
-        let Some(version) = item["Version"].as_str().filter(|v| !v.is_empty()) else {
+        let Some(version) = item["Version"].as_str() else {
+            continue;
+        };
+        let Some(version) = placeholder::value(version) else {
+            let uri = item["@odata.id"].as_str().unwrap_or("FirmwareInventory");
+            placeholders.saw(uri, "Version");
             continue;
         };
         let id = id_of(item);
@@ -314,28 +369,44 @@ fn same_label(item: &Value, adapter: &Value) -> bool {
     })
 }
 
-fn trimmed(uri: &str) -> &str {
-    uri.trim_end_matches('/')
-}
-
-/// The chassis an adapter URI sits in (`…/Chassis/X/NetworkAdapters/Y` → `…/Chassis/X`).
-fn chassis_of(adapter_uri: &str) -> Option<&str> {
-    adapter_uri
-        .rsplit_once("/NetworkAdapters/")
+/// The chassis an adapter key sits in (`…/chassis/x/networkadapters/y` → `…/chassis/x`).
+fn chassis_of(adapter: &str) -> Option<&str> {
+    adapter
+        .rsplit_once("/networkadapters/")
         .map(|(chassis, _)| chassis)
 }
 
-/// The targets of a member's `RelatedItem` links, without a trailing `/`.
-fn related_targets(item: &Value) -> impl Iterator<Item = &str> {
+/// The targets of a member's `RelatedItem` links, as [`uri_key`]s.
+fn related_targets(item: &Value) -> impl Iterator<Item = String> + '_ {
     item["RelatedItem"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|l| l["@odata.id"].as_str())
-        .map(trimmed)
+        .map(uri_key)
 }
 
-/// The collection a URI is a member of (`Managers` for `…/Managers/<id>`).
+/// The target of a member's `RelatedItem` links as written but for a trailing `/` and case:
+/// with its fragment, to compare with a link that names a part (`…/Assembly#/Assemblies/2`).
+fn related_parts(item: &Value) -> impl Iterator<Item = String> + '_ {
+    item["RelatedItem"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l["@odata.id"].as_str())
+        .map(part_key)
+}
+
+/// A link with its fragment, for comparing parts: trailing `/` and case aside.
+fn part_key(uri: &str) -> String {
+    match uri.split_once('#') {
+        Some((path, fragment)) => format!("{}#{}", uri_key(path), fragment.to_ascii_lowercase()),
+        None => uri_key(uri),
+    }
+}
+
+/// The collection a URI is a member of (`managers` for `…/managers/<id>`, keys being lower
+/// case).
 fn collection_of(uri: &str) -> Option<&str> {
     let mut segments = uri.rsplit('/');
     let _id = segments.next();
@@ -358,39 +429,57 @@ enum Tier {
 
 /// Which component belongs to which adapter, by [`Tier`]: the surest tier that has one
 /// wins, and within a tier (a Dell NIC lists one entry per port) the first component by
-/// name, so the choice does not depend on the inventory's order.
-fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> FirmwareLinks {
-    let uris: Vec<&str> = adapters
+/// name, so the choice does not depend on the inventory's order. And which belongs to one
+/// network device function: one whose `RelatedItem` names the function or what it owns
+/// through PCIe.
+fn link_adapters(
+    entries: &[Entry<'_>],
+    adapters: &[AdapterInventory],
+    pcie: PcieLinks,
+) -> FirmwareLinks {
+    let keys: Vec<String> = adapters
         .iter()
-        .filter_map(|a| a.adapter["@odata.id"].as_str().map(trimmed))
+        .filter_map(|a| a.adapter["@odata.id"].as_str().map(uri_key))
+        .collect();
+    // An `Assembly` link names the adapter's own assembly only when no other adapter names
+    // the same (Dell links its embedded NICs to the chassis's).
+    let assemblies: Vec<Option<String>> = adapters
+        .iter()
+        .map(|a| a.adapter["Assembly"]["@odata.id"].as_str().map(part_key))
         .collect();
     let mut links = FirmwareLinks {
         components: entries.iter().map(|e| e.component.clone()).collect(),
         ..FirmwareLinks::default()
     };
-    for adapter in adapters {
-        let Some(uri) = adapter.adapter["@odata.id"].as_str().map(trimmed) else {
+    let runs_elsewhere = |entry: &Entry<'_>, collection: &str| {
+        related_targets(entry.item).any(|t| collection_of(&t) == Some(collection))
+    };
+    for (adapter, assembly) in adapters.iter().zip(&assemblies) {
+        let Some(key) = adapter.adapter["@odata.id"].as_str().map(uri_key) else {
             continue;
         };
         let id = id_of(&adapter.adapter).to_ascii_lowercase();
         let slots = adapter_slots(&adapter.adapter);
         // The chassis stands for the adapter only when it holds no other.
-        let chassis = chassis_of(uri)
-            .filter(|c| uris.iter().filter(|u| chassis_of(u) == Some(*c)).count() == 1);
+        let chassis = chassis_of(&key)
+            .filter(|c| keys.iter().filter(|k| chassis_of(k) == Some(*c)).count() == 1);
+        let assembly = assembly
+            .as_ref()
+            .filter(|own| assemblies.iter().flatten().filter(|a| a == own).count() == 1);
         let tier = |entry: &Entry<'_>| {
-            let below = |target: &str| target == uri || target.starts_with(&format!("{uri}/"));
+            let names_adapter =
+                |target: &String| key_below(target, &key) || pcie.adapter_owns(&key, target);
             let fqdd = id_of(entry.item).contains("__")
                 && (entry.component == id || entry.component.starts_with(&format!("{id}-")));
+            let assembled =
+                assembly.is_some_and(|own| related_parts(entry.item).any(|p| p == *own));
             // A member related to a Manager runs the BMC. One related to a ComputerSystem
             // runs the host, unless it names the adapter too: some BMCs relate every member
             // to `Systems/1`, so it counts when nothing surer does.
-            let related_to = |collection: &str| {
-                related_targets(entry.item).any(|t| collection_of(t) == Some(collection))
-            };
-            let shared = related_to("Systems");
-            if related_to("Managers") {
+            let shared = runs_elsewhere(entry, "systems");
+            if runs_elsewhere(entry, "managers") {
                 None
-            } else if fqdd || related_targets(entry.item).any(below) {
+            } else if fqdd || assembled || related_targets(entry.item).any(|t| names_adapter(&t)) {
                 Some(if shared {
                     Tier::NamedShared
                 } else {
@@ -414,33 +503,80 @@ fn link_adapters(entries: &[Entry<'_>], adapters: &[AdapterInventory]) -> Firmwa
             .min()
             .map(|(_, component)| component);
         if let Some(component) = component {
-            links.by_adapter.insert(uri.to_owned(), component.clone());
+            links.by_adapter.insert(key.clone(), component.clone());
+        }
+        for function in &adapter.functions {
+            let Some(function_key) = function.function["@odata.id"].as_str().map(uri_key) else {
+                continue;
+            };
+            let names_function = |target: &String| {
+                key_below(target, &function_key) || pcie.function_owns(&function_key, target)
+            };
+            let component = entries
+                .iter()
+                .filter(|e| !runs_elsewhere(e, "managers"))
+                .filter(|e| related_targets(e.item).any(|t| names_function(&t)))
+                .map(|e| &e.component)
+                .min();
+            if let Some(component) = component {
+                links.by_function.insert(function_key, component.clone());
+            }
         }
     }
+    links.pcie = pcie;
     links
 }
 
-/// Which firmware inventory component belongs to which network adapter.
+/// Which firmware belongs to which network adapter, function and port.
 #[derive(Debug, Clone, Default)]
 pub(super) struct FirmwareLinks {
-    /// Adapter `@odata.id` → the `<component>` of its `firmware/<component>/…` facts.
+    /// Adapter key ([`uri_key`]) → the `<component>` of its `firmware/<component>/…` facts.
     by_adapter: BTreeMap<String, String>,
+    /// Network device function key → the `<component>` the inventory relates to it.
+    by_function: BTreeMap<String, String>,
     /// Every `<component>` of the inventory.
     components: BTreeSet<String>,
+    /// The PCIe devices and functions of each adapter and function, and their versions.
+    pcie: PcieLinks,
+    /// A port's MAC → the NIC firmware version the vendor's list of adapters gives it.
+    by_mac: BTreeMap<MacAddr, String>,
 }
 
 impl FirmwareLinks {
-    /// The component of a port of the adapter at `uri`: one named like the port or one of
-    /// its functions (Dell lists firmware per function FQDD, `NIC.Embedded.2-1-1`, so two
-    /// ports of one adapter can run different entries), else the adapter's, when the
+    /// The component of a port of the adapter at `uri` whose functions are at `functions`:
+    /// one named like the port or one of its functions (Dell lists firmware per function
+    /// FQDD, `NIC.Embedded.2-1-1`, so two ports of one adapter can run different entries),
+    /// else one the inventory relates to one of its functions, else the adapter's, when the
     /// inventory links one to it.
-    pub(super) fn component_of(&self, uri: &str, names: &[&str]) -> Option<&str> {
+    pub(super) fn component_of(
+        &self,
+        uri: &str,
+        names: &[&str],
+        functions: &[String],
+    ) -> Option<&str> {
         names
             .iter()
             .map(|name| path_segment(&name.to_ascii_lowercase()))
             .find_map(|name| self.components.get(&name))
-            .or_else(|| self.by_adapter.get(uri.trim_end_matches('/')))
+            .or_else(|| {
+                functions
+                    .iter()
+                    .find_map(|function| self.by_function.get(&uri_key(function)))
+            })
+            .or_else(|| self.by_adapter.get(&uri_key(uri)))
             .map(String::as_str)
+    }
+
+    /// The firmware version the PCIe device of a port reports (see
+    /// [`PcieLinks::version`]), for a port whose controller reports none.
+    pub(super) fn pcie_version(&self, uri: &str, functions: &[String]) -> Option<&str> {
+        let functions: Vec<String> = functions.iter().map(|f| uri_key(f)).collect();
+        self.pcie.version(&uri_key(uri), &functions)
+    }
+
+    /// The NIC firmware version of each port MAC from the vendor's list of adapters.
+    pub(super) fn vendor_versions(&self) -> &BTreeMap<MacAddr, String> {
+        &self.by_mac
     }
 }
 

@@ -13,10 +13,12 @@ use serde_json::Value;
 
 use super::crawl::{Inventory, link};
 use super::vendors::Vendor;
+use crate::placeholder::Placeholders;
 use driftgate_model::MacAddr;
-use driftgate_snapshot::Facts;
+use driftgate_snapshot::{FactPath, Facts};
 
 mod firmware;
+mod pcie;
 mod ports;
 mod system;
 mod withheld;
@@ -36,19 +38,42 @@ pub struct Normalized {
     pub problems: Vec<String>,
     /// The BIOS and NIC attributes kept out of the facts as secrets, by resource.
     pub withheld: Vec<Withheld>,
+    /// The values the service answered with a placeholder (`"N/A"`, `"nil"`…), which are no
+    /// facts: a source that answers mostly those says so.
+    pub placeholders: Placeholders,
 }
 
 /// The facts of a crawled service.
 pub fn normalize(inventory: &Inventory) -> Normalized {
     let vendor = Vendor::detect(&inventory.root);
     let mut out = Normalized::default();
-    let links = firmware::firmware_facts(&inventory.firmware, &inventory.adapters, &mut out);
+    let links = firmware::firmware_facts(
+        &inventory.firmware,
+        &inventory.adapters,
+        (&inventory.pcie, &inventory.systems, vendor),
+        &mut out,
+    );
     ports::adapters_facts(&inventory.adapters, vendor, &links, &mut out);
     for system in &inventory.systems {
         system::system_facts(system, vendor, &mut out);
     }
+    vendor_port_firmware(&links, &mut out.facts);
     out.withheld = withheld::withheld(inventory);
     out
+}
+
+/// The NIC firmware version the vendor's own list of adapters gives a port MAC (HPE iLO 5
+/// `BaseNetworkAdapters`), for each port that has none from the standard resources: the
+/// port's `bmc/firmware/version`, also for a port only the system's interfaces or that list
+/// name.
+fn vendor_port_firmware(links: &firmware::FirmwareLinks, facts: &mut Facts) {
+    for (mac, version) in links.vendor_versions() {
+        let path = FactPath::new(format!("nic/{mac}/bmc/firmware/version"))
+            .expect("a MAC is a valid segment");
+        if !facts.contains_key(path.as_str()) {
+            facts.insert(path, version.as_str().into());
+        }
+    }
 }
 
 pub(super) fn mac_of(value: &Value) -> Option<MacAddr> {

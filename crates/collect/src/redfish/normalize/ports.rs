@@ -36,6 +36,7 @@ use serde_json::Value;
 use super::firmware::FirmwareLinks;
 use super::{Normalized, function_mac, function_ports, id_of, mac_of};
 use crate::nic::port_key;
+use crate::placeholder::Placeholders;
 use crate::redfish::attributes::Registry;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
 use crate::redfish::vendors::{self, Leaves, Vendor};
@@ -73,7 +74,13 @@ pub(super) fn adapters_facts(
         let qualified = id_count
             .get(&id_of(&adapter.adapter))
             .is_some_and(|count| *count > 1);
-        let written = adapter_facts(adapter, vendor, firmware, qualified, &mut out.notes);
+        let written = adapter_facts(
+            adapter,
+            vendor,
+            firmware,
+            qualified,
+            (&mut out.notes, &mut out.placeholders),
+        );
         let mut repeated: BTreeSet<String> = BTreeSet::new();
         let mut collisions = Vec::new();
         let mut new = 0usize;
@@ -135,7 +142,7 @@ fn adapter_facts(
     vendor: Vendor,
     firmware: &FirmwareLinks,
     qualified: bool,
-    notes: &mut Vec<String>,
+    (notes, placeholders): (&mut Vec<String>, &mut Placeholders),
 ) -> Vec<(FactPath, FactValue, String)> {
     let adapter_id = id_of(&adapter.adapter);
     let adapter_uri = resource_uri(&adapter.adapter);
@@ -172,10 +179,12 @@ fn adapter_facts(
         leaves.set("port", port_id.as_str());
         let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
         names.push(port_id.clone());
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        if let Some(component) = firmware.component_of(&adapter_uri, &names) {
-            leaves.set("firmware/inventory", component);
-        }
+        let functions: Vec<String> = group
+            .functions
+            .iter()
+            .map(|f| resource_uri(&f.function))
+            .collect();
+        port_firmware(firmware, &adapter_uri, &names, &functions, &mut leaves);
         let mut pending = match &adapter.adapter_pending {
             Some(staged) => adapter_leaves(staged, controller, vendor),
             None => Leaves::default(),
@@ -203,9 +212,9 @@ fn adapter_facts(
             }
         }
         leaves.add_pending(&pending);
-        push_leaves(&mut written, &key, "", &leaves, &uri);
+        push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
         for function in &group.functions {
-            push_function(&mut written, &key, function, vendor, notes);
+            push_function(&mut written, &key, function, vendor, notes, placeholders);
         }
     }
     // A function assigned to no port that has a MAC of its own is its own port: on a service
@@ -223,10 +232,42 @@ fn adapter_facts(
         }
         let mut leaves = Leaves::default();
         leaves.set("adapter", adapter_id.as_str());
-        push_leaves(&mut written, &key, "", &leaves, &uri);
-        push_function(&mut written, &key, function, vendor, notes);
+        // The adapter's firmware is this function's too: it is the only view of its port.
+        let controller = controller_of(&adapter.adapter, &[uri.as_str()]).unwrap_or(0);
+        controller_firmware(&adapter.adapter["Controllers"][controller], &mut leaves);
+        port_firmware(
+            firmware,
+            &adapter_uri,
+            std::slice::from_ref(&function_id),
+            std::slice::from_ref(&uri),
+            &mut leaves,
+        );
+        push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
+        push_function(&mut written, &key, function, vendor, notes, placeholders);
     }
     written
+}
+
+/// The firmware of a port of the adapter at `adapter_uri` (whose port and function Ids are
+/// `names`, function URIs `functions`): the inventory component the port or one of its
+/// functions runs (`firmware/inventory`), and, when its controller reports no version, the
+/// `FirmwareVersion` of its PCIe device (`firmware/version`).
+fn port_firmware(
+    firmware: &FirmwareLinks,
+    adapter_uri: &str,
+    names: &[String],
+    functions: &[String],
+    leaves: &mut Leaves,
+) {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    if let Some(component) = firmware.component_of(adapter_uri, &names, functions) {
+        leaves.set("firmware/inventory", component);
+    }
+    if !leaves.has("firmware/version")
+        && let Some(version) = firmware.pcie_version(adapter_uri, functions)
+    {
+        leaves.set("firmware/version", version);
+    }
 }
 
 /// The Chassis Id in an adapter's URI (`/redfish/v1/Chassis/<id>/NetworkAdapters/…`).
@@ -405,42 +446,48 @@ fn adapter_leaves(adapter: &Value, controller: usize, vendor: Vendor) -> Leaves 
         &capabilities["DataCenterBridging"]["Capable"],
     );
     leaves.set_scalar("npar", &capabilities["NPAR"]["NparEnabled"]);
-    // NetworkAdapter.v1 Controllers[].FirmwarePackageVersion: some BMCs report a NIC's
-    // firmware only here, with no FirmwareInventory entry.
-    if let Some(version) = controller["FirmwarePackageVersion"]
-        .as_str()
-        .filter(|v| !v.is_empty())
-    {
-        leaves.set("firmware/version", version);
-    }
+    controller_firmware(controller, &mut leaves);
     vendors::adapter_facts(vendor, adapter, &mut leaves);
     leaves
+}
+
+/// NetworkAdapter.v1 `Controllers[].FirmwarePackageVersion` of `controller`: some BMCs report
+/// a NIC's firmware only here, with no FirmwareInventory entry. A placeholder is no version.
+fn controller_firmware(controller: &Value, leaves: &mut Leaves) {
+    if let Some(version) = leaves.text("firmware/version", &controller["FirmwarePackageVersion"]) {
+        leaves.set("firmware/version", version);
+    }
 }
 
 /// The index of the controller whose `Links.Ports`, `Links.NetworkPorts` or
 /// `Links.NetworkDeviceFunctions` names a port or function of `group`; else 0 (on most
 /// adapters the only one).
 fn controller_index(adapter: &Value, group: &PortGroup<'_>) -> usize {
-    let ours: BTreeSet<String> = group
+    let ours: Vec<String> = group
         .members
         .iter()
         .copied()
         .chain(group.functions.iter().map(|f| &f.function))
         .map(resource_uri)
         .collect();
-    adapter["Controllers"]
-        .as_array()
-        .and_then(|controllers| {
-            controllers.iter().position(|controller| {
-                ["Ports", "NetworkPorts", "NetworkDeviceFunctions"]
-                    .iter()
-                    .filter_map(|kind| controller["Links"][kind].as_array())
-                    .flatten()
-                    .filter_map(|link| link["@odata.id"].as_str())
-                    .any(|uri| ours.contains(uri.trim_end_matches('/')))
-            })
+    let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+    controller_of(adapter, &ours).unwrap_or(0)
+}
+
+/// The index of the controller whose `Links.Ports`, `Links.NetworkPorts` or
+/// `Links.NetworkDeviceFunctions` names one of `ours` (URIs without a trailing `/`).
+fn controller_of(adapter: &Value, ours: &[&str]) -> Option<usize> {
+    let ours: BTreeSet<&str> = ours.iter().copied().collect();
+    adapter["Controllers"].as_array().and_then(|controllers| {
+        controllers.iter().position(|controller| {
+            ["Ports", "NetworkPorts", "NetworkDeviceFunctions"]
+                .iter()
+                .filter_map(|kind| controller["Links"][kind].as_array())
+                .flatten()
+                .filter_map(|link| link["@odata.id"].as_str())
+                .any(|uri| ours.contains(uri.trim_end_matches('/')))
         })
-        .unwrap_or(0)
+    })
 }
 
 /// The settings of a port resource (or of its pending `Settings`): flow control, LLDP, and
@@ -451,10 +498,11 @@ fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
         ("FlowControlStatus", "flow_control/status"),
     ] {
         // Port.v1 has them under `Ethernet`, NetworkPort.v1 at the top.
-        let value = port["Ethernet"][property]
-            .as_str()
-            .or_else(|| port[property].as_str());
-        if let Some(value) = value {
+        let value = match &port["Ethernet"][property] {
+            Value::Null => &port[property],
+            value => value,
+        };
+        if let Some(value) = leaves.text(leaf, value) {
             leaves.set(leaf, FlowControl::parse(value).as_str());
         }
     }
@@ -502,6 +550,7 @@ fn push_function(
     function: &FunctionInventory,
     vendor: Vendor,
     notes: &mut Vec<String>,
+    placeholders: &mut Placeholders,
 ) {
     let resource = &function.function;
     let mut leaves = Leaves::default();
@@ -538,16 +587,29 @@ fn push_function(
     }
     leaves.add_pending(&pending);
     let scope = format!("function/{}/", path_segment(&id_of(resource)));
-    push_leaves(written, key, &scope, &leaves, &resource_uri(resource));
+    push_leaves(
+        written,
+        key,
+        &scope,
+        &leaves,
+        &resource_uri(resource),
+        placeholders,
+    );
 }
 
+/// The facts of `leaves` under `nic/<key>/bmc/<scope>`, claimed by `source`; the leaves whose
+/// value was a placeholder are counted, as `source`'s.
 fn push_leaves(
     written: &mut Vec<(FactPath, FactValue, String)>,
     key: &str,
     scope: &str,
     leaves: &Leaves,
     source: &str,
+    placeholders: &mut Placeholders,
 ) {
+    for leaf in leaves.placeholders() {
+        placeholders.saw(source, &format!("{scope}{leaf}"));
+    }
     for (leaf, value) in leaves.iter() {
         let path = FactPath::new(format!("nic/{key}/bmc/{scope}{leaf}"))
             .expect("NIC keys and leaves are sanitized segments");

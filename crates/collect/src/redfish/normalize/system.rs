@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::{Normalized, id_of, mac_of};
-use crate::nic::{NicFacts, Side, scalar};
+use crate::nic::{NicFacts, Side, is_placeholder, scalar};
 use crate::redfish::attributes::{self, Class, Registry};
 use crate::redfish::crawl::SystemInventory;
 use crate::redfish::vendors::{self, Bios, Vendor};
@@ -54,6 +54,14 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
     );
     let class = |name| attributes::classify(name, registry.as_ref().and_then(|r| r.entry(name)));
     let current = bios["Attributes"].as_object();
+    // Placeholders are counted over every attribute, those a vendor placed under a port too.
+    let bios_uri = bios["@odata.id"].as_str().unwrap_or("Bios");
+    for (name, value) in current.into_iter().flatten() {
+        if is_placeholder(value) && !secret(name, value) {
+            out.placeholders
+                .saw(bios_uri, &format!("Attributes/{name}"));
+        }
+    }
     let kept = |name: &String, value: &Value| !claimed.contains(name) && !secret(name, value);
     for (name, value) in current.into_iter().flatten() {
         if !kept(name, value) {

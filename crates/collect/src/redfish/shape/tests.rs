@@ -40,7 +40,8 @@ fn wrong_types_are_named_and_nulls_are_not() {
     let inventory = Inventory {
         root: json!({}),
         adapters: vec![AdapterInventory {
-            adapter: json!({"@odata.id": "/a", "Controllers": [{"ControllerCapabilities": {"DataCenterBridging": {"Capable": "yes"}, "NPAR": null}}]}),
+            adapter: json!({"@odata.id": "/a", "Controllers": [{"ControllerCapabilities": {"DataCenterBridging": {"Capable": "yes"}, "NPAR": null},
+                                                              "Links": {"PCIeDevices": {"@odata.id": "/d"}}}]}),
             ports: vec![
                 port(
                     "/a/p1",
@@ -53,7 +54,7 @@ fn wrong_types_are_named_and_nulls_are_not() {
             ],
             functions: vec![FunctionInventory {
                 function: json!({"@odata.id": "/a/f1", "Ethernet": {"MACAddress": ["aa:bb:cc:dd:ee:01"], "PermanentMACAddress": null},
-                                 "Links": {"PhysicalPortAssignment": "/a/p1"}}),
+                                 "Links": {"PhysicalPortAssignment": "/a/p1", "PCIeFunction": "/d/f"}}),
                 oem_attributes: Some(
                     json!({"@odata.id": "/a/f1/dell", "Attributes": {"X": {"nested": 1}, "Y": null}}),
                 ),
@@ -74,20 +75,27 @@ fn wrong_types_are_named_and_nulls_are_not() {
             json!({"@odata.id": "/fw/1", "Version": 2}),
             json!({"@odata.id": "/fw/2", "Version": null}),
         ],
+        pcie: vec![
+            json!({"@odata.id": "/d", "FirmwareVersion": 22, "Links": {"NetworkDeviceFunctions": ["/a/f1"], "PCIeDevice": null}}),
+        ],
     };
     assert_eq!(
         problems(&inventory),
         [
             "/a: Controllers/0/ControllerCapabilities/DataCenterBridging/Capable is the string \"yes\", expected a boolean",
+            "/a: Controllers/0/Links/PCIeDevices is an object, expected an array of links",
             "/a/p2: Ethernet/AssociatedMACAddresses is the string \"aa:bb:cc:dd:ee:02\", expected an array of MAC address strings",
             "/a/p2: Ethernet/FlowControlStatus is the string \"Both\", expected one of \"None\", \"TX\", \"RX\", \"TX_RX\"",
             "/a/p2: Ethernet/LLDPEnabled is the string \"true\", expected a boolean",
             "/a/f1: Ethernet/MACAddress is an array, expected a MAC address string",
             "/a/f1: Links/PhysicalPortAssignment is the string \"/a/p1\", expected a link (an object with a string @odata.id)",
+            "/a/f1: Links/PCIeFunction is the string \"/d/f\", expected a link (an object with a string @odata.id)",
             "/a/f1/dell: Attributes/X is an object, expected a string, number, boolean or null",
             "/s/e1: PermanentMACAddress is the string \"not-a-mac\", expected a MAC address string",
             "/s/bios: Attributes is an array, expected an object of attributes",
             "/fw/1: Version is the number 2, expected a string",
+            "/d: FirmwareVersion is the number 22, expected a string",
+            "/d: Links/NetworkDeviceFunctions/0 is the string \"/a/f1\", expected a link (an object with a string @odata.id)",
         ]
     );
 }

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Kind, Leaves, OemAttributes, on_off};
-use crate::nic::scalar;
+use crate::nic::{is_placeholder, scalar};
 use crate::redfish::attributes::{Class, Registry, classify};
 use crate::redfish::odata_type::TypeName;
 use driftgate_model::DcbxMode;
@@ -129,6 +129,11 @@ pub fn function_facts(
         .filter(|(name, value)| !filter.is_secret(name, value))
     {
         if scalar(value).is_none() {
+            // `"N/A"` in a mapped attribute is no DCBX mode: the fact is absent (a change
+            // from a real value is a removal, judged by the rule of the fact).
+            if is_placeholder(value) {
+                leaves.placeholder(&format!("hii/{}", path_segment(name)));
+            }
             continue;
         }
         let mapped = MAPPED.iter().find(|(n, _, _)| n == name);
@@ -210,6 +215,32 @@ mod tests {
                 "{raw} is mapped: stored once"
             );
         }
+    }
+
+    #[test]
+    fn a_placeholder_attribute_is_no_setting_even_when_mapped_and_is_counted() {
+        let attributes = serde_json::json!({"Attributes": {
+            "Broadcom_DCBX": "N/A", "LnkSpeed": "NA", "MTU": "", "FCoEBootSupport": "Unavailable"
+        }});
+        let mut leaves = Leaves::default();
+        function_facts(
+            "NIC.Slot.3-1-1",
+            &attributes,
+            None,
+            &mut leaves,
+            &mut Vec::new(),
+        );
+        assert_eq!(leaves.get("dcbx_mode"), None);
+        assert_eq!(leaves.get("hii/Broadcom_DCBX"), None);
+        assert_eq!(
+            leaves.iter().collect::<Vec<_>>(),
+            [("hii/FCoEBootSupport", &"Unavailable".into())],
+            "Unavailable is what the NIC cannot do, a value"
+        );
+        assert_eq!(
+            leaves.placeholders(),
+            ["hii/Broadcom_DCBX", "hii/LnkSpeed", "hii/MTU"]
+        );
     }
 
     #[test]

@@ -5,7 +5,38 @@
 
 use serde_json::Value;
 
-use super::Leaves;
+use super::{Leaves, OemCollection, SystemAdapterFirmware};
+use crate::placeholder::{self, is_placeholder};
+use crate::redfish::odata_type::TypeName;
+use driftgate_model::MacAddr;
+
+/// iLO 5's `Systems/<id>/BaseNetworkAdapters` (`HpeBaseNetworkAdapter.v2_0_0`, deprecated in
+/// iLO 6 but still what iLO 5 reports for adapters without a Redfish `NetworkAdapter` of
+/// their own firmware): each adapter's `Firmware.Current.VersionString` and its
+/// `PhysicalPorts[].MacAddress`. The system links it from `Oem.Hpe.Links.NetworkAdapters`.
+pub const BASE_NETWORK_ADAPTERS: OemCollection = OemCollection {
+    link: &["Oem", "Hpe", "Links", "NetworkAdapters"],
+    member: &BASE_NETWORK_ADAPTER,
+};
+
+const BASE_NETWORK_ADAPTER: TypeName = TypeName::oem("HpeBaseNetworkAdapter");
+
+/// The firmware version of a `BaseNetworkAdapters` member and the MACs of its ports.
+pub fn base_adapter_firmware(adapter: &Value) -> Option<SystemAdapterFirmware<'_>> {
+    let version = adapter["Firmware"]["Current"]["VersionString"].as_str()?;
+    let macs = adapter["PhysicalPorts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|port| port["MacAddress"].as_str().and_then(MacAddr::parse))
+        .filter(|mac| !mac.is_zero())
+        .collect();
+    Some(SystemAdapterFirmware {
+        macs,
+        version: placeholder::value(version),
+        property: "Firmware/Current/VersionString",
+    })
+}
 
 /// Adapter-level facts of every port of an HPE adapter.
 pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
@@ -14,6 +45,7 @@ pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
         let rdma = protocols
             .iter()
             .filter_map(Value::as_str)
+            .filter(|p| !is_placeholder(p))
             .find(|p| !p.eq_ignore_ascii_case("none"))
             .unwrap_or("none");
         nic.set("rdma_protocol", rdma.to_ascii_lowercase());
@@ -28,7 +60,7 @@ pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
 /// What the port learned from its switch over LLDP/DCBX, under `peer/…`.
 pub fn port_facts(port: &Value, nic: &mut Leaves) {
     let dcb = &port["Oem"]["Hpe"]["LldpData"]["Receiving"]["Dcb"];
-    if let Some(version) = dcb["Version"].as_str() {
+    if let Some(version) = nic.text("peer/dcbx_version", &dcb["Version"]) {
         nic.set("peer/dcbx_version", version.to_ascii_lowercase());
     }
     nic.set_scalar("peer/dcb_matches_local", &dcb["LocalEqualRemote"]);
@@ -53,7 +85,7 @@ pub fn port_facts(port: &Value, nic: &mut Leaves) {
         }
     }
     // A string of 1s and 0s, priority 7 first.
-    if let Some(bits) = dcb["Pfc"]["EnabledTrafficClasses"].as_str() {
+    if let Some(bits) = nic.text("peer/pfc/priority", &dcb["Pfc"]["EnabledTrafficClasses"]) {
         for (index, bit) in bits
             .chars()
             .rev()

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::attributes::{Recognised, Registry};
 use super::odata_type::TypeName;
-use crate::nic::scalar;
+use crate::nic::{is_placeholder, scalar};
 use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactValue, Facts};
 
@@ -57,41 +57,81 @@ impl Vendor {
 /// known: normalization joins ports and functions first and keys them afterwards, and
 /// compares a scope's pending leaves with its current ones.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Leaves(BTreeMap<String, FactValue>);
+pub struct Leaves {
+    values: BTreeMap<String, FactValue>,
+    /// The leaves whose value was a placeholder (`"N/A"`…): absent, and counted for the
+    /// capture's note on a source that answers mostly placeholders.
+    placeholders: Vec<String>,
+}
 
 impl Leaves {
     /// Sets `leaf`.
     pub fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
-        self.0.insert(leaf.to_owned(), value.into());
+        self.values.insert(leaf.to_owned(), value.into());
     }
 
-    /// Sets `leaf` when `value` is a JSON scalar.
+    /// Sets `leaf` when `value` is a JSON scalar other than a placeholder (which is recorded).
     pub fn set_scalar(&mut self, leaf: &str, value: &Value) {
-        if let Some(value) = scalar(value) {
-            self.set(leaf, value);
+        match scalar(value) {
+            Some(value) => self.set(leaf, value),
+            None if is_placeholder(value) => self.placeholder(leaf),
+            None => {}
         }
+    }
+
+    /// The text of `value` when it is a string other than a placeholder; a placeholder is
+    /// recorded as `leaf`'s and gives `None`, like any other non-text.
+    pub fn text<'v>(&mut self, leaf: &str, value: &'v Value) -> Option<&'v str> {
+        if is_placeholder(value) {
+            self.placeholder(leaf);
+            return None;
+        }
+        value.as_str()
+    }
+
+    /// `leaf`'s value was a placeholder: no fact, one more placeholder seen.
+    pub fn placeholder(&mut self, leaf: &str) {
+        self.placeholders.push(leaf.to_owned());
+    }
+
+    /// The leaves whose value was a placeholder, in the order seen.
+    pub fn placeholders(&self) -> &[String] {
+        &self.placeholders
+    }
+
+    /// Whether `leaf` has a value.
+    pub fn has(&self, leaf: &str) -> bool {
+        self.values.contains_key(leaf)
     }
 
     /// The value of `leaf`.
     #[cfg(test)]
     pub fn get(&self, leaf: &str) -> Option<&FactValue> {
-        self.0.get(leaf)
+        self.values.get(leaf)
     }
 
     /// Every leaf with its value, sorted.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &FactValue)> {
-        self.0.iter().map(|(leaf, value)| (leaf.as_str(), value))
+        self.values
+            .iter()
+            .map(|(leaf, value)| (leaf.as_str(), value))
     }
 
     /// The leaves of `pending` (what a `@Redfish.Settings` object stages) that differ from
     /// the current ones in `self`, under `pending/`: a staged value equal to the current one
-    /// changes nothing at the next reset and is no fact.
+    /// changes nothing at the next reset and is no fact. Its placeholders count too.
     pub fn add_pending(&mut self, pending: &Leaves) {
-        for (leaf, value) in &pending.0 {
-            if self.0.get(leaf) != Some(value) {
-                self.0.insert(format!("pending/{leaf}"), value.clone());
+        for (leaf, value) in &pending.values {
+            if self.values.get(leaf) != Some(value) {
+                self.values.insert(format!("pending/{leaf}"), value.clone());
             }
         }
+        self.placeholders.extend(
+            pending
+                .placeholders
+                .iter()
+                .map(|leaf| format!("pending/{leaf}")),
+        );
     }
 }
 
@@ -112,6 +152,49 @@ pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
         Vendor::Dell => Some(dell::ATTRIBUTES),
         Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
     }
+}
+
+/// A vendor's collection of a system's network adapters beside the standard `NetworkAdapters`
+/// (HPE iLO 5's `BaseNetworkAdapters`): where the system links it, what its members are.
+#[derive(Debug, Clone, Copy)]
+pub struct OemCollection {
+    /// Where in the system resource the link is.
+    pub link: &'static [&'static str],
+    /// The type of its members.
+    pub member: &'static TypeName,
+}
+
+/// The vendor's collection of the system's network adapters that the crawl follows from each
+/// system, when the vendor keeps one: it may hold the only firmware version of a NIC.
+pub fn system_adapters(vendor: Vendor) -> Option<OemCollection> {
+    match vendor {
+        Vendor::Hpe => Some(hpe::BASE_NETWORK_ADAPTERS),
+        Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+    }
+}
+
+/// The NIC firmware version a member of [`system_adapters`] reports, with the MAC of each of
+/// its ports (the join key with the standard ports); `None` without a version. A placeholder
+/// version is no version and is counted as `property` of the member.
+pub fn system_adapter_firmware(
+    vendor: Vendor,
+    adapter: &Value,
+) -> Option<SystemAdapterFirmware<'_>> {
+    match vendor {
+        Vendor::Hpe => hpe::base_adapter_firmware(adapter),
+        Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+    }
+}
+
+/// What [`system_adapter_firmware`] reads from one vendor adapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemAdapterFirmware<'v> {
+    /// The MACs of its ports.
+    pub macs: Vec<MacAddr>,
+    /// The version, or `None` when the vendor answered a placeholder.
+    pub version: Option<&'v str>,
+    /// Where the version is in the member (for the placeholder count).
+    pub property: &'static str,
 }
 
 /// A port's MAC from its OEM block, when the standard properties lack it.
@@ -251,6 +334,15 @@ pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
             check(&["Oem", "Nvidia", "LLDP", "DCBXModeEnabled"], Kind::Bool);
         }
         Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each property of a [`system_adapters`] member that
+/// [`system_adapter_firmware`] reads, and the type it must have.
+pub fn check_system_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    if vendor == Vendor::Hpe {
+        check(&["Firmware", "Current", "VersionString"], Kind::Text);
+        check(&["PhysicalPorts"], Kind::Array);
     }
 }
 

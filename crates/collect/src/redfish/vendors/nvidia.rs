@@ -16,7 +16,7 @@ pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
         ("TXMode", "lldp/nic_agent_mode/transmit"),
         ("RXMode", "lldp/nic_agent_mode/receive"),
     ] {
-        if let Some(mode) = lldp[property].as_str() {
+        if let Some(mode) = nic.text(leaf, &lldp[property]) {
             nic.set(leaf, LldpAgentMode::parse(mode).as_str());
         }
     }

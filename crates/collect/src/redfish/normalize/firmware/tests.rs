@@ -17,7 +17,7 @@ fn facts_and_links(firmware: &[Value], adapters: &[AdapterInventory]) -> (Facts,
 
 fn normalized(firmware: &[Value], adapters: &[AdapterInventory]) -> (Normalized, FirmwareLinks) {
     let mut out = Normalized::default();
-    let links = firmware_facts(firmware, adapters, &mut out);
+    let links = firmware_facts(firmware, adapters, (&[], &[], Vendor::Generic), &mut out);
     (out, links)
 }
 
@@ -132,24 +132,24 @@ fn hpe_members_link_to_the_adapter_in_their_slot() {
     );
     let (_, links) = facts_and_links(&firmware, &adapters);
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DC080000", &[], &[]),
         Some("hpe_ethernet_1gb_4-port_366flr@embedded_lom")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE083000", &[], &[]),
         Some("mellanox_connectx-6_dx@slot_4"),
         "a slot's ordinal"
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07A000/", &[], &[]),
         Some("mellanox_connectx-6_dx@slot_1")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE07C000", &[], &[]),
         Some("mellanox_connectx-6_dx@slot_4")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/DE081000", &[], &[]),
         None
     );
 }
@@ -178,6 +178,7 @@ fn dell_fqdds_keep_their_keys_and_link_to_their_adapter() {
     assert_eq!(
         links.component_of(
             "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3",
+            &[],
             &[]
         ),
         Some("nic.slot.3-1-1")
@@ -194,15 +195,15 @@ fn a_dell_port_runs_the_entry_of_its_own_function_fqdd() {
     let adapters = [adapter(json!({"@odata.id": uri, "Id": "NIC.Embedded.1"}))];
     let (_, links) = facts_and_links(&firmware, &adapters);
     assert_eq!(
-        links.component_of(uri, &["NIC.Embedded.2-1-1", "NIC.Embedded.2-1"]),
+        links.component_of(uri, &["NIC.Embedded.2-1-1", "NIC.Embedded.2-1"], &[]),
         Some("nic.embedded.2-1-1")
     );
     assert_eq!(
-        links.component_of(uri, &["NIC.Embedded.1-1-1"]),
+        links.component_of(uri, &["NIC.Embedded.1-1-1"], &[]),
         Some("nic.embedded.1-1-1")
     );
     assert_eq!(
-        links.component_of(uri, &["NIC.Slot.9-1-1"]),
+        links.component_of(uri, &["NIC.Slot.9-1-1"], &[]),
         Some("nic.embedded.1-1-1")
     );
 }
@@ -223,15 +224,15 @@ fn related_items_link_a_member_to_its_adapter_its_ports_or_its_only_chassis() {
     ];
     let (_, links) = facts_and_links(&firmware, &adapters);
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", &[]),
+        links.component_of("/redfish/v1/Chassis/Card1/NetworkAdapters/CX7", &[], &[]),
         Some("cx7_0")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", &[]),
+        links.component_of("/redfish/v1/Chassis/DPU/NetworkAdapters/NIC0", &[], &[]),
         Some("bf3")
     );
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A", &[]),
+        links.component_of("/redfish/v1/Chassis/Multi/NetworkAdapters/A", &[], &[]),
         None
     );
 }
@@ -249,7 +250,7 @@ fn lenovo_slot_names_link_to_the_adapter_in_that_slot() {
     let (facts, links) = facts_and_links(&firmware, &adapters);
     assert!(version(&facts, "slot_1.bundle").is_some());
     assert_eq!(
-        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1", &[]),
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/slot-1", &[], &[]),
         Some("slot_1.bundle")
     );
 }
@@ -297,7 +298,7 @@ fn an_adapter_s_own_firmware_beats_its_chassis_and_a_manager_s_is_never_a_nic_s(
         {"@odata.id": "/redfish/v1/Systems/1"}, {"@odata.id": "/redfish/v1/Chassis/1"}]});
     let linked = |firmware: &[Value]| {
         let (_, links) = facts_and_links(firmware, &adapters);
-        links.component_of(uri, &[]).map(str::to_owned)
+        links.component_of(uri, &[], &[]).map(str::to_owned)
     };
     // `cpld` sorts before `nic0`, yet the chassis is the last resort.
     assert_eq!(
@@ -428,7 +429,7 @@ fn a_dell_image_uploaded_but_not_installed_is_neither_a_version_nor_a_collision(
         json!({"Id": "Available-108089-22.00.1__NIC.Integrated.1-1-1", "Version": "22.00.1"}),
     ];
     let mut out = super::super::Normalized::default();
-    super::firmware_facts(&firmware, &[], &mut out);
+    super::firmware_facts(&firmware, &[], (&[], &[], Vendor::Generic), &mut out);
     assert!(out.problems.is_empty(), "{:?}", out.problems);
     assert_eq!(
         out.facts
@@ -437,4 +438,184 @@ fn a_dell_image_uploaded_but_not_installed_is_neither_a_version_nor_a_collision(
             .as_deref(),
         Some("\"21.80.16.95\"")
     );
+}
+
+/// An entry whose `RelatedItem` is `related`, in one of five adapters of one chassis (so the
+/// chassis stands for none of them).
+fn related_entry(id: &str, related: &str) -> Value {
+    json!({"@odata.id": format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"), "Id": id,
+           "Version": "22.31.1014", "RelatedItem": [{"@odata.id": related}],
+           "Status": {"State": "Enabled"}})
+}
+
+fn five_adapters(edit: impl Fn(&str, &mut Value)) -> Vec<AdapterInventory> {
+    (1..=5)
+        .map(|n| {
+            let uri = format!("/redfish/v1/Chassis/1/NetworkAdapters/NIC{n}");
+            let mut value = json!({"@odata.id": uri, "Id": format!("NIC{n}")});
+            edit(&uri, &mut value);
+            AdapterInventory {
+                adapter: value,
+                functions: vec![crate::redfish::crawl::FunctionInventory {
+                    function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/1"), "Id": "1"}),
+                    ..Default::default()
+                }],
+                ..AdapterInventory::default()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_related_item_naming_a_part_of_the_adapter_in_any_spelling_is_the_adapters() {
+    let adapters = five_adapters(|_, _| {});
+    let firmware = [
+        related_entry(
+            "A",
+            "/redfish/v1/Chassis/1/NetworkAdapters/NIC1#/Controllers/0",
+        ),
+        related_entry("B", "/redfish/v1/chassis/1/networkadapters/nic2/"),
+        related_entry(
+            "C",
+            "https://bmc.example/redfish/v1/Chassis/1/NetworkAdapters/NIC3/Ports/1",
+        ),
+        // NIC4's name is the start of no other: NIC40 is not below NIC4.
+        related_entry("D", "/redfish/v1/Chassis/1/NetworkAdapters/NIC40"),
+    ];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    let of = |n: u32| {
+        links.component_of(
+            &format!("/redfish/v1/Chassis/1/NetworkAdapters/NIC{n}"),
+            &[],
+            &[],
+        )
+    };
+    assert_eq!(of(1), Some("a"));
+    assert_eq!(of(2), Some("b"));
+    assert_eq!(of(3), Some("c"));
+    assert_eq!(of(4), None);
+}
+
+#[test]
+fn an_entry_related_to_a_pcie_device_or_function_the_nic_owns_is_the_nics() {
+    let adapters = five_adapters(|uri, adapter| {
+        if uri.ends_with("NIC1") {
+            adapter["Controllers"] = json!([{"Links": {"PCIeDevices": [
+                {"@odata.id": "/redfish/v1/Chassis/1/PCIeDevices/NIC1"}]}}]);
+        }
+    });
+    let pcie = [
+        // NIC2's function is named only by its PCIe function, under the system.
+        json!({"@odata.id": "/redfish/v1/Systems/1/PCIeDevices/3/PCIeFunctions/0",
+               "Links": {"PCIeDevice": {"@odata.id": "/redfish/v1/Systems/1/PCIeDevices/3"},
+                         "NetworkDeviceFunctions": [{"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/NIC2/NetworkDeviceFunctions/1"}]}}),
+        json!({"@odata.id": "/redfish/v1/Systems/1/PCIeDevices/3", "FirmwareVersion": "-*"}),
+        json!({"@odata.id": "/redfish/v1/Chassis/1/PCIeDevices/NIC1", "FirmwareVersion": "16.35.2000"}),
+    ];
+    let firmware = [
+        related_entry("DEV", "/redfish/v1/Chassis/1/PCIeDevices/NIC1"),
+        related_entry("FN", "/redfish/v1/Systems/1/PCIeDevices/3/PCIeFunctions/0"),
+        // A BMC entry naming the same device still runs the BMC.
+        json!({"Id": "BMC", "Version": "1.0", "Status": {"State": "Enabled"},
+               "RelatedItem": [{"@odata.id": "/redfish/v1/Managers/1"}, {"@odata.id": "/redfish/v1/Chassis/1/PCIeDevices/NIC1"}]}),
+    ];
+    let mut out = Normalized::default();
+    let links = firmware_facts(
+        &firmware,
+        &adapters,
+        (&pcie, &[], Vendor::Generic),
+        &mut out,
+    );
+    let nic = |n: u32| format!("/redfish/v1/Chassis/1/NetworkAdapters/NIC{n}");
+    assert_eq!(links.component_of(&nic(1), &[], &[]), Some("dev"));
+    let function = format!("{}/NetworkDeviceFunctions/1", nic(2));
+    assert_eq!(
+        links.component_of(&nic(2), &[], std::slice::from_ref(&function)),
+        Some("fn"),
+        "the function's own entry"
+    );
+    assert_eq!(
+        links.component_of(&nic(2), &[], &[]),
+        Some("fn"),
+        "and so the adapter's"
+    );
+    assert_eq!(links.pcie_version(&nic(1), &[]), Some("16.35.2000"));
+    assert_eq!(
+        links.pcie_version(&nic(2), &[function]),
+        None,
+        "\"-*\" is no version"
+    );
+    assert_eq!(out.placeholders.count(), 1);
+}
+
+#[test]
+fn an_assembly_names_its_adapter_only_when_no_other_adapter_shares_it() {
+    let adapters = five_adapters(|uri, adapter| {
+        let assembly = if uri.ends_with("NIC1") {
+            "/redfish/v1/Chassis/1/Assembly#/Assemblies/3"
+        } else {
+            "/redfish/v1/Chassis/1/Assembly"
+        };
+        adapter["Assembly"] = json!({"@odata.id": assembly});
+    });
+    let firmware = [
+        related_entry("OWN", "/redfish/v1/Chassis/1/Assembly#/Assemblies/3"),
+        related_entry("SHARED", "/redfish/v1/Chassis/1/Assembly"),
+    ];
+    let (_, links) = facts_and_links(&firmware, &adapters);
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/NIC1", &[], &[]),
+        Some("own")
+    );
+    assert_eq!(
+        links.component_of("/redfish/v1/Chassis/1/NetworkAdapters/NIC2", &[], &[]),
+        None,
+        "four adapters name the chassis assembly: it is none of theirs"
+    );
+}
+
+#[test]
+fn placeholder_versions_are_no_firmware_and_are_counted() {
+    let firmware = [
+        json!({"@odata.id": "/fw/BMC", "Id": "BMC", "Version": "nil", "Status": {"State": "Enabled"}}),
+        json!({"@odata.id": "/fw/NIC", "Id": "NIC", "Version": " N/A ", "Status": {"State": "Enabled"}}),
+        json!({"@odata.id": "/fw/BIOS", "Id": "BIOS", "Version": "1.4.2", "Status": {"State": "Enabled"}}),
+    ];
+    let (out, _) = normalized(&firmware, &[]);
+    assert_eq!(out.facts.len(), 1, "{:?}", out.facts);
+    assert_eq!(version(&out.facts, "bios").as_deref(), Some("\"1.4.2\""));
+    assert_eq!(out.placeholders.count(), 2);
+    assert!(out.placeholders.to_string().contains("/fw/BMC Version"));
+}
+
+#[test]
+fn a_vendor_list_of_adapters_gives_each_port_mac_its_version() {
+    let systems = [SystemInventory {
+        vendor_adapters: vec![
+            json!({"@odata.id": "/redfish/v1/Systems/1/BaseNetworkAdapters/1",
+                   "Firmware": {"Current": {"VersionString": "16.32.1010"}},
+                   "PhysicalPorts": [{"MacAddress": "98:03:9B:6E:2A:10"}, {"MacAddress": null}]}),
+            json!({"@odata.id": "/redfish/v1/Systems/1/BaseNetworkAdapters/2",
+                   "Firmware": {"Current": {"VersionString": "N/A"}},
+                   "PhysicalPorts": [{"MacAddress": "80:30:e0:2c:92:a4"}]}),
+        ],
+        ..SystemInventory::default()
+    }];
+    let mut out = Normalized::default();
+    let links = firmware_facts(&[], &[], (&[], &systems, Vendor::Hpe), &mut out);
+    let versions: Vec<(String, &str)> = links
+        .vendor_versions()
+        .iter()
+        .map(|(mac, version)| (mac.to_string(), version.as_str()))
+        .collect();
+    assert_eq!(versions, [("98:03:9b:6e:2a:10".to_owned(), "16.32.1010")]);
+    assert_eq!(out.placeholders.count(), 1);
+    // Another vendor keeps no such list.
+    let links = firmware_facts(
+        &[],
+        &[],
+        (&[], &systems, Vendor::Dell),
+        &mut Normalized::default(),
+    );
+    assert!(links.vendor_versions().is_empty());
 }

@@ -1,0 +1,248 @@
+//! The PCIe resources that tie a NIC to its firmware, and only those.
+//!
+//! Real BMCs relate a NIC's firmware inventory entry to the NIC's PCIe device or function
+//! (`RelatedItem` → `…/PCIeDevices/<id>` or `…/PCIeFunctions/<id>`) more often than to its
+//! `NetworkAdapter`, and a PCIe device may carry the NIC's `FirmwareVersion` itself. The
+//! adapter names its devices in `Controllers[].Links.PCIeDevices` (and `Links.PCIeDevices`),
+//! each network device function its PCIe function in `Links.PCIeFunction`; a PCIe function
+//! names its device (`Links.PCIeDevice`) and its network device functions
+//! (`Links.NetworkDeviceFunctions`). Shapes: NetworkAdapter.v1, NetworkDeviceFunction.v1,
+//! PCIeDevice.v1, PCIeFunction.v1 (DMTF DSP8010; the OCP Ethernet NIC profile's examples).
+//!
+//! Read are: the devices and functions the adapters and their functions link, the devices and
+//! functions inventory entries relate to, the device of each function read, and the functions
+//! of a device only an inventory entry names (the way back to the adapter is then its
+//! functions' `Links.NetworkDeviceFunctions`). Devices live under `Chassis/<id>/PCIeDevices`
+//! or, in older generations, `Systems/<id>/PCIeDevices`: either is read where it is linked.
+//! Never a whole `PCIeDevices` collection: a server lists dozens of devices that are no NIC.
+
+use std::collections::BTreeMap;
+
+use futures::future::join_all;
+use serde_json::Value;
+
+use super::AdapterInventory;
+use super::crawler::{Crawler, link_name};
+use crate::redfish::fetch::Fetch;
+use crate::redfish::links::uri_key;
+use crate::redfish::odata_type::{Expect, TypeName};
+
+/// What a URI names in the PCIe model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PcieKind {
+    /// `…/PCIeDevices/<id>`.
+    Device,
+    /// `…/PCIeDevices/<id>/PCIeFunctions/<id>`.
+    Function,
+}
+
+/// Whether `uri` names a PCIe device or function by its place in the model (segment names
+/// compared without regard to case: iLO spells URIs in lower case in places).
+pub fn pcie_kind(uri: &str) -> Option<PcieKind> {
+    let segments: Vec<&str> = uri
+        .split('#')
+        .next()
+        .unwrap_or(uri)
+        .trim_end_matches('/')
+        .split('/')
+        .collect();
+    match segments.as_slice() {
+        [.., collection, id] if !id.is_empty() => {
+            if collection.eq_ignore_ascii_case("PCIeFunctions") {
+                Some(PcieKind::Function)
+            } else if collection.eq_ignore_ascii_case("PCIeDevices") {
+                Some(PcieKind::Device)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// PCIe resources to read: URI → (what it is, which link named it first, for messages).
+#[derive(Default)]
+struct Wanted {
+    by_key: BTreeMap<String, (String, PcieKind, String)>,
+}
+
+impl Wanted {
+    /// `uri`, named by `via`, unless already wanted.
+    fn add(&mut self, uri: &str, kind: PcieKind, via: impl FnOnce() -> String) {
+        let uri = uri.split('#').next().unwrap_or(uri).trim_end_matches('/');
+        self.by_key
+            .entry(key_of(uri))
+            .or_insert_with(|| (uri.to_owned(), kind, via()));
+    }
+}
+
+impl<F: Fetch> Crawler<'_, F> {
+    /// The PCIe devices and functions the firmware links of `adapters` and the inventory
+    /// entries `firmware` need (see the module's documentation), each read once.
+    pub(super) async fn pcie(
+        &self,
+        adapters: &[AdapterInventory],
+        firmware: &[Value],
+    ) -> Vec<Value> {
+        let mut wanted = Wanted::default();
+        // Devices named only by an inventory entry: their functions lead back to an adapter.
+        let mut from_inventory = Vec::new();
+        let mut from_adapters = std::collections::BTreeSet::new();
+        for adapter in adapters {
+            let resource = &adapter.adapter;
+            let controllers = resource["Controllers"].as_array().map_or(0, Vec::len);
+            for index in 0..controllers {
+                let index = index.to_string();
+                let path = ["Controllers", index.as_str(), "Links", "PCIeDevices"];
+                for uri in self.links(resource, &path) {
+                    from_adapters.insert(key_of(uri));
+                    wanted.add(uri, PcieKind::Device, || link_of(resource, &path));
+                }
+            }
+            for uri in self.links(resource, &["Links", "PCIeDevices"]) {
+                from_adapters.insert(key_of(uri));
+                wanted.add(uri, PcieKind::Device, || {
+                    link_of(resource, &["Links", "PCIeDevices"])
+                });
+            }
+            for function in &adapter.functions {
+                let function = &function.function;
+                if let Some(uri) = self.link(function, &["Links", "PCIeFunction"]) {
+                    wanted.add(uri, PcieKind::Function, || {
+                        link_of(function, &["Links", "PCIeFunction"])
+                    });
+                }
+            }
+        }
+        for item in firmware {
+            for uri in self.links(item, &["RelatedItem"]) {
+                if let Some(kind) = pcie_kind(uri) {
+                    if kind == PcieKind::Device {
+                        from_inventory.push(key_of(uri));
+                    }
+                    wanted.add(uri, kind, || link_of(item, &["RelatedItem"]));
+                }
+            }
+        }
+        let mut read: BTreeMap<String, Value> = BTreeMap::new();
+        let first = self.read_wanted(std::mem::take(&mut wanted), &read).await;
+        read.extend(first);
+        // The device of each function read, and the functions of a device only the
+        // inventory names.
+        for resource in read.values() {
+            if let Some(uri) = self.link(resource, &["Links", "PCIeDevice"]) {
+                wanted.add(uri, PcieKind::Device, || {
+                    link_of(resource, &["Links", "PCIeDevice"])
+                });
+            }
+        }
+        let devices: Vec<Value> = from_inventory
+            .iter()
+            .filter(|key| !from_adapters.contains(*key))
+            .filter_map(|key| read.get(key).cloned())
+            .collect();
+        let listed = join_all(devices.iter().map(|device| async move {
+            let members = if device["PCIeFunctions"].is_object() {
+                self.members(device, "PCIeFunctions", &TypeName::PCIE_FUNCTION)
+                    .await
+            } else {
+                Vec::new()
+            };
+            (device, members)
+        }))
+        .await;
+        for (device, members) in listed {
+            for function in members {
+                if let Some(uri) = function["@odata.id"].as_str() {
+                    read.entry(key_of(uri)).or_insert(function);
+                }
+            }
+            // Older generations list them in `Links.PCIeFunctions` instead.
+            for uri in self.links(device, &["Links", "PCIeFunctions"]) {
+                wanted.add(uri, PcieKind::Function, || {
+                    link_of(device, &["Links", "PCIeFunctions"])
+                });
+            }
+        }
+        let second = self.read_wanted(wanted, &read).await;
+        read.extend(second);
+        read.into_values().collect()
+    }
+
+    /// Reads each of `wanted` not in `read` yet, as the type its place promises.
+    async fn read_wanted(
+        &self,
+        wanted: Wanted,
+        read: &BTreeMap<String, Value>,
+    ) -> Vec<(String, Value)> {
+        let todo: Vec<(String, (String, PcieKind, String))> = wanted
+            .by_key
+            .into_iter()
+            .filter(|(key, _)| !read.contains_key(key))
+            .collect();
+        join_all(todo.into_iter().map(|(key, (uri, kind, via))| async move {
+            let resource = self.get(&uri).await?;
+            let expect = match kind {
+                PcieKind::Device => Expect::one(&TypeName::PCIE_DEVICE),
+                PcieKind::Function => Expect::one(&TypeName::PCIE_FUNCTION),
+            };
+            self.is_typed(&uri, &resource, expect, || via)
+                .then_some((key, resource))
+        }))
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// What identifies a resource among those read (iLO links one resource in two spellings).
+fn key_of(uri: &str) -> String {
+    uri_key(uri)
+}
+
+/// The link at `path` of `resource`, for messages.
+fn link_of(resource: &Value, path: &[&str]) -> String {
+    link_name(resource, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pcie_uri_says_what_it_names() {
+        for (uri, kind) in [
+            (
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC1",
+                Some(PcieKind::Device),
+            ),
+            (
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC1/",
+                Some(PcieKind::Device),
+            ),
+            (
+                "/redfish/v1/Systems/1/PCIeDevices/3-0",
+                Some(PcieKind::Device),
+            ),
+            (
+                "/redfish/v1/systems/1/pciedevices/3-0",
+                Some(PcieKind::Device),
+            ),
+            (
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC1/PCIeFunctions/0",
+                Some(PcieKind::Function),
+            ),
+            (
+                "/redfish/v1/Chassis/1/PCIeDevices/NIC1/PCIeFunctions/0#/Oem",
+                Some(PcieKind::Function),
+            ),
+            ("/redfish/v1/Chassis/1/PCIeDevices", None),
+            ("/redfish/v1/Chassis/1/PCIeDevices/NIC1/PCIeFunctions", None),
+            ("/redfish/v1/Chassis/1/NetworkAdapters/NIC1", None),
+            ("", None),
+        ] {
+            assert_eq!(pcie_kind(uri), kind, "{uri}");
+        }
+    }
+}
