@@ -31,6 +31,7 @@ mod nightly_state;
 mod redfish;
 mod redfish_firmware;
 mod redfish_fuzz;
+mod redfish_identity;
 mod redfish_judged;
 mod redfish_ports;
 mod redfish_secret_spellings;

@@ -1,4 +1,4 @@
-//! A computer system's interfaces and BIOS → `nic/<mac>/bmc/interface`, `bios/…`.
+//! A computer system's BIOS → `bios/…` (its interfaces are `super::interfaces`').
 //!
 //! Every BIOS attribute (secrets removed) is `bios/<name>`, except those that report a version
 //! ([`attributes::is_firmware_version`]), which are `firmware/bios/attribute/<name>`, and
@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use super::{Normalized, id_of, mac_of};
-use crate::nic::{NicFacts, Side, scalar};
+use super::Normalized;
+use crate::nic::scalar;
 use crate::redfish::attributes;
 use crate::redfish::crawl::SystemInventory;
 use crate::redfish::vendors::{self, Vendor};
@@ -18,14 +18,6 @@ use driftgate_snapshot::{FactPath, Facts, path_segment};
 /// The facts of one system.
 pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut Normalized) {
     let facts = &mut out.facts;
-    for interface in &system.interfaces {
-        let mac =
-            mac_of(&interface["PermanentMACAddress"]).or_else(|| mac_of(&interface["MACAddress"]));
-        if let Some(mac) = mac {
-            NicFacts::new(facts, Side::Bmc, &mac.to_string())
-                .set("interface", id_of(interface).as_str());
-        }
-    }
     let mut filter = SecretFilter::new();
     if let Some(registry) = &system.bios_registry {
         filter.add_registry(registry);
