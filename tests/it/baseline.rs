@@ -126,7 +126,7 @@ fn promote_show_log_and_diff_across_revisions() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 121 facts",
+            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 123 facts",
         ))
         .stdout(predicate::str::contains(
             "esx01 → baselines/azure-local/esx01.json: new baseline",
@@ -223,7 +223,7 @@ fn promote_show_log_and_diff_across_revisions() {
     assert!(lines[2].contains("promote 2 hosts"), "{log}");
     assert_eq!(
         lines[3],
-        "    baselines/azure-local/azl-node01.json: new baseline, 121 facts"
+        "    baselines/azure-local/azl-node01.json: new baseline, 123 facts"
     );
     assert_eq!(lines.len(), 4, "{log}");
     let (_, log) = stdout_of(in_store(store).args(["baseline", "log", "--limit", "1"]));

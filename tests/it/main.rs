@@ -32,6 +32,7 @@ mod redfish;
 mod redfish_attribute_classes;
 mod redfish_firmware;
 mod redfish_fuzz;
+mod redfish_identity;
 mod redfish_judged;
 mod redfish_port_firmware;
 mod redfish_ports;

@@ -48,8 +48,12 @@ fn current_schema_ports_are_keyed_by_the_mac_of_the_function_assigned_to_them() 
         fact(&captured, &format!("{port0}/flow_control/configured")),
         "tx_rx"
     );
+    // The BMC numbers its functions: each is named by its MAC.
     assert_eq!(
-        fact(&captured, &format!("{port0}/function/0/mac")),
+        fact(
+            &captured,
+            &format!("{port0}/function/02:5a:d0:00:01:00/mac")
+        ),
         "02:5a:d0:00:01:00"
     );
     // Port 1 names its MAC in Ethernet.AssociatedMACAddresses; its function links through
@@ -58,7 +62,10 @@ fn current_schema_ports_are_keyed_by_the_mac_of_the_function_assigned_to_them() 
     assert_eq!(fact(&captured, &format!("{port1}/port")), "1");
     assert_eq!(fact(&captured, &format!("{port1}/lldp/enabled")), true);
     assert_eq!(
-        fact(&captured, &format!("{port1}/function/1/mac")),
+        fact(
+            &captured,
+            &format!("{port1}/function/02:5a:d0:00:01:10/mac")
+        ),
         "02:5a:d0:00:01:10"
     );
     // Port 2 has no MAC anywhere: a stable name-based key, and a note saying why.
@@ -78,25 +85,130 @@ fn current_schema_ports_are_keyed_by_the_mac_of_the_function_assigned_to_them() 
     );
 }
 
+/// The standard protocol properties, as a service of the current schema serves them
+/// (`standard-protocols`: NetworkDeviceFunction v1.11 with `Ethernet.AdditionalProtocols`,
+/// `NetDevFuncType` and `NetDevFuncCapabilities`, Port v1.11 with `LinkNetworkTechnology` and
+/// `PortId`, every member numbered by the BMC): a list that says `RDMA` is RDMA supported, not
+/// off; `RoCEv2` beside `TCP` is RoCEv2; an empty list is off; an InfiniBand function and port
+/// are InfiniBand; what a function can be stays apart from what it is.
+#[test]
+fn standard_protocol_lists_function_types_and_link_technologies_are_facts() {
+    let captured = fixture("standard-protocols");
+    let facts: BTreeMap<&str, String> = captured.snapshot["facts"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(path, value)| (path.as_str(), value.to_string()))
+        .collect();
+    let (one, two, ib) = (
+        "nic/02:c6:00:00:02:01/bmc",
+        "nic/02:c6:00:00:02:02/bmc",
+        "nic/port-pcie_slot_2-3/bmc",
+    );
+    let capabilities = r#"["disabled","ethernet","infiniband"]"#;
+    let mut expected: BTreeMap<String, String> = BTreeMap::new();
+    for (port, number, technology) in [
+        (one, 1, "ethernet"),
+        (two, 2, "ethernet"),
+        (ib, 3, "infiniband"),
+    ] {
+        for (leaf, value) in [
+            ("adapter", r#""PCIe Slot 2""#.to_owned()),
+            ("port", format!(r#""{number}""#)),
+            ("dcb_capable", "true".to_owned()),
+            ("firmware/version", r#""20.39.1002""#.to_owned()),
+            ("npar", "false".to_owned()),
+            ("link_technology", format!(r#""{technology}""#)),
+        ] {
+            expected.insert(format!("{port}/{leaf}"), value);
+        }
+    }
+    for port in [one, two] {
+        for (leaf, value) in [
+            ("flow_control/configured", r#""tx_rx""#),
+            ("flow_control/status", r#""tx_rx""#),
+            ("lldp/enabled", "true"),
+        ] {
+            expected.insert(format!("{port}/{leaf}"), value.to_owned());
+        }
+    }
+    for (function, leaves) in [
+        // `["RDMA"]`: RDMA, the protocol not named.
+        (
+            format!("{one}/function/02:c6:00:00:02:01"),
+            &[
+                ("function_type", r#""ethernet""#),
+                ("mac", r#""02:c6:00:00:02:01""#),
+                ("rdma_protocol", r#""rdma""#),
+            ][..],
+        ),
+        // `["TCP", "RoCEv2"]`.
+        (
+            format!("{two}/function/02:c6:00:00:02:02"),
+            &[
+                ("function_type", r#""ethernet""#),
+                ("mac", r#""02:c6:00:00:02:02""#),
+                ("rdma_protocol", r#""rocev2""#),
+            ],
+        ),
+        // A disabled partition of port 2 whose list is empty.
+        (
+            format!("{two}/function/02:c6:00:00:02:12"),
+            &[
+                ("function_type", r#""disabled""#),
+                ("mac", r#""02:c6:00:00:02:12""#),
+                ("rdma_enabled", "false"),
+                ("rdma_protocol", r#""none""#),
+            ],
+        ),
+        // `NetDevFuncType: InfiniBand`, named by its port GUID (it has no MAC).
+        (
+            format!("{ib}/function/0x02c6000300000203"),
+            &[("function_type", r#""infiniband""#)],
+        ),
+    ] {
+        expected.insert(
+            format!("{function}/capabilities/function_types"),
+            capabilities.to_owned(),
+        );
+        for (leaf, value) in leaves {
+            expected.insert(format!("{function}/{leaf}"), (*value).to_owned());
+        }
+    }
+    let expected: BTreeMap<&str, String> = expected
+        .iter()
+        .map(|(path, value)| (path.as_str(), value.clone()))
+        .collect();
+    assert_eq!(facts, expected);
+    assert!(
+        captured
+            .stderr
+            .contains("Ports/3: no MAC in Ethernet.AssociatedMACAddresses"),
+        "the InfiniBand port has no MAC: {}",
+        captured.stderr
+    );
+}
+
 #[test]
 fn standard_rdma_and_nvidia_dcbx_are_typed_facts() {
     let captured = fixture("dgx-standard-ports");
     let port0 = "nic/02:5a:d0:00:01:00/bmc";
+    let function0 = format!("{port0}/function/02:5a:d0:00:01:00");
+    // AdditionalProtocols lists what the function supports: the protocol, not "enabled".
     assert_eq!(
-        fact(&captured, &format!("{port0}/function/0/rdma_protocol")),
+        fact(&captured, &format!("{function0}/rdma_protocol")),
         "rocev2"
     );
+    assert!(fact(&captured, &format!("{function0}/rdma_enabled")).is_null());
+    let function1 = "nic/02:5a:d0:00:01:10/bmc/function/02:5a:d0:00:01:10";
     assert_eq!(
-        fact(&captured, &format!("{port0}/function/0/rdma_enabled")),
-        true
-    );
-    assert_eq!(
-        fact(
-            &captured,
-            "nic/02:5a:d0:00:01:10/bmc/function/1/rdma_enabled"
-        ),
+        fact(&captured, &format!("{function1}/rdma_enabled")),
         false,
         "AdditionalProtocols without an RDMA protocol"
+    );
+    assert_eq!(
+        fact(&captured, &format!("{function1}/rdma_protocol")),
+        "none"
     );
     // NVIDIA's DCBXModeEnabled: true is DcbxMode::Enabled.
     assert_eq!(fact(&captured, &format!("{port0}/dcbx_mode")), "enabled");

@@ -137,6 +137,84 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// An RDMA protocol a NIC function or adapter supports (`nic/<mac>/bmc/[function/<id>/]
+    /// rdma_protocol`), one vocabulary for every source: the Redfish `Protocol` values of
+    /// `Ethernet.AdditionalProtocols` (DMTF: `RoCE`, "the InfiniBand Architecture
+    /// Specification-defined RDMA over Converged Ethernet Protocol"; `RoCEv2`, its version 2;
+    /// `iWARP`, "the RFC5042-defined Internet Wide Area RDMA Protocol"; `InfiniBand`), Dell's
+    /// `RDMAProtocolSupport` and HPE's `RDMASupport`.
+    pub enum RdmaProtocol {
+        /// RoCE (version 1).
+        Roce = "roce" | "rocev1" | "roce v1" | "roce_v1",
+        /// RoCE version 2 (routable, over UDP/IP).
+        RoceV2 = "rocev2" | "roce v2" | "roce_v2" | "roce-v2",
+        /// iWARP (over TCP).
+        Iwarp = "iwarp",
+        /// The InfiniBand transport.
+        InfiniBand = "infiniband",
+        /// RDMA, the protocol not named (a list that says `RDMA`).
+        Rdma = "rdma",
+        /// No RDMA protocol.
+        None = "none",
+    }
+}
+
+impl RdmaProtocol {
+    /// Whether this names an RDMA protocol: every known one but [`RdmaProtocol::None`], and a
+    /// spelling driftgate does not know that names RDMA, RoCE or iWARP (`RDMA over Converged
+    /// Ethernet`, kept verbatim).
+    pub fn is_rdma(&self) -> bool {
+        match self {
+            RdmaProtocol::None => false,
+            RdmaProtocol::Other(text) => {
+                let text = text.to_ascii_lowercase();
+                ["rdma", "roce", "iwarp"]
+                    .iter()
+                    .any(|name| text.contains(name))
+            }
+            _ => true,
+        }
+    }
+}
+
+fact_enum! {
+    /// What a network device function is configured as, or can be (Redfish
+    /// `NetworkDeviceTechnology`, the values of NetworkDeviceFunction `NetDevFuncType` and
+    /// `NetDevFuncCapabilities`; `nic/<mac>/bmc/function/<id>/function_type`).
+    pub enum FunctionType {
+        /// "Neither enumerated nor visible to the operating system."
+        Disabled = "disabled",
+        /// "Appears to the operating system as an Ethernet device."
+        Ethernet = "ethernet",
+        /// "Appears to the operating system as a Fibre Channel device."
+        FibreChannel = "fibre_channel" | "fibrechannel",
+        /// "Appears to the operating system as an iSCSI device."
+        Iscsi = "iscsi",
+        /// "Appears to the operating system as an FCoE device."
+        Fcoe = "fcoe" | "fibrechanneloverethernet",
+        /// "Appears to the operating system as an InfiniBand device."
+        InfiniBand = "infiniband",
+    }
+}
+
+fact_enum! {
+    /// The network technology a port runs (Port `LinkNetworkTechnology`, NetworkPort
+    /// `ActiveLinkTechnology`; `nic/<mac>/bmc/link_technology`).
+    pub enum LinkTechnology {
+        /// Ethernet.
+        Ethernet = "ethernet",
+        /// InfiniBand.
+        InfiniBand = "infiniband",
+        /// Fibre Channel.
+        FibreChannel = "fibre_channel" | "fibrechannel",
+        /// Gen-Z.
+        GenZ = "genz",
+        /// PCIe and CXL.
+        Pcie = "pcie",
+    }
+}
+
+fact_enum! {
     /// ESXi native multipathing path selection policy (`storage/nmp/<device>/psp`).
     pub enum PathSelectionPolicy {
         /// Round Robin: rotates I/O over paths. Breaks SCSI-3 reservations of MSCS before 5.5.
@@ -241,6 +319,71 @@ mod tests {
             DcbxControl::parse("host"),
             DcbxControl::Other("host".into())
         );
+    }
+
+    #[test]
+    fn rdma_protocols_parse_every_source_spelling_and_say_which_are_rdma() {
+        use RdmaProtocol as P;
+        for (text, parsed, stored, rdma) in [
+            // Redfish Protocol values (Ethernet.AdditionalProtocols).
+            ("RoCE", P::Roce, "roce", true),
+            ("RoCEv2", P::RoceV2, "rocev2", true),
+            ("iWARP", P::Iwarp, "iwarp", true),
+            ("InfiniBand", P::InfiniBand, "infiniband", true),
+            ("RDMA", P::Rdma, "rdma", true),
+            ("rdma", P::Rdma, "rdma", true),
+            // Vendor spellings (Dell RDMAProtocolSupport, HPE RDMASupport).
+            ("None", P::None, "none", false),
+            ("RoCE v2", P::RoceV2, "rocev2", true),
+            (" ROCE_V2 ", P::RoceV2, "rocev2", true),
+            ("RoCEv1", P::Roce, "roce", true),
+            // Unknown spellings are kept verbatim; RDMA only when they name it.
+            ("TCP", P::Other("TCP".into()), "TCP", false),
+            ("UDP", P::Other("UDP".into()), "UDP", false),
+            (
+                "RDMA over Converged Ethernet",
+                P::Other("RDMA over Converged Ethernet".into()),
+                "RDMA over Converged Ethernet",
+                true,
+            ),
+            ("", P::Other(String::new()), "", false),
+        ] {
+            let protocol = P::parse(text);
+            assert_eq!(protocol, parsed, "{text:?}");
+            assert_eq!(protocol.as_str(), stored, "{text:?}");
+            assert_eq!(protocol.is_rdma(), rdma, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn function_types_and_link_technologies_parse_the_schema_values() {
+        for (text, parsed, stored) in [
+            ("Disabled", FunctionType::Disabled, "disabled"),
+            ("Ethernet", FunctionType::Ethernet, "ethernet"),
+            ("FibreChannel", FunctionType::FibreChannel, "fibre_channel"),
+            ("iSCSI", FunctionType::Iscsi, "iscsi"),
+            ("FibreChannelOverEthernet", FunctionType::Fcoe, "fcoe"),
+            ("InfiniBand", FunctionType::InfiniBand, "infiniband"),
+            ("OEM", FunctionType::Other("OEM".into()), "OEM"),
+        ] {
+            assert_eq!(FunctionType::parse(text), parsed, "{text}");
+            assert_eq!(parsed.as_str(), stored, "{text}");
+        }
+        for (text, parsed, stored) in [
+            ("Ethernet", LinkTechnology::Ethernet, "ethernet"),
+            ("InfiniBand", LinkTechnology::InfiniBand, "infiniband"),
+            (
+                "FibreChannel",
+                LinkTechnology::FibreChannel,
+                "fibre_channel",
+            ),
+            ("GenZ", LinkTechnology::GenZ, "genz"),
+            ("PCIe", LinkTechnology::Pcie, "pcie"),
+            ("UALink", LinkTechnology::Other("UALink".into()), "UALink"),
+        ] {
+            assert_eq!(LinkTechnology::parse(text), parsed, "{text}");
+            assert_eq!(parsed.as_str(), stored, "{text}");
+        }
     }
 
     #[test]

@@ -168,6 +168,7 @@ pub mod mockups;
 pub mod nightly;
 pub mod planted;
 pub mod prometheus;
+pub mod renumbering;
 pub mod reports;
 pub mod sarif;
 pub mod simulator;

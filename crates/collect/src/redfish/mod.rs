@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod links;
 pub mod normalize;
 pub mod odata_type;
+mod protocols;
 pub mod session;
 pub mod shape;
 pub mod tls;

@@ -38,7 +38,7 @@ enum Expect {
     Attributes,
     /// An array of links (`AssignablePhysicalNetworkPorts`, `Controllers[].Links.Ports`).
     Links,
-    /// An array of strings (`Ethernet.AdditionalProtocols`).
+    /// An array of strings (`Ethernet.AdditionalProtocols`, `NetDevFuncCapabilities`).
     Texts,
     /// `Enabled` or `Disabled` (a vendor's on/off attribute).
     OnOff,
@@ -173,6 +173,8 @@ impl Checker {
     fn adapter(&mut self, adapter: &AdapterInventory, vendor: Vendor) {
         let resource = &adapter.adapter;
         self.check(resource, &["Id"], Expect::Text);
+        // What names a numbered adapter (`normalize::identity`).
+        self.check(resource, &["SerialNumber"], Expect::Text);
         self.check(resource, &["Controllers"], Expect::Array);
         let capabilities = ["Controllers", "0", "ControllerCapabilities"];
         for (path, expect) in [
@@ -227,6 +229,20 @@ impl Checker {
 
     fn port(&mut self, port: &Value, vendor: Vendor) {
         self.check(port, &["Id"], Expect::Text);
+        // What names a numbered port, and the technology it runs.
+        for property in [
+            "PortId",
+            "PhysicalPortNumber",
+            "LinkNetworkTechnology",
+            "ActiveLinkTechnology",
+        ] {
+            self.check(port, &[property], Expect::Text);
+        }
+        self.check(
+            port,
+            &["Location", "PartLocation", "ServiceLabel"],
+            Expect::Text,
+        );
         self.check(port, &["AssociatedNetworkAddresses"], Expect::Addresses);
         self.check(port, &["Ethernet"], Expect::Object);
         self.check(port, &["Ethernet", "AssociatedMACAddresses"], Expect::Macs);
@@ -253,6 +269,16 @@ impl Checker {
         self.link(resource, &["Links", "PCIeFunction"]);
         self.check(resource, &["AssignablePhysicalPorts"], Expect::Links);
         self.check(resource, &["AssignablePhysicalNetworkPorts"], Expect::Links);
+        // What names a numbered function besides its MAC.
+        for path in [
+            ["InfiniBand", "PermanentPortGUID"],
+            ["InfiniBand", "PortGUID"],
+            ["FibreChannel", "PermanentWWPN"],
+            ["FibreChannel", "WWPN"],
+        ] {
+            self.check(resource, &path, Expect::Text);
+        }
+        self.check(resource, &["NetDevFuncCapabilities"], Expect::Texts);
         for settings in [Some(resource), function.pending.as_ref()]
             .into_iter()
             .flatten()
@@ -262,6 +288,7 @@ impl Checker {
                 &["Ethernet", "AdditionalProtocols"],
                 Expect::Texts,
             );
+            self.check(settings, &["NetDevFuncType"], Expect::Text);
         }
         for attributes in [&function.oem_attributes, &function.oem_pending]
             .into_iter()
@@ -291,6 +318,7 @@ impl Checker {
         }
         for interface in &system.interfaces {
             self.check(interface, &["Id"], Expect::Text);
+            self.check(interface, &["Links", "RelatedInterfaces"], Expect::Links);
             self.check(interface, &["PermanentMACAddress"], Expect::Mac);
             self.check(interface, &["MACAddress"], Expect::Mac);
         }

@@ -954,3 +954,23 @@ fn loading_and_judging_are_linear_in_the_rules_counted_not_timed() {
         );
     }
 }
+
+#[test]
+fn function_types_and_link_technologies_block_and_capabilities_inform() {
+    let policy = Policy::builtin();
+    let port = "nic/02:c6:00:00:02:01/bmc";
+    for (leaf, id, severity) in [
+        ("function_type", "bmc-function-type", Severity::Block),
+        ("link_technology", "bmc-link-technology", Severity::Block),
+        (
+            "capabilities/function_types",
+            "bmc-capabilities",
+            Severity::Info,
+        ),
+    ] {
+        for scope in ["", "function/02:c6:00:00:02:01/", "pending/"] {
+            let p = format!("{port}/{scope}{leaf}");
+            assert_eq!(classify(&policy, &p), (id.to_owned(), severity), "{p}");
+        }
+    }
+}

@@ -17,7 +17,8 @@
 //!   (identical cards with no context) get `-2`, `-3`… in the order of their `SoftwareId`,
 //!   `@odata.id` and position — never their version, so a firmware update of one card does
 //!   not swap their keys. What remains: if the BMC renumbers two such members, their keys
-//!   can swap.
+//!   can swap; the capture says so in a note when members alike in `SoftwareId` too are
+//!   told apart by their URIs alone.
 //! - **Everything else** (Lenovo XCC `BMC-Primary`, `UEFI`, `Slot_1.Bundle`; DMTF `BMC`,
 //!   `BIOS`): the `Id`, lower-cased.
 //!
@@ -254,6 +255,19 @@ fn entries<'a>(
     // everything else, their keys can swap.)
     for (identity, mut same) in numbered {
         same.sort_by(|a, b| a.order.cmp(&b.order));
+        // Alike in `SoftwareId` too, members are told apart by their URIs alone.
+        if same
+            .windows(2)
+            .any(|pair| pair[0].order.0 == pair[1].order.0)
+        {
+            let uris: Vec<&str> = same.iter().map(|m| m.order.1.as_str()).collect();
+            notes.push(format!(
+                "firmware inventory members {} read the same (name, context and SoftwareId): \
+                 keyed `{identity}`, `{identity}-2`… in the order of their URIs, which swaps if \
+                 the BMC renumbers them",
+                uris.join(", ")
+            ));
+        }
         for (index, member) in same.into_iter().enumerate() {
             let component = if index == 0 {
                 identity.clone()

@@ -2,12 +2,19 @@
 //!
 //! Ports are keyed by permanent MAC (`nic/<mac>/bmc/…`), the join key with what the OS
 //! reports, found through any link of any schema generation (`ports`); each function of a
-//! port has its own `nic/<mac>/bmc/function/<id>/…`; a port whose MAC the service gives
+//! port has its own `nic/<mac>/bmc/function/<name>/…`; a port whose MAC the service gives
 //! nowhere keeps a name-based key (`nic/port-<adapter>-<port>/bmc/…`, with the chassis Id in
-//! front when two adapters of the crawl share an Id) and a note. A function joins a port only
+//! front when two adapters of the crawl share a name) and a note. A function joins a port only
 //! through a definite link (an assignment, or an `Assignable…` list of one port). Firmware is
 //! keyed by component, BIOS by attribute name. Standard Redfish properties are mapped here;
 //! vendor OEM data in `super::vendors`.
+//!
+//! No fact depends on the numbers a BMC gives the members of its collections or on the order
+//! it lists them in, since a BMC renumbers them at will: names are `Id`s where those are names,
+//! and for a member numbered by the BMC what the hardware says (`identity`: an adapter's
+//! location, a port's `PortId`, a function's MAC; firmware's `<Name>@<context>`, `firmware`).
+//! Where a numbered member has nothing stable, the key that needs it keeps the number and a
+//! note says it can change; an identity fact is then left out.
 
 use serde_json::Value;
 
@@ -18,6 +25,8 @@ use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactPath, Facts};
 
 mod firmware;
+mod identity;
+mod interfaces;
 mod pcie;
 mod ports;
 mod system;
@@ -54,6 +63,7 @@ pub fn normalize(inventory: &Inventory) -> Normalized {
         &mut out,
     );
     ports::adapters_facts(&inventory.adapters, vendor, &links, &mut out);
+    interfaces::interface_facts(&inventory.systems, &mut out.facts);
     for system in &inventory.systems {
         system::system_facts(system, vendor, &mut out);
     }

@@ -13,35 +13,45 @@
 //! Where a Port and a NetworkPort of one physical port disagree, the Port (current schema)
 //! wins and a note names both.
 //!
+//! Nothing depends on the numbers a BMC gives its members or on the order it lists them in:
+//! each adapter, port and function is named by its [`identity`] (its `Id` when that is a
+//! name; for a bare number, what the hardware says: a location, a hardware port id, a MAC),
+//! and ordered by it.
+//!
 //! The port's key is its permanent MAC, taken from the first of: the Port's
 //! `Ethernet.AssociatedMACAddresses` (Port v1.4+; the schema describes its first entry as
 //! "the programmed address of the lowest numbered network device function"), the
 //! NetworkPort's `AssociatedNetworkAddresses`, the vendor's OEM MAC, and — when the port
-//! itself names none — the `PermanentMACAddress` (else `MACAddress`) of its lowest-numbered
-//! function (natural order of `Id`: `…-1-1` before `…-1-2`, `F2` before `F10`), which is the
-//! same rule the schema states. NPAR partitions with their own MACs therefore all sit under
-//! the MAC of partition 1, each under its own `function/<id>/…`.
+//! itself names none — the `PermanentMACAddress` (else `MACAddress`) of its first function
+//! by identity (named functions in natural order, `…-1-1` before `…-1-2`, `F2` before `F10`;
+//! numbered ones by MAC, lowest first), which is the rule the schema states for a service
+//! whose functions are named in hardware order. NPAR partitions with their own MACs therefore
+//! all sit under the MAC of partition 1, each under its own `function/<name>/…`.
 //!
 //! Every fact is claimed by the resource it came from. The same path written twice with
 //! different values (two chassis exposing one adapter with different data, two ports
 //! claiming one MAC) is a problem naming both URIs; an adapter whose facts all repeat what
 //! another adapter already said (one adapter reached through two chassis) is kept once,
-//! with a note. A port without a MAC is keyed `port-<adapter>-<port>`, with the chassis Id
-//! in front (`port-<chassis>-<adapter>-<port>`) when two adapters of the crawl share an Id.
+//! with a note. A port without a MAC is keyed `port-<adapter>-<port>` by their identities,
+//! with the chassis Id in front (`port-<chassis>-<adapter>-<port>`) when two adapters of the
+//! crawl share a name; where an identity is only the BMC's number, the note says the key can
+//! change. The identity facts `adapter` and `port` are written only when stable.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
 use super::firmware::FirmwareLinks;
+use super::identity::{self, Identity};
 use super::{Normalized, function_mac, function_ports, id_of, mac_of};
 use crate::nic::port_key;
 use crate::placeholder::Placeholders;
 use crate::redfish::attributes::Registry;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
+use crate::redfish::protocols::{rdma_protocol_fact, rdma_protocols};
 use crate::redfish::vendors::{self, Leaves, Vendor};
-use driftgate_model::{FlowControl, MacAddr};
-use driftgate_snapshot::{FactPath, FactValue, path_segment};
+use driftgate_model::{FlowControl, FunctionType, LinkTechnology, MacAddr};
+use driftgate_snapshot::{FactPath, FactValue, Scalar, path_segment};
 
 /// At most this many collisions are listed per adapter; the rest are counted.
 const MAX_COLLISIONS: usize = 5;
@@ -63,16 +73,19 @@ pub(super) fn adapters_facts(
     out: &mut Normalized,
 ) {
     let mut claims: BTreeMap<FactPath, Claim> = BTreeMap::new();
-    // Adapter Ids repeat across chassis (`NetworkAdapters/1`): a MAC-less key then needs the
-    // chassis too. Unique Ids keep the short key, so existing snapshots keep theirs.
-    let mut id_count: HashMap<String, usize> = HashMap::new();
+    // Adapter names repeat across chassis (`NetworkAdapters/1` of two chassis, without a
+    // location): a MAC-less key then needs the chassis too. Unique names keep the short key,
+    // so existing snapshots keep theirs.
+    let mut name_count: HashMap<String, usize> = HashMap::new();
     for adapter in adapters {
-        *id_count.entry(id_of(&adapter.adapter)).or_default() += 1;
+        *name_count
+            .entry(identity::adapter(&adapter.adapter).name().to_owned())
+            .or_default() += 1;
     }
     for adapter in adapters {
         let adapter_uri = resource_uri(&adapter.adapter);
-        let qualified = id_count
-            .get(&id_of(&adapter.adapter))
+        let qualified = name_count
+            .get(identity::adapter(&adapter.adapter).name())
             .is_some_and(|count| *count > 1);
         let written = adapter_facts(
             adapter,
@@ -80,6 +93,7 @@ pub(super) fn adapters_facts(
             firmware,
             qualified,
             (&mut out.notes, &mut out.placeholders),
+            &mut out.problems,
         );
         let mut repeated: BTreeSet<String> = BTreeSet::new();
         let mut collisions = Vec::new();
@@ -128,57 +142,68 @@ pub(super) fn adapters_facts(
 }
 
 /// One physical port: its `Port`/`NetworkPort` resources (NetworkPorts first, then Ports, each
-/// kind by descending natural `Id`, so the last member, whose values win, is the
-/// lowest-numbered Port whatever the listing order) and its functions (lowest-numbered first).
+/// kind by descending [`Identity::order`], so the last member, whose values win, is the first
+/// Port whatever the listing order or numbering) and its functions (in [`Identity::order`]).
 #[derive(Default)]
 struct PortGroup<'a> {
     members: Vec<&'a Value>,
     functions: Vec<&'a FunctionInventory>,
 }
 
-/// The facts of one adapter, each with the URI of the resource it came from.
+/// The facts of one adapter, each with the URI of the resource it came from; two of its ports
+/// keyed alike (one MAC claimed by both) are a problem.
 fn adapter_facts(
     adapter: &AdapterInventory,
     vendor: Vendor,
     firmware: &FirmwareLinks,
     qualified: bool,
     (notes, placeholders): (&mut Vec<String>, &mut Placeholders),
+    problems: &mut Vec<String>,
 ) -> Vec<(FactPath, FactValue, String)> {
-    let adapter_id = id_of(&adapter.adapter);
+    let adapter_name = identity::adapter(&adapter.adapter);
     let adapter_uri = resource_uri(&adapter.adapter);
-    // The name of a MAC-less key: `<adapter>-…`, or `<chassis>-<adapter>-…` when the adapter
-    // Id is not unique in the crawl.
+    // The name of a MAC-less key: `<adapter>-…`, or `<chassis>-<adapter>-…` when the adapter's
+    // name is not unique in the crawl.
     let key_base = match chassis_of(&adapter_uri).filter(|_| qualified) {
-        Some(chassis) => format!("{chassis}-{adapter_id}"),
-        None => adapter_id.clone(),
+        Some(chassis) => format!("{chassis}-{}", adapter_name.name()),
+        None => adapter_name.name().to_owned(),
     };
     let mut functions: Vec<&FunctionInventory> = adapter.functions.iter().collect();
-    functions.sort_by_key(|f| natural(&id_of(&f.function)));
+    functions.sort_by_cached_key(|f| identity::function(&f.function).order());
     let (groups, unassigned) = group_ports(adapter, &functions, vendor, notes);
     let mut written = Vec::new();
+    let mut keyed: HashMap<String, String> = HashMap::new();
     for group in groups {
-        // The last member is the Port when there is one: its Id names the port.
+        // The last member is the Port when there is one: it names the port.
         let main = group.members.last().expect("every group has a member");
         let uri = resource_uri(main);
-        let port_id = id_of(main);
+        let port_name = identity::port(main);
         let mac = group_mac(&group, vendor);
-        // Without a MAC, port ids repeat across adapters (`Ports/1`): qualify them.
-        let key = port_key(mac, "port", &format!("{key_base}-{port_id}"));
+        // Without a MAC, port names repeat across adapters (`Ports/1`): qualify them.
+        let key = port_key(mac, "port", &format!("{key_base}-{}", port_name.name()));
         if mac.is_none() {
             notes.push(format!(
                 "{uri}: no MAC in Ethernet.AssociatedMACAddresses, AssociatedNetworkAddresses, \
                  the vendor OEM block or a function assigned to it; keyed nic/{key} (does not \
-                 join the operating system's view)"
+                 join the operating system's view){}",
+                unstable(&[&adapter_name, &port_name])
+            ));
+        }
+        if let Some(other) = keyed.insert(key.clone(), uri.clone()) {
+            problems.push(format!(
+                "nic/{key}: {other} and {uri} are two ports of one adapter that claim one MAC; \
+                 what they say is kept as one port's"
             ));
         }
         // Staged controllers are read at the index of the current controller serving the
         // port: a `Settings` object lists its controllers without `Links`.
         let controller = controller_index(&adapter.adapter, &group);
         let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
-        leaves.set("adapter", adapter_id.as_str());
-        leaves.set("port", port_id.as_str());
+        set_identity(&mut leaves, "adapter", &adapter_name);
+        set_identity(&mut leaves, "port", &port_name);
+        // Firmware named like a function or the port (Dell's FQDDs); a number names none.
         let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
-        names.push(port_id.clone());
+        names.push(id_of(main));
         let functions: Vec<String> = group
             .functions
             .iter()
@@ -220,25 +245,26 @@ fn adapter_facts(
     // A function assigned to no port that has a MAC of its own is its own port: on a service
     // that lists no Ports or NetworkPorts at all, the function is the only view of the port.
     for function in unassigned {
-        let function_id = id_of(&function.function);
+        let function_name = identity::function(&function.function);
         let uri = resource_uri(&function.function);
         let mac = function_mac(&function.function);
-        let key = port_key(mac, "port", &format!("{key_base}-{function_id}"));
+        let key = port_key(mac, "port", &format!("{key_base}-{}", function_name.name()));
         if mac.is_none() {
             notes.push(format!(
                 "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
-                 (does not join the operating system's view)"
+                 (does not join the operating system's view){}",
+                unstable(&[&adapter_name, &function_name])
             ));
         }
         let mut leaves = Leaves::default();
-        leaves.set("adapter", adapter_id.as_str());
+        set_identity(&mut leaves, "adapter", &adapter_name);
         // The adapter's firmware is this function's too: it is the only view of its port.
         let controller = controller_of(&adapter.adapter, &[uri.as_str()]).unwrap_or(0);
         controller_firmware(&adapter.adapter["Controllers"][controller], &mut leaves);
         port_firmware(
             firmware,
             &adapter_uri,
-            std::slice::from_ref(&function_id),
+            &[id_of(&function.function)],
             std::slice::from_ref(&uri),
             &mut leaves,
         );
@@ -270,6 +296,34 @@ fn port_firmware(
     }
 }
 
+/// Sets the identity leaf `leaf` when the identity is stable: a BMC's number is no name, and
+/// a fact holding it would change whenever the BMC renumbers.
+fn set_identity(leaves: &mut Leaves, leaf: &str, name: &Identity) {
+    if let Some(name) = name.stable() {
+        leaves.set(leaf, name);
+    }
+}
+
+/// What a note about a key adds when the key holds a number that is all a resource has for a
+/// name (`; named by the BMC's number 2 alone …: the key changes if the BMC renumbers`), else
+/// nothing.
+fn unstable(names: &[&Identity]) -> String {
+    let numbers: Vec<&str> = names
+        .iter()
+        .filter(|name| name.stable().is_none())
+        .map(|name| name.name())
+        .collect();
+    if numbers.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; named by the BMC's number{} {} alone (no location, serial number, hardware port id \
+         or address to name it by): the key changes if the BMC renumbers",
+        if numbers.len() > 1 { "s" } else { "" },
+        numbers.join(" and "),
+    )
+}
+
 /// The Chassis Id in an adapter's URI (`/redfish/v1/Chassis/<id>/NetworkAdapters/…`).
 fn chassis_of(adapter_uri: &str) -> Option<&str> {
     let mut segments = adapter_uri.split('/');
@@ -283,6 +337,7 @@ fn property_of(leaf: &str) -> String {
         "flow_control/configured" => "FlowControlConfiguration".to_owned(),
         "flow_control/status" => "FlowControlStatus".to_owned(),
         "lldp/enabled" => "Ethernet.LLDPEnabled".to_owned(),
+        "link_technology" => "LinkNetworkTechnology/ActiveLinkTechnology".to_owned(),
         other => other.to_owned(),
     }
 }
@@ -342,11 +397,11 @@ fn group_ports<'a>(
     }
     let mut by_root: BTreeMap<usize, PortGroup<'a>> = BTreeMap::new();
     for (root, mut indices) in roots {
-        // NetworkPorts before Ports, each by descending natural Id: the lowest Port last.
+        // NetworkPorts before Ports, each in descending order: the first Port last.
         indices.sort_by_cached_key(|i| {
             (
                 *i >= legacy,
-                std::cmp::Reverse(natural(&id_of(members[*i]))),
+                std::cmp::Reverse(identity::port(members[*i]).order()),
             )
         });
         by_root.entry(root).or_default().members =
@@ -490,9 +545,26 @@ fn controller_of(adapter: &Value, ours: &[&str]) -> Option<usize> {
     })
 }
 
-/// The settings of a port resource (or of its pending `Settings`): flow control, LLDP, and
-/// the vendor's port facts.
+/// The settings of a port resource (or of its pending `Settings`): the network technology it
+/// runs, flow control, LLDP, and the vendor's port facts.
+///
+/// `link_technology` is Port `LinkNetworkTechnology` ("the current network technology for
+/// this port", Port v1.2+) or NetworkPort `ActiveLinkTechnology` ("network port active link
+/// technology"): `ethernet`, `infiniband`, `fibre_channel`. A VPI card (ConnectX) runs either
+/// InfiniBand or Ethernet by a firmware setting that an update can reset. An InfiniBand port
+/// is RDMA by nature; that is said by `link_technology` alone and not repeated as
+/// `rdma_protocol`, which the checks of RoCE over DCB read (an InfiniBand link has its own
+/// credit-based flow control, no DCBX or PFC).
 fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
+    let technology = port["LinkNetworkTechnology"]
+        .as_str()
+        .or_else(|| port["ActiveLinkTechnology"].as_str());
+    if let Some(technology) = technology {
+        leaves.set(
+            "link_technology",
+            LinkTechnology::parse(technology).as_str(),
+        );
+    }
     for (property, leaf) in [
         ("FlowControlConfiguration", "flow_control/configured"),
         ("FlowControlStatus", "flow_control/status"),
@@ -521,29 +593,57 @@ fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
     vendors::port_facts(vendor, port, leaves);
 }
 
-/// The standard settings of a function resource (or of its pending `Settings`): RDMA from
-/// `Ethernet.AdditionalProtocols`, an array of `Protocol` values (`RoCE`, `RoCEv2`, `iWARP`
-/// are the RDMA ones). The property is newer than NetworkDeviceFunction v1_11_1 (DSP8010
-/// 2025.2); nv-redfish 0.8's generated NetworkDeviceFunction schema carries it as
-/// `Ethernet.additional_protocols: Vec<Protocol>`. An array without an RDMA protocol means RDMA
-/// is off; an absent one says nothing.
+/// The standard settings of a function resource (or of its pending `Settings`).
+///
+/// - `function_type`: `NetDevFuncType`, which "shall contain the configured capability of
+///   this network device function" (read-write): what the operating system sees, `ethernet`,
+///   `iscsi`, `fcoe`, `fibre_channel`, `infiniband`, or `disabled` ("neither enumerated nor
+///   visible to the operating system"). A configuration: an update that resets a partition to
+///   `disabled` or another personality takes the device the host used away. An InfiniBand
+///   function is RDMA by nature; that is said here alone and not repeated as `rdma_protocol`
+///   (see [`port_settings`]).
+/// - `rdma_protocol`: the RDMA protocols `Ethernet.AdditionalProtocols` names
+///   (`crate::redfish::protocols`: the list of protocols the function *supports*, v1.10+), or
+///   `none`; and `rdma_enabled` false when it names none — a function that supports no RDMA
+///   protocol runs none. A list that names one says the function can run it, not that it
+///   does: `rdma_enabled` is then left to a source that says so (Dell's
+///   `RDMANICModeOnPort`). An absent list says nothing.
 fn function_settings(function: &Value, leaves: &mut Leaves) {
-    let Some(protocols) = function["Ethernet"]["AdditionalProtocols"].as_array() else {
-        return;
-    };
-    let rdma = protocols
-        .iter()
-        .filter_map(Value::as_str)
-        .map(str::to_ascii_lowercase)
-        .find(|p| matches!(p.as_str(), "roce" | "rocev2" | "iwarp"));
-    leaves.set("rdma_enabled", rdma.is_some());
-    if let Some(protocol) = rdma {
-        leaves.set("rdma_protocol", protocol);
+    if let Some(kind) = function["NetDevFuncType"].as_str() {
+        leaves.set("function_type", FunctionType::parse(kind).as_str());
+    }
+    if let Some(protocols) = rdma_protocols(&function["Ethernet"]["AdditionalProtocols"]) {
+        if protocols.is_empty() {
+            leaves.set("rdma_enabled", false);
+        }
+        leaves.set("rdma_protocol", rdma_protocol_fact(&protocols));
     }
 }
 
-/// The facts of one function under `function/<id>/…` of the port `key`; what the operator
-/// should know of its attributes goes to `notes`.
+/// What a function can be, apart from what it is (`capabilities/…`): `NetDevFuncCapabilities`,
+/// which "shall contain an array of capabilities for this network device function" (the
+/// `function_type`s it may be configured as), as the sorted list
+/// `capabilities/function_types`. Read from the live resource only: a capability is not
+/// staged.
+fn function_capabilities(function: &Value, leaves: &mut Leaves) {
+    let Some(types) = function["NetDevFuncCapabilities"].as_array() else {
+        return;
+    };
+    let names: BTreeSet<String> = types
+        .iter()
+        .filter_map(Value::as_str)
+        .map(|kind| FunctionType::parse(kind).as_str().to_owned())
+        .collect();
+    let names = names.into_iter().map(|name| Scalar::Text(name.into()));
+    leaves.set(
+        "capabilities/function_types",
+        FactValue::list(names.collect()),
+    );
+}
+
+/// The facts of one function under `function/<name>/…` of the port `key`, `<name>` its
+/// [`identity::function`]: its `Id`, or for a numbered one its MAC (else InfiniBand GUID,
+/// Fibre Channel WWPN).
 fn push_function(
     written: &mut Vec<(FactPath, FactValue, String)>,
     key: &str,
@@ -558,6 +658,7 @@ fn push_function(
         leaves.set("mac", mac.to_string());
     }
     function_settings(resource, &mut leaves);
+    function_capabilities(resource, &mut leaves);
     let registry = function.oem_registry.as_ref().map(Registry::new);
     if let Some(attributes) = &function.oem_attributes {
         vendors::function_facts(
@@ -586,7 +687,10 @@ fn push_function(
         );
     }
     leaves.add_pending(&pending);
-    let scope = format!("function/{}/", path_segment(&id_of(resource)));
+    let scope = format!(
+        "function/{}/",
+        path_segment(identity::function(resource).name())
+    );
     push_leaves(
         written,
         key,
@@ -626,23 +730,5 @@ fn resource_uri(resource: &Value) -> String {
         .to_owned()
 }
 
-/// A natural sort key: runs of digits compare as numbers (`F2` before `F10`).
-fn natural(id: &str) -> Vec<(String, u64)> {
-    let mut key = Vec::new();
-    let mut text = String::new();
-    let mut chars = id.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            let mut number = u64::from(c.to_digit(10).unwrap_or(0));
-            while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
-                number = number.saturating_mul(10).saturating_add(u64::from(d));
-                chars.next();
-            }
-            key.push((std::mem::take(&mut text), number));
-        } else {
-            text.push(c);
-        }
-    }
-    key.push((text, u64::MAX));
-    key
-}
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,4 @@
-//! A computer system's interfaces and BIOS → `nic/<mac>/bmc/interface`, `bios/…`.
+//! A computer system's BIOS → `bios/…` (its interfaces are `super::interfaces`').
 //!
 //! Every BIOS attribute (secrets removed) is a fact at the home of its class
 //! ([`attributes`], judged with the BIOS attribute registry): `bios/<name>` for a setting,
@@ -10,8 +10,8 @@
 
 use serde_json::Value;
 
-use super::{Normalized, id_of, mac_of};
-use crate::nic::{NicFacts, Side, is_placeholder, scalar};
+use super::Normalized;
+use crate::nic::{is_placeholder, scalar};
 use crate::redfish::attributes::{self, Class, Registry};
 use crate::redfish::crawl::SystemInventory;
 use crate::redfish::vendors::{self, Bios, Vendor};
@@ -21,14 +21,6 @@ use driftgate_snapshot::{FactPath, Facts, path_segment};
 /// The facts of one system.
 pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut Normalized) {
     let facts = &mut out.facts;
-    for interface in &system.interfaces {
-        let mac =
-            mac_of(&interface["PermanentMACAddress"]).or_else(|| mac_of(&interface["MACAddress"]));
-        if let Some(mac) = mac {
-            NicFacts::new(facts, Side::Bmc, &mac.to_string())
-                .set("interface", id_of(interface).as_str());
-        }
-    }
     let registry = system.bios_registry.as_ref().map(Registry::new);
     let mut filter = SecretFilter::new();
     if let Some(registry) = &registry {

@@ -25,7 +25,7 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
             json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/1", "Id": "1",
             "Ethernet": {"AssociatedMACAddresses": ["aa:bb:cc:dd:ee:01"], "FlowControlConfiguration": "TX_RX", "FlowControlStatus": null,
                          "LLDPEnabled": true, "LLDPReceive": {"ChassisId": "2c:23:3a:48:2f:5d", "ManagementVlanId": 4095}}}),
-            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/2", "Id": "2", "Ethernet": {}}),
+            json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/Slot1/Ports/2", "Id": "2", "PortId": "2", "Ethernet": {}}),
         ],
         functions: vec![FunctionInventory {
             function: json!({"Id": "F2", "Ethernet": {"PermanentMACAddress": "00:00:00:00:00:00", "MACAddress": "aa:bb:cc:dd:ee:02"},
@@ -64,9 +64,15 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
         Some(&"2c:23:3a:48:2f:5d".into())
     );
     // Port 2 has no MAC of its own: its function's (the all-zero permanent MAC is ignored).
+    // It is named by its hardware PortId; port 1 has nothing but the BMC's number, no name.
     assert_eq!(
         get(&facts, "nic/aa:bb:cc:dd:ee:02/bmc/port"),
         Some(&"2".into())
+    );
+    assert_eq!(get(&facts, &format!("{one}/port")), None);
+    assert_eq!(
+        get(&facts, &format!("{one}/adapter")),
+        Some(&"Slot1".into())
     );
 }
 
@@ -286,10 +292,18 @@ fn two_ports_claiming_one_mac_are_a_problem() {
         }],
         ..Inventory::default()
     });
+    // Numbered without a PortId, the ports have no name to collide on: the key itself does.
     assert_eq!(out.problems.len(), 1, "{:?}", out.problems);
-    assert!(out.problems[0].contains("nic/02:00:00:00:00:09/bmc/port"));
-    assert!(out.problems[0].contains(&format!("{uri}/Ports/1 says \"1\"")));
-    assert!(out.problems[0].contains(&format!("{uri}/Ports/2 says \"2\"")));
+    for needle in [
+        "nic/02:00:00:00:00:09: ".to_owned(),
+        format!("{uri}/Ports/1 and {uri}/Ports/2 are two ports of one adapter that claim one MAC"),
+    ] {
+        assert!(
+            out.problems[0].contains(&needle),
+            "{needle}: {:?}",
+            out.problems
+        );
+    }
 }
 
 #[test]
@@ -305,7 +319,7 @@ fn npar_partitions_keep_their_own_facts_under_the_lowest_numbered_mac() {
         root: json!({}),
         adapters: vec![AdapterInventory {
             adapter: json!({"@odata.id": uri, "Id": "N"}),
-            ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1"})],
+            ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "PortId": "1"})],
             // F10 sorts after F2 (natural order), F2 after F1: F1 keys the port.
             functions: vec![function(10), function(2), function(1)],
             ..AdapterInventory::default()
@@ -344,8 +358,12 @@ fn a_function_on_no_port_with_a_mac_is_its_own_port() {
         }],
         ..Inventory::default()
     });
+    // A numbered function is named by its MAC; without one, by its number, with a note.
     assert_eq!(
-        get(&out.facts, "nic/02:00:00:00:00:31/bmc/function/1/mac"),
+        get(
+            &out.facts,
+            "nic/02:00:00:00:00:31/bmc/function/02:00:00:00:00:31/mac"
+        ),
         Some(&"02:00:00:00:00:31".into())
     );
     assert_eq!(
@@ -353,7 +371,13 @@ fn a_function_on_no_port_with_a_mac_is_its_own_port() {
         Some(&"A".into())
     );
     assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
-    assert!(out.notes[0].contains("/a/f/2"), "{}", out.notes[0]);
+    for needle in [
+        "/a/f/2",
+        "named by the BMC's number 2 alone",
+        "if the BMC renumbers",
+    ] {
+        assert!(out.notes[0].contains(needle), "{needle}: {}", out.notes[0]);
+    }
 }
 
 #[test]
@@ -506,8 +530,8 @@ fn a_function_assignable_to_several_ports_is_on_none_of_them() {
         adapters: vec![AdapterInventory {
             adapter: json!({"@odata.id": uri, "Id": "S"}),
             ports: vec![
-                json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1"}),
-                json!({"@odata.id": format!("{uri}/Ports/2"), "Id": "2"}),
+                json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "PortId": "1"}),
+                json!({"@odata.id": format!("{uri}/Ports/2"), "Id": "2", "PortId": "2"}),
             ],
             functions: vec![FunctionInventory {
                 function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/F"), "Id": "F",

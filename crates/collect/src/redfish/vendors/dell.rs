@@ -8,7 +8,7 @@ use super::{Kind, Leaves, OemAttributes, on_off};
 use crate::nic::{is_placeholder, scalar};
 use crate::redfish::attributes::{Class, Registry, classify};
 use crate::redfish::odata_type::TypeName;
-use driftgate_model::DcbxMode;
+use driftgate_model::{DcbxMode, RdmaProtocol};
 use driftgate_secrets::SecretFilter;
 use driftgate_snapshot::path_segment;
 
@@ -27,8 +27,9 @@ pub const ATTRIBUTES: OemAttributes = OemAttributes {
 enum Mapping {
     /// DCBX mode spelling → `ieee|cee|ieee+cee|disabled`.
     Dcbx,
-    /// Lower-cased text.
-    Lower,
+    /// An RDMA protocol ([`RdmaProtocol`]: `roce`, `rocev2`, `iwarp`, `none`), spelled as every
+    /// vendor's is.
+    Rdma,
     /// `Enabled`/`Disabled` → boolean.
     Enabled,
     /// `VirtualizationMode` → whether NIC partitioning is on.
@@ -46,7 +47,7 @@ enum Mapping {
 /// function of the card.
 const MAPPED: &[(&str, &str, Mapping)] = &[
     ("Broadcom_DCBX", "dcbx_mode", Mapping::Dcbx),
-    ("RDMAProtocolSupport", "rdma_protocol", Mapping::Lower),
+    ("RDMAProtocolSupport", "rdma_protocol", Mapping::Rdma),
     ("RDMANICModeOnPort", "rdma_enabled", Mapping::Enabled),
     ("VirtualizationMode", "npar", Mapping::Npar),
     ("LocalDCBXWillingMode", "dcbx_willing", Mapping::Enabled),
@@ -71,7 +72,7 @@ pub fn mapped_attributes() -> impl Iterator<Item = (&'static str, Kind)> {
     MAPPED.iter().map(|(name, _, mapping)| {
         let kind = match mapping {
             Mapping::Enabled | Mapping::LldpPort(_) => Kind::OnOff,
-            Mapping::Dcbx | Mapping::Lower | Mapping::Npar | Mapping::FlowControl => Kind::Text,
+            Mapping::Dcbx | Mapping::Rdma | Mapping::Npar | Mapping::FlowControl => Kind::Text,
         };
         (*name, kind)
     })
@@ -89,7 +90,7 @@ fn port_number(function_id: &str) -> Option<u32> {
 fn convert(mapping: &Mapping, value: &str) -> Option<Value> {
     Some(match mapping {
         Mapping::Dcbx => DcbxMode::parse(value).as_str().into(),
-        Mapping::Lower => value.to_ascii_lowercase().into(),
+        Mapping::Rdma => RdmaProtocol::parse(value).as_str().into(),
         Mapping::Enabled | Mapping::LldpPort(_) => on_off(value)?.into(),
         Mapping::Npar => value.to_ascii_uppercase().contains("NPAR").into(),
         Mapping::FlowControl => {

@@ -6,8 +6,9 @@
 use serde_json::Value;
 
 use super::{Leaves, OemCollection, SystemAdapterFirmware};
-use crate::placeholder::{self, is_placeholder};
+use crate::placeholder;
 use crate::redfish::odata_type::TypeName;
+use crate::redfish::protocols::{rdma_protocol_fact, rdma_protocols};
 use driftgate_model::MacAddr;
 
 /// iLO 5's `Systems/<id>/BaseNetworkAdapters` (`HpeBaseNetworkAdapter.v2_0_0`, deprecated in
@@ -38,17 +39,12 @@ pub fn base_adapter_firmware(adapter: &Value) -> Option<SystemAdapterFirmware<'_
     })
 }
 
-/// Adapter-level facts of every port of an HPE adapter.
+/// Adapter-level facts of every port of an HPE adapter: `RDMASupport` (the RDMA protocols
+/// the adapter supports, `["None"]` for none) read as the standard protocol lists are.
 pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let controller = &adapter["Oem"]["Hpe"]["Controllers"][0];
-    if let Some(protocols) = controller["RDMASupport"].as_array() {
-        let rdma = protocols
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|p| !is_placeholder(p))
-            .find(|p| !p.eq_ignore_ascii_case("none"))
-            .unwrap_or("none");
-        nic.set("rdma_protocol", rdma.to_ascii_lowercase());
+    if let Some(protocols) = rdma_protocols(&controller["RDMASupport"]) {
+        nic.set("rdma_protocol", rdma_protocol_fact(&protocols));
     }
     // Off also turns off DCBX, RoCE, FCoE and EVB on the adapter.
     nic.set_scalar(
