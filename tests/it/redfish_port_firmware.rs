@@ -298,17 +298,32 @@ fn firmware_sources(mockup: &Mockup, judged: &Judged, port: &str) -> Vec<String>
             why.push(format!("{uri} lists its MAC"));
         }
     }
-    let Some(adapter_id) = judged.fact(&format!("nic/{port}/bmc/adapter")) else {
-        return why;
-    };
+    // The port's adapter: the one whose ports or functions name its MAC (a numbered adapter
+    // has no `adapter` fact to find it by), else the one its `adapter` fact names.
     let adapters: Vec<(&String, &Value)> = typed("NetworkAdapter").collect();
+    let named = judged.fact(&format!("nic/{port}/bmc/adapter"));
     let Some((adapter_uri, adapter)) = adapters
         .iter()
-        .find(|(_, a)| a["Id"] == adapter_id)
+        .find(|(uri, _)| names_mac(mockup, &key(uri), port))
+        .or_else(|| {
+            // The `adapter` fact is the adapter's stable name: its `Id`, else (a numbered one)
+            // its location label or serial number.
+            adapters.iter().find(|(_, a)| {
+                named.is_some()
+                    && [
+                        &a["Id"],
+                        &a["Location"]["PartLocation"]["ServiceLabel"],
+                        &a["SerialNumber"],
+                    ]
+                    .iter()
+                    .any(|name| name.as_str() == named)
+            })
+        })
         .copied()
     else {
         return why;
     };
+    let adapter_id = adapter["Id"].as_str().unwrap_or("");
     let a = key(adapter_uri);
     for controller in adapter["Controllers"].as_array().into_iter().flatten() {
         if version(&controller["FirmwarePackageVersion"]).is_some() {
@@ -413,6 +428,27 @@ fn firmware_sources(mockup: &Mockup, judged: &Judged, port: &str) -> Vec<String>
         }
     }
     why
+}
+
+/// Whether a resource at or below `adapter` (a [`key`]) names the MAC `port` anywhere.
+fn names_mac(mockup: &Mockup, adapter: &str, port: &str) -> bool {
+    fn holds(value: &Value, mac: &str) -> bool {
+        match value {
+            Value::String(text) => {
+                let hex: String = text.chars().filter(char::is_ascii_hexdigit).collect();
+                hex.len() == 12 && hex.eq_ignore_ascii_case(mac)
+            }
+            Value::Array(items) => items.iter().any(|v| holds(v, mac)),
+            Value::Object(map) => map.values().any(|v| holds(v, mac)),
+            _ => false,
+        }
+    }
+    let mac: String = port.chars().filter(char::is_ascii_hexdigit).collect();
+    mac.len() == 12
+        && mockup
+            .resources
+            .iter()
+            .any(|(uri, body)| below(&key(uri), adapter) && holds(body, &mac))
 }
 
 /// THE DONE-WHEN TEST of issue 38 item 1: in each shared capture and fixture, after a
