@@ -151,7 +151,6 @@ fn volatile_values_changing_by_themselves_stay_silent_under_strict_on_every_mock
         "PCIE_SLOT_2_Port1_LinkStatus",
         "PCIE_SLOT_2_Port1_CurrentLinkSpeed",
         "SystemInformation_LastBootTime",
-        "SysMemSpeed",
     ] {
         assert!(
             changed_anywhere.contains(name),
@@ -226,9 +225,23 @@ fn a_nic_setting_named_like_no_known_spelling_but_dcbx_in_its_registry_blocks_wh
         judged.text
     );
     assert!(
-        judged.text.contains("registry"),
-        "the finding says how it was recognised: {}",
+        judged.text.contains("registry") && judged.text.contains("please report"),
+        "the finding says it was recognised by its registry text and asks for the spelling: {}",
         judged.text
+    );
+    // The capture names what recognised it: the registry's display name.
+    let captured = capture(
+        &format!("redfish=mockup:{}", root().join(DELL_DCB).display()),
+        &[],
+        false,
+    );
+    assert!(
+        captured.stderr.contains(
+            "Attributes/Vendor_QosAgentMode is judged a DCB setting because its registry \
+             DisplayName \"DCBX Protocol\" says DCBX"
+        ),
+        "{}",
+        captured.stderr
     );
     // `HelpText` naming priority flow control.
     let judged = judge_changed(

@@ -719,3 +719,26 @@ fn a_placeholder_in_a_mapped_dcbx_setting_blocks_as_a_removal() {
     );
     assert_eq!(judged.json["verdict"], "block");
 }
+
+/// The PCIe resources only help name a port's firmware: one the BMC links but cannot serve (a
+/// stale `RelatedItem`) is said in a note and leaves the capture complete, its settings judged.
+#[test]
+fn a_pcie_link_that_leads_nowhere_is_a_note_not_an_incomplete_capture() {
+    let mut mockup = Mockup::load(&fixture("pcie-linked-firmware"));
+    let entry = "/redfish/v1/UpdateService/FirmwareInventory/FW-CN25-B";
+    let stale = "/redfish/v1/Chassis/1/PCIeDevices/GONE";
+    mockup
+        .resources
+        .get_mut(entry)
+        .expect("the fixture's entry")["RelatedItem"]
+        .as_array_mut()
+        .expect("a list of links")
+        .push(serde_json::json!({"@odata.id": stale}));
+    let work = tempfile::tempdir().unwrap();
+    mockup.write(work.path());
+    let (_, stderr) = capture(work.path());
+    assert!(
+        stderr.contains(stale) && stderr.contains("PCIe resources that tie a NIC to its firmware"),
+        "{stderr}"
+    );
+}

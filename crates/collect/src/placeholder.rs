@@ -1,7 +1,8 @@
 //! Placeholders: the texts a source answers where it has no value (`"N/A"`, `"nil"`,
 //! `"Unknown"`, iLO's `"-*"` for an empty slot, `""`). They are absence, never a version or a
 //! setting: a firmware "update" from `"N/A"` to `"22.31.1014"` is not one, and a DCBX mode of
-//! `"Not Available"` is no mode. Pure: no I/O. The one vocabulary every parser asks.
+//! `"Not Available"` is no mode. Pure: no I/O. The one vocabulary the Redfish readers and the
+//! Linux `ethtool -i` parser ask.
 //!
 //! `"None"` is not among them: it is a real value of Redfish enumerations
 //! (`FlowControlConfiguration`, `RDMASupport`) and of vendor attributes. Nor is

@@ -122,26 +122,36 @@ pub fn reports_version(name: &str, entry: &Map<String, Value>) -> bool {
 /// or display name says so; without a registry entry, only a name that says it plainly
 /// (`…LinkStatus`, `…CurrentLinkSpeed`, `…Temperature`, `…Uptime`, `Last…`).
 pub fn reports_volatile(name: &str, entry: Option<&Map<String, Value>>) -> bool {
+    // A word alone, or words that say it together (`Link Status`, `LnkSpeed`): not `status`,
+    // `state` or `speed` alone, which a read-only mirror of a setting says too.
     const SAID: &[&str] = &[
-        "status",
-        "state",
-        "speed",
         "temperature",
         "count",
         "counter",
+        "counters",
         "time",
         "date",
         "uptime",
         "last",
-        "current",
         "negotiated",
+        "timestamp",
+    ];
+    const TOGETHER: &[&str] = &[
+        "linkstatus",
+        "linkstate",
+        "linkspeed",
+        "lnkspeed",
+        "lnkstatus",
+        "currentspeed",
+        "currentlinkspeed",
     ];
     match entry {
         Some(entry) => {
             read_only(entry)
-                && [words(name), words(display(entry))]
-                    .iter()
-                    .any(|w| w.iter().any(|w| SAID.contains(&w.as_str())))
+                && [words(name), words(display(entry))].iter().any(|w| {
+                    w.iter().any(|w| SAID.contains(&w.as_str()))
+                        || TOGETHER.iter().any(|t| w.concat().contains(t))
+                })
         }
         None => {
             let joined = words(name).concat();

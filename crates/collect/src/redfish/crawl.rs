@@ -35,8 +35,7 @@ mod pcie;
 mod registry;
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use futures::future::join_all;
 use serde_json::Value;
@@ -127,37 +126,47 @@ pub struct Crawl {
     pub fetched: BTreeMap<String, Value>,
     /// Every resource that could not be read, sorted by URI.
     pub errors: Vec<FetchError>,
+    /// Worth saying, not an error: what could not be read of the PCIe resources that only
+    /// help name a port's firmware, and how many such links were not followed.
+    pub notes: Vec<String>,
 }
 
 /// Crawls the service behind `fetch` with at most `limit` requests in flight; `keep`: every
 /// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`).
 pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
-    let crawler = Crawler {
-        fetch,
-        keep,
-        permits: Semaphore::new(limit.max(1)),
-        expand: AtomicBool::new(false),
-        fetched: Mutex::new(BTreeMap::new()),
-        errors: Mutex::new(Vec::new()),
-        answers: Mutex::new(BTreeMap::new()),
-    };
+    let permits = Semaphore::new(limit.max(1));
+    let crawler = Crawler::new(fetch, keep, &permits, false);
     let root = crawler.get(ROOT).await.filter(|root| {
         let root_type = Expect::one(&TypeName::SERVICE_ROOT);
         crawler.is_typed(ROOT, root, root_type, || "the service root".to_owned())
     });
+    let mut notes = Vec::new();
+    let mut side_fetched = BTreeMap::new();
     let inventory = match root {
         Some(root) => {
-            crawler
-                .expand
-                .store(expand_supported(&root), Ordering::Relaxed);
-            // The PCIe resources to read are named by the adapters and the inventory.
+            let expand = expand_supported(&root);
+            crawler.expand.store(expand, Ordering::Relaxed);
+            // The PCIe resources only help name a port's firmware: what goes wrong reading them
+            // (a stale `RelatedItem`, a device of another type) is said, and makes no fact
+            // unread, so a side crawl of its own keeps its failures apart from the capture's.
+            let side = Crawler::new(fetch, keep, &permits, expand);
             let (systems, (adapters, firmware, pcie)) =
                 futures::join!(crawler.systems(&root), async {
                     let (adapters, firmware) =
                         futures::join!(crawler.adapters(&root), crawler.firmware(&root));
-                    let pcie = crawler.pcie(&adapters, &firmware).await;
+                    let pcie = side.pcie(&adapters, &firmware).await;
                     (adapters, firmware, pcie)
                 });
+            let (pcie, capped) = pcie;
+            let (side_errors, fetched) = side.into_errors();
+            side_fetched = fetched;
+            notes.extend(capped);
+            notes.extend(side_errors.iter().map(|error| {
+                format!(
+                    "{error} (reading the PCIe resources that tie a NIC to its firmware; the \
+                     ports it would name keep the links they have, or say the BMC links none)"
+                )
+            }));
             Some(Inventory {
                 root,
                 systems,
@@ -168,20 +177,13 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
         }
         None => None,
     };
-    let mut errors = crawler
-        .errors
-        .into_inner()
-        .expect("no panic while holding the lock");
-    errors.sort_by_cached_key(ToString::to_string);
-    // A problem met through each of several links (a registry every port names) is one.
-    errors.dedup();
+    let (errors, mut fetched) = crawler.into_errors();
+    fetched.extend(side_fetched);
     Crawl {
         inventory,
-        fetched: crawler
-            .fetched
-            .into_inner()
-            .expect("no panic while holding the lock"),
+        fetched,
         errors,
+        notes,
     }
 }
 

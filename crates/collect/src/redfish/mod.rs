@@ -333,6 +333,12 @@ pub async fn capture_from<F: Fetch>(
             facts.len()
         ));
     }
+    notes.extend(crawled.notes.iter().cloned());
+    notes.extend(
+        shape::check_pcie(inventory).iter().map(|problem| {
+            format!("{problem} (a PCIe resource read only to name a port's firmware)")
+        }),
+    );
     for resource in &withheld {
         tracing::info!("{target}: withheld as secrets (no value kept): {resource}");
     }

@@ -22,11 +22,18 @@ pub(crate) fn rdma_protocols(list: &Value) -> Option<Vec<RdmaProtocol>> {
     if names.is_empty() && !list.as_array().is_some_and(Vec::is_empty) {
         return None;
     }
-    let mut protocols: Vec<RdmaProtocol> = names
+    let parsed: Vec<RdmaProtocol> = names.into_iter().map(RdmaProtocol::parse).collect();
+    // InfiniBand is RDMA by nature but no RDMA over Ethernet: it needs no DCBX or PFC, and
+    // the checks of RoCE over DCB read `rdma_protocol`. `function_type` and
+    // `link_technology` say InfiniBand; a list naming only it says nothing here.
+    let infiniband = parsed.contains(&RdmaProtocol::InfiniBand);
+    let mut protocols: Vec<RdmaProtocol> = parsed
         .into_iter()
-        .map(RdmaProtocol::parse)
-        .filter(RdmaProtocol::is_rdma)
+        .filter(|p| p.is_rdma() && *p != RdmaProtocol::InfiniBand)
         .collect();
+    if infiniband && protocols.is_empty() {
+        return None;
+    }
     protocols.sort_by(|a, b| a.as_str().cmp(b.as_str()));
     protocols.dedup();
     Some(protocols)
@@ -58,7 +65,9 @@ mod tests {
             (json!(["RoCE"]), Some("roce")),
             (json!(["RoCEv2"]), Some("rocev2")),
             (json!(["iWARP"]), Some("iwarp")),
-            (json!(["InfiniBand"]), Some("infiniband")),
+            // InfiniBand is said by the function's type and link technology, not here.
+            (json!(["InfiniBand"]), None),
+            (json!(["InfiniBand", "RoCEv2"]), Some("rocev2")),
             // A list that says RDMA without naming the protocol.
             (json!(["RDMA"]), Some("rdma")),
             (json!(["rdma", "TCP"]), Some("rdma")),

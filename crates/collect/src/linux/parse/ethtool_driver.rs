@@ -59,11 +59,12 @@ pub fn parse_ethtool_driver_info(text: &str) -> Result<DriverInfo, ParseError> {
             return Err(ParseError::at(number, format!("second `{key}:` line")));
         }
     }
+    // ethtool prints `N/A` where the driver reports nothing (a virtual NIC's firmware).
     let field = |key: &str| {
         fields
             .get(key)
-            .map(|(_, v)| (*v).to_owned())
-            .filter(|v| !v.is_empty())
+            .and_then(|(_, v)| crate::placeholder::value(v))
+            .map(str::to_owned)
     };
     let driver = match fields.get("driver") {
         None => {
@@ -128,6 +129,16 @@ mod tests {
         for (name, expected) in cases {
             assert_eq!(parsed(name, parse_ethtool_driver_info), expected, "{name}");
         }
+    }
+
+    #[test]
+    fn a_firmware_version_of_n_a_is_none() {
+        let text = "driver: virtio_net\nversion: 1.0.0\nfirmware-version: N/A\nbus-info: 0000:00:03.0\n\
+                    supports-statistics: yes\nsupports-test: no\nsupports-eeprom-access: no\n\
+                    supports-register-dump: no\nsupports-priv-flags: no\n";
+        let info = parse_ethtool_driver_info(text).expect("well-formed");
+        assert_eq!(info.firmware_version, None);
+        assert_eq!(info.version.as_deref(), Some("1.0.0"));
     }
 
     #[test]

@@ -22,8 +22,10 @@
 //!    (`…_EFIVersion`, `LANDriverVersion`); `IpVersion` or `DCBXVersion` may be a setting, and
 //!    a setting taken for firmware would hide its drift.
 //! 2. **Status** — a value that changes by itself, not by configuration. A read-only entry
-//!    whose name or display name says `status`, `state`, `speed`, `count`, `time`, `date`,
-//!    `current`, `negotiated`, `temperature`, `uptime`, `timestamp`, `counter` or `last`;
+//!    whose name or display name says link status or state, link speed, current or
+//!    negotiated speed, `count`, `counter`, `time`, `date`, `negotiated`, `temperature`,
+//!    `uptime`, `timestamp` or `last` (not `status`, `state` or `speed` alone: a read-only
+//!    `PasswordStatus` or `TpmStatus` mirrors a setting made elsewhere);
 //!    without an entry, a name that says link status or state, current or negotiated (link)
 //!    speed, temperature, timestamp, uptime, date-time, counter or `last` (`…_LinkStatus`,
 //!    `…_CurrentLinkSpeed`, `LastBootTime`). A writable entry is never status.
@@ -33,14 +35,16 @@
 //!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`; `DCBX` and
 //!    `LLDP` are found inside a word too, `DCBXMODE`). It fails safe: it blocks when it changes,
 //!    and the capture says what recognised it so that the spelling can be normalized. Not a
-//!    read-only entry, and not a capability.
+//!    read-only entry, and not a capability named so without a registry entry.
 //! 4. Anything else is a **setting**.
 //!
 //! A capability is an attribute whose name or display name ends in `support`, `supported`,
 //! `capable`, `capability` or `capabilities` (`DCBXSupport`, `PFCSupport`,
 //! `iSCSIDualIPVersionSupport`): what the device can do changes with hardware or firmware, and
-//! is kept as a setting (a change warns). A read-only DCB attribute (`PriorityFlowControl:
-//! "Available"` on iDRAC) reports, it is not set: it is a setting too.
+//! is kept as a setting (a change warns) when its registry entry is read-only or there is none.
+//! A writable one is a switch (`Vendor_PFCSupport: Enabled`), judged by what it switches. A
+//! read-only DCB attribute (`PriorityFlowControl: "Available"` on iDRAC) reports, it is not
+//! set: it is a setting too.
 
 mod registry;
 mod words;
@@ -189,15 +193,17 @@ const STATUS_PLAIN: &[&str] = &[
     "last",
 ];
 
-/// Words that make a read-only value status.
+/// Terms that make a read-only value status. Not `status`, `state` or `speed` alone: a
+/// read-only attribute may mirror a setting made elsewhere (iDRAC's `PasswordStatus` set by a
+/// jumper, `CpuInterconnectBusSpeed` by the system profile, `TpmStatus`), which an update can
+/// change and which must stay in view.
 const STATUS_READ_ONLY: &[&str] = &[
-    "status",
-    "state",
-    "speed",
+    "linkspeed",
+    "lnkspeed",
+    "lnkstatus",
     "count",
     "time",
     "date",
-    "current",
     "negotiated",
 ];
 
@@ -251,7 +257,10 @@ pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
     if status {
         return Class::Status;
     }
-    if capability || entry.is_some_and(|e| e.read_only) {
+    // A capability reports what the device can do: read-only in a registry (which says so),
+    // or so named where no registry tells. A writable `…PFCSupport` is a switch: it is judged
+    // by what it switches.
+    if entry.map_or(capability, |e| e.read_only) {
         return Class::Setting;
     }
     let fields = [

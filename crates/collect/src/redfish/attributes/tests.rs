@@ -110,12 +110,6 @@ fn values_that_change_by_themselves_are_status_whatever_the_vendor_prefix() {
     // Read-only entries whose name or display name says status, state, speed, time…
     for (name, display) in [
         ("LnkSpeed", "Link Speed"),
-        ("SysMemSpeed", "System Memory Speed"),
-        ("TpmStatus", "    TPM Status"),
-        (
-            "CurrentEmbVideoState",
-            "Current State of Embedded Video Controller",
-        ),
         ("OneTimeBootMode", "One-Time Boot Device List"),
         ("Vendor_FecCount", "Corrected FEC Blocks"),
     ] {
@@ -124,6 +118,20 @@ fn values_that_change_by_themselves_are_status_whatever_the_vendor_prefix() {
         // The same words on a writable attribute are a setting: the link speed to use.
         let writable = entry(display, None, false, "Enumeration");
         assert_eq!(classify(name, Some(&writable)), Class::Setting, "{name}");
+    }
+    // A read-only state that mirrors a setting made elsewhere stays in view.
+    for (name, display) in [
+        ("SysMemSpeed", "System Memory Speed"),
+        ("TpmStatus", "    TPM Status"),
+        ("PasswordStatus", "Password Status"),
+        ("CpuInterconnectBusSpeed", "CPU Interconnect Bus Speed"),
+        (
+            "CurrentEmbVideoState",
+            "Current State of Embedded Video Controller",
+        ),
+    ] {
+        let read_only = entry(display, None, true, "Enumeration");
+        assert_eq!(classify(name, Some(&read_only)), Class::Setting, "{name}");
     }
     // Names that only look like it.
     for name in [
@@ -195,6 +203,12 @@ fn capabilities_read_only_reports_and_other_words_are_not_dcb_settings() {
     ] {
         assert_eq!(classify(name, None), Class::Setting, "{name}");
     }
+    // A writable one is a switch: judged by what it switches.
+    let switch = entry("PFC Support", None, false, "Enumeration");
+    assert!(matches!(
+        classify("Vendor_PFCSupport", Some(&switch)),
+        Class::Dcb(_)
+    ));
     let available = entry("Priority Flow Control", None, true, "String");
     assert_eq!(
         classify("PriorityFlowControl", Some(&available)),

@@ -19,12 +19,44 @@ pub(super) struct Crawler<'a, F> {
     // Whether every body is kept for `--save-mockup`: a copy of each resource (the attribute
     // registries are megabytes) is not made for a capture that does not save them.
     pub(super) keep: bool,
-    pub(super) permits: Semaphore,
+    // Shared with the side crawl of the PCIe resources: one limit of requests in flight per BMC.
+    pub(super) permits: &'a Semaphore,
     pub(super) expand: AtomicBool,
     pub(super) fetched: Mutex<BTreeMap<String, Value>>,
     pub(super) errors: Mutex<Vec<FetchError>>,
     // The registry lookups' answers (see `get_once`).
     pub(super) answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
+}
+
+impl<'a, F> Crawler<'a, F> {
+    /// A crawler of `fetch` under `permits`, with nothing read yet.
+    pub(super) fn new(fetch: &'a F, keep: bool, permits: &'a Semaphore, expand: bool) -> Self {
+        Crawler {
+            fetch,
+            keep,
+            permits,
+            expand: AtomicBool::new(expand),
+            fetched: Mutex::new(BTreeMap::new()),
+            errors: Mutex::new(Vec::new()),
+            answers: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Every resource that could not be read or had the wrong shape, sorted, each once.
+    pub(super) fn into_errors(self) -> (Vec<FetchError>, BTreeMap<String, Value>) {
+        let mut errors = self
+            .errors
+            .into_inner()
+            .expect("no panic while holding the lock");
+        errors.sort_by_cached_key(ToString::to_string);
+        // A problem met through each of several links (a registry every port names) is one.
+        errors.dedup();
+        let fetched = self
+            .fetched
+            .into_inner()
+            .expect("no panic while holding the lock");
+        (errors, fetched)
+    }
 }
 
 impl<F: Fetch> Crawler<'_, F> {

@@ -60,33 +60,49 @@ pub fn pcie_kind(uri: &str) -> Option<PcieKind> {
     }
 }
 
+/// At most this many PCIe resources are read per BMC: a server's NICs have a few each, and a
+/// BMC that links thousands (hostile, or broken) must not turn a capture into a scan.
+const MAX_PCIE: usize = 128;
+
 /// PCIe resources to read: URI → (what it is, which link named it first, for messages).
 #[derive(Default)]
 struct Wanted {
     by_key: BTreeMap<String, (String, PcieKind, String)>,
+    /// How many were wanted in all, those already read included.
+    count: usize,
+    /// How many links were not followed because [`MAX_PCIE`] were already wanted.
+    refused: usize,
 }
 
 impl Wanted {
-    /// `uri`, named by `via`, unless already wanted.
+    /// `uri`, named by `via`, unless already wanted or [`MAX_PCIE`] are.
     fn add(&mut self, uri: &str, kind: PcieKind, via: impl FnOnce() -> String) {
         let uri = uri.split('#').next().unwrap_or(uri).trim_end_matches('/');
-        self.by_key
-            .entry(key_of(uri))
-            .or_insert_with(|| (uri.to_owned(), kind, via()));
+        let key = key_of(uri);
+        if self.by_key.contains_key(&key) {
+            return;
+        }
+        if self.count >= MAX_PCIE {
+            self.refused += 1;
+            return;
+        }
+        self.count += 1;
+        self.by_key.insert(key, (uri.to_owned(), kind, via()));
     }
 }
 
 impl<F: Fetch> Crawler<'_, F> {
     /// The PCIe devices and functions the firmware links of `adapters` and the inventory
-    /// entries `firmware` need (see the module's documentation), each read once.
+    /// entries `firmware` need (see the module's documentation), each read once, at most
+    /// [`MAX_PCIE`]; and a note when more were linked.
     pub(super) async fn pcie(
         &self,
         adapters: &[AdapterInventory],
         firmware: &[Value],
-    ) -> Vec<Value> {
+    ) -> (Vec<Value>, Vec<String>) {
         let mut wanted = Wanted::default();
         // Devices named only by an inventory entry: their functions lead back to an adapter.
-        let mut from_inventory = Vec::new();
+        let mut from_inventory = std::collections::BTreeSet::new();
         let mut from_adapters = std::collections::BTreeSet::new();
         for adapter in adapters {
             let resource = &adapter.adapter;
@@ -118,14 +134,16 @@ impl<F: Fetch> Crawler<'_, F> {
             for uri in self.links(item, &["RelatedItem"]) {
                 if let Some(kind) = pcie_kind(uri) {
                     if kind == PcieKind::Device {
-                        from_inventory.push(key_of(uri));
+                        from_inventory.insert(key_of(uri));
                     }
                     wanted.add(uri, kind, || link_of(item, &["RelatedItem"]));
                 }
             }
         }
         let mut read: BTreeMap<String, Value> = BTreeMap::new();
-        let first = self.read_wanted(std::mem::take(&mut wanted), &read).await;
+        let first = self
+            .read_wanted(std::mem::take(&mut wanted.by_key), &read)
+            .await;
         read.extend(first);
         // The device of each function read, and the functions of a device only the
         // inventory names.
@@ -164,19 +182,31 @@ impl<F: Fetch> Crawler<'_, F> {
                 });
             }
         }
-        let second = self.read_wanted(wanted, &read).await;
+        let second = self
+            .read_wanted(std::mem::take(&mut wanted.by_key), &read)
+            .await;
         read.extend(second);
-        read.into_values().collect()
+        let notes = (wanted.refused > 0)
+            .then(|| {
+                format!(
+                    "{} more PCIe links (of adapters, functions and firmware inventory entries) \
+                     were not followed: {MAX_PCIE} PCIe resources are read at most; a port they \
+                     would tie to its firmware says the BMC links none",
+                    wanted.refused
+                )
+            })
+            .into_iter()
+            .collect();
+        (read.into_values().collect(), notes)
     }
 
     /// Reads each of `wanted` not in `read` yet, as the type its place promises.
     async fn read_wanted(
         &self,
-        wanted: Wanted,
+        wanted: BTreeMap<String, (String, PcieKind, String)>,
         read: &BTreeMap<String, Value>,
     ) -> Vec<(String, Value)> {
         let todo: Vec<(String, (String, PcieKind, String))> = wanted
-            .by_key
             .into_iter()
             .filter(|(key, _)| !read.contains_key(key))
             .collect();

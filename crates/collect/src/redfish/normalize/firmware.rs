@@ -304,7 +304,8 @@ fn context_of(item: &Value) -> Option<String> {
     .into_iter()
     .filter_map(Value::as_str)
     .map(str::trim)
-    .find(|text| !text.is_empty())
+    // `"N/A"` is no place: the next property may name one.
+    .find(|text| !crate::placeholder::is_placeholder(text))
     .map(str::to_owned)
 }
 

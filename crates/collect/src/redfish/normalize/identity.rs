@@ -23,6 +23,7 @@
 use serde_json::Value;
 
 use super::{id_of, mac_of};
+use crate::placeholder;
 
 /// The name of a resource in facts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,14 +126,15 @@ fn of(resource: &Value, paths: &[&[&str]]) -> Identity {
     text_at(resource, paths).map_or(Identity::Numbered(id), Identity::Hardware)
 }
 
-/// The first of `paths` in `resource` that holds non-blank text, trimmed.
+/// The first of `paths` in `resource` that holds text other than a placeholder (`"N/A"`, a
+/// serial number of `"Unknown"` names no adapter), trimmed.
 fn text_at(resource: &Value, paths: &[&[&str]]) -> Option<String> {
     paths.iter().find_map(|path| {
         path.iter()
             .fold(resource, |value, key| &value[*key])
             .as_str()
+            .and_then(placeholder::value)
             .map(str::trim)
-            .filter(|text| !text.is_empty())
             .map(str::to_owned)
     })
 }

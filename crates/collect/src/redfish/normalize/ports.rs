@@ -168,8 +168,15 @@ fn adapter_facts(
         Some(chassis) => format!("{chassis}-{}", adapter_name.name()),
         None => adapter_name.name().to_owned(),
     };
+    let function_names = function_names(&adapter.functions);
+    let name_of = |function: &FunctionInventory| {
+        function_names
+            .get(&resource_uri(&function.function))
+            .cloned()
+            .unwrap_or_else(|| identity::function(&function.function))
+    };
     let mut functions: Vec<&FunctionInventory> = adapter.functions.iter().collect();
-    functions.sort_by_cached_key(|f| identity::function(&f.function).order());
+    functions.sort_by_cached_key(|f| name_of(f).order());
     let (groups, unassigned) = group_ports(adapter, &functions, vendor, notes);
     let mut written = Vec::new();
     let mut keyed: HashMap<String, String> = HashMap::new();
@@ -239,13 +246,21 @@ fn adapter_facts(
         leaves.add_pending(&pending);
         push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
         for function in &group.functions {
-            push_function(&mut written, &key, function, vendor, notes, placeholders);
+            let name = name_of(function);
+            push_function(
+                &mut written,
+                &key,
+                (function, &name),
+                vendor,
+                notes,
+                placeholders,
+            );
         }
     }
     // A function assigned to no port that has a MAC of its own is its own port: on a service
     // that lists no Ports or NetworkPorts at all, the function is the only view of the port.
     for function in unassigned {
-        let function_name = identity::function(&function.function);
+        let function_name = name_of(function);
         let uri = resource_uri(&function.function);
         let mac = function_mac(&function.function);
         let key = port_key(mac, "port", &format!("{key_base}-{}", function_name.name()));
@@ -269,7 +284,14 @@ fn adapter_facts(
             &mut leaves,
         );
         push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
-        push_function(&mut written, &key, function, vendor, notes, placeholders);
+        push_function(
+            &mut written,
+            &key,
+            (function, &function_name),
+            vendor,
+            notes,
+            placeholders,
+        );
     }
     written
 }
@@ -641,13 +663,41 @@ fn function_capabilities(function: &Value, leaves: &mut Leaves) {
     );
 }
 
-/// The facts of one function under `function/<name>/…` of the port `key`, `<name>` its
-/// [`identity::function`]: its `Id`, or for a numbered one its MAC (else InfiniBand GUID,
-/// Fibre Channel WWPN).
+/// The name of each function of an adapter, by URI: its [`identity::function`], except that
+/// numbered functions the hardware names alike (two that report one MAC) keep their numbers:
+/// one name must not merge two functions' facts.
+fn function_names(functions: &[FunctionInventory]) -> HashMap<String, Identity> {
+    let names: Vec<(String, Identity)> = functions
+        .iter()
+        .map(|f| (resource_uri(&f.function), identity::function(&f.function)))
+        .collect();
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for (_, name) in &names {
+        *count.entry(name.name()).or_default() += 1;
+    }
+    let shared: BTreeSet<String> = count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    names
+        .into_iter()
+        .zip(functions)
+        .map(|((uri, name), function)| match name {
+            Identity::Hardware(hardware) if shared.contains(&hardware) => {
+                (uri, Identity::Numbered(id_of(&function.function)))
+            }
+            name => (uri, name),
+        })
+        .collect()
+}
+
+/// The facts of one function (with its name, see [`function_names`]) under
+/// `function/<name>/…` of the port `key`.
 fn push_function(
     written: &mut Vec<(FactPath, FactValue, String)>,
     key: &str,
-    function: &FunctionInventory,
+    (function, name): (&FunctionInventory, &Identity),
     vendor: Vendor,
     notes: &mut Vec<String>,
     placeholders: &mut Placeholders,
@@ -687,10 +737,7 @@ fn push_function(
         );
     }
     leaves.add_pending(&pending);
-    let scope = format!(
-        "function/{}/",
-        path_segment(identity::function(resource).name())
-    );
+    let scope = format!("function/{}/", path_segment(name.name()));
     push_leaves(
         written,
         key,

@@ -245,6 +245,33 @@ mod tests {
     }
 
     #[test]
+    fn a_staged_version_is_no_fact() {
+        let mut leaves = Leaves::default();
+        let current = serde_json::json!({"Attributes": {"FamilyVersion": "21.80.16.95"}});
+        function_facts(
+            "NIC.Slot.3-1-1",
+            &current,
+            None,
+            &mut leaves,
+            &mut Vec::new(),
+        );
+        let mut pending = Leaves::default();
+        let staged = serde_json::json!({"Attributes": {"FamilyVersion": "21.60.22.11"}});
+        function_facts(
+            "NIC.Slot.3-1-1",
+            &staged,
+            None,
+            &mut pending,
+            &mut Vec::new(),
+        );
+        leaves.add_pending(&pending);
+        assert_eq!(
+            leaves.iter().map(|(leaf, _)| leaf).collect::<Vec<_>>(),
+            ["firmware/hii/FamilyVersion"]
+        );
+    }
+
+    #[test]
     fn lldp_port_n_is_the_agent_of_port_n_only_and_a_boolean() {
         let attributes = serde_json::json!({"Attributes": {
             "LldpPort1": "Enabled", "LldpPort2": "Disabled"

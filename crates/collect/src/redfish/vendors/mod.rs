@@ -119,10 +119,14 @@ impl Leaves {
 
     /// The leaves of `pending` (what a `@Redfish.Settings` object stages) that differ from
     /// the current ones in `self`, under `pending/`: a staged value equal to the current one
-    /// changes nothing at the next reset and is no fact. Its placeholders count too.
+    /// changes nothing at the next reset and is no fact, nor is a staged version (`firmware/…`).
+    /// Its placeholders count too.
     pub fn add_pending(&mut self, pending: &Leaves) {
         for (leaf, value) in &pending.values {
-            if self.values.get(leaf) != Some(value) {
+            // A version is what the firmware reports, never staged: a settings object that
+            // repeats an older one must not read as a firmware change at the next reset.
+            let version = leaf.starts_with("firmware/") || leaf.contains("/firmware/");
+            if !version && self.values.get(leaf) != Some(value) {
                 self.values.insert(format!("pending/{leaf}"), value.clone());
             }
         }

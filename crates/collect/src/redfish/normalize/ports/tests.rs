@@ -32,10 +32,8 @@ fn a_function_s_protocol_list_says_which_rdma_it_supports_and_off_only_without_o
             json!({"AdditionalProtocols": ["iWARP"]}),
             &[r#"rdma_protocol="iwarp""#],
         ),
-        (
-            json!({"AdditionalProtocols": ["InfiniBand"]}),
-            &[r#"rdma_protocol="infiniband""#],
-        ),
+        // InfiniBand: said by `function_type` and `link_technology`, not as RDMA over DCB.
+        (json!({"AdditionalProtocols": ["InfiniBand"]}), &[]),
         (
             json!({"AdditionalProtocols": ["TCP", "RoCEv2", "RoCE"]}),
             &[r#"rdma_protocol="roce+rocev2""#],
@@ -217,4 +215,38 @@ fn numbered_members_are_named_by_their_hardware_so_a_renumbering_changes_no_fact
     ] {
         assert!(facts.contains(&fact), "{fact}: {facts:#?}");
     }
+}
+
+#[test]
+fn numbered_functions_the_hardware_names_alike_keep_their_numbers_and_a_placeholder_names_nothing()
+{
+    // Two functions on one port that report one MAC (an offload function beside the NIC
+    // function): one name would merge their facts.
+    let mut inventory = numbered(1, [1, 2], [1, 2]);
+    let adapter = &mut inventory.adapters[0];
+    adapter.adapter["Location"]["PartLocation"]["ServiceLabel"] = json!("N/A");
+    adapter.adapter["SerialNumber"] = json!("Unknown");
+    let mut offload = adapter.functions[0].clone();
+    offload.function["@odata.id"] =
+        json!("/redfish/v1/Chassis/1/NetworkAdapters/1/NetworkDeviceFunctions/3");
+    offload.function["Id"] = json!("3");
+    offload.function["NetDevFuncType"] = json!("iSCSI");
+    adapter.functions.push(offload);
+    let out = super::super::normalize(&inventory);
+    let port = "nic/02:00:00:00:04:01/bmc";
+    let get = |path: &str| out.facts.get(path).map(ToString::to_string);
+    assert_eq!(
+        get(&format!("{port}/function/1/function_type")).as_deref(),
+        Some("\"ethernet\"")
+    );
+    assert_eq!(
+        get(&format!("{port}/function/3/function_type")).as_deref(),
+        Some("\"iscsi\"")
+    );
+    assert_eq!(
+        get(&format!("{port}/function/02:00:00:00:04:01/function_type")),
+        None
+    );
+    // `"N/A"` and `"Unknown"` name no adapter: no `adapter` fact rather than a placeholder.
+    assert_eq!(get(&format!("{port}/adapter")), None);
 }

@@ -113,12 +113,12 @@ fn bios_attributes_go_where_the_registry_says_and_unknown_dcb_ones_are_noted() {
     assert_eq!(
         paths,
         [
+            "bios/SysMemSpeed",
             "bios/SysProfile",
             "bios/dcb/LanFlowCtl",
+            "bios/pending/SysMemSpeed",
             "bios/pending/dcb/LanFlowCtl",
-            "bios/pending/status/SysMemSpeed",
             "bios/status/LastBootTime",
-            "bios/status/SysMemSpeed",
             "firmware/bios/attribute/Proc1Microcode",
         ]
     );
