@@ -211,6 +211,7 @@ fn adapter_facts(
         // Firmware named like a function or the port (Dell's FQDDs); a number names none.
         let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
         names.push(id_of(main));
+        names.retain(|name| !identity::is_numbered(name));
         let functions: Vec<String> = group
             .functions
             .iter()
