@@ -42,7 +42,8 @@ impl<'a, F> Crawler<'a, F> {
         }
     }
 
-    /// Every resource that could not be read or had the wrong shape, sorted, each once.
+    /// What could not be read or had the wrong shape, sorted, each once; and every resource
+    /// read, when the crawl keeps them.
     pub(super) fn into_errors(self) -> (Vec<FetchError>, BTreeMap<String, Value>) {
         let mut errors = self
             .errors
