@@ -11,11 +11,11 @@ use crate::common;
 use std::collections::BTreeSet;
 
 use common::attribute_classes::{
-    adds_nothing, change_volatile_values, judge_mockups, pre_existing, registries, registry_of,
-    reports_version, update_firmware,
+    adds_nothing, change_volatile_values, pre_existing, registries, registry_of, reports_version,
+    update_firmware,
 };
 use common::capture::capture;
-use common::mockups::{Mockup, every_mockup};
+use common::mockups::{Mockup, check_mockups, every_mockup};
 use common::root;
 use serde_json::Value;
 
@@ -134,7 +134,7 @@ fn volatile_values_changing_by_themselves_stay_silent_under_strict_on_every_mock
         }
         let after = tempfile::tempdir().unwrap();
         mockup.write(after.path());
-        let judged = judge_mockups(&dir, after.path(), true);
+        let judged = check_mockups(&dir, after.path(), true);
         if let Err(said) = adds_nothing(&pre_existing(&dir), &judged) {
             loud.push(format!("{mockup_name}: {said}"));
         }
@@ -173,7 +173,7 @@ fn judge_changed(
     attribute: &str,
     value: Value,
     strict: bool,
-) -> common::attribute_classes::Judged {
+) -> common::mockups::Judged {
     let before = root().join(fixture);
     let mut mockup = Mockup::load(&before);
     for resource in resources {
@@ -189,7 +189,7 @@ fn judge_changed(
     }
     let after = tempfile::tempdir().unwrap();
     mockup.write(after.path());
-    judge_mockups(&before, after.path(), strict)
+    check_mockups(&before, after.path(), strict)
 }
 
 #[test]
@@ -243,56 +243,54 @@ fn a_nic_setting_named_like_no_known_spelling_but_dcbx_in_its_registry_blocks_wh
         "{}",
         captured.stderr
     );
-    // `HelpText` naming priority flow control.
-    let judged = judge_changed(
-        DELL_DCB,
-        &[DELL_ATTRIBUTES],
-        "Vendor_LosslessTraffic",
-        "Disabled".into(),
-        false,
-    );
-    assert_eq!(judged.code, 1, "{}", judged.text);
-    let finding = judged.finding(&format!("{DELL_FUNCTION}/hii/dcb/Vendor_LosslessTraffic"));
-    assert_eq!(
-        (&finding["severity"], &finding["id"]),
-        (&"block".into(), &"bmc-hii-dcb".into())
-    );
-    // A writable DCBX version choice is a setting, not firmware.
-    let judged = judge_changed(
-        DELL_DCB,
-        &[DELL_ATTRIBUTES],
-        "Vendor_DCBXVersion",
-        "CEE".into(),
-        false,
-    );
-    assert_eq!(judged.code, 1, "{}", judged.text);
-    judged.finding(&format!("{DELL_FUNCTION}/hii/dcb/Vendor_DCBXVersion"));
-    // Help text that "Sets" how many "packets" says neither ETS nor anything DCB: it warns as
-    // any setting driftgate does not normalize.
-    let judged = judge_changed(
-        DELL_DCB,
-        &[DELL_ATTRIBUTES],
-        "Vendor_InterruptModeration",
-        128.into(),
-        false,
-    );
-    assert_eq!(judged.code, 0, "{}", judged.text);
-    let finding = judged.finding(&format!("{DELL_FUNCTION}/hii/Vendor_InterruptModeration"));
-    assert_eq!(
-        (&finding["severity"], &finding["id"]),
-        (&"warn".into(), &"bmc-hii-attributes".into())
-    );
-    // A read-only capability (`…PFCSupport`) is no setting: it warns.
-    let judged = judge_changed(
-        DELL_DCB,
-        &[DELL_ATTRIBUTES],
-        "Vendor_PFCSupport",
-        "Unavailable".into(),
-        false,
-    );
-    assert_eq!(judged.code, 0, "{}", judged.text);
-    let finding = judged.finding(&format!("{DELL_FUNCTION}/hii/Vendor_PFCSupport"));
-    assert_eq!(finding["severity"], "warn");
+    for (attribute, value, code, leaf, severity, rule) in [
+        // `HelpText` naming priority flow control.
+        (
+            "Vendor_LosslessTraffic",
+            Value::from("Disabled"),
+            1,
+            "hii/dcb/Vendor_LosslessTraffic",
+            "block",
+            "bmc-hii-dcb",
+        ),
+        // A writable DCBX version choice is a setting, not firmware.
+        (
+            "Vendor_DCBXVersion",
+            "CEE".into(),
+            1,
+            "hii/dcb/Vendor_DCBXVersion",
+            "block",
+            "bmc-hii-dcb",
+        ),
+        // Help text that "Sets" how many "packets" says neither ETS nor anything DCB: it warns
+        // as any setting driftgate does not normalize.
+        (
+            "Vendor_InterruptModeration",
+            128.into(),
+            0,
+            "hii/Vendor_InterruptModeration",
+            "warn",
+            "bmc-hii-attributes",
+        ),
+        // A read-only capability (`…PFCSupport`) is no setting: it warns.
+        (
+            "Vendor_PFCSupport",
+            "Unavailable".into(),
+            0,
+            "hii/Vendor_PFCSupport",
+            "warn",
+            "bmc-hii-attributes",
+        ),
+    ] {
+        let judged = judge_changed(DELL_DCB, &[DELL_ATTRIBUTES], attribute, value, false);
+        assert_eq!(judged.code, code, "{attribute}: {}", judged.text);
+        let finding = judged.finding(&format!("{DELL_FUNCTION}/{leaf}"));
+        assert_eq!(
+            (&finding["severity"], &finding["id"]),
+            (&severity.into(), &rule.into()),
+            "{attribute}"
+        );
+    }
 }
 
 #[test]
@@ -391,7 +389,7 @@ fn a_firmware_only_update_of_every_mockup_passes_strict() {
         }
         let after = tempfile::tempdir().unwrap();
         mockup.write(after.path());
-        let judged = judge_mockups(&dir, after.path(), true);
+        let judged = check_mockups(&dir, after.path(), true);
         if let Err(said) = adds_nothing(&pre_existing(&dir), &judged) {
             failed.push(format!("{mockup_name}: {said}"));
         }

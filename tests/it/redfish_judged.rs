@@ -7,7 +7,8 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{copy_dir, driftgate, root};
+use common::mockups::check_mockups;
+use common::{copy_dir, root};
 use serde_json::Value;
 
 /// A copy of the fixture `name`, with `edit` applied to the bodies it names
@@ -30,54 +31,11 @@ fn fixture_copy(name: &str, edits: &[(&str, &str, Value)]) -> tempfile::TempDir 
     dir
 }
 
-/// Captures the mockup at `dir` into `out` (a complete capture, or the test fails), as
-/// driftgate wrote it.
-fn capture(dir: &Path, out: &Path) {
-    let captured =
-        common::capture::capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
-    assert_eq!(
-        (captured.code, captured.status()),
-        (0, "complete"),
-        "{}",
-        captured.stderr
-    );
-    std::fs::write(out, &captured.text).unwrap();
-}
-
 /// `check` of the "after" capture against the "before" one: the exit code and the text
 /// and JSON reports.
 fn judge(before: &Path, after: &Path, strict: bool) -> (i32, String, Value) {
-    let work = tempfile::tempdir().unwrap();
-    let (base, post) = (work.path().join("base.json"), work.path().join("post.json"));
-    capture(before, &base);
-    capture(after, &post);
-    let run = |format: &str| {
-        let mut command = driftgate();
-        command
-            .args([
-                "check",
-                "--color",
-                "never",
-                "--format",
-                format,
-                "--snapshot",
-            ])
-            .arg(&post)
-            .arg("--baseline")
-            .arg(&base);
-        if strict {
-            command.arg("--strict");
-        }
-        command.output().unwrap()
-    };
-    let text = run("text");
-    let json = run("json");
-    assert_eq!(text.status.code(), json.status.code());
-    (
-        text.status.code().unwrap(),
-        String::from_utf8(text.stdout).unwrap(),
-        serde_json::from_slice(&json.stdout).unwrap(),
-    )
+    let judged = check_mockups(before, after, strict);
+    (judged.code, judged.text, judged.json)
 }
 
 fn finding<'a>(report: &'a Value, path: &str) -> &'a Value {

@@ -20,28 +20,13 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::mockups::{Mockup, every_mockup};
-use common::{copy_dir, driftgate, root};
+use common::mockups::{Mockup, capture_complete as capture, check_mockups, every_mockup};
+use common::{copy_dir, root};
 use driftgate_collect::placeholder::is_placeholder;
 use serde_json::Value;
 
 fn fixture(name: &str) -> std::path::PathBuf {
     root().join("tests/fixtures/redfish").join(name)
-}
-
-/// A capture of the mockup at `dir`: the snapshot as driftgate wrote it (a complete capture,
-/// or the test fails), and its standard error.
-fn capture(dir: &Path) -> (String, String) {
-    let captured =
-        common::capture::capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
-    assert_eq!(
-        (captured.code, captured.status()),
-        (0, "complete"),
-        "{}: {}",
-        dir.display(),
-        captured.stderr
-    );
-    (captured.text, captured.stderr)
 }
 
 /// What `check` of `after` against `before` said: the JSON report, the text report, and the
@@ -53,33 +38,11 @@ struct Judged {
 }
 
 fn judge(before: &Path, after: &Path) -> Judged {
-    let work = tempfile::tempdir().unwrap();
-    let (base, post) = (work.path().join("base.json"), work.path().join("post.json"));
-    let (base_text, _) = capture(before);
-    std::fs::write(&base, &base_text).unwrap();
-    std::fs::write(&post, capture(after).0).unwrap();
-    let run = |format: &str| {
-        driftgate()
-            .args([
-                "check",
-                "--color",
-                "never",
-                "--format",
-                format,
-                "--snapshot",
-            ])
-            .arg(&post)
-            .arg("--baseline")
-            .arg(&base)
-            .output()
-            .unwrap()
-    };
-    let (json, text) = (run("json"), run("text"));
-    let baseline: Value = serde_json::from_str(&base_text).unwrap();
+    let judged = check_mockups(before, after, false);
     Judged {
-        json: serde_json::from_slice(&json.stdout).unwrap(),
-        text: String::from_utf8(text.stdout).unwrap(),
-        baseline: baseline["facts"].clone(),
+        json: judged.json,
+        text: judged.text,
+        baseline: judged.baseline,
     }
 }
 

@@ -353,8 +353,9 @@ fn core(words: &[String]) -> &[String] {
 
 /// The lowercase words of a name: split at non-alphanumerics, at lower→upper
 /// (`ApiKey`), before the last capital of a run followed by a lowercase letter (`IPMIKey` →
-/// `ipmi key`), and between letters and digits (`MD5v3Key` → `md 5 v 3 key`).
-fn words(name: &str) -> Vec<String> {
+/// `ipmi key`), and between letters and digits (`MD5v3Key` → `md 5 v 3 key`). Attribute
+/// classes read names by the same words.
+pub fn words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut word = String::new();

@@ -8,9 +8,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::capture::capture;
-use super::driftgate;
-use super::mockups::{Mockup, newer};
+use super::mockups::{Judged, Mockup, check_mockups, newer};
 
 /// One attribute registry of a mockup: its `Id` and its entries by `AttributeName`.
 pub struct Registry {
@@ -265,65 +263,11 @@ pub fn update_firmware(mockup: &mut Mockup) -> Vec<(String, String)> {
     bumped
 }
 
-/// Captures the mockup folder `dir` into `out`; the capture must be complete.
-pub fn capture_to(dir: &Path, out: &Path) {
-    let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
-    assert_eq!(
-        (captured.code, captured.status()),
-        (0, "complete"),
-        "{}: {}",
-        dir.display(),
-        captured.stderr
-    );
-    std::fs::write(out, &captured.text).unwrap();
-}
-
-/// What `check` said of one capture against another.
-pub struct Judged {
-    /// Exit code.
-    pub code: i32,
-    /// The text report.
-    pub text: String,
-    /// The JSON report.
-    pub json: Value,
-}
-
-impl Judged {
-    /// Every finding as `severity id path: old → new`, for messages.
-    pub fn findings(&self) -> Vec<String> {
-        self.json["findings"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|f| {
-                format!(
-                    "{} {} {}: {} → {}",
-                    f["severity"].as_str().unwrap_or("?"),
-                    f["id"].as_str().unwrap_or("?"),
-                    f["path"].as_str().unwrap_or("?"),
-                    f["old"],
-                    f["new"]
-                )
-            })
-            .collect()
-    }
-
-    /// The finding on `path`.
-    pub fn finding(&self, path: &str) -> &Value {
-        self.json["findings"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|f| f["path"] == path)
-            .unwrap_or_else(|| panic!("no finding on {path}: {:#?}", self.findings()))
-    }
-}
-
 /// What a mockup says of itself, judged against itself under `--strict`: the exit code and the
 /// findings (invariants that hold for its state whatever changed, such as a DCBX mode disabled
 /// on a RoCE port).
 pub fn pre_existing(dir: &Path) -> (i32, Vec<String>) {
-    let judged = judge_mockups(dir, dir, true);
+    let judged = check_mockups(dir, dir, true);
     (judged.code, judged.findings())
 }
 
@@ -342,41 +286,5 @@ pub fn adds_nothing(before: &(i32, Vec<String>), after: &Judged) -> Result<(), S
             "exit {} (alone: {}): {added:#?}",
             after.code, before.0
         ))
-    }
-}
-
-/// Captures the mockup folders `before` and `after` and runs `check` of the second against
-/// the first (`--strict` when asked), in text and in JSON.
-pub fn judge_mockups(before: &Path, after: &Path, strict: bool) -> Judged {
-    let work = tempfile::tempdir().unwrap();
-    let (base, post) = (work.path().join("base.json"), work.path().join("post.json"));
-    capture_to(before, &base);
-    capture_to(after, &post);
-    let run = |format: &str| {
-        let mut command = driftgate();
-        command
-            .args([
-                "check",
-                "--color",
-                "never",
-                "--format",
-                format,
-                "--snapshot",
-            ])
-            .arg(&post)
-            .arg("--baseline")
-            .arg(&base);
-        if strict {
-            command.arg("--strict");
-        }
-        command.output().unwrap()
-    };
-    let (text, json) = (run("text"), run("json"));
-    assert_eq!(text.status.code(), json.status.code());
-    Judged {
-        code: text.status.code().unwrap(),
-        text: String::from_utf8(text.stdout).unwrap(),
-        json: serde_json::from_slice(&json.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stderr))),
     }
 }

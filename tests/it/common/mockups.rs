@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use driftgate_collect::placeholder::is_placeholder;
 use serde_json::Value;
 
-use super::{files_under, root, shared_data};
+use super::capture::capture;
+use super::{driftgate, files_under, root, shared_data};
 
 /// Every mockup: (a name for messages, its folder).
 pub fn every_mockup() -> Vec<(String, PathBuf)> {
@@ -233,6 +234,102 @@ impl Mockup {
             self.rename(&old, &new);
         }
         bumped
+    }
+}
+
+/// A capture of the mockup at `dir`, which must be complete: the snapshot as driftgate wrote
+/// it, and its standard error.
+pub fn capture_complete(dir: &Path) -> (String, String) {
+    let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
+    assert_eq!(
+        (captured.code, captured.status()),
+        (0, "complete"),
+        "{}: {}",
+        dir.display(),
+        captured.stderr
+    );
+    (captured.text, captured.stderr)
+}
+
+/// What `check` said of one capture against another.
+pub struct Judged {
+    /// Exit code.
+    pub code: i32,
+    /// The text report.
+    pub text: String,
+    /// The JSON report.
+    pub json: Value,
+    /// The baseline's facts.
+    pub baseline: Value,
+}
+
+impl Judged {
+    /// Every finding as `severity id path: old → new`, for messages.
+    pub fn findings(&self) -> Vec<String> {
+        self.json["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                format!(
+                    "{} {} {}: {} → {}",
+                    f["severity"].as_str().unwrap_or("?"),
+                    f["id"].as_str().unwrap_or("?"),
+                    f["path"].as_str().unwrap_or("?"),
+                    f["old"],
+                    f["new"]
+                )
+            })
+            .collect()
+    }
+
+    /// The finding on `path`.
+    pub fn finding(&self, path: &str) -> &Value {
+        self.json["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|f| f["path"] == path)
+            .unwrap_or_else(|| panic!("no finding on {path}: {:#?}", self.findings()))
+    }
+}
+
+/// Captures the mockup folders `before` and `after` (each must be complete) and runs `check`
+/// of the second against the first (`--strict` when asked), in text and in JSON.
+pub fn check_mockups(before: &Path, after: &Path, strict: bool) -> Judged {
+    let work = tempfile::tempdir().unwrap();
+    let (base, post) = (work.path().join("base.json"), work.path().join("post.json"));
+    let (base_text, _) = capture_complete(before);
+    std::fs::write(&base, &base_text).unwrap();
+    std::fs::write(&post, capture_complete(after).0).unwrap();
+    let run = |format: &str| {
+        let mut command = driftgate();
+        command
+            .args([
+                "check",
+                "--color",
+                "never",
+                "--format",
+                format,
+                "--snapshot",
+            ])
+            .arg(&post)
+            .arg("--baseline")
+            .arg(&base);
+        if strict {
+            command.arg("--strict");
+        }
+        command.output().unwrap()
+    };
+    let (text, json) = (run("text"), run("json"));
+    assert_eq!(text.status.code(), json.status.code());
+    let baseline: Value = serde_json::from_str(&base_text).unwrap();
+    Judged {
+        code: text.status.code().unwrap(),
+        text: String::from_utf8(text.stdout).unwrap(),
+        json: serde_json::from_slice(&json.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&json.stderr))),
+        baseline: baseline["facts"].clone(),
     }
 }
 

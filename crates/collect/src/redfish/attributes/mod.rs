@@ -148,24 +148,9 @@ const IMAGES: &[&str] = &[
     "ccm",
 ];
 
-/// What, before a final `Version`, makes a name a version without a registry.
-const VERSIONED: &[&str] = &[
-    "efi",
-    "uefi",
-    "mba",
-    "pxe",
-    "ncsi",
-    "bootcode",
-    "optionrom",
-    "rom",
-    "ccm",
-    "firmware",
-    "family",
-    "bios",
-    "driver",
-    "package",
-    "bundle",
-];
+/// What, besides an [`IMAGES`] name, makes a name ending in `Version` a version without a
+/// registry.
+const VERSIONED: &[&str] = &["firmware", "family", "bios", "driver", "package", "bundle"];
 
 /// The last word of a capability.
 const CAPABILITY: &[&str] = &[
@@ -309,8 +294,9 @@ fn reports_version(name: &Words, display: Option<&Words>, entry: Option<&Entry<'
                         || IMAGES.iter().any(|image| words.ends_with(image))
                 })
         }
-        None => VERSIONED
+        None => IMAGES
             .iter()
+            .chain(VERSIONED)
             .any(|before| name.ends_with(&format!("{before}version"))),
     }
 }

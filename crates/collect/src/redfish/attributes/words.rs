@@ -8,40 +8,13 @@
 pub(super) struct Words(Vec<String>);
 
 impl Words {
-    /// Splits `text` at anything not an ASCII letter or digit, where a lower-case letter meets
-    /// an upper-case one (`linkStatus`), where an upper-case run ends before a capitalised word
-    /// (`EFIVersion` → `EFI Version`, `DCBXMode` → `DCBX Mode`) and where letters meet digits
-    /// (`Port1` → `Port 1`).
+    /// Splits `text` as secret names are split ([`driftgate_secrets::words`]): at anything
+    /// not an ASCII letter or digit, where a lower-case letter meets an upper-case one
+    /// (`linkStatus`), where an upper-case run ends before a capitalised word (`EFIVersion` →
+    /// `EFI Version`, `DCBXMode` → `DCBX Mode`) and where letters meet digits (`Port1` →
+    /// `Port 1`).
     pub(super) fn of(text: &str) -> Words {
-        let chars: Vec<char> = text.chars().collect();
-        let mut words = Vec::new();
-        let mut word = String::new();
-        for (i, &c) in chars.iter().enumerate() {
-            if !c.is_ascii_alphanumeric() {
-                if !word.is_empty() {
-                    words.push(std::mem::take(&mut word));
-                }
-                continue;
-            }
-            if let Some(&before) = i.checked_sub(1).and_then(|b| chars.get(b))
-                && !word.is_empty()
-            {
-                let after = chars.get(i + 1).copied().unwrap_or(' ');
-                let starts_word = (before.is_ascii_lowercase() && c.is_ascii_uppercase())
-                    || (before.is_ascii_uppercase()
-                        && c.is_ascii_uppercase()
-                        && after.is_ascii_lowercase())
-                    || (before.is_ascii_digit() != c.is_ascii_digit());
-                if starts_word {
-                    words.push(std::mem::take(&mut word));
-                }
-            }
-            word.push(c.to_ascii_lowercase());
-        }
-        if !word.is_empty() {
-            words.push(word);
-        }
-        Words(words)
+        Words(driftgate_secrets::words(text))
     }
 
     /// Whether consecutive words, joined, are `term` (lower case, no separators):
