@@ -6,6 +6,7 @@ mod capture;
 mod check;
 mod completions;
 mod diff;
+mod fix;
 mod gate;
 mod import;
 mod inventory;
@@ -74,10 +75,11 @@ const REPO: &str = "repo";
 
 /// The commands that read the baseline store: they, and only they, take `--repo` after their
 /// name too (`driftgate check --all --repo DIR`); the others would ignore it.
-const STORE_COMMANDS: [&str; 7] = [
+const STORE_COMMANDS: [&str; 8] = [
     "baseline",
     "check",
     "diff",
+    "fix",
     "gate",
     "inventory",
     "policy",
@@ -162,6 +164,10 @@ pub enum Command {
             driftgate gate post --run CHG-4711 --promote"
     )]
     Gate(gate::Command),
+    /// Plan the remediation of blocking findings (`fix plan`) and apply it staged, audited
+    /// and only when told (`fix apply`); `gate post` verifies it.
+    #[command(subcommand)]
+    Fix(fix::Command),
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(
         subcommand,
@@ -242,6 +248,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Check(args) => check::run(args, ctx),
         Command::Completions(args) => completions::run(args, printer),
         Command::Diff(args) => diff::run(args, ctx),
+        Command::Fix(command) => fix::run(command, ctx),
         Command::Gate(command) => gate::run(command, ctx),
         Command::Import(command) => import::run(command, ctx),
         Command::Inventory(command) => inventory::run(command, ctx),

@@ -17,6 +17,7 @@ mod docs;
 mod esxi;
 mod examples;
 mod fail_closed;
+mod fix;
 mod fleet;
 mod gate;
 mod help;

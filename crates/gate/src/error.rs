@@ -7,6 +7,9 @@ use driftgate_store::StoreError;
 /// Why a gate step could not run (exit 2): bad input, configuration or run directory.
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
+    /// `fix apply` refused before sending anything.
+    #[error("fix refused, nothing sent:\n  {}", .0.join("\n  "))]
+    FixRefused(Vec<String>),
     /// No host given to `pre`.
     #[error("no host given: name the hosts of the run (see `driftgate inventory list`)")]
     NoHosts,

@@ -115,6 +115,7 @@ impl StepHosts {
             snapshot_file: file.display().to_string(),
             capture_ms: u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
             notes,
+            fixes: Vec::new(),
         };
         RunDir::write_result(&self.folder, &host.name, &outcome)?;
         Ok(Some((outcome, snapshot)))

@@ -30,6 +30,7 @@
 //! ```
 
 mod error;
+pub mod fix;
 mod judge;
 mod plan;
 mod post;

@@ -27,12 +27,12 @@ pub(super) struct Planned<'a> {
 }
 
 /// A host's baseline and the store commit it was read at.
-pub(super) struct Baseline {
+pub(crate) struct Baseline {
     pub(super) snapshot: VerifiedSnapshot,
     pub(super) commit: String,
 }
 
-pub(super) fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError {
+pub(crate) fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError {
     GateError::OtherRun {
         id: id.to_string(),
         found: found.id.clone(),
@@ -41,7 +41,7 @@ pub(super) fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError
 }
 
 /// `hosts` without repeats, in order.
-pub(super) fn unique(hosts: &[HostName]) -> Vec<HostName> {
+pub(crate) fn unique(hosts: &[HostName]) -> Vec<HostName> {
     let mut seen = Vec::new();
     for host in hosts {
         if !seen.contains(host) {
@@ -59,7 +59,7 @@ pub(super) fn in_force(allowances: Vec<Allowance>) -> (Vec<Allowance>, Vec<Allow
     driftgate_compare::allow::split_expired(allowances, today)
 }
 
-pub(super) fn inventory_host<'a>(
+pub(crate) fn inventory_host<'a>(
     settings: &'a Settings,
     name: &HostName,
 ) -> Result<&'a InventoryHost, GateError> {
@@ -73,13 +73,13 @@ pub(super) fn inventory_host<'a>(
 }
 
 /// The store's HEAD commit (hex), if it has one.
-pub(super) fn head(store: &Store) -> Result<Option<String>, GateError> {
+pub(crate) fn head(store: &Store) -> Result<Option<String>, GateError> {
     Ok(store.head_commit()?)
 }
 
 /// `host`'s baseline at `commit` (none: the store has no commit yet), which must be in the
 /// fleet the inventory names and of that host.
-pub(super) fn baseline(
+pub(crate) fn baseline(
     settings: &Settings,
     host: &InventoryHost,
     commit: Option<&str>,
@@ -204,7 +204,7 @@ pub(super) fn check_host_settings(
     }
 }
 
-pub(super) fn host_options(
+pub(crate) fn host_options(
     settings: &Settings,
     host: &InventoryHost,
 ) -> Result<CaptureOptions, GateError> {

@@ -8,6 +8,7 @@ use super::plan::{
     Planned, add_new, baseline, check_host_settings, host_options, in_force, inventory_host,
     moved_baseline, other_run, unique,
 };
+use super::fix::{self, ApplyRecord};
 use super::report::{gate_report, worst};
 use super::run::{self, RunDir, RunId};
 use super::{
@@ -136,7 +137,12 @@ pub async fn post(
     let judged = capture_and_judge(settings, &planned, Arc::clone(&step), progress).await?;
     remember_good(settings, run_id, &judged, progress);
     let verdict = worst(judged.iter().map(|(o, _)| o.verdict));
-    let (outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) = judged.into_iter().unzip();
+    let (mut outcomes, posts): (Vec<HostOutcome>, Vec<VerifiedSnapshot>) =
+        judged.into_iter().unzip();
+    let records = fix_records(&run, &mut warnings)?;
+    for (outcome, post) in outcomes.iter_mut().zip(&posts) {
+        outcome.fixes = fix::checks(&records, &post.snapshot().host, &post.snapshot().facts);
+    }
     let promotion = if !promote {
         None
     } else if policy_changed && matches!(verdict, Verdict::Pass | Verdict::Warn) {
@@ -170,6 +176,7 @@ pub async fn post(
                     post,
                     report: &outcome.report,
                     replaces,
+                    fixes: &outcome.fixes,
                 })
             })
             .collect::<Result<_, GateError>>()?;
@@ -198,4 +205,20 @@ pub async fn post(
     report.promotion = promotion;
     RunDir::write_report(&step, &report)?;
     Ok(report)
+}
+
+/// The run's `fix apply` records; one that cannot be read is said, not fatal (the verdict
+/// stands on the capture either way).
+fn fix_records(run: &RunDir, warnings: &mut Vec<String>) -> Result<Vec<ApplyRecord>, GateError> {
+    let mut records = Vec::new();
+    for (file, bytes) in run.fix_records()? {
+        match serde_json::from_slice(&bytes) {
+            Ok(record) => records.push(record),
+            Err(e) => warnings.push(format!(
+                "{}: not a fix apply record ({e}); its steps are not verified",
+                file.display()
+            )),
+        }
+    }
+    Ok(records)
 }

@@ -22,6 +22,8 @@ pub(super) struct Promoted<'a> {
     /// The baselines the post may replace: the one its pre was judged against, and what
     /// earlier posts of the run promoted.
     pub replaces: Vec<String>,
+    /// The fix steps applied to it in the run, as this post verified them.
+    pub fixes: &'a [driftgate_report::document::FixCheck],
 }
 
 /// Promotes `hosts` when `verdict` passes; says why not otherwise.
@@ -171,6 +173,22 @@ fn message(
     for a in used {
         let _ = writeln!(text, "  {}", describe(a));
     }
+    let fixes: Vec<_> = hosts.iter().flat_map(|h| h.fixes.iter().map(move |f| (h, f))).collect();
+    if !fixes.is_empty() {
+        text.push_str("\nFixes applied (driftgate fix apply):\n");
+        for (host, fix) in fixes {
+            let _ = writeln!(
+                text,
+                "  {}: ticket {}: {} {} = {} ({:?})",
+                host.post.snapshot().host,
+                fix.ticket,
+                fix.step,
+                fix.fact,
+                fix.planned,
+                fix.state
+            );
+        }
+    }
     let _ = write!(text, "\nRun: {run}");
     text
 }
@@ -225,6 +243,7 @@ mod tests {
             post: post.clone(),
             report: &report,
             replaces: Vec::new(),
+            fixes: &[],
         }];
         let allowance = Allowance {
             path: "nic/*/bmc/**/dcbx_mode".into(),

@@ -10,6 +10,7 @@
 //!   pre/report.json                 the pre step's gate report
 //!   post-1/<host>.json, <host>.result.json, report.json
 //!                                   the first post; post-2/ after the reboot, …
+//!   fix/apply-<N>.json              what each `fix apply` sent and what came back
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,8 @@ const MANIFEST: &str = "manifest.json";
 const PRE: &str = "pre";
 const POST_PREFIX: &str = "post-";
 const REPORT: &str = "report.json";
+/// The folder of `fix apply` records.
+const FIX: &str = "fix";
 
 /// A run id: the caller's (a pipeline's build id, a change number) or generated
 /// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name and is at
@@ -372,6 +375,81 @@ impl RunDir {
                 &file.display().to_string(),
             )?)),
             None => Ok(None),
+        }
+    }
+
+    /// `host`'s latest judged step (the last post that captured it, else the pre): the step's
+    /// folder name, its snapshot and the report it was judged with; `None` when the run has
+    /// neither.
+    pub fn latest(
+        &self,
+        host: &HostName,
+    ) -> Result<Option<(String, VerifiedSnapshot, driftgate_compare::Report)>, GateError> {
+        let step = match self.last_post_of(host)? {
+            Some(post) => post_name(post),
+            None => PRE.to_owned(),
+        };
+        let Some(snapshot) = self.snapshot_in(&step, host)? else {
+            return Ok(None);
+        };
+        let name = HOST_RESULT_JSON.of(host.as_str());
+        let file = self.path.join(&step).join(&name);
+        let folder = self.step(&step)?.expect("the step holds the snapshot just read");
+        let Some(bytes) = folder.read(&name).map_err(|error| io_error(&file, error))? else {
+            return Ok(None);
+        };
+        let manifest = |reason: String| GateError::Manifest {
+            file: file.display().to_string(),
+            reason,
+        };
+        let result: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| manifest(e.to_string()))?;
+        let report = serde_json::from_value(result["report"].clone())
+            .map_err(|e| manifest(format!("its report: {e}")))?;
+        Ok(Some((step, snapshot, report)))
+    }
+
+    /// The records of every `fix apply` of the run (`fix/apply-<N>.json`), oldest first, each
+    /// with its file.
+    pub fn fix_records(&self) -> Result<Vec<(PathBuf, Vec<u8>)>, GateError> {
+        let Some(fix) = self.step(FIX)? else {
+            return Ok(Vec::new());
+        };
+        let names = fix.names().map_err(|error| io_error(fix.path(), error))?;
+        let mut numbered: Vec<(u32, String)> = names
+            .iter()
+            .filter_map(|name| {
+                let name = name.to_str()?;
+                let n = name.strip_prefix("apply-")?.strip_suffix(".json")?.parse().ok()?;
+                Some((n, name.to_owned()))
+            })
+            .collect();
+        numbered.sort();
+        let mut records = Vec::new();
+        for (_, name) in numbered {
+            let file = fix.path().join(&name);
+            if let Some(bytes) = fix.read(&name).map_err(|error| io_error(&file, error))? {
+                records.push((file, bytes));
+            }
+        }
+        Ok(records)
+    }
+
+    /// Writes the next `fix/apply-<N>.json` (created, never replaced) and returns its file.
+    pub fn write_fix_record(&self, record: &impl Serialize) -> Result<PathBuf, GateError> {
+        let run = self.folder(true)?.expect("a created folder exists");
+        let fix = run
+            .create_child(FIX)
+            .map_err(|error| io_error(&self.path.join(FIX), error))?;
+        let taken = self.fix_records()?.len() as u32;
+        let mut n = taken + 1;
+        loop {
+            let name = format!("apply-{n}.json");
+            if !fix.is_file(&name).map_err(|error| io_error(&fix.path().join(&name), error))? {
+                write_json(&fix, &name, record)?;
+                return Ok(fix.path().join(name));
+            }
+            n += 1;
         }
     }
 

@@ -113,6 +113,7 @@ pub(crate) fn gate_host(
         snapshot_file: snapshot_file.into(),
         capture_ms,
         notes: Vec::new(),
+        fixes: Vec::new(),
     }
 }
 

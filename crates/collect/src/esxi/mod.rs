@@ -412,13 +412,24 @@ fn satp_rule_facts(rules: &[Record], facts: &mut Facts) {
         let (Some(name), Some(psp)) = (rule.get("name"), rule.get("defaultpsp")) else {
             continue;
         };
-        let vendor = rule
-            .get("vendor")
-            .map_or_else(|| "any".to_owned(), |v| path_segment(&v));
-        let model = rule
-            .get("model")
-            .map_or_else(|| "any".to_owned(), |m| path_segment(&m));
-        let base = format!("storage/satp_rule/{}/{vendor}/{model}", path_segment(&name));
+        // A device rule claims one device, whatever its vendor and model: it is no rule for
+        // every array of the SATP.
+        let base = match rule.get("device") {
+            Some(device) => format!(
+                "storage/satp_rule/{}/device/{}",
+                path_segment(&name),
+                path_segment(&device)
+            ),
+            None => {
+                let vendor = rule
+                    .get("vendor")
+                    .map_or_else(|| "any".to_owned(), |v| path_segment(&v));
+                let model = rule
+                    .get("model")
+                    .map_or_else(|| "any".to_owned(), |m| path_segment(&m));
+                format!("storage/satp_rule/{}/{vendor}/{model}", path_segment(&name))
+            }
+        };
         if facts.contains_key(format!("{base}/default_psp").as_str()) {
             continue;
         }

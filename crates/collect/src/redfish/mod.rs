@@ -12,6 +12,7 @@ pub mod normalize;
 pub mod odata_type;
 mod protocols;
 pub mod session;
+pub mod settings;
 pub mod shape;
 pub mod tls;
 mod vendors;
@@ -254,7 +255,7 @@ pub async fn capture(
 }
 
 /// Where a capture reads from, as its record says (no pin).
-fn describe_location(location: &RedfishLocation) -> String {
+pub(crate) fn describe_location(location: &RedfishLocation) -> String {
     match location {
         RedfishLocation::Live { base, .. } => base.clone(),
         RedfishLocation::Mockup(dir) => format!("mockup:{}", dir.display()),

@@ -60,6 +60,39 @@ pub struct HostOutcome {
     /// Notes of the capture (adapters that could not be joined, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The fix steps `fix apply` applied in this run, each value checked in this step's
+    /// capture (a post's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixes: Vec<FixCheck>,
+}
+
+/// A value a `fix apply` step set, as this step's capture shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct FixCheck {
+    /// The change ticket it was applied under.
+    pub ticket: String,
+    /// The step (`bmc-1`, `esxi-1`…).
+    pub step: String,
+    /// What the step sets.
+    pub summary: String,
+    /// The fact.
+    pub fact: String,
+    /// The value planned.
+    pub planned: String,
+    /// What the capture shows.
+    pub state: FixState,
+}
+
+/// Whether a fix took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FixState {
+    /// The fact equals the planned value.
+    TookEffect,
+    /// Staged for the next reset, not in effect yet: not fixed.
+    Pending,
+    /// Neither: the step did not take.
+    NotInEffect,
 }
 
 /// The commit a passing `gate post --promote` made.

@@ -169,6 +169,17 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
             source.status.as_str()
         );
     }
+    for fix in &host.fixes {
+        let _ = writeln!(
+            s,
+            "- Fix step {} (ticket {}): {} = {}: {}",
+            code(&fix.step),
+            escape(&fix.ticket),
+            code(&fix.fact),
+            code(&fix.planned),
+            super::text::fix_state(fix.state)
+        );
+    }
     let mut seen = Seen::new(step);
     for story in &host.stories {
         let _ = writeln!(

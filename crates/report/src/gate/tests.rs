@@ -70,6 +70,7 @@ fn host(report: Report, post: &VerifiedSnapshot, step: Step) -> HostOutcome {
         snapshot_file: format!("<run-dir>/{dir}/azl-node01.json"),
         capture_ms: 0,
         notes: Vec::new(),
+        fixes: Vec::new(),
     }
 }
 

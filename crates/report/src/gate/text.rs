@@ -74,6 +74,20 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
         writeln!(out, "  {style}incomplete sources{style:#}")?;
         crate::text::write_incomplete_sources(report, "    ", out)?;
     }
+    if !host.fixes.is_empty() {
+        writeln!(out, "\n  {BOLD}fix steps applied in this run{BOLD:#}")?;
+        for fix in &host.fixes {
+            writeln!(
+                out,
+                "    [{}] {} = {}: {}  (ticket {})",
+                fix.step,
+                fix.fact,
+                fix.planned,
+                fix_state(fix.state),
+                fix.ticket
+            )?;
+        }
+    }
     let mut seen = Seen::new(step);
     for story in &host.stories {
         let style = severity_style(story.severity);
@@ -153,4 +167,13 @@ fn text_finding<'r>(
         writeln!(out, "{DIM}        why: {why}{DIM:#}")?;
     }
     Ok(())
+}
+
+/// How a fix step's value shows in a post, in words.
+pub(crate) fn fix_state(state: crate::document::FixState) -> &'static str {
+    match state {
+        crate::document::FixState::TookEffect => "took effect",
+        crate::document::FixState::Pending => "pending: staged for the next reset, not in effect (not fixed yet)",
+        crate::document::FixState::NotInEffect => "NOT in effect: the step did not take",
+    }
 }

@@ -5,12 +5,13 @@
 //!
 //! [`HttpFetch`] is built here and keeps to the host's deadline; `credentials` reads a BMC
 //! account, `auth` logs in (again, after a 401), `logout` deletes the session, `http` sends
-//! one GET with its retries and limits.
+//! one GET with its retries and limits, `write` one PATCH or POST (`fix apply`).
 
 mod auth;
 mod credentials;
 mod http;
 mod logout;
+mod write;
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -25,6 +26,7 @@ use driftgate_model::pin::CertificatePin;
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
 pub use logout::{LogoutError, abandoned_sessions_deleted};
+pub use write::{Answer, WriteMethod};
 
 /// How the server's certificate is checked.
 #[derive(Debug, Clone)]

@@ -1,0 +1,179 @@
+//! A write on the wire: one PATCH or POST of a JSON body, authenticated like every GET, never
+//! retried (a BMC that took a write and answered late must not take it twice), its answer
+//! returned as it came (status, `Location`, body) for the caller to judge.
+
+use serde_json::Value;
+
+use super::auth::Auth;
+use super::http::{explain, read_limited};
+use super::{FetchError, HttpFetch};
+use crate::redfish::fetch::parse_body;
+
+/// The method of a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMethod {
+    /// `PATCH`: stage or set properties of a resource.
+    Patch,
+    /// `POST`: invoke an action.
+    Post,
+}
+
+impl WriteMethod {
+    /// `PATCH` or `POST`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteMethod::Patch => "PATCH",
+            WriteMethod::Post => "POST",
+        }
+    }
+}
+
+/// What a BMC answered to a write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Location` header (a task or job the write started), when given.
+    pub location: Option<String>,
+    /// The body, when it was JSON; `Null` for none (a 204).
+    pub body: Value,
+}
+
+impl Answer {
+    /// Whether the status is 2xx.
+    pub fn accepted(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The Redfish messages of the body (`error.@Message.ExtendedInfo[]`, else
+    /// `@Message.ExtendedInfo[]`, else `error.message`), each `MessageId: Message`.
+    pub fn messages(&self) -> Vec<String> {
+        let info = self.body["error"]["@Message.ExtendedInfo"]
+            .as_array()
+            .or_else(|| self.body["@Message.ExtendedInfo"].as_array());
+        let mut messages: Vec<String> = info
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let id = m["MessageId"].as_str().unwrap_or("");
+                let text = m["Message"].as_str().unwrap_or("");
+                match (id.is_empty(), text.is_empty()) {
+                    (false, false) => format!("{id}: {text}"),
+                    (false, true) => id.to_owned(),
+                    _ => text.to_owned(),
+                }
+            })
+            .filter(|m| !m.is_empty())
+            .collect();
+        if messages.is_empty()
+            && let Some(message) = self.body["error"]["message"].as_str()
+        {
+            messages.push(message.to_owned());
+        }
+        messages
+    }
+}
+
+impl HttpFetch {
+    /// Sends `method` of `body` to `uri` on the BMC (never another origin), within the host
+    /// deadline; after a 401 logs in again once and sends it again (the BMC refused it, so
+    /// it did not take it). Any answer is returned, an error status too: only no answer is
+    /// an error.
+    pub async fn write(
+        &self,
+        method: WriteMethod,
+        uri: &str,
+        body: &Value,
+    ) -> Result<Answer, FetchError> {
+        let deadline = self.deadline();
+        let send = async {
+            loop {
+                if let Some(reason) = self.stopped() {
+                    return Err(FetchError::Transport {
+                        uri: uri.to_owned(),
+                        reason: format!("not requested: {reason}"),
+                    });
+                }
+                let (answer, generation) = self.write_once(method, uri, body).await?;
+                if answer.status == 401 {
+                    let refused = FetchError::Status {
+                        uri: uri.to_owned(),
+                        status: 401,
+                        detail: String::new(),
+                    };
+                    self.log_in_again(uri, generation, &refused).await?;
+                    continue;
+                }
+                return Ok(answer);
+            }
+        };
+        tokio::time::timeout_at(deadline, send)
+            .await
+            .unwrap_or_else(|_| {
+                Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: format!(
+                        "no answer within the host deadline of {} s (--host-timeout)",
+                        self.options.host_timeout.as_secs()
+                    ),
+                })
+            })
+    }
+
+    async fn write_once(
+        &self,
+        method: WriteMethod,
+        uri: &str,
+        body: &Value,
+    ) -> Result<(Answer, u64), FetchError> {
+        let url = self.url(uri)?;
+        let (response, generation) = {
+            let session = self.session.read().await;
+            let request = match method {
+                WriteMethod::Patch => self.client.patch(url.clone()),
+                WriteMethod::Post => self.client.post(url.clone()),
+            }
+            .header("Accept", "application/json")
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+            let request = match &session.auth {
+                Auth::Anonymous => request,
+                Auth::Basic(credentials) => {
+                    request.basic_auth(&credentials.username, Some(&credentials.password))
+                }
+                Auth::Session { token, .. } => request.header("X-Auth-Token", token),
+            };
+            (request.send().await, session.generation)
+        };
+        let response = match response {
+            Ok(response) => response,
+            Err(e) => {
+                return Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: format!("{} got no answer: {}", method.as_str(), explain(&url, &e).await),
+                });
+            }
+        };
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get("Location")
+            .and_then(|l| l.to_str().ok())
+            .map(str::to_owned);
+        tracing::info!("{} {uri} → {status}", method.as_str());
+        let bytes = read_limited(uri, response, self.options.max_body).await?;
+        let body = if bytes.iter().all(u8::is_ascii_whitespace) {
+            Value::Null
+        } else {
+            parse_body(uri, &bytes).unwrap_or(Value::Null)
+        };
+        Ok((
+            Answer {
+                status,
+                location,
+                body,
+            },
+            generation,
+        ))
+    }
+}

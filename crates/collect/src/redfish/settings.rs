@@ -1,0 +1,328 @@
+//! What `driftgate fix` needs of a BMC: the resources of attributes it lets a client stage
+//! changes to (a vendor's NIC attributes such as Dell's `DellNetworkAttributes`, the BIOS),
+//! each with its `@Redfish.Settings` object, supported apply times, current and pending
+//! values and the rules of its attribute registry, and the systems' reset actions.
+//!
+//! Which attribute, set to which of its allowed values, gives a fact the value wanted is not
+//! a second table beside the normalizers: [`BmcSettings::write_for`] stages each candidate in a
+//! copy of what was crawled and normalizes it, so a fix is exactly the inverse of what the
+//! capture reads, for every vendor the capture knows. `connection.rs` reads and writes a BMC.
+
+mod connection;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::crawl::{Inventory, link};
+use super::normalize::normalize;
+use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
+
+pub use connection::{Connection, ConnectionError};
+
+/// What an attribute registry says may be written to one attribute.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rule {
+    /// `ReadOnly: true`.
+    pub read_only: bool,
+    /// `Immutable: true`: never writable, whatever else it says.
+    pub immutable: bool,
+    /// `ResetRequired: true`: a written value takes effect at the next reset.
+    pub reset_required: bool,
+    /// `Type` (`Enumeration`, `String`, `Integer`, `Boolean`, …), when given.
+    pub kind: Option<String>,
+    /// The `ValueName`s of an enumeration.
+    pub values: Vec<String>,
+    /// `LowerBound` and `UpperBound` of an integer, when given.
+    pub bounds: (Option<i64>, Option<i64>),
+}
+
+/// A resource of attributes with a settings object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Writable {
+    /// What it describes: `bios`, or `function <Id>` for a NIC function's attributes.
+    pub scope: String,
+    /// The resource (`…/DellNetworkAttributes/<FQDD>`, `…/Bios`).
+    pub uri: String,
+    /// Its `@Redfish.Settings` `SettingsObject`, where changes are staged.
+    pub settings: Option<String>,
+    /// Its `@Redfish.Settings` `SupportedApplyTimes` (empty when not listed).
+    pub apply_times: Vec<String>,
+    /// The attribute registry it names (`AttributeRegistry`), when it names one.
+    pub registry_name: Option<String>,
+    /// Whether the service published that registry.
+    pub registry_found: bool,
+    /// Current values.
+    pub current: Map<String, Value>,
+    /// Values staged for the next reset (the settings object's `Attributes`).
+    pub pending: Map<String, Value>,
+    /// The registry's rules by attribute name.
+    pub rules: BTreeMap<String, Rule>,
+}
+
+/// A system's `#ComputerSystem.Reset` action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reset {
+    /// The system.
+    pub system: String,
+    /// The action's `target`.
+    pub target: String,
+    /// `ResetType@Redfish.AllowableValues` (empty when not listed).
+    pub allowed: Vec<String>,
+}
+
+/// A BMC's writable resources and resets, from one crawl.
+#[derive(Debug, Clone)]
+pub struct BmcSettings {
+    inventory: Inventory,
+    facts: Facts,
+    /// Who made the BMC, as its service root says (`Vendor`, else the `Oem` key).
+    pub vendor: Option<String>,
+    /// Every resource of attributes with its settings.
+    pub writable: Vec<Writable>,
+    /// Every system's reset action.
+    pub resets: Vec<Reset>,
+}
+
+/// One attribute write that gives a fact the value wanted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Write<'a> {
+    /// The resource the attribute is in.
+    pub resource: &'a Writable,
+    /// The attribute, as the BMC spells it.
+    pub attribute: String,
+    /// The value to write, as the BMC spells it.
+    pub value: Value,
+}
+
+impl BmcSettings {
+    /// The settings of what `inventory` holds.
+    pub fn new(inventory: Inventory) -> Self {
+        let facts = normalize(&inventory).facts;
+        let mut writable = Vec::new();
+        let mut resets = Vec::new();
+        for system in &inventory.systems {
+            if let Some(bios) = &system.bios {
+                writable.push(resource(
+                    "bios".to_owned(),
+                    bios,
+                    system.bios_pending.as_ref(),
+                    system.bios_registry.as_ref(),
+                ));
+            }
+            let action = &system.system["Actions"]["#ComputerSystem.Reset"];
+            if let (Some(uri), Some(target)) =
+                (system.system["@odata.id"].as_str(), action["target"].as_str())
+            {
+                resets.push(Reset {
+                    system: uri.to_owned(),
+                    target: target.to_owned(),
+                    allowed: strings(&action["ResetType@Redfish.AllowableValues"]),
+                });
+            }
+        }
+        for adapter in &inventory.adapters {
+            for function in &adapter.functions {
+                if let Some(attributes) = &function.oem_attributes {
+                    let id = function.function["Id"].as_str().unwrap_or("?");
+                    writable.push(resource(
+                        format!("function {id}"),
+                        attributes,
+                        function.oem_pending.as_ref(),
+                        function.oem_registry.as_ref(),
+                    ));
+                }
+            }
+        }
+        let vendor = inventory.root["Vendor"].as_str().map(str::to_owned).or_else(|| {
+            inventory.root["Oem"]
+                .as_object()
+                .and_then(|oem| oem.keys().next().cloned())
+        });
+        BmcSettings {
+            inventory,
+            facts,
+            vendor,
+            writable,
+            resets,
+        }
+    }
+
+    /// The facts the crawl gives, as a capture would.
+    pub fn facts(&self) -> &Facts {
+        &self.facts
+    }
+
+    /// The write of one attribute that makes fact `path` equal `to`: each attribute of each
+    /// writable resource (those whose name the path spells first), set to each value its
+    /// registry allows (or to `to` itself when it lists none), is staged in a copy of the
+    /// crawl and normalized; the first that gives `path` = `to` wins. `None` when none does.
+    pub fn write_for(&self, path: &FactPath, to: &FactValue) -> Option<Write<'_>> {
+        let segments: Vec<&str> = path.as_str().split('/').collect();
+        for (index, resource) in self.writable.iter().enumerate() {
+            let mut names: Vec<&String> = resource.current.keys().collect();
+            // Raw attribute facts name their attribute: try those first.
+            names.sort_by_key(|name| !segments.contains(&path_segment(name).as_ref()));
+            for name in names {
+                for value in candidates(resource, name, to) {
+                    if resource.current.get(name) == Some(&value) {
+                        continue;
+                    }
+                    let mut staged = self.inventory.clone();
+                    set_attribute(&mut staged, index, name, value.clone());
+                    if normalize(&staged).facts.get(path.as_str()) == Some(to) {
+                        return Some(Write {
+                            resource,
+                            attribute: name.clone(),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+impl BmcSettings {
+    /// The attribute that carries fact `path`: the first whose change (to another value its
+    /// registry allows) changes the fact; for saying why no write gives a value.
+    pub fn carrier_of(&self, path: &FactPath) -> Option<(&Writable, &str)> {
+        let now = self.facts.get(path.as_str());
+        let segments: Vec<&str> = path.as_str().split('/').collect();
+        for (index, resource) in self.writable.iter().enumerate() {
+            let mut names: Vec<&String> = resource.current.keys().collect();
+            names.sort_by_key(|name| !segments.contains(&path_segment(name).as_ref()));
+            for name in names {
+                let Some(rule) = resource.rules.get(name.as_str()) else {
+                    continue;
+                };
+                for value in &rule.values {
+                    let value = Value::from(value.as_str());
+                    if resource.current.get(name.as_str()) == Some(&value) {
+                        continue;
+                    }
+                    let mut staged = self.inventory.clone();
+                    set_attribute(&mut staged, index, name, value);
+                    if normalize(&staged).facts.get(path.as_str()) != now {
+                        return Some((resource, name));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The values `name` may be written with to reach `to`: the registry's enumeration, else
+/// `to` itself as JSON.
+fn candidates(resource: &Writable, name: &str, to: &FactValue) -> Vec<Value> {
+    match resource.rules.get(name) {
+        Some(rule) if !rule.values.is_empty() => {
+            rule.values.iter().map(|v| Value::from(v.as_str())).collect()
+        }
+        _ => serde_json::to_value(to)
+            .ok()
+            .filter(|v| !v.is_array())
+            .into_iter()
+            .collect(),
+    }
+}
+
+/// Sets attribute `name` of the `index`th writable resource (in [`BmcSettings::new`]'s order)
+/// of `inventory` to `value`.
+fn set_attribute(inventory: &mut Inventory, index: usize, name: &str, value: Value) {
+    let mut at = 0;
+    let mut target: Option<&mut Value> = None;
+    for system in &mut inventory.systems {
+        if let Some(bios) = &mut system.bios {
+            if at == index {
+                target = Some(bios);
+                break;
+            }
+            at += 1;
+        }
+    }
+    if target.is_none() {
+        'adapters: for adapter in &mut inventory.adapters {
+            for function in &mut adapter.functions {
+                if let Some(attributes) = &mut function.oem_attributes {
+                    if at == index {
+                        target = Some(attributes);
+                        break 'adapters;
+                    }
+                    at += 1;
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(attributes)) = target.map(|t| &mut t["Attributes"]) {
+        attributes.insert(name.to_owned(), value);
+    }
+}
+
+fn resource(
+    scope: String,
+    current: &Value,
+    pending: Option<&Value>,
+    registry: Option<&Value>,
+) -> Writable {
+    let settings = &current["@Redfish.Settings"];
+    let object = |value: Option<&Value>| {
+        value
+            .and_then(|v| v["Attributes"].as_object())
+            .cloned()
+            .unwrap_or_default()
+    };
+    Writable {
+        scope,
+        uri: current["@odata.id"].as_str().unwrap_or("").to_owned(),
+        settings: link(settings, &["SettingsObject"]).map(str::to_owned),
+        apply_times: strings(&settings["SupportedApplyTimes"]),
+        registry_name: current["AttributeRegistry"].as_str().map(str::to_owned),
+        registry_found: registry.is_some(),
+        current: object(Some(current)),
+        pending: object(pending),
+        rules: registry.map(rules).unwrap_or_default(),
+    }
+}
+
+fn rules(registry: &Value) -> BTreeMap<String, Rule> {
+    registry["RegistryEntries"]["Attributes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry["AttributeName"].as_str()?;
+            let flag = |key: &str| entry[key].as_bool() == Some(true);
+            Some((
+                name.to_owned(),
+                Rule {
+                    read_only: flag("ReadOnly"),
+                    immutable: flag("Immutable"),
+                    reset_required: flag("ResetRequired"),
+                    kind: entry["Type"].as_str().map(str::to_owned),
+                    values: entry["Value"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v["ValueName"].as_str().map(str::to_owned))
+                        .collect(),
+                    bounds: (entry["LowerBound"].as_i64(), entry["UpperBound"].as_i64()),
+                },
+            ))
+        })
+        .collect()
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

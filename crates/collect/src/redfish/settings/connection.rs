@@ -1,0 +1,165 @@
+//! A BMC opened for `fix`: logged in once, read, written, logged out. A mockup folder can be
+//! read (a plan) but never written.
+
+use serde_json::Value;
+
+use super::BmcSettings;
+use crate::redfish::client::{Answer, HttpFetch, LoginError, TlsTrust, WriteMethod};
+use crate::redfish::crawl::crawl;
+use crate::redfish::fetch::{Fetch, FetchError};
+use crate::redfish::{RedfishLocation, RedfishOptions, describe_location};
+use driftgate_model::mockup_dir::MockupDir;
+
+/// Why a BMC could not be read or written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConnectionError {
+    /// It could not be reached or logged into.
+    #[error("{target}: {reason}")]
+    Open {
+        /// The BMC.
+        target: String,
+        /// Why.
+        reason: String,
+    },
+    /// Part of it could not be read: a plan needs all of it.
+    #[error("{target}: could not read {}: {}", .errors.len(), .errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Incomplete {
+        /// The BMC.
+        target: String,
+        /// What could not be read.
+        errors: Vec<FetchError>,
+    },
+    /// A write got no answer.
+    #[error("{target}: {error}")]
+    Write {
+        /// The BMC.
+        target: String,
+        /// What went wrong.
+        error: FetchError,
+    },
+    /// A mockup folder is only read.
+    #[error("{target}: a mockup folder is read, never written; serve it with `driftgate mockup serve` to try a fix")]
+    ReadOnly {
+        /// The folder.
+        target: String,
+    },
+}
+
+enum Link {
+    Live(HttpFetch),
+    Mockup(MockupDir),
+}
+
+/// An open BMC.
+pub struct Connection {
+    link: Link,
+    target: String,
+}
+
+impl Connection {
+    /// Opens the BMC at `location`: a live one is logged into with `options`' account.
+    pub async fn open(
+        location: &RedfishLocation,
+        options: &RedfishOptions,
+    ) -> Result<Self, ConnectionError> {
+        let target = describe_location(location);
+        let open = |reason: String| ConnectionError::Open {
+            target: target.clone(),
+            reason,
+        };
+        let link = match location {
+            RedfishLocation::Mockup(dir) => {
+                Link::Mockup(MockupDir::open(dir).map_err(|e| open(e.to_string()))?)
+            }
+            RedfishLocation::Live { base, pin } => {
+                let trust = match (pin, &options.ca_cert, options.insecure) {
+                    (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
+                    (None, _, true) => TlsTrust::Insecure,
+                    (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
+                    (None, None, false) => TlsTrust::System,
+                };
+                let http = HttpFetch::new(base, &trust, options.client.clone())
+                    .map_err(|e| open(e.to_string()))?;
+                let login = tokio::time::timeout_at(
+                    http.deadline(),
+                    http.login(options.credentials.as_ref()),
+                )
+                .await
+                .unwrap_or_else(|_| {
+                    Err(LoginError::PastDeadline {
+                        uri: crate::redfish::session::SESSIONS.to_owned(),
+                        timeout: options.client.host_timeout,
+                    })
+                });
+                if let Err(e) = login {
+                    return Err(open(format!("login failed: {e}")));
+                }
+                Link::Live(http)
+            }
+        };
+        Ok(Connection { link, target })
+    }
+
+    /// The BMC, as reports name it.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Reads its settings: every resource a capture reads, all of it or an error.
+    pub async fn read(&self) -> Result<BmcSettings, ConnectionError> {
+        let crawled = match &self.link {
+            Link::Live(http) => crawl(http, 4, false).await,
+            Link::Mockup(dir) => crawl(dir, 4, false).await,
+        };
+        match crawled.inventory {
+            Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory)),
+            _ => Err(ConnectionError::Incomplete {
+                target: self.target.clone(),
+                errors: crawled.errors,
+            }),
+        }
+    }
+
+    /// GETs one resource.
+    pub async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+        match &self.link {
+            Link::Live(http) => http.get(uri).await,
+            Link::Mockup(dir) => dir.get(uri).await,
+        }
+    }
+
+    /// Sends one write; any answer is returned (an error status too).
+    pub async fn write(
+        &self,
+        method: WriteMethod,
+        uri: &str,
+        body: &Value,
+    ) -> Result<Answer, ConnectionError> {
+        match &self.link {
+            Link::Live(http) => {
+                http.write(method, uri, body)
+                    .await
+                    .map_err(|error| ConnectionError::Write {
+                        target: self.target.clone(),
+                        error,
+                    })
+            }
+            Link::Mockup(_) => Err(ConnectionError::ReadOnly {
+                target: self.target.clone(),
+            }),
+        }
+    }
+
+    /// Logs out (deletes the session), within the grace a capture's logout has.
+    pub async fn close(self) -> Result<(), String> {
+        match self.link {
+            Link::Live(http) => {
+                tokio::time::timeout(crate::redfish::LOGOUT_GRACE * 2, http.logout())
+                    .await
+                    .map_err(|_| "the logout got no answer".to_owned())?
+                    .map_err(|e| e.to_string())
+            }
+            Link::Mockup(_) => Ok(()),
+        }
+    }
+}

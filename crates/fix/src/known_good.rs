@@ -1,0 +1,214 @@
+//! Which blocking findings a plan answers, what each fact's known-good value is, and which
+//! layer owns it: pure, from a judged report.
+
+use std::collections::BTreeMap;
+
+use driftgate_compare::{Finding, FindingKind, Report, Severity};
+use driftgate_snapshot::{FactPath, FactValue};
+
+use super::model::{Layer, Unfixable};
+
+/// A fact a plan must bring to its known-good value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wanted {
+    /// The fact.
+    pub fact: FactPath,
+    /// Its value now.
+    pub from: Option<FactValue>,
+    /// Its known-good value.
+    pub to: FactValue,
+    /// Where that comes from.
+    pub known_good: String,
+    /// Its findings' ids.
+    pub findings: Vec<String>,
+}
+
+/// Who owns a fact, or why no one can set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// A setting of this layer.
+    Setting(Layer),
+    /// What the OS negotiated or runs with: follows from a setting.
+    Effect,
+    /// Not set by anyone.
+    Unfixable(Unfixable),
+}
+
+/// The value an invariant holds a fact to, when it names one.
+fn invariant_value(id: &str) -> Option<FactValue> {
+    match id {
+        // An RDMA port's DCBX in the NIC firmware: IEEE is what Windows' DCB and every
+        // switch vendor's RoCE guide pair with it.
+        "bmc-dcbx-disabled-with-rdma" => Some(FactValue::from("ieee")),
+        // MSCS shared disks before ESXi 5.5: Most Recently Used (VMware KB 1010041).
+        "psp-rr-on-reserved-device" => Some(FactValue::from("VMW_PSP_MRU")),
+        _ => None,
+    }
+}
+
+/// The findings that block `report` (warnings too when it was judged `--strict`), grouped
+/// by fact.
+pub fn blocking(report: &Report) -> Vec<(FactPath, Vec<&Finding>)> {
+    let mut by_fact: BTreeMap<&str, (FactPath, Vec<&Finding>)> = BTreeMap::new();
+    for finding in report.findings.iter().filter(|f| blocks(report, f)) {
+        by_fact
+            .entry(finding.path.as_str())
+            .or_insert_with(|| (finding.path.clone(), Vec::new()))
+            .1
+            .push(finding);
+    }
+    by_fact.into_values().collect()
+}
+
+/// Whether `finding` makes `report` block.
+pub fn blocks(report: &Report, finding: &Finding) -> bool {
+    finding.severity == Severity::Block || (report.strict && finding.severity == Severity::Warn)
+}
+
+/// The known-good value of a fact from its findings, and where it comes from.
+pub fn known_good(findings: &[&Finding]) -> Option<(FactValue, String)> {
+    findings
+        .iter()
+        .find_map(|f| {
+            f.expected
+                .clone()
+                .map(|v| (v, format!("policy rule {}", f.id)))
+        })
+        .or_else(|| {
+            findings.iter().find_map(|f| match f.kind {
+                FindingKind::Changed | FindingKind::Removed => {
+                    f.old.clone().map(|v| (v, "baseline".to_owned()))
+                }
+                _ => None,
+            })
+        })
+        .or_else(|| {
+            findings.iter().find_map(|f| {
+                (f.kind == FindingKind::Invariant)
+                    .then(|| invariant_value(&f.id))
+                    .flatten()
+                    .map(|v| (v, format!("invariant {}", f.id)))
+            })
+        })
+}
+
+/// Who owns `path`; `os` is the operating system the snapshot's OS facts come from.
+pub fn owner(path: &str, os: Option<Layer>) -> Owner {
+    let segments: Vec<&str> = path.split('/').collect();
+    if segments.contains(&"pending") {
+        return Owner::Unfixable(Unfixable::Pending);
+    }
+    if path.starts_with("firmware/") || segments.contains(&"firmware") || path.starts_with("host/esxi/")
+    {
+        return Owner::Unfixable(Unfixable::Firmware);
+    }
+    if let Some(rest) = path.strip_prefix("bios/") {
+        return if rest.starts_with("status/") {
+            Owner::Unfixable(Unfixable::Capability)
+        } else {
+            Owner::Setting(Layer::Bmc)
+        };
+    }
+    if let Some(rest) = path.strip_prefix("storage/nmp/") {
+        let leaf = rest.split_once('/').map_or("", |(_, leaf)| leaf);
+        return match leaf {
+            "psp" | "perennially_reserved" => Owner::Setting(Layer::Esxi),
+            "working_paths" | "psp_config" => Owner::Effect,
+            _ => Owner::Unfixable(Unfixable::Capability),
+        };
+    }
+    if path.starts_with("host/qos/") {
+        return match os {
+            Some(layer @ Layer::Windows) => Owner::Setting(layer),
+            _ => Owner::Unfixable(Unfixable::NoOwner),
+        };
+    }
+    let Some(rest) = path.strip_prefix("nic/") else {
+        return Owner::Unfixable(Unfixable::NoOwner);
+    };
+    let Some((_, leaf)) = rest.split_once('/') else {
+        return Owner::Unfixable(Unfixable::NoOwner);
+    };
+    if let Some(bmc) = leaf.strip_prefix("bmc/") {
+        let bmc = bmc
+            .strip_prefix("function/")
+            .and_then(|f| f.split_once('/'))
+            .map_or(bmc, |(_, leaf)| leaf);
+        return match bmc {
+            "flow_control/status" => Owner::Effect,
+            "dcb_capable" | "function_type" | "link_technology" | "mac" | "interface"
+            | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
+            _ if bmc.starts_with("capabilities/") || bmc.starts_with("hii/status/") => {
+                Owner::Unfixable(Unfixable::Capability)
+            }
+            _ => Owner::Setting(Layer::Bmc),
+        };
+    }
+    let Some(os_leaf) = leaf.strip_prefix("os/") else {
+        return Owner::Unfixable(Unfixable::NoOwner);
+    };
+    let effect = ["dcbx_support/current", "flow_control/operational/", "num_tcs/current/", "traffic_class/operational/", "firmware_lldp/"]
+        .iter()
+        .any(|p| os_leaf.starts_with(p))
+        && !os_leaf.starts_with("firmware_lldp/next_boot/");
+    if effect {
+        return Owner::Effect;
+    }
+    let setting = match os {
+        Some(Layer::Windows) => ["qos_enabled", "dcbx_willing", "rdma_enabled"].contains(&os_leaf),
+        Some(Layer::Linux) => {
+            os_leaf.starts_with("mlxconfig/")
+                || os_leaf.starts_with("firmware_lldp/next_boot/")
+                || os_leaf.starts_with("pause/")
+                || os_leaf == "trust"
+        }
+        _ => false,
+    };
+    match os {
+        Some(layer) if setting => Owner::Setting(layer),
+        _ if os_leaf.starts_with("driver/") => Owner::Unfixable(Unfixable::Firmware),
+        _ => Owner::Unfixable(Unfixable::Capability),
+    }
+}
+
+/// The scope a fact belongs to, for matching effects to steps: `nic/<key>` or
+/// `storage/nmp/<device>`, else the host.
+pub fn scope(path: &str) -> &str {
+    let mut parts = path.splitn(4, '/');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("nic"), Some(key), _) => &path[..4 + key.len()],
+        (Some("storage"), Some("nmp"), Some(device)) => &path[..12 + device.len()],
+        _ => "host",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_follow_the_fact_homes() {
+        let win = Some(Layer::Windows);
+        for (path, owner_is) in [
+            ("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode", Owner::Setting(Layer::Bmc)),
+            ("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode", Owner::Unfixable(Unfixable::Pending)),
+            ("nic/00:0a:f7:12:34:56/bmc/firmware/version", Owner::Unfixable(Unfixable::Firmware)),
+            ("nic/00:0a:f7:12:34:56/bmc/dcb_capable", Owner::Unfixable(Unfixable::Capability)),
+            ("nic/00:0a:f7:12:34:56/os/dcbx_support/current", Owner::Effect),
+            ("nic/00:0a:f7:12:34:56/os/dcbx_support/hardware", Owner::Unfixable(Unfixable::Capability)),
+            ("nic/00:0a:f7:12:34:56/os/qos_enabled", Owner::Setting(Layer::Windows)),
+            ("host/qos/flow_control/priority/3", Owner::Setting(Layer::Windows)),
+            ("storage/nmp/naa.6005/psp", Owner::Setting(Layer::Esxi)),
+            ("host/esxi/version", Owner::Unfixable(Unfixable::Firmware)),
+            ("bios/SriovGlobalEnable", Owner::Setting(Layer::Bmc)),
+            ("bios/status/Temp", Owner::Unfixable(Unfixable::Capability)),
+        ] {
+            assert_eq!(owner(path, win), owner_is, "{path}");
+        }
+        assert_eq!(owner("nic/k/os/mlxconfig/DCBX_IEEE_P1", Some(Layer::Linux)), Owner::Setting(Layer::Linux));
+        assert_eq!(owner("host/qos/dcbx_willing", Some(Layer::Linux)), Owner::Unfixable(Unfixable::NoOwner));
+        assert_eq!(scope("nic/00:0a/os/x/y"), "nic/00:0a");
+        assert_eq!(scope("storage/nmp/naa.1/psp"), "storage/nmp/naa.1");
+        assert_eq!(scope("host/qos/x"), "host");
+    }
+}

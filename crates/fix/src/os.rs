@@ -1,0 +1,344 @@
+//! The commands that set an operating system's facts back: PowerShell for Windows, `esxcli`
+//! for ESXi, `mlxconfig`/`mlnx_qos`/`ethtool` for Linux. Pure: from the fact, its known-good
+//! value and the snapshot's other facts (the adapter's name and MAC, a device's SATP rule).
+
+use driftgate_snapshot::{FactValue, Facts};
+
+use super::known_good::Wanted;
+use super::model::{Layer, Risk};
+
+/// The commands of one OS step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OsStep {
+    /// What it sets, one line.
+    pub summary: String,
+    /// The lines, in order.
+    pub lines: Vec<String>,
+    /// Whether it takes effect only after a reboot.
+    pub reboot: bool,
+    /// How much it can disturb the host.
+    pub risk: Risk,
+    /// Why that risk.
+    pub risk_note: String,
+}
+
+/// The step for `wanted` on `layer`, or why there is none.
+pub fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
+    match layer {
+        Layer::Windows => windows(wanted, facts),
+        Layer::Esxi => esxi(wanted, facts),
+        Layer::Linux => linux(wanted, facts),
+        Layer::Bmc => Err("not an OS fact".to_owned()),
+    }
+}
+
+fn text(value: &FactValue) -> String {
+    value.as_text().map_or_else(|| value.to_string(), str::to_owned)
+}
+
+fn ps_bool(value: &FactValue) -> Result<&'static str, String> {
+    match value.as_bool() {
+        Some(true) => Ok("$true"),
+        Some(false) => Ok("$false"),
+        None => Err(format!("{value} is no boolean")),
+    }
+}
+
+/// A PowerShell single-quoted string.
+fn ps_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+/// A POSIX shell single-quoted word.
+fn sh_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-:/=,+@".contains(c))
+    {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// `nic/<key>/os/<leaf>` → (key, leaf).
+fn nic_leaf(path: &str) -> Option<(&str, &str)> {
+    let rest = path.strip_prefix("nic/")?;
+    let (key, leaf) = rest.split_once("/os/")?;
+    Some((key, leaf))
+}
+
+/// The adapter's name as the OS reports it.
+fn os_name(facts: &Facts, key: &str) -> Result<String, String> {
+    facts
+        .get(format!("nic/{key}/os/name").as_str())
+        .and_then(FactValue::as_text)
+        .map(str::to_owned)
+        .ok_or_else(|| format!("the snapshot names no OS adapter for port {key} (nic/{key}/os/name)"))
+}
+
+fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
+    let path = wanted.fact.as_str();
+    let to = &wanted.to;
+    let medium = |summary: String, lines: Vec<String>| OsStep {
+        summary,
+        lines,
+        reboot: false,
+        risk: Risk::Medium,
+        risk_note: "changes the host's DCB/QoS at once: RDMA traffic on the port pauses while the NIC renegotiates".to_owned(),
+    };
+    if let Some((key, leaf)) = nic_leaf(path) {
+        let name = os_name(facts, key)?;
+        // The MAC names the adapter too: a renamed adapter makes the line fail, not hit
+        // another port.
+        let guard = format!(
+            "if ((Get-NetAdapter -Name {n}).MacAddress -ne {m}) {{ throw {e} }}",
+            n = ps_quote(&name),
+            m = ps_quote(&key.replace(':', "-").to_ascii_uppercase()),
+            e = ps_quote(&format!("adapter {name} is not the port {key}")),
+        );
+        let line = match leaf {
+            "qos_enabled" if to.as_bool() == Some(true) => format!("Enable-NetAdapterQos -Name {}", ps_quote(&name)),
+            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_quote(&name)),
+            "rdma_enabled" if to.as_bool() == Some(true) => format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name)),
+            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_quote(&name)),
+            "dcbx_willing" => format!(
+                "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
+                ps_quote(&name),
+                ps_bool(to)?
+            ),
+            _ => return Err(format!("no PowerShell command sets {leaf}")),
+        };
+        return Ok(medium(format!("{leaf} of adapter {name} ({key}) → {to}"), vec![guard, line]));
+    }
+    let Some(qos) = path.strip_prefix("host/qos/") else {
+        return Err("not a Windows QoS fact".to_owned());
+    };
+    let lines = if qos == "dcbx_willing" {
+        vec![format!("Set-NetQosDcbxSetting -Willing {} -Confirm:$false", ps_bool(to)?)]
+    } else if let Some(priority) = qos.strip_prefix("flow_control/priority/") {
+        let verb = if to.as_bool() == Some(true) { "Enable" } else { "Disable" };
+        vec![format!("{verb}-NetQosFlowControl -Priority {priority}")]
+    } else if let Some(rest) = qos.strip_prefix("traffic_class/") {
+        let (class, leaf) = rest.split_once('/').ok_or("a traffic class without a property")?;
+        let field = |leaf: &str| facts.get(format!("host/qos/traffic_class/{class}/{leaf}").as_str());
+        let value = |leaf: &str| if leaf == rest.split_once('/').map_or("", |p| p.1) { Some(to) } else { field(leaf) };
+        if class == "default" {
+            return Err("the default traffic class is what the others leave; set the named classes".to_owned());
+        }
+        let priorities = value("priorities").map(|v| match v {
+            FactValue::List(items) => items.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
+            other => other.to_string(),
+        });
+        let mut line = format!(
+            "if (Get-NetQosTrafficClass -Name {q} -ErrorAction SilentlyContinue) {{ Set-NetQosTrafficClass -Name {q}",
+            q = ps_quote(class)
+        );
+        let mut args = String::new();
+        if let Some(p) = &priorities {
+            args += &format!(" -Priority {p}");
+        }
+        if let Some(b) = value("bandwidth") {
+            args += &format!(" -BandwidthPercentage {b}");
+        }
+        if let Some(a) = value("algorithm") {
+            args += &format!(" -Algorithm {}", text(a).to_ascii_uppercase());
+        }
+        line += &format!("{args} }} else {{ New-NetQosTrafficClass -Name {}{args} }}", ps_quote(class));
+        let _ = leaf;
+        vec![line]
+    } else if let Some(rest) = qos.strip_prefix("policy/") {
+        let (policy, leaf) = rest.split_once('/').ok_or("a policy without a property")?;
+        match leaf {
+            "priority" => vec![format!(
+                "Set-NetQosPolicy -Name {} -PriorityValue8021Action {}",
+                ps_quote(policy),
+                text(to)
+            )],
+            _ => return Err(format!("the {leaf} of QoS policy {policy} is set when the policy is made: New-NetQosPolicy")),
+        }
+    } else {
+        return Err(format!("no PowerShell command sets host/qos/{qos}"));
+    };
+    Ok(medium(format!("host QoS {qos} → {to}"), lines))
+}
+
+fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
+    let path = wanted.fact.as_str();
+    let rest = path.strip_prefix("storage/nmp/").ok_or("not an NMP fact")?;
+    let (device, leaf) = rest.split_once('/').ok_or("not an NMP device fact")?;
+    let get = |leaf: &str| {
+        facts
+            .get(format!("storage/nmp/{device}/{leaf}").as_str())
+            .and_then(FactValue::as_text)
+    };
+    match leaf {
+        "psp" => {
+            let psp = text(&wanted.to);
+            let mut lines = vec![format!(
+                "esxcli storage nmp device set -d {} -P {}",
+                sh_quote(device),
+                sh_quote(&psp)
+            )];
+            let mut note = "takes effect at once; the device's I/O switches path policy live".to_owned();
+            // A SATP claim rule for the device's vendor and model that gives another policy
+            // brings it back at the next claim (a reboot, a rescan): a device rule wins.
+            if let Some(satp) = get("satp") {
+                let rule = |at: &str| {
+                    facts
+                        .get(format!("storage/satp_rule/{satp}/{at}/default_psp").as_str())
+                        .and_then(FactValue::as_text)
+                };
+                let device_rule = rule(&format!("device/{}", driftgate_snapshot::path_segment(device)));
+                let vendor = get("vendor").map(driftgate_snapshot::path_segment);
+                let model = get("model").map(driftgate_snapshot::path_segment);
+                let (v, m) = (vendor.as_deref().unwrap_or("any"), model.as_deref().unwrap_or("any"));
+                let array_rule = rule(&format!("{v}/{m}"))
+                    .or_else(|| rule(&format!("{v}/any")))
+                    .or_else(|| rule(&format!("any/{m}")));
+                let wins = device_rule.or(array_rule);
+                if let Some(other) = wins.filter(|p| !p.eq_ignore_ascii_case(&psp)) {
+                    if let Some(old) = device_rule {
+                        lines.push(format!(
+                            "esxcli storage nmp satp rule remove -s {} -d {} -P {}",
+                            sh_quote(satp),
+                            sh_quote(device),
+                            sh_quote(old)
+                        ));
+                    }
+                    lines.push(format!(
+                        "esxcli storage nmp satp rule add -s {} -d {} -P {} -e {}",
+                        sh_quote(satp),
+                        sh_quote(device),
+                        sh_quote(&psp),
+                        sh_quote(&format!("driftgate: keep {device} on {psp}"))
+                    ));
+                    let whose = if device_rule.is_some() { format!("the device's own rule") } else { format!("the SATP rule for {v} {m}") };
+                    note = format!(
+                        "takes effect at once; {whose} gives {other}, so a device rule keeps {psp} across reboots and rescans"
+                    );
+                }
+            }
+            Ok(OsStep {
+                summary: format!("path selection policy of {device} → {psp}"),
+                lines,
+                reboot: false,
+                risk: Risk::Low,
+                risk_note: note,
+            })
+        }
+        "perennially_reserved" => Ok(OsStep {
+            summary: format!("perennially reserved flag of {device} → {}", wanted.to),
+            lines: vec![format!(
+                "esxcli storage core device setconfig -d {} --perennially-reserved={}",
+                sh_quote(device),
+                wanted.to
+            )],
+            reboot: false,
+            risk: Risk::Low,
+            risk_note: "a flag of the device; no I/O is disturbed".to_owned(),
+        }),
+        _ => Err(format!("no esxcli command sets {leaf}")),
+    }
+}
+
+fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
+    let path = wanted.fact.as_str();
+    let (key, leaf) = nic_leaf(path).ok_or("not a NIC fact")?;
+    let name = os_name(facts, key)?;
+    let to = text(&wanted.to);
+    // mlxconfig addresses the device by its PCI address: read it from the interface, so
+    // the line names the port it was planned for.
+    let device = format!("\"$(ethtool -i {} | awk '/^bus-info:/ {{print $2}}')\"", sh_quote(&name));
+    let firmware = |parameter: &str| OsStep {
+        summary: format!("{parameter} of {name} ({key}) → {to} in the NIC firmware"),
+        lines: vec![format!("mlxconfig -y -d {device} set {parameter}={}", sh_quote(&to))],
+        reboot: true,
+        risk: Risk::High,
+        risk_note: "a NIC firmware setting: takes effect at the next reboot (or mlxfwreset)".to_owned(),
+    };
+    if let Some(parameter) = leaf.strip_prefix("mlxconfig/") {
+        return Ok(firmware(parameter));
+    }
+    if let Some(field) = leaf.strip_prefix("firmware_lldp/next_boot/") {
+        let port = facts
+            .get(format!("nic/{key}/os/firmware_lldp/port").as_str())
+            .and_then(FactValue::as_i64)
+            .unwrap_or(1);
+        let parameter = match field {
+            "tx_mode" => "LLDP_NB_TX_MODE",
+            "rx_mode" => "LLDP_NB_RX_MODE",
+            "dcbx" => "LLDP_NB_DCBX",
+            "ieee" => "DCBX_IEEE",
+            "cee" => "DCBX_CEE",
+            "willing" => "DCBX_WILLING",
+            other => return Err(format!("no mlxconfig parameter sets {other}")),
+        };
+        return Ok(firmware(&format!("{parameter}_P{port}")));
+    }
+    let medium = |lines: Vec<String>| OsStep {
+        summary: format!("{leaf} of {name} ({key}) → {to}"),
+        lines,
+        reboot: false,
+        risk: Risk::Medium,
+        risk_note: "changes the port's QoS at once: traffic pauses while it renegotiates".to_owned(),
+    };
+    match leaf {
+        "trust" => Ok(medium(vec![format!("mlnx_qos -i {} --trust {}", sh_quote(&name), sh_quote(&to))])),
+        "pause/rx" | "pause/tx" | "pause/autonegotiate" => {
+            let word = match leaf {
+                "pause/rx" => "rx",
+                "pause/tx" => "tx",
+                _ => "autoneg",
+            };
+            let on = if wanted.to.as_bool() == Some(true) { "on" } else { "off" };
+            Ok(medium(vec![format!("ethtool -A {} {word} {on}", sh_quote(&name))]))
+        }
+        _ => Err(format!("no Linux command sets {leaf}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use driftgate_snapshot::FactPath;
+
+    fn wanted(path: &str, to: FactValue) -> Wanted {
+        Wanted {
+            fact: FactPath::new(path).unwrap(),
+            from: None,
+            to,
+            known_good: "baseline".into(),
+            findings: vec![],
+        }
+    }
+
+    #[test]
+    fn seed_2_gets_the_device_policy_and_a_device_rule_against_the_vendor_rule() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/esxi-mscs-psp/current.json"
+        ))
+        .unwrap();
+        let snapshot = driftgate_snapshot::VerifiedSnapshot::parse(&text, "current.json").unwrap();
+        let device = "naa.60050768028081713c0000000000007d";
+        let step = step(
+            Layer::Esxi,
+            &wanted(&format!("storage/nmp/{device}/psp"), FactValue::from("VMW_PSP_MRU")),
+            &snapshot.snapshot().facts,
+        )
+        .unwrap();
+        assert_eq!(step.lines[0], format!("esxcli storage nmp device set -d {device} -P VMW_PSP_MRU"));
+        assert!(step.lines[1].starts_with(&format!("esxcli storage nmp satp rule add -s VMW_SATP_SVC -d {device} -P VMW_PSP_MRU")), "{:?}", step.lines);
+        assert!(!step.reboot);
+    }
+
+    #[test]
+    fn quoting_keeps_names_one_word() {
+        assert_eq!(sh_quote("a b'c"), r"'a b'\''c'");
+        assert_eq!(sh_quote("naa.600"), "naa.600");
+        assert_eq!(ps_quote("SLOT 3 Port 1"), "'SLOT 3 Port 1'");
+        assert_eq!(ps_quote("it's"), "'it''s'");
+    }
+}

@@ -1,0 +1,199 @@
+//! One host's plan from its judged report and snapshot: each blocking finding becomes part of
+//! a step of the layer that owns its setting, an effect of one, or a reason it cannot be
+//! fixed by a setting.
+
+use driftgate_collect::redfish::settings::BmcSettings;
+use driftgate_compare::Report;
+use driftgate_snapshot::{FactValue, Snapshot};
+
+use super::bmc;
+use super::known_good::{self, Owner, Wanted};
+use super::model::{Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, Shell, Step, Unfixable};
+use super::os;
+
+/// What is known of the host's BMC for a plan.
+pub enum Bmc<'a> {
+    /// Read now.
+    Read(&'a BmcSettings),
+    /// Could not be read, and why.
+    Unread(String),
+    /// The host has no BMC source.
+    None,
+}
+
+/// The operating system a snapshot's OS facts come from, by its sources.
+pub fn os_of(snapshot: &Snapshot) -> Option<Layer> {
+    snapshot.sources.iter().find_map(|s| match s.name.as_str() {
+        "windows" => Some(Layer::Windows),
+        "linux" => Some(Layer::Linux),
+        "esxi" => Some(Layer::Esxi),
+        _ => None,
+    })
+}
+
+/// Whether `report` has a finding that blocks it (a warning under `--strict`).
+pub fn blocks(report: &Report) -> bool {
+    report.findings.iter().any(|f| known_good::blocks(report, f))
+}
+
+/// Whether the plan of `report` has BMC settings to look up (so the BMC must be read).
+pub fn needs_bmc(report: &Report, snapshot: &Snapshot) -> bool {
+    let os = os_of(snapshot);
+    known_good::blocking(report).iter().any(|(fact, findings)| {
+        known_good::owner(fact.as_str(), os) == Owner::Setting(Layer::Bmc)
+            && known_good::known_good(findings).is_some()
+    })
+}
+
+/// The plan of one host.
+pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>) -> HostPlan {
+    let os = os_of(snapshot);
+    let facts = &snapshot.facts;
+    let mut bmc_wanted = Vec::new();
+    let mut os_steps: Vec<Step> = Vec::new();
+    let mut not_fixable = Vec::new();
+    let mut effects = Vec::new();
+    let mut unread = None;
+    for (fact, findings) in known_good::blocking(report) {
+        let ids: Vec<String> = findings.iter().map(|f| f.id.clone()).collect();
+        let now = facts.get(fact.as_str()).cloned();
+        let refuse = |reason: Unfixable, why: String| NotFixable {
+            fact: fact.clone(),
+            now: now.clone(),
+            findings: ids.clone(),
+            reason,
+            why,
+        };
+        let layer = match known_good::owner(fact.as_str(), os) {
+            Owner::Effect => {
+                effects.push(Effect {
+                    fact: fact.clone(),
+                    findings: ids,
+                    follows: Vec::new(),
+                });
+                continue;
+            }
+            Owner::Unfixable(reason) => {
+                not_fixable.push(refuse(reason, unfixable_why(reason).to_owned()));
+                continue;
+            }
+            Owner::Setting(layer) => layer,
+        };
+        let Some((to, source)) = known_good::known_good(&findings) else {
+            not_fixable.push(refuse(
+                Unfixable::NoKnownGood,
+                "no known-good value: the fact is new since the baseline and no policy rule or invariant names the value it must have".to_owned(),
+            ));
+            continue;
+        };
+        let wanted = Wanted {
+            fact: fact.clone(),
+            from: now.clone(),
+            to,
+            known_good: source,
+            findings: ids.clone(),
+        };
+        if layer == Layer::Bmc {
+            bmc_wanted.push(wanted);
+            continue;
+        }
+        match os::step(layer, &wanted, facts) {
+            Ok(step) => os_steps.push(os_step(layer, os_steps.len() + 1, step, wanted)),
+            Err(why) => not_fixable.push(refuse(Unfixable::NoOwner, why)),
+        }
+    }
+    let mut steps = Vec::new();
+    if !bmc_wanted.is_empty() {
+        match bmc {
+            Bmc::Read(settings) => {
+                let (found, refused) = bmc::steps(bmc_wanted, settings, 1);
+                steps.extend(found);
+                not_fixable.extend(refused.into_iter().map(|r| NotFixable {
+                    fact: r.wanted.fact,
+                    now: r.wanted.from,
+                    findings: r.wanted.findings,
+                    reason: Unfixable::Refused,
+                    why: r.why,
+                }));
+            }
+            Bmc::Unread(why) => {
+                unread = Some(why.clone());
+                not_fixable.extend(bmc_wanted.into_iter().map(|w| NotFixable {
+                    fact: w.fact,
+                    now: w.from,
+                    findings: w.findings,
+                    reason: Unfixable::Refused,
+                    why: format!("the BMC could not be read to plan the write: {why}"),
+                }));
+            }
+            Bmc::None => not_fixable.extend(bmc_wanted.into_iter().map(|w| NotFixable {
+                fact: w.fact,
+                now: w.from,
+                findings: w.findings,
+                reason: Unfixable::NoOwner,
+                why: "the host has no Redfish source in the inventory to write it through".to_owned(),
+            })),
+        }
+    }
+    steps.extend(os_steps);
+    for effect in &mut effects {
+        let scope = known_good::scope(effect.fact.as_str());
+        effect.follows = steps
+            .iter()
+            .filter(|s| s.changes.iter().any(|c| known_good::scope(c.fact.as_str()) == scope || scope == "host"))
+            .map(|s| s.id.clone())
+            .collect();
+    }
+    HostPlan {
+        host: host.to_owned(),
+        steps,
+        not_fixable,
+        effects,
+        unread,
+    }
+}
+
+fn os_step(layer: Layer, n: usize, step: os::OsStep, wanted: Wanted) -> Step {
+    let shell = if layer == Layer::Windows { Shell::PowerShell } else { Shell::Sh };
+    Step {
+        id: format!("{}-{n}", layer.as_str()),
+        layer,
+        summary: step.summary,
+        changes: vec![Change {
+            fact: wanted.fact,
+            from: wanted.from,
+            to: wanted.to,
+            known_good: wanted.known_good,
+            pending_fact: None,
+            findings: wanted.findings,
+        }],
+        reboot: step.reboot,
+        risk: step.risk,
+        risk_note: step.risk_note,
+        verify: if step.reboot {
+            "gate post after the reboot: the fact equals its planned value".to_owned()
+        } else {
+            "the next capture (gate post): the fact equals its planned value".to_owned()
+        },
+        action: Action::Commands(Commands {
+            shell,
+            lines: step.lines,
+        }),
+    }
+}
+
+fn unfixable_why(reason: Unfixable) -> &'static str {
+    match reason {
+        Unfixable::Firmware => "a firmware or software version: flash the known-good version (or declare the new one with --allow); no setting changes it",
+        Unfixable::Capability => "what the hardware, its firmware or the driver reports it can do (or a status it reports by itself): no setting gives it back; check the firmware release notes",
+        Unfixable::Pending => "a value staged for the next reset: clear or replace the staged settings on the BMC (or let the reset apply them and judge again)",
+        Unfixable::NoOwner => "no layer driftgate knows how to set owns this fact",
+        Unfixable::NoKnownGood => "no known-good value",
+        Unfixable::Refused => "the BMC refuses the write",
+    }
+}
+
+/// Whether the value `now` already equals what a change wants.
+pub fn taken(change: &Change, now: Option<&FactValue>) -> bool {
+    now == Some(&change.to)
+}

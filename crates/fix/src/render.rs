@@ -1,0 +1,195 @@
+//! A plan as text for a change ticket, and as scripts per host and layer that a change
+//! process can review and run (`--emit-scripts DIR`).
+
+use std::fmt::Write as _;
+
+use super::model::{Action, Effect, HostPlan, Layer, Plan, Shell, Step};
+
+/// The plan as text: per host its steps (from → to, reboot, risk, verification, exactly
+/// what is sent or run), what follows from them, and what no setting fixes.
+pub fn text(plan: &Plan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "driftgate fix plan — {}", plan.made_from);
+    if plan.hosts.is_empty() {
+        out.push_str("\nNothing to fix: no blocking finding.\n");
+    }
+    for host in &plan.hosts {
+        let _ = writeln!(out, "\n## {}", host.host);
+        if let Some(why) = &host.unread {
+            let _ = writeln!(out, "   its BMC could not be read: {why}");
+        }
+        if host.steps.is_empty() {
+            out.push_str("   no step\n");
+        }
+        for step in &host.steps {
+            step_text(&mut out, step);
+        }
+        if !host.effects.is_empty() {
+            out.push_str("\n   Follows from a setting (verified with it):\n");
+            for (scope, effects) in by_scope(&host.effects) {
+                let follows: Vec<&str> = effects
+                    .iter()
+                    .flat_map(|e| e.follows.iter().map(String::as_str))
+                    .fold(Vec::new(), |mut all, id| {
+                        if !all.contains(&id) {
+                            all.push(id);
+                        }
+                        all
+                    });
+                let unfixed = host
+                    .not_fixable
+                    .iter()
+                    .any(|n| crate::known_good::scope(n.fact.as_str()) == scope);
+                let from = match (follows.is_empty(), unfixed) {
+                    (false, _) => format!("steps {}", follows.join(", ")),
+                    (true, true) => "the setting of the same port below, which this plan does not fix".to_owned(),
+                    (true, false) => "no step of this plan: investigate".to_owned(),
+                };
+                let _ = writeln!(out, "   - {scope} ← {from}:");
+                for effect in effects {
+                    let leaf = effect.fact.as_str().strip_prefix(scope).unwrap_or(effect.fact.as_str());
+                    let _ = writeln!(out, "       {} ({})", leaf.trim_start_matches('/'), effect.findings.join(", "));
+                }
+            }
+        }
+        if !host.not_fixable.is_empty() {
+            out.push_str("\n   Not fixed by a setting:\n");
+            for item in &host.not_fixable {
+                let now = item.now.as_ref().map_or_else(|| "absent".to_owned(), ToString::to_string);
+                let _ = writeln!(out, "   - {} = {now} ({}): {}", item.fact, item.findings.join(", "), item.why);
+            }
+        }
+    }
+    out
+}
+
+fn step_text(out: &mut String, step: &Step) {
+    let _ = writeln!(out, "\n   [{}] {} — {}", step.id, step.layer.as_str(), step.summary);
+    for change in &step.changes {
+        let from = change.from.as_ref().map_or_else(|| "absent".to_owned(), ToString::to_string);
+        let _ = writeln!(
+            out,
+            "       {}: {from} → {} (known good: {}; findings {})",
+            change.fact,
+            change.to,
+            change.known_good,
+            change.findings.join(", ")
+        );
+    }
+    let reboot = if step.reboot { "needs a reboot" } else { "no reboot" };
+    let _ = writeln!(out, "       {reboot}; risk {:?}: {}", step.risk, step.risk_note);
+    match &step.action {
+        Action::RedfishPatch(patch) => {
+            let _ = writeln!(out, "       PATCH {}", patch.settings);
+            let body = serde_json::to_string_pretty(&patch.body).unwrap_or_default();
+            for line in body.lines() {
+                let _ = writeln!(out, "         {line}");
+            }
+            let supported = if patch.supported_apply_times.is_empty() {
+                "not listed".to_owned()
+            } else {
+                patch.supported_apply_times.join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "       apply time {} (supported: {supported}); values checked against {}",
+                patch.apply_time, patch.registry
+            );
+            for then in &patch.then {
+                let _ = writeln!(out, "       then: {then}");
+            }
+        }
+        Action::Commands(commands) => {
+            for line in &commands.lines {
+                let _ = writeln!(out, "       $ {line}");
+            }
+        }
+    }
+    let _ = writeln!(out, "       verify: {}", step.verify);
+}
+
+/// The scripts of a plan: `(file name, text)`, one per host and OS layer
+/// (`<host>-esxi.sh`, `<host>-linux.sh`, `<host>-windows.ps1`) and one per host for its BMC
+/// (`<host>-bmc.sh`: the requests as `curl` lines reading the account from the environment,
+/// for a change process that sends them itself). Each stops at the first failing line.
+pub fn script_files(plan: &Plan) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for host in &plan.hosts {
+        for layer in [Layer::Bmc, Layer::Esxi, Layer::Linux, Layer::Windows] {
+            let steps: Vec<&Step> = host.steps.iter().filter(|s| s.layer == layer).collect();
+            if steps.is_empty() {
+                continue;
+            }
+            let (name, text) = match layer {
+                Layer::Windows => (format!("{}-windows.ps1", host.host), powershell(host, &steps, &plan.made_from)),
+                _ => (format!("{}-{}.sh", host.host, layer.as_str()), shell(host, layer, &steps, &plan.made_from)),
+            };
+            files.push((name, text));
+        }
+    }
+    files
+}
+
+fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> String {
+    let mut out = String::from("#!/bin/sh\n");
+    let _ = writeln!(out, "# driftgate fix plan for {} ({}), layer {}: review, then run on the host.", host.host, made_from, layer.as_str());
+    out.push_str("set -eu\n");
+    if layer == Layer::Bmc {
+        out.push_str(": \"${BMC:?set BMC to https://<bmc address>}\"\n");
+        out.push_str(": \"${DRIFTGATE_BMC_USERNAME:?}\" \"${DRIFTGATE_BMC_PASSWORD:?}\"\n");
+    }
+    for step in steps {
+        let _ = writeln!(out, "\n# [{}] {}", step.id, step.summary);
+        match &step.action {
+            Action::Commands(commands) if commands.shell == Shell::Sh => {
+                for line in &commands.lines {
+                    let _ = writeln!(out, "echo {}", quote(&format!("+ {line}")));
+                    let _ = writeln!(out, "{line}");
+                }
+            }
+            Action::RedfishPatch(patch) => {
+                let body = serde_json::to_string(&patch.body).unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "curl --fail-with-body -sS -u \"$DRIFTGATE_BMC_USERNAME:$DRIFTGATE_BMC_PASSWORD\" -X PATCH -H 'Content-Type: application/json' --data {} \"$BMC\"{}",
+                    quote(&body),
+                    quote(&patch.settings)
+                );
+            }
+            Action::Commands(_) => {}
+        }
+    }
+    out
+}
+
+fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# driftgate fix plan for {} ({}), layer windows: review, then run on the host.", host.host, made_from);
+    out.push_str("$ErrorActionPreference = 'Stop'\n");
+    for step in steps {
+        let _ = writeln!(out, "\n# [{}] {}", step.id, step.summary);
+        if let Action::Commands(commands) = &step.action {
+            for line in &commands.lines {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
+    out
+}
+
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// Effects grouped by the port or device they are on, in order.
+fn by_scope(effects: &[Effect]) -> Vec<(&str, Vec<&Effect>)> {
+    let mut groups: Vec<(&str, Vec<&Effect>)> = Vec::new();
+    for effect in effects {
+        let scope = crate::known_good::scope(effect.fact.as_str());
+        match groups.iter_mut().find(|(s, _)| *s == scope) {
+            Some((_, list)) => list.push(effect),
+            None => groups.push((scope, vec![effect])),
+        }
+    }
+    groups
+}

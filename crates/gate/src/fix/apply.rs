@@ -1,0 +1,463 @@
+//! `fix apply`: the plan's steps of one layer sent, read back and recorded. Nothing is sent
+//! for a plan with a refusal (a read-only attribute, a value its registry does not allow,
+//! an incomplete host), nor without the caller's confirmation; a value already current or
+//! staged is skipped and said so, another value staged for it is a conflict.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use driftgate_collect::redfish::client::WriteMethod;
+use driftgate_collect::redfish::settings::{BmcSettings, Connection};
+use driftgate_collect::transport::{CommandSpec, for_location};
+use driftgate_collect::SourceSpec;
+use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
+
+use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
+use super::{RunHostState, plan_host, run_hosts};
+use crate::plan::host_options;
+use crate::run::RunId;
+use crate::{GateError, Settings};
+
+/// Which layer's steps are applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerChoice {
+    /// The BMC's (the default).
+    Bmc,
+    /// The operating systems', through the hosts' transports.
+    Os,
+}
+
+/// What `fix apply` is asked to do.
+#[derive(Debug, Clone)]
+pub struct ApplyRequest {
+    /// The run.
+    pub run: RunId,
+    /// The change ticket, recorded with every step.
+    pub ticket: String,
+    /// Its hosts (all of the run when empty).
+    pub hosts: Vec<driftgate_snapshot::HostName>,
+    /// The layer.
+    pub layer: LayerChoice,
+    /// Reset each system whose BMC steps are staged (`GracefulRestart`).
+    pub reset: bool,
+    /// Allow an immediate apply where the BMC has no staged path.
+    pub immediate: bool,
+    /// Send nothing: say what would be sent.
+    pub dry_run: bool,
+}
+
+/// What `fix apply` did.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// The plan it worked from.
+    pub plan: Plan,
+    /// What became of each step.
+    pub record: ApplyRecord,
+    /// Where the record was written (none for a dry run or when nothing was to do).
+    pub file: Option<PathBuf>,
+    /// Hosts whose BMC could not be read: nothing was sent to them (exit 3).
+    pub unread: Vec<String>,
+    /// The caller did not confirm: nothing was sent.
+    pub declined: bool,
+}
+
+impl Applied {
+    /// Whether a step was refused by the BMC, conflicted or did not take (exit 1).
+    pub fn failed(&self) -> bool {
+        self.record
+            .hosts
+            .iter()
+            .flat_map(|h| &h.steps)
+            .any(|s| matches!(s.outcome, Outcome::Failed | Outcome::Conflict))
+            || self.record.hosts.iter().any(|h| {
+                h.reset
+                    .as_ref()
+                    .is_some_and(|r| !r.status.is_some_and(|s| (200..300).contains(&s)))
+            })
+    }
+}
+
+/// Applies the run's plan: `confirm` sees it first and may decline (nothing is sent then).
+pub async fn apply(
+    settings: &Settings,
+    request: &ApplyRequest,
+    confirm: &mut dyn FnMut(&Plan) -> bool,
+) -> Result<Applied, GateError> {
+    if request.ticket.trim().is_empty() || request.ticket.contains(['\n', '\r']) {
+        return Err(GateError::FixRefused(vec![
+            "--ticket must be one line of text naming the change".to_owned(),
+        ]));
+    }
+    let (run, states) = run_hosts(settings, &request.run, &request.hosts)?;
+    let incomplete: Vec<String> = states
+        .iter()
+        .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
+        .map(|s| format!("host {}: its latest step ({}) is INCOMPLETE: a fix is planned only from a whole capture; run `gate post --run {}` again once the host can be read", s.name, s.step, request.run))
+        .collect();
+    if !incomplete.is_empty() {
+        return Err(GateError::FixRefused(incomplete));
+    }
+    let mut hosts: Vec<(&RunHostState<'_>, HostPlan, Option<(Connection, BmcSettings)>)> = Vec::new();
+    let mut unread = Vec::new();
+    for state in &states {
+        let (plan, bmc) = plan_host(settings, state).await;
+        let Some(mut plan) = plan else { continue };
+        if let Some(why) = &plan.unread {
+            unread.push(format!("{}: {why}", state.name));
+        }
+        plan.steps.retain(|s| match request.layer {
+            LayerChoice::Bmc => s.layer == Layer::Bmc,
+            LayerChoice::Os => s.layer.is_os(),
+        });
+        hosts.push((state, plan, bmc));
+    }
+    let refused: Vec<String> = hosts
+        .iter()
+        .flat_map(|(_, plan, _)| {
+            plan.not_fixable
+                .iter()
+                .filter(|n| n.reason == Unfixable::Refused && plan.unread.is_none())
+                .map(move |n| format!("host {}: {}: {}", plan.host, n.fact, n.why))
+        })
+        .collect();
+    let plan = Plan {
+        schema: driftgate_fix::PLAN_SCHEMA_ID.to_owned(),
+        tool: driftgate_snapshot::tool_version(),
+        made_from: format!("run {}", request.run),
+        hosts: hosts.iter().map(|(_, p, _)| p.clone()).collect(),
+    };
+    let mut record = ApplyRecord {
+        schema: RECORD_SCHEMA_ID.to_owned(),
+        tool: driftgate_snapshot::tool_version(),
+        run: request.run.to_string(),
+        ticket: request.ticket.clone(),
+        started_at: jiff::Timestamp::now(),
+        hosts: Vec::new(),
+    };
+    if !refused.is_empty() {
+        close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+        return Err(GateError::FixRefused(refused));
+    }
+    let nothing = plan.hosts.iter().all(|h| h.steps.is_empty());
+    let declined = !request.dry_run && !nothing && unread.is_empty() && !confirm(&plan);
+    if request.dry_run || nothing || declined || !unread.is_empty() {
+        if request.dry_run {
+            for (_, host_plan, _) in &hosts {
+                record.hosts.push(HostRecord {
+                    host: host_plan.host.clone(),
+                    steps: host_plan
+                        .steps
+                        .iter()
+                        .map(|step| StepRecord {
+                            step: step.clone(),
+                            outcome: Outcome::NotSent,
+                            detail: "dry run: nothing sent".to_owned(),
+                            requests: would_send(step),
+                            job: None,
+                        })
+                        .collect(),
+                    reset: None,
+                });
+            }
+        }
+        close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+        return Ok(Applied {
+            plan,
+            record,
+            file: None,
+            unread,
+            declined,
+        });
+    }
+    for (state, host_plan, bmc) in hosts {
+        let mut host = HostRecord {
+            host: host_plan.host.clone(),
+            steps: Vec::new(),
+            reset: None,
+        };
+        for step in &host_plan.steps {
+            let done = match (&step.action, &bmc) {
+                (Action::RedfishPatch(_), Some((connection, read))) => {
+                    bmc_step(connection, read, step, request.immediate).await
+                }
+                (Action::RedfishPatch(_), None) => StepRecord {
+                    step: step.clone(),
+                    outcome: Outcome::Failed,
+                    detail: "the host's BMC was not read".to_owned(),
+                    requests: Vec::new(),
+                    job: None,
+                },
+                (Action::Commands(_), _) => os_step(settings, state, step),
+            };
+            host.steps.push(done);
+        }
+        let staged = host.steps.iter().any(|s| {
+            s.step.layer == Layer::Bmc && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending) && s.step.reboot
+        });
+        let failed = host.steps.iter().any(|s| !s.outcome.in_place());
+        if request.reset && staged && !failed
+            && let Some((connection, read)) = &bmc
+        {
+            host.reset = Some(reset(connection, read).await);
+        }
+        record.hosts.push(host);
+        if let Some((connection, _)) = bmc {
+            let _ = connection.close().await;
+        }
+    }
+    let file = Some(run.write_fix_record(&record)?);
+    Ok(Applied {
+        plan,
+        record,
+        file,
+        unread,
+        declined: false,
+    })
+}
+
+/// The requests a step would send, unsent.
+fn would_send(step: &Step) -> Vec<Request> {
+    match &step.action {
+        Action::RedfishPatch(patch) => vec![Request {
+            method: "PATCH".to_owned(),
+            uri: patch.settings.clone(),
+            body: patch.body.clone(),
+            status: None,
+            location: None,
+            messages: Vec::new(),
+        }],
+        Action::Commands(commands) => commands
+            .lines
+            .iter()
+            .map(|line| Request {
+                method: "RUN".to_owned(),
+                uri: step.layer.as_str().to_owned(),
+                body: Value::from(line.as_str()),
+                status: None,
+                location: None,
+                messages: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+async fn bmc_step(
+    connection: &Connection,
+    read: &BmcSettings,
+    step: &Step,
+    immediate: bool,
+) -> StepRecord {
+    let Action::RedfishPatch(patch) = &step.action else {
+        unreachable!("called for Redfish steps only");
+    };
+    let done = |outcome, detail: String, requests: Vec<Request>, job: Option<String>| StepRecord {
+        step: step.clone(),
+        outcome,
+        detail,
+        requests,
+        job,
+    };
+    let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
+        return done(Outcome::Failed, format!("{} is no longer served", patch.resource), Vec::new(), None);
+    };
+    // A settings object is the resource's own: a BMC naming another resource (its accounts,
+    // its network) as the place to PATCH is not followed.
+    if !patch.settings.starts_with(&format!("{}/", patch.resource.trim_end_matches('/'))) {
+        return done(
+            Outcome::Failed,
+            format!("refused: the settings object {} is not below {}; nothing sent", patch.settings, patch.resource),
+            Vec::new(),
+            None,
+        );
+    }
+    if patch.apply_time == "Immediate" && !immediate {
+        return done(
+            Outcome::Failed,
+            format!("{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent", patch.resource, patch.supported_apply_times.join(", ")),
+            Vec::new(),
+            None,
+        );
+    }
+    let wanted = patch.body["Attributes"].as_object().cloned().unwrap_or_default();
+    let mut to_send = serde_json::Map::new();
+    let (mut current, mut pending) = (0, 0);
+    for (name, value) in &wanted {
+        if resource.current.get(name) == Some(value) {
+            current += 1;
+        } else if resource.pending.get(name) == Some(value) {
+            pending += 1;
+        } else if let Some(other) = resource.pending.get(name) {
+            return done(
+                Outcome::Conflict,
+                format!("{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent", resource.uri),
+                Vec::new(),
+                None,
+            );
+        } else {
+            to_send.insert(name.clone(), value.clone());
+        }
+    }
+    if to_send.is_empty() {
+        return if pending == 0 {
+            done(Outcome::AlreadyCurrent, format!("{current} value(s) already current: nothing sent"), Vec::new(), None)
+        } else {
+            done(Outcome::AlreadyPending, format!("already staged for the next reset ({pending} value(s)): nothing sent"), Vec::new(), None)
+        };
+    }
+    let body = json!({
+        "Attributes": to_send,
+        "@Redfish.SettingsApplyTime": {"ApplyTime": patch.apply_time},
+    });
+    let mut request = Request {
+        method: "PATCH".to_owned(),
+        uri: patch.settings.clone(),
+        body: body.clone(),
+        status: None,
+        location: None,
+        messages: Vec::new(),
+    };
+    let answer = match connection.write(WriteMethod::Patch, &patch.settings, &body).await {
+        Ok(answer) => answer,
+        Err(e) => {
+            request.messages.push(e.to_string());
+            return done(Outcome::Failed, format!("no answer: {e}"), vec![request], None);
+        }
+    };
+    request.status = Some(i64::from(answer.status));
+    request.location = answer.location.clone();
+    request.messages = answer.messages();
+    if !answer.accepted() {
+        let why = request.messages.join("; ");
+        return done(Outcome::Failed, format!("the BMC refused it: HTTP {} {why}", answer.status), vec![request], None);
+    }
+    let job = answer.location.clone();
+    // Read back: staged in the settings object, or current in the resource.
+    let staged = connection.get(&patch.settings).await.ok();
+    let now = connection.get(&patch.resource).await.ok();
+    let shows = |resource: &Option<Value>| {
+        resource.as_ref().is_some_and(|r| to_send.iter().all(|(k, v)| r["Attributes"].get(k) == Some(v)))
+    };
+    // A BMC that applies at once whatever was asked shows the value current already.
+    let (outcome, detail) = if shows(&now) {
+        (Outcome::Applied, format!("the BMC applied it at once although {} was asked: read back from {}", patch.apply_time, patch.resource))
+    } else if shows(&staged) {
+        (Outcome::Applied, format!("staged for the next reset ({}): read back from {}", patch.apply_time, patch.settings))
+    } else {
+        (Outcome::Failed, format!("accepted (HTTP {}) but not read back from {} nor {}", answer.status, patch.settings, patch.resource))
+    };
+    done(outcome, detail, vec![request], job)
+}
+
+async fn reset(connection: &Connection, read: &BmcSettings) -> Request {
+    let Some(reset) = read.resets.first() else {
+        return Request {
+            method: "POST".to_owned(),
+            uri: String::new(),
+            body: Value::Null,
+            status: None,
+            location: None,
+            messages: vec!["the system names no #ComputerSystem.Reset action".to_owned()],
+        };
+    };
+    let kind = ["GracefulRestart", "ForceRestart", "PowerCycle"]
+        .into_iter()
+        .find(|k| reset.allowed.is_empty() || reset.allowed.iter().any(|a| a == k))
+        .unwrap_or("GracefulRestart");
+    let body = json!({"ResetType": kind});
+    let mut request = Request {
+        method: "POST".to_owned(),
+        uri: reset.target.clone(),
+        body: body.clone(),
+        status: None,
+        location: None,
+        messages: Vec::new(),
+    };
+    if !reset.target.starts_with(&format!("{}/", reset.system.trim_end_matches('/'))) {
+        request.messages.push(format!("refused: the reset target is not below {}", reset.system));
+        return request;
+    }
+    match connection.write(WriteMethod::Post, &reset.target, &body).await {
+        Ok(answer) => {
+            request.status = Some(i64::from(answer.status));
+            request.location = answer.location.clone();
+            request.messages = answer.messages();
+        }
+        Err(e) => request.messages.push(e.to_string()),
+    }
+    request
+}
+
+fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRecord {
+    let Action::Commands(commands) = &step.action else {
+        unreachable!("called for command steps only");
+    };
+    let done = |outcome, detail: String, requests| StepRecord {
+        step: step.clone(),
+        outcome,
+        detail,
+        requests,
+        job: None,
+    };
+    let location = state.inventory.sources.iter().find_map(|s| match (s, step.layer) {
+        (SourceSpec::Windows(l), Layer::Windows)
+        | (SourceSpec::Linux(l), Layer::Linux)
+        | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
+        _ => None,
+    });
+    let Some(location) = location else {
+        return done(Outcome::Failed, format!("the host has no {} source to run it through", step.layer.as_str()), Vec::new());
+    };
+    if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
+        return done(
+            Outcome::Failed,
+            "the host's source is a folder of recordings: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
+            Vec::new(),
+        );
+    }
+    let options = match host_options(settings, state.inventory) {
+        Ok(options) => options,
+        Err(e) => return done(Outcome::Failed, e.to_string(), Vec::new()),
+    };
+    let transport = for_location(location, &options.process);
+    let mut requests = Vec::new();
+    for line in &commands.lines {
+        let argv: Vec<&str> = match commands.shell {
+            Shell::Sh => vec!["sh", "-c", line],
+            Shell::PowerShell => vec!["powershell", "-NoProfile", "-NonInteractive", "-Command", line],
+        };
+        let spec = CommandSpec { file: "fix", argv: &argv, stdin: None };
+        let mut request = Request {
+            method: "RUN".to_owned(),
+            uri: transport.target(),
+            body: Value::from(line.as_str()),
+            status: None,
+            location: None,
+            messages: Vec::new(),
+        };
+        match transport.run(&spec) {
+            Ok(output) => {
+                request.status = Some(i64::from(output.status));
+                if output.status != 0 {
+                    request.messages.push(output.stderr_line());
+                    requests.push(request);
+                    return done(Outcome::Failed, format!("`{line}` exited with status {}", output.status), requests);
+                }
+            }
+            Err(e) => {
+                request.messages.push(e.to_string());
+                requests.push(request);
+                return done(Outcome::Failed, e.to_string(), requests);
+            }
+        }
+        requests.push(request);
+    }
+    done(Outcome::Applied, "ran on the host".to_owned(), requests)
+}
+
+/// Logs out of every BMC that was read.
+async fn close(bmcs: impl Iterator<Item = (Connection, BmcSettings)>) {
+    for (connection, _) in bmcs {
+        let _ = connection.close().await;
+    }
+}

@@ -1,0 +1,192 @@
+//! `fix plan` and `fix apply` of a run: each host's plan is made from its latest judged step
+//! (the last post that captured it, else the pre) and its BMC as it is now; `apply` sends the
+//! plan's BMC steps staged for the next reset (or runs its OS steps through the host's
+//! transports), reads them back, and records everything in the run directory.
+
+mod apply;
+mod judged;
+mod record;
+mod verify;
+
+use driftgate_collect::redfish::settings::{BmcSettings, Connection};
+use driftgate_collect::SourceSpec;
+use driftgate_collect::redfish::RedfishLocation;
+use driftgate_compare::{Report, Verdict};
+use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
+use driftgate_inventory::InventoryHost;
+use driftgate_snapshot::{HostName, Snapshot};
+
+use super::plan::{host_options, inventory_host, other_run, unique};
+use super::run::{RunDir, RunId};
+use super::{GateError, Settings};
+
+pub use apply::{Applied, ApplyRequest, LayerChoice, apply};
+pub use judged::{Judged, out_dir, plan as plan_judged};
+pub use record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
+pub use verify::checks;
+
+/// A plan, and what kept part of it from being made.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The plan.
+    pub plan: Plan,
+    /// Hosts whose latest step was incomplete: judged on a partial capture, they get no plan.
+    pub incomplete: Vec<String>,
+}
+
+impl Planned {
+    /// Whether a host's BMC could not be read (exit 3).
+    pub fn unread(&self) -> bool {
+        self.plan.hosts.iter().any(|h| h.unread.is_some())
+    }
+}
+
+/// One host of the run as a plan needs it.
+pub(crate) struct RunHostState<'a> {
+    pub(crate) name: HostName,
+    pub(crate) inventory: &'a InventoryHost,
+    pub(crate) step: String,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) report: Report,
+}
+
+/// The run's `hosts` (all when empty), each with its latest judged step.
+pub(crate) fn run_hosts<'a>(
+    settings: &'a Settings,
+    run_id: &RunId,
+    hosts: &[HostName],
+) -> Result<(RunDir, Vec<RunHostState<'a>>), GateError> {
+    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), run_id)?;
+    let manifest = run.manifest()?.ok_or_else(|| GateError::NoSuchRun {
+        id: run_id.clone(),
+        dir: run.path().display().to_string(),
+    })?;
+    if manifest.id != run_id.as_str() {
+        return Err(other_run(&run, run_id, &manifest));
+    }
+    let names: Vec<HostName> = if hosts.is_empty() {
+        manifest.hosts.iter().map(|h| h.name.clone()).collect()
+    } else {
+        unique(hosts)
+    };
+    let mut states = Vec::new();
+    for name in names {
+        if !manifest.hosts.iter().any(|h| h.name == name) {
+            let listed: Vec<&str> = manifest.hosts.iter().map(|h| h.name.as_str()).collect();
+            return Err(GateError::NotInRun {
+                host: name,
+                id: run_id.clone(),
+                hosts: listed.join(", "),
+            });
+        }
+        let inventory = inventory_host(settings, &name)?;
+        let Some((step, snapshot, report)) = run.latest(&name)? else {
+            return Err(GateError::NoPre {
+                file: RunDir::snapshot_file(&run.pre_dir(), &name).display().to_string(),
+                host: name,
+                id: run_id.clone(),
+            });
+        };
+        states.push(RunHostState {
+            name,
+            inventory,
+            step,
+            snapshot: snapshot.snapshot().clone(),
+            report,
+        });
+    }
+    Ok((run, states))
+}
+
+/// The host's BMC location in the inventory.
+pub(crate) fn redfish_of(host: &InventoryHost) -> Option<&RedfishLocation> {
+    host.sources.iter().find_map(|s| match s {
+        SourceSpec::Redfish(location) => Some(location),
+        _ => None,
+    })
+}
+
+/// Reads `host`'s BMC for a plan (a connection kept open for `apply`).
+pub(crate) async fn open_bmc(
+    settings: &Settings,
+    host: &InventoryHost,
+) -> Result<Option<(Connection, BmcSettings)>, String> {
+    let Some(location) = redfish_of(host) else {
+        return Ok(None);
+    };
+    let options = host_options(settings, host).map_err(|e| e.to_string())?;
+    let connection = Connection::open(location, &options.redfish)
+        .await
+        .map_err(|e| e.to_string())?;
+    match connection.read().await {
+        Ok(read) => Ok(Some((connection, read))),
+        Err(e) => {
+            let _ = connection.close().await;
+            Err(e.to_string())
+        }
+    }
+}
+
+/// `fix plan --run ID [HOST…]`: each host's plan from its latest judged step; a host whose
+/// step was incomplete gets none (its capture must be whole first), one that passed needs
+/// none. A host's BMC is read only when its plan has BMC settings to look up.
+pub async fn plan_run(
+    settings: &Settings,
+    run_id: &RunId,
+    hosts: &[HostName],
+) -> Result<Planned, GateError> {
+    let (_, states) = run_hosts(settings, run_id, hosts)?;
+    let mut plans = Vec::new();
+    let mut incomplete = Vec::new();
+    let mut steps = Vec::new();
+    for state in &states {
+        steps.push(format!("{} ({})", state.name, state.step));
+        if state.report.verdict == Verdict::Incomplete {
+            incomplete.push(state.name.to_string());
+            continue;
+        }
+        if let Some(plan) = plan_host(settings, state).await.0 {
+            plans.push(plan);
+        }
+    }
+    Ok(Planned {
+        plan: Plan {
+            schema: PLAN_SCHEMA_ID.to_owned(),
+            tool: driftgate_snapshot::tool_version(),
+            made_from: format!("run {run_id}: {}", steps.join(", ")),
+            hosts: plans,
+        },
+        incomplete,
+    })
+}
+
+/// One host's plan (none when nothing blocks), and its BMC connection when it was read.
+pub(crate) async fn plan_host(
+    settings: &Settings,
+    state: &RunHostState<'_>,
+) -> (Option<HostPlan>, Option<(Connection, BmcSettings)>) {
+    if !driftgate_fix::blocks(&state.report) {
+        return (None, None);
+    }
+    let name = state.name.as_str();
+    if !driftgate_fix::needs_bmc(&state.report, &state.snapshot) {
+        return (
+            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::None)),
+            None,
+        );
+    }
+    match open_bmc(settings, state.inventory).await {
+        Ok(Some((connection, read))) => {
+            let plan = driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Read(&read));
+            (Some(plan), Some((connection, read)))
+        }
+        Ok(None) => (
+            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::None)),
+            None,
+        ),
+        Err(why) => (
+            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Unread(why))),
+            None,
+        ),
+    }
+}

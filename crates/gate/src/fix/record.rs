@@ -1,0 +1,100 @@
+//! What `fix apply` did, kept in the run directory (`fix/apply-<N>.json`, written atomically)
+//! for `gate post` to verify and the next promote's commit to name.
+
+use serde::{Deserialize, Serialize};
+
+use driftgate_fix::Step;
+
+/// The schema id of apply records.
+pub const RECORD_SCHEMA_ID: &str = "driftgate.fix-record/v1";
+
+/// One `fix apply`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApplyRecord {
+    /// Always `driftgate.fix-record/v1`.
+    pub schema: String,
+    /// Tool and version.
+    pub tool: String,
+    /// The run.
+    pub run: String,
+    /// The change ticket it was applied under.
+    pub ticket: String,
+    /// When it started.
+    pub started_at: jiff::Timestamp,
+    /// Its hosts.
+    pub hosts: Vec<HostRecord>,
+}
+
+/// What was done on one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostRecord {
+    /// The host.
+    pub host: String,
+    /// Each step of its plan in the chosen layer.
+    pub steps: Vec<StepRecord>,
+    /// The reset asked for with `--reset`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset: Option<Request>,
+}
+
+/// What became of one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step as planned.
+    pub step: Step,
+    /// What became of it.
+    pub outcome: Outcome,
+    /// In a sentence.
+    pub detail: String,
+    /// What was sent, with what came back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requests: Vec<Request>,
+    /// The task or job the BMC started for it, when it named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+}
+
+/// What became of a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Sent and accepted; read back as pending (or current).
+    Applied,
+    /// Every value was current already: nothing sent.
+    AlreadyCurrent,
+    /// Every value was staged already: nothing sent.
+    AlreadyPending,
+    /// Another value is staged for the same attribute: nothing sent.
+    Conflict,
+    /// Sent and refused, or not read back.
+    Failed,
+    /// A dry run: nothing sent.
+    NotSent,
+}
+
+impl Outcome {
+    /// Whether the step's values are (or will be at the reset) what it planned.
+    pub fn in_place(self) -> bool {
+        matches!(self, Outcome::Applied | Outcome::AlreadyCurrent | Outcome::AlreadyPending)
+    }
+}
+
+/// One request and its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// `PATCH`, `POST`, or `RUN` for a command.
+    pub method: String,
+    /// The URI, or the host's transport for a command.
+    pub uri: String,
+    /// The body, or the command line.
+    pub body: serde_json::Value,
+    /// HTTP status, or the command's exit status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<i64>,
+    /// `Location` of the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Its messages (Redfish `MessageId: Message`, a command's last error line).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<String>,
+}

@@ -1,0 +1,340 @@
+//! `driftgate fix plan|apply`: arguments → settings → one library call → render.
+
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use driftgate_baseline::input::{Loader, SnapshotRef};
+use driftgate_collect::Cancel;
+use driftgate_compare::{JudgeOptions, Verdict};
+use driftgate_fix::Plan;
+use driftgate_gate::fix::{self, ApplyRequest, LayerChoice, Outcome as StepOutcome, Planned};
+use driftgate_gate::{RunId, Settings};
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
+
+use super::Context;
+use super::capture::CaptureFlags;
+use super::inventory::{self, InventoryArg};
+use crate::exit::Outcome;
+
+/// Plan and apply the remediation of blocking findings.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// For each blocking finding whose known-good value is known (the baseline's, a policy
+    /// rule's `expect`, an invariant's), the step of the layer that owns the setting: a
+    /// Redfish settings PATCH (the BMC is read to find the attribute and check the value
+    /// against its registry), PowerShell, esxcli or mlxconfig lines; and why no setting fixes
+    /// the rest (a firmware version, a capability). Sends nothing. Exit 0 planned (or nothing
+    /// to fix), 2 bad input or an incomplete host, 3 a BMC could not be read.
+    #[command(after_help = "Examples:\n  \
+        driftgate fix plan --run CHG-4711\n  \
+        driftgate fix plan --run CHG-4711 azl-node01 --format json > plan.json\n  \
+        driftgate fix plan --snapshot current.json --baseline baseline.json --emit-scripts fix/\n  \
+        driftgate fix plan --out-dir /var/lib/driftgate/nightly")]
+    Plan(PlanArgs),
+    /// Apply the plan of a run: the BMC's steps (default) as Redfish PATCHes staged for the
+    /// next reset and read back as pending, or with --layer os the OS steps through the hosts'
+    /// transports. A value already current or staged is skipped; a conflicting staged value,
+    /// a read-only attribute, a value its registry does not allow or an incomplete host is
+    /// refused and nothing is sent. Everything sent is recorded in the run directory with the
+    /// ticket; `gate post --run ID` verifies it. Exit 0 done, 1 a step was refused by the BMC
+    /// or did not take, 2 refused before sending or bad input, 3 a BMC could not be read.
+    #[command(after_help = "Examples:\n  \
+        driftgate fix apply --run CHG-4711 --ticket CHG-4711 --dry-run\n  \
+        driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes\n  \
+        driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes --reset azl-node01\n  \
+        driftgate gate post --run CHG-4711   # after the reset: verifies each step")]
+    Apply(ApplyArgs),
+}
+
+/// Output formats of `fix plan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlanFormat {
+    /// For a change ticket.
+    Text,
+    /// Following `driftgate schema fix-plan`.
+    Json,
+}
+
+/// `fix plan`.
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    /// The run (after a blocked `gate pre` or `gate post`): each host's latest step.
+    #[arg(long, value_name = "ID", group = "from")]
+    run: Option<RunId>,
+    /// A nightly `check --all --out-dir`: its snapshots judged again against the store.
+    #[arg(long, value_name = "DIR", group = "from")]
+    out_dir: Option<PathBuf>,
+    /// One snapshot (a file, `-`, `git:REV:PATH`, `baseline:HOST[@REV]`).
+    #[arg(long, value_name = "SNAP", group = "from", value_parser = super::parse_ref)]
+    snapshot: Option<SnapshotRef>,
+    /// Its baseline (with --snapshot).
+    #[arg(long, value_name = "SNAP", requires = "snapshot", value_parser = super::parse_ref)]
+    baseline: Option<SnapshotRef>,
+    /// The run directory itself (default: <store>/.driftgate/runs/<ID>/).
+    #[arg(long, value_name = "DIR", requires = "run")]
+    run_dir: Option<PathBuf>,
+    #[command(flatten)]
+    inventory: InventoryArg,
+    /// Policy file layered over the store's driftgate.toml.
+    #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
+    policy: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+    format: PlanFormat,
+    /// Write runnable scripts per host and layer here (bash for ESXi, Linux and the BMC's
+    /// requests, PowerShell for Windows), for a change process to review and run.
+    #[arg(long, value_name = "DIR")]
+    emit_scripts: Option<PathBuf>,
+    #[command(flatten)]
+    capture: CaptureFlags,
+    /// Hosts to plan (default: all).
+    #[arg(value_name = "HOST")]
+    hosts: Vec<HostName>,
+}
+
+/// Layers `fix apply` applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayerArg {
+    /// The BMC's Redfish settings.
+    Bmc,
+    /// The operating system's commands, through the host's transports.
+    Os,
+}
+
+/// `fix apply`.
+#[derive(Debug, clap::Args)]
+pub struct ApplyArgs {
+    /// The run whose plan to apply.
+    #[arg(long, value_name = "ID")]
+    run: RunId,
+    /// The change ticket: recorded with every step and in the next promote's commit.
+    #[arg(long, value_name = "TEXT")]
+    ticket: String,
+    /// Which layer's steps.
+    #[arg(long, value_enum, default_value_t = LayerArg::Bmc)]
+    layer: LayerArg,
+    /// Reset each system whose BMC steps were staged (ComputerSystem.Reset, GracefulRestart).
+    #[arg(long)]
+    reset: bool,
+    /// Apply at once where a BMC offers no staged apply time.
+    #[arg(long)]
+    immediate: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    yes: bool,
+    /// Print exactly what would be sent; send nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The run directory itself (default: <store>/.driftgate/runs/<ID>/).
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
+    #[command(flatten)]
+    inventory: InventoryArg,
+    #[command(flatten)]
+    capture: CaptureFlags,
+    /// Hosts of the run (default: all).
+    #[arg(value_name = "HOST")]
+    hosts: Vec<HostName>,
+}
+
+pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    match command {
+        Command::Plan(args) => plan(args, ctx),
+        Command::Apply(args) => apply(args, ctx),
+    }
+}
+
+fn store_settings(
+    ctx: &Context<'_>,
+    inventory: &InventoryArg,
+    capture: &CaptureFlags,
+    policy: Option<&Path>,
+    run_dir: Option<PathBuf>,
+) -> anyhow::Result<Settings> {
+    let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
+    let store = Store::discover(&dir)?;
+    let policy = driftgate_baseline::input::policy(Some(&store), policy)?;
+    let inventory = inventory::load(inventory, ctx)?;
+    let sources = inventory.hosts.iter().flat_map(|h| &h.sources);
+    capture.warn_insecure(sources, ctx);
+    Ok(Settings {
+        run_dir,
+        capture: capture.options(None, Cancel::new())?,
+        ..Settings::new(store, inventory, policy)
+    })
+}
+
+fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let runtime = super::runtime()?;
+    let planned = if let Some(run) = &args.run {
+        let settings = store_settings(ctx, &args.inventory, &args.capture, args.policy.as_deref(), args.run_dir.clone())?;
+        runtime.block_on(fix::plan_run(&settings, run, &args.hosts))?
+    } else if let Some(dir) = &args.out_dir {
+        let settings = store_settings(ctx, &args.inventory, &args.capture, args.policy.as_deref(), None)?;
+        let judged = fix::out_dir(&settings, dir, &args.hosts)?;
+        let from = format!("nightly out-dir {}", dir.display());
+        runtime.block_on(fix::plan_judged(&judged, Some(&settings), &settings.capture, from))
+    } else if let Some(reference) = &args.snapshot {
+        let mut loader = Loader::new(ctx.repo.clone());
+        let snapshot = loader.snapshot(reference)?;
+        let baseline = args.baseline.as_ref().map(|r| loader.snapshot(r)).transpose()?;
+        let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+        if let Some(baseline) = &baseline {
+            driftgate_compare::same_host(&snapshot, baseline)?;
+        }
+        let report = driftgate_compare::judge(&snapshot, baseline.as_ref(), &policy, &JudgeOptions::default());
+        let from = match &baseline {
+            Some(b) => format!("snapshot {} against {}", snapshot.origin(), b.origin()),
+            None => format!("snapshot {}", snapshot.origin()),
+        };
+        let capture = args.capture.options(None, Cancel::new())?;
+        let judged = [fix::Judged { snapshot, report }];
+        runtime.block_on(fix::plan_judged(&judged, None, &capture, from))
+    } else {
+        bail!("give what to plan from: --run ID, --out-dir DIR or --snapshot SNAP");
+    };
+    render_plan(&planned, args.format, args.emit_scripts.as_deref(), ctx)
+}
+
+fn render_plan(
+    planned: &Planned,
+    format: PlanFormat,
+    scripts: Option<&Path>,
+    ctx: &Context<'_>,
+) -> anyhow::Result<Outcome> {
+    let plan = &planned.plan;
+    match format {
+        PlanFormat::Text => ctx.printer.stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()))?,
+        PlanFormat::Json => {
+            let mut text = serde_json::to_string_pretty(plan)?;
+            text.push('\n');
+            ctx.printer.stdout_raw(|out| out.write_all(text.as_bytes()))?;
+        }
+    }
+    if let Some(dir) = scripts {
+        write_scripts(plan, dir, ctx)?;
+    }
+    if !planned.incomplete.is_empty() {
+        bail!(
+            "no plan for {}: judged on an incomplete capture (a fix is planned only from a whole one; capture again first)",
+            planned.incomplete.join(", ")
+        );
+    }
+    if planned.unread() {
+        ctx.printer.warn("a BMC could not be read: its BMC findings have no step (exit 3)");
+        return Ok(Outcome::Judged(Verdict::Incomplete));
+    }
+    Ok(Outcome::Done)
+}
+
+fn write_scripts(plan: &Plan, dir: &Path, ctx: &Context<'_>) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    for (name, text) in driftgate_fix::script_files(plan) {
+        let file = dir.join(&name);
+        let temp = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("{}: cannot write", dir.display()))?;
+        std::fs::write(temp.path(), text).with_context(|| format!("{}: cannot write", file.display()))?;
+        std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o755))?;
+        temp.persist(&file).with_context(|| format!("{}: cannot write", file.display()))?;
+        ctx.printer.status(&format!("wrote {}", file.display()));
+    }
+    Ok(())
+}
+
+fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let settings = store_settings(ctx, &args.inventory, &args.capture, None, args.run_dir.clone())?;
+    let runtime = super::runtime()?;
+    let request = ApplyRequest {
+        run: args.run.clone(),
+        ticket: args.ticket.clone(),
+        hosts: args.hosts.clone(),
+        layer: match args.layer {
+            LayerArg::Bmc => LayerChoice::Bmc,
+            LayerArg::Os => LayerChoice::Os,
+        },
+        reset: args.reset,
+        immediate: args.immediate,
+        dry_run: args.dry_run,
+    };
+    // Nothing is sent unless asked for: `--yes`, or a yes on a terminal after the plan.
+    if !args.yes && !args.dry_run && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!("fix apply asks for confirmation on a terminal and there is none: review `fix plan --run {}` (or `fix apply --dry-run`), then pass --yes; nothing was sent", args.run);
+    }
+    let printer = ctx.printer;
+    let mut confirm = |plan: &Plan| {
+        let _ = printer.stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()));
+        args.yes || ask(plan, &args.ticket)
+    };
+    let applied = runtime.block_on(fix::apply(&settings, &request, &mut confirm))?;
+    if args.dry_run {
+        printer.stdout(|out| {
+            writeln!(out, "dry run: nothing sent. Would send:")?;
+            for host in &applied.record.hosts {
+                for step in &host.steps {
+                    for r in &step.requests {
+                        let body = match &r.body {
+                            serde_json::Value::String(line) => line.clone(),
+                            other => serde_json::to_string(other).unwrap_or_default(),
+                        };
+                        writeln!(out, "  {} [{}] {} {} {body}", host.host, step.step.id, r.method, r.uri)?;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        return Ok(Outcome::Done);
+    }
+    if applied.declined {
+        bail!("not confirmed: nothing was sent");
+    }
+    for host in &applied.record.hosts {
+        for step in &host.steps {
+            let word = match step.outcome {
+                StepOutcome::Applied => "applied",
+                StepOutcome::AlreadyCurrent => "skipped (already current)",
+                StepOutcome::AlreadyPending => "skipped (already pending)",
+                StepOutcome::Conflict => "REFUSED (conflicting pending value)",
+                StepOutcome::Failed => "FAILED",
+                StepOutcome::NotSent => "not sent",
+            };
+            let job = step.job.as_deref().map(|j| format!("; job {j}")).unwrap_or_default();
+            printer.status(&format!("{} [{}] {word}: {}{job}", host.host, step.step.id, step.detail));
+        }
+        if let Some(reset) = &host.reset {
+            let status = reset.status.map_or_else(|| reset.messages.join("; "), |s| format!("HTTP {s}"));
+            printer.status(&format!("{}: reset {} {}: {status}", host.host, reset.body["ResetType"].as_str().unwrap_or(""), reset.uri));
+        }
+    }
+    if let Some(file) = &applied.file {
+        printer.status(&format!("recorded in {} (ticket {})", file.display(), args.ticket));
+    }
+    for why in &applied.unread {
+        printer.warn(&format!("nothing sent to {why}"));
+    }
+    if applied.failed() {
+        return Ok(Outcome::Judged(Verdict::Block));
+    }
+    if !applied.unread.is_empty() {
+        return Ok(Outcome::Judged(Verdict::Incomplete));
+    }
+    if applied.plan.hosts.iter().all(|h| h.steps.is_empty()) {
+        printer.status("nothing to apply: no step in this layer");
+    }
+    Ok(Outcome::Done)
+}
+
+/// Asks on the terminal; no on anything but yes.
+fn ask(plan: &Plan, ticket: &str) -> bool {
+    let steps: usize = plan.hosts.iter().map(|h| h.steps.len()).sum();
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "driftgate: apply {steps} step(s) on {} host(s) under ticket {ticket}? [y/N] ", plan.hosts.len());
+    let _ = stderr.flush();
+    let mut answer = String::new();
+    if std::io::stdin().lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
