@@ -48,5 +48,6 @@ mod reports_sarif;
 mod secrets;
 mod signals;
 mod summary;
+mod sushy;
 mod tls_pin;
 mod windows;
