@@ -49,5 +49,6 @@ mod reports_sarif;
 mod secrets;
 mod signals;
 mod summary;
+mod sushy;
 mod tls_pin;
 mod windows;

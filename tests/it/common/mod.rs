@@ -173,6 +173,7 @@ pub mod reports;
 pub mod sarif;
 pub mod simulator;
 pub mod sshd;
+pub mod sushy;
 pub mod windows;
 
 /// `rel` in the public reference data (`../shared/data`, beside the repository), read in

@@ -8,6 +8,15 @@ use crate::redfish::fetch::Fetch;
 use crate::redfish::links::ShapeError;
 use crate::redfish::odata_type::{Expect, TypeName};
 
+/// How many registry files named like the beginning of a registry's name are read to find it
+/// when none is listed under its name (see [`Crawler::registry`]).
+const FAMILY_FILES_READ: usize = 2;
+
+/// The last segment of a registry file's URI in `Registries`: its `Id`, as services name them.
+fn id_of(uri: &str) -> &str {
+    uri.rsplit('/').next().unwrap_or("")
+}
+
 impl<F: Fetch> Crawler<'_, F> {
     /// The attribute registry `resource["AttributeRegistry"]` names, found through the
     /// root's `Registries`. A service that lists no such registry (or no `Registries` at
@@ -20,6 +29,11 @@ impl<F: Fetch> Crawler<'_, F> {
     /// `/registries/BiosAttributeRegistry.json`) or be a full URL: it is read all the same
     /// on the service's own origin (the live client and the mockup folder both resolve it);
     /// one on another origin is refused by the live client, an error naming the URI.
+    ///
+    /// A registry listed under no file of its name may be in a file named like the beginning
+    /// of it (sushy-tools); at most [`FAMILY_FILES_READ`] such files are read (one served
+    /// broken is recorded, as it may be the one), and the one whose registry has the very `Id`
+    /// asked for is taken.
     pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
@@ -38,13 +52,42 @@ impl<F: Fetch> Crawler<'_, F> {
             name.replacen("NetworkAttributeRegistry_", "NetworkAttributesRegistry_", 1);
         let mut listed = Listed::default();
         let entries = self.member_uris(collection, &registries, &mut listed);
-        let entry = entries.into_iter().find(|uri| {
-            let id = uri.rsplit('/').next().unwrap_or("");
+        if let Some(entry) = entries.iter().find(|uri| {
+            let id = id_of(uri);
             id == name || id == dell_alias || id.split(".v").next() == Some(base)
-        })?;
-        let file = self.get_once(&entry).await?;
-        if !self.is_typed(&entry, &file, Expect::one(file_type), || {
-            listed.place_of(&entry)
+        }) {
+            return self.registry_file(entry, &listed).await;
+        }
+        // sushy-tools' BIOS names `BiosAttributeRegistryP89.v1_0_0` and lists the file
+        // `BiosAttributeRegistry.v1_0_0`: a platform suffix the file's name leaves out. A file
+        // whose name begins the one asked for may hold it; its registry's own `Id` decides.
+        // Longest name first and only a few, so a service listing many registries is not read
+        // whole for a registry it does not have.
+        let mut family: Vec<(usize, &str)> = entries
+            .iter()
+            .filter_map(|uri| {
+                let stem = id_of(uri).split(".v").next().unwrap_or("");
+                (!stem.is_empty() && base.starts_with(stem)).then_some((stem.len(), uri.as_str()))
+            })
+            .collect();
+        family.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
+        for (_, entry) in family.into_iter().take(FAMILY_FILES_READ) {
+            if let Some(registry) = self.registry_file(entry, &listed).await
+                && registry["Id"].as_str() == Some(name)
+            {
+                return Some(registry);
+            }
+        }
+        None
+    }
+
+    /// The attribute registry the registry file `entry` (listed in `Registries`, as `listed`
+    /// says where) locates; what cannot be read or has the wrong shape is recorded.
+    async fn registry_file(&self, entry: &str, listed: &Listed) -> Option<Value> {
+        let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
+        let file = self.get_once(entry).await?;
+        if !self.is_typed(entry, &file, Expect::one(file_type), || {
+            listed.place_of(entry)
         }) {
             return None;
         }
@@ -61,7 +104,7 @@ impl<F: Fetch> Crawler<'_, F> {
         };
         let Some(uri) = location.and_then(|l| l["Uri"].as_str()) else {
             self.wrong(ShapeError::new(
-                &entry,
+                entry,
                 "Location",
                 "an array of locations, one with a string Uri",
                 &file["Location"],
@@ -85,5 +128,143 @@ impl<F: Fetch> Crawler<'_, F> {
             return None;
         }
         Some(registry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use serde_json::{Value, json};
+    use tokio::sync::Semaphore;
+
+    use super::super::crawler::Crawler;
+    use crate::redfish::fetch::{Fetch, FetchError};
+
+    /// Resources by URI, each GET counted.
+    struct Service {
+        resources: BTreeMap<String, Value>,
+        gets: Mutex<Vec<String>>,
+    }
+
+    impl Fetch for Service {
+        fn target(&self) -> String {
+            "test".to_owned()
+        }
+
+        async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+            self.gets.lock().unwrap().push(uri.to_owned());
+            self.resources
+                .get(uri)
+                .cloned()
+                .ok_or_else(|| FetchError::Status {
+                    uri: uri.to_owned(),
+                    status: 404,
+                    detail: String::new(),
+                })
+        }
+    }
+
+    const ROOT: &str = "/redfish/v1";
+
+    /// sushy-tools' registries: the file `BiosAttributeRegistry.v1_0_0` locates the registry
+    /// `BiosAttributeRegistryP89.v1_0_0`; `others` are more files, each locating a registry
+    /// with the same Id as the file.
+    fn sushy_like(others: &[&'static str]) -> Service {
+        let mut resources = BTreeMap::new();
+        let mut file = |id: &'static str, location: &str, registry_id: &str| {
+            let uri = format!("{ROOT}/Registries/{id}");
+            resources.insert(
+                uri.clone(),
+                json!({"@odata.id": uri, "@odata.type": "#MessageRegistryFile.v1_1_0.MessageRegistryFile",
+                       "Id": id, "Location": [{"Language": "en", "Uri": location}]}),
+            );
+            resources.insert(
+                location.to_owned(),
+                json!({"@odata.id": location, "@odata.type": "#AttributeRegistry.v1_1_1.AttributeRegistry",
+                       "Id": registry_id, "RegistryEntries": {"Attributes": []}}),
+            );
+            uri
+        };
+        let mut members = vec![file(
+            "BiosAttributeRegistry.v1_0_0",
+            "/redfish/v1/Systems/Bios/BiosRegistry",
+            "BiosAttributeRegistryP89.v1_0_0",
+        )];
+        for id in others {
+            members.push(file(id, &format!("/registries/{id}.json"), id));
+        }
+        resources.insert(
+            "/redfish/v1/Registries".to_owned(),
+            json!({"@odata.id": "/redfish/v1/Registries",
+                   "@odata.type": "#MessageRegistryFileCollection.MessageRegistryFileCollection",
+                   "Members": members.iter().map(|m| json!({"@odata.id": m})).collect::<Vec<_>>()}),
+        );
+        Service {
+            resources,
+            gets: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The registry `name` as the crawl finds it in `service`, the crawl's errors and its GETs.
+    async fn lookup(service: &Service, name: &str) -> (Option<Value>, Vec<String>, Vec<String>) {
+        let permits = Semaphore::new(1);
+        let crawler = Crawler::new(service, false, &permits, false);
+        let root =
+            json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
+        let bios = json!({"@odata.id": "/redfish/v1/Systems/1/BIOS", "AttributeRegistry": name});
+        let registry = crawler.registry(&root, &bios).await;
+        let (errors, _) = crawler.into_errors();
+        let gets = service.gets.lock().unwrap().clone();
+        (
+            registry,
+            errors.iter().map(ToString::to_string).collect(),
+            gets,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_registry_listed_under_a_shorter_name_of_its_family_is_found_by_its_id() {
+        let service = sushy_like(&["Bios", "ManagerAttributeRegistry.v1_0_0"]);
+        let (registry, errors, gets) = lookup(&service, "BiosAttributeRegistryP89.v1_0_0").await;
+        assert!(errors.is_empty(), "{errors:?}");
+        let registry = registry.expect("sushy's registry is found");
+        assert_eq!(
+            registry["@odata.id"],
+            "/redfish/v1/Systems/Bios/BiosRegistry"
+        );
+        // The longest name of the family first; the manager's registry is no candidate.
+        assert_eq!(
+            gets,
+            [
+                "/redfish/v1/Registries",
+                "/redfish/v1/Registries/BiosAttributeRegistry.v1_0_0",
+                "/redfish/v1/Systems/Bios/BiosRegistry",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_family_file_whose_registry_has_another_id_is_not_taken_and_few_are_read() {
+        let service = sushy_like(&["Bios", "BiosAttribute", "BiosAttributeRegistryP8"]);
+        let (registry, errors, gets) = lookup(&service, "BiosAttributeRegistryP80.v1_0_0").await;
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(registry.is_none(), "{registry:?}");
+        // Two files of the family, each with its registry: not all four.
+        assert_eq!(gets.len(), 1 + 2 * 2, "{gets:?}");
+        assert!(gets.contains(&"/registries/BiosAttributeRegistryP8.json".to_owned()));
+    }
+
+    #[tokio::test]
+    async fn a_registry_listed_under_its_own_name_is_read_without_the_family() {
+        let service = sushy_like(&["BiosAttributeRegistryP89.v1_0_0"]);
+        let (registry, errors, gets) = lookup(&service, "BiosAttributeRegistryP89.v1_0_0").await;
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            registry.expect("found")["@odata.id"],
+            "/registries/BiosAttributeRegistryP89.v1_0_0.json"
+        );
+        assert_eq!(gets.len(), 3, "{gets:?}");
     }
 }
