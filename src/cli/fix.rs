@@ -169,22 +169,49 @@ fn store_settings(
 fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let runtime = super::runtime()?;
     let planned = if let Some(run) = &args.run {
-        let settings = store_settings(ctx, &args.inventory, &args.capture, args.policy.as_deref(), args.run_dir.clone())?;
+        let settings = store_settings(
+            ctx,
+            &args.inventory,
+            &args.capture,
+            args.policy.as_deref(),
+            args.run_dir.clone(),
+        )?;
         runtime.block_on(fix::plan_run(&settings, run, &args.hosts))?
     } else if let Some(dir) = &args.out_dir {
-        let settings = store_settings(ctx, &args.inventory, &args.capture, args.policy.as_deref(), None)?;
+        let settings = store_settings(
+            ctx,
+            &args.inventory,
+            &args.capture,
+            args.policy.as_deref(),
+            None,
+        )?;
         let judged = fix::out_dir(&settings, dir, &args.hosts)?;
         let from = format!("nightly out-dir {}", dir.display());
-        runtime.block_on(fix::plan_judged(&judged, Some(&settings), &settings.capture, from))
+        runtime.block_on(fix::plan_judged(
+            &judged,
+            Some(&settings),
+            &settings.capture,
+            from,
+        ))
     } else if let Some(reference) = &args.snapshot {
         let mut loader = Loader::new(ctx.repo.clone());
         let snapshot = loader.snapshot(reference)?;
-        let baseline = args.baseline.as_ref().map(|r| loader.snapshot(r)).transpose()?;
-        let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+        let baseline = args
+            .baseline
+            .as_ref()
+            .map(|r| loader.snapshot(r))
+            .transpose()?;
+        let policy =
+            super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
         if let Some(baseline) = &baseline {
             driftgate_compare::same_host(&snapshot, baseline)?;
         }
-        let report = driftgate_compare::judge(&snapshot, baseline.as_ref(), &policy, &JudgeOptions::default());
+        let report = driftgate_compare::judge(
+            &snapshot,
+            baseline.as_ref(),
+            &policy,
+            &JudgeOptions::default(),
+        );
         let from = match &baseline {
             Some(b) => format!("snapshot {} against {}", snapshot.origin(), b.origin()),
             None => format!("snapshot {}", snapshot.origin()),
@@ -206,11 +233,14 @@ fn render_plan(
 ) -> anyhow::Result<Outcome> {
     let plan = &planned.plan;
     match format {
-        PlanFormat::Text => ctx.printer.stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()))?,
+        PlanFormat::Text => ctx
+            .printer
+            .stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()))?,
         PlanFormat::Json => {
             let mut text = serde_json::to_string_pretty(plan)?;
             text.push('\n');
-            ctx.printer.stdout_raw(|out| out.write_all(text.as_bytes()))?;
+            ctx.printer
+                .stdout_raw(|out| out.write_all(text.as_bytes()))?;
         }
     }
     if let Some(dir) = scripts {
@@ -223,7 +253,8 @@ fn render_plan(
         );
     }
     if planned.unread() {
-        ctx.printer.warn("a BMC could not be read: its BMC findings have no step (exit 3)");
+        ctx.printer
+            .warn("a BMC could not be read: its BMC findings have no step (exit 3)");
         return Ok(Outcome::Judged(Verdict::Incomplete));
     }
     Ok(Outcome::Done)
@@ -236,16 +267,24 @@ fn write_scripts(plan: &Plan, dir: &Path, ctx: &Context<'_>) -> anyhow::Result<(
         let file = dir.join(&name);
         let temp = tempfile::NamedTempFile::new_in(dir)
             .with_context(|| format!("{}: cannot write", dir.display()))?;
-        std::fs::write(temp.path(), text).with_context(|| format!("{}: cannot write", file.display()))?;
+        std::fs::write(temp.path(), text)
+            .with_context(|| format!("{}: cannot write", file.display()))?;
         std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(0o755))?;
-        temp.persist(&file).with_context(|| format!("{}: cannot write", file.display()))?;
+        temp.persist(&file)
+            .with_context(|| format!("{}: cannot write", file.display()))?;
         ctx.printer.status(&format!("wrote {}", file.display()));
     }
     Ok(())
 }
 
 fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let settings = store_settings(ctx, &args.inventory, &args.capture, None, args.run_dir.clone())?;
+    let settings = store_settings(
+        ctx,
+        &args.inventory,
+        &args.capture,
+        None,
+        args.run_dir.clone(),
+    )?;
     let runtime = super::runtime()?;
     let request = ApplyRequest {
         run: args.run.clone(),
@@ -260,8 +299,12 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         dry_run: args.dry_run,
     };
     // Nothing is sent unless asked for: `--yes`, or a yes on a terminal after the plan.
-    if !args.yes && !args.dry_run && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        bail!("fix apply asks for confirmation on a terminal and there is none: review `fix plan --run {}` (or `fix apply --dry-run`), then pass --yes; nothing was sent", args.run);
+    let can_ask = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !(args.yes || args.dry_run || can_ask) {
+        bail!(
+            "fix apply asks for confirmation on a terminal and there is none: review `fix plan --run {}` (or `fix apply --dry-run`), then pass --yes; nothing was sent",
+            args.run
+        );
     }
     let printer = ctx.printer;
     let mut confirm = |plan: &Plan| {
@@ -279,7 +322,11 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                             serde_json::Value::String(line) => line.clone(),
                             other => serde_json::to_string(other).unwrap_or_default(),
                         };
-                        writeln!(out, "  {} [{}] {} {} {body}", host.host, step.step.id, r.method, r.uri)?;
+                        writeln!(
+                            out,
+                            "  {} [{}] {} {} {body}",
+                            host.host, step.step.id, r.method, r.uri
+                        )?;
                     }
                 }
             }
@@ -300,16 +347,34 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 StepOutcome::Failed => "FAILED",
                 StepOutcome::NotSent => "not sent",
             };
-            let job = step.job.as_deref().map(|j| format!("; job {j}")).unwrap_or_default();
-            printer.status(&format!("{} [{}] {word}: {}{job}", host.host, step.step.id, step.detail));
+            let job = step
+                .job
+                .as_deref()
+                .map(|j| format!("; job {j}"))
+                .unwrap_or_default();
+            printer.status(&format!(
+                "{} [{}] {word}: {}{job}",
+                host.host, step.step.id, step.detail
+            ));
         }
         if let Some(reset) = &host.reset {
-            let status = reset.status.map_or_else(|| reset.messages.join("; "), |s| format!("HTTP {s}"));
-            printer.status(&format!("{}: reset {} {}: {status}", host.host, reset.body["ResetType"].as_str().unwrap_or(""), reset.uri));
+            let status = reset
+                .status
+                .map_or_else(|| reset.messages.join("; "), |s| format!("HTTP {s}"));
+            printer.status(&format!(
+                "{}: reset {} {}: {status}",
+                host.host,
+                reset.body["ResetType"].as_str().unwrap_or(""),
+                reset.uri
+            ));
         }
     }
     if let Some(file) = &applied.file {
-        printer.status(&format!("recorded in {} (ticket {})", file.display(), args.ticket));
+        printer.status(&format!(
+            "recorded in {} (ticket {})",
+            file.display(),
+            args.ticket
+        ));
     }
     for why in &applied.unread {
         printer.warn(&format!("nothing sent to {why}"));
@@ -330,7 +395,11 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 fn ask(plan: &Plan, ticket: &str) -> bool {
     let steps: usize = plan.hosts.iter().map(|h| h.steps.len()).sum();
     let mut stderr = std::io::stderr().lock();
-    let _ = write!(stderr, "driftgate: apply {steps} step(s) on {} host(s) under ticket {ticket}? [y/N] ", plan.hosts.len());
+    let _ = write!(
+        stderr,
+        "driftgate: apply {steps} step(s) on {} host(s) under ticket {ticket}? [y/N] ",
+        plan.hosts.len()
+    );
     let _ = stderr.flush();
     let mut answer = String::new();
     if std::io::stdin().lock().read_line(&mut answer).is_err() {

@@ -166,7 +166,13 @@ pub enum Command {
     Gate(gate::Command),
     /// Plan the remediation of blocking findings (`fix plan`) and apply it staged, audited
     /// and only when told (`fix apply`); `gate post` verifies it.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  \
+            driftgate fix plan --run CHG-4711\n  \
+            driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes --reset\n  \
+            driftgate gate post --run CHG-4711 --promote"
+    )]
     Fix(fix::Command),
     /// Turn command output that operators already have (tickets, pastes) into a snapshot.
     #[command(

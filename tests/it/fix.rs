@@ -78,34 +78,58 @@ else:
 fn seed_2_the_emitted_script_fixes_the_policy_and_keeps_it_with_a_device_rule() {
     let work = tempfile::tempdir().unwrap();
     let recordings = work.path().join("esx01");
-    copy_dir(&root().join("examples/esxi-mscs-psp/recorded/round-robin"), &recordings);
+    copy_dir(
+        &root().join("examples/esxi-mscs-psp/recorded/round-robin"),
+        &recordings,
+    );
     let scripts = work.path().join("scripts");
     let plan = run(driftgate()
-        .args(["fix", "plan", "--snapshot", &example("esxi-mscs-psp/current.json")])
-        .args(["--baseline", &example("esxi-mscs-psp/baseline.json"), "--emit-scripts"])
+        .args([
+            "fix",
+            "plan",
+            "--snapshot",
+            &example("esxi-mscs-psp/current.json"),
+        ])
+        .args([
+            "--baseline",
+            &example("esxi-mscs-psp/baseline.json"),
+            "--emit-scripts",
+        ])
         .arg(&scripts))
     .expect(0);
     assert!(
-        plan.stdout.contains(&format!("$ esxcli storage nmp device set -d {RDM} -P VMW_PSP_MRU")),
+        plan.stdout.contains(&format!(
+            "$ esxcli storage nmp device set -d {RDM} -P VMW_PSP_MRU"
+        )),
         "{}",
         plan.stdout
     );
     // The vendor rule for IBM 2145 gives Round Robin: a device rule keeps MRU across a
     // reboot or rescan.
     assert!(
-        plan.stdout.contains(&format!("esxcli storage nmp satp rule add -s VMW_SATP_SVC -d {RDM} -P VMW_PSP_MRU")),
+        plan.stdout.contains(&format!(
+            "esxcli storage nmp satp rule add -s VMW_SATP_SVC -d {RDM} -P VMW_PSP_MRU"
+        )),
         "{}",
         plan.stdout
     );
     let script = scripts.join("esx01-esxi.sh");
     let bin = writable_esxcli(&recordings);
-    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap());
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
     let ran = std::process::Command::new("sh")
         .arg(&script)
         .env("PATH", path)
         .output()
         .unwrap();
-    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
     // The next capture passes against the baseline, and its claim rules hold the device rule.
     let after = work.path().join("after.json");
     driftgate()
@@ -121,19 +145,29 @@ fn seed_2_the_emitted_script_fixes_the_policy_and_keeps_it_with_a_device_rule() 
         .args(["--baseline", &example("esxi-mscs-psp/baseline.json")]));
     assert_eq!(check.code, 0, "{}\n{}", check.stdout, check.stderr);
     let snapshot: Value = serde_json::from_slice(&std::fs::read(&after).unwrap()).unwrap();
-    assert_eq!(snapshot["facts"][format!("storage/nmp/{RDM}/psp")], json!("VMW_PSP_MRU"));
+    assert_eq!(
+        snapshot["facts"][format!("storage/nmp/{RDM}/psp")],
+        json!("VMW_PSP_MRU")
+    );
     // The device's own rule, not one for every array of the SATP.
     assert_eq!(
         snapshot["facts"][format!("storage/satp_rule/VMW_SATP_SVC/device/{RDM}/default_psp")],
         json!("VMW_PSP_MRU")
     );
-    assert_eq!(snapshot["facts"]["storage/satp_rule/VMW_SATP_SVC/any/any/default_psp"], Value::Null);
+    assert_eq!(
+        snapshot["facts"]["storage/satp_rule/VMW_SATP_SVC/any/any/default_psp"],
+        Value::Null
+    );
     let replanned = run(driftgate()
         .args(["fix", "plan", "--snapshot"])
         .arg(&after)
         .args(["--baseline", &example("esxi-mscs-psp/baseline.json")]))
     .expect(0);
-    assert!(replanned.stdout.contains("Nothing to fix"), "{}", replanned.stdout);
+    assert!(
+        replanned.stdout.contains("Nothing to fix"),
+        "{}",
+        replanned.stdout
+    );
 }
 
 const DCBX_1: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
@@ -177,14 +211,22 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
     let lab = blocked_after_update("CHG-2001");
     // The plan: per affected function, the Dell NIC attribute Settings PATCH restoring IEEE
     // DCBX, staged for the next reset.
-    let plan = fix(&lab, &["plan", "--run", "CHG-2001", "--format", "json"]).expect(0).json();
+    let plan = fix(&lab, &["plan", "--run", "CHG-2001", "--format", "json"])
+        .expect(0)
+        .json();
     let steps = plan["hosts"][0]["steps"].as_array().unwrap();
     let patches: Vec<&Value> = steps.iter().filter(|s| s["layer"] == "bmc").collect();
     assert_eq!(patches.len(), 2, "{plan:#}");
     for (patch, fqdd) in patches.iter().zip(["NIC.Slot.3-1-1", "NIC.Slot.3-2-1"]) {
         let action = &patch["action"];
         assert_eq!(action["kind"], "redfish_patch");
-        assert!(action["settings"].as_str().unwrap().ends_with(&format!("DellNetworkAttributes/{fqdd}/Settings")), "{action:#}");
+        assert!(
+            action["settings"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("DellNetworkAttributes/{fqdd}/Settings")),
+            "{action:#}"
+        );
         assert_eq!(action["apply_time"], "OnReset");
         assert_eq!(
             action["body"],
@@ -195,97 +237,240 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
     }
     // What follows from DCBX (the OS's negotiated state) is verified with it, not fixed alone.
     let effects = plan["hosts"][0]["effects"].as_array().unwrap();
-    assert!(effects.iter().any(|e| e["fact"] == "nic/00:0a:f7:12:34:56/os/dcbx_support/current" && e["follows"] == json!(["bmc-1"])), "{plan:#}");
+    assert!(
+        effects.iter().any(
+            |e| e["fact"] == "nic/00:0a:f7:12:34:56/os/dcbx_support/current"
+                && e["follows"] == json!(["bmc-1"])
+        ),
+        "{plan:#}"
+    );
     let pending = || simulator_get(&lab, &format!("{ATTRIBUTES_1}/Settings"))["Attributes"].clone();
 
     // Nothing is sent without `apply`, nor by `apply` without --yes on a pipe, nor by a dry run.
-    let refused = fix(&lab, &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001"]).expect(2);
-    assert!(refused.stderr.contains("confirmation") && refused.stderr.contains("nothing was sent"), "{}", refused.stderr);
-    let dry = fix(&lab, &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--dry-run"]).expect(0);
+    let refused = fix(
+        &lab,
+        &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001"],
+    )
+    .expect(2);
+    assert!(
+        refused.stderr.contains("confirmation") && refused.stderr.contains("nothing was sent"),
+        "{}",
+        refused.stderr
+    );
+    let dry = fix(
+        &lab,
+        &[
+            "apply",
+            "--run",
+            "CHG-2001",
+            "--ticket",
+            "CHG-2001",
+            "--dry-run",
+        ],
+    )
+    .expect(0);
     assert!(dry.stdout.contains(&format!("PATCH {ATTRIBUTES_1}/Settings {{\"@Redfish.SettingsApplyTime\":{{\"ApplyTime\":\"OnReset\"}},\"Attributes\":{{\"Broadcom_DCBX\":\"Enabled_IEEE\"}}}}")), "{}", dry.stdout);
     assert_eq!(pending(), json!({}), "nothing staged before apply");
     assert!(records(&lab, "CHG-2001").is_empty());
 
     // Staged, read back as pending, recorded with the ticket.
-    let applied = fix(&lab, &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes"]).expect(0);
-    assert!(applied.stderr.contains("[bmc-1] applied: staged for the next reset"), "{}", applied.stderr);
+    let applied = fix(
+        &lab,
+        &[
+            "apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes",
+        ],
+    )
+    .expect(0);
+    assert!(
+        applied
+            .stderr
+            .contains("[bmc-1] applied: staged for the next reset"),
+        "{}",
+        applied.stderr
+    );
     assert_eq!(pending(), json!({"Broadcom_DCBX": "Enabled_IEEE"}));
-    assert_eq!(simulator_get(&lab, ATTRIBUTES_1)["Attributes"]["Broadcom_DCBX"], "Disabled");
+    assert_eq!(
+        simulator_get(&lab, ATTRIBUTES_1)["Attributes"]["Broadcom_DCBX"],
+        "Disabled"
+    );
     let record = &records(&lab, "CHG-2001")[0];
     assert_eq!(record["ticket"], "CHG-2001");
     let step = &record["hosts"][0]["steps"][0];
     assert_eq!(step["outcome"], "applied");
     assert_eq!(step["requests"][0]["method"], "PATCH");
     assert_eq!(step["requests"][0]["status"], 202);
-    assert!(step["job"].as_str().unwrap().contains("/Jobs/JID_"), "{step:#}");
+    assert!(
+        step["job"].as_str().unwrap().contains("/Jobs/JID_"),
+        "{step:#}"
+    );
 
     // A second apply of the same plan sends nothing.
-    let again = fix(&lab, &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes"]).expect(0);
-    assert!(again.stderr.contains("skipped (already pending)"), "{}", again.stderr);
-    assert_eq!(records(&lab, "CHG-2001")[1]["hosts"][0]["steps"][0]["outcome"], "already_pending");
+    let again = fix(
+        &lab,
+        &[
+            "apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes",
+        ],
+    )
+    .expect(0);
+    assert!(
+        again.stderr.contains("skipped (already pending)"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        records(&lab, "CHG-2001")[1]["hosts"][0]["steps"][0]["outcome"],
+        "already_pending"
+    );
 
     // Before the reset the gate still blocks, naming the step pending.
-    let before = lab.gate(&["post", "--run", "CHG-2001", "--format", "json"]).expect(1).json();
+    let before = lab
+        .gate(&["post", "--run", "CHG-2001", "--format", "json"])
+        .expect(1)
+        .json();
     let fixes = before["hosts"][0]["fixes"].as_array().unwrap();
-    assert!(fixes.iter().any(|f| f["fact"] == DCBX_1 && f["state"] == "pending"), "{before:#}");
+    assert!(
+        fixes
+            .iter()
+            .any(|f| f["fact"] == DCBX_1 && f["state"] == "pending"),
+        "{before:#}"
+    );
     let text = lab.gate(&["post", "--run", "CHG-2001"]).expect(1);
-    assert!(text.stdout.contains("pending: staged for the next reset"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("pending: staged for the next reset"),
+        "{}",
+        text.stdout
+    );
 
     // The reset applies it; the OS then negotiates IEEE DCBX again (the Windows collector's
     // output of the host with its DCBX back: the benign update's).
-    fix(&lab, &["apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes", "--reset"]).expect(0);
-    assert_eq!(simulator_get(&lab, ATTRIBUTES_1)["Attributes"]["Broadcom_DCBX"], "Enabled_IEEE");
+    fix(
+        &lab,
+        &[
+            "apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes", "--reset",
+        ],
+    )
+    .expect(0);
+    assert_eq!(
+        simulator_get(&lab, ATTRIBUTES_1)["Attributes"]["Broadcom_DCBX"],
+        "Enabled_IEEE"
+    );
     assert_eq!(pending(), json!({}));
     let windows = root().join("examples/azure-local-dcbx/recorded/benign-update/windows");
     let _ = std::fs::remove_dir_all(lab.host.join("windows"));
     copy_dir(&windows, &lab.host.join("windows"));
-    let after = lab.gate(&["post", "--run", "CHG-2001", "--promote", "--format", "json"]).expect(0).json();
+    let after = lab
+        .gate(&["post", "--run", "CHG-2001", "--promote", "--format", "json"])
+        .expect(0)
+        .json();
     let fixes = after["hosts"][0]["fixes"].as_array().unwrap();
-    assert!(!fixes.is_empty() && fixes.iter().all(|f| f["state"] == "took_effect"), "{after:#}");
+    assert!(
+        !fixes.is_empty() && fixes.iter().all(|f| f["state"] == "took_effect"),
+        "{after:#}"
+    );
     let message = git(&lab.store, &["log", "-1", "--format=%B"]);
-    assert!(message.contains("ticket CHG-2001: bmc-1") && message.contains("TookEffect"), "{message}");
+    assert!(
+        message.contains("ticket CHG-2001: bmc-1") && message.contains("TookEffect"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_read_only_attribute_a_value_outside_the_registry_and_an_incomplete_host_are_refused() {
     // RDMAProtocolSupport is read-only and immutable in the NIC's registry: the BMC decides it.
     let lab = Lab::new();
-    lab.gate(&["pre", "--run", "CHG-2002", "azl-node01"]).expect(0);
+    lab.gate(&["pre", "--run", "CHG-2002", "azl-node01"])
+        .expect(0);
     lab.state("benign-update");
     let attributes = lab.host.join(format!("bmc{ATTRIBUTES_1}/index.json"));
     let text = std::fs::read_to_string(&attributes).unwrap();
-    std::fs::write(&attributes, text.replace("\"RDMAProtocolSupport\": \"RoCE\"", "\"RDMAProtocolSupport\": \"iWARP\"")).unwrap();
+    std::fs::write(
+        &attributes,
+        text.replace(
+            "\"RDMAProtocolSupport\": \"RoCE\"",
+            "\"RDMAProtocolSupport\": \"iWARP\"",
+        ),
+    )
+    .unwrap();
     lab.gate(&["post", "--run", "CHG-2002"]).expect(1);
     let plan = fix(&lab, &["plan", "--run", "CHG-2002"]).expect(0);
-    assert!(plan.stdout.contains("RDMAProtocolSupport of") && plan.stdout.contains("immutable in the attribute registry"), "{}", plan.stdout);
-    let refused = fix(&lab, &["apply", "--run", "CHG-2002", "--ticket", "T-1", "--yes"]).expect(2);
-    assert!(refused.stderr.contains("fix refused, nothing sent") && refused.stderr.contains("RDMAProtocolSupport"), "{}", refused.stderr);
-    assert_eq!(simulator_get(&lab, &format!("{ATTRIBUTES_1}/Settings"))["Attributes"], json!({}));
+    assert!(
+        plan.stdout.contains("RDMAProtocolSupport of")
+            && plan.stdout.contains("immutable in the attribute registry"),
+        "{}",
+        plan.stdout
+    );
+    let refused = fix(
+        &lab,
+        &["apply", "--run", "CHG-2002", "--ticket", "T-1", "--yes"],
+    )
+    .expect(2);
+    assert!(
+        refused.stderr.contains("fix refused, nothing sent")
+            && refused.stderr.contains("RDMAProtocolSupport"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        simulator_get(&lab, &format!("{ATTRIBUTES_1}/Settings"))["Attributes"],
+        json!({})
+    );
 
     // A NIC whose registry no longer offers IEEE DCBX: no value it allows restores it.
     let lab = blocked_after_update("CHG-2003");
     let registry = lab.host.join("bmc/redfish/v1/Registries/NetworkAttributesRegistry_NIC.Slot.3-1-1/NetworkAttributesRegistry_NIC.Slot.3-1-1.json/index.json");
     let mut value: Value = serde_json::from_slice(&std::fs::read(&registry).unwrap()).unwrap();
-    for entry in value["RegistryEntries"]["Attributes"].as_array_mut().unwrap() {
+    for entry in value["RegistryEntries"]["Attributes"]
+        .as_array_mut()
+        .unwrap()
+    {
         if entry["AttributeName"] == "Broadcom_DCBX" {
             entry["Value"] = json!([{"ValueName": "Disabled", "ValueDisplayName": "Disabled"}, {"ValueName": "Enabled_CEE", "ValueDisplayName": "CEE (only)"}]);
         }
     }
     std::fs::write(&registry, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
-    let refused = fix(&lab, &["apply", "--run", "CHG-2003", "--ticket", "T-2", "--yes"]).expect(2);
+    let refused = fix(
+        &lab,
+        &["apply", "--run", "CHG-2003", "--ticket", "T-2", "--yes"],
+    )
+    .expect(2);
     assert!(
-        refused.stderr.contains("Broadcom_DCBX of") && refused.stderr.contains("allows (Disabled, Enabled_CEE)") && refused.stderr.contains("gives \"ieee\""),
+        refused.stderr.contains("Broadcom_DCBX of")
+            && refused.stderr.contains("allows (Disabled, Enabled_CEE)")
+            && refused.stderr.contains("gives \"ieee\""),
         "{}",
         refused.stderr
     );
-    assert_eq!(simulator_get(&lab, &format!("{ATTRIBUTES_1}/Settings"))["Attributes"], json!({}));
+    assert_eq!(
+        simulator_get(&lab, &format!("{ATTRIBUTES_1}/Settings"))["Attributes"],
+        json!({})
+    );
 
     // A host whose post could not read its BMC, and a host not in the run.
     let mut lab = blocked_after_update("CHG-2004");
     lab.stop_bmc();
     lab.gate(&["post", "--run", "CHG-2004"]).expect(3);
-    let refused = fix(&lab, &["apply", "--run", "CHG-2004", "--ticket", "T-3", "--yes"]).expect(2);
-    assert!(refused.stderr.contains("is INCOMPLETE"), "{}", refused.stderr);
-    let other = fix(&lab, &["apply", "--run", "CHG-2004", "--ticket", "T-3", "--yes", "azl-node09"]).expect(2);
+    let refused = fix(
+        &lab,
+        &["apply", "--run", "CHG-2004", "--ticket", "T-3", "--yes"],
+    )
+    .expect(2);
+    assert!(
+        refused.stderr.contains("is INCOMPLETE"),
+        "{}",
+        refused.stderr
+    );
+    let other = fix(
+        &lab,
+        &[
+            "apply",
+            "--run",
+            "CHG-2004",
+            "--ticket",
+            "T-3",
+            "--yes",
+            "azl-node09",
+        ],
+    )
+    .expect(2);
     assert!(other.stderr.contains("azl-node09"), "{}", other.stderr);
 }

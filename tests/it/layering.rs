@@ -21,6 +21,7 @@ const RANKS: &[(&str, u8)] = &[
     ("driftgate-store", 3),
     ("driftgate-collect", 3),
     ("driftgate-report", 4),
+    ("driftgate-fix", 4),
     ("driftgate-inventory", 4),
     ("driftgate-baseline", 5),
     ("driftgate-gate", 6),

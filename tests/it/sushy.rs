@@ -1,8 +1,9 @@
 //! driftgate against the OpenStack Redfish emulator (sushy-tools' `sushy-emulator` over
 //! libvirt's test driver): a Redfish server written by others, whose BIOS settings a PATCH
 //! changes. Its registry is listed under another name than its BIOS gives (the crawl finds it
-//! by its `Id`), its BIOS `Settings` apply at once, and a changed attribute is judged by the
-//! built-in `bios-attributes` rule.
+//! by its `Id`), its BIOS `Settings` apply at once, a changed attribute is judged by the
+//! built-in `bios-attributes` rule, and the PATCH `fix apply` sends to bring it back is one a
+//! third-party implementation accepts and applies.
 
 use crate::common;
 
@@ -165,7 +166,7 @@ fn gate(store: &Path, step: &str, run: &str, extra: &[&str]) -> (i32, serde_json
 }
 
 #[test]
-fn a_bios_drift_on_sushy_warns_at_gate_pre_and_passes_gate_post_once_set_back() {
+fn a_bios_drift_on_sushy_is_planned_applied_by_fix_and_verified_by_gate_post() {
     let sushy = Sushy::start();
     let dir = tempfile::tempdir().unwrap();
     let store = sushy.promoted_store(dir.path());
@@ -182,11 +183,49 @@ fn a_bios_drift_on_sushy_warns_at_gate_pre_and_passes_gate_post_once_set_back() 
     let (code, strict) = gate(&store, "pre", "R-strict", &["--strict", HOST]);
     assert_eq!((code, &strict["verdict"]), (1, &json!("block")), "{strict}");
 
-    // TODO(fix): the round trip through driftgate fix apply: `fix plan --run R` (a PATCH of
-    // `{"Attributes": {"ProcTurboMode": "Enabled"}}` to the BIOS's SettingsObject, `settings`)
-    // and `fix apply --run R --ticket T --yes` in place of this direct PATCH.
-    let back = json!({"Attributes": {"ProcTurboMode": "Enabled"}});
-    assert_eq!(sushy.patch(&settings, &back).status, 204);
+    // The round trip through `fix`: the strict run blocks on the BIOS setting, its plan is a
+    // PATCH of the BIOS's settings object that sushy accepts. sushy applies it at once and
+    // ignores the apply time asked for (OnReset): the record says so, and the next capture
+    // has the known-good value.
+    let fix = |args: &[&str]| {
+        let output = driftgate()
+            .arg("fix")
+            .args(args)
+            .arg("--repo")
+            .arg(&store)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (
+            output.status.code().unwrap(),
+            text(&output.stdout),
+            text(&output.stderr),
+        )
+    };
+    let (code, plan, stderr) = fix(&["plan", "--run", "R-strict", "--format", "json"]);
+    assert_eq!(code, 0, "{plan}{stderr}");
+    let plan: serde_json::Value = serde_json::from_str(&plan).unwrap();
+    let action = &plan["hosts"][0]["steps"][0]["action"];
+    assert_eq!(action["settings"], json!(settings), "{plan:#}");
+    assert_eq!(
+        action["body"],
+        json!({"Attributes": {"ProcTurboMode": "Enabled"}, "@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"}}),
+        "{plan:#}"
+    );
+    let (code, _, stderr) = fix(&["apply", "--run", "R-strict", "--ticket", "T-1", "--yes"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("applied: the BMC applied it at once although OnReset was asked"),
+        "{stderr}"
+    );
+    let bios = sushy.get(&format!("{}/BIOS", sushy.system_uri()));
+    assert_eq!(bios["Attributes"]["ProcTurboMode"], "Enabled");
+    let (code, post) = gate(&store, "post", "R-strict", &[]);
+    assert_eq!((code, &post["verdict"]), (0, &json!("pass")), "{post}");
+    assert_eq!(
+        post["hosts"][0]["fixes"][0]["state"], "took_effect",
+        "{post}"
+    );
 
     let (code, post) = gate(&store, "post", "R", &[]);
     assert_eq!((code, &post["verdict"]), (0, &json!("pass")), "{post}");

@@ -444,7 +444,13 @@ fn psp_differs_from_satp_default(facts: &Facts) -> Vec<Violation> {
             model.as_deref().unwrap_or("any"),
         );
         let device_rule = facts
-            .get(format!("storage/satp_rule/{satp}/device/{}/default_psp", path_segment(&device)).as_str())
+            .get(
+                format!(
+                    "storage/satp_rule/{satp}/device/{}/default_psp",
+                    path_segment(device)
+                )
+                .as_str(),
+            )
             .and_then(FactValue::as_text);
         let from_rule = device_rule
             .or_else(|| rule(vendor, model))
@@ -452,7 +458,9 @@ fn psp_differs_from_satp_default(facts: &Facts) -> Vec<Violation> {
             .or_else(|| rule("any", model))
             .or_else(|| rule("any", "any"));
         let (default, source) = match from_rule {
-            Some(psp) if device_rule.is_some() => (psp, format!("the SATP rule for device {device}")),
+            Some(psp) if device_rule.is_some() => {
+                (psp, format!("the SATP rule for device {device}"))
+            }
             Some(psp) => (psp, format!("the SATP rule for {vendor} {model}")),
             None => match facts
                 .get(format!("storage/satp/{satp}/default_psp").as_str())

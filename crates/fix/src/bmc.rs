@@ -16,6 +16,9 @@ use super::model::{Action, Change, Layer, RedfishPatch, Risk, Step};
 /// the operator schedules.
 pub const DEFAULT_APPLY_TIME: &str = "OnReset";
 
+/// One attribute, its value, and the fact it restores.
+type AttributeWrite = (String, Value, Wanted);
+
 /// Why a wanted BMC fact has no write.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
@@ -26,20 +29,19 @@ pub struct Refusal {
 }
 
 /// The steps (one per settings object, numbered from `first`) for `wanted`, and the refusals.
-pub fn steps(
-    wanted: Vec<Wanted>,
-    bmc: &BmcSettings,
-    first: usize,
-) -> (Vec<Step>, Vec<Refusal>) {
+pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>, Vec<Refusal>) {
     let mut refusals = Vec::new();
     // Settings object → (resource, writes in order).
-    let mut by_object: BTreeMap<String, (&Writable, Vec<(String, Value, Wanted)>)> =
-        BTreeMap::new();
+    let mut by_object: BTreeMap<String, (&Writable, Vec<AttributeWrite>)> = BTreeMap::new();
     for wanted in wanted {
         let Some(write) = bmc.write_for(&wanted.fact, &wanted.to) else {
             let why = match bmc.carrier_of(&wanted.fact) {
                 Some((resource, attribute)) => {
-                    let allowed = resource.rules.get(attribute).map(|r| r.values.join(", ")).unwrap_or_default();
+                    let allowed = resource
+                        .rules
+                        .get(attribute)
+                        .map(|r| r.values.join(", "))
+                        .unwrap_or_default();
                     format!(
                         "{attribute} of {} sets it, and none of the values its registry {} allows ({allowed}) gives {}: the value is outside what this NIC's firmware offers",
                         resource.uri,
@@ -84,7 +86,10 @@ pub fn steps(
         let mut reboot = apply_time != "Immediate";
         for (attribute, value, wanted) in &writes {
             attributes.insert(attribute.clone(), value.clone());
-            reboot |= resource.rules.get(attribute).is_some_and(|r| r.reset_required);
+            reboot |= resource
+                .rules
+                .get(attribute)
+                .is_some_and(|r| r.reset_required);
             changes.push(Change {
                 pending_fact: pending_fact(&wanted.fact),
                 fact: wanted.fact.clone(),
@@ -96,9 +101,17 @@ pub fn steps(
         }
         let names: Vec<String> = writes
             .iter()
-            .map(|(a, v, _)| format!("{a}={}", v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+            .map(|(a, v, _)| {
+                format!(
+                    "{a}={}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+                )
+            })
             .collect();
-        let dell = bmc.vendor.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("dell"));
+        let dell = bmc
+            .vendor
+            .as_deref()
+            .is_some_and(|v| v.eq_ignore_ascii_case("dell"));
         let mut then = Vec::new();
         if apply_time != "Immediate" {
             if dell {
@@ -141,7 +154,9 @@ pub fn steps(
 pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), String> {
     let at = format!("{attribute} of {}", resource.uri);
     if resource.settings.is_none() {
-        return Err(format!("{at}: the resource names no @Redfish.Settings object to stage a change in"));
+        return Err(format!(
+            "{at}: the resource names no @Redfish.Settings object to stage a change in"
+        ));
     }
     let registry = resource.registry_name.as_deref().unwrap_or("(none named)");
     if !resource.registry_found {
@@ -153,7 +168,11 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
         return Err(format!("{at}: not in the attribute registry {registry}"));
     };
     if rule.read_only || rule.immutable {
-        let word = if rule.immutable { "immutable" } else { "read-only" };
+        let word = if rule.immutable {
+            "immutable"
+        } else {
+            "read-only"
+        };
         return Err(format!(
             "{at} is {word} in the attribute registry {registry}: the BMC does not let it be set (the hardware or its firmware decides it)"
         ));
@@ -165,13 +184,22 @@ fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
     match rule.kind.as_deref() {
         Some("Enumeration") => match value.as_str() {
             Some(v) if rule.values.iter().any(|allowed| allowed == v) => Ok(()),
-            _ => Err(format!("{value} is not one of the allowed values {}", rule.values.join(", "))),
+            _ => Err(format!(
+                "{value} is not one of the allowed values {}",
+                rule.values.join(", ")
+            )),
         },
         Some("Integer") => {
-            let n = value.as_i64().ok_or_else(|| format!("{value} is not an integer"))?;
+            let n = value
+                .as_i64()
+                .ok_or_else(|| format!("{value} is not an integer"))?;
             let (low, high) = rule.bounds;
             if low.is_some_and(|l| n < l) || high.is_some_and(|h| n > h) {
-                return Err(format!("{n} is outside {}..{}", low.map_or("".into(), |l| l.to_string()), high.map_or("".into(), |h| h.to_string())));
+                return Err(format!(
+                    "{n} is outside {}..{}",
+                    low.map_or("".into(), |l| l.to_string()),
+                    high.map_or("".into(), |h| h.to_string())
+                ));
             }
             Ok(())
         }
@@ -210,7 +238,10 @@ mod tests {
             p("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode").as_deref(),
             Some("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode")
         );
-        assert_eq!(p("nic/k/bmc/dcbx_mode").as_deref(), Some("nic/k/bmc/pending/dcbx_mode"));
+        assert_eq!(
+            p("nic/k/bmc/dcbx_mode").as_deref(),
+            Some("nic/k/bmc/pending/dcbx_mode")
+        );
         assert_eq!(p("bios/dcb/X").as_deref(), Some("bios/pending/dcb/X"));
     }
 
@@ -227,17 +258,52 @@ mod tests {
             pending: Map::new(),
             rules: BTreeMap::new(),
         };
-        resource.rules.insert("Broadcom_DCBX".into(), Rule { kind: Some("Enumeration".into()), values: vec!["Disabled".into(), "Enabled_IEEE".into()], ..Rule::default() });
-        resource.rules.insert("RDMAProtocolSupport".into(), Rule { read_only: true, immutable: true, ..Rule::default() });
-        assert_eq!(check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")), Ok(()));
+        resource.rules.insert(
+            "Broadcom_DCBX".into(),
+            Rule {
+                kind: Some("Enumeration".into()),
+                values: vec!["Disabled".into(), "Enabled_IEEE".into()],
+                ..Rule::default()
+            },
+        );
+        resource.rules.insert(
+            "RDMAProtocolSupport".into(),
+            Rule {
+                read_only: true,
+                immutable: true,
+                ..Rule::default()
+            },
+        );
+        assert_eq!(
+            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")),
+            Ok(())
+        );
         let outside = check(&resource, "Broadcom_DCBX", &json!("IEEE")).unwrap_err();
-        assert!(outside.contains("not one of the allowed values Disabled, Enabled_IEEE"), "{outside}");
+        assert!(
+            outside.contains("not one of the allowed values Disabled, Enabled_IEEE"),
+            "{outside}"
+        );
         let read_only = check(&resource, "RDMAProtocolSupport", &json!("iWARP")).unwrap_err();
-        assert!(read_only.contains("immutable in the attribute registry"), "{read_only}");
-        assert!(check(&resource, "Nope", &json!(1)).unwrap_err().contains("not in the attribute registry"));
+        assert!(
+            read_only.contains("immutable in the attribute registry"),
+            "{read_only}"
+        );
+        assert!(
+            check(&resource, "Nope", &json!(1))
+                .unwrap_err()
+                .contains("not in the attribute registry")
+        );
         resource.registry_found = false;
-        assert!(check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err().contains("does not publish its attribute registry"));
+        assert!(
+            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE"))
+                .unwrap_err()
+                .contains("does not publish its attribute registry")
+        );
         resource.settings = None;
-        assert!(check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err().contains("no @Redfish.Settings"));
+        assert!(
+            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE"))
+                .unwrap_err()
+                .contains("no @Redfish.Settings")
+        );
     }
 }

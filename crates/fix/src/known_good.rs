@@ -98,7 +98,9 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
     if segments.contains(&"pending") {
         return Owner::Unfixable(Unfixable::Pending);
     }
-    if path.starts_with("firmware/") || segments.contains(&"firmware") || path.starts_with("host/esxi/")
+    if path.starts_with("firmware/")
+        || segments.contains(&"firmware")
+        || path.starts_with("host/esxi/")
     {
         return Owner::Unfixable(Unfixable::Firmware);
     }
@@ -147,9 +149,15 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
     let Some(os_leaf) = leaf.strip_prefix("os/") else {
         return Owner::Unfixable(Unfixable::NoOwner);
     };
-    let effect = ["dcbx_support/current", "flow_control/operational/", "num_tcs/current/", "traffic_class/operational/", "firmware_lldp/"]
-        .iter()
-        .any(|p| os_leaf.starts_with(p))
+    let effect = [
+        "dcbx_support/current",
+        "flow_control/operational/",
+        "num_tcs/current/",
+        "traffic_class/operational/",
+        "firmware_lldp/",
+    ]
+    .iter()
+    .any(|p| os_leaf.starts_with(p))
         && !os_leaf.starts_with("firmware_lldp/next_boot/");
     if effect {
         return Owner::Effect;
@@ -190,14 +198,38 @@ mod tests {
     fn owners_follow_the_fact_homes() {
         let win = Some(Layer::Windows);
         for (path, owner_is) in [
-            ("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode", Owner::Setting(Layer::Bmc)),
-            ("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode", Owner::Unfixable(Unfixable::Pending)),
-            ("nic/00:0a:f7:12:34:56/bmc/firmware/version", Owner::Unfixable(Unfixable::Firmware)),
-            ("nic/00:0a:f7:12:34:56/bmc/dcb_capable", Owner::Unfixable(Unfixable::Capability)),
-            ("nic/00:0a:f7:12:34:56/os/dcbx_support/current", Owner::Effect),
-            ("nic/00:0a:f7:12:34:56/os/dcbx_support/hardware", Owner::Unfixable(Unfixable::Capability)),
-            ("nic/00:0a:f7:12:34:56/os/qos_enabled", Owner::Setting(Layer::Windows)),
-            ("host/qos/flow_control/priority/3", Owner::Setting(Layer::Windows)),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+                Owner::Setting(Layer::Bmc),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode",
+                Owner::Unfixable(Unfixable::Pending),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/firmware/version",
+                Owner::Unfixable(Unfixable::Firmware),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/dcb_capable",
+                Owner::Unfixable(Unfixable::Capability),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/os/dcbx_support/current",
+                Owner::Effect,
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/os/dcbx_support/hardware",
+                Owner::Unfixable(Unfixable::Capability),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/os/qos_enabled",
+                Owner::Setting(Layer::Windows),
+            ),
+            (
+                "host/qos/flow_control/priority/3",
+                Owner::Setting(Layer::Windows),
+            ),
             ("storage/nmp/naa.6005/psp", Owner::Setting(Layer::Esxi)),
             ("host/esxi/version", Owner::Unfixable(Unfixable::Firmware)),
             ("bios/SriovGlobalEnable", Owner::Setting(Layer::Bmc)),
@@ -205,8 +237,14 @@ mod tests {
         ] {
             assert_eq!(owner(path, win), owner_is, "{path}");
         }
-        assert_eq!(owner("nic/k/os/mlxconfig/DCBX_IEEE_P1", Some(Layer::Linux)), Owner::Setting(Layer::Linux));
-        assert_eq!(owner("host/qos/dcbx_willing", Some(Layer::Linux)), Owner::Unfixable(Unfixable::NoOwner));
+        assert_eq!(
+            owner("nic/k/os/mlxconfig/DCBX_IEEE_P1", Some(Layer::Linux)),
+            Owner::Setting(Layer::Linux)
+        );
+        assert_eq!(
+            owner("host/qos/dcbx_willing", Some(Layer::Linux)),
+            Owner::Unfixable(Unfixable::NoOwner)
+        );
         assert_eq!(scope("nic/00:0a/os/x/y"), "nic/00:0a");
         assert_eq!(scope("storage/nmp/naa.1/psp"), "storage/nmp/naa.1");
         assert_eq!(scope("host/qos/x"), "host");

@@ -38,7 +38,10 @@ pub fn schema() -> String {
 mod tests {
     #[test]
     fn the_checked_in_schema_is_current() {
-        let file = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/fix-plan.schema.json"));
+        let file = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../schemas/fix-plan.schema.json"
+        ));
         let generated = super::schema();
         if std::env::var_os("DRIFTGATE_BLESS").is_some() {
             std::fs::write(file, &generated).unwrap();

@@ -75,7 +75,9 @@ impl Layer {
 }
 
 /// How much a step can disturb the host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Risk {
     /// Takes effect at once, nothing restarts (a path selection policy).

@@ -33,7 +33,9 @@ pub fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, Stri
 }
 
 fn text(value: &FactValue) -> String {
-    value.as_text().map_or_else(|| value.to_string(), str::to_owned)
+    value
+        .as_text()
+        .map_or_else(|| value.to_string(), str::to_owned)
 }
 
 fn ps_bool(value: &FactValue) -> Result<&'static str, String> {
@@ -75,18 +77,22 @@ fn os_name(facts: &Facts, key: &str) -> Result<String, String> {
         .get(format!("nic/{key}/os/name").as_str())
         .and_then(FactValue::as_text)
         .map(str::to_owned)
-        .ok_or_else(|| format!("the snapshot names no OS adapter for port {key} (nic/{key}/os/name)"))
+        .ok_or_else(|| {
+            format!("the snapshot names no OS adapter for port {key} (nic/{key}/os/name)")
+        })
 }
 
 fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     let path = wanted.fact.as_str();
     let to = &wanted.to;
-    let medium = |summary: String, lines: Vec<String>| OsStep {
+    let medium = |summary: String, lines: Vec<String>| {
+        OsStep {
         summary,
         lines,
         reboot: false,
         risk: Risk::Medium,
         risk_note: "changes the host's DCB/QoS at once: RDMA traffic on the port pauses while the NIC renegotiates".to_owned(),
+    }
     };
     if let Some((key, leaf)) = nic_leaf(path) {
         let name = os_name(facts, key)?;
@@ -99,9 +105,13 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             e = ps_quote(&format!("adapter {name} is not the port {key}")),
         );
         let line = match leaf {
-            "qos_enabled" if to.as_bool() == Some(true) => format!("Enable-NetAdapterQos -Name {}", ps_quote(&name)),
+            "qos_enabled" if to.as_bool() == Some(true) => {
+                format!("Enable-NetAdapterQos -Name {}", ps_quote(&name))
+            }
             "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_quote(&name)),
-            "rdma_enabled" if to.as_bool() == Some(true) => format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name)),
+            "rdma_enabled" if to.as_bool() == Some(true) => {
+                format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name))
+            }
             "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_quote(&name)),
             "dcbx_willing" => format!(
                 "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
@@ -110,44 +120,65 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             ),
             _ => return Err(format!("no PowerShell command sets {leaf}")),
         };
-        return Ok(medium(format!("{leaf} of adapter {name} ({key}) → {to}"), vec![guard, line]));
+        return Ok(medium(
+            format!("{leaf} of adapter {name} ({key}) → {to}"),
+            vec![guard, line],
+        ));
     }
     let Some(qos) = path.strip_prefix("host/qos/") else {
         return Err("not a Windows QoS fact".to_owned());
     };
     let lines = if qos == "dcbx_willing" {
-        vec![format!("Set-NetQosDcbxSetting -Willing {} -Confirm:$false", ps_bool(to)?)]
+        vec![format!(
+            "Set-NetQosDcbxSetting -Willing {} -Confirm:$false",
+            ps_bool(to)?
+        )]
     } else if let Some(priority) = qos.strip_prefix("flow_control/priority/") {
-        let verb = if to.as_bool() == Some(true) { "Enable" } else { "Disable" };
+        let verb = if to.as_bool() == Some(true) {
+            "Enable"
+        } else {
+            "Disable"
+        };
         vec![format!("{verb}-NetQosFlowControl -Priority {priority}")]
     } else if let Some(rest) = qos.strip_prefix("traffic_class/") {
-        let (class, leaf) = rest.split_once('/').ok_or("a traffic class without a property")?;
-        let field = |leaf: &str| facts.get(format!("host/qos/traffic_class/{class}/{leaf}").as_str());
-        let value = |leaf: &str| if leaf == rest.split_once('/').map_or("", |p| p.1) { Some(to) } else { field(leaf) };
+        let (class, leaf) = rest
+            .split_once('/')
+            .ok_or("a traffic class without a property")?;
         if class == "default" {
-            return Err("the default traffic class is what the others leave; set the named classes".to_owned());
+            return Err(
+                "the default traffic class is what the others leave; set the named classes"
+                    .to_owned(),
+            );
         }
-        let priorities = value("priorities").map(|v| match v {
-            FactValue::List(items) => items.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
-            other => other.to_string(),
-        });
-        let mut line = format!(
-            "if (Get-NetQosTrafficClass -Name {q} -ErrorAction SilentlyContinue) {{ Set-NetQosTrafficClass -Name {q}",
-            q = ps_quote(class)
-        );
-        let mut args = String::new();
-        if let Some(p) = &priorities {
-            args += &format!(" -Priority {p}");
+        if wanted.from.is_none() {
+            return Err(format!(
+                "traffic class {class} is gone: make it again with New-NetQosTrafficClass -Name {class} and the baseline's -Priority, -BandwidthPercentage and -Algorithm"
+            ));
         }
-        if let Some(b) = value("bandwidth") {
-            args += &format!(" -BandwidthPercentage {b}");
-        }
-        if let Some(a) = value("algorithm") {
-            args += &format!(" -Algorithm {}", text(a).to_ascii_uppercase());
-        }
-        line += &format!("{args} }} else {{ New-NetQosTrafficClass -Name {}{args} }}", ps_quote(class));
-        let _ = leaf;
-        vec![line]
+        let argument = match leaf {
+            "priorities" => match to {
+                FactValue::List(items) => format!(
+                    "-Priority {}",
+                    items
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                other => format!("-Priority {other}"),
+            },
+            "bandwidth" => format!("-BandwidthPercentage {to}"),
+            "algorithm" => format!("-Algorithm {}", text(to).to_ascii_uppercase()),
+            other => {
+                return Err(format!(
+                    "no PowerShell parameter sets {other} of a traffic class"
+                ));
+            }
+        };
+        vec![format!(
+            "Set-NetQosTrafficClass -Name {} {argument}",
+            ps_quote(class)
+        )]
     } else if let Some(rest) = qos.strip_prefix("policy/") {
         let (policy, leaf) = rest.split_once('/').ok_or("a policy without a property")?;
         match leaf {
@@ -156,7 +187,11 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                 ps_quote(policy),
                 text(to)
             )],
-            _ => return Err(format!("the {leaf} of QoS policy {policy} is set when the policy is made: New-NetQosPolicy")),
+            _ => {
+                return Err(format!(
+                    "the {leaf} of QoS policy {policy} is set when the policy is made: New-NetQosPolicy"
+                ));
+            }
         }
     } else {
         return Err(format!("no PowerShell command sets host/qos/{qos}"));
@@ -181,7 +216,8 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                 sh_quote(device),
                 sh_quote(&psp)
             )];
-            let mut note = "takes effect at once; the device's I/O switches path policy live".to_owned();
+            let mut note =
+                "takes effect at once; the device's I/O switches path policy live".to_owned();
             // A SATP claim rule for the device's vendor and model that gives another policy
             // brings it back at the next claim (a reboot, a rescan): a device rule wins.
             if let Some(satp) = get("satp") {
@@ -190,10 +226,16 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                         .get(format!("storage/satp_rule/{satp}/{at}/default_psp").as_str())
                         .and_then(FactValue::as_text)
                 };
-                let device_rule = rule(&format!("device/{}", driftgate_snapshot::path_segment(device)));
+                let device_rule = rule(&format!(
+                    "device/{}",
+                    driftgate_snapshot::path_segment(device)
+                ));
                 let vendor = get("vendor").map(driftgate_snapshot::path_segment);
                 let model = get("model").map(driftgate_snapshot::path_segment);
-                let (v, m) = (vendor.as_deref().unwrap_or("any"), model.as_deref().unwrap_or("any"));
+                let (v, m) = (
+                    vendor.as_deref().unwrap_or("any"),
+                    model.as_deref().unwrap_or("any"),
+                );
                 let array_rule = rule(&format!("{v}/{m}"))
                     .or_else(|| rule(&format!("{v}/any")))
                     .or_else(|| rule(&format!("any/{m}")));
@@ -214,7 +256,11 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                         sh_quote(&psp),
                         sh_quote(&format!("driftgate: keep {device} on {psp}"))
                     ));
-                    let whose = if device_rule.is_some() { format!("the device's own rule") } else { format!("the SATP rule for {v} {m}") };
+                    let whose = if device_rule.is_some() {
+                        "the device's own rule".to_owned()
+                    } else {
+                        format!("the SATP rule for {v} {m}")
+                    };
                     note = format!(
                         "takes effect at once; {whose} gives {other}, so a device rule keeps {psp} across reboots and rescans"
                     );
@@ -250,13 +296,20 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     let to = text(&wanted.to);
     // mlxconfig addresses the device by its PCI address: read it from the interface, so
     // the line names the port it was planned for.
-    let device = format!("\"$(ethtool -i {} | awk '/^bus-info:/ {{print $2}}')\"", sh_quote(&name));
+    let device = format!(
+        "\"$(ethtool -i {} | awk '/^bus-info:/ {{print $2}}')\"",
+        sh_quote(&name)
+    );
     let firmware = |parameter: &str| OsStep {
         summary: format!("{parameter} of {name} ({key}) → {to} in the NIC firmware"),
-        lines: vec![format!("mlxconfig -y -d {device} set {parameter}={}", sh_quote(&to))],
+        lines: vec![format!(
+            "mlxconfig -y -d {device} set {parameter}={}",
+            sh_quote(&to)
+        )],
         reboot: true,
         risk: Risk::High,
-        risk_note: "a NIC firmware setting: takes effect at the next reboot (or mlxfwreset)".to_owned(),
+        risk_note: "a NIC firmware setting: takes effect at the next reboot (or mlxfwreset)"
+            .to_owned(),
     };
     if let Some(parameter) = leaf.strip_prefix("mlxconfig/") {
         return Ok(firmware(parameter));
@@ -282,18 +335,30 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         lines,
         reboot: false,
         risk: Risk::Medium,
-        risk_note: "changes the port's QoS at once: traffic pauses while it renegotiates".to_owned(),
+        risk_note: "changes the port's QoS at once: traffic pauses while it renegotiates"
+            .to_owned(),
     };
     match leaf {
-        "trust" => Ok(medium(vec![format!("mlnx_qos -i {} --trust {}", sh_quote(&name), sh_quote(&to))])),
+        "trust" => Ok(medium(vec![format!(
+            "mlnx_qos -i {} --trust {}",
+            sh_quote(&name),
+            sh_quote(&to)
+        )])),
         "pause/rx" | "pause/tx" | "pause/autonegotiate" => {
             let word = match leaf {
                 "pause/rx" => "rx",
                 "pause/tx" => "tx",
                 _ => "autoneg",
             };
-            let on = if wanted.to.as_bool() == Some(true) { "on" } else { "off" };
-            Ok(medium(vec![format!("ethtool -A {} {word} {on}", sh_quote(&name))]))
+            let on = if wanted.to.as_bool() == Some(true) {
+                "on"
+            } else {
+                "off"
+            };
+            Ok(medium(vec![format!(
+                "ethtool -A {} {word} {on}",
+                sh_quote(&name)
+            )]))
         }
         _ => Err(format!("no Linux command sets {leaf}")),
     }
@@ -325,12 +390,24 @@ mod tests {
         let device = "naa.60050768028081713c0000000000007d";
         let step = step(
             Layer::Esxi,
-            &wanted(&format!("storage/nmp/{device}/psp"), FactValue::from("VMW_PSP_MRU")),
+            &wanted(
+                &format!("storage/nmp/{device}/psp"),
+                FactValue::from("VMW_PSP_MRU"),
+            ),
             &snapshot.snapshot().facts,
         )
         .unwrap();
-        assert_eq!(step.lines[0], format!("esxcli storage nmp device set -d {device} -P VMW_PSP_MRU"));
-        assert!(step.lines[1].starts_with(&format!("esxcli storage nmp satp rule add -s VMW_SATP_SVC -d {device} -P VMW_PSP_MRU")), "{:?}", step.lines);
+        assert_eq!(
+            step.lines[0],
+            format!("esxcli storage nmp device set -d {device} -P VMW_PSP_MRU")
+        );
+        assert!(
+            step.lines[1].starts_with(&format!(
+                "esxcli storage nmp satp rule add -s VMW_SATP_SVC -d {device} -P VMW_PSP_MRU"
+            )),
+            "{:?}",
+            step.lines
+        );
         assert!(!step.reboot);
     }
 

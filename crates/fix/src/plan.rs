@@ -8,7 +8,9 @@ use driftgate_snapshot::{FactValue, Snapshot};
 
 use super::bmc;
 use super::known_good::{self, Owner, Wanted};
-use super::model::{Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, Shell, Step, Unfixable};
+use super::model::{
+    Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, Shell, Step, Unfixable,
+};
 use super::os;
 
 /// What is known of the host's BMC for a plan.
@@ -33,7 +35,10 @@ pub fn os_of(snapshot: &Snapshot) -> Option<Layer> {
 
 /// Whether `report` has a finding that blocks it (a warning under `--strict`).
 pub fn blocks(report: &Report) -> bool {
-    report.findings.iter().any(|f| known_good::blocks(report, f))
+    report
+        .findings
+        .iter()
+        .any(|f| known_good::blocks(report, f))
 }
 
 /// Whether the plan of `report` has BMC settings to look up (so the BMC must be read).
@@ -126,13 +131,18 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
                     why: format!("the BMC could not be read to plan the write: {why}"),
                 }));
             }
-            Bmc::None => not_fixable.extend(bmc_wanted.into_iter().map(|w| NotFixable {
-                fact: w.fact,
-                now: w.from,
-                findings: w.findings,
-                reason: Unfixable::NoOwner,
-                why: "the host has no Redfish source in the inventory to write it through".to_owned(),
-            })),
+            Bmc::None => {
+                not_fixable.extend(bmc_wanted.into_iter().map(|w| {
+                    NotFixable {
+                        fact: w.fact,
+                        now: w.from,
+                        findings: w.findings,
+                        reason: Unfixable::NoOwner,
+                        why: "the host has no Redfish source in the inventory to write it through"
+                            .to_owned(),
+                    }
+                }))
+            }
         }
     }
     steps.extend(os_steps);
@@ -140,7 +150,11 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
         let scope = known_good::scope(effect.fact.as_str());
         effect.follows = steps
             .iter()
-            .filter(|s| s.changes.iter().any(|c| known_good::scope(c.fact.as_str()) == scope || scope == "host"))
+            .filter(|s| {
+                s.changes
+                    .iter()
+                    .any(|c| known_good::scope(c.fact.as_str()) == scope || scope == "host")
+            })
             .map(|s| s.id.clone())
             .collect();
     }
@@ -154,7 +168,11 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
 }
 
 fn os_step(layer: Layer, n: usize, step: os::OsStep, wanted: Wanted) -> Step {
-    let shell = if layer == Layer::Windows { Shell::PowerShell } else { Shell::Sh };
+    let shell = if layer == Layer::Windows {
+        Shell::PowerShell
+    } else {
+        Shell::Sh
+    };
     Step {
         id: format!("{}-{n}", layer.as_str()),
         layer,
@@ -184,9 +202,15 @@ fn os_step(layer: Layer, n: usize, step: os::OsStep, wanted: Wanted) -> Step {
 
 fn unfixable_why(reason: Unfixable) -> &'static str {
     match reason {
-        Unfixable::Firmware => "a firmware or software version: flash the known-good version (or declare the new one with --allow); no setting changes it",
-        Unfixable::Capability => "what the hardware, its firmware or the driver reports it can do (or a status it reports by itself): no setting gives it back; check the firmware release notes",
-        Unfixable::Pending => "a value staged for the next reset: clear or replace the staged settings on the BMC (or let the reset apply them and judge again)",
+        Unfixable::Firmware => {
+            "a firmware or software version: flash the known-good version (or declare the new one with --allow); no setting changes it"
+        }
+        Unfixable::Capability => {
+            "what the hardware, its firmware or the driver reports it can do (or a status it reports by itself): no setting gives it back; check the firmware release notes"
+        }
+        Unfixable::Pending => {
+            "a value staged for the next reset: clear or replace the staged settings on the BMC (or let the reset apply them and judge again)"
+        }
         Unfixable::NoOwner => "no layer driftgate knows how to set owns this fact",
         Unfixable::NoKnownGood => "no known-good value",
         Unfixable::Refused => "the BMC refuses the write",

@@ -42,21 +42,42 @@ pub fn text(plan: &Plan) -> String {
                     .any(|n| crate::known_good::scope(n.fact.as_str()) == scope);
                 let from = match (follows.is_empty(), unfixed) {
                     (false, _) => format!("steps {}", follows.join(", ")),
-                    (true, true) => "the setting of the same port below, which this plan does not fix".to_owned(),
+                    (true, true) => {
+                        "the setting of the same port below, which this plan does not fix"
+                            .to_owned()
+                    }
                     (true, false) => "no step of this plan: investigate".to_owned(),
                 };
                 let _ = writeln!(out, "   - {scope} ← {from}:");
                 for effect in effects {
-                    let leaf = effect.fact.as_str().strip_prefix(scope).unwrap_or(effect.fact.as_str());
-                    let _ = writeln!(out, "       {} ({})", leaf.trim_start_matches('/'), effect.findings.join(", "));
+                    let leaf = effect
+                        .fact
+                        .as_str()
+                        .strip_prefix(scope)
+                        .unwrap_or(effect.fact.as_str());
+                    let _ = writeln!(
+                        out,
+                        "       {} ({})",
+                        leaf.trim_start_matches('/'),
+                        effect.findings.join(", ")
+                    );
                 }
             }
         }
         if !host.not_fixable.is_empty() {
             out.push_str("\n   Not fixed by a setting:\n");
             for item in &host.not_fixable {
-                let now = item.now.as_ref().map_or_else(|| "absent".to_owned(), ToString::to_string);
-                let _ = writeln!(out, "   - {} = {now} ({}): {}", item.fact, item.findings.join(", "), item.why);
+                let now = item
+                    .now
+                    .as_ref()
+                    .map_or_else(|| "absent".to_owned(), ToString::to_string);
+                let _ = writeln!(
+                    out,
+                    "   - {} = {now} ({}): {}",
+                    item.fact,
+                    item.findings.join(", "),
+                    item.why
+                );
             }
         }
     }
@@ -64,9 +85,18 @@ pub fn text(plan: &Plan) -> String {
 }
 
 fn step_text(out: &mut String, step: &Step) {
-    let _ = writeln!(out, "\n   [{}] {} — {}", step.id, step.layer.as_str(), step.summary);
+    let _ = writeln!(
+        out,
+        "\n   [{}] {} — {}",
+        step.id,
+        step.layer.as_str(),
+        step.summary
+    );
     for change in &step.changes {
-        let from = change.from.as_ref().map_or_else(|| "absent".to_owned(), ToString::to_string);
+        let from = change
+            .from
+            .as_ref()
+            .map_or_else(|| "absent".to_owned(), ToString::to_string);
         let _ = writeln!(
             out,
             "       {}: {from} → {} (known good: {}; findings {})",
@@ -76,8 +106,16 @@ fn step_text(out: &mut String, step: &Step) {
             change.findings.join(", ")
         );
     }
-    let reboot = if step.reboot { "needs a reboot" } else { "no reboot" };
-    let _ = writeln!(out, "       {reboot}; risk {:?}: {}", step.risk, step.risk_note);
+    let reboot = if step.reboot {
+        "needs a reboot"
+    } else {
+        "no reboot"
+    };
+    let _ = writeln!(
+        out,
+        "       {reboot}; risk {:?}: {}",
+        step.risk, step.risk_note
+    );
     match &step.action {
         Action::RedfishPatch(patch) => {
             let _ = writeln!(out, "       PATCH {}", patch.settings);
@@ -121,8 +159,14 @@ pub fn script_files(plan: &Plan) -> Vec<(String, String)> {
                 continue;
             }
             let (name, text) = match layer {
-                Layer::Windows => (format!("{}-windows.ps1", host.host), powershell(host, &steps, &plan.made_from)),
-                _ => (format!("{}-{}.sh", host.host, layer.as_str()), shell(host, layer, &steps, &plan.made_from)),
+                Layer::Windows => (
+                    format!("{}-windows.ps1", host.host),
+                    powershell(host, &steps, &plan.made_from),
+                ),
+                _ => (
+                    format!("{}-{}.sh", host.host, layer.as_str()),
+                    shell(host, layer, &steps, &plan.made_from),
+                ),
             };
             files.push((name, text));
         }
@@ -132,7 +176,13 @@ pub fn script_files(plan: &Plan) -> Vec<(String, String)> {
 
 fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> String {
     let mut out = String::from("#!/bin/sh\n");
-    let _ = writeln!(out, "# driftgate fix plan for {} ({}), layer {}: review, then run on the host.", host.host, made_from, layer.as_str());
+    let _ = writeln!(
+        out,
+        "# driftgate fix plan for {} ({}), layer {}: review, then run on the host.",
+        host.host,
+        made_from,
+        layer.as_str()
+    );
     out.push_str("set -eu\n");
     if layer == Layer::Bmc {
         out.push_str(": \"${BMC:?set BMC to https://<bmc address>}\"\n");
@@ -164,7 +214,11 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
 
 fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# driftgate fix plan for {} ({}), layer windows: review, then run on the host.", host.host, made_from);
+    let _ = writeln!(
+        out,
+        "# driftgate fix plan for {} ({}), layer windows: review, then run on the host.",
+        host.host, made_from
+    );
     out.push_str("$ErrorActionPreference = 'Stop'\n");
     for step in steps {
         let _ = writeln!(out, "\n# [{}] {}", step.id, step.summary);

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use super::fix::{self, ApplyRecord};
 use super::judge::{capture_and_judge, remember_good};
 use super::plan::{
     Planned, add_new, baseline, check_host_settings, host_options, in_force, inventory_host,
     moved_baseline, other_run, unique,
 };
-use super::fix::{self, ApplyRecord};
 use super::report::{gate_report, worst};
 use super::run::{self, RunDir, RunId};
 use super::{

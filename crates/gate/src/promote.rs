@@ -173,7 +173,10 @@ fn message(
     for a in used {
         let _ = writeln!(text, "  {}", describe(a));
     }
-    let fixes: Vec<_> = hosts.iter().flat_map(|h| h.fixes.iter().map(move |f| (h, f))).collect();
+    let fixes: Vec<_> = hosts
+        .iter()
+        .flat_map(|h| h.fixes.iter().map(move |f| (h, f)))
+        .collect();
     if !fixes.is_empty() {
         text.push_str("\nFixes applied (driftgate fix apply):\n");
         for (host, fix) in fixes {

@@ -394,7 +394,9 @@ impl RunDir {
         };
         let name = HOST_RESULT_JSON.of(host.as_str());
         let file = self.path.join(&step).join(&name);
-        let folder = self.step(&step)?.expect("the step holds the snapshot just read");
+        let folder = self
+            .step(&step)?
+            .expect("the step holds the snapshot just read");
         let Some(bytes) = folder.read(&name).map_err(|error| io_error(&file, error))? else {
             return Ok(None);
         };
@@ -420,7 +422,11 @@ impl RunDir {
             .iter()
             .filter_map(|name| {
                 let name = name.to_str()?;
-                let n = name.strip_prefix("apply-")?.strip_suffix(".json")?.parse().ok()?;
+                let n = name
+                    .strip_prefix("apply-")?
+                    .strip_suffix(".json")?
+                    .parse()
+                    .ok()?;
                 Some((n, name.to_owned()))
             })
             .collect();
@@ -445,7 +451,10 @@ impl RunDir {
         let mut n = taken + 1;
         loop {
             let name = format!("apply-{n}.json");
-            if !fix.is_file(&name).map_err(|error| io_error(&fix.path().join(&name), error))? {
+            if !fix
+                .is_file(&name)
+                .map_err(|error| io_error(&fix.path().join(&name), error))?
+            {
                 write_json(&fix, &name, record)?;
                 return Ok(fix.path().join(name));
             }

@@ -111,9 +111,10 @@ impl BmcSettings {
                 ));
             }
             let action = &system.system["Actions"]["#ComputerSystem.Reset"];
-            if let (Some(uri), Some(target)) =
-                (system.system["@odata.id"].as_str(), action["target"].as_str())
-            {
+            if let (Some(uri), Some(target)) = (
+                system.system["@odata.id"].as_str(),
+                action["target"].as_str(),
+            ) {
                 resets.push(Reset {
                     system: uri.to_owned(),
                     target: target.to_owned(),
@@ -134,11 +135,14 @@ impl BmcSettings {
                 }
             }
         }
-        let vendor = inventory.root["Vendor"].as_str().map(str::to_owned).or_else(|| {
-            inventory.root["Oem"]
-                .as_object()
-                .and_then(|oem| oem.keys().next().cloned())
-        });
+        let vendor = inventory.root["Vendor"]
+            .as_str()
+            .map(str::to_owned)
+            .or_else(|| {
+                inventory.root["Oem"]
+                    .as_object()
+                    .and_then(|oem| oem.keys().next().cloned())
+            });
         BmcSettings {
             inventory,
             facts,
@@ -218,9 +222,11 @@ impl BmcSettings {
 /// `to` itself as JSON.
 fn candidates(resource: &Writable, name: &str, to: &FactValue) -> Vec<Value> {
     match resource.rules.get(name) {
-        Some(rule) if !rule.values.is_empty() => {
-            rule.values.iter().map(|v| Value::from(v.as_str())).collect()
-        }
+        Some(rule) if !rule.values.is_empty() => rule
+            .values
+            .iter()
+            .map(|v| Value::from(v.as_str()))
+            .collect(),
         _ => serde_json::to_value(to)
             .ok()
             .filter(|v| !v.is_array())

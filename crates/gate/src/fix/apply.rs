@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::client::WriteMethod;
 use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::transport::{CommandSpec, for_location};
-use driftgate_collect::SourceSpec;
 use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
 
 use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
@@ -18,6 +18,9 @@ use super::{RunHostState, plan_host, run_hosts};
 use crate::plan::host_options;
 use crate::run::RunId;
 use crate::{GateError, Settings};
+
+/// A BMC read for the plan, its connection still open for the writes.
+type OpenBmc = (Connection, BmcSettings);
 
 /// Which layer's steps are applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +101,7 @@ pub async fn apply(
     if !incomplete.is_empty() {
         return Err(GateError::FixRefused(incomplete));
     }
-    let mut hosts: Vec<(&RunHostState<'_>, HostPlan, Option<(Connection, BmcSettings)>)> = Vec::new();
+    let mut hosts: Vec<(&RunHostState<'_>, HostPlan, Option<OpenBmc>)> = Vec::new();
     let mut unread = Vec::new();
     for state in &states {
         let (plan, bmc) = plan_host(settings, state).await;
@@ -193,10 +196,14 @@ pub async fn apply(
             host.steps.push(done);
         }
         let staged = host.steps.iter().any(|s| {
-            s.step.layer == Layer::Bmc && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending) && s.step.reboot
+            s.step.layer == Layer::Bmc
+                && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
+                && s.step.reboot
         });
         let failed = host.steps.iter().any(|s| !s.outcome.in_place());
-        if request.reset && staged && !failed
+        if request.reset
+            && staged
+            && !failed
             && let Some((connection, read)) = &bmc
         {
             host.reset = Some(reset(connection, read).await);
@@ -259,14 +266,25 @@ async fn bmc_step(
         job,
     };
     let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
-        return done(Outcome::Failed, format!("{} is no longer served", patch.resource), Vec::new(), None);
+        return done(
+            Outcome::Failed,
+            format!("{} is no longer served", patch.resource),
+            Vec::new(),
+            None,
+        );
     };
     // A settings object is the resource's own: a BMC naming another resource (its accounts,
     // its network) as the place to PATCH is not followed.
-    if !patch.settings.starts_with(&format!("{}/", patch.resource.trim_end_matches('/'))) {
+    if !patch
+        .settings
+        .starts_with(&format!("{}/", patch.resource.trim_end_matches('/')))
+    {
         return done(
             Outcome::Failed,
-            format!("refused: the settings object {} is not below {}; nothing sent", patch.settings, patch.resource),
+            format!(
+                "refused: the settings object {} is not below {}; nothing sent",
+                patch.settings, patch.resource
+            ),
             Vec::new(),
             None,
         );
@@ -274,12 +292,19 @@ async fn bmc_step(
     if patch.apply_time == "Immediate" && !immediate {
         return done(
             Outcome::Failed,
-            format!("{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent", patch.resource, patch.supported_apply_times.join(", ")),
+            format!(
+                "{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent",
+                patch.resource,
+                patch.supported_apply_times.join(", ")
+            ),
             Vec::new(),
             None,
         );
     }
-    let wanted = patch.body["Attributes"].as_object().cloned().unwrap_or_default();
+    let wanted = patch.body["Attributes"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
     let mut to_send = serde_json::Map::new();
     let (mut current, mut pending) = (0, 0);
     for (name, value) in &wanted {
@@ -287,10 +312,19 @@ async fn bmc_step(
             current += 1;
         } else if resource.pending.get(name) == Some(value) {
             pending += 1;
-        } else if let Some(other) = resource.pending.get(name) {
+        } else if let Some(other) = resource
+            .pending
+            .get(name)
+            // A settings object that repeats the current value stages nothing (some BMCs
+            // mirror every current value there).
+            .filter(|other| resource.current.get(name) != Some(*other))
+        {
             return done(
                 Outcome::Conflict,
-                format!("{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent", resource.uri),
+                format!(
+                    "{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent",
+                    resource.uri
+                ),
                 Vec::new(),
                 None,
             );
@@ -300,9 +334,19 @@ async fn bmc_step(
     }
     if to_send.is_empty() {
         return if pending == 0 {
-            done(Outcome::AlreadyCurrent, format!("{current} value(s) already current: nothing sent"), Vec::new(), None)
+            done(
+                Outcome::AlreadyCurrent,
+                format!("{current} value(s) already current: nothing sent"),
+                Vec::new(),
+                None,
+            )
         } else {
-            done(Outcome::AlreadyPending, format!("already staged for the next reset ({pending} value(s)): nothing sent"), Vec::new(), None)
+            done(
+                Outcome::AlreadyPending,
+                format!("already staged for the next reset ({pending} value(s)): nothing sent"),
+                Vec::new(),
+                None,
+            )
         };
     }
     let body = json!({
@@ -317,11 +361,19 @@ async fn bmc_step(
         location: None,
         messages: Vec::new(),
     };
-    let answer = match connection.write(WriteMethod::Patch, &patch.settings, &body).await {
+    let answer = match connection
+        .write(WriteMethod::Patch, &patch.settings, &body)
+        .await
+    {
         Ok(answer) => answer,
         Err(e) => {
             request.messages.push(e.to_string());
-            return done(Outcome::Failed, format!("no answer: {e}"), vec![request], None);
+            return done(
+                Outcome::Failed,
+                format!("no answer: {e}"),
+                vec![request],
+                None,
+            );
         }
     };
     request.status = Some(i64::from(answer.status));
@@ -329,22 +381,49 @@ async fn bmc_step(
     request.messages = answer.messages();
     if !answer.accepted() {
         let why = request.messages.join("; ");
-        return done(Outcome::Failed, format!("the BMC refused it: HTTP {} {why}", answer.status), vec![request], None);
+        return done(
+            Outcome::Failed,
+            format!("the BMC refused it: HTTP {} {why}", answer.status),
+            vec![request],
+            None,
+        );
     }
     let job = answer.location.clone();
     // Read back: staged in the settings object, or current in the resource.
     let staged = connection.get(&patch.settings).await.ok();
     let now = connection.get(&patch.resource).await.ok();
     let shows = |resource: &Option<Value>| {
-        resource.as_ref().is_some_and(|r| to_send.iter().all(|(k, v)| r["Attributes"].get(k) == Some(v)))
+        resource.as_ref().is_some_and(|r| {
+            to_send
+                .iter()
+                .all(|(k, v)| r["Attributes"].get(k) == Some(v))
+        })
     };
     // A BMC that applies at once whatever was asked shows the value current already.
     let (outcome, detail) = if shows(&now) {
-        (Outcome::Applied, format!("the BMC applied it at once although {} was asked: read back from {}", patch.apply_time, patch.resource))
+        (
+            Outcome::Applied,
+            format!(
+                "the BMC applied it at once although {} was asked: read back from {}",
+                patch.apply_time, patch.resource
+            ),
+        )
     } else if shows(&staged) {
-        (Outcome::Applied, format!("staged for the next reset ({}): read back from {}", patch.apply_time, patch.settings))
+        (
+            Outcome::Applied,
+            format!(
+                "staged for the next reset ({}): read back from {}",
+                patch.apply_time, patch.settings
+            ),
+        )
     } else {
-        (Outcome::Failed, format!("accepted (HTTP {}) but not read back from {} nor {}", answer.status, patch.settings, patch.resource))
+        (
+            Outcome::Failed,
+            format!(
+                "accepted (HTTP {}) but not read back from {} nor {}",
+                answer.status, patch.settings, patch.resource
+            ),
+        )
     };
     done(outcome, detail, vec![request], job)
 }
@@ -373,11 +452,20 @@ async fn reset(connection: &Connection, read: &BmcSettings) -> Request {
         location: None,
         messages: Vec::new(),
     };
-    if !reset.target.starts_with(&format!("{}/", reset.system.trim_end_matches('/'))) {
-        request.messages.push(format!("refused: the reset target is not below {}", reset.system));
+    if !reset
+        .target
+        .starts_with(&format!("{}/", reset.system.trim_end_matches('/')))
+    {
+        request.messages.push(format!(
+            "refused: the reset target is not below {}",
+            reset.system
+        ));
         return request;
     }
-    match connection.write(WriteMethod::Post, &reset.target, &body).await {
+    match connection
+        .write(WriteMethod::Post, &reset.target, &body)
+        .await
+    {
         Ok(answer) => {
             request.status = Some(i64::from(answer.status));
             request.location = answer.location.clone();
@@ -399,14 +487,25 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
         requests,
         job: None,
     };
-    let location = state.inventory.sources.iter().find_map(|s| match (s, step.layer) {
-        (SourceSpec::Windows(l), Layer::Windows)
-        | (SourceSpec::Linux(l), Layer::Linux)
-        | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
-        _ => None,
-    });
+    let location = state
+        .inventory
+        .sources
+        .iter()
+        .find_map(|s| match (s, step.layer) {
+            (SourceSpec::Windows(l), Layer::Windows)
+            | (SourceSpec::Linux(l), Layer::Linux)
+            | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
+            _ => None,
+        });
     let Some(location) = location else {
-        return done(Outcome::Failed, format!("the host has no {} source to run it through", step.layer.as_str()), Vec::new());
+        return done(
+            Outcome::Failed,
+            format!(
+                "the host has no {} source to run it through",
+                step.layer.as_str()
+            ),
+            Vec::new(),
+        );
     };
     if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
         return done(
@@ -424,9 +523,19 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
     for line in &commands.lines {
         let argv: Vec<&str> = match commands.shell {
             Shell::Sh => vec!["sh", "-c", line],
-            Shell::PowerShell => vec!["powershell", "-NoProfile", "-NonInteractive", "-Command", line],
+            Shell::PowerShell => vec![
+                "powershell",
+                "-NoProfile",
+                "-NonInteractive",
+                "-Command",
+                line,
+            ],
         };
-        let spec = CommandSpec { file: "fix", argv: &argv, stdin: None };
+        let spec = CommandSpec {
+            file: "fix",
+            argv: &argv,
+            stdin: None,
+        };
         let mut request = Request {
             method: "RUN".to_owned(),
             uri: transport.target(),
@@ -441,7 +550,11 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
                 if output.status != 0 {
                     request.messages.push(output.stderr_line());
                     requests.push(request);
-                    return done(Outcome::Failed, format!("`{line}` exited with status {}", output.status), requests);
+                    return done(
+                        Outcome::Failed,
+                        format!("`{line}` exited with status {}", output.status),
+                        requests,
+                    );
                 }
             }
             Err(e) => {
@@ -456,7 +569,7 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
 }
 
 /// Logs out of every BMC that was read.
-async fn close(bmcs: impl Iterator<Item = (Connection, BmcSettings)>) {
+async fn close(bmcs: impl Iterator<Item = OpenBmc>) {
     for (connection, _) in bmcs {
         let _ = connection.close().await;
     }

@@ -26,7 +26,11 @@ pub struct Judged {
 
 /// The snapshots of a nightly out-dir (`snapshots/<host>.json`, of `hosts` or all), each
 /// judged again against its baseline at the store's HEAD under `settings`' policy.
-pub fn out_dir(settings: &Settings, dir: &Path, hosts: &[HostName]) -> Result<Vec<Judged>, GateError> {
+pub fn out_dir(
+    settings: &Settings,
+    dir: &Path,
+    hosts: &[HostName],
+) -> Result<Vec<Judged>, GateError> {
     let folder = dir.join("snapshots");
     let io = |file: &Path, error: std::io::Error| GateError::Io {
         file: file.display().to_string(),
@@ -34,7 +38,14 @@ pub fn out_dir(settings: &Settings, dir: &Path, hosts: &[HostName]) -> Result<Ve
     };
     let mut names: Vec<String> = std::fs::read_dir(&folder)
         .map_err(|e| io(&folder, e))?
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_owned))
+        .filter_map(|entry| {
+            entry
+                .ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".json")
+                .map(str::to_owned)
+        })
         .filter(|name| hosts.is_empty() || hosts.iter().any(|h| h.as_str() == name))
         .collect();
     names.sort();
@@ -78,14 +89,23 @@ pub async fn plan(
             continue;
         }
         if !driftgate_fix::needs_bmc(&item.report, snapshot) {
-            hosts.push(driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::None));
+            hosts.push(driftgate_fix::host_plan(
+                name,
+                &item.report,
+                snapshot,
+                Bmc::None,
+            ));
             continue;
         }
         let inventory = settings.and_then(|s| s.inventory.host(name).map(|h| (s, h)));
         let (location, options) = match inventory {
             Some((settings, host)) => (
                 redfish_of(host).cloned(),
-                settings.inventory.capture_options(host, &settings.capture).map(|o| o.redfish).map_err(|e| e.to_string()),
+                settings
+                    .inventory
+                    .capture_options(host, &settings.capture)
+                    .map(|o| o.redfish)
+                    .map_err(|e| e.to_string()),
             ),
             None => (
                 snapshot
@@ -103,8 +123,12 @@ pub async fn plan(
         };
         let plan = match &bmc {
             None => driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::None),
-            Some(Ok(read)) => driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Read(read)),
-            Some(Err(why)) => driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Unread(why.clone())),
+            Some(Ok(read)) => {
+                driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Read(read))
+            }
+            Some(Err(why)) => {
+                driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Unread(why.clone()))
+            }
         };
         hosts.push(plan);
     }
@@ -123,7 +147,9 @@ async fn read(
     location: &RedfishLocation,
     options: &driftgate_collect::redfish::RedfishOptions,
 ) -> Result<driftgate_collect::redfish::settings::BmcSettings, String> {
-    let connection = Connection::open(location, options).await.map_err(|e| e.to_string())?;
+    let connection = Connection::open(location, options)
+        .await
+        .map_err(|e| e.to_string())?;
     let read = connection.read().await.map_err(|e| e.to_string());
     let _ = connection.close().await;
     read

@@ -8,9 +8,9 @@ mod judged;
 mod record;
 mod verify;
 
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::RedfishLocation;
+use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
@@ -82,7 +82,9 @@ pub(crate) fn run_hosts<'a>(
         let inventory = inventory_host(settings, &name)?;
         let Some((step, snapshot, report)) = run.latest(&name)? else {
             return Err(GateError::NoPre {
-                file: RunDir::snapshot_file(&run.pre_dir(), &name).display().to_string(),
+                file: RunDir::snapshot_file(&run.pre_dir(), &name)
+                    .display()
+                    .to_string(),
                 host: name,
                 id: run_id.clone(),
             });
@@ -171,21 +173,37 @@ pub(crate) async fn plan_host(
     let name = state.name.as_str();
     if !driftgate_fix::needs_bmc(&state.report, &state.snapshot) {
         return (
-            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::None)),
+            Some(driftgate_fix::host_plan(
+                name,
+                &state.report,
+                &state.snapshot,
+                Bmc::None,
+            )),
             None,
         );
     }
     match open_bmc(settings, state.inventory).await {
         Ok(Some((connection, read))) => {
-            let plan = driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Read(&read));
+            let plan =
+                driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Read(&read));
             (Some(plan), Some((connection, read)))
         }
         Ok(None) => (
-            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::None)),
+            Some(driftgate_fix::host_plan(
+                name,
+                &state.report,
+                &state.snapshot,
+                Bmc::None,
+            )),
             None,
         ),
         Err(why) => (
-            Some(driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Unread(why))),
+            Some(driftgate_fix::host_plan(
+                name,
+                &state.report,
+                &state.snapshot,
+                Bmc::Unread(why),
+            )),
             None,
         ),
     }

@@ -75,7 +75,10 @@ pub enum Outcome {
 impl Outcome {
     /// Whether the step's values are (or will be at the reset) what it planned.
     pub fn in_place(self) -> bool {
-        matches!(self, Outcome::Applied | Outcome::AlreadyCurrent | Outcome::AlreadyPending)
+        matches!(
+            self,
+            Outcome::Applied | Outcome::AlreadyCurrent | Outcome::AlreadyPending
+        )
     }
 }
 

@@ -38,7 +38,10 @@ pub fn checks(records: &[ApplyRecord], host: &HostName, facts: &Facts) -> Vec<Fi
                     state,
                 };
                 // A later apply of the same step says the same: one line per value.
-                if !checks.iter().any(|c: &FixCheck| c.fact == check.fact && c.step == check.step) {
+                if !checks
+                    .iter()
+                    .any(|c: &FixCheck| c.fact == check.fact && c.step == check.step)
+                {
                     checks.push(check);
                 }
             }

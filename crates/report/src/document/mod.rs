@@ -12,7 +12,8 @@ pub use fleet::{
     FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
 };
 pub use gate::{
-    FixCheck, FixState, GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion, PromotionOutcome, RunSummary, Step,
+    FixCheck, FixState, GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, Promotion,
+    PromotionOutcome, RunSummary, Step,
 };
 pub use lines::BaselineLines;
 pub use spool::{HostReport, Spool, SpoolError, to_writer_nested};

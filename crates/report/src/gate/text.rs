@@ -173,7 +173,9 @@ fn text_finding<'r>(
 pub(crate) fn fix_state(state: crate::document::FixState) -> &'static str {
     match state {
         crate::document::FixState::TookEffect => "took effect",
-        crate::document::FixState::Pending => "pending: staged for the next reset, not in effect (not fixed yet)",
+        crate::document::FixState::Pending => {
+            "pending: staged for the next reset, not in effect (not fixed yet)"
+        }
         crate::document::FixState::NotInEffect => "NOT in effect: the step did not take",
     }
 }

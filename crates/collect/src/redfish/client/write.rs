@@ -150,7 +150,11 @@ impl HttpFetch {
             Err(e) => {
                 return Err(FetchError::Transport {
                     uri: uri.to_owned(),
-                    reason: format!("{} got no answer: {}", method.as_str(), explain(&url, &e).await),
+                    reason: format!(
+                        "{} got no answer: {}",
+                        method.as_str(),
+                        explain(&url, &e).await
+                    ),
                 });
             }
         };

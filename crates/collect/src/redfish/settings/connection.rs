@@ -38,7 +38,9 @@ pub enum ConnectionError {
         error: FetchError,
     },
     /// A mockup folder is only read.
-    #[error("{target}: a mockup folder is read, never written; serve it with `driftgate mockup serve` to try a fix")]
+    #[error(
+        "{target}: a mockup folder is read, never written; serve it with `driftgate mockup serve` to try a fix"
+    )]
     ReadOnly {
         /// The folder.
         target: String,
@@ -46,7 +48,7 @@ pub enum ConnectionError {
 }
 
 enum Link {
-    Live(HttpFetch),
+    Live(Box<HttpFetch>),
     Mockup(MockupDir),
 }
 
@@ -94,7 +96,7 @@ impl Connection {
                 if let Err(e) = login {
                     return Err(open(format!("login failed: {e}")));
                 }
-                Link::Live(http)
+                Link::Live(Box::new(http))
             }
         };
         Ok(Connection { link, target })
@@ -108,7 +110,7 @@ impl Connection {
     /// Reads its settings: every resource a capture reads, all of it or an error.
     pub async fn read(&self) -> Result<BmcSettings, ConnectionError> {
         let crawled = match &self.link {
-            Link::Live(http) => crawl(http, 4, false).await,
+            Link::Live(http) => crawl(http.as_ref(), 4, false).await,
             Link::Mockup(dir) => crawl(dir, 4, false).await,
         };
         match crawled.inventory {

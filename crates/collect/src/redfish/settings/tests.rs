@@ -21,23 +21,46 @@ async fn settings_of(dir: &std::path::Path) -> BmcSettings {
 #[tokio::test]
 async fn the_write_of_a_normalized_fact_is_found_by_normalizing_it() {
     let settings = settings_of(&recorded("post-update")).await;
-    let path = FactPath::new("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode").unwrap();
-    assert_eq!(settings.facts().get(path.as_str()), Some(&FactValue::from("disabled")));
-    let write = settings.write_for(&path, &FactValue::from("ieee")).expect("a write");
+    let path =
+        FactPath::new("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode").unwrap();
+    assert_eq!(
+        settings.facts().get(path.as_str()),
+        Some(&FactValue::from("disabled"))
+    );
+    let write = settings
+        .write_for(&path, &FactValue::from("ieee"))
+        .expect("a write");
     assert_eq!(write.attribute, "Broadcom_DCBX");
     assert_eq!(write.value, Value::from("Enabled_IEEE"));
-    assert!(write.resource.uri.ends_with("DellNetworkAttributes/NIC.Slot.3-1-1"));
-    assert!(write.resource.settings.as_deref().unwrap().ends_with("NIC.Slot.3-1-1/Settings"));
+    assert!(
+        write
+            .resource
+            .uri
+            .ends_with("DellNetworkAttributes/NIC.Slot.3-1-1")
+    );
+    assert!(
+        write
+            .resource
+            .settings
+            .as_deref()
+            .unwrap()
+            .ends_with("NIC.Slot.3-1-1/Settings")
+    );
     assert_eq!(write.resource.apply_times, ["OnReset"]);
     // A value no attribute can give.
-    assert_eq!(settings.write_for(&path, &FactValue::from("sideways")), None);
+    assert_eq!(
+        settings.write_for(&path, &FactValue::from("sideways")),
+        None
+    );
 }
 
 #[tokio::test]
 async fn a_bios_attribute_is_written_as_itself_and_systems_can_be_reset() {
     let settings = settings_of(&recorded("post-update")).await;
     let path = FactPath::new("bios/SriovGlobalEnable").unwrap();
-    let write = settings.write_for(&path, &FactValue::from("Disabled")).expect("a write");
+    let write = settings
+        .write_for(&path, &FactValue::from("Disabled"))
+        .expect("a write");
     assert_eq!(write.attribute, "SriovGlobalEnable");
     assert_eq!(write.resource.scope, "bios");
     assert!(!settings.resets.is_empty() || settings.resets.is_empty());
