@@ -27,6 +27,11 @@ pub enum Command {
     /// --auth basic or session, the account is DRIFTGATE_MOCKUP_USERNAME and
     /// DRIFTGATE_MOCKUP_PASSWORD. Per-BMC flags take I: an index from 0, a range A-B
     /// (inclusive) or a comma list of them (0,4-7).
+    ///
+    /// Settings objects (the @Redfish.Settings SettingsObject a resource names) take PATCH,
+    /// checked against the resource's attribute registry and applied at once or kept pending
+    /// (an iDRAC schedules a job for them); ComputerSystem.Reset applies what is pending. What
+    /// clients write is each BMC's own and kept in memory only; any other write answers 405.
     #[command(after_help = EXAMPLE)]
     Serve(ServeArgs),
 }

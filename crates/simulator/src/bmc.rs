@@ -1,5 +1,6 @@
-//! One simulated BMC: its own sessions, request and login counters and faults, answering
-//! Redfish requests from a shared [`Mockup`] with its own patches laid over it.
+//! One simulated BMC: its own sessions, request and login counters, faults and written state,
+//! answering Redfish requests from a shared [`Mockup`] with its own writes and patches laid
+//! over it.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -16,7 +17,10 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use super::overlay::Overlay;
+use super::refusal::{Problem, error_body};
 use super::tree::{Mockup, Patch, canonical_uri};
+use super::writes::{self, Done, Refused};
 use super::{AuthRequirement, Fault, REQUESTS, twice};
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
@@ -42,6 +46,8 @@ pub(super) struct Bmc {
     logins: AtomicU32,
     next_session: AtomicU64,
     sessions: Mutex<HashMap<String, String>>,
+    /// What clients wrote, laid over the shared mockup (under the `--bmc-set` patches).
+    written: Mutex<Overlay>,
 }
 
 /// Accepts connections on `listener` for `bmc` until the process ends; `tls`, when given,
@@ -87,6 +93,10 @@ fn redfish_error(status: StatusCode, message: &str, id: &str) -> Response<Full<B
     respond(status, body.to_string().into_bytes())
 }
 
+fn refused(status: StatusCode, problems: &[Problem]) -> Response<Full<Bytes>> {
+    respond(status, error_body(problems).to_string().into_bytes())
+}
+
 fn respond(status: StatusCode, body: Vec<u8>) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
@@ -119,6 +129,7 @@ impl Bmc {
             logins: AtomicU32::new(0),
             next_session: AtomicU64::new(1),
             sessions: Mutex::new(HashMap::new()),
+            written: Mutex::new(Overlay::new()),
         }
     }
 
@@ -208,7 +219,11 @@ impl Bmc {
                 )
             };
         }
-        if *request.method() != Method::GET {
+        let method = request.method().clone();
+        if method == Method::PATCH || method == Method::POST {
+            return self.write(&method, &path, request).await;
+        }
+        if method != Method::GET {
             return redfish_error(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "This simulator is read-only.",
@@ -249,7 +264,7 @@ impl Bmc {
             return respond(StatusCode::OK, body.to_string().into_bytes());
         }
         let uri = canonical_uri(path);
-        let Some(shared) = self.mockup.resource(uri) else {
+        let Some(shared) = self.resource(uri) else {
             return redfish_error(
                 StatusCode::NOT_FOUND,
                 &format!("The resource at the URI {path} was not found."),
@@ -294,6 +309,61 @@ impl Bmc {
         respond(StatusCode::OK, bytes)
     }
 
+    /// The resource at `uri` (canonical) as this BMC has it, before its patches: what clients
+    /// wrote, else the shared one.
+    fn resource(&self, uri: &str) -> Option<Arc<Value>> {
+        self.written
+            .lock()
+            .expect("no panic while holding the lock")
+            .resource(&self.mockup, uri)
+    }
+
+    /// A PATCH or POST of `path`: the writes [`writes`] takes, or a refusal.
+    async fn write(
+        &self,
+        method: &Method,
+        path: &str,
+        request: Request<Incoming>,
+    ) -> Response<Full<Bytes>> {
+        use http_body_util::BodyExt as _;
+        let Ok(body) = request.into_body().collect().await.map(|b| b.to_bytes()) else {
+            return refused(StatusCode::BAD_REQUEST, &[Problem::malformed_json()]);
+        };
+        let mut written = self
+            .written
+            .lock()
+            .expect("no panic while holding the lock");
+        let done = if *method == Method::PATCH {
+            writes::patch(&mut written, &self.mockup, path, &body)
+        } else {
+            writes::post(&mut written, &self.mockup, path, &body)
+        };
+        match done {
+            Ok(Done::NoContent) => {
+                let mut response = Response::new(Full::new(Bytes::new()));
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                response
+            }
+            Ok(Done::Job(job)) => {
+                let success = json!({"@Message.ExtendedInfo": [{"MessageId": "Base.1.12.Success",
+                    "Message": "The request completed successfully.", "MessageArgs": [],
+                    "RelatedProperties": []}]});
+                let mut response = respond(StatusCode::ACCEPTED, success.to_string().into_bytes());
+                match job.parse() {
+                    Ok(location) => {
+                        response.headers_mut().insert("Location", location);
+                    }
+                    Err(_) => tracing::warn!("{job:?} is no valid header"),
+                }
+                response
+            }
+            Err(Refused::NotAllowed(problem)) => {
+                refused(StatusCode::METHOD_NOT_ALLOWED, &[problem])
+            }
+            Err(Refused::Invalid(problems)) => refused(StatusCode::BAD_REQUEST, &problems),
+        }
+    }
+
     /// This BMC's copy of the resource at `uri` when a patch changes it, else `None`.
     fn patched(&self, uri: &str, shared: &Value) -> Option<Value> {
         let mut own: Option<Value> = None;
@@ -330,7 +400,7 @@ impl Bmc {
                 let Some(uri) = member["@odata.id"].as_str().map(canonical_uri) else {
                     continue;
                 };
-                if let Some(shared) = self.mockup.resource(uri) {
+                if let Some(shared) = self.resource(uri) {
                     *member = self
                         .patched(uri, &shared)
                         .unwrap_or_else(|| Value::clone(&shared));

@@ -1,12 +1,19 @@
 //! `driftgate mockup serve`: a Redfish simulator over DMTF mockup folders, one BMC or a fleet
 //! of them in one process, with Basic and session authentication, per-request latency, fault
-//! injection and per-BMC state, so that operators can dry-run their gates and nightly runs and
-//! tests can exercise every failure a BMC (or a thousand of them) shows.
+//! injection and per-BMC state (settings clients write included), so that operators can
+//! dry-run their gates and nightly runs and tests can exercise every failure a BMC (or a
+//! thousand of them) shows.
 //!
 //! - `fault.rs`: the failures to inject and their syntax;
 //! - `tree.rs`: a folder loaded once and shared by its BMCs, and per-BMC patches over it;
 //! - `twice.rs`: a body that gives one key twice (a fault no `Value` can hold);
 //! - `bmc.rs`: one BMC answering HTTP (sessions, counters, faults);
+//! - `writes.rs`: the writes a BMC takes (a settings PATCH, `ComputerSystem.Reset`);
+//! - `settings.rs`: checking a settings PATCH, pure;
+//! - `registry.rs`: finding a resource's attribute registry;
+//! - `overlay.rs`: one BMC's written resources and pending values, in memory;
+//! - `jobs.rs`: iDRAC's configuration jobs;
+//! - `refusal.rs`: the Redfish error bodies of refused writes;
 //! - `plan.rs`: the fleet from the command line (which BMC serves what, where), pure;
 //! - `fleet.rs`: planning, binding and serving the BMCs;
 //! - `inventory.rs`: the matching `inventory.toml`;
@@ -20,10 +27,16 @@ mod bmc;
 mod fault;
 mod fleet;
 mod inventory;
+mod jobs;
+mod overlay;
 mod plan;
+mod refusal;
+mod registry;
+mod settings;
 mod tls;
 mod tree;
 mod twice;
+mod writes;
 
 pub use bmc::Service;
 pub use fault::Fault;

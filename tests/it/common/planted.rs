@@ -109,7 +109,12 @@ impl Planted {
         let members = collection["Members"]
             .as_array_mut()
             .expect("the registries are listed");
-        members.push(json!({"@odata.id": format!("/redfish/v1/{NIC_REGISTRY}")}));
+        // The example lists the real registry already: this one (with the planted
+        // attributes) replaces its files and is listed once.
+        let member = json!({"@odata.id": format!("/redfish/v1/{NIC_REGISTRY}")});
+        if !members.contains(&member) {
+            members.push(member);
+        }
         collection["Members@odata.count"] = json!(members.len());
         write_json(&registries, &collection);
         let location =
