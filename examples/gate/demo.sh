@@ -2,7 +2,9 @@
 # The gate of a firmware rollout, offline (examples/gate/lab.sh serves the seed-1 host's
 # recorded iDRAC and Windows collector output and switches them between states the way the
 # update would). Run 1 is the seed-1 update: `gate post` blocks and names the NIC firmware
-# that reset DCBX. Run 2 is a firmware-only update: it passes and promotes.
+# that reset DCBX; `fix plan` names the Dell NIC attribute PATCH that restores IEEE DCBX,
+# `fix apply` stages it, the reset applies it and `gate post` verifies and promotes it. Run 2
+# is a firmware-only update: it passes and promotes.
 #
 # Usage: bash examples/gate/demo.sh [DRIFTGATE]   (default: target/debug/driftgate)
 set -euo pipefail
@@ -31,6 +33,23 @@ step 1 gate post --run CHG-1001 --promote >"$lab_work/post.txt" 2>&1
 cat "$lab_work/post.txt"
 if ! grep -q "229.0.166.0 → 229.1.123.0" "$lab_work/post.txt"; then
     echo "gate post did not name the NIC firmware that changed" >&2
+    failures=$((failures + 1))
+fi
+
+echo "## Run 1, fixed: the plan, applied staged under the change ticket, the reset, verified by the gate"
+step 0 fix plan --run CHG-1001
+step 0 fix apply --run CHG-1001 --ticket CHG-1001 --yes
+echo "# before the reset the fix is only pending: the gate still blocks"
+step 1 gate post --run CHG-1001
+step 0 fix apply --run CHG-1001 --ticket CHG-1001 --yes --reset
+# After the reset the NIC negotiates IEEE DCBX with the OS again: the host's Windows collector
+# output is that of a host whose DCBX is on (the benign update's).
+echo "# azl-node01's OS after the reset: DCBX negotiated again"
+rm -rf "$lab_host/windows" && cp -r "$lab_recorded/benign-update/windows" "$lab_host/"
+step 0 gate post --run CHG-1001 --promote >"$lab_work/fixed.txt" 2>&1
+cat "$lab_work/fixed.txt"
+if ! grep -q "took effect" "$lab_work/fixed.txt"; then
+    echo "gate post did not verify the fix" >&2
     failures=$((failures + 1))
 fi
 

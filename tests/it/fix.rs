@@ -341,6 +341,29 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
         text.stdout
     );
 
+    // Planned again from that post, the staged value is the step's own, not one to clear.
+    let replanned = fix(&lab, &["plan", "--run", "CHG-2001", "--format", "json"])
+        .expect(0)
+        .json();
+    let host = &replanned["hosts"][0];
+    assert!(
+        host["not_fixable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["reason"] != "pending"),
+        "{host:#}"
+    );
+    let staged = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode";
+    assert!(
+        host["effects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["fact"] == staged && e["follows"] == json!(["bmc-1"])),
+        "{host:#}"
+    );
+
     // The reset applies it; the OS then negotiates IEEE DCBX again (the Windows collector's
     // output of the host with its DCBX back: the benign update's).
     fix(
@@ -369,7 +392,7 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
     );
     let message = git(&lab.store, &["log", "-1", "--format=%B"]);
     assert!(
-        message.contains("ticket CHG-2001: bmc-1") && message.contains("TookEffect"),
+        message.contains("ticket CHG-2001: bmc-1") && message.contains("(took effect)"),
         "{message}"
     );
 }

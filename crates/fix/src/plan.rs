@@ -58,6 +58,7 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
     let mut os_steps: Vec<Step> = Vec::new();
     let mut not_fixable = Vec::new();
     let mut effects = Vec::new();
+    let mut staged = Vec::new();
     let mut unread = None;
     for (fact, findings) in known_good::blocking(report) {
         let ids: Vec<String> = findings.iter().map(|f| f.id.clone()).collect();
@@ -76,6 +77,14 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
                     findings: ids,
                     follows: Vec::new(),
                 });
+                continue;
+            }
+            // A staged value is judged once the steps are known: it may be one of them.
+            Owner::Unfixable(Unfixable::Pending) => {
+                staged.push(refuse(
+                    Unfixable::Pending,
+                    unfixable_why(Unfixable::Pending).to_owned(),
+                ));
                 continue;
             }
             Owner::Unfixable(reason) => {
@@ -146,6 +155,25 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
         }
     }
     steps.extend(os_steps);
+    // A value staged for the next reset that a step of this plan sets (an earlier
+    // `fix apply`) follows from that step; any other is the operator's to clear.
+    for item in staged {
+        let live = item.fact.as_str().replace("/pending/", "/");
+        let live = live.strip_prefix("pending/").unwrap_or(&live);
+        let by = steps.iter().find(|s| {
+            s.changes
+                .iter()
+                .any(|c| c.fact.as_str() == live && Some(&c.to) == item.now.as_ref())
+        });
+        match by {
+            Some(step) => effects.push(Effect {
+                fact: item.fact,
+                findings: item.findings,
+                follows: vec![step.id.clone()],
+            }),
+            None => not_fixable.push(item),
+        }
+    }
     for effect in &mut effects {
         let scope = known_good::scope(effect.fact.as_str());
         effect.follows = steps

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::{GateError, Promotion, PromotionOutcome, RunId, Settings};
 use driftgate_baseline::{FleetSnapshot, PromoteOutcome, PromoteRequest};
 use driftgate_compare::{Allowance, FindingKind, Report, Severity, Verdict};
+use driftgate_report::document::FixState;
 use driftgate_snapshot::{FactValue, VerifiedSnapshot};
 
 /// One host of a passing post.
@@ -182,13 +183,17 @@ fn message(
         for (host, fix) in fixes {
             let _ = writeln!(
                 text,
-                "  {}: ticket {}: {} {} = {} ({:?})",
+                "  {}: ticket {}: {} {} = {} ({})",
                 host.post.snapshot().host,
                 fix.ticket,
                 fix.step,
                 fix.fact,
                 fix.planned,
-                fix.state
+                match fix.state {
+                    FixState::TookEffect => "took effect",
+                    FixState::Pending => "pending",
+                    FixState::NotInEffect => "not in effect",
+                }
             );
         }
     }

@@ -63,5 +63,14 @@ async fn a_bios_attribute_is_written_as_itself_and_systems_can_be_reset() {
         .expect("a write");
     assert_eq!(write.attribute, "SriovGlobalEnable");
     assert_eq!(write.resource.scope, "bios");
-    assert!(!settings.resets.is_empty() || settings.resets.is_empty());
+    assert_eq!(settings.resets.len(), 1);
+    let reset = &settings.resets[0];
+    assert_eq!(
+        reset.target,
+        "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"
+    );
+    assert!(
+        reset.allowed.iter().any(|t| t == "GracefulRestart"),
+        "{reset:?}"
+    );
 }
