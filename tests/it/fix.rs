@@ -497,3 +497,124 @@ fn a_read_only_attribute_a_value_outside_the_registry_and_an_incomplete_host_are
     .expect(2);
     assert!(other.stderr.contains("azl-node09"), "{}", other.stderr);
 }
+
+#[test]
+fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
+    // An ESXi host read with `local:` through a stand-in `esxcli` over seed 2's recordings.
+    let work = tempfile::tempdir().unwrap();
+    let recordings = work.path().join("esx01");
+    copy_dir(
+        &root().join("examples/esxi-mscs-psp/recorded/round-robin"),
+        &recordings,
+    );
+    let bin = writable_esxcli(&recordings);
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let store = work.path().join("store");
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(&store)
+        .assert()
+        .code(0);
+    std::fs::write(
+        store.join("inventory.toml"),
+        "[[host]]\nname = \"esx01\"\nfleet = \"esxi\"\nsources = [\"esxi=local:\"]\n",
+    )
+    .unwrap();
+    driftgate()
+        .arg("--repo")
+        .arg(&store)
+        .args([
+            "baseline",
+            "promote",
+            "--fleet",
+            "esxi",
+            &example("esxi-mscs-psp/baseline.json"),
+        ])
+        .assert()
+        .code(0);
+    let driftgate_at = |args: &[&str]| {
+        let mut cmd = driftgate();
+        cmd.env("PATH", &path).arg("--repo").arg(&store).args(args);
+        run(&mut cmd)
+    };
+    driftgate_at(&["gate", "pre", "--run", "CHG-3001", "esx01"]).expect(1);
+    // The BMC layer (the default) has nothing to do here; nothing runs on the host.
+    let bmc = driftgate_at(&[
+        "fix", "apply", "--run", "CHG-3001", "--ticket", "CHG-3001", "--yes",
+    ])
+    .expect(0);
+    assert!(bmc.stderr.contains("nothing to apply"), "{}", bmc.stderr);
+    let text =
+        std::fs::read_to_string(recordings.join("esxcli_storage_nmp_device_list.txt")).unwrap();
+    assert!(text.contains("Path Selection Policy: VMW_PSP_RR"));
+    let os = driftgate_at(&[
+        "fix", "apply", "--run", "CHG-3001", "--ticket", "CHG-3001", "--yes", "--layer", "os",
+    ])
+    .expect(0);
+    assert!(
+        os.stderr.contains("[esxi-1] applied: ran on the host"),
+        "{}",
+        os.stderr
+    );
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(store.join(".driftgate/runs/CHG-3001/fix/apply-1.json")).unwrap(),
+    )
+    .unwrap();
+    let requests = &record["hosts"][0]["steps"][0]["requests"];
+    assert_eq!(
+        requests[0]["body"],
+        json!(format!(
+            "esxcli storage nmp device set -d {RDM} -P VMW_PSP_MRU"
+        ))
+    );
+    assert_eq!(requests[0]["status"], 0);
+    let post = driftgate_at(&["gate", "post", "--run", "CHG-3001", "--format", "json"])
+        .expect(0)
+        .json();
+    assert_eq!(
+        post["hosts"][0]["fixes"][0]["state"], "took_effect",
+        "{post:#}"
+    );
+}
+
+#[test]
+fn a_nightly_out_dir_is_planned_from_its_snapshots_and_the_bmc_sessions_are_closed() {
+    // The lab's BMC asks for a session: every one `fix` opens is deleted again.
+    let lab = Lab::authenticated();
+    lab.state("post-update");
+    let out = lab.dir.path().join("nightly");
+    let mut night = lab.command();
+    night.args(["check", "--all", "--out-dir"]).arg(&out);
+    run(&mut night).expect(1);
+    let plan = fix(
+        &lab,
+        &[
+            "plan",
+            "--out-dir",
+            out.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+    )
+    .expect(0)
+    .json();
+    assert!(
+        plan["made_from"]
+            .as_str()
+            .unwrap()
+            .starts_with("nightly out-dir"),
+        "{plan:#}"
+    );
+    let steps = plan["hosts"][0]["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{plan:#}");
+    assert_eq!(
+        steps[0]["action"]["body"]["Attributes"],
+        json!({"Broadcom_DCBX": "Enabled_IEEE"})
+    );
+    let simulator = lab.simulator.as_ref().unwrap();
+    assert_eq!(simulator.sessions(), 0, "the plan's session was deleted");
+}

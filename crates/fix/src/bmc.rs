@@ -153,9 +153,16 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
 /// Whether `value` may be written to `attribute` of `resource`, by its registry.
 pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), String> {
     let at = format!("{attribute} of {}", resource.uri);
-    if resource.settings.is_none() {
+    let Some(settings) = &resource.settings else {
         return Err(format!(
             "{at}: the resource names no @Redfish.Settings object to stage a change in"
+        ));
+    };
+    // A settings object is the resource's own: one a BMC names elsewhere (its accounts, its
+    // network) is not written to.
+    if !settings.starts_with(&format!("{}/", resource.uri.trim_end_matches('/'))) {
+        return Err(format!(
+            "{at}: the BMC names {settings} as where to stage it, which is not below the resource; nothing is sent there"
         ));
     }
     let registry = resource.registry_name.as_deref().unwrap_or("(none named)");
@@ -167,6 +174,11 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
     let Some(rule) = resource.rules.get(attribute) else {
         return Err(format!("{at}: not in the attribute registry {registry}"));
     };
+    if let Some(because) = &rule.read_only_because {
+        return Err(format!(
+            "{at} is read-only while {because}, by a dependency the attribute registry {registry} declares"
+        ));
+    }
     if rule.read_only || rule.immutable {
         let word = if rule.immutable {
             "immutable"
@@ -298,6 +310,21 @@ mod tests {
             check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE"))
                 .unwrap_err()
                 .contains("does not publish its attribute registry")
+        );
+        resource.registry_found = true;
+        resource.settings = Some("/redfish/v1/AccountService/Accounts/2".into());
+        let elsewhere = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
+        assert!(elsewhere.contains("not below the resource"), "{elsewhere}");
+        resource
+            .rules
+            .get_mut("Broadcom_DCBX")
+            .unwrap()
+            .read_only_because = Some("VirtualizationMode EQU \"NPAR\"".into());
+        resource.settings = Some("/r/Settings".into());
+        let dependent = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
+        assert!(
+            dependent.contains("read-only while VirtualizationMode EQU \"NPAR\""),
+            "{dependent}"
         );
         resource.settings = None;
         assert!(

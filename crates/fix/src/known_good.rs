@@ -150,6 +150,7 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
         return Owner::Unfixable(Unfixable::NoOwner);
     };
     let effect = [
+        "dcbx_control",
         "dcbx_support/current",
         "flow_control/operational/",
         "num_tcs/current/",
@@ -193,6 +194,60 @@ pub fn scope(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn finding(kind: FindingKind, id: &str, old: Option<&str>, expected: Option<&str>) -> Finding {
+        Finding {
+            kind,
+            id: id.into(),
+            severity: Severity::Block,
+            path: FactPath::new("storage/nmp/naa.1/psp").unwrap(),
+            old: old.map(FactValue::from),
+            new: Some(FactValue::from("VMW_PSP_RR")),
+            expected: expected.map(FactValue::from),
+            message: String::new(),
+            why: String::new(),
+            pending: false,
+            firmware: Vec::new(),
+            firmware_unknown: None,
+            origin: None,
+        }
+    }
+
+    #[test]
+    fn the_known_good_value_is_the_rules_then_the_baselines_then_the_invariants() {
+        let rule = finding(
+            FindingKind::Expectation,
+            "mscs",
+            None,
+            Some("VMW_PSP_FIXED"),
+        );
+        let drift = finding(FindingKind::Changed, "esxi-psp", Some("VMW_PSP_MRU"), None);
+        let invariant = finding(
+            FindingKind::Invariant,
+            "psp-rr-on-reserved-device",
+            None,
+            None,
+        );
+        let added = finding(FindingKind::Added, "esxi-psp", None, None);
+        let value =
+            |findings: &[&Finding]| known_good(findings).map(|(v, from)| (v.to_string(), from));
+        assert_eq!(
+            value(&[&invariant, &drift, &rule]),
+            Some(("\"VMW_PSP_FIXED\"".into(), "policy rule mscs".into()))
+        );
+        assert_eq!(
+            value(&[&invariant, &drift]),
+            Some(("\"VMW_PSP_MRU\"".into(), "baseline".into()))
+        );
+        assert_eq!(
+            value(&[&invariant]),
+            Some((
+                "\"VMW_PSP_MRU\"".into(),
+                "invariant psp-rr-on-reserved-device".into()
+            ))
+        );
+        assert_eq!(value(&[&added]), None);
+    }
 
     #[test]
     fn owners_follow_the_fact_homes() {

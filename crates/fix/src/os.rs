@@ -150,7 +150,8 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                     .to_owned(),
             );
         }
-        if wanted.from.is_none() {
+        let own = format!("host/qos/traffic_class/{class}/");
+        if !facts.keys().any(|path| path.as_str().starts_with(&own)) {
             return Err(format!(
                 "traffic class {class} is gone: make it again with New-NetQosTrafficClass -Name {class} and the baseline's -Priority, -BandwidthPercentage and -Algorithm"
             ));
@@ -293,7 +294,12 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     let path = wanted.fact.as_str();
     let (key, leaf) = nic_leaf(path).ok_or("not a NIC fact")?;
     let name = os_name(facts, key)?;
-    let to = text(&wanted.to);
+    // mlxconfig spells booleans True/False.
+    let to = match wanted.to.as_bool() {
+        Some(true) => "True".to_owned(),
+        Some(false) => "False".to_owned(),
+        None => text(&wanted.to),
+    };
     // mlxconfig addresses the device by its PCI address: read it from the interface, so
     // the line names the port it was planned for.
     let device = format!(
@@ -315,20 +321,28 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         return Ok(firmware(parameter));
     }
     if let Some(field) = leaf.strip_prefix("firmware_lldp/next_boot/") {
-        let port = facts
-            .get(format!("nic/{key}/os/firmware_lldp/port").as_str())
-            .and_then(FactValue::as_i64)
-            .unwrap_or(1);
-        let parameter = match field {
-            "tx_mode" => "LLDP_NB_TX_MODE",
-            "rx_mode" => "LLDP_NB_RX_MODE",
-            "dcbx" => "LLDP_NB_DCBX",
-            "ieee" => "DCBX_IEEE",
-            "cee" => "DCBX_CEE",
-            "willing" => "DCBX_WILLING",
+        let prefix = match field {
+            "tx_mode" => "LLDP_NB_TX_MODE_P",
+            "rx_mode" => "LLDP_NB_RX_MODE_P",
+            "dcbx" => "LLDP_NB_DCBX_P",
+            "ieee" => "DCBX_IEEE_P",
+            "cee" => "DCBX_CEE_P",
+            "willing" => "DCBX_WILLING_P",
             other => return Err(format!("no mlxconfig parameter sets {other}")),
         };
-        return Ok(firmware(&format!("{parameter}_P{port}")));
+        // The port's own parameter, as its mlxconfig query named it (`…_P2` on port 2).
+        let own = format!("nic/{key}/os/mlxconfig/");
+        let parameter = facts
+            .keys()
+            .filter_map(|path| path.as_str().strip_prefix(&own))
+            .find(|name| {
+                name.strip_prefix(prefix)
+                    .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            })
+            .ok_or_else(|| {
+                format!("the snapshot has no mlxconfig {prefix}<port> of port {key} to name the parameter")
+            })?;
+        return Ok(firmware(parameter));
     }
     let medium = |lines: Vec<String>| OsStep {
         summary: format!("{leaf} of {name} ({key}) → {to}"),
@@ -409,6 +423,74 @@ mod tests {
             step.lines
         );
         assert!(!step.reboot);
+    }
+
+    fn example(file: &str) -> Facts {
+        let path = format!("{}/../../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        driftgate_snapshot::VerifiedSnapshot::parse(&text, &path)
+            .unwrap()
+            .snapshot()
+            .facts
+            .clone()
+    }
+
+    #[test]
+    fn windows_lines_name_the_adapter_and_check_its_mac() {
+        let facts = example("azure-local-dcbx/post-update.json");
+        let port = "nic/00:0a:f7:12:34:56/os";
+        let lines = |path: &str, to: FactValue| {
+            step(Layer::Windows, &wanted(path, to), &facts).map(|s| s.lines)
+        };
+        assert_eq!(
+            lines(&format!("{port}/qos_enabled"), FactValue::from(true)).unwrap(),
+            [
+                "if ((Get-NetAdapter -Name 'SLOT 3 Port 1').MacAddress -ne '00-0A-F7-12-34-56') { throw 'adapter SLOT 3 Port 1 is not the port 00:0a:f7:12:34:56' }",
+                "Enable-NetAdapterQos -Name 'SLOT 3 Port 1'"
+            ]
+        );
+        assert_eq!(
+            lines(&format!("{port}/dcbx_willing"), FactValue::from(false)).unwrap()[1],
+            "Set-NetQosDcbxSetting -InterfaceAlias 'SLOT 3 Port 1' -Willing $false -Confirm:$false"
+        );
+        assert_eq!(
+            lines("host/qos/flow_control/priority/3", FactValue::from(true)).unwrap(),
+            ["Enable-NetQosFlowControl -Priority 3"]
+        );
+        assert_eq!(
+            lines(
+                "host/qos/traffic_class/smb_direct/bandwidth",
+                FactValue::from(50)
+            )
+            .unwrap(),
+            ["Set-NetQosTrafficClass -Name 'smb_direct' -BandwidthPercentage 50"]
+        );
+        assert_eq!(
+            lines("host/qos/policy/smb_direct/priority", FactValue::from(3)).unwrap(),
+            ["Set-NetQosPolicy -Name 'smb_direct' -PriorityValue8021Action 3"]
+        );
+        assert!(lines(&format!("{port}/description"), FactValue::from("x")).is_err());
+    }
+
+    #[test]
+    fn linux_lines_set_the_ports_own_mlxconfig_parameter() {
+        let facts = example("linux-mellanox-lldp/post-update.json");
+        let second = step(
+            Layer::Linux,
+            &wanted(
+                "nic/0c:42:a1:5e:77:11/os/firmware_lldp/next_boot/dcbx",
+                FactValue::from(false),
+            ),
+            &facts,
+        )
+        .unwrap();
+        assert_eq!(
+            second.lines,
+            [
+                "mlxconfig -y -d \"$(ethtool -i ens1f1np1 | awk '/^bus-info:/ {print $2}')\" set LLDP_NB_DCBX_P2=False"
+            ]
+        );
+        assert!(second.reboot);
     }
 
     #[test]

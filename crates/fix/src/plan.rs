@@ -112,7 +112,14 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             continue;
         }
         match os::step(layer, &wanted, facts) {
-            Ok(step) => os_steps.push(os_step(layer, os_steps.len() + 1, step, wanted)),
+            // Two facts of one setting (mlxconfig's parameter and what it is for) are one
+            // step with two changes.
+            Ok(step) => match os_steps.iter_mut().find(
+                |s: &&mut Step| matches!(&s.action, Action::Commands(c) if c.lines == step.lines),
+            ) {
+                Some(same) => same.changes.extend(os_step(layer, 0, step, wanted).changes),
+                None => os_steps.push(os_step(layer, os_steps.len() + 1, step, wanted)),
+            },
             Err(why) => not_fixable.push(refuse(Unfixable::NoOwner, why)),
         }
     }

@@ -35,6 +35,10 @@ pub struct Rule {
     pub values: Vec<String>,
     /// `LowerBound` and `UpperBound` of an integer, when given.
     pub bounds: (Option<i64>, Option<i64>),
+    /// A dependency the registry declares that makes the attribute read-only with the
+    /// resource's current values (`VirtualizationMode` is `NPAR` → `NumberVFAdvertised`), in
+    /// words.
+    pub read_only_because: Option<String>,
 }
 
 /// A resource of attributes with a settings object.
@@ -289,12 +293,17 @@ fn resource(
         registry_found: registry.is_some(),
         current: object(Some(current)),
         pending: object(pending),
-        rules: registry.map(rules).unwrap_or_default(),
+        rules: registry
+            .map(|r| rules(r, &object(Some(current))))
+            .unwrap_or_default(),
     }
 }
 
-fn rules(registry: &Value) -> BTreeMap<String, Rule> {
-    registry["RegistryEntries"]["Attributes"]
+/// Each attribute's rule, with the registry's `Map` dependencies that make one read-only
+/// (`MapToProperty` `ReadOnly`, `Immutable` or `GrayOut` set to true) evaluated against the
+/// `current` values.
+fn rules(registry: &Value, current: &Map<String, Value>) -> BTreeMap<String, Rule> {
+    let mut rules: BTreeMap<String, Rule> = registry["RegistryEntries"]["Attributes"]
         .as_array()
         .into_iter()
         .flatten()
@@ -315,10 +324,67 @@ fn rules(registry: &Value) -> BTreeMap<String, Rule> {
                         .filter_map(|v| v["ValueName"].as_str().map(str::to_owned))
                         .collect(),
                     bounds: (entry["LowerBound"].as_i64(), entry["UpperBound"].as_i64()),
+                    read_only_because: None,
                 },
             ))
         })
-        .collect()
+        .collect();
+    for dependency in registry["RegistryEntries"]["Dependencies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["Type"] == "Map")
+    {
+        let map = &dependency["Dependency"];
+        let locks = ["ReadOnly", "Immutable", "GrayOut"]
+            .contains(&map["MapToProperty"].as_str().unwrap_or(""))
+            && map["MapToValue"] == Value::Bool(true);
+        let Some(target) = map["MapToAttribute"].as_str().filter(|_| locks) else {
+            continue;
+        };
+        if let Some(why) = holds(&map["MapFrom"], current)
+            && let Some(rule) = rules.get_mut(target)
+        {
+            rule.read_only_because = Some(why);
+        }
+    }
+    rules
+}
+
+/// Whether the `MapFrom` conditions hold for `current` (joined by each one's `MapTerms`, `OR`
+/// when absent, as iDRAC lists alternatives), and the condition that made them, in words.
+fn holds(conditions: &Value, current: &Map<String, Value>) -> Option<String> {
+    let mut result: Option<(bool, String)> = None;
+    for condition in conditions.as_array().into_iter().flatten() {
+        let attribute = condition["MapFromAttribute"].as_str().unwrap_or("");
+        let wanted = &condition["MapFromValue"];
+        let now = current.get(attribute);
+        let compare = |now: &Value| match (now.as_f64(), wanted.as_f64()) {
+            (Some(a), Some(b)) => a.partial_cmp(&b),
+            _ => None,
+        };
+        let test = condition["MapFromProperty"] == "CurrentValue"
+            && now.is_some_and(|now| match condition["MapFromCondition"].as_str() {
+                Some("EQU") => now == wanted,
+                Some("NEQ") => now != wanted,
+                Some("GTR") => compare(now).is_some_and(|o| o.is_gt()),
+                Some("GEQ") => compare(now).is_some_and(|o| o.is_ge()),
+                Some("LSS") => compare(now).is_some_and(|o| o.is_lt()),
+                Some("LEQ") => compare(now).is_some_and(|o| o.is_le()),
+                _ => false,
+            });
+        let words = format!(
+            "{attribute} {} {wanted}",
+            condition["MapFromCondition"].as_str().unwrap_or("?")
+        );
+        result = Some(match (result, condition["MapTerms"].as_str()) {
+            (None, _) => (test, words),
+            (Some((before, w)), Some("AND")) => (before && test, format!("{w} and {words}")),
+            (Some((true, w)), _) => (true, w),
+            (Some((false, _)), _) => (test, words),
+        });
+    }
+    result.filter(|(holds, _)| *holds).map(|(_, words)| words)
 }
 
 fn strings(value: &Value) -> Vec<String> {

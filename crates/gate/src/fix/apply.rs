@@ -273,22 +273,6 @@ async fn bmc_step(
             None,
         );
     };
-    // A settings object is the resource's own: a BMC naming another resource (its accounts,
-    // its network) as the place to PATCH is not followed.
-    if !patch
-        .settings
-        .starts_with(&format!("{}/", patch.resource.trim_end_matches('/')))
-    {
-        return done(
-            Outcome::Failed,
-            format!(
-                "refused: the settings object {} is not below {}; nothing sent",
-                patch.settings, patch.resource
-            ),
-            Vec::new(),
-            None,
-        );
-    }
     if patch.apply_time == "Immediate" && !immediate {
         return done(
             Outcome::Failed,

@@ -74,3 +74,37 @@ async fn a_bios_attribute_is_written_as_itself_and_systems_can_be_reset() {
         "{reset:?}"
     );
 }
+
+#[test]
+fn a_dependency_the_registry_declares_makes_an_attribute_read_only_with_the_current_values() {
+    // The shape of iDRAC's NetworkAttributesRegistry dependencies
+    // (`../shared/data/redfish/libredfish-dell`).
+    let registry = serde_json::json!({"RegistryEntries": {
+        "Attributes": [
+            {"AttributeName": "VirtualizationMode", "Type": "Enumeration", "ReadOnly": false,
+             "Value": [{"ValueName": "NONE"}, {"ValueName": "NPAR"}, {"ValueName": "NPARSRIOV"}]},
+            {"AttributeName": "NumberVFAdvertised", "Type": "Integer", "ReadOnly": false}
+        ],
+        "Dependencies": [{"Type": "Map", "DependencyFor": "NumberVFAdvertised", "Dependency": {
+            "MapFrom": [
+                {"MapFromAttribute": "VirtualizationMode", "MapFromCondition": "EQU", "MapFromProperty": "CurrentValue", "MapFromValue": "NPAR"},
+                {"MapFromAttribute": "VirtualizationMode", "MapFromCondition": "EQU", "MapFromProperty": "CurrentValue", "MapFromValue": "NPARSRIOV"}
+            ],
+            "MapToAttribute": "NumberVFAdvertised", "MapToProperty": "ReadOnly", "MapToValue": true}}]
+    }});
+    let with = |mode: &str| {
+        let current = serde_json::json!({"VirtualizationMode": mode, "NumberVFAdvertised": 8});
+        rules(&registry, current.as_object().unwrap())["NumberVFAdvertised"]
+            .read_only_because
+            .clone()
+    };
+    assert_eq!(with("NONE"), None);
+    assert_eq!(
+        with("NPAR").as_deref(),
+        Some("VirtualizationMode EQU \"NPAR\"")
+    );
+    assert_eq!(
+        with("NPARSRIOV").as_deref(),
+        Some("VirtualizationMode EQU \"NPARSRIOV\"")
+    );
+}
