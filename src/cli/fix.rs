@@ -35,11 +35,12 @@ pub enum Command {
     Plan(PlanArgs),
     /// Apply the plan of a run: the BMC's steps (default) as Redfish PATCHes staged for the
     /// next reset and read back as pending, or with --layer os the OS steps through the hosts'
-    /// transports. A value already current or staged is skipped; a conflicting staged value,
-    /// a read-only attribute, a value its registry does not allow or an incomplete host is
-    /// refused and nothing is sent. Everything sent is recorded in the run directory with the
-    /// ticket; `gate post --run ID` verifies it. Exit 0 done, 1 a step was refused by the BMC
-    /// or did not take, 2 refused before sending or bad input, 3 a BMC could not be read.
+    /// transports. A value already current or staged is skipped; a read-only attribute, a
+    /// value its registry does not allow or an incomplete host is refused and nothing is sent;
+    /// another value staged for the same attribute refuses that step. Everything sent is
+    /// recorded in the run directory with the ticket; `gate post --run ID` verifies it. Exit 0
+    /// done, 1 a step was refused by the BMC, conflicted or did not take, 2 refused before
+    /// sending or bad input, 3 a BMC could not be read (nothing is sent to any host then).
     #[command(after_help = "Examples:\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --dry-run\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes\n  \
@@ -77,8 +78,14 @@ pub struct PlanArgs {
     run_dir: Option<PathBuf>,
     #[command(flatten)]
     inventory: InventoryArg,
-    /// Policy file layered over the store's driftgate.toml.
-    #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
+    /// Policy file layered over the store's driftgate.toml, to judge --out-dir and --snapshot
+    /// (a run's steps were judged at the gate, under the policy of its pre).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "DRIFTGATE_POLICY",
+        conflicts_with = "run"
+    )]
     policy: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
@@ -139,6 +146,7 @@ pub struct ApplyArgs {
     hosts: Vec<HostName>,
 }
 
+/// Runs `fix plan` or `fix apply`.
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Plan(args) => plan(args, ctx),
@@ -312,6 +320,11 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         args.yes || ask(plan, &args.ticket)
     };
     let applied = runtime.block_on(fix::apply(&settings, &request, &mut confirm))?;
+    for why in &applied.unread {
+        printer.warn(&format!(
+            "a BMC could not be read, so nothing was sent to any host: {why}"
+        ));
+    }
     if args.dry_run {
         printer.stdout(|out| {
             writeln!(out, "dry run: nothing sent. Would send:")?;
@@ -329,10 +342,24 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                         )?;
                     }
                 }
+                if let Some(reset) = &host.reset {
+                    writeln!(
+                        out,
+                        "  {} [reset] {} {} {}",
+                        host.host, reset.method, reset.uri, reset.body
+                    )?;
+                }
+                if let Some(why) = &host.reset_not_sent {
+                    writeln!(out, "  {} [reset] would not be sent: {why}", host.host)?;
+                }
             }
             Ok(())
         })?;
-        return Ok(Outcome::Done);
+        return Ok(if applied.unread.is_empty() {
+            Outcome::Done
+        } else {
+            Outcome::Judged(Verdict::Incomplete)
+        });
     }
     if applied.declined {
         bail!("not confirmed: nothing was sent");
@@ -369,15 +396,23 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             ));
         }
     }
+    for host in &applied.record.hosts {
+        if let Some(why) = &host.reset_not_sent {
+            printer.warn(&format!("{}: reset not sent: {why}", host.host));
+        }
+    }
+    if let Some(error) = &applied.record_error {
+        bail!(
+            "the steps above were sent, but their record could not be written ({error}): `gate post` cannot verify them; keep this output with ticket {}",
+            args.ticket
+        );
+    }
     if let Some(file) = &applied.file {
         printer.status(&format!(
             "recorded in {} (ticket {})",
             file.display(),
             args.ticket
         ));
-    }
-    for why in &applied.unread {
-        printer.warn(&format!("nothing sent to {why}"));
     }
     if applied.failed() {
         return Ok(Outcome::Judged(Verdict::Block));

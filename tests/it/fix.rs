@@ -197,7 +197,11 @@ fn simulator_get(lab: &Lab, uri: &str) -> Value {
 fn records(lab: &Lab, run_id: &str) -> Vec<Value> {
     let dir = lab.run_dir(run_id).join("fix");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -266,9 +270,15 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
             "--ticket",
             "CHG-2001",
             "--dry-run",
+            "--reset",
         ],
     )
     .expect(0);
+    assert!(
+        dry.stdout.contains("[reset] POST /redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset {\"ResetType\":\"GracefulRestart\"}"),
+        "{}",
+        dry.stdout
+    );
     assert!(dry.stdout.contains(&format!("PATCH {ATTRIBUTES_1}/Settings {{\"@Redfish.SettingsApplyTime\":{{\"ApplyTime\":\"OnReset\"}},\"Attributes\":{{\"Broadcom_DCBX\":\"Enabled_IEEE\"}}}}")), "{}", dry.stdout);
     assert_eq!(pending(), json!({}), "nothing staged before apply");
     assert!(records(&lab, "CHG-2001").is_empty());
@@ -378,6 +388,19 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
         "Enabled_IEEE"
     );
     assert_eq!(pending(), json!({}));
+    // Applied again before the gate has looked: the BMC already has it, nothing else is written.
+    let current = fix(
+        &lab,
+        &[
+            "apply", "--run", "CHG-2001", "--ticket", "CHG-2001", "--yes",
+        ],
+    )
+    .expect(0);
+    assert!(
+        current.stderr.contains("[bmc-1] skipped (already current)"),
+        "{}",
+        current.stderr
+    );
     let windows = root().join("examples/azure-local-dcbx/recorded/benign-update/windows");
     let _ = std::fs::remove_dir_all(lab.host.join("windows"));
     copy_dir(&windows, &lab.host.join("windows"));

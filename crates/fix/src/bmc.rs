@@ -160,7 +160,7 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
     };
     // A settings object is the resource's own: one a BMC names elsewhere (its accounts, its
     // network) is not written to.
-    if !settings.starts_with(&format!("{}/", resource.uri.trim_end_matches('/'))) {
+    if !is_below(settings, &resource.uri) {
         return Err(format!(
             "{at}: the BMC names {settings} as where to stage it, which is not below the resource; nothing is sent there"
         ));
@@ -192,6 +192,25 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
     allowed(rule, value).map_err(|why| format!("{at}: {why} (registry {registry})"))
 }
 
+/// Whether the URI `child` is a resource below `parent`, segment by segment: no dot segments
+/// (plain or percent-encoded), query or fragment that a client resolving it would follow
+/// elsewhere.
+pub fn is_below(child: &str, parent: &str) -> bool {
+    let plain = |uri: &str| {
+        !uri.contains(['?', '#', '\\'])
+            && uri.split('/').all(|segment| {
+                let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+                decoded != "." && decoded != ".."
+            })
+    };
+    let parent = parent.trim_end_matches('/');
+    plain(child)
+        && plain(parent)
+        && child
+            .strip_prefix(parent)
+            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+}
+
 fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
     match rule.kind.as_deref() {
         Some("Enumeration") => match value.as_str() {
@@ -217,8 +236,12 @@ fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
         }
         Some("Boolean") if !value.is_boolean() => Err(format!("{value} is not a boolean")),
         Some("String") if !value.is_string() => Err(format!("{value} is not a string")),
+        Some("Boolean" | "String") => Ok(()),
         Some("Password") => Err("a password is never set by driftgate".to_owned()),
-        _ => Ok(()),
+        Some(other) => Err(format!(
+            "its registry type {other} is not one driftgate checks values of"
+        )),
+        None => Err("its registry entry gives no Type to check the value against".to_owned()),
     }
 }
 
@@ -315,6 +338,17 @@ mod tests {
         resource.settings = Some("/redfish/v1/AccountService/Accounts/2".into());
         let elsewhere = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
         assert!(elsewhere.contains("not below the resource"), "{elsewhere}");
+        for (child, below) in [
+            ("/r/Settings", true),
+            ("/r/../AccountService/Accounts/2", false),
+            ("/r/%2E%2e/AccountService", false),
+            ("/r/Settings?x=1", false),
+            ("/r", false),
+            ("/r/", false),
+            ("/rx/Settings", false),
+        ] {
+            assert_eq!(is_below(child, "/r"), below, "{child}");
+        }
         resource
             .rules
             .get_mut("Broadcom_DCBX")

@@ -18,12 +18,12 @@ mod os;
 mod plan;
 mod render;
 
-pub use bmc::{DEFAULT_APPLY_TIME, check, pending_fact};
+pub use bmc::{DEFAULT_APPLY_TIME, check, is_below, pending_fact};
 pub use model::{
     Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, PLAN_SCHEMA_ID, Plan,
     RedfishPatch, Risk, Shell, Step, Unfixable,
 };
-pub use plan::{Bmc, blocks, host_plan, needs_bmc, os_of, taken};
+pub use plan::{Bmc, blocks, host_plan, needs_bmc, os_of};
 pub use render::{script_files, text};
 
 /// The JSON Schema of [`Plan`] (`driftgate schema fix-plan`), pretty, with a trailing newline.

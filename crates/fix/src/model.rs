@@ -53,7 +53,7 @@ pub enum Layer {
     Windows,
     /// VMware ESXi (`esxcli`).
     Esxi,
-    /// Linux (`mlxconfig`, `lldptool`, `mlnx_qos`, `dcb`).
+    /// Linux (`mlxconfig`, `mlnx_qos`, `ethtool`).
     Linux,
 }
 
@@ -196,6 +196,8 @@ pub enum Unfixable {
     Refused,
     /// A value staged for the next reset: clear it on the BMC.
     Pending,
+    /// The BMC could not be read to find the write.
+    Unread,
 }
 
 /// A blocking finding no step fixes.

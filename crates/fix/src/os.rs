@@ -32,6 +32,22 @@ pub fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, Stri
     }
 }
 
+/// `value` as a bare word of a command line: letters, digits, `_`, `.` and `-` only (values
+/// come from snapshots, which come from hosts: nothing else is put on a line unquoted).
+fn word(value: &str) -> Result<&str, String> {
+    if !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{value:?} is not a value driftgate puts on a command line"
+        ))
+    }
+}
+
 fn text(value: &FactValue) -> String {
     value
         .as_text()
@@ -139,7 +155,10 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         } else {
             "Disable"
         };
-        vec![format!("{verb}-NetQosFlowControl -Priority {priority}")]
+        vec![format!(
+            "{verb}-NetQosFlowControl -Priority {}",
+            word(priority)?
+        )]
     } else if let Some(rest) = qos.strip_prefix("traffic_class/") {
         let (class, leaf) = rest
             .split_once('/')
@@ -166,10 +185,10 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                         .collect::<Vec<_>>()
                         .join(",")
                 ),
-                other => format!("-Priority {other}"),
+                other => format!("-Priority {}", word(&other.to_string())?),
             },
-            "bandwidth" => format!("-BandwidthPercentage {to}"),
-            "algorithm" => format!("-Algorithm {}", text(to).to_ascii_uppercase()),
+            "bandwidth" => format!("-BandwidthPercentage {}", word(&to.to_string())?),
+            "algorithm" => format!("-Algorithm {}", word(&text(to).to_ascii_uppercase())?),
             other => {
                 return Err(format!(
                     "no PowerShell parameter sets {other} of a traffic class"
@@ -186,7 +205,7 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             "priority" => vec![format!(
                 "Set-NetQosPolicy -Name {} -PriorityValue8021Action {}",
                 ps_quote(policy),
-                text(to)
+                word(&text(to))?
             )],
             _ => {
                 return Err(format!(
@@ -280,7 +299,10 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             lines: vec![format!(
                 "esxcli storage core device setconfig -d {} --perennially-reserved={}",
                 sh_quote(device),
-                wanted.to
+                wanted
+                    .to
+                    .as_bool()
+                    .ok_or("the perennially reserved flag is a boolean")?
             )],
             reboot: false,
             risk: Risk::Low,
@@ -309,7 +331,8 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     let firmware = |parameter: &str| OsStep {
         summary: format!("{parameter} of {name} ({key}) → {to} in the NIC firmware"),
         lines: vec![format!(
-            "mlxconfig -y -d {device} set {parameter}={}",
+            "mlxconfig -y -d {device} set {}={}",
+            sh_quote(parameter),
             sh_quote(&to)
         )],
         reboot: true,

@@ -4,7 +4,7 @@
 
 use driftgate_collect::redfish::settings::BmcSettings;
 use driftgate_compare::Report;
-use driftgate_snapshot::{FactValue, Snapshot};
+use driftgate_snapshot::Snapshot;
 
 use super::bmc;
 use super::known_good::{self, Owner, Wanted};
@@ -117,7 +117,7 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             Ok(step) => match os_steps.iter_mut().find(
                 |s: &&mut Step| matches!(&s.action, Action::Commands(c) if c.lines == step.lines),
             ) {
-                Some(same) => same.changes.extend(os_step(layer, 0, step, wanted).changes),
+                Some(same) => same.changes.push(change_of(wanted)),
                 None => os_steps.push(os_step(layer, os_steps.len() + 1, step, wanted)),
             },
             Err(why) => not_fixable.push(refuse(Unfixable::NoOwner, why)),
@@ -143,7 +143,7 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
                     fact: w.fact,
                     now: w.from,
                     findings: w.findings,
-                    reason: Unfixable::Refused,
+                    reason: Unfixable::Unread,
                     why: format!("the BMC could not be read to plan the write: {why}"),
                 }));
             }
@@ -212,14 +212,7 @@ fn os_step(layer: Layer, n: usize, step: os::OsStep, wanted: Wanted) -> Step {
         id: format!("{}-{n}", layer.as_str()),
         layer,
         summary: step.summary,
-        changes: vec![Change {
-            fact: wanted.fact,
-            from: wanted.from,
-            to: wanted.to,
-            known_good: wanted.known_good,
-            pending_fact: None,
-            findings: wanted.findings,
-        }],
+        changes: vec![change_of(wanted)],
         reboot: step.reboot,
         risk: step.risk,
         risk_note: step.risk_note,
@@ -232,6 +225,18 @@ fn os_step(layer: Layer, n: usize, step: os::OsStep, wanted: Wanted) -> Step {
             shell,
             lines: step.lines,
         }),
+    }
+}
+
+/// The change an OS step makes for `wanted` (OS values are never staged).
+fn change_of(wanted: Wanted) -> Change {
+    Change {
+        fact: wanted.fact,
+        from: wanted.from,
+        to: wanted.to,
+        known_good: wanted.known_good,
+        pending_fact: None,
+        findings: wanted.findings,
     }
 }
 
@@ -249,10 +254,6 @@ fn unfixable_why(reason: Unfixable) -> &'static str {
         Unfixable::NoOwner => "no layer driftgate knows how to set owns this fact",
         Unfixable::NoKnownGood => "no known-good value",
         Unfixable::Refused => "the BMC refuses the write",
+        Unfixable::Unread => "the BMC could not be read",
     }
-}
-
-/// Whether the value `now` already equals what a change wants.
-pub fn taken(change: &Change, now: Option<&FactValue>) -> bool {
-    now == Some(&change.to)
 }

@@ -199,9 +199,11 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
             }
             Action::RedfishPatch(patch) => {
                 let body = serde_json::to_string(&patch.body).unwrap_or_default();
+                // The account goes to curl on its standard input (printf is the shell's own), never
+                // on a command line that `ps` shows.
                 let _ = writeln!(
                     out,
-                    "curl --fail-with-body -sS -u \"$DRIFTGATE_BMC_USERNAME:$DRIFTGATE_BMC_PASSWORD\" -X PATCH -H 'Content-Type: application/json' --data {} \"$BMC\"{}",
+                    "printf 'user = \"%s:%s\"\\n' \"$DRIFTGATE_BMC_USERNAME\" \"$DRIFTGATE_BMC_PASSWORD\" | curl --config - --fail-with-body -sS -X PATCH -H 'Content-Type: application/json' --data {} \"$BMC\"{}",
                     quote(&body),
                     quote(&patch.settings)
                 );

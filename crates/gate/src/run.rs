@@ -394,10 +394,11 @@ impl RunDir {
         };
         let name = HOST_RESULT_JSON.of(host.as_str());
         let file = self.path.join(&step).join(&name);
-        let folder = self
-            .step(&step)?
-            .expect("the step holds the snapshot just read");
-        let Some(bytes) = folder.read(&name).map_err(|error| io_error(&file, error))? else {
+        let bytes = match self.step(&step)? {
+            Some(folder) => folder.read(&name).map_err(|error| io_error(&file, error))?,
+            None => None,
+        };
+        let Some(bytes) = bytes else {
             return Ok(None);
         };
         let manifest = |reason: String| GateError::Manifest {
@@ -447,8 +448,13 @@ impl RunDir {
         let fix = run
             .create_child(FIX)
             .map_err(|error| io_error(&self.path.join(FIX), error))?;
-        let taken = self.fix_records()?.len() as u32;
-        let mut n = taken + 1;
+        // Two applies at once take different numbers: the number is chosen under a lock.
+        let lock = fix
+            .lock_file(".lock")
+            .map_err(|error| io_error(&fix.path().join(".lock"), error))?;
+        lock.lock()
+            .map_err(|error| io_error(&fix.path().join(".lock"), error))?;
+        let mut n = self.fix_records()?.len() as u32 + 1;
         loop {
             let name = format!("apply-{n}.json");
             if !fix

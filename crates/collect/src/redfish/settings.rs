@@ -164,8 +164,21 @@ impl BmcSettings {
     /// The write of one attribute that makes fact `path` equal `to`: each attribute of each
     /// writable resource (those whose name the path spells first), set to each value its
     /// registry allows (or to `to` itself when it lists none), is staged in a copy of the
-    /// crawl and normalized; the first that gives `path` = `to` wins. `None` when none does.
+    /// crawl and normalized; the first that gives `path` = `to` wins. When the fact has that
+    /// value already, the attribute that carries it with its current value. `None` when none
+    /// does.
     pub fn write_for(&self, path: &FactPath, to: &FactValue) -> Option<Write<'_>> {
+        // Already the value wanted: the attribute that carries it, as it is, so the write is
+        // seen as current (any other write would leave the fact as it is, and "work").
+        if self.facts.get(path.as_str()) == Some(to) {
+            let (resource, attribute) = self.carrier_of(path)?;
+            let value = resource.current.get(attribute)?.clone();
+            return Some(Write {
+                resource,
+                attribute: attribute.to_owned(),
+                value,
+            });
+        }
         let segments: Vec<&str> = path.as_str().split('/').collect();
         for (index, resource) in self.writable.iter().enumerate() {
             let mut names: Vec<&String> = resource.current.keys().collect();

@@ -59,6 +59,8 @@ pub struct Applied {
     pub record: ApplyRecord,
     /// Where the record was written (none for a dry run or when nothing was to do).
     pub file: Option<PathBuf>,
+    /// Why the record of what was sent could not be written.
+    pub record_error: Option<String>,
     /// Hosts whose BMC could not be read: nothing was sent to them (exit 3).
     pub unread: Vec<String>,
     /// The caller did not confirm: nothing was sent.
@@ -146,7 +148,7 @@ pub async fn apply(
     let declined = !request.dry_run && !nothing && unread.is_empty() && !confirm(&plan);
     if request.dry_run || nothing || declined || !unread.is_empty() {
         if request.dry_run {
-            for (_, host_plan, _) in &hosts {
+            for (_, host_plan, bmc) in &hosts {
                 record.hosts.push(HostRecord {
                     host: host_plan.host.clone(),
                     steps: host_plan
@@ -161,7 +163,22 @@ pub async fn apply(
                         })
                         .collect(),
                     reset: None,
+                    reset_not_sent: None,
                 });
+                let record = record.hosts.last_mut().expect("just pushed");
+                let bmc_steps = host_plan
+                    .steps
+                    .iter()
+                    .any(|s| s.layer == Layer::Bmc && s.reboot);
+                if request.reset && bmc_steps {
+                    match bmc.as_ref().map(|(_, read)| reset_request(read)) {
+                        Some(Ok(post)) => record.reset = Some(post),
+                        Some(Err(why)) => record.reset_not_sent = Some(why),
+                        None => {
+                            record.reset_not_sent = Some("the host's BMC was not read".to_owned())
+                        }
+                    }
+                }
             }
         }
         close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
@@ -169,6 +186,7 @@ pub async fn apply(
             plan,
             record,
             file: None,
+            record_error: None,
             unread,
             declined,
         });
@@ -178,6 +196,7 @@ pub async fn apply(
             host: host_plan.host.clone(),
             steps: Vec::new(),
             reset: None,
+            reset_not_sent: None,
         };
         for step in &host_plan.steps {
             let done = match (&step.action, &bmc) {
@@ -201,23 +220,37 @@ pub async fn apply(
                 && s.step.reboot
         });
         let failed = host.steps.iter().any(|s| !s.outcome.in_place());
-        if request.reset
-            && staged
-            && !failed
-            && let Some((connection, read)) = &bmc
-        {
-            host.reset = Some(reset(connection, read).await);
+        if request.reset {
+            let not_sent = |why: &str| Some(why.to_owned());
+            match &bmc {
+                _ if failed => {
+                    host.reset_not_sent = not_sent(
+                        "a step of the host failed: the reset would apply a partial change",
+                    );
+                }
+                _ if !staged => host.reset_not_sent = not_sent("nothing is staged for a reset"),
+                None => host.reset_not_sent = not_sent("the host's BMC was not read"),
+                Some((connection, read)) => match reset_request(read) {
+                    Ok(post) => host.reset = Some(reset(connection, post).await),
+                    Err(why) => host.reset_not_sent = Some(why),
+                },
+            }
         }
         record.hosts.push(host);
         if let Some((connection, _)) = bmc {
             let _ = connection.close().await;
         }
     }
-    let file = Some(run.write_fix_record(&record)?);
+    // What was sent is reported even when its record cannot be kept.
+    let (file, record_error) = match run.write_fix_record(&record) {
+        Ok(file) => (Some(file), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
     Ok(Applied {
         plan,
         record,
         file,
+        record_error,
         unread,
         declined: false,
     })
@@ -226,25 +259,15 @@ pub async fn apply(
 /// The requests a step would send, unsent.
 fn would_send(step: &Step) -> Vec<Request> {
     match &step.action {
-        Action::RedfishPatch(patch) => vec![Request {
-            method: "PATCH".to_owned(),
-            uri: patch.settings.clone(),
-            body: patch.body.clone(),
-            status: None,
-            location: None,
-            messages: Vec::new(),
-        }],
+        Action::RedfishPatch(patch) => vec![Request::unsent(
+            "PATCH",
+            &patch.settings,
+            patch.body.clone(),
+        )],
         Action::Commands(commands) => commands
             .lines
             .iter()
-            .map(|line| Request {
-                method: "RUN".to_owned(),
-                uri: step.layer.as_str().to_owned(),
-                body: Value::from(line.as_str()),
-                status: None,
-                location: None,
-                messages: Vec::new(),
-            })
+            .map(|line| Request::unsent("RUN", step.layer.as_str(), Value::from(line.as_str())))
             .collect(),
     }
 }
@@ -337,14 +360,7 @@ async fn bmc_step(
         "Attributes": to_send,
         "@Redfish.SettingsApplyTime": {"ApplyTime": patch.apply_time},
     });
-    let mut request = Request {
-        method: "PATCH".to_owned(),
-        uri: patch.settings.clone(),
-        body: body.clone(),
-        status: None,
-        location: None,
-        messages: Vec::new(),
-    };
+    let mut request = Request::unsent("PATCH", &patch.settings, body.clone());
     let answer = match connection
         .write(WriteMethod::Patch, &patch.settings, &body)
         .await
@@ -412,42 +428,39 @@ async fn bmc_step(
     done(outcome, detail, vec![request], job)
 }
 
-async fn reset(connection: &Connection, read: &BmcSettings) -> Request {
-    let Some(reset) = read.resets.first() else {
-        return Request {
-            method: "POST".to_owned(),
-            uri: String::new(),
-            body: Value::Null,
-            status: None,
-            location: None,
-            messages: vec!["the system names no #ComputerSystem.Reset action".to_owned()],
-        };
-    };
+/// The reset a host's system allows (`GracefulRestart`, else `ForceRestart`, else
+/// `PowerCycle`), as a request to send; why none, else.
+fn reset_request(read: &BmcSettings) -> Result<Request, String> {
+    let reset = read
+        .resets
+        .first()
+        .ok_or("the system names no #ComputerSystem.Reset action")?;
+    // A reset target is the system's own: one a BMC names elsewhere is not posted to.
+    if !driftgate_fix::is_below(&reset.target, &reset.system) {
+        return Err(format!(
+            "the system's reset target {} is not below {}; nothing sent there",
+            reset.target, reset.system
+        ));
+    }
     let kind = ["GracefulRestart", "ForceRestart", "PowerCycle"]
         .into_iter()
         .find(|k| reset.allowed.is_empty() || reset.allowed.iter().any(|a| a == k))
-        .unwrap_or("GracefulRestart");
-    let body = json!({"ResetType": kind});
-    let mut request = Request {
-        method: "POST".to_owned(),
-        uri: reset.target.clone(),
-        body: body.clone(),
-        status: None,
-        location: None,
-        messages: Vec::new(),
-    };
-    if !reset
-        .target
-        .starts_with(&format!("{}/", reset.system.trim_end_matches('/')))
-    {
-        request.messages.push(format!(
-            "refused: the reset target is not below {}",
-            reset.system
-        ));
-        return request;
-    }
+        .ok_or_else(|| {
+            format!(
+                "the system allows none of GracefulRestart, ForceRestart, PowerCycle ({}): reset it in the change window",
+                reset.allowed.join(", ")
+            )
+        })?;
+    Ok(Request::unsent(
+        "POST",
+        &reset.target,
+        json!({"ResetType": kind}),
+    ))
+}
+
+async fn reset(connection: &Connection, mut request: Request) -> Request {
     match connection
-        .write(WriteMethod::Post, &reset.target, &body)
+        .write(WriteMethod::Post, &request.uri, &request.body)
         .await
     {
         Ok(answer) => {
@@ -520,14 +533,7 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
             argv: &argv,
             stdin: None,
         };
-        let mut request = Request {
-            method: "RUN".to_owned(),
-            uri: transport.target(),
-            body: Value::from(line.as_str()),
-            status: None,
-            location: None,
-            messages: Vec::new(),
-        };
+        let mut request = Request::unsent("RUN", &transport.target(), Value::from(line.as_str()));
         match transport.run(&spec) {
             Ok(output) => {
                 request.status = Some(i64::from(output.status));

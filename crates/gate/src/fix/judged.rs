@@ -7,12 +7,11 @@ use std::path::Path;
 
 use driftgate_collect::CaptureOptions;
 use driftgate_collect::redfish::RedfishLocation;
-use driftgate_collect::redfish::settings::Connection;
 use driftgate_compare::{JudgeOptions, Report, Verdict};
-use driftgate_fix::{Bmc, PLAN_SCHEMA_ID, Plan};
+use driftgate_fix::{PLAN_SCHEMA_ID, Plan};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
-use super::{Planned, redfish_of};
+use super::{Planned, plan_with, read_bmc, redfish_of};
 use crate::plan::{baseline, head, inventory_host};
 use crate::{GateError, Settings};
 
@@ -49,6 +48,16 @@ pub fn out_dir(
         .filter(|name| hosts.is_empty() || hosts.iter().any(|h| h.as_str() == name))
         .collect();
     names.sort();
+    // A host named but not in the out-dir may be the one the night could not read.
+    if let Some(missing) = hosts
+        .iter()
+        .find(|h| !names.iter().any(|n| n == h.as_str()))
+    {
+        return Err(GateError::FixRefused(vec![format!(
+            "host {missing} has no snapshot in {} (the night did not read it, or it is no host of that run)",
+            folder.display()
+        )]));
+    }
     let commit = head(&settings.store)?;
     let mut judged = Vec::new();
     for name in names {
@@ -89,12 +98,7 @@ pub async fn plan(
             continue;
         }
         if !driftgate_fix::needs_bmc(&item.report, snapshot) {
-            hosts.push(driftgate_fix::host_plan(
-                name,
-                &item.report,
-                snapshot,
-                Bmc::None,
-            ));
+            hosts.push(plan_with(name, &item.report, snapshot, None));
             continue;
         }
         let inventory = settings.and_then(|s| s.inventory.host(name).map(|h| (s, h)));
@@ -116,21 +120,24 @@ pub async fn plan(
                 Ok(capture.redfish.clone()),
             ),
         };
-        let bmc = match (location, options) {
+        let read = match (location, options) {
             (None, _) => None,
             (Some(_), Err(why)) => Some(Err(why)),
-            (Some(location), Ok(options)) => Some(read(&location, &options).await),
+            (Some(location), Ok(options)) => match read_bmc(&location, &options).await {
+                Ok((connection, read)) => {
+                    // A plan only reads: the session is not kept.
+                    let _ = connection.close().await;
+                    Some(Ok(read))
+                }
+                Err(why) => Some(Err(why)),
+            },
         };
-        let plan = match &bmc {
-            None => driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::None),
-            Some(Ok(read)) => {
-                driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Read(read))
-            }
-            Some(Err(why)) => {
-                driftgate_fix::host_plan(name, &item.report, snapshot, Bmc::Unread(why.clone()))
-            }
-        };
-        hosts.push(plan);
+        hosts.push(plan_with(
+            name,
+            &item.report,
+            snapshot,
+            read.as_ref().map(|r| r.as_ref().map_err(Clone::clone)),
+        ));
     }
     Planned {
         plan: Plan {
@@ -141,16 +148,4 @@ pub async fn plan(
         },
         incomplete,
     }
-}
-
-async fn read(
-    location: &RedfishLocation,
-    options: &driftgate_collect::redfish::RedfishOptions,
-) -> Result<driftgate_collect::redfish::settings::BmcSettings, String> {
-    let connection = Connection::open(location, options)
-        .await
-        .map_err(|e| e.to_string())?;
-    let read = connection.read().await.map_err(|e| e.to_string());
-    let _ = connection.close().await;
-    read
 }

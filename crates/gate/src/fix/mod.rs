@@ -9,8 +9,8 @@ mod record;
 mod verify;
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::RedfishLocation;
 use driftgate_collect::redfish::settings::{BmcSettings, Connection};
+use driftgate_collect::redfish::{RedfishLocation, RedfishOptions};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
@@ -108,7 +108,8 @@ pub(crate) fn redfish_of(host: &InventoryHost) -> Option<&RedfishLocation> {
     })
 }
 
-/// Reads `host`'s BMC for a plan (a connection kept open for `apply`).
+/// Reads `host`'s BMC for a plan (a connection kept open for `apply`); `None` when it has no
+/// Redfish source.
 pub(crate) async fn open_bmc(
     settings: &Settings,
     host: &InventoryHost,
@@ -117,16 +118,39 @@ pub(crate) async fn open_bmc(
         return Ok(None);
     };
     let options = host_options(settings, host).map_err(|e| e.to_string())?;
-    let connection = Connection::open(location, &options.redfish)
+    read_bmc(location, &options.redfish).await.map(Some)
+}
+
+/// Opens and reads the BMC at `location`; logged out again when it cannot be read.
+pub(crate) async fn read_bmc(
+    location: &RedfishLocation,
+    options: &RedfishOptions,
+) -> Result<(Connection, BmcSettings), String> {
+    let connection = Connection::open(location, options)
         .await
         .map_err(|e| e.to_string())?;
     match connection.read().await {
-        Ok(read) => Ok(Some((connection, read))),
+        Ok(read) => Ok((connection, read)),
         Err(e) => {
             let _ = connection.close().await;
             Err(e.to_string())
         }
     }
+}
+
+/// The plan of one host from what is known of its BMC: read, unread (and why), or none.
+pub(crate) fn plan_with(
+    name: &str,
+    report: &Report,
+    snapshot: &Snapshot,
+    bmc: Option<Result<&BmcSettings, String>>,
+) -> HostPlan {
+    let bmc = match bmc {
+        Some(Ok(read)) => Bmc::Read(read),
+        Some(Err(why)) => Bmc::Unread(why),
+        None => Bmc::None,
+    };
+    driftgate_fix::host_plan(name, report, snapshot, bmc)
 }
 
 /// `fix plan --run ID [HOST…]`: each host's plan from its latest judged step; a host whose
@@ -147,9 +171,11 @@ pub async fn plan_run(
             incomplete.push(state.name.to_string());
             continue;
         }
-        if let Some(plan) = plan_host(settings, state).await.0 {
-            plans.push(plan);
+        let (plan, bmc) = plan_host(settings, state).await;
+        if let Some((connection, _)) = bmc {
+            let _ = connection.close().await;
         }
+        plans.extend(plan);
     }
     Ok(Planned {
         plan: Plan {
@@ -171,39 +197,18 @@ pub(crate) async fn plan_host(
         return (None, None);
     }
     let name = state.name.as_str();
-    if !driftgate_fix::needs_bmc(&state.report, &state.snapshot) {
-        return (
-            Some(driftgate_fix::host_plan(
-                name,
-                &state.report,
-                &state.snapshot,
-                Bmc::None,
-            )),
-            None,
-        );
+    let (report, snapshot) = (&state.report, &state.snapshot);
+    if !driftgate_fix::needs_bmc(report, snapshot) {
+        return (Some(plan_with(name, report, snapshot, None)), None);
     }
     match open_bmc(settings, state.inventory).await {
         Ok(Some((connection, read))) => {
-            let plan =
-                driftgate_fix::host_plan(name, &state.report, &state.snapshot, Bmc::Read(&read));
+            let plan = plan_with(name, report, snapshot, Some(Ok(&read)));
             (Some(plan), Some((connection, read)))
         }
-        Ok(None) => (
-            Some(driftgate_fix::host_plan(
-                name,
-                &state.report,
-                &state.snapshot,
-                Bmc::None,
-            )),
-            None,
-        ),
+        Ok(None) => (Some(plan_with(name, report, snapshot, None)), None),
         Err(why) => (
-            Some(driftgate_fix::host_plan(
-                name,
-                &state.report,
-                &state.snapshot,
-                Bmc::Unread(why),
-            )),
+            Some(plan_with(name, report, snapshot, Some(Err(why)))),
             None,
         ),
     }

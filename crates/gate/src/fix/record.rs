@@ -35,6 +35,9 @@ pub struct HostRecord {
     /// The reset asked for with `--reset`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reset: Option<Request>,
+    /// Why the reset asked for was not sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_not_sent: Option<String>,
 }
 
 /// What became of one step.
@@ -100,4 +103,18 @@ pub struct Request {
     /// Its messages (Redfish `MessageId: Message`, a command's last error line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<String>,
+}
+
+impl Request {
+    /// A request not sent yet (or never: a dry run).
+    pub fn unsent(method: &str, uri: &str, body: serde_json::Value) -> Self {
+        Request {
+            method: method.to_owned(),
+            uri: uri.to_owned(),
+            body,
+            status: None,
+            location: None,
+            messages: Vec::new(),
+        }
+    }
 }

@@ -9,7 +9,8 @@ use super::record::ApplyRecord;
 /// The checks of `host`'s applied steps in `records` against `facts` (its post's).
 pub fn checks(records: &[ApplyRecord], host: &HostName, facts: &Facts) -> Vec<FixCheck> {
     let mut checks = Vec::new();
-    for record in records {
+    // The newest apply of a value says what was last done to it.
+    for record in records.iter().rev() {
         for step in record
             .hosts
             .iter()
