@@ -108,8 +108,13 @@ pub async fn apply(
     for state in &states {
         let (plan, bmc) = plan_host(settings, state).await;
         let Some(mut plan) = plan else { continue };
-        if let Some(why) = &plan.unread {
+        // The BMC's refusals and reads are the BMC layer's business only.
+        let bmc_layer = request.layer == LayerChoice::Bmc;
+        if let Some(why) = plan.unread.as_ref().filter(|_| bmc_layer) {
             unread.push(format!("{}: {why}", state.name));
+        }
+        if !bmc_layer {
+            plan.not_fixable.retain(|n| n.reason != Unfixable::Refused);
         }
         plan.steps.retain(|s| match request.layer {
             LayerChoice::Bmc => s.layer == Layer::Bmc,
