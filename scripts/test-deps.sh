@@ -10,7 +10,11 @@
 # (for sushy-tools, below); then, from PyPI into the virtualenv target/test-venv, ansible-core
 # (Ansible inventories are compared with `ansible-inventory`'s own resolution), and into
 # target/sushy-venv, sushy-tools (the OpenStack Redfish emulator, over libvirt's test driver:
-# an independent Redfish server whose BIOS settings can be changed).
+# an independent Redfish server whose BIOS settings can be changed). For vSphere: pyVmomi into
+# target/test-venv, a real vCenter's recorded answers from pyVmomi's sdist into
+# target/fixtures/vcenter, and govmomi's vCenter simulator vcsim and its CLI govc, built from
+# Debian's govmomi packages (golang-go, golang-github-vmware-govmomi-dev and the source package,
+# fetched through a deb-src list of the script's own) into target/vcsim-bin.
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
 # Safe to run repeatedly: it installs only what is missing.
 set -euo pipefail
@@ -35,6 +39,10 @@ needed=("cc gcc")
     "groff groff-base"
     "/usr/share/bash-completion/bash_completion bash-completion"
     "script bsdutils"
+    "go golang-go"
+    "/usr/share/gocode/src/github.com/vmware/govmomi golang-github-vmware-govmomi-dev"
+    "/usr/share/gocode/src/github.com/kr/pretty golang-github-kr-pretty-dev"
+    "dpkg-source dpkg-dev"
 )
 missing=()
 for entry in "${needed[@]}"; do
@@ -55,13 +63,12 @@ if [ "${1-}" != "--build" ]; then
         || case " ${missing[*]-} " in *" python3-venv "*) ;; *) missing+=(python3-venv) ;; esac
 fi
 
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
 if [ ${#missing[@]} -gt 0 ]; then
-    sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || { echo "test-deps: ${missing[*]} missing and this is not root; install them" >&2; exit 1; }
-        sudo=sudo
-    fi
-    export DEBIAN_FRONTEND=noninteractive
+    [ -z "$sudo" ] || command -v sudo >/dev/null \
+        || { echo "test-deps: ${missing[*]} missing and this is not root; install them" >&2; exit 1; }
     echo "test-deps: installing ${missing[*]}" >&2
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -71,7 +78,7 @@ fi
 # PyPI tools, pinned, in a virtualenv of the checkout (tests/it/common/ansible.rs knows the
 # path). Checked by installed version, so a second run costs a fraction of a second.
 venv=target/test-venv
-requirements=("ansible-core==2.19.14")
+requirements=("ansible-core==2.19.14" "pyvmomi==9.1.1.0")
 installed() {
     local venv=$1
     shift
@@ -99,3 +106,75 @@ if ! installed "$sushy_venv" "${sushy_requirements[@]}"; then
 fi
 "$sushy_venv/bin/python" -c "import libvirt, sushy_tools" \
     || { echo "test-deps: $sushy_venv cannot import libvirt and sushy_tools" >&2; exit 1; }
+
+# pyVmomi, VMware's Python SDK, reads the vCenter simulator below as an independent client
+# (tests/fixtures/vcenter/read_luns.py). Its newest releases ship wheels only; 8.0.3.0.1 is the
+# newest with a source distribution, whose tests/fixtures/test_json_host_explode.yaml (a vcrpy
+# cassette: a real vCenter 8.0.3's SOAP answers) is a parser fixture. Apache-2.0, like pyVmomi;
+# downloaded here, not committed. The checksum is the fixture's, so a changed upload is noticed.
+pyvmomi_sdist=8.0.3.0.1
+fixture=target/fixtures/vcenter/test_json_host_explode.yaml
+fixture_sha256=3ad71f76a6a598804bf0c917be22f4779d9c8ed5d50914e92458dee0340aed51
+if ! echo "$fixture_sha256  $fixture" | sha256sum --check --status 2>/dev/null; then
+    echo "test-deps: extracting $fixture from pyvmomi $pyvmomi_sdist's sdist" >&2
+    rm -rf target/pyvmomi-sdist
+    "$venv/bin/python" -m pip download -q --disable-pip-version-check --no-binary :all: --no-deps \
+        "pyvmomi==$pyvmomi_sdist" -d target/pyvmomi-sdist
+    mkdir -p "$(dirname "$fixture")"
+    tar -xzf "target/pyvmomi-sdist/pyvmomi-$pyvmomi_sdist.tar.gz" -O \
+        "pyvmomi-$pyvmomi_sdist/tests/fixtures/test_json_host_explode.yaml" >"$fixture.part"
+    mv "$fixture.part" "$fixture"
+    echo "$fixture_sha256  $fixture" | sha256sum --check --quiet \
+        || { echo "test-deps: $fixture is not the one the tests were written against" >&2; exit 1; }
+fi
+
+# govmomi's vCenter simulator, vcsim, and its CLI, govc (tests/it/common/vcsim.rs knows the
+# path). Debian packages the govmomi library (golang-github-vmware-govmomi-dev, under
+# /usr/share/gocode) but neither program; their main packages come from the same source
+# package, built in GOPATH mode against the installed library. Go's rule that only the tree
+# holding an `internal` directory may import it is checked on paths, and govc imports
+# govmomi/internal: so the build's GOPATH holds one govmomi tree, made of links to the
+# library's directories plus the source package's vcsim and govc. About a minute on 2 cores.
+vcsim_bin=target/vcsim-bin
+if ! { [ -x "$vcsim_bin/govc" ] && "$vcsim_bin/vcsim" -h >/dev/null 2>&1; }; then
+    started=$SECONDS
+    # `apt-get source` needs the deb-src indexes, which Debian's images leave out: a list of
+    # our own names the system's own mirrors and suites (deb822 or one-line, as the system has
+    # them), so the system's files stay as they were.
+    if ! apt-cache showsrc golang-github-vmware-govmomi 2>/dev/null | grep -q '^Package:'; then
+        echo "test-deps: adding deb-src entries (/etc/apt/sources.list.d/driftgate-src.*)" >&2
+        shopt -s nullglob
+        deb822=(/etc/apt/sources.list.d/*.sources)
+        one_line=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list)
+        shopt -u nullglob
+        stanzas=$(for file in "${deb822[@]}"; do
+            [ "$file" = /etc/apt/sources.list.d/driftgate-src.sources ] || { cat "$file"; echo; }
+        done | sed 's/^Types:.*/Types: deb-src/')
+        lines=$(for file in "${one_line[@]}"; do
+            [ ! -f "$file" ] || [ "$file" = /etc/apt/sources.list.d/driftgate-src.list ] || cat "$file"
+        done | sed -n 's/^deb \(.*\)/deb-src \1/p')
+        [ -z "$stanzas" ] || echo "$stanzas" | $sudo tee /etc/apt/sources.list.d/driftgate-src.sources >/dev/null
+        [ -z "$lines" ] || echo "$lines" | $sudo tee /etc/apt/sources.list.d/driftgate-src.list >/dev/null
+        $sudo apt-get update -qq
+    fi
+    build=target/vcsim-build
+    rm -rf "$build" "$vcsim_bin"
+    mkdir -p "$build" "$vcsim_bin"
+    # apt warns that its sandbox user cannot write here; the download is the same.
+    (cd "$build" && apt-get source -qq --download-only golang-github-vmware-govmomi >download.log 2>&1) \
+        || { cat "$build/download.log" >&2; exit 1; }
+    # It warns that it has no key for the .dsc's signature: apt checked the files against the
+    # signed Sources index already.
+    dpkg-source -x "$build"/golang-github-vmware-govmomi_*.dsc "$build/source" >"$build/extract.log" 2>&1 \
+        || { cat "$build/extract.log" >&2; exit 1; }
+    tree="$build/gopath/src/github.com/vmware/govmomi"
+    mkdir -p "$tree"
+    ln -s /usr/share/gocode/src/github.com/vmware/govmomi/* "$tree/"
+    cp -a "$build/source/vcsim" "$build/source/govc" "$tree/"
+    for program in vcsim govc; do
+        GO111MODULE=off GOFLAGS= GOPATH="$PWD/$build/gopath:/usr/share/gocode" GOCACHE="$PWD/$build/cache" \
+            go build -o "$vcsim_bin/$program" "github.com/vmware/govmomi/$program"
+    done
+    rm -rf "$build"
+    echo "test-deps: built vcsim and govc in $((SECONDS - started)) s" >&2
+fi

@@ -37,6 +37,8 @@ use crate::interrupt::Interrupts;
     # a BMC with a self-signed certificate, pinned\n  \
     driftgate capture --host esx01 --source 'redfish=https://bmc-esx01?pin=sha256:HEX' \\\n      \
     --source esxi=ssh://root@esx01\n  \
+    # an ESXi host read through its vCenter (no SSH on the host)\n  \
+    driftgate capture --host esx02 --source 'esxi=vcenter://svc-driftgate@vc01?host=esx02.example.com'\n  \
     # offline, from a recorded mockup folder\n  \
     driftgate capture --host azl-node01 \\\n      \
     --source redfish=mockup:examples/azure-local-dcbx/recorded/post-update/bmc")]
@@ -45,7 +47,9 @@ pub struct Args {
     #[arg(long)]
     host: HostName,
     /// KIND=LOCATION, repeatable. redfish: https://bmc[:port][?pin=sha256:HEX], http://… (a
-    /// simulator) or mockup:DIR. windows, linux, esxi: ssh://[user@]host[:port], local: or dir:PATH.
+    /// simulator) or mockup:DIR. windows, linux, esxi: ssh://[user@]host[:port], local: or
+    /// dir:PATH; esxi also vcenter://[user@]vcenter[:port]?host=ESXI[&pin=sha256:HEX] (read
+    /// through vCenter with the BMC account options).
     // Parsed in `run`, not by clap: clap would echo a mistyped `https://user:password@bmc`.
     #[arg(long = "source", value_name = "KIND=LOCATION", required = true)]
     sources: Vec<String>,
@@ -218,6 +222,7 @@ impl CaptureFlags {
                 save_mockup,
             },
             cancel,
+            vcenters: Default::default(),
         })
     }
 }

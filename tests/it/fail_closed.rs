@@ -7,6 +7,7 @@
 use crate::common;
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -328,6 +329,41 @@ fn truncated_recording() -> Seen {
     capture(&format!("esxi=dir:{}", recording.path().display()), &[])
 }
 
+/// A capture of `host` through govmomi's `vcsim`, with its account (`right`) or the BMC
+/// simulator's (which it refuses).
+fn vcenter(host: &str, right: bool) -> Seen {
+    let sim = common::vcsim::Vcsim::start();
+    let address = sim
+        .url()
+        .trim_start_matches("https://")
+        .trim_end_matches("/sdk")
+        .to_owned();
+    let source = format!(
+        "esxi=vcenter://{}@{address}?host={host}&pin={}",
+        common::vcsim::USER,
+        sim.pin()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let account = dir.path().join("vcenter.toml");
+    std::fs::write(
+        &account,
+        format!(
+            "username = \"{}\"\npassword = \"{}\"\n",
+            common::vcsim::USER,
+            common::vcsim::PASSWORD
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&account, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file = account.display().to_string();
+    let extra: &[&str] = if right {
+        &["--credentials-file", &file]
+    } else {
+        &[]
+    };
+    capture(&source, extra)
+}
+
 fn truncated_paste() -> Seen {
     let paste =
         std::fs::read_to_string(root().join("tests/fixtures/windows/get-netadapterqos-seed1.txt"))
@@ -638,6 +674,8 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("pin-mismatch", pin_mismatch);
     all.insert("nothing-found", nothing_found);
     all.insert("truncated-recording", truncated_recording);
+    all.insert("vcenter-wrong-password", || vcenter("DC0_H0", false));
+    all.insert("vcenter-unknown-host", || vcenter("esx-gone", true));
     all.insert("truncated-paste", truncated_paste);
     all.insert("signal", signals);
     all.insert("killed-promote", killed_promote);

@@ -51,4 +51,6 @@ mod signals;
 mod summary;
 mod sushy;
 mod tls_pin;
+mod vcenter;
+mod vcenter_sim;
 mod windows;

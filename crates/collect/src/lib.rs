@@ -22,6 +22,7 @@ pub mod source;
 #[cfg(test)]
 mod test_support;
 pub mod transport;
+pub mod vcenter;
 pub mod windows;
 
 use std::fmt;
@@ -74,6 +75,8 @@ pub enum SourceSpec {
     Linux(Location),
     /// An ESXi host's commands, run locally, over ssh, or recorded in a folder.
     Esxi(Location),
+    /// An ESXi host read through its vCenter (`esxi=vcenter://…?host=…`).
+    EsxiVcenter(vcenter::VcenterLocation),
 }
 
 /// Why a `--source` argument does not parse.
@@ -91,6 +94,9 @@ pub enum BadSource {
     /// A bad Redfish location.
     #[error(transparent)]
     Redfish(#[from] BadRedfishLocation),
+    /// A bad vCenter location.
+    #[error(transparent)]
+    Vcenter(#[from] vcenter::BadVcenterLocation),
 }
 
 impl SourceSpec {
@@ -103,7 +109,10 @@ impl SourceSpec {
             "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
             "windows" => Ok(SourceSpec::Windows(Location::parse(location)?)),
             "linux" => Ok(SourceSpec::Linux(Location::parse(location)?)),
-            "esxi" => Ok(SourceSpec::Esxi(Location::parse(location)?)),
+            "esxi" => match vcenter::VcenterLocation::parse(location) {
+                Some(vcenter) => Ok(SourceSpec::EsxiVcenter(vcenter?)),
+                None => Ok(SourceSpec::Esxi(Location::parse(location)?)),
+            },
             other => Err(BadSource::Kind(redact_userinfo(other))),
         }
     }
@@ -114,7 +123,7 @@ impl SourceSpec {
             SourceSpec::Redfish(_) => SourceKind::Redfish,
             SourceSpec::Windows(_) => SourceKind::Windows,
             SourceSpec::Linux(_) => SourceKind::Linux,
-            SourceSpec::Esxi(_) => SourceKind::Esxi,
+            SourceSpec::Esxi(_) | SourceSpec::EsxiVcenter(_) => SourceKind::Esxi,
         }
     }
 }
@@ -128,6 +137,15 @@ impl Source for SourceSpec {
     async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
         let (kind, location, read): (_, _, source::Reader) = match self {
             SourceSpec::Redfish(location) => return location.capture(options).await,
+            SourceSpec::EsxiVcenter(location) => {
+                return vcenter::capture(
+                    location,
+                    &options.redfish,
+                    &options.vcenters,
+                    &options.cancel,
+                )
+                .await;
+            }
             SourceSpec::Windows(location) => (SourceKind::Windows, location, windows::capture),
             SourceSpec::Linux(location) => (SourceKind::Linux, location, linux::capture),
             SourceSpec::Esxi(location) => (SourceKind::Esxi, location, esxi::capture),
@@ -146,6 +164,7 @@ impl fmt::Display for SourceSpec {
             SourceSpec::Windows(location) => write!(f, "windows={location}"),
             SourceSpec::Linux(location) => write!(f, "linux={location}"),
             SourceSpec::Esxi(location) => write!(f, "esxi={location}"),
+            SourceSpec::EsxiVcenter(location) => write!(f, "esxi={location}"),
         }
     }
 }
@@ -159,6 +178,8 @@ pub struct CaptureOptions {
     pub redfish: RedfishOptions,
     /// Stops the capture from outside (a signal): no new request or command starts.
     pub cancel: Cancel,
+    /// What each vCenter gave this run: one session per vCenter, shared by its hosts.
+    pub vcenters: vcenter::VcenterReads,
 }
 
 impl CaptureOptions {

@@ -7,7 +7,7 @@
 use std::ops::Bound;
 
 use super::severity::Severity;
-use driftgate_model::{DcbxMode, DcbxSupport, PathSelectionPolicy, Version};
+use driftgate_model::{DcbxMode, DcbxSupport, PathSelectionPolicy, PathSelectionScheme, Version};
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
 
 /// One built-in cross-fact check.
@@ -406,6 +406,19 @@ fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
         None => "an ESXi host of unknown version (treated as older than 5.5)".to_owned(),
     };
     let mut violations = Vec::new();
+    // The High Performance Plugin's round robin breaks the reservations as NMP's does.
+    for device in children_segments(facts, "storage/hpp/") {
+        let get = |leaf: &str| facts.get(format!("storage/hpp/{device}/{leaf}").as_str());
+        let reserved = get("perennially_reserved").and_then(FactValue::as_bool) == Some(true);
+        let pss = get("pss")
+            .and_then(FactValue::as_text)
+            .map(PathSelectionScheme::parse);
+        if reserved && pss == Some(PathSelectionScheme::RoundRobin) {
+            violations.push(violation(facts, &format!("storage/hpp/{device}/pss"), format!(
+                "device {device} is perennially reserved (an MSCS shared RDM) and its High Performance Plugin path selection scheme is LB-RR on {on}: round robin breaks MSCS SCSI-3 reservations unless the host is 5.5 or later (its version is not known here); fix: esxcli storage hpp device set -d {device} -P FIXED"
+            )));
+        }
+    }
     for device in children_segments(facts, "storage/nmp/") {
         let get = |leaf: &str| facts.get(format!("storage/nmp/{device}/{leaf}").as_str());
         let reserved = get("perennially_reserved").and_then(FactValue::as_bool) == Some(true);

@@ -73,6 +73,7 @@ fn relative_source(source: SourceSpec, base: &Path) -> SourceSpec {
         SourceSpec::Windows(location) => SourceSpec::Windows(dir(location)),
         SourceSpec::Linux(location) => SourceSpec::Linux(dir(location)),
         SourceSpec::Esxi(location) => SourceSpec::Esxi(dir(location)),
+        SourceSpec::EsxiVcenter(vcenter) => SourceSpec::EsxiVcenter(vcenter),
     }
 }
 

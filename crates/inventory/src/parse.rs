@@ -19,7 +19,13 @@ use driftgate_model::line_index::LineIndex;
 /// Keys of the top level.
 const TOP_KEYS: &[&str] = &["defaults", "fleet", "cluster", "host"];
 /// Keys every level (`[defaults]`, `[fleet.X]`, `[cluster.X]`, `[[host]]`) may set.
-const SETTING_KEYS: &[&str] = &["credentials", "credentials_file", "ca_file", "timeouts"];
+const SETTING_KEYS: &[&str] = &[
+    "credentials",
+    "credentials_file",
+    "ca_file",
+    "timeouts",
+    "vcenter",
+];
 /// Keys of `[defaults]`.
 const DEFAULTS_KEYS: &[&str] = &[
     "fleet",
@@ -27,6 +33,7 @@ const DEFAULTS_KEYS: &[&str] = &[
     "credentials_file",
     "ca_file",
     "timeouts",
+    "vcenter",
 ];
 /// Keys of a `[[host]]`.
 const HOST_KEYS: &[&str] = &[
@@ -39,6 +46,7 @@ const HOST_KEYS: &[&str] = &[
     "credentials_file",
     "ca_file",
     "timeouts",
+    "vcenter",
 ];
 
 type Table<'i> = DeTable<'i>;

@@ -295,7 +295,7 @@ timeouts = { bmc = 5 }
     assert_problem(
         text,
         5,
-        "unknown key `cluster` in [fleet.f] (known: credentials, credentials_file, ca_file, timeouts)",
+        "unknown key `cluster` in [fleet.f] (known: credentials, credentials_file, ca_file, timeouts, vcenter)",
     );
     assert_problem(text, 9, "unknown key `source` in [[host]] (known: name,");
     assert_problem(
@@ -904,4 +904,69 @@ fn an_inventory_whose_pieces_mean_something_else_is_read_whole() {
         "{inventory}"
     );
     assert_problem(&whole[5], 7, "not TOML");
+}
+
+#[test]
+fn a_vcenter_named_once_reads_every_esxi_host_of_its_group_by_its_name() {
+    let pin = format!("sha256:{}", "ab".repeat(32));
+    let text = format!(
+        r#"
+[defaults]
+fleet = "esxi"
+
+[fleet.esxi]
+vcenter = "vcenter://ops@vc01.example.com?pin={pin}"
+
+[[host]]
+name = "esx01"
+
+[[host]]
+name = "esx02"
+sources = ["redfish=https://bmc-esx02"]
+
+[[host]]
+name = "esx03"
+sources = ["esxi=ssh://root@esx03"]
+
+[[host]]
+name = "azl-node09"
+sources = ["redfish=https://bmc-azl-node09", "windows=ssh://admin@azl-node09"]
+"#
+    );
+    let inventory = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let sources = |name: &str| {
+        inventory
+            .host(name)
+            .unwrap()
+            .sources
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        sources("esx01"),
+        [format!(
+            "esxi=vcenter://ops@vc01.example.com?host=esx01&pin={pin}"
+        )]
+    );
+    assert_eq!(
+        sources("esx02"),
+        [
+            "redfish=https://bmc-esx02".to_owned(),
+            format!("esxi=vcenter://ops@vc01.example.com?host=esx02&pin={pin}")
+        ]
+    );
+    // A host with an esxi source of its own keeps it; a Windows host is no ESXi host.
+    assert_eq!(sources("esx03"), ["esxi=ssh://root@esx03"]);
+    assert_eq!(sources("azl-node09").len(), 2);
+    assert_problem(
+        "[defaults]\nfleet = \"f\"\nvcenter = \"vcenter://vc01?host=esx01\"\n",
+        3,
+        "a group's vCenter names no host=",
+    );
+    assert_problem(
+        "[defaults]\nfleet = \"f\"\n\n[[host]]\nname = \"lonely\"\n",
+        4,
+        "host `lonely` has no `sources`",
+    );
 }

@@ -226,6 +226,24 @@ fact_enum! {
     }
 }
 
+fact_enum! {
+    /// The High Performance Plugin's path selection scheme (`storage/hpp/<device>/pss`, ESXi
+    /// 7 and later: `esxcli storage hpp device list`, vSphere's
+    /// `HostMultipathInfoHppLogicalUnitPolicy`).
+    pub enum PathSelectionScheme {
+        /// A preferred path, as NMP's `VMW_PSP_FIXED`.
+        Fixed = "FIXED",
+        /// Round Robin over paths: what breaks MSCS reservations, as `VMW_PSP_RR`.
+        RoundRobin = "LB-RR",
+        /// Load balance by outstanding I/O count.
+        Iops = "LB-IOPS",
+        /// Load balance by outstanding bytes.
+        Bytes = "LB-BYTES",
+        /// Load balance by path latency.
+        Latency = "LB-Latency",
+    }
+}
+
 /// A MAC address; displayed lower-case and colon-separated (`00:0a:f7:12:34:56`), the join
 /// key between what the BMC and the operating system report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

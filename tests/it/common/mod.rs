@@ -174,6 +174,7 @@ pub mod sarif;
 pub mod simulator;
 pub mod sshd;
 pub mod sushy;
+pub mod vcsim;
 pub mod windows;
 
 /// `rel` in the public reference data (`../shared/data`, beside the repository), read in

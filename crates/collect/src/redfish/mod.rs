@@ -150,6 +150,19 @@ pub struct RedfishOptions {
     pub save_mockup: Option<PathBuf>,
 }
 
+impl RedfishOptions {
+    /// How a server's certificate is checked: `pin` when the location gives one, else
+    /// `--insecure`, else the CA bundle, else the system's roots. BMCs and vCenters alike.
+    pub fn trust(&self, pin: Option<&CertificatePin>) -> TlsTrust {
+        match (pin, &self.ca_cert, self.insecure) {
+            (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
+            (None, _, true) => TlsTrust::Insecure,
+            (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
+            (None, None, false) => TlsTrust::System,
+        }
+    }
+}
+
 /// A BMC is a source of its own.
 impl Source for RedfishLocation {
     fn kind(&self) -> SourceKind {
@@ -190,12 +203,7 @@ pub async fn capture(
             Err(e) => failed(describe_location(location), SourceError::one(e.to_string())),
         },
         RedfishLocation::Live { base, pin } => {
-            let trust = match (pin, &options.ca_cert, options.insecure) {
-                (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
-                (None, _, true) => TlsTrust::Insecure,
-                (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
-                (None, None, false) => TlsTrust::System,
-            };
+            let trust = options.trust(pin.as_ref());
             let http = match HttpFetch::new(base, &trust, options.client.clone()) {
                 Ok(http) => http,
                 Err(e) => return failed(base.clone(), SourceError::one(e.to_string())),

@@ -535,3 +535,32 @@ fn children_segments_are_every_first_segment_once_per_run_in_order() {
     );
     assert_eq!(children_segments(&facts, "none/").count(), 0);
 }
+
+#[test]
+fn hpp_round_robin_on_a_reserved_device_is_judged_like_nmps() {
+    let dev = "naa.60050768028081713c0000000000007d";
+    let host = |version: Option<&str>, pss: &str| {
+        let mut f = facts(&[
+            (&format!("storage/hpp/{dev}/pss"), pss.into()),
+            (
+                &format!("storage/hpp/{dev}/perennially_reserved"),
+                true.into(),
+            ),
+        ]);
+        if let Some(v) = version {
+            f.insert(FactPath::new("host/esxi/version").unwrap(), v.into());
+        }
+        f
+    };
+    // A host of unknown version is treated as older than 5.5, as for NMP.
+    let found = run("psp-rr-on-reserved-device", &host(None, "LB-RR"));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].path.as_str(), format!("storage/hpp/{dev}/pss"));
+    assert!(
+        found[0].message.contains("esxcli storage hpp device set"),
+        "{}",
+        found[0].message
+    );
+    assert!(run("psp-rr-on-reserved-device", &host(None, "FIXED")).is_empty());
+    assert!(run("psp-rr-on-reserved-device", &host(Some("7.0.3"), "LB-RR")).is_empty());
+}

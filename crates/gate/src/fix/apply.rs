@@ -499,6 +499,19 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
             | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
             _ => None,
         });
+    let through_vcenter = step.layer == Layer::Esxi
+        && state
+            .inventory
+            .sources
+            .iter()
+            .any(|s| matches!(s, SourceSpec::EsxiVcenter(_)));
+    if location.is_none() && through_vcenter {
+        return done(
+            Outcome::Failed,
+            "the host is read through vCenter, which runs no command on it: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
+            Vec::new(),
+        );
+    }
     let Some(location) = location else {
         return done(
             Outcome::Failed,

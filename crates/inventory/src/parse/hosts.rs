@@ -11,7 +11,7 @@ use super::settings::Settings;
 use super::{DEFAULTS_KEYS, HOST_KEYS, Reader, SETTING_KEYS, TOP_KEYS, Table, Value};
 use crate::InventoryHost;
 use crate::checks::{check_name, source};
-use driftgate_collect::SourceSpec;
+use driftgate_collect::{SourceKind, SourceSpec};
 use driftgate_snapshot::HostName;
 use driftgate_snapshot::file_names::NameKind;
 
@@ -31,6 +31,8 @@ struct RawHost {
     cluster: Option<String>,
     tags: Vec<String>,
     sources: Vec<SourceSpec>,
+    /// `sources` was written, even if each was refused (then "no sources" would be noise).
+    sources_given: bool,
     settings: Settings,
     line: usize,
 }
@@ -126,12 +128,38 @@ impl Reader {
             &group(&hosts.clusters, host.cluster.as_ref())
                 .over(&group(&hosts.fleets, Some(&fleet)).over(&hosts.defaults)),
         );
+        let mut sources = host.sources;
+        // A group's vCenter reads its ESXi hosts: a host with a Windows or Linux source (or
+        // an esxi one of its own) is none of them.
+        if let Some(vcenter) = &settings.vcenter
+            && !sources.iter().any(|s| {
+                matches!(
+                    s.kind(),
+                    SourceKind::Esxi | SourceKind::Windows | SourceKind::Linux
+                )
+            })
+        {
+            sources.push(SourceSpec::EsxiVcenter(vcenter.for_host(name.as_str())));
+        }
+        if sources.is_empty() {
+            if host.sources_given {
+                return;
+            }
+            self.problem_at(
+                host.line,
+                format!(
+                    "host `{}` has no `sources` (e.g. sources = [\"redfish=https://bmc\"]) and no `vcenter` reaches it",
+                    name.as_str()
+                ),
+            );
+            return;
+        }
         hosts.hosts.push(InventoryHost {
             name,
             fleet,
             cluster: host.cluster,
             tags: host.tags,
-            sources: host.sources,
+            sources,
             credentials: settings.credentials,
             ca_file: settings.ca_file,
             timeouts: settings.timeouts,
@@ -247,7 +275,8 @@ impl Reader {
         let fleet_given = table.contains_key("fleet");
         let cluster = self.group_name(table, "cluster");
         let tags = self.tags(table);
-        let sources = self.sources(table, header, name.as_ref().map(|(n, _)| n.as_str()));
+        let sources = self.sources(table, name.as_ref().map(|(n, _)| n.as_str()));
+        let sources_given = table.contains_key("sources");
         let settings = self.settings(table);
         RawHost {
             name,
@@ -256,6 +285,7 @@ impl Reader {
             cluster,
             tags,
             sources,
+            sources_given,
             settings,
             line,
         }
@@ -313,20 +343,12 @@ impl Reader {
         tags
     }
 
-    fn sources(
-        &mut self,
-        table: &Table<'_>,
-        header: &Range<usize>,
-        host: Option<&str>,
-    ) -> Vec<SourceSpec> {
+    fn sources(&mut self, table: &Table<'_>, host: Option<&str>) -> Vec<SourceSpec> {
         let host = host
             .map(|h| format!("host `{h}`"))
             .unwrap_or("the host".into());
         let Some(value) = table.get("sources") else {
-            self.problem(
-                header,
-                format!("{host} has no `sources` (e.g. sources = [\"redfish=https://bmc\"])"),
-            );
+            // A `vcenter` of the host's groups may still give it one: said once they are known.
             return Vec::new();
         };
         let DeValue::Array(items) = value.get_ref() else {

@@ -1,5 +1,6 @@
 //! The settings every level of `inventory.toml` may give (`[defaults]`, `[fleet.X]`,
-//! `[cluster.X]`, `[[host]]`): the BMC account's reference, the CA file and time limits.
+//! `[cluster.X]`, `[[host]]`): the BMC account's reference, the CA file, time limits and the
+//! vCenter that reads the group's ESXi hosts.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,6 +10,7 @@ use toml::de::DeValue;
 use super::{Reader, Table, Value};
 use crate::checks::{CREDENTIALS_KEYS, TIMEOUT_KEYS, is_env_name, not_an_env_name};
 use crate::{CredentialsRef, Timeouts};
+use driftgate_collect::vcenter::VcenterLocation;
 
 /// Settings one level gives; `None` inherits from the level above.
 #[derive(Debug, Clone, Default)]
@@ -16,6 +18,9 @@ pub(super) struct Settings {
     pub(super) credentials: Option<CredentialsRef>,
     pub(super) ca_file: Option<PathBuf>,
     pub(super) timeouts: Timeouts,
+    /// `vcenter = "vcenter://[user@]VC[:PORT][?pin=…]"`: a host with no `esxi` source is read
+    /// through it, as the host of its own name.
+    pub(super) vcenter: Option<VcenterLocation>,
 }
 
 impl Settings {
@@ -27,6 +32,7 @@ impl Settings {
                 .clone()
                 .or_else(|| fallback.credentials.clone()),
             ca_file: self.ca_file.clone().or_else(|| fallback.ca_file.clone()),
+            vcenter: self.vcenter.clone().or_else(|| fallback.vcenter.clone()),
             timeouts: Timeouts {
                 bmc: self.timeouts.bmc.or(fallback.timeouts.bmc),
                 host: self.timeouts.host.or(fallback.timeouts.host),
@@ -60,6 +66,14 @@ impl Reader {
         }
         settings.credentials = from_env.or(from_file);
         settings.ca_file = table.get("ca_file").and_then(|v| self.path(v, "ca_file"));
+        if let Some(value) = table.get("vcenter")
+            && let Some(text) = self.string(value, "vcenter")
+        {
+            match VcenterLocation::parse_group(&text) {
+                Ok(vcenter) => settings.vcenter = Some(vcenter),
+                Err(e) => self.problem(&value.span(), e.to_string()),
+            }
+        }
         if let Some(value) = table.get("timeouts") {
             settings.timeouts = self.timeouts(value);
         }

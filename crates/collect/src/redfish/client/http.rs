@@ -104,7 +104,7 @@ pub(super) fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> 
 }
 
 /// The body of `response`, refused past `limit` bytes.
-pub(super) async fn read_limited(
+pub(crate) async fn read_limited(
     uri: &str,
     mut response: reqwest::Response,
     limit: usize,
@@ -190,7 +190,7 @@ pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> Strin
 }
 
 /// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
-pub(super) fn describe(error: &reqwest::Error) -> String {
+pub(crate) fn describe(error: &reqwest::Error) -> String {
     let mut text = if error.is_timeout() {
         "timed out".to_owned()
     } else if error.is_redirect() {

@@ -10,6 +10,7 @@
 mod auth;
 mod credentials;
 mod http;
+pub(crate) use http::{describe, read_limited};
 mod logout;
 mod write;
 
@@ -116,6 +117,40 @@ pub enum ClientError {
     },
 }
 
+/// `builder` trusting what `trust` says, for the service at `base` (named in errors): the one
+/// place a BMC's (or a vCenter's) client learns which certificates it accepts.
+pub fn trusting(
+    builder: reqwest::ClientBuilder,
+    trust: &TlsTrust,
+    base: &str,
+) -> Result<reqwest::ClientBuilder, ClientError> {
+    Ok(match trust {
+        TlsTrust::System => builder,
+        TlsTrust::CaBundle(pem) => {
+            let certificates =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ClientError::CaFile {
+                    base: base.to_owned(),
+                    reason: http::describe(&e),
+                })?;
+            if certificates.is_empty() {
+                return Err(ClientError::NoCertificate {
+                    base: base.to_owned(),
+                });
+            }
+            builder.tls_certs_only(certificates)
+        }
+        TlsTrust::Pinned(pin) => {
+            builder.tls_backend_preconfigured(pinned_config(pin.clone()).map_err(|e| {
+                ClientError::Tls {
+                    base: base.to_owned(),
+                    reason: e.to_string(),
+                }
+            })?)
+        }
+        TlsTrust::Insecure => builder.tls_danger_accept_invalid_certs(true),
+    })
+}
+
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
     client: reqwest::Client,
@@ -167,32 +202,7 @@ impl HttpFetch {
             .connect_timeout(options.timeout.min(Duration::from_secs(15)))
             .redirect(redirects)
             .user_agent(driftgate_snapshot::tool_version());
-        builder = match trust {
-            TlsTrust::System => builder,
-            TlsTrust::CaBundle(pem) => {
-                let certificates = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
-                    ClientError::CaFile {
-                        base: base.to_owned(),
-                        reason: http::describe(&e),
-                    }
-                })?;
-                if certificates.is_empty() {
-                    return Err(ClientError::NoCertificate {
-                        base: base.to_owned(),
-                    });
-                }
-                builder.tls_certs_only(certificates)
-            }
-            TlsTrust::Pinned(pin) => {
-                builder.tls_backend_preconfigured(pinned_config(pin.clone()).map_err(|e| {
-                    ClientError::Tls {
-                        base: base.to_owned(),
-                        reason: e.to_string(),
-                    }
-                })?)
-            }
-            TlsTrust::Insecure => builder.tls_danger_accept_invalid_certs(true),
-        };
+        builder = trusting(builder, trust, base)?;
         let client = builder.build().map_err(|e| ClientError::Http {
             base: base.to_owned(),
             reason: http::describe(&e),

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::BmcSettings;
-use crate::redfish::client::{Answer, HttpFetch, LoginError, TlsTrust, WriteMethod};
+use crate::redfish::client::{Answer, HttpFetch, LoginError, WriteMethod};
 use crate::redfish::crawl::crawl;
 use crate::redfish::fetch::{Fetch, FetchError};
 use crate::redfish::{RedfishLocation, RedfishOptions, describe_location};
@@ -74,12 +74,7 @@ impl Connection {
                 Link::Mockup(MockupDir::open(dir).map_err(|e| open(e.to_string()))?)
             }
             RedfishLocation::Live { base, pin } => {
-                let trust = match (pin, &options.ca_cert, options.insecure) {
-                    (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
-                    (None, _, true) => TlsTrust::Insecure,
-                    (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
-                    (None, None, false) => TlsTrust::System,
-                };
+                let trust = options.trust(pin.as_ref());
                 let http = HttpFetch::new(base, &trust, options.client.clone())
                     .map_err(|e| open(e.to_string()))?;
                 let login = tokio::time::timeout_at(

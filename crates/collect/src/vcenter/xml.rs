@@ -1,0 +1,330 @@
+//! The vSphere Web Services (SOAP) answers driftgate reads, parsed with `roxmltree`: the
+//! service content, a created view, the objects of a property retrieval, and faults. Elements
+//! are matched by local name; an answer without what it must carry is an error naming it.
+
+use roxmltree::{Document, Node};
+
+use super::model::{Host, LogicalUnit, MoRef, Path, Product, ScsiLun};
+
+const XSI: &str = "http://www.w3.org/2001/XMLSchema-instance";
+
+/// A SOAP fault: the vSphere fault type (`InvalidLogin`, `NotAuthenticated`,
+/// `ManagedObjectNotFound`…) and its message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}: {message}")]
+pub struct Fault {
+    /// The fault type.
+    pub kind: String,
+    /// `faultstring`.
+    pub message: String,
+}
+
+/// Why an answer could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// The vCenter answered with a fault.
+    #[error("SOAP fault {0}")]
+    Fault(#[from] Fault),
+    /// The answer is no XML, or lacks what it must carry.
+    #[error("malformed answer: {0}")]
+    Malformed(String),
+}
+
+fn malformed(what: impl Into<String>) -> AnswerError {
+    AnswerError::Malformed(what.into())
+}
+
+/// What `RetrieveServiceContent` answers that driftgate uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceContent {
+    /// `rootFolder`.
+    pub root_folder: MoRef,
+    /// `propertyCollector`.
+    pub property_collector: MoRef,
+    /// `viewManager`.
+    pub view_manager: MoRef,
+    /// `sessionManager`.
+    pub session_manager: MoRef,
+}
+
+/// One page of a property retrieval.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Retrieved {
+    /// The token for `ContinueRetrievePropertiesEx`, when more pages follow.
+    pub token: Option<String>,
+    /// The hosts of this page.
+    pub hosts: Vec<Host>,
+}
+
+fn child<'a, 'i>(node: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
+    node.children()
+        .find(|c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn children<'a, 'i>(node: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = Node<'a, 'i>> + 'a {
+    node.children()
+        .filter(move |c| c.is_element() && c.tag_name().name() == name)
+}
+
+fn text(node: Node<'_, '_>, name: &str) -> Option<String> {
+    child(node, name).map(|c| c.text().unwrap_or("").trim().to_owned())
+}
+
+/// A boolean property; one that is there but no `xsd:boolean` is recorded in `wrong` (a
+/// mistyped answer is never read as "not said").
+fn flag(node: Node<'_, '_>, name: &str, wrong: &mut Vec<String>) -> Option<bool> {
+    match text(node, name)?.as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        other => {
+            wrong.push(format!("{name} is {other:?}, not a boolean"));
+            None
+        }
+    }
+}
+
+fn xsi_type(node: Node<'_, '_>) -> String {
+    let kind = node.attribute((XSI, "type")).unwrap_or("");
+    kind.rsplit(':').next().unwrap_or(kind).to_owned()
+}
+
+fn moref(node: Node<'_, '_>) -> MoRef {
+    MoRef {
+        kind: node.attribute("type").unwrap_or("").to_owned(),
+        value: node.text().unwrap_or("").trim().to_owned(),
+    }
+}
+
+/// The element inside `Body` of the answer to `method`, after checking it is no fault and is
+/// that method's `…Response`.
+fn body<'a, 'i>(doc: &'a Document<'i>, method: &str) -> Result<Node<'a, 'i>, AnswerError> {
+    let envelope = doc.root_element();
+    if envelope.tag_name().name() != "Envelope" {
+        return Err(malformed("no SOAP Envelope"));
+    }
+    let body = child(envelope, "Body").ok_or_else(|| malformed("no SOAP Body"))?;
+    let first = body
+        .children()
+        .find(Node::is_element)
+        .ok_or_else(|| malformed("an empty SOAP Body"))?;
+    if first.tag_name().name() == "Fault" {
+        let message = text(first, "faultstring").unwrap_or_default();
+        let detail = child(first, "detail").and_then(|d| d.children().find(Node::is_element));
+        let kind = detail
+            .map(|d| {
+                let typed = xsi_type(d);
+                if typed.is_empty() {
+                    d.tag_name().name().trim_end_matches("Fault").to_owned()
+                } else {
+                    typed
+                }
+            })
+            .unwrap_or_else(|| text(first, "faultcode").unwrap_or_default());
+        return Err(Fault { kind, message }.into());
+    }
+    let expected = format!("{method}Response");
+    if first.tag_name().name() != expected {
+        return Err(malformed(format!(
+            "{} where {expected} was expected",
+            first.tag_name().name()
+        )));
+    }
+    Ok(first)
+}
+
+fn parse(text: &str) -> Result<Document<'_>, AnswerError> {
+    Document::parse(text).map_err(|e| malformed(format!("not XML ({e})")))
+}
+
+/// `RetrieveServiceContentResponse`.
+pub fn service_content(answer: &str) -> Result<ServiceContent, AnswerError> {
+    let doc = parse(answer)?;
+    let returnval = child(body(&doc, "RetrieveServiceContent")?, "returnval")
+        .ok_or_else(|| malformed("no returnval"))?;
+    let get = |name: &str| {
+        child(returnval, name)
+            .map(moref)
+            .filter(|m| !m.value.is_empty())
+            .ok_or_else(|| malformed(format!("the service content has no {name}")))
+    };
+    Ok(ServiceContent {
+        root_folder: get("rootFolder")?,
+        property_collector: get("propertyCollector")?,
+        view_manager: get("viewManager")?,
+        session_manager: get("sessionManager")?,
+    })
+}
+
+/// The answer to `method` whose `returnval` is a managed object reference
+/// (`CreateContainerView`).
+pub fn returned_moref(answer: &str, method: &str) -> Result<MoRef, AnswerError> {
+    let doc = parse(answer)?;
+    child(body(&doc, method)?, "returnval")
+        .map(moref)
+        .filter(|m| !m.value.is_empty())
+        .ok_or_else(|| malformed("no managed object in returnval"))
+}
+
+/// The answer to `method` with nothing to read but a possible fault (`Login`, `Logout`,
+/// `DestroyView`).
+pub fn acknowledged(answer: &str, method: &str) -> Result<(), AnswerError> {
+    let doc = parse(answer)?;
+    body(&doc, method).map(drop)
+}
+
+/// The answer to `method` (`RetrievePropertiesEx` or `ContinueRetrievePropertiesEx`): each
+/// `HostSystem` object with the properties driftgate asked for. A first page without
+/// `returnval` is a vCenter with no hosts; a continued page must have one (its token promised
+/// more). An object of another type, or a property value of another type than asked for, is
+/// an error: never fewer devices.
+pub fn retrieved(answer: &str, method: &str) -> Result<Retrieved, AnswerError> {
+    let doc = parse(answer)?;
+    let body = body(&doc, method)?;
+    let Some(returnval) = child(body, "returnval") else {
+        return if method == "RetrievePropertiesEx" {
+            Ok(Retrieved::default())
+        } else {
+            Err(malformed(format!(
+                "{method} answered no objects after its token promised more"
+            )))
+        };
+    };
+    let token = text(returnval, "token").filter(|t| !t.is_empty());
+    let mut hosts = Vec::new();
+    for object in children(returnval, "objects") {
+        let obj = child(object, "obj").map(moref);
+        if obj.as_ref().is_none_or(|o| o.kind != "HostSystem") {
+            return Err(malformed(format!(
+                "an object that is no HostSystem ({})",
+                obj.map_or_else(
+                    || "none named".to_owned(),
+                    |o| format!("{}:{}", o.kind, o.value)
+                )
+            )));
+        }
+        let mut host = Host::default();
+        for set in children(object, "propSet") {
+            let name = text(set, "name").unwrap_or_default();
+            let Some(val) = child(set, "val") else {
+                continue;
+            };
+            match name.as_str() {
+                "name" => host.name = Some(val.text().unwrap_or("").trim().to_owned()),
+                "config.product" => {
+                    typed(val, "AboutInfo")?;
+                    host.product = Some(product(val));
+                }
+                "config.storageDevice.multipathInfo" => {
+                    typed(val, "HostMultipathInfo")?;
+                    let wrong = &mut host.malformed;
+                    host.luns = Some(
+                        children(val, "lun")
+                            .map(|l| logical_unit(l, wrong))
+                            .collect(),
+                    );
+                }
+                "config.storageDevice.scsiLun" => {
+                    typed(val, "ArrayOfScsiLun")?;
+                    let wrong = &mut host.malformed;
+                    host.scsi_luns = Some(
+                        children(val, "ScsiLun")
+                            .map(|l| scsi_lun(l, wrong))
+                            .collect(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        for missing in children(object, "missingSet") {
+            let path = text(missing, "path").unwrap_or_default();
+            let fault = child(missing, "fault")
+                .and_then(|f| child(f, "fault"))
+                .map(xsi_type)
+                .unwrap_or_else(|| "a fault".to_owned());
+            host.missing.push((path, fault));
+        }
+        hosts.push(host);
+    }
+    Ok(Retrieved { token, hosts })
+}
+
+/// `FetchResponse` of a host's `config` (`HostConfigInfo`), as pyVmomi's lazy properties
+/// read it: the same product and storage, one object.
+pub fn host_config(answer: &str) -> Result<Host, AnswerError> {
+    let doc = parse(answer)?;
+    let config =
+        child(body(&doc, "Fetch")?, "returnval").ok_or_else(|| malformed("no returnval"))?;
+    let storage = child(config, "storageDevice");
+    let mut malformed = Vec::new();
+    let luns = storage.and_then(|s| child(s, "multipathInfo")).map(|m| {
+        children(m, "lun")
+            .map(|l| logical_unit(l, &mut malformed))
+            .collect()
+    });
+    let scsi_luns = storage.map(|s| {
+        children(s, "scsiLun")
+            .map(|l| scsi_lun(l, &mut malformed))
+            .collect()
+    });
+    Ok(Host {
+        name: None,
+        product: child(config, "product").map(product),
+        luns,
+        scsi_luns,
+        missing: Vec::new(),
+        malformed,
+    })
+}
+
+/// A property value must be of the type asked for.
+fn typed(val: Node<'_, '_>, kind: &str) -> Result<(), AnswerError> {
+    let given = xsi_type(val);
+    if given == kind {
+        Ok(())
+    } else {
+        Err(malformed(format!(
+            "a value of type {given:?} where {kind} was expected"
+        )))
+    }
+}
+
+fn product(val: Node<'_, '_>) -> Product {
+    Product {
+        version: text(val, "version").unwrap_or_default(),
+        build: text(val, "build").unwrap_or_default(),
+    }
+}
+
+fn logical_unit(lun: Node<'_, '_>, wrong: &mut Vec<String>) -> LogicalUnit {
+    let policy = child(lun, "policy");
+    LogicalUnit {
+        id: text(lun, "id").unwrap_or_default(),
+        scsi_lun: text(lun, "lun").unwrap_or_default(),
+        policy: policy.and_then(|p| text(p, "policy")).unwrap_or_default(),
+        policy_type: policy.map(xsi_type).unwrap_or_default(),
+        satp: child(lun, "storageArrayTypePolicy").and_then(|s| text(s, "policy")),
+        paths: children(lun, "path")
+            .map(|path| Path {
+                name: text(path, "name").unwrap_or_default(),
+                // `state` replaced the deprecated `pathState`.
+                state: text(path, "state")
+                    .or_else(|| text(path, "pathState"))
+                    .unwrap_or_default(),
+                working: flag(path, "isWorkingPath", wrong),
+            })
+            .collect(),
+    }
+}
+
+fn scsi_lun(lun: Node<'_, '_>, wrong: &mut Vec<String>) -> ScsiLun {
+    let trimmed = |name: &str| text(lun, name).map(|v| v.trim().to_owned());
+    ScsiLun {
+        key: text(lun, "key").unwrap_or_default(),
+        canonical_name: text(lun, "canonicalName").unwrap_or_default(),
+        display_name: trimmed("displayName"),
+        vendor: trimmed("vendor"),
+        model: trimmed("model"),
+        perennially_reserved: flag(lun, "perenniallyReserved", wrong),
+        local: flag(lun, "localDisk", wrong),
+    }
+}
