@@ -32,12 +32,28 @@ pub(crate) struct Baseline {
     pub(super) commit: String,
 }
 
-pub(crate) fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError {
+pub(super) fn other_run(run: &RunDir, id: &RunId, found: &Manifest) -> GateError {
     GateError::OtherRun {
         id: id.to_string(),
         found: found.id.clone(),
         dir: run.path().display().to_string(),
     }
+}
+
+/// The directory and manifest of run `id`, which must exist and be that run.
+pub(crate) fn existing_run(
+    settings: &Settings,
+    id: &RunId,
+) -> Result<(RunDir, Manifest), GateError> {
+    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), id)?;
+    let manifest = run.manifest()?.ok_or_else(|| GateError::NoSuchRun {
+        id: id.clone(),
+        dir: run.path().display().to_string(),
+    })?;
+    if manifest.id != id.as_str() {
+        return Err(other_run(&run, id, &manifest));
+    }
+    Ok((run, manifest))
 }
 
 /// `hosts` without repeats, in order.

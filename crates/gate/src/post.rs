@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::fix::{self, ApplyRecord};
 use super::judge::{capture_and_judge, remember_good};
 use super::plan::{
-    Planned, add_new, baseline, check_host_settings, host_options, in_force, inventory_host,
-    moved_baseline, other_run, unique,
+    Planned, add_new, baseline, check_host_settings, existing_run, host_options, in_force,
+    inventory_host, moved_baseline, unique,
 };
 use super::report::{gate_report, worst};
 use super::run::{self, RunDir, RunId};
@@ -28,14 +28,7 @@ pub async fn post(
     promote: bool,
     progress: &dyn Progress,
 ) -> Result<GateReport, GateError> {
-    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), run_id)?;
-    let manifest = run.manifest()?.ok_or_else(|| GateError::NoSuchRun {
-        id: run_id.clone(),
-        dir: run.path().display().to_string(),
-    })?;
-    if manifest.id != run_id.as_str() {
-        return Err(other_run(&run, run_id, &manifest));
-    }
+    let (run, manifest) = existing_run(settings, run_id)?;
     let hosts = if hosts.is_empty() {
         manifest.hosts.iter().map(|h| h.name.clone()).collect()
     } else {

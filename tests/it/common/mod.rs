@@ -37,6 +37,25 @@ pub fn driftgate_process() -> std::process::Command {
     cmd
 }
 
+/// Stops a server a test started: SIGTERM, then SIGKILL when it is still there after 10 s,
+/// and reaped either way, so no server outlives its test.
+pub fn stop_server(child: &mut std::process::Child) {
+    use std::time::{Duration, Instant};
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    // SAFETY: kill touches no memory; the pid is our child, not yet reaped.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while matches!(child.try_wait(), Ok(None)) {
+        if Instant::now() > deadline {
+            // A server that ignores SIGTERM must not outlive the test all the same.
+            let _ = child.kill();
+            let _ = child.wait();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Exit code and standard output of `cmd`.
 pub fn stdout_of(cmd: &mut Command) -> (i32, String) {
     let output = cmd.output().expect("driftgate runs");

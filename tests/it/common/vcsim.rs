@@ -274,19 +274,7 @@ impl Vcsim {
 
 impl Drop for Vcsim {
     fn drop(&mut self) {
-        let pid = libc::pid_t::try_from(self.child.id()).expect("a pid");
-        // SAFETY: kill touches no memory; the pid is our child, not yet reaped.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while matches!(self.child.try_wait(), Ok(None)) {
-            if Instant::now() > deadline {
-                // A server that ignores SIGTERM must not outlive the test all the same.
-                let _ = self.child.kill();
-                let _ = self.child.wait();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        super::stop_server(&mut self.child);
     }
 }
 

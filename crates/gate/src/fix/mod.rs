@@ -16,7 +16,7 @@ use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
 use driftgate_snapshot::{HostName, Snapshot};
 
-use super::plan::{host_options, inventory_host, other_run, unique};
+use super::plan::{existing_run, host_options, inventory_host, unique};
 use super::run::{RunDir, RunId};
 use super::{GateError, Settings};
 
@@ -56,14 +56,7 @@ pub(crate) fn run_hosts<'a>(
     run_id: &RunId,
     hosts: &[HostName],
 ) -> Result<(RunDir, Vec<RunHostState<'a>>), GateError> {
-    let run = RunDir::locate(&settings.store, settings.run_dir.as_deref(), run_id)?;
-    let manifest = run.manifest()?.ok_or_else(|| GateError::NoSuchRun {
-        id: run_id.clone(),
-        dir: run.path().display().to_string(),
-    })?;
-    if manifest.id != run_id.as_str() {
-        return Err(other_run(&run, run_id, &manifest));
-    }
+    let (run, manifest) = existing_run(settings, run_id)?;
     let names: Vec<HostName> = if hosts.is_empty() {
         manifest.hosts.iter().map(|h| h.name.clone()).collect()
     } else {
