@@ -6,11 +6,13 @@
 # (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
 # alert rules), man-db and groff (the man pages are rendered and checked), bash-completion
 # (CI installs the Debian package and loads its completion as bash does: scripts/check-deb.sh),
-# util-linux's script (a confirmation prompt is answered on a terminal) and python3-libvirt
-# (for sushy-tools, below); then, from PyPI into the virtualenv target/test-venv, ansible-core
-# (Ansible inventories are compared with `ansible-inventory`'s own resolution), and into
-# target/sushy-venv, sushy-tools (the OpenStack Redfish emulator, over libvirt's test driver:
-# an independent Redfish server whose BIOS settings can be changed). For vSphere: pyVmomi into
+# util-linux's script (a confirmation prompt is answered on a terminal), lldpd and Open-LLDP's
+# lldpad (a real LLDP/DCBX exchange between two network namespaces: scripts/lldp-lab.sh) and
+# python3-libvirt (for sushy-tools, below); then, from PyPI into the virtualenv
+# target/test-venv, ansible-core (Ansible inventories are compared with `ansible-inventory`'s
+# own resolution), and into target/sushy-venv, sushy-tools (the OpenStack Redfish emulator,
+# over libvirt's test driver: an independent Redfish server whose BIOS settings can be
+# changed). For vSphere: pyVmomi into
 # target/test-venv, a real vCenter's recorded answers from pyVmomi's sdist into
 # target/fixtures/vcenter, and govmomi's vCenter simulator vcsim and its CLI govc, built from
 # Debian's govmomi packages (golang-go, golang-github-vmware-govmomi-dev and the source package,
@@ -43,6 +45,8 @@ needed=("cc gcc")
     "/usr/share/gocode/src/github.com/vmware/govmomi golang-github-vmware-govmomi-dev"
     "/usr/share/gocode/src/github.com/kr/pretty golang-github-kr-pretty-dev"
     "dpkg-source dpkg-dev"
+    "/usr/sbin/lldpcli lldpd"
+    "/usr/sbin/lldptool lldpad"
 )
 missing=()
 for entry in "${needed[@]}"; do

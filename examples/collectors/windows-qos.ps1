@@ -2,7 +2,9 @@
 #
 # Reads raw CIM fields, not the formatted strings Get-NetAdapterQos prints, so the output is
 # the same on every Windows version. Windows PowerShell 5.1 writes enums as numbers; driftgate
-# maps them (DcbxSupport flags None 0, CEE 1, IEEE 2; TSA Strict 0, CBS 1, ETS 2).
+# maps them (DcbxSupport flags None 0, CEE 1, IEEE 2; TSA Strict 0, CBS 1, ETS 2; classification
+# ProtocolSelector Default 1, TCP 2, UDP 3, TCP/UDP 4, Ethertype 5, NetDirect 6). RemoteSettings
+# is what the link partner advertised over DCBX.
 #
 # driftgate runs this itself over ssh (`--source windows=ssh://host`). To collect by hand for
 # `--source windows=dir:FOLDER`:
@@ -23,7 +25,9 @@ function Select-Settings($s) {
         @{ n = 'PriorityAssignmentTable'; e = { @($_.PriorityAssignmentTable) } },
         @{ n = 'TsaAssignmentTable'; e = { @($_.TsaAssignmentTable) } },
         @{ n = 'BandwidthAssignmentTable'; e = { @($_.BandwidthAssignmentTable) } },
-        @{ n = 'PriorityFlowControlEnableArray'; e = { @($_.PriorityFlowControlEnableArray) } }
+        @{ n = 'PriorityFlowControlEnableArray'; e = { @($_.PriorityFlowControlEnableArray) } },
+        @{ n = 'ClassificationTable'; e = { @($_.ClassificationTable |
+            Select-Object ProtocolSelector, ProtocolSpecificValue, Priority) } }
 }
 
 $adapters = @(Get-NetAdapter -Physical | Select-Object Name, InterfaceDescription, MacAddress,

@@ -47,7 +47,7 @@ pub struct Args {
     #[arg(long)]
     host: HostName,
     /// KIND=LOCATION, repeatable. redfish: https://bmc[:port][?pin=sha256:HEX], http://… (a
-    /// simulator) or mockup:DIR. windows, linux, esxi: ssh://[user@]host[:port], local: or
+    /// simulator) or mockup:DIR. windows, linux, esxi, lldp: ssh://[user@]host[:port], local: or
     /// dir:PATH; esxi also vcenter://[user@]vcenter[:port]?host=ESXI[&pin=sha256:HEX] (read
     /// through vCenter with the BMC account options).
     // Parsed in `run`, not by clap: clap would echo a mistyped `https://user:password@bmc`.

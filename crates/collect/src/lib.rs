@@ -15,7 +15,9 @@ pub mod esxi;
 pub mod hosts;
 pub mod lines;
 pub mod linux;
+pub mod lldp;
 pub mod nic;
+pub mod peer;
 pub mod placeholder;
 pub mod redfish;
 pub mod source;
@@ -44,6 +46,9 @@ pub enum SourceKind {
     Linux,
     /// ESXi storage paths and version through `esxcli`.
     Esxi,
+    /// What each port's LLDP neighbour advertises, through lldpad's `lldptool` or lldpd's
+    /// `lldpcli`.
+    Lldp,
 }
 
 impl SourceKind {
@@ -54,6 +59,7 @@ impl SourceKind {
             SourceKind::Windows => "windows",
             SourceKind::Linux => "linux",
             SourceKind::Esxi => "esxi",
+            SourceKind::Lldp => "lldp",
         }
     }
 }
@@ -77,6 +83,8 @@ pub enum SourceSpec {
     Esxi(Location),
     /// An ESXi host read through its vCenter (`esxi=vcenter://…?host=…`).
     EsxiVcenter(vcenter::VcenterLocation),
+    /// A host's LLDP agent, run locally, over ssh, or recorded in a folder.
+    Lldp(Location),
 }
 
 /// Why a `--source` argument does not parse.
@@ -113,6 +121,7 @@ impl SourceSpec {
                 Some(vcenter) => Ok(SourceSpec::EsxiVcenter(vcenter?)),
                 None => Ok(SourceSpec::Esxi(Location::parse(location)?)),
             },
+            "lldp" => Ok(SourceSpec::Lldp(Location::parse(location)?)),
             other => Err(BadSource::Kind(redact_userinfo(other))),
         }
     }
@@ -124,6 +133,7 @@ impl SourceSpec {
             SourceSpec::Windows(_) => SourceKind::Windows,
             SourceSpec::Linux(_) => SourceKind::Linux,
             SourceSpec::Esxi(_) | SourceSpec::EsxiVcenter(_) => SourceKind::Esxi,
+            SourceSpec::Lldp(_) => SourceKind::Lldp,
         }
     }
 }
@@ -149,6 +159,7 @@ impl Source for SourceSpec {
             SourceSpec::Windows(location) => (SourceKind::Windows, location, windows::capture),
             SourceSpec::Linux(location) => (SourceKind::Linux, location, linux::capture),
             SourceSpec::Esxi(location) => (SourceKind::Esxi, location, esxi::capture),
+            SourceSpec::Lldp(location) => (SourceKind::Lldp, location, lldp::capture),
         };
         CommandSource::new(kind, location, read)
             .capture(options)
@@ -165,6 +176,7 @@ impl fmt::Display for SourceSpec {
             SourceSpec::Linux(location) => write!(f, "linux={location}"),
             SourceSpec::Esxi(location) => write!(f, "esxi={location}"),
             SourceSpec::EsxiVcenter(location) => write!(f, "esxi={location}"),
+            SourceSpec::Lldp(location) => write!(f, "lldp={location}"),
         }
     }
 }

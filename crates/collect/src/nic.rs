@@ -15,6 +15,9 @@ pub enum Side {
     Bmc,
     /// The operating system.
     Os,
+    /// The other end of the link, as the host's LLDP agent or NIC received it
+    /// ([`crate::peer`]).
+    Peer,
 }
 
 /// The key of a port: its MAC, or `<kind>-<name>` when the MAC is unknown.
@@ -32,7 +35,7 @@ pub struct NicFacts<'a> {
 }
 
 /// DCB tables as devices report them: positional arrays (index = priority or traffic class).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DcbTables {
     /// Priority → traffic class.
     pub priority_tc: Vec<u8>,
@@ -50,6 +53,7 @@ impl<'a> NicFacts<'a> {
         let side = match side {
             Side::Bmc => "bmc",
             Side::Os => "os",
+            Side::Peer => "peer",
         };
         NicFacts {
             facts,

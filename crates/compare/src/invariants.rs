@@ -100,6 +100,48 @@ pub static INVARIANTS: &[Invariant] = &[
         why: "A rescan, upgrade or Host Profile remediation that reapplies the SATP default changes the policy back; knowing the default explains such a drift.",
         check: psp_differs_from_satp_default,
     },
+    Invariant {
+        id: "peer-pfc-missing",
+        default_severity: Severity::Block,
+        summary: "A lossless (RDMA, or PFC-running) port's host runs PFC on a priority that the other end of its link (the switch port, or the peer node's NIC) does not advertise PFC on.",
+        why: "Pause frames work per link: when the switch port does not run PFC on the RDMA priority, it drops that traffic under congestion however well the host is configured.",
+        check: link::pfc_missing,
+    },
+    Invariant {
+        id: "peer-pfc-differs",
+        default_severity: Severity::Block,
+        summary: "The priorities the other end of a port's link advertises PFC on differ from the host's.",
+        why: "Both ends of a link must pause the same priorities; an extra lossless priority at one end holds traffic the other end expects to drop.",
+        check: link::pfc_differs,
+    },
+    Invariant {
+        id: "peer-app-priority",
+        default_severity: Severity::Block,
+        summary: "The other end's APP TLV maps RoCE (UDP 4791, Ethertype 0x8915), SMB Direct (445) or iSCSI (3260) to another priority than the host's QoS policy (or, without one, its PFC priority).",
+        why: "A willing end adopts the APP table, and a switch classifies by it: RDMA then lands in a traffic class without PFC.",
+        check: link::app_priority,
+    },
+    Invariant {
+        id: "peer-both-willing",
+        default_severity: Severity::Warn,
+        summary: "The host (or its adapter) and the other end of the link are both DCBX willing.",
+        why: "Two willing ends each wait to adopt the other's configuration; which PFC/ETS runs then depends on the agents, not on either side's intent. Exactly one end (usually the switch) should be the non-willing source.",
+        check: link::both_willing,
+    },
+    Invariant {
+        id: "peer-no-dcbx",
+        default_severity: Severity::Warn,
+        summary: "The other end of a lossless port sends LLDP without any DCBX TLV (set it to block where the fabric must advertise DCB).",
+        why: "Without DCBX from the fabric nothing confirms that the switch port runs the PFC and ETS the host relies on.",
+        check: link::no_dcbx,
+    },
+    Invariant {
+        id: "peer-no-neighbour",
+        default_severity: Severity::Warn,
+        summary: "The host's LLDP agent sees no neighbour on a lossless port.",
+        why: "The other end sends no LLDP (cable, switch LLDP off, a neighbour that went away): its DCB cannot be checked at all.",
+        check: link::no_neighbour,
+    },
 ];
 
 fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
@@ -624,5 +666,6 @@ fn ports(facts: &Facts) -> impl Iterator<Item = &str> {
     children_segments(facts, "nic/")
 }
 
+mod link;
 #[cfg(test)]
 mod tests;

@@ -18,6 +18,7 @@ pub mod allow;
 mod applied;
 mod diff;
 mod invariants;
+mod peer;
 mod policy;
 mod port_firmware;
 mod severity;
@@ -34,6 +35,12 @@ pub use policy::{
 };
 pub use severity::Severity;
 pub use stories::{Story, change_text, stories};
+
+/// Whether `path` is a fact about the other end of a port's link (`nic/<key>/peer/…`), whose
+/// findings' messages name both ends.
+pub fn is_peer_fact(path: &str) -> bool {
+    peer::split(path).is_some()
+}
 pub use verdict::{
     AllowedFinding, AppliedRule, Counts, Finding, FindingKind, FirmwareChange, FirmwareUnknown,
     IncompleteSource, Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
@@ -261,7 +268,12 @@ fn change_findings(
     let mut firmware_changes = Vec::new();
     for change in changes(old, new) {
         let class = policy.classify_change(change.path);
-        let finding = change_finding(&change, &class);
+        let mut finding = change_finding(&change, &class);
+        if let Some(message) =
+            peer::change_message(change.path.as_str(), change.old, change.new, old, new)
+        {
+            finding.message = message;
+        }
         if is_firmware_version(change.path.as_str()) {
             firmware_changes.push(finding.clone());
         }
@@ -269,6 +281,7 @@ fn change_findings(
             findings.push(finding);
         }
     }
+    peer::fold_vanished(&mut findings, old, new);
     (findings, firmware_changes)
 }
 

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::invariants::port_label;
+use super::is_peer_fact;
 use super::severity::Severity;
 use super::verdict::{Finding, FindingKind, Origin, Report};
 use super::{is_firmware_version, port_key};
@@ -175,8 +176,12 @@ fn headline(lead: &Finding, facts: &Facts, report: &Report) -> String {
     format!("{what} (firmware changed on this host: {list})")
 }
 
-/// `"ieee" → "disabled"` for a change; the message for a violated rule or invariant.
+/// `"ieee" → "disabled"` for a change; the message for a violated rule or invariant, and for
+/// a change of what the other end of a link advertises (which names both ends).
 pub fn change_text(f: &Finding) -> String {
+    if is_peer_fact(f.path.as_str()) {
+        return f.message.clone();
+    }
     let value = |v: &Option<FactValue>| {
         v.as_ref()
             .map_or_else(|| "(none)".to_owned(), ToString::to_string)

@@ -131,6 +131,9 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
     let Some((_, leaf)) = rest.split_once('/') else {
         return Owner::Unfixable(Unfixable::NoOwner);
     };
+    if leaf.starts_with("peer/") {
+        return Owner::Unfixable(Unfixable::OtherEnd);
+    }
     if let Some(bmc) = leaf.strip_prefix("bmc/") {
         let bmc = bmc
             .strip_prefix("function/")
@@ -142,6 +145,10 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
             | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
             _ if bmc.starts_with("capabilities/") || bmc.starts_with("hii/status/") => {
                 Owner::Unfixable(Unfixable::Capability)
+            }
+            // What the port learned from its neighbour (HPE's LLDP data, LLDPReceive).
+            _ if bmc.starts_with("peer/") || bmc.starts_with("lldp/receive/") => {
+                Owner::Unfixable(Unfixable::OtherEnd)
             }
             _ => Owner::Setting(Layer::Bmc),
         };
@@ -280,6 +287,14 @@ mod tests {
             (
                 "nic/00:0a:f7:12:34:56/os/qos_enabled",
                 Owner::Setting(Layer::Windows),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/peer/pfc/enabled",
+                Owner::Unfixable(Unfixable::OtherEnd),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/lldp/receive/SystemName",
+                Owner::Unfixable(Unfixable::OtherEnd),
             ),
             (
                 "host/qos/flow_control/priority/3",

@@ -198,6 +198,9 @@ pub enum Unfixable {
     Pending,
     /// The BMC could not be read to find the write.
     Unread,
+    /// Set at the other end of the link (the switch port, or a peer node's NIC): what the
+    /// neighbour advertises is configured there, not on this host.
+    OtherEnd,
 }
 
 /// A blocking finding no step fixes.

@@ -255,5 +255,8 @@ fn unfixable_why(reason: Unfixable) -> &'static str {
         Unfixable::NoKnownGood => "no known-good value",
         Unfixable::Refused => "the BMC refuses the write",
         Unfixable::Unread => "the BMC could not be read",
+        Unfixable::OtherEnd => {
+            "what the other end of the link advertises: configure its switch port (or the peer node) to match this host; driftgate changes hosts only"
+        }
     }
 }

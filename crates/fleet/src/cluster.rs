@@ -28,11 +28,12 @@
 //! | `nic/<port>/bmc/…/dcbx_willing` | `cluster/dcbx-willing` | the NIC's own willing setting |
 //! | `nic/<port>/os/dcbx_support/current`, `nic/<port>/os/dcbx_control` | `cluster/dcbx-mode` | the DCBX mode the OS sees running, who runs DCBX (Linux) |
 //! | `nic/<port>/os/dcbx_willing` | `cluster/dcbx-willing` | per adapter (Windows) or `dcb ets` (Linux) |
-//! | `nic/<port>/os/flow_control/<scope>/priority/*` | `cluster/pfc-priorities` | per port, configured (Windows) or operational (Windows, Linux DCB) |
+//! | `nic/<port>/os/flow_control/<scope>/priority/*` | `cluster/pfc-priorities` | per port, configured (Windows) or operational (Windows, Linux DCB); what the link partner advertises is `nic/<port>/peer/…`, not compared across nodes |
 //! | `nic/<port>/os/traffic_class/<scope>/<tc>/{priorities,algorithm}` | `cluster/traffic-class` | per port |
 //! | `nic/<port>/os/traffic_class/<scope>/<tc>/bandwidth` | `cluster/ets-bandwidth` | per port |
 //! | `adapter/<model>/firmware_family` | `cluster/nic-firmware-family` (info) | major.minor of each port's NIC firmware, per adapter model |
 //! | `storage/nmp/<device>/psp` | `cluster/psp` | ESXi, devices shared cluster-wide |
+//! | [`LinkEnd`]s (not keyed) | `cluster/link-pfc` | each port's LLDP neighbour: two nodes' ports that are each other's neighbour must agree on PFC |
 //!
 //! The adapter model is the OS's description of the adapter (Windows, without its `#2`
 //! suffix), the board id of a Mellanox firmware version (`MT_…`, Linux) or else the driver,
@@ -59,6 +60,7 @@ use serde_json::Value;
 use super::{FleetFinding, Majority};
 use driftgate_compare::Severity;
 use driftgate_snapshot::{FactValue, Facts, Snapshot};
+pub use links::LinkEnd;
 
 /// At most this many odd nodes are named with their values in a finding's message.
 const MESSAGE_HOSTS: usize = 5;
@@ -69,6 +71,9 @@ const MESSAGE_HOSTS: usize = 5;
 pub struct ClusterFacts {
     /// Comparison key → what it is and its value on this host.
     pub values: BTreeMap<String, ClusterValue>,
+    /// This host's ends of its links whose neighbour an LLDP agent (or the BMC) named.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkEnd>,
 }
 
 /// One compared value of one host, with what it is.
@@ -258,7 +263,10 @@ impl ClusterFacts {
                 },
             );
         }
-        out.finish()
+        ClusterFacts {
+            links: links::extract(facts),
+            ..out.finish()
+        }
     }
 }
 
@@ -342,6 +350,7 @@ impl Extracted {
                     .is_some_and(|(port, _)| self.mac_bases.contains(&format!("{port}/os")));
         }
         ClusterFacts {
+            links: Vec::new(),
             values: self.values,
         }
     }
@@ -512,6 +521,12 @@ pub fn consistency(cluster: &str, members: &[(&str, &ClusterFacts)]) -> Vec<Flee
         .into_iter()
         .filter_map(|key| compare_key(cluster, key, &members))
         .collect();
+    let ends: Vec<(&str, &[LinkEnd])> = members
+        .iter()
+        .map(|(host, facts)| (*host, facts.links.as_slice()))
+        .collect();
+    let linked = links::findings(cluster, &ends, &mut findings);
+    findings.extend(linked);
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -617,5 +632,6 @@ fn compare_key(
     })
 }
 
+mod links;
 #[cfg(test)]
 mod tests;

@@ -74,6 +74,7 @@ fn relative_source(source: SourceSpec, base: &Path) -> SourceSpec {
         SourceSpec::Linux(location) => SourceSpec::Linux(dir(location)),
         SourceSpec::Esxi(location) => SourceSpec::Esxi(dir(location)),
         SourceSpec::EsxiVcenter(vcenter) => SourceSpec::EsxiVcenter(vcenter),
+        SourceSpec::Lldp(location) => SourceSpec::Lldp(dir(location)),
     }
 }
 

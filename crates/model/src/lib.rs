@@ -109,6 +109,75 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// Which DCBX the other end of a link advertises over LLDP (`nic/<key>/peer/dcbx`).
+    pub enum PeerDcbx {
+        /// IEEE 802.1Qaz TLVs (ETS, PFC, APP).
+        Ieee = "ieee",
+        /// Pre-standard CEE DCBX (the 00-1B-21 TLV).
+        Cee = "cee",
+        /// Neither: the neighbour sends LLDP without any DCBX TLV.
+        None = "none",
+    }
+}
+
+fact_enum! {
+    /// What the protocol id of an application priority entry means
+    /// (`nic/<key>/peer/app/<selector>/<protocol>`): the IEEE 802.1Qaz APP TLV's selector, or
+    /// Windows' classification protocol.
+    pub enum AppSelector {
+        /// An Ethertype (RoCE v1: 0x8915; FCoE: 0x8906).
+        Ethertype = "ethertype",
+        /// A TCP (or SCTP) port (SMB Direct over iWARP, iSCSI: 445, 3260).
+        Tcp = "tcp",
+        /// A UDP (or DCCP) port (RoCE v2: 4791).
+        Udp = "udp",
+        /// A port over TCP, SCTP, UDP or DCCP.
+        TcpUdp = "tcp_udp",
+        /// A DSCP value (802.1Q-2014 selector 5).
+        Dscp = "dscp",
+        /// A Windows NetworkDirect port (SMB Direct: 445).
+        NetDirect = "netdirect",
+    }
+}
+
+impl AppSelector {
+    /// The APP TLV's 3-bit selector field (IEEE 802.1Q-2014, D.2.11); 0, 6 and 7 are reserved.
+    pub fn from_ieee(selector: u8) -> Self {
+        match selector {
+            1 => AppSelector::Ethertype,
+            2 => AppSelector::Tcp,
+            3 => AppSelector::Udp,
+            4 => AppSelector::TcpUdp,
+            5 => AppSelector::Dscp,
+            other => AppSelector::Other(format!("selector-{other}")),
+        }
+    }
+
+    /// How a protocol id of this selector is written in a fact path: an Ethertype in hex
+    /// (`0x8915`), ports and DSCP values in decimal.
+    pub fn protocol_text(&self, protocol: u16) -> String {
+        match self {
+            AppSelector::Ethertype => format!("0x{protocol:04x}"),
+            _ => protocol.to_string(),
+        }
+    }
+
+    /// Whether entries of this selector with `protocol` (as [`AppSelector::protocol_text`]
+    /// writes it) carry RDMA storage traffic: RoCE v1 (Ethertype 0x8915), RoCE v2 (UDP
+    /// 4791), SMB Direct (port 445) and iSER/iSCSI (port 3260).
+    pub fn is_rdma_storage(&self, protocol: &str) -> bool {
+        match self {
+            AppSelector::Ethertype => protocol.eq_ignore_ascii_case("0x8915"),
+            AppSelector::Udp => protocol == "4791",
+            AppSelector::Tcp | AppSelector::TcpUdp | AppSelector::NetDirect => {
+                matches!(protocol, "445" | "3260" | "4791")
+            }
+            AppSelector::Dscp | AppSelector::Other(_) => false,
+        }
+    }
+}
+
+fact_enum! {
     /// Flow control (802.3x pause) configured on or negotiated by a port.
     pub enum FlowControl {
         /// No pause frames.

@@ -175,6 +175,11 @@ fn render_finding(
             out,
             "    {old} → {new} (staged: takes effect at the next reboot)"
         )?,
+        (FindingKind::Changed, Some(old), Some(new))
+            if driftgate_compare::is_peer_fact(f.path.as_str()) =>
+        {
+            writeln!(out, "    {old} → {new}: {}", f.message)?
+        }
         (FindingKind::Changed, Some(old), Some(new)) => writeln!(out, "    {old} → {new}")?,
         _ => writeln!(out, "    {}", f.message)?,
     }

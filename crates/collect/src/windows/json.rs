@@ -17,6 +17,14 @@
 //! `Hardware` and `Current` (and null settings): that is `dcb_reported = false`, not a gap;
 //! one of them null without the other is. The facts of what is well formed are kept; any
 //! gap makes the source partial.
+//!
+//! `Remote` is what the link partner advertised over DCBX, so it becomes peer facts
+//! (`nic/<key>/peer/pfc/enabled`, `peer/traffic_class/configuration/<tc>/…`,
+//! `peer/app/<selector>/<protocol>`: [`crate::peer`]), not the adapter's own. Each settings
+//! object's `ClassificationTable` (selector, value, priority; Windows' selectors as in
+//! [`crate::windows::text`]) is the one property a collector may lack: those before it
+//! did not select it, and their recordings still read, without APP entries. Present, it must
+//! be well formed like the rest. Only the remote one becomes facts.
 
 mod adapters;
 mod item;

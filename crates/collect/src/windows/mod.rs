@@ -1,8 +1,11 @@
 //! The `windows` source: NIC QoS/DCB state of a Windows or Azure Local host, read by one
 //! PowerShell collector (embedded here, shipped as `examples/collectors/windows-qos.ps1`)
 //! that prints a JSON document; plus the import of `Get-NetAdapterQos` text from tickets.
+//! Both write the host's own view of its ports (`nic/<key>/os/…`, `host/qos/…`) and what each
+//! port's link partner advertised over DCBX (`nic/<key>/peer/…`, [`crate::peer`]).
 
 pub mod json;
+mod remote;
 pub mod text;
 
 use base64::Engine as _;

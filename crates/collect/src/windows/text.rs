@@ -7,6 +7,17 @@
 //! lines (`PS C:\> …`) are skipped; anything else unknown is an error naming its line. The
 //! text carries no MAC, so adapters are keyed by name.
 //!
+//! The `Operational*` lines are the adapter's own DCB settings (`nic/<key>/os/…/operational`).
+//! The `Remote*` lines are what its link partner advertised over DCBX, so they are the peer's
+//! facts ([`crate::peer`]): `RemoteFlowControl` → `peer/pfc/enabled`, `RemoteTrafficClasses`
+//! → `peer/traffic_class/configuration/<tc>/…`, `RemoteClassifications` →
+//! `peer/app/<selector>/<protocol>`. A classification row is `Protocol Port/Type Priority`,
+//! the protocol one of `Reserved`, `Default`, `TCP`, `UDP`, `TCP/UDP`, `Ethertype` (its type
+//! in hex, `0x8906`), `NetDirect`, or `(n)` for a selector number Windows has no name for;
+//! `Reserved` and `Default` print no port or type. `Default` (the priority of traffic nothing
+//! else matches) is the APP TLV's Ethertype 0 entry, `app/ethertype/0x0000`; `Reserved` and
+//! `(n)` are `app/windows-selector-<n>/…`. `Not Available` writes nothing.
+//!
 //! A paste cut short must not pass for a whole one, so the parser knows the shape of a whole
 //! answer (the NetAdapter module's format view and its string helpers):
 //! - an adapter record is `Name`, `Enabled` and the whole Capabilities table (header, dash

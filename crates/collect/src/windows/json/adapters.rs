@@ -1,6 +1,7 @@
 //! The per-adapter sections: `Adapters` (names, MACs, drivers), `AdapterQos` (capabilities
-//! and DCB settings, `Get-NetAdapterQos`) and `Rdma`, and the check that an adapter with
-//! adapter-specific QoS settings is in `AdapterQos`.
+//! and DCB settings, `Get-NetAdapterQos`: the adapter's operational ones as its own facts, the
+//! remote ones, what its link partner advertised, as peer facts) and `Rdma`, and the check
+//! that an adapter with adapter-specific QoS settings is in `AdapterQos`.
 
 use std::collections::BTreeSet;
 
@@ -11,6 +12,8 @@ use super::item::{
 };
 use super::{Document, Gap, algorithm_name};
 use crate::nic::{DcbTables, NicFacts, Side, port_key};
+use crate::peer::AppEntry;
+use crate::windows::remote;
 use driftgate_model::MacAddr;
 
 impl Document {
@@ -78,8 +81,8 @@ impl Document {
             let (columns, scopes) = (columns.map(Option::flatten), scopes.map(Option::flatten));
             let columns = [("Hardware", columns[0]), ("Current", columns[1])]
                 .map(|(c, map)| map.and_then(|map| capabilities(item, c, map, &mut self.gaps)));
-            let scopes = [("Operational", scopes[0]), ("Remote", scopes[1])]
-                .map(|(s, map)| map.and_then(|map| settings(item, s, map, &mut self.gaps)));
+            let [operational, remote] = [("Operational", scopes[0]), ("Remote", scopes[1])]
+                .map(|(s, map)| map.map(|map| settings(item, s, map, &mut self.gaps)));
             let k = self.key(&name);
             let mut nic = NicFacts::new(&mut self.parsed.facts, Side::Os, &k);
             if let Some(enabled) = enabled {
@@ -97,10 +100,16 @@ impl Document {
                     nic.set(&format!("num_tcs/{column}/{leaf}"), *value);
                 }
             }
-            for (scope, tables) in ["operational", "remote"].iter().zip(&scopes) {
-                if let Some(tables) = tables {
-                    nic.dcb(scope, tables);
-                }
+            // Operational classifications are read for their shape only: no fact judges them.
+            if let Some(tables) = operational.and_then(|s| s.tables) {
+                nic.dcb("operational", &tables);
+            }
+            if let Some(remote) = remote {
+                let [ets, pfc] = remote
+                    .enabled
+                    .map(|on| remote.tables.as_ref().filter(|_| on != Some(false)));
+                let pfc = pfc.map(|t| t.pfc.as_slice());
+                remote::write(&mut self.parsed.facts, &k, pfc, ets, remote.app);
             }
         }
         with_qos
@@ -231,19 +240,57 @@ fn no_capabilities(
     }
 }
 
-/// Operational or Remote settings as DCB tables.
-fn settings(
-    item: &Item<'_>,
-    key: &str,
-    map: &Map<String, Value>,
-    gaps: &mut Vec<Gap>,
-) -> Option<DcbTables> {
+/// Operational or Remote settings: each part `None` when it has a gap (or, for the
+/// classifications, when the recording predates them).
+struct Settings {
+    /// The DCB tables.
+    tables: Option<DcbTables>,
+    /// `TransmissionSelectionEnabled` and `FlowControlEnabled` (`None`: null): whether the
+    /// ETS and the PFC tables are set at all. Remote ones are not when the peer sent no such
+    /// TLV; the format then prints them `Not Available`, as the text import reads it.
+    enabled: [Option<bool>; 2],
+    /// The classification table as APP entries.
+    app: Option<Vec<AppEntry>>,
+}
+
+/// Operational or Remote settings as DCB tables and APP entries.
+fn settings(item: &Item<'_>, key: &str, map: &Map<String, Value>, gaps: &mut Vec<Gap>) -> Settings {
     let inner = Item {
         section: item.section,
         index: item.index,
         map,
         adapter: item.adapter.clone(),
     };
+    // Collectors before issue 41 did not select the table: no APP entries then, not a gap.
+    let app = map.contains_key("ClassificationTable").then(|| {
+        inner.req(
+            gaps,
+            "ClassificationTable",
+            &format!(
+                "{key}.ClassificationTable, objects of a ProtocolSelector number, a ProtocolSpecificValue 0-65535 and a Priority 0-7"
+            ),
+            many(classification),
+        )
+    });
+    Settings {
+        tables: tables(&inner, key, gaps),
+        enabled: ["TransmissionSelectionEnabled", "FlowControlEnabled"]
+            .map(|name| map.get(name).and_then(Value::as_bool)),
+        app: app.flatten(),
+    }
+}
+
+/// One element of a classification table.
+fn classification(v: &Value) -> Option<AppEntry> {
+    let field = |name: &str| v.get(name).and_then(Value::as_u64);
+    let selector = u16::try_from(field("ProtocolSelector")?).ok()?;
+    let value = u16::try_from(field("ProtocolSpecificValue")?).ok()?;
+    let priority = priority(v.get("Priority")?)?;
+    Some(remote::app_entry(selector, value, priority))
+}
+
+/// The DCB tables of Operational or Remote settings.
+fn tables(inner: &Item<'_>, key: &str, gaps: &mut Vec<Gap>) -> Option<DcbTables> {
     let before = gaps.len();
     for name in ["TransmissionSelectionEnabled", "FlowControlEnabled"] {
         inner.opt(gaps, name, &format!("{key}.{name} true or false"), boolean);

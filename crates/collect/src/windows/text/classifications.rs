@@ -2,10 +2,13 @@
 
 use super::error;
 use crate::lines::ParseError;
+use crate::peer::AppEntry;
+use crate::windows::remote::{SELECTOR_NAMES, app_entry, prints_value};
 
 /// A classification row: `Default             1`, `NetDirect 445       3`,
-/// `Ethertype 0x8906    3`. Protocols other than Default and Reserved print a port or type.
-pub(super) fn classification(line: &str, number: usize) -> Result<(), ParseError> {
+/// `Ethertype 0x8906    3`, `(7)       12        3`, as an APP entry. Protocols other than
+/// Default and Reserved print a port or type: an Ethertype in hex, anything else in decimal.
+pub(super) fn classification(line: &str, number: usize) -> Result<AppEntry, ParseError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     let bad = || {
         error(
@@ -15,22 +18,40 @@ pub(super) fn classification(line: &str, number: usize) -> Result<(), ParseError
             ),
         )
     };
-    let (protocol, priority) = match words.as_slice() {
-        [protocol @ ("Default" | "Reserved"), priority] => (*protocol, priority),
-        [protocol, _value, priority] => (*protocol, priority),
+    let (protocol, value, priority) = match words.as_slice() {
+        [protocol, priority] => (*protocol, None, priority),
+        [protocol, value, priority] => (*protocol, Some(*value), priority),
         _ => return Err(bad()),
     };
-    let known = matches!(
-        protocol,
-        "TCP" | "UDP" | "TCP/UDP" | "Ethertype" | "NetDirect"
-    ) || (protocol.starts_with('(') && protocol.ends_with(')'));
-    if words.len() == 3 && !known {
-        return Err(bad());
-    }
-    priority
+    let selector = selector(protocol).ok_or_else(bad)?;
+    let value = match (value, prints_value(selector)) {
+        (None, false) => 0,
+        (Some(value), true) if selector == 5 => value
+            .strip_prefix("0x")
+            .or_else(|| value.strip_prefix("0X"))
+            .and_then(|hex| u16::from_str_radix(hex, 16).ok())
+            .ok_or_else(bad)?,
+        (Some(value), true) => value.parse().map_err(|_| bad())?,
+        _ => return Err(bad()),
+    };
+    let priority = priority
         .parse::<u8>()
         .ok()
         .filter(|p| *p < 8)
         .ok_or_else(bad)?;
-    Ok(())
+    Ok(app_entry(selector, value, priority))
+}
+
+/// The selector number of a protocol as the format prints it: its name, or `(n)` for a
+/// number it has no name for.
+fn selector(protocol: &str) -> Option<u16> {
+    match SELECTOR_NAMES.iter().position(|name| *name == protocol) {
+        Some(known) => u16::try_from(known).ok(),
+        None => protocol
+            .strip_prefix('(')?
+            .strip_suffix(')')?
+            .parse()
+            .ok()
+            .filter(|n| usize::from(*n) >= SELECTOR_NAMES.len()),
+    }
 }

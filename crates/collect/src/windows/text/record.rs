@@ -1,5 +1,6 @@
 //! One adapter's `Format-List` record: its fields (`Name`, `Enabled`, `Capabilities`, the
-//! Operational and Remote groups), whether it is whole when it ends, and its facts.
+//! Operational and Remote groups), whether it is whole when it ends, and its facts (the
+//! Remote group's as the port's peer's).
 
 use super::capabilities::Column;
 use super::error;
@@ -7,7 +8,9 @@ use super::prompt::View;
 use super::table::Table;
 use super::traffic_classes::{ClassRow, ranges};
 use crate::lines::ParseError;
-use crate::nic::{NicFacts, Side, port_key};
+use crate::nic::{DcbTables, NicFacts, Side, port_key};
+use crate::peer::AppEntry;
+use crate::windows::remote;
 use driftgate_snapshot::{FactValue, Facts, Scalar};
 
 /// The three lines of an Operational or Remote group, in the order the format prints them.
@@ -21,13 +24,6 @@ pub(super) enum Scope {
 }
 
 impl Scope {
-    fn as_str(self) -> &'static str {
-        match self {
-            Scope::Operational => "operational",
-            Scope::Remote => "remote",
-        }
-    }
-
     pub(super) fn title(self) -> &'static str {
         match self {
             Scope::Operational => "Operational",
@@ -43,6 +39,8 @@ pub(super) struct Group {
     pub(super) seen: [Option<usize>; 3],
     pub(super) classes: Vec<ClassRow>,
     pub(super) flow_control: Option<Vec<bool>>,
+    /// The classification table's rows; `None` when it is Not Available.
+    pub(super) classifications: Option<Vec<AppEntry>>,
 }
 
 /// One adapter's record as read so far.
@@ -262,9 +260,9 @@ pub(super) fn field(
                     ));
                 }
                 Ok(Some(Table::Classifications {
+                    scope,
                     header: number,
                     dashes: false,
-                    rows: 0,
                 }))
             }
         };
@@ -332,7 +330,8 @@ fn flow_control(value: &str, number: usize) -> Result<Vec<bool>, ParseError> {
     Ok((0..8).map(|p| enabled.contains(&p)).collect())
 }
 
-/// The facts of a whole record, keyed by the adapter's name.
+/// The facts of a whole record, keyed by the adapter's name: the Operational group as the
+/// adapter's own, the Remote group (what its link partner advertised) as its peer's.
 pub(super) fn write_adapter(adapter: &AdapterText, facts: &mut Facts) {
     let key = port_key(None, "name", &adapter.name);
     let mut nic = NicFacts::new(facts, Side::Os, &key);
@@ -351,28 +350,53 @@ pub(super) fn write_adapter(adapter: &AdapterText, facts: &mut Facts) {
             nic.set(&format!("num_tcs/{column}/{leaf}"), i64::from(*count));
         }
     }
-    for scope in [Scope::Operational, Scope::Remote] {
-        let scope_name = scope.as_str();
-        let group = &adapter.groups[scope as usize];
-        for (priority, enabled) in group.flow_control.iter().flatten().enumerate() {
-            nic.set(
-                &format!("flow_control/{scope_name}/priority/{priority}"),
-                *enabled,
-            );
-        }
-        // Only what the table shows: a priority it does not list is not invented into a class.
-        for row in &group.classes {
-            let base = format!("traffic_class/{scope_name}/{}", row.tc);
-            let priorities = row
-                .priorities
-                .iter()
-                .map(|p| Scalar::Number(u64::from(*p).into()))
-                .collect();
-            nic.set(&format!("{base}/priorities"), FactValue::list(priorities));
-            nic.set(&format!("{base}/algorithm"), row.algorithm.as_str());
-            if let (Some(bandwidth), "ets") = (row.bandwidth, row.algorithm.as_str()) {
-                nic.set(&format!("{base}/bandwidth"), i64::from(bandwidth));
-            }
+    let operational = &adapter.groups[Scope::Operational as usize];
+    for (priority, enabled) in operational.flow_control.iter().flatten().enumerate() {
+        nic.set(
+            &format!("flow_control/operational/priority/{priority}"),
+            *enabled,
+        );
+    }
+    // Only what the table shows: a priority it does not list is not invented into a class.
+    for row in &operational.classes {
+        let base = format!("traffic_class/operational/{}", row.tc);
+        let priorities = row
+            .priorities
+            .iter()
+            .map(|p| Scalar::Number(u64::from(*p).into()))
+            .collect();
+        nic.set(&format!("{base}/priorities"), FactValue::list(priorities));
+        nic.set(&format!("{base}/algorithm"), row.algorithm.as_str());
+        if let (Some(bandwidth), "ets") = (row.bandwidth, row.algorithm.as_str()) {
+            nic.set(&format!("{base}/bandwidth"), i64::from(bandwidth));
         }
     }
+    let peer = &adapter.groups[Scope::Remote as usize];
+    remote::write(
+        facts,
+        &key,
+        peer.flow_control.as_deref(),
+        ets_tables(&peer.classes).as_ref(),
+        peer.classifications.clone(),
+    );
+}
+
+/// A traffic-class table's rows as positional tables; `None` for no rows (Not Available).
+/// The table lists every priority once when it is whole, which the parser has checked.
+fn ets_tables(rows: &[ClassRow]) -> Option<DcbTables> {
+    let classes = usize::from(rows.iter().map(|r| r.tc).max()?) + 1;
+    let mut tables = DcbTables {
+        priority_tc: vec![0; 8],
+        algorithm: vec![String::new(); classes],
+        bandwidth: vec![0; classes],
+        pfc: Vec::new(),
+    };
+    for row in rows {
+        for p in &row.priorities {
+            tables.priority_tc[usize::from(*p)] = row.tc;
+        }
+        tables.algorithm[usize::from(row.tc)] = row.algorithm.clone();
+        tables.bandwidth[usize::from(row.tc)] = row.bandwidth.unwrap_or(0);
+    }
+    Some(tables)
 }

@@ -24,9 +24,9 @@ pub(super) enum Table {
     },
     /// A `Protocol Port/Type Priority` table.
     Classifications {
+        scope: Scope,
         header: usize,
         dashes: bool,
-        rows: usize,
     },
     /// A `Get-NetQosFlowControl` table: per policy set (and interface), the priorities seen.
     HostFlowControl {
@@ -125,7 +125,7 @@ impl Parser {
                 adapter.groups[scope as usize].classes.push(row);
                 Ok(true)
             }
-            Some(Table::Classifications { dashes, rows, .. }) => {
+            Some(Table::Classifications { scope, dashes, .. }) => {
                 if !*dashes {
                     if !is_dashes {
                         return Err(error(
@@ -142,8 +142,15 @@ impl Parser {
                     self.end_table(number)?;
                     return Ok(false);
                 }
-                classification(trimmed, number)?;
-                *rows += 1;
+                let entry = classification(trimmed, number)?;
+                let scope = *scope;
+                self.current
+                    .as_mut()
+                    .expect("a classification table has an adapter")
+                    .groups[scope as usize]
+                    .classifications
+                    .get_or_insert_default()
+                    .push(entry);
                 Ok(true)
             }
             Some(Table::HostFlowControl { dashes, groups, .. }) => {
@@ -223,8 +230,16 @@ impl Parser {
                     ))
                 }
             }
-            Table::Classifications { header, rows, .. } => {
-                if rows == 0 {
+            Table::Classifications { scope, header, .. } => {
+                let adapter = self
+                    .current
+                    .as_ref()
+                    .expect("a classification table has an adapter");
+                if adapter.groups[scope as usize]
+                    .classifications
+                    .as_ref()
+                    .is_none_or(Vec::is_empty)
+                {
                     Err(error(
                         number,
                         format!(

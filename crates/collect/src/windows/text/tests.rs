@@ -115,9 +115,31 @@ fn healthy_text_gives_operational_and_remote_tables_in_every_encoding() {
         .as_deref(),
         Some("50")
     );
+    // The Remote lines are what the link partner advertised: the peer's facts.
+    let peer = "nic/name-slot_3_port_1/peer";
+    for (leaf, value) in [
+        ("pfc/enabled", "[3]"),
+        ("traffic_class/configuration/1/priorities", "[3]"),
+        ("traffic_class/configuration/0/bandwidth", "50"),
+        ("app/netdirect/445", "[3]"),
+    ] {
+        assert_eq!(
+            fact(&facts, &format!("{peer}/{leaf}")).as_deref(),
+            Some(value),
+            "{leaf}"
+        );
+    }
+    assert!(
+        facts.keys().all(|k| !k.as_str().contains("remote")),
+        "no host-side remote facts"
+    );
     assert_eq!(
-        fact(&facts, &format!("{P1}/flow_control/remote/priority/3")).as_deref(),
-        Some("true")
+        facts
+            .keys()
+            .filter(|k| k.as_str().contains("/peer/"))
+            .count(),
+        8,
+        "port 2 has no Remote lines, port 1 no APP entry but SMB Direct's"
     );
     assert_eq!(
         fact(&facts, &format!("{P2}/dcbx_support/current")).as_deref(),

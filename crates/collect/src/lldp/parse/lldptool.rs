@@ -1,0 +1,449 @@
+//! Open-LLDP's `lldptool -t -n -i IF`: every TLV the neighbour on IF sent, one block per TLV,
+//! a header line (`IEEE 8021QAZ PFC TLV`) and its tab-indented lines:
+//!
+//! ```text
+//! IEEE 8021QAZ PFC TLV
+//! <TAB> Willing: no
+//! <TAB> MACsec Bypass Capable: no
+//! <TAB> PFC capable traffic classes: 8
+//! <TAB> PFC enabled: 3
+//! ```
+//!
+//! `PFC enabled:` lists priorities with a trailing space, or says `none`. No neighbour: no
+//! output at all (exit status 0). `-V PFC` (`ETS-CFG`, `ETS-REC`, `APP`) prints one of these
+//! blocks alone; the whole listing holds the same blocks.
+
+use driftgate_model::{AppSelector, PeerDcbx};
+
+use super::{ParseError, Received, id_subtype, normalized_id};
+use crate::lines::numbered_lines;
+use crate::nic::DcbTables;
+use crate::peer::{AppEntry, Ets, LldpId, Neighbour, PeerDcb, Pfc};
+
+/// One TLV block: its header, the header's line and its lines (trimmed, with line numbers).
+struct Block<'a> {
+    header: &'a str,
+    line: usize,
+    body: Vec<(usize, &'a str)>,
+}
+
+impl Block<'_> {
+    /// The one line a single-valued TLV (an id, the TTL, a name) has.
+    fn single(&self) -> Result<(usize, &str), ParseError> {
+        match self.body.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(ParseError::at(
+                self.line,
+                format!(
+                    "{}: expected one line, found {}",
+                    self.header,
+                    self.body.len()
+                ),
+            )),
+        }
+    }
+
+    /// The value of each `key: value` line, by key, for the TLVs made of such lines; every
+    /// key in `keys` must be there.
+    fn fields<const N: usize>(&self, keys: [&str; N]) -> Result<[(usize, &str); N], ParseError> {
+        let mut found: [Option<(usize, &str)>; N] = [None; N];
+        for (number, line) in &self.body {
+            let (key, value) = line.split_once(':').ok_or_else(|| {
+                ParseError::at(
+                    *number,
+                    format!("{}: expected `key: value`, found {line:?}", self.header),
+                )
+            })?;
+            let Some(slot) = keys.iter().position(|k| *k == key.trim()) else {
+                return Err(ParseError::at(
+                    *number,
+                    format!("{}: unknown field {:?}", self.header, key.trim()),
+                ));
+            };
+            found[slot] = Some((*number, value.trim()));
+        }
+        let mut out = [(0, ""); N];
+        for (slot, (value, key)) in out.iter_mut().zip(found.into_iter().zip(keys)) {
+            *slot = value.ok_or_else(|| {
+                ParseError::at(
+                    self.line,
+                    format!("{}: no `{key}:` line (the TLV is cut short)", self.header),
+                )
+            })?;
+        }
+        Ok(out)
+    }
+}
+
+/// Parses the whole listing of one port: `Ok(None)` when it is empty (no neighbour).
+pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let blocks = blocks(text)?;
+    let mandatory = ["Chassis ID TLV", "Port ID TLV", "Time to Live TLV"];
+    for (index, header) in mandatory.iter().enumerate() {
+        let found = blocks.get(index).map(|b| b.header);
+        if found != Some(*header) {
+            return Err(ParseError::at(
+                blocks.get(index).map_or(0, |b| b.line),
+                format!(
+                    "expected the {header} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found {found:?}"
+                ),
+            ));
+        }
+    }
+    let last = blocks.last().expect("three blocks at least");
+    if last.header != "End of LLDPDU TLV" {
+        return Err(ParseError::at(
+            last.line,
+            format!(
+                "the listing ends in the {} without `End of LLDPDU TLV`: it is cut short",
+                last.header
+            ),
+        ));
+    }
+    let mut neighbour = Neighbour::default();
+    let mut ttl = None;
+    let mut dcb = PeerDcb {
+        dcbx: None,
+        pfc: None,
+        ets_configuration: None,
+        ets_recommendation: None,
+        app: None,
+    };
+    let (mut ieee, mut cee) = (false, false);
+    for block in &blocks[..blocks.len() - 1] {
+        let twice =
+            |what: &str| ParseError::at(block.line, format!("a second {what}: one LLDPDU has one"));
+        match block.header {
+            "Chassis ID TLV" => neighbour.chassis_id = Some(id(block)?),
+            "Port ID TLV" => neighbour.port_id = Some(id(block)?),
+            "Time to Live TLV" => {
+                let (number, value) = block.single()?;
+                ttl = Some(value.parse().map_err(|_| {
+                    ParseError::at(
+                        number,
+                        format!("expected the TTL in seconds, found {value:?}"),
+                    )
+                })?);
+            }
+            "System Name TLV" => neighbour.system_name = Some(block.single()?.1.to_owned()),
+            "Port Description TLV" => {
+                neighbour.port_description = Some(block.single()?.1.to_owned())
+            }
+            "IEEE 8021QAZ ETS Configuration TLV" => {
+                ieee = true;
+                if dcb.ets_configuration.is_some() {
+                    return Err(twice("ETS Configuration TLV"));
+                }
+                dcb.ets_configuration = Some(ets_configuration(block)?);
+            }
+            "IEEE 8021QAZ ETS Recommendation TLV" => {
+                ieee = true;
+                if dcb.ets_recommendation.is_some() {
+                    return Err(twice("ETS Recommendation TLV"));
+                }
+                dcb.ets_recommendation = Some(ets_recommendation(block)?);
+            }
+            "IEEE 8021QAZ PFC TLV" => {
+                ieee = true;
+                if dcb.pfc.is_some() {
+                    return Err(twice("PFC TLV"));
+                }
+                dcb.pfc = Some(pfc(block)?);
+            }
+            "IEEE 8021QAZ APP TLV" => {
+                ieee = true;
+                if dcb.app.is_some() {
+                    return Err(twice("APP TLV"));
+                }
+                dcb.app = Some(app(block)?);
+            }
+            "End of LLDPDU TLV" => {
+                return Err(ParseError::at(
+                    block.line,
+                    "`End of LLDPDU TLV` before the last TLV",
+                ));
+            }
+            header if header.contains("CEE DCBX") || header.contains("CIN DCBX") => cee = true,
+            header if header.contains("8021QAZ") || header.contains("DCBX") => {
+                return Err(ParseError::at(
+                    block.line,
+                    format!(
+                        "{header:?}: a DCB TLV driftgate does not read, so what the neighbour advertises is not known in full"
+                    ),
+                ));
+            }
+            // Identity and link TLVs that carry no DCB (capabilities, management address,
+            // MAC/PHY, VLANs, LLDP-MED, vendors' own).
+            _ => {}
+        }
+    }
+    dcb.dcbx = Some(if ieee {
+        PeerDcbx::Ieee
+    } else if cee {
+        PeerDcbx::Cee
+    } else {
+        PeerDcbx::None
+    });
+    Ok(Some(Received {
+        neighbour,
+        dcb,
+        ttl,
+    }))
+}
+
+/// Splits the listing into TLV blocks.
+fn blocks(text: &str) -> Result<Vec<Block<'_>>, ParseError> {
+    let mut blocks: Vec<Block<'_>> = Vec::new();
+    for (number, line) in numbered_lines(text) {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with(['\t', ' ']) {
+            let Some(block) = blocks.last_mut() else {
+                return Err(ParseError::at(
+                    number,
+                    format!("a TLV line before any TLV header: {:?}", line.trim()),
+                ));
+            };
+            block.body.push((number, line.trim()));
+        } else {
+            blocks.push(Block {
+                header: line.trim(),
+                line: number,
+                body: Vec::new(),
+            });
+        }
+    }
+    Ok(blocks)
+}
+
+/// `MAC: 02:00:00:00:41:fe`, `IfName: Ethernet1/7`, `Local: 7`.
+fn id(block: &Block<'_>) -> Result<LldpId, ParseError> {
+    let (number, line) = block.single()?;
+    let (label, value) = line.split_once(": ").ok_or_else(|| {
+        ParseError::at(
+            number,
+            format!("{}: expected `subtype: id`, found {line:?}", block.header),
+        )
+    })?;
+    let subtype = id_subtype(label);
+    let value = normalized_id(&subtype, value);
+    Ok(LldpId { subtype, value })
+}
+
+fn ets_configuration(block: &Block<'_>) -> Result<Ets, ParseError> {
+    let [willing, cbs, max, map, bandwidth, tsa] = block.fields([
+        "Willing",
+        "CBS",
+        "MAX_TCS",
+        "PRIO_MAP",
+        "TC Bandwidth",
+        "TSA_MAP",
+    ])?;
+    Ok(Ets {
+        willing: Some(yes_no(willing)?),
+        cbs: Some(match cbs.1 {
+            "supported" => true,
+            "not supported" => false,
+            other => {
+                return Err(ParseError::at(
+                    cbs.0,
+                    format!("expected `supported` or `not supported`, found {other:?}"),
+                ));
+            }
+        }),
+        max_tcs: Some(number(max)?),
+        tables: ets_tables(map, bandwidth, tsa)?,
+    })
+}
+
+fn ets_recommendation(block: &Block<'_>) -> Result<Ets, ParseError> {
+    let [map, bandwidth, tsa] = block.fields(["PRIO_MAP", "TC Bandwidth", "TSA_MAP"])?;
+    Ok(Ets {
+        tables: ets_tables(map, bandwidth, tsa)?,
+        ..Ets::default()
+    })
+}
+
+fn pfc(block: &Block<'_>) -> Result<Pfc, ParseError> {
+    let [willing, mbc, capable, enabled] = block.fields([
+        "Willing",
+        "MACsec Bypass Capable",
+        "PFC capable traffic classes",
+        "PFC enabled",
+    ])?;
+    let priorities = if enabled.1 == "none" {
+        Vec::new()
+    } else {
+        let mut priorities = enabled
+            .1
+            .split_whitespace()
+            .map(|p| priority((enabled.0, p)))
+            .collect::<Result<Vec<u8>, _>>()?;
+        if priorities.is_empty() {
+            return Err(ParseError::at(
+                enabled.0,
+                "`PFC enabled:` lists no priority and does not say `none`",
+            ));
+        }
+        priorities.sort_unstable();
+        priorities.dedup();
+        priorities
+    };
+    Ok(Pfc {
+        willing: Some(yes_no(willing)?),
+        mbc: Some(yes_no(mbc)?),
+        capable: Some(number(capable)?),
+        enabled: priorities,
+    })
+}
+
+/// `App#   0 \t Prio 3 \t Sel 3 \t P-ID\t UDP or DCCP Port: 4791`.
+fn app(block: &Block<'_>) -> Result<Vec<AppEntry>, ParseError> {
+    block
+        .body
+        .iter()
+        .map(|(number, line)| {
+            let bad = |why: &str| {
+                ParseError::at(
+                    *number,
+                    format!(
+                        "APP entry {line:?}: {why} (expected `App# N  Prio P  Sel S  P-ID  …: ID`)"
+                    ),
+                )
+            };
+            let fields: Vec<&str> = line.split('\t').map(str::trim).collect();
+            let field = |name: &str| {
+                fields
+                    .iter()
+                    .find_map(|f| f.strip_prefix(name).map(str::trim))
+                    .ok_or_else(|| bad(&format!("no `{name}`")))
+            };
+            field("App#")?;
+            let priority = priority((*number, field("Prio")?))?;
+            let selector: u8 = field("Sel")?
+                .parse()
+                .ok()
+                .filter(|s| (1..=7).contains(s))
+                .ok_or_else(|| bad("the selector is not 1-7"))?;
+            let id = fields
+                .last()
+                .and_then(|f| f.rsplit_once(':'))
+                .map(|(_, id)| id.trim())
+                .ok_or_else(|| bad("no protocol id"))?;
+            let protocol = match id.strip_prefix("0x").or_else(|| id.strip_prefix("0X")) {
+                Some(hex) => u16::from_str_radix(hex, 16).ok(),
+                None => id.parse().ok(),
+            }
+            .ok_or_else(|| bad(&format!("protocol id {id:?} is not a number")))?;
+            Ok(AppEntry {
+                selector: AppSelector::from_ieee(selector),
+                protocol,
+                priority,
+            })
+        })
+        .collect()
+}
+
+/// `PRIO_MAP: 0:0 1:0 … 7:0`, `TC Bandwidth: 50% 50% …`, `TSA_MAP: 0:ets 1:ets …`: eight of
+/// each, in order.
+fn ets_tables(
+    map: (usize, &str),
+    bandwidth: (usize, &str),
+    tsa: (usize, &str),
+) -> Result<DcbTables, ParseError> {
+    fn indexed<'t>(
+        (number, text): (usize, &'t str),
+        what: &str,
+    ) -> Result<Vec<&'t str>, ParseError> {
+        let values: Vec<&str> = text
+            .split_whitespace()
+            .enumerate()
+            .map(|(index, pair)| match pair.split_once(':') {
+                Some((i, value)) if i == index.to_string() => Ok(value),
+                _ => Err(ParseError::at(
+                    number,
+                    format!("{what}: expected `{index}:…`, found {pair:?}"),
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+        eight(number, what, values)
+    }
+    let priority_tc = indexed(map, "PRIO_MAP")?
+        .into_iter()
+        .map(|tc| priority((map.0, tc)))
+        .collect::<Result<_, _>>()?;
+    let algorithm = indexed(tsa, "TSA_MAP")?
+        .into_iter()
+        .map(|a| match a {
+            "strict" | "cbs" | "ets" | "vendor" => Ok(a.to_owned()),
+            other => Err(ParseError::at(
+                tsa.0,
+                format!("TSA_MAP: unknown algorithm {other:?}"),
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    let percents: Vec<&str> = bandwidth.1.split_whitespace().collect();
+    let bandwidth = eight(bandwidth.0, "TC Bandwidth", percents)?
+        .into_iter()
+        .map(|p| {
+            p.strip_suffix('%')
+                .and_then(|n| n.parse::<u8>().ok())
+                .filter(|n| *n <= 100)
+                .ok_or_else(|| {
+                    ParseError::at(
+                        bandwidth.0,
+                        format!("TC Bandwidth: expected a percentage, found {p:?}"),
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(DcbTables {
+        priority_tc,
+        algorithm,
+        bandwidth,
+        pfc: Vec::new(),
+    })
+}
+
+fn eight<'a>(number: usize, what: &str, values: Vec<&'a str>) -> Result<Vec<&'a str>, ParseError> {
+    if values.len() == 8 {
+        Ok(values)
+    } else {
+        Err(ParseError::at(
+            number,
+            format!("{what}: expected 8 entries, found {}", values.len()),
+        ))
+    }
+}
+
+fn yes_no((number, value): (usize, &str)) -> Result<bool, ParseError> {
+    match value {
+        "yes" => Ok(true),
+        "no" => Ok(false),
+        other => Err(ParseError::at(
+            number,
+            format!("expected `yes` or `no`, found {other:?}"),
+        )),
+    }
+}
+
+fn number((number, value): (usize, &str)) -> Result<u8, ParseError> {
+    value
+        .parse()
+        .ok()
+        .filter(|n| *n <= 8)
+        .ok_or_else(|| ParseError::at(number, format!("expected a count 0-8, found {value:?}")))
+}
+
+fn priority((number, value): (usize, &str)) -> Result<u8, ParseError> {
+    value
+        .parse()
+        .ok()
+        .filter(|p| *p < 8)
+        .ok_or_else(|| ParseError::at(number, format!("expected a priority 0-7, found {value:?}")))
+}
