@@ -81,7 +81,7 @@ pub struct AppEntry {
 }
 
 /// What the neighbour advertises for DCB.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PeerDcb {
     /// Which DCBX it speaks; `None` when the source cannot tell (Windows).
     pub dcbx: Option<PeerDcbx>,

@@ -15,6 +15,7 @@ pub mod tlv;
 
 pub use crate::lines::ParseError;
 use crate::peer::{Neighbour, PeerDcb};
+use driftgate_model::PeerDcbx;
 
 pub use lldpcli::{LldpdNeighbours, parse_lldpcli};
 pub use lldptool::parse_lldptool;
@@ -28,6 +29,17 @@ pub struct Received {
     pub dcb: PeerDcb,
     /// The time to live the neighbour gave, in seconds.
     pub ttl: Option<u32>,
+}
+
+/// Which DCBX a neighbour speaks, from the TLVs it sent: IEEE wins when it sends both.
+fn dialect(ieee: bool, cee: bool) -> PeerDcbx {
+    if ieee {
+        PeerDcbx::Ieee
+    } else if cee {
+        PeerDcbx::Cee
+    } else {
+        PeerDcbx::None
+    }
 }
 
 /// Maps an LLDP id subtype as the tools print it to the fact's spelling.

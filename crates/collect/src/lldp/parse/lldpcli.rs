@@ -6,10 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use driftgate_model::PeerDcbx;
-
 use super::tlv::{self, Qaz};
-use super::{ParseError, Received, id_subtype, normalized_id};
+use super::{ParseError, Received, dialect, id_subtype, normalized_id};
 use crate::peer::{LldpId, Neighbour, PeerDcb};
 
 /// The neighbours lldpd lists, by interface name, in its order.
@@ -133,13 +131,7 @@ fn neighbour(interface: &Map<String, Value>) -> Result<Received, String> {
         ),
         None => None,
     };
-    let mut dcb = PeerDcb {
-        dcbx: None,
-        pfc: None,
-        ets_configuration: None,
-        ets_recommendation: None,
-        app: None,
-    };
+    let mut dcb = PeerDcb::default();
     let (mut ieee, mut cee) = (false, false);
     for unknown in unknown_tlvs(interface)? {
         let field = |key: &str| {
@@ -187,13 +179,7 @@ fn neighbour(interface: &Map<String, Value>) -> Result<Received, String> {
         }
         ieee = true;
     }
-    dcb.dcbx = Some(if ieee {
-        PeerDcbx::Ieee
-    } else if cee {
-        PeerDcbx::Cee
-    } else {
-        PeerDcbx::None
-    });
+    dcb.dcbx = Some(dialect(ieee, cee));
     Ok(Received {
         neighbour: Neighbour {
             chassis_id: Some(chassis_id),

@@ -13,9 +13,9 @@
 //! output at all (exit status 0). `-V PFC` (`ETS-CFG`, `ETS-REC`, `APP`) prints one of these
 //! blocks alone; the whole listing holds the same blocks.
 
-use driftgate_model::{AppSelector, PeerDcbx};
+use driftgate_model::AppSelector;
 
-use super::{ParseError, Received, id_subtype, normalized_id};
+use super::{ParseError, Received, dialect, id_subtype, normalized_id};
 use crate::lines::numbered_lines;
 use crate::nic::DcbTables;
 use crate::peer::{AppEntry, Ets, LldpId, Neighbour, PeerDcb, Pfc};
@@ -105,13 +105,7 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
     }
     let mut neighbour = Neighbour::default();
     let mut ttl = None;
-    let mut dcb = PeerDcb {
-        dcbx: None,
-        pfc: None,
-        ets_configuration: None,
-        ets_recommendation: None,
-        app: None,
-    };
+    let mut dcb = PeerDcb::default();
     let (mut ieee, mut cee) = (false, false);
     for block in &blocks[..blocks.len() - 1] {
         let twice =
@@ -180,13 +174,7 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
             _ => {}
         }
     }
-    dcb.dcbx = Some(if ieee {
-        PeerDcbx::Ieee
-    } else if cee {
-        PeerDcbx::Cee
-    } else {
-        PeerDcbx::None
-    });
+    dcb.dcbx = Some(dialect(ieee, cee));
     Ok(Some(Received {
         neighbour,
         dcb,
