@@ -16,6 +16,19 @@ impl CommandTransport for DirTransport {
     }
 
     fn run(&self, spec: &CommandSpec<'_>) -> Result<CommandOutput, TransportError> {
+        // A file name comes from what a recording says (an interface name in `ip-link.json`):
+        // one that climbs out of the folder or into another is refused, never read.
+        let mut parts = Path::new(spec.file).components();
+        if !matches!(
+            (parts.next(), parts.next()),
+            (Some(std::path::Component::Normal(_)), None)
+        ) {
+            return Err(TransportError::Spawn {
+                target: self.target(),
+                command: spec.display(),
+                reason: format!("{:?} is not a file name in the recording folder", spec.file),
+            });
+        }
         let path = self.dir.join(spec.file);
         let stdout = match read_limited(&path) {
             Ok(bytes) => bytes,
@@ -79,6 +92,28 @@ fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_name_that_leaves_the_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("inside.txt"), "x").unwrap();
+        let transport = DirTransport {
+            dir: dir.path().join("recording"),
+        };
+        std::fs::create_dir(&transport.dir).unwrap();
+        for file in ["../inside.txt", "/etc/hostname", "sub/x.txt", ""] {
+            let spec = CommandSpec {
+                file,
+                argv: &["cat"],
+                stdin: None,
+            };
+            let error = transport.run(&spec).unwrap_err().to_string();
+            assert!(
+                error.contains("is not a file name in the recording folder"),
+                "{file}: {error}"
+            );
+        }
+    }
 
     #[test]
     fn recorded_outputs_come_with_optional_stderr_and_exit_status() {

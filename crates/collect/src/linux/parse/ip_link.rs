@@ -49,6 +49,22 @@ struct RawLinkInfo {
 /// interface objects, each name once.
 pub fn parse_ip_link(text: &str) -> Result<Vec<Link>, ParseError> {
     let raw: Vec<RawLink> = from_json(text, "ip link JSON")?;
+    // The kernel's rule for interface names (dev_valid_name): the per-port commands and their
+    // recorded files are named after them, so anything else is damage or a hostile recording.
+    if let Some(bad) = raw.iter().find(|l| {
+        let name = l.ifname.as_str();
+        name.is_empty()
+            || name.len() > 15
+            || name == "."
+            || name == ".."
+            || name.contains(['/', ':'])
+            || name.chars().any(char::is_whitespace)
+    }) {
+        return Err(ParseError::whole(format!(
+            "{:?} is not a Linux interface name",
+            bad.ifname
+        )));
+    }
     let mut names = std::collections::BTreeSet::new();
     if let Some(twice) = raw.iter().find(|l| !names.insert(l.ifname.as_str())) {
         // Interface names are unique on a host: the per-port commands are keyed by them.
@@ -159,6 +175,18 @@ mod tests {
                 "missing field `link_type`",
             ),
             ("ip link", "{\"ifname\":\"eth0\"}", 1, "expected a sequence"),
+            (
+                "ip link",
+                "[{\"ifname\":\"../../etc\",\"link_type\":\"ether\"}]",
+                0,
+                "\"../../etc\" is not a Linux interface name",
+            ),
+            (
+                "ip link",
+                "[{\"ifname\":\"eth 0\",\"link_type\":\"ether\"}]",
+                0,
+                "is not a Linux interface name",
+            ),
         ]);
     }
 
