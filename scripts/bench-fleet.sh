@@ -2,11 +2,11 @@
 # The fleet capture benchmark: N simulated BMCs of the Dell capture at a
 # latency per request, `driftgate check --all` against them, and the peer (the DMTF python
 # `redfish` library, benches/peer/redfish_crawl.py) crawling the same resources sequentially
-# and with a pool of 5 threads (Ansible's default forks). Prints Markdown for BENCHMARKS.md.
+# and with a pool of --pool threads (16). Prints Markdown for BENCHMARKS.md.
 #
 #   scripts/bench-fleet.sh [--hosts 100,1000] [--latency 50] [--runs 5] [--sample 20]
-#                          [--pool-sample 100] [--concurrency 64] [--bmc-concurrency 4]
-#                          [--base-port 20000] [--single-only]
+#                          [--pool-sample 100] [--pool 16] [--concurrency 64] [--bmc-concurrency 4]
+#                          [--mixed PCT:MS] [--mixed-hosts 1000] [--base-port 20000] [--single-only]
 #
 # BENCH_DRIFTGATE=PATH benchmarks that driftgate binary instead of building this tree's.
 #
@@ -14,7 +14,7 @@
 # the set of URIs each GETs (from the simulator's -vv log) compared, requests per host by the
 # simulator's own counter (/driftgate/requests). --single-only stops there. Then, per host
 # count: `mockup serve --count N --write-inventory`, `check --all` under /usr/bin/time -v
-# (wall, peak RSS), requests per host from each BMC's counter, the peer with a pool of 5 over
+# (wall, peak RSS), requests per host from each BMC's counter, the peer with a pool of --pool over
 # --pool-sample hosts and sequentially over --sample hosts, each scaled to N (its time per
 # host is flat: at 1,000 hosts and 50 ms a whole sequential run would take ~an hour, a pool-5
 # one ~11 minutes), medians over --runs.
@@ -23,6 +23,14 @@
 # requests each needing the answer of the one before, login and logout included, which the
 # peer derives from the crawl's structure over the same URI set) and requests × latency ÷
 # requests in flight per BMC; over the run, that × ceil(hosts ÷ hosts in flight).
+#
+# driftgate's CPU and peak RSS are its own process's (/usr/bin/time -v); the simulator runs in
+# another process, whose CPU during the check (/proc/PID/stat) is reported beside it with its
+# share of the machine's. --mixed PCT:MS adds, per host count, a run in which every
+# (100/PCT)-th BMC answers at MS per request (`--bmc-fault I:latency=MS`): its limit is the
+# larger of the uniform one and the slowest host's own (the same formula at MS). It runs twice
+# (--mixed-hosts: only at those host counts): a first night into an empty --out-dir, then the
+# next night into the same one, where the hosts that took longest start first.
 set -euo pipefail
 
 hosts_list=100,1000
@@ -30,6 +38,9 @@ latency=50
 runs=5
 sample=20
 pool_sample=100
+pool=16
+mixed=""
+mixed_hosts=""
 concurrency=64
 bmc_concurrency=4
 base_port=20000
@@ -42,6 +53,9 @@ while [ $# -gt 0 ]; do
         --runs) runs=$2; shift 2 ;;
         --sample) sample=$2; shift 2 ;;
         --pool-sample) pool_sample=$2; shift 2 ;;
+        --pool) pool=$2; shift 2 ;;
+        --mixed) mixed=$2; shift 2 ;;
+        --mixed-hosts) mixed_hosts=$2; shift 2 ;;
         --concurrency) concurrency=$2; shift 2 ;;
         --bmc-concurrency) bmc_concurrency=$2; shift 2 ;;
         --base-port) base_port=$2; shift 2 ;;
@@ -185,59 +199,93 @@ fi
 sim_verbosity=()
 records=$work/records.jsonl
 : >"$records"
-for hosts in ${hosts_list//,/ }; do
+# The simulator's CPU seconds so far (user + system, from /proc/PID/stat).
+sim_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$simulator/stat"; }
+
+# fleet_runs HOSTS KIND [SIMULATOR ARGS…]: --runs runs of `check --all` against HOSTS BMCs;
+# KIND uniform also runs the peers, KIND mixed (slow BMCs) does not; KIND mixed-next keeps the
+# output directory of the run before (the next night of the same fleet).
+fleet_runs() {
+    local hosts=$1 kind=$2
+    shift 2
     start_simulator "$dell" --count "$hosts" --listen "127.0.0.1:$base_port" \
-        --latency "$latency" --auth session --write-inventory "$work/inventory.toml"
+        --latency "$latency" --auth session --write-inventory "$work/inventory.toml" "$@"
     "$python" "$stats" urls "$work/inventory.toml" >"$work/urls.txt"
     [ "$(wc -l <"$work/urls.txt")" -eq "$hosts" ] || die "the inventory lists $(wc -l <"$work/urls.txt") BMCs, not $hosts"
     head -n "$sample" "$work/urls.txt" >"$work/sample.txt"
     head -n "$pool_sample" "$work/urls.txt" >"$work/pool-sample.txt"
+    local run status sim_before sim_after
     for run in $(seq "$runs"); do
-        echo "bench-fleet: $hosts hosts, run $run of $runs" >&2
-        rm -rf "$work/out"
+        echo "bench-fleet: $hosts hosts ($kind), run $run of $runs" >&2
+        [ "$kind" = mixed-next ] || rm -rf "$work/out"
         "$python" "$stats" counts "$work/urls.txt" >"$work/before.json"
         status=0
+        sim_before=$(sim_cpu)
         /usr/bin/time -v "$driftgate" check --all --inventory "$work/inventory.toml" \
             --concurrency "$concurrency" "${bmc_flag[@]}" "${bootstrap_flag[@]}" --out-dir "$work/out" --format json \
             >"$work/check.json" 2>"$work/check.time" </dev/null || status=$?
+        sim_after=$(sim_cpu)
         # 0 pass/warn, 1 block, 3 incomplete are verdicts; 2 (usage) and the rest are not.
         case $status in 0|1|3) ;; *) die "check --all exited $status: $(grep -v '^\s' "$work/check.time" | tail -5)" ;; esac
         "$python" "$stats" counts "$work/urls.txt" >"$work/after.json"
         "$python" "$stats" delta "$work/before.json" "$work/after.json" >"$work/driftgate.req"
-        "$python" "$stats" counts "$work/pool-sample.txt" >"$work/before-pool.json"
-        "$python" "$peer" --pool 5 --urls-file "$work/pool-sample.txt" >"$work/pool.json" || true
-        "$python" "$stats" counts "$work/pool-sample.txt" >"$work/after-pool.json"
-        "$python" "$stats" delta "$work/before-pool.json" "$work/after-pool.json" >"$work/peer.req"
-        "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
+        if [ "$kind" = uniform ]; then
+            "$python" "$stats" counts "$work/pool-sample.txt" >"$work/before-pool.json"
+            "$python" "$peer" --pool "$pool" --urls-file "$work/pool-sample.txt" >"$work/pool.json" || true
+            "$python" "$stats" counts "$work/pool-sample.txt" >"$work/after-pool.json"
+            "$python" "$stats" delta "$work/before-pool.json" "$work/after-pool.json" >"$work/peer.req"
+            "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
+        fi
         "$python" "$stats" time-v "$work/check.time" >"$work/check.timed"
-        "$python" - "$work" "$hosts" "$sample" "$pool_sample" >>"$records" <<'EOF'
+        "$python" - "$work" "$hosts" "$sample" "$pool_sample" "$kind" "$sim_before" "$sim_after" "$(nproc)" \
+            >>"$records" <<'EOF'
 import json, statistics, sys
 work, hosts, sample, pool_sample = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+kind, sim_cpu, cores = sys.argv[5], float(sys.argv[7]) - float(sys.argv[6]), int(sys.argv[8])
 load = lambda name: json.load(open(f"{work}/{name}"))
-check, pool = load("check.json"), load("pool.json")
-print(json.dumps({
+check = load("check.json")
+record = {
     "hosts": hosts,
-    "sample": min(sample, hosts),
-    "pool_sample": min(pool_sample, hosts),
+    "kind": kind,
     "driftgate": load("check.timed"),
+    "simulator_cpu": sim_cpu,
+    "cores": cores,
     "driftgate_requests": statistics.median(load("driftgate.req")),
-    "peer_requests": statistics.median(load("peer.req")),
-    "critical_path": pool["critical_path"]["median"],
     "incomplete": check["counts"]["incomplete"],
-    "peer_failed": pool["failed"] + load("sequential.json")["failed"],
-    "pool": pool,
-    "sequential": load("sequential.json"),
-}))
+}
+if kind == "uniform":
+    pool = load("pool.json")
+    record.update({
+        "sample": min(sample, hosts),
+        "pool_sample": min(pool_sample, hosts),
+        "peer_requests": statistics.median(load("peer.req")),
+        "critical_path": pool["critical_path"]["median"],
+        "peer_failed": pool["failed"] + load("sequential.json")["failed"],
+        "pool": pool,
+        "sequential": load("sequential.json"),
+    })
+print(json.dumps(record))
 EOF
     done
     stop_simulator
+}
+
+for hosts in ${hosts_list//,/ }; do
+    fleet_runs "$hosts" uniform
+    if [ -n "$mixed" ] && [[ ",${mixed_hosts:-$hosts}," == *",$hosts,"* ]]; then
+        share=${mixed%%:*} slow_ms=${mixed##*:}
+        step=$((100 / share))
+        slow=$(seq -s, 0 "$step" $((hosts - 1)))
+        fleet_runs "$hosts" mixed --bmc-fault "$slow:latency=$slow_ms"
+        fleet_runs "$hosts" mixed-next --bmc-fault "$slow:latency=$slow_ms"
+    fi
 done
 
 echo "### ${hosts_list//,/ and } simulated BMCs (Dell capture, $latency ms per request)"
 echo
 echo "driftgate \`check --all --concurrency $concurrency\` (${bmc_concurrency} requests in flight per BMC); the"
-echo "sequential peer crawls the first $sample hosts, the pool-5 peer the first $pool_sample, each scaled to the"
+echo "sequential peer crawls the first $sample hosts, the pool-$pool peer the first $pool_sample, each scaled to the"
 echo "fleet; medians of $runs runs."
 echo
 "$python" "$stats" table "$records" --latency "$latency" --concurrency "$concurrency" \
-    --bmc-concurrency "$bmc_concurrency"
+    --bmc-concurrency "$bmc_concurrency" --pool "$pool" --mixed "${mixed:-none}"

@@ -5,8 +5,9 @@
   fleet_stats.py counts URLS_FILE            each BMC's /driftgate/requests counter, as JSON
   fleet_stats.py delta BEFORE AFTER          per-BMC requests between two `counts`, as JSON
   fleet_stats.py time-v FILE                 wall seconds and peak RSS (KiB) of `/usr/bin/time -v`
-  fleet_stats.py table RECORDS --latency MS --concurrency C --bmc-concurrency B
-                                             the Markdown table of the runs in RECORDS (JSON lines)
+  fleet_stats.py table RECORDS --latency MS --concurrency C --bmc-concurrency B [--pool N]
+                    [--mixed PCT:MS]         the Markdown tables of the runs in RECORDS (JSON lines):
+                                             uniform fleets, then (with --mixed) those with slow BMCs
 
 The latency limit of one host is the larger of its critical path × latency (the longest chain
 of requests each needing the previous one's answer; the peer derives it from the crawl's
@@ -81,19 +82,27 @@ def verdict(ok):
     return "pass" if ok else "**FAIL**"
 
 
-def table(records, latency, concurrency, bmc_concurrency):
+def table(records, latency, concurrency, bmc_concurrency, pool_size=5, mixed=None):
     runs = {}
+    slow_runs = {}
     with open(records, encoding="utf-8") as file:
         for line in file:
             if line.strip():
                 record = json.loads(line)
-                runs.setdefault(record["hosts"], []).append(record)
+                kind = record.get("kind", "uniform")
+                if kind == "uniform":
+                    runs.setdefault(record["hosts"], []).append(record)
+                else:
+                    slow_runs.setdefault((record["hosts"], kind), []).append(record)
     seconds = latency / 1000
     rows = []
     rss_at = {}
+    cpu_at = {}
     print("| hosts | runs | driftgate wall s | limit s | ratio | peer sequential s (scaled) | "
-          "× | peer pool-5 s (scaled) | requests/host driftgate : peer | driftgate CPU ms/host | peak RSS MiB | failed hosts driftgate : peer |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "× | peer pool-{} s (scaled) | requests/host driftgate : peer | driftgate CPU ms/host | peak RSS MiB | "
+          "simulator CPU s (machine share) | failed hosts driftgate : peer |".format(pool_size))
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    limits = {}
     for hosts in sorted(runs):
         group = runs[hosts]
         wall = median([r["driftgate"]["wall"] for r in group])
@@ -101,6 +110,7 @@ def table(records, latency, concurrency, bmc_concurrency):
         # driftgate's own process (user + system); the simulator runs in another.
         cpu = median([r["driftgate"].get("cpu") for r in group])
         rss_at[hosts] = rss
+        cpu_at[hosts] = cpu * 1000 / hosts
         ours = median([r["driftgate_requests"] for r in group])
         peer = median([r["peer_requests"] for r in group])
         path = median([r["critical_path"] for r in group])
@@ -114,12 +124,13 @@ def table(records, latency, concurrency, bmc_concurrency):
         incomplete = "{} : {}".format(max(r["incomplete"] for r in group),
                                       max(r["peer_failed"] for r in group))
         rows.append((hosts, wall, limit, sequential, ours, peer, incomplete, sample))
-        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.1f} | {:.0f} | {} |".format(
+        limits[hosts] = (limit, path, ours)
+        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.1f} | {:.0f} | {} | {} |".format(
             hosts, len(group), wall, limit, wall / limit, sequential,
             "" if sample >= hosts else " ({} sampled)".format(sample),
             sequential / wall, pool,
             "" if pool_sample >= hosts else " ({} sampled)".format(pool_sample),
-            ours, peer, cpu * 1000 / hosts, rss / 1024, incomplete))
+            ours, peer, cpu * 1000 / hosts, rss / 1024, simulator(group), incomplete))
     print()
     print("Limit per host = max(critical path × {0:g} ms, requests × {0:g} ms ÷ {1}); run = that × "
           "ceil(hosts ÷ {2}).".format(latency, bmc_concurrency, concurrency))
@@ -132,11 +143,54 @@ def table(records, latency, concurrency, bmc_concurrency):
         print("| requests/host ≤ the peer's | {:,} | {:g} vs {:g} | {} |".format(hosts, ours, peer, verdict(ours <= peer)))
         print("| every host complete (driftgate : peer) | {:,} | {} | {} |".format(
             hosts, incomplete, verdict(incomplete == "0 : 0")))
-    if 100 in rss_at and 1000 in rss_at:
-        ratio = rss_at[1000] / rss_at[100]
-        print("| RSS(1,000) ≤ 1.5 × RSS(100) | 1,000 | {:.2f}× | {} |".format(ratio, verdict(ratio <= 1.5)))
+        print("| driftgate CPU ≤ 15 ms/host | {:,} | {:.1f} ms | {} |".format(
+            hosts, cpu_at[hosts], verdict(cpu_at[hosts] <= 15)))
+        print("| peak RSS ≤ 150 MiB (at --concurrency {}) | {:,} | {:.0f} MiB | {} |".format(
+            concurrency, hosts, rss_at[hosts] / 1024, verdict(rss_at[hosts] / 1024 <= 150)))
+    if 1000 in rss_at and 10000 in rss_at:
+        ratio = rss_at[10000] / rss_at[1000]
+        print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | 10,000 | {:.3f}× | {} |".format(ratio, verdict(ratio <= 1.2)))
     else:
-        print("| RSS(1,000) ≤ 1.5 × RSS(100) | – | needs --hosts 100,1000 | not measured |")
+        print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | – | needs --hosts 1000,10000 | not measured |")
+    if slow_runs and mixed:
+        mixed_table(slow_runs, limits, mixed, bmc_concurrency)
+
+
+def simulator(group):
+    """The simulator's CPU during the check, and its share of the machine's CPU then."""
+    cpu = median([r.get("simulator_cpu") for r in group])
+    if cpu is None:
+        return "–"
+    wall = median([r["driftgate"]["wall"] for r in group])
+    cores = group[0].get("cores", 1)
+    return "{:.1f} ({:.0%})".format(cpu, cpu / (wall * cores))
+
+
+def mixed_table(slow_runs, limits, mixed, bmc_concurrency):
+    """The fleets where some BMCs answer slowly: their limit is the larger of the uniform one and
+    the slowest host's own critical path at the slow latency."""
+    share, slow_ms = (float(part) for part in mixed.split(":"))
+    slow = slow_ms / 1000
+    print()
+    print("Mixed fleet: {:g} % of the BMCs answer at {:g} ms per request.".format(share, slow_ms))
+    print()
+    print("| hosts | night | runs | driftgate wall s | limit s | ratio | verdict (≤ 1.25) | driftgate CPU ms/host | peak RSS MiB | simulator CPU s (machine share) | incomplete |")
+    print("|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
+    nights = {"mixed": "first (empty --out-dir)", "mixed-next": "next (same --out-dir)"}
+    for hosts, kind in sorted(slow_runs):
+        group = slow_runs[(hosts, kind)]
+        if hosts not in limits:
+            continue
+        uniform, path, ours = limits[hosts]
+        slowest = max(path * slow, ours * slow / bmc_concurrency)
+        limit = max(uniform, slowest)
+        wall = median([r["driftgate"]["wall"] for r in group])
+        cpu = median([r["driftgate"].get("cpu") for r in group])
+        rss = median([r["driftgate"]["rss_kib"] for r in group])
+        print("| {:,} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {} | {:.1f} | {:.0f} | {} | {} |".format(
+            hosts, nights.get(kind, kind), len(group), wall, limit, wall / limit, verdict(wall <= 1.25 * limit),
+            cpu * 1000 / hosts, rss / 1024, simulator(group),
+            max(r["incomplete"] for r in group)))
 
 
 def main(argv):
@@ -150,8 +204,10 @@ def main(argv):
         time_v(argv[1])
     elif len(argv) >= 8 and argv[0] == "table":
         options = dict(zip(argv[2::2], argv[3::2]))
+        mixed = options.get("--mixed", "none")
         table(argv[1], float(options["--latency"]), int(options["--concurrency"]),
-              int(options["--bmc-concurrency"]))
+              int(options["--bmc-concurrency"]), int(options.get("--pool", 5)),
+              None if mixed == "none" else mixed)
     else:
         sys.stderr.write(__doc__)
         return 2

@@ -107,7 +107,9 @@ struct FleetArgs {
     /// exactly one shard). Merge the shards' --out-dir with `driftgate report merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Hosts captured at once (with --snapshots: hosts judged at once, at most one per core).
+    /// Hosts captured at once, and as many more slow ones (a host that has run three times as
+    /// long as the typical host steps aside for a new one). With --snapshots: hosts judged at
+    /// once, at most one per core. Default 64: see docs/fleet.md for choosing it.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     concurrency: Option<u16>,
     /// Write snapshots/<host>.json and hosts/<host>.json here as each host finishes, and
@@ -203,9 +205,10 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     // descriptors: a host that cannot open a socket would be INCOMPLETE for no reason of its own.
     let concurrency = usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY));
     match super::open_files::raise_open_file_limit() {
-        Ok(limit) if limit.soft < 8 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
-            "the open file limit is {} (hard limit {}): too few for {concurrency} hosts at once; lower --concurrency",
-            limit.soft, limit.hard
+        // Up to twice --concurrency hosts run at once: the slow ones step aside.
+        Ok(limit) if limit.soft < 16 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
+            "the open file limit is {} (hard limit {}): too few for {} hosts at once (--concurrency {concurrency} and as many slow ones); lower --concurrency",
+            limit.soft, limit.hard, 2 * concurrency
         )),
         Ok(_) => {}
         Err(e) => ctx
@@ -347,6 +350,9 @@ impl driftgate_fleet::Reporter for Progress {
 
     fn host_started(&self, host: &HostName) {
         self.pending.started(host);
+        if self.bar.is_none() {
+            tracing::debug!("{host}: capture started");
+        }
     }
 
     fn host_finished(&self, host: &HostName, verdict: Verdict, took: Duration) {

@@ -108,7 +108,8 @@ struct StepArgs {
     /// Warnings block too. Given at pre, the run's posts of those hosts are strict too.
     #[arg(long)]
     strict: bool,
-    /// Hosts captured at once.
+    /// Hosts captured at once, and as many more slow ones (a host that has run three times as
+    /// long as the typical host steps aside for a new one).
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=1024))]
     concurrency: u16,
     /// Report format: text (one story per port, root cause first), json (following

@@ -77,10 +77,12 @@ pub struct ServeArgs {
     auth: AuthRequirement,
     /// Inject a failure into every BMC (repeatable): unavailable=N, session-limit,
     /// expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI,
-    /// hang=URI, status=CODE:URI, down (nothing listens), hang-all (no request ever answers).
+    /// hang=URI, status=CODE:URI, down (nothing listens), hang-all (no request ever answers),
+    /// latency=MS (this BMC's answers wait MS instead of --latency).
     #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
     faults: Vec<Fault>,
-    /// Inject a failure into some BMCs only (repeatable): `7:hang-all`, `3,12-14:down`.
+    /// Inject a failure into some BMCs only (repeatable): `7:hang-all`, `3,12-14:down`,
+    /// `0-49:latency=3000` (slow BMCs in a fleet).
     #[arg(long = "bmc-fault", value_name = "I:FAULT", value_parser = BmcFault::parse)]
     bmc_faults: Vec<BmcFault>,
     /// Serve another mockup folder on some BMCs (repeatable; the last one naming a BMC wins).

@@ -305,3 +305,55 @@ fn listed(sim: &FleetSim) -> Vec<Value> {
     assert_eq!(code, 0, "{listed}");
     serde_json::from_str(&listed).expect("inventory list --format json is JSON")
 }
+
+/// The hosts of a `check --all -vv` run whose log line ends as `is`, in order: `" s)"` for
+/// `HOST: VERDICT (N s)` (finished), `"capture started"`.
+fn hosts_logged(stderr: &str, is: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|line| {
+            let (host, rest) = line.split_once(": ")?;
+            let host = host.rsplit(' ').next()?;
+            (host.starts_with("sim-") && rest.ends_with(is)).then(|| host.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn a_slow_bmc_steps_aside_for_the_others_and_starts_first_and_aside_the_next_night() {
+    let baseline = bmc("baseline");
+    // BMC 1 answers every request after 600 ms: its host takes several seconds, the others
+    // a fraction of one.
+    let sim = FleetSim::start(&[&baseline], 4, &["--bmc-fault", "1:latency=600"]);
+    let lab = common::fleet::FleetLab::new(&[], &[]);
+    let out = lab.path("night");
+    let night = || {
+        let mut command = lab.command();
+        command
+            .args(["check", "--all", "--bootstrap", "-vv", "--concurrency", "1"])
+            .arg("--inventory")
+            .arg(&sim.inventory)
+            .arg("--out-dir")
+            .arg(&out);
+        FleetSim::with_account(&mut command);
+        let output = command.output().expect("driftgate runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        // No host is incomplete (3), nothing is refused (2).
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+        let started = hosts_logged(&stderr, "capture started");
+        (started, hosts_logged(&stderr, " s)"), stderr)
+    };
+    // One host at a time, but sim-0001 steps aside once it has run three times as long as
+    // sim-0000 (at least 2 s): the two after it do not wait for it.
+    let (started, finished, stderr) = night();
+    let inventory_order = ["sim-0000", "sim-0001", "sim-0002", "sim-0003"];
+    assert_eq!(started, inventory_order, "{stderr}");
+    let expected = ["sim-0000", "sim-0002", "sim-0003", "sim-0001"];
+    assert_eq!(finished, expected, "{stderr}");
+    // The next night reads how long each took from the output directory: sim-0001 was slow,
+    // so it starts first, and aside at once: the others start beside it.
+    let (started, finished, stderr) = night();
+    assert_eq!(started.len(), 4, "{stderr}");
+    assert_eq!(started[..2], ["sim-0001", "sim-0000"], "{stderr}");
+    assert_eq!(finished, expected, "{stderr}");
+}

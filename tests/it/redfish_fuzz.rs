@@ -15,7 +15,7 @@ use proptest::sample::Index;
 use serde_json::Value;
 
 use driftgate_collect::SourceCapture;
-use driftgate_collect::redfish::fetch::{Fetch, FetchError};
+use driftgate_collect::redfish::fetch::{Body, Fetch, FetchError};
 use driftgate_collect::redfish::{RedfishOptions, capture_from};
 use driftgate_compare::{JudgeOptions, Policy, Verdict};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
@@ -67,7 +67,7 @@ impl Fetch for Memory {
         "memory:seed-1".to_owned()
     }
 
-    async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+    async fn get_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
         let status = |status| FetchError::Status {
             uri: uri.to_owned(),
             status,
@@ -80,7 +80,7 @@ impl Fetch for Memory {
             .bodies
             .get(uri.trim_end_matches('/'))
             .ok_or_else(|| status(404))?;
-        driftgate_collect::redfish::fetch::parse_body(uri, body)
+        driftgate_collect::redfish::fetch::parse_body(uri, body, kind)
     }
 }
 
@@ -203,6 +203,7 @@ fn truncated_bodies_make_the_capture_partial() {
             &seed.intact,
             4,
             true,
+            Body::Whole,
         ))
         .fetched;
     for (uri, body) in &seed.intact.bodies {

@@ -1,10 +1,13 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
-//! hosts at once, each on a task of its own: prepared (baseline, settings: disk and git, on a
+//! hosts at once (and as many slow ones beside them: see `lanes.rs`), in the order the work asks
+//! for (the slowest of last time first), each on a task of its own: prepared (baseline, settings: disk and git, on a
 //! blocking thread), captured under its deadline, then finished (sealed, written, judged, on a
 //! blocking thread), so the loop feeding the tasks never waits on one host. Each request to
 //! a BMC is bounded by the host's own [`CaptureOptions`] (requests in flight per BMC). A stop
 //! starts no new host; a host whose task panics gets a result saying so; a result the caller
 //! cannot take stops the run once the running hosts have ended.
+
+mod lanes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,6 +65,11 @@ pub trait HostWork: Send + Sync + 'static {
     ) -> Self::Done;
     /// The result of a host whose work panicked, saying `why`.
     fn panicked(&self, index: usize, why: String) -> Self::Done;
+    /// How long host `index` took in the last run, if that is known: the hosts that took
+    /// longest start first, and those that were slow start in the slow lane (`lanes.rs`).
+    fn last_took(&self, _index: usize) -> Option<Duration> {
+        None
+    }
 }
 
 /// Why [`capture_hosts`] ended early.
@@ -80,7 +88,9 @@ pub enum HostsError<E> {
     },
 }
 
-/// Runs `work` on every host, at most `concurrency` at once: `started` hears of each host as
+/// Runs `work` on every host, the slowest of the last run first ([`HostWork::last_took`]), at most `concurrency` at once
+/// and at most as many more that have run three times as long as the typical host (so that
+/// slow BMCs hold up only each other): `started` hears of each host as
 /// its task starts, `reporter` of each source, and `done(index, result, took)` gets each
 /// host's result as it ends, all on the caller's task. No host starts once `cancel` is
 /// fired. When `done` refuses a result, `cancel` is fired (the running captures stop and
@@ -96,7 +106,9 @@ pub async fn capture_hosts<W: HostWork, E>(
     mut started: impl FnMut(&HostName),
     mut done: impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
 ) -> Result<(), HostsError<E>> {
-    let concurrency = concurrency.max(1);
+    let last: Vec<Option<Duration>> = (0..work.hosts()).map(|i| work.last_took(i)).collect();
+    let order = lanes::plan(&last);
+    let mut lanes = lanes::Lanes::new(concurrency);
     let mut tasks: JoinSet<Ended<W::Done>> = JoinSet::new();
     // When the latest host's deadline and session grace are up.
     let mut latest_end = tokio::time::Instant::now();
@@ -107,20 +119,28 @@ pub async fn capture_hosts<W: HostWork, E>(
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = Forward(sender);
     loop {
-        while failed.is_none()
-            && tasks.len() < concurrency
-            && next < work.hosts()
-            && !cancel.is_cancelled()
-        {
-            started(work.host(next));
-            let task = host_task(Arc::clone(&work), next, forward.clone());
-            running.insert(tasks.spawn(task).id(), next);
+        let now = tokio::time::Instant::now();
+        let step_aside = lanes.step_aside(now);
+        while failed.is_none() && next < order.len() && !cancel.is_cancelled() {
+            // A host slow in the last run starts aside while there is room there.
+            let (index, slow) = order[next];
+            let aside = slow && lanes.has_room_aside();
+            if !aside && !lanes.has_room() {
+                break;
+            }
+            started(work.host(index));
+            let task = host_task(Arc::clone(&work), index, forward.clone());
+            let id = tasks.spawn(task).id();
+            running.insert(id, index);
+            lanes.started(id, now, aside);
             next += 1;
         }
         if tasks.is_empty() {
             break;
         }
         let joined = tokio::select! {
+            // A host runs too long: it steps aside and another starts in its place.
+            () = tokio::time::sleep_until(step_aside.unwrap_or(now)), if step_aside.is_some() => continue,
             Some(event) = events.recv() => {
                 match event {
                     Event::Started(host, source) => reporter.source_started(&host, source),
@@ -143,6 +163,7 @@ pub async fn capture_hosts<W: HostWork, E>(
                 },
             )) => {
                 running.remove(&id);
+                lanes.ended(id, Some(took));
                 latest_end = latest_end.max(end);
                 if failed.is_some() {
                     continue;
@@ -155,6 +176,7 @@ pub async fn capture_hosts<W: HostWork, E>(
             Err(error) => {
                 // A task that panicked (or was aborted): the host gets a result saying so,
                 // made by a task of its own like any other; the run goes on.
+                lanes.ended(error.id(), None);
                 let Some(index) = running.remove(&error.id()) else {
                     continue;
                 };
@@ -180,7 +202,9 @@ pub async fn capture_hosts<W: HostWork, E>(
                         end,
                     }
                 };
-                running.insert(tasks.spawn(task).id(), index);
+                let id = tasks.spawn(task).id();
+                running.insert(id, index);
+                lanes.started(id, tokio::time::Instant::now(), false);
             }
         }
     }

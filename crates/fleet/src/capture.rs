@@ -68,6 +68,10 @@ impl HostWork for Hosts {
     fn panicked(&self, index: usize, why: String) -> Self::Done {
         Hosts::panicked(self, index, why)
     }
+
+    fn last_took(&self, index: usize) -> Option<Duration> {
+        self.last_took[index]
+    }
 }
 
 /// Captures every host, at most `concurrency` at once: the records in the order hosts

@@ -128,18 +128,25 @@ impl Run {
                 return Err(FleetError::HostSettings(unreadable));
             }
         }
-        let out = settings
-            .out_dir
-            .as_deref()
-            .map(OutDir::create)
-            .transpose()?;
+        let (out, last_run) = match settings.out_dir.as_deref() {
+            Some(dir) => {
+                let (out, last_run) = OutDir::create(dir)?;
+                (Some(out), last_run)
+            }
+            None => Default::default(),
+        };
         let state = State::load(&settings.store)?.state;
         let planned: Arc<[Planned]> = std::mem::take(&mut plan.hosts).into();
         let last_good = planned
             .iter()
             .map(|p| state.hosts.get(p.host.name.as_str()).map(|h| h.last_good))
             .collect();
+        let last_took = planned
+            .iter()
+            .map(|p| last_run.took(p.host.name.as_str()))
+            .collect();
         let hosts = Hosts {
+            last_took,
             planned,
             last_good,
             stores: StorePool::new(settings.store.location()),

@@ -133,6 +133,8 @@ impl HostFailure {
 pub(super) struct Hosts {
     /// The planned hosts, in inventory order.
     pub planned: Arc<[Planned]>,
+    /// How long each took in the last run in `--out-dir`, when it was there.
+    pub last_took: Vec<Option<Duration>>,
     /// Each host's last good capture, as the store's state file says.
     pub last_good: Vec<Option<Timestamp>>,
     /// The store, opened once per thread that reads baselines at the same time.

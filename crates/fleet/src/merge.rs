@@ -502,6 +502,7 @@ mod tests {
                 };
                 OutDir::create(&dir)
                     .unwrap()
+                    .0
                     .write_identified_run(r, &identity)
                     .unwrap();
                 dir
@@ -562,6 +563,7 @@ mod tests {
                 let dir = root.path().join(format!("shard{i}"));
                 OutDir::create(&dir)
                     .unwrap()
+                    .0
                     .write_identified_run(r, identity)
                     .unwrap();
                 dir

@@ -171,7 +171,11 @@ impl OutDir {
     /// records, so that a host that fails tonight leaves no snapshot of last night to be
     /// judged or promoted as tonight's. A file is removed only when it is driftgate's (a
     /// regular file of the schema it keeps there); everything else stays.
-    pub fn create(root: &Path) -> Result<OutDir, FleetError> {
+    ///
+    /// Returns it with how long each host of the earlier run's records took to capture (read
+    /// as they are removed): what orders tonight's hosts.
+    pub fn create(root: &Path) -> Result<(OutDir, LastRun), FleetError> {
+        let mut last_run = LastRun::default();
         let root_folder = Folder::create_at(root).map_err(|error| write_error(root, error))?;
         let child = |name: &str| {
             root_folder
@@ -179,7 +183,7 @@ impl OutDir {
                 .map_err(|error| write_error(&root.join(name), error))
         };
         let (snapshots, hosts) = (child(SNAPSHOTS_DIR)?, child(HOSTS_DIR)?);
-        if !remove_ours(&root_folder, RUN_FILE, RUN_SCHEMA_ID)? {
+        if remove_ours(&root_folder, RUN_FILE, RUN_SCHEMA_ID)?.is_none() {
             // Someone else's file where this run's will go: not ours to replace.
             if root_folder
                 .read(RUN_FILE)
@@ -202,16 +206,20 @@ impl OutDir {
                     folder
                         .remove_file(name)
                         .map_err(|error| write_error(&folder.path().join(name), error))?;
-                } else if name.ends_with(".json") {
-                    remove_ours(folder, name, schema)?;
+                } else if name.ends_with(".json")
+                    && let Some(removed) = remove_ours(folder, name, schema)?
+                    && schema == HOST_SCHEMA_ID
+                {
+                    last_run.add(&removed);
                 }
             }
         }
-        Ok(OutDir {
+        let out = OutDir {
             root: Arc::new(root_folder),
             snapshots: Arc::new(snapshots),
             hosts: Arc::new(hosts),
-        })
+        };
+        Ok((out, last_run))
     }
 
     /// `snapshots/<host>.json`, relative to the directory: how results name it, so a result
@@ -259,27 +267,59 @@ fn is_temporary(name: &str) -> bool {
 
 /// Removes the file `name` of `folder` when driftgate wrote it: a regular file (not a link)
 /// whose JSON has `schema` (what driftgate writes there). Whether it did.
-fn remove_ours(folder: &Folder, name: &str, schema: &str) -> Result<bool, FleetError> {
+fn remove_ours(folder: &Folder, name: &str, schema: &str) -> Result<Option<Vec<u8>>, FleetError> {
     #[derive(Deserialize)]
     struct Schema {
         schema: String,
     }
     let path = folder.path().join(name);
-    let ours = folder
+    if !folder
         .is_file(name)
         .map_err(|error| write_error(&path, error))?
-        && folder
-            .read(name)
-            .map_err(|error| write_error(&path, error))?
-            .is_some_and(|bytes| {
-                serde_json::from_slice::<Schema>(&bytes).is_ok_and(|s| s.schema == schema)
-            });
-    if ours {
+    {
+        return Ok(None);
+    }
+    let ours = folder
+        .read(name)
+        .map_err(|error| write_error(&path, error))?
+        .filter(|bytes| serde_json::from_slice::<Schema>(bytes).is_ok_and(|s| s.schema == schema));
+    if ours.is_some() {
         folder
             .remove_file(name)
             .map_err(|error| write_error(&path, error))?;
     }
     Ok(ours)
+}
+
+/// How long each host of an earlier run took to capture, by host name, from its records.
+#[derive(Debug, Default)]
+pub(super) struct LastRun(std::collections::HashMap<String, u64>);
+
+impl LastRun {
+    /// Adds the host of record `bytes` (a record that does not say is skipped: the order of
+    /// hosts is all that depends on it).
+    fn add(&mut self, bytes: &[u8]) {
+        #[derive(Deserialize)]
+        struct Record {
+            result: Took,
+        }
+        #[derive(Deserialize)]
+        struct Took {
+            host: String,
+            capture_ms: u64,
+        }
+        if let Ok(Record { result }) = serde_json::from_slice(bytes) {
+            self.0.insert(result.host, result.capture_ms);
+        }
+    }
+
+    /// How long `host` took to capture in the earlier run, if it was there.
+    pub(super) fn took(&self, host: &str) -> Option<std::time::Duration> {
+        self.0
+            .get(host)
+            .copied()
+            .map(std::time::Duration::from_millis)
+    }
 }
 
 /// `dir/hosts/<host>.json`.

@@ -332,6 +332,7 @@ mod tests {
             "{failure:?}"
         );
         let hosts = Hosts {
+            last_took: vec![None],
             planned: vec![h1.clone()].into(),
             last_good: vec![None],
             stores: StorePool::new(dir.path()),
@@ -340,7 +341,7 @@ mod tests {
             capture: CaptureOptions::default(),
             policy: Policy::builtin(),
             strict: false,
-            out: Some(OutDir::create(&dir.path().join("tonight")).unwrap()),
+            out: Some(OutDir::create(&dir.path().join("tonight")).unwrap().0),
             spool: Spool::new().unwrap(),
         };
         let timed_out = CaptureFailure::TimedOut(Duration::from_secs(2));

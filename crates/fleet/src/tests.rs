@@ -12,13 +12,15 @@ use super::*;
 #[derive(Default)]
 struct Watch {
     running: Mutex<(usize, usize)>,
+    started: Mutex<Vec<String>>,
     finished: Mutex<Vec<(String, Verdict)>>,
 }
 
 impl driftgate_collect::Reporter for Watch {}
 
 impl Reporter for Watch {
-    fn host_started(&self, _host: &HostName) {
+    fn host_started(&self, host: &HostName) {
+        self.started.lock().unwrap().push(host.to_string());
         let mut running = self.running.lock().unwrap();
         running.0 += 1;
         running.1 = running.1.max(running.0);
@@ -103,6 +105,10 @@ impl HostWork for PanicsOnOne {
 
     fn panicked(&self, index: usize, why: String) -> Self::Done {
         HostWork::panicked(&self.0, index, why)
+    }
+
+    fn last_took(&self, index: usize) -> Option<Duration> {
+        HostWork::last_took(&self.0, index)
     }
 }
 
@@ -261,6 +267,31 @@ fn snapshot_files_are_judged_a_thread_a_core_a_panic_is_incomplete_and_a_stop_st
     let result = check_snapshots(&settings, &snapshots, &watch);
     assert!(matches!(result, Err(FleetError::Interrupted)), "{result:?}");
     assert!(watch.finished.lock().unwrap().is_empty());
+}
+
+#[test]
+fn the_hosts_that_took_longest_in_the_last_run_in_the_out_dir_start_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = settings(dir.path(), 4, 1);
+    let hosts = dir.path().join("out/hosts");
+    std::fs::create_dir_all(&hosts).unwrap();
+    // h02 was not in the last run: it may be slow, so it starts first. A record that does
+    // not say how long its host took only leaves that host unknown.
+    for (host, result) in [
+        ("h00", r#"{"host": "h00", "capture_ms": 10}"#),
+        ("h01", r#"{"host": "h01", "capture_ms": 41000}"#),
+        ("h03", r#"{"host": "h03", "capture_ms": 900}"#),
+        ("h02", r#"{"host": "h02"}"#),
+    ] {
+        let record = format!(r#"{{"schema": "driftgate.fleet-host/v1", "result": {result}}}"#);
+        std::fs::write(hosts.join(format!("{host}.json")), record).unwrap();
+    }
+    let watch = Watch::default();
+    block_on(check_all(&settings, &watch)).unwrap();
+    assert_eq!(*watch.started.lock().unwrap(), ["h02", "h01", "h03", "h00"]);
+    // Tonight's records say how long each took: the next run reads them.
+    let record = std::fs::read_to_string(hosts.join("h01.json")).unwrap();
+    assert!(record.contains("\"capture_ms\""), "{record}");
 }
 
 #[test]

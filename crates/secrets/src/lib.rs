@@ -356,10 +356,12 @@ fn core(words: &[String]) -> &[String] {
 /// `ipmi key`), and between letters and digits (`MD5v3Key` → `md 5 v 3 key`). Attribute
 /// classes read names by the same words.
 pub fn words(name: &str) -> Vec<String> {
-    let chars: Vec<char> = name.chars().collect();
+    // Bytes, not chars: every byte of a non-ASCII character is a separator, as the character
+    // is, and this runs for every name of every capture.
+    let bytes = name.as_bytes();
     let mut words = Vec::new();
     let mut word = String::new();
-    for (i, &c) in chars.iter().enumerate() {
+    for (i, &c) in bytes.iter().enumerate() {
         if !c.is_ascii_alphanumeric() {
             if !word.is_empty() {
                 words.push(std::mem::take(&mut word));
@@ -367,8 +369,8 @@ pub fn words(name: &str) -> Vec<String> {
             continue;
         }
         if !word.is_empty() {
-            let prev = chars[i - 1];
-            let next_lower = chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+            let prev = bytes[i - 1];
+            let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
             let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
                 || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
                 || (prev.is_ascii_digit() != c.is_ascii_digit());
@@ -376,7 +378,7 @@ pub fn words(name: &str) -> Vec<String> {
                 words.push(std::mem::take(&mut word));
             }
         }
-        word.push(c.to_ascii_lowercase());
+        word.push(char::from(c.to_ascii_lowercase()));
     }
     if !word.is_empty() {
         words.push(word);

@@ -269,6 +269,9 @@ fn words_split_camel_case_acronyms_digits_and_separators() {
         ["users", "2", "sha", "256", "password"]
     );
     assert_eq!(words("KeyboardLayout"), ["keyboard", "layout"]);
+    // A character outside ASCII separates words, whatever its length in bytes.
+    assert_eq!(words("CléPrivéeKey"), ["cl", "priv", "e", "key"]);
+    assert_eq!(words("Ключ2Key"), ["2", "key"]);
 }
 
 #[test]

@@ -143,7 +143,14 @@ impl Bmc {
         // As it arrives, before any latency: what a client asked for and when.
         tracing::debug!("{} {}", request.method(), request.uri());
         let path = request.uri().path().trim_end_matches('/').to_owned();
-        let latency = self.service.latency;
+        let latency = self
+            .faults
+            .iter()
+            .find_map(|f| match f {
+                Fault::Latency(ms) => Some(std::time::Duration::from_millis(*ms)),
+                _ => None,
+            })
+            .unwrap_or(self.service.latency);
         // A BMC opens the session as it handles the login, however slow its answer: a client
         // that goes away meanwhile leaves it open. So a login's latency comes after.
         let login = *request.method() == Method::POST && path == SESSIONS;

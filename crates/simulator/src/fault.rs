@@ -43,13 +43,17 @@ pub enum Fault {
     /// The body of the patch's URI gives the key its pointer names a second time, after the
     /// first, holding the patch's value: a document that says two things at once.
     DuplicateKey(Patch),
+    /// Every answer waits this many milliseconds instead of `--latency`: one slow BMC in a
+    /// fleet (some answer in 3–23 s).
+    Latency(u64),
 }
 
 impl Fault {
     /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`,
     /// `slow-login=SECONDS`, `no-expand`,
     /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
-    /// `down`, `hang-all`, `session-location=URI` or `duplicate-key=URI#/POINTER=VALUE`.
+    /// `down`, `hang-all`, `session-location=URI`, `duplicate-key=URI#/POINTER=VALUE` or
+    /// `latency=MS`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (kind, arg) = text
             .split_once('=')
@@ -103,6 +107,10 @@ impl Fault {
             "down" => bare(Fault::Down),
             "hang-all" => bare(Fault::HangAll),
             "session-location" => Ok(Fault::SessionLocation(uri()?)),
+            "latency" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::Latency)
+                .ok_or_else(|| format!("{text:?}: latency needs =MILLISECONDS")),
             "duplicate-key" => arg
                 .and_then(|a| Patch::parse(a).ok())
                 .filter(|p| p.uri.starts_with("/redfish/v1") && p.pointer.len() > 1)
@@ -115,7 +123,7 @@ impl Fault {
     }
 
     /// Every fault's syntax, for help texts and messages.
-    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE";
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE, latency=MS";
 }
 
 #[cfg(test)]
@@ -131,6 +139,12 @@ mod tests {
         );
         assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
         assert_eq!(Fault::parse("slow-login=12"), Ok(Fault::SlowLogin(12)));
+        assert_eq!(Fault::parse("latency=3000"), Ok(Fault::Latency(3000)));
+        assert!(
+            Fault::parse("latency=soon")
+                .unwrap_err()
+                .contains("=MILLISECONDS")
+        );
         assert_eq!(
             Fault::parse("status=500:/redfish/v1/Systems/"),
             Ok(Fault::Status(500, "/redfish/v1/Systems".into()))

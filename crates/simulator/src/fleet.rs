@@ -281,6 +281,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_slow_bmc_answers_after_its_own_latency_and_the_others_do_not_wait() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let options = FleetOptions {
+            dirs: vec![recorded("baseline")],
+            count: 2,
+            addresses: Addresses::Consecutive("127.0.0.1:0".parse().unwrap()),
+            faults: Vec::new(),
+            bmc_faults: vec![crate::BmcFault::parse("1:latency=400").unwrap()],
+            bmc_states: Vec::new(),
+            bmc_sets: Vec::new(),
+        };
+        let bound = Fleet::plan(&options, service())
+            .unwrap()
+            .bind(None)
+            .await
+            .unwrap();
+        let urls: Vec<String> = bound.bmcs().iter().map(|b| b.url.clone()).collect();
+        tokio::spawn(bound.serve());
+        let get = |url: String| async move {
+            let address = url.strip_prefix("http://").unwrap().to_owned();
+            let started = std::time::Instant::now();
+            let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+            let request =
+                format!("GET /redfish/v1 HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer).await.unwrap();
+            assert!(answer.starts_with(b"HTTP/1.1 200"), "{url}");
+            started.elapsed()
+        };
+        let (fast, slow) = tokio::join!(get(urls[0].clone()), get(urls[1].clone()));
+        assert!(slow >= std::time::Duration::from_millis(400), "{slow:?}");
+        assert!(
+            fast < slow,
+            "BMC 0 has no latency of its own: {fast:?} vs {slow:?}"
+        );
+    }
+
+    #[tokio::test]
     async fn a_down_bmc_gets_an_address_where_nothing_listens() {
         for addresses in [
             Addresses::Consecutive("127.0.0.1:0".parse().unwrap()),

@@ -25,7 +25,7 @@ use file_names::{BadName, NameKind};
 pub use lines::fact_lines;
 pub use path::{BadFactPath, FactPath, path_segment};
 pub use readers::{WHOLE_CAPTURE, reads};
-pub use unique_keys::{DuplicateKey, UniqueKeysError, parse_unique};
+pub use unique_keys::{DuplicateKey, Pruned, UniqueKeysError, parse_unique, parse_unique_pruned};
 pub use value::{FactValue, Scalar};
 
 /// The tool name and version written into snapshots, reports and commits. Every crate of the

@@ -95,11 +95,42 @@ pub enum UniqueKeysError {
 /// of `serde_json::from_slice::<Value>`: the object being built finds the repeated key, and
 /// the keys above it are collected only on the way out of a refusal.
 pub fn parse_unique(bytes: &[u8]) -> Result<Value, UniqueKeysError> {
+    parse_unique_pruned(bytes, &Pruned::default())
+}
+
+/// What [`parse_unique_pruned`] does not build, by paths of object keys from the top, arrays
+/// passed through (`["RegistryEntries", "Attributes"]` is every attribute of a registry).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Pruned<'p> {
+    /// Members skipped.
+    pub skip: &'p [&'p [&'p str]],
+    /// Objects of which only the members named are built: `(path, names)`.
+    pub keep_only: &'p [(&'p [&'p str], &'p [&'p str])],
+}
+
+/// [`parse_unique`] without the members `pruned` names: they are skipped as the text is
+/// read, never built, so a reader that never looks at them does not pay for them. What is
+/// skipped is not checked for keys given twice either: it is not read.
+pub fn parse_unique_pruned(bytes: &[u8], pruned: &Pruned<'_>) -> Result<Value, UniqueKeysError> {
     let mut found = None;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let parsed = UniqueValue { found: &mut found }
-        .deserialize(&mut de)
-        .and_then(|value| de.end().map(|()| value));
+    let rules: Vec<Rule<'_>> = pruned
+        .skip
+        .iter()
+        .map(|path| Rule::Skip(path))
+        .chain(
+            pruned
+                .keep_only
+                .iter()
+                .map(|(path, kept)| Rule::KeepOnly(path, kept)),
+        )
+        .collect();
+    let parsed = UniqueValue {
+        found: &mut found,
+        rules: &rules,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
     match (parsed, found) {
         (_, Some(mut duplicate)) => {
             // Collected innermost first, on the way out.
@@ -111,12 +142,23 @@ pub fn parse_unique(bytes: &[u8]) -> Result<Value, UniqueKeysError> {
     }
 }
 
-/// Builds any JSON value; on a key given twice, records it in `found` and stops the parse.
-struct UniqueValue<'f> {
-    found: &'f mut Option<DuplicateKey>,
+/// A [`Pruned`] path, relative to the value being built.
+#[derive(Debug, Clone, Copy)]
+enum Rule<'p> {
+    /// The member at this path is skipped.
+    Skip(&'p [&'p str]),
+    /// Of the object(s) at this path, only these members are built.
+    KeepOnly(&'p [&'p str], &'p [&'p str]),
 }
 
-impl<'de> DeserializeSeed<'de> for UniqueValue<'_> {
+/// Builds any JSON value; on a key given twice, records it in `found` and stops the parse.
+/// `rules`: what below this value is not built.
+struct UniqueValue<'f, 'a, 'p> {
+    found: &'f mut Option<DuplicateKey>,
+    rules: &'a [Rule<'p>],
+}
+
+impl<'de> DeserializeSeed<'de> for UniqueValue<'_, '_, '_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -124,7 +166,7 @@ impl<'de> DeserializeSeed<'de> for UniqueValue<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for UniqueValue<'_> {
+impl<'de> Visitor<'de> for UniqueValue<'_, '_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -158,6 +200,7 @@ impl<'de> Visitor<'de> for UniqueValue<'_> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(item) = seq.next_element_seed(UniqueValue {
             found: &mut *self.found,
+            rules: self.rules,
         })? {
             items.push(item);
         }
@@ -165,10 +208,34 @@ impl<'de> Visitor<'de> for UniqueValue<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let kept = self.rules.iter().find_map(|rule| match rule {
+            Rule::KeepOnly([], kept) => Some(*kept),
+            _ => None,
+        });
         let mut members = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            let mut skipped = kept.is_some_and(|kept| !kept.contains(&key.as_str()));
+            // The rules that continue below this key (most values have none).
+            let mut below = Vec::new();
+            for rule in self.rules {
+                match *rule {
+                    Rule::Skip([first, rest @ ..]) if *first == key => {
+                        skipped |= rest.is_empty();
+                        below.push(Rule::Skip(rest));
+                    }
+                    Rule::KeepOnly([first, rest @ ..], kept) if *first == key => {
+                        below.push(Rule::KeepOnly(rest, kept));
+                    }
+                    _ => {}
+                }
+            }
+            if skipped {
+                map.next_value::<de::IgnoredAny>()?;
+                continue;
+            }
             let value = match map.next_value_seed(UniqueValue {
                 found: &mut *self.found,
+                rules: &below,
             }) {
                 Ok(value) => value,
                 Err(error) => {
@@ -201,7 +268,67 @@ mod tests {
 
     use serde_json::Value;
 
-    use super::{UniqueKeysError, first_duplicate_key, parse_unique};
+    use super::{Pruned, UniqueKeysError, first_duplicate_key, parse_unique, parse_unique_pruned};
+
+    #[test]
+    fn pruned_members_are_not_built_and_the_rest_is_checked_as_ever() {
+        let text = br#"{"RegistryEntries": {"Attributes": [{"AttributeName": "A", "MenuPath": "./x"},
+            {"AttributeName": "B", "MenuPath": {"deep": [1, 2]}}], "Dependencies": [{"x": 1, "x": 2}]},
+            "Id": "R"}"#;
+        let pruned = &Pruned {
+            skip: &[
+                &["RegistryEntries", "Dependencies"],
+                &["RegistryEntries", "Attributes", "MenuPath"],
+            ],
+            keep_only: &[],
+        };
+        let value = parse_unique_pruned(text, pruned).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"RegistryEntries": {"Attributes": [
+                {"AttributeName": "A"}, {"AttributeName": "B"}]}, "Id": "R"})
+        );
+        // What is read is still refused when it says a key twice.
+        let twice = br#"{"RegistryEntries": {"Attributes": [{"AttributeName": "A", "AttributeName": "B"}]}}"#;
+        assert!(matches!(
+            parse_unique_pruned(twice, pruned),
+            Err(UniqueKeysError::Duplicate(_))
+        ));
+        // And it is still JSON that is read: a broken skipped member is an error too.
+        assert!(matches!(
+            parse_unique_pruned(br#"{"RegistryEntries": {"Dependencies": [1,}}"#, pruned),
+            Err(UniqueKeysError::Json(_))
+        ));
+    }
+
+    #[test]
+    fn of_a_kept_only_object_the_other_members_are_not_built_at_that_depth_alone() {
+        let text = br#"{"Attributes": [{"AttributeName": "A", "Value": [{"ValueName": "x"}],
+            "Type": "Enumeration", "Hidden": false},
+            {"AttributeName": "B", "Nested": {"AttributeName": "kept below?"}}],
+            "Other": {"AttributeName": "C", "Value": 1}}"#;
+        let pruned = &Pruned {
+            skip: &[],
+            keep_only: &[(&["Attributes"], &["AttributeName", "Type"])],
+        };
+        assert_eq!(
+            parse_unique_pruned(text, pruned).unwrap(),
+            serde_json::json!({"Attributes": [
+                {"AttributeName": "A", "Type": "Enumeration"}, {"AttributeName": "B"}],
+                "Other": {"AttributeName": "C", "Value": 1}})
+        );
+        // A kept member is checked as ever; a member not kept is not read.
+        let twice = br#"{"Attributes": [{"Type": "String", "Type": "Password"}]}"#;
+        assert!(matches!(
+            parse_unique_pruned(twice, pruned),
+            Err(UniqueKeysError::Duplicate(_))
+        ));
+        let skipped = br#"{"Attributes": [{"Value": {"x": 1, "x": 2}}]}"#;
+        assert_eq!(
+            parse_unique_pruned(skipped, pruned).unwrap(),
+            serde_json::json!({"Attributes": [{}]})
+        );
+    }
 
     #[test]
     fn parses_to_what_serde_json_parses_or_names_the_key_given_twice() {

@@ -35,13 +35,14 @@ mod pcie;
 mod registry;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::future::join_all;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use super::fetch::{Fetch, FetchError};
+use super::fetch::{Body, Fetch, FetchError};
 use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
 use crawler::Crawler;
@@ -77,7 +78,7 @@ pub struct SystemInventory {
     /// The BIOS `@Redfish.Settings` object: values pending until the next reset.
     pub bios_pending: Option<Value>,
     /// The BIOS attribute registry, when the service publishes it.
-    pub bios_registry: Option<Value>,
+    pub bios_registry: Option<Arc<Value>>,
     /// The vendor's own list of the system's network adapters, where it keeps one (HPE iLO 5
     /// `BaseNetworkAdapters`): it may hold the only version of a NIC's firmware.
     pub vendor_adapters: Vec<Value>,
@@ -113,8 +114,9 @@ pub struct FunctionInventory {
     pub oem_attributes: Option<Value>,
     /// Their pending `Settings`.
     pub oem_pending: Option<Value>,
-    /// Their attribute registry, when the service publishes it: it types secrets.
-    pub oem_registry: Option<Value>,
+    /// Their attribute registry, when the service publishes it: it types secrets. Shared:
+    /// every function that names the same registry holds the one read.
+    pub oem_registry: Option<Arc<Value>>,
 }
 
 /// The result of a crawl.
@@ -132,10 +134,11 @@ pub struct Crawl {
 }
 
 /// Crawls the service behind `fetch` with at most `limit` requests in flight; `keep`: every
-/// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`).
-pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
+/// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`); `registries`: how
+/// much of each attribute registry is built (whole for a write or a saved copy).
+pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool, registries: Body) -> Crawl {
     let permits = Semaphore::new(limit.max(1));
-    let crawler = Crawler::new(fetch, keep, &permits, false);
+    let crawler = Crawler::new(fetch, keep, registries, &permits, false);
     let root = crawler.get(ROOT).await.filter(|root| {
         let root_type = Expect::one(&TypeName::SERVICE_ROOT);
         crawler.is_typed(ROOT, root, root_type, || "the service root".to_owned())
@@ -149,7 +152,7 @@ pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool) -> Crawl {
             // The PCIe resources only help name a port's firmware: what goes wrong reading them
             // (a stale `RelatedItem`, a device of another type) is said, and makes no fact
             // unread, so a side crawl of its own keeps its failures apart from the capture's.
-            let side = Crawler::new(fetch, keep, &permits, expand);
+            let side = Crawler::new(fetch, keep, registries, &permits, expand);
             let (systems, (adapters, firmware, pcie)) =
                 futures::join!(crawler.systems(&root), async {
                     let (adapters, firmware) =
@@ -380,9 +383,13 @@ mod tests {
             self.inner.target()
         }
 
-        async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+        async fn get_as(
+            &self,
+            uri: &str,
+            kind: crate::redfish::fetch::Body,
+        ) -> Result<Value, FetchError> {
             *self.gets.lock().unwrap().entry(uri.to_owned()).or_default() += 1;
-            self.inner.get(uri).await
+            self.inner.get_as(uri, kind).await
         }
     }
 
@@ -394,7 +401,7 @@ mod tests {
             inner: MockupDir::open(&dir).unwrap(),
             gets: Mutex::new(BTreeMap::new()),
         };
-        let crawl = crawl(&counting, 4, false).await;
+        let crawl = crawl(&counting, 4, false, Body::JudgedRegistry).await;
         assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
         let gets = counting.gets.into_inner().unwrap();
         // The BIOS and every port's NIC attributes name their registry through `Registries`.
@@ -414,7 +421,7 @@ mod tests {
             inner: MockupDir::open(&fixture(name)).unwrap(),
             gets: Mutex::new(BTreeMap::new()),
         };
-        let crawl = crawl(&counting, 4, false).await;
+        let crawl = crawl(&counting, 4, false, Body::JudgedRegistry).await;
         (crawl, counting.gets.into_inner().unwrap())
     }
 

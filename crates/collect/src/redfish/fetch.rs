@@ -6,7 +6,7 @@ use std::future::Future;
 use serde_json::Value;
 
 use driftgate_model::mockup_dir::MockupDir;
-use driftgate_snapshot::{DuplicateKey, UniqueKeysError, parse_unique};
+use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
 /// Why a resource could not be read. An error response is an error, never data.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -58,10 +58,50 @@ pub enum FetchError {
     },
 }
 
+/// How much of a body is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Body {
+    /// All of it.
+    Whole,
+    /// An attribute registry with only what judging a capture reads: of each attribute its
+    /// `AttributeName`, `DisplayName`, `HelpText`, `ReadOnly`, `WriteOnly` and `Type`, and
+    /// none of its `Dependencies` and `Menus` (together most of Dell's 1 MB BIOS registry:
+    /// each enumeration's `Value` list, menu paths, defaults, bounds). A write (`fix`) and a
+    /// saved mockup need the whole registry.
+    JudgedRegistry,
+}
+
+impl Body {
+    /// What [`parse_unique_pruned`] does not build.
+    fn pruned(self) -> Pruned<'static> {
+        match self {
+            Body::Whole => Pruned::default(),
+            Body::JudgedRegistry => Pruned {
+                skip: &[
+                    &["RegistryEntries", "Dependencies"],
+                    &["RegistryEntries", "Menus"],
+                ],
+                keep_only: &[(
+                    &["RegistryEntries", "Attributes"],
+                    &[
+                        "AttributeName",
+                        "DisplayName",
+                        "HelpText",
+                        "ReadOnly",
+                        "WriteOnly",
+                        "Type",
+                    ],
+                )],
+            },
+        }
+    }
+}
+
 /// The JSON of a body read from `uri`, as every [`Fetch`] reads it: a body that is no JSON, or
-/// whose objects give a key twice, is an error naming `uri`, never a value.
-pub fn parse_body(uri: &str, body: &[u8]) -> Result<Value, FetchError> {
-    parse_unique(body).map_err(|error| match error {
+/// whose objects give a key twice, is an error naming `uri`, never a value. `kind` says how
+/// much of it is built.
+pub fn parse_body(uri: &str, body: &[u8], kind: Body) -> Result<Value, FetchError> {
+    parse_unique_pruned(body, &kind.pruned()).map_err(|error| match error {
         UniqueKeysError::Json(error) => FetchError::NotJson {
             uri: uri.to_owned(),
             reason: error.to_string(),
@@ -88,7 +128,15 @@ pub trait Fetch: Sync {
     /// Where resources come from, for messages and the snapshot's source target.
     fn target(&self) -> String;
     /// The JSON body of `uri`.
-    fn get(&self, uri: &str) -> impl Future<Output = Result<Value, FetchError>> + Send;
+    fn get(&self, uri: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
+        self.get_as(uri, Body::Whole)
+    }
+    /// The JSON body of `uri`, as much of it as `kind` says.
+    fn get_as(
+        &self,
+        uri: &str,
+        kind: Body,
+    ) -> impl Future<Output = Result<Value, FetchError>> + Send;
 }
 
 impl Fetch for MockupDir {
@@ -96,7 +144,7 @@ impl Fetch for MockupDir {
         format!("mockup:{}", self.given().display())
     }
 
-    async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+    async fn get_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
         // A folder answers no queries, as the DMTF mockup server does not: `$expand` falls back.
         if uri.contains('?') {
             return Err(FetchError::Status {
@@ -128,6 +176,6 @@ impl Fetch for MockupDir {
                 });
             }
         };
-        parse_body(uri, &bytes)
+        parse_body(uri, &bytes, kind)
     }
 }

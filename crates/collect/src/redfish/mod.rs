@@ -314,7 +314,14 @@ pub async fn capture_from<F: Fetch>(
     options: &RedfishOptions,
 ) -> SourceCapture {
     let target = fetch.target();
-    let crawled = crawl::crawl(fetch, concurrency, options.save_mockup.is_some()).await;
+    let keep = options.save_mockup.is_some();
+    // A saved mockup is the BMC's answers as they were; judging reads less of a registry.
+    let registries = if keep {
+        fetch::Body::Whole
+    } else {
+        fetch::Body::JudgedRegistry
+    };
+    let crawled = crawl::crawl(fetch, concurrency, keep, registries).await;
     let mut errors: Vec<String> = crawled
         .errors
         .iter()

@@ -111,7 +111,7 @@ impl BmcSettings {
                     "bios".to_owned(),
                     bios,
                     system.bios_pending.as_ref(),
-                    system.bios_registry.as_ref(),
+                    system.bios_registry.as_deref(),
                 ));
             }
             let action = &system.system["Actions"]["#ComputerSystem.Reset"];
@@ -134,7 +134,7 @@ impl BmcSettings {
                         format!("function {id}"),
                         attributes,
                         function.oem_pending.as_ref(),
-                        function.oem_registry.as_ref(),
+                        function.oem_registry.as_deref(),
                     ));
                 }
             }

@@ -87,3 +87,40 @@ fn a_port_s_identity_is_no_evidence_its_settings_are() {
         assert!(super::is_evidence(evidence), "{evidence}");
     }
 }
+
+#[tokio::test]
+async fn judging_reads_less_of_each_registry_and_captures_the_same_facts() {
+    // Every recorded BMC (ours, and the public captures of iDRAC and DMTF's mockups): a
+    // saved capture builds whole registries, a judged one only what it reads of them.
+    let ours = ["baseline", "post-update"].map(|state| {
+        driftgate_test_data::repo()
+            .join("examples/azure-local-dcbx/recorded")
+            .join(state)
+            .join("bmc")
+    });
+    let public = [
+        "libredfish-dell",
+        "libredfish-dell_multi_dpu",
+        "dmtf-public-rackmount1",
+        "dmtf-public-smartnic",
+    ]
+    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")));
+    for dir in ours.iter().chain(&public) {
+        let state = dir.display();
+        let mockup = MockupDir::open(dir).unwrap();
+        let judged = capture_from(&mockup, 4, &RedfishOptions::default()).await;
+        let saved = tempfile::tempdir().unwrap();
+        let whole = capture_from(
+            &mockup,
+            4,
+            &RedfishOptions {
+                save_mockup: Some(saved.path().join("copy")),
+                ..RedfishOptions::default()
+            },
+        )
+        .await;
+        assert_eq!(judged.status, whole.status, "{state}: {:?}", judged.error);
+        assert_eq!(judged.facts, whole.facts, "{state}");
+        assert_eq!(judged.notes, whole.notes, "{state}");
+    }
+}

@@ -283,6 +283,45 @@ pub fn untrusted_certificate(error: &reqwest::Error) -> Option<String> {
     None
 }
 
+/// The TLS configurations of one run, shared by every BMC client it makes: the system's roots
+/// are loaded once per run, not once per BMC (at 10,000 BMCs that was a fleet's worth of
+/// certificate parsing). Cloning shares it.
+#[derive(Debug, Clone, Default)]
+pub struct TlsConfigs {
+    system: Arc<std::sync::OnceLock<Result<rustls::ClientConfig, String>>>,
+    built: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl TlsConfigs {
+    /// The configuration that trusts the system's roots (as reqwest's own does: the platform
+    /// verifier), built when first asked for.
+    pub fn system(&self) -> Result<rustls::ClientConfig, String> {
+        self.system
+            .get_or_init(|| {
+                self.built
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let provider = provider();
+                let verifier = rustls_platform_verifier::Verifier::new(Arc::clone(&provider))
+                    .map_err(|e| e.to_string())?;
+                let mut config = rustls::ClientConfig::builder_with_provider(provider)
+                    .with_safe_default_protocol_versions()
+                    .map_err(|e| e.to_string())?
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(verifier))
+                    .with_no_client_auth();
+                config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                Ok(config)
+            })
+            .clone()
+    }
+
+    /// How many configurations that load a root store this run built: one at most, however
+    /// many BMCs it reads (a counter for tests).
+    pub fn built(&self) -> usize {
+        self.built.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
 pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls::Error> {
     let provider = provider();
@@ -403,6 +442,38 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(nowhere, ProbeError::NoAddress(_)), "{nowhere}");
+    }
+
+    #[test]
+    fn one_run_builds_one_system_configuration_for_all_its_clients() {
+        use crate::redfish::client::{ClientOptions, HttpFetch, TlsTrust};
+        let run = ClientOptions::default();
+        for n in 0..50 {
+            let base = format!("https://bmc-{n}.example.com");
+            // Each BMC's client gets its own copy of the run's options, as a fleet's do.
+            HttpFetch::new(&base, &TlsTrust::System, run.clone()).unwrap();
+        }
+        assert_eq!(run.tls.built(), 1);
+        // Another run builds its own.
+        let other = ClientOptions::default();
+        HttpFetch::new("https://bmc.example.com", &TlsTrust::System, other.clone()).unwrap();
+        assert_eq!((run.tls.built(), other.tls.built()), (1, 1));
+        // Pins and --insecure need no root store.
+        let pinned = ClientOptions::default();
+        let pin = CertificatePin::parse(&format!("sha256:{}", "ab".repeat(32))).unwrap();
+        HttpFetch::new(
+            "https://bmc.example.com",
+            &TlsTrust::Pinned(pin),
+            pinned.clone(),
+        )
+        .unwrap();
+        HttpFetch::new(
+            "https://bmc.example.com",
+            &TlsTrust::Insecure,
+            pinned.clone(),
+        )
+        .unwrap();
+        assert_eq!(pinned.tls.built(), 0);
     }
 
     #[test]

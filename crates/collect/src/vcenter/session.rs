@@ -7,6 +7,8 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::redfish::tls::TlsConfigs;
+
 use super::facts::PROPERTIES;
 use super::model::{Host, MoRef};
 use super::soap::{self, Arg};
@@ -68,7 +70,8 @@ impl Session {
             // The session cookie (and the login before it) go to this vCenter only.
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(driftgate_snapshot::tool_version());
-        let client = trusting(builder, trust, base)
+        // One vCenter per run: its client builds its own configuration.
+        let client = trusting(builder, trust, &TlsConfigs::default(), base)
             .map_err(|e: ClientError| VcenterError::Client(e.to_string()))?
             .build()
             .map_err(|e| VcenterError::Client(format!("{base}: HTTP client: {e}")))?;

@@ -221,7 +221,6 @@ const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
 pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
     let name_words = Words::of(name);
     let display = entry.and_then(|e| e.display_name).map(Words::of);
-    let help = entry.and_then(|e| e.help_text).map(Words::of);
     let said = || std::iter::once(&name_words).chain(display.as_ref());
     let capability = said().any(|words| words.last_is(CAPABILITY));
     if !capability && reports_version(&name_words, display.as_ref(), entry) {
@@ -248,32 +247,24 @@ pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
     if entry.map_or(capability, |e| e.read_only) {
         return Class::Setting;
     }
-    let fields = [
-        (Field::Name, Some(name), Some(&name_words)),
-        (
-            Field::DisplayName,
-            entry.and_then(|e| e.display_name),
-            display.as_ref(),
-        ),
-        (
-            Field::HelpText,
-            entry.and_then(|e| e.help_text),
-            help.as_ref(),
-        ),
-    ];
-    for (field, text, words) in fields {
-        let (Some(text), Some(words)) = (text, words) else {
-            continue;
-        };
-        let term = DCB
-            .iter()
+    let recognised = |field, text, words: &Words| {
+        DCB.iter()
             .find(|(term, _)| words.has(term))
-            .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)));
-        if let Some((_, term)) = term {
-            return Class::Dcb(Recognised { field, text, term });
-        }
-    }
-    Class::Setting
+            .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)))
+            .map(|&(_, term)| Class::Dcb(Recognised { field, text, term }))
+    };
+    let display_name = entry.and_then(|e| e.display_name).zip(display.as_ref());
+    recognised(Field::Name, name, &name_words)
+        .or_else(|| {
+            display_name.and_then(|(text, words)| recognised(Field::DisplayName, text, words))
+        })
+        // The help text, the longest, is split into words only for the attributes nothing
+        // before has decided.
+        .or_else(|| {
+            let text = entry.and_then(|e| e.help_text)?;
+            recognised(Field::HelpText, text, &Words::of(text))
+        })
+        .unwrap_or(Class::Setting)
 }
 
 /// Whether the last words of the attribute name `name`, joined, are `term` (lower case, no

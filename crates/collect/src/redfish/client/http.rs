@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::auth::Auth;
 use super::{FetchError, HttpFetch};
-use crate::redfish::fetch::parse_body;
+use crate::redfish::fetch::{Body, parse_body};
 
 impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
@@ -36,6 +36,7 @@ impl HttpFetch {
     pub(super) async fn get_once(
         &self,
         uri: &str,
+        kind: Body,
         generation: &mut u64,
     ) -> Result<Value, FetchError> {
         let url = self.url(uri)?;
@@ -79,7 +80,7 @@ impl HttpFetch {
                     detail: error_detail(&body),
                 });
             }
-            return parse_body(uri, &body);
+            return parse_body(uri, &body, kind);
         }
     }
 }
@@ -109,16 +110,19 @@ pub(crate) async fn read_limited(
     mut response: reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, FetchError> {
-    if response
-        .content_length()
-        .is_some_and(|length| length > limit as u64)
-    {
+    let length = response.content_length();
+    if length.is_some_and(|length| length > limit as u64) {
         return Err(FetchError::TooLarge {
             uri: uri.to_owned(),
             limit,
         });
     }
-    let mut body = Vec::new();
+    // Room for the length the answer gives, so that a registry of a megabyte is not copied
+    // as its buffer doubles; at most PRESIZED, so that a length claimed and never sent costs
+    // nothing until its bytes come.
+    const PRESIZED: u64 = 4 << 20;
+    let presized = length.map_or(0, |length| length.min(PRESIZED));
+    let mut body = Vec::with_capacity(usize::try_from(presized).unwrap_or(0));
     while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
         uri: uri.to_owned(),
         reason: describe(&e),

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::fetch::{Fetch, FetchError};
-use super::tls::pinned_config;
+use super::fetch::{Body, Fetch, FetchError};
+use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
 
@@ -58,6 +58,8 @@ pub struct ClientOptions {
     /// The whole crawl of one host, on top of the per-request `timeout`: a slow BMC with a
     /// large inventory must not hold a gate for ever.
     pub host_timeout: Duration,
+    /// The run's TLS configurations, shared by its clients.
+    pub tls: TlsConfigs,
 }
 
 impl Default for ClientOptions {
@@ -70,6 +72,7 @@ impl Default for ClientOptions {
             max_retry_wait: Duration::from_secs(30),
             // A slow BMC answers in about 0.1 s; 20,000 members without `$expand` took 222 s.
             host_timeout: Duration::from_secs(300),
+            tls: TlsConfigs::default(),
         }
     }
 }
@@ -122,10 +125,18 @@ pub enum ClientError {
 pub fn trusting(
     builder: reqwest::ClientBuilder,
     trust: &TlsTrust,
+    configs: &TlsConfigs,
     base: &str,
 ) -> Result<reqwest::ClientBuilder, ClientError> {
     Ok(match trust {
-        TlsTrust::System => builder,
+        TlsTrust::System => {
+            builder.tls_backend_preconfigured(configs.system().map_err(|reason| {
+                ClientError::Tls {
+                    base: base.to_owned(),
+                    reason,
+                }
+            })?)
+        }
         TlsTrust::CaBundle(pem) => {
             let certificates =
                 reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ClientError::CaFile {
@@ -202,7 +213,7 @@ impl HttpFetch {
             .connect_timeout(options.timeout.min(Duration::from_secs(15)))
             .redirect(redirects)
             .user_agent(driftgate_snapshot::tool_version());
-        builder = trusting(builder, trust, base)?;
+        builder = trusting(builder, trust, &options.tls, base)?;
         let client = builder.build().map_err(|e| ClientError::Http {
             base: base.to_owned(),
             reason: http::describe(&e),
@@ -235,7 +246,7 @@ impl HttpFetch {
     }
 
     /// GETs `uri`; after a 401 logs in again once (for every request in flight) and retries.
-    async fn get_authenticated(&self, uri: &str) -> Result<Value, FetchError> {
+    async fn get_authenticated(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
         loop {
             if let Some(reason) = self.stopped() {
                 return Err(FetchError::Transport {
@@ -244,7 +255,7 @@ impl HttpFetch {
                 });
             }
             let mut generation = 0;
-            match self.get_once(uri, &mut generation).await {
+            match self.get_once(uri, kind, &mut generation).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
@@ -259,7 +270,7 @@ impl Fetch for HttpFetch {
         self.base.clone()
     }
 
-    async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+    async fn get_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
         let deadline = || {
             format!(
                 "no answer within the host deadline of {} s (--host-timeout)",
@@ -274,7 +285,7 @@ impl Fetch for HttpFetch {
                 reason: deadline(),
             });
         }
-        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri)).await {
+        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri, kind)).await {
             Ok(result) => result,
             Err(_) => {
                 self.stop(deadline());

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::auth::Auth;
 use super::http::{explain, read_limited};
 use super::{FetchError, HttpFetch};
-use crate::redfish::fetch::parse_body;
+use crate::redfish::fetch::{Body, parse_body};
 
 /// The method of a write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +169,7 @@ impl HttpFetch {
         let body = if bytes.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
-            parse_body(uri, &bytes).unwrap_or(Value::Null)
+            parse_body(uri, &bytes, Body::Whole).unwrap_or(Value::Null)
         };
         Ok((
             Answer {

@@ -74,20 +74,21 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// The members inline in an expanded collection page at `uri`, each listed once and of the
-    /// type `member`.
+    /// type `member`: taken out of the page, not copied.
     fn inline_members(
         &self,
         uri: &str,
-        page: &Value,
+        page: &mut Value,
         member: &'static TypeName,
         listed: &mut Listed,
     ) -> Vec<Value> {
-        let Some(members) = page["Members"].as_array() else {
+        let Some(members) = page.get_mut("Members").and_then(Value::as_array_mut) else {
             return Vec::new();
         };
+        let members = std::mem::take(members);
         listed.count += members.len();
         members
-            .iter()
+            .into_iter()
             .enumerate()
             .filter(|(index, resource)| {
                 let id = links::link_target(resource);
@@ -96,7 +97,7 @@ impl<F: Fetch> Crawler<'_, F> {
                         format!("Members/{index} of {uri}")
                     })
             })
-            .map(|(_, resource)| resource.clone())
+            .map(|(_, resource)| resource)
             .collect()
     }
 
@@ -156,19 +157,20 @@ impl<F: Fetch> Crawler<'_, F> {
         let mut listed = Listed::default();
         if self.expand.load(Ordering::Relaxed) {
             match self.fetch_raw(&format!("{uri}?$expand=.($levels=1)")).await {
-                Ok(collection) if expanded(&collection) => {
+                Ok(mut collection) if expanded(&collection) => {
                     if !self.is_typed(uri, &collection, collection_type, via) {
                         return Vec::new();
                     }
-                    let mut members = self.inline_members(uri, &collection, member, &mut listed);
-                    for (page_uri, page) in self.next_pages(uri, &collection).await {
+                    let mut members =
+                        self.inline_members(uri, &mut collection, member, &mut listed);
+                    for (page_uri, mut page) in self.next_pages(uri, &collection).await {
                         if !self.is_typed(&page_uri, &page, collection_type, via) {
                             continue;
                         }
                         if expanded(&page) {
                             members.extend(self.inline_members(
                                 &page_uri,
-                                &page,
+                                &mut page,
                                 member,
                                 &mut listed,
                             ));

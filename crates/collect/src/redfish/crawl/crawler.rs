@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
-use crate::redfish::fetch::{Fetch, FetchError};
+use crate::redfish::fetch::{Body, Fetch, FetchError};
 use crate::redfish::links::{self, ShapeError, uri_of};
 use crate::redfish::odata_type::{self, Expect};
 
@@ -19,21 +19,33 @@ pub(super) struct Crawler<'a, F> {
     // Whether every body is kept for `--save-mockup`: a copy of each resource (the attribute
     // registries are megabytes) is not made for a capture that does not save them.
     pub(super) keep: bool,
+    // How much of an attribute registry is built: all of it for a write or a saved copy.
+    pub(super) registries: Body,
     // Shared with the side crawl of the PCIe resources: one limit of requests in flight per BMC.
     pub(super) permits: &'a Semaphore,
     pub(super) expand: AtomicBool,
     pub(super) fetched: Mutex<BTreeMap<String, Value>>,
     pub(super) errors: Mutex<Vec<FetchError>>,
-    // The registry lookups' answers (see `get_once`).
-    pub(super) answers: Mutex<BTreeMap<String, Arc<OnceCell<Option<Value>>>>>,
+    // The registry lookups' answers (see `get_once`), shared by reference.
+    pub(super) answers: Mutex<BTreeMap<String, Answer>>,
 }
+
+/// One URI's answer, read by the first caller and shared with the rest.
+pub(super) type Answer = Arc<OnceCell<Option<Arc<Value>>>>;
 
 impl<'a, F> Crawler<'a, F> {
     /// A crawler of `fetch` under `permits`, with nothing read yet.
-    pub(super) fn new(fetch: &'a F, keep: bool, permits: &'a Semaphore, expand: bool) -> Self {
+    pub(super) fn new(
+        fetch: &'a F,
+        keep: bool,
+        registries: Body,
+        permits: &'a Semaphore,
+        expand: bool,
+    ) -> Self {
         Crawler {
             fetch,
             keep,
+            registries,
             permits,
             expand: AtomicBool::new(expand),
             fetched: Mutex::new(BTreeMap::new()),
@@ -63,7 +75,12 @@ impl<'a, F> Crawler<'a, F> {
 impl<F: Fetch> Crawler<'_, F> {
     /// GETs `uri`; a failure is recorded and yields `None`.
     pub(super) async fn get(&self, uri: &str) -> Option<Value> {
-        match self.fetch_raw(uri).await {
+        self.get_as(uri, Body::Whole).await
+    }
+
+    /// [`Self::get`] of as much of the body as `kind` says.
+    async fn get_as(&self, uri: &str, kind: Body) -> Option<Value> {
+        match self.fetch_raw_as(uri, kind).await {
             Ok(value) => Some(value),
             Err(error) => {
                 self.errors
@@ -77,8 +94,10 @@ impl<F: Fetch> Crawler<'_, F> {
 
     /// [`Self::get`] once per crawl however many resources ask (a second caller waits for the
     /// first one's answer): the attribute resources of every port name their registry through
-    /// the same `Registries` collection, and a BMC is slow enough.
-    pub(super) async fn get_once(&self, uri: &str) -> Option<Value> {
+    /// the same `Registries` collection, and a BMC is slow enough. Every caller shares the one
+    /// parsed body: a registry is megabytes, and each port's copy of it was most of the CPU a
+    /// capture spent.
+    pub(super) async fn get_once(&self, uri: &str, kind: Body) -> Option<Arc<Value>> {
         let answer = Arc::clone(
             self.answers
                 .lock()
@@ -86,18 +105,26 @@ impl<F: Fetch> Crawler<'_, F> {
                 .entry(uri.trim_end_matches('/').to_owned())
                 .or_default(),
         );
-        answer.get_or_init(|| self.get(uri)).await.clone()
+        answer
+            .get_or_init(|| async { self.get_as(uri, kind).await.map(Arc::new) })
+            .await
+            .clone()
     }
 
     /// GETs `uri` and remembers the body; the error is the caller's to judge.
     pub(super) async fn fetch_raw(&self, uri: &str) -> Result<Value, FetchError> {
+        self.fetch_raw_as(uri, Body::Whole).await
+    }
+
+    /// [`Self::fetch_raw`] of as much of the body as `kind` says.
+    async fn fetch_raw_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
         let value = {
             let _permit = self
                 .permits
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
-            self.fetch.get(uri).await?
+            self.fetch.get_as(uri, kind).await?
         };
         // Every Redfish resource is a JSON object; anything else would read as "no properties".
         if !value.is_object() {

@@ -1,10 +1,12 @@
 //! Finding the attribute registry a resource names, through the service root's `Registries`.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::collections::Listed;
 use super::crawler::{Crawler, link_name};
-use crate::redfish::fetch::Fetch;
+use crate::redfish::fetch::{Body, Fetch};
 use crate::redfish::links::ShapeError;
 use crate::redfish::odata_type::{Expect, TypeName};
 
@@ -34,11 +36,11 @@ impl<F: Fetch> Crawler<'_, F> {
     /// of it (sushy-tools); at most [`FAMILY_FILES_READ`] such files are read (one served
     /// broken is recorded, as it may be the one), and the one whose registry has the very `Id`
     /// asked for is taken.
-    pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Value> {
+    pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Arc<Value>> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
         let collection = self.link(root, &["Registries"])?;
-        let registries = self.get_once(collection).await?;
+        let registries = self.get_once(collection, Body::Whole).await?;
         let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
         let collection_type = Expect::CollectionOf(*file_type);
         if !self.is_typed(collection, &registries, collection_type, || {
@@ -83,9 +85,9 @@ impl<F: Fetch> Crawler<'_, F> {
 
     /// The attribute registry the registry file `entry` (listed in `Registries`, as `listed`
     /// says where) locates; what cannot be read or has the wrong shape is recorded.
-    async fn registry_file(&self, entry: &str, listed: &Listed) -> Option<Value> {
+    async fn registry_file(&self, entry: &str, listed: &Listed) -> Option<Arc<Value>> {
         let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
-        let file = self.get_once(entry).await?;
+        let file = self.get_once(entry, Body::Whole).await?;
         if !self.is_typed(entry, &file, Expect::one(file_type), || {
             listed.place_of(entry)
         }) {
@@ -111,7 +113,7 @@ impl<F: Fetch> Crawler<'_, F> {
             ));
             return None;
         };
-        let registry = self.get_once(uri).await?;
+        let registry = self.get_once(uri, self.registries).await?;
         let registry_type = Expect::one(&TypeName::ATTRIBUTE_REGISTRY);
         if !self.is_typed(uri, &registry, registry_type, || {
             format!("the Location Uri of {entry}")
@@ -140,7 +142,7 @@ mod tests {
     use tokio::sync::Semaphore;
 
     use super::super::crawler::Crawler;
-    use crate::redfish::fetch::{Fetch, FetchError};
+    use crate::redfish::fetch::{Body, Fetch, FetchError};
 
     /// Resources by URI, each GET counted.
     struct Service {
@@ -153,7 +155,11 @@ mod tests {
             "test".to_owned()
         }
 
-        async fn get(&self, uri: &str) -> Result<Value, FetchError> {
+        async fn get_as(
+            &self,
+            uri: &str,
+            _kind: crate::redfish::fetch::Body,
+        ) -> Result<Value, FetchError> {
             self.gets.lock().unwrap().push(uri.to_owned());
             self.resources
                 .get(uri)
@@ -210,7 +216,7 @@ mod tests {
     /// The registry `name` as the crawl finds it in `service`, the crawl's errors and its GETs.
     async fn lookup(service: &Service, name: &str) -> (Option<Value>, Vec<String>, Vec<String>) {
         let permits = Semaphore::new(1);
-        let crawler = Crawler::new(service, false, &permits, false);
+        let crawler = Crawler::new(service, false, Body::JudgedRegistry, &permits, false);
         let root =
             json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
         let bios = json!({"@odata.id": "/redfish/v1/Systems/1/BIOS", "AttributeRegistry": name});
@@ -218,10 +224,43 @@ mod tests {
         let (errors, _) = crawler.into_errors();
         let gets = service.gets.lock().unwrap().clone();
         (
-            registry,
+            registry.map(std::sync::Arc::unwrap_or_clone),
             errors.iter().map(ToString::to_string).collect(),
             gets,
         )
+    }
+
+    #[tokio::test]
+    async fn a_registry_every_port_names_is_read_parsed_and_held_once_per_bmc() {
+        let service = sushy_like(&["NetworkAttributesRegistry.v1_0_0"]);
+        let permits = Semaphore::new(4);
+        let crawler = Crawler::new(&service, false, Body::JudgedRegistry, &permits, false);
+        let root =
+            json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
+        // Sixteen ports' attribute resources naming one registry, looked up at once.
+        let ports: Vec<Value> = (0..16)
+            .map(|n| {
+                json!({"@odata.id": format!("/redfish/v1/Port/{n}"),
+                            "AttributeRegistry": "NetworkAttributesRegistry.v1_0_0"})
+            })
+            .collect();
+        let found =
+            futures::future::join_all(ports.iter().map(|p| crawler.registry(&root, p))).await;
+        let found: Vec<std::sync::Arc<Value>> = found.into_iter().map(Option::unwrap).collect();
+        // One body, parsed once: every port holds the same one, not a copy.
+        assert!(found.iter().all(|r| std::sync::Arc::ptr_eq(r, &found[0])));
+        let gets = service.gets.lock().unwrap().clone();
+        let registry = "/registries/NetworkAttributesRegistry.v1_0_0.json";
+        assert_eq!(
+            gets.iter().filter(|g| *g == registry).count(),
+            1,
+            "{gets:?}"
+        );
+        assert_eq!(
+            gets.len(),
+            3,
+            "the collection, the file, the registry: {gets:?}"
+        );
     }
 
     #[tokio::test]

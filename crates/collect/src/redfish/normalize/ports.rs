@@ -710,7 +710,7 @@ fn push_function(
     }
     function_settings(resource, &mut leaves);
     function_capabilities(resource, &mut leaves);
-    let registry = function.oem_registry.as_ref().map(Registry::new);
+    let registry = function.oem_registry.as_deref().map(Registry::new);
     if let Some(attributes) = &function.oem_attributes {
         vendors::function_facts(
             vendor,

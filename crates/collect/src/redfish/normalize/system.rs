@@ -21,7 +21,7 @@ use driftgate_snapshot::{FactPath, Facts, path_segment};
 /// The facts of one system.
 pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut Normalized) {
     let facts = &mut out.facts;
-    let registry = system.bios_registry.as_ref().map(Registry::new);
+    let registry = system.bios_registry.as_deref().map(Registry::new);
     let mut filter = SecretFilter::new();
     if let Some(registry) = &registry {
         filter.add_registry(registry.value());

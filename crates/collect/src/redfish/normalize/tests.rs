@@ -106,7 +106,7 @@ fn bios_secrets_are_dropped_by_name_and_by_registry_type() {
         ),
         bios_pending: Some(json!({"Attributes": {"SysProfile": "PerfPerWattOptimizedOs"}})),
         bios_registry: Some(
-            json!({"RegistryEntries": {"Attributes": [{"AttributeName": "AdminPin", "Type": "Password"}]}}),
+            json!({"RegistryEntries": {"Attributes": [{"AttributeName": "AdminPin", "Type": "Password"}]}}).into(),
         ),
         ..SystemInventory::default()
     };
@@ -139,8 +139,10 @@ fn withheld_attributes_are_named_by_resource_without_values() {
         bios_pending: Some(
             json!({"@odata.id": format!("{bios}/Settings"), "Attributes": {"SysProfile": "Perf"}}),
         ),
-        bios_registry: Some(json!({"RegistryEntries": {"Attributes": [
-            {"AttributeName": "ServiceNote", "Type": "String", "WriteOnly": true}]}})),
+        bios_registry: Some(std::sync::Arc::new(
+            json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "ServiceNote", "Type": "String", "WriteOnly": true}]}}),
+        )),
         ..SystemInventory::default()
     };
     let adapter = AdapterInventory {

@@ -30,13 +30,13 @@ impl std::fmt::Display for Withheld {
 pub(super) fn withheld(inventory: &Inventory) -> Vec<Withheld> {
     let mut all = Vec::new();
     for system in &inventory.systems {
-        let filter = filter_of(system.bios_registry.as_ref());
+        let filter = filter_of(system.bios_registry.as_deref());
         for resource in [&system.bios, &system.bios_pending].into_iter().flatten() {
             all.extend(of_resource(&filter, resource));
         }
     }
     for function in inventory.adapters.iter().flat_map(|a| &a.functions) {
-        let filter = filter_of(function.oem_registry.as_ref());
+        let filter = filter_of(function.oem_registry.as_deref());
         for resource in [&function.oem_attributes, &function.oem_pending]
             .into_iter()
             .flatten()

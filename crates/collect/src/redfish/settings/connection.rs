@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::BmcSettings;
 use crate::redfish::client::{Answer, HttpFetch, LoginError, WriteMethod};
 use crate::redfish::crawl::crawl;
-use crate::redfish::fetch::{Fetch, FetchError};
+use crate::redfish::fetch::{Body, Fetch, FetchError};
 use crate::redfish::{RedfishLocation, RedfishOptions, describe_location};
 use driftgate_model::mockup_dir::MockupDir;
 
@@ -105,8 +105,9 @@ impl Connection {
     /// Reads its settings: every resource a capture reads, all of it or an error.
     pub async fn read(&self) -> Result<BmcSettings, ConnectionError> {
         let crawled = match &self.link {
-            Link::Live(http) => crawl(http.as_ref(), 4, false).await,
-            Link::Mockup(dir) => crawl(dir, 4, false).await,
+            // A write is checked against the registry's dependencies: the whole registry.
+            Link::Live(http) => crawl(http.as_ref(), 4, false, Body::Whole).await,
+            Link::Mockup(dir) => crawl(dir, 4, false, Body::Whole).await,
         };
         match crawled.inventory {
             Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory)),
