@@ -1,6 +1,6 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
-//! hosts at once (and as many slow ones beside them: see `lanes.rs`), in the order the work asks
-//! for (the slowest of last time first), each on a task of its own: prepared (baseline, settings: disk and git, on a
+//! hosts at once and as many slow ones beside them, the slowest of the last run first (see
+//! `lanes.rs`), each on a task of its own: prepared (baseline, settings: disk and git, on a
 //! blocking thread), captured under its deadline, then finished (sealed, written, judged, on a
 //! blocking thread), so the loop feeding the tasks never waits on one host. Each request to
 //! a BMC is bounded by the host's own [`CaptureOptions`] (requests in flight per BMC). A stop
@@ -88,10 +88,10 @@ pub enum HostsError<E> {
     },
 }
 
-/// Runs `work` on every host, the slowest of the last run first ([`HostWork::last_took`]), at most `concurrency` at once
-/// and at most as many more that have run three times as long as the typical host (so that
-/// slow BMCs hold up only each other): `started` hears of each host as
-/// its task starts, `reporter` of each source, and `done(index, result, took)` gets each
+/// Runs `work` on every host, the slowest of the last run first ([`HostWork::last_took`]), at
+/// most `concurrency` at once and at most as many more that have run three times as long as
+/// the typical host (so that slow BMCs hold up only each other): `started` hears of each host
+/// as its task starts, `reporter` of each source, and `done(index, result, took)` gets each
 /// host's result as it ends, all on the caller's task. No host starts once `cancel` is
 /// fired. When `done` refuses a result, `cancel` is fired (the running captures stop and
 /// delete their sessions) and the error is returned once the running hosts have ended. Ends

@@ -266,7 +266,7 @@ fn is_temporary(name: &str) -> bool {
 }
 
 /// Removes the file `name` of `folder` when driftgate wrote it: a regular file (not a link)
-/// whose JSON has `schema` (what driftgate writes there). Whether it did.
+/// whose JSON has `schema` (what driftgate writes there). Its bytes, if it did.
 fn remove_ours(folder: &Folder, name: &str, schema: &str) -> Result<Option<Vec<u8>>, FleetError> {
     #[derive(Deserialize)]
     struct Schema {

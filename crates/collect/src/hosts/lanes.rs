@@ -16,10 +16,10 @@ use tokio::task::Id;
 use tokio::time::Instant;
 
 /// How many times the typical host's time a host runs before it steps aside.
-pub(super) const SLOW_FACTOR: u32 = 3;
+const SLOW_FACTOR: u32 = 3;
 /// A host that ran less than this is never slow, however quick the others (a night of down
 /// BMCs that each fail in milliseconds moves no healthy host aside).
-pub(super) const SLOW_FLOOR: Duration = Duration::from_secs(2);
+const SLOW_FLOOR: Duration = Duration::from_secs(2);
 /// How many of the last ended hosts make the typical time: enough for a stable median, few
 /// enough to follow a run whose hosts change as it goes (one rack's BMCs after another's).
 const RECENT: usize = 255;
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn quick_failures_never_make_a_healthy_host_slow() {
-        let ids = ids(3);
+        let ids = ids(2);
         let start = Instant::now();
         let mut lanes = Lanes::new(1);
         lanes.started(ids[0], start, false);
