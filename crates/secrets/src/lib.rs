@@ -31,6 +31,7 @@
 //! use it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
@@ -356,34 +357,82 @@ fn core(words: &[String]) -> &[String] {
 /// `ipmi key`), and between letters and digits (`MD5v3Key` → `md 5 v 3 key`). Attribute
 /// classes read names by the same words.
 pub fn words(name: &str) -> Vec<String> {
-    // Bytes, not chars: every byte of a non-ASCII character is a separator, as the character
-    // is, and this runs for every name of every capture.
-    let bytes = name.as_bytes();
-    let mut words = Vec::new();
-    let mut word = String::new();
-    for (i, &c) in bytes.iter().enumerate() {
-        if !c.is_ascii_alphanumeric() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
+    Split::of(name).words().map(str::to_owned).collect()
+}
+
+/// The words of a name as [`words`] splits them, held as one lowercase text and where each
+/// word ends: no string per word, for the names of every attribute of every capture.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Split {
+    text: String,
+    /// The end of each word in `text`, ascending; the next word starts where one ends.
+    ends: Vec<usize>,
+}
+
+impl Split {
+    /// Splits `name` (see [`words`]).
+    pub fn of(name: &str) -> Split {
+        // Bytes, not chars: every byte of a non-ASCII character is a separator, as the
+        // character is.
+        let bytes = name.as_bytes();
+        let mut split = Split {
+            text: String::with_capacity(name.len()),
+            ends: Vec::new(),
+        };
+        let mut in_word = false;
+        for (i, &c) in bytes.iter().enumerate() {
+            if !c.is_ascii_alphanumeric() {
+                if in_word {
+                    split.ends.push(split.text.len());
+                    in_word = false;
+                }
+                continue;
             }
-            continue;
-        }
-        if !word.is_empty() {
-            let prev = bytes[i - 1];
-            let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-            let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
-                || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
-                || (prev.is_ascii_digit() != c.is_ascii_digit());
-            if boundary {
-                words.push(std::mem::take(&mut word));
+            if in_word {
+                let prev = bytes[i - 1];
+                let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                let boundary = (prev.is_ascii_lowercase() && c.is_ascii_uppercase())
+                    || (prev.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower)
+                    || (prev.is_ascii_digit() != c.is_ascii_digit());
+                if boundary {
+                    split.ends.push(split.text.len());
+                }
             }
+            split.text.push(char::from(c.to_ascii_lowercase()));
+            in_word = true;
         }
-        word.push(char::from(c.to_ascii_lowercase()));
+        if in_word {
+            split.ends.push(split.text.len());
+        }
+        split
     }
-    if !word.is_empty() {
-        words.push(word);
+
+    /// The words, joined: `Link_Status` → `linkstatus`.
+    pub fn text(&self) -> &str {
+        &self.text
     }
-    words
+
+    /// The words, in order.
+    pub fn words(&self) -> impl DoubleEndedIterator<Item = &str> {
+        self.starts()
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.text[start..end])
+    }
+
+    /// Where each word starts in [`Split::text`], in order.
+    pub fn starts(&self) -> impl DoubleEndedIterator<Item = usize> + ExactSizeIterator {
+        (0..self.ends.len()).map(|word| word.checked_sub(1).map_or(0, |before| self.ends[before]))
+    }
+
+    /// Whether a word starts at `at` in [`Split::text`] (the end of the text is no start).
+    pub fn starts_at(&self, at: usize) -> bool {
+        at < self.text.len() && (at == 0 || self.ends.binary_search(&at).is_ok())
+    }
+
+    /// Whether a word ends at `at` in [`Split::text`].
+    pub fn ends_at(&self, at: usize) -> bool {
+        self.ends.binary_search(&at).is_ok()
+    }
 }
 
 /// Whether a text looks like key material: a PEM block, 32 or more hex digits in a row
@@ -460,17 +509,20 @@ impl AttributeType {
             entry.get("WriteOnly"),
             None | Some(Value::Null | Value::Bool(false))
         );
+        AttributeType::given(entry.get("Type").and_then(Value::as_str), write_only)
+    }
+
+    /// The type of an entry whose `Type` is `kind` (when a string) and whose `WriteOnly`
+    /// counts (see [`AttributeType::of`]) when `write_only`.
+    pub fn given(kind: Option<&str>, write_only: bool) -> Option<AttributeType> {
         if write_only {
             return Some(AttributeType::Secret);
         }
-        entry
-            .get("Type")
-            .and_then(Value::as_str)
-            .map(|kind| match kind {
-                _ if kind.eq_ignore_ascii_case("Password") => AttributeType::Secret,
-                "Enumeration" | "Boolean" => AttributeType::Closed,
-                _ => AttributeType::Open,
-            })
+        kind.map(|kind| match kind {
+            _ if kind.eq_ignore_ascii_case("Password") => AttributeType::Secret,
+            "Enumeration" | "Boolean" => AttributeType::Closed,
+            _ => AttributeType::Open,
+        })
     }
 }
 
@@ -478,16 +530,36 @@ impl AttributeType {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SecretFilter {
     /// By exact name: only the registry's own spelling is vouched for as `Closed`.
-    types: BTreeMap<String, AttributeType>,
+    types: BTreeMap<String, Typed>,
     /// The folded names of [`AttributeType::Secret`] attributes: a secret stays one
     /// however a resource spells its name (`SetupPassword` typed, `SETUP_PASSWORD` reported).
     secret_names: BTreeSet<String>,
 }
 
+/// A registry's type of one attribute name.
+#[derive(Debug, Clone)]
+struct Typed {
+    kind: AttributeType,
+    /// Whether the name alone is a secret's ([`is_secret_name`]), once asked: a capture asks
+    /// of each attribute more than once, and a registry is shared by every port that names it.
+    secret_name: OnceLock<bool>,
+}
+
+impl PartialEq for Typed {
+    fn eq(&self, other: &Typed) -> bool {
+        self.kind == other.kind
+    }
+}
+
+impl Eq for Typed {}
+
 impl SecretFilter {
     /// A filter without registry knowledge: names and values only.
-    pub fn new() -> SecretFilter {
-        SecretFilter::default()
+    pub const fn new() -> SecretFilter {
+        SecretFilter {
+            types: BTreeMap::new(),
+            secret_names: BTreeSet::new(),
+        }
     }
 
     /// Adds the entries of an attribute registry (`RegistryEntries.Attributes`); anything else
@@ -497,18 +569,33 @@ impl SecretFilter {
             return;
         };
         for entry in entries.iter().filter_map(Value::as_object) {
-            let (Some(name), Some(kind)) = (
+            if let (Some(name), Some(kind)) = (
                 entry.get("AttributeName").and_then(Value::as_str),
                 AttributeType::of(entry),
-            ) else {
-                continue;
-            };
-            if kind == AttributeType::Secret {
-                self.secret_names.insert(Folded::of(name).letters);
+            ) {
+                self.add(name, kind);
             }
-            let known = self.types.entry(name.to_owned()).or_insert(kind);
-            *known = (*known).max(kind);
         }
+    }
+
+    /// Adds one registry entry: the attribute `name`, its `Type` (`kind`, when a string) and
+    /// whether its `WriteOnly` counts (see [`AttributeType::of`]). An entry that gives
+    /// neither adds nothing.
+    pub fn add_entry(&mut self, name: &str, kind: Option<&str>, write_only: bool) {
+        if let Some(kind) = AttributeType::given(kind, write_only) {
+            self.add(name, kind);
+        }
+    }
+
+    fn add(&mut self, name: &str, kind: AttributeType) {
+        if kind == AttributeType::Secret {
+            self.secret_names.insert(Folded::of(name).letters);
+        }
+        let known = self.types.entry(name.to_owned()).or_insert(Typed {
+            kind,
+            secret_name: OnceLock::new(),
+        });
+        known.kind = known.kind.max(kind);
     }
 
     /// Whether the attribute `name` with `value` is a secret.
@@ -518,7 +605,7 @@ impl SecretFilter {
 
     /// Whether a registry says `name` is a secret, in whatever spelling.
     fn typed_secret(&self, name: &str) -> bool {
-        self.secret_names.contains(&Folded::of(name).letters)
+        !self.secret_names.is_empty() && self.secret_names.contains(&Folded::of(name).letters)
     }
 
     /// [`SecretFilter::is_secret`] with `key_material` as the value test.
@@ -526,11 +613,15 @@ impl SecretFilter {
         if self.typed_secret(name) {
             return true;
         }
-        match self.types.get(name) {
-            Some(AttributeType::Secret) => true,
-            Some(AttributeType::Closed) => key_material(value),
-            Some(AttributeType::Open) => is_secret_name(name) || key_material(value),
-            None => (is_secret_name(name) && !is_auth_setting(name, value)) || key_material(value),
+        let Some(typed) = self.types.get(name) else {
+            return (is_secret_name(name) && !is_auth_setting(name, value)) || key_material(value);
+        };
+        match typed.kind {
+            AttributeType::Secret => true,
+            AttributeType::Closed => key_material(value),
+            AttributeType::Open => {
+                *typed.secret_name.get_or_init(|| is_secret_name(name)) || key_material(value)
+            }
         }
     }
 

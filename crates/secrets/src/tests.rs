@@ -823,3 +823,25 @@ fn auth_switches_without_a_registry_are_settings_and_anything_else_stays_secret(
     filter.remove_secrets(&mut body);
     assert_eq!(body, json!({"Attributes": {"ChapMutualAuth": "Disabled"}}));
 }
+
+#[test]
+fn a_split_holds_the_words_joined_and_where_each_starts_and_ends() {
+    let split = Split::of("PCIE_SLOT_1_Port1 DCBXMode");
+    assert_eq!(split.text(), "pcieslot1port1dcbxmode");
+    assert_eq!(
+        split.words().collect::<Vec<_>>(),
+        ["pcie", "slot", "1", "port", "1", "dcbx", "mode"]
+    );
+    assert_eq!(split.words().next_back(), Some("mode"));
+    assert!(split.starts_at(0) && split.starts_at(4) && split.starts_at(18));
+    assert!(!split.starts_at(1) && !split.starts_at(split.text().len()));
+    assert!(split.ends_at(4) && split.ends_at(split.text().len()) && !split.ends_at(0));
+    assert_eq!(split.starts().collect::<Vec<_>>(), [0, 4, 8, 9, 13, 14, 18]);
+    assert_eq!(
+        words("PCIE_SLOT_1_Port1 DCBXMode"),
+        split.words().collect::<Vec<_>>()
+    );
+    let empty = Split::of(" _-é ");
+    assert_eq!((empty.text(), empty.words().count()), ("", 0));
+    assert!(!empty.starts_at(0) && !empty.ends_at(0));
+}

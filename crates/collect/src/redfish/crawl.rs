@@ -42,6 +42,7 @@ use futures::future::join_all;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
+use super::attributes::Registry;
 use super::fetch::{Body, Fetch, FetchError};
 use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
@@ -78,7 +79,7 @@ pub struct SystemInventory {
     /// The BIOS `@Redfish.Settings` object: values pending until the next reset.
     pub bios_pending: Option<Value>,
     /// The BIOS attribute registry, when the service publishes it.
-    pub bios_registry: Option<Arc<Value>>,
+    pub bios_registry: Option<Arc<Registry>>,
     /// The vendor's own list of the system's network adapters, where it keeps one (HPE iLO 5
     /// `BaseNetworkAdapters`): it may hold the only version of a NIC's firmware.
     pub vendor_adapters: Vec<Value>,
@@ -116,7 +117,7 @@ pub struct FunctionInventory {
     pub oem_pending: Option<Value>,
     /// Their attribute registry, when the service publishes it: it types secrets. Shared:
     /// every function that names the same registry holds the one read.
-    pub oem_registry: Option<Arc<Value>>,
+    pub oem_registry: Option<Arc<Registry>>,
 }
 
 /// The result of a crawl.
@@ -383,13 +384,9 @@ mod tests {
             self.inner.target()
         }
 
-        async fn get_as(
-            &self,
-            uri: &str,
-            kind: crate::redfish::fetch::Body,
-        ) -> Result<Value, FetchError> {
+        async fn get_body(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
             *self.gets.lock().unwrap().entry(uri.to_owned()).or_default() += 1;
-            self.inner.get_as(uri, kind).await
+            self.inner.get_body(uri).await
         }
     }
 

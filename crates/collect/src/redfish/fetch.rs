@@ -1,10 +1,13 @@
-//! What the crawler reads through: a [`Fetch`] returns the JSON of a Redfish URI. The live
-//! HTTP client and an offline mockup folder implement it; the crawler cannot tell them apart.
+//! What the crawler reads through: a [`Fetch`] returns the body of a Redfish URI, and reads it
+//! as JSON (or an attribute registry as judging reads it) the one way every fetch does. The
+//! live HTTP client and an offline mockup folder implement it; the crawler cannot tell them
+//! apart.
 
 use std::future::Future;
 
 use serde_json::Value;
 
+use super::attributes::Registry;
 use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
@@ -63,7 +66,9 @@ pub enum FetchError {
 pub enum Body {
     /// All of it.
     Whole,
-    /// An attribute registry with only what judging a capture reads: of each attribute its
+    /// An attribute registry read for judging: straight from its text into what judging
+    /// reads ([`Fetch::get_registry`]), or, a body that cannot be, parsed with only what
+    /// judging a capture reads built: of each attribute its
     /// `AttributeName`, `DisplayName`, `HelpText`, `ReadOnly`, `WriteOnly` and `Type`, and
     /// none of its `Dependencies` and `Menus` (together most of Dell's 1 MB BIOS registry:
     /// each enumeration's `Value` list, menu paths, defaults, bounds). A write (`fix`) and a
@@ -123,10 +128,27 @@ impl FetchError {
     }
 }
 
+/// An attribute registry's body, read for judging (see [`Fetch::get_registry`]).
+#[derive(Debug)]
+pub enum RegistryBody {
+    /// Read straight from the text.
+    Read {
+        /// Its `@odata.type`, for the crawl's check of what a link led to.
+        odata_type: Box<str>,
+        /// What judging reads of it.
+        registry: Registry,
+    },
+    /// A body the straight read refused (not a registry's shape, a member given twice): what
+    /// judging reads of it as JSON, for the crawl to check and say what is wrong.
+    Parsed(Value),
+}
+
 /// Reads Redfish resources by URI (`/redfish/v1/...`, possibly with a query).
 pub trait Fetch: Sync {
     /// Where resources come from, for messages and the snapshot's source target.
     fn target(&self) -> String;
+    /// The body of `uri` as served; an error response is an error, never a body.
+    fn get_body(&self, uri: &str) -> impl Future<Output = Result<Vec<u8>, FetchError>> + Send;
     /// The JSON body of `uri`.
     fn get(&self, uri: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
         self.get_as(uri, Body::Whole)
@@ -136,7 +158,25 @@ pub trait Fetch: Sync {
         &self,
         uri: &str,
         kind: Body,
-    ) -> impl Future<Output = Result<Value, FetchError>> + Send;
+    ) -> impl Future<Output = Result<Value, FetchError>> + Send {
+        async move { parse_body(uri, &self.get_body(uri).await?, kind) }
+    }
+    /// The attribute registry at `uri`, as judging reads it.
+    fn get_registry(
+        &self,
+        uri: &str,
+    ) -> impl Future<Output = Result<RegistryBody, FetchError>> + Send {
+        async move {
+            let body = self.get_body(uri).await?;
+            Ok(match Registry::from_text(&body) {
+                Some((odata_type, registry)) => RegistryBody::Read {
+                    odata_type,
+                    registry,
+                },
+                None => RegistryBody::Parsed(parse_body(uri, &body, Body::JudgedRegistry)?),
+            })
+        }
+    }
 }
 
 impl Fetch for MockupDir {
@@ -144,7 +184,7 @@ impl Fetch for MockupDir {
         format!("mockup:{}", self.given().display())
     }
 
-    async fn get_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
+    async fn get_body(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
         // A folder answers no queries, as the DMTF mockup server does not: `$expand` falls back.
         if uri.contains('?') {
             return Err(FetchError::Status {
@@ -176,6 +216,57 @@ impl Fetch for MockupDir {
                 });
             }
         };
-        parse_body(uri, &bytes, kind)
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A service that answers every URI with one body.
+    struct Serves(&'static str);
+
+    impl Fetch for Serves {
+        fn target(&self) -> String {
+            "test".to_owned()
+        }
+
+        async fn get_body(&self, _uri: &str) -> Result<Vec<u8>, FetchError> {
+            Ok(self.0.as_bytes().to_vec())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_registry_is_read_from_its_text_and_one_that_is_not_is_parsed_to_say_why() {
+        let uri = "/redfish/v1/Registries/Bios";
+        let read = Serves(
+            r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry", "Id": "Bios",
+                "RegistryEntries": {"Attributes": [{"AttributeName": "DcbxMode", "Type": "Enumeration"}]}}"##,
+        );
+        let Ok(RegistryBody::Read { registry, .. }) = read.get_registry(uri).await else {
+            panic!("read straight from the text");
+        };
+        assert!(registry.entry("DcbxMode").is_some());
+        // Not a registry's shape: the JSON, for the crawl to check.
+        let shapeless = Serves(r##"{"RegistryEntries": {"Attributes": "none"}}"##);
+        let Ok(RegistryBody::Parsed(value)) = shapeless.get_registry(uri).await else {
+            panic!("parsed");
+        };
+        assert_eq!(value["RegistryEntries"]["Attributes"], "none");
+        // A member given twice, or no JSON: an error naming the URI, as for any body.
+        let twice = Serves(
+            r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry",
+                "RegistryEntries": {"Attributes": [{"AttributeName": "A", "ReadOnly": false, "ReadOnly": true}]}}"##,
+        );
+        let error = twice.get_registry(uri).await.unwrap_err();
+        assert!(
+            matches!(&error, FetchError::DuplicateKey { uri: at, .. } if at == uri),
+            "{error}"
+        );
+        let cut =
+            Serves(r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry", "Regi"##);
+        let error = cut.get_registry(uri).await.unwrap_err();
+        assert!(matches!(error, FetchError::NotJson { .. }), "{error}");
     }
 }

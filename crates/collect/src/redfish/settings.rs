@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::attributes::Registry;
 use super::crawl::{Inventory, link};
 use super::normalize::normalize;
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
@@ -288,7 +289,7 @@ fn resource(
     scope: String,
     current: &Value,
     pending: Option<&Value>,
-    registry: Option<&Value>,
+    registry: Option<&Registry>,
 ) -> Writable {
     let settings = &current["@Redfish.Settings"];
     let object = |value: Option<&Value>| {
@@ -306,7 +307,10 @@ fn resource(
         registry_found: registry.is_some(),
         current: object(Some(current)),
         pending: object(pending),
+        // Read whole for a write (see `connection.rs`); without it, no attribute has a rule
+        // and none is written.
         rules: registry
+            .and_then(Registry::served)
             .map(|r| rules(r, &object(Some(current))))
             .unwrap_or_default(),
     }

@@ -218,9 +218,9 @@ const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
 
 /// The class of the attribute `name` (a vendor's port prefix or MAC token may be removed
 /// first), with `entry` its registry entry when the registry has one.
-pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
+pub fn classify<'a>(name: &'a str, entry: Option<&'a Entry>) -> Class<'a> {
     let name_words = Words::of(name);
-    let display = entry.and_then(|e| e.display_name).map(Words::of);
+    let display = entry.and_then(|e| e.display_name.as_deref()).map(Words::of);
     let said = || std::iter::once(&name_words).chain(display.as_ref());
     let capability = said().any(|words| words.last_is(CAPABILITY));
     if !capability && reports_version(&name_words, display.as_ref(), entry) {
@@ -253,7 +253,9 @@ pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
             .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)))
             .map(|&(_, term)| Class::Dcb(Recognised { field, text, term }))
     };
-    let display_name = entry.and_then(|e| e.display_name).zip(display.as_ref());
+    let display_name = entry
+        .and_then(|e| e.display_name.as_deref())
+        .zip(display.as_ref());
     recognised(Field::Name, name, &name_words)
         .or_else(|| {
             display_name.and_then(|(text, words)| recognised(Field::DisplayName, text, words))
@@ -261,7 +263,7 @@ pub fn classify<'a>(name: &'a str, entry: Option<&Entry<'a>>) -> Class<'a> {
         // The help text, the longest, is split into words only for the attributes nothing
         // before has decided.
         .or_else(|| {
-            let text = entry.and_then(|e| e.help_text)?;
+            let text = entry.and_then(|e| e.help_text.as_deref())?;
             recognised(Field::HelpText, text, &Words::of(text))
         })
         .unwrap_or(Class::Setting)
@@ -275,7 +277,7 @@ pub fn name_ends_with(name: &str, term: &str) -> bool {
 }
 
 /// Rule 1 of the module documentation.
-fn reports_version(name: &Words, display: Option<&Words>, entry: Option<&Entry<'_>>) -> bool {
+fn reports_version(name: &Words, display: Option<&Words>, entry: Option<&Entry>) -> bool {
     match entry {
         Some(entry) => {
             entry.read_only

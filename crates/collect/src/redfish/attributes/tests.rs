@@ -1,16 +1,16 @@
 use super::*;
 
 /// A registry entry, as iDRAC's and XCC's registries give them.
-fn entry<'a>(display: &'a str, help: Option<&'a str>, read_only: bool, kind: &'a str) -> Entry<'a> {
+fn entry(display: &str, help: Option<&str>, read_only: bool, kind: &str) -> Entry {
     Entry {
-        display_name: Some(display),
-        help_text: help,
+        display_name: Some(display.into()),
+        help_text: help.map(Into::into),
         read_only,
         kind: Some(match kind {
             "String" => AttributeType::String,
             "Enumeration" => AttributeType::Enumeration,
             "Integer" => AttributeType::Integer,
-            other => AttributeType::Other(other),
+            other => AttributeType::Other(other.into()),
         }),
     }
 }

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use super::auth::Auth;
 use super::{FetchError, HttpFetch};
-use crate::redfish::fetch::{Body, parse_body};
 
 impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
@@ -36,9 +35,8 @@ impl HttpFetch {
     pub(super) async fn get_once(
         &self,
         uri: &str,
-        kind: Body,
         generation: &mut u64,
-    ) -> Result<Value, FetchError> {
+    ) -> Result<Vec<u8>, FetchError> {
         let url = self.url(uri)?;
         let mut attempt = 0;
         loop {
@@ -80,7 +78,7 @@ impl HttpFetch {
                     detail: error_detail(&body),
                 });
             }
-            return parse_body(uri, &body, kind);
+            return Ok(body);
         }
     }
 }

@@ -17,9 +17,7 @@ mod write;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::fetch::{Body, Fetch, FetchError};
+use super::fetch::{Fetch, FetchError};
 use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
@@ -246,7 +244,7 @@ impl HttpFetch {
     }
 
     /// GETs `uri`; after a 401 logs in again once (for every request in flight) and retries.
-    async fn get_authenticated(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
+    async fn get_authenticated(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
         loop {
             if let Some(reason) = self.stopped() {
                 return Err(FetchError::Transport {
@@ -255,7 +253,7 @@ impl HttpFetch {
                 });
             }
             let mut generation = 0;
-            match self.get_once(uri, kind, &mut generation).await {
+            match self.get_once(uri, &mut generation).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
@@ -270,7 +268,7 @@ impl Fetch for HttpFetch {
         self.base.clone()
     }
 
-    async fn get_as(&self, uri: &str, kind: Body) -> Result<Value, FetchError> {
+    async fn get_body(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
         let deadline = || {
             format!(
                 "no answer within the host deadline of {} s (--host-timeout)",
@@ -285,7 +283,7 @@ impl Fetch for HttpFetch {
                 reason: deadline(),
             });
         }
-        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri, kind)).await {
+        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri)).await {
             Ok(result) => result,
             Err(_) => {
                 self.stop(deadline());

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
-use crate::redfish::fetch::{Body, Fetch, FetchError};
+use crate::redfish::attributes::Registry;
+use crate::redfish::fetch::{Body, Fetch, FetchError, RegistryBody};
 use crate::redfish::links::{self, ShapeError, uri_of};
 use crate::redfish::odata_type::{self, Expect};
 
@@ -27,11 +28,40 @@ pub(super) struct Crawler<'a, F> {
     pub(super) fetched: Mutex<BTreeMap<String, Value>>,
     pub(super) errors: Mutex<Vec<FetchError>>,
     // The registry lookups' answers (see `get_once`), shared by reference.
-    pub(super) answers: Mutex<BTreeMap<String, Answer>>,
+    pub(super) answers: Answers<Value>,
+    // The attribute registries read, by URI (see `registry_once`).
+    pub(super) registries_read: Answers<Registry>,
 }
 
-/// One URI's answer, read by the first caller and shared with the rest.
-pub(super) type Answer = Arc<OnceCell<Option<Arc<Value>>>>;
+/// What is wrong with the body `value` of `uri` that is no JSON object: every Redfish
+/// resource is one, and anything else would read as "no properties".
+pub(super) fn not_a_resource(uri: &str, value: &Value) -> Option<ShapeError> {
+    (!value.is_object())
+        .then(|| ShapeError::new(uri, "the body", "a JSON object (a Redfish resource)", value))
+}
+
+/// Each URI's answer, read by the first caller and shared with the rest.
+pub(super) type Answers<T> = Mutex<BTreeMap<String, Arc<OnceCell<Option<Arc<T>>>>>>;
+
+/// The answer `answers` holds for `uri`, made by `read` for the first caller; the others wait
+/// for it.
+async fn once<T>(
+    answers: &Answers<T>,
+    uri: &str,
+    read: impl Future<Output = Option<T>>,
+) -> Option<Arc<T>> {
+    let answer = Arc::clone(
+        answers
+            .lock()
+            .expect("no panic while holding the lock")
+            .entry(uri.trim_end_matches('/').to_owned())
+            .or_default(),
+    );
+    answer
+        .get_or_init(|| async { read.await.map(Arc::new) })
+        .await
+        .clone()
+}
 
 impl<'a, F> Crawler<'a, F> {
     /// A crawler of `fetch` under `permits`, with nothing read yet.
@@ -51,6 +81,7 @@ impl<'a, F> Crawler<'a, F> {
             fetched: Mutex::new(BTreeMap::new()),
             errors: Mutex::new(Vec::new()),
             answers: Mutex::new(BTreeMap::new()),
+            registries_read: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -79,7 +110,7 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// [`Self::get`] of as much of the body as `kind` says.
-    async fn get_as(&self, uri: &str, kind: Body) -> Option<Value> {
+    pub(super) async fn get_as(&self, uri: &str, kind: Body) -> Option<Value> {
         match self.fetch_raw_as(uri, kind).await {
             Ok(value) => Some(value),
             Err(error) => {
@@ -93,22 +124,43 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// [`Self::get`] once per crawl however many resources ask (a second caller waits for the
-    /// first one's answer): the attribute resources of every port name their registry through
-    /// the same `Registries` collection, and a BMC is slow enough. Every caller shares the one
-    /// parsed body: a registry is megabytes, and each port's copy of it was most of the CPU a
-    /// capture spent.
+    /// first one's answer), every caller sharing the one parsed body: the attribute resources
+    /// of every port name their registry through the same `Registries` collection and
+    /// registry files, and a BMC is slow enough.
     pub(super) async fn get_once(&self, uri: &str, kind: Body) -> Option<Arc<Value>> {
-        let answer = Arc::clone(
-            self.answers
+        once(&self.answers, uri, self.get_as(uri, kind)).await
+    }
+
+    /// The attribute registry at `uri`, read by `read` once per crawl and shared by every
+    /// resource that names it: a registry is megabytes, and each port's copy of it was most of
+    /// the CPU a capture spent. Only what judging reads of it is held (and the whole body
+    /// when the crawl reads registries whole, for a write).
+    pub(super) async fn registry_once(
+        &self,
+        uri: &str,
+        read: impl Future<Output = Option<Registry>>,
+    ) -> Option<Arc<Registry>> {
+        once(&self.registries_read, uri, read).await
+    }
+
+    /// GETs the attribute registry at `uri` as judging reads it (never kept: a crawl that
+    /// keeps its bodies reads registries whole); a failure is recorded and yields `None`.
+    pub(super) async fn get_registry(&self, uri: &str) -> Option<RegistryBody> {
+        let read = {
+            let _permit = self
+                .permits
+                .acquire()
+                .await
+                .expect("the semaphore is never closed");
+            self.fetch.get_registry(uri).await
+        };
+        read.map_err(|error| {
+            self.errors
                 .lock()
                 .expect("no panic while holding the lock")
-                .entry(uri.trim_end_matches('/').to_owned())
-                .or_default(),
-        );
-        answer
-            .get_or_init(|| async { self.get_as(uri, kind).await.map(Arc::new) })
-            .await
-            .clone()
+                .push(error);
+        })
+        .ok()
     }
 
     /// GETs `uri` and remembers the body; the error is the caller's to judge.
@@ -126,14 +178,8 @@ impl<F: Fetch> Crawler<'_, F> {
                 .expect("the semaphore is never closed");
             self.fetch.get_as(uri, kind).await?
         };
-        // Every Redfish resource is a JSON object; anything else would read as "no properties".
-        if !value.is_object() {
-            return Err(FetchError::Shape(ShapeError::new(
-                uri,
-                "the body",
-                "a JSON object (a Redfish resource)",
-                &value,
-            )));
+        if let Some(problem) = not_a_resource(uri, &value) {
+            return Err(FetchError::Shape(problem));
         }
         if self.keep {
             let key = uri

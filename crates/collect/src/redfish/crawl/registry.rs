@@ -5,8 +5,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::collections::Listed;
-use super::crawler::{Crawler, link_name};
-use crate::redfish::fetch::{Body, Fetch};
+use super::crawler::{Crawler, link_name, not_a_resource};
+use crate::redfish::attributes::Registry;
+use crate::redfish::fetch::{Body, Fetch, RegistryBody};
 use crate::redfish::links::ShapeError;
 use crate::redfish::odata_type::{Expect, TypeName};
 
@@ -36,7 +37,7 @@ impl<F: Fetch> Crawler<'_, F> {
     /// of it (sushy-tools); at most [`FAMILY_FILES_READ`] such files are read (one served
     /// broken is recorded, as it may be the one), and the one whose registry has the very `Id`
     /// asked for is taken.
-    pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Arc<Value>> {
+    pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Arc<Registry>> {
         let name = resource["AttributeRegistry"].as_str()?;
         let base = name.split(".v").next().unwrap_or(name);
         let collection = self.link(root, &["Registries"])?;
@@ -75,7 +76,7 @@ impl<F: Fetch> Crawler<'_, F> {
         family.sort_by_key(|(len, _)| std::cmp::Reverse(*len));
         for (_, entry) in family.into_iter().take(FAMILY_FILES_READ) {
             if let Some(registry) = self.registry_file(entry, &listed).await
-                && registry["Id"].as_str() == Some(name)
+                && registry.id() == Some(name)
             {
                 return Some(registry);
             }
@@ -85,7 +86,7 @@ impl<F: Fetch> Crawler<'_, F> {
 
     /// The attribute registry the registry file `entry` (listed in `Registries`, as `listed`
     /// says where) locates; what cannot be read or has the wrong shape is recorded.
-    async fn registry_file(&self, entry: &str, listed: &Listed) -> Option<Arc<Value>> {
+    async fn registry_file(&self, entry: &str, listed: &Listed) -> Option<Arc<Registry>> {
         let file_type = &TypeName::MESSAGE_REGISTRY_FILE;
         let file = self.get_once(entry, Body::Whole).await?;
         if !self.is_typed(entry, &file, Expect::one(file_type), || {
@@ -113,24 +114,49 @@ impl<F: Fetch> Crawler<'_, F> {
             ));
             return None;
         };
-        let registry = self.get_once(uri, self.registries).await?;
-        let registry_type = Expect::one(&TypeName::ATTRIBUTE_REGISTRY);
-        if !self.is_typed(uri, &registry, registry_type, || {
-            format!("the Location Uri of {entry}")
-        }) {
-            return None;
-        }
-        if !registry["RegistryEntries"]["Attributes"].is_array() {
-            self.wrong(ShapeError::new(
-                uri,
-                "RegistryEntries/Attributes",
-                "an array of attribute entries",
-                &registry["RegistryEntries"]["Attributes"],
-            ));
-            return None;
-        }
-        Some(registry)
+        let via = || format!("the Location Uri of {entry}");
+        self.registry_once(uri, async {
+            let registry = match self.registries {
+                // Kept whole for a write or a saved copy.
+                Body::Whole => self.get_as(uri, Body::Whole).await?,
+                Body::JudgedRegistry => match self.get_registry(uri).await? {
+                    RegistryBody::Read {
+                        odata_type,
+                        registry,
+                    } => {
+                        let head = serde_json::json!({ "@odata.type": &*odata_type });
+                        return self
+                            .is_typed(uri, &head, Self::REGISTRY, via)
+                            .then_some(registry);
+                    }
+                    RegistryBody::Parsed(registry) => {
+                        if let Some(problem) = not_a_resource(uri, &registry) {
+                            self.wrong(problem);
+                            return None;
+                        }
+                        registry
+                    }
+                },
+            };
+            if !self.is_typed(uri, &registry, Self::REGISTRY, via) {
+                return None;
+            }
+            if !registry["RegistryEntries"]["Attributes"].is_array() {
+                self.wrong(ShapeError::new(
+                    uri,
+                    "RegistryEntries/Attributes",
+                    "an array of attribute entries",
+                    &registry["RegistryEntries"]["Attributes"],
+                ));
+                return None;
+            }
+            Some(Registry::new(registry, self.registries == Body::Whole))
+        })
+        .await
     }
+
+    /// What a registry file's location leads to.
+    const REGISTRY: Expect = Expect::one(&TypeName::ATTRIBUTE_REGISTRY);
 }
 
 #[cfg(test)]
@@ -155,15 +181,11 @@ mod tests {
             "test".to_owned()
         }
 
-        async fn get_as(
-            &self,
-            uri: &str,
-            _kind: crate::redfish::fetch::Body,
-        ) -> Result<Value, FetchError> {
+        async fn get_body(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
             self.gets.lock().unwrap().push(uri.to_owned());
             self.resources
                 .get(uri)
-                .cloned()
+                .map(|body| serde_json::to_vec(body).expect("a value is JSON"))
                 .ok_or_else(|| FetchError::Status {
                     uri: uri.to_owned(),
                     status: 404,
@@ -213,10 +235,11 @@ mod tests {
         }
     }
 
-    /// The registry `name` as the crawl finds it in `service`, the crawl's errors and its GETs.
+    /// The registry `name` as the crawl finds it in `service` (read whole, as it was served),
+    /// the crawl's errors and its GETs.
     async fn lookup(service: &Service, name: &str) -> (Option<Value>, Vec<String>, Vec<String>) {
         let permits = Semaphore::new(1);
-        let crawler = Crawler::new(service, false, Body::JudgedRegistry, &permits, false);
+        let crawler = Crawler::new(service, false, Body::Whole, &permits, false);
         let root =
             json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
         let bios = json!({"@odata.id": "/redfish/v1/Systems/1/BIOS", "AttributeRegistry": name});
@@ -224,7 +247,7 @@ mod tests {
         let (errors, _) = crawler.into_errors();
         let gets = service.gets.lock().unwrap().clone();
         (
-            registry.map(std::sync::Arc::unwrap_or_clone),
+            registry.map(|registry| registry.served().cloned().expect("read whole")),
             errors.iter().map(ToString::to_string).collect(),
             gets,
         )
@@ -246,7 +269,7 @@ mod tests {
             .collect();
         let found =
             futures::future::join_all(ports.iter().map(|p| crawler.registry(&root, p))).await;
-        let found: Vec<std::sync::Arc<Value>> = found.into_iter().map(Option::unwrap).collect();
+        let found: Vec<std::sync::Arc<_>> = found.into_iter().map(Option::unwrap).collect();
         // One body, parsed once: every port holds the same one, not a copy.
         assert!(found.iter().all(|r| std::sync::Arc::ptr_eq(r, &found[0])));
         let gets = service.gets.lock().unwrap().clone();

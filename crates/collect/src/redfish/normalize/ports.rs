@@ -46,7 +46,6 @@ use super::identity::{self, Identity};
 use super::{Normalized, function_mac, function_ports, id_of, mac_of};
 use crate::nic::port_key;
 use crate::placeholder::Placeholders;
-use crate::redfish::attributes::Registry;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
 use crate::redfish::protocols::{rdma_protocol_fact, rdma_protocols};
 use crate::redfish::vendors::{self, Leaves, Vendor};
@@ -710,16 +709,9 @@ fn push_function(
     }
     function_settings(resource, &mut leaves);
     function_capabilities(resource, &mut leaves);
-    let registry = function.oem_registry.as_deref().map(Registry::new);
+    let registry = function.oem_registry.as_deref();
     if let Some(attributes) = &function.oem_attributes {
-        vendors::function_facts(
-            vendor,
-            resource,
-            attributes,
-            registry.as_ref(),
-            &mut leaves,
-            notes,
-        );
+        vendors::function_facts(vendor, resource, attributes, registry, &mut leaves, notes);
     }
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
@@ -732,7 +724,7 @@ fn push_function(
             vendor,
             resource,
             staged,
-            registry.as_ref(),
+            registry,
             &mut pending,
             &mut said_already,
         );

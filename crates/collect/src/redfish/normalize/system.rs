@@ -15,17 +15,13 @@ use crate::nic::{is_placeholder, scalar};
 use crate::redfish::attributes::{self, Class, Registry};
 use crate::redfish::crawl::SystemInventory;
 use crate::redfish::vendors::{self, Bios, Vendor};
-use driftgate_secrets::SecretFilter;
 use driftgate_snapshot::{FactPath, Facts, path_segment};
 
 /// The facts of one system.
 pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut Normalized) {
     let facts = &mut out.facts;
-    let registry = system.bios_registry.as_deref().map(Registry::new);
-    let mut filter = SecretFilter::new();
-    if let Some(registry) = &registry {
-        filter.add_registry(registry.value());
-    }
+    let registry = system.bios_registry.as_deref();
+    let filter = Registry::filter_of(registry);
     let secret = |name: &str, value: &Value| filter.is_secret(name, value);
     let Some(bios) = &system.bios else {
         return;
@@ -37,14 +33,14 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
         Bios {
             current: bios,
             pending: system.bios_pending.as_ref(),
-            registry: registry.as_ref(),
+            registry,
             secret: &secret,
         },
         facts,
         &mut out.problems,
         &mut out.notes,
     );
-    let class = |name| attributes::classify(name, registry.as_ref().and_then(|r| r.entry(name)));
+    let class = |name| attributes::classify(name, registry.and_then(|r| r.entry(name)));
     let current = bios["Attributes"].as_object();
     // Placeholders are counted over every attribute, those a vendor placed under a port too.
     let bios_uri = bios["@odata.id"].as_str().unwrap_or("Bios");

@@ -1,4 +1,5 @@
 use super::*;
+use crate::redfish::attributes::Registry;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
 use driftgate_snapshot::FactValue;
 use serde_json::json;
@@ -106,7 +107,12 @@ fn bios_secrets_are_dropped_by_name_and_by_registry_type() {
         ),
         bios_pending: Some(json!({"Attributes": {"SysProfile": "PerfPerWattOptimizedOs"}})),
         bios_registry: Some(
-            json!({"RegistryEntries": {"Attributes": [{"AttributeName": "AdminPin", "Type": "Password"}]}}).into(),
+            Registry::new(
+                json!({"RegistryEntries": {"Attributes": [
+                {"AttributeName": "AdminPin", "Type": "Password"}]}}),
+                false,
+            )
+            .into(),
         ),
         ..SystemInventory::default()
     };
@@ -139,10 +145,11 @@ fn withheld_attributes_are_named_by_resource_without_values() {
         bios_pending: Some(
             json!({"@odata.id": format!("{bios}/Settings"), "Attributes": {"SysProfile": "Perf"}}),
         ),
-        bios_registry: Some(std::sync::Arc::new(
+        bios_registry: Some(std::sync::Arc::new(Registry::new(
             json!({"RegistryEntries": {"Attributes": [
             {"AttributeName": "ServiceNote", "Type": "String", "WriteOnly": true}]}}),
-        )),
+            false,
+        ))),
         ..SystemInventory::default()
     };
     let adapter = AdapterInventory {

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::super::attributes::Registry;
 use super::super::crawl::Inventory;
 use driftgate_secrets::SecretFilter;
 
@@ -30,29 +31,21 @@ impl std::fmt::Display for Withheld {
 pub(super) fn withheld(inventory: &Inventory) -> Vec<Withheld> {
     let mut all = Vec::new();
     for system in &inventory.systems {
-        let filter = filter_of(system.bios_registry.as_deref());
+        let filter = Registry::filter_of(system.bios_registry.as_deref());
         for resource in [&system.bios, &system.bios_pending].into_iter().flatten() {
-            all.extend(of_resource(&filter, resource));
+            all.extend(of_resource(filter, resource));
         }
     }
     for function in inventory.adapters.iter().flat_map(|a| &a.functions) {
-        let filter = filter_of(function.oem_registry.as_deref());
+        let filter = Registry::filter_of(function.oem_registry.as_deref());
         for resource in [&function.oem_attributes, &function.oem_pending]
             .into_iter()
             .flatten()
         {
-            all.extend(of_resource(&filter, resource));
+            all.extend(of_resource(filter, resource));
         }
     }
     all
-}
-
-fn filter_of(registry: Option<&Value>) -> SecretFilter {
-    let mut filter = SecretFilter::new();
-    if let Some(registry) = registry {
-        filter.add_registry(registry);
-    }
-    filter
 }
 
 fn of_resource(filter: &SecretFilter, resource: &Value) -> Option<Withheld> {

@@ -9,7 +9,6 @@ use crate::nic::{is_placeholder, scalar};
 use crate::redfish::attributes::{Class, Registry, classify};
 use crate::redfish::odata_type::TypeName;
 use driftgate_model::{DcbxMode, RdmaProtocol};
-use driftgate_secrets::SecretFilter;
 use driftgate_snapshot::path_segment;
 
 /// Where a network device function links its `DellNetworkAttributes` resource, and the types
@@ -112,14 +111,11 @@ fn convert(mapping: &Mapping, value: &str) -> Option<Value> {
 pub fn function_facts(
     function_id: &str,
     attributes: &Value,
-    registry: Option<&Registry<'_>>,
+    registry: Option<&Registry>,
     leaves: &mut Leaves,
     notes: &mut Vec<String>,
 ) {
-    let mut filter = SecretFilter::new();
-    if let Some(registry) = registry {
-        filter.add_registry(registry.value());
-    }
+    let filter = Registry::filter_of(registry);
     let uri = attributes["@odata.id"].as_str().unwrap_or(function_id);
     let Some(attributes) = attributes["Attributes"].as_object() else {
         return;
@@ -317,7 +313,7 @@ mod tests {
             {"AttributeName": "Vendor_QosAgentMode", "DisplayName": "DCBX Protocol", "ReadOnly": false, "Type": "Enumeration"},
             {"AttributeName": "IpVersion", "DisplayName": "IP Version", "ReadOnly": false, "Type": "Enumeration"}
         ]}});
-        let registry = Registry::new(&registry);
+        let registry = Registry::new(registry, false);
         let attributes = serde_json::json!({
             "@odata.id": "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.4/NetworkDeviceFunctions/NIC.Slot.4-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.4-1-1",
             "Attributes": {

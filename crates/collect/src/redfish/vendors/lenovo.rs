@@ -221,16 +221,16 @@ impl Mapped {
 
 /// Places port attributes under their port, remembering which attribute gave each mapped
 /// leaf so that two of one port that disagree are a problem rather than the last one winning.
-struct Placer<'a, 'r> {
+struct Placer<'a> {
     facts: &'a mut Facts,
     problems: &'a mut Vec<String>,
     notes: &'a mut Vec<String>,
-    registry: Option<&'a Registry<'r>>,
+    registry: Option<&'a Registry>,
     /// (port, `<scope><leaf>`) → the attribute that gave it and its value.
     mapped: BTreeMap<(MacAddr, String), (String, FactValue)>,
 }
 
-impl Placer<'_, '_> {
+impl Placer<'_> {
     /// One port attribute (`name`, `rest` without its MAC token) under `<scope>` and the home
     /// of its class, or its normalized leaf when [`Mapped`].
     fn place(
@@ -479,7 +479,7 @@ mod tests {
             {"AttributeName": "PCIE_SLOT_2_Port1_MBAVersion", "DisplayName": "MBA Version", "ReadOnly": true, "Type": "String"},
             {"AttributeName": "PCIE_SLOT_2_Port1_LinkStatus", "DisplayName": "Link Status", "ReadOnly": true, "Type": "Enumeration"}
         ]}});
-        let registry = Registry::new(&registry);
+        let registry = Registry::new(registry, false);
         let bios = serde_json::json!({"@odata.id": "/redfish/v1/Systems/1/Bios", "Attributes": {
             "PCIE_SLOT_2_Port1_PermanentMACAddress": "94:6D:AE:53:CB:9B",
             "PCIE_SLOT_2_Port1_QosAgentMode": "IEEE",

@@ -235,7 +235,7 @@ pub fn function_facts(
     vendor: Vendor,
     function: &Value,
     attributes: &Value,
-    registry: Option<&Registry<'_>>,
+    registry: Option<&Registry>,
     leaves: &mut Leaves,
     notes: &mut Vec<String>,
 ) {
@@ -276,7 +276,7 @@ pub struct Bios<'a> {
     /// Its staged values (`@Redfish.Settings`), when it has some.
     pub pending: Option<&'a Value>,
     /// Its attribute registry, when the service publishes it.
-    pub registry: Option<&'a Registry<'a>>,
+    pub registry: Option<&'a Registry>,
     /// Whether an attribute with its value is a secret.
     pub secret: &'a dyn Fn(&str, &Value) -> bool,
 }

@@ -104,7 +104,7 @@ fn bios_attributes_go_where_the_registry_says_and_unknown_dcb_ones_are_noted() {
         ),
         bios_pending: Some(json!({"Attributes": {
             "SysMemSpeed": "2933 MT/s", "Proc1Microcode": "0xD00037C", "LanFlowCtl": "Disabled"}})),
-        bios_registry: Some(registry.into()),
+        bios_registry: Some(Registry::new(registry, false).into()),
         ..SystemInventory::default()
     };
     let mut out = Normalized::default();
