@@ -7,7 +7,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
-use super::attributes::Registry;
+use super::attributes::{ENTRY_MEMBERS, Registry};
 use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
@@ -86,17 +86,7 @@ impl Body {
                     &["RegistryEntries", "Dependencies"],
                     &["RegistryEntries", "Menus"],
                 ],
-                keep_only: &[(
-                    &["RegistryEntries", "Attributes"],
-                    &[
-                        "AttributeName",
-                        "DisplayName",
-                        "HelpText",
-                        "ReadOnly",
-                        "WriteOnly",
-                        "Type",
-                    ],
-                )],
+                keep_only: &[(&["RegistryEntries", "Attributes"], ENTRY_MEMBERS)],
             },
         }
     }

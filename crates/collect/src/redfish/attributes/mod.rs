@@ -51,7 +51,7 @@ mod words;
 
 use std::fmt;
 
-pub use registry::{AttributeType, Entry, Registry};
+pub use registry::{AttributeType, ENTRY_MEMBERS, Entry, Registry};
 use words::Words;
 
 /// What an attribute is; see the module documentation for the rules.

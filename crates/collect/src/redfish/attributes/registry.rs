@@ -59,6 +59,17 @@ pub struct Entry {
     pub kind: Option<AttributeType>,
 }
 
+/// The members of an attribute's registry entry that judging reads: the JSON read of a registry
+/// (`fetch::Body::JudgedRegistry`) keeps the same ones.
+pub const ENTRY_MEMBERS: &[&str] = &[
+    "AttributeName",
+    "DisplayName",
+    "HelpText",
+    "ReadOnly",
+    "WriteOnly",
+    "Type",
+];
+
 /// The entries of one attribute registry, by `AttributeName`.
 #[derive(Debug)]
 pub struct Registry {
@@ -422,20 +433,10 @@ impl<'de> Deserialize<'de> for Key {
                 f.write_str("a member name")
             }
             fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                const READ: &[&str] = &[
-                    "@odata.type",
-                    "Id",
-                    "RegistryEntries",
-                    "Attributes",
-                    "AttributeName",
-                    "DisplayName",
-                    "HelpText",
-                    "ReadOnly",
-                    "WriteOnly",
-                    "Type",
-                ];
-                Ok(READ
+                const REGISTRY: &[&str] = &["@odata.type", "Id", "RegistryEntries", "Attributes"];
+                Ok(REGISTRY
                     .iter()
+                    .chain(ENTRY_MEMBERS)
                     .find(|known| **known == v)
                     .map_or(Key::Other, |known| Key::Known(known)))
             }
