@@ -143,11 +143,11 @@ struct Read {
 
 /// Each member of `Attributes`: an entry and its name, or `None` for one that is no object or
 /// names no attribute.
-type AttributesRead = Vec<Option<(Box<str>, Read1)>>;
+type AttributesRead = Vec<Option<(Box<str>, LooseEntry)>>;
 
 /// One attribute entry as read, its types still loose.
 #[derive(Debug, Default)]
-struct Read1 {
+struct LooseEntry {
     display_name: Loose,
     help_text: Loose,
     read_only: Loose,
@@ -351,7 +351,7 @@ impl<'de> Deserialize<'de> for AttributeList {
 }
 
 /// One member of `Attributes`.
-struct EntryRead(Option<(Box<str>, Read1)>);
+struct EntryRead(Option<(Box<str>, LooseEntry)>);
 
 impl<'de> Deserialize<'de> for EntryRead {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -363,7 +363,7 @@ impl<'de> Deserialize<'de> for EntryRead {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryRead, A::Error> {
                 let mut name = Loose::Absent;
-                let mut entry = Read1::default();
+                let mut entry = LooseEntry::default();
                 while let Some(key) = map.next_key::<Key>()? {
                     let slot = match key {
                         Key::Known(known @ "AttributeName") => (&mut name, known),
