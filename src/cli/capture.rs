@@ -220,6 +220,7 @@ impl CaptureFlags {
                 },
                 concurrency: usize::from(self.bmc_concurrency),
                 save_mockup,
+                registries: Default::default(),
             },
             cancel,
             vcenters: Default::default(),

@@ -15,7 +15,8 @@ use proptest::sample::Index;
 use serde_json::Value;
 
 use driftgate_collect::SourceCapture;
-use driftgate_collect::redfish::fetch::{Body, Fetch, FetchError};
+use driftgate_collect::redfish::crawl::Registries;
+use driftgate_collect::redfish::fetch::{Fetch, FetchError};
 use driftgate_collect::redfish::{RedfishOptions, capture_from};
 use driftgate_compare::{JudgeOptions, Policy, Verdict};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
@@ -202,7 +203,7 @@ fn truncated_bodies_make_the_capture_partial() {
             &seed.intact,
             4,
             true,
-            Body::Whole,
+            Registries::Whole,
         ))
         .fetched;
     for (uri, body) in &seed.intact.bodies {

@@ -42,11 +42,21 @@ use futures::future::join_all;
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use super::attributes::Registry;
-use super::fetch::{Body, Fetch, FetchError};
+use super::attributes::{KnownRegistries, Registry};
+use super::fetch::{Fetch, FetchError};
 use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
 use crawler::Crawler;
+
+/// How much of each attribute registry a crawl reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Registries<'a> {
+    /// All of it, as served: for a write (`fix`) or a saved copy.
+    Whole,
+    /// What judging reads of it, a registry the run read already (the same text another BMC
+    /// served) taken from those it knows.
+    Judged(&'a KnownRegistries),
+}
 
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
@@ -137,7 +147,12 @@ pub struct Crawl {
 /// Crawls the service behind `fetch` with at most `limit` requests in flight; `keep`: every
 /// resource read is returned in [`Crawl::fetched`] (for `--save-mockup`); `registries`: how
 /// much of each attribute registry is built (whole for a write or a saved copy).
-pub async fn crawl<F: Fetch>(fetch: &F, limit: usize, keep: bool, registries: Body) -> Crawl {
+pub async fn crawl<F: Fetch>(
+    fetch: &F,
+    limit: usize,
+    keep: bool,
+    registries: Registries<'_>,
+) -> Crawl {
     let permits = Semaphore::new(limit.max(1));
     let crawler = Crawler::new(fetch, keep, registries, &permits, false);
     let root = crawler.get(ROOT).await.filter(|root| {
@@ -398,7 +413,13 @@ mod tests {
             inner: MockupDir::open(&dir).unwrap(),
             gets: Mutex::new(BTreeMap::new()),
         };
-        let crawl = crawl(&counting, 4, false, Body::JudgedRegistry).await;
+        let crawl = crawl(
+            &counting,
+            4,
+            false,
+            Registries::Judged(&KnownRegistries::default()),
+        )
+        .await;
         assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
         let gets = counting.gets.into_inner().unwrap();
         // The BIOS and every port's NIC attributes name their registry through `Registries`.
@@ -418,7 +439,13 @@ mod tests {
             inner: MockupDir::open(&fixture(name)).unwrap(),
             gets: Mutex::new(BTreeMap::new()),
         };
-        let crawl = crawl(&counting, 4, false, Body::JudgedRegistry).await;
+        let crawl = crawl(
+            &counting,
+            4,
+            false,
+            Registries::Judged(&KnownRegistries::default()),
+        )
+        .await;
         (crawl, counting.gets.into_inner().unwrap())
     }
 

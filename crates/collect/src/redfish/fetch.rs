@@ -4,10 +4,11 @@
 //! apart.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::attributes::{ENTRY_MEMBERS, Registry};
+use super::attributes::{ENTRY_MEMBERS, KnownRegistries, Registry};
 use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
@@ -125,8 +126,8 @@ pub enum RegistryBody {
     Read {
         /// Its `@odata.type`, for the crawl's check of what a link led to.
         odata_type: Box<str>,
-        /// What judging reads of it.
-        registry: Registry,
+        /// What judging reads of it, shared with the other BMCs serving the same text.
+        registry: Arc<Registry>,
     },
     /// A body the straight read refused (not a registry's shape, a member given twice): what
     /// judging reads of it as JSON, for the crawl to check and say what is wrong.
@@ -151,14 +152,16 @@ pub trait Fetch: Sync {
     ) -> impl Future<Output = Result<Value, FetchError>> + Send {
         async move { parse_body(uri, &self.get_body(uri).await?, kind) }
     }
-    /// The attribute registry at `uri`, as judging reads it.
+    /// The attribute registry at `uri`, as judging reads it; one `known` holds already is not
+    /// read again.
     fn get_registry(
         &self,
         uri: &str,
+        known: &KnownRegistries,
     ) -> impl Future<Output = Result<RegistryBody, FetchError>> + Send {
         async move {
             let body = self.get_body(uri).await?;
-            Ok(match Registry::from_text(&body) {
+            Ok(match known.read(&body) {
                 Some((odata_type, registry)) => RegistryBody::Read {
                     odata_type,
                     registry,
@@ -229,18 +232,19 @@ mod tests {
 
     #[tokio::test]
     async fn a_registry_is_read_from_its_text_and_one_that_is_not_is_parsed_to_say_why() {
+        let known = KnownRegistries::default();
         let uri = "/redfish/v1/Registries/Bios";
         let read = Serves(
             r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry", "Id": "Bios",
                 "RegistryEntries": {"Attributes": [{"AttributeName": "DcbxMode", "Type": "Enumeration"}]}}"##,
         );
-        let Ok(RegistryBody::Read { registry, .. }) = read.get_registry(uri).await else {
+        let Ok(RegistryBody::Read { registry, .. }) = read.get_registry(uri, &known).await else {
             panic!("read straight from the text");
         };
         assert!(registry.entry("DcbxMode").is_some());
         // Not a registry's shape: the JSON, for the crawl to check.
         let shapeless = Serves(r##"{"RegistryEntries": {"Attributes": "none"}}"##);
-        let Ok(RegistryBody::Parsed(value)) = shapeless.get_registry(uri).await else {
+        let Ok(RegistryBody::Parsed(value)) = shapeless.get_registry(uri, &known).await else {
             panic!("parsed");
         };
         assert_eq!(value["RegistryEntries"]["Attributes"], "none");
@@ -249,14 +253,14 @@ mod tests {
             r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry",
                 "RegistryEntries": {"Attributes": [{"AttributeName": "A", "ReadOnly": false, "ReadOnly": true}]}}"##,
         );
-        let error = twice.get_registry(uri).await.unwrap_err();
+        let error = twice.get_registry(uri, &known).await.unwrap_err();
         assert!(
             matches!(&error, FetchError::DuplicateKey { uri: at, .. } if at == uri),
             "{error}"
         );
         let cut =
             Serves(r##"{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry", "Regi"##);
-        let error = cut.get_registry(uri).await.unwrap_err();
+        let error = cut.get_registry(uri, &known).await.unwrap_err();
         assert!(matches!(error, FetchError::NotJson { .. }), "{error}");
     }
 }

@@ -148,6 +148,8 @@ pub struct RedfishOptions {
     pub concurrency: usize,
     /// Write every response read here, in the DMTF mockup layout.
     pub save_mockup: Option<PathBuf>,
+    /// The attribute registries the run has read, shared by its BMCs.
+    pub registries: attributes::KnownRegistries,
 }
 
 impl RedfishOptions {
@@ -317,9 +319,9 @@ pub async fn capture_from<F: Fetch>(
     let keep = options.save_mockup.is_some();
     // A saved mockup is the BMC's answers as they were; judging reads less of a registry.
     let registries = if keep {
-        fetch::Body::Whole
+        crawl::Registries::Whole
     } else {
-        fetch::Body::JudgedRegistry
+        crawl::Registries::Judged(&options.registries)
     };
     let crawled = crawl::crawl(fetch, concurrency, keep, registries).await;
     let mut errors: Vec<String> = crawled

@@ -46,11 +46,13 @@
 //! read-only DCB attribute (`PriorityFlowControl: "Available"` on iDRAC) reports, it is not
 //! set: it is a setting too.
 
+mod known;
 mod registry;
 mod words;
 
 use std::fmt;
 
+pub use known::KnownRegistries;
 pub use registry::{AttributeType, ENTRY_MEMBERS, Entry, Registry};
 use words::Words;
 
@@ -215,6 +217,60 @@ const DCB: &[(&str, &str)] = &[
 
 /// DCB terms no other word contains, found inside a word too (`DCBXMODE`).
 const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
+
+/// The class of the attribute `name` as `registry` says of it: worked out once per registry
+/// entry, which every resource of a BMC naming the registry shares, and so does every BMC of
+/// the run that serves the same registry ([`KnownRegistries`]).
+pub fn classify_in<'a>(registry: Option<&'a Registry>, name: &'a str) -> Class<'a> {
+    match registry.and_then(|registry| registry.entry(name)) {
+        Some(entry) => entry
+            .class
+            .get_or_init(|| Learned::of(classify(name, Some(entry))))
+            .class(name, entry),
+        None => classify(name, None),
+    }
+}
+
+/// A [`Class`] without the text that recognised it, which its entry (or its name) holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Learned {
+    Setting,
+    Firmware,
+    Status,
+    Dcb(Field, &'static str),
+}
+
+impl Learned {
+    fn of(class: Class<'_>) -> Learned {
+        match class {
+            Class::Setting => Learned::Setting,
+            Class::Firmware => Learned::Firmware,
+            Class::Status => Learned::Status,
+            Class::Dcb(recognised) => Learned::Dcb(recognised.field, recognised.term),
+        }
+    }
+
+    /// The class of the attribute `name`, whose registry entry is `entry`.
+    fn class<'a>(self, name: &'a str, entry: &'a Entry) -> Class<'a> {
+        match self {
+            Learned::Setting => Class::Setting,
+            Learned::Firmware => Class::Firmware,
+            Learned::Status => Class::Status,
+            Learned::Dcb(field, term) => {
+                let text = match field {
+                    Field::Name => Some(name),
+                    Field::DisplayName => entry.display_name.as_deref(),
+                    Field::HelpText => entry.help_text.as_deref(),
+                };
+                Class::Dcb(Recognised {
+                    field,
+                    text: text.unwrap_or_default(),
+                    term,
+                })
+            }
+        }
+    }
+}
 
 /// The class of the attribute `name` (a vendor's port prefix or MAC token may be removed
 /// first), with `entry` its registry entry when the registry has one.

@@ -6,11 +6,13 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::Learned;
 use driftgate_secrets::SecretFilter;
 
 /// An entry's `Type`, keeping a type this reader does not know.
@@ -47,7 +49,7 @@ impl AttributeType {
 }
 
 /// What a registry says of one attribute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Eq)]
 pub struct Entry {
     /// `DisplayName`: what setup shows.
     pub display_name: Option<Box<str>>,
@@ -57,6 +59,26 @@ pub struct Entry {
     pub read_only: bool,
     /// `Type`, when given.
     pub kind: Option<AttributeType>,
+    /// The class of the attribute the entry names, worked out by the first to ask (see
+    /// [`super::classify_in`]).
+    pub(super) class: OnceLock<Learned>,
+}
+
+/// Entries are equal by what the registry says; what was worked out of it is not compared.
+impl PartialEq for Entry {
+    fn eq(&self, other: &Entry) -> bool {
+        (
+            &self.display_name,
+            &self.help_text,
+            self.read_only,
+            &self.kind,
+        ) == (
+            &other.display_name,
+            &other.help_text,
+            other.read_only,
+            &other.kind,
+        )
+    }
 }
 
 /// The members of an attribute's registry entry that judging reads: the JSON read of a registry
@@ -170,6 +192,7 @@ impl Read {
                     help_text: entry.help_text.into_text(),
                     read_only: entry.read_only == Loose::Bool(true),
                     kind: kind.as_deref().map(AttributeType::parse),
+                    class: OnceLock::new(),
                 },
             );
         }
@@ -477,6 +500,7 @@ mod tests {
                 help_text: None,
                 read_only: true,
                 kind: Some(AttributeType::String),
+                class: OnceLock::new(),
             })
         );
         let dcbx = registry.entry("Broadcom_DCBX").unwrap();
@@ -508,8 +532,8 @@ mod tests {
         assert_eq!(empty.served(), Some(&serde_json::json!({})));
     }
 
-    #[test]
-    fn a_registry_read_from_its_text_is_the_one_read_from_its_json() {
+    /// Dell's BIOS registry and every NIC registry of the iDRAC capture in ../shared.
+    fn dell_registries() -> Vec<std::path::PathBuf> {
         let dell = driftgate_test_data::shared_data("redfish/libredfish-dell/redfish/v1");
         let mut files = vec![dell.join("Systems/System.Embedded.1/Bios/BiosRegistry/index.json")];
         for folder in std::fs::read_dir(dell.join("Registries")).unwrap() {
@@ -520,7 +544,33 @@ mod tests {
             }
         }
         assert!(files.len() > 4, "{files:?}");
-        for file in files {
+        files
+    }
+
+    #[test]
+    fn an_entry_s_class_worked_out_once_is_the_class_of_its_attribute() {
+        for file in dell_registries() {
+            let text = std::fs::read(&file).unwrap();
+            let (_, registry) = Registry::from_text(&text).expect("a registry");
+            for (name, entry) in &registry.entries {
+                let class = super::super::classify(name, Some(entry));
+                assert_eq!(super::super::classify_in(Some(&registry), name), class);
+                assert!(entry.class.get().is_some());
+                // The second time from what the first worked out.
+                assert_eq!(super::super::classify_in(Some(&registry), name), class);
+            }
+            // A name the registry does not have is classified by its name alone.
+            let unlisted = "Vendor_DCBXMode";
+            assert_eq!(
+                super::super::classify_in(Some(&registry), unlisted),
+                super::super::classify(unlisted, None)
+            );
+        }
+    }
+
+    #[test]
+    fn a_registry_read_from_its_text_is_the_one_read_from_its_json() {
+        for file in dell_registries() {
             let text = std::fs::read(&file).unwrap();
             let (odata_type, read) = Registry::from_text(&text).expect("a registry");
             let parsed = Registry::new(serde_json::from_slice(&text).unwrap(), false);

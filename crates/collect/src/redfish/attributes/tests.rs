@@ -1,3 +1,5 @@
+use std::sync::OnceLock;
+
 use super::*;
 
 /// A registry entry, as iDRAC's and XCC's registries give them.
@@ -12,6 +14,7 @@ fn entry(display: &str, help: Option<&str>, read_only: bool, kind: &str) -> Entr
             "Integer" => AttributeType::Integer,
             other => AttributeType::Other(other.into()),
         }),
+        class: OnceLock::new(),
     }
 }
 

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
+use super::Registries;
+use crate::redfish::attributes::KnownRegistries;
 use crate::redfish::attributes::Registry;
 use crate::redfish::fetch::{Body, Fetch, FetchError, RegistryBody};
 use crate::redfish::links::{self, ShapeError, uri_of};
@@ -21,7 +23,7 @@ pub(super) struct Crawler<'a, F> {
     // registries are megabytes) is not made for a capture that does not save them.
     pub(super) keep: bool,
     // How much of an attribute registry is built: all of it for a write or a saved copy.
-    pub(super) registries: Body,
+    pub(super) registries: Registries<'a>,
     // Shared with the side crawl of the PCIe resources: one limit of requests in flight per BMC.
     pub(super) permits: &'a Semaphore,
     pub(super) expand: AtomicBool,
@@ -48,7 +50,7 @@ pub(super) type Answers<T> = Mutex<BTreeMap<String, Arc<OnceCell<Option<Arc<T>>>
 async fn once<T>(
     answers: &Answers<T>,
     uri: &str,
-    read: impl Future<Output = Option<T>>,
+    read: impl Future<Output = Option<Arc<T>>>,
 ) -> Option<Arc<T>> {
     let answer = Arc::clone(
         answers
@@ -57,10 +59,7 @@ async fn once<T>(
             .entry(uri.trim_end_matches('/').to_owned())
             .or_default(),
     );
-    answer
-        .get_or_init(|| async { read.await.map(Arc::new) })
-        .await
-        .clone()
+    answer.get_or_init(|| read).await.clone()
 }
 
 impl<'a, F> Crawler<'a, F> {
@@ -68,7 +67,7 @@ impl<'a, F> Crawler<'a, F> {
     pub(super) fn new(
         fetch: &'a F,
         keep: bool,
-        registries: Body,
+        registries: Registries<'a>,
         permits: &'a Semaphore,
         expand: bool,
     ) -> Self {
@@ -128,7 +127,10 @@ impl<F: Fetch> Crawler<'_, F> {
     /// of every port name their registry through the same `Registries` collection and
     /// registry files, and a BMC is slow enough.
     pub(super) async fn get_once(&self, uri: &str, kind: Body) -> Option<Arc<Value>> {
-        once(&self.answers, uri, self.get_as(uri, kind)).await
+        once(&self.answers, uri, async {
+            self.get_as(uri, kind).await.map(Arc::new)
+        })
+        .await
     }
 
     /// The attribute registry at `uri`, read by `read` once per crawl and shared by every
@@ -138,21 +140,25 @@ impl<F: Fetch> Crawler<'_, F> {
     pub(super) async fn registry_once(
         &self,
         uri: &str,
-        read: impl Future<Output = Option<Registry>>,
+        read: impl Future<Output = Option<Arc<Registry>>>,
     ) -> Option<Arc<Registry>> {
         once(&self.registries_read, uri, read).await
     }
 
     /// GETs the attribute registry at `uri` as judging reads it (never kept: a crawl that
     /// keeps its bodies reads registries whole); a failure is recorded and yields `None`.
-    pub(super) async fn get_registry(&self, uri: &str) -> Option<RegistryBody> {
+    pub(super) async fn get_registry(
+        &self,
+        uri: &str,
+        known: &KnownRegistries,
+    ) -> Option<RegistryBody> {
         let read = {
             let _permit = self
                 .permits
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
-            self.fetch.get_registry(uri).await
+            self.fetch.get_registry(uri, known).await
         };
         read.map_err(|error| {
             self.errors

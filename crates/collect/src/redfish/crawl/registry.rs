@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::Registries;
 use super::collections::Listed;
 use super::crawler::{Crawler, link_name, not_a_resource};
 use crate::redfish::attributes::Registry;
@@ -118,8 +119,8 @@ impl<F: Fetch> Crawler<'_, F> {
         self.registry_once(uri, async {
             let registry = match self.registries {
                 // Kept whole for a write or a saved copy.
-                Body::Whole => self.get_as(uri, Body::Whole).await?,
-                Body::JudgedRegistry => match self.get_registry(uri).await? {
+                Registries::Whole => self.get_as(uri, Body::Whole).await?,
+                Registries::Judged(known) => match self.get_registry(uri, known).await? {
                     RegistryBody::Read {
                         odata_type,
                         registry,
@@ -150,7 +151,8 @@ impl<F: Fetch> Crawler<'_, F> {
                 ));
                 return None;
             }
-            Some(Registry::new(registry, self.registries == Body::Whole))
+            let keep = matches!(self.registries, Registries::Whole);
+            Some(Arc::new(Registry::new(registry, keep)))
         })
         .await
     }
@@ -167,8 +169,10 @@ mod tests {
     use serde_json::{Value, json};
     use tokio::sync::Semaphore;
 
+    use super::super::Registries;
     use super::super::crawler::Crawler;
-    use crate::redfish::fetch::{Body, Fetch, FetchError};
+    use crate::redfish::attributes::KnownRegistries;
+    use crate::redfish::fetch::{Fetch, FetchError};
 
     /// Resources by URI, each GET counted.
     struct Service {
@@ -239,7 +243,7 @@ mod tests {
     /// the crawl's errors and its GETs.
     async fn lookup(service: &Service, name: &str) -> (Option<Value>, Vec<String>, Vec<String>) {
         let permits = Semaphore::new(1);
-        let crawler = Crawler::new(service, false, Body::Whole, &permits, false);
+        let crawler = Crawler::new(service, false, Registries::Whole, &permits, false);
         let root =
             json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
         let bios = json!({"@odata.id": "/redfish/v1/Systems/1/BIOS", "AttributeRegistry": name});
@@ -254,10 +258,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_registry_every_port_names_is_read_parsed_and_held_once_per_bmc() {
+    async fn a_registry_every_port_names_is_read_parsed_and_held_once_per_bmc_and_run() {
         let service = sushy_like(&["NetworkAttributesRegistry.v1_0_0"]);
+        let known = KnownRegistries::default();
         let permits = Semaphore::new(4);
-        let crawler = Crawler::new(&service, false, Body::JudgedRegistry, &permits, false);
+        let crawler = Crawler::new(&service, false, Registries::Judged(&known), &permits, false);
         let root =
             json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
         // Sixteen ports' attribute resources naming one registry, looked up at once.
@@ -284,6 +289,14 @@ mod tests {
             3,
             "the collection, the file, the registry: {gets:?}"
         );
+        assert_eq!(known.read_count(), 1);
+        // Another BMC of the run serving the same registry: GET as its own, read only once.
+        let other = sushy_like(&["NetworkAttributesRegistry.v1_0_0"]);
+        let crawler = Crawler::new(&other, false, Registries::Judged(&known), &permits, false);
+        let again = crawler.registry(&root, &ports[0]).await.unwrap();
+        assert!(std::sync::Arc::ptr_eq(&again, &found[0]));
+        assert!(other.gets.lock().unwrap().contains(&registry.to_owned()));
+        assert_eq!(known.read_count(), 1);
     }
 
     #[tokio::test]

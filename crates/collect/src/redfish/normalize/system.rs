@@ -40,7 +40,7 @@ pub(super) fn system_facts(system: &SystemInventory, vendor: Vendor, out: &mut N
         &mut out.problems,
         &mut out.notes,
     );
-    let class = |name| attributes::classify(name, registry.and_then(|r| r.entry(name)));
+    let class = |name| attributes::classify_in(registry, name);
     let current = bios["Attributes"].as_object();
     // Placeholders are counted over every attribute, those a vendor placed under a port too.
     let bios_uri = bios["@odata.id"].as_str().unwrap_or("Bios");

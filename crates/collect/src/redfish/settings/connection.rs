@@ -5,8 +5,9 @@ use serde_json::Value;
 
 use super::BmcSettings;
 use crate::redfish::client::{Answer, HttpFetch, LoginError, WriteMethod};
+use crate::redfish::crawl::Registries;
 use crate::redfish::crawl::crawl;
-use crate::redfish::fetch::{Body, Fetch, FetchError};
+use crate::redfish::fetch::{Fetch, FetchError};
 use crate::redfish::{RedfishLocation, RedfishOptions, describe_location};
 use driftgate_model::mockup_dir::MockupDir;
 
@@ -106,8 +107,8 @@ impl Connection {
     pub async fn read(&self) -> Result<BmcSettings, ConnectionError> {
         let crawled = match &self.link {
             // A write is checked against the registry's dependencies: the whole registry.
-            Link::Live(http) => crawl(http.as_ref(), 4, false, Body::Whole).await,
-            Link::Mockup(dir) => crawl(dir, 4, false, Body::Whole).await,
+            Link::Live(http) => crawl(http.as_ref(), 4, false, Registries::Whole).await,
+            Link::Mockup(dir) => crawl(dir, 4, false, Registries::Whole).await,
         };
         match crawled.inventory {
             Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory)),

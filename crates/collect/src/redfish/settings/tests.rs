@@ -13,7 +13,7 @@ fn recorded(state: &str) -> PathBuf {
 
 async fn settings_of(dir: &std::path::Path) -> BmcSettings {
     let mockup = MockupDir::open(dir).unwrap();
-    let crawled = crawl(&mockup, 4, false, crate::redfish::fetch::Body::Whole).await;
+    let crawled = crawl(&mockup, 4, false, crate::redfish::crawl::Registries::Whole).await;
     assert!(crawled.errors.is_empty(), "{:?}", crawled.errors);
     BmcSettings::new(crawled.inventory.unwrap())
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Kind, Leaves, OemAttributes, on_off};
 use crate::nic::{is_placeholder, scalar};
-use crate::redfish::attributes::{Class, Registry, classify};
+use crate::redfish::attributes::{Class, Registry, classify_in};
 use crate::redfish::odata_type::TypeName;
 use driftgate_model::{DcbxMode, RdmaProtocol};
 use driftgate_snapshot::path_segment;
@@ -150,7 +150,7 @@ pub fn function_facts(
                 _ => {}
             }
         }
-        let class = classify(name, registry.and_then(|r| r.entry(name)));
+        let class = classify_in(registry, name);
         if let Class::Dcb(recognised) = class {
             notes.push(super::unknown_dcb_note(uri, name, &recognised));
         }
