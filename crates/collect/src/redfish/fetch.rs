@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::attributes::{ENTRY_MEMBERS, KnownRegistries, Registry};
+use super::attributes::{Arriving, ENTRY_MEMBERS, KnownRegistries, Registry};
 use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
@@ -134,12 +134,71 @@ pub enum RegistryBody {
     Parsed(Value),
 }
 
+/// What is reserved for a body of the announced `length`: all of it, so that a registry of a
+/// megabyte is not copied as its buffer doubles; at most 4 MiB, so that a length claimed and
+/// never sent costs nothing until its bytes come.
+fn presized(length: Option<u64>) -> usize {
+    const PRESIZED: u64 = 4 << 20;
+    usize::try_from(length.map_or(0, |length| length.min(PRESIZED))).unwrap_or(0)
+}
+
+/// Where a body goes as its bytes arrive (see [`Fetch::receive`]).
+pub trait Receive: Send {
+    /// The length the answer announces, before its first byte; a body begins again here.
+    fn announced(&mut self, length: Option<u64>);
+    /// The next bytes of the body.
+    fn push(&mut self, chunk: &[u8]);
+}
+
+impl Receive for Vec<u8> {
+    fn announced(&mut self, length: Option<u64>) {
+        self.clear();
+        self.reserve(presized(length));
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.extend_from_slice(chunk);
+    }
+}
+
+/// An attribute registry's body compared with the registries `known` keeps as it arrives.
+struct RegistryArriving<'k> {
+    known: &'k KnownRegistries,
+    arriving: Option<Arriving>,
+}
+
+impl Receive for RegistryArriving<'_> {
+    fn announced(&mut self, length: Option<u64>) {
+        self.arriving = Some(self.known.arriving(length, presized(length)));
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.arriving
+            .get_or_insert_with(|| self.known.arriving(None, 0))
+            .push(chunk);
+    }
+}
+
 /// Reads Redfish resources by URI (`/redfish/v1/...`, possibly with a query).
 pub trait Fetch: Sync {
     /// Where resources come from, for messages and the snapshot's source target.
     fn target(&self) -> String;
     /// The body of `uri` as served; an error response is an error, never a body.
     fn get_body(&self, uri: &str) -> impl Future<Output = Result<Vec<u8>, FetchError>> + Send;
+    /// The body of `uri` as served, given to `into` as it arrives (a transport that has it
+    /// whole gives it at once); an error response is an error, and gives `into` nothing.
+    fn receive(
+        &self,
+        uri: &str,
+        into: &mut dyn Receive,
+    ) -> impl Future<Output = Result<(), FetchError>> + Send {
+        async move {
+            let body = self.get_body(uri).await?;
+            into.announced(Some(body.len() as u64));
+            into.push(&body);
+            Ok(())
+        }
+    }
     /// The JSON body of `uri`.
     fn get(&self, uri: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
         self.get_as(uri, Body::Whole)
@@ -153,14 +212,30 @@ pub trait Fetch: Sync {
         async move { parse_body(uri, &self.get_body(uri).await?, kind) }
     }
     /// The attribute registry at `uri`, as judging reads it; one `known` holds already is not
-    /// read again.
+    /// read again, nor its body held: it is recognised as its bytes arrive.
     fn get_registry(
         &self,
         uri: &str,
         known: &KnownRegistries,
     ) -> impl Future<Output = Result<RegistryBody, FetchError>> + Send {
         async move {
-            let body = self.get_body(uri).await?;
+            let mut arriving = RegistryArriving {
+                known,
+                arriving: None,
+            };
+            self.receive(uri, &mut arriving).await?;
+            let arrived = arriving
+                .arriving
+                .unwrap_or_else(|| known.arriving(Some(0), 0));
+            let body = match arrived.finish() {
+                Ok((odata_type, registry)) => {
+                    return Ok(RegistryBody::Read {
+                        odata_type,
+                        registry,
+                    });
+                }
+                Err(body) => body,
+            };
             Ok(match known.read(&body) {
                 Some((odata_type, registry)) => RegistryBody::Read {
                     odata_type,

@@ -52,7 +52,7 @@ mod words;
 
 use std::fmt;
 
-pub use known::KnownRegistries;
+pub use known::{Arriving, KnownRegistries};
 pub use registry::{AttributeType, ENTRY_MEMBERS, Entry, Registry};
 use words::Words;
 

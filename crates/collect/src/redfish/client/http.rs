@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::auth::Auth;
 use super::{FetchError, HttpFetch};
+use crate::redfish::fetch::Receive;
 
 impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
@@ -30,13 +31,14 @@ impl HttpFetch {
         }
     }
 
-    /// One GET of `uri`, with the retries of a busy (503) service; `generation` is set to
-    /// the login that the last attempt was sent with.
+    /// One GET of `uri`, with the retries of a busy (503) service, its body given to `into`;
+    /// `generation` is set to the login that the last attempt was sent with.
     pub(super) async fn get_once(
         &self,
         uri: &str,
         generation: &mut u64,
-    ) -> Result<Vec<u8>, FetchError> {
+        into: &mut dyn Receive,
+    ) -> Result<(), FetchError> {
         let url = self.url(uri)?;
         let mut attempt = 0;
         loop {
@@ -70,15 +72,15 @@ impl HttpFetch {
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            let body = read_limited(uri, response, self.options.max_body).await?;
             if !(200..300).contains(&status) {
+                let body = read_limited(uri, response, self.options.max_body).await?;
                 return Err(FetchError::Status {
                     uri: uri.to_owned(),
                     status,
                     detail: error_detail(&body),
                 });
             }
-            return Ok(body);
+            return receive_limited(uri, response, self.options.max_body, into).await;
         }
     }
 }
@@ -105,35 +107,42 @@ pub(super) fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> 
 /// The body of `response`, refused past `limit` bytes.
 pub(crate) async fn read_limited(
     uri: &str,
-    mut response: reqwest::Response,
+    response: reqwest::Response,
     limit: usize,
 ) -> Result<Vec<u8>, FetchError> {
+    let mut body = Vec::new();
+    receive_limited(uri, response, limit, &mut body).await?;
+    Ok(body)
+}
+
+/// The body of `response` given to `into` as it arrives, refused past `limit` bytes.
+async fn receive_limited(
+    uri: &str,
+    mut response: reqwest::Response,
+    limit: usize,
+    into: &mut dyn Receive,
+) -> Result<(), FetchError> {
+    let too_large = || FetchError::TooLarge {
+        uri: uri.to_owned(),
+        limit,
+    };
     let length = response.content_length();
     if length.is_some_and(|length| length > limit as u64) {
-        return Err(FetchError::TooLarge {
-            uri: uri.to_owned(),
-            limit,
-        });
+        return Err(too_large());
     }
-    // Room for the length the answer gives, so that a registry of a megabyte is not copied
-    // as its buffer doubles; at most PRESIZED, so that a length claimed and never sent costs
-    // nothing until its bytes come.
-    const PRESIZED: u64 = 4 << 20;
-    let presized = length.map_or(0, |length| length.min(PRESIZED));
-    let mut body = Vec::with_capacity(usize::try_from(presized).unwrap_or(0));
+    into.announced(length);
+    let mut received = 0;
     while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
         uri: uri.to_owned(),
         reason: describe(&e),
     })? {
-        if body.len() + chunk.len() > limit {
-            return Err(FetchError::TooLarge {
-                uri: uri.to_owned(),
-                limit,
-            });
+        received += chunk.len();
+        if received > limit {
+            return Err(too_large());
         }
-        body.extend_from_slice(&chunk);
+        into.push(&chunk);
     }
-    Ok(body)
+    Ok(())
 }
 
 /// `Retry-After` in seconds (an HTTP date is treated as one second: BMC clocks drift).
@@ -240,6 +249,8 @@ fn refused(error: &reqwest::Error) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[test]
@@ -250,5 +261,109 @@ mod tests {
             ": The maximum number of user sessions is reached. (IDRAC.2.9.RAC0218)"
         );
         assert_eq!(error_detail(b"<html>503</html>"), "");
+    }
+
+    /// An HTTP server on 127.0.0.1 answering each GET with `body(path)` written in pieces of a
+    /// few hundred bytes, with its length announced, or without it (`/chunked…`) in chunked
+    /// encoding; its base URL.
+    async fn serve_in_pieces(body: fn(&str) -> String) -> String {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut request = Vec::new();
+                while !request.ends_with(b"\r\n\r\n") {
+                    let mut byte = [0];
+                    if stream.read(&mut byte).await.unwrap_or(0) == 0 {
+                        break;
+                    }
+                    request.push(byte[0]);
+                }
+                let request = String::from_utf8_lossy(&request);
+                let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
+                let text = body(&path);
+                let chunked = path.starts_with("/chunked");
+                let head = if chunked {
+                    "Transfer-Encoding: chunked".to_owned()
+                } else {
+                    format!("Content-Length: {}", text.len())
+                };
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n{head}\r\n\r\n"
+                );
+                stream.write_all(head.as_bytes()).await.unwrap();
+                for piece in text.as_bytes().chunks(300) {
+                    if chunked {
+                        let size = format!("{:x}\r\n", piece.len());
+                        stream.write_all(size.as_bytes()).await.unwrap();
+                    }
+                    stream.write_all(piece).await.unwrap();
+                    if chunked {
+                        stream.write_all(b"\r\n").await.unwrap();
+                    }
+                    stream.flush().await.unwrap();
+                    tokio::task::yield_now().await;
+                }
+                if chunked {
+                    stream.write_all(b"0\r\n\r\n").await.unwrap();
+                }
+            }
+        });
+        base
+    }
+
+    /// An attribute registry of 100 attributes, the last one named `last`.
+    fn registry(last: &str) -> String {
+        let mut attributes: Vec<String> = (0..99)
+            .map(|n| format!(r#"{{"AttributeName": "Attribute{n:02}", "Type": "String"}}"#))
+            .collect();
+        attributes.push(format!(
+            r#"{{"AttributeName": "{last}", "Type": "String"}}"#
+        ));
+        format!(
+            r##"{{"@odata.type": "#AttributeRegistry.v1_3_0.AttributeRegistry", "Id": "R",
+                "RegistryEntries": {{"Attributes": [{}]}}}}"##,
+            attributes.join(", ")
+        )
+    }
+
+    #[tokio::test]
+    async fn a_registry_the_run_knows_is_recognised_over_http_as_its_bytes_arrive() {
+        use crate::redfish::attributes::KnownRegistries;
+        use crate::redfish::fetch::{Fetch as _, RegistryBody};
+        let base = serve_in_pieces(|path| {
+            registry(if path.ends_with("other") {
+                "DcbxMods"
+            } else {
+                "DcbxMode"
+            })
+        })
+        .await;
+        let fetch =
+            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+        let known = KnownRegistries::default();
+        let read = |uri: &'static str| {
+            let (fetch, known) = (&fetch, &known);
+            async move {
+                match fetch.get_registry(uri, known).await {
+                    Ok(RegistryBody::Read { registry, .. }) => registry,
+                    other => panic!("{uri}: {other:?}"),
+                }
+            }
+        };
+        let first = read("/registry").await;
+        assert!(first.entry("DcbxMode").is_some());
+        // The same text, its length announced or not: the registry the run read.
+        for uri in ["/registry", "/chunked"] {
+            assert!(Arc::ptr_eq(&read(uri).await, &first), "{uri}");
+        }
+        assert_eq!(known.read_count(), 1);
+        // The same length, its last attribute another: read on its own, announced or not.
+        for uri in ["/other", "/chunked-other"] {
+            let other = read(uri).await;
+            assert!(other.entry("DcbxMods").is_some() && other.entry("DcbxMode").is_none());
+        }
+        assert_eq!(known.read_count(), 2);
     }
 }

@@ -17,7 +17,7 @@ mod write;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::fetch::{Fetch, FetchError};
+use super::fetch::{Fetch, FetchError, Receive};
 use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
@@ -243,8 +243,9 @@ impl HttpFetch {
             .get_or_insert(reason);
     }
 
-    /// GETs `uri`; after a 401 logs in again once (for every request in flight) and retries.
-    async fn get_authenticated(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
+    /// GETs `uri` into `into`; after a 401 logs in again once (for every request in flight)
+    /// and retries.
+    async fn get_authenticated(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
         loop {
             if let Some(reason) = self.stopped() {
                 return Err(FetchError::Transport {
@@ -253,7 +254,7 @@ impl HttpFetch {
                 });
             }
             let mut generation = 0;
-            match self.get_once(uri, &mut generation).await {
+            match self.get_once(uri, &mut generation, into).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
@@ -269,6 +270,12 @@ impl Fetch for HttpFetch {
     }
 
     async fn get_body(&self, uri: &str) -> Result<Vec<u8>, FetchError> {
+        let mut body = Vec::new();
+        self.receive(uri, &mut body).await?;
+        Ok(body)
+    }
+
+    async fn receive(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
         let deadline = || {
             format!(
                 "no answer within the host deadline of {} s (--host-timeout)",
@@ -283,7 +290,7 @@ impl Fetch for HttpFetch {
                 reason: deadline(),
             });
         }
-        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri)).await {
+        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri, into)).await {
             Ok(result) => result,
             Err(_) => {
                 self.stop(deadline());
