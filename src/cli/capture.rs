@@ -221,6 +221,7 @@ impl CaptureFlags {
                 concurrency: usize::from(self.bmc_concurrency),
                 save_mockup,
                 registries: Default::default(),
+                root: None,
             },
             cancel,
             vcenters: Default::default(),

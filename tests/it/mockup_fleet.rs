@@ -357,3 +357,45 @@ fn a_slow_bmc_steps_aside_for_the_others_and_starts_first_and_aside_the_next_nig
     assert_eq!(started[..2], ["sim-0001", "sim-0000"], "{stderr}");
     assert_eq!(finished, expected, "{stderr}");
 }
+
+#[test]
+fn on_a_first_night_a_slow_bmc_is_seen_before_its_turn_and_the_look_costs_no_request() {
+    let baseline = bmc("baseline");
+    // Every BMC answers after 100 ms, BMC 4 after 700 ms: its service root, asked for while
+    // sim-0000 is captured, is late.
+    let args = ["--auth", "session", "--latency", "100"];
+    let sim = FleetSim::start(
+        &[&baseline],
+        6,
+        &[&args[..], &["--bmc-fault", "4:latency=700"]].concat(),
+    );
+    let lab = common::fleet::FleetLab::new(&[], &[]);
+    let out = lab.path("night");
+    let night = || {
+        let mut command = lab.command();
+        command
+            .args(["check", "--all", "--bootstrap", "-vv", "--concurrency", "1"])
+            .arg("--inventory")
+            .arg(&sim.inventory)
+            .arg("--out-dir")
+            .arg(&out);
+        FleetSim::with_account(&mut command);
+        let output = command.output().expect("driftgate runs");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+        (hosts_logged(&stderr, "capture started"), stderr)
+    };
+    let counts = || (0..6).map(|i| sim.requests(i)).collect::<Vec<_>>();
+    // One host at a time, and one look: sim-0004's has taken longer than the floor (500 ms)
+    // while sim-0000 is still being read (about 1.5 s), so it starts next, aside.
+    let (started, stderr) = night();
+    assert_eq!(started.len(), 6, "{stderr}");
+    assert_eq!(started[..2], ["sim-0000", "sim-0004"], "{stderr}");
+    let first = counts();
+    // The next night knows every host from the first: it looks at none, and each capture
+    // asks for its root itself, after its login. Each BMC got as many requests either night.
+    let (started, stderr) = night();
+    assert_eq!(started[0], "sim-0004", "{stderr}");
+    let second: Vec<u64> = counts().iter().zip(&first).map(|(c, f)| c - f).collect();
+    assert_eq!(first, second, "{stderr}");
+}

@@ -1,6 +1,7 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
 //! hosts at once and as many slow ones beside them, the slowest of the last run first (see
-//! `lanes.rs`), each on a task of its own: prepared (baseline, settings: disk and git, on a
+//! `lanes.rs`) and, of the hosts it does not know, those whose BMC is slow to show its service
+//! root before their turn (`looks.rs`), each on a task of its own: prepared (baseline, settings: disk and git, on a
 //! blocking thread), captured under its deadline, then finished (sealed, written, judged, on a
 //! blocking thread), so the loop feeding the tasks never waits on one host. Each request to
 //! a BMC is bounded by the host's own [`CaptureOptions`] (requests in flight per BMC). A stop
@@ -8,6 +9,7 @@
 //! cannot take stops the run once the running hosts have ended.
 
 mod lanes;
+mod looks;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 
+use super::redfish::RedfishLocation;
+use super::redfish::probe::{RootLook, look_at_root};
 use super::{Cancel, CaptureOptions, Captured, Reporter, SourceKind, SourceSpec};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 
@@ -70,6 +74,12 @@ pub trait HostWork: Send + Sync + 'static {
     fn last_took(&self, _index: usize) -> Option<Duration> {
         None
     }
+    /// What host `index` would be captured with, for a look at its BMC before its turn
+    /// (`looks.rs`) when the last run says nothing of it; `None`: no look. Its settings only:
+    /// the host's baseline is read by `prepare`, when it starts.
+    fn look_ahead(&self, _index: usize) -> Option<HostCapture> {
+        None
+    }
 }
 
 /// Why [`capture_hosts`] ended early.
@@ -109,6 +119,8 @@ pub async fn capture_hosts<W: HostWork, E>(
     let last: Vec<Option<Duration>> = (0..work.hosts()).map(|i| work.last_took(i)).collect();
     let order = lanes::plan(&last);
     let mut lanes = lanes::Lanes::new(concurrency);
+    let mut looks = looks::Looks::new(concurrency);
+    let mut started_yet = vec![false; order.len()];
     let mut tasks: JoinSet<Ended<W::Done>> = JoinSet::new();
     // When the latest host's deadline and session grace are up.
     let mut latest_end = tokio::time::Instant::now();
@@ -121,26 +133,51 @@ pub async fn capture_hosts<W: HostWork, E>(
     loop {
         let now = tokio::time::Instant::now();
         let step_aside = lanes.step_aside(now);
-        while failed.is_none() && next < order.len() && !cancel.is_cancelled() {
-            // A host slow in the last run starts aside while there is room there.
-            let (index, slow) = order[next];
-            let aside = slow && lanes.has_room_aside();
-            if !aside && !lanes.has_room() {
-                break;
+        let overdue = looks.overdue(now);
+        if failed.is_none() && !cancel.is_cancelled() {
+            let wanted = |index: usize| !started_yet[index] && last[index].is_none();
+            while let Some(index) = looks.next_to_look(&order, next, wanted) {
+                looks.start(index, look(Arc::clone(&work), index), now);
             }
-            started(work.host(index));
-            let task = host_task(Arc::clone(&work), index, forward.clone());
-            let id = tasks.spawn(task).id();
-            running.insert(id, index);
-            lanes.started(id, now, aside);
-            next += 1;
+            loop {
+                while next < order.len() && started_yet[order[next].0] {
+                    next += 1;
+                }
+                // A host found slow by its look starts first; one slow in the last run in its
+                // turn. Either starts aside while there is room there.
+                let (index, slow, found) = match looks.first_slow() {
+                    Some(index) => (index, true, true),
+                    None if next < order.len() => (order[next].0, order[next].1, false),
+                    None => break,
+                };
+                let aside = slow && lanes.has_room_aside();
+                if !aside && !lanes.has_room() {
+                    break;
+                }
+                if !found {
+                    next += 1;
+                }
+                started_yet[index] = true;
+                started(work.host(index));
+                let look = looks.take(index);
+                let task = host_task(Arc::clone(&work), index, forward.clone(), look);
+                let id = tasks.spawn(task).id();
+                running.insert(id, index);
+                lanes.started(id, now, aside);
+            }
         }
         if tasks.is_empty() {
             break;
         }
+        let wake = [step_aside, overdue].into_iter().flatten().min();
         let joined = tokio::select! {
-            // A host runs too long: it steps aside and another starts in its place.
-            () = tokio::time::sleep_until(step_aside.unwrap_or(now)), if step_aside.is_some() => continue,
+            // A host runs too long: it steps aside and another starts in its place. Or a look
+            // takes too long: its host starts.
+            () = tokio::time::sleep_until(wake.unwrap_or(now)), if wake.is_some() => continue,
+            Some((index, looked)) = looks.next_ended(), if looks.looking() => {
+                looks.ended(index, looked, tokio::time::Instant::now());
+                continue;
+            }
             Some(event) = events.recv() => {
                 match event {
                     Event::Started(host, source) => reporter.source_started(&host, source),
@@ -231,9 +268,30 @@ struct Ended<T> {
     end: tokio::time::Instant,
 }
 
+/// A look at host `index`'s BMC, if it has one (its first live Redfish source).
+fn look<W: HostWork>(work: Arc<W>, index: usize) -> RootLook {
+    RootLook::new(async move {
+        // Its settings may read a CA file: off the runtime's workers. A panic there is
+        // `prepare`'s to report, when the host starts.
+        let capture = tokio::task::spawn_blocking(move || work.look_ahead(index))
+            .await
+            .ok()??;
+        let location = capture.sources.iter().find_map(|source| match source {
+            SourceSpec::Redfish(location @ RedfishLocation::Live { .. }) => Some(location),
+            _ => None,
+        })?;
+        look_at_root(location, &capture.options.redfish).await
+    })
+}
+
 /// One host's task: prepared, captured under its deadline (its `--host-timeout` and
-/// [`GRACE`]), finished.
-async fn host_task<W: HostWork>(work: Arc<W>, index: usize, reporter: Forward) -> Ended<W::Done> {
+/// [`GRACE`]) from what its look read, if it had one, finished.
+async fn host_task<W: HostWork>(
+    work: Arc<W>,
+    index: usize,
+    reporter: Forward,
+    look: Option<RootLook>,
+) -> Ended<W::Done> {
     let started = Instant::now();
     let mut end = tokio::time::Instant::now();
     let (capture, prepared) = {
@@ -241,7 +299,11 @@ async fn host_task<W: HostWork>(work: Arc<W>, index: usize, reporter: Forward) -
         blocking(move || work.prepare(index)).await
     };
     let captured = match capture {
-        Some(HostCapture { sources, options }) => {
+        Some(HostCapture {
+            sources,
+            mut options,
+        }) => {
+            options.redfish.root = look;
             let host = work.host(index).clone();
             let limit = options.host_timeout();
             end += limit + super::redfish::LOGOUT_GRACE;

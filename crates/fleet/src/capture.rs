@@ -72,6 +72,13 @@ impl HostWork for Hosts {
     fn last_took(&self, index: usize) -> Option<Duration> {
         self.last_took[index]
     }
+
+    fn look_ahead(&self, index: usize) -> Option<HostCapture> {
+        // A host whose settings are wrong is not looked at: `prepare` says why, in its turn.
+        let options = self.capture_options(index).ok()?;
+        let sources = self.planned[index].host.sources.clone();
+        Some(HostCapture { sources, options })
+    }
 }
 
 /// Captures every host, at most `concurrency` at once: the records in the order hosts

@@ -153,9 +153,29 @@ pub async fn crawl<F: Fetch>(
     keep: bool,
     registries: Registries<'_>,
 ) -> Crawl {
+    crawl_from(fetch, limit, keep, registries, None).await
+}
+
+/// [`crawl`], from the service root `root` already read without a login (a look before the
+/// host's turn) when it is given. A root that is no JSON object or names no `Systems` is read
+/// again: a service may show less to who has not logged in, and what it hid must not read as
+/// removed.
+pub async fn crawl_from<F: Fetch>(
+    fetch: &F,
+    limit: usize,
+    keep: bool,
+    registries: Registries<'_>,
+    root: Option<&[u8]>,
+) -> Crawl {
     let permits = Semaphore::new(limit.max(1));
     let crawler = Crawler::new(fetch, keep, registries, &permits, false);
-    let root = crawler.get(ROOT).await.filter(|root| {
+    let given =
+        root.and_then(|body| crawler.given(ROOT, body, |root| root.get("Systems").is_some()));
+    let root = match given {
+        Some(root) => Some(root),
+        None => crawler.get(ROOT).await,
+    };
+    let root = root.filter(|root| {
         let root_type = Expect::one(&TypeName::SERVICE_ROOT);
         crawler.is_typed(ROOT, root, root_type, || "the service root".to_owned())
     });
@@ -426,6 +446,43 @@ mod tests {
         assert_eq!(gets.get("/redfish/v1/Registries"), Some(&1), "{gets:?}");
         let repeated: Vec<_> = gets.iter().filter(|(_, n)| **n > 1).collect();
         assert!(repeated.is_empty(), "read more than once: {repeated:?}");
+    }
+
+    #[tokio::test]
+    async fn a_root_read_before_the_crawl_is_not_read_again_unless_it_names_no_systems() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .join("examples/azure-local-dcbx/recorded/baseline/bmc");
+        let mockup = MockupDir::open(&dir).unwrap();
+        let root = mockup.get_body(ROOT).await.unwrap();
+        let mut hidden: Value = serde_json::from_slice(&root).unwrap();
+        hidden.as_object_mut().unwrap().remove("Systems");
+        let hidden = serde_json::to_vec(&hidden).unwrap();
+        let judged = KnownRegistries::default();
+        let mut crawls = Vec::new();
+        // The root as read, one that hides its systems from who has not logged in, one that is
+        // no resource, and none.
+        for given in [Some(&root[..]), Some(&hidden[..]), Some(&b"[1]"[..]), None] {
+            let counting = Counting {
+                inner: MockupDir::open(&dir).unwrap(),
+                gets: Mutex::new(BTreeMap::new()),
+            };
+            let crawl = crawl_from(&counting, 4, true, Registries::Judged(&judged), given).await;
+            assert!(crawl.errors.is_empty(), "{:?}", crawl.errors);
+            let gets = counting.gets.into_inner().unwrap();
+            crawls.push((gets.get(ROOT).copied(), gets.len(), crawl));
+        }
+        let (reads, uris): (Vec<_>, Vec<_>) = crawls.iter().map(|(r, n, _)| (*r, *n)).unzip();
+        assert_eq!(reads, [None, Some(1), Some(1), Some(1)]);
+        assert_eq!(uris[0] + 1, uris[3]);
+        // The same inventory and the same saved root either way.
+        let whole = &crawls[3].2;
+        for (_, _, crawl) in &crawls {
+            assert_eq!(
+                format!("{:?}", crawl.inventory),
+                format!("{:?}", whole.inventory)
+            );
+            assert_eq!(crawl.fetched, whole.fetched);
+        }
     }
 
     fn fixture(name: &str) -> std::path::PathBuf {

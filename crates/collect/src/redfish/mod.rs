@@ -10,6 +10,7 @@ pub mod fetch;
 pub mod links;
 pub mod normalize;
 pub mod odata_type;
+pub mod probe;
 mod protocols;
 pub mod session;
 pub mod settings;
@@ -150,6 +151,9 @@ pub struct RedfishOptions {
     pub save_mockup: Option<PathBuf>,
     /// The attribute registries the run has read, shared by its BMCs.
     pub registries: attributes::KnownRegistries,
+    /// A look at the BMC's service root before the host's turn (a run of many hosts looks
+    /// ahead): the crawl starts from the root it read instead of asking again.
+    pub root: Option<probe::RootLook>,
 }
 
 impl RedfishOptions {
@@ -211,6 +215,16 @@ pub async fn capture(
                 Err(e) => return failed(base.clone(), SourceError::one(e.to_string())),
             };
             let deadline = http.deadline();
+            // The root a look read before the host's turn is this capture's first answer: the
+            // same request, made earlier. One still on its way is waited for, as the GET would be.
+            let root = match &options.root {
+                Some(look) => tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => return failed(base.clone(), SourceError::Interrupted),
+                    root = tokio::time::timeout_at(deadline, look.body_for(base)) => root.ok().flatten(),
+                },
+                None => None,
+            };
             // A login hangs as long as --bmc-timeout (and its retries): neither a stop nor the
             // host deadline waits for it. The login goes on as a task of its own, whose session
             // the logout waits for (within its grace) and deletes.
@@ -249,7 +263,7 @@ pub async fn capture(
                     // A stop already requested wins: no request is started at all.
                     biased;
                     () = cancel.cancelled() => failed(base.clone(), SourceError::Interrupted),
-                    capture = capture_from(&http, concurrency, options) => capture,
+                    capture = capture_from_root(&http, concurrency, options, root.as_deref()) => capture,
                 },
             };
             // The session is deleted whatever the crawl found. Failing to says nothing about the
@@ -315,6 +329,17 @@ pub async fn capture_from<F: Fetch>(
     concurrency: usize,
     options: &RedfishOptions,
 ) -> SourceCapture {
+    capture_from_root(fetch, concurrency, options, None).await
+}
+
+/// [`capture_from`], starting from the service root `root` already read without a login (see
+/// [`probe`]) when it is given and whole.
+pub async fn capture_from_root<F: Fetch>(
+    fetch: &F,
+    concurrency: usize,
+    options: &RedfishOptions,
+    root: Option<&[u8]>,
+) -> SourceCapture {
     let target = fetch.target();
     let keep = options.save_mockup.is_some();
     // A saved mockup is the BMC's answers as they were; judging reads less of a registry.
@@ -323,7 +348,7 @@ pub async fn capture_from<F: Fetch>(
     } else {
         crawl::Registries::Judged(&options.registries)
     };
-    let crawled = crawl::crawl(fetch, concurrency, keep, registries).await;
+    let crawled = crawl::crawl_from(fetch, concurrency, keep, registries, root).await;
     let mut errors: Vec<String> = crawled
         .errors
         .iter()

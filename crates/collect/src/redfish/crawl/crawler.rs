@@ -12,7 +12,7 @@ use tokio::sync::{OnceCell, Semaphore};
 use super::Registries;
 use crate::redfish::attributes::KnownRegistries;
 use crate::redfish::attributes::Registry;
-use crate::redfish::fetch::{Body, Fetch, FetchError, RegistryBody};
+use crate::redfish::fetch::{Body, Fetch, FetchError, RegistryBody, parse_body};
 use crate::redfish::links::{self, ShapeError, uri_of};
 use crate::redfish::odata_type::{self, Expect};
 
@@ -187,6 +187,29 @@ impl<F: Fetch> Crawler<'_, F> {
         if let Some(problem) = not_a_resource(uri, &value) {
             return Err(FetchError::Shape(problem));
         }
+        self.keep_body(uri, &value);
+        Ok(value)
+    }
+
+    /// The resource at `uri` from `body`, already read elsewhere, when it is a JSON object
+    /// `usable` accepts (kept like one read here); `None` when it is not, and nothing is
+    /// recorded: the caller reads it itself.
+    pub(super) fn given(
+        &self,
+        uri: &str,
+        body: &[u8],
+        usable: impl FnOnce(&Value) -> bool,
+    ) -> Option<Value> {
+        let value = parse_body(uri, body, Body::Whole).ok()?;
+        if not_a_resource(uri, &value).is_some() || !usable(&value) {
+            return None;
+        }
+        self.keep_body(uri, &value);
+        Some(value)
+    }
+
+    /// Remembers `value` as the body of `uri` when the crawl keeps them.
+    fn keep_body(&self, uri: &str, value: &Value) {
         if self.keep {
             let key = uri
                 .split('?')
@@ -199,7 +222,6 @@ impl<F: Fetch> Crawler<'_, F> {
                 .expect("no panic while holding the lock")
                 .insert(key, value.clone());
         }
-        Ok(value)
     }
 
     /// Records a property of the wrong type.
