@@ -1,9 +1,10 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
 //! hosts at once and as many slow ones beside them, the slowest of the last run first (see
 //! `lanes.rs`) and, of the hosts it does not know, those whose BMC is slow to show its service
-//! root before their turn (`looks.rs`), each on a task of its own: prepared (baseline, settings: disk and git, on a
-//! blocking thread), captured under its deadline, then finished (sealed, written, judged, on a
-//! blocking thread), so the loop feeding the tasks never waits on one host. Each request to
+//! root before their turn (`looks.rs`), each on a task of its own: prepared (baseline,
+//! settings: disk and git, on a blocking thread), captured under its deadline, then finished
+//! (sealed, written, judged, on a blocking thread), so the loop feeding the tasks never waits
+//! on one host. Each request to
 //! a BMC is bounded by the host's own [`CaptureOptions`] (requests in flight per BMC). A stop
 //! starts no new host; a host whose task panics gets a result saying so; a result the caller
 //! cannot take stops the run once the running hosts have ended.
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 use super::redfish::RedfishLocation;
-use super::redfish::probe::{RootLook, look_at_root};
+use super::redfish::look::{RootLook, look_at_root};
 use super::{Cancel, CaptureOptions, Captured, Reporter, SourceKind, SourceSpec};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 
@@ -271,7 +272,7 @@ struct Ended<T> {
 /// A look at host `index`'s BMC, if it has one (its first live Redfish source).
 fn look<W: HostWork>(work: Arc<W>, index: usize) -> RootLook {
     RootLook::new(async move {
-        // Its settings may read a CA file: off the runtime's workers. A panic there is
+        // Its settings may read a CA file and an account: off the runtime's workers. A panic there is
         // `prepare`'s to report, when the host starts.
         let capture = tokio::task::spawn_blocking(move || work.look_ahead(index))
             .await

@@ -1,6 +1,6 @@
 //! Looking ahead on a night the last run says nothing of: the BMCs of the hosts due next are
 //! each asked for their service root before their turn (without a login, see
-//! `redfish::probe`), and a BMC that answers [`SLOW_FACTOR`] times slower than the typical
+//! `redfish::look`), and a BMC that answers [`SLOW_FACTOR`] times slower than the typical
 //! one (at least [`SLOW_FLOOR`]), or has not answered by then, marks its host as slow: it
 //! starts before the hosts ahead of it, in the slow lane while there is room there. Without
 //! it, a slow BMC that comes last in the inventory starts last and the night waits for it.
@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::redfish::probe::RootLook;
+use crate::redfish::look::RootLook;
 
 /// How many times the typical look's time a look takes before its host counts as slow.
 const SLOW_FACTOR: u32 = 3;
@@ -171,7 +171,7 @@ impl Looks {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::redfish::probe::LookedRoot;
+    use crate::redfish::look::LookedRoot;
 
     /// A look at `base` that answers after `after` (never, for `None`).
     fn look(base: &str, after: Option<Duration>) -> RootLook {

@@ -8,9 +8,9 @@ pub mod client;
 pub mod crawl;
 pub mod fetch;
 pub mod links;
+pub mod look;
 pub mod normalize;
 pub mod odata_type;
-pub mod probe;
 mod protocols;
 pub mod session;
 pub mod settings;
@@ -153,7 +153,7 @@ pub struct RedfishOptions {
     pub registries: attributes::KnownRegistries,
     /// A look at the BMC's service root before the host's turn (a run of many hosts looks
     /// ahead): the crawl starts from the root it read instead of asking again.
-    pub root: Option<probe::RootLook>,
+    pub root: Option<look::RootLook>,
 }
 
 impl RedfishOptions {
@@ -333,7 +333,7 @@ pub async fn capture_from<F: Fetch>(
 }
 
 /// [`capture_from`], starting from the service root `root` already read without a login (see
-/// [`probe`]) when it is given and whole.
+/// [`look`]) when it is given and whole.
 pub async fn capture_from_root<F: Fetch>(
     fetch: &F,
     concurrency: usize,

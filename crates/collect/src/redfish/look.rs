@@ -81,7 +81,8 @@ pub async fn look_at_root(
         ..options.client.clone()
     };
     let body = match HttpFetch::new(base, &trust, client) {
-        // No account is given: a BMC that wants one for its root is refused nothing more.
+        // No account is given: a BMC that wants a login for its root gets none, and no second
+        // request.
         Ok(http) => match http.get_body(crawl::ROOT).await {
             Ok(body) => Some(Arc::from(body)),
             Err(error) => {
