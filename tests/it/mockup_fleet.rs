@@ -319,6 +319,29 @@ fn hosts_logged(stderr: &str, is: &str) -> Vec<String> {
         .collect()
 }
 
+/// A night of `check --all --bootstrap -vv --concurrency 1` over `sim` into `out`: the hosts in
+/// the order they started, in the order they finished, and its log. No host may be incomplete
+/// (3), nothing refused (2).
+fn one_at_a_time(
+    lab: &common::fleet::FleetLab,
+    sim: &FleetSim,
+    out: &Path,
+) -> (Vec<String>, Vec<String>, String) {
+    let mut command = lab.command();
+    command
+        .args(["check", "--all", "--bootstrap", "-vv", "--concurrency", "1"])
+        .arg("--inventory")
+        .arg(&sim.inventory)
+        .arg("--out-dir")
+        .arg(out);
+    FleetSim::with_account(&mut command);
+    let output = command.output().expect("driftgate runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+    let started = hosts_logged(&stderr, "capture started");
+    (started, hosts_logged(&stderr, " s)"), stderr)
+}
+
 #[test]
 fn a_slow_bmc_steps_aside_for_the_others_and_starts_first_and_aside_the_next_night() {
     let baseline = bmc("baseline");
@@ -327,22 +350,7 @@ fn a_slow_bmc_steps_aside_for_the_others_and_starts_first_and_aside_the_next_nig
     let sim = FleetSim::start(&[&baseline], 4, &["--bmc-fault", "1:latency=600"]);
     let lab = common::fleet::FleetLab::new(&[], &[]);
     let out = lab.path("night");
-    let night = || {
-        let mut command = lab.command();
-        command
-            .args(["check", "--all", "--bootstrap", "-vv", "--concurrency", "1"])
-            .arg("--inventory")
-            .arg(&sim.inventory)
-            .arg("--out-dir")
-            .arg(&out);
-        FleetSim::with_account(&mut command);
-        let output = command.output().expect("driftgate runs");
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        // No host is incomplete (3), nothing is refused (2).
-        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
-        let started = hosts_logged(&stderr, "capture started");
-        (started, hosts_logged(&stderr, " s)"), stderr)
-    };
+    let night = || one_at_a_time(&lab, &sim, &out);
     // One host at a time, but sim-0001 steps aside once it has run three times as long as
     // sim-0000 (at least 2 s): the two after it do not wait for it.
     let (started, finished, stderr) = night();
@@ -372,18 +380,8 @@ fn on_a_first_night_a_slow_bmc_is_seen_before_its_turn_and_the_look_costs_no_req
     let lab = common::fleet::FleetLab::new(&[], &[]);
     let out = lab.path("night");
     let night = || {
-        let mut command = lab.command();
-        command
-            .args(["check", "--all", "--bootstrap", "-vv", "--concurrency", "1"])
-            .arg("--inventory")
-            .arg(&sim.inventory)
-            .arg("--out-dir")
-            .arg(&out);
-        FleetSim::with_account(&mut command);
-        let output = command.output().expect("driftgate runs");
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
-        (hosts_logged(&stderr, "capture started"), stderr)
+        let (started, _, stderr) = one_at_a_time(&lab, &sim, &out);
+        (started, stderr)
     };
     let counts = || (0..6).map(|i| sim.requests(i)).collect::<Vec<_>>();
     // One host at a time, and one look: sim-0004's has taken longer than the floor (500 ms)

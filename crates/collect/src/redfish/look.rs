@@ -105,7 +105,7 @@ pub async fn look_at_root(
 mod tests {
     use std::sync::Mutex;
 
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    use tokio::io::AsyncWriteExt as _;
 
     use super::*;
     use crate::redfish::client::Credentials;
@@ -119,14 +119,7 @@ mod tests {
         let seen = Arc::clone(&heads);
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
-                let mut head = Vec::new();
-                while !head.ends_with(b"\r\n\r\n") {
-                    let mut byte = [0];
-                    if stream.read(&mut byte).await.unwrap_or(0) == 0 {
-                        break;
-                    }
-                    head.push(byte[0]);
-                }
+                let head = crate::test_support::request_head(&mut stream).await;
                 seen.lock()
                     .unwrap()
                     .push(String::from_utf8_lossy(&head).to_ascii_lowercase());

@@ -267,19 +267,12 @@ mod tests {
     /// few hundred bytes, with its length announced, or without it (`/chunked…`) in chunked
     /// encoding; its base URL.
     async fn serve_in_pieces(body: fn(&str) -> String) -> String {
-        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        use tokio::io::AsyncWriteExt as _;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
-                let mut request = Vec::new();
-                while !request.ends_with(b"\r\n\r\n") {
-                    let mut byte = [0];
-                    if stream.read(&mut byte).await.unwrap_or(0) == 0 {
-                        break;
-                    }
-                    request.push(byte[0]);
-                }
+                let request = crate::test_support::request_head(&mut stream).await;
                 let request = String::from_utf8_lossy(&request);
                 let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
                 let text = body(&path);
