@@ -460,8 +460,15 @@ mod tests {
         let judged = KnownRegistries::default();
         let mut crawls = Vec::new();
         // The root as read, one that hides its systems from who has not logged in, one that is
-        // no resource, and none.
-        for given in [Some(&root[..]), Some(&hidden[..]), Some(&b"[1]"[..]), None] {
+        // no resource, one cut short, and none.
+        let cut = &root[..root.len() / 2];
+        for given in [
+            Some(&root[..]),
+            Some(&hidden[..]),
+            Some(&b"[1]"[..]),
+            Some(cut),
+            None,
+        ] {
             let counting = Counting {
                 inner: MockupDir::open(&dir).unwrap(),
                 gets: Mutex::new(BTreeMap::new()),
@@ -472,10 +479,10 @@ mod tests {
             crawls.push((gets.get(ROOT).copied(), gets.len(), crawl));
         }
         let (reads, uris): (Vec<_>, Vec<_>) = crawls.iter().map(|(r, n, _)| (*r, *n)).unzip();
-        assert_eq!(reads, [None, Some(1), Some(1), Some(1)]);
-        assert_eq!(uris[0] + 1, uris[3]);
+        assert_eq!(reads, [None, Some(1), Some(1), Some(1), Some(1)]);
+        assert_eq!(uris[0] + 1, uris[4]);
         // The same inventory and the same saved root either way.
-        let whole = &crawls[3].2;
+        let whole = &crawls[4].2;
         for (_, _, crawl) in &crawls {
             assert_eq!(
                 format!("{:?}", crawl.inventory),
