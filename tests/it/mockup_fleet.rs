@@ -360,10 +360,13 @@ fn a_slow_bmc_steps_aside_for_the_others_and_starts_first_and_aside_the_next_nig
     assert_eq!(finished, expected, "{stderr}");
     // The next night reads how long each took from the output directory: sim-0001 was slow,
     // so it starts first, and aside at once: the others start beside it.
+    // The quick ones start in the order of how long each took (milliseconds apart): any order
+    // of them, as long as sim-0001 goes first and ends last.
     let (started, finished, stderr) = night();
     assert_eq!(started.len(), 4, "{stderr}");
-    assert_eq!(started[..2], ["sim-0001", "sim-0000"], "{stderr}");
-    assert_eq!(finished, expected, "{stderr}");
+    assert_eq!(started[0], "sim-0001", "{stderr}");
+    assert_eq!(finished.len(), 4, "{stderr}");
+    assert_eq!(finished[3], "sim-0001", "{stderr}");
 }
 
 #[test]
