@@ -27,10 +27,12 @@
 //! `crawler.rs` holds how one resource is read (a permit per GET, remembered, checked for its
 //! type), `collections.rs` how a collection's members are (pages, `$expand`, each member once,
 //! `Members@odata.count`), `registry.rs` how an attribute registry is found, `pcie.rs` which
-//! PCIe resources the firmware links need.
+//! PCIe resources the firmware links need, `held.rs` what is kept of a resource once the links
+//! it gives are taken (its text, parsed again when its host is normalized).
 
 mod collections;
 mod crawler;
+mod held;
 mod pcie;
 mod registry;
 
@@ -46,7 +48,9 @@ use super::attributes::{KnownRegistries, Registry};
 use super::fetch::{Fetch, FetchError};
 use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
-use crawler::Crawler;
+use crawler::{Crawler, Link};
+pub use held::Held;
+use pcie::PcieLinks;
 
 /// How much of each attribute registry a crawl reads.
 #[derive(Debug, Clone, Copy)]
@@ -61,70 +65,72 @@ pub enum Registries<'a> {
 /// URI of the service root.
 pub const ROOT: &str = "/redfish/v1";
 
-/// What a crawl found, in the shape normalization needs.
+/// What a crawl found, in the shape normalization needs: each resource as a JSON value (`V`
+/// = [`Value`]), or, as the crawl returns it, held as text ([`Held`]) until its host's turn
+/// to be normalized ([`Inventory::parse`]).
 #[derive(Debug, Clone, Default)]
-pub struct Inventory {
+pub struct Inventory<V = Value> {
     /// The service root.
-    pub root: Value,
+    pub root: V,
     /// Each computer system with its interfaces and BIOS.
-    pub systems: Vec<SystemInventory>,
+    pub systems: Vec<SystemInventory<V>>,
     /// Each network adapter of each chassis.
-    pub adapters: Vec<AdapterInventory>,
+    pub adapters: Vec<AdapterInventory<V>>,
     /// Firmware inventory entries.
-    pub firmware: Vec<Value>,
+    pub firmware: Vec<V>,
     /// The PCIe devices and functions that tie a NIC to its firmware (see `pcie.rs`), each
     /// once.
-    pub pcie: Vec<Value>,
+    pub pcie: Vec<V>,
 }
 
 /// One `Systems` member.
 #[derive(Debug, Clone, Default)]
-pub struct SystemInventory {
+pub struct SystemInventory<V = Value> {
     /// The system resource.
-    pub system: Value,
+    pub system: V,
     /// Its `EthernetInterfaces` members.
-    pub interfaces: Vec<Value>,
+    pub interfaces: Vec<V>,
     /// Its `Bios` resource.
-    pub bios: Option<Value>,
+    pub bios: Option<V>,
     /// The BIOS `@Redfish.Settings` object: values pending until the next reset.
-    pub bios_pending: Option<Value>,
+    pub bios_pending: Option<V>,
     /// The BIOS attribute registry, when the service publishes it.
     pub bios_registry: Option<Arc<Registry>>,
     /// The vendor's own list of the system's network adapters, where it keeps one (HPE iLO 5
     /// `BaseNetworkAdapters`): it may hold the only version of a NIC's firmware.
-    pub vendor_adapters: Vec<Value>,
+    pub vendor_adapters: Vec<V>,
 }
 
 /// One `NetworkAdapters` member.
 #[derive(Debug, Clone, Default)]
-pub struct AdapterInventory {
+pub struct AdapterInventory<V = Value> {
     /// The adapter resource.
-    pub adapter: Value,
+    pub adapter: V,
     /// Its `@Redfish.Settings` object: values pending until the next reset.
-    pub adapter_pending: Option<Value>,
+    pub adapter_pending: Option<V>,
     /// `Ports` members (current schema).
-    pub ports: Vec<Value>,
+    pub ports: Vec<V>,
     /// `NetworkPorts` members (deprecated, still served by iDRAC).
-    pub network_ports: Vec<Value>,
+    pub network_ports: Vec<V>,
     /// The `@Redfish.Settings` object of each port or network port that has one (values
     /// pending until the next reset), by the port's `@odata.id`.
-    pub port_pending: BTreeMap<String, Value>,
+    pub port_pending: BTreeMap<String, V>,
     /// `NetworkDeviceFunctions` members with their OEM attributes.
-    pub functions: Vec<FunctionInventory>,
+    pub functions: Vec<FunctionInventory<V>>,
 }
 
 /// One `NetworkDeviceFunctions` member.
 #[derive(Debug, Clone, Default)]
-pub struct FunctionInventory {
+pub struct FunctionInventory<V = Value> {
     /// The function resource.
-    pub function: Value,
+    pub function: V,
     /// Its `@Redfish.Settings` object: values pending until the next reset.
-    pub pending: Option<Value>,
+    pub pending: Option<V>,
     /// The vendor's resource of NIC (HII) attributes of this function, where the vendor
     /// module names a link to one (Dell `DellNetworkAttributes`).
-    pub oem_attributes: Option<Value>,
+    pub oem_attributes: Option<V>,
     /// Their pending `Settings`.
-    pub oem_pending: Option<Value>,
+    pub oem_pending: Option<V>,
     /// Their attribute registry, when the service publishes it: it types secrets. Shared:
     /// every function that names the same registry holds the one read.
     pub oem_registry: Option<Arc<Registry>>,
@@ -133,8 +139,8 @@ pub struct FunctionInventory {
 /// The result of a crawl.
 #[derive(Debug, Clone, Default)]
 pub struct Crawl {
-    /// What was found; `None` when the service root could not be read.
-    pub inventory: Option<Inventory>,
+    /// What was found, held as text; `None` when the service root could not be read.
+    pub inventory: Option<Inventory<Held>>,
     /// Every resource read, by URI, when the crawl was asked to keep them (`--save-mockup`).
     pub fetched: BTreeMap<String, Value>,
     /// Every resource that could not be read, sorted by URI.
@@ -189,12 +195,24 @@ pub async fn crawl_from<F: Fetch>(
             // (a stale `RelatedItem`, a device of another type) is said, and makes no fact
             // unread, so a side crawl of its own keeps its failures apart from the capture's.
             let side = Crawler::new(fetch, keep, registries, &permits, expand);
+            // Each resource is held as text once the crawl has followed its links, those to the
+            // PCIe resources taken first.
             let (systems, (adapters, firmware, pcie)) =
                 futures::join!(crawler.systems(&root), async {
-                    let (adapters, firmware) =
-                        futures::join!(crawler.adapters(&root), crawler.firmware(&root));
-                    let pcie = side.pcie(&adapters, &firmware).await;
-                    (adapters, firmware, pcie)
+                    let (adapters, (firmware, firmware_links)) = futures::join!(
+                        crawler.adapters(&root, &side),
+                        crawler.firmware(&root, &side)
+                    );
+                    let mut links = PcieLinks::default();
+                    let adapters = adapters
+                        .into_iter()
+                        .map(|(adapter, adapter_links)| {
+                            links.extend(adapter_links);
+                            adapter
+                        })
+                        .collect();
+                    links.extend(firmware_links);
+                    (adapters, firmware, side.pcie(links).await)
                 });
             let (pcie, capped) = pcie;
             let (side_errors, fetched) = side.into_errors();
@@ -207,11 +225,11 @@ pub async fn crawl_from<F: Fetch>(
                 )
             }));
             Some(Inventory {
-                root,
+                root: Held::new(root),
                 systems,
                 adapters,
                 firmware,
-                pcie,
+                pcie: Held::all(pcie),
             })
         }
         None => None,
@@ -246,9 +264,14 @@ pub fn link<'v>(value: &'v Value, path: &[&str]) -> Option<&'v str> {
         .map(|uri| uri.split('#').next().unwrap_or(uri))
 }
 
+/// Where a resource links the `@Redfish.Settings` object that stages its pending values.
+const SETTINGS: &[&str] = &["@Redfish.Settings", "SettingsObject"];
+
+// Each step takes the links it follows from a resource, then holds the resource as text
+// while they are read: the reads of a slow BMC last seconds.
 impl<F: Fetch> Crawler<'_, F> {
     /// `Systems`: each computer system with its interfaces and BIOS.
-    async fn systems(&self, root: &Value) -> Vec<SystemInventory> {
+    async fn systems(&self, root: &Value) -> Vec<SystemInventory<Held>> {
         let systems = self
             .members(root, "Systems", &TypeName::COMPUTER_SYSTEM)
             .await;
@@ -256,27 +279,41 @@ impl<F: Fetch> Crawler<'_, F> {
     }
 
     /// One system: its `EthernetInterfaces`, its `Bios` with the pending settings and registry.
-    async fn system(&self, root: &Value, system: Value) -> SystemInventory {
+    async fn system(&self, root: &Value, system: Value) -> SystemInventory<Held> {
+        let interfaces = self.link_at(&system, &["EthernetInterfaces"]);
+        let bios = self.link_at(&system, &["Bios"]);
+        // Which vendor collection to follow is the vendor module's knowledge.
+        let vendor_adapters = vendors::system_adapters(Vendor::detect(root))
+            .and_then(|oem| Some((self.link_at(&system, oem.link)?, oem.member)));
+        let system = Held::new(system);
         let interfaces = self
-            .members(&system, "EthernetInterfaces", &TypeName::ETHERNET_INTERFACE)
+            .members_of(interfaces, &TypeName::ETHERNET_INTERFACE)
             .await;
-        let bios = self
-            .follow(&system, &["Bios"], Expect::one(&TypeName::BIOS))
-            .await;
-        let ((bios_pending, bios_registry), vendor_adapters) = futures::join!(
+        let interfaces = Held::all(interfaces);
+        let bios = self.follow(bios, Expect::one(&TypeName::BIOS)).await;
+        let bios_links = bios.map(|bios| {
+            (
+                self.link_at(&bios, SETTINGS),
+                registry_name(&bios),
+                Held::new(bios),
+            )
+        });
+        let ((bios, bios_pending, bios_registry), vendor_adapters) = futures::join!(
             async {
-                match &bios {
-                    Some(bios) => futures::join!(
-                        self.pending_settings(bios, Expect::one(&TypeName::BIOS)),
-                        self.registry(root, bios)
-                    ),
-                    None => (None, None),
+                match bios_links {
+                    Some((pending, registry, bios)) => {
+                        let (pending, registry) = futures::join!(
+                            self.follow(pending, Expect::one(&TypeName::BIOS)),
+                            self.registry(root, registry.as_deref())
+                        );
+                        (Some(bios), pending.map(Held::new), registry)
+                    }
+                    None => (None, None, None),
                 }
             },
             async {
-                // Which vendor collection to follow is the vendor module's knowledge.
-                match vendors::system_adapters(Vendor::detect(root)) {
-                    Some(oem) => self.members_at(&system, oem.link, oem.member).await,
+                match vendor_adapters {
+                    Some((link, member)) => Held::all(self.members_of(Some(link), member).await),
                     None => Vec::new(),
                 }
             }
@@ -291,113 +328,168 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
-    /// The `@Redfish.Settings` object of `resource`: values pending until the next reset. It
-    /// stages the resource itself, so it is of the resource's type (`expect`).
-    async fn pending_settings(&self, resource: &Value, expect: Expect) -> Option<Value> {
-        self.follow(resource, &["@Redfish.Settings", "SettingsObject"], expect)
+    /// `Chassis` → `NetworkAdapters`: each adapter of each chassis, with the PCIe links the
+    /// `side` crawl takes of it.
+    async fn adapters(
+        &self,
+        root: &Value,
+        side: &Crawler<'_, F>,
+    ) -> Vec<(AdapterInventory<Held>, PcieLinks)> {
+        let chassis: Vec<Option<Link>> = self
+            .members(root, "Chassis", &TypeName::CHASSIS)
             .await
-    }
-
-    /// `Chassis` → `NetworkAdapters`: each adapter of each chassis.
-    async fn adapters(&self, root: &Value) -> Vec<AdapterInventory> {
-        let chassis = self.members(root, "Chassis", &TypeName::CHASSIS).await;
+            .iter()
+            .map(|chassis| self.link_at(chassis, &["NetworkAdapters"]))
+            .collect();
         let per_chassis = join_all(
             chassis
-                .iter()
-                .map(|c| self.members(c, "NetworkAdapters", &TypeName::NETWORK_ADAPTER)),
+                .into_iter()
+                .map(|adapters| self.members_of(adapters, &TypeName::NETWORK_ADAPTER)),
         )
         .await;
         join_all(
             per_chassis
                 .into_iter()
                 .flatten()
-                .map(|adapter| self.adapter(root, adapter)),
+                .map(|adapter| self.adapter(root, adapter, side)),
         )
         .await
     }
 
-    /// One adapter: its ports (both schemas), functions and the settings pending on each.
-    async fn adapter(&self, root: &Value, adapter: Value) -> AdapterInventory {
+    /// One adapter: its ports (both schemas), functions and the settings pending on each; and
+    /// the PCIe links the `side` crawl takes of it and its functions.
+    async fn adapter(
+        &self,
+        root: &Value,
+        adapter: Value,
+        side: &Crawler<'_, F>,
+    ) -> (AdapterInventory<Held>, PcieLinks) {
+        let pending = self.link_at(&adapter, SETTINGS);
+        let ports = self.link_at(&adapter, &["Ports"]);
+        let network_ports = self.link_at(&adapter, &["NetworkPorts"]);
+        let functions = self.link_at(&adapter, &["NetworkDeviceFunctions"]);
+        let mut links = side.adapter_pcie_links(&adapter);
+        let adapter = Held::new(adapter);
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
-            self.pending_settings(&adapter, Expect::one(&TypeName::NETWORK_ADAPTER)),
-            self.members(&adapter, "Ports", &TypeName::PORT),
-            self.members(&adapter, "NetworkPorts", &TypeName::NETWORK_PORT),
-            self.members(
-                &adapter,
-                "NetworkDeviceFunctions",
-                &TypeName::NETWORK_DEVICE_FUNCTION
+            self.follow(pending, Expect::one(&TypeName::NETWORK_ADAPTER)),
+            self.members_of(ports, &TypeName::PORT),
+            self.members_of(network_ports, &TypeName::NETWORK_PORT),
+            self.members_of(functions, &TypeName::NETWORK_DEVICE_FUNCTION)
+        );
+        let port_settings: Vec<(Option<String>, Option<Link>, &TypeName)> = ports
+            .iter()
+            .map(|port| (port, &TypeName::PORT))
+            .chain(
+                network_ports
+                    .iter()
+                    .map(|port| (port, &TypeName::NETWORK_PORT)),
             )
-        );
-        let typed_ports = ports.iter().map(|port| (port, &TypeName::PORT)).chain(
-            network_ports
-                .iter()
-                .map(|port| (port, &TypeName::NETWORK_PORT)),
-        );
+            .map(|(port, kind)| {
+                let id = port["@odata.id"]
+                    .as_str()
+                    .map(|id| id.trim_end_matches('/').to_owned());
+                (id, self.link_at(port, SETTINGS), kind)
+            })
+            .collect();
+        let (ports, network_ports) = (Held::all(ports), Held::all(network_ports));
         let (functions, port_pending) = futures::join!(
             join_all(
                 functions
                     .into_iter()
-                    .map(|function| self.function(root, function)),
+                    .map(|function| self.function(root, function, side)),
             ),
-            join_all(typed_ports.map(|(port, kind)| async move {
-                let pending = self.pending_settings(port, Expect::one(kind)).await?;
-                Some((
-                    port["@odata.id"].as_str()?.trim_end_matches('/').to_owned(),
-                    pending,
-                ))
-            }))
+            join_all(
+                port_settings
+                    .into_iter()
+                    .map(|(id, link, kind)| async move {
+                        let pending = self.follow(link, Expect::one(kind)).await?;
+                        Some((id?, Held::new(pending)))
+                    })
+            )
         );
-        AdapterInventory {
+        let functions = functions
+            .into_iter()
+            .map(|(function, function_links)| {
+                links.extend(function_links);
+                function
+            })
+            .collect();
+        let adapter = AdapterInventory {
             adapter,
-            adapter_pending,
+            adapter_pending: adapter_pending.map(Held::new),
             ports,
             network_ports,
             port_pending: port_pending.into_iter().flatten().collect(),
             functions,
-        }
+        };
+        (adapter, links)
     }
 
-    /// One function, with the vendor's NIC attribute resource where its module names one.
-    async fn function(&self, root: &Value, function: Value) -> FunctionInventory {
+    /// One function, with the vendor's NIC attribute resource where its module names one; and
+    /// the PCIe link the `side` crawl takes of it.
+    async fn function(
+        &self,
+        root: &Value,
+        function: Value,
+        side: &Crawler<'_, F>,
+    ) -> (FunctionInventory<Held>, PcieLinks) {
         // Which OEM attribute resource to follow is the vendor module's knowledge.
         let oem = vendors::function_attributes(Vendor::detect(root));
+        let attributes = oem.and_then(|oem| self.link_at(&function, oem.link));
+        let pending = self.link_at(&function, SETTINGS);
+        let links = side.function_pcie_links(&function);
+        let function = Held::new(function);
         let oem_attributes = match oem {
-            Some(oem) => {
-                self.follow(&function, oem.link, Expect::OneOf(oem.types))
-                    .await
-            }
+            Some(oem) => self.follow(attributes, Expect::OneOf(oem.types)).await,
             None => None,
         };
+        let oem_links = oem_attributes.as_ref().map(|attributes| {
+            (
+                self.link_at(attributes, SETTINGS),
+                registry_name(attributes),
+            )
+        });
+        let oem_attributes = oem_attributes.map(Held::new);
         let ((oem_pending, oem_registry), pending) = futures::join!(
             async {
-                match (&oem_attributes, oem) {
-                    (Some(attributes), Some(oem)) => futures::join!(
-                        self.pending_settings(attributes, Expect::OneOf(oem.types)),
-                        self.registry(root, attributes)
+                match (oem_links, oem) {
+                    (Some((pending, registry)), Some(oem)) => futures::join!(
+                        self.follow(pending, Expect::OneOf(oem.types)),
+                        self.registry(root, registry.as_deref())
                     ),
                     _ => (None, None),
                 }
             },
-            self.pending_settings(&function, Expect::one(&TypeName::NETWORK_DEVICE_FUNCTION))
+            self.follow(pending, Expect::one(&TypeName::NETWORK_DEVICE_FUNCTION))
         );
-        FunctionInventory {
+        let function = FunctionInventory {
             function,
-            pending,
+            pending: pending.map(Held::new),
             oem_attributes,
-            oem_pending,
+            oem_pending: oem_pending.map(Held::new),
             oem_registry,
-        }
+        };
+        (function, links)
     }
 
-    /// `UpdateService/FirmwareInventory`.
-    async fn firmware(&self, root: &Value) -> Vec<Value> {
+    /// `UpdateService/FirmwareInventory`, with the PCIe links the `side` crawl takes of it.
+    async fn firmware(&self, root: &Value, side: &Crawler<'_, F>) -> (Vec<Held>, PcieLinks) {
         let update = Expect::one(&TypeName::UPDATE_SERVICE);
-        let Some(service) = self.follow(root, &["UpdateService"], update).await else {
-            return Vec::new();
+        let service = self.link_at(root, &["UpdateService"]);
+        let Some(service) = self.follow(service, update).await else {
+            return (Vec::new(), PcieLinks::default());
         };
-        self.members(&service, "FirmwareInventory", &TypeName::SOFTWARE_INVENTORY)
-            .await
+        let firmware = self
+            .members(&service, "FirmwareInventory", &TypeName::SOFTWARE_INVENTORY)
+            .await;
+        let links = side.firmware_pcie_links(&firmware);
+        (Held::all(firmware), links)
     }
+}
+
+/// The attribute registry `resource` names (`AttributeRegistry`).
+fn registry_name(resource: &Value) -> Option<String> {
+    resource["AttributeRegistry"].as_str().map(str::to_owned)
 }
 
 #[cfg(test)]

@@ -359,9 +359,12 @@ pub async fn capture_from_root<F: Fetch>(
     {
         errors.push(format!("--save-mockup {}: {e}", dir.display()));
     }
-    let Some(inventory) = &crawled.inventory else {
+    let Some(held) = &crawled.inventory else {
         return SourceCapture::failed(target, summarize(errors));
     };
+    // Parsed again here, with no await until it is dropped: a runtime thread normalizes one
+    // host at a time, so at most one host per thread holds its values.
+    let inventory = &held.parse();
     let normalize::Normalized {
         facts,
         mut notes,

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::crawler::{Crawler, link_name};
+use super::crawler::{Crawler, Link};
 use crate::redfish::fetch::{Fetch, FetchError};
 use crate::redfish::links::{self, ShapeError};
 use crate::redfish::odata_type::{Expect, TypeName};
@@ -138,21 +138,21 @@ impl<F: Fetch> Crawler<'_, F> {
         name: &str,
         member: &'static TypeName,
     ) -> Vec<Value> {
-        self.members_at(resource, &[name], member).await
+        self.members_of(self.link_at(resource, &[name]), member)
+            .await
     }
 
-    /// [`Self::members`] of the collection the link at `path` of `resource` leads to (a
-    /// vendor's collection under `Oem`).
-    pub(super) async fn members_at(
+    /// [`Self::members`] of the collection `link` leads to.
+    pub(super) async fn members_of(
         &self,
-        resource: &Value,
-        path: &[&str],
+        link: Option<Link>,
         member: &'static TypeName,
     ) -> Vec<Value> {
-        let Some(uri) = self.link(resource, path) else {
+        let Some(Link { uri, via }) = &link else {
             return Vec::new();
         };
-        let via = || link_name(resource, path);
+        let uri = uri.as_str();
+        let via = || via.clone();
         let collection_type = Expect::CollectionOf(*member);
         let mut listed = Listed::default();
         if self.expand.load(Ordering::Relaxed) {

@@ -299,18 +299,28 @@ impl<F: Fetch> Crawler<'_, F> {
             .collect()
     }
 
-    /// What the link at `path` of `resource` leads to, when it is what `expect` says.
-    pub(super) async fn follow(
-        &self,
-        resource: &Value,
-        path: &[&str],
-        expect: Expect,
-    ) -> Option<Value> {
+    /// The link at `path` of `resource`, taken to be followed once `resource` is held as text;
+    /// one of the wrong shape is recorded and not followed.
+    pub(super) fn link_at(&self, resource: &Value, path: &[&str]) -> Option<Link> {
         let uri = self.link(resource, path)?;
-        let value = self.get(uri).await?;
-        self.is_typed(uri, &value, expect, || link_name(resource, path))
-            .then_some(value)
+        Some(Link {
+            uri: uri.to_owned(),
+            via: link_name(resource, path),
+        })
     }
+
+    /// What `link` leads to, when it is what `expect` says.
+    pub(super) async fn follow(&self, link: Option<Link>, expect: Expect) -> Option<Value> {
+        let Link { uri, via } = link?;
+        let value = self.get(&uri).await?;
+        self.is_typed(&uri, &value, expect, || via).then_some(value)
+    }
+}
+
+/// A link taken from a resource: where it leads, and how a message names it.
+pub(super) struct Link {
+    pub(super) uri: String,
+    pub(super) via: String,
 }
 
 /// The link at `path` of `resource`, for messages: `Bios of /redfish/v1/Systems/1`.

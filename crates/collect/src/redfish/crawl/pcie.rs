@@ -16,12 +16,11 @@
 //! or, in older generations, `Systems/<id>/PCIeDevices`: either is read where it is linked.
 //! Never a whole `PCIeDevices` collection: a server lists dozens of devices that are no NIC.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use futures::future::join_all;
 use serde_json::Value;
 
-use super::AdapterInventory;
 use super::crawler::{Crawler, link_name};
 use crate::redfish::fetch::Fetch;
 use crate::redfish::links::uri_key;
@@ -91,54 +90,93 @@ impl Wanted {
     }
 }
 
+/// The PCIe links of the adapters and inventory entries a crawl read, taken as each is read
+/// (their values are then held as text), in the order the crawl lists them.
+#[derive(Default)]
+pub(super) struct PcieLinks {
+    /// Each link: its URI, what it names, and the link as the resource gives it (for messages).
+    links: Vec<(String, PcieKind, String)>,
+    /// The devices the adapters link, by key.
+    from_adapters: BTreeSet<String>,
+    /// The devices inventory entries relate to, by key.
+    from_inventory: BTreeSet<String>,
+}
+
+impl PcieLinks {
+    /// `other`'s links after these.
+    pub(super) fn extend(&mut self, other: PcieLinks) {
+        self.links.extend(other.links);
+        self.from_adapters.extend(other.from_adapters);
+        self.from_inventory.extend(other.from_inventory);
+    }
+}
+
 impl<F: Fetch> Crawler<'_, F> {
-    /// The PCIe devices and functions the firmware links of `adapters` and the inventory
-    /// entries `firmware` need (see the module's documentation), each read once, at most
-    /// [`MAX_PCIE`]; and a note when more were linked.
-    pub(super) async fn pcie(
-        &self,
-        adapters: &[AdapterInventory],
-        firmware: &[Value],
-    ) -> (Vec<Value>, Vec<String>) {
-        let mut wanted = Wanted::default();
-        // Devices named only by an inventory entry: their functions lead back to an adapter.
-        let mut from_inventory = std::collections::BTreeSet::new();
-        let mut from_adapters = std::collections::BTreeSet::new();
-        for adapter in adapters {
-            let resource = &adapter.adapter;
-            let controllers = resource["Controllers"].as_array().map_or(0, Vec::len);
-            for index in 0..controllers {
-                let index = index.to_string();
-                let path = ["Controllers", index.as_str(), "Links", "PCIeDevices"];
-                for uri in self.links(resource, &path) {
-                    from_adapters.insert(key_of(uri));
-                    wanted.add(uri, PcieKind::Device, || link_of(resource, &path));
-                }
-            }
-            for uri in self.links(resource, &["Links", "PCIeDevices"]) {
-                from_adapters.insert(key_of(uri));
-                wanted.add(uri, PcieKind::Device, || {
-                    link_of(resource, &["Links", "PCIeDevices"])
-                });
-            }
-            for function in &adapter.functions {
-                let function = &function.function;
-                if let Some(uri) = self.link(function, &["Links", "PCIeFunction"]) {
-                    wanted.add(uri, PcieKind::Function, || {
-                        link_of(function, &["Links", "PCIeFunction"])
-                    });
-                }
+    /// The links to PCIe devices of the adapter `resource`.
+    pub(super) fn adapter_pcie_links(&self, resource: &Value) -> PcieLinks {
+        let mut into = PcieLinks::default();
+        let controllers = resource["Controllers"].as_array().map_or(0, Vec::len);
+        for index in 0..controllers {
+            let index = index.to_string();
+            let path = ["Controllers", index.as_str(), "Links", "PCIeDevices"];
+            for uri in self.links(resource, &path) {
+                into.from_adapters.insert(key_of(uri));
+                into.links
+                    .push((uri.to_owned(), PcieKind::Device, link_of(resource, &path)));
             }
         }
+        let path = ["Links", "PCIeDevices"];
+        for uri in self.links(resource, &path) {
+            into.from_adapters.insert(key_of(uri));
+            into.links
+                .push((uri.to_owned(), PcieKind::Device, link_of(resource, &path)));
+        }
+        into
+    }
+
+    /// The link to its PCIe function of the network device function `function`.
+    pub(super) fn function_pcie_links(&self, function: &Value) -> PcieLinks {
+        let path = ["Links", "PCIeFunction"];
+        PcieLinks {
+            links: self
+                .link(function, &path)
+                .map(|uri| (uri.to_owned(), PcieKind::Function, link_of(function, &path)))
+                .into_iter()
+                .collect(),
+            ..PcieLinks::default()
+        }
+    }
+
+    /// The links to PCIe devices and functions of the inventory entries `firmware`.
+    pub(super) fn firmware_pcie_links(&self, firmware: &[Value]) -> PcieLinks {
+        let mut into = PcieLinks::default();
         for item in firmware {
             for uri in self.links(item, &["RelatedItem"]) {
                 if let Some(kind) = pcie_kind(uri) {
                     if kind == PcieKind::Device {
-                        from_inventory.insert(key_of(uri));
+                        into.from_inventory.insert(key_of(uri));
                     }
-                    wanted.add(uri, kind, || link_of(item, &["RelatedItem"]));
+                    into.links
+                        .push((uri.to_owned(), kind, link_of(item, &["RelatedItem"])));
                 }
             }
+        }
+        into
+    }
+
+    /// The PCIe devices and functions the firmware links `links` of the adapters and
+    /// inventory entries need (see the module's documentation), each read once, at most
+    /// [`MAX_PCIE`]; and a note when more were linked.
+    pub(super) async fn pcie(&self, links: PcieLinks) -> (Vec<Value>, Vec<String>) {
+        let mut wanted = Wanted::default();
+        let PcieLinks {
+            links,
+            from_adapters,
+            // Devices named only by an inventory entry: their functions lead back to an adapter.
+            from_inventory,
+        } = links;
+        for (uri, kind, via) in links {
+            wanted.add(&uri, kind, || via);
         }
         let mut read: BTreeMap<String, Value> = BTreeMap::new();
         let first = self

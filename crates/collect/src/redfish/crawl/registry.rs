@@ -22,7 +22,7 @@ fn id_of(uri: &str) -> &str {
 }
 
 impl<F: Fetch> Crawler<'_, F> {
-    /// The attribute registry `resource["AttributeRegistry"]` names, found through the
+    /// The attribute registry `name` (a resource's `AttributeRegistry`), found through the
     /// root's `Registries`. A service that lists no such registry (or no `Registries` at
     /// all) is not an incomplete capture: names and values are checked anyway. One that
     /// lists it but serves it broken is: the registry is what recognises a `Password`
@@ -38,8 +38,8 @@ impl<F: Fetch> Crawler<'_, F> {
     /// of it (sushy-tools); at most [`FAMILY_FILES_READ`] such files are read (one served
     /// broken is recorded, as it may be the one), and the one whose registry has the very `Id`
     /// asked for is taken.
-    pub(super) async fn registry(&self, root: &Value, resource: &Value) -> Option<Arc<Registry>> {
-        let name = resource["AttributeRegistry"].as_str()?;
+    pub(super) async fn registry(&self, root: &Value, name: Option<&str>) -> Option<Arc<Registry>> {
+        let name = name?;
         let base = name.split(".v").next().unwrap_or(name);
         let collection = self.link(root, &["Registries"])?;
         let registries = self.get_once(collection, Body::Whole).await?;
@@ -247,7 +247,9 @@ mod tests {
         let root =
             json!({"@odata.id": ROOT, "Registries": {"@odata.id": "/redfish/v1/Registries"}});
         let bios = json!({"@odata.id": "/redfish/v1/Systems/1/BIOS", "AttributeRegistry": name});
-        let registry = crawler.registry(&root, &bios).await;
+        let registry = crawler
+            .registry(&root, bios["AttributeRegistry"].as_str())
+            .await;
         let (errors, _) = crawler.into_errors();
         let gets = service.gets.lock().unwrap().clone();
         (
@@ -272,8 +274,12 @@ mod tests {
                             "AttributeRegistry": "NetworkAttributesRegistry.v1_0_0"})
             })
             .collect();
-        let found =
-            futures::future::join_all(ports.iter().map(|p| crawler.registry(&root, p))).await;
+        let found = futures::future::join_all(
+            ports
+                .iter()
+                .map(|p| crawler.registry(&root, p["AttributeRegistry"].as_str())),
+        )
+        .await;
         let found: Vec<std::sync::Arc<_>> = found.into_iter().map(Option::unwrap).collect();
         // One body, parsed once: every port holds the same one, not a copy.
         assert!(found.iter().all(|r| std::sync::Arc::ptr_eq(r, &found[0])));
@@ -293,7 +299,10 @@ mod tests {
         // Another BMC of the run serving the same registry: GET as its own, read only once.
         let other = sushy_like(&["NetworkAttributesRegistry.v1_0_0"]);
         let crawler = Crawler::new(&other, false, Registries::Judged(&known), &permits, false);
-        let again = crawler.registry(&root, &ports[0]).await.unwrap();
+        let again = crawler
+            .registry(&root, ports[0]["AttributeRegistry"].as_str())
+            .await
+            .unwrap();
         assert!(std::sync::Arc::ptr_eq(&again, &found[0]));
         assert!(other.gets.lock().unwrap().contains(&registry.to_owned()));
         assert_eq!(known.read_count(), 1);

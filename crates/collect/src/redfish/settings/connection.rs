@@ -111,7 +111,7 @@ impl Connection {
             Link::Mockup(dir) => crawl(dir, 4, false, Registries::Whole).await,
         };
         match crawled.inventory {
-            Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory)),
+            Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory.parse())),
             _ => Err(ConnectionError::Incomplete {
                 target: self.target.clone(),
                 errors: crawled.errors,

@@ -15,7 +15,7 @@ async fn settings_of(dir: &std::path::Path) -> BmcSettings {
     let mockup = MockupDir::open(dir).unwrap();
     let crawled = crawl(&mockup, 4, false, crate::redfish::crawl::Registries::Whole).await;
     assert!(crawled.errors.is_empty(), "{:?}", crawled.errors);
-    BmcSettings::new(crawled.inventory.unwrap())
+    BmcSettings::new(crawled.inventory.unwrap().parse())
 }
 
 #[tokio::test]

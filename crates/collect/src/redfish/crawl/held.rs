@@ -1,0 +1,131 @@
+//! What a crawl keeps of a resource once it has followed its links: its compact JSON text.
+//!
+//! A host's crawl lasts the BMC's latency times the depth of its resources (seconds), and a
+//! fleet has hundreds of hosts in flight. A resource parsed into a [`Value`] takes about five
+//! times its text (a map's node per object, an allocation per key and string): a Dell host's
+//! 0.27 MB of answers held 1.3 MB of values for as long as its crawl lasted. Held as text, a
+//! resource is parsed again only when its host is normalized, one host at a time per core.
+
+use serde_json::Value;
+
+use super::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
+
+/// A resource as compact JSON text.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Held(Box<[u8]>);
+
+impl Held {
+    /// `value` as text; the value is dropped here, and its room with it.
+    pub fn new(value: Value) -> Self {
+        Held(
+            serde_json::to_vec(&value)
+                .expect("a value always serializes")
+                .into_boxed_slice(),
+        )
+    }
+
+    /// The value again.
+    pub fn value(&self) -> Value {
+        // The text is a value's own serialization: it always parses, to that value.
+        serde_json::from_slice(&self.0).expect("a held value's text is JSON")
+    }
+
+    /// Each of `values` as text.
+    pub fn all(values: Vec<Value>) -> Vec<Held> {
+        values.into_iter().map(Held::new).collect()
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.0))
+    }
+}
+
+fn values(held: &[Held]) -> Vec<Value> {
+    held.iter().map(Held::value).collect()
+}
+
+fn value(held: &Option<Held>) -> Option<Value> {
+    held.as_ref().map(Held::value)
+}
+
+impl Inventory<Held> {
+    /// The inventory with each resource parsed again, for normalization.
+    pub fn parse(&self) -> Inventory {
+        Inventory {
+            root: self.root.value(),
+            systems: self.systems.iter().map(SystemInventory::parse).collect(),
+            adapters: self.adapters.iter().map(AdapterInventory::parse).collect(),
+            firmware: values(&self.firmware),
+            pcie: values(&self.pcie),
+        }
+    }
+}
+
+impl SystemInventory<Held> {
+    fn parse(&self) -> SystemInventory {
+        SystemInventory {
+            system: self.system.value(),
+            interfaces: values(&self.interfaces),
+            bios: value(&self.bios),
+            bios_pending: value(&self.bios_pending),
+            bios_registry: self.bios_registry.clone(),
+            vendor_adapters: values(&self.vendor_adapters),
+        }
+    }
+}
+
+impl AdapterInventory<Held> {
+    fn parse(&self) -> AdapterInventory {
+        AdapterInventory {
+            adapter: self.adapter.value(),
+            adapter_pending: value(&self.adapter_pending),
+            ports: values(&self.ports),
+            network_ports: values(&self.network_ports),
+            port_pending: self
+                .port_pending
+                .iter()
+                .map(|(uri, held)| (uri.clone(), held.value()))
+                .collect(),
+            functions: self
+                .functions
+                .iter()
+                .map(FunctionInventory::parse)
+                .collect(),
+        }
+    }
+}
+
+impl FunctionInventory<Held> {
+    fn parse(&self) -> FunctionInventory {
+        FunctionInventory {
+            function: self.function.value(),
+            pending: value(&self.pending),
+            oem_attributes: value(&self.oem_attributes),
+            oem_pending: value(&self.oem_pending),
+            oem_registry: self.oem_registry.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_value_is_the_same_value_again_in_less_room() {
+        let value = serde_json::json!({
+            "@odata.id": "/redfish/v1/Systems/1",
+            "Big": 18446744073709551615u64,
+            "Negative": -3,
+            "Float": 0.1,
+            "Text": "é \"quoted\" \\ \u{1}",
+            "Empty": {},
+            "List": [null, true, [], {"a": 1}]
+        });
+        let held = Held::new(value.clone());
+        assert_eq!(held.value(), value);
+        assert!(held.0.len() < serde_json::to_string_pretty(&value).unwrap().len());
+    }
+}
