@@ -203,14 +203,7 @@ pub async fn crawl_from<F: Fetch>(
                         crawler.adapters(&root, &side),
                         crawler.firmware(&root, &side)
                     );
-                    let mut links = PcieLinks::default();
-                    let adapters = adapters
-                        .into_iter()
-                        .map(|(adapter, adapter_links)| {
-                            links.extend(adapter_links);
-                            adapter
-                        })
-                        .collect();
+                    let (adapters, mut links) = PcieLinks::gather(adapters);
                     links.extend(firmware_links);
                     (adapters, firmware, side.pcie(links).await)
                 });
@@ -407,13 +400,8 @@ impl<F: Fetch> Crawler<'_, F> {
                     })
             )
         );
-        let functions = functions
-            .into_iter()
-            .map(|(function, function_links)| {
-                links.extend(function_links);
-                function
-            })
-            .collect();
+        let (functions, function_links) = PcieLinks::gather(functions);
+        links.extend(function_links);
         let adapter = AdapterInventory {
             adapter,
             adapter_pending: adapter_pending.map(Held::new),

@@ -109,6 +109,19 @@ impl PcieLinks {
         self.from_adapters.extend(other.from_adapters);
         self.from_inventory.extend(other.from_inventory);
     }
+
+    /// The resources of `each`, and their links, in their order.
+    pub(super) fn gather<T>(each: Vec<(T, PcieLinks)>) -> (Vec<T>, PcieLinks) {
+        let mut links = PcieLinks::default();
+        let resources = each
+            .into_iter()
+            .map(|(resource, theirs)| {
+                links.extend(theirs);
+                resource
+            })
+            .collect();
+        (resources, links)
+    }
 }
 
 impl<F: Fetch> Crawler<'_, F> {
