@@ -131,6 +131,7 @@ pub async fn capture_hosts<W: HostWork, E>(
     let mut failed = None;
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
     let forward = Forward(sender);
+    let blocking = Blocking::new();
     loop {
         let now = tokio::time::Instant::now();
         let step_aside = lanes.step_aside(now);
@@ -138,7 +139,7 @@ pub async fn capture_hosts<W: HostWork, E>(
         if failed.is_none() && !cancel.is_cancelled() {
             let wanted = |index: usize| !started_yet[index] && last[index].is_none();
             while let Some(index) = looks.next_to_look(&order, next, wanted) {
-                looks.start(index, look(Arc::clone(&work), index), now);
+                looks.start(index, look(Arc::clone(&work), index, &blocking), now);
             }
             loop {
                 while next < order.len() && started_yet[order[next].0] {
@@ -161,7 +162,13 @@ pub async fn capture_hosts<W: HostWork, E>(
                 started_yet[index] = true;
                 started(work.host(index));
                 let look = looks.take(index);
-                let task = host_task(Arc::clone(&work), index, forward.clone(), look);
+                let task = host_task(
+                    Arc::clone(&work),
+                    index,
+                    forward.clone(),
+                    look,
+                    blocking.clone(),
+                );
                 let id = tasks.spawn(task).id();
                 running.insert(id, index);
                 lanes.started(id, now, aside);
@@ -229,9 +236,9 @@ pub async fn capture_hosts<W: HostWork, E>(
                     continue;
                 }
                 panicked.push(index);
-                let work = Arc::clone(&work);
+                let (work, blocking) = (Arc::clone(&work), blocking.clone());
                 let task = async move {
-                    let result = blocking(move || work.panicked(index, why)).await;
+                    let result = blocking.run(move || work.panicked(index, why)).await;
                     let (took, end) = (Duration::ZERO, tokio::time::Instant::now());
                     Ended {
                         index,
@@ -270,13 +277,12 @@ struct Ended<T> {
 }
 
 /// A look at host `index`'s BMC, if it has one (its first live Redfish source).
-fn look<W: HostWork>(work: Arc<W>, index: usize) -> RootLook {
+fn look<W: HostWork>(work: Arc<W>, index: usize, blocking: &Blocking) -> RootLook {
+    let read = blocking.spawn(move || work.look_ahead(index));
     RootLook::new(async move {
         // Its settings may read a CA file and an account: off the runtime's workers. A panic there is
         // `prepare`'s to report, when the host starts.
-        let capture = tokio::task::spawn_blocking(move || work.look_ahead(index))
-            .await
-            .ok()??;
+        let capture = read.await.ok()??;
         let location = capture.sources.iter().find_map(|source| match source {
             SourceSpec::Redfish(location @ RedfishLocation::Live { .. }) => Some(location),
             _ => None,
@@ -292,12 +298,13 @@ async fn host_task<W: HostWork>(
     index: usize,
     reporter: Forward,
     look: Option<RootLook>,
+    blocking: Blocking,
 ) -> Ended<W::Done> {
     let started = Instant::now();
     let mut end = tokio::time::Instant::now();
     let (capture, prepared) = {
         let work = Arc::clone(&work);
-        blocking(move || work.prepare(index)).await
+        blocking.run(move || work.prepare(index)).await
     };
     let captured = match capture {
         Some(HostCapture {
@@ -318,7 +325,9 @@ async fn host_task<W: HostWork>(
         None => None,
     };
     let took = started.elapsed();
-    let result = blocking(move || work.finish(index, prepared, captured, took)).await;
+    let result = blocking
+        .run(move || work.finish(index, prepared, captured, took))
+        .await;
     Ended {
         index,
         result,
@@ -327,12 +336,43 @@ async fn host_task<W: HostWork>(
     }
 }
 
-/// Runs `work` on a blocking thread (disk, git, judging), off the runtime's workers.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(value) => value,
-        // Its panic becomes the host task's own: the host gets a result saying so.
-        Err(error) => std::panic::resume_unwind(error.into_panic()),
+/// The hosts' own blocking work (settings, baseline, judging, writing: disk, git and CPU), off
+/// the runtime's workers and at most two per core at once. More threads would not end that
+/// work sooner, and each thread tokio's pool starts keeps memory of its own: 200 hosts ending
+/// together started 128 threads, which held a third of the run's peak RSS.
+#[derive(Clone)]
+struct Blocking(Arc<tokio::sync::Semaphore>);
+
+impl Blocking {
+    fn new() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        Self(Arc::new(tokio::sync::Semaphore::new(2 * cores)))
+    }
+
+    /// `work` on a blocking thread once a permit is free. The permit goes with the work: a
+    /// caller that stops waiting does not free it before the work ends.
+    fn spawn<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> impl Future<Output = Result<T, tokio::task::JoinError>> + Send + 'static {
+        let permits = Arc::clone(&self.0);
+        async move {
+            // The semaphore is never closed: the permit is always there.
+            let permit = permits.acquire_owned().await;
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                work()
+            })
+            .await
+        }
+    }
+
+    /// [`Self::spawn`], its panic the caller's own: the host gets a result saying so.
+    async fn run<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> T {
+        match self.spawn(work).await {
+            Ok(value) => value,
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        }
     }
 }
 
@@ -418,6 +458,20 @@ mod tests {
         /// Hosts in their task now, and the most at once.
         running: AtomicUsize,
         most: AtomicUsize,
+        /// How long each `prepare` and `finish` takes; how many run now, and the most at once.
+        linger: Duration,
+        blocking: AtomicUsize,
+        most_blocking: AtomicUsize,
+    }
+
+    impl Hosts {
+        /// A blocking call of the host's work, counted while it lasts.
+        fn block(&self) {
+            let now = self.blocking.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most_blocking.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(self.linger);
+            self.blocking.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 
     fn hosts(n: usize, options: &CaptureOptions) -> Hosts {
@@ -429,6 +483,9 @@ mod tests {
             panics: None,
             running: AtomicUsize::new(0),
             most: AtomicUsize::new(0),
+            linger: Duration::ZERO,
+            blocking: AtomicUsize::new(0),
+            most_blocking: AtomicUsize::new(0),
         }
     }
 
@@ -447,6 +504,7 @@ mod tests {
         fn prepare(&self, index: usize) -> (Option<HostCapture>, ()) {
             let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
             self.most.fetch_max(now, Ordering::SeqCst);
+            self.block();
             assert!(
                 self.panics.is_none_or(|(host, _)| host != index),
                 "injected"
@@ -465,6 +523,7 @@ mod tests {
             captured: Option<Result<Captured, CaptureFailure>>,
             _: Duration,
         ) -> Self::Done {
+            self.block();
             self.running.fetch_sub(1, Ordering::SeqCst);
             let captured = captured.expect("every host is captured");
             Ok(captured.expect("in time").snapshot.host.to_string())
@@ -499,6 +558,37 @@ mod tests {
         assert_eq!((seen.len(), started), (7, 7));
         assert_eq!(seen[3], (3, "h3".to_owned()));
         assert!((1..=2).contains(&work.most.load(Ordering::SeqCst)));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_hosts_blocking_work_runs_at_most_two_per_core_at_once() {
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        // More hosts in flight than the bound, each one's work long enough to overlap.
+        let n = 4 * cores + 4;
+        let mut work = hosts(n, &CaptureOptions::default());
+        work.linger = Duration::from_millis(20);
+        let work = Arc::new(work);
+        let mut seen = 0;
+        capture_hosts(
+            Arc::clone(&work),
+            n,
+            &Cancel::new(),
+            &super::super::NoReporter,
+            |_| {},
+            |_, host, _| {
+                host.unwrap();
+                seen += 1;
+                Ok::<(), ()>(())
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(seen, n);
+        let most = work.most_blocking.load(Ordering::SeqCst);
+        assert!(
+            (2..=2 * cores).contains(&most),
+            "{most} at once on {cores} cores"
+        );
     }
 
     #[tokio::test]

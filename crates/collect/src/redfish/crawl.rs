@@ -296,10 +296,10 @@ impl<F: Fetch> Crawler<'_, F> {
                 match bios_links {
                     Some((pending, registry, bios)) => {
                         let (pending, registry) = futures::join!(
-                            self.follow(pending, Expect::one(&TypeName::BIOS)),
+                            self.follow_held(pending, Expect::one(&TypeName::BIOS)),
                             self.registry(root, registry.as_deref())
                         );
-                        (Some(bios), pending.map(Held::new), registry)
+                        (Some(bios), pending, registry)
                     }
                     None => (None, None, None),
                 }
@@ -364,7 +364,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let mut links = side.adapter_pcie_links(&adapter);
         let adapter = Held::new(adapter);
         let (adapter_pending, ports, network_ports, functions) = futures::join!(
-            self.follow(pending, Expect::one(&TypeName::NETWORK_ADAPTER)),
+            self.follow_held(pending, Expect::one(&TypeName::NETWORK_ADAPTER)),
             self.members_of(ports, &TypeName::PORT),
             self.members_of(network_ports, &TypeName::NETWORK_PORT),
             self.members_of(functions, &TypeName::NETWORK_DEVICE_FUNCTION)
@@ -395,8 +395,8 @@ impl<F: Fetch> Crawler<'_, F> {
                 port_settings
                     .into_iter()
                     .map(|(id, link, kind)| async move {
-                        let pending = self.follow(link, Expect::one(kind)).await?;
-                        Some((id?, Held::new(pending)))
+                        let pending = self.follow_held(link, Expect::one(kind)).await?;
+                        Some((id?, pending))
                     })
             )
         );
@@ -404,7 +404,7 @@ impl<F: Fetch> Crawler<'_, F> {
         links.extend(function_links);
         let adapter = AdapterInventory {
             adapter,
-            adapter_pending: adapter_pending.map(Held::new),
+            adapter_pending,
             ports,
             network_ports,
             port_pending: port_pending.into_iter().flatten().collect(),
@@ -442,19 +442,19 @@ impl<F: Fetch> Crawler<'_, F> {
             async {
                 match (oem_links, oem) {
                     (Some((pending, registry)), Some(oem)) => futures::join!(
-                        self.follow(pending, Expect::OneOf(oem.types)),
+                        self.follow_held(pending, Expect::OneOf(oem.types)),
                         self.registry(root, registry.as_deref())
                     ),
                     _ => (None, None),
                 }
             },
-            self.follow(pending, Expect::one(&TypeName::NETWORK_DEVICE_FUNCTION))
+            self.follow_held(pending, Expect::one(&TypeName::NETWORK_DEVICE_FUNCTION))
         );
         let function = FunctionInventory {
             function,
-            pending: pending.map(Held::new),
+            pending,
             oem_attributes,
-            oem_pending: oem_pending.map(Held::new),
+            oem_pending,
             oem_registry,
         };
         (function, links)
@@ -472,6 +472,12 @@ impl<F: Fetch> Crawler<'_, F> {
             .await;
         let links = side.firmware_pcie_links(&firmware);
         (Held::all(firmware), links)
+    }
+
+    /// [`Crawler::follow`], held as it arrives: a resource read beside a slower one (a
+    /// registry) would otherwise wait for it as a value, several times the size of its text.
+    async fn follow_held(&self, link: Option<Link>, expect: Expect) -> Option<Held> {
+        self.follow(link, expect).await.map(Held::new)
     }
 }
 

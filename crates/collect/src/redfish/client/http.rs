@@ -17,11 +17,19 @@ impl HttpFetch {
         url_on(&self.base, uri)
     }
 
-    fn request(&self, url: &reqwest::Url, auth: &Auth) -> reqwest::RequestBuilder {
-        let request = self
+    fn request(
+        &self,
+        url: &reqwest::Url,
+        auth: &Auth,
+        connection: Connection,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
             .client
             .get(url.clone())
             .header("Accept", "application/json");
+        if connection == Connection::Close {
+            request = request.header("Connection", "close");
+        }
         match auth {
             Auth::Anonymous => request,
             Auth::Basic(credentials) => {
@@ -31,13 +39,15 @@ impl HttpFetch {
         }
     }
 
-    /// One GET of `uri`, with the retries of a busy (503) service, its body given to `into`;
-    /// `generation` is set to the login that the last attempt was sent with.
+    /// One GET of `uri` on a connection kept or closed after it, with the retries of a busy
+    /// (503) service, its body given to `into`; `generation` is set to the login that the
+    /// last attempt was sent with.
     pub(super) async fn get_once(
         &self,
         uri: &str,
         generation: &mut u64,
         into: &mut dyn Receive,
+        connection: Connection,
     ) -> Result<(), FetchError> {
         let url = self.url(uri)?;
         let mut attempt = 0;
@@ -47,7 +57,7 @@ impl HttpFetch {
                 // started meanwhile waits for the new login.
                 let session = self.session.read().await;
                 *generation = session.generation;
-                self.request(&url, &session.auth).send().await
+                self.request(&url, &session.auth, connection).send().await
             };
             let response = match response {
                 Ok(response) => response,
@@ -83,6 +93,17 @@ impl HttpFetch {
             return receive_limited(uri, response, self.options.max_body, into).await;
         }
     }
+}
+
+/// Whether the connection a GET is sent on is kept for the next ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Connection {
+    /// Kept: most bodies are a few kilobytes.
+    Keep,
+    /// Closed once the body is read. A connection's read buffer grows with the bodies it
+    /// reads (to 400 KB for Dell's 1.1 MB BIOS registry) and keeps that size while the
+    /// connection is kept: about 70 MiB of a fleet's peak RSS with 200 hosts in flight.
+    Close,
 }
 
 /// [`HttpFetch::url`] on the BMC at `base`.
@@ -319,6 +340,63 @@ mod tests {
                 "RegistryEntries": {{"Attributes": [{}]}}}}"##,
             attributes.join(", ")
         )
+    }
+
+    #[tokio::test]
+    async fn a_registry_is_read_on_a_connection_closed_after_it_and_resources_on_kept_ones() {
+        use crate::redfish::attributes::KnownRegistries;
+        use crate::redfish::fetch::Fetch as _;
+        use tokio::io::AsyncWriteExt as _;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        // Each request as the server saw it: its connection, its path, whether it asked that
+        // its connection be closed. The server keeps every connection the client does.
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        tokio::spawn(async move {
+            let mut connection = 0;
+            while let Ok((mut stream, _)) = listener.accept().await {
+                connection += 1;
+                let log = Arc::clone(&log);
+                tokio::spawn(async move {
+                    loop {
+                        let head = crate::test_support::request_head(&mut stream).await;
+                        let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                        let Some(path) = head.split(' ').nth(1).map(str::to_owned) else {
+                            break;
+                        };
+                        let close = head.contains("\r\nconnection: close\r\n");
+                        log.lock().unwrap().push((connection, path.clone(), close));
+                        let body = match path.as_str() {
+                            "/registry" => registry("DcbxMode"),
+                            _ => r#"{"Id": "R"}"#.to_owned(),
+                        };
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                            body.len()
+                        );
+                        stream.write_all(head.as_bytes()).await.unwrap();
+                        stream.write_all(body.as_bytes()).await.unwrap();
+                    }
+                });
+            }
+        });
+        let fetch =
+            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+        fetch.get("/first").await.unwrap();
+        fetch.get("/second").await.unwrap();
+        let known = KnownRegistries::default();
+        fetch.get_registry("/registry", &known).await.unwrap();
+        fetch.get("/third").await.unwrap();
+        let seen = seen.lock().unwrap().clone();
+        let expected = [
+            (1, "/first", false),
+            (1, "/second", false),
+            (1, "/registry", true),
+            (2, "/third", false),
+        ]
+        .map(|(connection, path, close)| (connection, path.to_owned(), close));
+        assert_eq!(seen, expected);
     }
 
     #[tokio::test]

@@ -21,6 +21,7 @@ use super::fetch::{Fetch, FetchError, Receive};
 use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
+use http::Connection;
 
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
@@ -245,7 +246,12 @@ impl HttpFetch {
 
     /// GETs `uri` into `into`; after a 401 logs in again once (for every request in flight)
     /// and retries.
-    async fn get_authenticated(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
+    async fn get_authenticated(
+        &self,
+        uri: &str,
+        into: &mut dyn Receive,
+        connection: Connection,
+    ) -> Result<(), FetchError> {
         loop {
             if let Some(reason) = self.stopped() {
                 return Err(FetchError::Transport {
@@ -254,11 +260,45 @@ impl HttpFetch {
                 });
             }
             let mut generation = 0;
-            match self.get_once(uri, &mut generation, into).await {
+            match self.get_once(uri, &mut generation, into, connection).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
                 other => return other,
+            }
+        }
+    }
+
+    /// [`Fetch::receive`] on a connection kept or closed after it, within the host's deadline.
+    async fn receive_on(
+        &self,
+        uri: &str,
+        into: &mut dyn Receive,
+        connection: Connection,
+    ) -> Result<(), FetchError> {
+        let deadline = || {
+            format!(
+                "no answer within the host deadline of {} s (--host-timeout)",
+                self.options.host_timeout.as_secs()
+            )
+        };
+        // Checked before sending: a timeout polls its future once even when already expired.
+        if tokio::time::Instant::now() >= self.deadline {
+            self.stop(deadline());
+            return Err(FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: deadline(),
+            });
+        }
+        let get = self.get_authenticated(uri, into, connection);
+        match tokio::time::timeout_at(self.deadline, get).await {
+            Ok(result) => result,
+            Err(_) => {
+                self.stop(deadline());
+                Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: deadline(),
+                })
             }
         }
     }
@@ -276,29 +316,10 @@ impl Fetch for HttpFetch {
     }
 
     async fn receive(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
-        let deadline = || {
-            format!(
-                "no answer within the host deadline of {} s (--host-timeout)",
-                self.options.host_timeout.as_secs()
-            )
-        };
-        // Checked before sending: a timeout polls its future once even when already expired.
-        if tokio::time::Instant::now() >= self.deadline {
-            self.stop(deadline());
-            return Err(FetchError::Transport {
-                uri: uri.to_owned(),
-                reason: deadline(),
-            });
-        }
-        match tokio::time::timeout_at(self.deadline, self.get_authenticated(uri, into)).await {
-            Ok(result) => result,
-            Err(_) => {
-                self.stop(deadline());
-                Err(FetchError::Transport {
-                    uri: uri.to_owned(),
-                    reason: deadline(),
-                })
-            }
-        }
+        self.receive_on(uri, into, Connection::Keep).await
+    }
+
+    async fn receive_large(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
+        self.receive_on(uri, into, Connection::Close).await
     }
 }

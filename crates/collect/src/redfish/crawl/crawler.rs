@@ -158,7 +158,7 @@ impl<F: Fetch> Crawler<'_, F> {
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
-            self.fetch.get_registry(uri, known).await
+            Box::pin(self.fetch.get_registry(uri, known)).await
         };
         read.map_err(|error| {
             self.errors
@@ -182,7 +182,10 @@ impl<F: Fetch> Crawler<'_, F> {
                 .acquire()
                 .await
                 .expect("the semaphore is never closed");
-            self.fetch.get_as(uri, kind).await?
+            // Boxed once the permit is taken: a GET's state is kilobytes (the HTTP exchange,
+            // a login, a TLS probe), and inline it would make every resource's future in the
+            // crawl, waiting or not, that large. Boxed, only the requests in flight hold it.
+            Box::pin(self.fetch.get_as(uri, kind)).await?
         };
         if let Some(problem) = not_a_resource(uri, &value) {
             return Err(FetchError::Shape(problem));
