@@ -426,7 +426,7 @@ impl<F: Fetch> Crawler<'_, F> {
         let attributes = oem.and_then(|oem| self.link_at(&function, oem.link));
         let pending = self.link_at(&function, SETTINGS);
         let links = side.function_pcie_links(&function);
-        let function = Held::new(function);
+        let function = Held::function(function);
         let oem_attributes = match oem {
             Some(oem) => self.follow(attributes, Expect::OneOf(oem.types)).await,
             None => None,
@@ -471,7 +471,7 @@ impl<F: Fetch> Crawler<'_, F> {
             .members(&service, "FirmwareInventory", &TypeName::SOFTWARE_INVENTORY)
             .await;
         let links = side.firmware_pcie_links(&firmware);
-        (Held::all(firmware), links)
+        (firmware.into_iter().map(Held::firmware).collect(), links)
     }
 
     /// [`Crawler::follow`], held as it arrives: a resource read beside a slower one (a

@@ -124,3 +124,101 @@ async fn judging_reads_less_of_each_registry_and_captures_the_same_facts() {
         assert_eq!(judged.notes, whole.notes, "{state}");
     }
 }
+
+#[tokio::test]
+async fn the_resources_held_normalize_and_check_as_the_whole_ones() {
+    // A crawl holds only what is read of a firmware member (`Held::firmware`) and of a network
+    // device function (`Held::function`): normalizing and checking the whole resources, as
+    // the BMC answered them, must say the same.
+    let public = [
+        "libredfish-dell",
+        "libredfish-dell_multi_dpu",
+        "dmtf-public-rackmount1",
+        "dmtf-public-smartnic",
+    ]
+    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")));
+    let repo = driftgate_test_data::repo();
+    let mut ours = vec![repo.join("examples/azure-local-dcbx/recorded/baseline/bmc")];
+    // Our fixtures: HPE, Lenovo, placeholders, PCIe links.
+    for entry in std::fs::read_dir(repo.join("tests/fixtures/redfish")).unwrap() {
+        ours.push(entry.unwrap().path());
+    }
+    let functions_oem = |inventory: &crawl::Inventory| {
+        inventory
+            .adapters
+            .iter()
+            .flat_map(|a| &a.functions)
+            .filter(|f| f.function.get("Oem").is_some())
+            .count()
+    };
+    let (mut members, mut functions, mut with_oem) = (0, 0, 0);
+    for dir in public.iter().chain(&ours) {
+        let mockup = MockupDir::open(dir).unwrap();
+        let crawled = crawl::crawl_from(&mockup, 4, false, crawl::Registries::Whole, None).await;
+        let Some(inventory) = crawled.inventory else {
+            continue;
+        };
+        let held = inventory.parse();
+        let mut whole = held.clone();
+        for member in &mut whole.firmware {
+            let uri = member["@odata.id"].as_str().unwrap().to_owned();
+            *member = serde_json::from_slice(&mockup.get_body(&uri).await.unwrap()).unwrap();
+            members += 1;
+        }
+        for function in whole.adapters.iter_mut().flat_map(|a| &mut a.functions) {
+            let uri = function.function["@odata.id"].as_str().unwrap().to_owned();
+            function.function =
+                serde_json::from_slice(&mockup.get_body(&uri).await.unwrap()).unwrap();
+            functions += 1;
+        }
+        with_oem += functions_oem(&whole);
+        let (a, b) = (normalize::normalize(&held), normalize::normalize(&whole));
+        let state = dir.display();
+        assert_eq!(a.facts, b.facts, "{state}");
+        assert_eq!(a.notes, b.notes, "{state}");
+        assert_eq!(a.problems, b.problems, "{state}");
+        assert_eq!(a.placeholders, b.placeholders, "{state}");
+        assert_eq!(
+            format!("{:?}", shape::check(&held)),
+            format!("{:?}", shape::check(&whole)),
+            "{state}"
+        );
+        if !held.firmware.is_empty() {
+            assert_ne!(
+                format!("{:?}", held.firmware),
+                format!("{:?}", whole.firmware),
+                "{state}: nothing was left out"
+            );
+        }
+        assert_eq!(functions_oem(&held), 0, "{state}");
+    }
+    assert!(members > 50, "{members} firmware members compared");
+    assert!(functions > 20, "{functions} functions compared");
+    assert!(
+        with_oem > 10,
+        "{with_oem} functions with an Oem object compared"
+    );
+    // Each property read, mistyped: the shape check names every one of them either way.
+    let mistyped = [
+        serde_json::json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/1",
+            "Id": 1, "Name": 2, "Version": 3, "SoftwareId": 4, "Status": 5,
+            "Location": {"PartLocation": {"ServiceLabel": 6}}, "RelatedItem": 7,
+            "Oem": {"Hpe": {"DeviceContext": 8}}}),
+        serde_json::json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/2",
+            "Status": {"State": 9}, "RelatedItem": [{"@odata.id": 10}], "Oem": 11}),
+    ];
+    let whole = crawl::Inventory {
+        firmware: mistyped.to_vec(),
+        ..Default::default()
+    };
+    let held = crawl::Inventory {
+        firmware: mistyped
+            .into_iter()
+            .map(|member| crawl::Held::firmware(member).value())
+            .collect(),
+        ..Default::default()
+    };
+    let named = shape::check(&whole);
+    assert_eq!(format!("{:?}", shape::check(&held)), format!("{named:?}"));
+    assert!(named.len() >= 11, "{named:?}");
+}
