@@ -82,9 +82,15 @@ pub(super) fn read(
         reader.problems.clear();
         reader.whole(text)
     });
-    let inventory = InventoryErrors::refuse(reader.problems).map(|()| Inventory {
-        file: file.to_path_buf(),
-        hosts: hosts.into_iter().map(std::sync::Arc::new).collect(),
+    let inventory = InventoryErrors::refuse(reader.problems).map(|()| {
+        let mut hosts: Vec<_> = hosts.into_iter().map(std::sync::Arc::new).collect();
+        // Collected in place, the list keeps the room of the hosts it was made of: 272 bytes
+        // for each 8 it holds, 2.7 MB of a 10,000-host run's heap for as long as it lasts.
+        hosts.shrink_to_fit();
+        Inventory {
+            file: file.to_path_buf(),
+            hosts,
+        }
     });
     (inventory, read_in_pieces)
 }

@@ -970,3 +970,30 @@ sources = ["redfish=https://bmc-azl-node09", "windows=ssh://admin@azl-node09"]
         "host `lonely` has no `sources`",
     );
 }
+
+#[test]
+fn the_hosts_of_a_large_inventory_take_the_room_they_need() {
+    // Read in pieces (each `[[host]]` on its own) or whole: either way, the list a run keeps
+    // for its length holds no room for the hosts it was made of.
+    for pieces in [true, false] {
+        let mut text = String::from("[defaults]\nfleet = \"lab\"\n");
+        for n in 0..1000 {
+            text.push_str(&format!(
+                "\n[[host]]\nname = \"node{n:04}\"\nsources = [\"redfish=https://10.0.{}.{}\"]\n",
+                n / 250,
+                n % 250 + 1
+            ));
+        }
+        if !pieces {
+            // A multi-line array makes the reader take the text whole.
+            text.push_str("\n[[host]]\nname = \"last\"\nsources = [\n  \"linux=local:\",\n]\n");
+        }
+        let inventory = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        assert!(inventory.hosts.len() >= 1000);
+        assert_eq!(
+            inventory.hosts.capacity(),
+            inventory.hosts.len(),
+            "{pieces}"
+        );
+    }
+}
