@@ -199,16 +199,6 @@ pub trait Fetch: Sync {
             Ok(())
         }
     }
-    /// [`Fetch::receive`] of a body far larger than a resource (an attribute registry: Dell's
-    /// BIOS one is 1.1 MB). A transport that keeps its connections does not keep the one this
-    /// is read on: its read buffer grew with the body and would stay that large.
-    fn receive_large(
-        &self,
-        uri: &str,
-        into: &mut dyn Receive,
-    ) -> impl Future<Output = Result<(), FetchError>> + Send {
-        self.receive(uri, into)
-    }
     /// The JSON body of `uri`.
     fn get(&self, uri: &str) -> impl Future<Output = Result<Value, FetchError>> + Send {
         self.get_as(uri, Body::Whole)
@@ -233,7 +223,7 @@ pub trait Fetch: Sync {
                 known,
                 arriving: None,
             };
-            self.receive_large(uri, &mut arriving).await?;
+            self.receive(uri, &mut arriving).await?;
             let arrived = arriving
                 .arriving
                 .unwrap_or_else(|| known.arriving(Some(0), 0));

@@ -13,9 +13,11 @@ use driftgate_model::pin::CertificatePin;
 
 use super::certificate::{self, BadCertificate, CertificateDetails};
 
+/// Accepts the end-entity certificate with `pin`, or any (`None`: `--insecure`), and still
+/// verifies the handshake's signatures with it.
 #[derive(Debug)]
 struct PinVerifier {
-    pin: CertificatePin,
+    pin: Option<CertificatePin>,
     algorithms: WebPkiSupportedAlgorithms,
 }
 
@@ -28,13 +30,15 @@ impl ServerCertVerifier for PinVerifier {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
+        let Some(pin) = &self.pin else {
+            return Ok(ServerCertVerified::assertion());
+        };
         let presented = CertificatePin::of(end_entity);
-        if presented == self.pin {
+        if presented == *pin {
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
-                "certificate fingerprint changed: pinned {}, the BMC presented {presented} (a firmware update may have regenerated it; check it, then pin it again: driftgate inventory pin HOST --write)",
-                self.pin
+                "certificate fingerprint changed: pinned {pin}, the BMC presented {presented} (a firmware update may have regenerated it; check it, then pin it again: driftgate inventory pin HOST --write)"
             )))
         }
     }
@@ -261,8 +265,8 @@ pub async fn presented_certificate(
 
 /// Why the server certificate was not trusted (`invalid peer certificate: UnknownIssuer`),
 /// when that is what `error` is.
-pub fn untrusted_certificate(error: &reqwest::Error) -> Option<String> {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+pub fn untrusted_certificate(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut source = Some(error);
     while let Some(cause) = source {
         // The TLS stream wraps rustls' error in `io::Error`s (nested), whose `source` skips
         // what they wrap: unwrap them by hand.
@@ -324,6 +328,34 @@ impl TlsConfigs {
 
 /// A TLS client configuration that trusts exactly the certificate with `pin`.
 pub fn pinned_config(pin: CertificatePin) -> Result<rustls::ClientConfig, rustls::Error> {
+    verifying_config(Some(pin))
+}
+
+/// A TLS client configuration that trusts any certificate (`--insecure`).
+pub fn insecure_config() -> Result<rustls::ClientConfig, rustls::Error> {
+    verifying_config(None)
+}
+
+/// A TLS client configuration that trusts only the CAs of the PEM bundle `pem`, or why not.
+pub fn ca_config(pem: &[u8]) -> Result<rustls::ClientConfig, String> {
+    use rustls::pki_types::pem::PemObject as _;
+    let mut roots = rustls::RootCertStore::empty();
+    for certificate in CertificateDer::pem_slice_iter(pem) {
+        let certificate = certificate.map_err(|e| e.to_string())?;
+        roots.add(certificate).map_err(|e| e.to_string())?;
+    }
+    if roots.is_empty() {
+        return Err("no certificate in it".to_owned());
+    }
+    Ok(rustls::ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// [`pinned_config`] of `pin`, or [`insecure_config`] without one.
+fn verifying_config(pin: Option<CertificatePin>) -> Result<rustls::ClientConfig, rustls::Error> {
     let provider = provider();
     let verifier = PinVerifier {
         pin,

@@ -1,10 +1,17 @@
 //! One GET on the wire: the URL of a URI on the BMC (never another origin), the request with
-//! its authentication, the retries of a busy (503) service honouring `Retry-After`, the body
-//! read under the size cap, and the texts of what went wrong.
+//! its authentication, the redirects it follows (on the BMC's origin only), the retries of a
+//! busy (503) service honouring `Retry-After`, the body read under the size cap, all within
+//! the request's time limit, and the texts of what went wrong.
 
 use std::time::Duration;
 
+use base64::Engine as _;
+use http_body_util::{BodyExt as _, Empty};
+use hyper::body::{Body as _, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Request, Response};
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::auth::Auth;
 use super::{FetchError, HttpFetch};
@@ -17,57 +24,105 @@ impl HttpFetch {
         url_on(&self.base, uri)
     }
 
+    /// The GET of `url` with its authentication, or why it cannot be sent.
     fn request(
+        url: &reqwest::Url,
+        auth: &Auth,
+    ) -> Result<Request<Empty<hyper::body::Bytes>>, String> {
+        let mut request = Request::get(url.as_str())
+            .header(header::ACCEPT, "application/json")
+            .header(header::USER_AGENT, driftgate_snapshot::tool_version());
+        let secret = |name, value: String| {
+            let mut value = HeaderValue::try_from(value)
+                .map_err(|_| format!("{name} is not a valid header value"))?;
+            value.set_sensitive(true);
+            Ok::<_, String>(value)
+        };
+        match auth {
+            Auth::Anonymous => {}
+            Auth::Basic(credentials) => {
+                let pair = format!("{}:{}", credentials.username, credentials.password);
+                let basic = format!(
+                    "Basic {}",
+                    base64::engine::general_purpose::STANDARD.encode(pair)
+                );
+                request = request.header(header::AUTHORIZATION, secret("the account", basic)?);
+            }
+            Auth::Session { token, .. } => {
+                request =
+                    request.header("X-Auth-Token", secret("the session token", token.clone())?);
+            }
+        }
+        request
+            .body(Empty::new())
+            .map_err(|e| format!("not a valid request: {e}"))
+    }
+
+    /// The answer to the GET of `url`, following the redirects the BMC answers on its own
+    /// origin, until `deadline`; or why there is none.
+    async fn send(
         &self,
         url: &reqwest::Url,
         auth: &Auth,
-        connection: Connection,
-    ) -> reqwest::RequestBuilder {
-        let mut request = self
-            .client
-            .get(url.clone())
-            .header("Accept", "application/json");
-        if connection == Connection::Close {
-            request = request.header("Connection", "close");
-        }
-        match auth {
-            Auth::Anonymous => request,
-            Auth::Basic(credentials) => {
-                request.basic_auth(&credentials.username, Some(&credentials.password))
+        deadline: Instant,
+    ) -> Result<Response<Incoming>, String> {
+        let origin = url.origin();
+        let mut url = url.clone();
+        // The URLs asked, the first one too.
+        let mut visited = 1;
+        loop {
+            let request = Self::request(&url, auth)?;
+            let response = tokio::time::timeout_at(deadline, self.gets.request(request))
+                .await
+                .map_err(|_| "timed out".to_owned())?;
+            let response = match response {
+                Ok(response) => response,
+                Err(e) => return Err(explain_get(&url, &e).await),
+            };
+            let location = response
+                .status()
+                .is_redirection()
+                .then(|| response.headers().get(header::LOCATION))
+                .flatten()
+                .and_then(|location| location.to_str().ok())
+                .and_then(|location| url.join(location).ok());
+            let Some(next) = location else {
+                return Ok(response);
+            };
+            if let Some(reason) =
+                super::redirect_refused(&origin, &next, visited, self.options.max_redirects)
+            {
+                return Err(format!("redirect refused: {reason}"));
             }
-            Auth::Session { token, .. } => request.header("X-Auth-Token", token),
+            visited += 1;
+            url = next;
         }
     }
 
-    /// One GET of `uri` on a connection kept or closed after it, with the retries of a busy
-    /// (503) service, its body given to `into`; `generation` is set to the login that the
-    /// last attempt was sent with.
+    /// One GET of `uri`, with the retries of a busy (503) service, its body given to `into`;
+    /// `generation` is set to the login that the last attempt was sent with.
     pub(super) async fn get_once(
         &self,
         uri: &str,
         generation: &mut u64,
         into: &mut dyn Receive,
-        connection: Connection,
     ) -> Result<(), FetchError> {
         let url = self.url(uri)?;
         let mut attempt = 0;
         loop {
+            // The request's time limit counts its redirects and its body.
+            let deadline = Instant::now() + self.options.timeout;
             let response = {
                 // Held until the answer's head is in: a new login waits for it, and a request
                 // started meanwhile waits for the new login.
                 let session = self.session.read().await;
                 *generation = session.generation;
-                self.request(&url, &session.auth, connection).send().await
+                self.send(&url, &session.auth, deadline).await
             };
-            let response = match response {
-                Ok(response) => response,
-                Err(e) => {
-                    return Err(FetchError::Transport {
-                        uri: uri.to_owned(),
-                        reason: explain(&url, &e).await,
-                    });
-                }
-            };
+            let response = response.map_err(|reason| FetchError::Transport {
+                uri: uri.to_owned(),
+                reason,
+            })?;
             let status = response.status().as_u16();
             tracing::debug!("GET {uri} → {status}");
             if status == 503 && attempt < self.options.retries {
@@ -82,28 +137,19 @@ impl HttpFetch {
                 tokio::time::sleep(wait).await;
                 continue;
             }
+            let limit = self.options.max_body;
             if !(200..300).contains(&status) {
-                let body = read_limited(uri, response, self.options.max_body).await?;
+                let mut body = Vec::new();
+                receive_incoming(uri, response, limit, &mut body, deadline).await?;
                 return Err(FetchError::Status {
                     uri: uri.to_owned(),
                     status,
                     detail: error_detail(&body),
                 });
             }
-            return receive_limited(uri, response, self.options.max_body, into).await;
+            return receive_incoming(uri, response, limit, into, deadline).await;
         }
     }
-}
-
-/// Whether the connection a GET is sent on is kept for the next ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Connection {
-    /// Kept: most bodies are a few kilobytes.
-    Keep,
-    /// Closed once the body is read. A connection's read buffer grows with the bodies it
-    /// reads (to 400 KB for Dell's 1.1 MB BIOS registry) and keeps that size while the
-    /// connection is kept: about 70 MiB of a fleet's peak RSS with 200 hosts in flight.
-    Close,
 }
 
 /// [`HttpFetch::url`] on the BMC at `base`.
@@ -166,8 +212,50 @@ async fn receive_limited(
     Ok(())
 }
 
+/// The body of a GET's `response` given to `into` as it arrives, refused past `limit` bytes or
+/// when it is not all in by `deadline`.
+async fn receive_incoming(
+    uri: &str,
+    response: Response<Incoming>,
+    limit: usize,
+    into: &mut dyn Receive,
+    deadline: Instant,
+) -> Result<(), FetchError> {
+    let too_large = || FetchError::TooLarge {
+        uri: uri.to_owned(),
+        limit,
+    };
+    let failed = |reason: String| FetchError::Transport {
+        uri: uri.to_owned(),
+        reason,
+    };
+    let mut body = response.into_body();
+    let length = body.size_hint().exact();
+    if length.is_some_and(|length| length > limit as u64) {
+        return Err(too_large());
+    }
+    into.announced(length);
+    let mut received = 0;
+    loop {
+        let frame = tokio::time::timeout_at(deadline, body.frame())
+            .await
+            .map_err(|_| failed("timed out reading the body".to_owned()))?;
+        let Some(frame) = frame else {
+            return Ok(());
+        };
+        let frame = frame.map_err(|e| failed(causes(e.to_string(), &e)))?;
+        if let Ok(chunk) = frame.into_data() {
+            received += chunk.len();
+            if received > limit {
+                return Err(too_large());
+            }
+            into.push(&chunk);
+        }
+    }
+}
+
 /// `Retry-After` in seconds (an HTTP date is treated as one second: BMC clocks drift).
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+fn retry_after(headers: &header::HeaderMap) -> Option<Duration> {
     let value = headers.get("Retry-After")?.to_str().ok()?;
     Some(Duration::from_secs(value.trim().parse().unwrap_or(1)))
 }
@@ -201,8 +289,22 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// and validity, learnt by a handshake that sends no request and no credentials) and the two
 /// ways to trust it.
 pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
+    explained(url, error, || describe(error)).await
+}
+
+/// [`explain`] of a GET's `error`.
+async fn explain_get(url: &reqwest::Url, error: &hyper_util::client::legacy::Error) -> String {
+    explained(url, error, || describe_get(error)).await
+}
+
+/// [`explain`] of `error`, which `describe` says when it is not about the certificate.
+async fn explained(
+    url: &reqwest::Url,
+    error: &(dyn std::error::Error + Send + Sync + 'static),
+    describe: impl FnOnce() -> String,
+) -> String {
     let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
-        return describe(error);
+        return describe();
     };
     let origin = url.origin().ascii_serialization();
     match crate::redfish::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
@@ -223,7 +325,7 @@ pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> Strin
 
 /// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
 pub(crate) fn describe(error: &reqwest::Error) -> String {
-    let mut text = if error.is_timeout() {
+    let text = if error.is_timeout() {
         "timed out".to_owned()
     } else if error.is_redirect() {
         // The policy's own message (loop, another origin) follows as the cause.
@@ -242,7 +344,23 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
             None => text,
         }
     };
-    let mut source = std::error::Error::source(error);
+    causes(text, error)
+}
+
+/// A GET's error with its causes, as [`describe`] says a reqwest one.
+fn describe_get(error: &hyper_util::client::legacy::Error) -> String {
+    if error.is_connect() && refused(error) {
+        "connection refused".to_owned()
+    } else if error.is_connect() {
+        causes("cannot connect".to_owned(), error)
+    } else {
+        causes(error.to_string(), error)
+    }
+}
+
+/// `text`, then each cause under `error` that it does not say already.
+fn causes(mut text: String, error: &(dyn std::error::Error + 'static)) -> String {
+    let mut source = error.source();
     while let Some(cause) = source {
         let cause_text = cause.to_string();
         if !text.contains(&cause_text) {
@@ -255,7 +373,7 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
 }
 
 /// Whether an I/O error under `error` says the connection was refused (nothing listens).
-fn refused(error: &reqwest::Error) -> bool {
+fn refused(error: &(dyn std::error::Error + 'static)) -> bool {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(io) = cause.downcast_ref::<std::io::Error>()
@@ -343,7 +461,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_registry_is_read_on_a_connection_closed_after_it_and_resources_on_kept_ones() {
+    async fn a_registry_is_read_on_a_kept_connection_like_a_resource() {
         use crate::redfish::attributes::KnownRegistries;
         use crate::redfish::fetch::Fetch as _;
         use tokio::io::AsyncWriteExt as _;
@@ -389,14 +507,68 @@ mod tests {
         fetch.get_registry("/registry", &known).await.unwrap();
         fetch.get("/third").await.unwrap();
         let seen = seen.lock().unwrap().clone();
+        // The read buffer has an exact size (`gets.rs`): a registry no more grows it than a
+        // resource does, and costs no connection (and, over TLS, no handshake) of its own.
         let expected = [
             (1, "/first", false),
             (1, "/second", false),
-            (1, "/registry", true),
-            (2, "/third", false),
+            (1, "/registry", false),
+            (1, "/third", false),
         ]
         .map(|(connection, path, close)| (connection, path.to_owned(), close));
         assert_eq!(seen, expected);
+    }
+
+    #[tokio::test]
+    async fn a_get_follows_redirects_on_the_bmc_s_origin_only_and_not_in_a_loop() {
+        use crate::redfish::fetch::Fetch as _;
+        use tokio::io::AsyncWriteExt as _;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let base = format!("http://127.0.0.1:{port}");
+        let paths = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&paths);
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let head = crate::test_support::request_head(&mut stream).await;
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+                log.lock().unwrap().push(path.clone());
+                let (status, location) = match path.as_str() {
+                    "/moved" => ("301 Moved Permanently", "/redfish/v1/Here".to_owned()),
+                    // The same BMC by another name is another origin: never followed.
+                    "/away" => ("302 Found", format!("http://localhost:{port}/x")),
+                    "/loop" => ("307 Temporary Redirect", "/loop".to_owned()),
+                    _ => ("200 OK", String::new()),
+                };
+                let body = r#"{"Id": "Here"}"#;
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\nLocation: {location}\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            }
+        });
+        let options = super::super::ClientOptions::default();
+        let fetch =
+            HttpFetch::new(&base, &super::super::TlsTrust::System, options.clone()).unwrap();
+        assert_eq!(fetch.get("/moved").await.unwrap()["Id"], "Here");
+        let away = fetch.get("/away").await.unwrap_err().to_string();
+        assert!(
+            away.contains(&format!(
+                "redirect refused: redirect to another origin (http://localhost:{port}) refused"
+            )),
+            "{away}"
+        );
+        let looped = fetch.get("/loop").await.unwrap_err().to_string();
+        assert!(
+            looped.contains("redirect refused: too many redirects (a redirect loop?)"),
+            "{looped}"
+        );
+        let paths = paths.lock().unwrap().clone();
+        let mut expected = vec!["/moved", "/redfish/v1/Here", "/away"];
+        expected.extend(std::iter::repeat_n("/loop", options.max_redirects + 1));
+        assert_eq!(paths, expected);
     }
 
     #[tokio::test]

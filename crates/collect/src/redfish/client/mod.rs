@@ -5,10 +5,12 @@
 //!
 //! [`HttpFetch`] is built here and keeps to the host's deadline; `credentials` reads a BMC
 //! account, `auth` logs in (again, after a 401), `logout` deletes the session, `http` sends
-//! one GET with its retries and limits, `write` one PATCH or POST (`fix apply`).
+//! one GET with its retries and limits on the client `gets` builds, `write` one PATCH or POST
+//! (`fix apply`).
 
 mod auth;
 mod credentials;
+mod gets;
 mod http;
 pub(crate) use http::{describe, read_limited};
 mod logout;
@@ -21,7 +23,6 @@ use super::fetch::{Fetch, FetchError, Receive};
 use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
-use http::Connection;
 
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
@@ -161,9 +162,34 @@ pub fn trusting(
     })
 }
 
+/// Why a redirect to `target` is not followed, once `visited` URLs were asked (the first one
+/// too), when it is not: credentials go with every request, so never to another origin than
+/// the BMC's (`origin`), and at most `max` redirects.
+fn redirect_refused(
+    origin: &url::Origin,
+    target: &reqwest::Url,
+    visited: usize,
+    max: usize,
+) -> Option<String> {
+    let to = target.origin();
+    if to != *origin {
+        Some(format!(
+            "redirect to another origin ({}) refused",
+            to.ascii_serialization()
+        ))
+    } else if visited > max {
+        Some("too many redirects (a redirect loop?)".to_owned())
+    } else {
+        None
+    }
+}
+
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
+    /// Logins, logouts and writes.
     client: reqwest::Client,
+    /// GETs.
+    gets: gets::Gets,
     base: String,
     options: ClientOptions,
     session: tokio::sync::RwLock<Session>,
@@ -190,35 +216,33 @@ impl HttpFetch {
             })?
             .origin();
         let max_redirects = options.max_redirects;
-        // Credentials go with every request (Basic or X-Auth-Token): never to another origin.
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-            let target = attempt.url().origin();
-            if target != origin {
-                let message = format!(
-                    "redirect to another origin ({}) refused",
-                    target.ascii_serialization()
-                );
-                attempt.error(message)
-            } else if attempt.previous().len() > max_redirects {
-                attempt.error("too many redirects (a redirect loop?)")
-            } else {
-                attempt.follow()
+            let visited = attempt.previous().len();
+            match redirect_refused(&origin, attempt.url(), visited, max_redirects) {
+                Some(reason) => attempt.error(reason),
+                None => attempt.follow(),
             }
         });
         // reqwest takes the process's default provider, which this installs.
         super::tls::provider();
+        let connect_timeout = options.timeout.min(Duration::from_secs(15));
         let mut builder = reqwest::Client::builder()
             .timeout(options.timeout)
-            .connect_timeout(options.timeout.min(Duration::from_secs(15)))
+            .connect_timeout(connect_timeout)
             .redirect(redirects)
+            // A BMC is reached directly, as its GETs are (`gets`): an `HTTPS_PROXY` set for
+            // the internet would see its credentials.
+            .no_proxy()
             .user_agent(driftgate_snapshot::tool_version());
         builder = trusting(builder, trust, &options.tls, base)?;
         let client = builder.build().map_err(|e| ClientError::Http {
             base: base.to_owned(),
             reason: http::describe(&e),
         })?;
+        let gets = gets::client(trust, &options.tls, base, connect_timeout)?;
         Ok(HttpFetch {
             client,
+            gets,
             base: base.trim_end_matches('/').to_owned(),
             deadline: tokio::time::Instant::now() + options.host_timeout,
             options,
@@ -246,12 +270,7 @@ impl HttpFetch {
 
     /// GETs `uri` into `into`; after a 401 logs in again once (for every request in flight)
     /// and retries.
-    async fn get_authenticated(
-        &self,
-        uri: &str,
-        into: &mut dyn Receive,
-        connection: Connection,
-    ) -> Result<(), FetchError> {
+    async fn get_authenticated(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
         loop {
             if let Some(reason) = self.stopped() {
                 return Err(FetchError::Transport {
@@ -260,45 +279,11 @@ impl HttpFetch {
                 });
             }
             let mut generation = 0;
-            match self.get_once(uri, &mut generation, into, connection).await {
+            match self.get_once(uri, &mut generation, into).await {
                 Err(refused @ FetchError::Status { status: 401, .. }) => {
                     self.log_in_again(uri, generation, &refused).await?;
                 }
                 other => return other,
-            }
-        }
-    }
-
-    /// [`Fetch::receive`] on a connection kept or closed after it, within the host's deadline.
-    async fn receive_on(
-        &self,
-        uri: &str,
-        into: &mut dyn Receive,
-        connection: Connection,
-    ) -> Result<(), FetchError> {
-        let deadline = || {
-            format!(
-                "no answer within the host deadline of {} s (--host-timeout)",
-                self.options.host_timeout.as_secs()
-            )
-        };
-        // Checked before sending: a timeout polls its future once even when already expired.
-        if tokio::time::Instant::now() >= self.deadline {
-            self.stop(deadline());
-            return Err(FetchError::Transport {
-                uri: uri.to_owned(),
-                reason: deadline(),
-            });
-        }
-        let get = self.get_authenticated(uri, into, connection);
-        match tokio::time::timeout_at(self.deadline, get).await {
-            Ok(result) => result,
-            Err(_) => {
-                self.stop(deadline());
-                Err(FetchError::Transport {
-                    uri: uri.to_owned(),
-                    reason: deadline(),
-                })
             }
         }
     }
@@ -315,11 +300,32 @@ impl Fetch for HttpFetch {
         Ok(body)
     }
 
+    /// Within the host's deadline.
     async fn receive(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
-        self.receive_on(uri, into, Connection::Keep).await
-    }
-
-    async fn receive_large(&self, uri: &str, into: &mut dyn Receive) -> Result<(), FetchError> {
-        self.receive_on(uri, into, Connection::Close).await
+        let deadline = || {
+            format!(
+                "no answer within the host deadline of {} s (--host-timeout)",
+                self.options.host_timeout.as_secs()
+            )
+        };
+        // Checked before sending: a timeout polls its future once even when already expired.
+        if tokio::time::Instant::now() >= self.deadline {
+            self.stop(deadline());
+            return Err(FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: deadline(),
+            });
+        }
+        let get = self.get_authenticated(uri, into);
+        match tokio::time::timeout_at(self.deadline, get).await {
+            Ok(result) => result,
+            Err(_) => {
+                self.stop(deadline());
+                Err(FetchError::Transport {
+                    uri: uri.to_owned(),
+                    reason: deadline(),
+                })
+            }
+        }
     }
 }
