@@ -88,6 +88,17 @@ fn a_port_s_identity_is_no_evidence_its_settings_are() {
     }
 }
 
+/// The public captures of BMCs in `../shared/data/redfish`: iDRAC's and DMTF's mockups.
+fn public_captures() -> [std::path::PathBuf; 4] {
+    [
+        "libredfish-dell",
+        "libredfish-dell_multi_dpu",
+        "dmtf-public-rackmount1",
+        "dmtf-public-smartnic",
+    ]
+    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")))
+}
+
 #[tokio::test]
 async fn judging_reads_less_of_each_registry_and_captures_the_same_facts() {
     // Every recorded BMC (ours, and the public captures of iDRAC and DMTF's mockups): a
@@ -98,13 +109,7 @@ async fn judging_reads_less_of_each_registry_and_captures_the_same_facts() {
             .join(state)
             .join("bmc")
     });
-    let public = [
-        "libredfish-dell",
-        "libredfish-dell_multi_dpu",
-        "dmtf-public-rackmount1",
-        "dmtf-public-smartnic",
-    ]
-    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")));
+    let public = public_captures();
     for dir in ours.iter().chain(&public) {
         let state = dir.display();
         let mockup = MockupDir::open(dir).unwrap();
@@ -130,13 +135,7 @@ async fn the_resources_held_normalize_and_check_as_the_whole_ones() {
     // A crawl holds only what is read of a firmware member (`Held::firmware`) and of a network
     // device function (`Held::function`): normalizing and checking the whole resources, as
     // the BMC answered them, must say the same.
-    let public = [
-        "libredfish-dell",
-        "libredfish-dell_multi_dpu",
-        "dmtf-public-rackmount1",
-        "dmtf-public-smartnic",
-    ]
-    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")));
+    let public = public_captures();
     let repo = driftgate_test_data::repo();
     let mut ours = vec![repo.join("examples/azure-local-dcbx/recorded/baseline/bmc")];
     // Our fixtures: HPE, Lenovo, placeholders, PCIe links.
