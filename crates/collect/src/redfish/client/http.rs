@@ -411,35 +411,40 @@ mod tests {
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
-                let request = crate::test_support::request_head(&mut stream).await;
-                let request = String::from_utf8_lossy(&request);
-                let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
-                let text = body(&path);
-                let chunked = path.starts_with("/chunked");
-                let head = if chunked {
-                    "Transfer-Encoding: chunked".to_owned()
-                } else {
-                    format!("Content-Length: {}", text.len())
+                // A client that stops reading (a body past its cap) closes early.
+                let served = async {
+                    let request = crate::test_support::request_head(&mut stream).await;
+                    let request = String::from_utf8_lossy(&request);
+                    let path = request.split(' ').nth(1).unwrap_or("/").to_owned();
+                    let text = body(&path);
+                    let chunked = path.starts_with("/chunked");
+                    let head = if chunked {
+                        "Transfer-Encoding: chunked".to_owned()
+                    } else {
+                        format!("Content-Length: {}", text.len())
+                    };
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n{head}\r\n\r\n"
+                    );
+                    stream.write_all(head.as_bytes()).await?;
+                    for piece in text.as_bytes().chunks(300) {
+                        if chunked {
+                            let size = format!("{:x}\r\n", piece.len());
+                            stream.write_all(size.as_bytes()).await?;
+                        }
+                        stream.write_all(piece).await?;
+                        if chunked {
+                            stream.write_all(b"\r\n").await?;
+                        }
+                        stream.flush().await?;
+                        tokio::task::yield_now().await;
+                    }
+                    if chunked {
+                        stream.write_all(b"0\r\n\r\n").await?;
+                    }
+                    Ok::<_, std::io::Error>(())
                 };
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n{head}\r\n\r\n"
-                );
-                stream.write_all(head.as_bytes()).await.unwrap();
-                for piece in text.as_bytes().chunks(300) {
-                    if chunked {
-                        let size = format!("{:x}\r\n", piece.len());
-                        stream.write_all(size.as_bytes()).await.unwrap();
-                    }
-                    stream.write_all(piece).await.unwrap();
-                    if chunked {
-                        stream.write_all(b"\r\n").await.unwrap();
-                    }
-                    stream.flush().await.unwrap();
-                    tokio::task::yield_now().await;
-                }
-                if chunked {
-                    stream.write_all(b"0\r\n\r\n").await.unwrap();
-                }
+                let _ = served.await;
             }
         });
         base
@@ -569,6 +574,25 @@ mod tests {
         let mut expected = vec!["/moved", "/redfish/v1/Here", "/away"];
         expected.extend(std::iter::repeat_n("/loop", options.max_redirects + 1));
         assert_eq!(paths, expected);
+    }
+
+    #[tokio::test]
+    async fn a_get_s_body_past_the_size_cap_is_refused_announced_or_not() {
+        use crate::redfish::fetch::Fetch as _;
+        let base = serve_in_pieces(|_| format!(r#"{{"Id": "{}"}}"#, "x".repeat(5000))).await;
+        let options = super::super::ClientOptions {
+            max_body: 1000,
+            ..Default::default()
+        };
+        let fetch = HttpFetch::new(&base, &super::super::TlsTrust::System, options).unwrap();
+        // Its length announced (refused before reading), or chunked (refused as it arrives).
+        for uri in ["/whole", "/chunked"] {
+            let error = fetch.get_body(uri).await.unwrap_err();
+            assert!(
+                matches!(error, FetchError::TooLarge { limit: 1000, .. }),
+                "{uri}: {error}"
+            );
+        }
     }
 
     #[tokio::test]
