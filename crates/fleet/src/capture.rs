@@ -1,13 +1,14 @@
 //! The hosts of a fleet run captured through the one capture pipeline
 //! ([`driftgate_collect::hosts::capture_hosts`]): each host's task reads its baseline and account,
 //! captures, then seals, writes and judges it, so the loop feeding the tasks never waits on
-//! one host; the run keeps only the small [`HostRecord`]s, their reports in the run's spool:
-//! memory stays flat in the number of hosts.
+//! one host; the run keeps the hosts' records out of memory ([`Kept`]) and their reports in
+//! the run's spool until every host has finished: memory stays flat in the number of hosts.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::host::{HostFailure, Hosts};
+use super::kept::Kept;
 use super::outdir::HostRecord;
 use super::{FleetError, Reporter};
 use driftgate_collect::Captured;
@@ -82,7 +83,7 @@ impl HostWork for Hosts {
 }
 
 /// Captures every host, at most `concurrency` at once: the records in the order hosts
-/// finished. On an error (an output file that cannot be written) the run's cancel is fired
+/// finished, kept out of memory until every host has ([`Kept`]). On an error (an output file that cannot be written) the run's cancel is fired
 /// and the running hosts are drained before it is returned, so that no capture is dropped
 /// half-way (sessions are deleted).
 pub(super) async fn capture<W>(
@@ -94,7 +95,7 @@ pub(super) async fn capture<W>(
 where
     W: HostWork<Done = Result<HostRecord, FleetError>>,
 {
-    let mut records = Vec::with_capacity(hosts.hosts());
+    let mut kept = Kept::new(hosts.hosts())?;
     let captured = hosts::capture_hosts(
         Arc::clone(&hosts),
         concurrency,
@@ -104,14 +105,13 @@ where
         |index, record: Result<HostRecord, FleetError>, took| {
             let record = record?;
             reporter.host_finished(hosts.host(index), record.result.verdict, took);
-            records.push(record);
-            Ok(())
+            kept.push(record)
         },
     )
     .await;
     match captured {
         Ok(()) if cancel.is_cancelled() => Err(FleetError::Interrupted),
-        Ok(()) => Ok(records),
+        Ok(()) => kept.records(),
         Err(HostsError::Done(error)) => Err(error),
         Err(HostsError::Panicked { host, message }) => Err(FleetError::HostPanicked {
             host: host.to_string(),

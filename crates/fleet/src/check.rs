@@ -198,7 +198,7 @@ impl Run {
             strict: settings.strict,
             selection: (&settings.selection).into(),
             hosts: planned.iter().map(|p| p.host.name.to_string()).collect(),
-            planned: plan.planned,
+            planned: plan::planned_hosts(settings),
             orphans: plan.orphans.clone(),
             policy_digest: settings.policy.digest(),
             stale_after_seconds: settings.stale_after.map(|d| d.as_secs()),

@@ -230,7 +230,7 @@ impl Hosts {
         }
         let captured_good = complete.then_some(judged.snapshot().captured_at);
         let mut record = HostRecord {
-            schema: HOST_SCHEMA_ID.to_owned(),
+            schema: HOST_SCHEMA_ID.into(),
             // Only the nodes of a cluster are compared: a host of none needs no facts extracted.
             cluster_facts: if complete && planned.host.cluster.is_some() {
                 ClusterFacts::extract(judged.snapshot())

@@ -3,6 +3,7 @@
 //! and at the end `run.json` (the [`RunFile`]). `report merge` rebuilds the fleet result from
 //! these files alone. Every file is written atomically (temp + rename).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -135,8 +136,8 @@ impl From<&Selection> for SelectionRecord {
 /// its own judgement, before fleet findings raise it) and what the fleet findings need.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HostRecord {
-    /// Always `driftgate.fleet-host/v1`.
-    pub schema: String,
+    /// Always `driftgate.fleet-host/v1` (borrowed: a run holds a record for each host).
+    pub schema: Cow<'static, str>,
     /// The host's own result.
     pub result: HostResult,
     /// Whether it was read completely (only such hosts take part in the cluster check).

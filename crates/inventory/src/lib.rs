@@ -81,12 +81,13 @@ pub struct Origin {
 /// Where a host's BMC account is: never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CredentialsRef {
-    /// Two environment variables of the process that runs driftgate.
+    /// Two environment variables of the process that runs driftgate. Shared: the hosts that
+    /// inherit one reference hold the same names, not a copy each.
     Env {
         /// Holds the user name.
-        username_env: String,
+        username_env: Arc<str>,
         /// Holds the password.
-        password_env: String,
+        password_env: Arc<str>,
     },
     /// A TOML file with `username` and `password`, refused when group- or world-readable.
     File(PathBuf),
@@ -135,7 +136,7 @@ impl CredentialsRef {
             CredentialsRef::Env {
                 username_env,
                 password_env,
-            } => vec![username_env.as_str(), password_env.as_str()],
+            } => vec![username_env, password_env],
             CredentialsRef::File(_) => Vec::new(),
         }
     }

@@ -710,7 +710,7 @@ fn credentials_from_the_environment_name_the_missing_variable() {
         .find(|(_, value)| !value.is_empty())
         .expect("some variable is set");
     let half = CredentialsRef::Env {
-        username_env: name.clone(),
+        username_env: name.as_str().into(),
         password_env: "DRIFTGATE_TEST_UNSET_PASS_5c1d".into(),
     };
     let error = half.resolve().expect_err("password unset").to_string();
@@ -719,8 +719,8 @@ fn credentials_from_the_environment_name_the_missing_variable() {
         "{error}"
     );
     let both = CredentialsRef::Env {
-        username_env: name.clone(),
-        password_env: name,
+        username_env: name.as_str().into(),
+        password_env: name.into(),
     };
     let credentials = both.resolve().expect("both set");
     assert_eq!(

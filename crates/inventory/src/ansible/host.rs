@@ -340,8 +340,8 @@ impl HostResolver<'_, '_> {
         let username_env = variable("username_env");
         let password_env = variable("password_env");
         Some(CredentialsRef::Env {
-            username_env: username_env?,
-            password_env: password_env?,
+            username_env: username_env?.into(),
+            password_env: password_env?.into(),
         })
     }
 

@@ -112,8 +112,8 @@ impl Reader {
         let username_env = variable("username_env");
         let password_env = variable("password_env");
         Some(CredentialsRef::Env {
-            username_env: username_env?,
-            password_env: password_env?,
+            username_env: username_env?.into(),
+            password_env: password_env?.into(),
         })
     }
 
