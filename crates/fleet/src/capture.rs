@@ -83,9 +83,9 @@ impl HostWork for Hosts {
 }
 
 /// Captures every host, at most `concurrency` at once: the records in the order hosts
-/// finished, kept out of memory until every host has ([`Kept`]). On an error (an output file that cannot be written) the run's cancel is fired
-/// and the running hosts are drained before it is returned, so that no capture is dropped
-/// half-way (sessions are deleted).
+/// finished, kept out of memory until every host has ([`Kept`]). On an error (an output file
+/// that cannot be written) the run's cancel is fired and the running hosts are drained before
+/// it is returned, so that no capture is dropped half-way (sessions are deleted).
 pub(super) async fn capture<W>(
     hosts: Arc<W>,
     concurrency: usize,
