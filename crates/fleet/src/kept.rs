@@ -192,7 +192,7 @@ fn failed(error: io::Error) -> FleetError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::LinkEnd;
+    use crate::cluster::{ClusterValue, Compared, LinkEnd};
     use driftgate_report::document::Spool;
 
     /// A record of `host` whose every field is set, with its report in `spool`.
@@ -215,6 +215,16 @@ mod tests {
         let mut report = HostReport::from(report);
         spool.keep(&mut report).unwrap();
         let mut cluster_facts = ClusterFacts::default();
+        cluster_facts.values.insert(
+            "nic/aa:bb:cc:dd:ee:01/bmc/pfc".into(),
+            ClusterValue {
+                what: Compared::PfcPriorities,
+                severity: driftgate_compare::Severity::Block,
+                name: "PFC priorities of NIC.Slot.3-1-1 (BMC)".into(),
+                value: serde_json::json!([3, 4.5, "x"]),
+                by_mac: true,
+            },
+        );
         cluster_facts.links.push(LinkEnd {
             port: "aa:bb:cc:dd:ee:01".into(),
             peer_ids: vec![format!("{host}-peer")],
