@@ -152,20 +152,7 @@ mod tests {
     use crate::outdir::HOST_SCHEMA_ID;
 
     fn record(host: &str, verdict: Verdict) -> HostRecord {
-        let snapshot = driftgate_snapshot::Snapshot {
-            host: driftgate_snapshot::HostName::new(host).unwrap(),
-            captured_at: Timestamp::UNIX_EPOCH,
-            tool: "test".into(),
-            sources: Vec::new(),
-            facts: Default::default(),
-        };
-        let sealed = driftgate_snapshot::VerifiedSnapshot::seal(snapshot, host);
-        let report = driftgate_compare::judge(
-            &sealed,
-            None,
-            &driftgate_compare::Policy::builtin(),
-            &Default::default(),
-        );
+        let report = crate::tests::empty_report(host, Timestamp::UNIX_EPOCH);
         HostRecord {
             schema: HOST_SCHEMA_ID.into(),
             result: HostResult {

@@ -198,20 +198,7 @@ mod tests {
     /// A record of `host` whose every field is set, with its report in `spool`.
     fn record(host: &str, spool: &Spool) -> HostRecord {
         let at = |s: &str| s.parse::<jiff::Timestamp>().unwrap();
-        let snapshot = driftgate_snapshot::Snapshot {
-            host: driftgate_snapshot::HostName::new(host).unwrap(),
-            captured_at: at("2026-12-02T02:00:00Z"),
-            tool: "test".into(),
-            sources: Vec::new(),
-            facts: Default::default(),
-        };
-        let sealed = driftgate_snapshot::VerifiedSnapshot::seal(snapshot, host);
-        let report = driftgate_compare::judge(
-            &sealed,
-            None,
-            &driftgate_compare::Policy::builtin(),
-            &Default::default(),
-        );
+        let report = crate::tests::empty_report(host, at("2026-12-02T02:00:00Z"));
         let mut report = HostReport::from(report);
         spool.keep(&mut report).unwrap();
         let mut cluster_facts = ClusterFacts::default();
@@ -274,6 +261,25 @@ mod tests {
         assert_eq!(
             back[0].result.report.get().unwrap().snapshot.captured_at,
             "2026-12-02T02:00:00Z"
+        );
+    }
+
+    #[test]
+    fn a_record_file_cut_short_is_an_error_naming_it_not_a_panic_or_a_lost_host() {
+        let spool = Spool::new().unwrap();
+        let mut kept = Kept::new(2).unwrap();
+        kept.push(record("node0", &spool)).unwrap();
+        kept.push(record("node1", &spool)).unwrap();
+        let len = kept.file.metadata().unwrap().len();
+        kept.file.set_len(len - 10).unwrap();
+        let Err(error) = kept.records() else {
+            panic!("a file cut short read back as whole");
+        };
+        assert!(
+            error
+                .to_string()
+                .contains("the spool of the hosts' records"),
+            "{error}"
         );
     }
 }

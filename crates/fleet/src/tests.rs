@@ -8,6 +8,25 @@ use driftgate_collect::hosts::HostWork;
 
 use super::*;
 
+/// The judgement, with the built-in policy and no baseline, of a snapshot of `host` captured
+/// at `captured_at` with no facts: a real report for tests of what a run keeps of its hosts.
+pub(crate) fn empty_report(host: &str, captured_at: jiff::Timestamp) -> driftgate_compare::Report {
+    let snapshot = driftgate_snapshot::Snapshot {
+        host: driftgate_snapshot::HostName::new(host).unwrap(),
+        captured_at,
+        tool: "test".into(),
+        sources: Vec::new(),
+        facts: Default::default(),
+    };
+    let sealed = driftgate_snapshot::VerifiedSnapshot::seal(snapshot, host);
+    driftgate_compare::judge(
+        &sealed,
+        None,
+        &driftgate_compare::Policy::builtin(),
+        &Default::default(),
+    )
+}
+
 /// Records how many hosts were in flight at most, and the order they finished in.
 #[derive(Default)]
 struct Watch {
