@@ -5,7 +5,7 @@
 # and with a pool of --pool threads (16). Prints Markdown for BENCHMARKS.md.
 #
 #   scripts/bench-fleet.sh [--hosts 100,1000] [--latency 50] [--runs 5] [--sample 20]
-#                          [--pool-sample 100] [--pool 16] [--concurrency 64] [--bmc-concurrency 4]
+#                          [--pool-sample 100] [--pool 16] [--concurrency 64[,200]] [--bmc-concurrency 4]
 #                          [--mixed PCT:MS] [--mixed-hosts 1000] [--base-port 20000] [--single-only]
 #
 # BENCH_DRIFTGATE=PATH benchmarks that driftgate binary instead of building this tree's.
@@ -17,7 +17,9 @@
 # (wall, peak RSS), requests per host from each BMC's counter, the peer with a pool of --pool over
 # --pool-sample hosts and sequentially over --sample hosts, each scaled to N (its time per
 # host is flat: at 1,000 hosts and 50 ms a whole sequential run would take ~an hour, a pool-5
-# one ~11 minutes), medians over --runs.
+# one ~11 minutes), medians over --runs. --concurrency takes a list (64,200: the default and the
+# in-flight count of the memory target): each host count is checked at each, against the same
+# simulator, the peers once (they do not depend on it), the mixed fleet at the first.
 #
 # The latency limit: per host, the larger of critical path × latency (the longest chain of
 # requests each needing the answer of the one before, login and logout included, which the
@@ -73,7 +75,8 @@ die() { echo "bench-fleet: $*" >&2; exit 1; }
 
 # Every BMC is a listening socket of the simulator, every request in flight a connection.
 max_hosts=$(tr ',' '\n' <<<"$hosts_list" | sort -n | tail -1)
-want=$((max_hosts * 2 + concurrency * bmc_concurrency * 2 + 1024))
+max_concurrency=$(tr ',' '\n' <<<"$concurrency" | sort -n | tail -1)
+want=$((max_hosts * 2 + max_concurrency * bmc_concurrency * 2 + 1024))
 hard=$(ulimit -Hn)
 if [ "$hard" != unlimited ] && [ "$hard" -lt "$want" ]; then want=$hard; fi
 ulimit -n "$want" || die "cannot raise the open-file limit to $want (ulimit -Hn: $hard)"
@@ -203,8 +206,9 @@ records=$work/records.jsonl
 sim_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f\n", ($14 + $15) / hz }' "/proc/$simulator/stat"; }
 
 # fleet_runs HOSTS KIND [SIMULATOR ARGS…]: --runs runs of `check --all` against HOSTS BMCs;
-# KIND uniform also runs the peers, KIND mixed (slow BMCs) does not; KIND mixed-next keeps the
-# output directory of the run before (the next night of the same fleet).
+# KIND uniform runs it at each --concurrency and the peers once, KIND mixed (slow BMCs) at the
+# first --concurrency and no peer; KIND mixed-next keeps the output directory of the run before
+# (the next night of the same fleet).
 fleet_runs() {
     local hosts=$1 kind=$2
     shift 2
@@ -214,46 +218,56 @@ fleet_runs() {
     [ "$(wc -l <"$work/urls.txt")" -eq "$hosts" ] || die "the inventory lists $(wc -l <"$work/urls.txt") BMCs, not $hosts"
     head -n "$sample" "$work/urls.txt" >"$work/sample.txt"
     head -n "$pool_sample" "$work/urls.txt" >"$work/pool-sample.txt"
-    local run status sim_before sim_after
+    local in_flight
+    read -r -a in_flight <<<"${concurrency//,/ }"
+    [ "$kind" = uniform ] || in_flight=("${in_flight[0]}")
+    local run status sim_before sim_after c peers
     for run in $(seq "$runs"); do
-        echo "bench-fleet: $hosts hosts ($kind), run $run of $runs" >&2
-        [ "$kind" = mixed-next ] || rm -rf "$work/out"
-        "$python" "$stats" counts "$work/urls.txt" >"$work/before.json"
-        status=0
-        sim_before=$(sim_cpu)
-        /usr/bin/time -v "$driftgate" check --all --inventory "$work/inventory.toml" \
-            --concurrency "$concurrency" "${bmc_flag[@]}" "${bootstrap_flag[@]}" --out-dir "$work/out" --format json \
-            >"$work/check.json" 2>"$work/check.time" </dev/null || status=$?
-        sim_after=$(sim_cpu)
-        # 0 pass/warn, 1 block, 3 incomplete are verdicts; 2 (usage) and the rest are not.
-        case $status in 0|1|3) ;; *) die "check --all exited $status: $(grep -v '^\s' "$work/check.time" | tail -5)" ;; esac
-        "$python" "$stats" counts "$work/urls.txt" >"$work/after.json"
-        "$python" "$stats" delta "$work/before.json" "$work/after.json" >"$work/driftgate.req"
-        if [ "$kind" = uniform ]; then
-            "$python" "$stats" counts "$work/pool-sample.txt" >"$work/before-pool.json"
-            "$python" "$peer" --pool "$pool" --urls-file "$work/pool-sample.txt" >"$work/pool.json" || true
-            "$python" "$stats" counts "$work/pool-sample.txt" >"$work/after-pool.json"
-            "$python" "$stats" delta "$work/before-pool.json" "$work/after-pool.json" >"$work/peer.req"
-            "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
-        fi
-        "$python" "$stats" time-v "$work/check.time" >"$work/check.timed"
-        "$python" - "$work" "$hosts" "$sample" "$pool_sample" "$kind" "$sim_before" "$sim_after" "$(nproc)" \
-            >>"$records" <<'EOF'
+        for c in "${in_flight[@]}"; do
+            echo "bench-fleet: $hosts hosts ($kind), $c in flight, run $run of $runs" >&2
+            [ "$kind" = mixed-next ] || rm -rf "$work/out"
+            "$python" "$stats" counts "$work/urls.txt" >"$work/before.json"
+            status=0
+            sim_before=$(sim_cpu)
+            /usr/bin/time -v "$driftgate" check --all --inventory "$work/inventory.toml" \
+                --concurrency "$c" "${bmc_flag[@]}" "${bootstrap_flag[@]}" --out-dir "$work/out" --format json \
+                >"$work/check.json" 2>"$work/check.time" </dev/null || status=$?
+            sim_after=$(sim_cpu)
+            # 0 pass/warn, 1 block, 3 incomplete are verdicts; 2 (usage) and the rest are not.
+            case $status in 0|1|3) ;; *) die "check --all exited $status: $(grep -v '^\s' "$work/check.time" | tail -5)" ;; esac
+            "$python" "$stats" counts "$work/urls.txt" >"$work/after.json"
+            "$python" "$stats" delta "$work/before.json" "$work/after.json" >"$work/driftgate.req"
+            # The peers do not depend on driftgate's hosts in flight: once per run.
+            peers=false
+            if [ "$kind" = uniform ] && [ "$c" = "${in_flight[0]}" ]; then
+                peers=true
+                "$python" "$stats" counts "$work/pool-sample.txt" >"$work/before-pool.json"
+                "$python" "$peer" --pool "$pool" --urls-file "$work/pool-sample.txt" >"$work/pool.json" || true
+                "$python" "$stats" counts "$work/pool-sample.txt" >"$work/after-pool.json"
+                "$python" "$stats" delta "$work/before-pool.json" "$work/after-pool.json" >"$work/peer.req"
+                "$python" "$peer" --sequential --urls-file "$work/sample.txt" >"$work/sequential.json" || true
+            fi
+            "$python" "$stats" time-v "$work/check.time" >"$work/check.timed"
+            "$python" - "$work" "$hosts" "$sample" "$pool_sample" "$kind" "$sim_before" "$sim_after" "$(nproc)" \
+                "$c" "$run" "$peers" >>"$records" <<'EOF'
 import json, statistics, sys
 work, hosts, sample, pool_sample = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 kind, sim_cpu, cores = sys.argv[5], float(sys.argv[7]) - float(sys.argv[6]), int(sys.argv[8])
+concurrency, run, peers = int(sys.argv[9]), int(sys.argv[10]), sys.argv[11] == "true"
 load = lambda name: json.load(open(f"{work}/{name}"))
 check = load("check.json")
 record = {
     "hosts": hosts,
     "kind": kind,
+    "concurrency": concurrency,
+    "run": run,
     "driftgate": load("check.timed"),
     "simulator_cpu": sim_cpu,
     "cores": cores,
     "driftgate_requests": statistics.median(load("driftgate.req")),
     "incomplete": check["counts"]["incomplete"],
 }
-if kind == "uniform":
+if peers:
     pool = load("pool.json")
     record.update({
         "sample": min(sample, hosts),
@@ -266,6 +280,7 @@ if kind == "uniform":
     })
 print(json.dumps(record))
 EOF
+        done
     done
     stop_simulator
 }
@@ -283,7 +298,7 @@ done
 
 echo "### ${hosts_list//,/ and } simulated BMCs (Dell capture, $latency ms per request)"
 echo
-echo "driftgate \`check --all --concurrency $concurrency\` (${bmc_concurrency} requests in flight per BMC); the"
+echo "driftgate \`check --all --concurrency C\` (C: ${concurrency//,/ and } hosts in flight; ${bmc_concurrency} requests in flight per BMC); the"
 echo "sequential peer crawls the first $sample hosts, the pool-$pool peer the first $pool_sample, each scaled to the"
 echo "fleet; medians of $runs runs."
 echo

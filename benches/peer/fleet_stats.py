@@ -5,7 +5,7 @@
   fleet_stats.py counts URLS_FILE            each BMC's /driftgate/requests counter, as JSON
   fleet_stats.py delta BEFORE AFTER          per-BMC requests between two `counts`, as JSON
   fleet_stats.py time-v FILE                 wall seconds and peak RSS (KiB) of `/usr/bin/time -v`
-  fleet_stats.py table RECORDS --latency MS --concurrency C --bmc-concurrency B [--pool N]
+  fleet_stats.py table RECORDS --latency MS --concurrency C[,C…] --bmc-concurrency B [--pool N]
                     [--mixed PCT:MS]         the Markdown tables of the runs in RECORDS (JSON lines):
                                              uniform fleets, then (with --mixed) those with slow BMCs
 
@@ -82,7 +82,7 @@ def verdict(ok):
     return "pass" if ok else "**FAIL**"
 
 
-def table(records, latency, concurrency, bmc_concurrency, pool_size=5, mixed=None):
+def table(records, latency, concurrencies, bmc_concurrency, pool_size=5, mixed=None):
     runs = {}
     slow_runs = {}
     with open(records, encoding="utf-8") as file:
@@ -91,69 +91,74 @@ def table(records, latency, concurrency, bmc_concurrency, pool_size=5, mixed=Non
                 record = json.loads(line)
                 kind = record.get("kind", "uniform")
                 if kind == "uniform":
-                    runs.setdefault(record["hosts"], []).append(record)
+                    key = (record["hosts"], record.get("concurrency", concurrencies[0]))
+                    runs.setdefault(key, []).append(record)
                 else:
                     slow_runs.setdefault((record["hosts"], kind), []).append(record)
+    # The peers ran once per run of a host count, beside its first hosts-in-flight count.
+    peers = {}
+    for (hosts, _), group in runs.items():
+        peers.setdefault(hosts, []).extend(r for r in group if "pool" in r)
     seconds = latency / 1000
     rows = []
-    rss_at = {}
-    cpu_at = {}
-    print("| hosts | runs | driftgate wall s | limit s | ratio | peer sequential s (scaled) | "
+    print("| hosts | in flight | runs | driftgate wall s | limit s | ratio | peer sequential s (scaled) | "
           "× | peer pool-{} s (scaled) | requests/host driftgate : peer | driftgate CPU ms/host | peak RSS MiB | "
           "simulator CPU s (machine share) | failed hosts driftgate : peer |".format(pool_size))
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     limits = {}
-    for hosts in sorted(runs):
-        group = runs[hosts]
+    for hosts, concurrency in sorted(runs, key=lambda key: (key[1], key[0])):
+        group = runs[(hosts, concurrency)]
+        peer_group = peers[hosts]
         wall = median([r["driftgate"]["wall"] for r in group])
         rss = median([r["driftgate"]["rss_kib"] for r in group])
         # driftgate's own process (user + system); the simulator runs in another.
-        cpu = median([r["driftgate"].get("cpu") for r in group])
-        rss_at[hosts] = rss
-        cpu_at[hosts] = cpu * 1000 / hosts
+        cpu = median([r["driftgate"].get("cpu") for r in group]) * 1000 / hosts
         ours = median([r["driftgate_requests"] for r in group])
-        peer = median([r["peer_requests"] for r in group])
-        path = median([r["critical_path"] for r in group])
+        peer = median([r["peer_requests"] for r in peer_group])
+        path = median([r["critical_path"] for r in peer_group])
         per_host = max(path * seconds, ours * seconds / bmc_concurrency)
         limit = per_host * math.ceil(hosts / concurrency)
-        sample = group[0]["sample"]
+        sample = peer_group[0]["sample"]
         sequential = median([r["sequential"]["wall_seconds"] / r["sequential"]["hosts"] * hosts
-                             for r in group])
-        pool_sample = group[0].get("pool_sample", hosts)
-        pool = median([r["pool"]["wall_seconds"] / r["pool"]["hosts"] * hosts for r in group])
+                             for r in peer_group])
+        pool_sample = peer_group[0].get("pool_sample", hosts)
+        pool = median([r["pool"]["wall_seconds"] / r["pool"]["hosts"] * hosts for r in peer_group])
         incomplete = "{} : {}".format(max(r["incomplete"] for r in group),
-                                      max(r["peer_failed"] for r in group))
-        rows.append((hosts, wall, limit, sequential, ours, peer, incomplete, sample))
-        limits[hosts] = (limit, path, ours)
-        print("| {:,} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.1f} | {:.0f} | {} | {} |".format(
-            hosts, len(group), wall, limit, wall / limit, sequential,
+                                      max(r["peer_failed"] for r in peer_group))
+        rows.append((hosts, concurrency, wall, limit, sequential, ours, peer, incomplete, cpu, rss))
+        if concurrency == concurrencies[0]:
+            limits[hosts] = (limit, path, ours)
+        print("| {:,} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:.1f}{} | {:.0f}× | {:.1f}{} | {:g} : {:g} | {:.1f} | {:.0f} | {} | {} |".format(
+            hosts, concurrency, len(group), wall, limit, wall / limit, sequential,
             "" if sample >= hosts else " ({} sampled)".format(sample),
             sequential / wall, pool,
             "" if pool_sample >= hosts else " ({} sampled)".format(pool_sample),
-            ours, peer, cpu * 1000 / hosts, rss / 1024, simulator(group), incomplete))
+            ours, peer, cpu, rss / 1024, simulator(group), incomplete))
     print()
     print("Limit per host = max(critical path × {0:g} ms, requests × {0:g} ms ÷ {1}); run = that × "
-          "ceil(hosts ÷ {2}).".format(latency, bmc_concurrency, concurrency))
+          "ceil(hosts ÷ hosts in flight).".format(latency, bmc_concurrency))
     print()
-    print("| target | hosts | value | verdict |")
-    print("|---|---:|---|---|")
-    for hosts, wall, limit, sequential, ours, peer, incomplete, _ in rows:
-        print("| wall ≤ 1.25 × limit | {:,} | {:.2f} | {} |".format(hosts, wall / limit, verdict(wall <= 1.25 * limit)))
-        print("| ≥ 20× the sequential peer | {:,} | {:.0f}× | {} |".format(hosts, sequential / wall, verdict(sequential >= 20 * wall)))
-        print("| requests/host ≤ the peer's | {:,} | {:g} vs {:g} | {} |".format(hosts, ours, peer, verdict(ours <= peer)))
-        print("| every host complete (driftgate : peer) | {:,} | {} | {} |".format(
-            hosts, incomplete, verdict(incomplete == "0 : 0")))
-        print("| driftgate CPU ≤ 15 ms/host | {:,} | {:.1f} ms | {} |".format(
-            hosts, cpu_at[hosts], verdict(cpu_at[hosts] <= 15)))
-        print("| peak RSS ≤ 150 MiB (at --concurrency {}) | {:,} | {:.0f} MiB | {} |".format(
-            concurrency, hosts, rss_at[hosts] / 1024, verdict(rss_at[hosts] / 1024 <= 150)))
-    if 1000 in rss_at and 10000 in rss_at:
-        ratio = rss_at[10000] / rss_at[1000]
-        print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | 10,000 | {:.3f}× | {} |".format(ratio, verdict(ratio <= 1.2)))
-    else:
-        print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | – | needs --hosts 1000,10000 | not measured |")
+    print("| target | hosts | in flight | value | verdict |")
+    print("|---|---:|---:|---|---|")
+    rss_at = {}
+    for hosts, concurrency, wall, limit, sequential, ours, peer, incomplete, cpu, rss in rows:
+        rss_at[(hosts, concurrency)] = rss
+        at = "| {{}} | {:,} | {} | {{}} | {{}} |".format(hosts, concurrency)
+        print(at.format("wall ≤ 1.25 × limit", "{:.2f}".format(wall / limit), verdict(wall <= 1.25 * limit)))
+        print(at.format("≥ 20× the sequential peer", "{:.0f}×".format(sequential / wall), verdict(sequential >= 20 * wall)))
+        print(at.format("requests/host ≤ the peer's", "{:g} vs {:g}".format(ours, peer), verdict(ours <= peer)))
+        print(at.format("every host complete (driftgate : peer)", incomplete, verdict(incomplete == "0 : 0")))
+        print(at.format("driftgate CPU ≤ 15 ms/host", "{:.1f} ms".format(cpu), verdict(cpu <= 15)))
+        print(at.format("peak RSS ≤ 150 MiB", "{:.0f} MiB".format(rss / 1024), verdict(rss / 1024 <= 150)))
+    for concurrency in concurrencies:
+        if (1000, concurrency) in rss_at and (10000, concurrency) in rss_at:
+            ratio = rss_at[(10000, concurrency)] / rss_at[(1000, concurrency)]
+            print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | 10,000 | {} | {:.3f}× | {} |".format(
+                concurrency, ratio, verdict(ratio <= 1.2)))
+        else:
+            print("| RSS(10,000) ≤ 1.2 × RSS(1,000) | – | {} | needs --hosts 1000,10000 | not measured |".format(concurrency))
     if slow_runs and mixed:
-        mixed_table(slow_runs, limits, mixed, bmc_concurrency)
+        mixed_table(slow_runs, limits, mixed, bmc_concurrency, concurrencies[0])
 
 
 def simulator(group):
@@ -166,13 +171,15 @@ def simulator(group):
     return "{:.1f} ({:.0%})".format(cpu, cpu / (wall * cores))
 
 
-def mixed_table(slow_runs, limits, mixed, bmc_concurrency):
-    """The fleets where some BMCs answer slowly: their limit is the larger of the uniform one and
-    the slowest host's own critical path at the slow latency."""
+def mixed_table(slow_runs, limits, mixed, bmc_concurrency, concurrency):
+    """The fleets where some BMCs answer slowly (checked at `concurrency` in flight): their limit
+    is the larger of the uniform one and the slowest host's own critical path at the slow
+    latency."""
     share, slow_ms = (float(part) for part in mixed.split(":"))
     slow = slow_ms / 1000
     print()
-    print("Mixed fleet: {:g} % of the BMCs answer at {:g} ms per request.".format(share, slow_ms))
+    print("Mixed fleet: {:g} % of the BMCs answer at {:g} ms per request; {} hosts in flight.".format(
+        share, slow_ms, concurrency))
     print()
     print("| hosts | night | runs | driftgate wall s | limit s | ratio | verdict (≤ 1.25) | driftgate CPU ms/host | peak RSS MiB | simulator CPU s (machine share) | incomplete |")
     print("|---:|---|---:|---:|---:|---:|---|---:|---:|---:|---:|")
@@ -205,7 +212,8 @@ def main(argv):
     elif len(argv) >= 8 and argv[0] == "table":
         options = dict(zip(argv[2::2], argv[3::2]))
         mixed = options.get("--mixed", "none")
-        table(argv[1], float(options["--latency"]), int(options["--concurrency"]),
+        concurrencies = [int(c) for c in options["--concurrency"].split(",")]
+        table(argv[1], float(options["--latency"]), concurrencies,
               int(options["--bmc-concurrency"]), int(options.get("--pool", 5)),
               None if mixed == "none" else mixed)
     else:

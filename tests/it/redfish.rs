@@ -778,6 +778,29 @@ fn a_whole_capture_sends_only_gets_one_login_and_the_delete_of_its_own_session()
 }
 
 #[test]
+fn the_login_the_gets_and_the_logout_share_the_bmc_s_connections() {
+    // A login on a connection of its own kept it idle through the crawl, for the logout:
+    // memory for every host in flight, and one more TLS handshake for the BMC. On the BMC's
+    // connections, the login's is the GETs' too once the crawl fans out.
+    let mut server = Simulator::start_logged(&bmc("baseline"), &["--auth", "session"]);
+    let captured = capture(
+        &format!("redfish={}", server.url),
+        &["--bmc-concurrency", "4"],
+        true,
+    );
+    assert_eq!(captured.code, 0, "{}", captured.error());
+    let received = server.received("session deleted");
+    only_gets_and_its_own_session(&server, &received);
+    let (connections, login_only) = server.connections();
+    assert_eq!(
+        login_only,
+        0,
+        "a connection carried the login and no GET ({connections} connections for {} requests)",
+        received.len()
+    );
+}
+
+#[test]
 fn a_session_location_naming_another_resource_is_never_deleted() {
     for hostile in [
         "/redfish/v1/AccountService/Accounts/2",

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -43,6 +43,11 @@ pub(super) struct Bmc {
     faults: Vec<Fault>,
     patches: Vec<Patch>,
     requests: AtomicU32,
+    /// Connections that carried a request counted in `requests`.
+    connections: AtomicU32,
+    /// Of them, those that carried a session login and, so far, no GET: a client's connection
+    /// kept for its login and logout only.
+    login_only: AtomicU32,
     logins: AtomicU32,
     next_session: AtomicU64,
     sessions: Mutex<HashMap<String, String>>,
@@ -70,8 +75,10 @@ pub(super) async fn serve(
         let bmc = Arc::clone(&bmc);
         let tls = tls.clone();
         tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
+            let connection = Connection::default();
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let bmc = Arc::clone(&bmc);
+                connection.carries(&bmc, &request);
                 async move { Ok::<_, Infallible>(bmc.answer(request).await) }
             });
             let http = hyper::server::conn::http1::Builder::new();
@@ -84,6 +91,38 @@ pub(super) async fn serve(
                 None => http.serve_connection(TokioIo::new(stream), service).await,
             };
         });
+    }
+}
+
+/// What one connection carried so far, for the counters of [`REQUESTS`].
+#[derive(Default)]
+struct Connection {
+    counted: AtomicBool,
+    login: AtomicBool,
+    get: AtomicBool,
+}
+
+impl Connection {
+    /// Counts `request`, about to be answered on this connection, in `bmc`'s counters.
+    fn carries(&self, bmc: &Bmc, request: &Request<Incoming>) {
+        let path = request.uri().path();
+        if path == REQUESTS {
+            return;
+        }
+        if !self.counted.swap(true, Ordering::SeqCst) {
+            bmc.connections.fetch_add(1, Ordering::SeqCst);
+        }
+        let method = request.method();
+        if *method == Method::POST && path.trim_end_matches('/') == SESSIONS {
+            if !self.login.swap(true, Ordering::SeqCst) && !self.get.load(Ordering::SeqCst) {
+                bmc.login_only.fetch_add(1, Ordering::SeqCst);
+            }
+        } else if *method == Method::GET
+            && !self.get.swap(true, Ordering::SeqCst)
+            && self.login.load(Ordering::SeqCst)
+        {
+            bmc.login_only.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
@@ -126,6 +165,8 @@ impl Bmc {
             faults,
             patches,
             requests: AtomicU32::new(0),
+            connections: AtomicU32::new(0),
+            login_only: AtomicU32::new(0),
             logins: AtomicU32::new(0),
             next_session: AtomicU64::new(1),
             sessions: Mutex::new(HashMap::new()),
@@ -161,7 +202,11 @@ impl Bmc {
         // How many requests were answered, outside the Redfish tree and not counted itself:
         // lets a dry run (and the tests) see how hard a client hits the BMC.
         if path == REQUESTS {
-            let body = json!({"Requests": self.requests.load(Ordering::SeqCst)});
+            let body = json!({
+                "Requests": self.requests.load(Ordering::SeqCst),
+                "Connections": self.connections.load(Ordering::SeqCst),
+                "LoginOnlyConnections": self.login_only.load(Ordering::SeqCst),
+            });
             return respond(StatusCode::OK, body.to_string().into_bytes());
         }
         let count = self.requests.fetch_add(1, Ordering::SeqCst);

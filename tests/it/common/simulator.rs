@@ -153,6 +153,14 @@ impl Simulator {
             .expect("a request count")
     }
 
+    /// Connections that carried those requests, and of them those that carried a session
+    /// login and no GET (the simulator's own counters).
+    pub fn connections(&self) -> (u64, u64) {
+        let counters = self.get("/driftgate/requests");
+        let count = |name: &str| counters[name].as_u64().expect("a connection count");
+        (count("Connections"), count("LoginOnlyConnections"))
+    }
+
     /// Waits up to `within` for a log line containing `text` (needs [`Simulator::start_logged`]).
     pub fn logged(&mut self, text: &str, within: Duration) -> bool {
         self.logged_times(text, 1, within)

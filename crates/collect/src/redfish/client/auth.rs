@@ -4,7 +4,11 @@
 
 use std::time::Duration;
 
-use super::http::{error_detail, explain, read_limited};
+use hyper::Method;
+use hyper::body::Bytes;
+
+use super::connections::Connections;
+use super::http::{Exchange, error_detail};
 use super::{Credentials, FetchError, HttpFetch};
 use crate::redfish::session::{self, SESSIONS, SessionUri};
 
@@ -140,12 +144,21 @@ impl HttpFetch {
             },
         })?;
         Ok(tokio::spawn(open_session(
-            self.client.clone(),
+            self.connections.clone(),
             url,
             self.base.clone(),
             credentials,
-            self.options.max_body,
+            self.login_limits(),
         )))
+    }
+
+    /// The limits of a login to this BMC.
+    fn login_limits(&self) -> LoginLimits {
+        LoginLimits {
+            timeout: self.options.timeout,
+            max_redirects: self.options.max_redirects,
+            max_body: self.options.max_body,
+        }
     }
 
     /// Waits for the login on its way, if any, and stores what it gave: the mode it logged in
@@ -247,29 +260,44 @@ impl HttpFetch {
     }
 }
 
-/// POSTs a session login to `url` (a task of its own: it owns what it uses).
+/// How far a login may go: its time limit, redirects and answer size (the client's).
+pub(super) struct LoginLimits {
+    pub(super) timeout: Duration,
+    pub(super) max_redirects: usize,
+    pub(super) max_body: usize,
+}
+
+/// POSTs a session login to `url` on the BMC's `connections` (a task of its own: it owns what
+/// it uses). Its connection is then the GETs' first, and the logout's.
 async fn open_session(
-    client: reqwest::Client,
+    connections: Connections,
     url: reqwest::Url,
     base: String,
     credentials: Credentials,
-    max_body: usize,
+    limits: LoginLimits,
 ) -> LoginOutcome {
     let uri = SESSIONS;
     let body =
         serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
-    let response = match client
-        .post(url.clone())
-        .header("Content-Type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-    {
+    let exchange = Exchange {
+        connections: &connections,
+        max_redirects: limits.max_redirects,
+        deadline: tokio::time::Instant::now() + limits.timeout,
+    };
+    let sent = exchange
+        .send(
+            Method::POST,
+            &url,
+            &Auth::Anonymous,
+            Bytes::from(body.to_string()),
+        )
+        .await;
+    let response = match sent {
         Ok(response) => response,
-        Err(e) => {
+        Err(reason) => {
             return Err(LoginError::Transport {
                 uri: uri.to_owned(),
-                reason: explain(&url, &e).await,
+                reason,
             });
         }
     };
@@ -284,7 +312,8 @@ async fn open_session(
         .get("Location")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let body = read_limited(uri, response, max_body)
+    let body = exchange
+        .body(uri, response, limits.max_body)
         .await
         .unwrap_or_default();
     match (status, token) {

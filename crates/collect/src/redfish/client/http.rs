@@ -1,19 +1,20 @@
-//! One GET on the wire: the URL of a URI on the BMC (never another origin), the request with
-//! its authentication, the redirects it follows (on the BMC's origin only), the retries of a
-//! busy (503) service honouring `Retry-After`, the body read under the size cap, all within
-//! the request's time limit, and the texts of what went wrong.
+//! One request on the wire: the URL of a URI on the BMC (never another origin), the request
+//! with its authentication, the redirects it follows (on the BMC's origin only), the retries
+//! of a busy (503) service honouring `Retry-After`, the body read under the size cap, all
+//! within the request's time limit, and the texts of what went wrong.
 
 use std::time::Duration;
 
 use base64::Engine as _;
-use http_body_util::{BodyExt as _, Empty};
-use hyper::body::{Body as _, Incoming};
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Body as _, Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
-use hyper::{Request, Response};
+use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::time::Instant;
 
 use super::auth::Auth;
+use super::connections::Connections;
 use super::{FetchError, HttpFetch};
 use crate::redfish::fetch::Receive;
 
@@ -22,81 +23,6 @@ impl HttpFetch {
     /// (absolute, `//host/…`, `@host/…`) is refused: the credentials would follow it.
     pub(super) fn url(&self, uri: &str) -> Result<reqwest::Url, FetchError> {
         url_on(&self.base, uri)
-    }
-
-    /// The GET of `url` with its authentication, or why it cannot be sent.
-    fn request(
-        url: &reqwest::Url,
-        auth: &Auth,
-    ) -> Result<Request<Empty<hyper::body::Bytes>>, String> {
-        let mut request = Request::get(url.as_str())
-            .header(header::ACCEPT, "application/json")
-            .header(header::USER_AGENT, driftgate_snapshot::tool_version());
-        let secret = |name, value: String| {
-            let mut value = HeaderValue::try_from(value)
-                .map_err(|_| format!("{name} is not a valid header value"))?;
-            value.set_sensitive(true);
-            Ok::<_, String>(value)
-        };
-        match auth {
-            Auth::Anonymous => {}
-            Auth::Basic(credentials) => {
-                let pair = format!("{}:{}", credentials.username, credentials.password);
-                let basic = format!(
-                    "Basic {}",
-                    base64::engine::general_purpose::STANDARD.encode(pair)
-                );
-                request = request.header(header::AUTHORIZATION, secret("the account", basic)?);
-            }
-            Auth::Session { token, .. } => {
-                request =
-                    request.header("X-Auth-Token", secret("the session token", token.clone())?);
-            }
-        }
-        request
-            .body(Empty::new())
-            .map_err(|e| format!("not a valid request: {e}"))
-    }
-
-    /// The answer to the GET of `url`, following the redirects the BMC answers on its own
-    /// origin, until `deadline`; or why there is none.
-    async fn send(
-        &self,
-        url: &reqwest::Url,
-        auth: &Auth,
-        deadline: Instant,
-    ) -> Result<Response<Incoming>, String> {
-        let origin = url.origin();
-        let mut url = url.clone();
-        // The URLs asked, the first one too.
-        let mut visited = 1;
-        loop {
-            let request = Self::request(&url, auth)?;
-            let response = tokio::time::timeout_at(deadline, self.gets.request(request))
-                .await
-                .map_err(|_| "timed out".to_owned())?;
-            let response = match response {
-                Ok(response) => response,
-                Err(e) => return Err(explain_get(&url, &e).await),
-            };
-            let location = response
-                .status()
-                .is_redirection()
-                .then(|| response.headers().get(header::LOCATION))
-                .flatten()
-                .and_then(|location| location.to_str().ok())
-                .and_then(|location| url.join(location).ok());
-            let Some(next) = location else {
-                return Ok(response);
-            };
-            if let Some(reason) =
-                super::redirect_refused(&origin, &next, visited, self.options.max_redirects)
-            {
-                return Err(format!("redirect refused: {reason}"));
-            }
-            visited += 1;
-            url = next;
-        }
     }
 
     /// One GET of `uri`, with the retries of a busy (503) service, its body given to `into`;
@@ -112,12 +38,19 @@ impl HttpFetch {
         loop {
             // The request's time limit counts its redirects and its body.
             let deadline = Instant::now() + self.options.timeout;
+            let exchange = Exchange {
+                connections: &self.connections,
+                max_redirects: self.options.max_redirects,
+                deadline,
+            };
             let response = {
                 // Held until the answer's head is in: a new login waits for it, and a request
                 // started meanwhile waits for the new login.
                 let session = self.session.read().await;
                 *generation = session.generation;
-                self.send(&url, &session.auth, deadline).await
+                exchange
+                    .send(Method::GET, &url, &session.auth, Bytes::new())
+                    .await
             };
             let response = response.map_err(|reason| FetchError::Transport {
                 uri: uri.to_owned(),
@@ -150,6 +83,121 @@ impl HttpFetch {
             return receive_incoming(uri, response, limit, into, deadline).await;
         }
     }
+}
+
+/// One request's way to a BMC: its connections, how many redirects it follows and when its
+/// time is up. A login's task and an abandoned session's deletion hold one of their own.
+pub(super) struct Exchange<'a> {
+    /// The BMC's connections.
+    pub(super) connections: &'a Connections,
+    /// Redirects followed at most (`ClientOptions::max_redirects`).
+    pub(super) max_redirects: usize,
+    /// When the request, its redirects and its body are due.
+    pub(super) deadline: Instant,
+}
+
+impl Exchange<'_> {
+    /// The answer to `method` of `url` with `body`, sent with `auth`, following the redirects
+    /// the BMC answers on its own origin (a GET's; another method's only when the redirect
+    /// keeps it, 307 and 308: a login is not sent again as a GET); or why there is none.
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        url: &reqwest::Url,
+        auth: &Auth,
+        body: Bytes,
+    ) -> Result<Response<Incoming>, String> {
+        let origin = url.origin();
+        let mut url = url.clone();
+        // The URLs asked, the first one too.
+        let mut visited = 1;
+        loop {
+            let request = request(method.clone(), &url, auth, body.clone())?;
+            let response =
+                tokio::time::timeout_at(self.deadline, self.connections.request(request))
+                    .await
+                    .map_err(|_| "timed out".to_owned())?;
+            let response = match response {
+                Ok(response) => response,
+                Err(e) => return Err(explain_hyper(&url, &e).await),
+            };
+            let status = response.status();
+            let follows = method == Method::GET
+                || matches!(
+                    status,
+                    StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+                );
+            let location = (status.is_redirection() && follows)
+                .then(|| response.headers().get(header::LOCATION))
+                .flatten()
+                .and_then(|location| location.to_str().ok())
+                .and_then(|location| url.join(location).ok());
+            let Some(next) = location else {
+                return Ok(response);
+            };
+            if let Some(reason) =
+                super::redirect_refused(&origin, &next, visited, self.max_redirects)
+            {
+                return Err(format!("redirect refused: {reason}"));
+            }
+            visited += 1;
+            url = next;
+        }
+    }
+
+    /// The whole body of `response` to a request of `uri`, refused past `limit` bytes or when
+    /// it is not all in by the deadline.
+    pub(super) async fn body(
+        &self,
+        uri: &str,
+        response: Response<Incoming>,
+        limit: usize,
+    ) -> Result<Vec<u8>, FetchError> {
+        let mut body = Vec::new();
+        receive_incoming(uri, response, limit, &mut body, self.deadline).await?;
+        Ok(body)
+    }
+}
+
+/// The request `method` of `url` with `body` (JSON; empty: none) and its authentication, or
+/// why it cannot be sent.
+fn request(
+    method: Method,
+    url: &reqwest::Url,
+    auth: &Auth,
+    body: Bytes,
+) -> Result<Request<Full<Bytes>>, String> {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(url.as_str())
+        .header(header::ACCEPT, "application/json")
+        .header(header::USER_AGENT, driftgate_snapshot::tool_version());
+    if !body.is_empty() {
+        request = request.header(header::CONTENT_TYPE, "application/json");
+    }
+    let secret = |name, value: String| {
+        let mut value = HeaderValue::try_from(value)
+            .map_err(|_| format!("{name} is not a valid header value"))?;
+        value.set_sensitive(true);
+        Ok::<_, String>(value)
+    };
+    match auth {
+        Auth::Anonymous => {}
+        Auth::Basic(credentials) => {
+            let pair = format!("{}:{}", credentials.username, credentials.password);
+            let basic = format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            );
+            request = request.header(header::AUTHORIZATION, secret("the account", basic)?);
+        }
+        Auth::Session { token, .. } => {
+            request = request.header("X-Auth-Token", secret("the session token", token.clone())?);
+        }
+    }
+    request
+        .body(Full::new(body))
+        .map_err(|e| format!("not a valid request: {e}"))
 }
 
 /// [`HttpFetch::url`] on the BMC at `base`.
@@ -284,27 +332,13 @@ pub(super) fn error_detail(body: &[u8]) -> String {
 /// How long the handshake that learns an untrusted certificate may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// [`describe`]; for a certificate this client does not trust, that first (a summary that
-/// cuts the line keeps it), then the certificate the BMC presents (its pin, subject, issuer
-/// and validity, learnt by a handshake that sends no request and no credentials) and the two
-/// ways to trust it.
-pub(super) async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
-    explained(url, error, || describe(error)).await
-}
-
-/// [`explain`] of a GET's `error`.
-async fn explain_get(url: &reqwest::Url, error: &hyper_util::client::legacy::Error) -> String {
-    explained(url, error, || describe_get(error)).await
-}
-
-/// [`explain`] of `error`, which `describe` says when it is not about the certificate.
-async fn explained(
-    url: &reqwest::Url,
-    error: &(dyn std::error::Error + Send + Sync + 'static),
-    describe: impl FnOnce() -> String,
-) -> String {
+/// What went wrong with a request of `url`: [`describe_hyper`]; for a certificate this client
+/// does not trust, that first (a summary that cuts the line keeps it), then the certificate the
+/// BMC presents (its pin, subject, issuer and validity, learnt by a handshake that sends no
+/// request and no credentials) and the two ways to trust it.
+async fn explain_hyper(url: &reqwest::Url, error: &hyper_util::client::legacy::Error) -> String {
     let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
-        return describe();
+        return describe_hyper(error);
     };
     let origin = url.origin().ascii_serialization();
     match crate::redfish::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
@@ -347,8 +381,8 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
     causes(text, error)
 }
 
-/// A GET's error with its causes, as [`describe`] says a reqwest one.
-fn describe_get(error: &hyper_util::client::legacy::Error) -> String {
+/// A request's error with its causes, as [`describe`] says a reqwest one.
+fn describe_hyper(error: &hyper_util::client::legacy::Error) -> String {
     if error.is_connect() && refused(error) {
         "connection refused".to_owned()
     } else if error.is_connect() {

@@ -5,9 +5,13 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use hyper::Method;
+use hyper::body::Bytes;
+
 use super::auth::Auth;
-use super::http::{describe, error_detail, read_limited, url_on};
-use super::{FetchError, HttpFetch};
+use super::connections::Connections;
+use super::http::{Exchange, error_detail, url_on};
+use super::{ClientOptions, FetchError, HttpFetch};
 use crate::redfish::session::{SESSIONS, SessionUri};
 
 /// Why a session could not be deleted: it stays open on the BMC and counts against its limit.
@@ -76,7 +80,7 @@ impl HttpFetch {
         token: &str,
         uri: Option<&SessionUri>,
     ) -> Result<(), LogoutError> {
-        delete_session(&self.client, &self.base, self.options.max_body, token, uri).await
+        delete_session(&self.connections, &self.base, &self.options, token, uri).await
     }
 }
 
@@ -97,8 +101,9 @@ impl Drop for HttpFetch {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let (client, base) = (self.client.clone(), self.base.clone());
-        let (bound, max_body) = (self.options.timeout, self.options.max_body);
+        let (connections, base) = (self.connections.clone(), self.base.clone());
+        let options = self.options.clone();
+        let bound = options.timeout;
         let deletion = runtime.spawn(async move {
             let mut sessions = vec![auth];
             if let Some(login) = pending
@@ -108,7 +113,8 @@ impl Drop for HttpFetch {
             }
             for auth in sessions {
                 if let Auth::Session { token, uri } = auth {
-                    match delete_session(&client, &base, max_body, &token, uri.as_ref()).await {
+                    match delete_session(&connections, &base, &options, &token, uri.as_ref()).await
+                    {
                         Ok(()) => tracing::info!("{base}: the abandoned session was deleted"),
                         Err(e) => {
                             tracing::warn!("{base}: could not delete the abandoned session: {e}")
@@ -142,11 +148,12 @@ pub async fn abandoned_sessions_deleted() {
     }
 }
 
-/// `DELETE session` with `token` on the BMC at `base`: only ever a member of [`SESSIONS`].
+/// `DELETE session` with `token` on the BMC at `base`, on its `connections` within the
+/// request limits of `options`: only ever a member of [`SESSIONS`].
 async fn delete_session(
-    client: &reqwest::Client,
+    connections: &Connections,
     base: &str,
-    max_body: usize,
+    options: &ClientOptions,
     token: &str,
     session: Option<&SessionUri>,
 ) -> Result<(), LogoutError> {
@@ -159,20 +166,29 @@ async fn delete_session(
         FetchError::Transport { reason, .. } => transport(reason),
         other => transport(other.to_string()),
     })?;
-    let response = client
-        .delete(url)
-        .header("X-Auth-Token", token)
-        .send()
+    let exchange = Exchange {
+        connections,
+        max_redirects: options.max_redirects,
+        deadline: tokio::time::Instant::now() + options.timeout,
+    };
+    let auth = Auth::Session {
+        token: token.to_owned(),
+        uri: None,
+    };
+    let response = exchange
+        .send(Method::DELETE, &url, &auth, Bytes::new())
         .await
-        .map_err(|e| transport(describe(&e)))?;
+        .map_err(transport)?;
     let status = response.status().as_u16();
+    // Read whole, so that the connection is kept for the next request.
+    let body = exchange
+        .body(location, response, options.max_body)
+        .await
+        .unwrap_or_default();
     if (200..300).contains(&status) {
         tracing::info!("{base}: session {location} deleted");
         Ok(())
     } else {
-        let body = read_limited(location, response, max_body)
-            .await
-            .unwrap_or_default();
         Err(LogoutError::Status {
             uri: location.to_owned(),
             status,

@@ -3,14 +3,14 @@
 //! size cap, redirect cap and bounded retries that honour `Retry-After`. It returns JSON and
 //! never interprets it.
 //!
-//! [`HttpFetch`] is built here and keeps to the host's deadline; `credentials` reads a BMC
-//! account, `auth` logs in (again, after a 401), `logout` deletes the session, `http` sends
-//! one GET with its retries and limits on the client `gets` builds, `write` one PATCH or POST
-//! (`fix apply`).
+//! [`HttpFetch`] is built here and keeps to the host's deadline; every request it sends goes
+//! on the BMC's connections (`connections`): `credentials` reads a BMC account, `auth` logs
+//! in (again, after a 401), `logout` deletes the session, `http` sends one request, a GET
+//! with its retries and limits, `write` one PATCH or POST (`fix apply`).
 
 mod auth;
+mod connections;
 mod credentials;
-mod gets;
 mod http;
 pub(crate) use http::{describe, read_limited};
 mod logout;
@@ -186,10 +186,8 @@ fn redirect_refused(
 
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
-    /// Logins, logouts and writes.
-    client: reqwest::Client,
-    /// GETs.
-    gets: gets::Gets,
+    /// The login, the GETs, the writes and the logout.
+    connections: connections::Connections,
     base: String,
     options: ClientOptions,
     session: tokio::sync::RwLock<Session>,
@@ -209,40 +207,16 @@ impl HttpFetch {
 
     /// A client for the service at `base` (`https://bmc[:port]`).
     pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, ClientError> {
-        let origin = reqwest::Url::parse(base)
-            .map_err(|e| ClientError::NotAUrl {
-                base: base.to_owned(),
-                reason: e.to_string(),
-            })?
-            .origin();
-        let max_redirects = options.max_redirects;
-        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
-            let visited = attempt.previous().len();
-            match redirect_refused(&origin, attempt.url(), visited, max_redirects) {
-                Some(reason) => attempt.error(reason),
-                None => attempt.follow(),
-            }
-        });
-        // reqwest takes the process's default provider, which this installs.
+        reqwest::Url::parse(base).map_err(|e| ClientError::NotAUrl {
+            base: base.to_owned(),
+            reason: e.to_string(),
+        })?;
+        // The run's configurations are built with the process's default provider.
         super::tls::provider();
         let connect_timeout = options.timeout.min(Duration::from_secs(15));
-        let mut builder = reqwest::Client::builder()
-            .timeout(options.timeout)
-            .connect_timeout(connect_timeout)
-            .redirect(redirects)
-            // A BMC is reached directly, as its GETs are (`gets`): an `HTTPS_PROXY` set for
-            // the internet would see its credentials.
-            .no_proxy()
-            .user_agent(driftgate_snapshot::tool_version());
-        builder = trusting(builder, trust, &options.tls, base)?;
-        let client = builder.build().map_err(|e| ClientError::Http {
-            base: base.to_owned(),
-            reason: http::describe(&e),
-        })?;
-        let gets = gets::client(trust, &options.tls, base, connect_timeout)?;
+        let connections = connections::client(trust, &options.tls, base, connect_timeout)?;
         Ok(HttpFetch {
-            client,
-            gets,
+            connections,
             base: base.trim_end_matches('/').to_owned(),
             deadline: tokio::time::Instant::now() + options.host_timeout,
             options,

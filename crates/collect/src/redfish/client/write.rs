@@ -2,10 +2,12 @@
 //! retried (a BMC that took a write and answered late must not take it twice), its answer
 //! returned as it came (status, `Location`, body) for the caller to judge.
 
+use hyper::Method;
+use hyper::body::Bytes;
 use serde_json::Value;
+use tokio::time::Instant;
 
-use super::auth::Auth;
-use super::http::{explain, read_limited};
+use super::http::Exchange;
 use super::{FetchError, HttpFetch};
 use crate::redfish::fetch::{Body, parse_body};
 
@@ -24,6 +26,13 @@ impl WriteMethod {
         match self {
             WriteMethod::Patch => "PATCH",
             WriteMethod::Post => "POST",
+        }
+    }
+
+    fn method(self) -> Method {
+        match self {
+            WriteMethod::Patch => Method::PATCH,
+            WriteMethod::Post => Method::POST,
         }
     }
 }
@@ -127,37 +136,27 @@ impl HttpFetch {
         body: &Value,
     ) -> Result<(Answer, u64), FetchError> {
         let url = self.url(uri)?;
+        let exchange = Exchange {
+            connections: &self.connections,
+            max_redirects: self.options.max_redirects,
+            deadline: Instant::now() + self.options.timeout,
+        };
         let (response, generation) = {
             let session = self.session.read().await;
-            let request = match method {
-                WriteMethod::Patch => self.client.patch(url.clone()),
-                WriteMethod::Post => self.client.post(url.clone()),
-            }
-            .header("Accept", "application/json")
-            .header("Content-Type", "application/json")
-            .body(body.to_string());
-            let request = match &session.auth {
-                Auth::Anonymous => request,
-                Auth::Basic(credentials) => {
-                    request.basic_auth(&credentials.username, Some(&credentials.password))
-                }
-                Auth::Session { token, .. } => request.header("X-Auth-Token", token),
-            };
-            (request.send().await, session.generation)
+            let sent = exchange
+                .send(
+                    method.method(),
+                    &url,
+                    &session.auth,
+                    Bytes::from(body.to_string()),
+                )
+                .await;
+            (sent, session.generation)
         };
-        let response = match response {
-            Ok(response) => response,
-            Err(e) => {
-                return Err(FetchError::Transport {
-                    uri: uri.to_owned(),
-                    reason: format!(
-                        "{} got no answer: {}",
-                        method.as_str(),
-                        explain(&url, &e).await
-                    ),
-                });
-            }
-        };
+        let response = response.map_err(|reason| FetchError::Transport {
+            uri: uri.to_owned(),
+            reason: format!("{} got no answer: {reason}", method.as_str()),
+        })?;
         let status = response.status().as_u16();
         let location = response
             .headers()
@@ -165,7 +164,7 @@ impl HttpFetch {
             .and_then(|l| l.to_str().ok())
             .map(str::to_owned);
         tracing::info!("{} {uri} → {status}", method.as_str());
-        let bytes = read_limited(uri, response, self.options.max_body).await?;
+        let bytes = exchange.body(uri, response, self.options.max_body).await?;
         let body = if bytes.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {
