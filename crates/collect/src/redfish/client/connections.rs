@@ -1,19 +1,29 @@
-//! A BMC's connections: hyper-util's client, over the run's rustls configuration, with a read
-//! buffer of an exact size. Every request to the BMC goes on them: the session's login and
-//! logout, the GETs, a write. A login on a connection of its own (as reqwest's client of its
-//! own gave it) kept that connection idle for the whole crawl, for the logout: 7 MiB of a
-//! fleet's RSS with 200 hosts in flight, and one more TLS handshake per BMC. hyper's read
+//! A BMC's connections: every request to the BMC goes on them (the session's login and logout,
+//! the GETs, a write), over the run's rustls configuration, each reading into a buffer of an
+//! exact size.
+//!
+//! A connection is taken for one request and given back the moment its answer's body ends, so
+//! a BMC has at most as many connections as it has requests in flight (`--bmc-concurrency`),
+//! and the login's connection is the GETs' first. hyper-util's pooled client gave a connection
+//! back on a task of its own and opened another for a request that came first: 4–6
+//! connections for 4 requests in flight, and one more kept idle through the crawl for a login
+//! on reqwest's client of its own, each one a TLS handshake for the BMC and about 28 KB of
+//! buffers for as long as its host lasts (a fleet's RSS with 200 hosts in flight). hyper's read
 //! buffer, unset, grows with the bodies a connection reads (to 16–32 KB after a BIOS or a
-//! system resource) and keeps that size while the connection is kept: 28 MiB of the same
-//! fleet's peak. It follows no redirect: `http.rs` does, on the BMC's origin only.
+//! system resource) and keeps that size while the connection is kept. No redirect is followed
+//! here: `http.rs` does, on the BMC's origin only.
 
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use http_body_util::Full;
-use hyper::body::Bytes;
-use hyper_util::client::legacy::Client;
+use hyper::body::{Body, Bytes, Frame, Incoming, SizeHint};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::{Request, Response, Uri};
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use tower_service::Service as _;
 
 use super::{ClientError, TlsTrust};
 use crate::redfish::tls::{TlsConfigs, ca_config, insecure_config, pinned_config};
@@ -22,11 +32,41 @@ use crate::redfish::tls::{TlsConfigs, ca_config, insecure_config, pinned_config}
 /// (1.1 MB for Dell's BIOS) is read in pieces of this size, for no more CPU (measured).
 const READ_BUFFER: usize = 8 * 1024;
 
-/// A BMC's connections; a request's body is whole before it is sent (a login's, a write's;
-/// none for a GET or a DELETE).
-pub(super) type Connections = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+type Sender = SendRequest<Full<Bytes>>;
 
-/// A client for the service at `base` (named in errors) that trusts what `trust` says,
+/// A BMC's connections; a request's body is whole before it is sent (a login's, a write's;
+/// none for a GET or a DELETE). Cloned, the clones share them.
+#[derive(Clone)]
+pub(super) struct Connections(Arc<Shared>);
+
+struct Shared {
+    connector: Connector,
+    /// The BMC's origin, which a new connection is made to.
+    origin: Uri,
+    /// The connections no request holds, the last given back last.
+    idle: Mutex<Vec<Sender>>,
+}
+
+/// Why a request got no answer.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ConnectionError {
+    /// No connection could be made (TCP or TLS).
+    #[error("cannot connect")]
+    Connect(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The connection failed while sending the request or reading the answer's head.
+    #[error(transparent)]
+    Http(#[from] hyper::Error),
+}
+
+impl ConnectionError {
+    /// Whether no connection could be made.
+    pub(super) fn is_connect(&self) -> bool {
+        matches!(self, ConnectionError::Connect(_))
+    }
+}
+
+/// Connections to the service at `base` (named in errors) that trust what `trust` says,
 /// connecting within `connect_timeout`.
 pub(super) fn client(
     trust: &TlsTrust,
@@ -59,9 +99,132 @@ pub(super) fn client(
         .https_or_http()
         .enable_http1()
         .wrap_connector(http);
-    Ok(Client::builder(TokioExecutor::new())
-        .http1_read_buf_exact_size(READ_BUFFER)
-        .timer(TokioTimer::new())
-        .pool_timer(TokioTimer::new())
-        .build(connector))
+    let origin = base.parse::<Uri>().map_err(|e| ClientError::NotAUrl {
+        base: base.to_owned(),
+        reason: e.to_string(),
+    })?;
+    Ok(Connections(Arc::new(Shared {
+        connector,
+        origin,
+        idle: Mutex::new(Vec::new()),
+    })))
+}
+
+impl Connections {
+    /// The answer to `request` (origin-form, with its `Host`), on a connection given back or a
+    /// new one. A request that a connection given back could not take (the BMC closed it
+    /// meanwhile) is sent on another; one a new connection failed is not sent again.
+    pub(super) async fn request(
+        &self,
+        mut request: Request<Full<Bytes>>,
+    ) -> Result<Response<Leased>, ConnectionError> {
+        loop {
+            let (mut sender, reused) = match self.given_back().await {
+                Some(sender) => (sender, true),
+                None => (self.connect().await?, false),
+            };
+            match sender.try_send_request(request).await {
+                Ok(response) => {
+                    let lease = Lease {
+                        sender: Some(sender),
+                        connections: self.clone(),
+                    };
+                    return Ok(response.map(|body| Leased { body, lease }));
+                }
+                Err(mut error) => match error.take_message() {
+                    Some(unsent) if reused => request = unsent,
+                    _ => return Err(error.into_error().into()),
+                },
+            }
+        }
+    }
+
+    /// The connection given back last that is still open, once it can take a request.
+    async fn given_back(&self) -> Option<Sender> {
+        loop {
+            let mut sender = self
+                .0
+                .idle
+                .lock()
+                .expect("no panic while holding the lock")
+                .pop()?;
+            // Given back as its answer's body ended: ready once hyper has read that end.
+            if sender.ready().await.is_ok() {
+                return Some(sender);
+            }
+        }
+    }
+
+    /// A new connection to the BMC, driven by a task of its own until it closes.
+    async fn connect(&self) -> Result<Sender, ConnectionError> {
+        let mut connector = self.0.connector.clone();
+        std::future::poll_fn(|cx| connector.poll_ready(cx))
+            .await
+            .map_err(ConnectionError::Connect)?;
+        let stream = connector
+            .call(self.0.origin.clone())
+            .await
+            .map_err(ConnectionError::Connect)?;
+        let (sender, connection) = http1::Builder::new()
+            .read_buf_exact_size(Some(READ_BUFFER))
+            .handshake(stream)
+            .await?;
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::trace!("connection closed: {e}");
+            }
+        });
+        Ok(sender)
+    }
+}
+
+/// A connection a request holds until its answer's body ends.
+struct Lease {
+    sender: Option<Sender>,
+    connections: Connections,
+}
+
+impl Lease {
+    /// Gives the connection back: its answer was read to the end.
+    fn give_back(&mut self) {
+        if let Some(sender) = self.sender.take() {
+            self.connections
+                .0
+                .idle
+                .lock()
+                .expect("no panic while holding the lock")
+                .push(sender);
+        }
+    }
+}
+
+/// An answer's body, holding its connection until it ends. One dropped before its end closes
+/// the connection (what is left of the answer is never read).
+pub(super) struct Leased {
+    body: Incoming,
+    lease: Lease,
+}
+
+impl Body for Leased {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let frame = std::task::ready!(Pin::new(&mut self.body).poll_frame(cx));
+        if frame.is_none() {
+            self.lease.give_back();
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }

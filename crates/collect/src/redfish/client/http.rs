@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use http_body_util::{BodyExt as _, Full};
-use hyper::body::{Body as _, Bytes, Incoming};
+use hyper::body::{Body as _, Bytes};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::time::Instant;
 
 use super::auth::Auth;
-use super::connections::Connections;
+use super::connections::{ConnectionError, Connections, Leased};
 use super::{FetchError, HttpFetch};
 use crate::redfish::fetch::Receive;
 
@@ -106,7 +106,7 @@ impl Exchange<'_> {
         url: &reqwest::Url,
         auth: &Auth,
         body: Bytes,
-    ) -> Result<Response<Incoming>, String> {
+    ) -> Result<Response<Leased>, String> {
         let origin = url.origin();
         let mut url = url.clone();
         // The URLs asked, the first one too.
@@ -150,7 +150,7 @@ impl Exchange<'_> {
     pub(super) async fn body(
         &self,
         uri: &str,
-        response: Response<Incoming>,
+        response: Response<Leased>,
         limit: usize,
     ) -> Result<Vec<u8>, FetchError> {
         let mut body = Vec::new();
@@ -167,9 +167,19 @@ fn request(
     auth: &Auth,
     body: Bytes,
 ) -> Result<Request<Full<Bytes>>, String> {
+    // On the BMC's own connection: the path and query, and the host they are asked of.
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let host = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
     let mut request = Request::builder()
         .method(method)
-        .uri(url.as_str())
+        .uri(target)
+        .header(header::HOST, host)
         .header(header::ACCEPT, "application/json")
         .header(header::USER_AGENT, driftgate_snapshot::tool_version());
     if !body.is_empty() {
@@ -264,7 +274,7 @@ async fn receive_limited(
 /// when it is not all in by `deadline`.
 async fn receive_incoming(
     uri: &str,
-    response: Response<Incoming>,
+    response: Response<Leased>,
     limit: usize,
     into: &mut dyn Receive,
     deadline: Instant,
@@ -336,7 +346,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// does not trust, that first (a summary that cuts the line keeps it), then the certificate the
 /// BMC presents (its pin, subject, issuer and validity, learnt by a handshake that sends no
 /// request and no credentials) and the two ways to trust it.
-async fn explain_hyper(url: &reqwest::Url, error: &hyper_util::client::legacy::Error) -> String {
+async fn explain_hyper(url: &reqwest::Url, error: &ConnectionError) -> String {
     let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
         return describe_hyper(error);
     };
@@ -382,7 +392,7 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
 }
 
 /// A request's error with its causes, as [`describe`] says a reqwest one.
-fn describe_hyper(error: &hyper_util::client::legacy::Error) -> String {
+fn describe_hyper(error: &ConnectionError) -> String {
     if error.is_connect() && refused(error) {
         "connection refused".to_owned()
     } else if error.is_connect() {
