@@ -9,7 +9,7 @@ use hyper::body::Bytes;
 
 use super::connections::Connections;
 use super::http::{Exchange, error_detail};
-use super::{Credentials, FetchError, HttpFetch};
+use super::{ClientOptions, Credentials, FetchError, HttpFetch};
 use crate::redfish::session::{self, SESSIONS, SessionUri};
 
 /// How requests authenticate.
@@ -148,17 +148,8 @@ impl HttpFetch {
             url,
             self.base.clone(),
             credentials,
-            self.login_limits(),
+            self.options.clone(),
         )))
-    }
-
-    /// The limits of a login to this BMC.
-    fn login_limits(&self) -> LoginLimits {
-        LoginLimits {
-            timeout: self.options.timeout,
-            max_redirects: self.options.max_redirects,
-            max_body: self.options.max_body,
-        }
     }
 
     /// Waits for the login on its way, if any, and stores what it gave: the mode it logged in
@@ -260,30 +251,20 @@ impl HttpFetch {
     }
 }
 
-/// How far a login may go: its time limit, redirects and answer size (the client's).
-pub(super) struct LoginLimits {
-    pub(super) timeout: Duration,
-    pub(super) max_redirects: usize,
-    pub(super) max_body: usize,
-}
-
-/// POSTs a session login to `url` on the BMC's `connections` (a task of its own: it owns what
-/// it uses). Its connection is then the GETs' first, and the logout's.
+/// POSTs a session login to `url` on the BMC's `connections`, within the limits of `options`
+/// (a task of its own: it owns what it uses). Its connection is then the GETs' first, and the
+/// logout's.
 async fn open_session(
     connections: Connections,
     url: reqwest::Url,
     base: String,
     credentials: Credentials,
-    limits: LoginLimits,
+    options: ClientOptions,
 ) -> LoginOutcome {
     let uri = SESSIONS;
     let body =
         serde_json::json!({ "UserName": credentials.username, "Password": credentials.password });
-    let exchange = Exchange {
-        connections: &connections,
-        max_redirects: limits.max_redirects,
-        deadline: tokio::time::Instant::now() + limits.timeout,
-    };
+    let exchange = Exchange::starting_now(&connections, &options);
     let sent = exchange
         .send(
             Method::POST,
@@ -313,7 +294,7 @@ async fn open_session(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     let body = exchange
-        .body(uri, response, limits.max_body)
+        .body(uri, response, options.max_body)
         .await
         .unwrap_or_default();
     match (status, token) {

@@ -15,7 +15,7 @@ use tokio::time::Instant;
 
 use super::auth::Auth;
 use super::connections::{ConnectionError, Connections, Leased};
-use super::{FetchError, HttpFetch};
+use super::{ClientOptions, FetchError, HttpFetch};
 use crate::redfish::fetch::Receive;
 
 impl HttpFetch {
@@ -37,12 +37,7 @@ impl HttpFetch {
         let mut attempt = 0;
         loop {
             // The request's time limit counts its redirects and its body.
-            let deadline = Instant::now() + self.options.timeout;
-            let exchange = Exchange {
-                connections: &self.connections,
-                max_redirects: self.options.max_redirects,
-                deadline,
-            };
+            let exchange = Exchange::starting_now(&self.connections, &self.options);
             let response = {
                 // Held until the answer's head is in: a new login waits for it, and a request
                 // started meanwhile waits for the new login.
@@ -63,6 +58,8 @@ impl HttpFetch {
                 let wait = retry_after(response.headers())
                     .unwrap_or(Duration::from_secs(1))
                     .min(self.options.max_retry_wait);
+                // Read, so that its connection is kept: a busy BMC is spared a handshake.
+                let _ = exchange.body(uri, response, self.options.max_body).await;
                 tracing::info!(
                     "GET {uri}: HTTP 503, retry {attempt} of {} in {wait:?}",
                     self.options.retries
@@ -73,30 +70,39 @@ impl HttpFetch {
             let limit = self.options.max_body;
             if !(200..300).contains(&status) {
                 let mut body = Vec::new();
-                receive_incoming(uri, response, limit, &mut body, deadline).await?;
+                receive_incoming(uri, response, limit, &mut body, exchange.deadline).await?;
                 return Err(FetchError::Status {
                     uri: uri.to_owned(),
                     status,
                     detail: error_detail(&body),
                 });
             }
-            return receive_incoming(uri, response, limit, into, deadline).await;
+            return receive_incoming(uri, response, limit, into, exchange.deadline).await;
         }
     }
 }
 
 /// One request's way to a BMC: its connections, how many redirects it follows and when its
-/// time is up. A login's task and an abandoned session's deletion hold one of their own.
+/// time is up.
 pub(super) struct Exchange<'a> {
     /// The BMC's connections.
-    pub(super) connections: &'a Connections,
+    connections: &'a Connections,
     /// Redirects followed at most (`ClientOptions::max_redirects`).
-    pub(super) max_redirects: usize,
+    max_redirects: usize,
     /// When the request, its redirects and its body are due.
-    pub(super) deadline: Instant,
+    deadline: Instant,
 }
 
-impl Exchange<'_> {
+impl<'a> Exchange<'a> {
+    /// A request on `connections` within the limits of `options`, its time counted from now.
+    pub(super) fn starting_now(connections: &'a Connections, options: &ClientOptions) -> Self {
+        Exchange {
+            connections,
+            max_redirects: options.max_redirects,
+            deadline: Instant::now() + options.timeout,
+        }
+    }
+
     /// The answer to `method` of `url` with `body`, sent with `auth`, following the redirects
     /// the BMC answers on its own origin (a GET's; another method's only when the redirect
     /// keeps it, 307 and 308: a login is not sent again as a GET); or why there is none.
@@ -556,8 +562,9 @@ mod tests {
         fetch.get_registry("/registry", &known).await.unwrap();
         fetch.get("/third").await.unwrap();
         let seen = seen.lock().unwrap().clone();
-        // The read buffer has an exact size (`gets.rs`): a registry no more grows it than a
-        // resource does, and costs no connection (and, over TLS, no handshake) of its own.
+        // The read buffer has an exact size (`connections.rs`): a registry no more grows it
+        // than a resource does, and costs no connection (and, over TLS, no handshake) of its
+        // own.
         let expected = [
             (1, "/first", false),
             (1, "/second", false),

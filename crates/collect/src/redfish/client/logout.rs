@@ -166,11 +166,7 @@ async fn delete_session(
         FetchError::Transport { reason, .. } => transport(reason),
         other => transport(other.to_string()),
     })?;
-    let exchange = Exchange {
-        connections,
-        max_redirects: options.max_redirects,
-        deadline: tokio::time::Instant::now() + options.timeout,
-    };
+    let exchange = Exchange::starting_now(connections, options);
     let auth = Auth::Session {
         token: token.to_owned(),
         uri: None,

@@ -5,7 +5,6 @@
 use hyper::Method;
 use hyper::body::Bytes;
 use serde_json::Value;
-use tokio::time::Instant;
 
 use super::http::Exchange;
 use super::{FetchError, HttpFetch};
@@ -136,11 +135,7 @@ impl HttpFetch {
         body: &Value,
     ) -> Result<(Answer, u64), FetchError> {
         let url = self.url(uri)?;
-        let exchange = Exchange {
-            connections: &self.connections,
-            max_redirects: self.options.max_redirects,
-            deadline: Instant::now() + self.options.timeout,
-        };
+        let exchange = Exchange::starting_now(&self.connections, &self.options);
         let (response, generation) = {
             let session = self.session.read().await;
             let sent = exchange
