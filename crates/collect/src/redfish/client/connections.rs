@@ -11,7 +11,8 @@
 //! buffers for as long as its host lasts (a fleet's RSS with 200 hosts in flight). hyper's read
 //! buffer, unset, grows with the bodies a connection reads (to 16–32 KB after a BIOS or a
 //! system resource) and keeps that size while the connection is kept. No redirect is followed
-//! here: `http.rs` does, on the BMC's origin only.
+//! here: `http.rs` does, on the BMC's origin only. No proxy of the environment is used: an
+//! `HTTPS_PROXY` set for the internet would see the BMC's credentials.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

@@ -110,14 +110,6 @@ pub enum ClientError {
         /// Why.
         reason: String,
     },
-    /// The HTTP client could not be built.
-    #[error("{base}: HTTP client: {reason}")]
-    Http {
-        /// The BMC.
-        base: String,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// `builder` trusting what `trust` says, for the service at `base` (named in errors): the one
