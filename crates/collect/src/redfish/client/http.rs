@@ -576,6 +576,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_connection_the_bmc_closed_while_idle_is_not_used_again() {
+        use crate::redfish::fetch::Fetch as _;
+        use tokio::io::AsyncWriteExt as _;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let count = Arc::clone(&accepted);
+        // A BMC that answers one request per connection without saying so (no
+        // `Connection: close`), then closes it: the client keeps it, idle.
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                crate::test_support::request_head(&mut stream).await;
+                let body = r#"{"Id": "R"}"#;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                stream.write_all(head.as_bytes()).await.unwrap();
+                stream.write_all(body.as_bytes()).await.unwrap();
+            }
+        });
+        let fetch =
+            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+        for path in ["/first", "/second", "/third"] {
+            assert_eq!(fetch.get(path).await.unwrap()["Id"], "R", "{path}");
+            // The close reaches the client while the connection waits.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
     async fn a_get_follows_redirects_on_the_bmc_s_origin_only_and_not_in_a_loop() {
         use crate::redfish::fetch::Fetch as _;
         use tokio::io::AsyncWriteExt as _;
