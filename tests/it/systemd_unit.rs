@@ -1,0 +1,342 @@
+//! The shipped nightly unit (examples/systemd/driftgate-nightly.service, which the Debian
+//! package installs) keeps the BMC account to driftgate: its commands run as systemd would run
+//! them, from the unit's own lines (the service's environment built from its `Environment=`,
+//! `EnvironmentFile=` and `LoadCredential=`, nothing else inherited, `UMask=`, no capability, and
+//! where this machine allows a mount namespace, the file system read-only but for
+//! `ReadWritePaths=` and a private /tmp), against the simulated fleet, with a git hook and an ssh
+//! that write down their environment; and `systemd-analyze security` rates the unit.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common;
+use common::examples::{Night, one, read, unit, verdicts};
+use common::simulator::{PASSWORD, USER};
+
+const SERVICE: &str = "examples/systemd/driftgate-nightly.service";
+
+/// The unit's paths, and where this test puts them.
+struct Paths {
+    store: PathBuf,
+    results: PathBuf,
+    credentials: PathBuf,
+}
+
+impl Paths {
+    fn map(&self, word: &str) -> String {
+        let bin = assert_cmd::cargo::cargo_bin("driftgate");
+        word.replace("/usr/bin/driftgate", &bin.display().to_string())
+            .replace(
+                "/var/lib/driftgate/store",
+                &self.store.display().to_string(),
+            )
+            .replace(
+                "/var/lib/driftgate/results",
+                &self.results.display().to_string(),
+            )
+            .replace("%d", &self.credentials.display().to_string())
+    }
+}
+
+/// The account an operator installs, by the variable (or credential) name that holds it.
+fn account(name: &str) -> &'static str {
+    match name {
+        "DRIFTGATE_BMC_USERNAME" => USER,
+        "DRIFTGATE_BMC_PASSWORD" => PASSWORD,
+        other => panic!("the unit names {other}, which holds no part of the account"),
+    }
+}
+
+/// The environment systemd gives the unit's commands: `Environment=` pairs, the
+/// `EnvironmentFile=` the operator filled with the account, and `CREDENTIALS_DIRECTORY` with
+/// one 0400 file per `LoadCredential=`, in a 0500 folder.
+fn service_environment(
+    service: &std::collections::BTreeMap<(String, String), Vec<String>>,
+    paths: &Paths,
+) -> Vec<(String, String)> {
+    let lines = |key: &str| {
+        service
+            .get(&("Service".to_owned(), key.to_owned()))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut env = Vec::new();
+    for line in lines("Environment") {
+        for pair in line.split_whitespace() {
+            let (name, value) = pair.split_once('=').expect("NAME=VALUE");
+            env.push((name.to_owned(), value.to_owned()));
+        }
+    }
+    if !lines("EnvironmentFile").is_empty() {
+        for name in ["DRIFTGATE_BMC_USERNAME", "DRIFTGATE_BMC_PASSWORD"] {
+            env.push((name.to_owned(), account(name).to_owned()));
+        }
+    }
+    let loaded = lines("LoadCredential");
+    if !loaded.is_empty() {
+        std::fs::create_dir(&paths.credentials).unwrap();
+        for line in loaded {
+            let (id, _source) = line.split_once(':').expect("ID:PATH");
+            let file = paths.credentials.join(id);
+            std::fs::write(&file, account(id)).unwrap();
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o400)).unwrap();
+        }
+        std::fs::set_permissions(&paths.credentials, std::fs::Permissions::from_mode(0o500))
+            .unwrap();
+        env.push((
+            "CREDENTIALS_DIRECTORY".to_owned(),
+            paths.credentials.display().to_string(),
+        ));
+    }
+    env
+}
+
+/// A script at `path`, executable.
+fn script(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Whether this process may make a mount namespace (root, outside a locked-down container).
+fn can_unshare() -> bool {
+    Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The shell that sets up `ProtectSystem=strict` + `ReadWritePaths=`, `PrivateTmp=` and
+/// `ProtectHome=` in a fresh mount namespace, then drops every capability
+/// (`CapabilityBoundingSet=`, `NoNewPrivileges=`) and runs "$@" with the unit's `UMask=`.
+fn sandbox(writable: &[&Path], umask: &str) -> String {
+    let quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', "'\\''"));
+    let writable: Vec<String> = writable.iter().map(|p| quote(p)).collect();
+    format!(
+        r#"set -e
+mount --make-rprivate /
+for rw in {rw}; do mount --bind "$rw" "$rw"; done
+# Every other mount read-only (the kernel's own file systems aside), deepest first.
+awk '{{print $5}}' /proc/self/mountinfo | sort -r | while read -r point; do
+    case $point in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) continue ;; esac
+    for rw in {rw}; do [ "$point" = "$rw" ] && continue 2; done
+    mount -o remount,bind,ro "$point" 2>/dev/null || true
+done
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+for home in /home /root /run/user; do
+    [ -d "$home" ] && mount -t tmpfs -o ro,mode=755 tmpfs "$home"
+done
+umask {umask}
+exec setpriv --no-new-privs --bounding-set -all --inh-caps -all -- "$@"
+"#,
+        rw = writable.join(" ")
+    )
+}
+
+#[test]
+fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_credential() {
+    let service = unit(&common::root().join(SERVICE));
+    let night = Night::start();
+    let (_, expected) = night.unsharded();
+    // The scratch is outside /tmp, which the unit's PrivateTmp= replaces.
+    let scratch = tempfile::Builder::new()
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let base = scratch.path();
+    let paths = Paths {
+        store: base.join("store"),
+        results: base.join("results"),
+        credentials: base.join("credentials"),
+    };
+    std::fs::create_dir(&paths.results).unwrap();
+    let (dumps, home) = (base.join("dumps"), base.join("home"));
+    std::fs::create_dir(&dumps).unwrap();
+    std::fs::create_dir(&home).unwrap();
+
+    // The store as the operator made it: a clone of the baselines' repository, whose
+    // inventory names no account (the unit gives the default one), over ssh.
+    let inventory = night.store.join("inventory.toml");
+    let text: String = read(&inventory)
+        .lines()
+        .filter(|l| !l.starts_with("credentials"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&inventory, text).unwrap();
+    common::git(&night.store, &["add", "inventory.toml"]);
+    common::git(&night.store, &["commit", "--quiet", "-m", "inventory"]);
+    let origin = base.join("origin.git");
+    common::git(
+        base,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            &night.store.display().to_string(),
+            &origin.display().to_string(),
+        ],
+    );
+    common::git(
+        base,
+        &[
+            "clone",
+            "--quiet",
+            &origin.display().to_string(),
+            &paths.store.display().to_string(),
+        ],
+    );
+    let ssh = base.join("ssh");
+    script(
+        &ssh,
+        &format!(
+            "#!/bin/sh\nenv > '{}/ssh-'$$.env\nfor command; do :; done\nexec sh -c \"$command\"\n",
+            dumps.display()
+        ),
+    );
+    let url = format!("ssh://bmc-store.example{}", origin.display());
+    common::git(&paths.store, &["remote", "set-url", "origin", &url]);
+    common::git(
+        &paths.store,
+        &["config", "core.sshCommand", &ssh.display().to_string()],
+    );
+    common::git(&paths.store, &["config", "ssh.variant", "simple"]);
+    for hook in ["post-merge", "pre-push"] {
+        script(
+            &paths.store.join(".git/hooks").join(hook),
+            &format!("#!/bin/sh\nenv > '{}/{hook}.env'\n", dumps.display()),
+        );
+    }
+    // Something new to pull (so that the merge hook runs).
+    common::git(
+        &night.store,
+        &[
+            "commit",
+            "--quiet",
+            "--allow-empty",
+            "-m",
+            "a baseline reviewed",
+        ],
+    );
+    common::git(
+        &night.store,
+        &["push", "--quiet", &origin.display().to_string(), "HEAD"],
+    );
+
+    let env = service_environment(&service, &paths);
+    let umask = one(&service, "Service", "UMask");
+    let sandboxed = can_unshare();
+    let writable = [
+        paths.store.as_path(),
+        paths.results.as_path(),
+        // The remote's side of the ssh stand-in, and the witnesses' folder.
+        origin.as_path(),
+        dumps.as_path(),
+    ];
+    let run = |key: &str| {
+        let line = one(&service, "Service", key);
+        let words: Vec<String> = line.split_whitespace().map(|w| paths.map(w)).collect();
+        let mut command = if sandboxed {
+            let mut command = Command::new("unshare");
+            command
+                .args(["--mount", "sh", "-c", &sandbox(&writable, umask), "sh"])
+                .args(&words);
+            command
+        } else {
+            let mut command = Command::new("sh");
+            command
+                .args(["-c", &format!("umask {umask}; exec \"$@\""), "sh"])
+                .args(&words);
+            command
+        };
+        let output = command
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &home)
+            .env("GIT_COMMITTER_NAME", "driftgate")
+            .env("GIT_COMMITTER_EMAIL", "driftgate@localhost")
+            .envs(env.iter().map(|(n, v)| (n, v)))
+            .current_dir("/")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        (output.status.code(), said)
+    };
+
+    let (code, said) = run("ExecStartPre");
+    assert_eq!(code, Some(0), "ExecStartPre: {said}");
+    // driftgate logs in with the account the unit gives it: the night as one run judges it
+    // (exit 3: BMC 4 is down; BMC 1 BLOCKs).
+    let (code, said) = run("ExecStart");
+    assert_eq!(code, Some(3), "ExecStart: {said}");
+    let out_dir = paths.results.join("nightly");
+    let merged = common::driftgate()
+        .arg("--repo")
+        .arg(&paths.store)
+        .args(["report", "merge", "--format", "json"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let merged: serde_json::Value =
+        serde_json::from_slice(&merged.stdout).expect("a JSON fleet report");
+    assert_eq!(verdicts(&merged), verdicts(&expected), "{said}");
+    let (code, said) = run("ExecStopPost");
+    assert_eq!(code, Some(0), "ExecStopPost: {said}");
+    assert_eq!(
+        common::git(&origin, &["rev-parse", "driftgate/state"]),
+        common::git(&paths.store, &["rev-parse", "driftgate/state"])
+    );
+    // UMask=0077: the night's results are the service user's alone.
+    let run_file = std::fs::metadata(out_dir.join("run.json")).unwrap();
+    assert_eq!(run_file.permissions().mode() & 0o077, 0);
+
+    // Both hooks and the ssh of the pull and of the push wrote down their environment: none
+    // holds the account, nor a variable that would name it.
+    let mut witnesses: Vec<String> = std::fs::read_dir(&dumps)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    witnesses.sort();
+    assert!(
+        witnesses.iter().any(|w| w == "post-merge.env")
+            && witnesses.iter().any(|w| w == "pre-push.env")
+            && witnesses.iter().filter(|w| w.starts_with("ssh-")).count() >= 2,
+        "{witnesses:?}"
+    );
+    for witness in &witnesses {
+        let env = read(&dumps.join(witness));
+        assert!(
+            !env.contains(PASSWORD),
+            "{witness}: the BMC password is in the environment of the unit's git: {env}"
+        );
+        assert!(
+            !env.lines().any(|l| l.starts_with("DRIFTGATE_BMC_")),
+            "{witness}: {env}"
+        );
+    }
+}
+
+#[test]
+fn systemd_analyze_rates_the_nightly_unit_2_5_or_better() {
+    let copy = tempfile::tempdir().unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("driftgate");
+    let file = copy.path().join("driftgate-nightly.service");
+    let text = read(&common::root().join(SERVICE))
+        .replace("/usr/bin/driftgate", &bin.display().to_string());
+    std::fs::write(&file, text).unwrap();
+    let output = Command::new("systemd-analyze")
+        .args(["security", "--offline=yes", "--threshold=25", "--no-pager"])
+        .arg(&file)
+        .output()
+        .expect("systemd-analyze runs (scripts/test-deps.sh installs systemd)");
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    let level: f64 = said
+        .lines()
+        .find_map(|l| l.split_once("Overall exposure level for driftgate-nightly.service: "))
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no overall exposure level: {said}"));
+    assert!(level <= 2.5, "exposure {level}: {said}");
+    assert!(output.status.success(), "--threshold=25: {said}");
+}
