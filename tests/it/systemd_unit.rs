@@ -134,6 +134,14 @@ exec setpriv --no-new-privs --bounding-set -all --inh-caps -all -- "$@"
     )
 }
 
+#[expect(
+    clippy::print_stderr,
+    reason = "a restriction the machine cannot apply is said in the test's output"
+)]
+fn note(text: &str) {
+    eprintln!("{text}");
+}
+
 #[test]
 fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_credential() {
     let service = unit(&common::root().join(SERVICE));
@@ -225,13 +233,16 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
     let env = service_environment(&service, &paths);
     let umask = one(&service, "Service", "UMask");
     let sandboxed = can_unshare();
-    let writable = [
-        paths.store.as_path(),
-        paths.results.as_path(),
-        // The remote's side of the ssh stand-in, and the witnesses' folder.
-        origin.as_path(),
-        dumps.as_path(),
-    ];
+    if !sandboxed {
+        note("no mount namespace here: the unit's commands run without a read-only file system");
+    }
+    let mut writable: Vec<PathBuf> = one(&service, "Service", "ReadWritePaths")
+        .split_whitespace()
+        .map(|path| PathBuf::from(paths.map(path)))
+        .collect();
+    // The remote's side of the ssh stand-in, and the witnesses' folder.
+    writable.extend([origin.clone(), dumps.clone()]);
+    let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
     let run = |key: &str| {
         let line = one(&service, "Service", key);
         let words: Vec<String> = line.split_whitespace().map(|w| paths.map(w)).collect();
