@@ -4,8 +4,10 @@
 //! `EnvironmentFile=` and `LoadCredential=`, nothing else inherited, `UMask=`, no capability, and
 //! where this machine allows a mount namespace, the file system read-only but for
 //! `ReadWritePaths=` and a private /tmp), against the simulated fleet, with a git hook and an ssh
-//! that write down their environment; and `systemd-analyze security` rates the unit.
+//! that write down their environment; strace shows they needed no system call, socket or
+//! memory mapping the unit's filters refuse; and `systemd-analyze security` rates the unit.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -52,7 +54,7 @@ fn account(name: &str) -> &'static str {
 /// `EnvironmentFile=` the operator filled with the account, and `CREDENTIALS_DIRECTORY` with
 /// one 0400 file per `LoadCredential=`, in a 0500 folder.
 fn service_environment(
-    service: &std::collections::BTreeMap<(String, String), Vec<String>>,
+    service: &BTreeMap<(String, String), Vec<String>>,
     paths: &Paths,
 ) -> Vec<(String, String)> {
     let lines = |key: &str| {
@@ -242,10 +244,23 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
         .collect();
     // The remote's side of the ssh stand-in, and the witnesses' folder.
     writable.extend([origin.clone(), dumps.clone()]);
+    // Every system call, socket and mapping of the unit's commands, where strace is here.
+    let traces = base.join("traces");
+    std::fs::create_dir(&traces).unwrap();
+    writable.push(traces.clone());
+    let traced = Command::new("strace").arg("-V").output().is_ok();
+    if !traced {
+        note("no strace here: the unit's system calls are not compared with its filter");
+    }
     let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
     let run = |key: &str| {
         let line = one(&service, "Service", key);
-        let words: Vec<String> = line.split_whitespace().map(|w| paths.map(w)).collect();
+        let mut words: Vec<String> = line.split_whitespace().map(|w| paths.map(w)).collect();
+        if traced {
+            let trace = traces.join(key).display().to_string();
+            let strace = ["strace", "-f", "-qq", "-o", &trace, "--"];
+            words.splice(0..0, strace.map(str::to_owned));
+        }
         let mut command = if sandboxed {
             let mut command = Command::new("unshare");
             command
@@ -301,6 +316,10 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
     let run_file = std::fs::metadata(out_dir.join("run.json")).unwrap();
     assert_eq!(run_file.permissions().mode() & 0o077, 0);
 
+    if traced {
+        within_the_filters(&service, &traces);
+    }
+
     // Both hooks and the ssh of the pull and of the push wrote down their environment: none
     // holds the account, nor a variable that would name it.
     let mut witnesses: Vec<String> = std::fs::read_dir(&dumps)
@@ -323,6 +342,105 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
         assert!(
             !env.lines().any(|l| l.starts_with("DRIFTGATE_BMC_")),
             "{witness}: {env}"
+        );
+    }
+}
+
+/// systemd's system-call groups (`systemd-analyze syscall-filter`): each `@group`'s members,
+/// calls and other groups.
+fn syscall_groups() -> BTreeMap<String, Vec<String>> {
+    let output = Command::new("systemd-analyze")
+        .args(["syscall-filter", "--no-pager"])
+        .output()
+        .expect("systemd-analyze runs (scripts/test-deps.sh installs systemd)");
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut group = None;
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        if line.starts_with('@') {
+            group = Some(line.trim().to_owned());
+        } else if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        } else if let Some(group) = &group {
+            groups
+                .entry(group.clone())
+                .or_default()
+                .push(line.trim().to_owned());
+        }
+    }
+    groups
+}
+
+/// The system calls `entry` (a call or a `@group`) stands for.
+fn calls(groups: &BTreeMap<String, Vec<String>>, entry: &str, into: &mut BTreeSet<String>) {
+    match groups.get(entry) {
+        Some(members) => {
+            for member in members {
+                calls(groups, member, into);
+            }
+        }
+        None => {
+            into.insert(entry.to_owned());
+        }
+    }
+}
+
+/// The unit's commands, as strace saw them (one file per command line in `traces`), made only
+/// the system calls its `SystemCallFilter=` lines allow, opened only sockets of its
+/// `RestrictAddressFamilies=`, and mapped no memory writable and executable at once
+/// (`MemoryDenyWriteExecute=`): what systemd would have refused, these runs did not need.
+fn within_the_filters(service: &BTreeMap<(String, String), Vec<String>>, traces: &Path) {
+    let groups = syscall_groups();
+    let mut allowed = BTreeSet::new();
+    let mut denied = BTreeSet::new();
+    for line in &service[&("Service".to_owned(), "SystemCallFilter".to_owned())] {
+        let (set, list) = match line.strip_prefix('~') {
+            Some(list) => (&mut denied, list),
+            None => (&mut allowed, line.as_str()),
+        };
+        for entry in list.split_whitespace() {
+            calls(&groups, entry, set);
+        }
+    }
+    let families: BTreeSet<&str> = one(service, "Service", "RestrictAddressFamilies")
+        .split_whitespace()
+        .collect();
+    assert_eq!(one(service, "Service", "MemoryDenyWriteExecute"), "yes");
+    for trace in std::fs::read_dir(traces).unwrap() {
+        let trace = trace.unwrap().path();
+        let text = read(&trace);
+        let mut refused = BTreeSet::new();
+        for line in text.lines() {
+            // `PID name(args…) = …`; resumed calls, signals and exits name no new call.
+            let Some((_, call)) = line.split_once(' ') else {
+                continue;
+            };
+            let Some((name, args)) = call.split_once('(') else {
+                continue;
+            };
+            if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            if !allowed.contains(name) || denied.contains(name) {
+                refused.insert(name.to_owned());
+            }
+            if name == "socket" {
+                let family = args.split(',').next().unwrap_or_default();
+                assert!(
+                    families.contains(family),
+                    "{}: socket({family}) outside RestrictAddressFamilies: {line}",
+                    trace.display()
+                );
+            }
+            assert!(
+                !(line.contains("PROT_WRITE") && line.contains("PROT_EXEC")),
+                "{}: writable and executable memory: {line}",
+                trace.display()
+            );
+        }
+        assert!(
+            refused.is_empty(),
+            "{}: system calls SystemCallFilter= refuses: {refused:?}",
+            trace.display()
         );
     }
 }
