@@ -136,6 +136,79 @@ exec setpriv --no-new-privs --bounding-set -all --inh-caps -all -- "$@"
     )
 }
 
+/// The store as an operator makes it: a clone, over ssh, of the baselines' repository (a bare
+/// copy of `baselines` in `base`, returned), whose inventory names no account (the unit gives
+/// the default one). Its ssh and its `post-merge` and `pre-push` hooks write their environment
+/// into `dumps`; the repository has a commit the store lacks, so that a pull merges.
+fn clone_over_ssh(baselines: &Path, base: &Path, store: &Path, dumps: &Path) -> PathBuf {
+    let inventory = baselines.join("inventory.toml");
+    let text: String = read(&inventory)
+        .lines()
+        .filter(|l| !l.starts_with("credentials"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&inventory, text).unwrap();
+    common::git(baselines, &["add", "inventory.toml"]);
+    common::git(baselines, &["commit", "--quiet", "-m", "inventory"]);
+    let origin = base.join("origin.git");
+    common::git(
+        base,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            &baselines.display().to_string(),
+            &origin.display().to_string(),
+        ],
+    );
+    common::git(
+        base,
+        &[
+            "clone",
+            "--quiet",
+            &origin.display().to_string(),
+            &store.display().to_string(),
+        ],
+    );
+    let ssh = base.join("ssh");
+    script(
+        &ssh,
+        &format!(
+            "#!/bin/sh\nenv > '{}/ssh-'$$.env\nfor command; do :; done\nexec sh -c \"$command\"\n",
+            dumps.display()
+        ),
+    );
+    let url = format!("ssh://git.example{}", origin.display());
+    common::git(store, &["remote", "set-url", "origin", &url]);
+    common::git(
+        store,
+        &["config", "core.sshCommand", &ssh.display().to_string()],
+    );
+    common::git(store, &["config", "ssh.variant", "simple"]);
+    for hook in ["post-merge", "pre-push"] {
+        script(
+            &store.join(".git/hooks").join(hook),
+            &format!("#!/bin/sh\nenv > '{}/{hook}.env'\n", dumps.display()),
+        );
+    }
+    // Something new to pull (so that the merge hook runs).
+    common::git(
+        baselines,
+        &[
+            "commit",
+            "--quiet",
+            "--allow-empty",
+            "-m",
+            "a baseline reviewed",
+        ],
+    );
+    common::git(
+        baselines,
+        &["push", "--quiet", &origin.display().to_string(), "HEAD"],
+    );
+    origin
+}
+
 #[expect(
     clippy::print_stderr,
     reason = "a restriction the machine cannot apply is said in the test's output"
@@ -164,73 +237,7 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
     std::fs::create_dir(&dumps).unwrap();
     std::fs::create_dir(&home).unwrap();
 
-    // The store as the operator made it: a clone of the baselines' repository, whose
-    // inventory names no account (the unit gives the default one), over ssh.
-    let inventory = night.store.join("inventory.toml");
-    let text: String = read(&inventory)
-        .lines()
-        .filter(|l| !l.starts_with("credentials"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    std::fs::write(&inventory, text).unwrap();
-    common::git(&night.store, &["add", "inventory.toml"]);
-    common::git(&night.store, &["commit", "--quiet", "-m", "inventory"]);
-    let origin = base.join("origin.git");
-    common::git(
-        base,
-        &[
-            "clone",
-            "--quiet",
-            "--bare",
-            &night.store.display().to_string(),
-            &origin.display().to_string(),
-        ],
-    );
-    common::git(
-        base,
-        &[
-            "clone",
-            "--quiet",
-            &origin.display().to_string(),
-            &paths.store.display().to_string(),
-        ],
-    );
-    let ssh = base.join("ssh");
-    script(
-        &ssh,
-        &format!(
-            "#!/bin/sh\nenv > '{}/ssh-'$$.env\nfor command; do :; done\nexec sh -c \"$command\"\n",
-            dumps.display()
-        ),
-    );
-    let url = format!("ssh://bmc-store.example{}", origin.display());
-    common::git(&paths.store, &["remote", "set-url", "origin", &url]);
-    common::git(
-        &paths.store,
-        &["config", "core.sshCommand", &ssh.display().to_string()],
-    );
-    common::git(&paths.store, &["config", "ssh.variant", "simple"]);
-    for hook in ["post-merge", "pre-push"] {
-        script(
-            &paths.store.join(".git/hooks").join(hook),
-            &format!("#!/bin/sh\nenv > '{}/{hook}.env'\n", dumps.display()),
-        );
-    }
-    // Something new to pull (so that the merge hook runs).
-    common::git(
-        &night.store,
-        &[
-            "commit",
-            "--quiet",
-            "--allow-empty",
-            "-m",
-            "a baseline reviewed",
-        ],
-    );
-    common::git(
-        &night.store,
-        &["push", "--quiet", &origin.display().to_string(), "HEAD"],
-    );
+    let origin = clone_over_ssh(&night.store, base, &paths.store, &dumps);
 
     let env = service_environment(&service, &paths);
     let umask = one(&service, "Service", "UMask");
