@@ -319,14 +319,6 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
         common::git(&origin, &["rev-parse", "driftgate/state"]),
         common::git(&paths.store, &["rev-parse", "driftgate/state"])
     );
-    // UMask=0077: the night's results are the service user's alone.
-    let run_file = std::fs::metadata(out_dir.join("run.json")).unwrap();
-    assert_eq!(run_file.permissions().mode() & 0o077, 0);
-
-    if traced {
-        within_the_filters(&service, &traces);
-    }
-
     // Both hooks and the ssh of the pull and of the push wrote down their environment: none
     // holds the account, nor a variable that would name it.
     let mut witnesses: Vec<String> = std::fs::read_dir(&dumps)
@@ -350,6 +342,17 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
             !env.lines().any(|l| l.starts_with("DRIFTGATE_BMC_")),
             "{witness}: {env}"
         );
+    }
+
+    // UMask=0077: the night's results are the service user's alone (driftgate's own files
+    // are 0600 whatever the mask; the folders it makes follow the mask).
+    for made in [out_dir.clone(), out_dir.join("snapshots")] {
+        let mode = std::fs::metadata(&made).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{}: mode {mode:o}", made.display());
+    }
+
+    if traced {
+        within_the_filters(&service, &traces);
     }
 }
 
@@ -399,7 +402,10 @@ fn within_the_filters(service: &BTreeMap<(String, String), Vec<String>>, traces:
     let groups = syscall_groups();
     let mut allowed = BTreeSet::new();
     let mut denied = BTreeSet::new();
-    for line in &service[&("Service".to_owned(), "SystemCallFilter".to_owned())] {
+    let filters = service
+        .get(&("Service".to_owned(), "SystemCallFilter".to_owned()))
+        .expect("the unit filters system calls (SystemCallFilter=)");
+    for line in filters {
         let (set, list) = match line.strip_prefix('~') {
             Some(list) => (&mut denied, list),
             None => (&mut allowed, line.as_str()),
