@@ -17,7 +17,7 @@ dpkg-deb --info "$deb" >/dev/null
 installed_before=$(dpkg-query -W -f '${Status}' driftgate 2>/dev/null || true)
 user_before=$(getent passwd driftgate || true)
 made_dirs=()
-for dir in /etc/driftgate /var/lib/driftgate /var/lib/driftgate/results; do
+for dir in /etc/driftgate /etc/driftgate/credentials /var/lib/driftgate /var/lib/driftgate/results; do
     [ -e "$dir" ] || made_dirs=("$dir" "${made_dirs[@]}")
 done
 cleanup() {
@@ -63,5 +63,13 @@ if command -v systemd-analyze >/dev/null; then
         echo "check-deb: systemd-analyze verify: $said" >&2
         exit 1
     fi
+    # The hardening as installed: an exposure of 2.5 or less (tests/it/systemd_unit.rs).
+    rated=$(systemd-analyze security --offline=yes --threshold=25 --no-pager "$units/driftgate-nightly.service" 2>&1) ||
+        { echo "check-deb: systemd-analyze security: $(tail -n 1 <<<"$rated")" >&2; exit 1; }
+fi
+# The BMC account's folder, which the unit loads credentials from, is root's alone.
+if command -v systemd-tmpfiles >/dev/null; then
+    mode=$(stat -c '%a %U' /etc/driftgate/credentials)
+    [ "$mode" = "700 root" ] || { echo "check-deb: /etc/driftgate/credentials is $mode" >&2; exit 1; }
 fi
 echo "check-deb: installed, ran $version, found its man pages and bash completion" >&2

@@ -6,7 +6,9 @@
 # (the HTML report is tested in a headless browser) and promtool (Prometheus textfiles and
 # alert rules), man-db and groff (the man pages are rendered and checked), bash-completion
 # (CI installs the Debian package and loads its completion as bash does: scripts/check-deb.sh),
-# util-linux's script (a confirmation prompt is answered on a terminal), lldpd and Open-LLDP's
+# util-linux's script (a confirmation prompt is answered on a terminal) and setpriv, systemd's
+# systemd-analyze and strace (the nightly unit is verified and rated offline, no systemd runs;
+# its commands are traced against its system-call filter), lldpd and Open-LLDP's
 # lldpad (a real LLDP/DCBX exchange between two network namespaces: scripts/lldp-lab.sh) and
 # python3-libvirt (for sushy-tools, below); then, from PyPI into the virtualenv
 # target/test-venv, ansible-core (Ansible inventories are compared with `ansible-inventory`'s
@@ -41,6 +43,9 @@ needed=("cc gcc")
     "groff groff-base"
     "/usr/share/bash-completion/bash_completion bash-completion"
     "script bsdutils"
+    "setpriv util-linux"
+    "systemd-analyze systemd"
+    "strace strace"
     "go golang-go"
     "/usr/share/gocode/src/github.com/vmware/govmomi golang-github-vmware-govmomi-dev"
     "/usr/share/gocode/src/github.com/kr/pretty golang-github-kr-pretty-dev"

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use driftgate_collect::redfish::RedfishOptions;
-use driftgate_collect::redfish::client::{ClientOptions, Credentials};
+use driftgate_collect::redfish::client::{ClientOptions, Credentials, account_value};
 use driftgate_collect::transport::ProcessOptions;
 use driftgate_collect::{Cancel, CaptureOptions, SourceSpec};
 use driftgate_compare::Verdict;
@@ -16,6 +16,11 @@ use driftgate_snapshot::{HostName, SourceStatus};
 use super::Context;
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
+
+/// The variable (or systemd credential) of the BMC user name when nothing else gives one.
+const USERNAME_VAR: &str = "DRIFTGATE_BMC_USERNAME";
+/// The variable (or systemd credential) of the BMC password when nothing else gives one.
+const PASSWORD_VAR: &str = "DRIFTGATE_BMC_PASSWORD";
 
 /// Capture a host's configuration from its sources into a snapshot.
 ///
@@ -27,8 +32,10 @@ use crate::interrupt::Interrupts;
 /// commands are stopped, Redfish sessions are deleted, nothing is written, and capture exits
 /// 128 + the signal's number (130, 143, 129).
 ///
-/// BMC credentials come from DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD, from
-/// --credentials-file, or the password from --password-stdin; never from an argument.
+/// BMC credentials come from DRIFTGATE_BMC_USERNAME and DRIFTGATE_BMC_PASSWORD (or the systemd
+/// credentials of those names in $CREDENTIALS_DIRECTORY, which LoadCredential= gives a
+/// service), from --credentials-file, or the password from --password-stdin; never from an
+/// argument.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     export DRIFTGATE_BMC_USERNAME=root; read -rs DRIFTGATE_BMC_PASSWORD; export DRIFTGATE_BMC_PASSWORD\n  \
@@ -230,18 +237,21 @@ impl CaptureFlags {
 }
 
 impl CaptureFlags {
-    /// The BMC account, from a file, or a user name with a password from the environment or
-    /// standard input. None at all is fine (mockups, anonymous simulators).
+    /// The BMC account, from a file, or a user name with a password from the environment (or
+    /// the systemd credentials of the same names) or standard input. None at all is fine
+    /// (mockups, anonymous simulators).
     fn credentials(&self) -> anyhow::Result<Option<Credentials>> {
         if let Some(file) = &self.credentials_file {
             return Ok(Some(Credentials::from_file(file)?));
         }
         let username = match &self.bmc_username {
-            Some(name) => Some((name.clone(), "--bmc-username")),
-            None => std::env::var("DRIFTGATE_BMC_USERNAME")
-                .ok()
-                .filter(|u| !u.is_empty())
-                .map(|name| (name, "DRIFTGATE_BMC_USERNAME")),
+            Some(name) => Some((name.clone(), "--bmc-username".to_owned())),
+            None => account_value(USERNAME_VAR)?
+                .filter(|u| !u.value.is_empty())
+                .map(|name| {
+                    let from = name.named(USERNAME_VAR);
+                    (name.value, from)
+                }),
         };
         let password = if self.password_stdin {
             let mut line = String::new();
@@ -250,12 +260,13 @@ impl CaptureFlags {
                 .context("--password-stdin: cannot read standard input")?;
             Some((
                 line.lines().next().unwrap_or("").to_owned(),
-                "--password-stdin",
+                "--password-stdin".to_owned(),
             ))
         } else {
-            std::env::var("DRIFTGATE_BMC_PASSWORD")
-                .ok()
-                .map(|password| (password, "DRIFTGATE_BMC_PASSWORD"))
+            account_value(PASSWORD_VAR)?.map(|password| {
+                let from = password.named(PASSWORD_VAR);
+                (password.value, from)
+            })
         };
         match (username, password) {
             (Some((username, user_from)), Some((password, password_from))) => {

@@ -1,6 +1,6 @@
 //! BMC accounts of an inventory's hosts: a host that references none uses the account
 //! `capture` uses (`DRIFTGATE_BMC_USERNAME`/`DRIFTGATE_BMC_PASSWORD`, or the credential
-//! options), and a referenced account that cannot be read is a configuration error (exit 2)
+//! options), each variable may be a systemd credential of its name instead, and a referenced account that cannot be read is a configuration error (exit 2)
 //! naming the host, the variable and the inventory's line, found before any request reaches
 //! a BMC.
 
@@ -169,4 +169,71 @@ fn a_refused_login_names_where_the_account_came_from() {
         "{default}"
     );
     assert!(!json.contains("not-the-password") && !json.contains("not-it-either"));
+}
+
+/// The variables an account is read from may be systemd credentials instead
+/// (`LoadCredential=NAME:FILE` gives a service `$CREDENTIALS_DIRECTORY/NAME`): the host's own
+/// and the default account's, each where the environment lacks it, and a refused login names
+/// the credential.
+#[test]
+fn account_variables_may_be_systemd_credentials_of_their_names() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Simulator::start(&bmc("baseline"), &["--auth", "session"]);
+    let own =
+        "credentials = { username_env = \"LAB_BMC_USER\", password_env = \"LAB_BMC_PASS\" }\n";
+    let inventory = lab(
+        dir.path(),
+        &server.url,
+        &[("lab-own", own), ("lab-default", "")],
+    );
+    let credentials = dir.path().join("credentials");
+    std::fs::create_dir(&credentials).unwrap();
+    // As an editor writes them: with a final newline, which is no part of the value.
+    for (name, value) in [
+        ("LAB_BMC_USER", USER),
+        ("LAB_BMC_PASS", PASSWORD),
+        ("DRIFTGATE_BMC_PASSWORD", "not-the-password"),
+    ] {
+        let file = credentials.join(name);
+        std::fs::write(&file, format!("{value}\n")).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o400)).unwrap();
+    }
+    let (code, json) = stdout_of(
+        driftgate()
+            .args(["check", "--all", "--bootstrap", "--format", "json"])
+            .arg("--inventory")
+            .arg(&inventory)
+            .arg("--repo")
+            .arg(dir.path().join("store"))
+            .arg("--out-dir")
+            .arg(dir.path().join("out"))
+            .env_remove("DRIFTGATE_BMC_PASSWORD")
+            .env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("CREDENTIALS_DIRECTORY", &credentials),
+    );
+    assert_eq!(code, 3, "{json}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let host = |name: &str| {
+        report["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == name)
+            .unwrap_or_else(|| panic!("{name}: {json}"))
+            .clone()
+    };
+    assert_eq!(
+        host("lab-own")["failure"],
+        serde_json::Value::Null,
+        "{json}"
+    );
+    let refused = host("lab-default")["failure"].as_str().unwrap().to_owned();
+    assert!(
+        refused.contains(
+            "check the BMC account of DRIFTGATE_BMC_USERNAME and the credential DRIFTGATE_BMC_PASSWORD ($CREDENTIALS_DIRECTORY)"
+        ),
+        "{refused}"
+    );
+    assert!(!json.contains("not-the-password"));
 }

@@ -656,6 +656,41 @@ fn huge_policy() -> Seen {
     seen
 }
 
+/// `capture` whose BMC account is the systemd credentials a unit's `LoadCredential=` gives
+/// (`$CREDENTIALS_DIRECTORY`), the password's file readable by everyone: refused before any
+/// request, as a credentials file others can read is (ignoring it would log in without one).
+fn open_credential() -> Seen {
+    let server = live(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, value, mode) in [
+        ("DRIFTGATE_BMC_USERNAME", USER, 0o400),
+        ("DRIFTGATE_BMC_PASSWORD", PASSWORD, 0o644),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, value).unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let out = dir.path().join("snapshot.json");
+    let requests = server.requests();
+    let output = driftgate()
+        .args(["capture", "--host", "azl-node01", "--source"])
+        .arg(format!("redfish={}", server.url))
+        .arg("--out")
+        .arg(&out)
+        .env_remove("DRIFTGATE_BMC_USERNAME")
+        .env_remove("DRIFTGATE_BMC_PASSWORD")
+        .env("CREDENTIALS_DIRECTORY", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(server.requests(), requests, "no request reached the BMC");
+    let written = if out.exists() {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -726,6 +761,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("open-credential", open_credential);
     all
 }
 

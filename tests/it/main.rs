@@ -52,6 +52,7 @@ mod secrets;
 mod signals;
 mod summary;
 mod sushy;
+mod systemd_unit;
 mod tls_pin;
 mod vcenter;
 mod vcenter_sim;

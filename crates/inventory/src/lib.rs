@@ -25,7 +25,9 @@ use std::time::Duration;
 pub use options::HostOptionsError;
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::client::{Credentials, CredentialsError};
+use driftgate_collect::redfish::client::{
+    AccountValue, AccountValueError, Credentials, CredentialsError, Found, account_value,
+};
 use driftgate_snapshot::HostName;
 
 /// The inventory's file name at the root of a baseline store.
@@ -96,35 +98,53 @@ pub enum CredentialsRef {
 /// Why a [`CredentialsRef`] gave no account. Names the variable or file, never a value.
 #[derive(Debug, thiserror::Error)]
 pub enum CredentialsRefError {
-    /// The variable is not set in driftgate's environment.
-    #[error("environment variable {0} is not set (the inventory names it for the BMC account)")]
+    /// Neither the variable nor a systemd credential of its name is there.
+    #[error(
+        "environment variable {0} is not set, nor a credential of that name in $CREDENTIALS_DIRECTORY (the inventory names it for the BMC account)"
+    )]
     Unset(String),
-    /// The variable is set but empty.
-    #[error("environment variable {0} is empty (the inventory names it for the BMC account)")]
+    /// The variable (or credential) is there but empty: what names it, as
+    /// [`AccountValue::named`] says.
+    #[error("{0} is empty (the inventory names it for the BMC account)")]
     Empty(String),
-    /// The variable does not hold UTF-8 text.
-    #[error("environment variable {0} is not valid UTF-8")]
-    NotUnicode(String),
+    /// The variable or credential cannot be read.
+    #[error(transparent)]
+    Value(#[from] AccountValueError),
     /// The credentials file was refused.
     #[error(transparent)]
     File(#[from] CredentialsError),
 }
 
 impl CredentialsRef {
-    /// Reads the account the reference points at: both variables must be set and non-empty;
-    /// a file goes through [`Credentials::from_file`] (refused when others can read it).
+    /// Reads the account the reference points at: each variable from the environment or, when
+    /// not set there, from the systemd credential of its name (`LoadCredential=`); both must be
+    /// non-empty. A file goes through [`Credentials::from_file`] (refused when others can read
+    /// it).
     pub fn resolve(&self) -> Result<Credentials, CredentialsRefError> {
         match self {
             CredentialsRef::Env {
                 username_env,
                 password_env,
-            } => Ok(Credentials {
-                username: env_value(username_env)?,
-                password: env_value(password_env)?,
-                origin: format!(
-                    "the environment variables {username_env} and {password_env} (the host's `credentials` in the inventory)"
-                ),
-            }),
+            } => {
+                let username = named_value(username_env)?;
+                let password = named_value(password_env)?;
+                let origin = if (username.found, password.found)
+                    == (Found::Environment, Found::Environment)
+                {
+                    format!("the environment variables {username_env} and {password_env}")
+                } else {
+                    format!(
+                        "{} and {}",
+                        username.named(username_env),
+                        password.named(password_env)
+                    )
+                };
+                Ok(Credentials {
+                    username: username.value,
+                    password: password.value,
+                    origin: format!("{origin} (the host's `credentials` in the inventory)"),
+                })
+            }
             CredentialsRef::File(path) => Ok(Credentials::from_file(path)?),
         }
     }
@@ -142,14 +162,11 @@ impl CredentialsRef {
     }
 }
 
-fn env_value(name: &str) -> Result<String, CredentialsRefError> {
-    match std::env::var(name) {
-        Ok(value) if value.is_empty() => Err(CredentialsRefError::Empty(name.to_owned())),
-        Ok(value) => Ok(value),
-        Err(std::env::VarError::NotPresent) => Err(CredentialsRefError::Unset(name.to_owned())),
-        Err(std::env::VarError::NotUnicode(_)) => {
-            Err(CredentialsRefError::NotUnicode(name.to_owned()))
-        }
+fn named_value(name: &str) -> Result<AccountValue, CredentialsRefError> {
+    match account_value(name)? {
+        Some(value) if value.value.is_empty() => Err(CredentialsRefError::Empty(value.named(name))),
+        Some(value) => Ok(value),
+        None => Err(CredentialsRefError::Unset(name.to_owned())),
     }
 }
 

@@ -2,6 +2,7 @@
 //! (examples/kubernetes, examples/systemd) expect to find one, and the shell to run the
 //! commands they hold.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -134,4 +135,42 @@ pub fn verdicts(report: &Value) -> (Vec<(String, String)>, Value, Value) {
 /// `path` as text.
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A unit file's values by section and key (repeated keys in order).
+pub fn unit(path: &Path) -> BTreeMap<(String, String), Vec<String>> {
+    let mut values: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let mut section = String::new();
+    for line in read(path).lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = name.to_owned();
+            continue;
+        }
+        let (key, value) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("{}: not KEY=VALUE: {line}", path.display()));
+        values
+            .entry((section.clone(), key.to_owned()))
+            .or_default()
+            .push(value.to_owned());
+    }
+    values
+}
+
+/// The one value of `key` in `[section]` of a [`unit`]; panics on none or several.
+pub fn one<'a>(
+    unit: &'a BTreeMap<(String, String), Vec<String>>,
+    section: &str,
+    key: &str,
+) -> &'a str {
+    match unit
+        .get(&(section.to_owned(), key.to_owned()))
+        .map(Vec::as_slice)
+    {
+        Some([value]) => value,
+        other => panic!("[{section}] {key}: {other:?}"),
+    }
 }

@@ -5,6 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::redfish::client::CREDENTIALS_DIRECTORY;
 
 /// Runs commands on this machine, without a shell.
 pub struct LocalTransport {
@@ -40,13 +41,15 @@ impl CommandTransport for LocalTransport {
 }
 
 /// Whether a child process must not inherit the environment variable `name`: every
-/// `DRIFTGATE_*` variable, and those named in `withheld_env`. They hold driftgate's credentials (`DRIFTGATE_BMC_USERNAME`,
-/// `DRIFTGATE_BMC_PASSWORD`, `DRIFTGATE_MOCKUP_*`), where they are kept
-/// (`DRIFTGATE_BMC_CREDENTIALS`) and driftgate's own settings; `ssh` and the tools a capture
-/// runs need none of them, and a tool that logs its environment would leak them. An
-/// inventory may name other variables for a host's credentials: those are in `withheld_env`.
+/// `DRIFTGATE_*` variable, `CREDENTIALS_DIRECTORY`, and those named in `withheld_env`. They
+/// hold driftgate's credentials (`DRIFTGATE_BMC_USERNAME`, `DRIFTGATE_BMC_PASSWORD`,
+/// `DRIFTGATE_MOCKUP_*`), where they are kept (`DRIFTGATE_BMC_CREDENTIALS`, systemd's
+/// credentials folder) and driftgate's own settings; `ssh` and the tools a capture runs need
+/// none of them, and a tool that logs its environment would leak them. An inventory may name
+/// other variables for a host's credentials: those are in `withheld_env`.
 fn withheld_from_children(name: &std::ffi::OsStr, withheld_env: &[String]) -> bool {
     name.as_encoded_bytes().starts_with(b"DRIFTGATE_")
+        || name == CREDENTIALS_DIRECTORY
         || withheld_env
             .iter()
             .any(|withheld| name == withheld.as_str())
@@ -182,6 +185,7 @@ mod tests {
             "DRIFTGATE_BMC_CREDENTIALS",
             "DRIFTGATE_MOCKUP_PASSWORD",
             "DRIFTGATE_TOKEN",
+            "CREDENTIALS_DIRECTORY",
         ] {
             assert!(withheld_from_children(name.as_ref(), &[]), "{name}");
         }

@@ -69,24 +69,8 @@ impl Credentials {
     /// Reads `username = "…"` and `password = "…"` (TOML) from a file that only its owner
     /// can read.
     pub fn from_file(path: &Path) -> Result<Self, CredentialsError> {
-        use std::os::unix::fs::PermissionsExt;
         let file = path.display().to_string();
-        let unreadable = |source| CredentialsError::Unreadable {
-            file: file.clone(),
-            source,
-        };
-        let mode = std::fs::metadata(path)
-            .map_err(unreadable)?
-            .permissions()
-            .mode()
-            & 0o777;
-        if mode & 0o077 != 0 {
-            return Err(CredentialsError::TooOpen {
-                file: file.clone(),
-                mode,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(unreadable)?;
+        let text = read_private(path)?;
         // toml's messages quote the offending line, which may hold the password: say only where.
         let table: toml::Table =
             text.parse()
@@ -108,6 +92,26 @@ impl Credentials {
             origin: format!("the credentials file {file}"),
         })
     }
+}
+
+/// The text of a file that only its owner can read: refused when group- or world-readable,
+/// before it is opened.
+pub(super) fn read_private(path: &Path) -> Result<String, CredentialsError> {
+    use std::os::unix::fs::PermissionsExt;
+    let file = path.display().to_string();
+    let unreadable = |source| CredentialsError::Unreadable {
+        file: file.clone(),
+        source,
+    };
+    let mode = std::fs::metadata(path)
+        .map_err(unreadable)?
+        .permissions()
+        .mode()
+        & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(CredentialsError::TooOpen { file, mode });
+    }
+    std::fs::read_to_string(path).map_err(unreadable)
 }
 
 #[cfg(test)]

@@ -4,10 +4,12 @@
 //! never interprets it.
 //!
 //! [`HttpFetch`] is built here and keeps to the host's deadline; every request it sends goes
-//! on the BMC's connections (`connections`): `credentials` reads a BMC account, `auth` logs
+//! on the BMC's connections (`connections`): `credentials` reads a BMC account (`account_value`
+//! one of its values by name: a variable or a systemd credential), `auth` logs
 //! in (again, after a 401), `logout` deletes the session, `http` sends one request, a GET
 //! with its retries and limits, `write` one PATCH or POST (`fix apply`).
 
+mod account_value;
 mod auth;
 mod connections;
 mod credentials;
@@ -24,6 +26,9 @@ use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
 use driftgate_model::pin::CertificatePin;
 
+pub use account_value::{
+    AccountValue, AccountValueError, CREDENTIALS_DIRECTORY, Found, account_value,
+};
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
 pub use logout::{LogoutError, abandoned_sessions_deleted};
