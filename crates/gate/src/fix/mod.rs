@@ -4,7 +4,10 @@
 //! transports), reads them back, and records everything in the run directory.
 
 mod apply;
+mod earlier;
+mod journal;
 mod judged;
+mod lock;
 mod record;
 mod verify;
 
@@ -20,8 +23,9 @@ use super::plan::{existing_run, host_options, inventory_host, unique};
 use super::run::{RunDir, RunId};
 use super::{GateError, Settings};
 
-pub use apply::{Applied, ApplyRequest, LayerChoice, apply};
+pub use apply::{Applied, ApplyRequest, GRACE, LayerChoice, apply};
 pub use judged::{Judged, out_dir, plan as plan_judged};
+pub use lock::{Holder, LockEvent};
 pub use record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
 pub use verify::checks;
 
