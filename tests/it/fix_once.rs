@@ -237,3 +237,32 @@ fn after_sigkill_mid_patch_the_record_says_sending_and_the_rerun_says_so() {
         "{again}"
     );
 }
+
+#[test]
+fn a_patch_unanswered_within_the_grace_after_sigterm_is_recorded_as_sending() {
+    let run = "CHG-3005";
+    let mut lab = blocked(&["--fault", "slow-write=60000"], run);
+    let child = spawn_apply(&lab, run, &["--reset"]);
+    logged(&mut lab, &format!("DEBUG PATCH {SETTINGS_1}"));
+    let signalled = std::time::Instant::now();
+    send(&child, libc::SIGTERM);
+    let output = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(143), "{text}");
+    assert!(
+        took >= Duration::from_secs(9) && took < Duration::from_secs(20),
+        "the grace is 10 s: {took:?}"
+    );
+    assert!(
+        text.contains("[bmc-1] NO ANSWER: no answer within the grace of 10 s"),
+        "{text}"
+    );
+    let record = record(&lab, run, 1);
+    let step = &record["hosts"][0]["steps"][0];
+    assert_eq!(step["outcome"], "sending", "{record:#}");
+    assert_eq!(step["requests"][0]["sending"], true, "{record:#}");
+    assert!(record["finished_at"].is_string(), "{record:#}");
+    logged(&mut lab, "session deleted");
+    assert_eq!(lab.simulator.as_ref().unwrap().sessions(), 0);
+}

@@ -35,8 +35,10 @@ type OpenBmc = (Connection, BmcSettings);
 /// manager's stop waits longer before it kills (systemd 90 s, Kubernetes 30 s).
 pub const GRACE: Duration = Duration::from_secs(10);
 
-/// Why a step or reset was not sent, when the apply stopped before it.
-const STOPPED: &str = "not sent: fix apply was stopped by a signal before it";
+/// Why a step was not sent, when the apply stopped before it.
+const STOPPED: &str = "fix apply was stopped by a signal before this step";
+/// Why a step or reset was not sent, when the record could not be written before it.
+const UNRECORDED: &str = "its record could not be written, so it was not sent";
 
 /// Which layer's steps are applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -349,8 +351,7 @@ pub async fn apply(
                         journal.save();
                     } else {
                         journal.record.hosts[h].reset = None;
-                        journal.record.hosts[h].reset_not_sent =
-                            Some("not sent: its record could not be written".to_owned());
+                        journal.record.hosts[h].reset_not_sent = Some(UNRECORDED.to_owned());
                     }
                 }
                 Err(why) => journal.record.hosts[h].reset_not_sent = Some(why),
@@ -362,7 +363,7 @@ pub async fn apply(
     }
     let stopped = cancel.is_cancelled();
     journal.record.finished_at = Some(jiff::Timestamp::now());
-    journal.record.interrupted = stopped.then(|| "stopped by a signal".to_owned());
+    journal.record.interrupted = stopped.then(|| "a signal".to_owned());
     journal.save();
     // What was sent is reported even when its record cannot be kept.
     Ok(Applied {
@@ -379,7 +380,7 @@ pub async fn apply(
 /// `step` recorded as not sent: the apply was stopped, or its record cannot be written.
 fn not_sent(step: &Step, journal: &Journal) -> StepRecord {
     let detail = match journal.error {
-        Some(_) => "not sent: its record could not be written",
+        Some(_) => UNRECORDED,
         None => STOPPED,
     };
     StepRecord {

@@ -44,7 +44,7 @@ impl Earlier {
                 (Outcome::Sending, _, _) => {
                     format!("{by} was sending it when it stopped: no answer was recorded")
                 }
-                (_, Some(why), _) => format!("{by} sent it before it was stopped ({why})"),
+                (_, Some(why), _) => format!("{by} sent it before it was stopped by {why}"),
                 (_, None, None) => format!("{by} sent it, then stopped before its record was done"),
                 (_, None, Some(_)) => format!("{by} sent it"),
             })

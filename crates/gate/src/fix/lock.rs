@@ -24,7 +24,9 @@ const LOCK: &str = "apply.lock";
 /// Who holds the lock.
 const HOLDER: &str = "apply.holder.json";
 /// How often a waiting apply tries the lock again.
-const POLL: Duration = Duration::from_millis(200);
+const POLL: Duration = Duration::from_millis(100);
+/// How long a holder that has just taken the lock has to say who it is.
+const SAY_WHO: Duration = Duration::from_secs(2);
 
 /// Who holds (or held) a run's apply lock.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,7 +139,7 @@ pub(crate) async fn take(
                 }));
             }
             Err(TryLockError::WouldBlock) => {
-                let holder = read_holder(&fix);
+                let holder = holder_at_work(&fix).await;
                 if !wait {
                     return Err(GateError::ApplyLocked {
                         run: id.clone(),
@@ -159,6 +161,25 @@ pub(crate) async fn take(
             Err(TryLockError::Error(error)) => return Err(io_error(&fix, LOCK, error)),
         }
     }
+}
+
+/// Who holds the lock, as its holder file says once it is written (a holder that has just
+/// taken the lock is given a moment to write it, over the file a killed one left).
+async fn holder_at_work(fix: &Folder) -> Option<Holder> {
+    let mut holder = read_holder(fix);
+    for _ in 0..SAY_WHO.as_millis() / POLL.as_millis() {
+        if holder.as_ref().is_some_and(alive) {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+        holder = read_holder(fix);
+    }
+    holder
+}
+
+/// Whether `holder` may still be at work: it runs on another machine, or its process is.
+fn alive(holder: &Holder) -> bool {
+    holder.machine != machine() || Path::new("/proc").join(holder.pid.to_string()).exists()
 }
 
 /// The holder file's holder; none when there is none or it does not read as one.

@@ -32,7 +32,7 @@ pub struct ApplyRecord {
     /// When it ended; none while it works, and in the record of an apply that was killed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<jiff::Timestamp>,
-    /// Why it stopped before its end (a signal).
+    /// What stopped it before its end (a signal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
     /// Its hosts.
