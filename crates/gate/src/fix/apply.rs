@@ -250,13 +250,23 @@ pub async fn apply(
         });
     }
     // Every request is recorded before it is sent: no record, nothing sent.
-    let earlier = Earlier::read(&run)?;
     record.pid = Some(std::process::id());
     record.machine = Some(lock::machine());
-    let mut journal = Journal::start(&run, record)?;
-    if let Some(held) = held.as_mut() {
-        held.set_record(journal.file())?;
-    }
+    let started = (|| {
+        let earlier = Earlier::read(&run)?;
+        let journal = Journal::start(&run, record)?;
+        if let Some(held) = held.as_mut() {
+            held.set_record(journal.file())?;
+        }
+        Ok::<_, GateError>((earlier, journal))
+    })();
+    let (earlier, mut journal) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+            return Err(e);
+        }
+    };
     for (state, host_plan, bmc) in hosts {
         journal.record.hosts.push(HostRecord {
             host: host_plan.host.clone(),

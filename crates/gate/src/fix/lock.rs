@@ -109,7 +109,18 @@ pub(crate) async fn take(
     cancel: &Cancel,
     events: &mut dyn FnMut(LockEvent<'_>),
 ) -> Result<Option<ApplyLock>, GateError> {
-    let fix = run.fix_folder()?;
+    take_in(run.fix_folder()?, id, ticket, wait, cancel, events).await
+}
+
+/// [`take`] of the lock in the run's folder `fix`.
+async fn take_in(
+    fix: Folder,
+    id: &RunId,
+    ticket: &str,
+    wait: bool,
+    cancel: &Cancel,
+    events: &mut dyn FnMut(LockEvent<'_>),
+) -> Result<Option<ApplyLock>, GateError> {
     let mut said: Option<Option<Holder>> = None;
     loop {
         if cancel.is_cancelled() {
@@ -204,5 +215,93 @@ fn io_error(fix: &Folder, name: &str, error: io::Error) -> GateError {
             file: fix.path().join(name).display().to_string(),
             error,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(dir: &tempfile::TempDir) -> Folder {
+        Folder::create_at(dir.path()).unwrap()
+    }
+
+    async fn take_now(
+        fix: Folder,
+        wait: bool,
+        cancel: &Cancel,
+    ) -> (Result<Option<ApplyLock>, GateError>, Vec<String>) {
+        let mut events = Vec::new();
+        let id = RunId::new("CHG-1").unwrap();
+        let taken = take_in(fix, &id, "CHG-1", wait, cancel, &mut |event| {
+            events.push(match event {
+                LockEvent::Waiting(holder) => format!("waiting {holder:?}"),
+                LockEvent::Stale(holder) => format!("stale {}", holder.pid),
+            });
+        })
+        .await;
+        (taken, events)
+    }
+
+    #[tokio::test]
+    async fn a_second_holder_is_refused_naming_the_first_and_the_lock_is_free_once_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = Cancel::new();
+        let (first, events) = take_now(folder(&dir), false, &cancel).await;
+        let mut first = first.unwrap().unwrap();
+        assert!(events.is_empty(), "{events:?}");
+        first.set_record(Path::new("fix/apply-1.json")).unwrap();
+        let (second, _) = take_now(folder(&dir), false, &cancel).await;
+        let refused = second.err().unwrap().to_string();
+        let me = format!("pid {} on {}", std::process::id(), machine());
+        assert!(refused.contains(&me), "{refused}");
+        assert!(
+            refused.contains("ticket CHG-1, record fix/apply-1.json"),
+            "{refused}"
+        );
+        drop(first);
+        assert!(
+            !dir.path().join(HOLDER).exists(),
+            "the holder file goes with the lock"
+        );
+        let (third, events) = take_now(folder(&dir), false, &cancel).await;
+        assert!(third.unwrap().is_some());
+        assert!(
+            events.is_empty(),
+            "a released lock is not stale: {events:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_holder_file_found_under_the_lock_is_a_killed_holder_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let killed = Holder {
+            pid: 4_000_000,
+            machine: machine(),
+            since: jiff::Timestamp::UNIX_EPOCH,
+            ticket: "CHG-0".to_owned(),
+            record: Some("fix/apply-1.json".to_owned()),
+        };
+        write_holder(&folder(&dir), &killed).unwrap();
+        let (taken, events) = take_now(folder(&dir), false, &Cancel::new()).await;
+        assert!(taken.unwrap().is_some());
+        assert_eq!(events, ["stale 4000000"]);
+    }
+
+    #[tokio::test]
+    async fn a_wait_stops_when_cancelled() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = Cancel::new();
+        let (held, _) = take_now(folder(&dir), false, &cancel).await;
+        let _held = held.unwrap().unwrap();
+        let stopper = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stopper.cancel();
+        });
+        let (waited, events) = take_now(folder(&dir), true, &cancel).await;
+        assert!(waited.unwrap().is_none());
+        assert_eq!(events.len(), 1, "said once whom it waits for: {events:?}");
+        assert!(events[0].contains("CHG-1"), "{events:?}");
     }
 }
