@@ -266,3 +266,33 @@ fn a_patch_unanswered_within_the_grace_after_sigterm_is_recorded_as_sending() {
     logged(&mut lab, "session deleted");
     assert_eq!(lab.simulator.as_ref().unwrap().sessions(), 0);
 }
+
+#[test]
+fn sigterm_while_the_bmc_is_read_sends_nothing_and_deletes_the_session() {
+    let run = "CHG-3006";
+    let mut lab = blocked(&["--latency", "300"], run);
+    let child = spawn_apply(&lab, run, &["--reset"]);
+    let simulator = lab.simulator.as_mut().unwrap();
+    // The gate's pre and post logged in before: this is the apply's login, then its crawl.
+    assert!(simulator.logged_times(" created", 3, Duration::from_secs(30)));
+    let gets = simulator
+        .log_lines()
+        .iter()
+        .filter(|l| l.contains("DEBUG GET /redfish/v1/"))
+        .count();
+    assert!(simulator.logged_times("DEBUG GET /redfish/v1/", gets + 3, Duration::from_secs(30)));
+    send(&child, libc::SIGTERM);
+    let output = child.wait_with_output().unwrap();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(143), "{text}");
+    assert!(
+        text.contains(
+            "fix apply stopped while the BMCs were read: nothing was sent (stopped by SIGTERM)"
+        ),
+        "{text}"
+    );
+    logged(&mut lab, "session deleted");
+    assert_eq!(lab.simulator.as_ref().unwrap().sessions(), 0);
+    assert_eq!(sent(&mut lab, "PATCH", "/redfish/v1/"), 0);
+    assert!(!lab.run_dir(run).join("fix/apply-1.json").exists());
+}
