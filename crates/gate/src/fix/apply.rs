@@ -337,10 +337,10 @@ pub async fn apply(
         if request.reset {
             let not_sent = |why: &str| Err(why.to_owned());
             let post = match &bmc {
-                _ if cancel.is_cancelled() => not_sent(STOPPED),
-                _ if journal.error.is_some() => {
-                    not_sent("not sent: its record could not be written")
+                _ if cancel.is_cancelled() => {
+                    not_sent("fix apply was stopped by a signal before the reset")
                 }
+                _ if journal.error.is_some() => not_sent(UNRECORDED),
                 _ if failed => {
                     not_sent("a step of the host failed: the reset would apply a partial change")
                 }
