@@ -20,6 +20,7 @@ use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
+use crate::output::Printer;
 
 /// Plan and apply the remediation of blocking findings.
 #[derive(Debug, clap::Subcommand)]
@@ -352,22 +353,7 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         let _ = printer.stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()));
         args.yes || ask(plan, &args.ticket, &cancel)
     };
-    let mut locked = |event: LockEvent<'_>| {
-        match event {
-        LockEvent::Waiting(Some(holder)) => printer.status(&format!(
-            "waiting for the fix apply of run {} ({holder}) to end",
-            args.run
-        )),
-        LockEvent::Waiting(None) => printer.status(&format!(
-            "waiting for the fix apply of run {} (its holder has not said who it is yet) to end",
-            args.run
-        )),
-        LockEvent::Stale(holder) => printer.warn(&format!(
-            "the fix apply of run {} before this one ({holder}) ended without releasing its lock: it was killed or its machine stopped; its record says what it sent and what it was sending",
-            args.run
-        )),
-    }
-    };
+    let mut locked = |event: LockEvent<'_>| say_lock(printer, &args.run, event);
     let applied = match runtime.block_on(fix::apply(&settings, &request, &mut confirm, &mut locked))
     {
         Ok(applied) => applied,
@@ -507,6 +493,26 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         printer.status("nothing to apply: no step in this layer");
     }
     Ok(Outcome::Done)
+}
+
+/// Says whom `fix apply` waits for, or that the apply before it was killed.
+fn say_lock(printer: &Printer, run: &RunId, event: LockEvent<'_>) {
+    match event {
+        LockEvent::Waiting(holder) => {
+            let who = holder.map_or_else(
+                || "its holder has not said who it is yet".to_owned(),
+                ToString::to_string,
+            );
+            printer.status(&format!(
+                "waiting for the fix apply of run {run} ({who}) to end"
+            ));
+        }
+        LockEvent::Stale(holder) => printer.warn(&format!(
+            "the fix apply of run {run} before this one ({holder}) ended without releasing \
+             its lock: it was killed or its machine stopped; its record says what it sent and \
+             what it was sending"
+        )),
+    }
 }
 
 /// Asks on the terminal; no on anything but yes, and no once `cancel` is (a signal while
