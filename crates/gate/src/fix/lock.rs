@@ -49,7 +49,10 @@ impl std::fmt::Display for Holder {
         write!(
             f,
             "pid {} on {} since {}, ticket {}",
-            self.pid, self.machine, self.since, self.ticket
+            self.pid,
+            self.machine,
+            self.since.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            self.ticket
         )?;
         match &self.record {
             Some(record) => write!(f, ", record {record}"),
