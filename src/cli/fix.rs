@@ -8,7 +8,9 @@ use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_collect::Cancel;
 use driftgate_compare::{JudgeOptions, Verdict};
 use driftgate_fix::Plan;
-use driftgate_gate::fix::{self, ApplyRequest, LayerChoice, Outcome as StepOutcome, Planned};
+use driftgate_gate::fix::{
+    self, ApplyRequest, LayerChoice, LockEvent, Outcome as StepOutcome, Planned,
+};
 use driftgate_gate::{RunId, Settings};
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
@@ -17,6 +19,8 @@ use super::Context;
 use super::capture::CaptureFlags;
 use super::inventory::{self, InventoryArg};
 use crate::exit::Outcome;
+use crate::interrupt::Interrupts;
+use crate::output::Printer;
 
 /// Plan and apply the remediation of blocking findings.
 #[derive(Debug, clap::Subcommand)]
@@ -38,9 +42,19 @@ pub enum Command {
     /// transports. A value already current or staged is skipped; a read-only attribute, a
     /// value its registry does not allow or an incomplete host is refused and nothing is sent;
     /// another value staged for the same attribute refuses that step. Everything sent is
-    /// recorded in the run directory with the ticket; `gate post --run ID` verifies it. Exit 0
-    /// done, 1 a step was refused by the BMC, conflicted or did not take, 2 refused before
-    /// sending or bad input, 3 a BMC could not be read (nothing is sent to any host then).
+    /// recorded in the run directory with the ticket; `gate post --run ID` verifies it.
+    ///
+    /// One apply of a run at a time: it locks the run (fix/apply.lock, released by the kernel
+    /// however the apply ends) before reading the BMCs; a second apply of the run exits 2
+    /// naming the holder (pid, machine, since when, ticket), or waits for it with --wait. Each
+    /// request is recorded in fix/apply-N.json (step "sending") before it is sent, and again
+    /// with its answer. SIGINT or SIGTERM lets the request in flight finish (within 10 s),
+    /// records it, sends nothing more, deletes the BMC sessions and exits 130 or 143; a rerun
+    /// names the stopped apply's record and ticket for a step it finds staged.
+    ///
+    /// Exit 0 done, 1 a step was refused by the BMC, conflicted or did not take, 2 refused
+    /// before sending, bad input or the run is locked, 3 a BMC could not be read (nothing is
+    /// sent to any host then), 128 + N stopped by signal N.
     #[command(after_help = "Examples:\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --dry-run\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes\n  \
@@ -131,9 +145,13 @@ pub struct ApplyArgs {
     /// Do not ask for confirmation.
     #[arg(long)]
     yes: bool,
-    /// Print exactly what would be sent; send nothing.
+    /// Print exactly what would be sent; send nothing (and take no lock).
     #[arg(long)]
     dry_run: bool,
+    /// When another fix apply of the run holds its lock, wait for it to end (then plan from
+    /// what it did) instead of exiting 2.
+    #[arg(long)]
+    wait: bool,
     /// The run directory itself (default: <store>/.driftgate/runs/<ID>/).
     #[arg(long, value_name = "DIR")]
     run_dir: Option<PathBuf>,
@@ -160,6 +178,7 @@ fn store_settings(
     capture: &CaptureFlags,
     policy: Option<&Path>,
     run_dir: Option<PathBuf>,
+    cancel: Cancel,
 ) -> anyhow::Result<Settings> {
     let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
     let store = Store::discover(&dir)?;
@@ -169,7 +188,7 @@ fn store_settings(
     capture.warn_insecure(sources, ctx);
     Ok(Settings {
         run_dir,
-        capture: capture.options(None, Cancel::new())?,
+        capture: capture.options(None, cancel)?,
         ..Settings::new(store, inventory, policy)
     })
 }
@@ -183,6 +202,7 @@ fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             &args.capture,
             args.policy.as_deref(),
             args.run_dir.clone(),
+            Cancel::new(),
         )?;
         runtime.block_on(fix::plan_run(&settings, run, &args.hosts))?
     } else if let Some(dir) = &args.out_dir {
@@ -192,6 +212,7 @@ fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             &args.capture,
             args.policy.as_deref(),
             None,
+            Cancel::new(),
         )?;
         let judged = fix::out_dir(&settings, dir, &args.hosts)?;
         let from = format!("nightly out-dir {}", dir.display());
@@ -286,12 +307,14 @@ fn write_scripts(plan: &Plan, dir: &Path, ctx: &Context<'_>) -> anyhow::Result<(
 }
 
 fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    let cancel = Cancel::new();
     let settings = store_settings(
         ctx,
         &args.inventory,
         &args.capture,
         None,
         args.run_dir.clone(),
+        cancel.clone(),
     )?;
     let runtime = super::runtime()?;
     let request = ApplyRequest {
@@ -305,6 +328,7 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         reset: args.reset,
         immediate: args.immediate,
         dry_run: args.dry_run,
+        wait: args.wait,
     };
     // Nothing is sent unless asked for: `--yes`, or a yes on a terminal after the plan.
     let can_ask = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
@@ -315,11 +339,32 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         );
     }
     let printer = ctx.printer;
+    let interrupts = match Interrupts::watch(runtime.handle(), cancel.clone(), *printer) {
+        Ok(interrupts) => Some(interrupts),
+        Err(e) => {
+            printer.warn(&format!(
+                "cannot handle signals ({e}): a signal will end fix apply without recording the request in flight or deleting its Redfish sessions"
+            ));
+            None
+        }
+    };
+    let signal = || interrupts.as_ref().and_then(Interrupts::received);
     let mut confirm = |plan: &Plan| {
         let _ = printer.stdout(|out| out.write_all(driftgate_fix::text(plan).as_bytes()));
-        args.yes || ask(plan, &args.ticket)
+        args.yes || ask(plan, &args.ticket, &cancel)
     };
-    let applied = runtime.block_on(fix::apply(&settings, &request, &mut confirm))?;
+    let mut locked = |event: LockEvent<'_>| say_lock(printer, &args.run, event);
+    let applied = match runtime.block_on(fix::apply(&settings, &request, &mut confirm, &mut locked))
+    {
+        Ok(applied) => applied,
+        Err(e) => {
+            if let Some(signal) = signal() {
+                printer.error(&anyhow::anyhow!("{e} (stopped by {signal})"));
+                return Ok(Outcome::Interrupted(signal));
+            }
+            return Err(e.into());
+        }
+    };
     for why in &applied.unread {
         printer.warn(&format!(
             "a BMC could not be read, so nothing was sent to any host: {why}"
@@ -373,6 +418,7 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 StepOutcome::Conflict => "REFUSED (conflicting pending value)",
                 StepOutcome::Failed => "FAILED",
                 StepOutcome::NotSent => "not sent",
+                StepOutcome::Sending => "NO ANSWER",
             };
             let job = step
                 .job
@@ -401,6 +447,29 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             printer.warn(&format!("{}: reset not sent: {why}", host.host));
         }
     }
+    if let Some(signal) = signal().filter(|_| applied.stopped) {
+        let not_sent = applied
+            .record
+            .hosts
+            .iter()
+            .flat_map(|h| &h.steps)
+            .filter(|s| s.outcome == StepOutcome::NotSent)
+            .count();
+        let file = applied
+            .file
+            .as_ref()
+            .map_or_else(String::new, |f| f.display().to_string());
+        let kept = match &applied.record_error {
+            Some(error) => format!("its record could not be written ({error}): keep this output"),
+            None => format!("recorded in {file}"),
+        };
+        printer.error(&anyhow::anyhow!(
+            "fix apply stopped by {signal}: the request in flight was given up to {} s to be answered, {not_sent} step(s) not sent, the BMC sessions closed; {kept} (ticket {})",
+            fix::GRACE.as_secs(),
+            args.ticket
+        ));
+        return Ok(Outcome::Interrupted(signal));
+    }
     if let Some(error) = &applied.record_error {
         bail!(
             "the steps above were sent, but their record could not be written ({error}): `gate post` cannot verify them; keep this output with ticket {}",
@@ -426,8 +495,29 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     Ok(Outcome::Done)
 }
 
-/// Asks on the terminal; no on anything but yes.
-fn ask(plan: &Plan, ticket: &str) -> bool {
+/// Says whom `fix apply` waits for, or that the apply before it was killed.
+fn say_lock(printer: &Printer, run: &RunId, event: LockEvent<'_>) {
+    match event {
+        LockEvent::Waiting(holder) => {
+            let who = holder.map_or_else(
+                || "its holder has not said who it is yet".to_owned(),
+                ToString::to_string,
+            );
+            printer.status(&format!(
+                "waiting for the fix apply of run {run} ({who}) to end"
+            ));
+        }
+        LockEvent::Stale(holder) => printer.warn(&format!(
+            "the fix apply of run {run} before this one ({holder}) ended without releasing \
+             its lock: it was killed or its machine stopped; its record says what it sent and \
+             what it was sending"
+        )),
+    }
+}
+
+/// Asks on the terminal; no on anything but yes, and no once `cancel` is (a signal while
+/// asking: the line is read on a thread of its own, left blocked as the process ends).
+fn ask(plan: &Plan, ticket: &str, cancel: &Cancel) -> bool {
     let steps: usize = plan.hosts.iter().map(|h| h.steps.len()).sum();
     let mut stderr = std::io::stderr().lock();
     let _ = write!(
@@ -436,9 +526,26 @@ fn ask(plan: &Plan, ticket: &str) -> bool {
         plan.hosts.len()
     );
     let _ = stderr.flush();
-    let mut answer = String::new();
-    if std::io::stdin().lock().read_line(&mut answer).is_err() {
-        return false;
+    drop(stderr);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut answer = String::new();
+        let read = std::io::stdin()
+            .lock()
+            .read_line(&mut answer)
+            .map(|_| answer);
+        let _ = sender.send(read);
+    });
+    loop {
+        match receiver.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(Ok(answer)) => {
+                return matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+            }
+            Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return false,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
+                return false;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
     }
-    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }

@@ -78,7 +78,8 @@ pub struct ServeArgs {
     /// Inject a failure into every BMC (repeatable): unavailable=N, session-limit,
     /// expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI,
     /// hang=URI, status=CODE:URI, down (nothing listens), hang-all (no request ever answers),
-    /// latency=MS (this BMC's answers wait MS instead of --latency).
+    /// latency=MS (this BMC's answers wait MS instead of --latency), slow-write=MS (a PATCH
+    /// or POST is taken at once and answered MS later).
     #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
     faults: Vec<Fault>,
     /// Inject a failure into some BMCs only (repeatable): `7:hang-all`, `3,12-14:down`,

@@ -35,6 +35,8 @@ enum Written {
     Nothing,
     /// A commit in the store.
     Commit,
+    /// A `fix apply` record in the run directory.
+    Record,
 }
 
 /// What a scenario did.
@@ -84,6 +86,7 @@ fn table() -> Vec<Row> {
                 w if w.starts_with("the snapshot") => Written::Snapshot,
                 w if w.starts_with("nothing") => Written::Nothing,
                 w if w.starts_with("the commit") => Written::Commit,
+                w if w.starts_with("the record") => Written::Record,
                 w => panic!("unknown \"what is written\" {w:?} in {line}"),
             };
             Row {
@@ -691,6 +694,107 @@ fn open_credential() -> Seen {
     Seen::of(&output, written)
 }
 
+/// What `fix apply` of `run` wrote: its records, when there are any.
+fn apply_records(lab: &common::gate::Lab, run: &str) -> Written {
+    let records = std::fs::read_dir(lab.run_dir(run).join("fix"))
+        .map(|dir| {
+            dir.filter(|e| {
+                e.as_ref()
+                    .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("apply-"))
+            })
+            .count()
+        })
+        .unwrap_or(0);
+    if records > 0 {
+        Written::Record
+    } else {
+        Written::Nothing
+    }
+}
+
+/// Two `fix apply --yes --reset` of one run started together, the BMC answering each write
+/// 2 s late: one sends (one PATCH per step, one reset), the other is refused naming it.
+fn concurrent_apply() -> Seen {
+    use crate::fix_once::{blocked, sent, spawn_apply};
+    let run = "CHG-4001";
+    let mut lab = blocked(&["--fault", "slow-write=2000"], run);
+    let first = spawn_apply(&lab, run, &["--reset"]);
+    let second = spawn_apply(&lab, run, &["--reset"]);
+    let outputs = [
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    ];
+    let mut exits: Vec<i32> = outputs.iter().map(|o| o.status.code().unwrap()).collect();
+    exits.sort_unstable();
+    assert_eq!(
+        sent(&mut lab, "PATCH", "/redfish/v1/"),
+        2,
+        "one PATCH per step"
+    );
+    assert_eq!(
+        sent(
+            &mut lab,
+            "POST",
+            "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"
+        ),
+        1,
+        "one reset"
+    );
+    Seen {
+        exits,
+        status: None,
+        text: outputs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect(),
+        written: apply_records(&lab, run),
+    }
+}
+
+/// SIGTERM, then (another lab) SIGINT, while `fix apply`'s first PATCH is in flight.
+fn signal_during_apply() -> Seen {
+    use crate::fix_once::{blocked, logged, record, spawn_apply};
+    let mut seen = Seen {
+        exits: Vec::new(),
+        status: None,
+        text: String::new(),
+        written: Written::Nothing,
+    };
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let run = "CHG-4002";
+        let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+        let child = spawn_apply(&lab, run, &["--reset"]);
+        logged(&mut lab, "DEBUG PATCH /redfish/v1/");
+        crate::fix_once::send(&child, signal);
+        let output = child.wait_with_output().unwrap();
+        seen.exits.push(output.status.code().unwrap_or(-1));
+        seen.text.push_str(&String::from_utf8_lossy(&output.stderr));
+        seen.written = apply_records(&lab, run);
+        let steps = &record(&lab, run, 1)["hosts"][0]["steps"];
+        assert_eq!(steps[0]["outcome"], "applied", "{steps:#}");
+        assert_eq!(steps[1]["outcome"], "not_sent", "{steps:#}");
+        logged(&mut lab, "session deleted");
+    }
+    seen
+}
+
+/// SIGKILL while `fix apply`'s first PATCH is in flight, then `fix apply` again.
+fn killed_apply() -> Seen {
+    use crate::fix_once::{blocked, logged, record, spawn_apply};
+    let run = "CHG-4003";
+    let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+    let child = spawn_apply(&lab, run, &["--reset"]);
+    logged(&mut lab, "DEBUG PATCH /redfish/v1/");
+    crate::fix_once::send(&child, libc::SIGKILL);
+    let _ = child.wait_with_output().unwrap();
+    assert_eq!(
+        record(&lab, run, 1)["hosts"][0]["steps"][0]["outcome"],
+        "sending"
+    );
+    let output = spawn_apply(&lab, run, &[]).wait_with_output().unwrap();
+    Seen::of(&output, apply_records(&lab, run))
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -762,6 +866,9 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
     all.insert("open-credential", open_credential);
+    all.insert("concurrent-apply", concurrent_apply);
+    all.insert("signal-during-apply", signal_during_apply);
+    all.insert("killed-apply", killed_apply);
     all
 }
 

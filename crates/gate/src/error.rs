@@ -10,6 +10,19 @@ pub enum GateError {
     /// `fix apply` refused before sending anything.
     #[error("fix refused, nothing sent:\n  {}", .0.join("\n  "))]
     FixRefused(Vec<String>),
+    /// Another `fix apply` of the run is at work.
+    #[error(
+        "fix apply of run {run} is already running ({holder}): nothing was sent; wait for it with --wait, or run again once it is done"
+    )]
+    ApplyLocked {
+        /// The run.
+        run: RunId,
+        /// Who holds its lock.
+        holder: String,
+    },
+    /// `fix apply` was stopped (a signal) before it sent anything.
+    #[error("fix apply stopped {0}: nothing was sent")]
+    ApplyStopped(&'static str),
     /// No host given to `pre`.
     #[error("no host given: name the hosts of the run (see `driftgate inventory list`)")]
     NoHosts,

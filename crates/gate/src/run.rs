@@ -10,7 +10,10 @@
 //!   pre/report.json                 the pre step's gate report
 //!   post-1/<host>.json, <host>.result.json, report.json
 //!                                   the first post; post-2/ after the reboot, …
-//!   fix/apply-<N>.json              what each `fix apply` sent and what came back
+//!   fix/apply-<N>.json              what each `fix apply` sent and what came back, written
+//!                                   before each request and after its answer
+//!   fix/apply.lock                  flock(2) of the one `fix apply` at work
+//!   fix/apply.holder.json           who holds it (pid, machine, since, ticket, record)
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -442,30 +445,42 @@ impl RunDir {
         Ok(records)
     }
 
-    /// Writes the next `fix/apply-<N>.json` (created, never replaced) and returns its file.
-    pub fn write_fix_record(&self, record: &impl Serialize) -> Result<PathBuf, GateError> {
+    /// The folder of `fix apply`'s lock and records (`fix/`), created when missing.
+    pub fn fix_folder(&self) -> Result<Folder, GateError> {
         let run = self.folder(true)?.expect("a created folder exists");
-        let fix = run
-            .create_child(FIX)
-            .map_err(|error| io_error(&self.path.join(FIX), error))?;
-        // Two applies at once take different numbers: the number is chosen under a lock.
-        let lock = fix
-            .lock_file(".lock")
-            .map_err(|error| io_error(&fix.path().join(".lock"), error))?;
-        lock.lock()
-            .map_err(|error| io_error(&fix.path().join(".lock"), error))?;
-        let mut n = self.fix_records()?.len() as u32 + 1;
+        run.create_child(FIX)
+            .map_err(|error| io_error(&self.path.join(FIX), error))
+    }
+
+    /// Writes `record` as the next `fix/apply-<N>.json` of `fix` (never replacing one) and
+    /// returns its name. The caller holds the run's apply lock: no other apply numbers one
+    /// meanwhile.
+    pub fn create_fix_record(
+        &self,
+        fix: &Folder,
+        record: &impl Serialize,
+    ) -> Result<String, GateError> {
+        let mut n = self.fix_records()?.len() + 1;
         loop {
             let name = format!("apply-{n}.json");
             if !fix
                 .is_file(&name)
                 .map_err(|error| io_error(&fix.path().join(&name), error))?
             {
-                write_json(&fix, &name, record)?;
-                return Ok(fix.path().join(name));
+                write_json(fix, &name, record)?;
+                return Ok(name);
             }
             n += 1;
         }
+    }
+
+    /// Writes `record` again as `name` in `fix` (atomically: the old one or the new one).
+    pub fn rewrite_fix_record(
+        fix: &Folder,
+        name: &str,
+        record: &impl Serialize,
+    ) -> Result<(), GateError> {
+        write_json(fix, name, record)
     }
 
     /// Writes a step's report (`report.json`) into its folder.

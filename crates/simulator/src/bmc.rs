@@ -273,7 +273,16 @@ impl Bmc {
         }
         let method = request.method().clone();
         if method == Method::PATCH || method == Method::POST {
-            return self.write(&method, &path, request).await;
+            let answer = self.write(&method, &path, request).await;
+            if let Some(ms) = self.faults.iter().find_map(|f| match f {
+                Fault::SlowWrite(ms) => Some(*ms),
+                _ => None,
+            }) {
+                // Taken already: a client that stops waiting does not undo it.
+                tracing::info!("{method} {path}: taken; answered in {ms} ms");
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+            }
+            return answer;
         }
         if method != Method::GET {
             return redfish_error(

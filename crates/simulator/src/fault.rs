@@ -46,14 +46,18 @@ pub enum Fault {
     /// Every answer waits this many milliseconds instead of `--latency`: one slow BMC in a
     /// fleet (some answer in 3–23 s).
     Latency(u64),
+    /// A PATCH or POST (a session login excepted) is taken at once but answered only after
+    /// this many milliseconds: a write still in flight when its client is stopped has
+    /// reached the BMC.
+    SlowWrite(u64),
 }
 
 impl Fault {
     /// Parses `unavailable=N`, `session-limit`, `expire-sessions=N`, `logins=N`,
     /// `slow-login=SECONDS`, `no-expand`,
     /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
-    /// `down`, `hang-all`, `session-location=URI`, `duplicate-key=URI#/POINTER=VALUE` or
-    /// `latency=MS`.
+    /// `down`, `hang-all`, `session-location=URI`, `duplicate-key=URI#/POINTER=VALUE`,
+    /// `latency=MS` or `slow-write=MS`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (kind, arg) = text
             .split_once('=')
@@ -118,12 +122,16 @@ impl Fault {
                 .ok_or_else(|| {
                     format!("{text:?}: duplicate-key needs =/redfish/v1/…#/POINTER=VALUE")
                 }),
+            "slow-write" => arg
+                .and_then(|a| a.parse().ok())
+                .map(Fault::SlowWrite)
+                .ok_or_else(|| format!("{text:?}: slow-write needs =MILLISECONDS")),
             _ => Err(format!("{text:?}: unknown fault ({})", Fault::SYNTAX)),
         }
     }
 
     /// Every fault's syntax, for help texts and messages.
-    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE, latency=MS";
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE, latency=MS, slow-write=MS";
 }
 
 #[cfg(test)]
@@ -140,6 +148,12 @@ mod tests {
         assert_eq!(Fault::parse("logins=1"), Ok(Fault::Logins(1)));
         assert_eq!(Fault::parse("slow-login=12"), Ok(Fault::SlowLogin(12)));
         assert_eq!(Fault::parse("latency=3000"), Ok(Fault::Latency(3000)));
+        assert_eq!(Fault::parse("slow-write=2000"), Ok(Fault::SlowWrite(2000)));
+        assert!(
+            Fault::parse("slow-write")
+                .unwrap_err()
+                .contains("=MILLISECONDS")
+        );
         assert!(
             Fault::parse("latency=soon")
                 .unwrap_err()

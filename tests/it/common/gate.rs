@@ -80,6 +80,12 @@ impl Lab {
         Self::start(true, &[], false)
     }
 
+    /// Like [`Lab::authenticated`], with more `mockup serve` arguments; its simulator keeps
+    /// its log lines.
+    pub fn authenticated_with(args: &[&str]) -> Lab {
+        Self::start(true, args, true)
+    }
+
     fn start(authenticated: bool, extra: &[&str], logged: bool) -> Lab {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let host = dir.path().join("azl-node01");

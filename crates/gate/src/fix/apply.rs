@@ -2,8 +2,14 @@
 //! for a plan with a refusal (a read-only attribute, a value its registry does not allow,
 //! an incomplete host), nor without the caller's confirmation; a value already current or
 //! staged is skipped and said so, another value staged for it is a conflict.
+//!
+//! One apply of a run at a time ([`super::lock`]); every request is recorded before it is
+//! sent ([`Journal`]). A signal (the caller cancels `settings.capture.cancel`) lets the request
+//! in flight finish or time out within [`GRACE`], records it, sends nothing more and logs out.
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -13,6 +19,9 @@ use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::transport::{CommandSpec, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
 
+use super::earlier::Earlier;
+use super::journal::Journal;
+use super::lock::{self, LockEvent};
 use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
 use super::{RunHostState, plan_host, run_hosts};
 use crate::plan::host_options;
@@ -21,6 +30,15 @@ use crate::{GateError, Settings};
 
 /// A BMC read for the plan, its connection still open for the writes.
 type OpenBmc = (Connection, BmcSettings);
+
+/// How long a request in flight when a signal comes may take to be answered: a service
+/// manager's stop waits longer before it kills (systemd 90 s, Kubernetes 30 s).
+pub const GRACE: Duration = Duration::from_secs(10);
+
+/// Why a step was not sent, when the apply stopped before it.
+const STOPPED: &str = "fix apply was stopped by a signal before this step";
+/// Why a step or reset was not sent, when the record could not be written before it.
+const UNRECORDED: &str = "its record could not be written, so it was not sent";
 
 /// Which layer's steps are applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +66,8 @@ pub struct ApplyRequest {
     pub immediate: bool,
     /// Send nothing: say what would be sent.
     pub dry_run: bool,
+    /// Wait for another apply of the run to end, rather than refuse.
+    pub wait: bool,
 }
 
 /// What `fix apply` did.
@@ -65,6 +85,8 @@ pub struct Applied {
     pub unread: Vec<String>,
     /// The caller did not confirm: nothing was sent.
     pub declined: bool,
+    /// A signal stopped it: what was in flight is recorded, nothing after it was sent.
+    pub stopped: bool,
 }
 
 impl Applied {
@@ -83,18 +105,36 @@ impl Applied {
     }
 }
 
-/// Applies the run's plan: `confirm` sees it first and may decline (nothing is sent then).
+/// Applies the run's plan: `confirm` sees it first and may decline (nothing is sent then);
+/// `locked` hears of another apply of the run at work (waited for with `request.wait`) or
+/// one that ended without releasing the run's lock.
 pub async fn apply(
     settings: &Settings,
     request: &ApplyRequest,
     confirm: &mut dyn FnMut(&Plan) -> bool,
+    locked: &mut dyn FnMut(LockEvent<'_>),
 ) -> Result<Applied, GateError> {
     if request.ticket.trim().is_empty() || request.ticket.contains(['\n', '\r']) {
         return Err(GateError::FixRefused(vec![
             "--ticket must be one line of text naming the change".to_owned(),
         ]));
     }
+    let cancel = &settings.capture.cancel;
     let (run, states) = run_hosts(settings, &request.run, &request.hosts)?;
+    // Taken before the BMCs are read: a second apply would plan from what this one changes.
+    let mut held = None;
+    if !request.dry_run {
+        let taken = lock::take(
+            &run,
+            &request.run,
+            &request.ticket,
+            request.wait,
+            cancel,
+            locked,
+        )
+        .await?;
+        held = Some(taken.ok_or(GateError::ApplyStopped("while waiting for the run's lock"))?);
+    }
     let incomplete: Vec<String> = states
         .iter()
         .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
@@ -143,14 +183,26 @@ pub async fn apply(
         run: request.run.to_string(),
         ticket: request.ticket.clone(),
         started_at: jiff::Timestamp::now(),
+        pid: None,
+        machine: None,
+        finished_at: None,
+        interrupted: None,
         hosts: Vec::new(),
     };
     if !refused.is_empty() {
         close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
         return Err(GateError::FixRefused(refused));
     }
+    if cancel.is_cancelled() {
+        close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+        return Err(GateError::ApplyStopped("while the BMCs were read"));
+    }
     let nothing = plan.hosts.iter().all(|h| h.steps.is_empty());
     let declined = !request.dry_run && !nothing && unread.is_empty() && !confirm(&plan);
+    if cancel.is_cancelled() {
+        close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+        return Err(GateError::ApplyStopped("before it was confirmed"));
+    }
     if request.dry_run || nothing || declined || !unread.is_empty() {
         if request.dry_run {
             for (_, host_plan, bmc) in &hosts {
@@ -194,31 +246,88 @@ pub async fn apply(
             record_error: None,
             unread,
             declined,
+            stopped: false,
         });
     }
+    // Every request is recorded before it is sent: no record, nothing sent.
+    record.pid = Some(std::process::id());
+    record.machine = Some(lock::machine());
+    let started = (|| {
+        let earlier = Earlier::read(&run)?;
+        let journal = Journal::start(&run, record)?;
+        if let Some(held) = held.as_mut() {
+            held.set_record(journal.file())?;
+        }
+        Ok::<_, GateError>((earlier, journal))
+    })();
+    let (earlier, mut journal) = match started {
+        Ok(started) => started,
+        Err(e) => {
+            close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
+            return Err(e);
+        }
+    };
     for (state, host_plan, bmc) in hosts {
-        let mut host = HostRecord {
+        journal.record.hosts.push(HostRecord {
             host: host_plan.host.clone(),
             steps: Vec::new(),
             reset: None,
             reset_not_sent: None,
-        };
+        });
+        let h = journal.record.hosts.len() - 1;
         for step in &host_plan.steps {
-            let done = match (&step.action, &bmc) {
-                (Action::RedfishPatch(_), Some((connection, read))) => {
-                    bmc_step(connection, read, step, request.immediate).await
-                }
-                (Action::RedfishPatch(_), None) => StepRecord {
-                    step: step.clone(),
-                    outcome: Outcome::Failed,
-                    detail: "the host's BMC was not read".to_owned(),
-                    requests: Vec::new(),
-                    job: None,
-                },
-                (Action::Commands(_), _) => os_step(settings, state, step),
+            if cancel.is_cancelled() || journal.error.is_some() {
+                let skipped = not_sent(step, &journal);
+                journal.record.hosts[h].steps.push(skipped);
+                continue;
+            }
+            let sending = StepRecord {
+                step: step.clone(),
+                outcome: Outcome::Sending,
+                detail: "recorded before it was sent; no answer recorded".to_owned(),
+                requests: would_send(step).into_iter().map(Request::sending).collect(),
+                job: None,
             };
-            host.steps.push(done);
+            journal.record.hosts[h].steps.push(sending.clone());
+            if !journal.save() {
+                let skipped = not_sent(step, &journal);
+                if let Some(last) = journal.record.hosts[h].steps.last_mut() {
+                    *last = skipped;
+                }
+                continue;
+            }
+            let send = async {
+                match (&step.action, &bmc) {
+                    (Action::RedfishPatch(_), Some((connection, read))) => {
+                        bmc_step(connection, read, step, request.immediate).await
+                    }
+                    (Action::RedfishPatch(_), None) => StepRecord {
+                        step: step.clone(),
+                        outcome: Outcome::Failed,
+                        detail: "the host's BMC was not read".to_owned(),
+                        requests: Vec::new(),
+                        job: None,
+                    },
+                    (Action::Commands(_), _) => os_step(settings, state, step),
+                }
+            };
+            let mut done = within_grace(cancel, send)
+                .await
+                .unwrap_or_else(|| StepRecord {
+                    detail: unanswered(),
+                    ..sending
+                });
+            if done.outcome == Outcome::AlreadyPending
+                && let Some(by) = earlier.sent_by(&host_plan.host, step)
+            {
+                done.detail = format!("{}; {by}", done.detail);
+            }
+            if let Some(last) = journal.record.hosts[h].steps.last_mut() {
+                *last = done;
+            }
+            journal.save();
         }
+        let host = &journal.record.hosts[h];
         let staged = host.steps.iter().any(|s| {
             s.step.layer == Layer::Bmc
                 && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
@@ -226,39 +335,92 @@ pub async fn apply(
         });
         let failed = host.steps.iter().any(|s| !s.outcome.in_place());
         if request.reset {
-            let not_sent = |why: &str| Some(why.to_owned());
-            match &bmc {
-                _ if failed => {
-                    host.reset_not_sent = not_sent(
-                        "a step of the host failed: the reset would apply a partial change",
-                    );
+            let not_sent = |why: &str| Err(why.to_owned());
+            let post = match &bmc {
+                _ if cancel.is_cancelled() => {
+                    not_sent("fix apply was stopped by a signal before the reset")
                 }
-                _ if !staged => host.reset_not_sent = not_sent("nothing is staged for a reset"),
-                None => host.reset_not_sent = not_sent("the host's BMC was not read"),
-                Some((connection, read)) => match reset_request(read) {
-                    Ok(post) => host.reset = Some(reset(connection, post).await),
-                    Err(why) => host.reset_not_sent = Some(why),
-                },
+                _ if journal.error.is_some() => not_sent(UNRECORDED),
+                _ if failed => {
+                    not_sent("a step of the host failed: the reset would apply a partial change")
+                }
+                _ if !staged => not_sent("nothing is staged for a reset"),
+                None => not_sent("the host's BMC was not read"),
+                Some((connection, read)) => reset_request(read).map(|post| (connection, post)),
+            };
+            match post {
+                Ok((connection, post)) => {
+                    journal.record.hosts[h].reset = Some(post.clone().sending());
+                    if journal.save() {
+                        let answer = within_grace(cancel, reset(connection, post.clone())).await;
+                        journal.record.hosts[h].reset = Some(answer.unwrap_or_else(|| {
+                            let mut post = post.sending();
+                            post.messages.push(unanswered());
+                            post
+                        }));
+                        journal.save();
+                    } else {
+                        journal.record.hosts[h].reset = None;
+                        journal.record.hosts[h].reset_not_sent = Some(UNRECORDED.to_owned());
+                    }
+                }
+                Err(why) => journal.record.hosts[h].reset_not_sent = Some(why),
             }
         }
-        record.hosts.push(host);
         if let Some((connection, _)) = bmc {
             let _ = connection.close().await;
         }
     }
+    let stopped = cancel.is_cancelled();
+    journal.record.finished_at = Some(jiff::Timestamp::now());
+    journal.record.interrupted = stopped.then(|| "a signal".to_owned());
+    journal.save();
     // What was sent is reported even when its record cannot be kept.
-    let (file, record_error) = match run.write_fix_record(&record) {
-        Ok(file) => (Some(file), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
     Ok(Applied {
         plan,
-        record,
-        file,
-        record_error,
+        file: Some(journal.file().clone()),
+        record_error: journal.error.clone(),
+        record: journal.record,
         unread,
         declined: false,
+        stopped,
     })
+}
+
+/// `step` recorded as not sent: the apply was stopped, or its record cannot be written.
+fn not_sent(step: &Step, journal: &Journal) -> StepRecord {
+    let detail = match journal.error {
+        Some(_) => UNRECORDED,
+        None => STOPPED,
+    };
+    StepRecord {
+        step: step.clone(),
+        outcome: Outcome::NotSent,
+        detail: detail.to_owned(),
+        requests: Vec::new(),
+        job: None,
+    }
+}
+
+/// The detail of a request that got no answer within the grace after a signal.
+fn unanswered() -> String {
+    format!(
+        "no answer within the grace of {} s after the signal: the BMC may have taken it",
+        GRACE.as_secs()
+    )
+}
+
+/// `work`'s result; once `cancel` is cancelled, only if it ends within [`GRACE`].
+async fn within_grace<T>(
+    cancel: &driftgate_collect::Cancel,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    tokio::select! {
+        done = &mut work => return Some(done),
+        () = cancel.cancelled() => {}
+    }
+    tokio::time::timeout(GRACE, work).await.ok()
 }
 
 /// The requests a step would send, unsent.

@@ -123,14 +123,16 @@ pub async fn plan(
         let read = match (location, options) {
             (None, _) => None,
             (Some(_), Err(why)) => Some(Err(why)),
-            (Some(location), Ok(options)) => match read_bmc(&location, &options).await {
-                Ok((connection, read)) => {
-                    // A plan only reads: the session is not kept.
-                    let _ = connection.close().await;
-                    Some(Ok(read))
+            (Some(location), Ok(options)) => {
+                match read_bmc(&location, &options, &capture.cancel).await {
+                    Ok((connection, read)) => {
+                        // A plan only reads: the session is not kept.
+                        let _ = connection.close().await;
+                        Some(Ok(read))
+                    }
+                    Err(why) => Some(Err(why)),
                 }
-                Err(why) => Some(Err(why)),
-            },
+            }
         };
         hosts.push(plan_with(
             name,

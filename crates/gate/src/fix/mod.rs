@@ -4,13 +4,16 @@
 //! transports), reads them back, and records everything in the run directory.
 
 mod apply;
+mod earlier;
+mod journal;
 mod judged;
+mod lock;
 mod record;
 mod verify;
 
-use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::redfish::{RedfishLocation, RedfishOptions};
+use driftgate_collect::{Cancel, SourceSpec};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
@@ -20,8 +23,9 @@ use super::plan::{existing_run, host_options, inventory_host, unique};
 use super::run::{RunDir, RunId};
 use super::{GateError, Settings};
 
-pub use apply::{Applied, ApplyRequest, LayerChoice, apply};
+pub use apply::{Applied, ApplyRequest, GRACE, LayerChoice, apply};
 pub use judged::{Judged, out_dir, plan as plan_judged};
+pub use lock::{Holder, LockEvent};
 pub use record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
 pub use verify::checks;
 
@@ -111,22 +115,30 @@ pub(crate) async fn open_bmc(
         return Ok(None);
     };
     let options = host_options(settings, host).map_err(|e| e.to_string())?;
-    read_bmc(location, &options.redfish).await.map(Some)
+    read_bmc(location, &options.redfish, &settings.capture.cancel)
+        .await
+        .map(Some)
 }
 
-/// Opens and reads the BMC at `location`; logged out again when it cannot be read.
+/// Opens and reads the BMC at `location`; logged out again when it cannot be read, or when
+/// `cancel` stops the read (a signal: nothing is planned from half a BMC).
 pub(crate) async fn read_bmc(
     location: &RedfishLocation,
     options: &RedfishOptions,
+    cancel: &Cancel,
 ) -> Result<(Connection, BmcSettings), String> {
     let connection = Connection::open(location, options)
         .await
         .map_err(|e| e.to_string())?;
-    match connection.read().await {
+    let read = tokio::select! {
+        read = connection.read() => read.map_err(|e| e.to_string()),
+        () = cancel.cancelled() => Err("stopped by a signal before it was read".to_owned()),
+    };
+    match read {
         Ok(read) => Ok((connection, read)),
-        Err(e) => {
+        Err(why) => {
             let _ = connection.close().await;
-            Err(e.to_string())
+            Err(why)
         }
     }
 }

@@ -1,5 +1,7 @@
 //! What `fix apply` did, kept in the run directory (`fix/apply-<N>.json`, written atomically)
-//! for `gate post` to verify and the next promote's commit to name.
+//! for `gate post` to verify and the next promote's commit to name. The record is written
+//! before each request with its step `sending`, and again with the answer: an apply that was
+//! killed leaves a record saying what it was sending.
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +23,18 @@ pub struct ApplyRecord {
     pub ticket: String,
     /// When it started.
     pub started_at: jiff::Timestamp,
+    /// The process that applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// The machine it ran on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// When it ended; none while it works, and in the record of an apply that was killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<jiff::Timestamp>,
+    /// What stopped it before its end (a signal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
     /// Its hosts.
     pub hosts: Vec<HostRecord>,
 }
@@ -71,8 +85,12 @@ pub enum Outcome {
     Conflict,
     /// Sent and refused, or not read back.
     Failed,
-    /// A dry run: nothing sent.
+    /// Not sent: a dry run, or an apply stopped before this step.
     NotSent,
+    /// Being sent: recorded before its request. A record that still says so was left by an
+    /// apply that stopped before the answer came (killed, or no answer within the grace after
+    /// a signal): the BMC may have taken it.
+    Sending,
 }
 
 impl Outcome {
@@ -103,6 +121,9 @@ pub struct Request {
     /// Its messages (Redfish `MessageId: Message`, a command's last error line).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<String>,
+    /// Recorded as it was about to be sent, with no answer recorded since.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sending: bool,
 }
 
 impl Request {
@@ -115,6 +136,13 @@ impl Request {
             status: None,
             location: None,
             messages: Vec::new(),
+            sending: false,
         }
+    }
+
+    /// This request, recorded as about to be sent.
+    pub fn sending(mut self) -> Self {
+        self.sending = true;
+        self
     }
 }
