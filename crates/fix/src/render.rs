@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::model::{Action, Effect, HostPlan, Layer, Plan, Shell, Step};
+use super::quote;
 
 /// The plan as text: per host its steps (from → to, reboot, risk, verification, exactly
 /// what is sent or run), what follows from them, and what no setting fixes.
@@ -179,34 +180,53 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
     let _ = writeln!(
         out,
         "# driftgate fix plan for {} ({}), layer {}: review, then run on the host.",
-        host.host,
-        made_from,
+        quote::comment(&host.host),
+        quote::comment(made_from),
         layer.as_str()
     );
     out.push_str("set -eu\n");
     if layer == Layer::Bmc {
         out.push_str(": \"${BMC:?set BMC to https://<bmc address>}\"\n");
         out.push_str(": \"${DRIFTGATE_BMC_USERNAME:?}\" \"${DRIFTGATE_BMC_PASSWORD:?}\"\n");
+        // The account stays in this shell's own variables: no command it runs inherits it.
+        out.push_str("bmc_user=$DRIFTGATE_BMC_USERNAME bmc_password=$DRIFTGATE_BMC_PASSWORD\n");
+        out.push_str("unset DRIFTGATE_BMC_USERNAME DRIFTGATE_BMC_PASSWORD\n");
+        out.push_str("case $bmc_user in *:*) echo 'DRIFTGATE_BMC_USERNAME holds a colon, which HTTP Basic authentication cannot carry' >&2; exit 2 ;; esac\n");
+        out.push_str(quote::SH_CURL_ACCOUNT);
     }
     for step in steps {
-        let _ = writeln!(out, "\n# [{}] {}", step.id, step.summary);
+        let _ = writeln!(
+            out,
+            "\n# [{}] {}",
+            quote::comment(&step.id),
+            quote::comment(&step.summary)
+        );
         match &step.action {
             Action::Commands(commands) if commands.shell == Shell::Sh => {
                 for line in &commands.lines {
-                    let _ = writeln!(out, "echo {}", quote(&format!("+ {line}")));
-                    let _ = writeln!(out, "{line}");
+                    match quote::sh(&format!("+ {line}")) {
+                        Ok(echo) => {
+                            let _ = writeln!(out, "echo {echo}");
+                            let _ = writeln!(out, "{line}");
+                        }
+                        Err(why) => refuse(&mut out, &why),
+                    }
                 }
             }
             Action::RedfishPatch(patch) => {
                 let body = serde_json::to_string(&patch.body).unwrap_or_default();
-                // The account goes to curl on its standard input (printf is the shell's own), never
-                // on a command line that `ps` shows.
-                let _ = writeln!(
-                    out,
-                    "printf 'user = \"%s:%s\"\\n' \"$DRIFTGATE_BMC_USERNAME\" \"$DRIFTGATE_BMC_PASSWORD\" | curl --config - --fail-with-body -sS -X PATCH -H 'Content-Type: application/json' --data {} \"$BMC\"{}",
-                    quote(&body),
-                    quote(&patch.settings)
-                );
+                // The account goes to curl on its standard input, written by the shell's own
+                // printf, never on a command line that `ps` shows. curl's URL globbing is off:
+                // `[]{}` in a URI are data.
+                match (quote::sh(&body), quote::sh(&patch.settings)) {
+                    (Ok(body), Ok(settings)) => {
+                        let _ = writeln!(
+                            out,
+                            "curl_account | curl --config - --globoff --fail-with-body -sS -X PATCH -H 'Content-Type: application/json' --data-raw {body} \"$BMC\"{settings}"
+                        );
+                    }
+                    (Err(why), _) | (_, Err(why)) => refuse(&mut out, &why),
+                }
             }
             Action::Commands(_) => {}
         }
@@ -214,16 +234,28 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
     out
 }
 
+/// A line that stops the script where a step's value cannot be carried, naming it.
+fn refuse(out: &mut String, why: &quote::Unquotable) {
+    let said = quote::sh(&format!("refused: {why}")).unwrap_or_default();
+    let _ = writeln!(out, "echo {said} >&2; exit 1");
+}
+
 fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "# driftgate fix plan for {} ({}), layer windows: review, then run on the host.",
-        host.host, made_from
+        quote::comment(&host.host),
+        quote::comment(made_from)
     );
     out.push_str("$ErrorActionPreference = 'Stop'\n");
     for step in steps {
-        let _ = writeln!(out, "\n# [{}] {}", step.id, step.summary);
+        let _ = writeln!(
+            out,
+            "\n# [{}] {}",
+            quote::comment(&step.id),
+            quote::comment(&step.summary)
+        );
         if let Action::Commands(commands) = &step.action {
             for line in &commands.lines {
                 let _ = writeln!(out, "{line}");
@@ -231,10 +263,6 @@ fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
         }
     }
     out
-}
-
-fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// Effects grouped by the port or device they are on, in order.
