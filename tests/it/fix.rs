@@ -649,12 +649,22 @@ const PFC: &str = "Vendor_PFCPriorities";
 const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
 
 /// Captures of the seed-1 baseline BMC given one more NIC attribute [`PFC`], `was` in the
-/// baseline and `0` now, in `work`: (current, baseline). The current mockup folder stays: the
-/// plan reads the BMC there.
-pub fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+/// baseline and `0` now, in `work`: (current, baseline).
+fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    attribute_drift_named(work, PFC, was)
+}
+
+/// Captures of the seed-1 baseline BMC given one more writable String NIC attribute `name`,
+/// `was` in the baseline and `0` now, in `work`: (current, baseline). The current mockup folder
+/// stays: the plan reads the BMC there.
+pub fn attribute_drift_named(
+    work: &Path,
+    name: &str,
+    was: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
     for (state, value) in [("baseline", was), ("current", "0")] {
         let bmc = work.join(state).join("bmc");
-        scripts::bmc_with_attribute(&bmc, PFC, value);
+        scripts::bmc_with_attribute(&bmc, name, value);
         driftgate()
             .args(["capture", "--host", "azl-node01", "--source"])
             .arg(format!("redfish=mockup:{}", bmc.display()))
