@@ -643,14 +643,14 @@ fn a_nightly_out_dir_is_planned_from_its_snapshots_and_the_bmc_sessions_are_clos
 }
 
 /// A String NIC attribute whose name says PFC, so that a change of it blocks.
-const PFC: &str = "Vendor_PFCPriorities";
+pub const PFC: &str = "Vendor_PFCPriorities";
 
 /// The attack's baseline value: a newline, then a line that writes the BMC password to a file.
-const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
+pub const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
 
 /// Captures of the seed-1 baseline BMC given one more NIC attribute [`PFC`], `was` in the
 /// baseline and `0` now, in `work`: (current, baseline).
-fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+pub fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     attribute_drift_named(work, PFC, was)
 }
 
@@ -689,7 +689,7 @@ pub fn emit_scripts(current: &Path, baseline: &Path, dir: &Path, args: &[&str]) 
 }
 
 /// Runs a `-bmc.sh` against a recording BMC stand-in with `user` and `password`.
-fn run_bmc_script(
+pub fn run_bmc_script(
     script: &Path,
     user: &str,
     password: &str,
@@ -781,14 +781,15 @@ fn any_bmc_password_reaches_curl_byte_exact_and_nowhere_else() {
     }
 }
 
-#[test]
-fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
-    use crate::common::powershell::{self, Token, literal, word};
-    let work = tempfile::tempdir().unwrap();
-    let name = "SLOT 3 Port 1\u{2019}; Write-Host X; \u{2019}\n";
+/// The attack's Windows adapter name: a typographic quote ends a PowerShell string too.
+pub const ADAPTER: &str = "SLOT 3 Port 1\u{2019}; Write-Host X; \u{2019}\n";
+
+/// Captures in `work` of seed 1's Windows host whose first adapter is called `name`, its QoS
+/// enabled in the baseline and disabled now: `current.json` and `baseline.json`.
+pub fn adapter_named(work: &Path, name: &str) {
     let recorded = root().join("examples/azure-local-dcbx/recorded/baseline/windows");
     for (state, enabled) in [("baseline", true), ("current", false)] {
-        let folder = work.path().join(state);
+        let folder = work.join(state);
         copy_dir(&recorded, &folder);
         let file = folder.join("windows-qos.json");
         let mut doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
@@ -807,10 +808,17 @@ fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
             .args(["capture", "--host", "azl-node01", "--source"])
             .arg(format!("windows=dir:{}", folder.display()))
             .arg("--out")
-            .arg(work.path().join(format!("{state}.json")))
+            .arg(work.join(format!("{state}.json")))
             .assert()
             .code(0);
     }
+}
+
+#[test]
+fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
+    use crate::common::powershell::{self, Token, literal, word};
+    let work = tempfile::tempdir().unwrap();
+    adapter_named(work.path(), ADAPTER);
     let snapshot: Value =
         serde_json::from_slice(&std::fs::read(work.path().join("current.json")).unwrap()).unwrap();
     let named = snapshot["facts"]["nic/00:0a:f7:12:34:56/os/name"]

@@ -205,8 +205,9 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
             Action::Commands(commands) if commands.shell == Shell::Sh => {
                 for line in &commands.lines {
                     match quote::sh(&format!("+ {line}")) {
-                        Ok(echo) => {
-                            let _ = writeln!(out, "echo {echo}");
+                        // printf, not echo: dash's echo reads backslashes as escapes.
+                        Ok(shown) => {
+                            let _ = writeln!(out, "printf '%s\\n' {shown}");
                             let _ = writeln!(out, "{line}");
                         }
                         Err(why) => refuse(&mut out, &why),
@@ -237,7 +238,7 @@ fn shell(host: &HostPlan, layer: Layer, steps: &[&Step], made_from: &str) -> Str
 /// A line that stops the script where a step's value cannot be carried, naming it.
 fn refuse(out: &mut String, why: &quote::Unquotable) {
     let said = quote::sh(&format!("refused: {why}")).unwrap_or_default();
-    let _ = writeln!(out, "echo {said} >&2; exit 1");
+    let _ = writeln!(out, "printf '%s\\n' {said} >&2; exit 1");
 }
 
 fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
