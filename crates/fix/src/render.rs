@@ -278,3 +278,69 @@ fn by_scope(effects: &[Effect]) -> Vec<(&str, Vec<&Effect>)> {
     }
     groups
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Commands, RedfishPatch, Risk};
+
+    fn step(id: &str, layer: Layer, action: Action) -> Step {
+        Step {
+            id: id.to_owned(),
+            layer,
+            summary: "x\ny".to_owned(),
+            changes: Vec::new(),
+            reboot: false,
+            risk: Risk::Low,
+            risk_note: String::new(),
+            verify: String::new(),
+            action,
+        }
+    }
+
+    #[test]
+    fn a_value_no_script_can_carry_stops_the_script_at_its_step() {
+        let patch = RedfishPatch {
+            resource: "/r".to_owned(),
+            settings: "/r/Settings\0".to_owned(),
+            apply_time: "OnReset".to_owned(),
+            supported_apply_times: Vec::new(),
+            registry: String::new(),
+            body: serde_json::json!({"Attributes": {"A\0": "B\0"}}),
+            then: Vec::new(),
+        };
+        let lines = Commands {
+            shell: Shell::Sh,
+            lines: vec!["esxcli x\0".to_owned()],
+        };
+        let plan = Plan {
+            schema: String::new(),
+            tool: String::new(),
+            made_from: "snapshot a\nrm -rf ~".to_owned(),
+            hosts: vec![HostPlan {
+                host: "h".to_owned(),
+                steps: vec![
+                    step("bmc-1", Layer::Bmc, Action::RedfishPatch(patch)),
+                    step("esxi-1", Layer::Esxi, Action::Commands(lines)),
+                ],
+                not_fixable: Vec::new(),
+                effects: Vec::new(),
+                unread: None,
+            }],
+        };
+        let files = script_files(&plan);
+        let bmc = &files[0].1;
+        assert!(
+            bmc.contains(
+                r"printf '%s\n' 'refused: /r/Settings\u{0} holds a NUL byte, which no command line can carry' >&2; exit 1"
+            ),
+            "{bmc}"
+        );
+        assert!(!bmc.contains("curl_account |"), "{bmc}");
+        assert!(bmc.contains(r"(snapshot a\u{a}rm -rf ~)"), "{bmc}");
+        assert!(bmc.contains(r"# [bmc-1] x\u{a}y"), "{bmc}");
+        assert!(!bmc.contains('\0'));
+        let esxi = &files[1].1;
+        assert!(esxi.contains("exit 1") && !esxi.contains('\0'), "{esxi}");
+    }
+}
