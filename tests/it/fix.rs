@@ -882,3 +882,119 @@ fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
     all.extend(expected);
     assert_eq!(commands, all, "{text}");
 }
+
+/// A bin folder with a stand-in `powershell`: the collector's call (`-ExecutionPolicy Bypass`)
+/// prints `recorded`'s `windows-qos.json`; any other call appends its arguments,
+/// NUL-separated, to `log/<n>.args` and succeeds.
+fn recording_powershell(recorded: &Path, log: &Path) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().unwrap();
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in\n*' -ExecutionPolicy '*) cat > /dev/null; cat {qos:?} ;;\n*) n=0; while [ -e {log:?}/$n.args ]; do n=$((n + 1)); done; for a in \"$@\"; do printf '%s\\0' \"$a\"; done > {log:?}/$n.args ;;\nesac\n",
+        qos = recorded.join("windows-qos.json").display().to_string(),
+        log = log.display().to_string(),
+    );
+    let file = bin.path().join("powershell");
+    std::fs::write(&file, script).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn fix_apply_runs_a_windows_line_encoded_with_the_adapter_name_one_string() {
+    use crate::common::powershell::{self, Token, literal, word};
+    use base64::Engine as _;
+    let work = tempfile::tempdir().unwrap();
+    adapter_named(work.path(), ADAPTER);
+    let log = work.path().join("log");
+    std::fs::create_dir(&log).unwrap();
+    let bin = recording_powershell(&work.path().join("current"), &log);
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let store = work.path().join("store");
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(&store)
+        .assert()
+        .code(0);
+    std::fs::write(
+        store.join("inventory.toml"),
+        "[[host]]\nname = \"azl-node01\"\nfleet = \"win\"\nsources = [\"windows=local:\"]\n",
+    )
+    .unwrap();
+    driftgate()
+        .arg("--repo")
+        .arg(&store)
+        .args(["baseline", "promote", "--fleet", "win"])
+        .arg(work.path().join("baseline.json"))
+        .assert()
+        .code(0);
+    let driftgate_at = |args: &[&str]| {
+        let mut cmd = driftgate();
+        cmd.env("PATH", &path).arg("--repo").arg(&store).args(args);
+        run(&mut cmd)
+    };
+    driftgate_at(&["gate", "pre", "--run", "CHG-W1", "azl-node01"]).expect(1);
+    let applied = driftgate_at(&[
+        "fix", "apply", "--run", "CHG-W1", "--ticket", "CHG-W1", "--yes", "--layer", "os",
+    ])
+    .expect(0);
+    assert!(
+        applied
+            .stderr
+            .contains("[windows-1] applied: ran on the host"),
+        "{}",
+        applied.stderr
+    );
+    let named = ADAPTER;
+    let mac = "00:0a:f7:12:34:56";
+    let expected = [
+        vec![
+            word("if"),
+            Token::Operator('('),
+            Token::Operator('('),
+            word("Get-NetAdapter"),
+            word("-Name"),
+            literal(named),
+            Token::Operator(')'),
+            word(".MacAddress"),
+            word("-ne"),
+            literal("00-0A-F7-12-34-56"),
+            Token::Operator(')'),
+            Token::Operator('{'),
+            word("throw"),
+            literal(&format!("adapter {named} is not the port {mac}")),
+            Token::Operator('}'),
+        ],
+        vec![word("Enable-NetAdapterQos"), word("-Name"), literal(named)],
+    ];
+    for (n, line) in expected.iter().enumerate() {
+        let args = std::fs::read(log.join(format!("{n}.args"))).unwrap();
+        let args: Vec<String> = args
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8(a.to_vec()).unwrap())
+            .collect();
+        // Letters, digits and `+/=` only: nothing on the way (ssh, cmd.exe) reads it again.
+        assert_eq!(
+            args[..3],
+            ["-NoProfile", "-NonInteractive", "-EncodedCommand"]
+        );
+        assert_eq!(args.len(), 4, "{args:?}");
+        let utf16: Vec<u16> = base64::engine::general_purpose::STANDARD
+            .decode(&args[3])
+            .unwrap()
+            .chunks(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        let script = String::from_utf16(&utf16).unwrap();
+        let want = vec![
+            vec![word("$ErrorActionPreference"), word("="), literal("Stop")],
+            line.clone(),
+        ];
+        assert_eq!(powershell::lines(&script).unwrap(), want, "{script}");
+    }
+    assert!(!log.join("2.args").exists(), "two lines run, no more");
+}

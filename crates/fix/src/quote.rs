@@ -60,6 +60,17 @@ pub fn powershell(text: &str) -> Result<String, Unquotable> {
     Ok(out)
 }
 
+/// The argument of `powershell -EncodedCommand` that runs `script`: base64 of its UTF-16LE
+/// text. Letters, digits, `+`, `/` and `=` only, so it reaches PowerShell unchanged through
+/// ssh, a remote POSIX shell or cmd.exe (whose `& | < > ^` and quotes differ from
+/// PowerShell's), where a `-Command` line would be split and read again on the way.
+pub fn powershell_encoded(script: &str) -> Result<String, Unquotable> {
+    use base64::Engine as _;
+    no_nul(script)?;
+    let bytes: Vec<u8> = script.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
 /// `text` when it is a bare word (letters, digits, `_`, `.` and `-`): for values a command
 /// takes unquoted (a priority, an action), refused otherwise.
 pub fn word(text: &str) -> Result<&str, Unquotable> {
@@ -176,6 +187,16 @@ mod tests {
             r"\u{d}\u{85}\u{2028}\u{2029}\u{1b}[31m\u{7f}\u{202e}\u{9}"
         );
         assert_eq!(comment("Brücke ‘x’ #1"), "Brücke ‘x’ #1");
+    }
+
+    #[test]
+    fn an_encoded_command_is_base64_of_utf16le() {
+        // `powershell -EncodedCommand` of "dir ’" is base64 of 64 00 69 00 72 00 20 00 19 20.
+        assert_eq!(
+            powershell_encoded("dir \u{2019}").unwrap(),
+            "ZABpAHIAIAAZIA=="
+        );
+        assert!(powershell_encoded("a\0").is_err());
     }
 
     #[test]
