@@ -779,6 +779,11 @@ fn any_bmc_password_reaches_curl_byte_exact_and_nowhere_else() {
             "{password:?}: the account is in curl's environment"
         );
     }
+    // HTTP Basic authentication cannot carry a user name with a colon: nothing is sent.
+    let (ran, received, stand_ins) = run_bmc_script(&script, "ro:ot", "secret");
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(ran.stderr.contains("holds a colon"), "{}", ran.stderr);
+    assert!(received.is_empty() && stand_ins.calls("curl").is_empty());
 }
 
 /// The attack's Windows adapter name: a typographic quote ends a PowerShell string too.
