@@ -707,7 +707,9 @@ fn script_typographic_quote() -> Seen {
         &work.path().join("scripts"),
         "azl-node01-windows.ps1",
     );
-    let lines = common::powershell::lines(&script).unwrap();
+    let file = work.path().join("scripts/azl-node01-windows.ps1");
+    let read = common::powershell::as_windows_powershell_reads(&std::fs::read(file).unwrap());
+    let lines = common::powershell::lines(&read).unwrap();
     assert!(
         lines
             .iter()

@@ -873,7 +873,9 @@ fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
         .collect();
     assert_eq!(lines, expected, "{step:#}");
     // The script: comments, `$ErrorActionPreference`, and those lines, nothing else.
-    let text = std::fs::read_to_string(dir.join("azl-node01-windows.ps1")).unwrap();
+    let text = powershell::as_windows_powershell_reads(
+        &std::fs::read(dir.join("azl-node01-windows.ps1")).unwrap(),
+    );
     let commands: Vec<Vec<Token>> = powershell::lines(&text)
         .unwrap()
         .into_iter()

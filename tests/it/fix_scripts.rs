@@ -22,12 +22,13 @@ use crate::common::scripts::{self, Recorder, StandIns};
 use crate::fix::{attribute_drift_named, emit_scripts};
 
 /// Pieces of hostile text: quotes every language honours, line ends of every kind, what a
-/// shell, PowerShell or curl's configuration would take for code or an escape.
+/// shell, PowerShell or curl's configuration would take for code or an escape, and characters
+/// whose UTF-8 holds a byte Windows-1252 reads as a quote (`ђ` D1 92 → `Ñ’`, `Ą` C4 84 → `Ä„`).
 const PIECES: &[&str] = &[
     "'", "\"", "\u{2018}", "\u{2019}", "\u{201a}", "\u{201b}", "\u{201c}", "\u{201e}", "\n", "\r",
     "\t", "\u{b}", "$(", ")", "`", ";", "#", "\u{2028}", "\u{2029}", "\u{85}", "\\", "$", "{", "}",
-    "[", "]", "*", " ", "ü", "€", "a", "Z", "0", "%s", "-", "!", "&", "|", "<", ">", "\u{1b}", "=",
-    ":", "@", "~",
+    "[", "]", "*", " ", "ü", "€", "ђ", "Ą", "a", "Z", "0", "%s", "-", "!", "&", "|", "<", ">",
+    "\u{1b}", "=", ":", "@", "~",
 ];
 
 /// What a fact path segment can hold of them (no blank, control, non-ASCII, `/` or `\`).
@@ -164,7 +165,9 @@ proptest! {
         prop_assert_eq!(&lines, &expected);
         // The script: every comment one line, the commands exactly those.
         let dir = write_scripts(host);
-        let text = std::fs::read_to_string(dir.path().join("azl-node01-windows.ps1")).unwrap();
+        let text = powershell::as_windows_powershell_reads(
+            &std::fs::read(dir.path().join("azl-node01-windows.ps1")).unwrap(),
+        );
         let mut commands: Vec<Vec<Token>> = Vec::new();
         for line in powershell::lines(&text).unwrap() {
             match &line[..] {

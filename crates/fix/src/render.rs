@@ -242,7 +242,10 @@ fn refuse(out: &mut String, why: &quote::Unquotable) {
 }
 
 fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
-    let mut out = String::new();
+    // A UTF-8 byte order mark: without one, Windows PowerShell 5.1 reads a script in the ANSI
+    // code page, where bytes inside UTF-8 characters are quotes (`ђ` is D1 92, and 0x92 is `’`
+    // in Windows-1252), and a string would end where its quoting did not double a quote.
+    let mut out = String::from('\u{feff}');
     let _ = writeln!(
         out,
         "# driftgate fix plan for {} ({}), layer windows: review, then run on the host.",

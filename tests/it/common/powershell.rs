@@ -158,6 +158,28 @@ pub fn lines(text: &str) -> Result<Vec<Vec<Token>>, String> {
     Ok(lines)
 }
 
+/// The text Windows PowerShell 5.1 reads from a script file's `bytes`: UTF-8 after a UTF-8
+/// byte order mark, else the ANSI code page (Windows-1252 here), in which the bytes 0x91, 0x92
+/// and 0x82 are the quotes `‘ ’ ‚` and 0x84, 0x93, 0x94 the double quotes `„ “ ”`, bytes that
+/// UTF-8 uses inside other characters (`ђ` is D1 92).
+pub fn as_windows_powershell_reads(bytes: &[u8]) -> String {
+    if let Some(text) = bytes.strip_prefix(b"\xef\xbb\xbf") {
+        return String::from_utf8(text.to_vec()).expect("UTF-8 after its byte order mark");
+    }
+    const HIGH: [u32; 32] = [
+        0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039,
+        0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+        0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+    ];
+    bytes
+        .iter()
+        .map(|&b| match b {
+            0x80..=0x9f => char::from_u32(HIGH[usize::from(b - 0x80)]).expect("a character"),
+            _ => char::from(b),
+        })
+        .collect()
+}
+
 /// A word token.
 pub fn word(text: &str) -> Token {
     Token::Word(text.to_owned())
@@ -208,4 +230,17 @@ fn the_tokenizer_follows_the_quoting_rules() {
         "a newline inside a string is data"
     );
     assert!(tokenize("'open").is_err());
+    // Without a byte order mark, Windows PowerShell 5.1 reads `ђ` (D1 92) as `Ñ’`.
+    assert_eq!(
+        tokenize(&as_windows_powershell_reads("'ђ; x; ђ'".as_bytes())).unwrap(),
+        [
+            literal("Ñ"),
+            Token::Operator(';'),
+            word("x"),
+            Token::Operator(';'),
+            word("Ñ"),
+            literal("")
+        ]
+    );
+    assert_eq!(as_windows_powershell_reads("\u{feff}'ђ'".as_bytes()), "'ђ'");
 }
