@@ -1,12 +1,13 @@
 //! Data is never code, as a property: hostile strings (quotes of every kind, newlines, CR,
 //! `$( )`, backticks, `;`, `#`, Unicode line separators, escapes, non-ASCII) as a BMC's
-//! attribute names and values, the account, an ESXi device's naa id, SATP and policies, and a
-//! Windows adapter's name go through the real plan code; the emitted `-bmc.sh` and `-esxi.sh`
-//! run in `sh` (dash) with recording `curl` and `esxcli` first on `PATH`, and each value
-//! arrives byte-exact, each tool is called exactly as often as the plan says, and nothing else
-//! runs (the folder the script runs in stays empty). The `-windows.ps1` is read by the
-//! PowerShell tokenizer of `common::powershell`. A NUL, which no command line can carry, is
-//! refused by the plan, naming the value.
+//! attribute names and values, the account, an ESXi device's naa id, SATP and policies, a Linux
+//! interface's name and trust mode, and a Windows adapter's name go through the real plan code;
+//! the emitted `-bmc.sh`, `-esxi.sh` and `-linux.sh` run in `sh` (dash) with recording `curl`,
+//! `esxcli` and `mlnx_qos` first on `PATH`, and each value arrives byte-exact, each tool is
+//! called exactly as often as the plan says, and nothing else runs (the folder the script runs
+//! in stays empty). The `-windows.ps1` is read as Windows PowerShell 5.1 reads it by the
+//! tokenizer of `common::powershell`. A NUL, which no command line can carry, is refused by the
+//! plan, naming the value.
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -136,6 +137,30 @@ proptest! {
             args(&["storage", "nmp", "satp", "rule", "remove", "-s", &satp, "-d", &device, "-P", "VMW_PSP_RR"]),
             args(&["storage", "nmp", "satp", "rule", "add", "-s", &satp, "-d", &device, "-P", &psp, "-e", &keep]),
         ]);
+    }
+
+    #[test]
+    fn linux_values_reach_the_tools_byte_exact_and_nothing_else_runs(
+        name in hostile(PIECES, 1),
+        trust in hostile(PIECES, 1),
+    ) {
+        prop_assume!(trust != "pcp");
+        let mac = "0c:42:a1:5e:77:11";
+        let facts = |trust: &str| vec![
+            (format!("nic/{mac}/os/name"), FactValue::from(name.as_str())),
+            (format!("nic/{mac}/os/trust"), FactValue::from(trust)),
+        ];
+        let host = plan_of(&snapshot("linux", facts("pcp")), &snapshot("linux", facts(&trust)));
+        prop_assert_eq!(host.steps.len(), 1, "{:#?}", host);
+        let dir = write_scripts(host);
+        let stand_ins = StandIns::new();
+        let ran = scripts::run_script(&dir.path().join("azl-node01-linux.sh"), &stand_ins, &[]);
+        prop_assert_eq!(ran.code, 0, "{}", ran.stderr);
+        prop_assert!(ran.left.is_empty(), "the script wrote {:?}", ran.left);
+        let calls = |tool: &str| -> Vec<Vec<Vec<u8>>> {
+            stand_ins.calls(tool).into_iter().map(|c| c.args).collect()
+        };
+        prop_assert_eq!(calls("mlnx_qos"), vec![args(&["-i", &name, "--trust", &trust])]);
     }
 
     #[test]

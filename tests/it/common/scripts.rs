@@ -1,7 +1,7 @@
-//! Emitted fix scripts run for real: a seed-1 BMC mockup given one more NIC attribute, stand-in
-//! `curl` and `esxcli` that record their arguments and standard input (and `curl` then runs the
-//! real curl), a BMC stand-in that records every request it is sent, and `sh` (dash) running a
-//! script in an empty folder.
+//! Emitted fix scripts run for real: a seed-1 BMC mockup given one more NIC attribute,
+//! stand-in `curl`, `esxcli` and `mlnx_qos` that record their arguments and standard input (and
+//! `curl` then runs the real curl), a BMC stand-in that records every request it is sent, and
+//! `sh` (dash) running a script in an empty folder.
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
@@ -139,7 +139,7 @@ pub struct Call {
     pub stdin: Vec<u8>,
 }
 
-/// Stand-in `curl` and `esxcli` in a bin folder, recording each call in `log`.
+/// Stand-in `curl`, `esxcli` and `mlnx_qos` in a bin folder, recording each call in `log`.
 pub struct StandIns {
     bin: tempfile::TempDir,
     log: tempfile::TempDir,
@@ -147,7 +147,7 @@ pub struct StandIns {
 
 impl StandIns {
     /// Makes them: `curl` runs the real curl (found on `PATH` now) with its arguments and
-    /// input after recording them; `esxcli` records and succeeds.
+    /// input after recording them; the others record and succeed.
     pub fn new() -> StandIns {
         let real_curl = std::env::split_paths(&std::env::var_os("PATH").unwrap())
             .map(|dir| dir.join("curl"))
@@ -161,6 +161,7 @@ impl StandIns {
                 format!("exec {:?} \"$@\" < \"$log/$n.stdin\"", real_curl.display()),
             ),
             ("esxcli", "exit 0".to_owned()),
+            ("mlnx_qos", "exit 0".to_owned()),
         ] {
             let script = format!(
                 "#!/bin/sh\nlog={log:?}/{tool}\nmkdir -p \"$log\"\nn=0\nwhile [ -e \"$log/$n.args\" ]; do n=$((n + 1)); done\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done > \"$log/$n.args\"\ncat > \"$log/$n.stdin\"\nenv > \"$log/$n.env\"\n{then}\n",
