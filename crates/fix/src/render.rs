@@ -7,17 +7,19 @@ use super::model::{Action, Effect, HostPlan, Layer, Plan, Shell, Step};
 use super::quote;
 
 /// The plan as text: per host its steps (from → to, reboot, risk, verification, exactly
-/// what is sent or run), what follows from them, and what no setting fixes.
+/// what is sent or run), what follows from them, and what no setting fixes. Every value is
+/// shown on its own line, its control characters and line separators visible (`\u{a}`): a
+/// value cannot add a line to the plan a ticket or a confirmation shows.
 pub fn text(plan: &Plan) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "driftgate fix plan — {}", plan.made_from);
+    let _ = writeln!(out, "driftgate fix plan — {}", shown(&plan.made_from));
     if plan.hosts.is_empty() {
         out.push_str("\nNothing to fix: no blocking finding.\n");
     }
     for host in &plan.hosts {
-        let _ = writeln!(out, "\n## {}", host.host);
+        let _ = writeln!(out, "\n## {}", shown(&host.host));
         if let Some(why) = &host.unread {
-            let _ = writeln!(out, "   its BMC could not be read: {why}");
+            let _ = writeln!(out, "   its BMC could not be read: {}", shown(why));
         }
         if host.steps.is_empty() {
             out.push_str("   no step\n");
@@ -49,7 +51,7 @@ pub fn text(plan: &Plan) -> String {
                     }
                     (true, false) => "no step of this plan: investigate".to_owned(),
                 };
-                let _ = writeln!(out, "   - {scope} ← {from}:");
+                let _ = writeln!(out, "   - {} ← {}:", shown(scope), shown(&from));
                 for effect in effects {
                     let leaf = effect
                         .fact
@@ -59,8 +61,8 @@ pub fn text(plan: &Plan) -> String {
                     let _ = writeln!(
                         out,
                         "       {} ({})",
-                        leaf.trim_start_matches('/'),
-                        effect.findings.join(", ")
+                        shown(leaf.trim_start_matches('/')),
+                        shown(&effect.findings.join(", "))
                     );
                 }
             }
@@ -74,10 +76,11 @@ pub fn text(plan: &Plan) -> String {
                     .map_or_else(|| "absent".to_owned(), ToString::to_string);
                 let _ = writeln!(
                     out,
-                    "   - {} = {now} ({}): {}",
-                    item.fact,
-                    item.findings.join(", "),
-                    item.why
+                    "   - {} = {} ({}): {}",
+                    shown(&item.fact),
+                    shown(&now),
+                    shown(&item.findings.join(", ")),
+                    shown(&item.why)
                 );
             }
         }
@@ -89,9 +92,9 @@ fn step_text(out: &mut String, step: &Step) {
     let _ = writeln!(
         out,
         "\n   [{}] {} — {}",
-        step.id,
+        shown(&step.id),
         step.layer.as_str(),
-        step.summary
+        shown(&step.summary)
     );
     for change in &step.changes {
         let from = change
@@ -100,11 +103,12 @@ fn step_text(out: &mut String, step: &Step) {
             .map_or_else(|| "absent".to_owned(), ToString::to_string);
         let _ = writeln!(
             out,
-            "       {}: {from} → {} (known good: {}; findings {})",
-            change.fact,
-            change.to,
-            change.known_good,
-            change.findings.join(", ")
+            "       {}: {} → {} (known good: {}; findings {})",
+            shown(&change.fact),
+            shown(&from),
+            shown(&change.to),
+            shown(&change.known_good),
+            shown(&change.findings.join(", "))
         );
     }
     let reboot = if step.reboot {
@@ -115,14 +119,15 @@ fn step_text(out: &mut String, step: &Step) {
     let _ = writeln!(
         out,
         "       {reboot}; risk {:?}: {}",
-        step.risk, step.risk_note
+        step.risk,
+        shown(&step.risk_note)
     );
     match &step.action {
         Action::RedfishPatch(patch) => {
-            let _ = writeln!(out, "       PATCH {}", patch.settings);
+            let _ = writeln!(out, "       PATCH {}", shown(&patch.settings));
             let body = serde_json::to_string_pretty(&patch.body).unwrap_or_default();
             for line in body.lines() {
-                let _ = writeln!(out, "         {line}");
+                let _ = writeln!(out, "         {}", shown(line));
             }
             let supported = if patch.supported_apply_times.is_empty() {
                 "not listed".to_owned()
@@ -131,20 +136,22 @@ fn step_text(out: &mut String, step: &Step) {
             };
             let _ = writeln!(
                 out,
-                "       apply time {} (supported: {supported}); values checked against {}",
-                patch.apply_time, patch.registry
+                "       apply time {} (supported: {}); values checked against {}",
+                shown(&patch.apply_time),
+                shown(&supported),
+                shown(&patch.registry)
             );
             for then in &patch.then {
-                let _ = writeln!(out, "       then: {then}");
+                let _ = writeln!(out, "       then: {}", shown(then));
             }
         }
         Action::Commands(commands) => {
             for line in &commands.lines {
-                let _ = writeln!(out, "       $ {line}");
+                let _ = writeln!(out, "       $ {}", shown(line));
             }
         }
     }
-    let _ = writeln!(out, "       verify: {}", step.verify);
+    let _ = writeln!(out, "       verify: {}", shown(&step.verify));
 }
 
 /// The scripts of a plan: `(file name, text)`, one per host and OS layer
@@ -269,6 +276,11 @@ fn powershell(host: &HostPlan, steps: &[&Step], made_from: &str) -> String {
     out
 }
 
+/// `value` as the text plan shows it: one line, its control characters visible.
+fn shown(value: &(impl std::fmt::Display + ?Sized)) -> String {
+    quote::comment(&value.to_string())
+}
+
 /// Effects grouped by the port or device they are on, in order.
 fn by_scope(effects: &[Effect]) -> Vec<(&str, Vec<&Effect>)> {
     let mut groups: Vec<(&str, Vec<&Effect>)> = Vec::new();
@@ -302,7 +314,7 @@ mod tests {
     }
 
     #[test]
-    fn a_value_no_script_can_carry_stops_the_script_at_its_step() {
+    fn a_value_no_script_can_carry_stops_the_script_and_the_text_shows_it() {
         let patch = RedfishPatch {
             resource: "/r".to_owned(),
             settings: "/r/Settings\0".to_owned(),
@@ -343,6 +355,15 @@ mod tests {
         assert!(bmc.contains(r"(snapshot a\u{a}rm -rf ~)"), "{bmc}");
         assert!(bmc.contains(r"# [bmc-1] x\u{a}y"), "{bmc}");
         assert!(!bmc.contains('\0'));
+        let shown = text(&plan);
+        assert!(
+            shown.contains(r"[bmc-1] bmc — x\u{a}y") && shown.contains(r"$ esxcli x\u{0}"),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("\ny") && !shown.contains("\nrm -rf"),
+            "{shown}"
+        );
         let esxi = &files[1].1;
         assert!(esxi.contains("exit 1") && !esxi.contains('\0'), "{esxi}");
     }
