@@ -26,7 +26,7 @@ pub use model::{
     RedfishPatch, Risk, Shell, Step, Unfixable,
 };
 pub use plan::{Bmc, blocks, host_plan, needs_bmc, os_of};
-pub use quote::{Unquotable, powershell_encoded};
+pub use quote::{Unquotable, comment as one_line, powershell_encoded};
 pub use render::{script_files, text};
 
 /// The JSON Schema of [`Plan`] (`driftgate schema fix-plan`), pretty, with a trailing newline.

@@ -573,7 +573,11 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
                     requests.push(request);
                     return done(
                         Outcome::Failed,
-                        format!("`{line}` exited with status {}", output.status),
+                        format!(
+                            "`{}` exited with status {}",
+                            driftgate_fix::one_line(line),
+                            output.status
+                        ),
                         requests,
                     );
                 }
