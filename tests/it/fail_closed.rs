@@ -35,6 +35,8 @@ enum Written {
     Nothing,
     /// A commit in the store.
     Commit,
+    /// The scripts of `fix plan --emit-scripts`.
+    Scripts,
     /// A `fix apply` record in the run directory.
     Record,
 }
@@ -84,6 +86,7 @@ fn table() -> Vec<Row> {
             assert_eq!(cells.len(), 5, "five cells: {line}");
             let written = match cells[4] {
                 w if w.starts_with("the snapshot") => Written::Snapshot,
+                w if w.starts_with("the scripts") => Written::Scripts,
                 w if w.starts_with("nothing") => Written::Nothing,
                 w if w.starts_with("the commit") => Written::Commit,
                 w if w.starts_with("the record") => Written::Record,
@@ -795,6 +798,86 @@ fn killed_apply() -> Seen {
     Seen::of(&output, apply_records(&lab, run))
 }
 
+/// `fix plan --emit-scripts` of `current` against `baseline` into `dir`: what it printed and the
+/// text of its script `file`.
+fn planned_script(current: &Path, baseline: &Path, dir: &Path, file: &str) -> (Seen, String) {
+    let plan = crate::fix::emit_scripts(current, baseline, dir, &[]);
+    let script = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+    let seen = Seen {
+        exits: vec![plan.code],
+        status: None,
+        text: format!("{}{}{script}", plan.stdout, plan.stderr),
+        written: if script.is_empty() {
+            Written::Nothing
+        } else {
+            Written::Scripts
+        },
+    };
+    (seen, script)
+}
+
+/// A NIC attribute's baseline value ends the step's comment line with a command after it: the
+/// comment shows the newline, and the `-bmc.sh`, run, PATCHes the value as it is and writes
+/// no file.
+fn script_comment_newline() -> Seen {
+    let work = tempfile::tempdir().unwrap();
+    let (current, baseline) = crate::fix::attribute_drift(work.path(), crate::fix::LEAK);
+    let dir = work.path().join("scripts");
+    let (mut seen, _) = planned_script(&current, &baseline, &dir, "azl-node01-bmc.sh");
+    let (ran, received, _) =
+        crate::fix::run_bmc_script(&dir.join("azl-node01-bmc.sh"), "root", "calvin");
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(ran.left.is_empty(), "the script wrote {:?}", ran.left);
+    assert_eq!(received.len(), 1);
+    let body: Value = serde_json::from_slice(&received[0].body).unwrap();
+    assert_eq!(body["Attributes"][crate::fix::PFC], crate::fix::LEAK);
+    seen.text.push_str(&ran.stderr);
+    seen
+}
+
+/// A Windows adapter's name with typographic quotes: each line of the `-windows.ps1` is one
+/// command with the name one string (`fix::a_windows_adapter_name_…` tokenizes it).
+fn script_typographic_quote() -> Seen {
+    let work = tempfile::tempdir().unwrap();
+    crate::fix::adapter_named(work.path(), crate::fix::ADAPTER);
+    let (seen, script) = planned_script(
+        &work.path().join("current.json"),
+        &work.path().join("baseline.json"),
+        &work.path().join("scripts"),
+        "azl-node01-windows.ps1",
+    );
+    let file = work.path().join("scripts/azl-node01-windows.ps1");
+    let read = common::powershell::as_windows_powershell_reads(&std::fs::read(file).unwrap());
+    let lines = common::powershell::lines(&read).unwrap();
+    assert!(
+        lines
+            .iter()
+            .all(|line| !line.contains(&common::powershell::word("Write-Host"))),
+        "{script}"
+    );
+    seen
+}
+
+/// BMC passwords curl's configuration syntax would change: curl logs in with each as it is.
+fn script_password_quoting() -> Seen {
+    let work = tempfile::tempdir().unwrap();
+    let (current, baseline) = crate::fix::attribute_drift(work.path(), "7");
+    let dir = work.path().join("scripts");
+    let (seen, _) = planned_script(&current, &baseline, &dir, "azl-node01-bmc.sh");
+    for password in ["with\"quote", r"back\slash\t", "new\nline"] {
+        let (ran, received, _) =
+            crate::fix::run_bmc_script(&dir.join("azl-node01-bmc.sh"), "root", password);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert_eq!(received.len(), 1);
+        assert_eq!(
+            received[0].account,
+            format!("root:{password}").into_bytes(),
+            "{password:?}"
+        );
+    }
+    seen
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -865,6 +948,9 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("script-comment-newline", script_comment_newline);
+    all.insert("script-typographic-quote", script_typographic_quote);
+    all.insert("script-password-quoting", script_password_quoting);
     all.insert("open-credential", open_credential);
     all.insert("concurrent-apply", concurrent_apply);
     all.insert("signal-during-apply", signal_during_apply);

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::common::gate::{Lab, Ran, run};
-use crate::common::{copy_dir, driftgate, example, git, root};
+use crate::common::{copy_dir, driftgate, example, git, root, scripts};
 
 const RDM: &str = "naa.60050768028081713c0000000000007d";
 
@@ -640,4 +640,374 @@ fn a_nightly_out_dir_is_planned_from_its_snapshots_and_the_bmc_sessions_are_clos
     );
     let simulator = lab.simulator.as_ref().unwrap();
     assert_eq!(simulator.sessions(), 0, "the plan's session was deleted");
+}
+
+/// A String NIC attribute whose name says PFC, so that a change of it blocks.
+pub const PFC: &str = "Vendor_PFCPriorities";
+
+/// The attack's baseline value: a newline, then a line that writes the BMC password to a file.
+pub const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
+
+/// Captures of the seed-1 baseline BMC given one more NIC attribute [`PFC`], `was` in the
+/// baseline and `0` now, in `work`: (current, baseline).
+pub fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    attribute_drift_named(work, PFC, was)
+}
+
+/// Captures of the seed-1 baseline BMC given one more writable String NIC attribute `name`,
+/// `was` in the baseline and `0` now, in `work`: (current, baseline). The current mockup folder
+/// stays: the plan reads the BMC there.
+pub fn attribute_drift_named(
+    work: &Path,
+    name: &str,
+    was: &str,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    for (state, value) in [("baseline", was), ("current", "0")] {
+        let bmc = work.join(state).join("bmc");
+        scripts::bmc_with_attribute(&bmc, name, value);
+        driftgate()
+            .args(["capture", "--host", "azl-node01", "--source"])
+            .arg(format!("redfish=mockup:{}", bmc.display()))
+            .arg("--out")
+            .arg(work.join(format!("{state}.json")))
+            .assert()
+            .code(0);
+    }
+    (work.join("current.json"), work.join("baseline.json"))
+}
+
+/// `fix plan --snapshot CURRENT --baseline BASELINE --emit-scripts DIR ARGS…`.
+pub fn emit_scripts(current: &Path, baseline: &Path, dir: &Path, args: &[&str]) -> Ran {
+    run(driftgate()
+        .args(["fix", "plan", "--snapshot"])
+        .arg(current)
+        .arg("--baseline")
+        .arg(baseline)
+        .arg("--emit-scripts")
+        .arg(dir)
+        .args(args))
+}
+
+/// Runs a `-bmc.sh` against a recording BMC stand-in with `user` and `password`.
+pub fn run_bmc_script(
+    script: &Path,
+    user: &str,
+    password: &str,
+) -> (
+    scripts::ScriptRun,
+    Vec<scripts::Received>,
+    scripts::StandIns,
+) {
+    let recorder = scripts::Recorder::start();
+    let stand_ins = scripts::StandIns::new();
+    let ran = scripts::run_script(
+        script,
+        &stand_ins,
+        &[
+            ("BMC", recorder.url.as_str()),
+            ("DRIFTGATE_BMC_USERNAME", user),
+            ("DRIFTGATE_BMC_PASSWORD", password),
+        ],
+    );
+    (ran, recorder.received(), stand_ins)
+}
+
+#[test]
+fn a_value_that_ends_its_comment_line_stays_data_in_the_emitted_bmc_script() {
+    let work = tempfile::tempdir().unwrap();
+    let (current, baseline) = attribute_drift(work.path(), LEAK);
+    let dir = work.path().join("scripts");
+    let plan = emit_scripts(&current, &baseline, &dir, &[]).expect(0);
+    // The plan a ticket or a confirmation shows has no line the value made either.
+    assert!(
+        plan.stdout.contains(&format!(r"{PFC}=0\u{{a}}printf %s"))
+            && !plan.stdout.lines().any(|l| l.starts_with("printf")),
+        "{}",
+        plan.stdout
+    );
+    let script = dir.join("azl-node01-bmc.sh");
+    let text = std::fs::read_to_string(&script).unwrap();
+    // The summary's newline is shown, not written: the comment is one line.
+    assert!(
+        text.contains(&format!(r"{PFC}=0\u{{a}}printf %s")),
+        "{text}"
+    );
+    let (ran, received, stand_ins) = run_bmc_script(&script, "root", "calvin-7");
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(ran.left.is_empty(), "the script wrote {:?}", ran.left);
+    assert_eq!(stand_ins.calls("curl").len(), 1);
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0].method, "PATCH");
+    assert_eq!(
+        received[0].path,
+        format!("/{}/Settings", scripts::NIC_ATTRIBUTES)
+    );
+    let body: Value = serde_json::from_slice(&received[0].body).unwrap();
+    assert_eq!(body["Attributes"][PFC], LEAK, "the value arrives as it was");
+    assert_eq!(received[0].account, b"root:calvin-7");
+}
+
+#[test]
+fn any_bmc_password_reaches_curl_byte_exact_and_nowhere_else() {
+    let work = tempfile::tempdir().unwrap();
+    let (current, baseline) = attribute_drift(work.path(), "7");
+    let dir = work.path().join("scripts");
+    emit_scripts(&current, &baseline, &dir, &[]).expect(0);
+    let script = dir.join("azl-node01-bmc.sh");
+    for password in [
+        "with\"quote",
+        r"back\slash\t",
+        "new\nline",
+        "user = \"root:x\"\n--url http://elsewhere/",
+        "tab\tcr\rvt\u{b} ü€‘’ :colon #hash $(id) `id` '",
+        "\\",
+    ] {
+        let (ran, received, stand_ins) = run_bmc_script(&script, "root", password);
+        assert_eq!(ran.code, 0, "{password:?}: {}", ran.stderr);
+        assert_eq!(received.len(), 1, "{password:?}: {received:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&received[0].account),
+            format!("root:{password}"),
+            "{password:?}"
+        );
+        // Never on a command line, never in curl's environment.
+        let calls = stand_ins.calls("curl");
+        assert_eq!(calls.len(), 1);
+        for arg in &calls[0].args {
+            assert!(
+                !String::from_utf8_lossy(arg).contains(password),
+                "{password:?} in argv"
+            );
+        }
+        let env = std::fs::read(stand_ins.env_of("curl", 0)).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&env).contains("DRIFTGATE_BMC_PASSWORD"),
+            "{password:?}: the account is in curl's environment"
+        );
+    }
+    // HTTP Basic authentication cannot carry a user name with a colon: nothing is sent.
+    let (ran, received, stand_ins) = run_bmc_script(&script, "ro:ot", "secret");
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(ran.stderr.contains("holds a colon"), "{}", ran.stderr);
+    assert!(received.is_empty() && stand_ins.calls("curl").is_empty());
+}
+
+/// The attack's Windows adapter name: a typographic quote ends a PowerShell string too.
+pub const ADAPTER: &str = "SLOT 3 Port 1\u{2019}; Write-Host X; \u{2019}\n";
+
+/// Captures in `work` of seed 1's Windows host whose first adapter is called `name`, its QoS
+/// enabled in the baseline and disabled now: `current.json` and `baseline.json`.
+pub fn adapter_named(work: &Path, name: &str) {
+    let recorded = root().join("examples/azure-local-dcbx/recorded/baseline/windows");
+    for (state, enabled) in [("baseline", true), ("current", false)] {
+        let folder = work.join(state);
+        copy_dir(&recorded, &folder);
+        let file = folder.join("windows-qos.json");
+        let mut doc: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        for list in ["Adapters", "AdapterQos"] {
+            for adapter in doc[list].as_array_mut().unwrap() {
+                if adapter["Name"] == "SLOT 3 Port 1" {
+                    adapter["Name"] = json!(name);
+                    if list == "AdapterQos" {
+                        adapter["Enabled"] = json!(enabled);
+                    }
+                }
+            }
+        }
+        std::fs::write(&file, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+        driftgate()
+            .args(["capture", "--host", "azl-node01", "--source"])
+            .arg(format!("windows=dir:{}", folder.display()))
+            .arg("--out")
+            .arg(work.join(format!("{state}.json")))
+            .assert()
+            .code(0);
+    }
+}
+
+#[test]
+fn a_windows_adapter_name_with_typographic_quotes_stays_one_string() {
+    use crate::common::powershell::{self, Token, literal, word};
+    let work = tempfile::tempdir().unwrap();
+    adapter_named(work.path(), ADAPTER);
+    let snapshot: Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("current.json")).unwrap()).unwrap();
+    let named = snapshot["facts"]["nic/00:0a:f7:12:34:56/os/name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(named.contains('\u{2019}'), "{named:?}");
+    let dir = work.path().join("scripts");
+    let plan = emit_scripts(
+        &work.path().join("current.json"),
+        &work.path().join("baseline.json"),
+        &dir,
+        &["--format", "json"],
+    )
+    .expect(0)
+    .json();
+    let expected = vec![
+        vec![
+            word("if"),
+            Token::Operator('('),
+            Token::Operator('('),
+            word("Get-NetAdapter"),
+            word("-Name"),
+            literal(&named),
+            Token::Operator(')'),
+            word(".MacAddress"),
+            word("-ne"),
+            literal("00-0A-F7-12-34-56"),
+            Token::Operator(')'),
+            Token::Operator('{'),
+            word("throw"),
+            literal(&format!(
+                "adapter {named} is not the port 00:0a:f7:12:34:56"
+            )),
+            Token::Operator('}'),
+        ],
+        vec![word("Enable-NetAdapterQos"), word("-Name"), literal(&named)],
+    ];
+    // What `fix apply --layer os` runs is the plan's lines: each is the command, the name one
+    // string.
+    let step = &plan["hosts"][0]["steps"][0];
+    let lines: Vec<Vec<Token>> = step["action"]["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| powershell::tokenize(line.as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(lines, expected, "{step:#}");
+    // The script: comments, `$ErrorActionPreference`, and those lines, nothing else.
+    let text = powershell::as_windows_powershell_reads(
+        &std::fs::read(dir.join("azl-node01-windows.ps1")).unwrap(),
+    );
+    let commands: Vec<Vec<Token>> = powershell::lines(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|line| !line.is_empty() && !matches!(line[..], [Token::Comment(_)]))
+        .collect();
+    let mut all = vec![vec![
+        word("$ErrorActionPreference"),
+        word("="),
+        literal("Stop"),
+    ]];
+    all.extend(expected);
+    assert_eq!(commands, all, "{text}");
+}
+
+/// A bin folder with a stand-in `powershell`: the collector's call (`-ExecutionPolicy Bypass`)
+/// prints `recorded`'s `windows-qos.json`; any other call appends its arguments,
+/// NUL-separated, to `log/<n>.args` and succeeds.
+fn recording_powershell(recorded: &Path, log: &Path) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().unwrap();
+    let script = format!(
+        "#!/bin/sh\ncase \" $* \" in\n*' -ExecutionPolicy '*) cat > /dev/null; cat {qos:?} ;;\n*) n=0; while [ -e {log:?}/$n.args ]; do n=$((n + 1)); done; for a in \"$@\"; do printf '%s\\0' \"$a\"; done > {log:?}/$n.args ;;\nesac\n",
+        qos = recorded.join("windows-qos.json").display().to_string(),
+        log = log.display().to_string(),
+    );
+    let file = bin.path().join("powershell");
+    std::fs::write(&file, script).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+#[test]
+fn fix_apply_runs_a_windows_line_encoded_with_the_adapter_name_one_string() {
+    use crate::common::powershell::{self, Token, literal, word};
+    use base64::Engine as _;
+    let work = tempfile::tempdir().unwrap();
+    adapter_named(work.path(), ADAPTER);
+    let log = work.path().join("log");
+    std::fs::create_dir(&log).unwrap();
+    let bin = recording_powershell(&work.path().join("current"), &log);
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let store = work.path().join("store");
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(&store)
+        .assert()
+        .code(0);
+    std::fs::write(
+        store.join("inventory.toml"),
+        "[[host]]\nname = \"azl-node01\"\nfleet = \"win\"\nsources = [\"windows=local:\"]\n",
+    )
+    .unwrap();
+    driftgate()
+        .arg("--repo")
+        .arg(&store)
+        .args(["baseline", "promote", "--fleet", "win"])
+        .arg(work.path().join("baseline.json"))
+        .assert()
+        .code(0);
+    let driftgate_at = |args: &[&str]| {
+        let mut cmd = driftgate();
+        cmd.env("PATH", &path).arg("--repo").arg(&store).args(args);
+        run(&mut cmd)
+    };
+    driftgate_at(&["gate", "pre", "--run", "CHG-W1", "azl-node01"]).expect(1);
+    let applied = driftgate_at(&[
+        "fix", "apply", "--run", "CHG-W1", "--ticket", "CHG-W1", "--yes", "--layer", "os",
+    ])
+    .expect(0);
+    assert!(
+        applied
+            .stderr
+            .contains("[windows-1] applied: ran on the host"),
+        "{}",
+        applied.stderr
+    );
+    let named = ADAPTER;
+    let mac = "00:0a:f7:12:34:56";
+    let expected = [
+        vec![
+            word("if"),
+            Token::Operator('('),
+            Token::Operator('('),
+            word("Get-NetAdapter"),
+            word("-Name"),
+            literal(named),
+            Token::Operator(')'),
+            word(".MacAddress"),
+            word("-ne"),
+            literal("00-0A-F7-12-34-56"),
+            Token::Operator(')'),
+            Token::Operator('{'),
+            word("throw"),
+            literal(&format!("adapter {named} is not the port {mac}")),
+            Token::Operator('}'),
+        ],
+        vec![word("Enable-NetAdapterQos"), word("-Name"), literal(named)],
+    ];
+    for (n, line) in expected.iter().enumerate() {
+        let args = std::fs::read(log.join(format!("{n}.args"))).unwrap();
+        let args: Vec<String> = args
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8(a.to_vec()).unwrap())
+            .collect();
+        // Letters, digits and `+/=` only: nothing on the way (ssh, cmd.exe) reads it again.
+        assert_eq!(
+            args[..3],
+            ["-NoProfile", "-NonInteractive", "-EncodedCommand"]
+        );
+        assert_eq!(args.len(), 4, "{args:?}");
+        let utf16: Vec<u16> = base64::engine::general_purpose::STANDARD
+            .decode(&args[3])
+            .unwrap()
+            .chunks(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        let script = String::from_utf16(&utf16).unwrap();
+        let want = vec![
+            vec![word("$ErrorActionPreference"), word("="), literal("Stop")],
+            line.clone(),
+        ];
+        assert_eq!(powershell::lines(&script).unwrap(), want, "{script}");
+    }
+    assert!(!log.join("2.args").exists(), "two lines run, no more");
 }

@@ -19,6 +19,7 @@ mod examples;
 mod fail_closed;
 mod fix;
 mod fix_once;
+mod fix_scripts;
 mod fleet;
 mod gate;
 mod help;

@@ -9,6 +9,7 @@
 //! - `bmc.rs`: attribute writes found and checked against the attribute registry;
 //! - `os.rs`: the operating systems' commands;
 //! - `plan.rs`: one host's plan;
+//! - `quote.rs`: values put into scripts and command lines (shell, PowerShell, comments);
 //! - `render.rs`: the plan as text and as runnable scripts.
 
 mod bmc;
@@ -16,6 +17,7 @@ mod known_good;
 mod model;
 mod os;
 mod plan;
+mod quote;
 mod render;
 
 pub use bmc::{DEFAULT_APPLY_TIME, check, is_below, pending_fact};
@@ -24,6 +26,7 @@ pub use model::{
     RedfishPatch, Risk, Shell, Step, Unfixable,
 };
 pub use plan::{Bmc, blocks, host_plan, needs_bmc, os_of};
+pub use quote::{Unquotable, comment as one_line, powershell_encoded};
 pub use render::{script_files, text};
 
 /// The JSON Schema of [`Plan`] (`driftgate schema fix-plan`), pretty, with a trailing newline.

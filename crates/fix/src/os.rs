@@ -6,6 +6,7 @@ use driftgate_snapshot::{FactValue, Facts};
 
 use super::known_good::Wanted;
 use super::model::{Layer, Risk};
+use super::quote;
 
 /// The commands of one OS step.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,20 +33,19 @@ pub fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, Stri
     }
 }
 
-/// `value` as a bare word of a command line: letters, digits, `_`, `.` and `-` only (values
-/// come from snapshots, which come from hosts: nothing else is put on a line unquoted).
+/// `value` as a bare word (see [`quote::word`]), or why not.
 fn word(value: &str) -> Result<&str, String> {
-    if !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
-    {
-        Ok(value)
-    } else {
-        Err(format!(
-            "{value:?} is not a value driftgate puts on a command line"
-        ))
-    }
+    quote::word(value).map_err(|e| e.to_string())
+}
+
+/// `text` as a PowerShell string (see [`quote::powershell`]), or why not.
+fn ps_quote(text: &str) -> Result<String, String> {
+    quote::powershell(text).map_err(|e| e.to_string())
+}
+
+/// `text` as a POSIX shell word (see [`quote::sh`]), or why not.
+fn sh_quote(text: &str) -> Result<String, String> {
+    quote::sh(text).map_err(|e| e.to_string())
 }
 
 fn text(value: &FactValue) -> String {
@@ -59,24 +59,6 @@ fn ps_bool(value: &FactValue) -> Result<&'static str, String> {
         Some(true) => Ok("$true"),
         Some(false) => Ok("$false"),
         None => Err(format!("{value} is no boolean")),
-    }
-}
-
-/// A PowerShell single-quoted string.
-fn ps_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
-}
-
-/// A POSIX shell single-quoted word.
-fn sh_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-:/=,+@".contains(c))
-    {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
@@ -116,22 +98,22 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         // another port.
         let guard = format!(
             "if ((Get-NetAdapter -Name {n}).MacAddress -ne {m}) {{ throw {e} }}",
-            n = ps_quote(&name),
-            m = ps_quote(&key.replace(':', "-").to_ascii_uppercase()),
-            e = ps_quote(&format!("adapter {name} is not the port {key}")),
+            n = ps_quote(&name)?,
+            m = ps_quote(&key.replace(':', "-").to_ascii_uppercase())?,
+            e = ps_quote(&format!("adapter {name} is not the port {key}"))?,
         );
         let line = match leaf {
             "qos_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterQos -Name {}", ps_quote(&name))
+                format!("Enable-NetAdapterQos -Name {}", ps_quote(&name)?)
             }
-            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_quote(&name)),
+            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_quote(&name)?),
             "rdma_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name))
+                format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name)?)
             }
-            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_quote(&name)),
+            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_quote(&name)?),
             "dcbx_willing" => format!(
                 "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
-                ps_quote(&name),
+                ps_quote(&name)?,
                 ps_bool(to)?
             ),
             _ => return Err(format!("no PowerShell command sets {leaf}")),
@@ -197,14 +179,14 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         };
         vec![format!(
             "Set-NetQosTrafficClass -Name {} {argument}",
-            ps_quote(class)
+            ps_quote(class)?
         )]
     } else if let Some(rest) = qos.strip_prefix("policy/") {
         let (policy, leaf) = rest.split_once('/').ok_or("a policy without a property")?;
         match leaf {
             "priority" => vec![format!(
                 "Set-NetQosPolicy -Name {} -PriorityValue8021Action {}",
-                ps_quote(policy),
+                ps_quote(policy)?,
                 word(&text(to))?
             )],
             _ => {
@@ -233,8 +215,8 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             let psp = text(&wanted.to);
             let mut lines = vec![format!(
                 "esxcli storage nmp device set -d {} -P {}",
-                sh_quote(device),
-                sh_quote(&psp)
+                sh_quote(device)?,
+                sh_quote(&psp)?
             )];
             let mut note =
                 "takes effect at once; the device's I/O switches path policy live".to_owned();
@@ -264,17 +246,17 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
                     if let Some(old) = device_rule {
                         lines.push(format!(
                             "esxcli storage nmp satp rule remove -s {} -d {} -P {}",
-                            sh_quote(satp),
-                            sh_quote(device),
-                            sh_quote(old)
+                            sh_quote(satp)?,
+                            sh_quote(device)?,
+                            sh_quote(old)?
                         ));
                     }
                     lines.push(format!(
                         "esxcli storage nmp satp rule add -s {} -d {} -P {} -e {}",
-                        sh_quote(satp),
-                        sh_quote(device),
-                        sh_quote(&psp),
-                        sh_quote(&format!("driftgate: keep {device} on {psp}"))
+                        sh_quote(satp)?,
+                        sh_quote(device)?,
+                        sh_quote(&psp)?,
+                        sh_quote(&format!("driftgate: keep {device} on {psp}"))?
                     ));
                     let whose = if device_rule.is_some() {
                         "the device's own rule".to_owned()
@@ -298,7 +280,7 @@ fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             summary: format!("perennially reserved flag of {device} → {}", wanted.to),
             lines: vec![format!(
                 "esxcli storage core device setconfig -d {} --perennially-reserved={}",
-                sh_quote(device),
+                sh_quote(device)?,
                 wanted
                     .to
                     .as_bool()
@@ -326,22 +308,24 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     // the line names the port it was planned for.
     let device = format!(
         "\"$(ethtool -i {} | awk '/^bus-info:/ {{print $2}}')\"",
-        sh_quote(&name)
+        sh_quote(&name)?
     );
-    let firmware = |parameter: &str| OsStep {
-        summary: format!("{parameter} of {name} ({key}) → {to} in the NIC firmware"),
-        lines: vec![format!(
-            "mlxconfig -y -d {device} set {}={}",
-            sh_quote(parameter),
-            sh_quote(&to)
-        )],
-        reboot: true,
-        risk: Risk::High,
-        risk_note: "a NIC firmware setting: takes effect at the next reboot (or mlxfwreset)"
-            .to_owned(),
+    let firmware = |parameter: &str| -> Result<OsStep, String> {
+        Ok(OsStep {
+            summary: format!("{parameter} of {name} ({key}) → {to} in the NIC firmware"),
+            lines: vec![format!(
+                "mlxconfig -y -d {device} set {}={}",
+                sh_quote(parameter)?,
+                sh_quote(&to)?
+            )],
+            reboot: true,
+            risk: Risk::High,
+            risk_note: "a NIC firmware setting: takes effect at the next reboot (or mlxfwreset)"
+                .to_owned(),
+        })
     };
     if let Some(parameter) = leaf.strip_prefix("mlxconfig/") {
-        return Ok(firmware(parameter));
+        return firmware(parameter);
     }
     if let Some(field) = leaf.strip_prefix("firmware_lldp/next_boot/") {
         let prefix = match field {
@@ -365,7 +349,7 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             .ok_or_else(|| {
                 format!("the snapshot has no mlxconfig {prefix}<port> of port {key} to name the parameter")
             })?;
-        return Ok(firmware(parameter));
+        return firmware(parameter);
     }
     let medium = |lines: Vec<String>| OsStep {
         summary: format!("{leaf} of {name} ({key}) → {to}"),
@@ -378,8 +362,8 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     match leaf {
         "trust" => Ok(medium(vec![format!(
             "mlnx_qos -i {} --trust {}",
-            sh_quote(&name),
-            sh_quote(&to)
+            sh_quote(&name)?,
+            sh_quote(&to)?
         )])),
         "pause/rx" | "pause/tx" | "pause/autonegotiate" => {
             let word = match leaf {
@@ -394,7 +378,7 @@ fn linux(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
             };
             Ok(medium(vec![format!(
                 "ethtool -A {} {word} {on}",
-                sh_quote(&name)
+                sh_quote(&name)?
             )]))
         }
         _ => Err(format!("no Linux command sets {leaf}")),
@@ -514,13 +498,5 @@ mod tests {
             ]
         );
         assert!(second.reboot);
-    }
-
-    #[test]
-    fn quoting_keeps_names_one_word() {
-        assert_eq!(sh_quote("a b'c"), r"'a b'\''c'");
-        assert_eq!(sh_quote("naa.600"), "naa.600");
-        assert_eq!(ps_quote("SLOT 3 Port 1"), "'SLOT 3 Port 1'");
-        assert_eq!(ps_quote("it's"), "'it''s'");
     }
 }

@@ -698,14 +698,27 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
     let transport = for_location(location, &options.process);
     let mut requests = Vec::new();
     for line in &commands.lines {
-        let argv: Vec<&str> = match commands.shell {
-            Shell::Sh => vec!["sh", "-c", line],
-            Shell::PowerShell => vec![
+        // A PowerShell line goes encoded: ssh and a Windows host's cmd.exe read a `-Command`
+        // line again on the way, with quoting rules of their own.
+        let encoded = match commands.shell {
+            Shell::Sh => None,
+            Shell::PowerShell => {
+                match driftgate_fix::powershell_encoded(&format!(
+                    "$ErrorActionPreference = 'Stop'\n{line}"
+                )) {
+                    Ok(encoded) => Some(encoded),
+                    Err(e) => return done(Outcome::Failed, e.to_string(), requests),
+                }
+            }
+        };
+        let argv: Vec<&str> = match &encoded {
+            None => vec!["sh", "-c", line],
+            Some(encoded) => vec![
                 "powershell",
                 "-NoProfile",
                 "-NonInteractive",
-                "-Command",
-                line,
+                "-EncodedCommand",
+                encoded,
             ],
         };
         let spec = CommandSpec {
@@ -722,7 +735,11 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
                     requests.push(request);
                     return done(
                         Outcome::Failed,
-                        format!("`{line}` exited with status {}", output.status),
+                        format!(
+                            "`{}` exited with status {}",
+                            driftgate_fix::one_line(line),
+                            output.status
+                        ),
                         requests,
                     );
                 }
