@@ -191,6 +191,7 @@ pub mod renumbering;
 pub mod reports;
 pub mod sarif;
 pub mod simulator;
+pub mod soap_replay;
 pub mod sshd;
 pub mod sushy;
 pub mod vcsim;
