@@ -183,6 +183,7 @@ pub mod fleet_sim;
 pub mod gate;
 pub mod inventory;
 pub mod junit;
+pub mod lldp_hostile;
 pub mod mockups;
 pub mod nightly;
 pub mod planted;
