@@ -77,8 +77,8 @@ impl Block<'_> {
     }
 }
 
-/// The TLVs IEEE 802.1AB allows once in an LLDPDU (clause 8.5 and 9.2.7.7.2 for the base
-/// TLVs; the 802.1 and 802.3 ones of Annexes D and E that lldptool lists), as lldptool heads
+/// The TLVs IEEE 802.1AB allows once in an LLDPDU (its base TLVs but Management Address, and
+/// the organisationally specific ones driftgate knows that lldptool lists), as lldptool heads
 /// them. A second one says two things of one port: which holds is not for the reader to pick.
 const ONCE: [&str; 13] = [
     "Chassis ID TLV",
@@ -167,7 +167,16 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
             given.push(block.header);
         }
         if STRINGS.contains(&block.header) {
-            let octets: usize = block.body.iter().map(|(_, line)| line.len()).sum();
+            // An id is printed after its subtype (`Local: `), which is no octet of it.
+            let id = block.header.ends_with("ID TLV");
+            let octets: usize = block
+                .body
+                .iter()
+                .map(|(_, line)| match line.split_once(": ") {
+                    Some((_, value)) if id => value.len(),
+                    _ => line.len(),
+                })
+                .sum();
             if octets > MAX_STRING {
                 return Err(ParseError::at(
                     block.line,

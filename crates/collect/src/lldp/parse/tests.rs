@@ -359,6 +359,13 @@ fn lldptool_refuses_a_tlv_given_twice_a_string_past_its_length_and_unbalanced_et
             "{error}"
         );
     }
+    // An id of 255 bytes, printed after its subtype, is within its length.
+    let local = whole.replacen(
+        "\tMAC: 02:00:00:00:41:fe\n",
+        &format!("\tLocal: {}\n", "c".repeat(255)),
+        1,
+    );
+    assert!(parse_lldptool(&local).is_ok());
     // ETS bandwidths summing to 180 %, in either ETS TLV.
     let error = parse_lldptool(&whole.replacen("50% 50% 0%", "90% 90% 0%", 1))
         .unwrap_err()
