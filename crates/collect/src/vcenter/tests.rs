@@ -321,3 +321,25 @@ fn a_property_or_a_policy_given_twice_is_an_error_and_neither_is_read() {
     );
     assert!(!psp);
 }
+
+proptest::proptest! {
+    /// The retrieval with any of its elements given again, anywhere: an answer or an error,
+    /// never a panic.
+    #[test]
+    fn a_retrieval_with_elements_given_again_never_panics(picks in proptest::collection::vec(0usize..200, 0..8)) {
+        let whole = answer("VMW_PSP_RR", "HostMultipathInfoLogicalUnitPolicy", true);
+        let starts: Vec<usize> = whole.match_indices("><").map(|(at, _)| at + 1).collect();
+        let mut edited = whole.clone();
+        for pick in picks {
+            let from = starts[pick % starts.len()];
+            let to = starts[(pick * 7 + 3) % starts.len()].max(from);
+            let fragment = whole[from..to].to_owned();
+            edited.insert_str(from.min(edited.len()), &fragment);
+        }
+        if let Ok(page) = retrieved(&edited, RETRIEVE) {
+            for host in &page.hosts {
+                let _ = host_facts("esx01", host);
+            }
+        }
+    }
+}

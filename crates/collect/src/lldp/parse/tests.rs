@@ -450,3 +450,25 @@ fn lldpcli_refuses_a_tlv_given_twice_a_string_past_its_length_and_unbalanced_ets
         );
     }
 }
+
+proptest::proptest! {
+    /// Any listing made of the lab's lines, repeated, dropped and reordered, or of any text:
+    /// an answer or an error, never a panic.
+    #[test]
+    fn lldptool_never_panics_on_its_own_lines_in_any_order(
+        picks in proptest::collection::vec(0usize..64, 0..200),
+        noise in "\\PC{0,300}",
+    ) {
+        let whole = lab("dcbx", "lldptool-t-n.txt");
+        let lines: Vec<&str> = whole.lines().collect();
+        let listing: Vec<&str> = picks.iter().map(|p| lines[p % lines.len()]).collect();
+        let _ = parse_lldptool(&listing.join("\n"));
+        let _ = parse_lldptool(&noise);
+    }
+
+    /// The 802.1Qaz decoder on any bytes of any subtype.
+    #[test]
+    fn the_8021qaz_decoder_never_panics(subtype in 0u8..16, bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+        let _ = tlv::decode(subtype, &bytes);
+    }
+}
