@@ -1,6 +1,8 @@
 //! The vSphere Web Services (SOAP) answers driftgate reads, parsed with `roxmltree`: the
 //! service content, a created view, the objects of a property retrieval, and faults. Elements
-//! are matched by local name; an answer without what it must carry is an error naming it.
+//! are matched by local name; an answer without what it must carry is an error naming it. What
+//! the vSphere API gives once (a property of an object, an element of a logical unit or SCSI
+//! LUN) given twice is recorded as such, and neither value is read.
 
 use roxmltree::{Document, Node};
 
