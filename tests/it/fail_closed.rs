@@ -878,6 +878,22 @@ fn script_password_quoting() -> Seen {
     seen
 }
 
+/// A capture of the seed-2 host through vcsim's recorded answers, edited into `answers` and
+/// replayed: the session is logged out all the same.
+fn vcenter_replayed(answers: common::soap_replay::Answers) -> Seen {
+    let replay = common::soap_replay::Replay::serve(answers);
+    let seen = capture(&replay.source(common::vcsim::SEED_2_HOST), &[]);
+    assert_eq!(replay.received().last().map(String::as_str), Some("Logout"));
+    seen
+}
+
+/// A capture of a hostile `lldptool` recording of port `eth1`.
+fn lldp_hostile(attack: common::lldp_hostile::Attack) -> Seen {
+    use common::lldp_hostile::{Agent, recording};
+    let recording = recording(Agent::Lldptool, attack);
+    capture(&format!("lldp=dir:{}", recording.path().display()), &[])
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -948,6 +964,24 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("vcenter-no-reserved-flag", || {
+        vcenter_replayed(common::soap_replay::without_reserved("5.0"))
+    });
+    all.insert("vcenter-property-twice", || {
+        vcenter_replayed(common::soap_replay::multipath_twice())
+    });
+    all.insert("vcenter-policy-twice", || {
+        vcenter_replayed(common::soap_replay::two_policies())
+    });
+    all.insert("lldp-repeated-tlv", || {
+        lldp_hostile(common::lldp_hostile::Attack::RepeatedName)
+    });
+    all.insert("lldp-long-string", || {
+        lldp_hostile(common::lldp_hostile::Attack::LongName)
+    });
+    all.insert("lldp-ets-180", || {
+        lldp_hostile(common::lldp_hostile::Attack::Ets180)
+    });
     all.insert("script-comment-newline", script_comment_newline);
     all.insert("script-typographic-quote", script_typographic_quote);
     all.insert("script-password-quoting", script_password_quoting);

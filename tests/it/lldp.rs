@@ -3,13 +3,15 @@
 //! in the host receives them, and driftgate captures `--source lldp=local:` inside the host
 //! namespace. veth has no DCB, so the host's own DCB is a recording (`linux=dir:`, port eth1
 //! with PFC on priority 3); the peer's side is real. Needs root (CI runs as root), lldpd and
-//! lldpad (`scripts/test-deps.sh`).
+//! lldpad (`scripts/test-deps.sh`). Answers no LLDPDU can carry are recordings
+//! ([`lldp_hostile`]), captured with `lldp=dir:`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::lldp_hostile::{self, Agent, Attack};
 use crate::common::{driftgate, root};
 
 const PORT: &str = "nic/02:00:00:00:41:01";
@@ -185,4 +187,76 @@ fn the_switch_stops_advertising_pfc_then_goes_away_and_each_capture_says_so() {
         !out.contains("[peer-ets]"),
         "one finding for the neighbour, not one per fact: {out}"
     );
+}
+
+/// What the error of a capture of `agent`'s recording of `attack` says: the port (or the
+/// command, for lldpcli's answer refused whole) and the TLV.
+fn says(agent: Agent, attack: Attack) -> [&'static str; 2] {
+    let tlv = match (agent, attack) {
+        (Agent::Lldptool, Attack::RepeatedName) => {
+            "a second System Name TLV: IEEE 802.1AB allows one in an LLDPDU"
+        }
+        // 4 MB of JSON for one port: refused unparsed (its parse would take ~40 times that).
+        (Agent::Lldpcli, Attack::RepeatedName) => {
+            "more than the 262144 the LLDPDUs of 1 port(s) can print"
+        }
+        (_, Attack::LongName) => {
+            "System Name TLV holds 102400 bytes, more than the 255 IEEE 802.1AB allows"
+        }
+        (_, Attack::Ets180) => {
+            "the TC bandwidths sum to 180 %, where IEEE 802.1Qaz has them sum to 100 %"
+        }
+    };
+    let port = match (agent, attack) {
+        (Agent::Lldptool, _) => "`lldptool -t -n -i eth1`",
+        (Agent::Lldpcli, Attack::RepeatedName) => "`lldpcli -f json0 show neighbors details`",
+        (Agent::Lldpcli, _) => "interface \"eth1\"",
+    };
+    [port, tlv]
+}
+
+#[test]
+fn answers_no_lldpdu_can_carry_are_partial_naming_the_port_and_the_tlv() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("snapshot.json");
+    for agent in [Agent::Lldptool, Agent::Lldpcli] {
+        for attack in [Attack::RepeatedName, Attack::LongName, Attack::Ets180] {
+            let recording = lldp_hostile::recording(agent, attack);
+            let started = Instant::now();
+            let output = driftgate()
+                .args(["capture", "--host", "lab-host", "--source"])
+                .arg(format!("lldp=dir:{}", recording.path().display()))
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .unwrap();
+            let took = started.elapsed();
+            assert!(
+                took < Duration::from_secs(20),
+                "{agent:?} {attack:?}: {took:?}"
+            );
+            assert_eq!(output.status.code(), Some(3), "{agent:?} {attack:?}");
+            let snapshot: Value =
+                serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            let source = &snapshot["sources"][0];
+            assert_eq!(source["status"], "partial", "{agent:?} {attack:?}");
+            let error = source["error"].as_str().unwrap();
+            for said in says(agent, attack) {
+                assert!(
+                    error.contains(said),
+                    "{agent:?} {attack:?}: {said:?} not in {error}"
+                );
+            }
+            assert!(
+                snapshot["facts"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .all(|k| !k.contains("/peer/")),
+                "nothing of the neighbour is kept: {snapshot:#}"
+            );
+            let (code, _) = check(&out, None);
+            assert_eq!(code, 3, "{agent:?} {attack:?}: never a pass");
+        }
+    }
 }

@@ -3,7 +3,9 @@
 //! simulator; and the recorded responses of a real vCenter 8.0.3 (the vcrpy cassette
 //! `tests/fixtures/test_json_host_explode.yaml` of pyVmomi's source distribution, Apache-2.0,
 //! which `scripts/test-deps.sh` downloads from PyPI into `target/fixtures/vcenter/`; it is not
-//! committed).
+//! committed). Answers no simulator gives (a property twice, two policies for one device, a
+//! reserved device without its flag) are `vcsim`'s recorded answers, edited and replayed
+//! ([`soap_replay`]).
 
 use std::path::PathBuf;
 
@@ -11,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::common::gate::{Ran, run};
 use crate::common::vcsim::{self, PASSWORD, SEED_2_HOST, SEED_2_LUN, USER, Vcsim};
-use crate::common::{driftgate, example};
+use crate::common::{driftgate, example, soap_replay};
 use driftgate_collect::vcenter::{AnswerError, host_config, host_facts};
 
 /// `esxi=vcenter://…?host=HOST&pin=…` of `sim`.
@@ -331,6 +333,36 @@ fn a_real_vcenter_8_host_config_parses_into_hpp_facts() {
 }
 
 #[test]
+fn the_real_vcenter_8_answer_without_a_flag_or_with_its_multipath_twice_fails_closed() {
+    let whole = host_config_answer();
+    // ESXi 8.0.3 (vSphere API 8.0.2.0 in the answer) says the flag of each of its 12 LUNs.
+    let without = whole.replacen("<perenniallyReserved>false</perenniallyReserved>", "", 1);
+    let (_, errors) = host_facts("esx-8", &host_config(&without).unwrap());
+    assert!(
+        errors.len() == 1
+            && errors[0].starts_with("host esx-8: ")
+            && errors[0].contains(
+                ": config.storageDevice.scsiLun: no perenniallyReserved, which a host of vSphere API 8.0.2.0 gives for every SCSI LUN"
+            ),
+        "{errors:?}"
+    );
+    let start = whole.find("<multipathInfo>").unwrap();
+    let end = whole.find("</multipathInfo>").unwrap() + "</multipathInfo>".len();
+    let twice = format!("{}{}{}", &whole[..end], &whole[start..end], &whole[end..]);
+    let (facts, errors) = host_facts("esx-8", &host_config(&twice).unwrap());
+    assert_eq!(
+        errors,
+        [
+            "host esx-8: config.storageDevice.multipathInfo: given twice: which one holds cannot be told"
+        ]
+    );
+    assert!(
+        facts.keys().all(|p| !p.as_str().starts_with("storage/")),
+        "no device of an ambiguous answer: {facts:?}"
+    );
+}
+
+#[test]
 fn every_cut_of_the_real_answer_is_an_error_not_fewer_devices() {
     let whole = host_config_answer();
     let step = whole.len() / 40;
@@ -392,4 +424,101 @@ fn a_nightly_check_stopped_by_sigterm_while_the_vcenter_answers_logs_out() {
     assert_eq!(status.code(), Some(143), "stopped by SIGTERM");
     assert!(sim.received("Logout"), "the session was logged out");
     assert_eq!(sim.sessions(), 0);
+}
+
+/// `driftgate capture` of the seed-2 host through a replay of `answers`, and `check` of what
+/// it wrote: (capture, snapshot, check's exit code, the methods the replay received).
+fn replayed(answers: soap_replay::Answers) -> (Ran, Value, i32, Vec<String>) {
+    let replay = soap_replay::Replay::serve(answers);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("esx01.json");
+    let ran = run(driftgate()
+        .env("DRIFTGATE_BMC_USERNAME", USER)
+        .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+        .args([
+            "capture",
+            "--host",
+            "esx",
+            "--source",
+            &replay.source(SEED_2_HOST),
+        ])
+        .arg("--out")
+        .arg(&out));
+    let snapshot: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let check = run(driftgate().args(["check", "--snapshot"]).arg(&out));
+    (ran, snapshot, check.code, replay.received())
+}
+
+#[test]
+fn the_recorded_seed_2_answers_replayed_give_the_vcsim_capture() {
+    let (ran, snapshot, check, received) = replayed(soap_replay::seed_2().clone());
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_eq!(snapshot["sources"][0]["status"], "complete");
+    assert_eq!(
+        snapshot["facts"][format!("storage/nmp/{SEED_2_LUN}/perennially_reserved")],
+        json!(true)
+    );
+    assert_eq!(check, 1, "Round Robin on the reserved device blocks");
+    assert_eq!(received.last().map(String::as_str), Some("Logout"));
+}
+
+#[test]
+fn a_reserved_device_without_its_flag_is_partial_naming_host_lun_property_and_esxcli() {
+    // ESXi 5.0 (vSphere API 5.0) predates the property: its Round Robin device is told to be
+    // read with esxcli. Before: complete, and Round Robin on the MSCS LUN passed.
+    let (ran, snapshot, check, received) = replayed(soap_replay::without_reserved("5.0"));
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    let source = &snapshot["sources"][0];
+    assert_eq!(source["status"], "partial");
+    let error = source["error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!(
+            "host {SEED_2_HOST}: {SEED_2_LUN}: config.storageDevice.scsiLun: no perenniallyReserved, and the device uses VMW_PSP_RR"
+        )) && error.contains(&format!("`esxcli storage core device list -d {SEED_2_LUN}`")),
+        "{error}"
+    );
+    assert_eq!(check, 3, "never a pass");
+    assert_eq!(received.last().map(String::as_str), Some("Logout"));
+    // A host whose API has the property gives it for every LUN: without it, the answer is
+    // broken whatever the policy.
+    let (ran, snapshot, check, _) = replayed(soap_replay::without_reserved("7.0.3.0"));
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    let error = snapshot["sources"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains(&format!("{SEED_2_LUN}: config.storageDevice.scsiLun: no perenniallyReserved, which a host of vSphere API 7.0.3.0 gives for every SCSI LUN")),
+        "{error}"
+    );
+    assert_eq!(check, 3);
+}
+
+#[test]
+fn multipath_info_twice_or_two_policies_for_one_lun_is_partial_and_neither_is_read() {
+    // Before: complete and PASS, Most Recently Used winning silently (the last property, the
+    // first policy).
+    for (answers, says) in [
+        (
+            soap_replay::multipath_twice(),
+            format!("host {SEED_2_HOST}: config.storageDevice.multipathInfo: given twice"),
+        ),
+        (
+            soap_replay::two_policies(),
+            format!(
+                "host {SEED_2_HOST}: {SEED_2_LUN}: config.storageDevice.multipathInfo: policy given twice"
+            ),
+        ),
+    ] {
+        let (ran, snapshot, check, received) = replayed(answers);
+        assert_eq!(ran.code, 3, "{}", ran.stderr);
+        let source = &snapshot["sources"][0];
+        assert_eq!(source["status"], "partial");
+        let error = source["error"].as_str().unwrap();
+        assert!(error.contains(&says), "{says:?} not in {error}");
+        assert_eq!(
+            snapshot["facts"][format!("storage/nmp/{SEED_2_LUN}/psp")],
+            Value::Null,
+            "neither policy is read"
+        );
+        assert_eq!(check, 3);
+        assert_eq!(received.last().map(String::as_str), Some("Logout"));
+    }
 }

@@ -237,6 +237,11 @@ impl Vcsim {
             .count()
     }
 
+    /// The simulator's SOAP trace: every request and its answer.
+    pub fn trace(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("trace.xml")).unwrap_or_default()
+    }
+
     /// Whether the simulator received a request of `method` (from its SOAP trace).
     pub fn received(&self, method: &str) -> bool {
         std::fs::read_to_string(self.dir.path().join("trace.xml"))
@@ -435,6 +440,9 @@ pub fn model_seed_2(dir: &Path) {
     let hpp = host_file(dir, HPP_HOST);
     let mut xml = std::fs::read_to_string(&hpp).expect("readable");
     xml = set_product(&xml, "7.0.0", "15843807", "7.0.0.0");
+    // ESXi 7.0 (vSphere API 6.7.2 and later) says of every SCSI LUN whether it is perennially
+    // reserved; the model, an ESXi 6.5, says it of none.
+    xml = unreserved_luns(&xml);
     xml = add_lun(
         &xml,
         &Lun {
@@ -452,6 +460,26 @@ pub fn model_seed_2(dir: &Path) {
     );
     std::fs::write(&hpp, xml).expect("writable");
     save_storage_systems(dir);
+}
+
+/// The saved host `xml` with `perenniallyReserved` false in each of its typed SCSI LUNs (not
+/// in the `scsiLun` keys its topology lists).
+fn unreserved_luns(xml: &str) -> String {
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml;
+    while let Some(start) = rest.find("<scsiLun XMLSchema-instance:type=") {
+        let end = start
+            + rest[start..]
+                .find("</scsiLun>")
+                .expect("a closed <scsiLun>");
+        out.push_str(&rest[..end]);
+        if !rest[start..end].contains("<perenniallyReserved>") {
+            out.push_str("<perenniallyReserved>false</perenniallyReserved>");
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Sets the ESXi version in every `VMware ESXi` product of a saved host: `config.product`

@@ -12,7 +12,8 @@
 //!
 //! "No neighbour on this port" is a fact (`peer/neighbour = false`), not a failure. No agent
 //! at all, a port the agent cannot answer for, and an answer the parsers reject (cut short, an
-//! unknown DCB TLV, a neighbour dropped mid-read) make the source failed or partial, naming the
+//! unknown DCB TLV, a neighbour dropped mid-read, a TLV given twice, lldpcli output larger than
+//! the LLDPDUs of the host's ports can print) make the source failed or partial, naming the
 //! command, its file and the line.
 
 pub mod parse;
@@ -28,6 +29,11 @@ use parse::Received;
 
 /// What lldpcli's answer lists, file name in a recording.
 const LLDPCLI_FILE: &str = "lldpcli-neighbors.json";
+/// The most lldpcli may print per port: a neighbour's LLDPDU fits in one frame of 1500 octets,
+/// which lldpcli prints in a few KiB (the lab switch's, every DCB TLV: 3 KiB). Its JSON is
+/// parsed whole, at some forty times its size in memory: what no neighbour can send is refused
+/// before.
+const LLDPCLI_PER_PORT: usize = 256 * 1024;
 const LLDPCLI: [&str; 6] = ["lldpcli", "-f", "json0", "show", "neighbors", "details"];
 
 /// Reads the neighbours of the host behind `transport`.
@@ -105,7 +111,18 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                 );
             }
             let output = output.expect("answered");
-            match parse::parse_lldpcli(&String::from_utf8_lossy(&output.stdout)) {
+            let limit = ports.len().saturating_mul(LLDPCLI_PER_PORT);
+            let parsed = if output.stdout.len() > limit {
+                Err(format!(
+                    "{target}: `{command}` output ({LLDPCLI_FILE}) is {} bytes, more than the {limit} the LLDPDUs of {} port(s) can print (256 KiB each): not read",
+                    output.stdout.len(),
+                    ports.len()
+                ))
+            } else {
+                parse::parse_lldpcli(&String::from_utf8_lossy(&output.stdout))
+                    .map_err(|e| format!("{target}: `{command}` output ({LLDPCLI_FILE}): {e}"))
+            };
+            match parsed {
                 Ok(mut neighbours) => {
                     for (name, key) in &ports {
                         match neighbours.iter().position(|(n, _)| n == name) {
@@ -122,9 +139,7 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
                         ));
                     }
                 }
-                Err(e) => errors.push(format!(
-                    "{target}: `{command}` output ({LLDPCLI_FILE}): {e}"
-                )),
+                Err(e) => errors.push(e),
             }
         }
     }

@@ -6,8 +6,10 @@
 //!
 //! Fail closed: a listing cut short (no `End of LLDPDU TLV`, a TLV without its lines), an
 //! 802.1Qaz or DCBX TLV the parser does not know, a field it cannot read and a neighbour
-//! without its chassis or port id are errors, so the source is partial; TLVs that carry no
-//! DCB (LLDP-MED, VLAN names, vendor TLVs) are skipped.
+//! without its chassis or port id are errors, so the source is partial; so are answers no
+//! LLDPDU can carry: a TLV 802.1AB allows once given twice, an id, name or description past
+//! its 255 octets, a TTL past its two, ETS bandwidths that do not sum to 100 %. TLVs that carry
+//! no DCB (LLDP-MED, VLAN names, vendor TLVs) are skipped.
 
 mod lldpcli;
 mod lldptool;
@@ -40,6 +42,16 @@ fn dialect(ieee: bool, cee: bool) -> PeerDcbx {
     } else {
         PeerDcbx::None
     }
+}
+
+/// Why an ETS table's bandwidths cannot be what a neighbour configured: IEEE 802.1Q
+/// (802.1Qaz) D.2.9.7 and D.2.10 give each traffic class its share, the shares summing to
+/// 100 %. `None` when they do.
+fn unbalanced(bandwidth: &[u8]) -> Option<String> {
+    let sum: u32 = bandwidth.iter().copied().map(u32::from).sum();
+    (sum != 100).then(|| {
+        format!("the TC bandwidths sum to {sum} %, where IEEE 802.1Qaz has them sum to 100 %")
+    })
 }
 
 /// Maps an LLDP id subtype as the tools print it to the fact's spelling.

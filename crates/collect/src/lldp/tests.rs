@@ -165,3 +165,34 @@ fn a_transport_failure_is_the_hosts_not_a_missing_agent() {
         "{error}"
     );
 }
+
+#[test]
+fn lldpcli_naming_a_tlv_twice_is_partial_and_an_answer_no_port_can_send_is_not_parsed() {
+    let lldpad_absent = [("lldptool-eth1.txt.exit", "255"), ("lldptool-eth1.txt", "")];
+    let dir = recording("dcbx", "lldpcli", &lldpad_absent);
+    let file = dir.path().join("lldpcli-neighbors.json");
+    let json = std::fs::read_to_string(&file).unwrap();
+    let name = "\"name\": [\n                {\n                  \"value\": \"tor-a\"\n                }\n";
+    assert!(json.contains(name));
+    let twice = json.replace(name, &format!("{name}, {{\"value\": \"tor-b\"}}\n"));
+    std::fs::write(&file, twice).unwrap();
+    let read_twice = read(dir.path());
+    assert_eq!(read_twice.status, SourceStatus::Partial);
+    let error = read_twice.error_text().unwrap();
+    assert!(
+        error.contains("interface \"eth1\": the System Name TLV is given 2 times"),
+        "{error}"
+    );
+    // One port, and more than 256 KiB: what no LLDPDU prints is not parsed at all.
+    let padded = json.replacen(
+        '{',
+        &format!("{{\"pad\": \"{}\",", "x".repeat(300 * 1024)),
+        1,
+    );
+    std::fs::write(&file, padded).unwrap();
+    let error = read(dir.path()).error_text().unwrap();
+    assert!(
+        error.contains("more than the 262144 the LLDPDUs of 1 port(s) can print"),
+        "{error}"
+    );
+}

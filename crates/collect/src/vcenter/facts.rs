@@ -3,9 +3,11 @@
 //! perennially_reserved,working_paths,vendor,model,display_name,is_local}`. A device claimed
 //! by the High Performance Plugin (vSphere 7+) is `storage/hpp/<device>/…` with its path
 //! selection scheme as `pss`: it is no NMP device. What the vCenter did not give is an error
-//! naming the host and the property (fail closed), never a smaller snapshot.
+//! naming the host and the property (fail closed), never a smaller snapshot; so is what it gave
+//! twice (a property, a logical unit's policy: neither is read), and a device without
+//! `perenniallyReserved` where the `psp-rr-on-reserved-device` invariant needs it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Host, LogicalUnit, ScsiLun};
 use crate::set_fact;
@@ -44,8 +46,22 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
             .iter()
             .map(|wrong| format!("host {host_name}: config.storageDevice: {wrong}")),
     );
+    errors.extend(
+        host.repeated
+            .iter()
+            .map(|property| format!("host {host_name}: {property}: {TWICE}")),
+    );
+    let said_twice = |property: &str| host.repeated.iter().any(|r| r == property);
     let missing = |property: &str| format!("host {host_name}: the vCenter gave no {property}");
     match &host.product {
+        Some(product) if !product.repeated.is_empty() => {
+            errors.extend(
+                product
+                    .repeated
+                    .iter()
+                    .map(|element| format!("host {host_name}: config.product: {element} {TWICE}")),
+            );
+        }
         Some(product) if !product.version.is_empty() => {
             set_fact(
                 &mut facts,
@@ -57,26 +73,80 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
                 set_fact(&mut facts, "host/esxi/build", build.into());
             }
         }
+        _ if said_twice("config.product") => {}
         _ => errors.push(missing("config.product (version)")),
     }
     let (Some(luns), Some(scsi_luns)) = (&host.luns, &host.scsi_luns) else {
-        if host.luns.is_none() {
-            errors.push(missing("config.storageDevice.multipathInfo"));
-        }
-        if host.scsi_luns.is_none() {
-            errors.push(missing("config.storageDevice.scsiLun"));
+        for property in [
+            "config.storageDevice.multipathInfo",
+            "config.storageDevice.scsiLun",
+        ] {
+            let absent = if property.ends_with("multipathInfo") {
+                host.luns.is_none()
+            } else {
+                host.scsi_luns.is_none()
+            };
+            if absent && !said_twice(property) && !said_twice("config.storageDevice") {
+                errors.push(missing(property));
+            }
         }
         return (facts, errors);
     };
-    let by_key: BTreeMap<&str, &ScsiLun> = scsi_luns.iter().map(|l| (l.key.as_str(), l)).collect();
+    let api = host.product.as_ref().and_then(|p| p.api_version.as_deref());
+    let mut by_key: BTreeMap<&str, Vec<&ScsiLun>> = BTreeMap::new();
+    for scsi in scsi_luns {
+        by_key.entry(scsi.key.as_str()).or_default().push(scsi);
+    }
+    let mut units: BTreeMap<&str, usize> = BTreeMap::new();
     for lun in luns {
-        let Some(scsi) = by_key.get(lun.scsi_lun.as_str()) else {
+        *units.entry(lun.scsi_lun.as_str()).or_default() += 1;
+    }
+    let mut ambiguous: BTreeSet<&str> = BTreeSet::new();
+    for lun in luns {
+        let Some(listed) = by_key.get(lun.scsi_lun.as_str()) else {
             errors.push(format!(
                 "host {host_name}: config.storageDevice.multipathInfo names the SCSI LUN {:?}, which config.storageDevice.scsiLun does not list",
                 lun.scsi_lun
             ));
             continue;
         };
+        let scsi = listed[0];
+        let device = if scsi.canonical_name.is_empty() {
+            &lun.id
+        } else {
+            &scsi.canonical_name
+        };
+        let told = |property: &str, what: &str| {
+            format!("host {host_name}: {device}: config.storageDevice.{property}: {what}")
+        };
+        // One error per device, however many logical units name it.
+        if listed.len() > 1 {
+            if ambiguous.insert(lun.scsi_lun.as_str()) {
+                errors.push(told(
+                    "scsiLun",
+                    &format!("the SCSI LUN {:?} {TWICE}", lun.scsi_lun),
+                ));
+            }
+            continue;
+        }
+        if units[lun.scsi_lun.as_str()] > 1 {
+            if ambiguous.insert(lun.scsi_lun.as_str()) {
+                errors.push(told(
+                    "multipathInfo",
+                    &format!("a logical unit (its policy) {TWICE}"),
+                ));
+            }
+            continue;
+        }
+        if !lun.repeated.is_empty() || !scsi.repeated.is_empty() {
+            for element in &lun.repeated {
+                errors.push(told("multipathInfo", &format!("{element} {TWICE}")));
+            }
+            for element in &scsi.repeated {
+                errors.push(told("scsiLun", &format!("{element} {TWICE}")));
+            }
+            continue;
+        }
         if scsi.canonical_name.is_empty() || lun.policy.is_empty() {
             errors.push(format!(
                 "host {host_name}: the logical unit {:?} has no canonical name or no path selection policy",
@@ -91,9 +161,50 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
             ));
             continue;
         }
+        if !scsi.reserved_given
+            && let Some(why) = unreserved(api, lun, device)
+        {
+            errors.push(told("scsiLun", &why));
+        }
         lun_facts(lun, scsi, &mut facts);
     }
     (facts, errors)
+}
+
+/// What is said of a property given more than once.
+const TWICE: &str = "given twice: which one holds cannot be told";
+
+/// The vSphere API release that added `ScsiLun.perenniallyReserved` (`vim.version.version14`).
+const RESERVED_SINCE: [u32; 3] = [6, 7, 2];
+
+/// Why a logical unit without `perenniallyReserved` cannot be judged on a host of API `api`,
+/// or `None` where it need not be: the `psp-rr-on-reserved-device` invariant needs the flag of
+/// every Round Robin device. A host whose API has the property gives it for every SCSI LUN
+/// (a real vCenter 8.0 does), so its absence there is a broken answer; a host whose API
+/// predates it cannot give it, and only `esxcli` reads it there.
+fn unreserved(api: Option<&str>, lun: &LogicalUnit, device: &str) -> Option<String> {
+    let release: Option<Vec<u32>> =
+        api.and_then(|api| api.split('.').map(|part| part.parse().ok()).collect());
+    match release {
+        Some(release) if release.as_slice() < RESERVED_SINCE.as_slice() => {
+            let round_robin = matches!(lun.policy.as_str(), "VMW_PSP_RR" | "LB-RR");
+            round_robin.then(|| {
+                format!(
+                    "no perenniallyReserved, and the device uses {}: the host's vSphere API {} predates the property (6.7.2), so whether it is perennially reserved (an MSCS RDM, where Round Robin breaks SCSI-3 reservations) is not known; read it with `esxcli storage core device list -d {device}` (an esxi=ssh:// or esxi=dir: source)",
+                    lun.policy,
+                    api.unwrap_or_default()
+                )
+            })
+        }
+        Some(_) => Some(format!(
+            "no perenniallyReserved, which a host of vSphere API {} gives for every SCSI LUN (since 6.7.2): whether the device is perennially reserved (an MSCS RDM) is not known",
+            api.unwrap_or_default()
+        )),
+        None => Some(format!(
+            "no perenniallyReserved, and the host's vSphere API release ({}) does not say whether it can give it: whether the device is perennially reserved (an MSCS RDM) is not known",
+            api.map_or_else(|| "none given".to_owned(), |a| format!("{a:?}"))
+        )),
+    }
 }
 
 fn lun_facts(lun: &LogicalUnit, scsi: &ScsiLun, facts: &mut Facts) {

@@ -17,6 +17,11 @@ pub struct Product {
     pub version: String,
     /// `build` (`20036589`).
     pub build: String,
+    /// `apiVersion` (`7.0.3.0`): which vSphere API release the host speaks, so which
+    /// properties it can give.
+    pub api_version: Option<String>,
+    /// The elements given more than once (`version`).
+    pub repeated: Vec<String>,
 }
 
 /// One path of a logical unit (`HostMultipathInfoPath`).
@@ -47,6 +52,9 @@ pub struct LogicalUnit {
     pub satp: Option<String>,
     /// Its paths.
     pub paths: Vec<Path>,
+    /// The elements it gives more than once (`policy`, `path vmhba2:C0:T1:L5: isWorkingPath`):
+    /// which one holds cannot be told.
+    pub repeated: Vec<String>,
 }
 
 /// One entry of `config.storageDevice.scsiLun[]`.
@@ -64,8 +72,12 @@ pub struct ScsiLun {
     pub model: Option<String>,
     /// `perenniallyReserved`.
     pub perennially_reserved: Option<bool>,
+    /// Whether `perenniallyReserved` is there at all (a value that is no boolean is).
+    pub reserved_given: bool,
     /// `localDisk` (disks only).
     pub local: Option<bool>,
+    /// The elements it gives more than once (`perenniallyReserved`).
+    pub repeated: Vec<String>,
 }
 
 /// The properties read of one host.
@@ -83,4 +95,7 @@ pub struct Host {
     pub missing: Vec<(String, String)>,
     /// Values of the wrong type (a boolean that is none), each said.
     pub malformed: Vec<String>,
+    /// The properties given more than once (two `propSet`s of one name, two `multipathInfo`s
+    /// of one `config`): none of their values is read.
+    pub repeated: Vec<String>,
 }

@@ -180,3 +180,166 @@ fn faults_missing_properties_and_cut_answers_are_errors() {
     let (_, errors) = host_facts("esx01", &retrieved(&dangling, RETRIEVE).unwrap().hosts[0]);
     assert!(errors[0].contains("ScsiDisk-99"), "{errors:?}");
 }
+
+/// The errors of the one host of a retrieval `answer`, and whether its device has a `psp`.
+fn judged(answer: &str) -> (Vec<String>, bool) {
+    let page = retrieved(answer, RETRIEVE).unwrap();
+    let (facts, errors) = host_facts("esx01", &page.hosts[0]);
+    let psp = facts
+        .get("storage/nmp/naa.60050768028081713c0000000000007d/psp")
+        .is_some();
+    (errors, psp)
+}
+
+/// [`answer`] on vSphere API `api`, its device without `perenniallyReserved`.
+fn unreserved(policy: &str, api: &str) -> String {
+    answer(policy, "HostMultipathInfoLogicalUnitPolicy", true)
+        .replace("<perenniallyReserved>true</perenniallyReserved>", "")
+        .replace(
+            "<build>469512</build>",
+            &format!("<build>469512</build><apiVersion>{api}</apiVersion>"),
+        )
+}
+
+#[test]
+fn a_lun_without_perennially_reserved_on_a_host_whose_api_has_it_is_an_error() {
+    for api in ["6.7.2", "7.0.3.0", "8.0.2.0"] {
+        let (errors, _) = judged(&unreserved("VMW_PSP_FIXED", api));
+        assert_eq!(errors.len(), 1, "{api}: {errors:?}");
+        let error = &errors[0];
+        assert!(
+            error.starts_with(
+                "host esx01: naa.60050768028081713c0000000000007d: config.storageDevice.scsiLun: no perenniallyReserved"
+            ) && error.contains(api),
+            "{error}"
+        );
+    }
+    // A host that does not say its API release cannot be told to predate the property.
+    let unsaid = answer("VMW_PSP_RR", "HostMultipathInfoLogicalUnitPolicy", true)
+        .replace("<perenniallyReserved>true</perenniallyReserved>", "");
+    let (errors, _) = judged(&unsaid);
+    assert!(
+        errors.len() == 1 && errors[0].contains("none given"),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn round_robin_on_a_host_older_than_the_property_is_partial_and_names_esxcli() {
+    let (errors, psp) = judged(&unreserved("VMW_PSP_RR", "5.0"));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("host esx01: naa.60050768028081713c0000000000007d")
+            && errors[0].contains("no perenniallyReserved, and the device uses VMW_PSP_RR")
+            && errors[0].contains(
+                "`esxcli storage core device list -d naa.60050768028081713c0000000000007d`"
+            ),
+        "{}",
+        errors[0]
+    );
+    assert!(psp, "what was read is kept");
+    // The invariant judges only Round Robin devices: another policy needs no flag there.
+    for (policy, api) in [("VMW_PSP_MRU", "5.0"), ("VMW_PSP_FIXED", "6.7")] {
+        let (errors, _) = judged(&unreserved(policy, api));
+        assert!(errors.is_empty(), "{policy} on {api}: {errors:?}");
+    }
+}
+
+#[test]
+fn a_property_or_a_policy_given_twice_is_an_error_and_neither_is_read() {
+    let whole = answer("VMW_PSP_RR", "HostMultipathInfoLogicalUnitPolicy", true);
+    // The multipath property twice: Round Robin, then Most Recently Used.
+    let start = whole
+        .find("<propSet><name>config.storageDevice.multipathInfo")
+        .unwrap();
+    let end = start + whole[start..].find("</propSet>").unwrap() + "</propSet>".len();
+    let mru = whole[start..end].replace("VMW_PSP_RR", "VMW_PSP_MRU");
+    let twice = format!("{}{mru}{}", &whole[..end], &whole[end..]);
+    let (errors, psp) = judged(&twice);
+    assert_eq!(
+        errors,
+        [
+            "host esx01: config.storageDevice.multipathInfo: given twice: which one holds cannot be told"
+        ]
+    );
+    assert!(!psp);
+    // Two policies in one logical unit.
+    let policies = whole.replace(
+        "<policy xsi:type=\"HostMultipathInfoLogicalUnitPolicy\"><policy>VMW_PSP_RR</policy></policy>",
+        "<policy xsi:type=\"HostMultipathInfoLogicalUnitPolicy\"><policy>VMW_PSP_RR</policy></policy><policy xsi:type=\"HostMultipathInfoLogicalUnitPolicy\"><policy>VMW_PSP_MRU</policy></policy>",
+    );
+    let (errors, psp) = judged(&policies);
+    assert_eq!(
+        errors,
+        [
+            "host esx01: naa.60050768028081713c0000000000007d: config.storageDevice.multipathInfo: policy given twice: which one holds cannot be told"
+        ]
+    );
+    assert!(!psp);
+    // Two policy names in one policy, two flags in one SCSI LUN, two working flags on a path.
+    for (from, to, says) in [
+        (
+            "<policy>VMW_PSP_RR</policy>",
+            "<policy>VMW_PSP_RR</policy><policy>VMW_PSP_MRU</policy>",
+            "multipathInfo: policy.policy given twice",
+        ),
+        (
+            "<perenniallyReserved>true</perenniallyReserved>",
+            "<perenniallyReserved>true</perenniallyReserved><perenniallyReserved>false</perenniallyReserved>",
+            "scsiLun: perenniallyReserved given twice",
+        ),
+        (
+            "<isWorkingPath>true</isWorkingPath></path>",
+            "<isWorkingPath>true</isWorkingPath><isWorkingPath>false</isWorkingPath></path>",
+            "multipathInfo: path vmhba2:C0:T1:L5: isWorkingPath given twice",
+        ),
+        (
+            "<version>5.0.0</version>",
+            "<version>5.0.0</version><version>8.0.3</version>",
+            "config.product: version given twice",
+        ),
+    ] {
+        let (errors, psp) = judged(&whole.replacen(from, to, 1));
+        assert!(
+            errors.len() == 1 && errors[0].contains(says),
+            "{says}: {errors:?}"
+        );
+        assert!(!psp || says.contains("product"), "{says}");
+    }
+    // One device listed by two logical units.
+    let lun = &whole[whole.find("<lun><key>").unwrap()..whole.find("</lun>\n</val>").unwrap() + 6];
+    let two_units = whole.replace(
+        lun,
+        &format!("{lun}{}", lun.replace("VMW_PSP_RR", "VMW_PSP_MRU")),
+    );
+    let (errors, psp) = judged(&two_units);
+    assert_eq!(
+        errors,
+        [
+            "host esx01: naa.60050768028081713c0000000000007d: config.storageDevice.multipathInfo: a logical unit (its policy) given twice: which one holds cannot be told"
+        ]
+    );
+    assert!(!psp);
+}
+
+proptest::proptest! {
+    /// The retrieval with any of its elements given again, anywhere: an answer or an error,
+    /// never a panic.
+    #[test]
+    fn a_retrieval_with_elements_given_again_never_panics(picks in proptest::collection::vec(0usize..200, 0..8)) {
+        let whole = answer("VMW_PSP_RR", "HostMultipathInfoLogicalUnitPolicy", true);
+        let starts: Vec<usize> = whole.match_indices("><").map(|(at, _)| at + 1).collect();
+        let mut edited = whole.clone();
+        for pick in picks {
+            let from = starts[pick % starts.len()];
+            let to = starts[(pick * 7 + 3) % starts.len()].max(from);
+            let fragment = whole[from..to].to_owned();
+            edited.insert_str(from.min(edited.len()), &fragment);
+        }
+        if let Ok(page) = retrieved(&edited, RETRIEVE) {
+            for host in &page.hosts {
+                let _ = host_facts("esx01", host);
+            }
+        }
+    }
+}

@@ -1,6 +1,8 @@
 //! The vSphere Web Services (SOAP) answers driftgate reads, parsed with `roxmltree`: the
 //! service content, a created view, the objects of a property retrieval, and faults. Elements
-//! are matched by local name; an answer without what it must carry is an error naming it.
+//! are matched by local name; an answer without what it must carry is an error naming it. What
+//! the vSphere API gives once (a property of an object, an element of a logical unit or SCSI
+//! LUN) given twice is recorded as such, and neither value is read.
 
 use roxmltree::{Document, Node};
 
@@ -67,13 +69,46 @@ fn children<'a, 'i>(node: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = N
 }
 
 fn text(node: Node<'_, '_>, name: &str) -> Option<String> {
-    child(node, name).map(|c| c.text().unwrap_or("").trim().to_owned())
+    child(node, name).map(content)
 }
 
-/// A boolean property; one that is there but no `xsd:boolean` is recorded in `wrong` (a
-/// mistyped answer is never read as "not said").
-fn flag(node: Node<'_, '_>, name: &str, wrong: &mut Vec<String>) -> Option<bool> {
-    match text(node, name)?.as_str() {
+fn content(node: Node<'_, '_>) -> String {
+    node.text().unwrap_or("").trim().to_owned()
+}
+
+/// The child `name` of `node`, which the vSphere API gives at most once; a second one is
+/// recorded in `repeated` as `name` (after `within`): an answer that says two things of one
+/// property is not for the reader to pick from.
+fn once<'a, 'i>(
+    node: Node<'a, 'i>,
+    name: &str,
+    within: &str,
+    repeated: &mut Vec<String>,
+) -> Option<Node<'a, 'i>> {
+    let mut found = node
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == name);
+    let first = found.next();
+    if found.next().is_some() {
+        repeated.push(format!("{within}{name}"));
+    }
+    first
+}
+
+/// The text of [`once`].
+fn once_text(
+    node: Node<'_, '_>,
+    name: &str,
+    within: &str,
+    repeated: &mut Vec<String>,
+) -> Option<String> {
+    once(node, name, within, repeated).map(content)
+}
+
+/// A boolean property given as `text`; one that is there but no `xsd:boolean` is recorded in
+/// `wrong` (a mistyped answer is never read as "not said").
+fn flag(name: &str, text: Option<String>, wrong: &mut Vec<String>) -> Option<bool> {
+    match text?.as_str() {
         "true" | "1" => Some(true),
         "false" | "0" => Some(false),
         other => {
@@ -203,8 +238,16 @@ pub fn retrieved(answer: &str, method: &str) -> Result<Retrieved, AnswerError> {
             )));
         }
         let mut host = Host::default();
+        let mut given: Vec<String> = Vec::new();
         for set in children(object, "propSet") {
             let name = text(set, "name").unwrap_or_default();
+            if given.contains(&name) {
+                if !host.repeated.contains(&name) {
+                    host.repeated.push(name);
+                }
+                continue;
+            }
+            given.push(name.clone());
             let Some(val) = child(set, "val") else {
                 continue;
             };
@@ -243,6 +286,7 @@ pub fn retrieved(answer: &str, method: &str) -> Result<Retrieved, AnswerError> {
                 .unwrap_or_else(|| "a fault".to_owned());
             host.missing.push((path, fault));
         }
+        forget_repeated(&mut host);
         hosts.push(host);
     }
     Ok(Retrieved { token, hosts })
@@ -254,26 +298,50 @@ pub fn host_config(answer: &str) -> Result<Host, AnswerError> {
     let doc = parse(answer)?;
     let config =
         child(body(&doc, "Fetch")?, "returnval").ok_or_else(|| malformed("no returnval"))?;
-    let storage = child(config, "storageDevice");
+    let mut repeated = Vec::new();
+    let storage = once(config, "storageDevice", "config.", &mut repeated);
     let mut malformed = Vec::new();
-    let luns = storage.and_then(|s| child(s, "multipathInfo")).map(|m| {
-        children(m, "lun")
-            .map(|l| logical_unit(l, &mut malformed))
-            .collect()
-    });
+    let luns = storage
+        .and_then(|s| once(s, "multipathInfo", "config.storageDevice.", &mut repeated))
+        .map(|m| {
+            children(m, "lun")
+                .map(|l| logical_unit(l, &mut malformed))
+                .collect()
+        });
     let scsi_luns = storage.map(|s| {
         children(s, "scsiLun")
             .map(|l| scsi_lun(l, &mut malformed))
             .collect()
     });
-    Ok(Host {
+    let product = once(config, "product", "config.", &mut repeated).map(product);
+    let mut host = Host {
         name: None,
-        product: child(config, "product").map(product),
+        product,
         luns,
         scsi_luns,
         missing: Vec::new(),
         malformed,
-    })
+        repeated,
+    };
+    forget_repeated(&mut host);
+    Ok(host)
+}
+
+/// Drops the values of the properties `host` gives more than once: none of them is read.
+/// `name` stays, so that the host is still found and its error told.
+fn forget_repeated(host: &mut Host) {
+    for property in &host.repeated {
+        match property.as_str() {
+            "config.product" => host.product = None,
+            "config.storageDevice.multipathInfo" => host.luns = None,
+            "config.storageDevice.scsiLun" => host.scsi_luns = None,
+            "config.storageDevice" => {
+                host.luns = None;
+                host.scsi_luns = None;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A property value must be of the type asked for.
@@ -289,42 +357,70 @@ fn typed(val: Node<'_, '_>, kind: &str) -> Result<(), AnswerError> {
 }
 
 fn product(val: Node<'_, '_>) -> Product {
+    let mut repeated = Vec::new();
     Product {
-        version: text(val, "version").unwrap_or_default(),
-        build: text(val, "build").unwrap_or_default(),
+        version: once_text(val, "version", "", &mut repeated).unwrap_or_default(),
+        build: once_text(val, "build", "", &mut repeated).unwrap_or_default(),
+        api_version: once_text(val, "apiVersion", "", &mut repeated),
+        repeated,
     }
 }
 
 fn logical_unit(lun: Node<'_, '_>, wrong: &mut Vec<String>) -> LogicalUnit {
-    let policy = child(lun, "policy");
-    LogicalUnit {
-        id: text(lun, "id").unwrap_or_default(),
-        scsi_lun: text(lun, "lun").unwrap_or_default(),
-        policy: policy.and_then(|p| text(p, "policy")).unwrap_or_default(),
-        policy_type: policy.map(xsi_type).unwrap_or_default(),
-        satp: child(lun, "storageArrayTypePolicy").and_then(|s| text(s, "policy")),
-        paths: children(lun, "path")
-            .map(|path| Path {
-                name: text(path, "name").unwrap_or_default(),
+    let mut repeated = Vec::new();
+    let policy = once(lun, "policy", "", &mut repeated);
+    let satp = once(lun, "storageArrayTypePolicy", "", &mut repeated);
+    let paths = children(lun, "path")
+        .map(|path| {
+            let name = text(path, "name").unwrap_or_default();
+            let within = format!("path {name}: ");
+            once(path, "name", &within, &mut repeated);
+            Path {
                 // `state` replaced the deprecated `pathState`.
-                state: text(path, "state")
-                    .or_else(|| text(path, "pathState"))
+                state: once_text(path, "state", &within, &mut repeated)
+                    .or_else(|| once_text(path, "pathState", &within, &mut repeated))
                     .unwrap_or_default(),
-                working: flag(path, "isWorkingPath", wrong),
-            })
-            .collect(),
+                working: flag(
+                    "isWorkingPath",
+                    once_text(path, "isWorkingPath", &within, &mut repeated),
+                    wrong,
+                ),
+                name,
+            }
+        })
+        .collect();
+    LogicalUnit {
+        id: once_text(lun, "id", "", &mut repeated).unwrap_or_default(),
+        scsi_lun: once_text(lun, "lun", "", &mut repeated).unwrap_or_default(),
+        policy: policy
+            .and_then(|p| once_text(p, "policy", "policy.", &mut repeated))
+            .unwrap_or_default(),
+        policy_type: policy.map(xsi_type).unwrap_or_default(),
+        satp: satp.and_then(|s| once_text(s, "policy", "storageArrayTypePolicy.", &mut repeated)),
+        paths,
+        repeated,
     }
 }
 
 fn scsi_lun(lun: Node<'_, '_>, wrong: &mut Vec<String>) -> ScsiLun {
-    let trimmed = |name: &str| text(lun, name).map(|v| v.trim().to_owned());
+    let mut repeated = Vec::new();
+    let mut field = |name: &str| once_text(lun, name, "", &mut repeated);
+    let key = field("key").unwrap_or_default();
+    let canonical_name = field("canonicalName").unwrap_or_default();
+    let display_name = field("displayName");
+    let vendor = field("vendor");
+    let model = field("model");
+    let reserved = field("perenniallyReserved");
+    let local = field("localDisk");
     ScsiLun {
-        key: text(lun, "key").unwrap_or_default(),
-        canonical_name: text(lun, "canonicalName").unwrap_or_default(),
-        display_name: trimmed("displayName"),
-        vendor: trimmed("vendor"),
-        model: trimmed("model"),
-        perennially_reserved: flag(lun, "perenniallyReserved", wrong),
-        local: flag(lun, "localDisk", wrong),
+        key,
+        canonical_name,
+        display_name,
+        vendor,
+        model,
+        reserved_given: reserved.is_some(),
+        perennially_reserved: flag("perenniallyReserved", reserved, wrong),
+        local: flag("localDisk", local, wrong),
+        repeated,
     }
 }

@@ -6,9 +6,11 @@
 
 use serde_json::{Map, Value};
 
+use super::lldptool::MAX_STRING;
 use super::tlv::{self, Qaz};
 use super::{ParseError, Received, dialect, id_subtype, normalized_id};
 use crate::peer::{LldpId, Neighbour, PeerDcb};
+use driftgate_snapshot::{UniqueKeysError, parse_unique};
 
 /// The neighbours lldpd lists, by interface name, in its order.
 pub type LldpdNeighbours = Vec<(String, Received)>;
@@ -18,11 +20,16 @@ pub fn parse_lldpcli(text: &str) -> Result<LldpdNeighbours, ParseError> {
     if text.trim().is_empty() {
         return Err(ParseError::whole("empty lldpcli output"));
     }
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        ParseError::new(
+    // A key given twice in one object (two `name`s of one chassis) says two things of one
+    // TLV: refused, not read as the last one.
+    let root = parse_unique(text.as_bytes()).map_err(|e| match e {
+        UniqueKeysError::Json(e) => ParseError::new(
             (e.line() > 0).then_some(e.line()),
             format!("lldpcli JSON: {e}"),
-        )
+        ),
+        UniqueKeysError::Duplicate(duplicate) => ParseError::whole(format!(
+            "lldpcli JSON: {duplicate}: which one holds is not known"
+        )),
     })?;
     let lldp = root
         .get("lldp")
@@ -85,59 +92,111 @@ fn interfaces_of(value: &Value) -> Result<Vec<Interface<'_>>, ParseError> {
     Ok(out)
 }
 
-/// A string, json0's `[{"value": "…"}]` or a `{"value": …}`.
-fn text(value: &Value) -> Option<String> {
-    match value {
+/// A string, json0's `[{"value": "…"}]` or a `{"value": …}`; `None` for another shape. A list
+/// of more than one is `what` given more than once, which one holds not known: an error.
+fn text(value: &Value, what: &str) -> Result<Option<String>, String> {
+    Ok(match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
-        Value::Array(items) if items.len() == 1 => text(&items[0]),
-        Value::Object(map) => map.get("value").and_then(text),
+        Value::Array(items) if items.len() > 1 => {
+            return Err(format!(
+                "{what} is given {} times: IEEE 802.1AB allows one in an LLDPDU, so which one holds is not known",
+                items.len()
+            ));
+        }
+        Value::Array(items) => match items.first() {
+            Some(item) => text(item, what)?,
+            None => None,
+        },
+        Value::Object(map) => match map.get("value") {
+            Some(value) => text(value, what)?,
+            None => None,
+        },
         _ => None,
+    })
+}
+
+/// [`text`] of `map[key]`, when there; at most [`MAX_STRING`] bytes when `bounded` (an id, a
+/// name or a description: 802.1AB allows 255 octets).
+fn member(
+    map: &Map<String, Value>,
+    key: &str,
+    what: &str,
+    bounded: bool,
+) -> Result<Option<String>, String> {
+    let Some(value) = map.get(key) else {
+        return Ok(None);
+    };
+    let found = text(value, what)?;
+    match found {
+        Some(found) if bounded && found.len() > MAX_STRING => Err(format!(
+            "{what} holds {} bytes, more than the {MAX_STRING} IEEE 802.1AB allows",
+            found.len()
+        )),
+        found => Ok(found),
+    }
+}
+
+/// json0's `[x]` or json's `x` of `map[key]`, an object: `what` (the chassis, the port) given
+/// twice is an error.
+fn only<'a>(
+    map: &'a Map<String, Value>,
+    key: &str,
+    what: &str,
+) -> Result<Option<&'a Map<String, Value>>, String> {
+    match map.get(key) {
+        Some(Value::Array(items)) if items.len() > 1 => Err(format!(
+            "{what} is given {} times: which one holds is not known",
+            items.len()
+        )),
+        other => Ok(other.and_then(one).and_then(Value::as_object)),
     }
 }
 
 fn neighbour(interface: &Map<String, Value>) -> Result<Received, String> {
-    let chassis = interface
-        .get("chassis")
-        .and_then(one)
-        .and_then(Value::as_object)
-        .ok_or(
-            "no `chassis`: the neighbour was dropped while lldpcli read it, or the output is cut",
-        )?;
+    let chassis = only(interface, "chassis", "the chassis")?.ok_or(
+        "no `chassis`: the neighbour was dropped while lldpcli read it, or the output is cut",
+    )?;
     // json keys the chassis by its name when it has one: `{"tor-a": {"id": …}}`.
     let (system_name, chassis) = match chassis.get("id") {
-        Some(_) => (chassis.get("name").and_then(text), chassis),
+        Some(_) => (
+            member(chassis, "name", "the System Name TLV", true)?,
+            chassis,
+        ),
         None => match chassis.iter().next() {
-            Some((name, inner)) if chassis.len() == 1 => (
-                Some(name.clone()),
-                inner.as_object().ok_or("`chassis` is not an object")?,
-            ),
+            Some((name, inner)) if chassis.len() == 1 => {
+                if name.len() > MAX_STRING {
+                    return Err(format!(
+                        "the System Name TLV holds {} bytes, more than the {MAX_STRING} IEEE 802.1AB allows",
+                        name.len()
+                    ));
+                }
+                (
+                    Some(name.clone()),
+                    inner.as_object().ok_or("`chassis` is not an object")?,
+                )
+            }
             _ => return Err("`chassis` has no `id`".into()),
         },
     };
-    let port = interface
-        .get("port")
-        .and_then(one)
-        .and_then(Value::as_object)
-        .ok_or(
-            "no `port`: the neighbour was dropped while lldpcli read it, or the output is cut",
-        )?;
+    member(chassis, "descr", "the System Description TLV", true)?;
+    let port = only(interface, "port", "the port")?.ok_or(
+        "no `port`: the neighbour was dropped while lldpcli read it, or the output is cut",
+    )?;
     let chassis_id = lldp_id(chassis.get("id"), "chassis")?;
     let port_id = lldp_id(port.get("id"), "port")?;
-    let ttl = match port.get("ttl").and_then(text) {
-        Some(ttl) => Some(
-            ttl.parse()
-                .map_err(|_| format!("`ttl` {ttl:?} is not a number"))?,
-        ),
+    let ttl = match member(port, "ttl", "the Time to Live TLV", false)? {
+        Some(ttl) => Some(u32::from(ttl.parse::<u16>().map_err(|_| {
+            format!("`ttl` {ttl:?} is not a number of seconds (0-65535)")
+        })?)),
         None => None,
     };
+    let port_description = member(port, "descr", "the Port Description TLV", true)?;
     let mut dcb = PeerDcb::default();
     let (mut ieee, mut cee) = (false, false);
     for unknown in unknown_tlvs(interface)? {
         let field = |key: &str| {
-            unknown
-                .get(key)
-                .and_then(text)
+            member(unknown, key, &format!("an unknown TLV's `{key}`"), false)?
                 .ok_or_else(|| format!("an unknown TLV without `{key}`"))
         };
         let oui = tlv::hex_bytes(&field("oui")?)?;
@@ -185,7 +244,7 @@ fn neighbour(interface: &Map<String, Value>) -> Result<Received, String> {
             chassis_id: Some(chassis_id),
             port_id: Some(port_id),
             system_name,
-            port_description: port.get("descr").and_then(text),
+            port_description,
         },
         dcb,
         ttl,
@@ -194,18 +253,27 @@ fn neighbour(interface: &Map<String, Value>) -> Result<Received, String> {
 
 /// `{"type": "mac", "value": "…"}` (json0: in a list of one).
 fn lldp_id(value: Option<&Value>, what: &str) -> Result<LldpId, String> {
+    if let Some(Value::Array(items)) = value
+        && items.len() > 1
+    {
+        return Err(format!(
+            "the {what} id is given {} times: which one holds is not known",
+            items.len()
+        ));
+    }
     let id = value
         .and_then(one)
         .and_then(Value::as_object)
         .ok_or_else(|| format!("the {what} has no `id`"))?;
-    let subtype = id
-        .get("type")
-        .and_then(text)
+    let subtype = member(id, "type", &format!("the {what} id's type"), false)?
         .ok_or_else(|| format!("the {what} id has no `type`"))?;
-    let value = id
-        .get("value")
-        .and_then(text)
-        .ok_or_else(|| format!("the {what} id has no `value`"))?;
+    let tlv = if what == "chassis" {
+        "the Chassis ID TLV"
+    } else {
+        "the Port ID TLV"
+    };
+    let value =
+        member(id, "value", tlv, true)?.ok_or_else(|| format!("the {what} id has no `value`"))?;
     let subtype = id_subtype(&subtype);
     Ok(LldpId {
         value: normalized_id(&subtype, &value),

@@ -15,7 +15,7 @@
 
 use driftgate_model::AppSelector;
 
-use super::{ParseError, Received, dialect, id_subtype, normalized_id};
+use super::{ParseError, Received, dialect, id_subtype, normalized_id, unbalanced};
 use crate::lines::numbered_lines;
 use crate::nic::DcbTables;
 use crate::peer::{AppEntry, Ets, LldpId, Neighbour, PeerDcb, Pfc};
@@ -25,6 +25,8 @@ struct Block<'a> {
     header: &'a str,
     line: usize,
     body: Vec<(usize, &'a str)>,
+    /// Whether the listing ends with it.
+    last: bool,
 }
 
 impl Block<'_> {
@@ -75,50 +77,125 @@ impl Block<'_> {
     }
 }
 
-/// Parses the whole listing of one port: `Ok(None)` when it is empty (no neighbour).
+/// The TLVs IEEE 802.1AB allows once in an LLDPDU (its base TLVs but Management Address, and
+/// the organisationally specific ones driftgate knows that lldptool lists), as lldptool heads
+/// them. A second one says two things of one port: which holds is not for the reader to pick.
+const ONCE: [&str; 13] = [
+    "Chassis ID TLV",
+    "Port ID TLV",
+    "Time to Live TLV",
+    "Port Description TLV",
+    "System Name TLV",
+    "System Description TLV",
+    "System Capabilities TLV",
+    "MAC/PHY Configuration Status TLV",
+    "Link Aggregation TLV",
+    "IEEE 8021QAZ ETS Configuration TLV",
+    "IEEE 8021QAZ ETS Recommendation TLV",
+    "IEEE 8021QAZ PFC TLV",
+    "IEEE 8021QAZ APP TLV",
+];
+
+/// The TLVs whose value is one string of at most [`MAX_STRING`] octets (802.1AB 8.5.2–8.5.7:
+/// an id's 1–255 octets after its subtype, a description's or a name's 0–255).
+const STRINGS: [&str; 5] = [
+    "Chassis ID TLV",
+    "Port ID TLV",
+    "Port Description TLV",
+    "System Name TLV",
+    "System Description TLV",
+];
+
+/// The longest string 802.1AB allows in a TLV of [`STRINGS`].
+pub(super) const MAX_STRING: usize = 255;
+
+/// The most lines one TLV block may have: a TLV holds at most 511 octets of information
+/// (its length is 9 bits), and lldptool prints no line without one.
+const MAX_LINES: usize = 511;
+
+/// Parses the whole listing of one port: `Ok(None)` when it is empty (no neighbour). The
+/// blocks are read one at a time and the first that breaks a rule ends the parse, so a listing
+/// of 200,000 TLVs costs no more memory than its text.
 pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let blocks = blocks(text)?;
     let mandatory = ["Chassis ID TLV", "Port ID TLV", "Time to Live TLV"];
-    for (index, header) in mandatory.iter().enumerate() {
-        let found = blocks.get(index).map(|b| b.header);
-        if found != Some(*header) {
-            return Err(ParseError::at(
-                blocks.get(index).map_or(0, |b| b.line),
-                format!(
-                    "expected the {header} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found {found:?}"
-                ),
-            ));
-        }
-    }
-    let last = blocks.last().expect("three blocks at least");
-    if last.header != "End of LLDPDU TLV" {
-        return Err(ParseError::at(
-            last.line,
-            format!(
-                "the listing ends in the {} without `End of LLDPDU TLV`: it is cut short",
-                last.header
-            ),
-        ));
-    }
     let mut neighbour = Neighbour::default();
     let mut ttl = None;
     let mut dcb = PeerDcb::default();
     let (mut ieee, mut cee) = (false, false);
-    for block in &blocks[..blocks.len() - 1] {
-        let twice =
-            |what: &str| ParseError::at(block.line, format!("a second {what}: one LLDPDU has one"));
+    let mut given: Vec<&str> = Vec::new();
+    let mut last: Option<(usize, &str)> = None;
+    let mut end: Option<usize> = None;
+    let mut count = 0;
+    for (index, block) in blocks(text).enumerate() {
+        count = index + 1;
+        let block = block?;
+        if let Some(end) = end {
+            return Err(ParseError::at(
+                end,
+                "`End of LLDPDU TLV` before the last TLV",
+            ));
+        }
+        if let Some(header) = mandatory.get(index)
+            && block.header != *header
+        {
+            return Err(ParseError::at(
+                block.line,
+                format!(
+                    "expected the {header} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found {:?}",
+                    block.header
+                ),
+            ));
+        }
+        last = Some((block.line, block.header));
+        // A listing cut inside its last TLV is said to be cut, not that TLV to be wrong.
+        if block.last && block.header != "End of LLDPDU TLV" {
+            break;
+        }
+        if ONCE.contains(&block.header) {
+            if given.contains(&block.header) {
+                return Err(ParseError::at(
+                    block.line,
+                    format!(
+                        "a second {}: IEEE 802.1AB allows one in an LLDPDU, so which one holds is not known",
+                        block.header
+                    ),
+                ));
+            }
+            given.push(block.header);
+        }
+        if STRINGS.contains(&block.header) {
+            // An id is printed after its subtype (`Local: `), which is no octet of it.
+            let id = block.header.ends_with("ID TLV");
+            let octets: usize = block
+                .body
+                .iter()
+                .map(|(_, line)| match line.split_once(": ") {
+                    Some((_, value)) if id => value.len(),
+                    _ => line.len(),
+                })
+                .sum();
+            if octets > MAX_STRING {
+                return Err(ParseError::at(
+                    block.line,
+                    format!(
+                        "{} holds {octets} bytes, more than the {MAX_STRING} IEEE 802.1AB allows",
+                        block.header
+                    ),
+                ));
+            }
+        }
         match block.header {
-            "Chassis ID TLV" => neighbour.chassis_id = Some(id(block)?),
-            "Port ID TLV" => neighbour.port_id = Some(id(block)?),
+            "Chassis ID TLV" => neighbour.chassis_id = Some(id(&block)?),
+            "Port ID TLV" => neighbour.port_id = Some(id(&block)?),
             "Time to Live TLV" => {
                 let (number, value) = block.single()?;
-                ttl = Some(value.parse().map_err(|_| {
+                ttl = Some(value.parse::<u16>().map(u32::from).map_err(|_| {
                     ParseError::at(
                         number,
-                        format!("expected the TTL in seconds, found {value:?}"),
+                        format!("expected the TTL in seconds (0-65535), found {value:?}"),
                     )
                 })?);
             }
@@ -128,38 +205,21 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
             }
             "IEEE 8021QAZ ETS Configuration TLV" => {
                 ieee = true;
-                if dcb.ets_configuration.is_some() {
-                    return Err(twice("ETS Configuration TLV"));
-                }
-                dcb.ets_configuration = Some(ets_configuration(block)?);
+                dcb.ets_configuration = Some(ets_configuration(&block)?);
             }
             "IEEE 8021QAZ ETS Recommendation TLV" => {
                 ieee = true;
-                if dcb.ets_recommendation.is_some() {
-                    return Err(twice("ETS Recommendation TLV"));
-                }
-                dcb.ets_recommendation = Some(ets_recommendation(block)?);
+                dcb.ets_recommendation = Some(ets_recommendation(&block)?);
             }
             "IEEE 8021QAZ PFC TLV" => {
                 ieee = true;
-                if dcb.pfc.is_some() {
-                    return Err(twice("PFC TLV"));
-                }
-                dcb.pfc = Some(pfc(block)?);
+                dcb.pfc = Some(pfc(&block)?);
             }
             "IEEE 8021QAZ APP TLV" => {
                 ieee = true;
-                if dcb.app.is_some() {
-                    return Err(twice("APP TLV"));
-                }
-                dcb.app = Some(app(block)?);
+                dcb.app = Some(app(&block)?);
             }
-            "End of LLDPDU TLV" => {
-                return Err(ParseError::at(
-                    block.line,
-                    "`End of LLDPDU TLV` before the last TLV",
-                ));
-            }
+            "End of LLDPDU TLV" => end = Some(block.line),
             header if header.contains("CEE DCBX") || header.contains("CIN DCBX") => cee = true,
             header if header.contains("8021QAZ") || header.contains("DCBX") => {
                 return Err(ParseError::at(
@@ -174,39 +234,82 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
             _ => {}
         }
     }
-    dcb.dcbx = Some(dialect(ieee, cee));
-    Ok(Some(Received {
-        neighbour,
-        dcb,
-        ttl,
-    }))
-}
-
-/// Splits the listing into TLV blocks.
-fn blocks(text: &str) -> Result<Vec<Block<'_>>, ParseError> {
-    let mut blocks: Vec<Block<'_>> = Vec::new();
-    for (number, line) in numbered_lines(text) {
-        let line = line.trim_end_matches('\r');
-        if line.trim().is_empty() {
-            continue;
-        }
-        if line.starts_with(['\t', ' ']) {
-            let Some(block) = blocks.last_mut() else {
-                return Err(ParseError::at(
-                    number,
-                    format!("a TLV line before any TLV header: {:?}", line.trim()),
-                ));
-            };
-            block.body.push((number, line.trim()));
-        } else {
-            blocks.push(Block {
-                header: line.trim(),
-                line: number,
-                body: Vec::new(),
-            });
+    match last {
+        None => Ok(None),
+        Some((line, _)) if count < mandatory.len() => Err(ParseError::at(
+            line,
+            format!(
+                "expected the {} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found the end of the listing",
+                mandatory[count]
+            ),
+        )),
+        Some((line, header)) if end.is_none() => Err(ParseError::at(
+            line,
+            format!(
+                "the listing ends in the {header} without `End of LLDPDU TLV`: it is cut short"
+            ),
+        )),
+        Some(_) => {
+            dcb.dcbx = Some(dialect(ieee, cee));
+            Ok(Some(Received {
+                neighbour,
+                dcb,
+                ttl,
+            }))
         }
     }
-    Ok(blocks)
+}
+
+/// The listing's TLV blocks, one at a time.
+struct Blocks<I: Iterator> {
+    lines: std::iter::Peekable<I>,
+}
+
+/// The blocks of `text`.
+fn blocks(text: &str) -> Blocks<impl Iterator<Item = (usize, &str)>> {
+    Blocks {
+        lines: numbered_lines(text)
+            .filter(|(_, line)| !line.trim().is_empty())
+            .peekable(),
+    }
+}
+
+fn indented(line: &str) -> bool {
+    line.starts_with(['\t', ' '])
+}
+
+impl<'a, I: Iterator<Item = (usize, &'a str)>> Iterator for Blocks<I> {
+    type Item = Result<Block<'a>, ParseError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (number, line) = self.lines.next()?;
+        if indented(line) {
+            return Some(Err(ParseError::at(
+                number,
+                format!("a TLV line before any TLV header: {:?}", line.trim()),
+            )));
+        }
+        let mut block = Block {
+            header: line.trim(),
+            line: number,
+            body: Vec::new(),
+            last: false,
+        };
+        while let Some((number, line)) = self.lines.next_if(|(_, line)| indented(line)) {
+            if block.body.len() == MAX_LINES {
+                return Some(Err(ParseError::at(
+                    number,
+                    format!(
+                        "{}: more than {MAX_LINES} lines, more than a TLV of 511 octets can print",
+                        block.header
+                    ),
+                )));
+            }
+            block.body.push((number, line.trim()));
+        }
+        block.last = self.lines.peek().is_none();
+        Some(Ok(block))
+    }
 }
 
 /// `MAC: 02:00:00:00:41:fe`, `IfName: Ethernet1/7`, `Local: 7`.
@@ -245,14 +348,14 @@ fn ets_configuration(block: &Block<'_>) -> Result<Ets, ParseError> {
             }
         }),
         max_tcs: Some(number(max)?),
-        tables: ets_tables(map, bandwidth, tsa)?,
+        tables: ets_tables(block.header, map, bandwidth, tsa)?,
     })
 }
 
 fn ets_recommendation(block: &Block<'_>) -> Result<Ets, ParseError> {
     let [map, bandwidth, tsa] = block.fields(["PRIO_MAP", "TC Bandwidth", "TSA_MAP"])?;
     Ok(Ets {
-        tables: ets_tables(map, bandwidth, tsa)?,
+        tables: ets_tables(block.header, map, bandwidth, tsa)?,
         ..Ets::default()
     })
 }
@@ -340,6 +443,7 @@ fn app(block: &Block<'_>) -> Result<Vec<AppEntry>, ParseError> {
 /// `PRIO_MAP: 0:0 1:0 … 7:0`, `TC Bandwidth: 50% 50% …`, `TSA_MAP: 0:ets 1:ets …`: eight of
 /// each, in order.
 fn ets_tables(
+    header: &str,
     map: (usize, &str),
     bandwidth: (usize, &str),
     tsa: (usize, &str),
@@ -376,7 +480,8 @@ fn ets_tables(
         })
         .collect::<Result<_, _>>()?;
     let percents: Vec<&str> = bandwidth.1.split_whitespace().collect();
-    let bandwidth = eight(bandwidth.0, "TC Bandwidth", percents)?
+    let line = bandwidth.0;
+    let bandwidth: Vec<u8> = eight(line, "TC Bandwidth", percents)?
         .into_iter()
         .map(|p| {
             p.strip_suffix('%')
@@ -384,12 +489,15 @@ fn ets_tables(
                 .filter(|n| *n <= 100)
                 .ok_or_else(|| {
                     ParseError::at(
-                        bandwidth.0,
+                        line,
                         format!("TC Bandwidth: expected a percentage, found {p:?}"),
                     )
                 })
         })
         .collect::<Result<_, _>>()?;
+    if let Some(why) = unbalanced(&bandwidth) {
+        return Err(ParseError::at(line, format!("{header}: {why}")));
+    }
     Ok(DcbTables {
         priority_tc,
         algorithm,

@@ -167,7 +167,7 @@ fn lldptool_rejects_cut_unknown_and_damaged_listings() {
         parse_lldptool(&twice)
             .unwrap_err()
             .to_string()
-            .contains("a second PFC TLV")
+            .contains("a second IEEE 8021QAZ PFC TLV")
     );
     // TLVs that carry no DCB are skipped.
     let med = whole.replace(
@@ -299,4 +299,176 @@ fn a_neighbour_speaking_only_cee_dcbx_is_cee() {
         parse_lldpcli(&json).unwrap()[0].1.dcb.dcbx,
         Some(PeerDcbx::Cee)
     );
+}
+
+/// The switch of `dcbx/` sending `repeat` System Name TLVs of `name` (lldptool's listing).
+fn lldptool_names(name: &str, repeat: usize) -> String {
+    let whole = lab("dcbx", "lldptool-t-n.txt");
+    let names = format!("System Name TLV\n\t{name}\n").repeat(repeat);
+    whole.replace("System Name TLV\n\ttor-a\n", &names)
+}
+
+#[test]
+fn lldptool_refuses_a_tlv_given_twice_a_string_past_its_length_and_unbalanced_ets() {
+    let whole = lab("dcbx", "lldptool-t-n.txt");
+    // 200,000 System Name TLVs: refused at the second, at once, whatever follows.
+    let many = lldptool_names("tor-a", 200_000);
+    let started = std::time::Instant::now();
+    let error = parse_lldptool(&many).unwrap_err().to_string();
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(
+        error,
+        "line 9: a second System Name TLV: IEEE 802.1AB allows one in an LLDPDU, so which one holds is not known"
+    );
+    // Each TLV the standard allows once, given twice.
+    for header in [
+        "Chassis ID TLV\n\tMAC: 02:00:00:00:41:fe\n",
+        "Port Description TLV\n\tswp7\n",
+        "Time to Live TLV\n\t4\n",
+        "IEEE 8021QAZ ETS Configuration TLV\n\t Willing: no\n",
+    ] {
+        let twice = whole.replace("End of LLDPDU TLV", &format!("{header}End of LLDPDU TLV"));
+        let error = parse_lldptool(&twice).unwrap_err().to_string();
+        let name = header.lines().next().unwrap();
+        assert!(error.contains(&format!("a second {name}")), "{error}");
+    }
+    // A system name of 100 KB (802.1AB allows 255 bytes), and of exactly 255.
+    let long = lldptool_names(&"n".repeat(100 * 1024), 1);
+    assert_eq!(
+        parse_lldptool(&long).unwrap_err().to_string(),
+        "line 7: System Name TLV holds 102400 bytes, more than the 255 IEEE 802.1AB allows"
+    );
+    let longest = parse_lldptool(&lldptool_names(&"n".repeat(255), 1)).unwrap();
+    assert_eq!(longest.unwrap().neighbour.system_name.unwrap().len(), 255);
+    for (from, to) in [
+        ("\tswp7\n", format!("\t{}\n", "p".repeat(256))),
+        (
+            "\tMAC: 02:00:00:00:41:fe\n",
+            format!("\tLocal: {}\n", "c".repeat(256)),
+        ),
+        (
+            "\tdriftgate lab switch\n",
+            format!("\t{}\n", "d".repeat(300)),
+        ),
+    ] {
+        let error = parse_lldptool(&whole.replacen(from, &to, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("more than the 255 IEEE 802.1AB allows"),
+            "{error}"
+        );
+    }
+    // An id of 255 bytes, printed after its subtype, is within its length.
+    let local = whole.replacen(
+        "\tMAC: 02:00:00:00:41:fe\n",
+        &format!("\tLocal: {}\n", "c".repeat(255)),
+        1,
+    );
+    assert!(parse_lldptool(&local).is_ok());
+    // ETS bandwidths summing to 180 %, in either ETS TLV.
+    let error = parse_lldptool(&whole.replacen("50% 50% 0%", "90% 90% 0%", 1))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "line 32: IEEE 8021QAZ ETS Configuration TLV: the TC bandwidths sum to 180 %, where IEEE 802.1Qaz has them sum to 100 %"
+    );
+    let recommended = whole.replace(
+        "\t PRIO_MAP:  0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0 \n\t TC Bandwidth: 50% 50%",
+        "\t PRIO_MAP:  0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:0 \n\t TC Bandwidth: 50% 40%",
+    );
+    let error = parse_lldptool(&recommended).unwrap_err().to_string();
+    assert!(
+        error.contains("ETS Recommendation TLV: the TC bandwidths sum to 90 %"),
+        "{error}"
+    );
+    // A time to live past its two octets.
+    let error = parse_lldptool(&whole.replace("\t4\n", "\t70000\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("0-65535"), "{error}");
+    // A TLV of more lines than 511 octets can print.
+    let endless = whole.replace(
+        "End of LLDPDU TLV",
+        &format!(
+            "LLDP-MED Inventory TLV\n{}End of LLDPDU TLV",
+            "\tx\n".repeat(600)
+        ),
+    );
+    let error = parse_lldptool(&endless).unwrap_err().to_string();
+    assert!(error.contains("more than 511 lines"), "{error}");
+}
+
+#[test]
+fn lldpcli_refuses_a_tlv_given_twice_a_string_past_its_length_and_unbalanced_ets() {
+    for file in ["lldpcli-json0.json", "lldpcli-json.json"] {
+        let whole = lab("dcbx", file);
+        let mut doc: serde_json::Value = serde_json::from_str(&whole).unwrap();
+        // json keys the chassis by its name (its description then repeats); json0 lists names.
+        let list = if file.ends_with("json0.json") {
+            "/lldp/0/interface/0/chassis/0/name"
+        } else {
+            "/lldp/interface/eth1/chassis/tor-a/descr"
+        };
+        let names: Vec<serde_json::Value> = (0..200_000)
+            .map(|_| serde_json::json!({"value": "tor-a"}))
+            .collect();
+        *doc.pointer_mut(list).unwrap() = serde_json::Value::from(names);
+        let with = doc;
+        let error = parse_lldpcli(&with.to_string()).unwrap_err().to_string();
+        assert!(
+            error.contains("is given 200000 times: IEEE 802.1AB allows one in an LLDPDU"),
+            "{file}: {error}"
+        );
+        // A 100 KB system name.
+        let long = whole.replace("tor-a", &"n".repeat(100 * 1024));
+        let error = parse_lldpcli(&long).unwrap_err().to_string();
+        assert!(
+            error.contains("the System Name TLV holds 102400 bytes, more than the 255"),
+            "{file}: {error}"
+        );
+        let port = whole.replace("\"swp7\"", &format!("\"{}\"", "p".repeat(256)));
+        let error = parse_lldpcli(&port).unwrap_err().to_string();
+        assert!(
+            error.contains("the Port Description TLV holds 256 bytes"),
+            "{file}: {error}"
+        );
+        // ETS bandwidths summing to 180 %.
+        let ets = whole.replace("00,00,01,00,00,32,32,", "00,00,01,00,00,5A,5A,");
+        let error = parse_lldpcli(&ets).unwrap_err().to_string();
+        assert!(
+            error.contains("ETS Configuration TLV (subtype 9): the TC bandwidths sum to 180 %"),
+            "{file}: {error}"
+        );
+        // A key given twice in one object: the port's description.
+        let twice = whole.replacen("\"descr\": ", "\"descr\": \"other\", \"descr\": ", 1);
+        let error = parse_lldpcli(&twice).unwrap_err().to_string();
+        assert!(
+            error.contains("key \"descr\" appears twice"),
+            "{file}: {error}"
+        );
+    }
+}
+
+proptest::proptest! {
+    /// Any listing made of the lab's lines, repeated, dropped and reordered, or of any text:
+    /// an answer or an error, never a panic.
+    #[test]
+    fn lldptool_never_panics_on_its_own_lines_in_any_order(
+        picks in proptest::collection::vec(0usize..64, 0..200),
+        noise in "\\PC{0,300}",
+    ) {
+        let whole = lab("dcbx", "lldptool-t-n.txt");
+        let lines: Vec<&str> = whole.lines().collect();
+        let listing: Vec<&str> = picks.iter().map(|p| lines[p % lines.len()]).collect();
+        let _ = parse_lldptool(&listing.join("\n"));
+        let _ = parse_lldptool(&noise);
+    }
+
+    /// The 802.1Qaz decoder on any bytes of any subtype.
+    #[test]
+    fn the_8021qaz_decoder_never_panics(subtype in 0u8..16, bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+        let _ = tlv::decode(subtype, &bytes);
+    }
 }

@@ -41,6 +41,7 @@ pub fn decode(subtype: u8, bytes: &[u8]) -> Result<Option<Qaz>, String> {
     Ok(Some(match subtype {
         9 => {
             want(21, "ETS Configuration")?;
+            balanced(subtype, "ETS Configuration", &bytes[5..13])?;
             let max = bytes[0] & 0x07;
             Qaz::EtsConfiguration(Ets {
                 willing: Some(bytes[0] & 0x80 != 0),
@@ -52,6 +53,7 @@ pub fn decode(subtype: u8, bytes: &[u8]) -> Result<Option<Qaz>, String> {
         }
         10 => {
             want(21, "ETS Recommendation")?;
+            balanced(subtype, "ETS Recommendation", &bytes[5..13])?;
             Qaz::EtsRecommendation(Ets {
                 tables: tables(&bytes[1..]),
                 ..Ets::default()
@@ -86,6 +88,14 @@ pub fn decode(subtype: u8, bytes: &[u8]) -> Result<Option<Qaz>, String> {
         }
         _ => return Ok(None),
     }))
+}
+
+/// An ETS TLV's bandwidths (its information bytes 5–12) sum to 100 %.
+fn balanced(subtype: u8, what: &str, bandwidth: &[u8]) -> Result<(), String> {
+    match super::unbalanced(bandwidth) {
+        Some(why) => Err(format!("{what} TLV (subtype {subtype}): {why}")),
+        None => Ok(()),
+    }
 }
 
 /// The 20 bytes of an ETS table: priority assignment (4 bytes, two priorities each, the lower
