@@ -18,7 +18,7 @@ mod os;
 mod plan;
 mod render;
 
-pub use bmc::{DEFAULT_APPLY_TIME, check, is_below, pending_fact};
+pub use bmc::{DEFAULT_APPLY_TIME, check, pending_fact};
 pub use model::{
     Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, PLAN_SCHEMA_ID, Plan,
     RedfishPatch, Risk, Shell, Step, Unfixable,

@@ -6,7 +6,7 @@
 //! [`HttpFetch`] is built here and keeps to the host's deadline; every request it sends goes
 //! on the BMC's connections (`connections`): `credentials` reads a BMC account, `auth` logs
 //! in (again, after a 401), `logout` deletes the session, `http` sends one request, a GET
-//! with its retries and limits, `write` one PATCH or POST (`fix apply`).
+//! with its retries and limits, `write` one PATCH or POST (`fix apply`), `target` where one may go.
 
 mod auth;
 mod connections;
@@ -14,6 +14,7 @@ mod credentials;
 mod http;
 pub(crate) use http::{describe, read_limited};
 mod logout;
+mod target;
 mod write;
 
 use std::sync::Mutex;
@@ -27,6 +28,7 @@ use driftgate_model::pin::CertificatePin;
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
 pub use logout::{LogoutError, abandoned_sessions_deleted};
+pub use target::{TargetError, WriteTarget, sent_path};
 pub use write::{Answer, WriteMethod};
 
 /// How the server's certificate is checked.
