@@ -18,6 +18,7 @@ mod esxi;
 mod examples;
 mod fail_closed;
 mod fix;
+mod fix_targets;
 mod fleet;
 mod gate;
 mod help;

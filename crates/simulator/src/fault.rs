@@ -186,7 +186,9 @@ mod tests {
             }))
         );
         assert_eq!(
-            Fault::parse("redirect-write=/redfish/v1/Systems/1/Actions/ComputerSystem.Reset->/redfish/v1/Managers/1/Actions/Manager.Reset"),
+            Fault::parse(
+                "redirect-write=/redfish/v1/Systems/1/Actions/ComputerSystem.Reset->/redfish/v1/Managers/1/Actions/Manager.Reset"
+            ),
             Ok(Fault::RedirectWrite(
                 "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset".into(),
                 "/redfish/v1/Managers/1/Actions/Manager.Reset".into()

@@ -393,10 +393,10 @@ impl<F: Fetch> Crawler<'_, F> {
             })
             .collect();
         let per_chassis = join_all(chassis.into_iter().map(|(of, adapters)| async move {
-            let adapters = self
-                .members_of(adapters, &TypeName::NETWORK_ADAPTER)
-                .await;
-            adapters.into_iter().map(move |adapter| (of.clone(), adapter))
+            let adapters = self.members_of(adapters, &TypeName::NETWORK_ADAPTER).await;
+            adapters
+                .into_iter()
+                .map(move |adapter| (of.clone(), adapter))
         }))
         .await;
         join_all(

@@ -146,8 +146,7 @@ impl BmcSettings {
                 ));
             }
             let action = &system.system["Actions"]["#ComputerSystem.Reset"];
-            if let (Some(uri), Some(target)) = (system.uri.as_deref(), action["target"].as_str())
-            {
+            if let (Some(uri), Some(target)) = (system.uri.as_deref(), action["target"].as_str()) {
                 resets.push(Reset {
                     system: uri.to_owned(),
                     target: target.to_owned(),

@@ -127,8 +127,14 @@ mod tests {
     #[test]
     fn a_target_is_what_the_client_sends_and_below_the_resource_read() {
         let below = |uri: &str| WriteTarget::below(uri, RESOURCE).map(|t| t.as_str().to_owned());
-        assert_eq!(below(&format!("{RESOURCE}/Settings")).as_deref(), Ok("/redfish/v1/Systems/1/Bios/Settings"));
-        assert_eq!(below(&format!("{RESOURCE}/Settings/")).as_deref(), Ok("/redfish/v1/Systems/1/Bios/Settings"));
+        assert_eq!(
+            below(&format!("{RESOURCE}/Settings")).as_deref(),
+            Ok("/redfish/v1/Systems/1/Bios/Settings")
+        );
+        assert_eq!(
+            below(&format!("{RESOURCE}/Settings/")).as_deref(),
+            Ok("/redfish/v1/Systems/1/Bios/Settings")
+        );
         // The client drops tabs and newlines, then resolves what they hid.
         let hidden = format!("{RESOURCE}{}/AccountService/Accounts/2", "/.\t.".repeat(10));
         let sent = WriteTarget::below(&hidden, RESOURCE).unwrap_err();
@@ -139,7 +145,10 @@ mod tests {
         let newline = format!("{RESOURCE}{}/AccountService/Accounts/2", "/.\n.".repeat(10));
         assert!(below(&newline).is_err());
         for refused in [
-            format!("{RESOURCE}/{}AccountService%2FAccounts%2F2", "..%2F".repeat(10)),
+            format!(
+                "{RESOURCE}/{}AccountService%2FAccounts%2F2",
+                "..%2F".repeat(10)
+            ),
             format!("{RESOURCE}/%2e%2E/x"),
             format!("{RESOURCE}/..\\x"),
             format!("{RESOURCE}/Settings?x=1"),

@@ -92,7 +92,10 @@ mod tests {
     fn the_owner_links_its_chassis_both_ways_and_is_the_only_one() {
         let chassis = ChassisOf {
             uri: Some("/redfish/v1/Chassis/1".into()),
-            systems: vec!["/redfish/v1/Systems/1".into(), "/redfish/v1/Systems/2/".into()],
+            systems: vec![
+                "/redfish/v1/Systems/1".into(),
+                "/redfish/v1/Systems/2/".into(),
+            ],
         };
         let other = system("/redfish/v1/Systems/Other.1", &["/redfish/v1/Chassis/9"]);
         let one = system("/redfish/v1/Systems/1", &["/redfish/v1/Chassis/1/"]);
@@ -103,7 +106,10 @@ mod tests {
         // Named by the chassis only, or by the system only: not an owner.
         let claims = system("/redfish/v1/Systems/3", &["/redfish/v1/Chassis/1"]);
         let none = of_chassis(&chassis, &[other.clone(), claims.clone()]).unwrap_err();
-        assert!(none.contains("no system owns its chassis /redfish/v1/Chassis/1"), "{none}");
+        assert!(
+            none.contains("no system owns its chassis /redfish/v1/Chassis/1"),
+            "{none}"
+        );
         let two = system("/redfish/v1/Systems/2", &["/redfish/v1/Chassis/1"]);
         let several = of_chassis(&chassis, &[one, two, claims]).unwrap_err();
         assert!(
