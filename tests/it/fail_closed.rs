@@ -5,6 +5,7 @@
 //! without a row, fails the test, so the table and the behaviour cannot drift apart.
 
 use crate::common;
+use crate::fix_targets;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt as _;
@@ -35,6 +36,8 @@ enum Written {
     Nothing,
     /// A commit in the store.
     Commit,
+    /// The record of a `fix apply` in its run directory.
+    FixRecord,
 }
 
 /// What a scenario did.
@@ -84,6 +87,7 @@ fn table() -> Vec<Row> {
                 w if w.starts_with("the snapshot") => Written::Snapshot,
                 w if w.starts_with("nothing") => Written::Nothing,
                 w if w.starts_with("the commit") => Written::Commit,
+                w if w.starts_with("the fix record") => Written::FixRecord,
                 w => panic!("unknown \"what is written\" {w:?} in {line}"),
             };
             Row {
@@ -726,7 +730,43 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("write-claimed-resource", || {
+        write_attack(fix_targets::claimed_resource())
+    });
+    all.insert("write-hidden-dots", || {
+        write_attack(fix_targets::hidden_dots('\t'))
+    });
+    all.insert("write-encoded-slash", || {
+        write_attack(fix_targets::encoded_slashes())
+    });
+    all.insert("write-redirected", || {
+        write_attack(fix_targets::redirected_patch())
+    });
+    all.insert("reset-redirected", || {
+        write_attack(fix_targets::redirected_reset())
+    });
+    all.insert("reset-claimed-system", || {
+        write_attack(fix_targets::claimed_system())
+    });
+    all.insert("reset-other-system-first", || {
+        write_attack(fix_targets::other_system_first())
+    });
     all
+}
+
+/// A `fix apply` against a hostile BMC, as a row sees it (its own checks of what the BMC
+/// received have passed).
+fn write_attack(attack: fix_targets::Attack) -> Seen {
+    Seen {
+        exits: vec![attack.ran.code],
+        status: None,
+        text: attack.ran.stderr,
+        written: if attack.recorded {
+            Written::FixRecord
+        } else {
+            Written::Nothing
+        },
+    }
 }
 
 #[test]

@@ -250,6 +250,10 @@ fn a_redirected_write_is_a_failed_step_naming_the_location() {
         patch.sent
     );
     assert!(patch.recorded);
+}
+
+#[test]
+fn a_redirected_reset_is_not_posted_to_the_location() {
     let reset = redirected_reset();
     let stderr = &reset.ran.stderr;
     assert_eq!(reset.ran.code, 1, "{stderr}");
