@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::common::fleet::edit_json;
-use crate::common::gate::{Lab, Ran, run};
+use crate::common::gate::{Lab, PASSWORD_ENV, Ran, USERNAME_ENV, run};
+use crate::common::simulator::{PASSWORD, Simulator, USER};
+use crate::common::{copy_dir, driftgate, shared_data};
 
 const ATTRIBUTES: [&str; 2] = [
     "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1",
@@ -305,4 +307,174 @@ fn the_reset_goes_to_the_system_that_owns_the_nic_s_chassis() {
             .collect::<Vec<_>>(),
         [&format!("POST {RESET}")]
     );
+}
+
+/// A shared capture served writable (sessions required), its baseline captured from it and
+/// promoted, the inventory naming it as host `shared`.
+struct SharedLab {
+    _dir: tempfile::TempDir,
+    store: PathBuf,
+    bmc: PathBuf,
+    simulator: Simulator,
+}
+
+impl SharedLab {
+    fn new(name: &str) -> SharedLab {
+        let dir = tempfile::tempdir().unwrap();
+        let bmc = dir.path().join("bmc");
+        copy_dir(&shared_data(&format!("redfish/{name}")), &bmc);
+        let simulator = Simulator::start(&bmc, &["--auth", "session"]);
+        let store = dir.path().join("store");
+        driftgate()
+            .args(["baseline", "init"])
+            .arg(&store)
+            .assert()
+            .code(0);
+        let baseline = dir.path().join("baseline.json");
+        driftgate()
+            .args(["capture", "--host", "shared", "--source"])
+            .arg(format!("redfish={}", simulator.url))
+            .arg("--out")
+            .arg(&baseline)
+            .env("DRIFTGATE_BMC_USERNAME", USER)
+            .env("DRIFTGATE_BMC_PASSWORD", PASSWORD)
+            .assert()
+            .code(0);
+        driftgate()
+            .arg("--repo")
+            .arg(&store)
+            .args(["baseline", "promote", "--fleet", "shared"])
+            .args(["--force", "--reason", "a shared capture, as it is"])
+            .arg(&baseline)
+            .assert()
+            .code(0);
+        let inventory = format!(
+            "[defaults]\nfleet = \"shared\"\ncredentials = {{ username_env = \"{USERNAME_ENV}\", password_env = \"{PASSWORD_ENV}\" }}\n\n[[host]]\nname = \"shared\"\nsources = [\"redfish={}\"]\n",
+            simulator.url
+        );
+        std::fs::write(store.join("inventory.toml"), inventory).unwrap();
+        SharedLab {
+            _dir: dir,
+            store,
+            bmc,
+            simulator,
+        }
+    }
+
+    /// `driftgate --repo STORE ARGS…` with the account in the environment.
+    fn run(&self, args: &[&str]) -> Ran {
+        let mut cmd = driftgate();
+        cmd.env(USERNAME_ENV, USER)
+            .env(PASSWORD_ENV, PASSWORD)
+            .arg("--repo")
+            .arg(&self.store)
+            .args(args);
+        run(&mut cmd)
+    }
+
+    /// The file the BMC serves `uri` from, in either mockup layout.
+    fn served(&self, uri: &str) -> PathBuf {
+        let nested = self.bmc.join(format!(".{uri}/index.json"));
+        if nested.exists() {
+            return nested;
+        }
+        let rest = uri.strip_prefix("/redfish/v1").unwrap();
+        self.bmc.join(format!(".{rest}/index.json"))
+    }
+}
+
+#[test]
+fn a_whole_apply_against_every_shared_capture_sends_only_the_planned_writes() {
+    let dpu_nic = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.5/NetworkDeviceFunctions/NIC.Slot.5-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.5-1";
+    // Each capture, a drift after `gate pre` of a setting a gate blocks on (none: the capture
+    // blocks as it is, its DCBX disabled under RDMA; a BIOS setting blocks a `--strict` run),
+    // and the system that owns it. The DMTF services publish no attribute registry: their
+    // steps are refused, and the BMC sees the plan's session only.
+    let captures: [(&str, Option<(&str, &str, Value)>, &str); 4] = [
+        ("libredfish-dell", None, SYSTEM),
+        (
+            "libredfish-dell_multi_dpu",
+            Some((dpu_nic, "/Attributes/LldpPort1", json!("Disabled"))),
+            SYSTEM,
+        ),
+        (
+            "dmtf-public-smartnic",
+            Some((
+                "/redfish/v1/Chassis/Card1/NetworkAdapters/Slot1/Ports/SC2KP1",
+                "/Ethernet/FlowControlConfiguration",
+                json!("None"),
+            )),
+            "/redfish/v1/Systems/Card1-SoC",
+        ),
+        (
+            "dmtf-public-rackmount1",
+            Some((
+                "/redfish/v1/Systems/437XR1138R2/Bios",
+                "/Attributes/ProcTurboMode",
+                json!("Disabled"),
+            )),
+            "/redfish/v1/Systems/437XR1138R2",
+        ),
+    ];
+    let mut reset_anywhere = false;
+    for (name, drift, owner) in captures {
+        let lab = SharedLab::new(name);
+        let strict = name == "dmtf-public-rackmount1";
+        let mut pre = vec!["gate", "pre", "--run", "R-1", "shared"];
+        pre.extend(strict.then_some("--strict"));
+        let pre = lab.run(&pre);
+        let post = match drift {
+            Some((uri, pointer, value)) => {
+                pre.expect(0);
+                edit_json(&lab.served(uri), |resource| {
+                    *resource.pointer_mut(pointer).unwrap() = value;
+                });
+                lab.run(&["gate", "post", "--run", "R-1"])
+            }
+            None => pre,
+        };
+        let plan = lab
+            .run(&["fix", "plan", "--run", "R-1", "--format", "json"])
+            .expect(0)
+            .json();
+        let host = &plan["hosts"][0];
+        let steps: Vec<&Value> = host["steps"]
+            .as_array()
+            .map(|s| s.iter().filter(|s| s["layer"] == "bmc").collect())
+            .unwrap_or_default();
+        let refused = host["not_fixable"]
+            .as_array()
+            .is_some_and(|n| n.iter().any(|n| n["reason"] == "refused"));
+        let before = lab.simulator.sent().len();
+        let applied = lab.run(&[
+            "fix", "apply", "--run", "R-1", "--ticket", "R-1", "--yes", "--reset",
+        ]);
+        let sent = lab.simulator.sent().split_off(before);
+        assert_eq!(post.code, 1, "{name}: the run blocks");
+        // The BMC is read for the plan through one session, deleted at the end.
+        let mut expected = vec![format!("POST {SESSIONS}")];
+        if !refused {
+            expected.extend(
+                steps
+                    .iter()
+                    .map(|s| format!("PATCH {}", s["action"]["settings"].as_str().unwrap())),
+            );
+            if steps.iter().any(|s| s["reboot"] == true) {
+                expected.push(format!("POST {owner}/Actions/ComputerSystem.Reset"));
+                reset_anywhere = true;
+            }
+        }
+        expected.push(
+            sent.last()
+                .filter(|last| last.starts_with(&format!("DELETE {SESSIONS}/")))
+                .cloned()
+                .unwrap_or_else(|| "a DELETE of the session".into()),
+        );
+        assert_eq!(
+            sent, expected,
+            "{name}: gate post exited {}; plan {plan:#}\n{}",
+            post.code, applied.stderr
+        );
+    }
+    assert!(reset_anywhere, "a capture planned a PATCH and its reset");
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use driftgate_collect::redfish::client::WriteTarget;
 use driftgate_collect::redfish::settings::{BmcSettings, Rule, Writable};
 use driftgate_snapshot::FactPath;
 
@@ -57,14 +58,13 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
             refusals.push(Refusal { wanted, why });
             continue;
         };
-        if let Err(why) = check(write.resource, &write.attribute, &write.value) {
-            refusals.push(Refusal { wanted, why });
-            continue;
-        }
-        let Some(Ok(object)) = write.resource.target() else {
-            unreachable!("check refuses a resource without a settings object below it");
+        let object = match check(write.resource, &write.attribute, &write.value) {
+            Ok(target) => target.as_str().to_owned(),
+            Err(why) => {
+                refusals.push(Refusal { wanted, why });
+                continue;
+            }
         };
-        let object = object.as_str().to_owned();
         by_object
             .entry(object)
             .or_insert_with(|| (write.resource, Vec::new()))
@@ -149,8 +149,9 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
     (steps, refusals)
 }
 
-/// Whether `value` may be written to `attribute` of `resource`, by its registry.
-pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), String> {
+/// Whether `value` may be written to `attribute` of `resource`, by its registry; where it is
+/// sent when it may (the resource's settings object, as the client sends it).
+pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<WriteTarget, String> {
     let at = format!("{attribute} of {}", resource.uri);
     let Some(target) = resource.target() else {
         return Err(format!(
@@ -159,11 +160,9 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
     };
     // A settings object is the resource's own, as the client sends it: one a BMC names
     // elsewhere (its accounts, its network), plainly or hidden, is not written to.
-    if let Err(why) = target {
-        return Err(format!(
-            "{at}: the BMC names where to stage it, but {why}; nothing is sent there"
-        ));
-    }
+    let target = target.map_err(|why| {
+        format!("{at}: the BMC names where to stage it, but {why}; nothing is sent there")
+    })?;
     let registry = resource.registry_name.as_deref().unwrap_or("(none named)");
     if !resource.registry_found {
         return Err(format!(
@@ -188,7 +187,8 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
             "{at} is {word} in the attribute registry {registry}: the BMC does not let it be set (the hardware or its firmware decides it)"
         ));
     }
-    allowed(rule, value).map_err(|why| format!("{at}: {why} (registry {registry})"))
+    allowed(rule, value).map_err(|why| format!("{at}: {why} (registry {registry})"))?;
+    Ok(target)
 }
 
 fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
@@ -291,8 +291,8 @@ mod tests {
             },
         );
         assert_eq!(
-            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")),
-            Ok(())
+            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).map(|t| t.to_string()),
+            Ok("/r/Settings".to_owned())
         );
         let outside = check(&resource, "Broadcom_DCBX", &json!("IEEE")).unwrap_err();
         assert!(
