@@ -383,6 +383,9 @@ impl SharedLab {
     }
 }
 
+/// A change of a served resource: its URI, a JSON pointer into it, the new value.
+type Drift<'a> = (&'a str, &'a str, Value);
+
 #[test]
 fn a_whole_apply_against_every_shared_capture_sends_only_the_planned_writes() {
     let dpu_nic = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.5/NetworkDeviceFunctions/NIC.Slot.5-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.5-1";
@@ -390,7 +393,7 @@ fn a_whole_apply_against_every_shared_capture_sends_only_the_planned_writes() {
     // blocks as it is, its DCBX disabled under RDMA; a BIOS setting blocks a `--strict` run),
     // and the system that owns it. The DMTF services publish no attribute registry: their
     // steps are refused, and the BMC sees the plan's session only.
-    let captures: [(&str, Option<(&str, &str, Value)>, &str); 4] = [
+    let captures: [(&str, Option<Drift>, &str); 4] = [
         ("libredfish-dell", None, SYSTEM),
         (
             "libredfish-dell_multi_dpu",
