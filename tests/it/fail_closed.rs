@@ -751,6 +751,9 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("reset-other-system-first", || {
         write_attack(fix_targets::other_system_first())
     });
+    all.insert("reset-two-owners", || {
+        write_attack(fix_targets::two_owners())
+    });
     all
 }
 

@@ -161,28 +161,50 @@ pub fn claimed_system() -> Attack {
     apply(&lab, "CHG-6006", true)
 }
 
+const OTHER: &str = "/redfish/v1/Systems/Other.1";
+const CHASSIS: &str = "/redfish/v1/Chassis/System.Embedded.1";
+
 /// `Systems` lists another system, `Other.1`, before the one whose chassis holds the NIC.
 pub fn other_system_first() -> Attack {
     let lab = blocked(&[], "CHG-6007");
-    let other = "/redfish/v1/Systems/Other.1";
-    let file = served(&lab, other);
+    other_system(&lab, &[]);
+    apply(&lab, "CHG-6007", true)
+}
+
+/// `Other.1`, listed first, and the NIC's chassis link each other too: two owners.
+pub fn two_owners() -> Attack {
+    let lab = blocked(&[], "CHG-6008");
+    other_system(&lab, &[CHASSIS]);
+    edit_json(&served(&lab, CHASSIS), |chassis| {
+        chassis["Links"]["ComputerSystems"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"@odata.id": OTHER}));
+    });
+    apply(&lab, "CHG-6008", true)
+}
+
+/// Serves a system `Other.1` whose `Links.Chassis` are `chassis`, listed first in `Systems`.
+fn other_system(lab: &Lab, chassis: &[&str]) {
+    let other = OTHER;
+    let file = served(lab, other);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     let body = json!({
         "@odata.id": other,
         "@odata.type": "#ComputerSystem.v1_20_0.ComputerSystem",
         "Id": "Other.1",
         "Name": "Another system of this BMC",
+        "Links": {"Chassis": chassis.iter().map(|c| json!({"@odata.id": c})).collect::<Vec<_>>()},
         "Actions": {"#ComputerSystem.Reset": {
             "target": format!("{other}/Actions/ComputerSystem.Reset"),
             "ResetType@Redfish.AllowableValues": ["GracefulRestart"]
         }}
     });
     std::fs::write(&file, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
-    edit_json(&served(&lab, "/redfish/v1/Systems"), |systems| {
+    edit_json(&served(lab, "/redfish/v1/Systems"), |systems| {
         systems["Members"] = json!([{"@odata.id": other}, {"@odata.id": SYSTEM}]);
         systems["Members@odata.count"] = json!(2);
     });
-    apply(&lab, "CHG-6007", true)
 }
 
 #[test]
@@ -480,4 +502,23 @@ fn a_whole_apply_against_every_shared_capture_sends_only_the_planned_writes() {
         );
     }
     assert!(reset_anywhere, "a capture planned a PATCH and its reset");
+}
+
+#[test]
+fn two_systems_owning_the_nic_s_chassis_get_no_reset() {
+    let attack = two_owners();
+    let stderr = &attack.ran.stderr;
+    assert_eq!(attack.ran.code, 0, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "reset not sent: bmc-1 ({}): its chassis {CHASSIS} belongs to several systems ({OTHER}, {SYSTEM})",
+            ATTRIBUTES[0]
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !attack.sent.iter().any(|r| r.contains("Reset")),
+        "{:?}",
+        attack.sent
+    );
 }
