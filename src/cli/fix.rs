@@ -431,9 +431,11 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             ));
         }
         if let Some(reset) = &host.reset {
-            let status = reset
-                .status
-                .map_or_else(|| reset.messages.join("; "), |s| format!("HTTP {s}"));
+            let status = match reset.status {
+                Some(s) if (200..300).contains(&s) => format!("HTTP {s}"),
+                Some(s) => format!("HTTP {s}: {}", reset.messages.join("; ")),
+                None => reset.messages.join("; "),
+            };
             printer.status(&format!(
                 "{}: reset {} {}: {status}",
                 host.host,

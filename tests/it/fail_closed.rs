@@ -5,6 +5,7 @@
 //! without a row, fails the test, so the table and the behaviour cannot drift apart.
 
 use crate::common;
+use crate::fix_targets;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt as _;
@@ -989,7 +990,46 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("concurrent-apply", concurrent_apply);
     all.insert("signal-during-apply", signal_during_apply);
     all.insert("killed-apply", killed_apply);
+    all.insert("write-claimed-resource", || {
+        write_attack(fix_targets::claimed_resource())
+    });
+    all.insert("write-hidden-dots", || {
+        write_attack(fix_targets::hidden_dots('\t'))
+    });
+    all.insert("write-encoded-slash", || {
+        write_attack(fix_targets::encoded_slashes())
+    });
+    all.insert("write-redirected", || {
+        write_attack(fix_targets::redirected_patch())
+    });
+    all.insert("reset-redirected", || {
+        write_attack(fix_targets::redirected_reset())
+    });
+    all.insert("reset-claimed-system", || {
+        write_attack(fix_targets::claimed_system())
+    });
+    all.insert("reset-other-system-first", || {
+        write_attack(fix_targets::other_system_first())
+    });
+    all.insert("reset-two-owners", || {
+        write_attack(fix_targets::two_owners())
+    });
     all
+}
+
+/// A `fix apply` against a hostile BMC, as a row sees it (its own checks of what the BMC
+/// received have passed).
+fn write_attack(attack: fix_targets::Attack) -> Seen {
+    Seen {
+        exits: vec![attack.ran.code],
+        status: None,
+        text: attack.ran.stderr,
+        written: if attack.recorded {
+            Written::Record
+        } else {
+            Written::Nothing
+        },
+    }
 }
 
 #[test]

@@ -20,6 +20,7 @@ mod fail_closed;
 mod fix;
 mod fix_once;
 mod fix_scripts;
+mod fix_targets;
 mod fleet;
 mod gate;
 mod help;

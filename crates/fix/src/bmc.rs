@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use driftgate_collect::redfish::client::WriteTarget;
 use driftgate_collect::redfish::settings::{BmcSettings, Rule, Writable};
 use driftgate_snapshot::FactPath;
 
@@ -57,15 +58,13 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
             refusals.push(Refusal { wanted, why });
             continue;
         };
-        if let Err(why) = check(write.resource, &write.attribute, &write.value) {
-            refusals.push(Refusal { wanted, why });
-            continue;
-        }
-        let object = write
-            .resource
-            .settings
-            .clone()
-            .expect("check refuses a resource without a settings object");
+        let object = match check(write.resource, &write.attribute, &write.value) {
+            Ok(target) => target.as_str().to_owned(),
+            Err(why) => {
+                refusals.push(Refusal { wanted, why });
+                continue;
+            }
+        };
         by_object
             .entry(object)
             .or_insert_with(|| (write.resource, Vec::new()))
@@ -150,21 +149,20 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
     (steps, refusals)
 }
 
-/// Whether `value` may be written to `attribute` of `resource`, by its registry.
-pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), String> {
+/// Whether `value` may be written to `attribute` of `resource`, by its registry; where it is
+/// sent when it may (the resource's settings object, as the client sends it).
+pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<WriteTarget, String> {
     let at = format!("{attribute} of {}", resource.uri);
-    let Some(settings) = &resource.settings else {
+    let Some(target) = resource.target() else {
         return Err(format!(
             "{at}: the resource names no @Redfish.Settings object to stage a change in"
         ));
     };
-    // A settings object is the resource's own: one a BMC names elsewhere (its accounts, its
-    // network) is not written to.
-    if !is_below(settings, &resource.uri) {
-        return Err(format!(
-            "{at}: the BMC names {settings} as where to stage it, which is not below the resource; nothing is sent there"
-        ));
-    }
+    // A settings object is the resource's own, as the client sends it: one a BMC names
+    // elsewhere (its accounts, its network), plainly or hidden, is not written to.
+    let target = target.map_err(|why| {
+        format!("{at}: the BMC names where to stage it, but {why}; nothing is sent there")
+    })?;
     let registry = resource.registry_name.as_deref().unwrap_or("(none named)");
     if !resource.registry_found {
         return Err(format!(
@@ -189,26 +187,8 @@ pub fn check(resource: &Writable, attribute: &str, value: &Value) -> Result<(), 
             "{at} is {word} in the attribute registry {registry}: the BMC does not let it be set (the hardware or its firmware decides it)"
         ));
     }
-    allowed(rule, value).map_err(|why| format!("{at}: {why} (registry {registry})"))
-}
-
-/// Whether the URI `child` is a resource below `parent`, segment by segment: no dot segments
-/// (plain or percent-encoded), query or fragment that a client resolving it would follow
-/// elsewhere.
-pub fn is_below(child: &str, parent: &str) -> bool {
-    let plain = |uri: &str| {
-        !uri.contains(['?', '#', '\\'])
-            && uri.split('/').all(|segment| {
-                let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-                decoded != "." && decoded != ".."
-            })
-    };
-    let parent = parent.trim_end_matches('/');
-    plain(child)
-        && plain(parent)
-        && child
-            .strip_prefix(parent)
-            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+    allowed(rule, value).map_err(|why| format!("{at}: {why} (registry {registry})"))?;
+    Ok(target)
 }
 
 fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
@@ -286,6 +266,7 @@ mod tests {
             scope: "function NIC.Slot.3-1-1".into(),
             uri: "/r".into(),
             settings: Some("/r/Settings".into()),
+            system: Ok("/s".into()),
             apply_times: vec!["OnReset".into()],
             registry_name: Some("NetworkAttributeRegistry_NIC.Slot.3-1-1".into()),
             registry_found: true,
@@ -310,8 +291,8 @@ mod tests {
             },
         );
         assert_eq!(
-            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")),
-            Ok(())
+            check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).map(|t| t.to_string()),
+            Ok("/r/Settings".to_owned())
         );
         let outside = check(&resource, "Broadcom_DCBX", &json!("IEEE")).unwrap_err();
         assert!(
@@ -337,18 +318,10 @@ mod tests {
         resource.registry_found = true;
         resource.settings = Some("/redfish/v1/AccountService/Accounts/2".into());
         let elsewhere = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
-        assert!(elsewhere.contains("not below the resource"), "{elsewhere}");
-        for (child, below) in [
-            ("/r/Settings", true),
-            ("/r/../AccountService/Accounts/2", false),
-            ("/r/%2E%2e/AccountService", false),
-            ("/r/Settings?x=1", false),
-            ("/r", false),
-            ("/r/", false),
-            ("/rx/Settings", false),
-        ] {
-            assert_eq!(is_below(child, "/r"), below, "{child}");
-        }
+        assert!(
+            elsewhere.contains("which is not below /r (the URI driftgate read)"),
+            "{elsewhere}"
+        );
         resource
             .rules
             .get_mut("Broadcom_DCBX")

@@ -20,7 +20,7 @@ mod plan;
 mod quote;
 mod render;
 
-pub use bmc::{DEFAULT_APPLY_TIME, check, is_below, pending_fact};
+pub use bmc::{DEFAULT_APPLY_TIME, check, pending_fact};
 pub use model::{
     Action, Change, Commands, Effect, HostPlan, Layer, NotFixable, PLAN_SCHEMA_ID, Plan,
     RedfishPatch, Risk, Shell, Step, Unfixable,

@@ -53,6 +53,9 @@ pub(super) struct Bmc {
     sessions: Mutex<HashMap<String, String>>,
     /// What clients wrote, laid over the shared mockup (under the `--bmc-set` patches).
     written: Mutex<Overlay>,
+    /// Every request other than a GET, `METHOD target` as it arrived (the login, each write
+    /// and logout): what a client sent, in its own words, for [`REQUESTS`].
+    sent: Mutex<Vec<String>>,
 }
 
 /// Accepts connections on `listener` for `bmc` until the process ends; `tls`, when given,
@@ -171,6 +174,7 @@ impl Bmc {
             next_session: AtomicU64::new(1),
             sessions: Mutex::new(HashMap::new()),
             written: Mutex::new(Overlay::new()),
+            sent: Mutex::new(Vec::new()),
         }
     }
 
@@ -183,7 +187,18 @@ impl Bmc {
     async fn answer(&self, request: Request<Incoming>) -> Response<Full<Bytes>> {
         // As it arrives, before any latency: what a client asked for and when.
         tracing::debug!("{} {}", request.method(), request.uri());
-        let path = request.uri().path().trim_end_matches('/').to_owned();
+        let path = if self.faults.contains(&Fault::DecodePaths) {
+            decoded(request.uri().path())
+        } else {
+            request.uri().path().to_owned()
+        };
+        let path = path.trim_end_matches('/').to_owned();
+        if *request.method() != Method::GET && path != REQUESTS {
+            self.sent
+                .lock()
+                .expect("no panic while holding the lock")
+                .push(format!("{} {}", request.method(), request.uri()));
+        }
         let latency = self
             .faults
             .iter()
@@ -206,6 +221,7 @@ impl Bmc {
                 "Requests": self.requests.load(Ordering::SeqCst),
                 "Connections": self.connections.load(Ordering::SeqCst),
                 "LoginOnlyConnections": self.login_only.load(Ordering::SeqCst),
+                "Sent": *self.sent.lock().expect("no panic while holding the lock"),
             });
             return respond(StatusCode::OK, body.to_string().into_bytes());
         }
@@ -273,6 +289,21 @@ impl Bmc {
         }
         let method = request.method().clone();
         if method == Method::PATCH || method == Method::POST {
+            let redirect = self.faults.iter().find_map(|fault| match fault {
+                Fault::RedirectWrite(uri, location) if *uri == path => Some(location),
+                _ => None,
+            });
+            if let Some(location) = redirect {
+                tracing::info!("{method} {path}: injected fault, redirected to {location}");
+                let mut response = respond(StatusCode::TEMPORARY_REDIRECT, Vec::new());
+                match location.parse() {
+                    Ok(location) => {
+                        response.headers_mut().insert("Location", location);
+                    }
+                    Err(_) => tracing::warn!("redirect-write: {location:?} is no valid header"),
+                }
+                return response;
+            }
             let answer = self.write(&method, &path, request).await;
             if let Some(ms) = self.faults.iter().find_map(|f| match f {
                 Fault::SlowWrite(ms) => Some(*ms),
@@ -592,9 +623,58 @@ impl Bmc {
     }
 }
 
+/// `path` percent-decoded (every byte, `%2F` too) with its dot segments resolved: how a
+/// careless BMC web server routes a request.
+fn decoded(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let mut plain = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[at], hex) {
+            (b'%', Some(byte)) => {
+                plain.push(byte);
+                at += 3;
+            }
+            (byte, _) => {
+                plain.push(byte);
+                at += 1;
+            }
+        }
+    }
+    let mut segments: Vec<&str> = Vec::new();
+    let plain = String::from_utf8_lossy(&plain);
+    for segment in plain.split('/').skip(1) {
+        match segment {
+            "." => {}
+            ".." => {
+                segments.pop();
+            }
+            other => segments.push(other),
+        }
+    }
+    format!("/{}", segments.join("/"))
+}
+
 /// An unguessable-enough token for a local simulator: the time hashed with a per-process
 /// random key.
 fn rand_token() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_careless_bmc_decodes_a_path_before_it_resolves_its_dots() {
+        assert_eq!(
+            super::decoded("/redfish/v1/a/b/..%2F..%2FAccountService%2FAccounts%2F2"),
+            "/redfish/v1/AccountService/Accounts/2"
+        );
+        assert_eq!(super::decoded("/redfish/v1/a/./%2e%2E/b"), "/redfish/v1/b");
+        assert_eq!(super::decoded("/redfish/v1/100%"), "/redfish/v1/100%");
+    }
 }

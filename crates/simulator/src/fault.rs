@@ -50,6 +50,14 @@ pub enum Fault {
     /// this many milliseconds: a write still in flight when its client is stopped has
     /// reached the BMC.
     SlowWrite(u64),
+    /// A PATCH or POST of the first URI answers `307 Temporary Redirect` to the second (a
+    /// settings object to an account, a system's reset to the manager's): a client that
+    /// follows it writes what it never planned to.
+    RedirectWrite(String, String),
+    /// The path of every request is percent-decoded (`%2F` too) and its dot segments resolved
+    /// before it is routed, as some BMC web servers do: `…/..%2F..%2FAccountService` reaches
+    /// the accounts.
+    DecodePaths,
 }
 
 impl Fault {
@@ -57,7 +65,7 @@ impl Fault {
     /// `slow-login=SECONDS`, `no-expand`,
     /// `truncate=URI`, `oversize=URI`, `redirect-loop=URI`, `hang=URI`, `status=CODE:URI`,
     /// `down`, `hang-all`, `session-location=URI`, `duplicate-key=URI#/POINTER=VALUE`,
-    /// `latency=MS` or `slow-write=MS`.
+    /// `latency=MS`, `slow-write=MS`, `redirect-write=URI->LOCATION` or `decode-paths`.
     pub fn parse(text: &str) -> Result<Self, String> {
         let (kind, arg) = text
             .split_once('=')
@@ -115,6 +123,14 @@ impl Fault {
                 .and_then(|a| a.parse().ok())
                 .map(Fault::Latency)
                 .ok_or_else(|| format!("{text:?}: latency needs =MILLISECONDS")),
+            "decode-paths" => bare(Fault::DecodePaths),
+            "redirect-write" => arg
+                .and_then(|a| a.split_once("->"))
+                .filter(|(from, to)| from.starts_with("/redfish/v1") && to.starts_with('/'))
+                .map(|(from, to)| {
+                    Fault::RedirectWrite(from.trim_end_matches('/').to_owned(), to.to_owned())
+                })
+                .ok_or_else(|| format!("{text:?}: redirect-write needs =/redfish/v1/…->/LOCATION")),
             "duplicate-key" => arg
                 .and_then(|a| Patch::parse(a).ok())
                 .filter(|p| p.uri.starts_with("/redfish/v1") && p.pointer.len() > 1)
@@ -131,7 +147,7 @@ impl Fault {
     }
 
     /// Every fault's syntax, for help texts and messages.
-    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE, latency=MS, slow-write=MS";
+    pub const SYNTAX: &'static str = "unavailable=N, session-limit, expire-sessions=N, logins=N, slow-login=SECONDS, no-expand, truncate=URI, oversize=URI, redirect-loop=URI, hang=URI, status=CODE:URI, down, hang-all, session-location=URI, duplicate-key=URI#/POINTER=VALUE, latency=MS, slow-write=MS, redirect-write=URI->LOCATION, decode-paths";
 }
 
 #[cfg(test)]
@@ -183,7 +199,20 @@ mod tests {
                 value: serde_json::json!("Enabled_IEEE"),
             }))
         );
+        assert_eq!(
+            Fault::parse(
+                "redirect-write=/redfish/v1/Systems/1/Actions/ComputerSystem.Reset->/redfish/v1/Managers/1/Actions/Manager.Reset"
+            ),
+            Ok(Fault::RedirectWrite(
+                "/redfish/v1/Systems/1/Actions/ComputerSystem.Reset".into(),
+                "/redfish/v1/Managers/1/Actions/Manager.Reset".into()
+            ))
+        );
+        assert_eq!(Fault::parse("decode-paths"), Ok(Fault::DecodePaths));
         for bad in [
+            "decode-paths=1",
+            "redirect-write=/redfish/v1/a",
+            "redirect-write=/etc->/b",
             "unavailable",
             "status=200:/redfish/v1",
             "truncate=/etc",

@@ -57,10 +57,10 @@ pub enum AuthRequirement {
     Session,
 }
 
-/// `GET` here answers `{"Requests": N, "Connections": C, "LoginOnlyConnections": L}`: the
-/// number of requests this BMC was sent so far, of the connections that carried them, and of
-/// those that carried a session login and no GET (itself not counted; it answers on a hanging
-/// BMC too).
+/// `GET` here answers `{"Requests": N, "Connections": C, "LoginOnlyConnections": L, "Sent":
+/// […]}`: the number of requests this BMC was sent so far, of the connections that carried
+/// them, of those that carried a session login and no GET, and every request other than a GET
+/// as `METHOD target`, as it arrived (itself not counted; it answers on a hanging BMC too).
 pub const REQUESTS: &str = "/driftgate/requests";
 
 /// The variable holding the simulator's account name (and that written inventories name).

@@ -153,6 +153,17 @@ impl Simulator {
             .expect("a request count")
     }
 
+    /// Every request other than a GET it received, `METHOD target` as it arrived, in order
+    /// (its own record, not the client's word).
+    pub fn sent(&self) -> Vec<String> {
+        self.get("/driftgate/requests")["Sent"]
+            .as_array()
+            .expect("a Sent list")
+            .iter()
+            .map(|r| r.as_str().expect("a request line").to_owned())
+            .collect()
+    }
+
     /// Connections that carried those requests, and of them those that carried a session
     /// login and no GET (the simulator's own counters).
     pub fn connections(&self) -> (u64, u64) {

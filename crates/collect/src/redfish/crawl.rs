@@ -88,10 +88,15 @@ pub struct Inventory<V = Value> {
 pub struct SystemInventory<V = Value> {
     /// The system resource.
     pub system: V,
+    /// The URI it was read from (its `Members` link); `None` when it came inline in an
+    /// expanded collection. A write is aimed from it, never from the `@odata.id` it claims.
+    pub uri: Option<String>,
     /// Its `EthernetInterfaces` members.
     pub interfaces: Vec<V>,
     /// Its `Bios` resource.
     pub bios: Option<V>,
+    /// The URI the `Bios` resource was read from.
+    pub bios_uri: Option<String>,
     /// The BIOS `@Redfish.Settings` object: values pending until the next reset.
     pub bios_pending: Option<V>,
     /// The BIOS attribute registry, when the service publishes it.
@@ -106,6 +111,8 @@ pub struct SystemInventory<V = Value> {
 pub struct AdapterInventory<V = Value> {
     /// The adapter resource.
     pub adapter: V,
+    /// The chassis whose `NetworkAdapters` listed it.
+    pub chassis: ChassisOf,
     /// Its `@Redfish.Settings` object: values pending until the next reset.
     pub adapter_pending: Option<V>,
     /// `Ports` members (current schema).
@@ -119,6 +126,16 @@ pub struct AdapterInventory<V = Value> {
     pub functions: Vec<FunctionInventory<V>>,
 }
 
+/// The chassis a network adapter was listed under, as the crawl read it: which system a reset
+/// applies the adapter's staged settings with.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChassisOf {
+    /// The URI the chassis was read from; `None` when it came inline in an expanded collection.
+    pub uri: Option<String>,
+    /// Its `Links.ComputerSystems`.
+    pub systems: Vec<String>,
+}
+
 /// One `NetworkDeviceFunctions` member.
 #[derive(Debug, Clone, Default)]
 pub struct FunctionInventory<V = Value> {
@@ -129,6 +146,8 @@ pub struct FunctionInventory<V = Value> {
     /// The vendor's resource of NIC (HII) attributes of this function, where the vendor
     /// module names a link to one (Dell `DellNetworkAttributes`).
     pub oem_attributes: Option<V>,
+    /// The URI they were read from.
+    pub oem_attributes_uri: Option<String>,
     /// Their pending `Settings`.
     pub oem_pending: Option<V>,
     /// Their attribute registry, when the service publishes it: it types secrets. Shared:
@@ -173,6 +192,24 @@ pub async fn crawl_from<F: Fetch>(
     registries: Registries<'_>,
     root: Option<&[u8]>,
 ) -> Crawl {
+    crawl_with(fetch, limit, keep, registries, root, true).await
+}
+
+/// [`crawl`] for a write (`fix`): every registry whole, and no `$expand`, so that each
+/// resource is read from its own URI and a write is aimed from that, never from the
+/// `@odata.id` a member inline in a collection claims.
+pub async fn crawl_for_writes<F: Fetch>(fetch: &F, limit: usize) -> Crawl {
+    crawl_with(fetch, limit, false, Registries::Whole, None, false).await
+}
+
+async fn crawl_with<F: Fetch>(
+    fetch: &F,
+    limit: usize,
+    keep: bool,
+    registries: Registries<'_>,
+    root: Option<&[u8]>,
+    expand_allowed: bool,
+) -> Crawl {
     let permits = Semaphore::new(limit.max(1));
     let crawler = Crawler::new(fetch, keep, registries, &permits, false);
     let given =
@@ -189,7 +226,7 @@ pub async fn crawl_from<F: Fetch>(
     let mut side_fetched = BTreeMap::new();
     let inventory = match root {
         Some(root) => {
-            let expand = expand_supported(&root);
+            let expand = expand_allowed && expand_supported(&root);
             crawler.expand.store(expand, Ordering::Relaxed);
             // The PCIe resources only help name a port's firmware: what goes wrong reading them
             // (a stale `RelatedItem`, a device of another type) is said, and makes no fact
@@ -266,15 +303,27 @@ impl<F: Fetch> Crawler<'_, F> {
     /// `Systems`: each computer system with its interfaces and BIOS.
     async fn systems(&self, root: &Value) -> Vec<SystemInventory<Held>> {
         let systems = self
-            .members(root, "Systems", &TypeName::COMPUTER_SYSTEM)
+            .members_read_at(self.link_at(root, &["Systems"]), &TypeName::COMPUTER_SYSTEM)
             .await;
-        join_all(systems.into_iter().map(|system| self.system(root, system))).await
+        join_all(
+            systems
+                .into_iter()
+                .map(|(uri, system)| self.system(root, uri, system)),
+        )
+        .await
     }
 
-    /// One system: its `EthernetInterfaces`, its `Bios` with the pending settings and registry.
-    async fn system(&self, root: &Value, system: Value) -> SystemInventory<Held> {
+    /// One system read from `uri`: its `EthernetInterfaces`, its `Bios` with the pending
+    /// settings and registry.
+    async fn system(
+        &self,
+        root: &Value,
+        uri: Option<String>,
+        system: Value,
+    ) -> SystemInventory<Held> {
         let interfaces = self.link_at(&system, &["EthernetInterfaces"]);
         let bios = self.link_at(&system, &["Bios"]);
+        let bios_link = bios.as_ref().map(|link| link.uri.clone());
         // Which vendor collection to follow is the vendor module's knowledge.
         let vendor_adapters = vendors::system_adapters(Vendor::detect(root))
             .and_then(|oem| Some((self.link_at(&system, oem.link)?, oem.member)));
@@ -291,6 +340,7 @@ impl<F: Fetch> Crawler<'_, F> {
                 Held::new(bios),
             )
         });
+        let bios_uri = bios_links.as_ref().and(bios_link);
         let ((bios, bios_pending, bios_registry), vendor_adapters) = futures::join!(
             async {
                 match bios_links {
@@ -313,8 +363,10 @@ impl<F: Fetch> Crawler<'_, F> {
         );
         SystemInventory {
             system,
+            uri,
             interfaces,
             bios,
+            bios_uri,
             bios_pending,
             bios_registry,
             vendor_adapters,
@@ -328,23 +380,30 @@ impl<F: Fetch> Crawler<'_, F> {
         root: &Value,
         side: &Crawler<'_, F>,
     ) -> Vec<(AdapterInventory<Held>, PcieLinks)> {
-        let chassis: Vec<Option<Link>> = self
-            .members(root, "Chassis", &TypeName::CHASSIS)
+        let chassis: Vec<(ChassisOf, Option<Link>)> = self
+            .members_read_at(self.link_at(root, &["Chassis"]), &TypeName::CHASSIS)
             .await
             .iter()
-            .map(|chassis| self.link_at(chassis, &["NetworkAdapters"]))
+            .map(|(uri, chassis)| {
+                let of = ChassisOf {
+                    uri: uri.clone(),
+                    systems: linked(chassis, "ComputerSystems"),
+                };
+                (of, self.link_at(chassis, &["NetworkAdapters"]))
+            })
             .collect();
-        let per_chassis = join_all(
-            chassis
+        let per_chassis = join_all(chassis.into_iter().map(|(of, adapters)| async move {
+            let adapters = self.members_of(adapters, &TypeName::NETWORK_ADAPTER).await;
+            adapters
                 .into_iter()
-                .map(|adapters| self.members_of(adapters, &TypeName::NETWORK_ADAPTER)),
-        )
+                .map(move |adapter| (of.clone(), adapter))
+        }))
         .await;
         join_all(
             per_chassis
                 .into_iter()
                 .flatten()
-                .map(|adapter| self.adapter(root, adapter, side)),
+                .map(|(of, adapter)| self.adapter(root, of, adapter, side)),
         )
         .await
     }
@@ -354,6 +413,7 @@ impl<F: Fetch> Crawler<'_, F> {
     async fn adapter(
         &self,
         root: &Value,
+        chassis: ChassisOf,
         adapter: Value,
         side: &Crawler<'_, F>,
     ) -> (AdapterInventory<Held>, PcieLinks) {
@@ -404,6 +464,7 @@ impl<F: Fetch> Crawler<'_, F> {
         links.extend(function_links);
         let adapter = AdapterInventory {
             adapter,
+            chassis,
             adapter_pending,
             ports,
             network_ports,
@@ -424,6 +485,7 @@ impl<F: Fetch> Crawler<'_, F> {
         // Which OEM attribute resource to follow is the vendor module's knowledge.
         let oem = vendors::function_attributes(Vendor::detect(root));
         let attributes = oem.and_then(|oem| self.link_at(&function, oem.link));
+        let attributes_link = attributes.as_ref().map(|link| link.uri.clone());
         let pending = self.link_at(&function, SETTINGS);
         let links = side.function_pcie_links(&function);
         let function = Held::function(function);
@@ -437,6 +499,7 @@ impl<F: Fetch> Crawler<'_, F> {
                 registry_name(attributes),
             )
         });
+        let oem_attributes_uri = oem_attributes.as_ref().and(attributes_link);
         let oem_attributes = oem_attributes.map(Held::new);
         let ((oem_pending, oem_registry), pending) = futures::join!(
             async {
@@ -454,6 +517,7 @@ impl<F: Fetch> Crawler<'_, F> {
             function,
             pending,
             oem_attributes,
+            oem_attributes_uri,
             oem_pending,
             oem_registry,
         };
@@ -479,6 +543,17 @@ impl<F: Fetch> Crawler<'_, F> {
     async fn follow_held(&self, link: Option<Link>, expect: Expect) -> Option<Held> {
         self.follow(link, expect).await.map(Held::new)
     }
+}
+
+/// The targets of `resource`'s `Links.<name>` array, those that are links: what a reset's
+/// owner is found by, never followed.
+fn linked(resource: &Value, name: &str) -> Vec<String> {
+    resource["Links"][name]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| super::links::link_target(item).map(str::to_owned))
+        .collect()
 }
 
 /// The attribute registry `resource` names (`AttributeRegistry`).

@@ -6,15 +6,22 @@
 //! Which attribute, set to which of its allowed values, gives a fact the value wanted is not
 //! a second table beside the normalizers: [`BmcSettings::write_for`] stages each candidate in a
 //! copy of what was crawled and normalizes it, so a fix is exactly the inverse of what the
-//! capture reads, for every vendor the capture knows. `connection.rs` reads and writes a BMC.
+//! capture reads, for every vendor the capture knows. `connection.rs` reads and writes a BMC,
+//! `owner.rs` finds the system a reset applies a resource's staged values with.
+//!
+//! Every write is aimed from the URIs the crawl read (a resource's `@odata.id` is only what
+//! the BMC claims): a settings object must be below the resource it was read from, a reset
+//! target below its system, each as the client sends it ([`WriteTarget`]).
 
 mod connection;
+mod owner;
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
 use super::attributes::Registry;
+use super::client::{TargetError, WriteTarget};
 use super::crawl::{Inventory, link};
 use super::normalize::normalize;
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
@@ -47,10 +54,15 @@ pub struct Rule {
 pub struct Writable {
     /// What it describes: `bios`, or `function <Id>` for a NIC function's attributes.
     pub scope: String,
-    /// The resource (`…/DellNetworkAttributes/<FQDD>`, `…/Bios`).
+    /// The URI driftgate read the resource from (`…/DellNetworkAttributes/<FQDD>`,
+    /// `…/Bios`), never the `@odata.id` it claims; empty when it came inline in an expanded
+    /// collection (then nothing is written to it).
     pub uri: String,
-    /// Its `@Redfish.Settings` `SettingsObject`, where changes are staged.
+    /// Its `@Redfish.Settings` `SettingsObject`, where changes are staged, as the BMC names it.
     pub settings: Option<String>,
+    /// The system a reset applies its staged values with (the URI driftgate read it from),
+    /// or why there is not exactly one.
+    pub system: Result<String, String>,
     /// Its `@Redfish.Settings` `SupportedApplyTimes` (empty when not listed).
     pub apply_times: Vec<String>,
     /// The attribute registry it names (`AttributeRegistry`), when it names one.
@@ -65,15 +77,32 @@ pub struct Writable {
     pub rules: BTreeMap<String, Rule>,
 }
 
+impl Writable {
+    /// Where a change to it is sent: its settings object as the client sends it, when that is
+    /// below the URI the resource was read from; `None` when it names none.
+    pub fn target(&self) -> Option<Result<WriteTarget, TargetError>> {
+        let settings = self.settings.as_deref()?;
+        Some(WriteTarget::below(settings, &self.uri))
+    }
+}
+
 /// A system's `#ComputerSystem.Reset` action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reset {
-    /// The system.
+    /// The system: the URI driftgate read it from.
     pub system: String,
-    /// The action's `target`.
+    /// The action's `target`, as the BMC names it.
     pub target: String,
     /// `ResetType@Redfish.AllowableValues` (empty when not listed).
     pub allowed: Vec<String>,
+}
+
+impl Reset {
+    /// Where the reset is sent: its target as the client sends it, when that is below the
+    /// system driftgate read.
+    pub fn checked_target(&self) -> Result<WriteTarget, TargetError> {
+        WriteTarget::below(&self.target, &self.system)
+    }
 }
 
 /// A BMC's writable resources and resets, from one crawl.
@@ -108,18 +137,16 @@ impl BmcSettings {
         let mut resets = Vec::new();
         for system in &inventory.systems {
             if let Some(bios) = &system.bios {
+                let read = (system.bios_uri.as_deref(), owner::of_bios(system));
                 writable.push(resource(
                     "bios".to_owned(),
-                    bios,
+                    (bios, read),
                     system.bios_pending.as_ref(),
                     system.bios_registry.as_deref(),
                 ));
             }
             let action = &system.system["Actions"]["#ComputerSystem.Reset"];
-            if let (Some(uri), Some(target)) = (
-                system.system["@odata.id"].as_str(),
-                action["target"].as_str(),
-            ) {
+            if let (Some(uri), Some(target)) = (system.uri.as_deref(), action["target"].as_str()) {
                 resets.push(Reset {
                     system: uri.to_owned(),
                     target: target.to_owned(),
@@ -131,9 +158,13 @@ impl BmcSettings {
             for function in &adapter.functions {
                 if let Some(attributes) = &function.oem_attributes {
                     let id = function.function["Id"].as_str().unwrap_or("?");
+                    let read = (
+                        function.oem_attributes_uri.as_deref(),
+                        owner::of_chassis(&adapter.chassis, &inventory.systems),
+                    );
                     writable.push(resource(
                         format!("function {id}"),
-                        attributes,
+                        (attributes, read),
                         function.oem_pending.as_ref(),
                         function.oem_registry.as_deref(),
                     ));
@@ -155,6 +186,11 @@ impl BmcSettings {
             writable,
             resets,
         }
+    }
+
+    /// The reset action of `system` (the URI driftgate read it from).
+    pub fn reset_of(&self, system: &str) -> Option<&Reset> {
+        self.resets.iter().find(|r| r.system == system)
     }
 
     /// The facts the crawl gives, as a capture would.
@@ -285,12 +321,15 @@ fn set_attribute(inventory: &mut Inventory, index: usize, name: &str, value: Val
     }
 }
 
+/// The writable resource `current`, read from `read.0` (`None`: inline, not read on its own),
+/// whose staged values a reset of `read.1` applies.
 fn resource(
     scope: String,
-    current: &Value,
+    (current, read): (&Value, (Option<&str>, Result<String, String>)),
     pending: Option<&Value>,
     registry: Option<&Registry>,
 ) -> Writable {
+    let (uri, system) = read;
     let settings = &current["@Redfish.Settings"];
     let object = |value: Option<&Value>| {
         value
@@ -300,8 +339,9 @@ fn resource(
     };
     Writable {
         scope,
-        uri: current["@odata.id"].as_str().unwrap_or("").to_owned(),
+        uri: uri.unwrap_or_default().to_owned(),
         settings: link(settings, &["SettingsObject"]).map(str::to_owned),
+        system,
         apply_times: strings(&settings["SupportedApplyTimes"]),
         registry_name: current["AttributeRegistry"].as_str().map(str::to_owned),
         registry_found: registry.is_some(),

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::client::WriteMethod;
+use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
 use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::transport::{CommandSpec, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
@@ -228,8 +228,9 @@ pub async fn apply(
                     .iter()
                     .any(|s| s.layer == Layer::Bmc && s.reboot);
                 if request.reset && bmc_steps {
-                    match bmc.as_ref().map(|(_, read)| reset_request(read)) {
-                        Some(Ok(post)) => record.reset = Some(post),
+                    let steps = &host_plan.steps;
+                    match bmc.as_ref().map(|(_, read)| reset_request(read, steps)) {
+                        Some(Ok((post, _))) => record.reset = Some(post),
                         Some(Err(why)) => record.reset_not_sent = Some(why),
                         None => {
                             record.reset_not_sent = Some("the host's BMC was not read".to_owned())
@@ -346,13 +347,14 @@ pub async fn apply(
                 }
                 _ if !staged => not_sent("nothing is staged for a reset"),
                 None => not_sent("the host's BMC was not read"),
-                Some((connection, read)) => reset_request(read).map(|post| (connection, post)),
+                Some((connection, read)) => reset_request(read, &host_plan.steps)
+                    .map(|(post, target)| (connection, post, target)),
             };
             match post {
-                Ok((connection, post)) => {
+                Ok((connection, post, target)) => {
                     journal.record.hosts[h].reset = Some(post.clone().sending());
                     if journal.save() {
-                        let answer = within_grace(cancel, reset(connection, post.clone())).await;
+                        let answer = within_grace(cancel, reset(connection, &target, post.clone())).await;
                         journal.record.hosts[h].reset = Some(answer.unwrap_or_else(|| {
                             let mut post = post.sending();
                             post.messages.push(unanswered());
@@ -463,6 +465,37 @@ async fn bmc_step(
             None,
         );
     };
+    // Aimed from what was read, as the client sends it: the plan's own words are not enough.
+    let target = match resource.target() {
+        Some(Ok(target)) if target.as_str() == patch.settings => target,
+        Some(Ok(target)) => {
+            return done(
+                Outcome::Failed,
+                format!(
+                    "the plan stages it in {}, but {} is read as staging it in {target}; nothing sent",
+                    patch.settings, patch.resource
+                ),
+                Vec::new(),
+                None,
+            );
+        }
+        Some(Err(why)) => {
+            return done(
+                Outcome::Failed,
+                format!("{why}; nothing sent"),
+                Vec::new(),
+                None,
+            );
+        }
+        None => {
+            return done(
+                Outcome::Failed,
+                format!("{} names no settings object; nothing sent", patch.resource),
+                Vec::new(),
+                None,
+            );
+        }
+    };
     if patch.apply_time == "Immediate" && !immediate {
         return done(
             Outcome::Failed,
@@ -527,11 +560,8 @@ async fn bmc_step(
         "Attributes": to_send,
         "@Redfish.SettingsApplyTime": {"ApplyTime": patch.apply_time},
     });
-    let mut request = Request::unsent("PATCH", &patch.settings, body.clone());
-    let answer = match connection
-        .write(WriteMethod::Patch, &patch.settings, &body)
-        .await
-    {
+    let mut request = Request::unsent("PATCH", target.as_str(), body.clone());
+    let answer = match connection.write(WriteMethod::Patch, &target, &body).await {
         Ok(answer) => answer,
         Err(e) => {
             request.messages.push(e.to_string());
@@ -543,9 +573,18 @@ async fn bmc_step(
             );
         }
     };
-    request.status = Some(i64::from(answer.status));
-    request.location = answer.location.clone();
-    request.messages = answer.messages();
+    answered(&mut request, &answer);
+    if let Some(location) = answer.redirected_to() {
+        return done(
+            Outcome::Failed,
+            format!(
+                "the BMC redirected it (HTTP {}) to {location}: a write never follows a redirect; not sent there",
+                answer.status
+            ),
+            vec![request],
+            None,
+        );
+    }
     if !answer.accepted() {
         let why = request.messages.join("; ");
         return done(
@@ -595,20 +634,44 @@ async fn bmc_step(
     done(outcome, detail, vec![request], job)
 }
 
-/// The reset a host's system allows (`GracefulRestart`, else `ForceRestart`, else
-/// `PowerCycle`), as a request to send; why none, else.
-fn reset_request(read: &BmcSettings) -> Result<Request, String> {
-    let reset = read
-        .resets
-        .first()
-        .ok_or("the system names no #ComputerSystem.Reset action")?;
-    // A reset target is the system's own: one a BMC names elsewhere is not posted to.
-    if !driftgate_fix::is_below(&reset.target, &reset.system) {
-        return Err(format!(
-            "the system's reset target {} is not below {}; nothing sent there",
-            reset.target, reset.system
-        ));
+/// The reset of the one system whose reset applies what the host's staged BMC steps wrote
+/// (`GracefulRestart`, else `ForceRestart`, else `PowerCycle`), as a request to send and
+/// where it goes; why none, else.
+fn reset_request(read: &BmcSettings, steps: &[Step]) -> Result<(Request, WriteTarget), String> {
+    let mut systems: Vec<&str> = Vec::new();
+    for step in steps.iter().filter(|s| s.reboot) {
+        let Action::RedfishPatch(patch) = &step.action else {
+            continue;
+        };
+        let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
+            return Err(format!("{} is no longer served", patch.resource));
+        };
+        let system = resource
+            .system
+            .as_deref()
+            .map_err(|why| format!("{} ({}): {why}", step.id, patch.resource))?;
+        if !systems.contains(&system) {
+            systems.push(system);
+        }
     }
+    let system = match systems.as_slice() {
+        [one] => *one,
+        [] => return Err("nothing is staged for a reset".to_owned()),
+        several => {
+            return Err(format!(
+                "the staged steps belong to several systems ({}): reset each in the change window",
+                several.join(", ")
+            ));
+        }
+    };
+    let reset = read
+        .reset_of(system)
+        .ok_or_else(|| format!("the system {system} names no #ComputerSystem.Reset action"))?;
+    // A reset target is the system's own, as the client sends it: one a BMC names elsewhere
+    // (a manager's reset) is not posted to.
+    let target = reset
+        .checked_target()
+        .map_err(|why| format!("the reset target of {system}: {why}; nothing sent there"))?;
     let kind = ["GracefulRestart", "ForceRestart", "PowerCycle"]
         .into_iter()
         .find(|k| reset.allowed.is_empty() || reset.allowed.iter().any(|a| a == k))
@@ -618,26 +681,33 @@ fn reset_request(read: &BmcSettings) -> Result<Request, String> {
                 reset.allowed.join(", ")
             )
         })?;
-    Ok(Request::unsent(
-        "POST",
-        &reset.target,
-        json!({"ResetType": kind}),
-    ))
+    let request = Request::unsent("POST", target.as_str(), json!({"ResetType": kind}));
+    Ok((request, target))
 }
 
-async fn reset(connection: &Connection, mut request: Request) -> Request {
+async fn reset(connection: &Connection, target: &WriteTarget, mut request: Request) -> Request {
     match connection
-        .write(WriteMethod::Post, &request.uri, &request.body)
+        .write(WriteMethod::Post, target, &request.body)
         .await
     {
         Ok(answer) => {
-            request.status = Some(i64::from(answer.status));
-            request.location = answer.location.clone();
-            request.messages = answer.messages();
+            answered(&mut request, &answer);
+            if let Some(location) = answer.redirected_to() {
+                request.messages.push(format!(
+                    "redirected to {location}: a write never follows a redirect; not sent there"
+                ));
+            }
         }
         Err(e) => request.messages.push(e.to_string()),
     }
     request
+}
+
+/// Records `answer` in `request`.
+fn answered(request: &mut Request, answer: &Answer) {
+    request.status = Some(i64::from(answer.status));
+    request.location = answer.location.clone();
+    request.messages = answer.messages();
 }
 
 fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRecord {

@@ -1,5 +1,5 @@
 //! One request on the wire: the URL of a URI on the BMC (never another origin), the request
-//! with its authentication, the redirects it follows (on the BMC's origin only), the retries
+//! with its authentication, the redirects a GET follows (on the BMC's origin only), the retries
 //! of a busy (503) service honouring `Retry-After`, the body read under the size cap, all
 //! within the request's time limit, and the texts of what went wrong.
 
@@ -9,7 +9,7 @@ use base64::Engine as _;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Body as _, Bytes};
 use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::{Method, Request, Response};
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -104,8 +104,8 @@ impl<'a> Exchange<'a> {
     }
 
     /// The answer to `method` of `url` with `body`, sent with `auth`, following the redirects
-    /// the BMC answers on its own origin (a GET's; another method's only when the redirect
-    /// keeps it, 307 and 308: a login is not sent again as a GET); or why there is none.
+    /// the BMC answers on its own origin to a GET (never to a login or a write: its 3xx is
+    /// the answer); or why there is none.
     pub(super) async fn send(
         &self,
         method: Method,
@@ -128,11 +128,9 @@ impl<'a> Exchange<'a> {
                 Err(e) => return Err(explain_hyper(&url, &e).await),
             };
             let status = response.status();
-            let follows = method == Method::GET
-                || matches!(
-                    status,
-                    StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-                );
+            // A login or write is never sent again elsewhere: a 307 of a PATCH of a settings
+            // object to an account would write the account.
+            let follows = method == Method::GET;
             let location = (status.is_redirection() && follows)
                 .then(|| response.headers().get(header::LOCATION))
                 .flatten()

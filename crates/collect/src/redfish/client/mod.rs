@@ -7,7 +7,7 @@
 //! on the BMC's connections (`connections`): `credentials` reads a BMC account (`account_value`
 //! one of its values by name: a variable or a systemd credential), `auth` logs
 //! in (again, after a 401), `logout` deletes the session, `http` sends one request, a GET
-//! with its retries and limits, `write` one PATCH or POST (`fix apply`).
+//! with its retries and limits, `write` one PATCH or POST (`fix apply`), `target` where one may go.
 
 mod account_value;
 mod auth;
@@ -16,6 +16,7 @@ mod credentials;
 mod http;
 pub(crate) use http::{describe, read_limited};
 mod logout;
+mod target;
 mod write;
 
 use std::sync::Mutex;
@@ -32,6 +33,7 @@ pub use account_value::{
 pub use auth::{AuthMode, LoginError};
 pub use credentials::{Credentials, CredentialsError};
 pub use logout::{LogoutError, abandoned_sessions_deleted};
+pub use target::{TargetError, WriteTarget, sent_path};
 pub use write::{Answer, WriteMethod};
 
 /// How the server's certificate is checked.

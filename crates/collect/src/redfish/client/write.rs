@@ -1,5 +1,6 @@
-//! A write on the wire: one PATCH or POST of a JSON body, authenticated like every GET, never
-//! retried (a BMC that took a write and answered late must not take it twice), its answer
+//! A write on the wire: one PATCH or POST of a JSON body to a [`WriteTarget`], authenticated
+//! like every GET, never retried (a BMC that took a write and answered late must not take it
+//! twice) and never redirected (a 3xx is returned, its `Location` not asked), its answer
 //! returned as it came (status, `Location`, body) for the caller to judge.
 
 use hyper::Method;
@@ -7,6 +8,7 @@ use hyper::body::Bytes;
 use serde_json::Value;
 
 use super::http::Exchange;
+use super::target::WriteTarget;
 use super::{FetchError, HttpFetch};
 use crate::redfish::fetch::{Body, parse_body};
 
@@ -53,6 +55,13 @@ impl Answer {
         (200..300).contains(&self.status)
     }
 
+    /// Where a 3xx answer sends the write (never followed), when it is one.
+    pub fn redirected_to(&self) -> Option<&str> {
+        (300..400)
+            .contains(&self.status)
+            .then(|| self.location.as_deref().unwrap_or("(no Location)"))
+    }
+
     /// The Redfish messages of the body (`error.@Message.ExtendedInfo[]`, else
     /// `@Message.ExtendedInfo[]`, else `error.message`), each `MessageId: Message`.
     pub fn messages(&self) -> Vec<String> {
@@ -83,16 +92,17 @@ impl Answer {
 }
 
 impl HttpFetch {
-    /// Sends `method` of `body` to `uri` on the BMC (never another origin), within the host
-    /// deadline; after a 401 logs in again once and sends it again (the BMC refused it, so
-    /// it did not take it). Any answer is returned, an error status too: only no answer is
-    /// an error.
+    /// Sends `method` of `body` to `target` on the BMC, within the host deadline; after a 401
+    /// logs in again once and sends it again (the BMC refused it, so it did not take it).
+    /// Any answer is returned, an error status and a redirect too (never followed): only no
+    /// answer is an error.
     pub async fn write(
         &self,
         method: WriteMethod,
-        uri: &str,
+        target: &WriteTarget,
         body: &Value,
     ) -> Result<Answer, FetchError> {
+        let uri = target.as_str();
         let deadline = self.deadline();
         let send = async {
             loop {

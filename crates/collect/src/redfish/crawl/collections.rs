@@ -148,6 +148,20 @@ impl<F: Fetch> Crawler<'_, F> {
         link: Option<Link>,
         member: &'static TypeName,
     ) -> Vec<Value> {
+        self.members_read_at(link, member)
+            .await
+            .into_iter()
+            .map(|(_, member)| member)
+            .collect()
+    }
+
+    /// [`Self::members_of`], each with the URI it was read from (its `Members` link); `None`
+    /// for a member inline in an expanded collection, which was not read on its own.
+    pub(super) async fn members_read_at(
+        &self,
+        link: Option<Link>,
+        member: &'static TypeName,
+    ) -> Vec<(Option<String>, Value)> {
         let Some(Link { uri, via }) = &link else {
             return Vec::new();
         };
@@ -161,19 +175,21 @@ impl<F: Fetch> Crawler<'_, F> {
                     if !self.is_typed(uri, &collection, collection_type, via) {
                         return Vec::new();
                     }
-                    let mut members =
-                        self.inline_members(uri, &mut collection, member, &mut listed);
+                    let mut members: Vec<(Option<String>, Value)> = self
+                        .inline_members(uri, &mut collection, member, &mut listed)
+                        .into_iter()
+                        .map(|member| (None, member))
+                        .collect();
                     for (page_uri, mut page) in self.next_pages(uri, &collection).await {
                         if !self.is_typed(&page_uri, &page, collection_type, via) {
                             continue;
                         }
                         if expanded(&page) {
-                            members.extend(self.inline_members(
-                                &page_uri,
-                                &mut page,
-                                member,
-                                &mut listed,
-                            ));
+                            members.extend(
+                                self.inline_members(&page_uri, &mut page, member, &mut listed)
+                                    .into_iter()
+                                    .map(|member| (None, member)),
+                            );
                         } else {
                             let uris = self.member_uris(&page_uri, &page, &mut listed);
                             members.extend(self.get_members(uris, member, &listed).await);
@@ -184,7 +200,7 @@ impl<F: Fetch> Crawler<'_, F> {
                         .fetched
                         .lock()
                         .expect("no panic while holding the lock");
-                    for member in members.iter().filter(|_| self.keep) {
+                    for (_, member) in members.iter().filter(|_| self.keep) {
                         if let Some(id) = member["@odata.id"].as_str() {
                             fetched.insert(id.trim_end_matches('/').to_owned(), member.clone());
                         }
@@ -212,21 +228,22 @@ impl<F: Fetch> Crawler<'_, F> {
         self.get_members(uris, member, &listed).await
     }
 
-    /// The members at `uris` that are of the type `member`, as `listed` lists them.
+    /// The members at `uris` that are of the type `member`, as `listed` lists them, each with
+    /// its URI.
     async fn get_members(
         &self,
         uris: Vec<String>,
         member: &'static TypeName,
         listed: &Listed,
-    ) -> Vec<Value> {
+    ) -> Vec<(Option<String>, Value)> {
         let read = join_all(uris.iter().map(|uri| self.get(uri))).await;
-        uris.iter()
+        uris.into_iter()
             .zip(read)
             .filter_map(|(uri, resource)| {
                 let resource = resource?;
-                let via = || listed.place_of(uri);
-                self.is_typed(uri, &resource, Expect::one(member), via)
-                    .then_some(resource)
+                let via = || listed.place_of(&uri);
+                self.is_typed(&uri, &resource, Expect::one(member), via)
+                    .then_some((Some(uri), resource))
             })
             .collect()
     }

@@ -112,8 +112,10 @@ impl SystemInventory<Held> {
     fn parse(&self) -> SystemInventory {
         SystemInventory {
             system: self.system.value(),
+            uri: self.uri.clone(),
             interfaces: values(&self.interfaces),
             bios: value(&self.bios),
+            bios_uri: self.bios_uri.clone(),
             bios_pending: value(&self.bios_pending),
             bios_registry: self.bios_registry.clone(),
             vendor_adapters: values(&self.vendor_adapters),
@@ -125,6 +127,7 @@ impl AdapterInventory<Held> {
     fn parse(&self) -> AdapterInventory {
         AdapterInventory {
             adapter: self.adapter.value(),
+            chassis: self.chassis.clone(),
             adapter_pending: value(&self.adapter_pending),
             ports: values(&self.ports),
             network_ports: values(&self.network_ports),
@@ -148,6 +151,7 @@ impl FunctionInventory<Held> {
             function: self.function.value(),
             pending: value(&self.pending),
             oem_attributes: value(&self.oem_attributes),
+            oem_attributes_uri: self.oem_attributes_uri.clone(),
             oem_pending: value(&self.oem_pending),
             oem_registry: self.oem_registry.clone(),
         }

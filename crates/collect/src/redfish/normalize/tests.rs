@@ -34,8 +34,10 @@ fn standard_ports_are_keyed_by_mac_and_current_port_schema_wins() {
             oem_attributes: None,
             oem_pending: None,
             oem_registry: None,
+            oem_attributes_uri: None,
             pending: None,
         }],
+        chassis: Default::default(),
     };
     let facts = facts_of(&Inventory {
         root: json!({}),

@@ -4,9 +4,8 @@
 use serde_json::Value;
 
 use super::BmcSettings;
-use crate::redfish::client::{Answer, HttpFetch, LoginError, WriteMethod};
-use crate::redfish::crawl::Registries;
-use crate::redfish::crawl::crawl;
+use crate::redfish::client::{Answer, HttpFetch, LoginError, WriteMethod, WriteTarget};
+use crate::redfish::crawl::crawl_for_writes;
 use crate::redfish::fetch::{Fetch, FetchError};
 use crate::redfish::{RedfishLocation, RedfishOptions, describe_location};
 use driftgate_model::mockup_dir::MockupDir;
@@ -106,9 +105,10 @@ impl Connection {
     /// Reads its settings: every resource a capture reads, all of it or an error.
     pub async fn read(&self) -> Result<BmcSettings, ConnectionError> {
         let crawled = match &self.link {
-            // A write is checked against the registry's dependencies: the whole registry.
-            Link::Live(http) => crawl(http.as_ref(), 4, false, Registries::Whole).await,
-            Link::Mockup(dir) => crawl(dir, 4, false, Registries::Whole).await,
+            // A write is checked against the registry's dependencies (the whole registry) and
+            // aimed from the URIs read (each resource on its own).
+            Link::Live(http) => crawl_for_writes(http.as_ref(), 4).await,
+            Link::Mockup(dir) => crawl_for_writes(dir, 4).await,
         };
         match crawled.inventory {
             Some(inventory) if crawled.errors.is_empty() => Ok(BmcSettings::new(inventory.parse())),
@@ -127,16 +127,17 @@ impl Connection {
         }
     }
 
-    /// Sends one write; any answer is returned (an error status too).
+    /// Sends one write to `target`; any answer is returned (an error status and a redirect
+    /// too, never followed).
     pub async fn write(
         &self,
         method: WriteMethod,
-        uri: &str,
+        target: &WriteTarget,
         body: &Value,
     ) -> Result<Answer, ConnectionError> {
         match &self.link {
             Link::Live(http) => {
-                http.write(method, uri, body)
+                http.write(method, target, body)
                     .await
                     .map_err(|error| ConnectionError::Write {
                         target: self.target.clone(),

@@ -108,3 +108,30 @@ fn a_dependency_the_registry_declares_makes_an_attribute_read_only_with_the_curr
         Some("VirtualizationMode EQU \"NPARSRIOV\"")
     );
 }
+
+#[tokio::test]
+async fn writes_are_aimed_from_the_uris_read_and_the_reset_from_the_owning_system() {
+    let mockup = MockupDir::open(&recorded("post-update")).unwrap();
+    let crawled = crate::redfish::crawl::crawl_for_writes(&mockup, 4).await;
+    assert!(crawled.errors.is_empty(), "{:?}", crawled.errors);
+    let settings = BmcSettings::new(crawled.inventory.unwrap().parse());
+    let system = "/redfish/v1/Systems/System.Embedded.1";
+    let mut targets = 0;
+    for writable in &settings.writable {
+        // The BIOS by the system that links it; each NIC by its chassis, linked both ways.
+        assert_eq!(writable.system.as_deref(), Ok(system), "{}", writable.uri);
+        if let Some(target) = writable.target() {
+            assert_eq!(
+                target.unwrap().as_str(),
+                format!("{}/Settings", writable.uri)
+            );
+            targets += 1;
+        }
+    }
+    assert!(targets >= 2, "{:?}", settings.writable);
+    let reset = settings.reset_of(system).expect("the system's reset");
+    assert_eq!(
+        reset.checked_target().unwrap().as_str(),
+        format!("{system}/Actions/ComputerSystem.Reset")
+    );
+}

@@ -60,6 +60,7 @@ fn wrong_types_are_named_and_nulls_are_not() {
                 ),
                 oem_pending: Some(json!({"@odata.id": "/a/f1/dell/settings", "Attributes": null})),
                 oem_registry: None,
+                oem_attributes_uri: None,
                 pending: None,
             }],
             ..AdapterInventory::default()
