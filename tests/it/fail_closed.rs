@@ -656,6 +656,40 @@ fn huge_policy() -> Seen {
     seen
 }
 
+/// `snapshot seal --out` into a character device (a FIFO where the test cannot make one): the
+/// snapshot goes into it, and it is still a device (tests/it/output_paths.rs has every kind of
+/// output path).
+fn out_device() -> Seen {
+    let (output, stayed) = crate::output_paths::sealed_into_a_device();
+    let written = if stayed {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
+/// `snapshot seal --out` naming a symbolic link to nothing: refused, the link stays.
+fn out_link_to_nothing() -> Seen {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("sealed.json");
+    std::os::unix::fs::symlink(dir.path().join("missing.json"), &link).unwrap();
+    let output = driftgate()
+        .args(["snapshot", "seal"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .arg("--out")
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    let written = if dir.path().join("missing.json").exists() {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -726,6 +760,8 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("out-device", out_device);
+    all.insert("out-link-to-nothing", out_link_to_nothing);
     all
 }
 
