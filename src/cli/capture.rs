@@ -109,7 +109,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match &args.out {
         Some(out) => write_output(out, text.as_bytes(), WriteOptions::PRIVATE)
             .with_context(|| format!("{}: cannot write", out.display()))?,
-        None => ctx.printer.stdout(|w| w.write_all(text.as_bytes()))?,
+        None => ctx.printer.stdout_raw(|w| w.write_all(text.as_bytes()))?,
     }
     for source in &snapshot.sources {
         if source.status != SourceStatus::Complete {

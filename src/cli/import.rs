@@ -64,7 +64,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match out {
         Some(out) => write_output(&out, json.as_bytes(), WriteOptions::PRIVATE)
             .with_context(|| format!("{}: cannot write", out.display()))?,
-        None => ctx.printer.stdout(|w| w.write_all(json.as_bytes()))?,
+        None => ctx.printer.stdout_raw(|w| w.write_all(json.as_bytes()))?,
     }
     Ok(Outcome::Done)
 }

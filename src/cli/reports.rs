@@ -174,9 +174,9 @@ pub fn emit(
 }
 
 /// Whether `format`'s renderers write ANSI styles, which standard output strips where colour
-/// is off and a file always strips (the text renderers: see [`driftgate_report`]). Every
-/// other format goes out byte for byte: stripping would also drop the control characters
-/// (DEL, ESC) that its serializer keeps or escapes in a capture's strings.
+/// is off and a file always strips (the text renderers: see [`driftgate_report`]); what a
+/// capture sent is shown by the renderer already (`\u{1b}`), never stripped. Every other
+/// format goes out byte for byte, as [`driftgate_report::render`] made it safe to show.
 fn styled(format: Format) -> bool {
     matches!(format, Format::Text)
 }

@@ -39,7 +39,7 @@ pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
             match out {
                 Some(out) => write_output(&out, text.as_bytes(), WriteOptions::PRIVATE)
                     .with_context(|| format!("{}: cannot write", out.display()))?,
-                None => printer.stdout(|w| w.write_all(text.as_bytes()))?,
+                None => printer.stdout_raw(|w| w.write_all(text.as_bytes()))?,
             }
         }
     }
