@@ -35,6 +35,8 @@ enum Written {
     Nothing,
     /// A commit in the store.
     Commit,
+    /// The report files of `--report FORMAT=FILE`.
+    Reports,
 }
 
 /// What a scenario did.
@@ -84,6 +86,7 @@ fn table() -> Vec<Row> {
                 w if w.starts_with("the snapshot") => Written::Snapshot,
                 w if w.starts_with("nothing") => Written::Nothing,
                 w if w.starts_with("the commit") => Written::Commit,
+                w if w.starts_with("the reports") => Written::Reports,
                 w => panic!("unknown \"what is written\" {w:?} in {line}"),
             };
             Row {
@@ -690,6 +693,43 @@ fn out_link_to_nothing() -> Seen {
     Seen::of(&output, written)
 }
 
+/// `check` of a snapshot whose peer name, NIC firmware version and source error hold escape
+/// sequences, with a report file in every format (tests/it/reports_cli.rs checks each file's
+/// syntax): the reports are written when every one of them holds no raw control character.
+fn control_bytes() -> Seen {
+    use common::reports::{HostileCheck, raw_controls};
+    let dir = tempfile::tempdir().unwrap();
+    let check = HostileCheck::new(dir.path());
+    let formats = [
+        "text",
+        "json",
+        "markdown",
+        "junit",
+        "sarif",
+        "prometheus",
+        "html",
+    ];
+    let file = |format: &str| dir.path().join(format!("report.{format}"));
+    let mut args = Vec::new();
+    for format in formats {
+        args.push("--report".to_owned());
+        args.push(format!("{format}={}", file(format).display()));
+    }
+    let output = check.check("always", &args);
+    let clean = formats.iter().all(|format| {
+        std::fs::read_to_string(file(format))
+            .is_ok_and(|t| !t.is_empty() && raw_controls(&t).is_empty())
+    });
+    let written = if clean {
+        Written::Reports
+    } else {
+        Written::Nothing
+    };
+    let mut seen = Seen::of(&output, written);
+    seen.text.push_str(&String::from_utf8_lossy(&output.stdout));
+    seen
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -762,6 +802,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("huge-policy", huge_policy);
     all.insert("out-device", out_device);
     all.insert("out-link-to-nothing", out_link_to_nothing);
+    all.insert("control-bytes", control_bytes);
     all
 }
 
