@@ -609,6 +609,9 @@ fn a_peer_or_bmc_name_holding_escape_sequences_is_shown_in_every_report_and_raw_
     let ran = check.check("always", &[]);
     let stdout = String::from_utf8(ran.stdout).expect("UTF-8");
     assert!(stdout.contains(HOSTILE_SHOWN), "{stdout}");
+    // The report's own styles are raw, none of them shown as text.
+    assert!(stdout.contains("\u{1b}[1m"), "{stdout:?}");
+    assert!(!stdout.contains("\\u{1b}[0m"), "{stdout:?}");
     let unstyled = stdout
         .split('\u{1b}')
         .enumerate()
