@@ -51,7 +51,8 @@ thread_local! {
 /// An ANSI style of the text renderers (`{BOLD}…{BOLD:#}`), written as anstyle writes it and
 /// passed raw by the [`Shown`] writer while everything else written with it is made visible:
 /// the renderer's styles and a BMC's escape sequences arrive through the same `write!`, and
-/// only the one writing them knows which is which.
+/// only the one writing them knows which is which. Written straight into the writer: a `Paint`
+/// formatted into a `String` first is text by the time it is written, and is shown as such.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Paint(Style);
 
