@@ -1,9 +1,12 @@
 //! The only place that prints: standard output for results, standard error for errors.
-//! Colour follows `--color`; `auto` means a terminal without `NO_COLOR`.
+//! Colour follows `--color`; `auto` means a terminal without `NO_COLOR`. A control character
+//! a BMC or host sent is shown, never played ([`driftgate_report::visible`]): in what is
+//! written to standard output as text, and in every message on standard error.
 
 use std::io::{self, Write};
 
 use anstream::{AutoStream, ColorChoice};
+use driftgate_report::{Shown, visible};
 
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -34,17 +37,20 @@ impl Printer {
         Printer { choice }
     }
 
-    /// Runs `write` against standard output (ANSI styles stripped when colour is off).
+    /// Runs `write` against standard output (ANSI styles stripped when colour is off), every
+    /// control character in what it writes shown as `\u{1b}` but the text report's own styles.
     /// A closed pipe (`driftgate … | head`) is not an error.
     pub fn stdout(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
         let mut stream = AutoStream::new(io::stdout().lock(), self.choice);
-        closed_pipe_is_done(write(&mut stream).and_then(|()| stream.flush()))
+        let mut shown = Shown::visible(&mut stream);
+        closed_pipe_is_done(write(&mut shown).and_then(|()| shown.flush()))
     }
 
     /// Runs `write` against standard output byte for byte, whatever `--color` says: for output
-    /// that has no ANSI styles to strip (JSON, JUnit, SARIF, …), where stripping would also
-    /// drop the control characters (DEL, a lone ESC) its serializer wrote on purpose. A closed
-    /// pipe is not an error.
+    /// that has no ANSI styles to strip (JSON, JUnit, SARIF, snapshots, …), where stripping
+    /// would also drop the control characters (DEL, a lone ESC) its serializer wrote on
+    /// purpose, and showing them would break its syntax: each escapes what it must itself. A
+    /// closed pipe is not an error.
     pub fn stdout_raw(
         &self,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -57,7 +63,7 @@ impl Printer {
     /// standard output so that reports there stay parseable.
     pub fn status(&self, message: &str) {
         let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
-        let _ = writeln!(stream, "{message}");
+        let _ = writeln!(stream, "{}", visible(message));
     }
 
     /// A warning on standard error.
@@ -66,7 +72,11 @@ impl Printer {
             .bold()
             .fg_color(Some(anstyle::AnsiColor::Yellow.into()));
         let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
-        let _ = writeln!(stream, "{style}driftgate: warning:{style:#} {message}");
+        let _ = writeln!(
+            stream,
+            "{style}driftgate: warning:{style:#} {}",
+            visible(message)
+        );
     }
 
     /// An error, with its chain of causes, on standard error.
@@ -75,7 +85,12 @@ impl Printer {
             .bold()
             .fg_color(Some(anstyle::AnsiColor::Red.into()));
         let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
-        let _ = writeln!(stream, "{style}driftgate: error:{style:#} {error:#}");
+        let message = format!("{error:#}");
+        let _ = writeln!(
+            stream,
+            "{style}driftgate: error:{style:#} {}",
+            visible(&message)
+        );
     }
 }
 

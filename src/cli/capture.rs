@@ -10,7 +10,7 @@ use driftgate_collect::redfish::client::{ClientOptions, Credentials, account_val
 use driftgate_collect::transport::ProcessOptions;
 use driftgate_collect::{Cancel, CaptureOptions, SourceSpec};
 use driftgate_compare::Verdict;
-use driftgate_fs::write_atomic;
+use driftgate_fs::{WriteOptions, write_output};
 use driftgate_snapshot::{HostName, SourceStatus};
 
 use super::Context;
@@ -60,7 +60,8 @@ pub struct Args {
     // Parsed in `run`, not by clap: clap would echo a mistyped `https://user:password@bmc`.
     #[arg(long = "source", value_name = "KIND=LOCATION", required = true)]
     sources: Vec<String>,
-    /// Write the snapshot here (atomically) instead of standard output.
+    /// Write the snapshot here instead of standard output: a file atomically, a device, FIFO
+    /// or socket as a stream (never replaced), a symbolic link followed.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// How the host is read.
@@ -113,9 +114,9 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let snapshot = captured.snapshot;
     let text = snapshot.to_canonical_json();
     match &args.out {
-        Some(out) => write_atomic(out, text.as_bytes())
+        Some(out) => write_output(out, text.as_bytes(), WriteOptions::PRIVATE)
             .with_context(|| format!("{}: cannot write", out.display()))?,
-        None => ctx.printer.stdout(|w| w.write_all(text.as_bytes()))?,
+        None => ctx.printer.stdout_raw(|w| w.write_all(text.as_bytes()))?,
     }
     for source in &snapshot.sources {
         if source.status != SourceStatus::Complete {

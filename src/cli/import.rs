@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use driftgate_collect::encoding::decode_text;
 use driftgate_collect::{unjoined_notes, windows};
-use driftgate_fs::write_atomic;
+use driftgate_fs::{WriteOptions, write_output};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 
 use super::Context;
@@ -29,7 +29,8 @@ pub enum Command {
         /// Host name recorded in the snapshot.
         #[arg(long)]
         host: HostName,
-        /// Write the snapshot here (atomically) instead of standard output.
+        /// Write the snapshot here instead of standard output: a file atomically, a device,
+        /// FIFO or socket as a stream (never replaced), a symbolic link followed.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
@@ -61,9 +62,9 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     }
     let json = snapshot.to_canonical_json();
     match out {
-        Some(out) => write_atomic(&out, json.as_bytes())
+        Some(out) => write_output(&out, json.as_bytes(), WriteOptions::PRIVATE)
             .with_context(|| format!("{}: cannot write", out.display()))?,
-        None => ctx.printer.stdout(|w| w.write_all(json.as_bytes()))?,
+        None => ctx.printer.stdout_raw(|w| w.write_all(json.as_bytes()))?,
     }
     Ok(Outcome::Done)
 }

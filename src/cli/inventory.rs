@@ -119,10 +119,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 bail!("{}", nothing_selected(&inventory, &selection));
             }
             tell_origins(&hosts);
-            ctx.printer.stdout(|out| match format {
-                ListFormat::Text => list_text(&hosts, out),
-                ListFormat::Json => list_json(&hosts, out),
-            })?;
+            // JSON byte for byte: its serializer escaped what needs escaping.
+            match format {
+                ListFormat::Text => ctx.printer.stdout(|out| list_text(&hosts, out))?,
+                ListFormat::Json => ctx.printer.stdout_raw(|out| list_json(&hosts, out))?,
+            }
             Ok(Outcome::Done)
         }
     }

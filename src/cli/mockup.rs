@@ -102,9 +102,9 @@ pub struct ServeArgs {
     /// The PEM private key of --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
-    /// Write the matching inventory.toml (atomically, before the last line is printed): host
-    /// sim-IIII per BMC (down ones too) with its redfish source (and certificate pin), and
-    /// with --auth the account's variable names, never their values.
+    /// Write the matching inventory.toml (as --out of capture does, before the last line is
+    /// printed): host sim-IIII per BMC (down ones too) with its redfish source (and certificate
+    /// pin), and with --auth the account's variable names, never their values.
     #[arg(long, value_name = "FILE")]
     write_inventory: Option<PathBuf>,
     /// The fleet of the written inventory's hosts.
@@ -199,7 +199,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 pin: pin.as_deref(),
             },
         );
-        driftgate_fs::write_atomic(file, text.as_bytes())
+        driftgate_fs::write_output(file, text.as_bytes(), driftgate_fs::WriteOptions::PRIVATE)
             .with_context(|| format!("{}: cannot write the inventory", file.display()))?;
     }
     announce(&bound, pin.as_deref(), ctx)?;

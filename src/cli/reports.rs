@@ -14,8 +14,9 @@ use crate::output::Printer;
 /// The `--report` flags of a judging command.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ReportArgs {
-    /// Also write the report in FORMAT to FILE, atomically (a temporary file renamed over it),
-    /// or with `-` or no file to standard output in place of --format. Repeatable; FORMAT is
+    /// Also write the report in FORMAT to FILE, atomically (a temporary file renamed over it;
+    /// a device, FIFO or socket is written as a stream, a symbolic link followed), or with `-`
+    /// or no file to standard output in place of --format. Repeatable; FORMAT is
     /// text, json, markdown, junit, sarif, prometheus or html. Files are written whatever the
     /// verdict, after the run; a file that cannot be written is an error: exit 2, or the
     /// verdict's own 1 (block) or 3 (incomplete). Only prometheus=FILE keeps each unreachable
@@ -173,9 +174,9 @@ pub fn emit(
 }
 
 /// Whether `format`'s renderers write ANSI styles, which standard output strips where colour
-/// is off and a file always strips (the text renderers: see [`driftgate_report`]). Every
-/// other format goes out byte for byte: stripping would also drop the control characters
-/// (DEL, ESC) that its serializer keeps or escapes in a capture's strings.
+/// is off and a file always strips (the text renderers: see [`driftgate_report`]); what a
+/// capture sent is shown by the renderer already (`\u{1b}`), never stripped. Every other
+/// format goes out byte for byte, as [`driftgate_report::render`] made it safe to show.
 fn styled(format: Format) -> bool {
     matches!(format, Format::Text)
 }
@@ -235,13 +236,15 @@ fn write_report(
             format.name()
         )
     })?;
-    driftgate_fs::write_atomic_readable(file, &bytes).with_context(|| {
-        format!(
-            "{}: cannot write the {} report",
-            file.display(),
-            format.name()
-        )
-    })
+    driftgate_fs::write_output(file, &bytes, driftgate_fs::WriteOptions::READABLE).with_context(
+        || {
+            format!(
+                "{}: cannot write the {} report",
+                file.display(),
+                format.name()
+            )
+        },
+    )
 }
 
 /// The directory `file` is written in.
@@ -252,8 +255,14 @@ fn parent_dir(file: &Path) -> &Path {
     }
 }
 
-/// The textfile a Prometheus report replaces, if there is one.
+/// The textfile a Prometheus report replaces, if there is one: never a device's or a FIFO's
+/// content (reading one would consume what another writer sent, or wait).
 fn previous_textfile(file: &Path) -> anyhow::Result<Option<String>> {
+    let is_file = driftgate_fs::output_is_file(file)
+        .with_context(|| format!("{}: cannot read the textfile it replaces", file.display()))?;
+    if !is_file {
+        return Ok(None);
+    }
     match std::fs::read_to_string(file) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

@@ -26,6 +26,6 @@ pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
     } else {
         schemas::render(&args.name).expect("clap accepts only known schema names")
     };
-    printer.stdout(|out| out.write_all(text.as_bytes()))?;
+    printer.stdout_raw(|out| out.write_all(text.as_bytes()))?;
     Ok(Outcome::Done)
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use driftgate_baseline::input::read_text;
-use driftgate_fs::write_atomic;
+use driftgate_fs::{WriteOptions, write_output};
 use driftgate_snapshot::Snapshot;
 
 use crate::exit::Outcome;
@@ -24,7 +24,8 @@ pub enum Command {
     Seal {
         /// The snapshot to seal.
         file: PathBuf,
-        /// Where to write the sealed snapshot (atomically); standard output without it.
+        /// Where to write the sealed snapshot (a file atomically, a device, FIFO or socket as a
+        /// stream, a symbolic link followed); standard output without it.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
@@ -36,9 +37,9 @@ pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
             let sealed = Snapshot::seal(&read_text(&file)?, &file.display().to_string())?;
             let text = sealed.to_canonical_json();
             match out {
-                Some(out) => write_atomic(&out, text.as_bytes())
+                Some(out) => write_output(&out, text.as_bytes(), WriteOptions::PRIVATE)
                     .with_context(|| format!("{}: cannot write", out.display()))?,
-                None => printer.stdout(|w| w.write_all(text.as_bytes()))?,
+                None => printer.stdout_raw(|w| w.write_all(text.as_bytes()))?,
             }
         }
     }

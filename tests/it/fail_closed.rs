@@ -36,6 +36,8 @@ enum Written {
     Nothing,
     /// A commit in the store.
     Commit,
+    /// The report files of `--report FORMAT=FILE`.
+    Reports,
     /// The scripts of `fix plan --emit-scripts`.
     Scripts,
     /// A `fix apply` record in the run directory.
@@ -91,6 +93,7 @@ fn table() -> Vec<Row> {
                 w if w.starts_with("nothing") => Written::Nothing,
                 w if w.starts_with("the commit") => Written::Commit,
                 w if w.starts_with("the record") => Written::Record,
+                w if w.starts_with("the reports") => Written::Reports,
                 w => panic!("unknown \"what is written\" {w:?} in {line}"),
             };
             Row {
@@ -895,6 +898,77 @@ fn lldp_hostile(attack: common::lldp_hostile::Attack) -> Seen {
     capture(&format!("lldp=dir:{}", recording.path().display()), &[])
 }
 
+/// `snapshot seal --out` into a character device (a FIFO where the test cannot make one): the
+/// snapshot goes into it, and it is still a device (tests/it/output_paths.rs has every kind of
+/// output path).
+fn out_device() -> Seen {
+    let (output, stayed) = crate::output_paths::sealed_into_a_device();
+    let written = if stayed {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
+/// `snapshot seal --out` naming a symbolic link to nothing: refused, the link stays.
+fn out_link_to_nothing() -> Seen {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("sealed.json");
+    std::os::unix::fs::symlink(dir.path().join("missing.json"), &link).unwrap();
+    let output = driftgate()
+        .args(["snapshot", "seal"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .arg("--out")
+        .arg(&link)
+        .output()
+        .unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    let written = if dir.path().join("missing.json").exists() {
+        Written::Snapshot
+    } else {
+        Written::Nothing
+    };
+    Seen::of(&output, written)
+}
+
+/// `check` of a snapshot whose peer name, NIC firmware version and source error hold escape
+/// sequences, with a report file in every format (tests/it/reports_cli.rs checks each file's
+/// syntax): the reports are written when every one of them holds no raw control character.
+fn control_bytes() -> Seen {
+    use common::reports::{HostileCheck, raw_controls};
+    let dir = tempfile::tempdir().unwrap();
+    let check = HostileCheck::new(dir.path());
+    let formats = [
+        "text",
+        "json",
+        "markdown",
+        "junit",
+        "sarif",
+        "prometheus",
+        "html",
+    ];
+    let file = |format: &str| dir.path().join(format!("report.{format}"));
+    let mut args = Vec::new();
+    for format in formats {
+        args.push("--report".to_owned());
+        args.push(format!("{format}={}", file(format).display()));
+    }
+    let output = check.check("always", &args);
+    let clean = formats.iter().all(|format| {
+        std::fs::read_to_string(file(format))
+            .is_ok_and(|t| !t.is_empty() && raw_controls(&t).is_empty())
+    });
+    let written = if clean {
+        Written::Reports
+    } else {
+        Written::Nothing
+    };
+    let mut seen = Seen::of(&output, written);
+    seen.text.push_str(&String::from_utf8_lossy(&output.stdout));
+    seen
+}
+
 fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     let mut all: BTreeMap<&'static str, fn() -> Seen> = BTreeMap::new();
     all.insert("bmc-timeout", || fault(&format!("hang={ADAPTERS}")));
@@ -965,6 +1039,9 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("long-host-name", long_host_name);
     all.insert("huge-policy", huge_policy);
+    all.insert("out-device", out_device);
+    all.insert("out-link-to-nothing", out_link_to_nothing);
+    all.insert("control-bytes", control_bytes);
     all.insert("vcenter-no-reserved-flag", || {
         vcenter_replayed(common::soap_replay::without_reserved("5.0"))
     });

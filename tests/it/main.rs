@@ -33,6 +33,7 @@ mod lldp;
 mod mockup_fleet;
 mod nightly;
 mod nightly_state;
+mod output_paths;
 mod peer;
 mod redfish;
 mod redfish_attribute_classes;

@@ -14,9 +14,10 @@ use common::examples::Night;
 use common::fleet::{FleetLab, Host, State, verdicts};
 use common::gate::{Lab, Ran, run};
 use common::reports::{
-    AZURE, CONTROL, GITHUB, NIGHTLY_CHECK, assert_no_temporaries, bash_in, blocking_check,
-    check_step, condition, control_snapshot, input, names, non_empty, passing_check, plain_env,
-    run_local, script, step_using, steps, text, unwritable_dir, workflow,
+    AZURE, CONTROL, GITHUB, HOSTILE, HOSTILE_SHOWN, HostileCheck, NIGHTLY_CHECK,
+    assert_no_temporaries, bash_in, blocking_check, check_step, condition, control_snapshot, input,
+    names, non_empty, passing_check, plain_env, raw_controls, run_local, script, step_using, steps,
+    text, unwritable_dir, workflow,
 };
 use common::{driftgate, driftgate_process, root};
 
@@ -456,7 +457,7 @@ fn standard_output_that_cannot_be_written_still_lets_every_file_be_written() {
 }
 
 #[test]
-fn control_characters_of_a_capture_reach_machine_formats_as_their_serializer_wrote_them() {
+fn control_characters_of_a_capture_are_json_escapes_in_json_and_shown_in_sarif_and_text() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let snapshot = control_snapshot(dir.path());
     let (json, sarif, text) = (
@@ -465,10 +466,13 @@ fn control_characters_of_a_capture_reach_machine_formats_as_their_serializer_wro
         dir.path().join("r.txt"),
     );
     let error = format!("remote said: {CONTROL}");
-    // serde_json escapes the ESC and keeps the DEL: a stream that strips ANSI styles would eat
-    // "\u{1b}[31m" had it been raw, and drops the DEL.
-    let serialized = serde_json::to_string(&error).expect("JSON");
-    assert!(serialized.contains("\\u001b[31m") && serialized.contains('\u{7f}'));
+    // Every control character a JSON escape (serde_json's own for the ESC, the report's for
+    // the DEL): a stream that strips ANSI styles would eat "\u{1b}[31m" had it been raw, and
+    // drop the DEL.
+    let serialized = serde_json::to_string(&error)
+        .expect("JSON")
+        .replace('\u{7f}', "\\u007f");
+    assert!(serialized.contains("\\u001b[31m") && serialized.contains("\\u007f"));
     let mut stdouts = Vec::new();
     for color in ["never", "always"] {
         let output = driftgate_process()
@@ -497,15 +501,137 @@ fn control_characters_of_a_capture_reach_machine_formats_as_their_serializer_wro
             stdout,
             "the file is what standard output got"
         );
+        // SARIF's messages are read by a person: shown, as the text report shows them.
         let sarif = std::fs::read_to_string(&sarif).expect("read");
-        assert!(sarif.contains('\u{7f}'), "{sarif}");
+        assert!(
+            sarif.contains("port \\\\u{1b}[31mred\\\\u{1b}[0m \\\\u{7f}end"),
+            "{sarif}"
+        );
+        assert!(raw_controls(&sarif).is_empty(), "{sarif}");
         serde_json::from_str::<serde_json::Value>(&sarif).expect("SARIF is JSON");
-        // The text file is for a person: styles stripped, whatever the capture sent.
+        // The text file is for a person: no styles, and what the capture sent shown.
         let text = non_empty(&text);
-        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(
+            text.contains("port \\u{1b}[31mred\\u{1b}[0m \\u{7f}end"),
+            "{text}"
+        );
+        assert!(raw_controls(&text).is_empty(), "{text}");
         stdouts.push(stdout);
     }
     assert_eq!(stdouts[0], stdouts[1], "--color does not touch JSON");
+}
+
+/// Every string of `value` (keys too).
+fn strings(value: &serde_json::Value, all: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => all.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, all)),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                all.push(k.clone());
+                strings(v, all);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The text a CommonMark reader shows of `md` (text and code, without the markup).
+fn markdown_text(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser};
+    Parser::new_ext(md, Options::ENABLE_TABLES)
+        .filter_map(|event| match event {
+            Event::Text(t) | Event::Code(t) => Some(t.into_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_peer_or_bmc_name_holding_escape_sequences_is_shown_in_every_report_and_raw_in_none() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let check = HostileCheck::new(dir.path());
+    let file = |format: &str| dir.path().join(format!("report.{format}"));
+    let mut args = Vec::new();
+    for format in FORMATS {
+        args.push("--report".to_owned());
+        args.push(format!("{format}={}", file(format).display()));
+    }
+    let ran = check.check("never", &args);
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert_eq!(ran.status.code(), Some(3), "{stderr}");
+    assert!(raw_controls(&stderr).is_empty(), "{stderr:?}");
+    let stdout = String::from_utf8(ran.stdout).expect("UTF-8");
+    for format in FORMATS {
+        let text = non_empty(&file(format));
+        let raw = raw_controls(&text);
+        assert!(raw.is_empty(), "{format}: raw {raw:?} in\n{text}");
+        match format {
+            "json" => {
+                // The data, exact: every control character a JSON escape.
+                let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+                let mut all = Vec::new();
+                strings(&report, &mut all);
+                assert!(all.iter().any(|s| s == HOSTILE), "{text}");
+                assert!(text.contains("\\u001b]8;;") && text.contains("\\u009b31m"));
+            }
+            "markdown" => {
+                let shown = markdown_text(&text);
+                assert!(shown.contains(HOSTILE_SHOWN), "{shown}\n{text}");
+            }
+            "sarif" => {
+                let log = common::sarif::read_valid(&file(format));
+                let mut all = Vec::new();
+                strings(&log, &mut all);
+                assert!(all.iter().any(|s| s.contains(HOSTILE_SHOWN)), "{text}");
+            }
+            "junit" => {
+                common::junit::assert_valid(&file(format));
+                assert!(text.contains(HOSTILE_SHOWN), "{text}");
+            }
+            "prometheus" => {
+                common::prometheus::check_metrics(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+                let rules: Vec<String> = common::prometheus::samples(&text)
+                    .into_iter()
+                    .filter_map(|s| s.labels.get("rule").cloned())
+                    .collect();
+                let id = format!("peer-name-{HOSTILE_SHOWN}");
+                assert!(rules.contains(&id), "{rules:?}\n{text}");
+            }
+            "text" => {
+                assert!(text.contains(HOSTILE_SHOWN), "{text}");
+                assert_eq!(text, stdout, "the file is what standard output got");
+            }
+            _ => assert!(text.contains(HOSTILE_SHOWN), "{format}: {text}"),
+        }
+    }
+    // On a terminal: the text report's own styles, and nothing the capture sent.
+    let ran = check.check("always", &[]);
+    let stdout = String::from_utf8(ran.stdout).expect("UTF-8");
+    assert!(stdout.contains(HOSTILE_SHOWN), "{stdout}");
+    // The report's own styles are raw, none of them shown as text.
+    assert!(stdout.contains("\u{1b}[1m"), "{stdout:?}");
+    assert!(!stdout.contains("\\u{1b}[0m"), "{stdout:?}");
+    let unstyled = stdout
+        .split('\u{1b}')
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                return part.to_owned();
+            }
+            // Each ESC starts one of the renderer's SGR styles: `[`, digits and `;`, `m`.
+            let end = part
+                .find('m')
+                .unwrap_or_else(|| panic!("a raw ESC: {part:?}"));
+            assert!(
+                part[..end].starts_with('[')
+                    && part[1..end].chars().all(|c| c.is_ascii_digit() || c == ';'),
+                "a raw ESC not of a style: {part:?}"
+            );
+            part[end + 1..].to_owned()
+        })
+        .collect::<String>();
+    assert!(raw_controls(&unstyled).is_empty(), "{unstyled:?}");
 }
 
 #[test]

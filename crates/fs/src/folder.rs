@@ -65,6 +65,13 @@ impl WriteOptions {
         readable: false,
         sync: true,
     };
+
+    /// Readable as any new file of the user's, flushed to disk: files other programs read
+    /// (reports, an inventory).
+    pub const READABLE: WriteOptions = WriteOptions {
+        readable: true,
+        sync: true,
+    };
 }
 
 /// An open folder (see the module's documentation).

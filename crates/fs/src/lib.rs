@@ -1,12 +1,15 @@
-//! File writes that never leave half a file behind, and folders of driftgate's own that are
-//! never reached through a symbolic link ([`Folder`]).
+//! File writes that never leave half a file behind, folders of driftgate's own that are
+//! never reached through a symbolic link ([`Folder`]), and the output paths an operator names,
+//! written as what they are ([`write_output`]).
 
 mod folder;
+mod output;
 
 use std::io;
 use std::path::Path;
 
 pub use folder::{Folder, NotOurs, WriteOptions};
+pub use output::{NotAnOutput, output_is_file, write_output};
 
 /// Name prefix of the temporary files [`write_atomic`] creates.
 pub const TEMP_PREFIX: &str = ".driftgate-";
@@ -15,7 +18,8 @@ pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
 /// disk, then renamed over the target. A crash leaves either the old file or the new one; a
-/// symbolic link at `path` is replaced, never written through.
+/// symbolic link at `path` is replaced, never written through. An output path the operator
+/// named (which may be a device, a FIFO or their link) is written by [`write_output`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_in_parent(path, bytes, WriteOptions::PRIVATE)
 }
@@ -37,11 +41,7 @@ pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// narrowed by the umask), where a temporary file is its owner's alone. A file it replaces
 /// keeps its mode.
 pub fn write_atomic_readable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let options = WriteOptions {
-        readable: true,
-        sync: true,
-    };
-    write_in_parent(path, bytes, options)
+    write_in_parent(path, bytes, WriteOptions::READABLE)
 }
 
 /// The folder of driftgate's own files in a store's work tree (run directories, the nightly

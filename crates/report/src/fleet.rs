@@ -214,7 +214,8 @@ fn seconds(ms: u64) -> String {
 
 /// `text` cut to `max` characters, with `…` when cut.
 pub(super) fn cut(text: &str, max: usize) -> String {
-    let line = text.replace('\n', " ");
+    // Control characters are cut as they will be shown.
+    let line = crate::visible(text).replace('\n', " ");
     match line.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line,

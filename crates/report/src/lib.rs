@@ -21,6 +21,7 @@ pub mod schemas;
 pub mod text;
 mod told;
 pub mod view;
+mod visible;
 mod why;
 
 use std::collections::BTreeMap;
@@ -36,6 +37,7 @@ use driftgate_compare::{
 use driftgate_snapshot::FactValue;
 use driftgate_snapshot::SourceStatus;
 pub use view::{HostView, UnreadableTime, View, ViewKind, hosts_at};
+pub use visible::{Shown, visible};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -131,13 +133,34 @@ impl<'a> From<&'a GateReport> for Document<'a> {
 }
 
 /// Writes `document` in `format`: the one entry every command that reports goes through.
+/// No control character a capture sent reaches `out` raw (see [`visible`]): text, Markdown,
+/// HTML and JUnit show each as `\u{1b}`, JSON and SARIF as JSON escapes (JSON keeps the exact
+/// value, SARIF's messages are shown visibly), Prometheus's label values take [`visible`]
+/// ones before its own escaping.
 pub fn render<'a>(
     document: impl Into<Document<'a>>,
     format: Format,
     extras: &Extras,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    match (document.into(), format) {
+    let document = document.into();
+    let mut shown = match format {
+        Format::Json | Format::Sarif => Shown::json(out),
+        // A `\u{1b}` written after the textfile's escaping would be an escape it does not know.
+        Format::Prometheus => return prometheus::render(&View::of(document), extras, out),
+        Format::Text | Format::Markdown | Format::Junit | Format::Html => Shown::visible(out),
+    };
+    render_to(document, format, extras, &mut shown)?;
+    shown.flush()
+}
+
+fn render_to(
+    document: Document<'_>,
+    format: Format,
+    extras: &Extras,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match (document, format) {
         (document, Format::Junit) => junit::render(&View::of(document), out),
         (document, Format::Sarif) => sarif::render(&View::of(document), extras, out),
         (document, Format::Prometheus) => prometheus::render(&View::of(document), extras, out),

@@ -71,16 +71,20 @@ impl HostMetrics {
     ) -> io::Result<HostMetrics> {
         let mut findings: BTreeMap<(Severity, String), u64> = BTreeMap::new();
         for f in &host.report()?.findings {
-            *findings.entry((f.severity, f.id.clone())).or_default() += 1;
+            *findings
+                .entry((f.severity, label_value(&f.id)))
+                .or_default() += 1;
         }
         for f in fleet {
-            *findings.entry((f.severity, f.rule.clone())).or_default() += 1;
+            *findings
+                .entry((f.severity, label_value(&f.rule)))
+                .or_default() += 1;
         }
         Ok(HostMetrics {
             labels: HostLabels {
-                host: host.host.to_owned(),
-                fleet: host.fleet.unwrap_or_default().to_owned(),
-                cluster: host.cluster.unwrap_or_default().to_owned(),
+                host: label_value(host.host),
+                fleet: label_value(host.fleet.unwrap_or_default()),
+                cluster: label_value(host.cluster.unwrap_or_default()),
             },
             verdict: host.verdict,
             findings,
@@ -133,7 +137,7 @@ impl Textfile {
         let mut fleet_findings: BTreeMap<(String, Severity), u64> = BTreeMap::new();
         for f in view.fleet_findings {
             *fleet_findings
-                .entry((f.rule.clone(), f.severity))
+                .entry((label_value(&f.rule), f.severity))
                 .or_default() += 1;
         }
         Ok(Textfile {
@@ -264,6 +268,12 @@ pub fn render(view: &View<'_>, extras: &Extras, mut out: &mut dyn Write) -> io::
     TextEncoder::new()
         .encode(&registry.gather(), &mut out)
         .map_err(into_io)
+}
+
+/// A label value as read: control characters shown ([`crate::visible`]) before the
+/// encoder escapes `\\`, `"` and line feeds, so that `\\u{1b}` reads back as `\u{1b}`.
+fn label_value(text: &str) -> String {
+    crate::visible(text).into_owned()
 }
 
 /// A verdict as a label value: lower case (`block`).

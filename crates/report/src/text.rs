@@ -7,31 +7,33 @@ use std::io::{self, Write};
 
 use anstyle::{AnsiColor, Style};
 
+use crate::visible::Paint;
+
 use super::headline;
 use crate::told::{Part, tell};
 use driftgate_compare::{Finding, FindingKind, Report, Severity, Story, Verdict};
 use driftgate_snapshot::FactValue;
 
-pub(super) const DIM: Style = Style::new().dimmed();
-pub(super) const BOLD: Style = Style::new().bold();
+pub(super) const DIM: Paint = Paint::new(Style::new().dimmed());
+pub(super) const BOLD: Paint = Paint::new(Style::new().bold());
 
-pub(super) fn verdict_style(verdict: Verdict) -> Style {
+pub(super) fn verdict_style(verdict: Verdict) -> Paint {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
         Verdict::Warn => AnsiColor::Yellow,
         Verdict::Block => AnsiColor::Red,
         Verdict::Incomplete => AnsiColor::Magenta,
     };
-    Style::new().bold().fg_color(Some(color.into()))
+    Paint::new(Style::new().bold().fg_color(Some(color.into())))
 }
 
-pub(super) fn severity_style(severity: Severity) -> Style {
+pub(super) fn severity_style(severity: Severity) -> Paint {
     let color = match severity {
         Severity::Block => AnsiColor::Red,
         Severity::Warn => AnsiColor::Yellow,
         Severity::Info | Severity::Ignore => AnsiColor::Cyan,
     };
-    Style::new().bold().fg_color(Some(color.into()))
+    Paint::new(Style::new().bold().fg_color(Some(color.into())))
 }
 
 /// Writes the text report of `report` and its `stories` (see

@@ -70,6 +70,108 @@ pub fn control_snapshot(dir: &Path) -> PathBuf {
     file
 }
 
+/// A peer's or BMC's name that would act where it is shown: an OSC-8 link (ended by BEL, then
+/// by ESC \\), a CSI that clears the screen, a C1 CSI (U+009B) that colours, a CR that
+/// rewinds the line to write over it, a DEL and a C1 NEL.
+pub const HOSTILE: &str = "tor-a\u{1b}]8;;https://evil.example/\u{7}click\u{1b}]8;;\u{1b}\\\u{1b}[2J\u{9b}31m\rPASS\u{7f}\u{85}end";
+
+/// How [`HOSTILE`] is shown in a report: every control character by its code point.
+pub const HOSTILE_SHOWN: &str = "tor-a\\u{1b}]8;;https://evil.example/\\u{7}click\\u{1b}]8;;\\u{1b}\\\\u{1b}[2J\\u{9b}31m\\u{d}PASS\\u{7f}\\u{85}end";
+
+/// The files of a check whose snapshot carries [`HOSTILE`]: as the peer's system name of a
+/// port (`tor-a` in the baseline), as the NIC firmware version the BMC reports, as the error
+/// of its partial Windows source, and as the id of the site policy's rule that blocks the
+/// peer's change (which Prometheus writes as a label value). Both snapshots are sealed by
+/// `driftgate snapshot seal`. `check` of them is INCOMPLETE (exit 3).
+pub struct HostileCheck {
+    /// The baseline.
+    pub baseline: PathBuf,
+    /// The snapshot judged.
+    pub snapshot: PathBuf,
+    /// The site policy.
+    pub policy: PathBuf,
+}
+
+impl HostileCheck {
+    /// The files in `dir`.
+    pub fn new(dir: &Path) -> HostileCheck {
+        const PEER: &str = "nic/00:0a:f7:12:34:56/peer/system_name";
+        const FIRMWARE: &str = "nic/00:0a:f7:12:34:56/bmc/firmware/version";
+        let sealed = |from: &str, name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut doc: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(example(from)).expect("read"))
+                    .expect("a snapshot");
+            doc.as_object_mut().expect("an object").remove("digest");
+            edit(&mut doc);
+            let raw = dir.join(format!("{name}.unsealed.json"));
+            std::fs::write(&raw, serde_json::to_string_pretty(&doc).expect("JSON")).expect("write");
+            let file = dir.join(format!("{name}.json"));
+            let sealed = driftgate()
+                .args(["snapshot", "seal"])
+                .arg(&raw)
+                .arg("--out")
+                .arg(&file)
+                .output()
+                .expect("driftgate runs");
+            assert!(
+                sealed.status.success(),
+                "{}",
+                String::from_utf8_lossy(&sealed.stderr)
+            );
+            file
+        };
+        let baseline = sealed("azure-local-dcbx/baseline.json", "baseline", &|doc| {
+            doc["facts"][PEER] = "tor-a".into();
+        });
+        let snapshot = sealed("azure-local-dcbx/post-update.json", "snapshot", &|doc| {
+            doc["facts"][PEER] = HOSTILE.into();
+            doc["facts"][FIRMWARE] = format!("229.1.123.0 {HOSTILE}").into();
+            let sources = doc["sources"].as_array_mut().expect("sources");
+            let windows = sources
+                .iter_mut()
+                .find(|s| s["name"] == "windows")
+                .expect("a windows source");
+            windows["status"] = "partial".into();
+            windows["error"] = format!("remote said: {HOSTILE}").into();
+        });
+        let policy = dir.join("policy.toml");
+        let id = toml::Value::String(format!("peer-name-{HOSTILE}"));
+        std::fs::write(
+            &policy,
+            format!(
+                "[[rule]]\nid = {id}\npath = \"{PEER}\"\non_change = \"block\"\nwhy = \"The switch port a host is cabled to is part of its configuration.\"\n"
+            ),
+        )
+        .expect("write the policy");
+        HostileCheck {
+            baseline,
+            snapshot,
+            policy,
+        }
+    }
+
+    /// `driftgate --color COLOR check` of them with `args`.
+    pub fn check(&self, color: &str, args: &[String]) -> std::process::Output {
+        driftgate()
+            .args(["--color", color, "check", "--snapshot"])
+            .arg(&self.snapshot)
+            .arg("--baseline")
+            .arg(&self.baseline)
+            .arg("--policy")
+            .arg(&self.policy)
+            .args(args)
+            .output()
+            .expect("driftgate runs")
+    }
+}
+
+/// The control characters of `text` that are not line feed and tab.
+pub fn raw_controls(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
+        .collect()
+}
+
 /// The names of the entries directly in `dir`, sorted.
 pub fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)

@@ -217,15 +217,15 @@ fn text(raw: &str) -> BytesText<'static> {
     BytesText::from_escaped(partial_escape(safe(raw).into_owned()).into_owned())
 }
 
-/// `text` with every character XML 1.0 cannot carry at all (control characters other than
-/// tab, line feed and carriage return; U+FFFE and U+FFFF) written as `\u{…}`: no escape
-/// makes them legal, and a BMC controls many of these strings. `quick-xml` escapes the rest.
+/// `text` with every control character but tab and line feed shown as `\u{…}`
+/// ([`crate::visible`]: most XML 1.0 cannot carry at all, and the others would act in the
+/// CI log that shows them), and U+FFFE and U+FFFF, which XML cannot carry either, written
+/// the same way. `quick-xml` escapes the rest.
 pub(super) fn safe(text: &str) -> Cow<'_, str> {
-    let allowed = |c: char| {
-        matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{fffe}' | '\u{ffff}'))
-    };
+    let text = crate::visible(text);
+    let allowed = |c: char| !matches!(c, '\u{fffe}' | '\u{ffff}');
     if text.chars().all(allowed) {
-        return Cow::Borrowed(text);
+        return text;
     }
     let mut clean = String::with_capacity(text.len() + 8);
     for c in text.chars() {

@@ -13,6 +13,8 @@
 /// no mention and no e-mail autolink, and line breaks become spaces so the value cannot start
 /// a block.
 pub(crate) fn escape(text: &str) -> String {
+    // Control characters shown first, so that the report's length is what is written.
+    let text = &*crate::visible(text);
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, c) in text.char_indices() {
         match c {
@@ -42,7 +44,7 @@ pub(crate) fn escape(text: &str) -> String {
 /// stripping of one space each side gives the value back. Line breaks become spaces, so the
 /// value cannot end the span's paragraph and start a block.
 pub(crate) fn code(text: &str) -> String {
-    let text: String = text
+    let text: String = crate::visible(text)
         .chars()
         .map(|c| if matches!(c, '\n' | '\r') { ' ' } else { c })
         .collect();

@@ -72,8 +72,12 @@ pub(super) struct Text {
 }
 
 impl Text {
+    /// A message as a reader sees it: control characters shown ([`crate::visible`]).
     pub fn new(text: impl Into<String>) -> Self {
-        Text { text: text.into() }
+        let text = text.into();
+        Text {
+            text: crate::visible(&text).into_owned(),
+        }
     }
 }
 
