@@ -354,7 +354,8 @@ pub async fn apply(
                 Ok((connection, post, target)) => {
                     journal.record.hosts[h].reset = Some(post.clone().sending());
                     if journal.save() {
-                        let answer = within_grace(cancel, reset(connection, &target, post.clone())).await;
+                        let answer =
+                            within_grace(cancel, reset(connection, &target, post.clone())).await;
                         journal.record.hosts[h].reset = Some(answer.unwrap_or_else(|| {
                             let mut post = post.sending();
                             post.messages.push(unanswered());
