@@ -73,7 +73,14 @@ fn apply(lab: &Lab, run_id: &str, reset: bool) -> Attack {
             ran.stderr
         );
     }
-    let recorded = std::fs::read_dir(lab.run_dir(run_id).join("fix")).is_ok_and(|d| d.count() > 0);
+    // The records, not the lock file `fix apply` takes before it reads the BMC.
+    let recorded = std::fs::read_dir(lab.run_dir(run_id).join("fix")).is_ok_and(|dir| {
+        dir.flatten().any(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("apply-") && name.ends_with(".json")
+        })
+    });
     Attack {
         ran,
         sent,
