@@ -666,6 +666,27 @@ fn huge_policy() -> Seen {
     seen
 }
 
+/// The shipped nightly unit's commands run as systemd runs them (`systemd_unit.rs`): driftgate
+/// logs in with the account from `$CREDENTIALS_DIRECTORY`, and the environments its `git pull`,
+/// `git push`, their ssh and hooks ran with, each written down by a witness, hold none of it.
+fn unit_account() -> Seen {
+    let night = crate::systemd_unit::night_as_the_unit_runs_it();
+    Seen {
+        exits: vec![night.exit],
+        status: None,
+        text: format!(
+            "{}\nwitnesses without the account: {}",
+            night.said,
+            night.witnesses.join(", ")
+        ),
+        written: if night.snapshots > 0 {
+            Written::Snapshot
+        } else {
+            Written::Nothing
+        },
+    }
+}
+
 /// `capture` whose BMC account is the systemd credentials a unit's `LoadCredential=` gives
 /// (`$CREDENTIALS_DIRECTORY`), the password's file readable by everyone: refused before any
 /// request, as a credentials file others can read is (ignoring it would log in without one).
@@ -1064,6 +1085,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("script-typographic-quote", script_typographic_quote);
     all.insert("script-password-quoting", script_password_quoting);
     all.insert("open-credential", open_credential);
+    all.insert("unit-account", unit_account);
     all.insert("concurrent-apply", concurrent_apply);
     all.insert("signal-during-apply", signal_during_apply);
     all.insert("killed-apply", killed_apply);

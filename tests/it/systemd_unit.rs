@@ -219,6 +219,23 @@ fn note(text: &str) {
 
 #[test]
 fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_credential() {
+    night_as_the_unit_runs_it();
+}
+
+/// What a night run as the unit runs it showed: the exit of its `ExecStart=` (3: the simulated
+/// fleet has a BMC that is down), what its commands said, and the witnesses (the environments
+/// of its git hooks and ssh) that were read and found without the account, and how many
+/// snapshots the night wrote.
+pub(crate) struct UnitNight {
+    pub exit: i32,
+    pub said: String,
+    pub witnesses: Vec<String>,
+    pub snapshots: usize,
+}
+
+/// The unit's `ExecStartPre=`, `ExecStart=` and `ExecStopPost=` run as systemd would, against the
+/// simulated fleet; every check of the account's absence asserted on the way.
+pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
     let service = unit(&common::root().join(SERVICE));
     let night = Night::start();
     let (_, expected) = night.unsharded();
@@ -296,12 +313,14 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
         (output.status.code(), said)
     };
 
-    let (code, said) = run("ExecStartPre");
-    assert_eq!(code, Some(0), "ExecStartPre: {said}");
+    let (code, mut all_said) = run("ExecStartPre");
+    assert_eq!(code, Some(0), "ExecStartPre: {all_said}");
     // driftgate logs in with the account the unit gives it: the night as one run judges it
     // (exit 3: BMC 4 is down; BMC 1 BLOCKs).
     let (code, said) = run("ExecStart");
     assert_eq!(code, Some(3), "ExecStart: {said}");
+    let exit = code.unwrap_or(-1);
+    all_said.push_str(&said);
     let out_dir = paths.results.join("nightly");
     let merged = common::driftgate()
         .arg("--repo")
@@ -315,6 +334,7 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
     assert_eq!(verdicts(&merged), verdicts(&expected), "{said}");
     let (code, said) = run("ExecStopPost");
     assert_eq!(code, Some(0), "ExecStopPost: {said}");
+    all_said.push_str(&said);
     assert_eq!(
         common::git(&origin, &["rev-parse", "driftgate/state"]),
         common::git(&paths.store, &["rev-parse", "driftgate/state"])
@@ -353,6 +373,13 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
 
     if traced {
         within_the_filters(&service, &traces);
+    }
+    let snapshots = std::fs::read_dir(out_dir.join("snapshots")).map_or(0, Iterator::count);
+    UnitNight {
+        exit,
+        said: all_said,
+        witnesses,
+        snapshots,
     }
 }
 
