@@ -4,7 +4,7 @@
 //! that changes its recordings as ESXi would.
 
 use std::os::unix::fs::PermissionsExt as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -521,6 +521,43 @@ fn a_read_only_attribute_a_value_outside_the_registry_and_an_incomplete_host_are
     assert!(other.stderr.contains("azl-node09"), "{}", other.stderr);
 }
 
+/// A store under `work` whose inventory holds one host `(name, fleet, source)` read through a
+/// `local:` source, its `baseline` promoted; and `driftgate` in that store with the stand-ins in
+/// `bin` first on `PATH`.
+fn local_host_store(
+    work: &Path,
+    bin: &Path,
+    (name, fleet, source): (&str, &str, &str),
+    baseline: &Path,
+) -> (PathBuf, impl Fn(&[&str]) -> Ran + use<>) {
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let store = work.join("store");
+    driftgate()
+        .args(["baseline", "init"])
+        .arg(&store)
+        .assert()
+        .code(0);
+    std::fs::write(
+        store.join("inventory.toml"),
+        format!("[[host]]\nname = \"{name}\"\nfleet = \"{fleet}\"\nsources = [\"{source}\"]\n"),
+    )
+    .unwrap();
+    driftgate()
+        .arg("--repo")
+        .arg(&store)
+        .args(["baseline", "promote", "--fleet", fleet])
+        .arg(baseline)
+        .assert()
+        .code(0);
+    let at = store.clone();
+    let driftgate_at = move |args: &[&str]| {
+        let mut cmd = driftgate();
+        cmd.env("PATH", &path).arg("--repo").arg(&at).args(args);
+        run(&mut cmd)
+    };
+    (store, driftgate_at)
+}
+
 #[test]
 fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
     // An ESXi host read with `local:` through a stand-in `esxcli` over seed 2's recordings.
@@ -531,39 +568,12 @@ fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
         &recordings,
     );
     let bin = writable_esxcli(&recordings);
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap()
+    let (store, driftgate_at) = local_host_store(
+        work.path(),
+        bin.path(),
+        ("esx01", "esxi", "esxi=local:"),
+        Path::new(&example("esxi-mscs-psp/baseline.json")),
     );
-    let store = work.path().join("store");
-    driftgate()
-        .args(["baseline", "init"])
-        .arg(&store)
-        .assert()
-        .code(0);
-    std::fs::write(
-        store.join("inventory.toml"),
-        "[[host]]\nname = \"esx01\"\nfleet = \"esxi\"\nsources = [\"esxi=local:\"]\n",
-    )
-    .unwrap();
-    driftgate()
-        .arg("--repo")
-        .arg(&store)
-        .args([
-            "baseline",
-            "promote",
-            "--fleet",
-            "esxi",
-            &example("esxi-mscs-psp/baseline.json"),
-        ])
-        .assert()
-        .code(0);
-    let driftgate_at = |args: &[&str]| {
-        let mut cmd = driftgate();
-        cmd.env("PATH", &path).arg("--repo").arg(&store).args(args);
-        run(&mut cmd)
-    };
     driftgate_at(&["gate", "pre", "--run", "CHG-3001", "esx01"]).expect(1);
     // The BMC layer (the default) has nothing to do here; nothing runs on the host.
     let bmc = driftgate_at(&[
@@ -921,34 +931,12 @@ fn fix_apply_runs_a_windows_line_encoded_with_the_adapter_name_one_string() {
     let log = work.path().join("log");
     std::fs::create_dir(&log).unwrap();
     let bin = recording_powershell(&work.path().join("current"), &log);
-    let path = format!(
-        "{}:{}",
-        bin.path().display(),
-        std::env::var("PATH").unwrap()
+    let (_store, driftgate_at) = local_host_store(
+        work.path(),
+        bin.path(),
+        ("azl-node01", "win", "windows=local:"),
+        &work.path().join("baseline.json"),
     );
-    let store = work.path().join("store");
-    driftgate()
-        .args(["baseline", "init"])
-        .arg(&store)
-        .assert()
-        .code(0);
-    std::fs::write(
-        store.join("inventory.toml"),
-        "[[host]]\nname = \"azl-node01\"\nfleet = \"win\"\nsources = [\"windows=local:\"]\n",
-    )
-    .unwrap();
-    driftgate()
-        .arg("--repo")
-        .arg(&store)
-        .args(["baseline", "promote", "--fleet", "win"])
-        .arg(work.path().join("baseline.json"))
-        .assert()
-        .code(0);
-    let driftgate_at = |args: &[&str]| {
-        let mut cmd = driftgate();
-        cmd.env("PATH", &path).arg("--repo").arg(&store).args(args);
-        run(&mut cmd)
-    };
     driftgate_at(&["gate", "pre", "--run", "CHG-W1", "azl-node01"]).expect(1);
     let applied = driftgate_at(&[
         "fix", "apply", "--run", "CHG-W1", "--ticket", "CHG-W1", "--yes", "--layer", "os",

@@ -87,8 +87,8 @@ enum Form {
 }
 
 /// A writer that writes every control character but line feed and tab passing through it as
-/// its code point ([`Form`]), except a [`Paint`]'s style. The one place a whole rendered
-/// document is made safe to show.
+/// its code point (as `\u{1b}`, or a JSON escape inside JSON), except the report's own styles.
+/// The one place a whole rendered document is made safe to show.
 pub struct Shown<'a> {
     out: &'a mut dyn Write,
     form: Form,
