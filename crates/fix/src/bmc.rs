@@ -264,8 +264,9 @@ mod tests {
     fn the_registry_decides_what_may_be_written() {
         let mut resource = Writable {
             scope: "function NIC.Slot.3-1-1".into(),
-            uri: "/r".into(),
-            settings: Some("/r/Settings".into()),
+            uri: "/redfish/v1/Systems/1/Bios".into(),
+            within: "/redfish/v1/Systems/1".into(),
+            settings: Some("/redfish/v1/Systems/1/Bios/Settings".into()),
             system: Ok("/s".into()),
             apply_times: vec!["OnReset".into()],
             registry_name: Some("NetworkAttributeRegistry_NIC.Slot.3-1-1".into()),
@@ -292,7 +293,7 @@ mod tests {
         );
         assert_eq!(
             check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).map(|t| t.to_string()),
-            Ok("/r/Settings".to_owned())
+            Ok("/redfish/v1/Systems/1/Bios/Settings".to_owned())
         );
         let outside = check(&resource, "Broadcom_DCBX", &json!("IEEE")).unwrap_err();
         assert!(
@@ -319,7 +320,8 @@ mod tests {
         resource.settings = Some("/redfish/v1/AccountService/Accounts/2".into());
         let elsewhere = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
         assert!(
-            elsewhere.contains("which is not below /r (the URI driftgate read)"),
+            elsewhere
+                .contains("which is not below /redfish/v1/Systems/1/Bios (the URI driftgate read)"),
             "{elsewhere}"
         );
         resource
@@ -327,11 +329,21 @@ mod tests {
             .get_mut("Broadcom_DCBX")
             .unwrap()
             .read_only_because = Some("VirtualizationMode EQU \"NPAR\"".into());
-        resource.settings = Some("/r/Settings".into());
+        resource.settings = Some("/redfish/v1/Systems/1/Bios/Settings".into());
         let dependent = check(&resource, "Broadcom_DCBX", &json!("Enabled_IEEE")).unwrap_err();
         assert!(
             dependent.contains("read-only while VirtualizationMode EQU \"NPAR\""),
             "{dependent}"
+        );
+        // The resource itself reached through a link the BMC pointed outside its system.
+        let mut linked_out = resource.clone();
+        linked_out.uri = "/redfish/v1/AccountService".into();
+        linked_out.settings = Some("/redfish/v1/AccountService/Accounts/2".into());
+        let linked_out = check(&linked_out, "RDMAProtocolSupport", &json!("iWARP")).unwrap_err();
+        assert!(
+            linked_out
+                .contains("which is not below /redfish/v1/Systems/1 (the URI driftgate read)"),
+            "{linked_out}"
         );
         resource.settings = None;
         assert!(

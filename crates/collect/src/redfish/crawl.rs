@@ -547,7 +547,7 @@ impl<F: Fetch> Crawler<'_, F> {
 
 /// The targets of `resource`'s `Links.<name>` array, those that are links: what a reset's
 /// owner is found by, never followed.
-fn linked(resource: &Value, name: &str) -> Vec<String> {
+pub(crate) fn linked(resource: &Value, name: &str) -> Vec<String> {
     resource["Links"][name]
         .as_array()
         .into_iter()

@@ -58,6 +58,10 @@ pub struct Writable {
     /// `…/Bios`), never the `@odata.id` it claims; empty when it came inline in an expanded
     /// collection (then nothing is written to it).
     pub uri: String,
+    /// The resource the crawl reached it from, as read — the system of a BIOS, the chassis of a
+    /// NIC's attributes — which it must be below: a link a BMC points elsewhere (`Bios` →
+    /// `/redfish/v1/AccountService`) makes it no place to write. Empty when not read on its own.
+    pub within: String,
     /// Its `@Redfish.Settings` `SettingsObject`, where changes are staged, as the BMC names it.
     pub settings: Option<String>,
     /// The system a reset applies its staged values with (the URI driftgate read it from),
@@ -79,12 +83,19 @@ pub struct Writable {
 
 impl Writable {
     /// Where a change to it is sent: its settings object as the client sends it, when that is
-    /// below the URI the resource was read from; `None` when it names none.
+    /// below the URI the resource was read from, itself below the resource the crawl reached it
+    /// from; `None` when it names none.
     pub fn target(&self) -> Option<Result<WriteTarget, TargetError>> {
         let settings = self.settings.as_deref()?;
-        Some(WriteTarget::below(settings, &self.uri))
+        Some(
+            WriteTarget::below(&self.uri, &self.within)
+                .and_then(|_| WriteTarget::below(settings, &self.uri)),
+        )
     }
 }
+
+/// How the path of a system's reset action ends.
+const RESET_ACTION: &str = "/Actions/ComputerSystem.Reset";
 
 /// A system's `#ComputerSystem.Reset` action.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,10 +109,19 @@ pub struct Reset {
 }
 
 impl Reset {
-    /// Where the reset is sent: its target as the client sends it, when that is below the
-    /// system driftgate read.
+    /// Where the reset is sent: its target as the client sends it, when that is the system's
+    /// own `Actions/ComputerSystem.Reset` below the system driftgate read (any other path below
+    /// it, such as its BIOS settings, is not where a reset goes).
     pub fn checked_target(&self) -> Result<WriteTarget, TargetError> {
-        WriteTarget::below(&self.target, &self.system)
+        let target = WriteTarget::below(&self.target, &self.system)?;
+        if target.as_str().ends_with(RESET_ACTION) {
+            Ok(target)
+        } else {
+            Err(TargetError::NotTheAction {
+                uri: self.target.clone(),
+                action: RESET_ACTION,
+            })
+        }
     }
 }
 
@@ -137,7 +157,11 @@ impl BmcSettings {
         let mut resets = Vec::new();
         for system in &inventory.systems {
             if let Some(bios) = &system.bios {
-                let read = (system.bios_uri.as_deref(), owner::of_bios(system));
+                let read = (
+                    system.bios_uri.as_deref(),
+                    system.uri.as_deref(),
+                    owner::of_bios(system),
+                );
                 writable.push(resource(
                     "bios".to_owned(),
                     (bios, read),
@@ -160,6 +184,7 @@ impl BmcSettings {
                     let id = function.function["Id"].as_str().unwrap_or("?");
                     let read = (
                         function.oem_attributes_uri.as_deref(),
+                        adapter.chassis.uri.as_deref(),
                         owner::of_chassis(&adapter.chassis, &inventory.systems),
                     );
                     writable.push(resource(
@@ -321,15 +346,15 @@ fn set_attribute(inventory: &mut Inventory, index: usize, name: &str, value: Val
     }
 }
 
-/// The writable resource `current`, read from `read.0` (`None`: inline, not read on its own),
-/// whose staged values a reset of `read.1` applies.
+/// The writable resource `current`, read from `read.0` (`None`: inline, not read on its own)
+/// reached from `read.1`, whose staged values a reset of `read.2` applies.
 fn resource(
     scope: String,
-    (current, read): (&Value, (Option<&str>, Result<String, String>)),
+    (current, read): (&Value, (Option<&str>, Option<&str>, Result<String, String>)),
     pending: Option<&Value>,
     registry: Option<&Registry>,
 ) -> Writable {
-    let (uri, system) = read;
+    let (uri, within, system) = read;
     let settings = &current["@Redfish.Settings"];
     let object = |value: Option<&Value>| {
         value
@@ -340,6 +365,7 @@ fn resource(
     Writable {
         scope,
         uri: uri.unwrap_or_default().to_owned(),
+        within: within.unwrap_or_default().to_owned(),
         settings: link(settings, &["SettingsObject"]).map(str::to_owned),
         system,
         apply_times: strings(&settings["SupportedApplyTimes"]),

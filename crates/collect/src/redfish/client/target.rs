@@ -1,6 +1,6 @@
 //! Where a write may go: a URI the BMC named, normalised exactly as this client sends it (the
 //! URL parser drops tabs and newlines and resolves dot segments), refused where a BMC's web
-//! server could route it elsewhere than it reads (a percent-encoded `/`, `\` or `.`, a query),
+//! server could route it elsewhere than it reads (any `%`, a `;`, a `\`, a query),
 //! and only ever below a resource driftgate fetched itself: never an `@odata.id` the BMC
 //! claims.
 
@@ -23,8 +23,16 @@ pub enum TargetError {
     Ambiguous {
         /// The URI as named.
         uri: String,
-        /// What: `a percent-encoded "/"`, `a "\"`, `a query`….
+        /// What: `a "%"`, `a ";"`, `a "\"`, `a query`….
         what: &'static str,
+    },
+    /// Below its system, but not the path of the action a reset is posted to.
+    #[error("{uri:?} does not end in {action}: no reset is posted there")]
+    NotTheAction {
+        /// The URI as named.
+        uri: String,
+        /// How the action's path ends.
+        action: &'static str,
     },
     /// Normalised as it would be sent, it is not below the resource it belongs to.
     #[error("{uri:?} is sent as {sent}, which is not below {resource} (the URI driftgate read)")]
@@ -37,6 +45,9 @@ pub enum TargetError {
         resource: String,
     },
 }
+
+/// What every resource a write may go below starts with.
+const SERVICE: &str = "/redfish/v1/";
 
 /// Any origin: a path joined to it keeps only its own path, as on the BMC's.
 const SOME_ORIGIN: &str = "http://bmc.invalid/";
@@ -52,15 +63,19 @@ pub fn sent_path(uri: &str) -> Result<String, TargetError> {
         uri: uri.to_owned(),
         what,
     };
-    let lower = uri.to_ascii_lowercase();
-    for (encoded, what) in [
-        ("%2f", "a percent-encoded \"/\""),
-        ("%5c", "a percent-encoded \"\\\""),
-        ("%2e", "a percent-encoded \".\""),
-    ] {
-        if lower.contains(encoded) {
-            return Err(ambiguous(what));
-        }
+    // Redfish settings objects and action targets need no escape and no path parameter; a `%`
+    // anywhere (`%2F`, `%252F` decoded twice, `%c0%af`, or `%2<TAB>F`, which the URL parser
+    // joins into `%2F` once it drops the tab) or a `;` (`..;/` to Tomcat and Jetty) could be
+    // routed elsewhere than the path checked here.
+    if uri.contains('%') {
+        return Err(ambiguous(
+            "a \"%\" (percent-encoding a BMC's web server may decode)",
+        ));
+    }
+    if uri.contains(';') {
+        return Err(ambiguous(
+            "a \";\" (a path parameter some web servers drop)",
+        ));
     }
     if uri.contains('\\') {
         return Err(ambiguous("a \"\\\" (read as \"/\" by a URL parser)"));
@@ -92,10 +107,18 @@ impl WriteTarget {
     pub fn below(uri: &str, resource: &str) -> Result<Self, TargetError> {
         let sent = sent_path(uri)?;
         let parent = sent_path(resource)?;
+        // A resource driftgate read is a member of the service: never the root nor outside
+        // `/redfish/v1/`, below which everything would count.
+        if !parent.starts_with(SERVICE) {
+            return Err(TargetError::NotBelow {
+                uri: uri.to_owned(),
+                sent,
+                resource: parent,
+            });
+        }
         let below = sent
             .strip_prefix(parent.as_str())
-            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
-            || (parent == "/" && sent.len() > 1);
+            .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1);
         if !below {
             return Err(TargetError::NotBelow {
                 uri: uri.to_owned(),
@@ -150,6 +173,12 @@ mod tests {
                 "..%2F".repeat(10)
             ),
             format!("{RESOURCE}/%2e%2E/x"),
+            format!(
+                "{RESOURCE}/{}AccountService%2\tFAccounts%2\nF2",
+                "..%2\tF".repeat(10)
+            ),
+            format!("{RESOURCE}/..;/..;/AccountService"),
+            format!("{RESOURCE}/Settings%20"),
             format!("{RESOURCE}/..\\x"),
             format!("{RESOURCE}/Settings?x=1"),
             format!("{RESOURCE}/../Bios2/Settings"),

@@ -4,11 +4,8 @@
 //! the BMC). Two such systems, or none, is no owner: the reset is refused naming them, never
 //! sent to the first one listed.
 
-use serde_json::Value;
-
 use crate::redfish::client::sent_path;
-use crate::redfish::crawl::{ChassisOf, SystemInventory};
-use crate::redfish::links::link_target;
+use crate::redfish::crawl::{ChassisOf, SystemInventory, linked};
 
 /// The owner of a system's BIOS: the system, as read.
 pub(super) fn of_bios(system: &SystemInventory) -> Result<String, String> {
@@ -26,15 +23,18 @@ pub(super) fn of_chassis(
     let Some(uri) = chassis.uri.as_deref() else {
         return Err("its chassis was not read on its own (inline in a collection)".to_owned());
     };
-    let named: Vec<Option<String>> = chassis.systems.iter().map(|s| key(s)).collect();
+    // A link no client could send names nothing: two of them are not one system.
+    let named: Vec<String> = chassis.systems.iter().filter_map(|s| key(s)).collect();
+    let this = key(uri);
     let both: Vec<&str> = systems
         .iter()
         .filter_map(|system| system.uri.as_deref().map(|u| (u, system)))
         .filter(|(system_uri, system)| {
-            named.contains(&key(system_uri))
+            key(system_uri).is_some_and(|k| named.contains(&k))
+                && this.is_some()
                 && linked(&system.system, "Chassis")
                     .iter()
-                    .any(|c| key(c).is_some() && key(c) == key(uri))
+                    .any(|c| key(c) == this)
         })
         .map(|(system_uri, _)| system_uri)
         .collect();
@@ -56,15 +56,6 @@ fn key(uri: &str) -> Option<String> {
     sent_path(uri).ok()
 }
 
-fn linked(resource: &Value, name: &str) -> Vec<String> {
-    resource["Links"][name]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|item| link_target(item).map(str::to_owned))
-        .collect()
-}
-
 fn list(uris: &[String]) -> String {
     if uris.is_empty() {
         "no system".to_owned()
@@ -75,7 +66,7 @@ fn list(uris: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -116,5 +107,17 @@ mod tests {
             several.contains("several systems (/redfish/v1/Systems/1, /redfish/v1/Systems/2)"),
             "{several}"
         );
+    }
+
+    #[test]
+    fn two_links_no_client_could_send_are_not_one_system() {
+        // A chassis naming a system by a URI refused as a write path, and a system read at
+        // another such URI: neither names the other.
+        let chassis = ChassisOf {
+            uri: Some("/redfish/v1/Chassis/1".into()),
+            systems: vec!["/redfish/v1/Systems/a%2Fb".into()],
+        };
+        let odd = system("/redfish/v1/Systems/x%2Fy", &["/redfish/v1/Chassis/1"]);
+        assert!(of_chassis(&chassis, &[odd]).is_err());
     }
 }
