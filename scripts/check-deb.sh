@@ -20,7 +20,11 @@ made_dirs=()
 for dir in /etc/driftgate /etc/driftgate/credentials /var/lib/driftgate /var/lib/driftgate/results; do
     [ -e "$dir" ] || made_dirs=("$dir" "${made_dirs[@]}")
 done
+# The BMC account file of an older install, made for the postinst to warn about.
+old_env=/etc/driftgate/credentials.env
+made_old_env=
 cleanup() {
+    [ -z "$made_old_env" ] || rm -f "$old_env"
     case $installed_before in
     *" installed") return ;;
     esac
@@ -29,8 +33,18 @@ cleanup() {
     for dir in "${made_dirs[@]}"; do rmdir "$dir" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+# An older install's account file, which nothing reads now: the postinst warns (and goes on).
+if [ ! -e "$old_env" ]; then
+    mkdir -p /etc/driftgate
+    : >"$old_env"
+    made_old_env=yes
+fi
 # A minimal image may exclude man pages from every package (path-exclude): not ours.
-dpkg --path-include='/usr/share/man/man1/driftgate*' -i "$deb" >/dev/null
+installing=$(dpkg --path-include='/usr/share/man/man1/driftgate*' -i "$deb" 2>&1 >/dev/null) ||
+    { echo "check-deb: dpkg -i: $installing" >&2; exit 1; }
+[ -z "$made_old_env" ] || rm -f "$old_env"
+grep -q "$old_env is no longer read" <<<"$installing" ||
+    { echo "check-deb: the postinst does not warn about $old_env: $installing" >&2; exit 1; }
 
 version=$(/usr/bin/driftgate --version)
 [ "$version" = "driftgate $(dpkg-deb -f "$deb" Version | cut -d- -f1)" ] ||
