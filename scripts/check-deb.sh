@@ -95,5 +95,8 @@ fi
 if command -v systemd-tmpfiles >/dev/null; then
     mode=$(stat -c '%a %U' /etc/driftgate/credentials)
     [ "$mode" = "700 root" ] || { echo "check-deb: /etc/driftgate/credentials is $mode" >&2; exit 1; }
+    # The results as the unit's UMask=0077 makes what is in them: the driftgate user's alone.
+    mode=$(stat -c '%a %U' /var/lib/driftgate/results)
+    [ "$mode" = "700 driftgate" ] || { echo "check-deb: /var/lib/driftgate/results is $mode" >&2; exit 1; }
 fi
 echo "check-deb: installed, ran $version, found its man pages and bash completion" >&2
