@@ -20,7 +20,11 @@ made_dirs=()
 for dir in /etc/driftgate /etc/driftgate/credentials /var/lib/driftgate /var/lib/driftgate/results; do
     [ -e "$dir" ] || made_dirs=("$dir" "${made_dirs[@]}")
 done
+# The BMC account file of an older install, made for the postinst to warn about.
+old_env=/etc/driftgate/credentials.env
+made_old_env=
 cleanup() {
+    [ -z "$made_old_env" ] || rm -f "$old_env"
     case $installed_before in
     *" installed") return ;;
     esac
@@ -29,8 +33,18 @@ cleanup() {
     for dir in "${made_dirs[@]}"; do rmdir "$dir" 2>/dev/null || true; done
 }
 trap cleanup EXIT
+# An older install's account file, which nothing reads now: the postinst warns (and goes on).
+if [ ! -e "$old_env" ]; then
+    mkdir -p /etc/driftgate
+    : >"$old_env"
+    made_old_env=yes
+fi
 # A minimal image may exclude man pages from every package (path-exclude): not ours.
-dpkg --path-include='/usr/share/man/man1/driftgate*' -i "$deb" >/dev/null
+installing=$(dpkg --path-include='/usr/share/man/man1/driftgate*' -i "$deb" 2>&1 >/dev/null) ||
+    { echo "check-deb: dpkg -i: $installing" >&2; exit 1; }
+[ -z "$made_old_env" ] || rm -f "$old_env"
+grep -q "$old_env is no longer read" <<<"$installing" ||
+    { echo "check-deb: the postinst does not warn about $old_env: $installing" >&2; exit 1; }
 
 version=$(/usr/bin/driftgate --version)
 [ "$version" = "driftgate $(dpkg-deb -f "$deb" Version | cut -d- -f1)" ] ||
@@ -58,18 +72,31 @@ done
 # The units as installed, against the installed binary (the store pull's git need not exist).
 units=/usr/lib/systemd/system
 if command -v systemd-analyze >/dev/null; then
-    said=$(systemd-analyze verify "$units/driftgate-nightly.timer" "$units/driftgate-nightly.service" 2>&1 || true)
-    if grep 'driftgate-nightly' <<<"$said" | grep -v '/usr/bin/git'; then
+    # The night and the store's pull and push it Requires=/Wants= (verify fails on a unit a
+    # dependency names that is not installed).
+    services=(driftgate-nightly.service driftgate-store-pull.service driftgate-store-push.service)
+    said=$(systemd-analyze verify "$units/driftgate-nightly.timer" "${services[@]/#/$units/}" 2>&1 || true)
+    if grep 'driftgate-' <<<"$said" | grep -v '/usr/bin/git'; then
         echo "check-deb: systemd-analyze verify: $said" >&2
         exit 1
     fi
-    # The hardening as installed: an exposure of 2.5 or less (tests/it/systemd_unit.rs).
-    rated=$(systemd-analyze security --offline=yes --threshold=25 --no-pager "$units/driftgate-nightly.service" 2>&1) ||
-        { echo "check-deb: systemd-analyze security: $(tail -n 1 <<<"$rated")" >&2; exit 1; }
+    # The hardening as installed: an exposure of 2.5 or less each (tests/it/systemd_unit.rs).
+    for service in "${services[@]}"; do
+        rated=$(systemd-analyze security --offline=yes --threshold=25 --no-pager "$units/$service" 2>&1) ||
+            { echo "check-deb: systemd-analyze security $service: $(tail -n 1 <<<"$rated")" >&2; exit 1; }
+    done
+    # Only the night loads the BMC account: the units that run git have no credentials.
+    if grep -l '^LoadCredential=' "$units/driftgate-store-pull.service" "$units/driftgate-store-push.service"; then
+        echo "check-deb: a unit that runs git loads the BMC account" >&2
+        exit 1
+    fi
 fi
 # The BMC account's folder, which the unit loads credentials from, is root's alone.
 if command -v systemd-tmpfiles >/dev/null; then
     mode=$(stat -c '%a %U' /etc/driftgate/credentials)
     [ "$mode" = "700 root" ] || { echo "check-deb: /etc/driftgate/credentials is $mode" >&2; exit 1; }
+    # The results as the unit's UMask=0077 makes what is in them: the driftgate user's alone.
+    mode=$(stat -c '%a %U' /var/lib/driftgate/results)
+    [ "$mode" = "700 driftgate" ] || { echo "check-deb: /var/lib/driftgate/results is $mode" >&2; exit 1; }
 fi
 echo "check-deb: installed, ran $version, found its man pages and bash completion" >&2

@@ -12,6 +12,13 @@ use common::examples::{HOSTS, Night, one, read, sh, unit, verdicts};
 use common::root;
 use yaml_serde::Value;
 
+/// The systemd units in examples/systemd (the Debian package installs them all).
+const UNIT_FILES: [&str; 4] = [
+    "driftgate-nightly.timer",
+    "driftgate-nightly.service",
+    "driftgate-store-pull.service",
+    "driftgate-store-push.service",
+];
 const K8S: &str = "examples/kubernetes/nightly-cronjob.yaml";
 
 /// The documents of a multi-document YAML file.
@@ -277,6 +284,40 @@ fn the_systemd_units_are_hardened_and_their_command_judges_the_fleet() {
     assert_eq!(one(&service, "Service", "PrivateTmp"), "yes");
     // BLOCK and INCOMPLETE nights leave the unit failed, for monitoring to see.
     assert!(!service.contains_key(&("Service".into(), "SuccessExitStatus".into())));
+    // The store's git runs in units of its own, without credentials: the pull before the night
+    // (a failed pull leaves the night unrun), the push after it whatever its verdict (Wants=
+    // from the night, After= it: an ordering waits for the end, not for success).
+    let pull = unit(&dir.join("driftgate-store-pull.service"));
+    let push = unit(&dir.join("driftgate-store-push.service"));
+    assert_eq!(
+        one(&service, "Unit", "Requires"),
+        "driftgate-store-pull.service"
+    );
+    let after = &service[&("Unit".to_owned(), "After".to_owned())];
+    assert!(
+        after.iter().any(|a| a == "driftgate-store-pull.service"),
+        "{after:?}"
+    );
+    let wants = &service[&("Unit".to_owned(), "Wants".to_owned())];
+    assert!(
+        wants.iter().any(|w| w == "driftgate-store-push.service"),
+        "{wants:?}"
+    );
+    assert!(
+        one(&push, "Unit", "After")
+            .split_whitespace()
+            .any(|a| a == "driftgate-nightly.service")
+    );
+    assert!(!push.contains_key(&("Unit".into(), "Requires".into())));
+    for git in [&pull, &push] {
+        assert_eq!(one(git, "Service", "Type"), "oneshot");
+        assert_eq!(one(git, "Service", "User"), "driftgate");
+        assert!(!git.contains_key(&("Service".into(), "LoadCredential".into())));
+        assert!(
+            one(git, "Service", "ExecStart")
+                .starts_with("/usr/bin/git -C /var/lib/driftgate/store ")
+        );
+    }
     assert_eq!(one(&timer, "Timer", "OnCalendar"), "*-*-* 02:00:00");
     assert_eq!(one(&timer, "Timer", "Persistent"), "true");
     assert!(timer.contains_key(&("Timer".into(), "RandomizedDelaySec".into())));
@@ -297,7 +338,7 @@ fn the_systemd_units_are_hardened_and_their_command_judges_the_fleet() {
     }
 
     // No credential value, and no environment, in the units.
-    for file in ["driftgate-nightly.service", "driftgate-nightly.timer"] {
+    for file in UNIT_FILES {
         let text = read(&dir.join(file));
         assert!(!text.contains("PASSWORD="), "{file}");
         for key in ["Environment=", "EnvironmentFile=", "PassEnvironment="] {
@@ -331,7 +372,7 @@ fn the_systemd_units_are_hardened_and_their_command_judges_the_fleet() {
 fn verify_with_systemd(dir: &Path) {
     let copy = tempfile::tempdir().expect("a temporary directory");
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
-    for file in ["driftgate-nightly.service", "driftgate-nightly.timer"] {
+    for file in UNIT_FILES {
         let text = read(&dir.join(file))
             .replace("/usr/bin/driftgate", &bin.display().to_string())
             .replace("/usr/bin/git", "/bin/sh");
@@ -339,16 +380,12 @@ fn verify_with_systemd(dir: &Path) {
     }
     let output = std::process::Command::new("systemd-analyze")
         .arg("verify")
-        .arg(copy.path().join("driftgate-nightly.timer"))
-        .arg(copy.path().join("driftgate-nightly.service"))
+        .args(UNIT_FILES.map(|file| copy.path().join(file)))
         .output()
         .expect("systemd-analyze runs (scripts/test-deps.sh installs systemd)");
     let said = String::from_utf8_lossy(&output.stderr);
     // Outside a booted systemd (a container) verify cannot load the system manager; judge only
     // what it says about our units.
-    let about_us: Vec<&str> = said
-        .lines()
-        .filter(|l| l.contains("driftgate-nightly"))
-        .collect();
+    let about_us: Vec<&str> = said.lines().filter(|l| l.contains("driftgate-")).collect();
     assert!(about_us.is_empty(), "systemd-analyze verify: {said}");
 }

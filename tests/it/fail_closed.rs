@@ -666,16 +666,17 @@ fn huge_policy() -> Seen {
     seen
 }
 
-/// The shipped nightly unit's commands run as systemd runs them (`systemd_unit.rs`): driftgate
-/// logs in with the account from `$CREDENTIALS_DIRECTORY`, and the environments its `git pull`,
-/// `git push`, their ssh and hooks ran with, each written down by a witness, hold none of it.
+/// The shipped nightly units' commands run as systemd runs them (`systemd_unit.rs`): driftgate
+/// logs in with the account from `$CREDENTIALS_DIRECTORY`, and the `git pull` and `git push`
+/// of the store's own units, their ssh and hooks, each a witness, had none of it in their
+/// environment, no credentials' folder, and read no credential.
 fn unit_account() -> Seen {
     let night = crate::systemd_unit::night_as_the_unit_runs_it();
     Seen {
         exits: vec![night.exit],
         status: None,
         text: format!(
-            "{}\nwitnesses without the account: {}",
+            "{}\nwitnesses without the account or CREDENTIALS_DIRECTORY, having read no credential: {}",
             night.said,
             night.witnesses.join(", ")
         ),

@@ -1,11 +1,13 @@
-//! The shipped nightly unit (examples/systemd/driftgate-nightly.service, which the Debian
-//! package installs) keeps the BMC account to driftgate: its commands run as systemd would run
-//! them, from the unit's own lines (the service's environment built from its `Environment=`,
-//! `EnvironmentFile=` and `LoadCredential=`, nothing else inherited, `UMask=`, no capability, and
-//! where this machine allows a mount namespace, the file system read-only but for
-//! `ReadWritePaths=` and a private /tmp), against the simulated fleet, with a git hook and an ssh
-//! that write down their environment; strace shows they needed no system call, socket or
-//! memory mapping the unit's filters refuse; and `systemd-analyze security` rates the unit.
+//! The shipped nightly units (examples/systemd: the store's pull, the night, the state's push;
+//! the Debian package installs them) keep the BMC account to driftgate: each unit's commands
+//! run as systemd would run them, one unit after the other as their ordering says, each from its
+//! own lines alone (the service's environment built from its `Environment=`, `EnvironmentFile=`
+//! and `LoadCredential=`, its credentials' folder there only while it runs, nothing else
+//! inherited, `UMask=`, no capability, and where this machine allows a mount namespace, the file
+//! system read-only but for `ReadWritePaths=` and a private /tmp), against the simulated fleet,
+//! with git hooks and an ssh that write down their environment and try to read every
+//! credential; strace shows they needed no system call, socket or memory mapping the unit's
+//! filters refuse; and `systemd-analyze security` rates each unit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
@@ -16,7 +18,13 @@ use crate::common;
 use common::examples::{Night, one, read, unit, verdicts};
 use common::simulator::{PASSWORD, USER};
 
-const SERVICE: &str = "examples/systemd/driftgate-nightly.service";
+/// The store's pull, the night (the only unit with credentials), the state's push: in the order
+/// systemd runs them (the night is `After=` the pull, the push `After=` the night).
+const UNITS: [&str; 3] = [
+    "examples/systemd/driftgate-store-pull.service",
+    "examples/systemd/driftgate-nightly.service",
+    "examples/systemd/driftgate-store-push.service",
+];
 
 /// The unit's paths, and where this test puts them.
 struct Paths {
@@ -52,7 +60,8 @@ fn account(name: &str) -> &'static str {
 
 /// The environment systemd gives the unit's commands: `Environment=` pairs, the
 /// `EnvironmentFile=` the operator filled with the account, and `CREDENTIALS_DIRECTORY` with
-/// one 0400 file per `LoadCredential=`, in a 0500 folder.
+/// one 0400 file per `LoadCredential=`, in a 0500 folder that exists until the unit stops
+/// ([`unload_credentials`]).
 fn service_environment(
     service: &BTreeMap<(String, String), Vec<String>>,
     paths: &Paths,
@@ -92,6 +101,28 @@ fn service_environment(
         ));
     }
     env
+}
+
+/// What systemd does when a unit with credentials stops: their folder is gone.
+fn unload_credentials(paths: &Paths) {
+    if paths.credentials.exists() {
+        std::fs::set_permissions(&paths.credentials, std::fs::Permissions::from_mode(0o700))
+            .unwrap();
+        std::fs::remove_dir_all(&paths.credentials).unwrap();
+    }
+}
+
+/// A witness: writes its environment into `dumps/NAME.env`, then reads every credential it
+/// can reach, through `$CREDENTIALS_DIRECTORY` and at the folder's own path (systemd's
+/// /run/credentials/UNIT), into `dumps/NAME.read`, which must stay empty.
+fn witness(dumps: &Path, name: &str, credentials: &Path) -> String {
+    format!(
+        "env > '{dumps}/{name}.env'\n\
+         for f in \"${{CREDENTIALS_DIRECTORY:-/nonexistent}}\"/* '{credentials}'/*; do \
+         cat \"$f\" || :; done > '{dumps}/{name}.read' 2>/dev/null\n",
+        dumps = dumps.display(),
+        credentials = credentials.display()
+    )
 }
 
 /// A script at `path`, executable.
@@ -138,9 +169,10 @@ exec setpriv --no-new-privs --bounding-set -all --inh-caps -all -- "$@"
 
 /// The store as an operator makes it: a clone, over ssh, of the baselines' repository (a bare
 /// copy of `baselines` in `base`, returned), whose inventory names no account (the unit gives
-/// the default one). Its ssh and its `post-merge` and `pre-push` hooks write their environment
-/// into `dumps`; the repository has a commit the store lacks, so that a pull merges.
-fn clone_over_ssh(baselines: &Path, base: &Path, store: &Path, dumps: &Path) -> PathBuf {
+/// the default one). Its ssh and its `post-merge` and `pre-push` hooks are [`witness`]es
+/// writing into `dumps`; the repository has a commit the store lacks, so that a pull merges.
+fn clone_over_ssh(baselines: &Path, base: &Path, paths: &Paths, dumps: &Path) -> PathBuf {
+    let store = &paths.store;
     let inventory = baselines.join("inventory.toml");
     let text: String = read(&inventory)
         .lines()
@@ -174,8 +206,8 @@ fn clone_over_ssh(baselines: &Path, base: &Path, store: &Path, dumps: &Path) -> 
     script(
         &ssh,
         &format!(
-            "#!/bin/sh\nenv > '{}/ssh-'$$.env\nfor command; do :; done\nexec sh -c \"$command\"\n",
-            dumps.display()
+            "#!/bin/sh\n{}for command; do :; done\nexec sh -c \"$command\"\n",
+            witness(dumps, "ssh-'$$'", &paths.credentials)
         ),
     );
     let url = format!("ssh://git.example{}", origin.display());
@@ -188,7 +220,7 @@ fn clone_over_ssh(baselines: &Path, base: &Path, store: &Path, dumps: &Path) -> 
     for hook in ["post-merge", "pre-push"] {
         script(
             &store.join(".git/hooks").join(hook),
-            &format!("#!/bin/sh\nenv > '{}/{hook}.env'\n", dumps.display()),
+            &format!("#!/bin/sh\n{}", witness(dumps, hook, &paths.credentials)),
         );
     }
     // Something new to pull (so that the merge hook runs).
@@ -222,10 +254,11 @@ fn the_nightly_units_commands_never_see_the_account_and_driftgate_reads_it_as_a_
     night_as_the_unit_runs_it();
 }
 
-/// What a night run as the unit runs it showed: the exit of its `ExecStart=` (3: the simulated
-/// fleet has a BMC that is down), what its commands said, and the witnesses (the environments
-/// of its git hooks and ssh) that were read and found without the account, and how many
-/// snapshots the night wrote.
+/// What a night run as the units run it showed: the exit of the night's `ExecStart=` (3: the
+/// simulated fleet has a BMC that is down), what the units' commands said, and the witnesses
+/// (the environments of the git hooks and ssh of the pull and the push) that were read and found
+/// without the account or a credentials' folder, having read nothing, and how many snapshots
+/// the night wrote.
 pub(crate) struct UnitNight {
     pub exit: i32,
     pub said: String,
@@ -233,13 +266,23 @@ pub(crate) struct UnitNight {
     pub snapshots: usize,
 }
 
-/// The unit's `ExecStartPre=`, `ExecStart=` and `ExecStopPost=` run as systemd would, against the
-/// simulated fleet; every check of the account's absence asserted on the way.
+/// The name of a unit's file, e.g. `driftgate-nightly.service`.
+fn unit_name(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// The units' commands (each unit's `ExecStartPre=`, `ExecStart=` and `ExecStopPost=` lines) run
+/// as systemd would, against the simulated fleet: the pull, the night, the push, each with only
+/// its own environment and credentials; every check of the account's absence asserted on the
+/// way.
 pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
-    let service = unit(&common::root().join(SERVICE));
+    let units: Vec<_> = UNITS
+        .iter()
+        .map(|file| (unit_name(file), unit(&common::root().join(file))))
+        .collect();
     let night = Night::start();
     let (_, expected) = night.unsharded();
-    // The scratch is outside /tmp, which the unit's PrivateTmp= replaces.
+    // The scratch is outside /tmp, which the units' PrivateTmp= replaces.
     let scratch = tempfile::Builder::new()
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
@@ -254,34 +297,38 @@ pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
     std::fs::create_dir(&dumps).unwrap();
     std::fs::create_dir(&home).unwrap();
 
-    let origin = clone_over_ssh(&night.store, base, &paths.store, &dumps);
+    let origin = clone_over_ssh(&night.store, base, &paths, &dumps);
 
-    let env = service_environment(&service, &paths);
-    let umask = one(&service, "Service", "UMask");
     let sandboxed = can_unshare();
     if !sandboxed {
-        note("no mount namespace here: the unit's commands run without a read-only file system");
+        note("no mount namespace here: the units' commands run without a read-only file system");
     }
-    let mut writable: Vec<PathBuf> = one(&service, "Service", "ReadWritePaths")
-        .split_whitespace()
-        .map(|path| PathBuf::from(paths.map(path)))
-        .collect();
-    // The remote's side of the ssh stand-in, and the witnesses' folder.
-    writable.extend([origin.clone(), dumps.clone()]);
-    // Every system call, socket and mapping of the unit's commands, where strace is here.
+    // Every system call, socket and mapping of the units' commands, where strace is here.
     let traces = base.join("traces");
     std::fs::create_dir(&traces).unwrap();
-    writable.push(traces.clone());
     let traced = Command::new("strace").arg("-V").output().is_ok();
     if !traced {
-        note("no strace here: the unit's system calls are not compared with its filter");
+        note("no strace here: the units' system calls are not compared with their filters");
     }
-    let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
-    let run = |key: &str| {
-        let line = one(&service, "Service", key);
+    // One unit's command line, as systemd runs it: its exit and what it said.
+    let run = |name: &str,
+               service: &BTreeMap<(String, String), Vec<String>>,
+               key: &str,
+               line: &str,
+               env: &[(String, String)]| {
+        let umask = one(service, "Service", "UMask");
+        let mut writable: Vec<PathBuf> = one(service, "Service", "ReadWritePaths")
+            .split_whitespace()
+            .map(|path| PathBuf::from(paths.map(path)))
+            .collect();
+        // The remote's side of the ssh stand-in, the witnesses' folder, the traces.
+        writable.extend([origin.clone(), dumps.clone(), traces.clone()]);
+        let writable: Vec<&Path> = writable.iter().map(PathBuf::as_path).collect();
         let mut words: Vec<String> = line.split_whitespace().map(|w| paths.map(w)).collect();
         if traced {
-            let trace = traces.join(key).display().to_string();
+            let unit_traces = traces.join(name);
+            std::fs::create_dir_all(&unit_traces).unwrap();
+            let trace = unit_traces.join(key).display().to_string();
             let strace = ["strace", "-f", "-qq", "-o", &trace, "--"];
             words.splice(0..0, strace.map(str::to_owned));
         }
@@ -313,14 +360,32 @@ pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
         (output.status.code(), said)
     };
 
-    let (code, mut all_said) = run("ExecStartPre");
-    assert_eq!(code, Some(0), "ExecStartPre: {all_said}");
-    // driftgate logs in with the account the unit gives it: the night as one run judges it
-    // (exit 3: BMC 4 is down; BMC 1 BLOCKs).
-    let (code, said) = run("ExecStart");
-    assert_eq!(code, Some(3), "ExecStart: {said}");
-    let exit = code.unwrap_or(-1);
-    all_said.push_str(&said);
+    let mut all_said = String::new();
+    let mut exit = None;
+    for (name, service) in &units {
+        // systemd makes a unit's credentials when it starts and removes them when it stops.
+        let env = service_environment(service, &paths);
+        for key in ["ExecStartPre", "ExecStart", "ExecStopPost"] {
+            let lines = service
+                .get(&("Service".to_owned(), key.to_owned()))
+                .cloned()
+                .unwrap_or_default();
+            for line in lines {
+                let (code, said) = run(name, service, key, &line, &env);
+                all_said.push_str(&said);
+                if line.starts_with("/usr/bin/driftgate ") {
+                    // driftgate logs in with the account the unit gives it: the night as one
+                    // run judges it (exit 3: BMC 4 is down; BMC 1 BLOCKs).
+                    assert_eq!(code, Some(3), "{name} {key}: {said}");
+                    exit = code;
+                } else {
+                    assert_eq!(code, Some(0), "{name} {key}: {said}");
+                }
+            }
+        }
+        unload_credentials(&paths);
+    }
+    let exit = exit.expect("a unit runs driftgate");
     let out_dir = paths.results.join("nightly");
     let merged = common::driftgate()
         .arg("--repo")
@@ -331,19 +396,18 @@ pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
         .unwrap();
     let merged: serde_json::Value =
         serde_json::from_slice(&merged.stdout).expect("a JSON fleet report");
-    assert_eq!(verdicts(&merged), verdicts(&expected), "{said}");
-    let (code, said) = run("ExecStopPost");
-    assert_eq!(code, Some(0), "ExecStopPost: {said}");
-    all_said.push_str(&said);
+    assert_eq!(verdicts(&merged), verdicts(&expected), "{all_said}");
     assert_eq!(
         common::git(&origin, &["rev-parse", "driftgate/state"]),
         common::git(&paths.store, &["rev-parse", "driftgate/state"])
     );
     // Both hooks and the ssh of the pull and of the push wrote down their environment: none
-    // holds the account, nor a variable that would name it.
+    // holds the account, a variable that would name it or the credentials' folder; and none
+    // read a credential, through the variable or at the folder's own path.
     let mut witnesses: Vec<String> = std::fs::read_dir(&dumps)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".env"))
         .collect();
     witnesses.sort();
     assert!(
@@ -356,12 +420,34 @@ pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
         let env = read(&dumps.join(witness));
         assert!(
             !env.contains(PASSWORD),
-            "{witness}: the BMC password is in the environment of the unit's git: {env}"
+            "{witness}: the BMC password is in the environment of the units' git: {env}"
         );
         assert!(
-            !env.lines().any(|l| l.starts_with("DRIFTGATE_BMC_")),
+            !env.lines()
+                .any(|l| l.starts_with("DRIFTGATE_BMC_") || l.starts_with("CREDENTIALS_DIRECTORY=")),
             "{witness}: {env}"
         );
+        let reads = dumps.join(witness.replace(".env", ".read"));
+        let got = read(&reads);
+        assert!(
+            got.is_empty(),
+            "{witness}: the units' git read the credentials: {got:?}"
+        );
+    }
+    // The night is the one unit with credentials, and driftgate's ExecStart= its only command.
+    for (name, service) in &units {
+        let commands: Vec<&String> = service
+            .iter()
+            .filter(|((section, key), _)| section == "Service" && key.starts_with("Exec"))
+            .flat_map(|(_, lines)| lines)
+            .collect();
+        if service.contains_key(&("Service".to_owned(), "LoadCredential".to_owned())) {
+            assert_eq!(*name, "driftgate-nightly.service");
+            assert!(
+                matches!(commands.as_slice(), [line] if line.starts_with("/usr/bin/driftgate ")),
+                "{name}: commands beside driftgate's run with the credentials: {commands:?}"
+            );
+        }
     }
 
     // UMask=0077: the night's results are the service user's alone (driftgate's own files
@@ -372,7 +458,9 @@ pub(crate) fn night_as_the_unit_runs_it() -> UnitNight {
     }
 
     if traced {
-        within_the_filters(&service, &traces);
+        for (name, service) in &units {
+            within_the_filters(service, &traces.join(name));
+        }
     }
     let snapshots = std::fs::read_dir(out_dir.join("snapshots")).map_or(0, Iterator::count);
     UnitNight {
@@ -486,26 +574,29 @@ fn within_the_filters(service: &BTreeMap<(String, String), Vec<String>>, traces:
 }
 
 #[test]
-fn systemd_analyze_rates_the_nightly_unit_2_5_or_better() {
+fn systemd_analyze_rates_the_nightly_units_2_5_or_better() {
     let copy = tempfile::tempdir().unwrap();
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
-    let file = copy.path().join("driftgate-nightly.service");
-    let text = read(&common::root().join(SERVICE))
-        .replace("/usr/bin/driftgate", &bin.display().to_string());
-    std::fs::write(&file, text).unwrap();
-    let output = Command::new("systemd-analyze")
-        .args(["security", "--offline=yes", "--threshold=25", "--no-pager"])
-        .arg(&file)
-        .output()
-        .expect("systemd-analyze runs (scripts/test-deps.sh installs systemd)");
-    let said = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    let level: f64 = said
-        .lines()
-        .find_map(|l| l.split_once("Overall exposure level for driftgate-nightly.service: "))
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no overall exposure level: {said}"));
-    assert!(level <= 2.5, "exposure {level}: {said}");
-    assert!(output.status.success(), "--threshold=25: {said}");
+    for unit in UNITS {
+        let name = unit_name(unit);
+        let file = copy.path().join(name);
+        let text = read(&common::root().join(unit))
+            .replace("/usr/bin/driftgate", &bin.display().to_string());
+        std::fs::write(&file, text).unwrap();
+        let output = Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--threshold=25", "--no-pager"])
+            .arg(&file)
+            .output()
+            .expect("systemd-analyze runs (scripts/test-deps.sh installs systemd)");
+        let said = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        let level: f64 = said
+            .lines()
+            .find_map(|l| l.split_once(&format!("Overall exposure level for {name}: ")))
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no overall exposure level: {said}"));
+        assert!(level <= 2.5, "{name}: exposure {level}: {said}");
+        assert!(output.status.success(), "{name}: --threshold=25: {said}");
+    }
 }
