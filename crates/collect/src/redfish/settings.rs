@@ -346,11 +346,15 @@ fn set_attribute(inventory: &mut Inventory, index: usize, name: &str, value: Val
     }
 }
 
-/// The writable resource `current`, read from `read.0` (`None`: inline, not read on its own)
-/// reached from `read.1`, whose staged values a reset of `read.2` applies.
+/// Where a writable resource was read: the URI it was read from (`None`: inline, not read on
+/// its own), the URI of the resource it was reached from, and the system whose reset applies
+/// its staged values (or why there is not exactly one).
+type ReadAt<'a> = (Option<&'a str>, Option<&'a str>, Result<String, String>);
+
+/// The writable resource `current`, read where `read` says.
 fn resource(
     scope: String,
-    (current, read): (&Value, (Option<&str>, Option<&str>, Result<String, String>)),
+    (current, read): (&Value, ReadAt<'_>),
     pending: Option<&Value>,
     registry: Option<&Registry>,
 ) -> Writable {
