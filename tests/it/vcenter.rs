@@ -3,8 +3,8 @@
 //! simulator; and the recorded responses of a real vCenter 8.0.3 (the vcrpy cassette
 //! `tests/fixtures/test_json_host_explode.yaml` of pyVmomi's source distribution, Apache-2.0,
 //! which `scripts/test-deps.sh` downloads from PyPI into `target/fixtures/vcenter/`; it is not
-//! committed). Answers no simulator gives (a property twice, two policies for one device, a
-//! reserved device without its flag) are `vcsim`'s recorded answers, edited and replayed
+//! committed). Answers no simulator gives (a property twice, two policies or two SCSI LUNs for
+//! one device, a reserved device without its flag) are `vcsim`'s recorded answers, edited and replayed
 //! ([`soap_replay`]).
 
 use std::path::PathBuf;
@@ -492,9 +492,9 @@ fn a_reserved_device_without_its_flag_is_partial_naming_host_lun_property_and_es
 }
 
 #[test]
-fn multipath_info_twice_or_two_policies_for_one_lun_is_partial_and_neither_is_read() {
+fn multipath_info_twice_two_policies_or_a_device_twice_is_partial_and_neither_is_read() {
     // Before: complete and PASS, Most Recently Used winning silently (the last property, the
-    // first policy).
+    // first policy, the last SCSI LUN of the device).
     for (answers, says) in [
         (
             soap_replay::multipath_twice(),
@@ -504,6 +504,13 @@ fn multipath_info_twice_or_two_policies_for_one_lun_is_partial_and_neither_is_re
             soap_replay::two_policies(),
             format!(
                 "host {SEED_2_HOST}: {SEED_2_LUN}: config.storageDevice.multipathInfo: policy given twice"
+            ),
+        ),
+        (
+            soap_replay::device_twice(),
+            format!(
+                "host {SEED_2_HOST}: {SEED_2_LUN}: config.storageDevice.scsiLun: the SCSI LUNs \"key-vim.host.ScsiDisk-{id}\" and \"key-vim.host.ScsiDisk-{id}-again\" are one device, given twice",
+                id = SEED_2_LUN.replace('.', "")
             ),
         ),
     ] {

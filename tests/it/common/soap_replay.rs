@@ -1,7 +1,7 @@
 //! A recorded vCenter: what govmomi's `vcsim` answered a capture of seed 2, taken from its SOAP
 //! trace, served again over HTTPS on 127.0.0.1 after a test edited it into an answer no
-//! simulator gives (a property twice, two policies for one device, a LUN without its flag).
-//! Each POST to `/sdk` is answered with the recorded answer to its method; the rest of the
+//! simulator gives (a property twice, two policies or two SCSI LUNs for one device, a LUN
+//! without its flag). Each POST to `/sdk` is answered with the recorded answer to its method; the rest of the
 //! exchange (TLS, HTTP/1.1 keep-alive, the session's logout) is what a vCenter does.
 
 use std::collections::BTreeMap;
@@ -267,5 +267,41 @@ pub fn two_policies() -> Answers {
         let recorded_end = policy + host[policy..].find("</policy></policy>").expect("closed") + 18;
         let mru = host[policy..recorded_end].replace("VMW_PSP_RR", "VMW_PSP_MRU");
         format!("{}{mru}{}", &host[..policy], &host[policy..])
+    })
+}
+
+/// The seed-2 host giving its reserved device twice, under two SCSI LUN keys: as recorded
+/// (Round Robin, perennially reserved), then as the SCSI LUN `…-again` of a second logical
+/// unit, Most Recently Used and not reserved (which passes).
+pub fn device_twice() -> Answers {
+    edit_seed_2_host(seed_2(), |host| {
+        let id = vcsim::SEED_2_LUN.replace(['.', ':'], "");
+        let again = |element: &str| {
+            element
+                .replace(&format!("-{id}<"), &format!("-{id}-again<"))
+                .replace(&format!(">{id}<"), &format!(">{id}-again<"))
+                .replace("VMW_PSP_RR", "VMW_PSP_MRU")
+                .replace("<perenniallyReserved>true", "<perenniallyReserved>false")
+        };
+        let unit = host
+            .find(&format!(
+                "<lun><key>key-vim.host.MultipathInfo.LogicalUnit-{id}<"
+            ))
+            .expect("the reserved device's logical unit");
+        let unit_end = unit + host[unit..].find("</lun></val>").expect("the last unit") + 6;
+        let scsi_key = host
+            .find(&format!("<key>key-vim.host.ScsiDisk-{id}<"))
+            .expect("the reserved device's SCSI LUN");
+        let scsi = host[..scsi_key].rfind("<ScsiLun ").expect("its element");
+        let scsi_end = scsi + host[scsi..].find("</ScsiLun>").expect("closed") + 10;
+        assert!(unit_end < scsi, "multipathInfo, then scsiLun, as recorded");
+        format!(
+            "{}{}{}{}{}",
+            &host[..unit_end],
+            again(&host[unit..unit_end]),
+            &host[unit_end..scsi_end],
+            again(&host[scsi..scsi_end]),
+            &host[scsi_end..]
+        )
     })
 }

@@ -4,7 +4,8 @@
 //! by the High Performance Plugin (vSphere 7+) is `storage/hpp/<device>/…` with its path
 //! selection scheme as `pss`: it is no NMP device. What the vCenter did not give is an error
 //! naming the host and the property (fail closed), never a smaller snapshot; so is what it gave
-//! twice (a property, a logical unit's policy: neither is read), and a device without
+//! twice (a property, a logical unit's policy, a device under two SCSI LUNs: neither is
+//! read), and a device without
 //! `perenniallyReserved` where the `psp-rr-on-reserved-device` invariant needs it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,7 +102,9 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
     for lun in luns {
         *units.entry(lun.scsi_lun.as_str()).or_default() += 1;
     }
+    let devices = by_device(luns, &by_key);
     let mut ambiguous: BTreeSet<&str> = BTreeSet::new();
+    let mut ambiguous_devices: BTreeSet<String> = BTreeSet::new();
     for lun in luns {
         let Some(listed) = by_key.get(lun.scsi_lun.as_str()) else {
             errors.push(format!(
@@ -138,6 +141,18 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
             }
             continue;
         }
+        // Facts are written by device, not by key: a second SCSI LUN for the device would
+        // overwrite the first's facts, or mix them, so neither is read.
+        let segment = path_segment(&scsi.canonical_name);
+        if let Some(named) = devices.get(&segment).filter(|named| named.len() > 1) {
+            if ambiguous_devices.insert(segment) {
+                errors.push(told(
+                    "scsiLun",
+                    &format!("{} are one device, {TWICE}", scsi_luns_named(named)),
+                ));
+            }
+            continue;
+        }
         if !lun.repeated.is_empty() || !scsi.repeated.is_empty() {
             for element in &lun.repeated {
                 errors.push(told("multipathInfo", &format!("{element} {TWICE}")));
@@ -169,6 +184,49 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
         lun_facts(lun, scsi, &mut facts);
     }
     (facts, errors)
+}
+
+/// The SCSI LUNs the logical units name, key to canonical name, by the fact-path segment of
+/// their device (the `<device>` of `storage/{nmp,hpp}/<device>`): two names that are one
+/// segment are one device to the snapshot.
+fn by_device<'a>(
+    luns: &[LogicalUnit],
+    by_key: &BTreeMap<&str, Vec<&'a ScsiLun>>,
+) -> BTreeMap<String, BTreeMap<&'a str, &'a str>> {
+    let mut devices: BTreeMap<String, BTreeMap<&str, &str>> = BTreeMap::new();
+    let named = luns
+        .iter()
+        .filter_map(|lun| by_key.get(lun.scsi_lun.as_str()))
+        .flatten()
+        .filter(|scsi| !scsi.canonical_name.is_empty());
+    for scsi in named {
+        devices
+            .entry(path_segment(&scsi.canonical_name))
+            .or_default()
+            .insert(scsi.key.as_str(), scsi.canonical_name.as_str());
+    }
+    devices
+}
+
+/// `the SCSI LUNs "k1" and "k2"`, each with its canonical name where the names differ.
+fn scsi_luns_named(named: &BTreeMap<&str, &str>) -> String {
+    let one_name = named.values().collect::<BTreeSet<_>>().len() == 1;
+    let each: Vec<String> = named
+        .iter()
+        .map(|(key, name)| {
+            if one_name {
+                format!("{key:?}")
+            } else {
+                format!("{key:?} ({name})")
+            }
+        })
+        .collect();
+    match each.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            format!("the SCSI LUNs {} and {last}", rest.join(", "))
+        }
+        _ => format!("the SCSI LUN {}", each.concat()),
+    }
 }
 
 /// What is said of a property given more than once.

@@ -343,3 +343,79 @@ proptest::proptest! {
         }
     }
 }
+
+/// [`answer`] with its SCSI LUN named `first`, and a second logical unit and SCSI LUN (keys
+/// `…-7e`) named `second`, claimed by a policy of `policy_type`: Most Recently Used, not
+/// perennially reserved.
+fn two_entries(first: &str, second: &str, policy_type: &str) -> String {
+    let whole = answer("VMW_PSP_RR", "HostMultipathInfoLogicalUnitPolicy", true).replace(
+        "<canonicalName>naa.60050768028081713c0000000000007d<",
+        &format!("<canonicalName>{first}<"),
+    );
+    let lun = &whole[whole.find("<lun><key>").unwrap()..whole.find("</lun>\n</val>").unwrap() + 6];
+    let second_lun = lun
+        .replace("-7d<", "-7e<")
+        .replace("<id>7d<", "<id>7e<")
+        .replace("VMW_PSP_RR", "VMW_PSP_MRU")
+        .replace("HostMultipathInfoLogicalUnitPolicy", policy_type);
+    let scsi = &whole[whole.find("<ScsiLun ").unwrap()..whole.find("</ScsiLun>").unwrap() + 10];
+    let second_scsi = scsi
+        .replace("ScsiDisk-7d<", "ScsiDisk-7e<")
+        .replace(
+            &format!("<canonicalName>{first}<"),
+            &format!("<canonicalName>{second}<"),
+        )
+        .replace("<perenniallyReserved>true", "<perenniallyReserved>false");
+    whole
+        .replace(lun, &format!("{lun}{second_lun}"))
+        .replace(scsi, &format!("{scsi}{second_scsi}"))
+}
+
+#[test]
+fn one_device_given_by_two_scsi_luns_is_an_error_and_neither_is_read() {
+    let device = "naa.60050768028081713c0000000000007d";
+    let keys = "the SCSI LUNs \"key-vim.host.ScsiDisk-7d\" and \"key-vim.host.ScsiDisk-7e\"";
+    let nmp = "HostMultipathInfoLogicalUnitPolicy";
+    let hpp = "HostMultipathInfoHppLogicalUnitPolicy";
+    let (slash, underscore) = (format!("{device}/0"), format!("{device}_0"));
+    for (first, second, policy_type, says) in [
+        // The same canonical name, under native multipathing both times or once under HPP.
+        (
+            device,
+            device,
+            nmp,
+            format!("{device}: config.storageDevice.scsiLun: {keys}"),
+        ),
+        (
+            device,
+            device,
+            hpp,
+            format!("{device}: config.storageDevice.scsiLun: {keys}"),
+        ),
+        // Two names that are one fact-path segment.
+        (
+            underscore.as_str(),
+            slash.as_str(),
+            nmp,
+            format!(
+                "{underscore}: config.storageDevice.scsiLun: the SCSI LUNs \"key-vim.host.ScsiDisk-7d\" ({underscore}) and \"key-vim.host.ScsiDisk-7e\" ({slash})"
+            ),
+        ),
+    ] {
+        let page = retrieved(&two_entries(first, second, policy_type), RETRIEVE).unwrap();
+        let (facts, errors) = host_facts("esx01", &page.hosts[0]);
+        assert_eq!(
+            errors,
+            [format!(
+                "host esx01: {says} are one device, given twice: which one holds cannot be told"
+            )],
+            "{second} {policy_type}"
+        );
+        let written: Vec<String> = facts
+            .iter()
+            .map(|(path, _)| path.to_string())
+            .filter(|path| path.starts_with("storage/"))
+            .collect();
+        assert!(written.is_empty(), "{second} {policy_type}: {written:?}");
+    }
+}
