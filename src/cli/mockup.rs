@@ -79,7 +79,9 @@ pub struct ServeArgs {
     /// expire-sessions=N, logins=N, no-expand, truncate=URI, oversize=URI, redirect-loop=URI,
     /// hang=URI, status=CODE:URI, down (nothing listens), hang-all (no request ever answers),
     /// latency=MS (this BMC's answers wait MS instead of --latency), slow-write=MS (a PATCH
-    /// or POST is taken at once and answered MS later).
+    /// or POST is taken at once and answered MS later), redirect-write=URI->LOCATION (a PATCH
+    /// or POST of URI answers 307 to LOCATION), decode-paths (paths are percent-decoded, %2F
+    /// too, before they are routed).
     #[arg(long = "fault", value_name = "FAULT", value_parser = Fault::parse)]
     faults: Vec<Fault>,
     /// Inject a failure into some BMCs only (repeatable): `7:hang-all`, `3,12-14:down`,

@@ -43,6 +43,11 @@ fn ps_quote(text: &str) -> Result<String, String> {
     quote::powershell(text).map_err(|e| e.to_string())
 }
 
+/// `name` as a `-Name` or `-InterfaceAlias` argument (see [`quote::powershell_name`]), or why not.
+fn ps_name(name: &str) -> Result<String, String> {
+    quote::powershell_name(name).map_err(|e| e.to_string())
+}
+
 /// `text` as a POSIX shell word (see [`quote::sh`]), or why not.
 fn sh_quote(text: &str) -> Result<String, String> {
     quote::sh(text).map_err(|e| e.to_string())
@@ -98,22 +103,22 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         // another port.
         let guard = format!(
             "if ((Get-NetAdapter -Name {n}).MacAddress -ne {m}) {{ throw {e} }}",
-            n = ps_quote(&name)?,
+            n = ps_name(&name)?,
             m = ps_quote(&key.replace(':', "-").to_ascii_uppercase())?,
             e = ps_quote(&format!("adapter {name} is not the port {key}"))?,
         );
         let line = match leaf {
             "qos_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterQos -Name {}", ps_quote(&name)?)
+                format!("Enable-NetAdapterQos -Name {}", ps_name(&name)?)
             }
-            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_quote(&name)?),
+            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_name(&name)?),
             "rdma_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterRdma -Name {}", ps_quote(&name)?)
+                format!("Enable-NetAdapterRdma -Name {}", ps_name(&name)?)
             }
-            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_quote(&name)?),
+            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_name(&name)?),
             "dcbx_willing" => format!(
                 "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
-                ps_quote(&name)?,
+                ps_name(&name)?,
                 ps_bool(to)?
             ),
             _ => return Err(format!("no PowerShell command sets {leaf}")),
@@ -179,14 +184,14 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
         };
         vec![format!(
             "Set-NetQosTrafficClass -Name {} {argument}",
-            ps_quote(class)?
+            ps_name(class)?
         )]
     } else if let Some(rest) = qos.strip_prefix("policy/") {
         let (policy, leaf) = rest.split_once('/').ok_or("a policy without a property")?;
         match leaf {
             "priority" => vec![format!(
                 "Set-NetQosPolicy -Name {} -PriorityValue8021Action {}",
-                ps_quote(policy)?,
+                ps_name(policy)?,
                 word(&text(to))?
             )],
             _ => {

@@ -11,6 +11,10 @@ pub enum Unquotable {
     /// A NUL byte: no command line (argv) and no shell script can carry one.
     #[error("{} holds a NUL byte, which no command line can carry", comment(.0))]
     Nul(String),
+    /// A PowerShell wildcard character (`*`, `?`, `[`, `]`) in a name a cmdlet's `-Name` or
+    /// `-InterfaceAlias` takes as a pattern: quoted, it would still select other objects.
+    #[error("{} holds a PowerShell wildcard character (* ? [ ]), which -Name would match other objects with", comment(.0))]
+    Wildcard(String),
     /// Not a bare word: something other than letters, digits, `_`, `.` and `-`.
     #[error("{} is not a value driftgate puts on a command line", comment(.0))]
     NotAWord(String),
@@ -58,6 +62,16 @@ pub fn powershell(text: &str) -> Result<String, Unquotable> {
     }
     out.push('\'');
     Ok(out)
+}
+
+/// `name` as the PowerShell string a cmdlet's `-Name` or `-InterfaceAlias` takes: those
+/// parameters are wildcard patterns, so a name holding `*`, `?`, `[` or `]` is refused rather
+/// than quoted (it would select every adapter, policy or class it matches).
+pub fn powershell_name(name: &str) -> Result<String, Unquotable> {
+    if name.contains(['*', '?', '[', ']']) {
+        return Err(Unquotable::Wildcard(name.to_owned()));
+    }
+    powershell(name)
 }
 
 /// The argument of `powershell -EncodedCommand` that runs `script`: base64 of its UTF-16LE
@@ -187,6 +201,17 @@ mod tests {
             r"\u{d}\u{85}\u{2028}\u{2029}\u{1b}[31m\u{7f}\u{202e}\u{9}"
         );
         assert_eq!(comment("Brücke ‘x’ #1"), "Brücke ‘x’ #1");
+    }
+
+    #[test]
+    fn a_name_a_cmdlet_takes_as_a_pattern_holds_no_wildcard() {
+        assert_eq!(powershell_name("SLOT 3 Port 1").unwrap(), "'SLOT 3 Port 1'");
+        for pattern in ["*", "SLOT?", "x[1]", "SMB]"] {
+            assert_eq!(
+                powershell_name(pattern),
+                Err(Unquotable::Wildcard(pattern.to_owned()))
+            );
+        }
     }
 
     #[test]

@@ -146,8 +146,9 @@ pub fn render<'a>(
     let document = document.into();
     let mut shown = match format {
         Format::Json | Format::Sarif => Shown::json(out),
-        // A `\u{1b}` written after the textfile's escaping would be an escape it does not know.
-        Format::Prometheus => return prometheus::render(&View::of(document), extras, out),
+        // A `\u{1b}` written after the textfile's escaping would be an escape it does not know:
+        // its label values are shown by the sanitiser before they are escaped.
+        Format::Prometheus => return render_to(document, format, extras, out),
         Format::Text | Format::Markdown | Format::Junit | Format::Html => Shown::visible(out),
     };
     render_to(document, format, extras, &mut shown)?;
