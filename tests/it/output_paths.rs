@@ -530,3 +530,50 @@ pub fn sealed_into_a_device() -> (std::process::Output, bool) {
     };
     (output, stayed)
 }
+
+/// For the README's fail-closed table: `snapshot seal --out /dev/stdout` with standard output
+/// a file opened for appending, which holds a line already. Standard error, and whether the
+/// line is still there with the snapshot after it in the same file.
+pub fn sealed_into_appended_stdout() -> (std::process::Output, bool) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("ci.log");
+    std::fs::write(&log, "earlier\n").expect("write");
+    let inode = std::fs::metadata(&log).expect("the log").ino();
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open the log");
+    let output = driftgate_process()
+        .args(["snapshot", "seal"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .args(["--out", "/dev/stdout"])
+        .stdout(appended)
+        .output()
+        .expect("driftgate runs");
+    let got = std::fs::read_to_string(&log).expect("the log");
+    let kept = std::fs::metadata(&log).expect("the log").ino() == inode
+        && got.starts_with("earlier\n{")
+        && got.contains("\"digest\"");
+    (output, kept)
+}
+
+/// For the README's fail-closed table: `check --all --report json=` a link to nothing, of a
+/// fleet whose host is a simulator. Standard error, and whether no request reached it.
+pub fn report_refused_before_the_run() -> (std::process::Output, bool) {
+    let simulator = Simulator::start(&bmc("baseline"), &[]);
+    let lab = FleetLab::new(
+        &[Host::new("azl-node09", State::Bmc(simulator.url.clone()))],
+        &["azl-node09"],
+    );
+    let dangling = lab.path("dangling.json");
+    symlink(lab.path("missing.json"), &dangling).expect("a link");
+    let before = simulator.requests();
+    let output = lab
+        .process()
+        .args(["check", "--all", "--report"])
+        .arg(format!("json={}", dangling.display()))
+        .output()
+        .expect("driftgate runs");
+    let untouched = simulator.requests() == before && !lab.path("missing.json").exists();
+    (output, untouched)
+}
