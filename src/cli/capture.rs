@@ -74,6 +74,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+    if let Some(out) = &args.out {
+        super::check_out("--out", out)?;
+    }
     let sources = args
         .sources
         .iter()

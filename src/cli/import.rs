@@ -38,6 +38,9 @@ pub enum Command {
 
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::WindowsQos { file, host, out } = command;
+    if let Some(out) = &out {
+        super::check_out("--out", out)?;
+    }
     let origin = file.display().to_string();
     let bytes = std::fs::read(&file).with_context(|| format!("{origin}: cannot read"))?;
     let text = decode_text(&bytes).with_context(|| format!("{origin}: cannot decode"))?;

@@ -137,6 +137,9 @@ fn fleet_name(text: &str) -> Result<String, String> {
 
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::Serve(args) = command;
+    if let Some(file) = &args.write_inventory {
+        super::check_out("--write-inventory", file)?;
+    }
     // 1,000 listeners and their connections need more than the usual 1,024 descriptors.
     match super::open_files::raise_open_file_limit() {
         Ok(limit) if limit.soft < 2 * args.count as u64 + 64 => ctx.printer.warn(&format!(

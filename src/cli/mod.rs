@@ -313,3 +313,18 @@ fn effective_policy(
     };
     Ok(input::policy(store, policy)?)
 }
+
+/// Refuses, before the work whose output it is, an output path (`flag`'s) that
+/// [`driftgate_fs::write_output`] would refuse after it.
+fn check_out(flag: &str, path: &Path) -> anyhow::Result<()> {
+    driftgate_fs::check_output(path).map_err(|e| {
+        // A refusal names the path itself.
+        if e.get_ref()
+            .is_some_and(|inner| inner.is::<driftgate_fs::NotAnOutput>())
+        {
+            anyhow::anyhow!("{flag} {e}")
+        } else {
+            anyhow::anyhow!("{flag} {}: {e}", path.display())
+        }
+    })
+}

@@ -18,8 +18,9 @@ pub struct ReportArgs {
     /// a device, FIFO or socket is written as a stream, a symbolic link followed), or with `-`
     /// or no file to standard output in place of --format. Repeatable; FORMAT is
     /// text, json, markdown, junit, sarif, prometheus or html. Files are written whatever the
-    /// verdict, after the run; a file that cannot be written is an error: exit 2, or the
-    /// verdict's own 1 (block) or 3 (incomplete). Only prometheus=FILE keeps each unreachable
+    /// verdict, after the run; a path refused (a directory, a link to nothing, a block device)
+    /// is refused before the run (exit 2), and a file that cannot be written after it is an
+    /// error: exit 2, or the verdict's own 1 (block) or 3 (incomplete). Only prometheus=FILE keeps each unreachable
     /// host's last success from the file it replaces: on standard output there is none.
     #[arg(long = "report", value_name = "FORMAT[=FILE]", value_parser = parse_target)]
     pub reports: Vec<ReportTarget>,
@@ -71,7 +72,9 @@ pub struct ReportSources<'a> {
 impl ReportArgs {
     /// Refuses, before any work, what cannot be written: two reports on standard output, the
     /// same file twice (however spelt: `a.xml` and `./a.xml` are one file), a file in a
-    /// directory that does not exist, a directory in place of a file.
+    /// directory that does not exist, a directory in place of a file, and anything else
+    /// [`driftgate_fs::write_output`] would refuse (a link to nothing, a block device, a
+    /// descriptor not open for writing), so that a fleet is never captured for nothing.
     pub fn check(&self) -> anyhow::Result<()> {
         let on_stdout = self.reports.iter().filter(|r| r.file.is_none()).count();
         if on_stdout > 1 {
@@ -92,6 +95,7 @@ impl ReportArgs {
             let (Some(name), false) = (file.file_name(), file.is_dir()) else {
                 anyhow::bail!("--report {}: is a directory, not a file", file.display());
             };
+            super::check_out("--report", file)?;
             let same = dir
                 .canonicalize()
                 .with_context(|| {

@@ -34,6 +34,9 @@ pub enum Command {
 pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
     match command {
         Command::Seal { file, out } => {
+            if let Some(out) = &out {
+                super::check_out("--out", out)?;
+            }
             let sealed = Snapshot::seal(&read_text(&file)?, &file.display().to_string())?;
             let text = sealed.to_canonical_json();
             match out {

@@ -1114,7 +1114,36 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     all.insert("reset-two-owners", || {
         write_attack(fix_targets::two_owners())
     });
+    all.insert("out-stdout-appended", out_stdout_appended);
+    all.insert("out-refused-before-run", out_refused_before_run);
     all
+}
+
+/// `snapshot seal --out /dev/stdout` with standard output appended to a file: the snapshot
+/// when it follows what the file held.
+fn out_stdout_appended() -> Seen {
+    let (output, kept) = crate::output_paths::sealed_into_appended_stdout();
+    Seen::of(
+        &output,
+        if kept {
+            Written::Snapshot
+        } else {
+            Written::Nothing
+        },
+    )
+}
+
+/// `check --all --report json=` a link to nothing: nothing when no host was captured.
+fn out_refused_before_run() -> Seen {
+    let (output, untouched) = crate::output_paths::report_refused_before_the_run();
+    Seen::of(
+        &output,
+        if untouched {
+            Written::Nothing
+        } else {
+            Written::Reports
+        },
+    )
 }
 
 /// A `fix apply` against a hostile BMC, as a row sees it (its own checks of what the BMC

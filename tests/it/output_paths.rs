@@ -1,8 +1,10 @@
 //! The output paths an operator names (`capture --out`, `snapshot seal --out`, `--report
 //! FORMAT=FILE`) end to end: a character device, a FIFO or a socket there is written into and
 //! stays what it was; a symbolic link is followed to the file or device it names and stays; a
-//! link to nothing or a directory is refused and nothing is written. A regular file is
-//! replaced atomically (tests/it/reports_cli.rs).
+//! link to nothing or a directory is refused and nothing is written, before the command's
+//! work (a fleet's capture). A regular file is replaced atomically (tests/it/reports_cli.rs).
+//! `/dev/stdout` is written into standard output itself, whatever it is: a file appended to,
+//! a pipe, a socket.
 //!
 //! Never against the real `/dev/null`: the tests run as root, and a failing one would replace
 //! the machine's. The device is a null device of the test's own, made with `mknod` in a
@@ -19,7 +21,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use common::simulator::bmc;
+use common::fleet::{FleetLab, Host, State};
+use common::simulator::{Simulator, bmc};
 use common::{driftgate_process, example};
 
 /// A command that writes one output path: its arguments with `OUT` where the path goes.
@@ -352,6 +355,150 @@ fn a_link_to_nothing_and_a_directory_are_refused_and_nothing_is_written() {
     }
 }
 
+/// The writers of [`writers`] with `/dev/stdout` (or a link to it) as their output; a check
+/// also prints its `--format json` report there first.
+fn into_stdout(writer: &Writer, out: &str, stdout: std::process::Stdio) -> Ran {
+    let args: Vec<String> = writer.args.iter().map(|a| a.replace("OUT", out)).collect();
+    let mut command = driftgate_process();
+    command
+        .args(["--color", "never"])
+        .args(&args)
+        .stdout(stdout);
+    let output = command.output().expect("driftgate runs");
+    Ran {
+        code: output.status.code().expect("exited normally"),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// What a writer sent to standard output ends with its output, as written into a file.
+#[track_caller]
+fn ends_with_output(writer: &Writer, got: &[u8], expected: &[u8]) {
+    if writer.name.starts_with("check") {
+        assert!(
+            got.ends_with(expected),
+            "{}: {}",
+            writer.name,
+            String::from_utf8_lossy(got)
+        );
+    } else {
+        same_output(writer, got, expected);
+    }
+}
+
+#[test]
+fn dev_stdout_appended_to_is_appended_to_never_replaced() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("ci.log");
+    let link = dir.path().join("latest.json");
+    symlink("/dev/stdout", &link).expect("a link");
+    for writer in writers() {
+        let (code, expected) = with_a_file(&writer);
+        for out in ["/dev/stdout", "/dev/fd/1", &link.display().to_string()] {
+            std::fs::write(&log, "earlier\n").expect("write");
+            let inode = std::fs::metadata(&log).expect("the log").ino();
+            let appended = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&log)
+                .expect("open the log");
+            let ran = into_stdout(&writer, out, appended.into());
+            let what = format!("{} {out}", writer.name);
+            assert_eq!(ran.code, code, "{what}: {}", ran.stderr);
+            let got = std::fs::read(&log).expect("the log");
+            assert!(
+                got.starts_with(b"earlier\n"),
+                "{what}: earlier content lost"
+            );
+            ends_with_output(&writer, &got[b"earlier\n".len()..], &expected);
+            assert_eq!(
+                std::fs::metadata(&log).expect("the log").ino(),
+                inode,
+                "{what}: the log was replaced"
+            );
+        }
+        assert_eq!(
+            names(dir.path()),
+            ["ci.log", "latest.json"],
+            "{}",
+            writer.name
+        );
+    }
+}
+
+#[test]
+fn dev_stdout_as_a_pipe_or_a_socket_is_written_into() {
+    for writer in writers() {
+        let (code, expected) = with_a_file(&writer);
+        // A pipe: what `output()` reads.
+        let output = driftgate_process()
+            .args(["--color", "never"])
+            .args(writer.args.iter().map(|a| a.replace("OUT", "/dev/stdout")))
+            .output()
+            .expect("driftgate runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{} pipe: {stderr}",
+            writer.name
+        );
+        ends_with_output(&writer, &output.stdout, &expected);
+        // A socket, as journald gives a service.
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            (&ours).read_to_end(&mut got).expect("read");
+            got
+        });
+        let ran = into_stdout(
+            &writer,
+            "/proc/self/fd/1",
+            std::os::fd::OwnedFd::from(theirs).into(),
+        );
+        assert_eq!(ran.code, code, "{} socket: {}", writer.name, ran.stderr);
+        ends_with_output(&writer, &reader.join().expect("the reader"), &expected);
+    }
+}
+
+#[test]
+fn a_refused_output_is_refused_before_any_request() {
+    let simulator = Simulator::start(&bmc("baseline"), &[]);
+    let lab = FleetLab::new(
+        &[Host::new("azl-node09", State::Bmc(simulator.url.clone()))],
+        &["azl-node09"],
+    );
+    let dangling = lab.path("dangling.json");
+    symlink(lab.path("missing.json"), &dangling).expect("a link");
+    let before = simulator.requests();
+    let says = "is a symbolic link to nothing: refused, nothing was written";
+    let report = format!("json={}", dangling.display());
+    let ran = lab.check(&["--report", &report]).expect(2);
+    assert!(ran.stderr.contains(says), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&dangling.display().to_string()),
+        "{}",
+        ran.stderr
+    );
+    let source = format!("redfish={}", simulator.url);
+    let output = driftgate_process()
+        .args([
+            "capture",
+            "--host",
+            "azl-node09",
+            "--source",
+            &source,
+            "--out",
+        ])
+        .arg(&dangling)
+        .output()
+        .expect("driftgate runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(says), "{stderr}");
+    assert_eq!(simulator.requests(), before, "no request reached the BMC");
+    assert!(!lab.path("missing.json").exists());
+}
+
 fn names(dir: &Path) -> Vec<String> {
     common::reports::names(dir)
 }
@@ -382,4 +529,51 @@ pub fn sealed_into_a_device() -> (std::process::Output, bool) {
         None => kind.is_char_device(),
     };
     (output, stayed)
+}
+
+/// For the README's fail-closed table: `snapshot seal --out /dev/stdout` with standard output
+/// a file opened for appending, which holds a line already. Standard error, and whether the
+/// line is still there with the snapshot after it in the same file.
+pub fn sealed_into_appended_stdout() -> (std::process::Output, bool) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let log = dir.path().join("ci.log");
+    std::fs::write(&log, "earlier\n").expect("write");
+    let inode = std::fs::metadata(&log).expect("the log").ino();
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open the log");
+    let output = driftgate_process()
+        .args(["snapshot", "seal"])
+        .arg(example("azure-local-dcbx/baseline.json"))
+        .args(["--out", "/dev/stdout"])
+        .stdout(appended)
+        .output()
+        .expect("driftgate runs");
+    let got = std::fs::read_to_string(&log).expect("the log");
+    let kept = std::fs::metadata(&log).expect("the log").ino() == inode
+        && got.starts_with("earlier\n{")
+        && got.contains("\"digest\"");
+    (output, kept)
+}
+
+/// For the README's fail-closed table: `check --all --report json=` a link to nothing, of a
+/// fleet whose host is a simulator. Standard error, and whether no request reached it.
+pub fn report_refused_before_the_run() -> (std::process::Output, bool) {
+    let simulator = Simulator::start(&bmc("baseline"), &[]);
+    let lab = FleetLab::new(
+        &[Host::new("azl-node09", State::Bmc(simulator.url.clone()))],
+        &["azl-node09"],
+    );
+    let dangling = lab.path("dangling.json");
+    symlink(lab.path("missing.json"), &dangling).expect("a link");
+    let before = simulator.requests();
+    let output = lab
+        .process()
+        .args(["check", "--all", "--report"])
+        .arg(format!("json={}", dangling.display()))
+        .output()
+        .expect("driftgate runs");
+    let untouched = simulator.requests() == before && !lab.path("missing.json").exists();
+    (output, untouched)
 }

@@ -55,7 +55,8 @@ pub struct WriteOptions {
     /// Readable as any new file of the user's (0666 narrowed by the umask; a file it replaces
     /// keeps its mode), instead of its owner's alone (0600).
     pub readable: bool,
-    /// Flushed to disk before it replaces the old file.
+    /// Flushed to disk before it replaces the old file, and the folder flushed after, so that
+    /// the new file is the one under its name after a power cut.
     pub sync: bool,
 }
 
@@ -212,7 +213,8 @@ impl Folder {
 
     /// Writes `bytes` as the file `name` atomically: a temporary file in this folder, then
     /// renamed over `name`. A crash leaves the old file or the new one; a link at `name` is
-    /// replaced, never written through.
+    /// replaced, never written through. With `options.sync`, both the file and this folder
+    /// are flushed to disk before it returns.
     pub fn write_atomic(&self, name: &str, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
         check_name(name)?;
         let mode = if options.readable {
@@ -242,8 +244,14 @@ impl Folder {
         })();
         if written.is_err() {
             let _ = rustix::fs::unlinkat(&self.fd, &temp, AtFlags::empty());
+            return written;
         }
-        written
+        if options.sync {
+            // The rename is an entry of this folder: until the folder is flushed, a power cut
+            // may leave the old file (or none) under the name, the flushed new one lost.
+            rustix::fs::fsync(&self.fd)?;
+        }
+        Ok(())
     }
 
     /// A new temporary file in this folder, named as [`TEMP_PREFIX`]…[`TEMP_SUFFIX`].

@@ -2,6 +2,7 @@
 //! never reached through a symbolic link ([`Folder`]), and the output paths an operator names,
 //! written as what they are ([`write_output`]).
 
+mod descriptor;
 mod folder;
 mod output;
 
@@ -9,7 +10,7 @@ use std::io;
 use std::path::Path;
 
 pub use folder::{Folder, NotOurs, WriteOptions};
-pub use output::{NotAnOutput, output_is_file, write_output};
+pub use output::{NotAnOutput, check_output, output_is_file, write_output};
 
 /// Name prefix of the temporary files [`write_atomic`] creates.
 pub const TEMP_PREFIX: &str = ".driftgate-";

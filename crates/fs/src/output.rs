@@ -5,7 +5,8 @@
 //! and wrong for anything else: renamed over `/dev/null` as root, it replaces the device with a
 //! regular file; over a FIFO, the reader waits forever on the node that was unlinked; over a
 //! symbolic link, the link goes and the file it pointed to is never written. So what is at the
-//! path decides how it is written.
+//! path decides how it is written, and a path that names a descriptor of the process
+//! (`/dev/stdout`) is written into that descriptor.
 
 use std::fs::File;
 use std::io::{self, Write as _};
@@ -15,12 +16,13 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::{WriteOptions, write_in_parent};
+use super::descriptor::{duplicate_for_writing, named_descriptor};
+use super::{Folder, WriteOptions, write_in_parent};
 
 /// What [`write_output`] does not write to.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "{} is {what}: refused, nothing was written (an output is a file, a symbolic link to one, a character device such as /dev/null, a FIFO or a socket)",
+    "{} is {what}: refused, nothing was written (an output is a file, a symbolic link to one, a character device such as /dev/null, a FIFO, a socket, or a descriptor such as /dev/stdout open for writing)",
     path.display()
 )]
 pub struct NotAnOutput {
@@ -37,6 +39,9 @@ enum Way {
     Replace(PathBuf),
     /// As a stream into what is there, which stays.
     Stream(Stream),
+    /// Into this descriptor of the process, as a shell's redirect writes: at its offset,
+    /// never truncated, never renamed over.
+    Descriptor(std::os::fd::RawFd),
 }
 
 /// Something written into, never replaced.
@@ -55,21 +60,62 @@ enum Stream {
 /// - a character device (`/dev/null`, a terminal), a FIFO or a Unix socket: written into as a
 ///   stream, and left as it is;
 /// - a symbolic link: followed, and what it points to written by these rules (a file it names
-///   is replaced atomically in its own folder; the link stays). `/dev/stdout` is one.
+///   is replaced atomically in its own folder; the link stays);
+/// - a descriptor of the process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+///   `/proc/self/fd/N`, `/proc/PID/fd/N` of its own PID), named or on the way of its links:
+///   written into that descriptor itself, sharing its offset as a shell's redirect does, be it
+///   a file (appended to with `>>`, never truncated or replaced), a pipe, a socket or a
+///   terminal.
 ///
-/// A directory, a block device and a link to nothing are refused ([`NotAnOutput`]): nothing
-/// is written, nothing is replaced.
+/// A directory, a block device, a link to nothing and a descriptor not open for writing are
+/// refused ([`NotAnOutput`]): nothing is written, nothing is replaced. [`check_output`] says
+/// so before the work whose output it is.
 pub fn write_output(path: &Path, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
     match way(path)? {
         Way::Replace(file) => write_in_parent(&file, bytes, options),
         Way::Stream(stream) => write_stream(path, stream, bytes),
+        Way::Descriptor(fd) => write_descriptor(path, fd, bytes),
     }
 }
 
+/// What [`write_output`] would refuse at `path` now, without writing: a directory, a block
+/// device, a link to nothing, a descriptor not open for writing, a file in a folder that does
+/// not exist. For a command to refuse its output before its work (a fleet's capture), not
+/// after.
+pub fn check_output(path: &Path) -> io::Result<()> {
+    match way(path)? {
+        Way::Replace(file) => {
+            let folder = match file.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+            match Folder::open_at(folder) {
+                Ok(Some(_)) => Ok(()),
+                Ok(None) => Err(refused(path, "in a directory that does not exist")),
+                Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+                    Err(refused(path, "in a directory that does not exist"))
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Way::Stream(_) => Ok(()),
+        Way::Descriptor(fd) => duplicate_for_writing(fd)
+            .map(drop)
+            .ok_or_else(|| refused(path, NOT_OPEN)),
+    }
+}
+
+/// What a descriptor alias is when its descriptor cannot be written.
+const NOT_OPEN: &str = "a file descriptor this process does not hold open for writing";
+
 /// Whether the output path `path` holds a regular file (directly or through links): one a
 /// report may read before replacing it. A device, a FIFO or a socket is never read, since
-/// reading one consumes or waits.
+/// reading one consumes or waits; nor is a descriptor's file, which is appended to, not
+/// replaced.
 pub fn output_is_file(path: &Path) -> io::Result<bool> {
+    if named_descriptor(path)?.is_some() {
+        return Ok(false);
+    }
     match std::fs::metadata(path) {
         Ok(meta) => Ok(meta.is_file()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
@@ -79,6 +125,9 @@ pub fn output_is_file(path: &Path) -> io::Result<bool> {
 
 /// How `path` is written, by what is there now.
 fn way(path: &Path) -> io::Result<Way> {
+    if let Some(fd) = named_descriptor(path)? {
+        return Ok(Way::Descriptor(fd));
+    }
     let linked = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta.file_type().is_symlink(),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -145,6 +194,15 @@ fn write_stream(path: &Path, stream: Stream, bytes: &[u8]) -> io::Result<()> {
     }
 }
 
+/// Writes `bytes` into the descriptor `fd` that `path` names, through a duplicate of it.
+fn write_descriptor(path: &Path, fd: std::os::fd::RawFd, bytes: &[u8]) -> io::Result<()> {
+    let mut file = File::from(duplicate_for_writing(fd).ok_or_else(|| refused(path, NOT_OPEN))?);
+    // What the process printed before goes first, as it would through one stream.
+    io::stdout().flush()?;
+    file.write_all(bytes)?;
+    file.flush()
+}
+
 fn refused(path: &Path, what: &'static str) -> io::Error {
     io::Error::other(NotAnOutput {
         path: path.to_path_buf(),
@@ -198,6 +256,65 @@ mod tests {
                 .unwrap()
                 .file_type()
                 .is_symlink()
+        );
+    }
+
+    #[test]
+    fn a_descriptor_alias_is_written_into_the_descriptor_never_replaced() {
+        use std::os::fd::AsRawFd as _;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("ci.log");
+        std::fs::write(&log, "earlier\n").unwrap();
+        let appended = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let fd = appended.as_raw_fd();
+        let link = dir.path().join("latest.json");
+        symlink(format!("/dev/fd/{fd}"), &link).unwrap();
+        for path in [PathBuf::from(format!("/proc/self/fd/{fd}")), link.clone()] {
+            check_output(&path).unwrap();
+            assert!(!output_is_file(&path).unwrap());
+            write_output(&path, b"report\n", WriteOptions::PRIVATE).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "earlier\nreport\nreport\n"
+        );
+        drop(appended);
+        let read_only = File::open(&log).unwrap();
+        let path = PathBuf::from(format!("/dev/fd/{}", read_only.as_raw_fd()));
+        for error in [
+            check_output(&path).unwrap_err(),
+            write_output(&path, b"x", WriteOptions::PRIVATE).unwrap_err(),
+        ] {
+            let text = error.to_string();
+            assert!(text.contains("not hold open for writing"), "{text}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "earlier\nreport\nreport\n"
+        );
+        // A descriptor no one holds.
+        let closed = PathBuf::from("/proc/self/fd/987654");
+        assert!(check_output(&closed).is_err());
+    }
+
+    #[test]
+    fn check_output_refuses_what_write_output_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let dangling = dir.path().join("dangling");
+        symlink(dir.path().join("missing"), &dangling).unwrap();
+        for (path, what) in [
+            (dir.path().to_path_buf(), "a directory"),
+            (dangling, "a symbolic link to nothing"),
+            (dir.path().join("missing/r.json"), "does not exist"),
+        ] {
+            let text = check_output(&path).unwrap_err().to_string();
+            assert!(text.contains(what), "{text}");
+        }
+        check_output(&dir.path().join("new.json")).unwrap();
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "nothing written"
         );
     }
 
