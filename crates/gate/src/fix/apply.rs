@@ -309,7 +309,7 @@ pub async fn apply(
                         requests: Vec::new(),
                         job: None,
                     },
-                    (Action::Commands(_), _) => os_step(settings, state, step),
+                    (Action::Commands(_), _) => os_step(settings, state, step, cancel),
                 }
             };
             let mut done = within_grace(cancel, send)
@@ -711,7 +711,15 @@ fn answered(request: &mut Request, answer: &Answer) {
     request.messages = answer.messages();
 }
 
-fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRecord {
+/// Runs `step`'s lines on the host, one after the other, until one fails or `cancel` is
+/// cancelled: a line runs to its end (the signal stops its process, as a capture's), the
+/// lines after it are not run and are named in the record.
+fn os_step(
+    settings: &Settings,
+    state: &RunHostState<'_>,
+    step: &Step,
+    cancel: &driftgate_collect::Cancel,
+) -> StepRecord {
     let Action::Commands(commands) = &step.action else {
         unreachable!("called for command steps only");
     };
@@ -768,7 +776,16 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
     };
     let transport = for_location(location, &options.process);
     let mut requests = Vec::new();
-    for line in &commands.lines {
+    for (ran, line) in commands.lines.iter().enumerate() {
+        // Checked between lines: the transport runs one synchronously, out of the grace's
+        // reach, and a line after a signal must not start.
+        if cancel.is_cancelled() {
+            let rest = &commands.lines[ran..];
+            return match ran {
+                0 => done(Outcome::NotSent, STOPPED.to_owned(), requests),
+                _ => done(Outcome::Failed, stopped_between(ran, rest), requests),
+            };
+        }
         // A PowerShell line goes encoded: ssh and a Windows host's cmd.exe read a `-Command`
         // line again on the way, with quoting rules of their own.
         let encoded = match commands.shell {
@@ -824,6 +841,20 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
         requests.push(request);
     }
     done(Outcome::Applied, "ran on the host".to_owned(), requests)
+}
+
+/// The detail of a command step stopped by a signal after `ran` of its lines: the lines
+/// not run, named.
+fn stopped_between(ran: usize, rest: &[String]) -> String {
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|line| format!("`{}`", driftgate_fix::one_line(line)))
+        .collect();
+    format!(
+        "fix apply was stopped by a signal after {ran} of its {} lines; not run: {}",
+        ran + rest.len(),
+        rest.join(", ")
+    )
 }
 
 /// Logs out of every BMC that was read.
