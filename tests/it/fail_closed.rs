@@ -754,11 +754,7 @@ fn concurrent_apply() -> Seen {
     ];
     let mut exits: Vec<i32> = outputs.iter().map(|o| o.status.code().unwrap()).collect();
     exits.sort_unstable();
-    assert_eq!(
-        sent(&lab, "PATCH", "/redfish/v1/"),
-        2,
-        "one PATCH per step"
-    );
+    assert_eq!(sent(&lab, "PATCH", "/redfish/v1/"), 2, "one PATCH per step");
     assert_eq!(
         sent(
             &lab,

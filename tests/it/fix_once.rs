@@ -132,11 +132,7 @@ fn of_two_applies_of_one_run_at_once_one_sends_and_the_other_names_it() {
         assert!(why.contains(&says), "{says:?} not in {why}");
     }
     assert_eq!(sent(&lab, "PATCH", SETTINGS_1), 1);
-    assert_eq!(
-        sent(&lab, "PATCH", "/redfish/v1/"),
-        2,
-        "one PATCH per step"
-    );
+    assert_eq!(sent(&lab, "PATCH", "/redfish/v1/"), 2, "one PATCH per step");
     assert_eq!(sent(&lab, "POST", RESET), 1, "one reset");
     let files = std::fs::read_dir(lab.run_dir(run).join("fix"))
         .unwrap()

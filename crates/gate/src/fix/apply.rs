@@ -329,11 +329,18 @@ pub async fn apply(
             journal.save();
         }
         let host = &journal.record.hosts[h];
-        let staged = host.steps.iter().any(|s| {
-            s.step.layer == Layer::Bmc
-                && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
-                && s.step.reboot
-        });
+        // The reset is judged by the steps that staged something: one found current names no
+        // system the reset must apply it on.
+        let staged: Vec<Step> = host
+            .steps
+            .iter()
+            .filter(|s| {
+                s.step.layer == Layer::Bmc
+                    && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
+                    && s.step.reboot
+            })
+            .map(|s| s.step.clone())
+            .collect();
         let failed = host.steps.iter().any(|s| !s.outcome.in_place());
         if request.reset {
             let not_sent = |why: &str| Err(why.to_owned());
@@ -345,10 +352,11 @@ pub async fn apply(
                 _ if failed => {
                     not_sent("a step of the host failed: the reset would apply a partial change")
                 }
-                _ if !staged => not_sent("nothing is staged for a reset"),
+                _ if staged.is_empty() => not_sent("nothing is staged for a reset"),
                 None => not_sent("the host's BMC was not read"),
-                Some((connection, read)) => reset_request(read, &host_plan.steps)
-                    .map(|(post, target)| (connection, post, target)),
+                Some((connection, read)) => {
+                    reset_request(read, &staged).map(|(post, target)| (connection, post, target))
+                }
             };
             match post {
                 Ok((connection, post, target)) => {
@@ -635,9 +643,9 @@ async fn bmc_step(
     done(outcome, detail, vec![request], job)
 }
 
-/// The reset of the one system whose reset applies what the host's staged BMC steps wrote
-/// (`GracefulRestart`, else `ForceRestart`, else `PowerCycle`), as a request to send and
-/// where it goes; why none, else.
+/// The reset of the one system whose reset applies what `steps` (the host's BMC steps that
+/// staged something, or would in a dry run) wrote (`GracefulRestart`, else `ForceRestart`,
+/// else `PowerCycle`), as a request to send and where it goes; why none, else.
 fn reset_request(read: &BmcSettings, steps: &[Step]) -> Result<(Request, WriteTarget), String> {
     let mut systems: Vec<&str> = Vec::new();
     for step in steps.iter().filter(|s| s.reboot) {
