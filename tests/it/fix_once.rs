@@ -245,6 +245,15 @@ fn after_sigkill_mid_patch_the_record_says_sending_and_the_rerun_says_so() {
     assert_eq!(step["outcome"], "sending", "{record:#}");
     assert_eq!(step["requests"][0]["sending"], true, "{record:#}");
     assert!(record["finished_at"].is_null(), "{record:#}");
+    // The BMC took it: the post checks the step though no answer was recorded, and says so.
+    let post = lab
+        .gate(&["post", "--run", run, "--format", "json"])
+        .expect(1)
+        .json();
+    let fix = &post["hosts"][0]["fixes"][0];
+    assert_eq!(fix["step"], "bmc-1", "{post:#}");
+    assert_eq!(fix["state"], "pending", "{post:#}");
+    assert_eq!(fix["unanswered"], true, "{post:#}");
     let rerun = spawn_apply(&lab, run, &[]).wait_with_output().unwrap();
     let again = stderr(&rerun);
     assert_eq!(rerun.status.code(), Some(0), "{again}");
