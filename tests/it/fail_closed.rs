@@ -742,11 +742,11 @@ fn apply_records(lab: &common::gate::Lab, run: &str) -> Written {
 }
 
 /// Two `fix apply --yes --reset` of one run started together, the BMC answering each write
-/// 2 s late: one sends (one PATCH per step, one reset), the other is refused naming it.
+/// 4 s late: one sends (one PATCH per step, one reset), the other is refused naming it.
 fn concurrent_apply() -> Seen {
-    use crate::fix_once::{blocked, sent, spawn_apply};
+    use crate::fix_once::{SLOW, blocked, sent, spawn_apply};
     let run = "CHG-4001";
-    let mut lab = blocked(&["--fault", "slow-write=2000"], run);
+    let lab = blocked(&["--fault", SLOW], run);
     let first = spawn_apply(&lab, run, &["--reset"]);
     let second = spawn_apply(&lab, run, &["--reset"]);
     let outputs = [
@@ -755,14 +755,10 @@ fn concurrent_apply() -> Seen {
     ];
     let mut exits: Vec<i32> = outputs.iter().map(|o| o.status.code().unwrap()).collect();
     exits.sort_unstable();
-    assert_eq!(
-        sent(&mut lab, "PATCH", "/redfish/v1/"),
-        2,
-        "one PATCH per step"
-    );
+    assert_eq!(sent(&lab, "PATCH", "/redfish/v1/"), 2, "one PATCH per step");
     assert_eq!(
         sent(
-            &mut lab,
+            &lab,
             "POST",
             "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"
         ),
@@ -782,7 +778,7 @@ fn concurrent_apply() -> Seen {
 
 /// SIGTERM, then (another lab) SIGINT, while `fix apply`'s first PATCH is in flight.
 fn signal_during_apply() -> Seen {
-    use crate::fix_once::{blocked, logged, record, spawn_apply};
+    use crate::fix_once::{IN_FLIGHT, arrived, blocked, logged, record, spawn_apply};
     let mut seen = Seen {
         exits: Vec::new(),
         status: None,
@@ -791,9 +787,9 @@ fn signal_during_apply() -> Seen {
     };
     for signal in [libc::SIGTERM, libc::SIGINT] {
         let run = "CHG-4002";
-        let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+        let mut lab = blocked(&["--fault", IN_FLIGHT], run);
         let child = spawn_apply(&lab, run, &["--reset"]);
-        logged(&mut lab, "DEBUG PATCH /redfish/v1/");
+        arrived(&lab, "PATCH", "/redfish/v1/");
         crate::fix_once::send(&child, signal);
         let output = child.wait_with_output().unwrap();
         seen.exits.push(output.status.code().unwrap_or(-1));
@@ -809,11 +805,11 @@ fn signal_during_apply() -> Seen {
 
 /// SIGKILL while `fix apply`'s first PATCH is in flight, then `fix apply` again.
 fn killed_apply() -> Seen {
-    use crate::fix_once::{blocked, logged, record, spawn_apply};
+    use crate::fix_once::{IN_FLIGHT, arrived, blocked, record, spawn_apply};
     let run = "CHG-4003";
-    let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+    let lab = blocked(&["--fault", IN_FLIGHT], run);
     let child = spawn_apply(&lab, run, &["--reset"]);
-    logged(&mut lab, "DEBUG PATCH /redfish/v1/");
+    arrived(&lab, "PATCH", "/redfish/v1/");
     crate::fix_once::send(&child, libc::SIGKILL);
     let _ = child.wait_with_output().unwrap();
     assert_eq!(

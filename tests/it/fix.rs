@@ -615,6 +615,93 @@ fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
 }
 
 #[test]
+fn a_signal_during_a_command_line_starts_none_of_the_step_s_later_lines() {
+    // Seed 2's step is two lines (the policy, then a device rule). The first is held until the
+    // test has sent SIGINT; driftgate runs with SIGTERM ignored, so its children ignore the
+    // SIGTERM it sends them on the signal and the first line ends well.
+    let work = tempfile::tempdir().unwrap();
+    let recordings = work.path().join("esx01");
+    copy_dir(
+        &root().join("examples/esxi-mscs-psp/recorded/round-robin"),
+        &recordings,
+    );
+    let bin = writable_esxcli(&recordings);
+    let (store, driftgate_at) = local_host_store(
+        work.path(),
+        bin.path(),
+        ("esx01", "esxi", "esxi=local:"),
+        Path::new(&example("esxi-mscs-psp/baseline.json")),
+    );
+    driftgate_at(&["gate", "pre", "--run", "CHG-3009", "esx01"]).expect(1);
+    let (started, signalled) = (work.path().join("started"), work.path().join("signalled"));
+    let held = tempfile::tempdir().unwrap();
+    let esxcli = held.path().join("esxcli");
+    std::fs::write(
+        &esxcli,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in 'storage nmp device set'*)\n  : > '{}'\n  while [ ! -e '{}' ]; do sleep 0.05; done\n  sleep 0.3;;\nesac\nexec '{}' \"$@\"\n",
+            started.display(),
+            signalled.display(),
+            bin.path().join("esxcli").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&esxcli, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        held.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("trap '' TERM; exec \"$0\" \"$@\"")
+        .arg(assert_cmd::cargo::cargo_bin("driftgate"))
+        .args(["--color", "never", "--repo"])
+        .arg(&store)
+        .args([
+            "fix", "apply", "--run", "CHG-3009", "--ticket", "CHG-3009", "--yes",
+        ])
+        .args(["--layer", "os"])
+        .env("PATH", &path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first line never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    crate::fix_once::send(&child, libc::SIGINT);
+    std::fs::write(&signalled, "").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let record: Value = serde_json::from_slice(
+        &std::fs::read(store.join(".driftgate/runs/CHG-3009/fix/apply-1.json")).unwrap(),
+    )
+    .unwrap();
+    let step = &record["hosts"][0]["steps"][0];
+    assert_eq!(step["outcome"], "failed", "{record:#}");
+    assert_eq!(step["requests"].as_array().unwrap().len(), 1, "{record:#}");
+    assert_eq!(step["requests"][0]["status"], 0, "{record:#}");
+    let detail = step["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "stopped by a signal after 1 of its 2 lines; not run: `esxcli storage nmp satp rule add"
+        ),
+        "{detail}"
+    );
+    let rules =
+        std::fs::read_to_string(recordings.join("esxcli_storage_nmp_satp_rule_list.txt")).unwrap();
+    assert!(!rules.contains("driftgate: keep"), "{rules}");
+}
+
+#[test]
 fn a_nightly_out_dir_is_planned_from_its_snapshots_and_the_bmc_sessions_are_closed() {
     // The lab's BMC asks for a session: every one `fix` opens is deleted again.
     let lab = Lab::authenticated();

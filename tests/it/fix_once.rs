@@ -1,11 +1,11 @@
 //! One `fix apply` of a run at a time, and every write recorded before it is sent: two applies
-//! of one run started together against a BMC that answers each write 2 s late (one sends, the
+//! of one run started together against a BMC that answers each write late (one sends, the
 //! other is refused naming it, or waits for it with `--wait`); SIGTERM, SIGINT and SIGKILL
 //! while the first PATCH is in flight (the record says what was sent, the session is deleted,
 //! the rerun names the stopped apply).
 
 use std::process::{Child, Output, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -13,6 +13,16 @@ use crate::common::gate::Lab;
 
 const SETTINGS_1: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1/Settings";
 const RESET: &str = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset";
+
+/// A BMC that answers each write 7 s after it arrives: time for a signal to land while the
+/// PATCH is in flight on a loaded machine, and the answer (then its read-back) still within
+/// the 10 s grace after it.
+pub const IN_FLIGHT: &str = "slow-write=7000";
+
+/// A BMC that answers each write 4 s after it arrives: the apply that takes the lock holds it
+/// through two PATCHes and a reset (12 s), long enough for one started with it to reach the
+/// lock on a loaded machine.
+pub const SLOW: &str = "slow-write=4000";
 
 /// The seed-1 lab after its update, its simulator requiring sessions and given `args`:
 /// `gate pre` passed and `gate post` of `run` blocked on the DCBX the firmware reset.
@@ -46,17 +56,31 @@ pub fn logged(lab: &mut Lab, text: &str) {
     );
 }
 
-/// How many `method` requests of a URI starting with `uri` `lab`'s simulator received so far.
-pub fn sent(lab: &mut Lab, method: &str, uri: &str) -> usize {
-    let simulator = lab.simulator.as_mut().unwrap();
-    // Reads what was logged until now.
-    simulator.logged("\u{0}", Duration::from_millis(300));
-    let line = format!("DEBUG {method} {uri}");
-    simulator
-        .log_lines()
+/// How many `method` requests of a URI starting with `uri` `lab`'s simulator received so far:
+/// its own list, counted as each request arrives (before a slow write is answered).
+pub fn sent(lab: &Lab, method: &str, uri: &str) -> usize {
+    let line = format!("{method} {uri}");
+    lab.simulator
+        .as_ref()
+        .unwrap()
+        .sent()
         .iter()
-        .filter(|l| l.contains(&line))
+        .filter(|l| l.starts_with(&line))
         .count()
+}
+
+/// Waits (up to 30 s) until `lab`'s simulator received a `method` request of a URI starting
+/// with `uri`: the request is in flight from then on.
+pub fn arrived(lab: &Lab, method: &str, uri: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while sent(lab, method, uri) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no {method} {uri} within 30 s: {:?}",
+            lab.simulator.as_ref().unwrap().sent()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The record `fix/apply-N.json` of `run`.
@@ -79,7 +103,7 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn of_two_applies_of_one_run_at_once_one_sends_and_the_other_names_it() {
     let run = "CHG-3001";
-    let mut lab = blocked(&["--fault", "slow-write=2000"], run);
+    let lab = blocked(&["--fault", SLOW], run);
     let first = spawn_apply(&lab, run, &["--reset"]);
     let second = spawn_apply(&lab, run, &["--reset"]);
     let pids = [first.id(), second.id()];
@@ -107,13 +131,9 @@ fn of_two_applies_of_one_run_at_once_one_sends_and_the_other_names_it() {
     ] {
         assert!(why.contains(&says), "{says:?} not in {why}");
     }
-    assert_eq!(sent(&mut lab, "PATCH", SETTINGS_1), 1);
-    assert_eq!(
-        sent(&mut lab, "PATCH", "/redfish/v1/"),
-        2,
-        "one PATCH per step"
-    );
-    assert_eq!(sent(&mut lab, "POST", RESET), 1, "one reset");
+    assert_eq!(sent(&lab, "PATCH", SETTINGS_1), 1);
+    assert_eq!(sent(&lab, "PATCH", "/redfish/v1/"), 2, "one PATCH per step");
+    assert_eq!(sent(&lab, "POST", RESET), 1, "one reset");
     let files = std::fs::read_dir(lab.run_dir(run).join("fix"))
         .unwrap()
         .filter_map(|e| {
@@ -130,9 +150,10 @@ fn of_two_applies_of_one_run_at_once_one_sends_and_the_other_names_it() {
 #[test]
 fn an_apply_with_wait_waits_for_the_one_at_work_and_plans_from_what_it_did() {
     let run = "CHG-3002";
-    let mut lab = blocked(&["--fault", "slow-write=2000"], run);
+    // From its first PATCH on, the first holds the lock for two slow answers (8 s).
+    let lab = blocked(&["--fault", SLOW], run);
     let first = spawn_apply(&lab, run, &[]);
-    logged(&mut lab, &format!("DEBUG PATCH {SETTINGS_1}"));
+    arrived(&lab, "PATCH", SETTINGS_1);
     let second = spawn_apply(&lab, run, &["--wait", "--reset"]);
     let first = first.wait_with_output().unwrap();
     let second = second.wait_with_output().unwrap();
@@ -154,8 +175,8 @@ fn an_apply_with_wait_waits_for_the_one_at_work_and_plans_from_what_it_did() {
         waited.contains("apply-1.json (ticket CHG-3002) sent it"),
         "{waited}"
     );
-    assert_eq!(sent(&mut lab, "PATCH", SETTINGS_1), 1);
-    assert_eq!(sent(&mut lab, "POST", RESET), 1);
+    assert_eq!(sent(&lab, "PATCH", SETTINGS_1), 1);
+    assert_eq!(sent(&lab, "POST", RESET), 1);
 }
 
 fn first_pid(lab: &Lab, run: &str) -> u64 {
@@ -169,9 +190,9 @@ fn sigterm_or_sigint_mid_patch_lets_it_finish_records_it_deletes_the_session_and
         (libc::SIGINT, "SIGINT", 130),
     ] {
         let run = "CHG-3003";
-        let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+        let mut lab = blocked(&["--fault", IN_FLIGHT], run);
         let child = spawn_apply(&lab, run, &["--reset"]);
-        logged(&mut lab, &format!("DEBUG PATCH {SETTINGS_1}"));
+        arrived(&lab, "PATCH", SETTINGS_1);
         send(&child, signal);
         let output = child.wait_with_output().unwrap();
         let text = stderr(&output);
@@ -196,7 +217,7 @@ fn sigterm_or_sigint_mid_patch_lets_it_finish_records_it_deletes_the_session_and
         assert!(record["interrupted"].is_string(), "{name}: {record:#}");
         logged(&mut lab, "session deleted");
         assert_eq!(lab.simulator.as_ref().unwrap().sessions(), 0, "{name}");
-        assert_eq!(sent(&mut lab, "POST", RESET), 0, "{name}: no reset");
+        assert_eq!(sent(&lab, "POST", RESET), 0, "{name}: no reset");
         // The rerun sends the rest, and names the stopped apply for the step it finds staged.
         let rerun = spawn_apply(&lab, run, &[]).wait_with_output().unwrap();
         let again = stderr(&rerun);
@@ -213,10 +234,10 @@ fn sigterm_or_sigint_mid_patch_lets_it_finish_records_it_deletes_the_session_and
 #[test]
 fn after_sigkill_mid_patch_the_record_says_sending_and_the_rerun_says_so() {
     let run = "CHG-3004";
-    let mut lab = blocked(&["--fault", "slow-write=3000"], run);
+    let lab = blocked(&["--fault", IN_FLIGHT], run);
     let child = spawn_apply(&lab, run, &["--reset"]);
     let pid = child.id();
-    logged(&mut lab, &format!("DEBUG PATCH {SETTINGS_1}"));
+    arrived(&lab, "PATCH", SETTINGS_1);
     send(&child, libc::SIGKILL);
     let _ = child.wait_with_output().unwrap();
     let record = record(&lab, run, 1);
@@ -224,6 +245,15 @@ fn after_sigkill_mid_patch_the_record_says_sending_and_the_rerun_says_so() {
     assert_eq!(step["outcome"], "sending", "{record:#}");
     assert_eq!(step["requests"][0]["sending"], true, "{record:#}");
     assert!(record["finished_at"].is_null(), "{record:#}");
+    // The BMC took it: the post checks the step though no answer was recorded, and says so.
+    let post = lab
+        .gate(&["post", "--run", run, "--format", "json"])
+        .expect(1)
+        .json();
+    let fix = &post["hosts"][0]["fixes"][0];
+    assert_eq!(fix["step"], "bmc-1", "{post:#}");
+    assert_eq!(fix["state"], "pending", "{post:#}");
+    assert_eq!(fix["unanswered"], true, "{post:#}");
     let rerun = spawn_apply(&lab, run, &[]).wait_with_output().unwrap();
     let again = stderr(&rerun);
     assert_eq!(rerun.status.code(), Some(0), "{again}");
@@ -243,8 +273,8 @@ fn a_patch_unanswered_within_the_grace_after_sigterm_is_recorded_as_sending() {
     let run = "CHG-3005";
     let mut lab = blocked(&["--fault", "slow-write=60000"], run);
     let child = spawn_apply(&lab, run, &["--reset"]);
-    logged(&mut lab, &format!("DEBUG PATCH {SETTINGS_1}"));
-    let signalled = std::time::Instant::now();
+    arrived(&lab, "PATCH", SETTINGS_1);
+    let signalled = Instant::now();
     send(&child, libc::SIGTERM);
     let output = child.wait_with_output().unwrap();
     let took = signalled.elapsed();
@@ -293,6 +323,6 @@ fn sigterm_while_the_bmc_is_read_sends_nothing_and_deletes_the_session() {
     );
     logged(&mut lab, "session deleted");
     assert_eq!(lab.simulator.as_ref().unwrap().sessions(), 0);
-    assert_eq!(sent(&mut lab, "PATCH", "/redfish/v1/"), 0);
+    assert_eq!(sent(&lab, "PATCH", "/redfish/v1/"), 0);
     assert!(!lab.run_dir(run).join("fix/apply-1.json").exists());
 }

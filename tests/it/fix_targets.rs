@@ -181,14 +181,19 @@ pub fn other_system_first() -> Attack {
 /// `Other.1`, listed first, and the NIC's chassis link each other too: two owners.
 pub fn two_owners() -> Attack {
     let lab = blocked(&[], "CHG-6008");
-    other_system(&lab, &[CHASSIS]);
-    edit_json(&served(&lab, CHASSIS), |chassis| {
+    owned_twice(&lab);
+    apply(&lab, "CHG-6008", true)
+}
+
+/// Serves `Other.1`, listed first, and the NIC's chassis linking each other too.
+fn owned_twice(lab: &Lab) {
+    other_system(lab, &[CHASSIS]);
+    edit_json(&served(lab, CHASSIS), |chassis| {
         chassis["Links"]["ComputerSystems"]
             .as_array_mut()
             .unwrap()
             .push(json!({"@odata.id": OTHER}));
     });
-    apply(&lab, "CHG-6008", true)
 }
 
 /// Serves a system `Other.1` whose `Links.Chassis` are `chassis`, listed first in `Systems`.
@@ -509,6 +514,29 @@ fn a_whole_apply_against_every_shared_capture_sends_only_the_planned_writes() {
         );
     }
     assert!(reset_anywhere, "a capture planned a PATCH and its reset");
+}
+
+#[test]
+fn a_reset_is_judged_by_the_steps_that_staged_something_only() {
+    // The first port's DCBX is current again: its step stages nothing, and its system (two
+    // owners) is no reason to refuse; the second port's step, which staged, is.
+    let lab = blocked(&[], "CHG-6012");
+    owned_twice(&lab);
+    edit_json(&served(&lab, ATTRIBUTES[0]), |attributes| {
+        attributes["Attributes"]["Broadcom_DCBX"] = json!("Enabled_IEEE");
+    });
+    let attack = apply(&lab, "CHG-6012", true);
+    let stderr = &attack.ran.stderr;
+    assert_eq!(attack.ran.code, 0, "{stderr}");
+    assert!(
+        stderr.contains("[bmc-1] skipped (already current)")
+            && stderr.contains(&format!(
+                "reset not sent: bmc-2 ({}): its chassis",
+                ATTRIBUTES[1]
+            ))
+            && !stderr.contains("reset not sent: bmc-1"),
+        "{stderr}"
+    );
 }
 
 #[test]

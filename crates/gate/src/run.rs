@@ -455,7 +455,7 @@ impl RunDir {
     /// Writes `record` as the next `fix/apply-<N>.json` of `fix` (never replacing one) and
     /// returns its name. The caller holds the run's apply lock: no other apply numbers one
     /// meanwhile.
-    pub fn create_fix_record(
+    pub(crate) fn create_fix_record(
         &self,
         fix: &Folder,
         record: &impl Serialize,
@@ -474,8 +474,9 @@ impl RunDir {
         }
     }
 
-    /// Writes `record` again as `name` in `fix` (atomically: the old one or the new one).
-    pub fn rewrite_fix_record(
+    /// Writes `record` again as `name` in `fix` (atomically: the old one or the new one). The
+    /// caller holds the run's apply lock.
+    pub(crate) fn rewrite_fix_record(
         fix: &Folder,
         name: &str,
         record: &impl Serialize,
@@ -541,7 +542,10 @@ fn write(folder: &Folder, name: &str, bytes: &[u8]) -> Result<(), GateError> {
         .map_err(|error| io_error(&folder.path().join(name), error))
 }
 
-fn io_error(file: &Path, error: std::io::Error) -> GateError {
+/// `error` at `file` as the gate's error: a path refused as not driftgate's (a symbolic link
+/// where it keeps a folder or file of its own) is said so, any other is an I/O error naming
+/// the file.
+pub(crate) fn io_error(file: &Path, error: std::io::Error) -> GateError {
     match NotOurs::from_io(error) {
         Ok(refused) => GateError::NotOurs(refused),
         Err(error) => GateError::Io {

@@ -205,39 +205,10 @@ pub async fn apply(
     }
     if request.dry_run || nothing || declined || !unread.is_empty() {
         if request.dry_run {
-            for (_, host_plan, bmc) in &hosts {
-                record.hosts.push(HostRecord {
-                    host: host_plan.host.clone(),
-                    steps: host_plan
-                        .steps
-                        .iter()
-                        .map(|step| StepRecord {
-                            step: step.clone(),
-                            outcome: Outcome::NotSent,
-                            detail: "dry run: nothing sent".to_owned(),
-                            requests: would_send(step),
-                            job: None,
-                        })
-                        .collect(),
-                    reset: None,
-                    reset_not_sent: None,
-                });
-                let record = record.hosts.last_mut().expect("just pushed");
-                let bmc_steps = host_plan
-                    .steps
-                    .iter()
-                    .any(|s| s.layer == Layer::Bmc && s.reboot);
-                if request.reset && bmc_steps {
-                    let steps = &host_plan.steps;
-                    match bmc.as_ref().map(|(_, read)| reset_request(read, steps)) {
-                        Some(Ok((post, _))) => record.reset = Some(post),
-                        Some(Err(why)) => record.reset_not_sent = Some(why),
-                        None => {
-                            record.reset_not_sent = Some("the host's BMC was not read".to_owned())
-                        }
-                    }
-                }
-            }
+            record.hosts = hosts
+                .iter()
+                .map(|(_, host_plan, bmc)| dry_run(host_plan, bmc.as_ref(), request.reset))
+                .collect();
         }
         close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
         return Ok(Applied {
@@ -275,100 +246,17 @@ pub async fn apply(
             reset: None,
             reset_not_sent: None,
         });
-        let h = journal.record.hosts.len() - 1;
+        let host = Host {
+            state,
+            name: &host_plan.host,
+            bmc: bmc.as_ref(),
+            index: journal.record.hosts.len() - 1,
+        };
         for step in &host_plan.steps {
-            if cancel.is_cancelled() || journal.error.is_some() {
-                let skipped = not_sent(step, &journal);
-                journal.record.hosts[h].steps.push(skipped);
-                continue;
-            }
-            let sending = StepRecord {
-                step: step.clone(),
-                outcome: Outcome::Sending,
-                detail: "recorded before it was sent; no answer recorded".to_owned(),
-                requests: would_send(step).into_iter().map(Request::sending).collect(),
-                job: None,
-            };
-            journal.record.hosts[h].steps.push(sending.clone());
-            if !journal.save() {
-                let skipped = not_sent(step, &journal);
-                if let Some(last) = journal.record.hosts[h].steps.last_mut() {
-                    *last = skipped;
-                }
-                continue;
-            }
-            let send = async {
-                match (&step.action, &bmc) {
-                    (Action::RedfishPatch(_), Some((connection, read))) => {
-                        bmc_step(connection, read, step, request.immediate).await
-                    }
-                    (Action::RedfishPatch(_), None) => StepRecord {
-                        step: step.clone(),
-                        outcome: Outcome::Failed,
-                        detail: "the host's BMC was not read".to_owned(),
-                        requests: Vec::new(),
-                        job: None,
-                    },
-                    (Action::Commands(_), _) => os_step(settings, state, step),
-                }
-            };
-            let mut done = within_grace(cancel, send)
-                .await
-                .unwrap_or_else(|| StepRecord {
-                    detail: unanswered(),
-                    ..sending
-                });
-            if done.outcome == Outcome::AlreadyPending
-                && let Some(by) = earlier.sent_by(&host_plan.host, step)
-            {
-                done.detail = format!("{}; {by}", done.detail);
-            }
-            if let Some(last) = journal.record.hosts[h].steps.last_mut() {
-                *last = done;
-            }
-            journal.save();
+            send_step(settings, request, &mut journal, &earlier, &host, step).await;
         }
-        let host = &journal.record.hosts[h];
-        let staged = host.steps.iter().any(|s| {
-            s.step.layer == Layer::Bmc
-                && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
-                && s.step.reboot
-        });
-        let failed = host.steps.iter().any(|s| !s.outcome.in_place());
         if request.reset {
-            let not_sent = |why: &str| Err(why.to_owned());
-            let post = match &bmc {
-                _ if cancel.is_cancelled() => {
-                    not_sent("fix apply was stopped by a signal before the reset")
-                }
-                _ if journal.error.is_some() => not_sent(UNRECORDED),
-                _ if failed => {
-                    not_sent("a step of the host failed: the reset would apply a partial change")
-                }
-                _ if !staged => not_sent("nothing is staged for a reset"),
-                None => not_sent("the host's BMC was not read"),
-                Some((connection, read)) => reset_request(read, &host_plan.steps)
-                    .map(|(post, target)| (connection, post, target)),
-            };
-            match post {
-                Ok((connection, post, target)) => {
-                    journal.record.hosts[h].reset = Some(post.clone().sending());
-                    if journal.save() {
-                        let answer =
-                            within_grace(cancel, reset(connection, &target, post.clone())).await;
-                        journal.record.hosts[h].reset = Some(answer.unwrap_or_else(|| {
-                            let mut post = post.sending();
-                            post.messages.push(unanswered());
-                            post
-                        }));
-                        journal.save();
-                    } else {
-                        journal.record.hosts[h].reset = None;
-                        journal.record.hosts[h].reset_not_sent = Some(UNRECORDED.to_owned());
-                    }
-                }
-                Err(why) => journal.record.hosts[h].reset_not_sent = Some(why),
-            }
+            send_reset(cancel, &mut journal, &host).await;
         }
         if let Some((connection, _)) = bmc {
             let _ = connection.close().await;
@@ -388,6 +276,170 @@ pub async fn apply(
         declined: false,
         stopped,
     })
+}
+
+/// What a dry run of `host_plan` would send: each step, and the reset when asked for.
+fn dry_run(host_plan: &HostPlan, bmc: Option<&OpenBmc>, reset: bool) -> HostRecord {
+    let mut record = HostRecord {
+        host: host_plan.host.clone(),
+        steps: host_plan
+            .steps
+            .iter()
+            .map(|step| StepRecord {
+                step: step.clone(),
+                outcome: Outcome::NotSent,
+                detail: "dry run: nothing sent".to_owned(),
+                requests: would_send(step),
+                job: None,
+            })
+            .collect(),
+        reset: None,
+        reset_not_sent: None,
+    };
+    let bmc_steps = host_plan
+        .steps
+        .iter()
+        .any(|s| s.layer == Layer::Bmc && s.reboot);
+    if reset && bmc_steps {
+        match bmc.map(|(_, read)| reset_request(read, &host_plan.steps)) {
+            Some(Ok((post, _))) => record.reset = Some(post),
+            Some(Err(why)) => record.reset_not_sent = Some(why),
+            None => record.reset_not_sent = Some("the host's BMC was not read".to_owned()),
+        }
+    }
+    record
+}
+
+/// One host of an apply at work.
+struct Host<'a, 'r> {
+    state: &'a RunHostState<'r>,
+    name: &'a str,
+    /// Its BMC, when it was read.
+    bmc: Option<&'a OpenBmc>,
+    /// Its place in the journal's hosts.
+    index: usize,
+}
+
+/// Sends `host`'s `step`, recorded as `sending` first, then as it ended; recorded as not sent
+/// once the apply was stopped or its record cannot be written.
+async fn send_step(
+    settings: &Settings,
+    request: &ApplyRequest,
+    journal: &mut Journal,
+    earlier: &Earlier,
+    host: &Host<'_, '_>,
+    step: &Step,
+) {
+    let cancel = &settings.capture.cancel;
+    let h = host.index;
+    if cancel.is_cancelled() || journal.error.is_some() {
+        let skipped = not_sent(step, journal);
+        journal.record.hosts[h].steps.push(skipped);
+        return;
+    }
+    let sending = StepRecord {
+        step: step.clone(),
+        outcome: Outcome::Sending,
+        detail: "recorded before it was sent; no answer recorded".to_owned(),
+        requests: would_send(step).into_iter().map(Request::sending).collect(),
+        job: None,
+    };
+    journal.record.hosts[h].steps.push(sending.clone());
+    if !journal.save() {
+        let skipped = not_sent(step, journal);
+        if let Some(last) = journal.record.hosts[h].steps.last_mut() {
+            *last = skipped;
+        }
+        return;
+    }
+    let send = async {
+        match (&step.action, host.bmc) {
+            (Action::RedfishPatch(_), Some((connection, read))) => {
+                bmc_step(connection, read, step, request.immediate).await
+            }
+            (Action::RedfishPatch(_), None) => StepRecord {
+                step: step.clone(),
+                outcome: Outcome::Failed,
+                detail: "the host's BMC was not read".to_owned(),
+                requests: Vec::new(),
+                job: None,
+            },
+            (Action::Commands(_), _) => os_step(settings, host.state, step, cancel),
+        }
+    };
+    let mut done = within_grace(cancel, send)
+        .await
+        .unwrap_or_else(|| StepRecord {
+            detail: unanswered(),
+            ..sending
+        });
+    if done.outcome == Outcome::AlreadyPending
+        && let Some(by) = earlier.sent_by(host.name, step)
+    {
+        done.detail = format!("{}; {by}", done.detail);
+    }
+    if let Some(last) = journal.record.hosts[h].steps.last_mut() {
+        *last = done;
+    }
+    journal.save();
+}
+
+/// Sends `host`'s reset, asked for with `--reset`, once its steps were sent: recorded as
+/// `sending` first, then with its answer; why it was not sent, else.
+async fn send_reset(
+    cancel: &driftgate_collect::Cancel,
+    journal: &mut Journal,
+    host: &Host<'_, '_>,
+) {
+    let h = host.index;
+    let steps = &journal.record.hosts[h].steps;
+    // The reset is judged by the steps that staged something: one found current names no
+    // system the reset must apply it on.
+    let staged: Vec<Step> = steps
+        .iter()
+        .filter(|s| {
+            s.step.layer == Layer::Bmc
+                && matches!(s.outcome, Outcome::Applied | Outcome::AlreadyPending)
+                && s.step.reboot
+        })
+        .map(|s| s.step.clone())
+        .collect();
+    let failed = steps.iter().any(|s| !s.outcome.in_place());
+    let not_sent = |why: &str| Err(why.to_owned());
+    let post = match host.bmc {
+        _ if cancel.is_cancelled() => {
+            not_sent("fix apply was stopped by a signal before the reset")
+        }
+        _ if journal.error.is_some() => not_sent(UNRECORDED),
+        _ if failed => {
+            not_sent("a step of the host failed: the reset would apply a partial change")
+        }
+        _ if staged.is_empty() => not_sent("nothing is staged for a reset"),
+        None => not_sent("the host's BMC was not read"),
+        Some((connection, read)) => {
+            reset_request(read, &staged).map(|(post, target)| (connection, post, target))
+        }
+    };
+    let (connection, post, target) = match post {
+        Ok(post) => post,
+        Err(why) => {
+            journal.record.hosts[h].reset_not_sent = Some(why);
+            return;
+        }
+    };
+    journal.record.hosts[h].reset = Some(post.clone().sending());
+    if !journal.save() {
+        journal.record.hosts[h].reset = None;
+        journal.record.hosts[h].reset_not_sent = Some(UNRECORDED.to_owned());
+        return;
+    }
+    let answer = within_grace(cancel, reset(connection, &target, post.clone())).await;
+    journal.record.hosts[h].reset = Some(answer.unwrap_or_else(|| {
+        let mut post = post.sending();
+        post.messages.push(unanswered());
+        post
+    }));
+    journal.save();
 }
 
 /// `step` recorded as not sent: the apply was stopped, or its record cannot be written.
@@ -635,9 +687,9 @@ async fn bmc_step(
     done(outcome, detail, vec![request], job)
 }
 
-/// The reset of the one system whose reset applies what the host's staged BMC steps wrote
-/// (`GracefulRestart`, else `ForceRestart`, else `PowerCycle`), as a request to send and
-/// where it goes; why none, else.
+/// The reset of the one system whose reset applies what `steps` (the host's BMC steps that
+/// staged something, or would in a dry run) wrote (`GracefulRestart`, else `ForceRestart`,
+/// else `PowerCycle`), as a request to send and where it goes; why none, else.
 fn reset_request(read: &BmcSettings, steps: &[Step]) -> Result<(Request, WriteTarget), String> {
     let mut systems: Vec<&str> = Vec::new();
     for step in steps.iter().filter(|s| s.reboot) {
@@ -711,7 +763,15 @@ fn answered(request: &mut Request, answer: &Answer) {
     request.messages = answer.messages();
 }
 
-fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRecord {
+/// Runs `step`'s lines on the host, one after the other, until one fails or `cancel` is
+/// cancelled: a line runs to its end (the signal stops its process, as a capture's), the
+/// lines after it are not run and are named in the record.
+fn os_step(
+    settings: &Settings,
+    state: &RunHostState<'_>,
+    step: &Step,
+    cancel: &driftgate_collect::Cancel,
+) -> StepRecord {
     let Action::Commands(commands) = &step.action else {
         unreachable!("called for command steps only");
     };
@@ -768,7 +828,16 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
     };
     let transport = for_location(location, &options.process);
     let mut requests = Vec::new();
-    for line in &commands.lines {
+    for (ran, line) in commands.lines.iter().enumerate() {
+        // Checked between lines: the transport runs one synchronously, out of the grace's
+        // reach, and a line after a signal must not start.
+        if cancel.is_cancelled() {
+            let rest = &commands.lines[ran..];
+            return match ran {
+                0 => done(Outcome::NotSent, STOPPED.to_owned(), requests),
+                _ => done(Outcome::Failed, stopped_between(ran, rest), requests),
+            };
+        }
         // A PowerShell line goes encoded: ssh and a Windows host's cmd.exe read a `-Command`
         // line again on the way, with quoting rules of their own.
         let encoded = match commands.shell {
@@ -824,6 +893,20 @@ fn os_step(settings: &Settings, state: &RunHostState<'_>, step: &Step) -> StepRe
         requests.push(request);
     }
     done(Outcome::Applied, "ran on the host".to_owned(), requests)
+}
+
+/// The detail of a command step stopped by a signal after `ran` of its lines: the lines
+/// not run, named.
+fn stopped_between(ran: usize, rest: &[String]) -> String {
+    let rest: Vec<String> = rest
+        .iter()
+        .map(|line| format!("`{}`", driftgate_fix::one_line(line)))
+        .collect();
+    format!(
+        "fix apply was stopped by a signal after {ran} of its {} lines; not run: {}",
+        ran + rest.len(),
+        rest.join(", ")
+    )
 }
 
 /// Logs out of every BMC that was read.

@@ -36,7 +36,7 @@ impl Earlier {
                 .filter(|h| h.host == host)
                 .flat_map(|h| &h.steps)
                 .find(|s| {
-                    matches!(s.outcome, Outcome::Applied | Outcome::Sending)
+                    (s.outcome == Outcome::Applied || s.unanswered())
                         && matches!(&s.step.action, Action::RedfishPatch(p) if p.settings == patch.settings)
                 })?;
             let by = format!("{} (ticket {})", file.display(), record.ticket);
@@ -44,10 +44,48 @@ impl Earlier {
                 (Outcome::Sending, _, _) => {
                     format!("{by} was sending it when it stopped: no answer was recorded")
                 }
+                (Outcome::Failed, _, _) => {
+                    format!("{by} sent it and recorded no answer ({})", sent.detail)
+                }
                 (_, Some(why), _) => format!("{by} sent it before it was stopped by {why}"),
                 (_, None, None) => format!("{by} sent it, then stopped before its record was done"),
                 (_, None, Some(_)) => format!("{by} sent it"),
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::Earlier;
+    use crate::fix::record::{Outcome, sample};
+
+    fn sent_by(outcome: Outcome, status: Option<i64>) -> Option<String> {
+        let record = sample::record("CHG-1", outcome, status);
+        let step = record.hosts[0].steps[0].step.clone();
+        Earlier(vec![(PathBuf::from("fix/apply-1.json"), record)]).sent_by("node1", &step)
+    }
+
+    #[test]
+    fn a_failed_step_whose_request_got_no_answer_was_sent() {
+        let by = sent_by(Outcome::Failed, None).expect("named");
+        assert!(
+            by.contains("fix/apply-1.json (ticket CHG-1) sent it and recorded no answer"),
+            "{by}"
+        );
+        assert!(
+            sent_by(Outcome::Sending, None)
+                .expect("named")
+                .contains("was sending it when it stopped"),
+        );
+    }
+
+    #[test]
+    fn a_step_refused_or_never_sent_was_not_sent_by_it() {
+        assert_eq!(sent_by(Outcome::Failed, Some(400)), None);
+        assert_eq!(sent_by(Outcome::NotSent, None), None);
+        assert_eq!(sent_by(Outcome::Conflict, None), None);
     }
 }

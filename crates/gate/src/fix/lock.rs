@@ -212,13 +212,7 @@ fn write_holder(fix: &Folder, holder: &Holder) -> Result<(), GateError> {
 }
 
 fn io_error(fix: &Folder, name: &str, error: io::Error) -> GateError {
-    match driftgate_fs::NotOurs::from_io(error) {
-        Ok(refused) => GateError::NotOurs(refused),
-        Err(error) => GateError::Io {
-            file: fix.path().join(name).display().to_string(),
-            error,
-        },
-    }
+    crate::run::io_error(&fix.path().join(name), error)
 }
 
 #[cfg(test)]

@@ -71,6 +71,19 @@ pub struct StepRecord {
     pub job: Option<String>,
 }
 
+impl StepRecord {
+    /// Whether its request was sent and no answer recorded: the apply stopped before the
+    /// answer (`sending`), or the request failed on the way back (no status). The BMC may
+    /// have taken it.
+    pub fn unanswered(&self) -> bool {
+        match self.outcome {
+            Outcome::Sending => true,
+            Outcome::Failed => self.requests.iter().any(|r| r.status.is_none()),
+            _ => false,
+        }
+    }
+}
+
 /// What became of a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -144,5 +157,71 @@ impl Request {
     pub fn sending(mut self) -> Self {
         self.sending = true;
         self
+    }
+}
+
+/// Records as a killed or cut-off apply leaves them, for the modules that read them.
+#[cfg(test)]
+pub(crate) mod sample {
+    use serde_json::json;
+
+    use super::{ApplyRecord, Outcome};
+
+    /// The settings object the sample step PATCHes.
+    pub(crate) const SETTINGS: &str = "/redfish/v1/Systems/1/Bios/Settings";
+
+    /// A record of `ticket` for host `node1` with one BMC step setting `Bios/Mode` to `Uefi`,
+    /// its outcome `outcome`, its PATCH answered with `status` (none: no answer recorded).
+    pub(crate) fn record(ticket: &str, outcome: Outcome, status: Option<i64>) -> ApplyRecord {
+        let detail = match status {
+            None => "no answer: connection reset",
+            Some(_) => "the BMC refused it",
+        };
+        let mut request = json!({"method": "PATCH", "uri": SETTINGS, "body": {}});
+        if let Some(status) = status {
+            request["status"] = json!(status);
+        }
+        serde_json::from_value(json!({
+            "schema": super::RECORD_SCHEMA_ID,
+            "tool": "driftgate test",
+            "run": "CHG-1",
+            "ticket": ticket,
+            "started_at": "2026-01-01T00:00:00Z",
+            "finished_at": "2026-01-01T00:01:00Z",
+            "hosts": [{
+                "host": "node1",
+                "steps": [{
+                    "step": {
+                        "id": "bmc-1",
+                        "layer": "bmc",
+                        "summary": "Mode = Uefi",
+                        "changes": [{
+                            "fact": "bmc/bios/Mode",
+                            "to": "Uefi",
+                            "known_good": "baseline",
+                            "findings": [],
+                        }],
+                        "reboot": true,
+                        "risk": "high",
+                        "risk_note": "a reboot",
+                        "verify": "read back",
+                        "action": {
+                            "kind": "redfish_patch",
+                            "resource": "/redfish/v1/Systems/1/Bios",
+                            "settings": SETTINGS,
+                            "apply_time": "OnReset",
+                            "supported_apply_times": [],
+                            "registry": "BiosAttributeRegistry",
+                            "body": {"Attributes": {"Mode": "Uefi"}},
+                            "then": [],
+                        },
+                    },
+                    "outcome": outcome,
+                    "detail": detail,
+                    "requests": [request],
+                }],
+            }],
+        }))
+        .expect("a record")
     }
 }

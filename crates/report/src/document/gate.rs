@@ -81,6 +81,10 @@ pub struct FixCheck {
     pub planned: String,
     /// What the capture shows.
     pub state: FixState,
+    /// Sent, with no answer recorded (the apply stopped before it came, or the connection
+    /// failed): the BMC may have taken it, the capture says whether it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unanswered: bool,
 }
 
 /// Whether a fix took effect.

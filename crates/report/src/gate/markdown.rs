@@ -172,12 +172,13 @@ fn markdown_host(host: &HostOutcome, step: Step, with_findings: bool) -> String 
     for fix in &host.fixes {
         let _ = writeln!(
             s,
-            "- Fix step {} (ticket {}): {} = {}: {}",
+            "- Fix step {} (ticket {}): {} = {}: {}{}",
             code(&fix.step),
             escape(&fix.ticket),
             code(&fix.fact),
             code(&fix.planned),
-            super::text::fix_state(fix.state)
+            super::text::fix_state(fix.state),
+            super::text::unanswered(fix)
         );
     }
     let mut seen = Seen::new(step);

@@ -79,11 +79,12 @@ fn text_host(host: &HostOutcome, step: Step, out: &mut dyn Write) -> io::Result<
         for fix in &host.fixes {
             writeln!(
                 out,
-                "    [{}] {} = {}: {}  (ticket {})",
+                "    [{}] {} = {}: {}{}  (ticket {})",
                 fix.step,
                 fix.fact,
                 fix.planned,
                 fix_state(fix.state),
+                unanswered(fix),
                 fix.ticket
             )?;
         }
@@ -167,6 +168,15 @@ fn text_finding<'r>(
         writeln!(out, "{DIM}        why: {why}{DIM:#}")?;
     }
     Ok(())
+}
+
+/// What a post says of a step sent without a recorded answer, after its state.
+pub(crate) fn unanswered(fix: &crate::document::FixCheck) -> &'static str {
+    if fix.unanswered {
+        " (sent, but no answer was recorded)"
+    } else {
+        ""
+    }
 }
 
 /// How a fix step's value shows in a post, in words.
