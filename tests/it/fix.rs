@@ -558,23 +558,39 @@ fn local_host_store(
     (store, driftgate_at)
 }
 
-#[test]
-fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
-    // An ESXi host read with `local:` through a stand-in `esxcli` over seed 2's recordings.
-    let work = tempfile::tempdir().unwrap();
-    let recordings = work.path().join("esx01");
+/// Seed 2's ESXi host `esx01` under `work`, read with `local:` through a stand-in `esxcli` over
+/// a writable copy of its Round Robin recordings, its baseline promoted, and `gate pre --run
+/// RUN` blocked: the recordings, the stand-in's folder, the store and `driftgate` in it.
+fn esx01_gated(
+    work: &Path,
+    run: &str,
+) -> (
+    PathBuf,
+    tempfile::TempDir,
+    PathBuf,
+    impl Fn(&[&str]) -> Ran + use<>,
+) {
+    let recordings = work.join("esx01");
     copy_dir(
         &root().join("examples/esxi-mscs-psp/recorded/round-robin"),
         &recordings,
     );
     let bin = writable_esxcli(&recordings);
     let (store, driftgate_at) = local_host_store(
-        work.path(),
+        work,
         bin.path(),
         ("esx01", "esxi", "esxi=local:"),
         Path::new(&example("esxi-mscs-psp/baseline.json")),
     );
-    driftgate_at(&["gate", "pre", "--run", "CHG-3001", "esx01"]).expect(1);
+    driftgate_at(&["gate", "pre", "--run", run, "esx01"]).expect(1);
+    (recordings, bin, store, driftgate_at)
+}
+
+#[test]
+fn the_os_steps_run_through_the_hosts_transport_only_with_layer_os() {
+    // An ESXi host read with `local:` through a stand-in `esxcli` over seed 2's recordings.
+    let work = tempfile::tempdir().unwrap();
+    let (recordings, _bin, store, driftgate_at) = esx01_gated(work.path(), "CHG-3001");
     // The BMC layer (the default) has nothing to do here; nothing runs on the host.
     let bmc = driftgate_at(&[
         "fix", "apply", "--run", "CHG-3001", "--ticket", "CHG-3001", "--yes",
@@ -620,19 +636,7 @@ fn a_signal_during_a_command_line_starts_none_of_the_step_s_later_lines() {
     // test has sent SIGINT; driftgate runs with SIGTERM ignored, so its children ignore the
     // SIGTERM it sends them on the signal and the first line ends well.
     let work = tempfile::tempdir().unwrap();
-    let recordings = work.path().join("esx01");
-    copy_dir(
-        &root().join("examples/esxi-mscs-psp/recorded/round-robin"),
-        &recordings,
-    );
-    let bin = writable_esxcli(&recordings);
-    let (store, driftgate_at) = local_host_store(
-        work.path(),
-        bin.path(),
-        ("esx01", "esxi", "esxi=local:"),
-        Path::new(&example("esxi-mscs-psp/baseline.json")),
-    );
-    driftgate_at(&["gate", "pre", "--run", "CHG-3009", "esx01"]).expect(1);
+    let (recordings, bin, store, _) = esx01_gated(work.path(), "CHG-3009");
     let (started, signalled) = (work.path().join("started"), work.path().join("signalled"));
     let held = tempfile::tempdir().unwrap();
     let esxcli = held.path().join("esxcli");
