@@ -104,7 +104,7 @@ pub struct PlanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
     format: PlanFormat,
-    /// Write runnable scripts per host and layer here (bash for ESXi, Linux and the BMC's
+    /// Write runnable scripts per host and layer here (POSIX sh for ESXi, Linux and the BMC's
     /// requests, PowerShell for Windows), for a change process to review and run.
     #[arg(long, value_name = "DIR")]
     emit_scripts: Option<PathBuf>,

@@ -183,7 +183,7 @@ fn message(
         for (host, fix) in fixes {
             let _ = writeln!(
                 text,
-                "  {}: ticket {}: {} {} = {} ({})",
+                "  {}: ticket {}: {} {} = {} ({}{})",
                 host.post.snapshot().host,
                 fix.ticket,
                 fix.step,
@@ -193,6 +193,12 @@ fn message(
                     FixState::TookEffect => "took effect",
                     FixState::Pending => "pending",
                     FixState::NotInEffect => "not in effect",
+                },
+                // As gate post says it: the apply that sent it stopped before an answer.
+                if fix.unanswered {
+                    "; sent, but no answer was recorded"
+                } else {
+                    ""
                 }
             );
         }
