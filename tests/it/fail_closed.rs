@@ -44,6 +44,17 @@ enum Written {
     Record,
 }
 
+impl Written {
+    /// The snapshot when one was written (`written`), else nothing.
+    fn snapshot_if(written: bool) -> Self {
+        if written {
+            Written::Snapshot
+        } else {
+            Written::Nothing
+        }
+    }
+}
+
 /// What a scenario did.
 #[derive(Debug)]
 struct Seen {
@@ -389,11 +400,7 @@ fn truncated_paste() -> Seen {
         .arg(&out)
         .output()
         .unwrap();
-    let written = if out.exists() {
-        Written::Snapshot
-    } else {
-        Written::Nothing
-    };
+    let written = Written::snapshot_if(out.exists());
     Seen::of(&output, written)
 }
 
@@ -627,11 +634,7 @@ fn long_host_name() -> Seen {
         .output()
         .unwrap();
     assert_eq!(lab.simulator.as_ref().unwrap().requests(), requests);
-    let written = if lab.store.join(".driftgate").exists() {
-        Written::Snapshot
-    } else {
-        Written::Nothing
-    };
+    let written = Written::snapshot_if(lab.store.join(".driftgate").exists());
     Seen::of(&output, written)
 }
 
@@ -680,11 +683,7 @@ fn unit_account() -> Seen {
             night.said,
             night.witnesses.join(", ")
         ),
-        written: if night.snapshots > 0 {
-            Written::Snapshot
-        } else {
-            Written::Nothing
-        },
+        written: Written::snapshot_if(night.snapshots > 0),
     }
 }
 
@@ -715,11 +714,7 @@ fn open_credential() -> Seen {
         .output()
         .unwrap();
     assert_eq!(server.requests(), requests, "no request reached the BMC");
-    let written = if out.exists() {
-        Written::Snapshot
-    } else {
-        Written::Nothing
-    };
+    let written = Written::snapshot_if(out.exists());
     Seen::of(&output, written)
 }
 
@@ -921,11 +916,7 @@ fn lldp_hostile(attack: common::lldp_hostile::Attack) -> Seen {
 /// output path).
 fn out_device() -> Seen {
     let (output, stayed) = crate::output_paths::sealed_into_a_device();
-    let written = if stayed {
-        Written::Snapshot
-    } else {
-        Written::Nothing
-    };
+    let written = Written::snapshot_if(stayed);
     Seen::of(&output, written)
 }
 
@@ -942,11 +933,7 @@ fn out_link_to_nothing() -> Seen {
         .output()
         .unwrap();
     assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
-    let written = if dir.path().join("missing.json").exists() {
-        Written::Snapshot
-    } else {
-        Written::Nothing
-    };
+    let written = Written::snapshot_if(dir.path().join("missing.json").exists());
     Seen::of(&output, written)
 }
 
@@ -1119,14 +1106,7 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
 /// when it follows what the file held.
 fn out_stdout_appended() -> Seen {
     let (output, kept) = crate::output_paths::sealed_into_appended_stdout();
-    Seen::of(
-        &output,
-        if kept {
-            Written::Snapshot
-        } else {
-            Written::Nothing
-        },
-    )
+    Seen::of(&output, Written::snapshot_if(kept))
 }
 
 /// `check --all --report json=` a link to nothing: nothing when no host was captured.
