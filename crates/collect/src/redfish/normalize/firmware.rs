@@ -104,7 +104,7 @@ pub(super) fn firmware_facts(
         }
     }
     let pcie = PcieLinks::new(adapters, pcie, &mut out.placeholders);
-    let mut links = link_adapters(&entries, adapters, pcie);
+    let mut links = link_adapters(&entries, adapters, pcie, vendor);
     links.by_mac = vendor_versions(systems, vendor, &mut out.placeholders);
     links
 }
@@ -451,6 +451,7 @@ fn link_adapters(
     entries: &[Entry<'_>],
     adapters: &[AdapterInventory],
     pcie: PcieLinks,
+    vendor: Vendor,
 ) -> FirmwareLinks {
     let keys: Vec<String> = adapters
         .iter()
@@ -504,6 +505,7 @@ fn link_adapters(
                 None
             } else if member_slots(entry.item).iter().any(|s| slots.contains(s))
                 || same_label(entry.item, &adapter.adapter)
+                || vendors::names_adapter_firmware(vendor, entry.item, &adapter.adapter)
             {
                 Some(Tier::Slot)
             } else if chassis.is_some_and(|c| related_targets(entry.item).any(|t| t == c)) {

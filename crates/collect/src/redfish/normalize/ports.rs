@@ -435,7 +435,10 @@ fn group_ports<'a>(
         let port = links
             .iter()
             .filter(|link| link.definite)
-            .find_map(|link| index.get(link.uri).copied());
+            .find_map(|link| index.get(link.uri).copied())
+            .or_else(|| {
+                vendors::function_port(vendor, &adapter.adapter, &function.function, &members)
+            });
         match port {
             Some(i) => {
                 let root = find(&mut parent, i);
@@ -708,6 +711,7 @@ fn push_function(
         leaves.set("mac", mac.to_string());
     }
     function_settings(resource, &mut leaves);
+    vendors::function_oem_facts(vendor, resource, &mut leaves);
     function_capabilities(resource, &mut leaves);
     let registry = function.oem_registry.as_deref();
     if let Some(attributes) = &function.oem_attributes {
@@ -716,6 +720,7 @@ fn push_function(
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
         function_settings(staged, &mut pending);
+        vendors::function_oem_facts(vendor, staged, &mut pending);
     }
     if let Some(staged) = &function.oem_pending {
         // What the current attributes' notes say is not said again of their staged values.
