@@ -180,6 +180,18 @@ fn a_vic_firmware_bump_alone_does_not_block() {
     let after = updated(|_| {});
     let judged = check_mockups(&fixture(), after.path(), false);
     assert_eq!(judged.code, 0, "{:#?}", judged.findings());
+    // Judged with the VIC's settings read (none of them changed) and its entry linked to its
+    // ports, not because nothing Cisco says was read.
+    for (path, value) in [
+        (format!("{PORT_1}/lldp/nic_agent"), Value::from(false)),
+        (format!("{PORT_1}/function/eth0/rdma_enabled"), true.into()),
+        (
+            format!("{PORT_3}/firmware/inventory"),
+            "ucs_vic_1457-slot-mlom".into(),
+        ),
+    ] {
+        assert_eq!(judged.baseline[&path], value, "{path}");
+    }
     let findings = judged.findings();
     assert!(
         findings.iter().all(|f| f.starts_with("info ")),
