@@ -7,9 +7,11 @@
 //! Port, `Links.PhysicalPortAssignment` to the NetworkPort). A function belongs to the port
 //! its first resolvable definite link names, in this order: `Links.PhysicalNetworkPortAssignment`
 //! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`, then an
-//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port. A
-//! function only *assignable* to several ports is on none of them (a note names the
-//! candidates): putting it on the first would key a port by a MAC that may not be its own.
+//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port, then
+//! the port the vendor's OEM data pins it to (a Cisco vNIC's `UplinkPort`,
+//! `vendors::function_port`). A function only *assignable* to several ports is on none of them
+//! (a note names the candidates): putting it on the first would key a port by a MAC that may
+//! not be its own.
 //! Where a Port and a NetworkPort of one physical port disagree, the Port (current schema)
 //! wins and a note names both.
 //!
