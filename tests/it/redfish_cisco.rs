@@ -223,3 +223,32 @@ fn a_vnic_without_the_standard_links_sits_on_the_port_of_its_uplink() {
     let after = facts(&offline(dir.path()));
     assert_eq!(before, after);
 }
+
+#[test]
+fn a_mistyped_cisco_property_makes_the_source_partial_naming_it() {
+    let mut mockup = Mockup::load(&fixture());
+    let adapter = resource(&mut mockup.resources, ADAPTER);
+    adapter["Oem"]["Cisco"]["VicConfiguration"]["LldpEnabled"] = "true".into();
+    let eth1 = resource(
+        &mut mockup.resources,
+        &format!("{ADAPTER}/NetworkDeviceFunctions/eth1"),
+    );
+    eth1["Oem"]["Cisco"]["VnicConfiguration"]["UplinkPort"] = "1".into();
+    let dir = tempfile::tempdir().unwrap();
+    mockup.write(dir.path());
+    let captured = capture(
+        &format!("redfish=mockup:{}", dir.path().display()),
+        &[],
+        false,
+    );
+    captured.assert_incomplete("partial", "Oem/Cisco/VicConfiguration/LldpEnabled");
+    captured.assert_incomplete("partial", "Oem/Cisco/VnicConfiguration/UplinkPort");
+    assert!(
+        captured.error().contains(ADAPTER)
+            && captured
+                .error()
+                .contains(&format!("{ADAPTER}/NetworkDeviceFunctions/eth1")),
+        "{}",
+        captured.error()
+    );
+}

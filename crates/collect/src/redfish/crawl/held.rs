@@ -61,15 +61,12 @@ impl Held {
     /// block is most of a function (port counters and capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
         if let Value::Object(properties) = &mut function {
-            match properties.get_mut("Oem") {
-                Some(Value::Object(oem)) => {
-                    oem.retain(|vendor, _| vendor == "Cisco");
-                    if oem.is_empty() {
-                        properties.remove("Oem");
-                    }
+            // A mistyped `Oem` stays, for the shape check to name.
+            if let Some(Value::Object(oem)) = properties.get_mut("Oem") {
+                oem.retain(|vendor, _| vendor == "Cisco");
+                if oem.is_empty() {
+                    properties.remove("Oem");
                 }
-                // A mistyped `Oem` stays, for the shape check to name.
-                Some(_) | None => {}
             }
         }
         Held::new(function)
