@@ -36,6 +36,22 @@ fn facts(captured: &common::capture::Captured) -> BTreeMap<String, Value> {
         .collect()
 }
 
+/// Where the facts of the function with MAC `mac` sit (`nic/<port>/bmc/function/<name>`):
+/// found by its `mac` fact, so the tests do not depend on how functions are named.
+fn function_of<'f>(facts: impl IntoIterator<Item = (&'f String, &'f Value)>, mac: &str) -> String {
+    facts
+        .into_iter()
+        .find(|(path, value)| {
+            path.ends_with("/mac") && path.contains("/function/") && *value == mac
+        })
+        .map(|(path, _)| path.trim_end_matches("/mac").to_owned())
+        .unwrap_or_else(|| panic!("no function with MAC {mac}"))
+}
+
+const ETH0: &str = "70:0f:6a:5c:10:0a";
+const ETH1: &str = "70:0f:6a:5c:10:0b";
+const FC0: &str = "70:0f:6a:5c:10:0c";
+
 fn offline(dir: &Path) -> common::capture::Captured {
     let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
     assert_eq!(
@@ -51,6 +67,16 @@ fn offline(dir: &Path) -> common::capture::Captured {
 fn the_vic_and_its_vnics_are_read_offline_and_through_the_simulator_alike() {
     let captured = offline(&fixture());
     let facts = facts(&captured);
+    let (eth0, eth1, fc0) = (
+        function_of(&facts, ETH0),
+        function_of(&facts, ETH1),
+        function_of(&facts, FC0),
+    );
+    assert!(
+        eth0.starts_with(PORT_1) && fc0.starts_with(PORT_1),
+        "{eth0} {fc0}"
+    );
+    assert!(eth1.starts_with(PORT_3), "{eth1}");
     for (path, value) in [
         (format!("{PORT_1}/lldp/nic_agent"), Value::from(false)),
         (format!("{PORT_1}/qos/azure_stack_host"), true.into()),
@@ -63,18 +89,15 @@ fn the_vic_and_its_vnics_are_read_offline_and_through_the_simulator_alike() {
             format!("{PORT_1}/firmware/inventory"),
             "ucs_vic_1457-slot-mlom".into(),
         ),
-        (format!("{PORT_1}/function/eth0/trusted_cos"), true.into()),
-        (format!("{PORT_1}/function/eth0/rdma_enabled"), true.into()),
-        (
-            format!("{PORT_1}/function/eth0/rdma_protocol"),
-            "rocev2".into(),
-        ),
-        (format!("{PORT_1}/function/eth0/cos"), 5.into()),
-        (format!("{PORT_1}/function/eth0/vlan_mode"), "trunk".into()),
-        (format!("{PORT_1}/function/eth0/uplink_port"), 0.into()),
-        (format!("{PORT_1}/function/fc0/cos"), 3.into()),
-        (format!("{PORT_3}/function/eth1/rdma_enabled"), true.into()),
-        (format!("{PORT_3}/function/eth1/uplink_port"), 1.into()),
+        (format!("{eth0}/trusted_cos"), true.into()),
+        (format!("{eth0}/rdma_enabled"), true.into()),
+        (format!("{eth0}/rdma_protocol"), "rocev2".into()),
+        (format!("{eth0}/cos"), 5.into()),
+        (format!("{eth0}/vlan_mode"), "trunk".into()),
+        (format!("{eth0}/uplink_port"), 0.into()),
+        (format!("{fc0}/cos"), 3.into()),
+        (format!("{eth1}/rdma_enabled"), true.into()),
+        (format!("{eth1}/uplink_port"), 1.into()),
         (VIC_FIRMWARE.to_owned(), "5.2(1a)".into()),
     ] {
         assert_eq!(facts.get(&path), Some(&value), "{path}: {facts:#?}");
@@ -163,16 +186,9 @@ fn a_vic_update_that_untrusts_cos_and_turns_rocev2_off_blocks_naming_the_vnic_an
         eth["Features"]["Rocev2Enabled"] = false.into();
     });
     let judged = check_mockups(&fixture(), after.path(), false);
-    blocks_naming_the_vic_firmware(
-        &judged,
-        &format!("{PORT_1}/function/eth0/trusted_cos"),
-        "bmc-cos",
-    );
-    blocks_naming_the_vic_firmware(
-        &judged,
-        &format!("{PORT_1}/function/eth0/rdma_enabled"),
-        "bmc-rdma",
-    );
+    let eth0 = function_of(judged.baseline.as_object().unwrap(), ETH0);
+    blocks_naming_the_vic_firmware(&judged, &format!("{eth0}/trusted_cos"), "bmc-cos");
+    blocks_naming_the_vic_firmware(&judged, &format!("{eth0}/rdma_enabled"), "bmc-rdma");
 }
 
 #[test]
@@ -180,11 +196,12 @@ fn a_vic_firmware_bump_alone_does_not_block() {
     let after = updated(|_| {});
     let judged = check_mockups(&fixture(), after.path(), false);
     assert_eq!(judged.code, 0, "{:#?}", judged.findings());
+    let eth0 = function_of(judged.baseline.as_object().unwrap(), ETH0);
     // Judged with the VIC's settings read (none of them changed) and its entry linked to its
     // ports, not because nothing Cisco says was read.
     for (path, value) in [
         (format!("{PORT_1}/lldp/nic_agent"), Value::from(false)),
-        (format!("{PORT_1}/function/eth0/rdma_enabled"), true.into()),
+        (format!("{eth0}/rdma_enabled"), true.into()),
         (
             format!("{PORT_3}/firmware/inventory"),
             "ucs_vic_1457-slot-mlom".into(),
