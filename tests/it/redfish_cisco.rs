@@ -1,9 +1,10 @@
 //! Cisco UCS C-series (CIMC) end to end (issue 61, item 1): a C240 M5 with a VIC 1457 in the
 //! real CIMC layout (`tests/fixtures/redfish/cisco-c240-m5-vic1457`, its README names what it
 //! was modelled on) is captured offline and through `driftgate mockup serve`, then edited as a
-//! firmware update does and judged with `driftgate check`: the VIC's own LLDP agent switched
-//! on, a vNIC's trusted CoS and RoCEv2 switched off block, naming the port and the VIC's own
-//! firmware; the version bump alone does not.
+//! firmware update does and judged with `driftgate check` (and, for the LLDP agent, by
+//! `gate pre`/`gate post` of a host whose BMC the simulator serves): the VIC's own LLDP agent
+//! switched on, a vNIC's trusted CoS and RoCEv2 switched off block, naming the port and the
+//! VIC's own firmware; the version bump alone does not.
 
 use crate::common;
 
@@ -11,6 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::capture::capture;
+use common::driftgate;
+use common::gate::Lab;
 use common::mockups::{Judged, Mockup, check_mockups};
 use common::simulator::Simulator;
 use common::{copy_dir, root};
@@ -267,5 +270,68 @@ fn a_mistyped_cisco_property_makes_the_source_partial_naming_it() {
                 .contains(&format!("{ADAPTER}/NetworkDeviceFunctions/eth1")),
         "{}",
         captured.error()
+    );
+}
+
+/// Replaces the lab host's BMC with `mockup`: the running simulator serves it from then on.
+fn serve(lab: &Lab, mockup: &Mockup) {
+    let bmc = lab.host.join("bmc");
+    std::fs::remove_dir_all(&bmc).unwrap();
+    mockup.write(&bmc);
+}
+
+#[test]
+fn gate_post_blocks_a_vic_update_that_switches_its_lldp_agent_on_and_names_its_firmware() {
+    // The lab's host, its BMC now a CIMC: captured through the simulator and promoted as the
+    // baseline, gated before the update, then after it.
+    let lab = Lab::new();
+    serve(&lab, &Mockup::load(&fixture()));
+    let baseline = lab.dir.path().join("cimc-baseline.json");
+    driftgate()
+        .args(["capture", "--host", "azl-node01", "--source"])
+        .arg(format!("redfish={}", lab.url()))
+        .arg("--source")
+        .arg(format!(
+            "windows=dir:{}",
+            lab.host.join("windows").display()
+        ))
+        .arg("--out")
+        .arg(&baseline)
+        .assert()
+        .code(0);
+    driftgate()
+        .arg("--repo")
+        .arg(&lab.store)
+        .args(["baseline", "promote", "--fleet", "azure-local"])
+        .arg(&baseline)
+        .assert()
+        .code(0);
+    lab.gate(&["pre", "--run", "CHG-CIMC-1", "azl-node01"])
+        .expect(0);
+    let mut after = Mockup::load(&fixture());
+    after.bump_firmware();
+    resource(&mut after.resources, ADAPTER)["Oem"]["Cisco"]["VicConfiguration"]["LldpEnabled"] =
+        true.into();
+    serve(&lab, &after);
+    let post = lab
+        .gate(&["post", "--run", "CHG-CIMC-1", "--format", "json"])
+        .expect(1)
+        .json();
+    let findings = post["hosts"][0]["report"]["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{post:#}"));
+    let path = format!("{PORT_1}/lldp/nic_agent");
+    let finding = findings
+        .iter()
+        .find(|f| f["path"] == path.as_str())
+        .unwrap_or_else(|| panic!("no finding on {path}: {post:#}"));
+    assert_eq!(finding["severity"], "block", "{finding:#}");
+    assert!(
+        finding["firmware"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f["this_port"] == true && f["old"] == "5.2(1a)" && f["new"] != "5.2(1a)"),
+        "the VIC's own firmware change is named: {finding:#}"
     );
 }
