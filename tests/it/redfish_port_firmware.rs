@@ -86,7 +86,8 @@ fn own_change(finding: &Value) -> Option<&Value> {
 }
 
 /// `mockup` after a firmware update that also changed one setting of every port it can: each
-/// port's flow control (else its LLDP switch), each adapter's DCB capability, an on/off NIC
+/// port's flow control (else its LLDP switch), each adapter's DCB capability (NVIDIA's DCBX,
+/// the Cisco VIC's own LLDP agent), an on/off NIC
 /// attribute of each function (Dell), each port's on/off attributes folded into the BIOS
 /// (Lenovo), the DCBX data HPE ports learned from their switch. Staged (`Settings`) resources
 /// stay as they are.
@@ -108,6 +109,7 @@ fn updated(mockup: &Mockup) -> Mockup {
                 );
             }
             flip_bool(&mut body["Oem"]["Nvidia"]["LLDP"]["DCBXModeEnabled"]);
+            flip_bool(&mut body["Oem"]["Cisco"]["VicConfiguration"]["LldpEnabled"]);
         }
         let nic_attributes = uri.contains("/NetworkDeviceFunctions/");
         let bios = kind.contains("#Bios.");

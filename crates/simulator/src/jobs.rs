@@ -68,3 +68,22 @@ pub(super) fn collection(jobs: &[String]) -> Value {
         "Name": "JobQueue",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_idrac_root_gets_idrac_jobs() {
+        assert!(is_dell(&json!({"Vendor": "Dell"})));
+        assert!(is_dell(&json!({"Oem": {"Dell": {}}})));
+        // CIMC's root (UCS C-series): settings it stages get no iDRAC job queue.
+        for root in [
+            json!({"Vendor": "Cisco Systems Inc.", "Name": "Cisco RESTful Root Service"}),
+            json!({"Oem": {"Cisco": {}}}),
+            json!({"Vendor": "HPE"}),
+        ] {
+            assert!(!is_dell(&root), "{root}");
+        }
+    }
+}

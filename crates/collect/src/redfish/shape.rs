@@ -24,6 +24,8 @@ enum Expect {
     Array,
     Text,
     Bool,
+    /// A whole number.
+    Integer,
     /// `^([0-9A-Fa-f]{2}[:-]){5}([0-9A-Fa-f]{2})$` (the empty string some services send for "no
     /// address" is taken as absent).
     Mac,
@@ -53,6 +55,7 @@ impl Expect {
             Expect::Array => "an array",
             Expect::Text => "a string",
             Expect::Bool => "a boolean",
+            Expect::Integer => "an integer",
             Expect::Mac => "a MAC address string",
             Expect::Macs => "an array of MAC address strings",
             Expect::Addresses => "an array of address strings",
@@ -73,6 +76,7 @@ impl Expect {
             Expect::Array => value.is_array(),
             Expect::Text => value.is_string(),
             Expect::Bool => value.is_boolean(),
+            Expect::Integer => value.is_i64() || value.is_u64(),
             Expect::Mac => value.as_str().is_some_and(is_mac),
             Expect::Macs => {
                 return each(value, |item| item.as_str().is_some_and(is_mac));
@@ -289,6 +293,9 @@ impl Checker {
                 Expect::Texts,
             );
             self.check(settings, &["NetDevFuncType"], Expect::Text);
+            vendors::check_function(vendor, &mut |path, kind| {
+                self.check(settings, path, vendor_expect(kind));
+            });
         }
         for attributes in [&function.oem_attributes, &function.oem_pending]
             .into_iter()
@@ -355,6 +362,7 @@ fn vendor_expect(kind: vendors::Kind) -> Expect {
     match kind {
         vendors::Kind::Text => Expect::Text,
         vendors::Kind::Bool => Expect::Bool,
+        vendors::Kind::Integer => Expect::Integer,
         vendors::Kind::Array => Expect::Array,
         vendors::Kind::Object => Expect::Object,
         vendors::Kind::Mac => Expect::Mac,

@@ -150,6 +150,17 @@ async fn the_resources_held_normalize_and_check_as_the_whole_ones() {
             .filter(|f| f.function.get("Oem").is_some())
             .count()
     };
+    // What a held function keeps of its `Oem` object: Cisco's block alone (a vNIC's
+    // `VnicConfiguration`, which a vendor module reads).
+    let functions_other_oem = |inventory: &crawl::Inventory| {
+        inventory
+            .adapters
+            .iter()
+            .flat_map(|a| &a.functions)
+            .filter_map(|f| f.function.get("Oem").and_then(Value::as_object))
+            .filter(|oem| oem.keys().any(|vendor| vendor != "Cisco"))
+            .count()
+    };
     let (mut members, mut functions, mut with_oem) = (0, 0, 0);
     for dir in public.iter().chain(&ours) {
         let mockup = MockupDir::open(dir).unwrap();
@@ -189,7 +200,7 @@ async fn the_resources_held_normalize_and_check_as_the_whole_ones() {
                 "{state}: nothing was left out"
             );
         }
-        assert_eq!(functions_oem(&held), 0, "{state}");
+        assert_eq!(functions_other_oem(&held), 0, "{state}");
     }
     assert!(members > 50, "{members} firmware members compared");
     assert!(functions > 20, "{functions} functions compared");

@@ -974,3 +974,68 @@ fn function_types_and_link_technologies_block_and_capabilities_inform() {
         }
     }
 }
+
+#[test]
+fn cisco_vic_settings_are_judged_by_their_risk_to_the_lossless_path() {
+    let policy = Policy::builtin();
+    let port = "nic/70:0f:6a:5c:10:02/bmc";
+    let vnic = format!("{port}/function/eth0");
+    for (path, rule, severity) in [
+        (
+            format!("{port}/lldp/nic_agent"),
+            "bmc-lldp",
+            Severity::Block,
+        ),
+        (
+            format!("{port}/qos/azure_stack_host"),
+            "bmc-adapter-qos",
+            Severity::Block,
+        ),
+        (format!("{port}/fcoe/fip"), "bmc-fcoe-fip", Severity::Block),
+        (
+            format!("{port}/uplink/port_channel"),
+            "bmc-uplink-mode",
+            Severity::Block,
+        ),
+        (
+            format!("{port}/uplink/physical_nic_mode"),
+            "bmc-uplink-mode",
+            Severity::Block,
+        ),
+        (
+            format!("{port}/uplink/niv"),
+            "bmc-uplink-niv",
+            Severity::Warn,
+        ),
+        (
+            format!("{port}/settings_pending"),
+            "bmc-settings-pending",
+            Severity::Warn,
+        ),
+        (format!("{vnic}/trusted_cos"), "bmc-cos", Severity::Block),
+        (format!("{vnic}/cos"), "bmc-cos", Severity::Block),
+        (format!("{vnic}/rdma/cos"), "bmc-cos", Severity::Block),
+        (
+            format!("{vnic}/vlan_mode"),
+            "bmc-vlan-mode",
+            Severity::Block,
+        ),
+        (format!("{vnic}/rdma_enabled"), "bmc-rdma", Severity::Block),
+        (
+            format!("{vnic}/rdma/queue_pairs"),
+            "bmc-rdma-resources",
+            Severity::Warn,
+        ),
+        (
+            format!("{vnic}/uplink_port"),
+            "bmc-uplink-port",
+            Severity::Warn,
+        ),
+    ] {
+        assert_eq!(
+            classify(&policy, &path),
+            (rule.to_owned(), severity),
+            "{path}"
+        );
+    }
+}

@@ -55,13 +55,19 @@ impl Held {
         Held::new(member)
     }
 
-    /// A network device function as text, without its own `Oem` object: nothing reads it (no
-    /// vendor module does; Dell links a function's NIC attributes from `Links.Oem`, followed
-    /// before it is held), and Dell's is most of a function (port counters and capabilities:
-    /// 4.6 of 7 KB).
+    /// A network device function as text, with only Cisco's block of its own `Oem` object:
+    /// that is the one a vendor module reads (a vNIC's `VnicConfiguration`); Dell links a
+    /// function's NIC attributes from `Links.Oem`, followed before it is held, and Dell's own
+    /// block is most of a function (port counters and capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
         if let Value::Object(properties) = &mut function {
-            properties.remove("Oem");
+            // A mistyped `Oem` stays, for the shape check to name.
+            if let Some(Value::Object(oem)) = properties.get_mut("Oem") {
+                oem.retain(|vendor, _| vendor == "Cisco");
+                if oem.is_empty() {
+                    properties.remove("Oem");
+                }
+            }
         }
         Held::new(function)
     }
@@ -205,7 +211,7 @@ mod tests {
     }
 
     #[test]
-    fn a_function_is_held_without_its_own_oem_object() {
+    fn a_function_is_held_without_an_oem_block_nothing_reads() {
         let read = serde_json::json!({
             "Id": "NIC.Slot.5-1",
             "Ethernet": {"MACAddress": "b8:3f:d2:90:97:c4"},
@@ -214,5 +220,18 @@ mod tests {
         let mut whole = read.clone();
         whole["Oem"] = serde_json::json!({"Dell": {"DellNICPortMetrics": {"RxBytes": 1}}});
         assert_eq!(Held::function(whole).value(), read);
+    }
+
+    #[test]
+    fn a_function_keeps_the_cisco_block_a_vendor_module_reads() {
+        let cisco = serde_json::json!({"VnicConfiguration": {"UplinkPort": 1}});
+        let whole = serde_json::json!({
+            "Id": "eth1",
+            "Oem": {"Cisco": cisco.clone(), "Other": {"Counters": 1}}
+        });
+        assert_eq!(
+            Held::function(whole).value(),
+            serde_json::json!({"Id": "eth1", "Oem": {"Cisco": cisco}})
+        );
     }
 }

@@ -40,7 +40,8 @@
 //! same slot (HPE `Oem.Hpe.DeviceContext` `Slot 1` ↔ the adapter's
 //! `Location.PartLocation.ServiceLabel` `PCI-E Slot 1` or its `LocationOrdinalValue` in a
 //! `Slot`; Lenovo's `Slot_1.…` ids ↔ adapter `slot-1`) or the same location label
-//! (`Embedded LOM`, `OCP 3.0 Slot A`); (3) its `RelatedItem` links to the adapter's chassis,
+//! (`Embedded LOM`, `OCP 3.0 Slot A`; the vendor's own naming: Cisco's `…-slot-MLOM` ↔ a
+//! controller's `SlotID:MLOM`, `vendors::names_adapter_firmware`); (3) its `RelatedItem` links to the adapter's chassis,
 //! when that chassis holds only that adapter (a CPLD or board firmware is tied to the chassis
 //! too, so this is the last resort). Within a tier the first component by name wins. A member
 //! whose `RelatedItem` names a Manager runs the BMC and is never a NIC's; one that names a
@@ -104,7 +105,7 @@ pub(super) fn firmware_facts(
         }
     }
     let pcie = PcieLinks::new(adapters, pcie, &mut out.placeholders);
-    let mut links = link_adapters(&entries, adapters, pcie);
+    let mut links = link_adapters(&entries, adapters, pcie, vendor);
     links.by_mac = vendor_versions(systems, vendor, &mut out.placeholders);
     links
 }
@@ -451,6 +452,7 @@ fn link_adapters(
     entries: &[Entry<'_>],
     adapters: &[AdapterInventory],
     pcie: PcieLinks,
+    vendor: Vendor,
 ) -> FirmwareLinks {
     let keys: Vec<String> = adapters
         .iter()
@@ -504,6 +506,7 @@ fn link_adapters(
                 None
             } else if member_slots(entry.item).iter().any(|s| slots.contains(s))
                 || same_label(entry.item, &adapter.adapter)
+                || vendors::names_adapter_firmware(vendor, entry.item, &adapter.adapter)
             {
                 Some(Tier::Slot)
             } else if chassis.is_some_and(|c| related_targets(entry.item).any(|t| t == c)) {

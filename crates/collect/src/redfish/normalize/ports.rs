@@ -7,9 +7,11 @@
 //! Port, `Links.PhysicalPortAssignment` to the NetworkPort). A function belongs to the port
 //! its first resolvable definite link names, in this order: `Links.PhysicalNetworkPortAssignment`
 //! (NetworkDeviceFunction v1.5+), `Links.PhysicalPortAssignment`, then an
-//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port. A
-//! function only *assignable* to several ports is on none of them (a note names the
-//! candidates): putting it on the first would key a port by a MAC that may not be its own.
+//! `AssignablePhysicalNetworkPorts` or `AssignablePhysicalPorts` list of exactly one port, then
+//! the port the vendor's OEM data pins it to (a Cisco vNIC's `UplinkPort`,
+//! `vendors::function_port`). A function only *assignable* to several ports is on none of them
+//! (a note names the candidates): putting it on the first would key a port by a MAC that may
+//! not be its own.
 //! Where a Port and a NetworkPort of one physical port disagree, the Port (current schema)
 //! wins and a note names both.
 //!
@@ -435,7 +437,10 @@ fn group_ports<'a>(
         let port = links
             .iter()
             .filter(|link| link.definite)
-            .find_map(|link| index.get(link.uri).copied());
+            .find_map(|link| index.get(link.uri).copied())
+            .or_else(|| {
+                vendors::function_port(vendor, &adapter.adapter, &function.function, &members)
+            });
         match port {
             Some(i) => {
                 let root = find(&mut parent, i);
@@ -708,6 +713,7 @@ fn push_function(
         leaves.set("mac", mac.to_string());
     }
     function_settings(resource, &mut leaves);
+    vendors::function_oem_facts(vendor, resource, &mut leaves);
     function_capabilities(resource, &mut leaves);
     let registry = function.oem_registry.as_deref();
     if let Some(attributes) = &function.oem_attributes {
@@ -716,6 +722,7 @@ fn push_function(
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
         function_settings(staged, &mut pending);
+        vendors::function_oem_facts(vendor, staged, &mut pending);
     }
     if let Some(staged) = &function.oem_pending {
         // What the current attributes' notes say is not said again of their staged values.

@@ -217,6 +217,14 @@ fn vendors_are_detected_once_from_the_root() {
         Vendor::Lenovo
     );
     assert_eq!(Vendor::detect(&json!({"Vendor": "NVIDIA"})), Vendor::Nvidia);
+    // CIMC's root says `Cisco Systems Inc.`.
+    for root in [
+        json!({"Vendor": "Cisco Systems Inc."}),
+        json!({"Vendor": "Cisco"}),
+        json!({"Oem": {"Cisco": {}}}),
+    ] {
+        assert_eq!(Vendor::detect(&root), Vendor::Cisco, "{root}");
+    }
     assert_eq!(
         Vendor::detect(&json!({"Vendor": "Contoso"})),
         Vendor::Generic

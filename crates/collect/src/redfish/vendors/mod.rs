@@ -1,6 +1,7 @@
 //! Vendor OEM mappings, one module per vendor, each pure and data-driven where it can be.
 //! A service of an unknown vendor still yields every standard fact.
 
+mod cisco;
 mod dell;
 mod hpe;
 mod lenovo;
@@ -19,6 +20,8 @@ use driftgate_snapshot::{FactValue, Facts};
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vendor {
+    /// Cisco UCS CIMC (C-series) and Cisco IMC.
+    Cisco,
     /// Dell iDRAC.
     Dell,
     /// HPE iLO.
@@ -35,6 +38,7 @@ impl Vendor {
     /// The root's `Vendor`, else the key of its `Oem` block, else [`Vendor::Generic`].
     pub fn detect(root: &Value) -> Vendor {
         let named = |name: &str| match name.to_ascii_lowercase().as_str() {
+            "cisco" | "cisco systems inc." | "cisco systems inc" => Some(Vendor::Cisco),
             "dell" | "dell inc." => Some(Vendor::Dell),
             "hpe" | "hp" | "hewlett packard enterprise" => Some(Vendor::Hpe),
             "lenovo" => Some(Vendor::Lenovo),
@@ -154,7 +158,7 @@ pub struct OemAttributes {
 pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
     match vendor {
         Vendor::Dell => Some(dell::ATTRIBUTES),
-        Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+        Vendor::Cisco | Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
     }
 }
 
@@ -173,7 +177,7 @@ pub struct OemCollection {
 pub fn system_adapters(vendor: Vendor) -> Option<OemCollection> {
     match vendor {
         Vendor::Hpe => Some(hpe::BASE_NETWORK_ADAPTERS),
-        Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+        Vendor::Cisco | Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
     }
 }
 
@@ -186,7 +190,7 @@ pub fn system_adapter_firmware(
 ) -> Option<SystemAdapterFirmware<'_>> {
     match vendor {
         Vendor::Hpe => hpe::base_adapter_firmware(adapter),
-        Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
+        Vendor::Cisco | Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
     }
 }
 
@@ -215,6 +219,7 @@ pub fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
     match vendor {
         Vendor::Hpe => hpe::adapter_facts(adapter, leaves),
         Vendor::Nvidia => nvidia::adapter_facts(adapter, leaves),
+        Vendor::Cisco => cisco::adapter_facts(adapter, leaves),
         Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
     }
 }
@@ -224,6 +229,34 @@ pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
     if vendor == Vendor::Hpe {
         hpe::port_facts(port, leaves);
     }
+}
+
+/// OEM facts of a network device function (or of its pending settings) from its own `Oem`
+/// block (Cisco's `VnicConfiguration`).
+pub fn function_oem_facts(vendor: Vendor, function: &Value, leaves: &mut Leaves) {
+    if vendor == Vendor::Cisco {
+        cisco::function_facts(function, leaves);
+    }
+}
+
+/// The port (an index into `ports`, the adapter's NetworkPorts and Ports) the vendor's OEM
+/// data assigns a network device function to, for a function no standard link assigns.
+pub fn function_port(
+    vendor: Vendor,
+    adapter: &Value,
+    function: &Value,
+    ports: &[&Value],
+) -> Option<usize> {
+    match vendor {
+        Vendor::Cisco => cisco::uplink_port(adapter, function, ports),
+        _ => None,
+    }
+}
+
+/// Whether a firmware inventory member is `adapter`'s by the vendor's naming of its entries
+/// (Cisco's `…-slot-MLOM`), where the standard links and slots say nothing.
+pub fn names_adapter_firmware(vendor: Vendor, item: &Value, adapter: &Value) -> bool {
+    vendor == Vendor::Cisco && cisco::names_adapter_firmware(item, adapter)
 }
 
 /// OEM facts of a network device function (`function`, whose `Id` places per-port
@@ -305,6 +338,8 @@ pub enum Kind {
     Text,
     /// A boolean.
     Bool,
+    /// An integer.
+    Integer,
     /// An array.
     Array,
     /// An object.
@@ -337,6 +372,7 @@ pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
             check(&["Oem", "Nvidia", "LLDP", "RXMode"], Kind::LldpMode);
             check(&["Oem", "Nvidia", "LLDP", "DCBXModeEnabled"], Kind::Bool);
         }
+        Vendor::Cisco => cisco::check_adapter(check),
         Vendor::Dell | Vendor::Lenovo | Vendor::Generic => {}
     }
 }
@@ -367,7 +403,15 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
                 check(&at(&["Ets", table]), Kind::Array);
             }
         }
-        Vendor::Dell | Vendor::Nvidia | Vendor::Generic => {}
+        Vendor::Cisco | Vendor::Dell | Vendor::Nvidia | Vendor::Generic => {}
+    }
+}
+
+/// Calls `check` with each OEM property of a network device function (and of its pending
+/// settings) that [`function_oem_facts`] and [`function_port`] read, and the type it must have.
+pub fn check_function(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+    if vendor == Vendor::Cisco {
+        cisco::check_function(check);
     }
 }
 

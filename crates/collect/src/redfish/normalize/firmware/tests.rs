@@ -619,3 +619,32 @@ fn a_vendor_list_of_adapters_gives_each_port_mac_its_version() {
     );
     assert!(links.vendor_versions().is_empty());
 }
+
+#[test]
+fn a_cisco_vic_entry_named_after_its_slot_is_the_adapters_and_only_on_cisco() {
+    // CIMC 4.1 (C240 M5SX): the VIC's entry names the adapter's model and slot, the adapter's
+    // controller says `SlotID:MLOM`; neither carries a link to the other.
+    let inventory = [
+        json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/CIMC", "Id": "CIMC",
+               "Name": "CIMC", "Version": "4.1(3d)"}),
+        json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/UCS_VIC_1387-slot-MLOM",
+               "Id": "UCS_VIC_1387-slot-MLOM", "Name": "UCS_VIC_1387-slot-MLOM", "Version": "4.4(3a)"}),
+        json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/XL710-slot-4",
+               "Id": "XL710-slot-4", "Name": "XL710-slot-4", "Version": "0x80008c1a"}),
+    ];
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/UCSC-MLOM-C40Q-03_FCH2345ABCD";
+    let vic = [adapter(json!({
+        "@odata.id": uri, "Id": "UCSC-MLOM-C40Q-03_FCH2345ABCD", "Name": "UCS VIC 1387",
+        "Controllers": [{"Location": {"PartLocation": {"LocationType": "Slot", "ServiceLabel": "SlotID:MLOM"}}}]
+    }))];
+    let links = |vendor| {
+        let mut out = Normalized::default();
+        let links = firmware_facts(&inventory, &vic, (&[], &[], vendor), &mut out);
+        links.component_of(uri, &[], &[]).map(str::to_owned)
+    };
+    assert_eq!(
+        links(Vendor::Cisco).as_deref(),
+        Some("ucs_vic_1387-slot-mlom")
+    );
+    assert_eq!(links(Vendor::Generic), None);
+}
