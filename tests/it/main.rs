@@ -37,6 +37,7 @@ mod output_paths;
 mod peer;
 mod redfish;
 mod redfish_attribute_classes;
+mod redfish_defects;
 mod redfish_firmware;
 mod redfish_fuzz;
 mod redfish_identity;
