@@ -162,10 +162,20 @@ fn a_host_whose_cimc_serves_string_related_items_passes_a_gate() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
+        let report = String::from_utf8_lossy(&output.stdout);
         assert_eq!(output.status.code(), Some(0), "gate {}: {stderr}", step[0]);
         assert!(
             stderr.contains(&format!("{HOST}: PASS")),
             "gate {}: {stderr}",
+            step[0]
+        );
+        // The warning reaches the gate's report of the host.
+        assert!(
+            report.contains(&format!(
+                "note: {}: {INVENTORY}/CIMC: RelatedItem is the string",
+                server.url
+            )),
+            "gate {}: {report}",
             step[0]
         );
     }
@@ -204,6 +214,36 @@ fn a_string_related_item_on_the_nic_s_own_entry_stays_partial_naming_the_port_s_
             check(&captured.text, &complete.text).0,
             3,
             "{how}: INCOMPLETE, never PASS"
+        );
+    }
+}
+
+/// A URI string in place of the link to a PCIe device that only the inventory names (the way
+/// back to the adapter is the device's functions, `pcie-linked-firmware`'s `NIC3`): the device
+/// is still read, so the entry is found to be the NIC's and the source stays partial naming the
+/// port's firmware, rather than a warning about an entry tied to nothing.
+#[test]
+fn a_string_related_item_to_a_nic_s_pcie_device_is_followed_and_stays_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &root().join("tests/fixtures/redfish/pcie-linked-firmware"),
+        dir.path(),
+    );
+    let file = dir
+        .path()
+        .join("redfish/v1/UpdateService/FirmwareInventory/FW-CN25-C/index.json");
+    let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    entry["RelatedItem"] = Value::from("/redfish/v1/Systems/1/PCIeDevices/NIC3");
+    std::fs::write(&file, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
+    for (how, captured) in captures(dir.path()) {
+        captured.assert_incomplete(
+            "partial",
+            "nic/02:c0:ff:ee:00:03/bmc/firmware/inventory (which firmware inventory member this port runs) cannot be told: /redfish/v1/UpdateService/FirmwareInventory/FW-CN25-C: RelatedItem is the string",
+        );
+        assert!(
+            !captured.error().contains("02:c0:ff:ee:00:01"),
+            "{how}: only NIC3's port: {}",
+            captured.error()
         );
     }
 }
