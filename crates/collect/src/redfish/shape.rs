@@ -5,7 +5,10 @@
 //! right for a property that is absent or `null` (Redfish: "no value") but wrong for one of
 //! another type: a `Members` that is an object, a link that is a string, an `Attributes` block
 //! that is an array, a MAC that is a number would make facts vanish while the source looked
-//! complete. [`check`] names each such property, so the capture is `partial` instead.
+//! complete. [`check`] names each such property, so the capture is `partial` instead. A
+//! property no fact is read from is said apart, as a note ([`check_unjudged`], [`check_pcie`]),
+//! and a firmware member's `RelatedItem` ([`related_item`]) is weighed by normalization by the
+//! ports its links may tie: a defect judges only what it touches.
 //! Types are those of the DMTF schemas (Resource, Port.v1, NetworkDeviceFunction.v1,
 //! EthernetInterface.v1, NetworkAdapter.v1, Bios.v1, SoftwareInventory.v1, PCIeDevice.v1,
 //! PCIeFunction.v1) and of the vendor OEM blocks `super::vendors` reads.

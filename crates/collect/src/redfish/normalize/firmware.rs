@@ -47,7 +47,8 @@
 //! ComputerSystem runs the host and counts only when it names the adapter too and no surer
 //! member does (after tier 2). A member whose `RelatedItem` names one network device function
 //! (or what that function owns through PCIe) is that function's, and so its port's, before
-//! the adapter's.
+//! the adapter's. A `RelatedItem` of the wrong shape ties nothing; whether a port's firmware
+//! then cannot be told is judged in [`related`].
 //!
 //! A port's firmware version, beside the inventory component: `Controllers[].FirmwarePackageVersion`
 //! (read with the port), else the `FirmwareVersion` of its PCIe device, else the version the
