@@ -1099,7 +1099,22 @@ fn scenarios() -> BTreeMap<&'static str, fn() -> Seen> {
     });
     all.insert("out-stdout-appended", out_stdout_appended);
     all.insert("out-refused-before-run", out_refused_before_run);
+    all.insert("nic-firmware-link-string", nic_firmware_link_string);
     all
+}
+
+/// The CIMC-style fixture (`RelatedItem` a string on its BIOS, CIMC and disk entries, which
+/// alone leave it complete) with the VIC's own entry's link a string too.
+fn nic_firmware_link_string() -> Seen {
+    let mockup = copy_of(&root().join("tests/fixtures/redfish/cimc-string-related-item"));
+    edit_json(
+        &mockup.path().join(
+            "redfish/v1/UpdateService/FirmwareInventory/UCSC-MLOM-C25Q-04-slot-MLOM/index.json",
+        ),
+        "RelatedItem",
+        Value::from("/redfish/v1/Chassis/1/NetworkAdapters/UCSC-MLOM-C25Q-04_FCH2337A1B2"),
+    );
+    capture(&format!("redfish=mockup:{}", mockup.path().display()), &[])
 }
 
 /// `snapshot seal --out /dev/stdout` with standard output appended to a file: the snapshot

@@ -38,6 +38,7 @@ mod peer;
 mod redfish;
 mod redfish_attribute_classes;
 mod redfish_cisco;
+mod redfish_defects;
 mod redfish_firmware;
 mod redfish_fuzz;
 mod redfish_identity;

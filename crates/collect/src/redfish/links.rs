@@ -118,6 +118,30 @@ pub fn link_target(value: &Value) -> Option<&str> {
     Some(target.split('#').next().unwrap_or(target))
 }
 
+/// The targets an array of links names, read leniently, as some BMCs write one (Cisco CIMC 4.1
+/// serves `"RelatedItem": "/redfish/v1/Managers/CIMC"`): an array of links, one link, a URI
+/// string where a link belongs, or an array mixing them; `null` items name nothing. Each target
+/// as written, fragment included. `None` when a part names no target at all (a number, an empty
+/// string, an object without a string `@odata.id`): what it meant cannot be told.
+pub fn lenient_targets(value: &Value) -> Option<Vec<&str>> {
+    fn one(item: &Value) -> Option<Option<&str>> {
+        match item {
+            Value::Null => Some(None),
+            Value::String(uri) if !uri.trim().is_empty() => Some(Some(uri)),
+            Value::Object(link) => link.get("@odata.id")?.as_str().map(Some),
+            _ => None,
+        }
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .map(one)
+            .collect::<Option<Vec<_>>>()
+            .map(|targets| targets.into_iter().flatten().collect()),
+        other => one(other).map(|target| target.into_iter().collect()),
+    }
+}
+
 /// What identifies the resource a link names when links are compared: its path without a
 /// fragment (`…/NetworkAdapters/NIC1#/Controllers/0` names a part of `…/NIC1`), without a
 /// trailing `/`, without the scheme and host of a full URL, in lower case (iLO spells one
@@ -142,6 +166,26 @@ pub fn key_below(key: &str, base: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_read_leniently_take_a_uri_string_for_a_link() {
+        let cimc = serde_json::json!("/redfish/v1/Managers/CIMC");
+        assert_eq!(
+            lenient_targets(&cimc),
+            Some(vec!["/redfish/v1/Managers/CIMC"])
+        );
+        let mixed = serde_json::json!([{"@odata.id": "/a#/b"}, "/c", null]);
+        assert_eq!(lenient_targets(&mixed), Some(vec!["/a#/b", "/c"]));
+        assert_eq!(lenient_targets(&Value::Null), Some(vec![]));
+        for unreadable in [
+            serde_json::json!(7),
+            serde_json::json!(""),
+            serde_json::json!([{"@odata.id": 10}]),
+            serde_json::json!({"href": "/a"}),
+        ] {
+            assert_eq!(lenient_targets(&unreadable), None, "{unreadable}");
+        }
+    }
 
     #[test]
     fn links_to_one_resource_compare_equal_however_written() {

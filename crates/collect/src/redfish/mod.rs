@@ -385,6 +385,11 @@ pub async fn capture_from_root<F: Fetch>(
             format!("{problem} (a PCIe resource read only to name a port's firmware)")
         }),
     );
+    notes.extend(
+        shape::check_unjudged(inventory)
+            .iter()
+            .map(|problem| format!("{problem} (read for no fact: no judged fact depends on it)")),
+    );
     for resource in &withheld {
         tracing::info!("{target}: withheld as secrets (no value kept): {resource}");
     }

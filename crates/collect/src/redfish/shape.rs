@@ -5,7 +5,10 @@
 //! right for a property that is absent or `null` (Redfish: "no value") but wrong for one of
 //! another type: a `Members` that is an object, a link that is a string, an `Attributes` block
 //! that is an array, a MAC that is a number would make facts vanish while the source looked
-//! complete. [`check`] names each such property, so the capture is `partial` instead.
+//! complete. [`check`] names each such property, so the capture is `partial` instead. A
+//! property no fact is read from is said apart, as a note ([`check_unjudged`], [`check_pcie`]),
+//! and a firmware member's `RelatedItem` ([`related_item`]) is weighed by normalization by the
+//! ports its links may tie: a defect judges only what it touches.
 //! Types are those of the DMTF schemas (Resource, Port.v1, NetworkDeviceFunction.v1,
 //! EthernetInterface.v1, NetworkAdapter.v1, Bios.v1, SoftwareInventory.v1, PCIeDevice.v1,
 //! PCIeFunction.v1) and of the vendor OEM blocks `super::vendors` reads.
@@ -334,14 +337,17 @@ impl Checker {
         }
     }
 
-    /// What the firmware identity and its adapter links read (`super::normalize`'s
-    /// firmware module): a mistyped `Status.State` would keep an absent entry, a mistyped
-    /// `RelatedItem` or `DeviceContext` would drop a link or a component's identity.
+    /// What the firmware identity reads (`super::normalize`'s firmware module): a mistyped
+    /// `Status.State` would keep an absent entry, a mistyped `DeviceContext` or location would
+    /// change a component's identity or its slot. `Name` and `SoftwareId` name only a member
+    /// numbered by position (see [`check_unjudged`] for the others); `RelatedItem` is judged by
+    /// what its links would tie ([`related_item`]).
     fn firmware(&mut self, item: &Value) {
         self.check(item, &["Id"], Expect::Text);
-        self.check(item, &["Name"], Expect::Text);
+        if numbered(item) {
+            self.names(item);
+        }
         self.check(item, &["Version"], Expect::Text);
-        self.check(item, &["SoftwareId"], Expect::Text);
         self.check(item, &["Status"], Expect::Object);
         self.check(item, &["Status", "State"], Expect::Text);
         self.check(item, &["Oem", "Hpe", "DeviceContext"], Expect::Text);
@@ -350,12 +356,20 @@ impl Checker {
             &["Location", "PartLocation", "ServiceLabel"],
             Expect::Text,
         );
-        self.check(item, &["RelatedItem"], Expect::Array);
-        let related = item["RelatedItem"].as_array().map_or(0, Vec::len);
-        for index in 0..related {
-            self.link(item, &["RelatedItem", &index.to_string()]);
-        }
     }
+
+    /// What names a firmware member numbered by position besides its context.
+    fn names(&mut self, item: &Value) {
+        self.check(item, &["Name"], Expect::Text);
+        self.check(item, &["SoftwareId"], Expect::Text);
+    }
+}
+
+/// Whether a firmware inventory member is numbered by position (its `Id`, else the last
+/// segment of its URI, a bare number), so that its `Name` and `SoftwareId` name it.
+fn numbered(item: &Value) -> bool {
+    let id = super::normalize::id_of(item);
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn vendor_expect(kind: vendors::Kind) -> Expect {
@@ -397,6 +411,27 @@ pub fn check(inventory: &Inventory) -> Vec<ShapeError> {
             checker.check(&adapter.adapter, path, Expect::Text);
         }
     }
+    checker.problems
+}
+
+/// The properties no fact is read from that have the wrong type: the `Name` and `SoftwareId`
+/// of a firmware inventory member named by its `Id` (a Dell FQDD, `BIOS`, `CIMC`), which
+/// normalization never reads. The capture says them rather than counting them against it.
+pub fn check_unjudged(inventory: &Inventory) -> Vec<ShapeError> {
+    let mut checker = Checker::default();
+    for item in inventory.firmware.iter().filter(|item| !numbered(item)) {
+        checker.names(item);
+    }
+    checker.problems
+}
+
+/// The properties of a firmware inventory member's `RelatedItem` (an array of links) that have
+/// the wrong type. They matter only where the links would tie the member to a NIC's port, so
+/// normalization judges them there (`normalize`'s firmware module): a problem naming the
+/// port's firmware fact, else a note.
+pub fn related_item(item: &Value) -> Vec<ShapeError> {
+    let mut checker = Checker::default();
+    checker.check(item, &["RelatedItem"], Expect::Links);
     checker.problems
 }
 

@@ -230,5 +230,15 @@ async fn the_resources_held_normalize_and_check_as_the_whole_ones() {
     };
     let named = shape::check(&whole);
     assert_eq!(format!("{:?}", shape::check(&held)), format!("{named:?}"));
-    assert!(named.len() >= 11, "{named:?}");
+    assert!(named.len() >= 9, "{named:?}");
+    // `RelatedItem` is checked apart (normalization weighs it by the ports it may tie).
+    let related = |inventory: &crawl::Inventory| -> Vec<_> {
+        inventory
+            .firmware
+            .iter()
+            .flat_map(shape::related_item)
+            .collect()
+    };
+    assert_eq!(related(&held), related(&whole));
+    assert_eq!(related(&whole).len(), 2, "{:?}", related(&whole));
 }

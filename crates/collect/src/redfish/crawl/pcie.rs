@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::crawler::{Crawler, link_name};
 use crate::redfish::fetch::Fetch;
-use crate::redfish::links::uri_key;
+use crate::redfish::links::{lenient_targets, uri_key};
 use crate::redfish::odata_type::{Expect, TypeName};
 
 /// What a URI names in the PCIe model.
@@ -160,11 +160,16 @@ impl<F: Fetch> Crawler<'_, F> {
         }
     }
 
-    /// The links to PCIe devices and functions of the inventory entries `firmware`.
+    /// The links to PCIe devices and functions of the inventory entries `firmware`, their
+    /// `RelatedItem` read leniently (a URI string for a link, as Cisco CIMC 4.1 writes it): the
+    /// shape of a `RelatedItem` is judged by normalization, by what its links would tie
+    /// (`normalize::firmware`), which reads it the same way.
     pub(super) fn firmware_pcie_links(&self, firmware: &[Value]) -> PcieLinks {
         let mut into = PcieLinks::default();
         for item in firmware {
-            for uri in self.links(item, &["RelatedItem"]) {
+            let related = item.get("RelatedItem").unwrap_or(&Value::Null);
+            for uri in lenient_targets(related).unwrap_or_default() {
+                let uri = uri.split('#').next().unwrap_or(uri);
                 if let Some(kind) = pcie_kind(uri) {
                     if kind == PcieKind::Device {
                         into.from_inventory.insert(key_of(uri));

@@ -48,7 +48,8 @@
 //! ComputerSystem runs the host and counts only when it names the adapter too and no surer
 //! member does (after tier 2). A member whose `RelatedItem` names one network device function
 //! (or what that function owns through PCIe) is that function's, and so its port's, before
-//! the adapter's.
+//! the adapter's. A `RelatedItem` of the wrong shape ties nothing; whether a port's firmware
+//! then cannot be told is judged in [`related`].
 //!
 //! A port's firmware version, beside the inventory component: `Controllers[].FirmwarePackageVersion`
 //! (read with the port), else the `FirmwareVersion` of its PCIe device, else the version the
@@ -105,7 +106,9 @@ pub(super) fn firmware_facts(
         }
     }
     let pcie = PcieLinks::new(adapters, pcie, &mut out.placeholders);
+    let doubts = related::judge(firmware, &entries, adapters, &pcie, vendor, &mut out.notes);
     let mut links = link_adapters(&entries, adapters, pcie, vendor);
+    links.doubts = doubts;
     links.by_mac = vendor_versions(systems, vendor, &mut out.placeholders);
     links
 }
@@ -443,17 +446,26 @@ enum Tier {
     Chassis,
 }
 
-/// Which component belongs to which adapter, by [`Tier`]: the surest tier that has one
-/// wins, and within a tier (a Dell NIC lists one entry per port) the first component by
-/// name, so the choice does not depend on the inventory's order. And which belongs to one
-/// network device function: one whose `RelatedItem` names the function or what it owns
-/// through PCIe.
-fn link_adapters(
-    entries: &[Entry<'_>],
+/// One way a member is tied to a NIC: to an adapter at a [`Tier`], or to one of its network
+/// device functions.
+struct Tie<'e> {
+    /// The adapter's key ([`uri_key`]).
+    adapter: String,
+    /// The function's key, for a member related to one of the adapter's functions.
+    function: Option<String>,
+    tier: Tier,
+    component: &'e str,
+}
+
+/// Every way each of `entries` is tied to one of `adapters`, by [`Tier`], and to one of their
+/// network device functions: one whose `RelatedItem` names the function or what it owns
+/// through PCIe. A tie depends on the member and the adapters alone, never on other members.
+fn ties<'e>(
+    entries: &'e [Entry<'_>],
     adapters: &[AdapterInventory],
-    pcie: PcieLinks,
+    pcie: &PcieLinks,
     vendor: Vendor,
-) -> FirmwareLinks {
+) -> Vec<Tie<'e>> {
     let keys: Vec<String> = adapters
         .iter()
         .filter_map(|a| a.adapter["@odata.id"].as_str().map(uri_key))
@@ -464,13 +476,10 @@ fn link_adapters(
         .iter()
         .map(|a| a.adapter["Assembly"]["@odata.id"].as_str().map(part_key))
         .collect();
-    let mut links = FirmwareLinks {
-        components: entries.iter().map(|e| e.component.clone()).collect(),
-        ..FirmwareLinks::default()
-    };
     let runs_elsewhere = |entry: &Entry<'_>, collection: &str| {
         related_targets(entry.item).any(|t| collection_of(&t) == Some(collection))
     };
+    let mut ties = Vec::new();
     for (adapter, assembly) in adapters.iter().zip(&assemblies) {
         let Some(key) = adapter.adapter["@odata.id"].as_str().map(uri_key) else {
             continue;
@@ -515,13 +524,15 @@ fn link_adapters(
                 None
             }
         };
-        let component = entries
-            .iter()
-            .filter_map(|e| tier(e).map(|t| (t, &e.component)))
-            .min()
-            .map(|(_, component)| component);
-        if let Some(component) = component {
-            links.by_adapter.insert(key.clone(), component.clone());
+        for entry in entries {
+            if let Some(tier) = tier(entry) {
+                ties.push(Tie {
+                    adapter: key.clone(),
+                    function: None,
+                    tier,
+                    component: &entry.component,
+                });
+            }
         }
         for function in &adapter.functions {
             let Some(function_key) = function.function["@odata.id"].as_str().map(uri_key) else {
@@ -530,19 +541,62 @@ fn link_adapters(
             let names_function = |target: &String| {
                 key_below(target, &function_key) || pcie.function_owns(&function_key, target)
             };
-            let component = entries
+            for entry in entries
                 .iter()
                 .filter(|e| !runs_elsewhere(e, "managers"))
                 .filter(|e| related_targets(e.item).any(|t| names_function(&t)))
-                .map(|e| &e.component)
-                .min();
-            if let Some(component) = component {
-                links.by_function.insert(function_key, component.clone());
+            {
+                ties.push(Tie {
+                    adapter: key.clone(),
+                    function: Some(function_key.clone()),
+                    tier: Tier::Named,
+                    component: &entry.component,
+                });
             }
         }
     }
-    links.pcie = pcie;
-    links
+    ties
+}
+
+/// Which component belongs to which adapter: of its [`ties`], the surest tier that has one
+/// wins, and within a tier (a Dell NIC lists one entry per port) the first component by
+/// name, so the choice does not depend on the inventory's order. And which belongs to one
+/// network device function: the first by name of those related to it.
+fn link_adapters(
+    entries: &[Entry<'_>],
+    adapters: &[AdapterInventory],
+    pcie: PcieLinks,
+    vendor: Vendor,
+) -> FirmwareLinks {
+    let mut by_adapter: BTreeMap<String, (Tier, &str)> = BTreeMap::new();
+    let mut by_function: BTreeMap<String, &str> = BTreeMap::new();
+    for tie in ties(entries, adapters, &pcie, vendor) {
+        match tie.function {
+            None => {
+                let best = by_adapter
+                    .entry(tie.adapter)
+                    .or_insert((tie.tier, tie.component));
+                *best = (*best).min((tie.tier, tie.component));
+            }
+            Some(function) => {
+                let best = by_function.entry(function).or_insert(tie.component);
+                *best = (*best).min(tie.component);
+            }
+        }
+    }
+    FirmwareLinks {
+        by_adapter: by_adapter
+            .into_iter()
+            .map(|(adapter, (_, component))| (adapter, component.to_owned()))
+            .collect(),
+        by_function: by_function
+            .into_iter()
+            .map(|(function, component)| (function, component.to_owned()))
+            .collect(),
+        components: entries.iter().map(|e| e.component.clone()).collect(),
+        pcie,
+        ..FirmwareLinks::default()
+    }
 }
 
 /// Which firmware belongs to which network adapter, function and port.
@@ -558,6 +612,9 @@ pub(super) struct FirmwareLinks {
     pcie: PcieLinks,
     /// A port's MAC → the NIC firmware version the vendor's list of adapters gives it.
     by_mac: BTreeMap<MacAddr, String>,
+    /// Adapter key → the malformed `RelatedItem`s of members that may be tied to it
+    /// ([`related`]): which member its ports run cannot be told.
+    doubts: BTreeMap<String, Vec<String>>,
 }
 
 impl FirmwareLinks {
@@ -592,11 +649,19 @@ impl FirmwareLinks {
         self.pcie.version(&uri_key(uri), &functions)
     }
 
+    /// What keeps the firmware of the ports of the adapter at `uri` from being known: the
+    /// malformed `RelatedItem` of each member that may be tied to it, as a shape problem says it.
+    pub(super) fn doubts(&self, uri: &str) -> &[String] {
+        self.doubts.get(&uri_key(uri)).map_or(&[], Vec::as_slice)
+    }
+
     /// The NIC firmware version of each port MAC from the vendor's list of adapters.
     pub(super) fn vendor_versions(&self) -> &BTreeMap<MacAddr, String> {
         &self.by_mac
     }
 }
+
+mod related;
 
 #[cfg(test)]
 mod tests;

@@ -96,6 +96,7 @@ pub(super) fn adapters_facts(
             (&mut out.notes, &mut out.placeholders),
             &mut out.problems,
         );
+        unknown_firmware(&adapter_uri, firmware.doubts(&adapter_uri), &written, out);
         let mut repeated: BTreeSet<String> = BTreeSet::new();
         let mut collisions = Vec::new();
         let mut new = 0usize;
@@ -149,6 +150,37 @@ pub(super) fn adapters_facts(
 struct PortGroup<'a> {
     members: Vec<&'a Value>,
     functions: Vec<&'a FunctionInventory>,
+}
+
+/// The problem of each port of the adapter at `adapter_uri` (whose facts are `written`) whose
+/// firmware cannot be told, as `doubts` say why: a firmware inventory member that may be its
+/// has a malformed `RelatedItem` (`firmware::related`). The adapter is named when no port is.
+fn unknown_firmware(
+    adapter_uri: &str,
+    doubts: &[String],
+    written: &[(FactPath, FactValue, String)],
+    out: &mut Normalized,
+) {
+    if doubts.is_empty() {
+        return;
+    }
+    let why = doubts.join("; ");
+    let keys: BTreeSet<&str> = written
+        .iter()
+        .filter_map(|(path, _, _)| path.as_str().strip_prefix("nic/")?.split_once("/bmc/"))
+        .map(|(key, _)| key)
+        .collect();
+    if keys.is_empty() {
+        out.problems.push(format!(
+            "{adapter_uri}: which firmware inventory member its ports run cannot be told: {why}"
+        ));
+    }
+    for key in keys {
+        out.problems.push(format!(
+            "nic/{key}/bmc/firmware/inventory (which firmware inventory member this port \
+             runs) cannot be told: {why}"
+        ));
+    }
 }
 
 /// The facts of one adapter, each with the URI of the resource it came from; two of its ports

@@ -275,3 +275,45 @@ fn on_off_attributes_and_lldp_modes_must_be_in_their_vocabulary() {
         ]
     );
 }
+
+#[test]
+fn related_item_is_checked_apart_and_names_feed_only_numbered_members() {
+    let inventory = Inventory {
+        firmware: vec![
+            // Cisco CIMC 4.1: a URI string where the array of links belongs.
+            json!({"@odata.id": "/fw/CIMC", "Id": "CIMC", "Name": ["CIMC"], "SoftwareId": 4,
+                   "Version": "4.1(3d)", "RelatedItem": "/redfish/v1/Managers/CIMC"}),
+            // Numbered by position: its Name is what names it.
+            json!({"@odata.id": "/fw/16", "Id": "16", "Name": 16, "Version": "22.39"}),
+        ],
+        ..Inventory::default()
+    };
+    assert_eq!(
+        problems(&inventory),
+        ["/fw/16: Name is the number 16, expected a string"],
+        "the CIMC member's RelatedItem, Name and SoftwareId are no problem of the capture"
+    );
+    let unjudged: Vec<String> = check_unjudged(&inventory)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        unjudged,
+        [
+            "/fw/CIMC: Name is an array, expected a string",
+            "/fw/CIMC: SoftwareId is the number 4, expected a string",
+        ]
+    );
+    let related: Vec<String> = inventory
+        .firmware
+        .iter()
+        .flat_map(related_item)
+        .map(|problem| problem.to_string())
+        .collect();
+    assert_eq!(
+        related,
+        [
+            "/fw/CIMC: RelatedItem is the string \"/redfish/v1/Managers/CIMC\", expected an array of links"
+        ]
+    );
+}

@@ -269,10 +269,19 @@ fn a_mistyped_state_related_item_or_device_context_is_named() {
         ],
         ..Inventory::default()
     };
-    let problems: Vec<String> = crate::redfish::shape::check(&inventory)
+    let mut problems: Vec<String> = crate::redfish::shape::check(&inventory)
         .iter()
         .map(ToString::to_string)
         .collect();
+    assert_eq!(problems.len(), 2, "a null State is absent: {problems:?}");
+    // `RelatedItem` is checked on its own: normalization weighs it by the ports it may tie.
+    problems.extend(
+        inventory
+            .firmware
+            .iter()
+            .flat_map(crate::redfish::shape::related_item)
+            .map(|problem| problem.to_string()),
+    );
     let named = |what: &str| problems.iter().any(|p| p.contains(what));
     assert!(named("FirmwareInventory/3: Status/State"), "{problems:?}");
     assert!(named("FirmwareInventory/3: RelatedItem"), "{problems:?}");
@@ -281,7 +290,133 @@ fn a_mistyped_state_related_item_or_device_context_is_named() {
         "{problems:?}"
     );
     assert!(named("FirmwareInventory/4: RelatedItem/0"), "{problems:?}");
-    assert_eq!(problems.len(), 4, "a null State is absent: {problems:?}");
+    assert_eq!(problems.len(), 4, "{problems:?}");
+}
+
+/// Cisco CIMC 4.1's inventory: `RelatedItem` a URI string on the BIOS, CIMC and disk entries,
+/// an array on the VIC's.
+fn cimc_inventory(vic_related: Value) -> Vec<Value> {
+    let member = |id: &str, version: &str, related: Value| {
+        json!({"@odata.id": format!("/redfish/v1/UpdateService/FirmwareInventory/{id}"),
+               "Id": id, "Name": id, "Version": version, "RelatedItem": related})
+    };
+    vec![
+        member(
+            "BIOS",
+            "C220M5.4.1.3i.0.0713210713",
+            json!("/redfish/v1/Systems/WZP2340A1B2"),
+        ),
+        member("CIMC", "4.1(3d)", json!("/redfish/v1/Managers/CIMC")),
+        member(
+            "HDD-model-ST1200MM0009",
+            "CN03",
+            json!("/redfish/v1/Systems/WZP2340A1B2/Storage/MRAID/Drives/1"),
+        ),
+        member("UCSC-MLOM-C25Q-04-slot-MLOM", "4.4(1b)", vic_related),
+    ]
+}
+
+const VIC: &str = "/redfish/v1/Chassis/1/NetworkAdapters/UCSC-MLOM-C25Q-04_FCH2337A1B2";
+
+#[test]
+fn a_string_related_item_on_an_entry_tied_to_no_nic_is_a_note_and_its_version_is_kept() {
+    let adapters = [adapter(
+        json!({"@odata.id": VIC, "Id": "UCSC-MLOM-C25Q-04_FCH2337A1B2"}),
+    )];
+    let (out, links) = normalized(&cimc_inventory(json!([{"@odata.id": VIC}])), &adapters);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert!(links.doubts(VIC).is_empty());
+    for (uri, component) in [
+        ("FirmwareInventory/BIOS", "bios"),
+        ("FirmwareInventory/CIMC", "cimc"),
+        (
+            "FirmwareInventory/HDD-model-ST1200MM0009",
+            "hdd-model-st1200mm0009",
+        ),
+    ] {
+        assert!(
+            out.notes.iter().any(|note| note
+                .contains(&format!("{uri}: RelatedItem is the string"))
+                && note.contains("expected an array of links")
+                && note.contains("to no NIC port")),
+            "{uri}: {:?}",
+            out.notes
+        );
+        assert!(version(&out.facts, component).is_some(), "{component}");
+    }
+    assert_eq!(out.notes.len(), 3, "{:?}", out.notes);
+    assert_eq!(
+        links.component_of(VIC, &[], &[]),
+        Some("ucsc-mlom-c25q-04-slot-mlom")
+    );
+}
+
+#[test]
+fn a_malformed_related_item_that_may_tie_a_nic_is_a_doubt_on_that_adapter() {
+    let adapters = [
+        adapter(json!({"@odata.id": VIC, "Id": "UCSC-MLOM-C25Q-04_FCH2337A1B2"})),
+        adapter(json!({"@odata.id": "/redfish/v1/Chassis/1/NetworkAdapters/OTHER", "Id": "OTHER"})),
+    ];
+    let doubted = |vic_related: Value| {
+        let (out, links) = normalized(&cimc_inventory(vic_related), &adapters);
+        assert_eq!(
+            out.notes.len(),
+            3,
+            "the BIOS, CIMC and disk: {:?}",
+            out.notes
+        );
+        (
+            links.doubts(VIC).to_vec(),
+            links
+                .doubts("/redfish/v1/Chassis/1/NetworkAdapters/OTHER")
+                .len(),
+        )
+    };
+    // The VIC's own entry, its one link a string: which firmware the VIC's ports run depends
+    // on it.
+    let (vic, other) = doubted(json!(VIC));
+    assert_eq!(vic.len(), 1, "{vic:?}");
+    assert!(
+        vic[0].contains("FirmwareInventory/UCSC-MLOM-C25Q-04-slot-MLOM: RelatedItem is the string"),
+        "{vic:?}"
+    );
+    assert_eq!(other, 0, "a string names one adapter");
+    // An array with one good link and one string: tied as read.
+    let (vic, _) = doubted(json!([{"@odata.id": VIC}, "/redfish/v1/Chassis/1"]));
+    assert!(vic[0].contains("RelatedItem/1 is the string"), "{vic:?}");
+    // A part that names nothing readable could be any adapter's.
+    let (vic, other) = doubted(json!([{"@odata.id": 7}]));
+    assert_eq!((vic.len(), other), (1, 1), "{vic:?}");
+}
+
+#[test]
+fn an_unreadable_related_item_without_adapters_is_a_note() {
+    let (out, _) = normalized(&cimc_inventory(json!(5)), &[]);
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    assert!(
+        out.notes
+            .iter()
+            .any(|note| note.contains("UCSC-MLOM-C25Q-04-slot-MLOM: RelatedItem is the number 5")),
+        "{:?}",
+        out.notes
+    );
+}
+
+#[test]
+fn a_malformed_related_item_of_a_member_not_captured_is_a_note() {
+    let absent = json!({"@odata.id": "/redfish/v1/UpdateService/FirmwareInventory/NIC2",
+        "Id": "NIC2", "Version": "-*", "Status": {"State": "Absent"}, "RelatedItem": VIC});
+    let adapters = [adapter(json!({"@odata.id": VIC}))];
+    let (out, links) = normalized(&[absent], &adapters);
+    assert!(links.doubts(VIC).is_empty());
+    assert!(
+        out.notes
+            .iter()
+            .any(|note| note.contains("NIC2: RelatedItem is the string")
+                && note.contains("not captured")),
+        "{:?}",
+        out.notes
+    );
 }
 
 #[test]
