@@ -243,8 +243,14 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         if causes.is_empty() {
             continue;
         }
-        // The DCBX reset that usually causes it is named first, the finding on its fact.
-        if port.dcbx_support("current") == Some(DcbxSupport::None) {
+        // The DCBX reset that usually causes it (hardware capable, current None) is named
+        // first, the finding on its fact.
+        if port.dcbx_support("current") == Some(DcbxSupport::None)
+            && matches!(
+                port.dcbx_support("hardware"),
+                Some(DcbxSupport::Ieee | DcbxSupport::Cee | DcbxSupport::IeeeCee)
+            )
+        {
             causes.insert(
                 0,
                 (

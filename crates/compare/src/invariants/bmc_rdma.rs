@@ -222,7 +222,7 @@ fn judge(facts: &Facts) -> Vec<Judged> {
 /// The warning of a scope whose RDMA is switched off.
 fn off_message(scope: &str, mode: &str, from: &str, rdma: &Evidence) -> String {
     format!(
-        "{scope}: DCBX mode in the NIC firmware is disabled ({mode}) and RDMA is switched off ({from}: {}): not a fault while RDMA stays off, but one setting away from RoCE without flow control; set DCBX (IEEE) before enabling RDMA",
+        "{scope}: DCBX mode in the NIC firmware is disabled ({mode}) and RDMA is switched off ({from}: {}): one setting away from RoCE without flow control",
         rdma.facts
     )
 }

@@ -167,6 +167,19 @@ fn pfc_not_operational_never_fires_on_dcbx_support_none_alone() {
         "{}",
         found[0].message
     );
+    // An adapter that never had DCBX (hardware None) lost nothing: the cause is named alone.
+    let never_had = with(&[
+        ("{n}/os/dcbx_support/hardware", "none".into()),
+        ("{n}/os/dcbx_support/current", "none".into()),
+        ("{n}/os/flow_control/operational/priority/3", false.into()),
+    ]);
+    let found = run("pfc-not-operational", &never_had);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].path.as_str(),
+        format!("nic/{MAC}/os/flow_control/operational/priority/3")
+    );
+    assert!(!found[0].message.contains("DCBX"), "{}", found[0].message);
 }
 
 #[test]
