@@ -257,6 +257,21 @@ mod tests {
             ))
         );
         assert_eq!(value(&[&added]), None);
+        // A port one setting away from RoCE without flow control (a warning, planned under
+        // --strict) is brought to the DCBX an RDMA port needs.
+        let rdma_off = finding(
+            FindingKind::Invariant,
+            "bmc-dcbx-disabled-rdma-off",
+            None,
+            None,
+        );
+        assert_eq!(
+            value(&[&rdma_off]),
+            Some((
+                "\"ieee\"".into(),
+                "invariant bmc-dcbx-disabled-rdma-off".into()
+            ))
+        );
     }
 
     #[test]
