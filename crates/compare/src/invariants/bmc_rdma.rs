@@ -25,6 +25,16 @@ impl Rdma {
     pub(super) fn is_on(&self) -> bool {
         matches!(self, Rdma::On(_))
     }
+
+    /// Whether RDMA is in use, and the facts that say so; `None` where the scope supports no
+    /// RDMA (nothing to judge).
+    fn judged(self) -> Option<(bool, Evidence)> {
+        match self {
+            Rdma::On(evidence) => Some((true, evidence)),
+            Rdma::Off(evidence) => Some((false, evidence)),
+            Rdma::Unsupported => None,
+        }
+    }
 }
 
 /// How an RDMA state reads in a message: `RDMA (roce)`, and the facts behind it as its scope
@@ -56,14 +66,13 @@ pub(super) fn rdma_at(port: &Port<'_>, scope: &str) -> Option<Rdma> {
         None => "RDMA".to_owned(),
     };
     // Leaves as the scope names them; the message says which scope.
-    let quoted = |leaf: &str, value: Option<&FactValue>| value.map(|v| format!("{leaf} {v}"));
-    let flag = quoted("rdma_enabled", port.get(&enabled_leaf));
-    let protocol_fact = quoted("rdma_protocol", protocol_value);
-    let facts = match (flag, protocol_fact) {
-        (Some(flag), Some(protocol)) => format!("{flag}, {protocol}"),
-        (Some(flag), None) => format!("{flag}, no protocol reported"),
-        (None, Some(protocol)) => format!("{protocol}, no enable flag reported"),
-        (None, None) => String::new(),
+    let protocol_fact = match protocol.and(protocol_value) {
+        Some(value) => format!("rdma_protocol {value}"),
+        None => "no protocol reported".to_owned(),
+    };
+    let facts = match enabled {
+        Some(flag) => format!("rdma_enabled {flag}, {protocol_fact}"),
+        None => format!("{protocol_fact}, no enable flag reported"),
     };
     let evidence = Evidence { name, facts };
     Some(match (enabled, supported) {
@@ -126,34 +135,27 @@ fn judge(facts: &Facts) -> Vec<Judged> {
         let mut port_finding: Option<bool> = None;
         if port_mode == Some(DcbxMode::Disabled)
             && let Some((rdma, from)) = effective(port_rdma.clone(), "on the port")
+            && let Some((rdma_on, e)) = rdma.judged()
         {
             let label = port.label();
-            let found = match rdma {
-                Rdma::On(e) => Some((
-                    true,
-                    format!(
-                        "port {label}: DCBX mode in the NIC firmware is disabled (on the port: {port_mode_fact}) while {} is enabled ({from}: {}); the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
-                        e.name, e.facts
-                    ),
-                )),
-                Rdma::Off(e) => Some((
-                    false,
-                    off_message(
-                        &format!("port {label}"),
-                        &format!("on the port: {port_mode_fact}"),
-                        from,
-                        &e,
-                    ),
-                )),
-                Rdma::Unsupported => None,
+            let message = if rdma_on {
+                format!(
+                    "port {label}: DCBX mode in the NIC firmware is disabled (on the port: {port_mode_fact}) while {} is enabled ({from}: {}); the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
+                    e.name, e.facts
+                )
+            } else {
+                off_message(
+                    &format!("port {label}"),
+                    &format!("on the port: {port_mode_fact}"),
+                    from,
+                    &e,
+                )
             };
-            if let Some((rdma_on, message)) = found {
-                port_finding = Some(rdma_on);
-                judged.push(Judged {
-                    rdma_on,
-                    violation: violation(facts, &port.path("bmc/dcbx_mode"), message),
-                });
-            }
+            port_finding = Some(rdma_on);
+            judged.push(Judged {
+                rdma_on,
+                violation: violation(facts, &port.path("bmc/dcbx_mode"), message),
+            });
         }
         // Each function (NPAR partition, VF) is a scope of its own that inherits what it does
         // not report from its port.
@@ -178,10 +180,8 @@ fn judge(facts: &Facts) -> Vec<Judged> {
             let Some((rdma, from)) = rdma else {
                 continue;
             };
-            let rdma_on = match &rdma {
-                Rdma::On(_) => true,
-                Rdma::Off(_) => false,
-                Rdma::Unsupported => continue,
+            let Some((rdma_on, e)) = rdma.judged() else {
+                continue;
             };
             // The port's finding already covers a function that only inherits its mode and
             // judges the same.
@@ -202,13 +202,13 @@ fn judge(facts: &Facts) -> Vec<Judged> {
                 ),
             };
             let scope_name = format!("port {}, function {function}", port.label());
-            let message = match rdma {
-                Rdma::On(e) => format!(
+            let message = if rdma_on {
+                format!(
                     "{scope_name}: DCBX mode in the NIC firmware is disabled ({mode}) while {} is enabled ({from}: {}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
                     e.name, e.facts
-                ),
-                Rdma::Off(e) => off_message(&scope_name, &mode, from, &e),
-                Rdma::Unsupported => continue,
+                )
+            } else {
+                off_message(&scope_name, &mode, from, &e)
             };
             judged.push(Judged {
                 rdma_on,
