@@ -167,38 +167,38 @@ fn dropped_outside_secrets(dir: &Path, saved: &Path) -> Vec<String> {
 }
 
 #[test]
-fn the_dell_capture_shows_the_seed_1_state_and_blocks() {
+fn the_dell_capture_shows_dcbx_disabled_beside_rdma_switched_off_and_warns() {
     let mockups = shared_mockups();
     let dell = &mockups[0];
     let captured = capture(&format!("redfish=mockup:{}", dell.display()), &[], false);
-    // Dell's NIC attributes describe one function (partition) of the port.
+    // Dell's NIC attributes describe one function (partition) of the port: RoCE supported,
+    // RDMA switched off (RDMANICModeOnPort Disabled), DCBX disabled.
     for (mac, function) in [
         ("e4:3d:1a:13:27:f0", "NIC.Integrated.1-1-1"),
         ("e4:3d:1a:13:27:f1", "NIC.Integrated.1-2-1"),
     ] {
-        assert_eq!(
-            captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/dcbx_mode")],
-            "disabled",
-            "{mac}"
-        );
-        assert_eq!(
-            captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/rdma_protocol")],
-            "roce",
-            "{mac}"
-        );
+        let fact = |leaf: &str| {
+            captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/{leaf}")].clone()
+        };
+        assert_eq!(fact("dcbx_mode"), "disabled", "{mac}");
+        assert_eq!(fact("rdma_protocol"), "roce", "{mac}");
+        assert_eq!(fact("rdma_enabled"), false, "{mac}");
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("dell.json");
     std::fs::write(&file, serde_json::to_string(&captured.snapshot).unwrap()).unwrap();
+    // Not RoCE without flow control: one setting away from it (issue 61).
     driftgate()
         .args(["check", "--snapshot"])
         .arg(&file)
         .assert()
-        .code(1)
+        .code(0)
         .stdout(
-            predicate::str::contains("[bmc-dcbx-disabled-with-rdma]").and(
-                predicate::str::contains("\"NIC.Integrated.1-1\" (e4:3d:1a:13:27:f0)"),
-            ),
+            predicate::str::contains("[bmc-dcbx-disabled-rdma-off]")
+                .and(predicate::str::contains(
+                    "\"NIC.Integrated.1-1\" (e4:3d:1a:13:27:f0)",
+                ))
+                .and(predicate::str::contains("[bmc-dcbx-disabled-with-rdma]").not()),
         );
 }
 

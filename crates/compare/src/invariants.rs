@@ -7,7 +7,7 @@
 use std::ops::Bound;
 
 use super::severity::Severity;
-use driftgate_model::{DcbxMode, DcbxSupport, PathSelectionPolicy, PathSelectionScheme, Version};
+use driftgate_model::{DcbxSupport, PathSelectionPolicy, PathSelectionScheme, Version};
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
 
 /// One built-in cross-fact check.
@@ -47,7 +47,7 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "pfc-not-operational",
         default_severity: Severity::Block,
-        summary: "Host PFC is configured on a priority, but a QoS-enabled adapter does not run it (current DCBX None, NumTCs 0/0/0, or operational flow control off on that priority).",
+        summary: "The OS configures PFC on a priority (or, its PFC not captured, runs RDMA on the adapter), and a QoS-enabled adapter shows it is not applying it: current NumTCs 0/0/0, operational flow control off or not reported on that priority, or a single traffic class where the host configures several. DcbxSupport None alone is not a cause.",
         why: "The adapter ignores the OS DCB configuration, so RDMA storage traffic runs without lossless flow control while RDMA and SMB Direct still look healthy; the usual cause is the NIC's DCBX mode reset in its firmware (HII/BIOS).",
         check: pfc_not_operational,
     },
@@ -61,9 +61,9 @@ pub static INVARIANTS: &[Invariant] = &[
     Invariant {
         id: "bmc-dcbx-disabled-with-rdma",
         default_severity: Severity::Block,
-        summary: "The BMC/HII DCBX mode of a port, or of one of its functions (which inherits what it does not report from its port), is disabled while RDMA (RoCE) is enabled on it.",
+        summary: "The BMC/HII DCBX mode of a port, or of one of its functions (which inherits what it does not report from its port), is disabled while RDMA is in use on it: its RDMA enable flag is true, or it reports an RDMA protocol and no enable flag, or the OS runs RDMA on the port.",
         why: "RoCE needs PFC; with DCBX disabled in the NIC firmware the port does not enforce the host's DCB/PFC configuration.",
-        check: bmc_dcbx_disabled_with_rdma,
+        check: bmc_rdma::with_rdma,
     },
     Invariant {
         id: "psp-rr-on-reserved-device",
@@ -142,6 +142,13 @@ pub static INVARIANTS: &[Invariant] = &[
         why: "The other end sends no LLDP (cable, switch LLDP off, a neighbour that went away): its DCB cannot be checked at all.",
         check: link::no_neighbour,
     },
+    Invariant {
+        id: "bmc-dcbx-disabled-rdma-off",
+        default_severity: Severity::Warn,
+        summary: "The BMC/HII DCBX mode of a port or function is disabled and its RDMA is switched off by its own enable flag (Dell RDMANICModeOnPort Disabled) on a port that supports an RDMA protocol, and the OS runs no RDMA on it.",
+        why: "Not a fault while RDMA stays off, but one setting away from RoCE without flow control: enabling RDMA on that port alone would run it without PFC. Set DCBX (IEEE) first.",
+        check: bmc_rdma::rdma_off,
+    },
 ];
 
 fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
@@ -153,11 +160,11 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         .filter(|(_, on)| *on)
         .map(|(p, _)| *p)
         .collect();
-    // Host PFC captured and off everywhere: nothing to enforce. Not captured at all (a pasted
-    // Get-NetAdapterQos): a QoS-enabled adapter that ignores the OS is still the finding.
+    // Host PFC captured and off everywhere: nothing to enforce.
     if !host_pfc.is_empty() && configured.is_empty() {
         return Vec::new();
     }
+    let host_classes = children_segments(facts, "host/qos/traffic_class/").count();
     let mut violations = Vec::new();
     for mac in ports(facts) {
         let port = Port { facts, mac };
@@ -168,13 +175,15 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         {
             continue;
         }
-        let mut causes: Vec<(String, String)> = Vec::new();
-        if port.dcbx_support("current") == Some(DcbxSupport::None) {
-            causes.push((
-                port.path("os/dcbx_support/current"),
-                "its current DCBX support is None".into(),
-            ));
+        // Host PFC not captured (a pasted Get-NetAdapterQos): only RDMA on the adapter says
+        // it needs the lossless class the OS would configure. Without either, what the adapter
+        // runs is all there is, and DcbxSupport None with DCB enabled is how an adapter runs
+        // the host's settings without DCBX (Microsoft's own examples).
+        let rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
+        if configured.is_empty() && !rdma {
+            continue;
         }
+        let mut causes: Vec<(String, String)> = Vec::new();
         let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
             .iter()
             .map(|kind| {
@@ -182,12 +191,15 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
                     .and_then(FactValue::as_i64)
             })
             .collect();
-        if tcs.iter().all(|n| *n == Some(0)) {
+        let no_classes = tcs.iter().all(|n| *n == Some(0));
+        if no_classes {
             causes.push((
                 port.path("os/num_tcs/current/max"),
                 "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
             ));
         }
+        let operational = format!("nic/{mac}/os/flow_control/operational/priority/");
+        let reported = children(facts, &operational).next().is_some();
         let off: Vec<String> = configured
             .iter()
             .filter(|p| {
@@ -206,23 +218,63 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
                 ),
             ));
         }
-        if let Some((path, _)) = causes.first() {
-            let reasons: Vec<&str> = causes.iter().map(|(_, r)| r.as_str()).collect();
-            let priorities: Vec<String> = configured.iter().map(u32::to_string).collect();
-            let configuration = if priorities.is_empty() {
-                "(the host's PFC priorities were not captured)".to_owned()
-            } else {
-                format!(
-                    "(PFC on priority {}); storage traffic on that priority has no flow control",
-                    priorities.join(", ")
-                )
-            };
-            violations.push(violation(facts, path, format!(
-                "adapter {} has QoS enabled but {}: it is not enforcing the OS PFC configuration {configuration}",
-                port.label(),
-                reasons.join(", and "),
-            )));
+        // NumTCs 0/0/0 already says the adapter runs no classes and no flow control.
+        if !no_classes {
+            if !reported && !configured.is_empty() {
+                causes.push((
+                    port.path("os/qos_enabled"),
+                    "it reports no operational flow control (OperationalFlowControl Not Available)"
+                        .into(),
+                ));
+            }
+            let prefix = format!("nic/{mac}/os/traffic_class/operational/");
+            let classes: Vec<&str> = children_segments(facts, &prefix).collect();
+            if let [only] = classes.as_slice()
+                && host_classes > 1
+            {
+                causes.push((
+                    port.path(&format!("os/traffic_class/operational/{only}/priorities")),
+                    format!(
+                        "it runs a single traffic class (TC {only}) where the host configures {host_classes}"
+                    ),
+                ));
+            }
         }
+        if causes.is_empty() {
+            continue;
+        }
+        // The DCBX reset that usually causes it (hardware capable, current None) is named
+        // first, the finding on its fact.
+        if port.dcbx_support("current") == Some(DcbxSupport::None)
+            && matches!(
+                port.dcbx_support("hardware"),
+                Some(DcbxSupport::Ieee | DcbxSupport::Cee | DcbxSupport::IeeeCee)
+            )
+        {
+            causes.insert(
+                0,
+                (
+                    port.path("os/dcbx_support/current"),
+                    "its current DCBX support is None".into(),
+                ),
+            );
+        }
+        let path = &causes[0].0;
+        let reasons: Vec<&str> = causes.iter().map(|(_, r)| r.as_str()).collect();
+        let priorities: Vec<String> = configured.iter().map(u32::to_string).collect();
+        let configuration = if priorities.is_empty() {
+            "(the host's PFC priorities were not captured; RDMA is enabled on the adapter, os/rdma_enabled true)".to_owned()
+        } else {
+            format!(
+                "(PFC on priority {}); storage traffic on that priority has no flow control",
+                priorities.join(", ")
+            )
+        };
+        violations.push(violation(facts, path, format!(
+            "adapter {} has QoS enabled but {}: it is not enforcing the OS PFC configuration {configuration}",
+            port.label(),
+            reasons.join(", and "),
+        )));
     }
     violations
 }
@@ -367,73 +419,6 @@ fn dcbx_capability_lost(facts: &Facts) -> Vec<Violation> {
         .collect()
 }
 
-fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
-    let mut violations = Vec::new();
-    for key in ports(facts) {
-        let port = Port { facts, mac: key };
-        let os_rdma = port.get("os/rdma_enabled").and_then(FactValue::as_bool) == Some(true);
-        // RDMA that the BMC does not report on (or reports off at) a scope still counts when
-        // the OS runs RDMA on the port.
-        let or_os = |rdma: Option<(String, &'static str)>| {
-            rdma.or_else(|| os_rdma.then(|| ("RDMA".to_owned(), "in the OS")))
-        };
-        let port_mode = port
-            .get("bmc/dcbx_mode")
-            .and_then(FactValue::as_text)
-            .map(DcbxMode::parse);
-        let port_rdma = port.rdma_at("bmc");
-        let port_rdma_on = port_rdma
-            .clone()
-            .flatten()
-            .or_else(|| os_rdma.then(|| "RDMA in the OS".to_owned()));
-        let port_fires = match (&port_mode, port_rdma_on) {
-            (Some(DcbxMode::Disabled), Some(rdma)) => {
-                violations.push(violation(facts, &port.path("bmc/dcbx_mode"), format!(
-                    "port {}: DCBX mode in the NIC firmware is disabled while {rdma} is enabled; the port does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
-                    port.label(),
-                )));
-                true
-            }
-            _ => false,
-        };
-        // Each function (NPAR partition, VF) is a scope of its own that inherits what it does
-        // not report from its port.
-        let prefix = format!("nic/{key}/bmc/function/");
-        let functions: Vec<String> = children_segments(facts, &prefix)
-            .map(str::to_owned)
-            .collect();
-        for function in functions {
-            let scope = format!("bmc/function/{function}");
-            let own_mode = port
-                .get(&format!("{scope}/dcbx_mode"))
-                .and_then(FactValue::as_text)
-                .map(DcbxMode::parse);
-            // The port's finding already covers a function that only inherits its mode.
-            if (port_fires && own_mode.is_none())
-                || own_mode.clone().or(port_mode.clone()) != Some(DcbxMode::Disabled)
-            {
-                continue;
-            }
-            let rdma = match port.rdma_at(&scope) {
-                Some(own) => own.map(|r| (r, "on the function")),
-                None => port_rdma.clone().flatten().map(|r| (r, "on the port")),
-            };
-            let Some((rdma, rdma_where)) = or_os(rdma) else {
-                continue;
-            };
-            let (path, mode) = match own_mode {
-                Some(_) => (format!("{scope}/dcbx_mode"), "set on the function"),
-                None => ("bmc/dcbx_mode".to_owned(), "inherited from the port"),
-            };
-            violations.push(violation(facts, &port.path(&path), format!(
-                "port {}, function {function}: DCBX mode in the NIC firmware ({mode}) is disabled while {rdma} is enabled ({rdma_where}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
-                port.label(),
-            )));
-        }
-    }
-    violations
-}
-
 fn psp_rr_on_reserved_device(facts: &Facts) -> Vec<Violation> {
     let version_text = facts.get("host/esxi/version").and_then(FactValue::as_text);
     let version = version_text.and_then(Version::parse);
@@ -557,29 +542,10 @@ impl Port<'_> {
         self.get("os/dcb_reported").and_then(FactValue::as_bool) == Some(false)
     }
 
-    /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`), from any vendor's
-    /// `rdma_protocol` / `rdma_enabled`: `None` when the scope reports nothing, `Some(None)`
-    /// when it reports RDMA off, `Some(Some("RDMA (roce)"))` when on. A protocol other than
-    /// none counts as on even beside an enable flag that is off: Dell reports the protocol the
-    /// port supports (`RDMAProtocolSupport`) next to `RDMANICModeOnPort`, and with DCBX off
-    /// the port is one setting away from RoCE without flow control (fail closed).
-    fn rdma_at(&self, scope: &str) -> Option<Option<String>> {
-        let enabled = self
-            .get(&format!("{scope}/rdma_enabled"))
-            .and_then(FactValue::as_bool);
-        let protocol = self
-            .get(&format!("{scope}/rdma_protocol"))
-            .and_then(FactValue::as_text);
-        if enabled.is_none() && protocol.is_none() {
-            return None;
-        }
-        let protocol = protocol
-            .filter(|p| !matches!(p.to_ascii_lowercase().as_str(), "none" | "disabled" | ""));
-        Some(match (enabled, protocol) {
-            (_, Some(protocol)) => Some(format!("RDMA ({protocol})")),
-            (Some(true), None) => Some("RDMA".to_owned()),
-            (_, None) => None,
-        })
+    /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`); `None` when the
+    /// scope reports nothing ([`bmc_rdma::rdma_at`]).
+    fn rdma_at(&self, scope: &str) -> Option<bmc_rdma::Rdma> {
+        bmc_rdma::rdma_at(self, scope)
     }
 
     fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {
@@ -666,6 +632,7 @@ fn ports(facts: &Facts) -> impl Iterator<Item = &str> {
     children_segments(facts, "nic/")
 }
 
+mod bmc_rdma;
 mod link;
 #[cfg(test)]
 mod tests;

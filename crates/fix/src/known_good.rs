@@ -40,6 +40,9 @@ fn invariant_value(id: &str) -> Option<FactValue> {
         // An RDMA port's DCBX in the NIC firmware: IEEE is what Windows' DCB and every
         // switch vendor's RoCE guide pair with it.
         "bmc-dcbx-disabled-with-rdma" => Some(FactValue::from("ieee")),
+        // The same port with RDMA switched off (a warning, blocking under --strict): IEEE
+        // DCBX first is what makes enabling RDMA later safe.
+        "bmc-dcbx-disabled-rdma-off" => Some(FactValue::from("ieee")),
         // MSCS shared disks before ESXi 5.5: Most Recently Used (VMware KB 1010041).
         "psp-rr-on-reserved-device" => Some(FactValue::from("VMW_PSP_MRU")),
         _ => None,
@@ -254,6 +257,21 @@ mod tests {
             ))
         );
         assert_eq!(value(&[&added]), None);
+        // A port one setting away from RoCE without flow control (a warning, planned under
+        // --strict) is brought to the DCBX an RDMA port needs.
+        let rdma_off = finding(
+            FindingKind::Invariant,
+            "bmc-dcbx-disabled-rdma-off",
+            None,
+            None,
+        );
+        assert_eq!(
+            value(&[&rdma_off]),
+            Some((
+                "\"ieee\"".into(),
+                "invariant bmc-dcbx-disabled-rdma-off".into()
+            ))
+        );
     }
 
     #[test]

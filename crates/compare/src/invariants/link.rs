@@ -53,13 +53,13 @@ impl<'a> Link<'a> {
         let rdma = port
             .get("os/rdma_enabled")
             .and_then(FactValue::as_bool)
-            .or_else(|| port.rdma_at("bmc").map(|r| r.is_some()))
+            .or_else(|| port.rdma_at("bmc").map(|r| r.is_on()))
             .or_else(|| {
                 let prefix = format!("nic/{key}/bmc/function/");
                 children_segments(facts, &prefix)
                     .filter_map(|f| port.rdma_at(&format!("bmc/function/{f}")))
-                    .reduce(|a, b| a.or(b))
-                    .map(|r| r.is_some())
+                    .map(|r| r.is_on())
+                    .reduce(|a, b| a || b)
             });
         let lossless = match rdma {
             Some(rdma) => rdma,

@@ -1,4 +1,5 @@
 use super::*;
+use driftgate_snapshot::Scalar;
 
 const MAC: &str = "00:0a:f7:12:34:56";
 
@@ -65,30 +66,57 @@ fn every_invariant_is_silent_on_a_healthy_host() {
 
 #[test]
 fn pfc_not_operational_fires_on_each_cause() {
-    type Case<'a> = (&'a [(&'a str, FactValue)], &'a str, &'a str);
-    let cases: [Case; 3] = [
+    type Case<'a> = (&'a [(&'a str, FactValue)], &'a [&'a str], &'a str, &'a str);
+    let two_host_classes: [(&str, FactValue); 2] = [
+        ("host/qos/traffic_class/default/algorithm", "ets".into()),
+        ("host/qos/traffic_class/smb_direct/algorithm", "ets".into()),
+    ];
+    let single_class = [
+        two_host_classes[0].clone(),
+        two_host_classes[1].clone(),
         (
-            &[("{n}/os/dcbx_support/current", "None".into())],
-            "os/dcbx_support/current",
-            "current DCBX support is None",
+            "{n}/os/traffic_class/operational/0/priorities",
+            FactValue::list((0..8u64).map(|p| Scalar::Number(p.into())).collect()),
         ),
+    ];
+    let cases: [Case; 4] = [
         (
             &[
                 ("{n}/os/num_tcs/current/max", 0.into()),
                 ("{n}/os/num_tcs/current/ets", 0.into()),
                 ("{n}/os/num_tcs/current/pfc", 0.into()),
             ],
+            &[],
             "os/num_tcs/current/max",
             "NumTCs(Max/ETS/PFC) is 0/0/0",
         ),
         (
             &[("{n}/os/flow_control/operational/priority/3", false.into())],
+            &[],
             "os/flow_control/operational/priority/3",
             "operational flow control is off on priority 3",
         ),
+        (
+            &[],
+            &["os/flow_control/operational/"],
+            "os/qos_enabled",
+            "reports no operational flow control",
+        ),
+        (
+            &single_class,
+            &[],
+            "os/traffic_class/operational/0/priorities",
+            "a single traffic class (TC 0) where the host configures 2",
+        ),
     ];
-    for (overrides, leaf, cause) in cases {
-        let found = run("pfc-not-operational", &with(overrides));
+    for (overrides, removed, leaf, cause) in cases {
+        let mut f = with(overrides);
+        f.retain(|p, _| {
+            !removed
+                .iter()
+                .any(|r| p.as_str().starts_with(&format!("nic/{MAC}/{r}")))
+        });
+        let found = run("pfc-not-operational", &f);
         assert_eq!(found.len(), 1, "{cause}");
         assert_eq!(found[0].path.as_str(), format!("nic/{MAC}/{leaf}"));
         assert!(found[0].message.contains(cause), "{}", found[0].message);
@@ -105,6 +133,53 @@ fn pfc_not_operational_fires_on_each_cause() {
             found[0].message
         );
     }
+}
+
+#[test]
+fn pfc_not_operational_never_fires_on_dcbx_support_none_alone() {
+    // The adapter runs the host's PFC on priority 3 with DCBX off (Microsoft's examples show
+    // exactly this): DcbxSupport None is no sign that it ignores the OS.
+    for hardware in ["none", "ieee"] {
+        let none = with(&[
+            ("{n}/os/dcbx_support/hardware", hardware.into()),
+            ("{n}/os/dcbx_support/current", "none".into()),
+        ]);
+        assert_eq!(run("pfc-not-operational", &none), vec![], "{hardware}");
+    }
+    // Hardware IEEE, current None stays dcbx-capability-lost's.
+    let lost = with(&[("{n}/os/dcbx_support/current", "none".into())]);
+    assert_eq!(run("dcbx-capability-lost", &lost).len(), 1);
+    // Beside a real cause it is named first, the finding on its fact (seed 1's DCBX reset).
+    let seed_1 = with(&[
+        ("{n}/os/dcbx_support/current", "none".into()),
+        ("{n}/os/flow_control/operational/priority/3", false.into()),
+    ]);
+    let found = run("pfc-not-operational", &seed_1);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].path.as_str(),
+        format!("nic/{MAC}/os/dcbx_support/current")
+    );
+    assert!(
+        found[0].message.contains(
+            "its current DCBX support is None, and operational flow control is off on priority 3"
+        ),
+        "{}",
+        found[0].message
+    );
+    // An adapter that never had DCBX (hardware None) lost nothing: the cause is named alone.
+    let never_had = with(&[
+        ("{n}/os/dcbx_support/hardware", "none".into()),
+        ("{n}/os/dcbx_support/current", "none".into()),
+        ("{n}/os/flow_control/operational/priority/3", false.into()),
+    ]);
+    let found = run("pfc-not-operational", &never_had);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        found[0].path.as_str(),
+        format!("nic/{MAC}/os/flow_control/operational/priority/3")
+    );
+    assert!(!found[0].message.contains("DCBX"), "{}", found[0].message);
 }
 
 #[test]
@@ -160,7 +235,7 @@ fn bmc_dcbx_disabled_with_rdma_reads_bmc_or_os_rdma() {
     ]);
     let found = run("bmc-dcbx-disabled-with-rdma", &os_only);
     assert!(
-        found[0].message.contains("RDMA in the OS"),
+        found[0].message.contains("in the OS: rdma_enabled true"),
         "{}",
         found[0].message
     );
@@ -257,18 +332,28 @@ fn ports_are_found_by_identity_segment() {
 }
 
 #[test]
-fn pfc_not_operational_without_captured_host_pfc_still_sees_an_adapter_ignoring_the_os() {
-    let mut f = with(&[("{n}/os/dcbx_support/current", "none".into())]);
+fn pfc_not_operational_without_captured_host_pfc_still_sees_an_rdma_adapter_ignoring_the_os() {
+    let mut f = with(&[
+        ("{n}/os/num_tcs/current/max", 0.into()),
+        ("{n}/os/num_tcs/current/ets", 0.into()),
+        ("{n}/os/num_tcs/current/pfc", 0.into()),
+    ]);
     f.retain(|p, _| !p.as_str().starts_with("host/"));
     let found = run("pfc-not-operational", &f);
     assert_eq!(found.len(), 1);
     assert!(
-        found[0]
-            .message
-            .contains("the host's PFC priorities were not captured"),
+        found[0].message.contains(
+            "the host's PFC priorities were not captured; RDMA is enabled on the adapter, os/rdma_enabled true"
+        ),
         "{}",
         found[0].message
     );
+    // Neither host PFC nor RDMA: nothing says the adapter should run lossless classes.
+    f.insert(
+        FactPath::new(format!("nic/{MAC}/os/rdma_enabled")).unwrap(),
+        false.into(),
+    );
+    assert_eq!(run("pfc-not-operational", &f), vec![]);
 }
 
 #[test]
@@ -563,4 +648,139 @@ fn hpp_round_robin_on_a_reserved_device_is_judged_like_nmps() {
     );
     assert!(run("psp-rr-on-reserved-device", &host(None, "FIXED")).is_empty());
     assert!(run("psp-rr-on-reserved-device", &host(Some("7.0.3"), "LB-RR")).is_empty());
+}
+
+/// A Dell function as iDRAC reports it: `Broadcom_DCBX`, `RDMANICModeOnPort`,
+/// `RDMAProtocolSupport` normalized.
+fn dell_function(dcbx: &str, rdma_enabled: bool, os_rdma: Option<bool>) -> Facts {
+    let n = format!("nic/{MAC}");
+    let f = format!("{n}/bmc/function/{FUNCTION}");
+    let mut pairs: Vec<(String, FactValue)> = vec![
+        (format!("{n}/bmc/port"), "NIC.Integrated.1-1".into()),
+        (format!("{f}/dcbx_mode"), dcbx.into()),
+        (format!("{f}/rdma_enabled"), rdma_enabled.into()),
+        (format!("{f}/rdma_protocol"), "roce".into()),
+    ];
+    if let Some(on) = os_rdma {
+        pairs.push((format!("{n}/os/rdma_enabled"), on.into()));
+    }
+    let pairs: Vec<(&str, FactValue)> =
+        pairs.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
+    facts(&pairs)
+}
+
+#[test]
+fn dcbx_disabled_beside_rdma_switched_off_is_a_warning_quoting_its_facts() {
+    let off = dell_function("disabled", false, None);
+    assert_eq!(run("bmc-dcbx-disabled-with-rdma", &off), vec![]);
+    let found = run("bmc-dcbx-disabled-rdma-off", &off);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let f = format!("bmc/function/{FUNCTION}");
+    assert_eq!(found[0].path.as_str(), format!("nic/{MAC}/{f}/dcbx_mode"));
+    for needle in [
+        format!("function {FUNCTION}"),
+        "set on the function: dcbx_mode \"disabled\"".to_owned(),
+        "on the function: rdma_enabled false, rdma_protocol \"roce\"".to_owned(),
+        "one setting away from RoCE without flow control".to_owned(),
+    ] {
+        assert!(
+            found[0].message.contains(&needle),
+            "{needle}: {}",
+            found[0].message
+        );
+    }
+    let warning = INVARIANTS
+        .iter()
+        .find(|i| i.id == "bmc-dcbx-disabled-rdma-off")
+        .unwrap();
+    assert_eq!(warning.default_severity, Severity::Warn);
+    // The OS running RDMA on the port is RDMA in use, whatever the BMC flag says.
+    let os_on = dell_function("disabled", false, Some(true));
+    assert_eq!(run("bmc-dcbx-disabled-rdma-off", &os_on), vec![]);
+    let found = run("bmc-dcbx-disabled-with-rdma", &os_on);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0]
+            .message
+            .contains("RDMA is enabled (in the OS: rdma_enabled true)"),
+        "{}",
+        found[0].message
+    );
+    // RDMA off in the OS too: still only the warning.
+    let os_off = dell_function("disabled", false, Some(false));
+    assert_eq!(run("bmc-dcbx-disabled-with-rdma", &os_off), vec![]);
+    assert_eq!(run("bmc-dcbx-disabled-rdma-off", &os_off).len(), 1);
+    // DCBX on: neither.
+    let ieee = dell_function("ieee", false, None);
+    assert_eq!(run("bmc-dcbx-disabled-rdma-off", &ieee), vec![]);
+}
+
+#[test]
+fn dcbx_disabled_beside_rdma_enabled_blocks_quoting_its_facts() {
+    // Seed 1: RDMANICModeOnPort Enabled, RDMAProtocolSupport RoCE, Broadcom_DCBX Disabled.
+    let on = dell_function("disabled", true, Some(true));
+    assert_eq!(run("bmc-dcbx-disabled-rdma-off", &on), vec![]);
+    let found = run("bmc-dcbx-disabled-with-rdma", &on);
+    assert_eq!(found.len(), 1, "{found:?}");
+    for needle in [
+        "disabled (set on the function: dcbx_mode \"disabled\")",
+        "RDMA (roce) is enabled (on the function: rdma_enabled true, rdma_protocol \"roce\")",
+    ] {
+        assert!(
+            found[0].message.contains(needle),
+            "{needle}: {}",
+            found[0].message
+        );
+    }
+    // A protocol with no enable flag beside it is RDMA in use.
+    let n = format!("nic/{MAC}");
+    let found = run(
+        "bmc-dcbx-disabled-with-rdma",
+        &facts(&[
+            (&format!("{n}/bmc/dcbx_mode"), "disabled".into()),
+            (&format!("{n}/bmc/rdma_protocol"), "rocev2".into()),
+        ]),
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0]
+            .message
+            .contains("on the port: rdma_protocol \"rocev2\", no enable flag reported"),
+        "{}",
+        found[0].message
+    );
+}
+
+#[test]
+fn a_function_with_rdma_on_under_a_port_with_rdma_off_blocks_on_its_own() {
+    let n = format!("nic/{MAC}");
+    let f = format!("{n}/bmc/function/{FUNCTION}");
+    let pairs = [
+        (format!("{n}/bmc/dcbx_mode"), FactValue::from("disabled")),
+        (format!("{n}/bmc/rdma_enabled"), false.into()),
+        (format!("{n}/bmc/rdma_protocol"), "roce".into()),
+        (format!("{f}/rdma_enabled"), true.into()),
+        (
+            format!("{n}/bmc/function/NIC.Slot.3-1-2/mac"),
+            "00:0a:f7:12:34:58".into(),
+        ),
+    ];
+    let pairs: Vec<(&str, FactValue)> =
+        pairs.iter().map(|(p, v)| (p.as_str(), v.clone())).collect();
+    let all = facts(&pairs);
+    let warned = run("bmc-dcbx-disabled-rdma-off", &all);
+    assert_eq!(warned.len(), 1, "the port, once: {warned:?}");
+    assert!(
+        warned[0].message.starts_with("port "),
+        "{}",
+        warned[0].message
+    );
+    let blocked = run("bmc-dcbx-disabled-with-rdma", &all);
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert!(
+        blocked[0].message.contains(&format!("function {FUNCTION}"))
+            && blocked[0].message.contains("inherited from the port"),
+        "{}",
+        blocked[0].message
+    );
 }

@@ -738,3 +738,87 @@ fn blank_tables_the_cmdlet_never_prints_are_refused_naming_the_line() {
         );
     }
 }
+
+#[test]
+fn microsofts_documented_examples_parse_verbatim_to_what_the_adapter_runs() {
+    // Example 1 (flattened tables): DCBX IEEE/None, NumTCs 8/8/8, PFC operational on 4.
+    let (facts, _) = parse(&fixture("microsoft-docs/get-netadapterqos-example-1.txt")).unwrap();
+    let port = "nic/name-dcbadapter1/os";
+    for (leaf, value) in [
+        ("qos_enabled", "true"),
+        ("dcbx_support/hardware", "\"ieee\""),
+        ("dcbx_support/current", "\"none\""),
+        ("num_tcs/current/max", "8"),
+        ("num_tcs/current/pfc", "8"),
+        ("flow_control/operational/priority/4", "true"),
+        ("flow_control/operational/priority/3", "false"),
+        ("traffic_class/operational/1/priorities", "[4]"),
+    ] {
+        assert_eq!(
+            fact(&facts, &format!("{port}/{leaf}")).as_deref(),
+            Some(value),
+            "{leaf}"
+        );
+    }
+    // The healthy adapter of the DCB guide: DCBX None/None, ETS 70/30, no PFC.
+    let (facts, _) = parse(&fixture(
+        "microsoft-docs/dcb-manage-enable-netadapterqos.txt",
+    ))
+    .unwrap();
+    let port = "nic/name-m1/os";
+    for (leaf, value) in [
+        ("dcbx_support/hardware", "\"none\""),
+        ("dcbx_support/current", "\"none\""),
+        ("num_tcs/current/ets", "8"),
+        ("traffic_class/operational/0/bandwidth", "70"),
+        ("traffic_class/operational/1/bandwidth", "30"),
+        ("flow_control/operational/priority/4", "false"),
+    ] {
+        assert_eq!(
+            fact(&facts, &format!("{port}/{leaf}")).as_deref(),
+            Some(value),
+            "{leaf}"
+        );
+    }
+    assert!(!facts.keys().any(|p| p.as_str().starts_with("host/")));
+    // Followed by its PFC page (a paste of PFC alone names no adapter and is refused): the
+    // host enables PFC on priority 4 in the global policy set.
+    let (facts, _) = parse(&format!(
+        "{}{}",
+        fixture("microsoft-docs/dcb-manage-enable-netadapterqos.txt"),
+        fixture("microsoft-docs/dcb-manage-enable-netqosflowcontrol.txt")
+    ))
+    .unwrap();
+    assert_eq!(
+        fact(&facts, "host/qos/flow_control/priority/4").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        fact(&facts, "host/qos/flow_control/priority/3").as_deref(),
+        Some("false")
+    );
+    // DCB disabled: no operational lines, current NumTCs 0/0/0.
+    for name in [
+        "microsoft-docs/get-netadapterqos-example-2.txt",
+        "microsoft-docs/dcb-manage-disable-netadapterqos.txt",
+    ] {
+        let (facts, names) = parse(&fixture(name)).unwrap();
+        let port = format!("nic/{}/os", port_key_of(&names));
+        assert_eq!(
+            fact(&facts, &format!("{port}/qos_enabled")).as_deref(),
+            Some("false"),
+            "{name}"
+        );
+        assert_eq!(
+            fact(&facts, &format!("{port}/num_tcs/current/max")).as_deref(),
+            Some("0"),
+            "{name}"
+        );
+    }
+}
+
+/// The key of the one adapter a paste names.
+fn port_key_of(names: &[String]) -> String {
+    assert_eq!(names.len(), 1, "{names:?}");
+    format!("name-{}", names[0].to_ascii_lowercase())
+}
