@@ -55,7 +55,7 @@ pub static INVARIANTS: &[Invariant] = &[
         id: "dcbx-capability-lost",
         default_severity: Severity::Block,
         summary: "An adapter's hardware supports IEEE or CEE DCBX but its current DCBX support is None.",
-        why: "DCBX is switched off in the NIC's own settings, so DCB from the host is not applied; re-enable IEEE DCBX in the NIC firmware (HII/BIOS).",
+        why: "DCBX is switched off in the NIC's own settings, the state a firmware update that resets it leaves: the switch can no longer confirm the port's PFC and ETS over DCBX, and on many NICs DCB from the host is then not applied; re-enable IEEE DCBX in the NIC firmware (HII/BIOS).",
         check: dcbx_capability_lost,
     },
     Invariant {
@@ -409,8 +409,20 @@ fn dcbx_capability_lost(facts: &Facts) -> Vec<Violation> {
             let hardware = port.dcbx_support("hardware")?;
             let capable = matches!(hardware, DcbxSupport::Ieee | DcbxSupport::Cee | DcbxSupport::IeeeCee);
             (capable && port.dcbx_support("current") == Some(DcbxSupport::None)).then(|| {
+                // Said so that a paste showing PFC still running (Microsoft's Example 1) reads
+                // as what it is: DCBX off, not PFC off.
+                let prefix = port.path("os/flow_control/operational/priority/");
+                let running: Vec<String> = children(facts, &prefix)
+                    .filter(|(_, on)| on.as_bool() == Some(true))
+                    .map(|(priority, _)| priority.to_owned())
+                    .collect();
+                let still = if running.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (it still runs PFC on priority {})", running.join(", "))
+                };
                 violation(facts, &port.path("os/dcbx_support/current"), format!(
-                    "adapter {}: hardware supports {} DCBX but current DCBX support is None; DCBX is off in the NIC's own settings",
+                    "adapter {}: hardware supports {} DCBX but current DCBX support is None; DCBX is off in the NIC's own settings{still}",
                     port.label(),
                     hardware.as_str().to_uppercase(),
                 ))

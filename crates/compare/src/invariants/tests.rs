@@ -148,7 +148,14 @@ fn pfc_not_operational_never_fires_on_dcbx_support_none_alone() {
     }
     // Hardware IEEE, current None stays dcbx-capability-lost's.
     let lost = with(&[("{n}/os/dcbx_support/current", "none".into())]);
-    assert_eq!(run("dcbx-capability-lost", &lost).len(), 1);
+    let found = run("dcbx-capability-lost", &lost);
+    assert_eq!(found.len(), 1);
+    // Its message says that PFC still runs, so the finding is not read as PFC lost.
+    assert!(
+        found[0].message.ends_with("(it still runs PFC on priority 3)"),
+        "{}",
+        found[0].message
+    );
     // Beside a real cause it is named first, the finding on its fact (seed 1's DCBX reset).
     let seed_1 = with(&[
         ("{n}/os/dcbx_support/current", "none".into()),
