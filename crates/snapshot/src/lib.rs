@@ -8,6 +8,7 @@
 mod canonical;
 mod facts;
 pub mod file_names;
+mod function_keys;
 mod lines;
 mod path;
 mod readers;
@@ -271,14 +272,7 @@ impl Snapshot {
         let snapshot = Snapshot::from(document);
         match recorded {
             Some(recorded) => verify_digest(snapshot, recorded, origin),
-            None => {
-                let digest = snapshot.digest();
-                Ok(VerifiedSnapshot {
-                    snapshot,
-                    digest,
-                    origin: origin.to_owned(),
-                })
-            }
+            None => Ok(VerifiedSnapshot::seal(current_keys(snapshot).0, origin)),
         }
     }
 }
@@ -309,7 +303,9 @@ impl VerifiedSnapshot {
     }
 
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
-    /// reference in errors and reports.
+    /// reference in errors and reports. A snapshot written before network device functions
+    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest is
+    /// then that of the facts as read.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
         // What driftgate wrote is read and hashed in place; any other text, and any text with
         // something wrong, goes to serde, whose errors say what.
@@ -437,11 +433,25 @@ fn verified(
     computed: String,
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
-    Ok(VerifiedSnapshot {
-        snapshot,
-        digest: digest_matches(recorded, computed, origin)?,
-        origin: origin.to_owned(),
+    let digest = digest_matches(recorded, computed, origin)?;
+    Ok(match current_keys(snapshot) {
+        (snapshot, false) => VerifiedSnapshot {
+            snapshot,
+            digest,
+            origin: origin.to_owned(),
+        },
+        // Read as today's capture writes it: its digest is that of what is judged.
+        (snapshot, true) => VerifiedSnapshot::seal(snapshot, origin),
     })
+}
+
+/// `snapshot` with its facts under the keys this version writes ([`function_keys`]), and
+/// whether any moved.
+fn current_keys(snapshot: Snapshot) -> (Snapshot, bool) {
+    match function_keys::rekeyed(&snapshot.facts) {
+        Some(facts) => (Snapshot { facts, ..snapshot }, true),
+        None => (snapshot, false),
+    }
 }
 
 /// The digest, when the one a text records is the one its content has.
