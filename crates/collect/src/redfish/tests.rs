@@ -72,7 +72,8 @@ fn a_port_s_identity_is_no_evidence_its_settings_are() {
         "nic/02:5e:10:00:00:01/bmc/adapter",
         "nic/02:5e:10:00:00:01/bmc/port",
         "nic/02:5e:10:00:00:01/bmc/firmware/inventory",
-        "nic/02:5e:10:00:00:01/bmc/function/NIC.Slot.1-1-1/mac",
+        "nic/02:5e:10:00:00:01/bmc/function/02:5e:10:00:00:01/mac",
+        "nic/02:5e:10:00:00:01/bmc/function/02:5e:10:00:00:01/id",
         "host/name",
     ] {
         assert!(!super::is_evidence(identity), "{identity}");
@@ -80,7 +81,7 @@ fn a_port_s_identity_is_no_evidence_its_settings_are() {
     for evidence in [
         "nic/02:5e:10:00:00:01/bmc/flow_control/configured",
         "nic/02:5e:10:00:00:01/bmc/firmware/version",
-        "nic/02:5e:10:00:00:01/bmc/function/NIC.Slot.1-1-1/dcbx_mode",
+        "nic/02:5e:10:00:00:01/bmc/function/02:5e:10:00:00:01/dcbx_mode",
         "firmware/bmc/version",
         "bios/SriovGlobalEnable",
     ] {
