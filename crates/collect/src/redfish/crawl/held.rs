@@ -55,13 +55,25 @@ impl Held {
         Held::new(member)
     }
 
-    /// A network device function as text, without its own `Oem` object: nothing reads it (no
-    /// vendor module does; Dell links a function's NIC attributes from `Links.Oem`, followed
-    /// before it is held), and Dell's is most of a function (port counters and capabilities:
-    /// 4.6 of 7 KB).
+    /// A network device function as text, with nothing of its own `Oem` object but Dell's
+    /// `DellNIC.FQDD` (where the function is: slot, port, partition, which places its per-port
+    /// attributes whatever the BMC names it). The rest is read by no vendor module (Dell links
+    /// a function's NIC attributes from `Links.Oem`, followed before it is held), and Dell's is
+    /// most of a function (port counters and capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
         if let Value::Object(properties) = &mut function {
+            let fqdd = properties
+                .get("Oem")
+                .and_then(|oem| oem.pointer("/Dell/DellNIC/FQDD"))
+                .filter(|fqdd| fqdd.is_string())
+                .cloned();
             properties.remove("Oem");
+            if let Some(fqdd) = fqdd {
+                properties.insert(
+                    "Oem".to_owned(),
+                    serde_json::json!({"Dell": {"DellNIC": {"FQDD": fqdd}}}),
+                );
+            }
         }
         Held::new(function)
     }
@@ -214,5 +226,12 @@ mod tests {
         let mut whole = read.clone();
         whole["Oem"] = serde_json::json!({"Dell": {"DellNICPortMetrics": {"RxBytes": 1}}});
         assert_eq!(Held::function(whole).value(), read);
+        // Dell's FQDD stays: it places the function's per-port attributes.
+        let mut whole = read.clone();
+        whole["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1",
+            "FamilyVersion": "24.40.10.00"}, "DellNICPortMetrics": {"RxBytes": 1}}});
+        let mut kept = read;
+        kept["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1"}}});
+        assert_eq!(Held::function(whole).value(), kept);
     }
 }

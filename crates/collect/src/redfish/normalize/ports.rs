@@ -209,8 +209,13 @@ fn adapter_facts(
         let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
         set_identity(&mut leaves, "adapter", &adapter_name);
         set_identity(&mut leaves, "port", &port_name);
-        // Firmware named like a function or the port (Dell's FQDDs); a number names none.
-        let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
+        // Firmware named like a function or the port (Dell's FQDDs, the function's own where
+        // it gives it); a number names none.
+        let mut names: Vec<String> = group
+            .functions
+            .iter()
+            .map(|f| position_of(vendor, &f.function))
+            .collect();
         names.push(id_of(main));
         names.retain(|name| !identity::is_numbered(name));
         let functions: Vec<String> = group
@@ -281,7 +286,7 @@ fn adapter_facts(
         port_firmware(
             firmware,
             &adapter_uri,
-            &[id_of(&function.function)],
+            &[position_of(vendor, &function.function)],
             std::slice::from_ref(&uri),
             &mut leaves,
         );
@@ -296,6 +301,12 @@ fn adapter_facts(
         );
     }
     written
+}
+
+/// Where a function is, as its vendor names it ([`vendors::function_position`]), else its
+/// `Id`.
+fn position_of(vendor: Vendor, function: &Value) -> String {
+    vendors::function_position(vendor, function).map_or_else(|| id_of(function), str::to_owned)
 }
 
 /// The firmware of a port of the adapter at `adapter_uri` (whose port and function Ids are
