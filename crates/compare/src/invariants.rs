@@ -425,6 +425,12 @@ fn bmc_dcbx_disabled_with_rdma(facts: &Facts) -> Vec<Violation> {
                 Some(_) => (format!("{scope}/dcbx_mode"), "set on the function"),
                 None => ("bmc/dcbx_mode".to_owned(), "inherited from the port"),
             };
+            // The BMC's name for the function first (`NIC.Slot.3-1-1`), then its key (MAC).
+            let function =
+                match crate::functions::bmc_name(facts, &port.path(&format!("{scope}/id"))) {
+                    Some(name) => format!("{name} ({function})"),
+                    None => function,
+                };
             violations.push(violation(facts, &port.path(&path), format!(
                 "port {}, function {function}: DCBX mode in the NIC firmware ({mode}) is disabled while {rdma} is enabled ({rdma_where}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
                 port.label(),
