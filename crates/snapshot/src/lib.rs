@@ -191,6 +191,9 @@ pub struct VerifiedSnapshot {
     snapshot: Snapshot,
     digest: String,
     origin: String,
+    /// Whether the facts were moved to the keys this version writes (`function_keys`): the
+    /// digest is then the one verified of the text read, not that of the facts held.
+    rekeyed: bool,
 }
 
 /// Why a snapshot could not be read. Every variant names where it came from.
@@ -299,13 +302,14 @@ impl VerifiedSnapshot {
             snapshot,
             digest,
             origin: origin.to_owned(),
+            rekeyed: false,
         }
     }
 
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
     /// reference in errors and reports. A snapshot written before network device functions
-    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest is
-    /// then that of the facts as read.
+    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest stays
+    /// the one verified, and its canonical JSON is today's text with a digest of its own.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
         // What driftgate wrote is read and hashed in place; any other text, and any text with
         // something wrong, goes to serde, whose errors say what.
@@ -359,7 +363,9 @@ impl VerifiedSnapshot {
         &self.snapshot
     }
 
-    /// Its verified `sha256:` digest.
+    /// Its verified `sha256:` digest: that of the text it was read from, which names it in
+    /// reports, run manifests and a promote's check that the baseline did not move (also for
+    /// a snapshot whose functions were re-keyed when read).
     pub fn digest(&self) -> &str {
         &self.digest
     }
@@ -372,6 +378,10 @@ impl VerifiedSnapshot {
     /// Its canonical JSON text: [`Snapshot::to_canonical_json`] with the digest already
     /// verified, not computed again.
     pub fn to_canonical_json(&self) -> String {
+        if self.rekeyed {
+            // Written again, it is today's text, sealed by its own digest.
+            return canonical::render_with_digest(&self.snapshot);
+        }
         canonical::render_with_verified_digest(&self.snapshot, &self.digest)
     }
 }
@@ -434,14 +444,12 @@ fn verified(
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
     let digest = digest_matches(recorded, computed, origin)?;
-    Ok(match current_keys(snapshot) {
-        (snapshot, false) => VerifiedSnapshot {
-            snapshot,
-            digest,
-            origin: origin.to_owned(),
-        },
-        // Read as today's capture writes it: its digest is that of what is judged.
-        (snapshot, true) => VerifiedSnapshot::seal(snapshot, origin),
+    let (snapshot, rekeyed) = current_keys(snapshot);
+    Ok(VerifiedSnapshot {
+        snapshot,
+        digest,
+        origin: origin.to_owned(),
+        rekeyed,
     })
 }
 
