@@ -21,6 +21,44 @@ const FUNCTIONS: &str = "/bmc/function/";
 /// The facts with every function that recorded its MAC keyed by it, or `None` when no key
 /// changes (a snapshot written by this version, or one without functions).
 pub(crate) fn rekeyed(facts: &Facts) -> Option<Facts> {
+    let moves = moves(facts);
+    if moves.is_empty() {
+        return None;
+    }
+    let mut out = Facts::new();
+    for (path, value) in facts.iter() {
+        let path = moved(&moves, path.as_str())
+            .and_then(|moved| FactPath::new(moved).ok())
+            .unwrap_or_else(|| path.clone());
+        out.insert(path, value.clone());
+    }
+    for ((functions, key), mac) in &moves {
+        if let Ok(path) = FactPath::new(format!("{functions}{mac}/id")) {
+            out.insert(path, FactValue::from(*key));
+        }
+    }
+    Some(out)
+}
+
+/// Each path of `facts` that moves, with where it moves to.
+pub(crate) fn moved_paths(facts: &Facts) -> Vec<(String, String)> {
+    let moves = moves(facts);
+    facts
+        .keys()
+        .filter_map(|path| Some((path.as_str().to_owned(), moved(&moves, path.as_str())?)))
+        .collect()
+}
+
+/// Where the fact at `path` moves to, if its function moves.
+fn moved(moves: &BTreeMap<(&str, &str), String>, path: &str) -> Option<String> {
+    let (functions, key, leaf) = split(path)?;
+    let mac = moves.get(&(functions, key))?;
+    Some(format!("{functions}{mac}/{leaf}"))
+}
+
+/// (the port's `nic/<key>/bmc/function/`, the function's key) → the key of its MAC, for each
+/// function that moves.
+fn moves(facts: &Facts) -> BTreeMap<(&str, &str), String> {
     // (the port's `nic/<key>/bmc/function/`, the function's key) → the key of its MAC.
     let mut moves: BTreeMap<(&str, &str), String> = BTreeMap::new();
     // The function keys of each port, and the MAC keys more than one of them would take.
@@ -44,26 +82,7 @@ pub(crate) fn rekeyed(facts: &Facts) -> Option<Facts> {
             && taken.get(&(*functions, mac.clone())) == Some(&1)
             && !keys.contains(&(*functions, mac.as_str()))
     });
-    if moves.is_empty() {
-        return None;
-    }
-    let mut out = Facts::new();
-    for (path, value) in facts.iter() {
-        let moved = split(path.as_str()).and_then(|(functions, key, leaf)| {
-            let mac = moves.get(&(functions, key))?;
-            Some(format!("{functions}{mac}/{leaf}"))
-        });
-        match moved.and_then(|moved| FactPath::new(moved).ok()) {
-            Some(moved) => out.insert(moved, value.clone()),
-            None => out.insert(path.clone(), value.clone()),
-        };
-    }
-    for ((functions, key), mac) in &moves {
-        if let Ok(path) = FactPath::new(format!("{functions}{mac}/id")) {
-            out.insert(path, FactValue::from(*key));
-        }
-    }
-    Some(out)
+    moves
 }
 
 /// `nic/<port>/bmc/function/`, the function's key and the rest of the path, for a fact of a

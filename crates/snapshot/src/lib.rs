@@ -191,9 +191,10 @@ pub struct VerifiedSnapshot {
     snapshot: Snapshot,
     digest: String,
     origin: String,
-    /// Whether the facts were moved to the keys this version writes (`function_keys`): the
-    /// digest is then the one verified of the text read, not that of the facts held.
-    rekeyed: bool,
+    /// The facts as the text read gave them, when they were moved to the keys this version
+    /// writes (`function_keys`): the digest is theirs, and written again the snapshot is that
+    /// text.
+    written: Option<Facts>,
 }
 
 /// Why a snapshot could not be read. Every variant names where it came from.
@@ -302,14 +303,14 @@ impl VerifiedSnapshot {
             snapshot,
             digest,
             origin: origin.to_owned(),
-            rekeyed: false,
+            written: None,
         }
     }
 
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
     /// reference in errors and reports. A snapshot written before network device functions
-    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest stays
-    /// the one verified, and its canonical JSON is today's text with a digest of its own.
+    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest and
+    /// its canonical JSON stay those of the text read.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
         // What driftgate wrote is read and hashed in place; any other text, and any text with
         // something wrong, goes to serde, whose errors say what.
@@ -378,11 +379,17 @@ impl VerifiedSnapshot {
     /// Its canonical JSON text: [`Snapshot::to_canonical_json`] with the digest already
     /// verified, not computed again.
     pub fn to_canonical_json(&self) -> String {
-        if self.rekeyed {
-            // Written again, it is today's text, sealed by its own digest.
-            return canonical::render_with_digest(&self.snapshot);
+        match &self.written {
+            // Written again, it is the text it was read from, which its digest seals.
+            Some(facts) => {
+                let written = Snapshot {
+                    facts: facts.clone(),
+                    ..self.snapshot.clone()
+                };
+                canonical::render_with_verified_digest(&written, &self.digest)
+            }
+            None => canonical::render_with_verified_digest(&self.snapshot, &self.digest),
         }
-        canonical::render_with_verified_digest(&self.snapshot, &self.digest)
     }
 }
 
@@ -444,21 +451,24 @@ fn verified(
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
     let digest = digest_matches(recorded, computed, origin)?;
-    let (snapshot, rekeyed) = current_keys(snapshot);
+    let (snapshot, written) = current_keys(snapshot);
     Ok(VerifiedSnapshot {
         snapshot,
         digest,
         origin: origin.to_owned(),
-        rekeyed,
+        written,
     })
 }
 
-/// `snapshot` with its facts under the keys this version writes ([`function_keys`]), and
-/// whether any moved.
-fn current_keys(snapshot: Snapshot) -> (Snapshot, bool) {
+/// `snapshot` with its facts under the keys this version writes ([`function_keys`]), and the
+/// facts as written when any moved.
+fn current_keys(mut snapshot: Snapshot) -> (Snapshot, Option<Facts>) {
     match function_keys::rekeyed(&snapshot.facts) {
-        Some(facts) => (Snapshot { facts, ..snapshot }, true),
-        None => (snapshot, false),
+        Some(facts) => {
+            let written = std::mem::replace(&mut snapshot.facts, facts);
+            (snapshot, Some(written))
+        }
+        None => (snapshot, None),
     }
 }
 
