@@ -8,9 +8,10 @@
 //! (`shared-libredfish-dell-functions`), an iDRAC9 with BlueField DPUs
 //! (`shared-libredfish-dell-multi-dpu-functions`) and DMTF's SmartNIC service
 //! (`shared-dmtf-smartnic-functions`), trimmed; Lenovo XCC (`lenovo-xcc-functions`); NVIDIA
-//! DGX (`dgx-standard-ports`); and the project's Dell, HPE and standard-schema fixtures. A
-//! snapshot written before functions were keyed by MAC (the examples' baseline, Id-keyed)
-//! compares with a capture of today without a finding.
+//! DGX (`dgx-standard-ports`); and the project's Dell, HPE and standard-schema fixtures. (DMTF's
+//! `public-rackmount1` has no network device functions to rename.) A snapshot written before
+//! functions were keyed by MAC (the examples' baseline, Id-keyed) compares with a capture of
+//! today without a finding.
 
 use crate::common;
 

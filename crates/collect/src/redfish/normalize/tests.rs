@@ -707,3 +707,41 @@ fn group_ports_joins_many_ports_by_id_and_mac() {
         started.elapsed()
     );
 }
+
+#[test]
+fn functions_that_give_one_mac_keep_the_bmc_s_names_and_say_so() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/N";
+    let function = |name: &str| FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/{name}"), "Id": name,
+            "NetDevFuncType": "Ethernet",
+            "Ethernet": {"PermanentMACAddress": "02:00:00:00:07:01"},
+            "Links": {"PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/1")}}}),
+        ..FunctionInventory::default()
+    };
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "N"}),
+            ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "PortId": "1"})],
+            functions: vec![function("eth0f1"), function("eth0f0")],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    let key = "nic/02:00:00:00:07:01/bmc";
+    for name in ["eth0f0", "eth0f1"] {
+        assert_eq!(
+            get(&out.facts, &format!("{key}/function/{name}/function_type")),
+            Some(&"ethernet".into()),
+            "{name}"
+        );
+        assert!(
+            out.notes.iter().any(|n| n.contains(&format!(
+                "{uri}/NetworkDeviceFunctions/{name}: keyed {key}/function/{name} by the BMC's name"
+            ))),
+            "{name}: {:?}",
+            out.notes
+        );
+    }
+}
