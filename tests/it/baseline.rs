@@ -126,7 +126,7 @@ fn promote_show_log_and_diff_across_revisions() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 123 facts",
+            "azl-node01 → baselines/azure-local/azl-node01.json: new baseline, 125 facts",
         ))
         .stdout(predicate::str::contains(
             "esx01 → baselines/azure-local/esx01.json: new baseline",
@@ -162,7 +162,7 @@ fn promote_show_log_and_diff_across_revisions() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains(
-            "22 block, 0 warn, 4 info; blocking: nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+            "22 block, 0 warn, 4 info; blocking: nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode",
         ));
     let message = git(store, &["log", "-1", "--format=%B"]);
     for needle in [
@@ -223,7 +223,8 @@ fn promote_show_log_and_diff_across_revisions() {
     assert!(lines[2].contains("promote 2 hosts"), "{log}");
     assert_eq!(
         lines[3],
-        "    baselines/azure-local/azl-node01.json: new baseline, 123 facts"
+        // The 123 facts written, read with each of its 2 functions' Id as a fact.
+        "    baselines/azure-local/azl-node01.json: new baseline, 125 facts"
     );
     assert_eq!(lines.len(), 4, "{log}");
     let (_, log) = stdout_of(in_store(store).args(["baseline", "log", "--limit", "1"]));

@@ -93,7 +93,8 @@ fn seed_1_check_tells_one_story_per_port_in_text_and_markdown() {
         assert_eq!(
             story[0],
             format!(
-                "setting in the NIC firmware  bmc/function/NIC.Slot.3-{port}-1/dcbx_mode \"ieee\" → \"disabled\""
+                "setting in the NIC firmware  bmc/function/00:0a:f7:12:34:5{}/dcbx_mode \"ieee\" → \"disabled\"",
+                5 + port
             )
         );
         assert!(
@@ -124,7 +125,8 @@ fn seed_1_check_tells_one_story_per_port_in_text_and_markdown() {
         assert_eq!(
             bullets[0],
             format!(
-                "- Setting in the NIC firmware: `bmc/function/NIC.Slot.3-{port}-1/dcbx_mode` \"ieee\" → \"disabled\""
+                "- Setting in the NIC firmware: `bmc/function/00:0a:f7:12:34:5{}/dcbx_mode` \"ieee\" → \"disabled\"",
+                5 + port
             )
         );
         assert!(
@@ -683,7 +685,7 @@ fn a_nic_firmware_bump_is_named_in_the_finding_of_its_ports_changed_setting() {
     let (code, out) = check_issue10("nic-firmware-and-dcbx.json", &[]);
     assert_eq!(code, 1, "{out}");
     let finding = out
-        .find("/bmc/function/NIC.Slot.1-1-1/dcbx_mode  [dcbx-mode]")
+        .find("/bmc/function/02:5a:10:00:01:01/dcbx_mode  [dcbx-mode]")
         .unwrap_or_else(|| panic!("{out}"));
     let line = out[finding..]
         .lines()

@@ -170,7 +170,7 @@ fn seed_2_the_emitted_script_fixes_the_policy_and_keeps_it_with_a_device_rule() 
     );
 }
 
-const DCBX_1: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+const DCBX_1: &str = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
 const ATTRIBUTES_1: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 
 /// `driftgate --repo STORE fix ARGS…` of `lab`, its standard input not a terminal.
@@ -364,7 +364,7 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
             .all(|n| n["reason"] != "pending"),
         "{host:#}"
     );
-    let staged = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/dcbx_mode";
+    let staged = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/pending/dcbx_mode";
     assert!(
         host["effects"]
             .as_array()

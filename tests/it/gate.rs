@@ -15,7 +15,7 @@ use driftgate_snapshot::VerifiedSnapshot;
 use serde_json::Value;
 
 const HOST: &str = "azl-node01";
-const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
 
 /// The findings of the report's only host.
 fn findings(report: &Value) -> &Vec<Value> {

@@ -46,6 +46,7 @@ mod redfish_judged;
 mod redfish_port_firmware;
 mod redfish_ports;
 mod redfish_rdma_off;
+mod redfish_renamed_functions;
 mod redfish_secret_spellings;
 mod redfish_shapes;
 mod report_fixtures;

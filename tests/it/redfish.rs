@@ -172,10 +172,11 @@ fn the_dell_capture_shows_dcbx_disabled_beside_rdma_switched_off_and_warns() {
     let dell = &mockups[0];
     let captured = capture(&format!("redfish=mockup:{}", dell.display()), &[], false);
     // Dell's NIC attributes describe one function (partition) of the port: RoCE supported,
-    // RDMA switched off (RDMANICModeOnPort Disabled), DCBX disabled.
+    // RDMA switched off (RDMANICModeOnPort Disabled), DCBX disabled. Each function is keyed by
+    // its MAC (here its port's).
     for (mac, function) in [
-        ("e4:3d:1a:13:27:f0", "NIC.Integrated.1-1-1"),
-        ("e4:3d:1a:13:27:f1", "NIC.Integrated.1-2-1"),
+        ("e4:3d:1a:13:27:f0", "e4:3d:1a:13:27:f0"),
+        ("e4:3d:1a:13:27:f1", "e4:3d:1a:13:27:f1"),
     ] {
         let fact = |leaf: &str| {
             captured.snapshot["facts"][format!("nic/{mac}/bmc/function/{function}/{leaf}")].clone()
@@ -432,7 +433,7 @@ fn expand_is_used_when_offered_and_dropped_on_501() {
         let captured = capture(&format!("redfish={}", server.url), &[], false);
         assert_eq!(captured.code, 0, "{args:?}: {}", captured.error());
         assert_eq!(
-            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode"],
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/00:0a:f7:12:34:57/dcbx_mode"],
             "disabled"
         );
     }

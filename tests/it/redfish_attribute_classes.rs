@@ -161,7 +161,7 @@ fn volatile_values_changing_by_themselves_stay_silent_under_strict_on_every_mock
 
 const DELL_DCB: &str = "tests/fixtures/redfish/dell-unknown-dcb";
 const DELL_ATTRIBUTES: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.4/NetworkDeviceFunctions/NIC.Slot.4-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.4-1-1";
-const DELL_FUNCTION: &str = "nic/b0:26:28:4c:5e:10/bmc/function/NIC.Slot.4-1-1";
+const DELL_FUNCTION: &str = "nic/b0:26:28:4c:5e:10/bmc/function/b0:26:28:4c:5e:10";
 const LENOVO_DCB: &str = "tests/fixtures/redfish/lenovo-xcc-unknown-dcb";
 const LENOVO_PORT: &str = "nic/94:6d:ae:60:11:20/bmc";
 

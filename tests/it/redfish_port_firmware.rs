@@ -665,7 +665,7 @@ fn a_placeholder_in_a_mapped_dcbx_setting_blocks_as_a_removal() {
     body["Attributes"]["Broadcom_DCBX"] = Value::from("N/A");
     std::fs::write(&attributes, serde_json::to_vec_pretty(&body).unwrap()).unwrap();
     let judged = judge(&before, after.path());
-    let path = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+    let path = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
     let removed = finding(&judged, path);
     assert_eq!(
         (

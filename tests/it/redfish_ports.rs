@@ -247,7 +247,7 @@ fn dell_lldp_port_n_is_one_boolean_on_port_n_and_mapped_attributes_are_stored_on
     assert_eq!(captured.status(), "complete", "{}", captured.error());
     // The DPU's function NIC.Slot.5-1 is on physical port 1: LldpPort1 (Enabled) is its
     // agent, LldpPort2 belongs to port 2's functions.
-    let function = "nic/a0:88:c2:08:54:5c/bmc/function/NIC.Slot.5-1";
+    let function = "nic/a0:88:c2:08:54:5c/bmc/function/a0:88:c2:08:54:5c";
     assert_eq!(fact(&captured, &format!("{function}/lldp/nic_agent")), true);
     for gone in [
         "lldp/nic_agent/port1",
@@ -291,7 +291,7 @@ fn older_generation_network_ports_and_ports_merge_into_one_key() {
     );
     assert_eq!(fact(&captured, &format!("{one}/flow_control/status")), "rx");
     assert_eq!(
-        fact(&captured, &format!("{one}/function/NIC.Slot.3-1-1/mac")),
+        fact(&captured, &format!("{one}/function/02:0b:10:00:03:01/mac")),
         "02:0b:10:00:03:01"
     );
     // Port 2: no MAC on either port resource; its function (AssignablePhysicalPorts only)
@@ -315,7 +315,12 @@ fn npar_partitions_of_one_port_never_overwrite_each_other() {
     let captured = fixture("npar-four-partitions");
     let port = "nic/02:d3:11:00:01:01/bmc";
     for (part, mode) in [(1, "ieee"), (2, "disabled"), (3, "cee"), (4, "ieee")] {
-        let function = format!("{port}/function/NIC.Integrated.1-1-{part}");
+        // Keyed by its MAC; the BMC's name for it beside.
+        let function = format!("{port}/function/02:d3:11:00:01:0{part}");
+        assert_eq!(
+            fact(&captured, &format!("{function}/id")),
+            format!("NIC.Integrated.1-1-{part}").as_str()
+        );
         assert_eq!(
             fact(&captured, &format!("{function}/dcbx_mode")),
             mode,
@@ -333,14 +338,14 @@ fn npar_partitions_of_one_port_never_overwrite_each_other() {
         assert!(fact(&captured, &format!("{function}/hii/FamilyVersion")).is_null());
     }
     // Only the staged value that differs is a pending fact.
-    let two = format!("{port}/function/NIC.Integrated.1-1-2");
+    let two = format!("{port}/function/02:d3:11:00:01:02");
     assert_eq!(fact(&captured, &format!("{two}/pending/dcbx_mode")), "ieee");
     assert!(fact(&captured, &format!("{two}/pending/hii/VirtualizationMode")).is_null());
     // The second port's NetworkPort names its MAC: its partitions sit under it.
     assert_eq!(
         fact(
             &captured,
-            "nic/02:d3:11:00:02:00/bmc/function/NIC.Integrated.1-2-4/mac"
+            "nic/02:d3:11:00:02:00/bmc/function/02:d3:11:00:02:04/mac"
         ),
         "02:d3:11:00:02:04"
     );
@@ -610,13 +615,13 @@ fn the_multi_dpu_capture_joins_ports_network_ports_and_functions() {
         "32.41.1000"
     );
     assert_eq!(
-        fact(&captured, &format!("{dpu}/function/NIC.Slot.5-1/mac")),
+        fact(&captured, &format!("{dpu}/function/a0:88:c2:08:54:5c/mac")),
         "a0:88:c2:08:54:5c"
     );
     // The Dell attributes of the DPU's function sit under that function.
     assert!(
-        fact(&captured, &format!("{dpu}/function/NIC.Slot.5-1/npar")).is_boolean(),
-        "{dpu}/function/NIC.Slot.5-1/npar"
+        fact(&captured, &format!("{dpu}/function/a0:88:c2:08:54:5c/npar")).is_boolean(),
+        "{dpu}/function/a0:88:c2:08:54:5c/npar"
     );
     assert_eq!(nic_keys(&captured).len(), 4, "{:?}", nic_keys(&captured));
 }

@@ -99,8 +99,8 @@ proptest! {
         for control in [
             "bios/KeyboardLayout",
             "bios/pending/KeyboardLayout",
-            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/hii/KeyboardLayout",
-            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/hii/KeyboardLayout",
+            "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/hii/KeyboardLayout",
+            "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/pending/hii/KeyboardLayout",
         ] {
             prop_assert!(text.contains(control), "{} missing:\n{}", control, text);
         }

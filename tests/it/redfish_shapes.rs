@@ -162,7 +162,7 @@ fn null_is_no_value_and_stays_complete() {
             captured.error()
         );
         assert_eq!(
-            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode"],
+            captured.snapshot["facts"]["nic/00:0a:f7:12:34:57/bmc/function/00:0a:f7:12:34:57/dcbx_mode"],
             "disabled",
             "{name}"
         );
@@ -457,7 +457,7 @@ fn a_key_given_twice_in_a_bmc_response_makes_the_source_partial_naming_uri_and_k
             ),
         );
         let facts = captured.snapshot["facts"].as_object().unwrap();
-        let dcbx = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+        let dcbx = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
         assert_eq!(facts.get(dcbx), None, "{how}: neither value is kept");
         assert_eq!(check(captured, &baseline), (3, 3), "{how}: never a pass");
     }

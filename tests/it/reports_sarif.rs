@@ -14,8 +14,8 @@ use serde_json::Value;
 
 const HOST: &str = "azl-node01";
 const BASELINE_FILE: &str = "baselines/azure-local/azl-node01.json";
-const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
-const DCBX_MODE_PORT2: &str = "nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode";
+const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
+const DCBX_MODE_PORT2: &str = "nic/00:0a:f7:12:34:57/bmc/function/00:0a:f7:12:34:57/dcbx_mode";
 
 /// A store with the seed-1 baseline of azl-node01 promoted into fleet `azure-local`.
 fn store() -> (tempfile::TempDir, PathBuf) {
@@ -63,10 +63,21 @@ fn a_check_result_points_at_the_facts_line_in_the_committed_baseline() {
     let commit = git(&store, &["rev-parse", "HEAD"]).trim().to_owned();
     assert_eq!(run["versionControlProvenance"][0]["revisionId"], commit);
     let committed = git(&store, &["show", &format!("{commit}:{BASELINE_FILE}")]);
-    for fact in [DCBX_MODE, DCBX_MODE_PORT2] {
+    // The example baseline keys its functions by the BMC's Id, as written before functions
+    // were keyed by MAC: a finding on a function points at the line it was written at.
+    for (fact, written) in [
+        (
+            DCBX_MODE,
+            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+        ),
+        (
+            DCBX_MODE_PORT2,
+            "nic/00:0a:f7:12:34:57/bmc/function/NIC.Slot.3-2-1/dcbx_mode",
+        ),
+    ] {
         let (uri, line) = location(result(&log, HOST, "dcbx-mode", Some(fact)));
         assert_eq!(uri, BASELINE_FILE);
-        assert_eq!(line, key_line(&committed, fact), "{fact}");
+        assert_eq!(line, key_line(&committed, written), "{fact}");
     }
     // Every result has a location in the baseline file (code scanning rejects one without).
     for r in results(&log) {

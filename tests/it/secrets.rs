@@ -165,15 +165,15 @@ fn assert_nothing_planted_is_written(planted: &Planted) {
             "control-bios-pending-keyboard",
         ),
         (
-            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/hii/KeyboardLayout",
+            "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/hii/KeyboardLayout",
             "control-nic-keyboard",
         ),
         (
-            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/pending/hii/NWManagementPassThrough",
+            "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/pending/hii/NWManagementPassThrough",
             "control-nic-passthrough-staged",
         ),
         (
-            "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode",
+            "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode",
             "disabled",
         ),
         ("bios/PassWordStatus", "control-bios-password-status"),

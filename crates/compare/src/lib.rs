@@ -17,6 +17,7 @@
 pub mod allow;
 mod applied;
 mod diff;
+pub mod functions;
 mod invariants;
 mod peer;
 mod policy;

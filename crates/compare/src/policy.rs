@@ -7,7 +7,7 @@
 //! with more literal characters, then the one with fewer wildcards, then the one defined last.
 //!
 //! A value staged for the next reboot sits under a `pending` path segment
-//! (`nic/<key>/bmc/pending/<leaf>`, `nic/<key>/bmc/function/<id>/pending/<leaf>`,
+//! (`nic/<key>/bmc/pending/<leaf>`, `nic/<key>/bmc/function/<function>/pending/<leaf>`,
 //! `bios/pending/<attribute>`). Its change is classified by the rule of the live path, the same
 //! path without that segment, so a staged reset of a blocked setting blocks like the reset
 //! itself. A rule whose own pattern names `pending` and matches the staged path can only make

@@ -138,7 +138,12 @@ fn adapter<'f>(facts: &'f Facts, key: &str) -> Option<&'f str> {
 /// Attribution first: the firmware of the finding's own port that changed, then what it
 /// changed; without one, what changed, and the host's other firmware changes, if any.
 fn headline(lead: &Finding, facts: &Facts, report: &Report) -> String {
-    let what = format!("{} {}", lead.path, change_text(lead));
+    let what = format!(
+        "{}{} {}",
+        lead.path,
+        crate::functions::named(facts, lead.path.as_str()),
+        change_text(lead)
+    );
     if let Some(own) = lead.firmware.iter().find(|f| f.this_port) {
         let who = port_key(lead.path.as_str())
             .and_then(|key| adapter(facts, key))

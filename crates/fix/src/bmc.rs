@@ -226,7 +226,7 @@ fn allowed(rule: &Rule, value: &Value) -> Result<(), String> {
 }
 
 /// Where a capture shows the value of `fact` while it is staged: `pending` before the leaf
-/// of a function, a port or the BIOS (`…/function/<id>/pending/<leaf>`,
+/// of a function, a port or the BIOS (`…/function/<key>/pending/<leaf>`,
 /// `nic/<key>/bmc/pending/<leaf>`, `bios/pending/<name>`).
 pub fn pending_fact(fact: &FactPath) -> Option<FactPath> {
     let path = fact.as_str();

@@ -144,7 +144,7 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
             .map_or(bmc, |(_, leaf)| leaf);
         return match bmc {
             "flow_control/status" => Owner::Effect,
-            "dcb_capable" | "function_type" | "link_technology" | "mac" | "interface"
+            "dcb_capable" | "function_type" | "link_technology" | "mac" | "id" | "interface"
             | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
             _ if bmc.starts_with("capabilities/") || bmc.starts_with("hii/status/") => {
                 Owner::Unfixable(Unfixable::Capability)

@@ -188,10 +188,17 @@ impl ClusterFacts {
                         Some(&"dcbx_willing") => Compared::DcbxWilling,
                         _ => continue,
                     };
-                    let on = match rest {
-                        ["function", function, ..] => *function,
-                        _ => id.as_str(),
+                    // A function is keyed by its MAC, which differs on every node: across
+                    // nodes it is the BMC's name for it (`NIC.Slot.3-1-1`), as a port is.
+                    let function_name = match rest {
+                        ["function", function, ..] => Some(function_name(facts, key, function)),
+                        _ => None,
                     };
+                    let mut rest: Vec<&str> = rest.to_vec();
+                    if let Some(name) = &function_name {
+                        rest[1] = name.as_str();
+                    }
+                    let on = function_name.as_deref().unwrap_or(id.as_str());
                     let setting = match what {
                         Compared::DcbxMode => "DCBX mode",
                         _ => "DCBX willing",
@@ -374,6 +381,16 @@ fn shared(facts: &Facts, device: &str) -> bool {
 }
 
 /// The cross-node identities of a snapshot's ports (see the module docs).
+/// The BMC's name for the function `function` of the port `key` (its `function/<key>/id`
+/// fact), else its key.
+fn function_name(facts: &Facts, key: &str, function: &str) -> String {
+    facts
+        .get(format!("nic/{key}/bmc/function/{function}/id").as_str())
+        .and_then(FactValue::as_text)
+        .filter(|t| !t.is_empty())
+        .map_or_else(|| function.to_owned(), |t| t.replace('/', "_"))
+}
+
 struct Ports<'f> {
     /// MAC key → (BMC view id, OS view id).
     ids: BTreeMap<&'f str, (String, String)>,

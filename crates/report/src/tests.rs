@@ -403,7 +403,8 @@ fn a_check_of_seed_one_tells_one_story_per_port_before_its_findings() {
         .find("\nBLOCK (28)\n")
         .expect("the findings after the stories");
     let told = &told[..details];
-    for (port, function) in [("1", "1-1"), ("2", "2-1")] {
+    // A function is keyed by its MAC, the port's own here.
+    for (port, function) in [("1", "56"), ("2", "57")] {
         let label = format!(
             "port \"SLOT 3 Port {port}\" (00:0a:f7:12:34:5{}) on NIC.Slot.3",
             5 + port.parse::<u8>().unwrap()
@@ -420,7 +421,7 @@ fn a_check_of_seed_one_tells_one_story_per_port_before_its_findings() {
         assert_eq!(
             lines[1],
             format!(
-                "setting in the NIC firmware  bmc/function/NIC.Slot.3-{function}/dcbx_mode \"ieee\" → \"disabled\""
+                "setting in the NIC firmware  bmc/function/00:0a:f7:12:34:{function}/dcbx_mode \"ieee\" → \"disabled\""
             ),
             "{story}"
         );

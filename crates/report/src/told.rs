@@ -14,7 +14,7 @@ pub struct Told<'r> {
     /// The story it tells.
     pub story: &'r Story,
     /// What the NIC firmware of the port is set to (`bmc/…` facts):
-    /// `bmc/function/NIC.Slot.3-1-1/dcbx_mode "ieee" → "disabled"`.
+    /// `bmc/function/00:0a:f7:12:34:56/dcbx_mode "ieee" → "disabled"`.
     pub settings: Part<'r>,
     /// What the OS shows of the port (`os/…` facts), the same way.
     pub os: Part<'r>,

@@ -8,6 +8,7 @@
 mod canonical;
 mod facts;
 pub mod file_names;
+mod function_keys;
 mod lines;
 mod path;
 mod readers;
@@ -190,6 +191,10 @@ pub struct VerifiedSnapshot {
     snapshot: Snapshot,
     digest: String,
     origin: String,
+    /// The facts as the text read gave them, when they were moved to the keys this version
+    /// writes (`function_keys`): the digest is theirs, and written again the snapshot is that
+    /// text.
+    written: Option<Facts>,
 }
 
 /// Why a snapshot could not be read. Every variant names where it came from.
@@ -271,14 +276,7 @@ impl Snapshot {
         let snapshot = Snapshot::from(document);
         match recorded {
             Some(recorded) => verify_digest(snapshot, recorded, origin),
-            None => {
-                let digest = snapshot.digest();
-                Ok(VerifiedSnapshot {
-                    snapshot,
-                    digest,
-                    origin: origin.to_owned(),
-                })
-            }
+            None => Ok(VerifiedSnapshot::seal(current_keys(snapshot).0, origin)),
         }
     }
 }
@@ -305,11 +303,14 @@ impl VerifiedSnapshot {
             snapshot,
             digest,
             origin: origin.to_owned(),
+            written: None,
         }
     }
 
     /// Parses snapshot text and checks its schema id and digest. `origin` names the file or
-    /// reference in errors and reports.
+    /// reference in errors and reports. A snapshot written before network device functions
+    /// were keyed by their MAC is read with them so keyed (`function_keys`); its digest and
+    /// its canonical JSON stay those of the text read.
     pub fn parse(text: &str, origin: &str) -> Result<Self, SnapshotError> {
         // What driftgate wrote is read and hashed in place; any other text, and any text with
         // something wrong, goes to serde, whose errors say what.
@@ -363,7 +364,9 @@ impl VerifiedSnapshot {
         &self.snapshot
     }
 
-    /// Its verified `sha256:` digest.
+    /// Its verified `sha256:` digest: that of the text it was read from, which names it in
+    /// reports, run manifests and a promote's check that the baseline did not move (also for
+    /// a snapshot whose functions were re-keyed when read).
     pub fn digest(&self) -> &str {
         &self.digest
     }
@@ -376,7 +379,17 @@ impl VerifiedSnapshot {
     /// Its canonical JSON text: [`Snapshot::to_canonical_json`] with the digest already
     /// verified, not computed again.
     pub fn to_canonical_json(&self) -> String {
-        canonical::render_with_verified_digest(&self.snapshot, &self.digest)
+        match &self.written {
+            // Written again, it is the text it was read from, which its digest seals.
+            Some(facts) => {
+                let written = Snapshot {
+                    facts: facts.clone(),
+                    ..self.snapshot.clone()
+                };
+                canonical::render_with_verified_digest(&written, &self.digest)
+            }
+            None => canonical::render_with_verified_digest(&self.snapshot, &self.digest),
+        }
     }
 }
 
@@ -437,11 +450,26 @@ fn verified(
     computed: String,
     origin: &str,
 ) -> Result<VerifiedSnapshot, SnapshotError> {
+    let digest = digest_matches(recorded, computed, origin)?;
+    let (snapshot, written) = current_keys(snapshot);
     Ok(VerifiedSnapshot {
         snapshot,
-        digest: digest_matches(recorded, computed, origin)?,
+        digest,
         origin: origin.to_owned(),
+        written,
     })
+}
+
+/// `snapshot` with its facts under the keys this version writes ([`function_keys`]), and the
+/// facts as written when any moved.
+fn current_keys(mut snapshot: Snapshot) -> (Snapshot, Option<Facts>) {
+    match function_keys::rekeyed(&snapshot.facts) {
+        Some(facts) => {
+            let written = std::mem::replace(&mut snapshot.facts, facts);
+            (snapshot, Some(written))
+        }
+        None => (snapshot, None),
+    }
 }
 
 /// The digest, when the one a text records is the one its content has.

@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 /// decoded (`"a\/b"` is `a/b`), and facts need not be one per line. A key given twice keeps
 /// its first line.
 ///
+/// A fact of a snapshot written before functions were keyed by MAC is found under the path it
+/// is read at too (`crate::function_keys`): a finding names that one.
+///
 /// Text that is not one valid JSON value (not JSON, truncated, trailing garbage) gives an
 /// empty map, as does a document that is not an object or has no `"facts"` object: a caller
 /// then points at the file's first line, never at a line a broken file does not back.
@@ -18,7 +21,21 @@ pub fn fact_lines(text: &str) -> BTreeMap<String, u32> {
     if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         return BTreeMap::new();
     }
-    Scanner::new(text).fact_lines().unwrap_or_default()
+    let mut lines = Scanner::new(text).fact_lines().unwrap_or_default();
+    if let Ok(document) = serde_json::from_str::<FactsOnly>(text) {
+        for (written, read) in crate::function_keys::moved_paths(&document.facts) {
+            if let Some(line) = lines.get(&written).copied() {
+                lines.insert(read, line);
+            }
+        }
+    }
+    lines
+}
+
+/// The facts of a snapshot document, for the paths they are read at.
+#[derive(serde::Deserialize)]
+struct FactsOnly {
+    facts: crate::Facts,
 }
 
 /// A cursor over JSON text already known to be valid, counting lines.

@@ -492,3 +492,31 @@ fn canonical_text_is_the_rendering_of_what_was_read_and_only_of_a_verified_text(
     assert!(VerifiedSnapshot::canonical_text(not_utf8, "t.json").is_err());
     assert!(canonical(&text[..text.len() / 2]).is_err());
 }
+
+#[test]
+fn an_id_keyed_snapshot_is_read_with_mac_keys_and_written_again_as_it_was() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/azure-local-dcbx/baseline.json"
+    );
+    let text = std::fs::read_to_string(file).unwrap();
+    let written: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let read = VerifiedSnapshot::parse(&text, "baseline.json").unwrap();
+    assert_eq!(
+        read.digest(),
+        written["digest"],
+        "the digest of the text read"
+    );
+    let function = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56";
+    let facts = &read.snapshot().facts;
+    assert_eq!(
+        facts.get(format!("{function}/dcbx_mode").as_str()),
+        Some(&"ieee".into())
+    );
+    assert_eq!(
+        facts.get(format!("{function}/id").as_str()),
+        Some(&"NIC.Slot.3-1-1".into())
+    );
+    // Written again (a promote), it is the text it was read from.
+    assert_eq!(read.to_canonical_json(), text);
+}

@@ -189,6 +189,7 @@ pub mod nightly;
 pub mod planted;
 pub mod powershell;
 pub mod prometheus;
+pub mod renaming;
 pub mod renumbering;
 pub mod reports;
 pub mod sarif;

@@ -60,6 +60,7 @@ fn baseline_lines_read_git_and_baseline_origins_and_skip_files() {
         assert_eq!(found.lines, fact_lines(&text));
         assert_eq!(found.repository, store.location().display().to_string());
     }
+    // Promoted as it was written: its functions keyed by the BMC's Id.
     let dcbx = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
     assert_eq!(
         lines["azl-node01"].lines[dcbx],

@@ -433,16 +433,16 @@ pub async fn capture_from_root<F: Fetch>(
 }
 
 /// Whether a fact says something a gate can compare: a NIC, firmware or BIOS fact other than
-/// a port's identity (`nic/<key>/bmc/interface`, `adapter`, `port`, `function/<id>/mac`,
-/// `firmware/inventory`), which only names what was found.
+/// a port's identity (`nic/<key>/bmc/interface`, `adapter`, `port`, `function/<key>/mac`,
+/// `function/<key>/id`, `firmware/inventory`), which only names what was found.
 fn is_evidence(path: &str) -> bool {
     if let Some(rest) = path.strip_prefix("nic/") {
         let leaf = rest.split_once("/bmc/").map_or(rest, |(_, leaf)| leaf);
-        let function_mac = leaf
+        let function_identity = leaf
             .strip_prefix("function/")
             .and_then(|f| f.split_once('/'))
-            .is_some_and(|(_, leaf)| leaf == "mac");
-        return !function_mac
+            .is_some_and(|(_, leaf)| leaf == "mac" || leaf == "id");
+        return !function_identity
             && !["interface", "adapter", "port", "firmware/inventory"].contains(&leaf);
     }
     path.starts_with("firmware/") || path.starts_with("bios/")

@@ -201,6 +201,12 @@ fn judge(facts: &Facts) -> Vec<Judged> {
                     format!("inherited from the port: {port_mode_fact}"),
                 ),
             };
+            // The BMC's name for the function first (`NIC.Slot.3-1-1`), then its key (MAC).
+            let function =
+                match crate::functions::bmc_name(facts, &port.path(&format!("{scope}/id"))) {
+                    Some(name) => format!("{name} ({function})"),
+                    None => function,
+                };
             let scope_name = format!("port {}, function {function}", port.label());
             let message = if rdma_on {
                 format!(

@@ -152,7 +152,9 @@ fn pfc_not_operational_never_fires_on_dcbx_support_none_alone() {
     assert_eq!(found.len(), 1);
     // Its message says that PFC still runs, so the finding is not read as PFC lost.
     assert!(
-        found[0].message.ends_with("(it still runs PFC on priority 3)"),
+        found[0]
+            .message
+            .ends_with("(it still runs PFC on priority 3)"),
         "{}",
         found[0].message
     );

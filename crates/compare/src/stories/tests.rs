@@ -31,7 +31,7 @@ fn the_seed_one_update_reads_as_one_story_per_port() {
     );
     assert_eq!(
         first.headline,
-        r#"NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode "ieee" → "disabled""#
+        r#"NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode (function NIC.Slot.3-1-1) "ieee" → "disabled""#
     );
     let total: usize = stories.iter().map(|s| s.findings.len()).sum();
     assert_eq!(

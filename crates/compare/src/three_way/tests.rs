@@ -9,7 +9,7 @@ use crate::{
 };
 use driftgate_snapshot::{FactValue, SourceStatus};
 
-const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+const DCBX_MODE: &str = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
 const BANDWIDTH: &str = "host/qos/traffic_class/smb_direct/bandwidth";
 
 #[test]

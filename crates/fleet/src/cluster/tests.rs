@@ -199,7 +199,7 @@ fn a_node_without_a_setting_the_majority_has_is_odd() {
     let mut lacking = node(&base, "azl-node03", "9a:bc");
     lacking
         .facts
-        .retain(|path, _| !path.as_str().ends_with("NIC.Slot.3-1-1/dcbx_mode"));
+        .retain(|path, _| !is_port1_function_dcbx(path.as_str()));
     let (a, b, c) = (
         facts(&base),
         facts(&node(&base, "azl-node02", "56:78")),
@@ -219,12 +219,18 @@ fn a_node_without_a_setting_the_majority_has_is_odd() {
     assert_eq!(f.majority.as_ref().map(|m| (m.hosts, m.of)), Some((2, 3)));
 }
 
+/// Whether `path` is the DCBX mode of the function of port 1 (`NIC.Slot.3-1-1`), which is
+/// keyed by its MAC (`00:0a:f7:<node>:56`).
+fn is_port1_function_dcbx(path: &str) -> bool {
+    path.contains("/bmc/function/") && path.ends_with(":56/dcbx_mode")
+}
+
 /// `base` as `host`, without the DCBX mode of port 1.
 fn without_dcbx_mode(base: &Snapshot, host: &str, mac: &str) -> Snapshot {
     let mut lacking = node(base, host, mac);
     lacking
         .facts
-        .retain(|path, _| !path.as_str().ends_with("NIC.Slot.3-1-1/dcbx_mode"));
+        .retain(|path, _| !is_port1_function_dcbx(path.as_str()));
     lacking
 }
 

@@ -266,7 +266,7 @@ fn seed_one_blocked_post() {
         "{text}"
     );
     assert!(text.contains(
-        "    NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode \"ieee\" → \"disabled\"\n"
+        "    NIC.Slot.3 229.0.166.0 → 229.1.123.0 changed nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode (function NIC.Slot.3-1-1) \"ieee\" → \"disabled\"\n"
     ), "{text}");
     assert_eq!(
         text.matches("NIC firmware of this port").count(),
@@ -417,7 +417,7 @@ fn a_json_gate_report_validates_against_the_published_schema() {
 fn pre_existing_drift_names_the_firmware_changed_before_pre_and_expected_lists_the_updates_only() {
     // Before the update (baseline → pre) the NIC and BIOS firmware changed and DCBX was
     // disabled on port 1; the update (pre → post) moved the NIC firmware on.
-    const DCBX: &str = "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode";
+    const DCBX: &str = "nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode";
     let pre = edited(&example("baseline.json"), "pre.json", |s| {
         set(s, DCBX, "disabled".into());
     });

@@ -55,15 +55,28 @@ impl Held {
         Held::new(member)
     }
 
-    /// A network device function as text, with only Cisco's block of its own `Oem` object:
-    /// that is the one a vendor module reads (a vNIC's `VnicConfiguration`); Dell links a
-    /// function's NIC attributes from `Links.Oem`, followed before it is held, and Dell's own
-    /// block is most of a function (port counters and capabilities: 4.6 of 7 KB).
+    /// A network device function as text, with only what vendor modules read of its own `Oem`
+    /// object: Cisco's block (a vNIC's `VnicConfiguration`) and Dell's `DellNIC.FQDD` (where
+    /// the function is: slot, port, partition, which places its per-port attributes whatever
+    /// the BMC names it). Dell links a function's NIC attributes from `Links.Oem`, followed
+    /// before it is held, and the rest of Dell's block is most of a function (port counters
+    /// and capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
         if let Value::Object(properties) = &mut function {
             // A mistyped `Oem` stays, for the shape check to name.
             if let Some(Value::Object(oem)) = properties.get_mut("Oem") {
+                let fqdd = oem
+                    .get("Dell")
+                    .and_then(|dell| dell.pointer("/DellNIC/FQDD"))
+                    .filter(|fqdd| fqdd.is_string())
+                    .cloned();
                 oem.retain(|vendor, _| vendor == "Cisco");
+                if let Some(fqdd) = fqdd {
+                    oem.insert(
+                        "Dell".to_owned(),
+                        serde_json::json!({"DellNIC": {"FQDD": fqdd}}),
+                    );
+                }
                 if oem.is_empty() {
                     properties.remove("Oem");
                 }
@@ -220,6 +233,13 @@ mod tests {
         let mut whole = read.clone();
         whole["Oem"] = serde_json::json!({"Dell": {"DellNICPortMetrics": {"RxBytes": 1}}});
         assert_eq!(Held::function(whole).value(), read);
+        // Dell's FQDD stays: it places the function's per-port attributes.
+        let mut whole = read.clone();
+        whole["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1",
+            "FamilyVersion": "24.40.10.00"}, "DellNICPortMetrics": {"RxBytes": 1}}});
+        let mut kept = read;
+        kept["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1"}}});
+        assert_eq!(Held::function(whole).value(), kept);
     }
 
     #[test]

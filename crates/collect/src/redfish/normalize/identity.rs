@@ -14,7 +14,10 @@
 //!   hardware"), else its `Location.PartLocation.ServiceLabel`;
 //! - a device function by its `Ethernet.PermanentMACAddress` (else `MACAddress`), else its
 //!   `InfiniBand.PermanentPortGUID` (else `PortGUID`), else its `FibreChannel.PermanentWWPN`
-//!   (else `WWPN`): what the function is to the operating system.
+//!   (else `WWPN`): what the function is to the operating system. A function is named so
+//!   whatever its `Id`: a BMC renames functions as readily as it renumbers them (a firmware
+//!   update of the BMC turns `eth0f0` into `p0f0`, `1.1` into `F1`), so even a name is no
+//!   identity of a function. Only a function with none of these is named by its `Id`.
 //!
 //! A numbered member with none of these has only its number ([`Identity::Numbered`]): a key
 //! built from it (a port without a MAC) keeps the number and the capture says it can change;
@@ -22,7 +25,7 @@
 
 use serde_json::Value;
 
-use super::{id_of, mac_of};
+use super::{function_mac, id_of};
 use crate::placeholder;
 
 /// The name of a resource in facts.
@@ -93,15 +96,10 @@ pub(super) fn port(port: &Value) -> Identity {
     )
 }
 
-/// The identity of a network device function.
+/// The identity of a network device function: what the hardware says, else its `Id`.
 pub(super) fn function(function: &Value) -> Identity {
     let id = id_of(function);
-    if !is_numbered(&id) {
-        return Identity::Id(id);
-    }
-    let mac = mac_of(&function["Ethernet"]["PermanentMACAddress"])
-        .or_else(|| mac_of(&function["Ethernet"]["MACAddress"]))
-        .map(|mac| mac.to_string());
+    let mac = function_mac(function).map(|mac| mac.to_string());
     mac.or_else(|| {
         text_at(
             function,
@@ -114,7 +112,16 @@ pub(super) fn function(function: &Value) -> Identity {
         )
         .map(|text| text.to_ascii_lowercase())
     })
-    .map_or(Identity::Numbered(id), Identity::Hardware)
+    .map_or_else(|| by_id(id), Identity::Hardware)
+}
+
+/// A resource named by its `Id`: a name, or a number.
+pub(super) fn by_id(id: String) -> Identity {
+    if is_numbered(&id) {
+        Identity::Numbered(id)
+    } else {
+        Identity::Id(id)
+    }
 }
 
 /// The `Id` when it is a name; else the first of `paths` that holds text.
@@ -177,10 +184,20 @@ mod tests {
                 port(&json!({"Id": "NIC.Slot.3-1", "PhysicalPortNumber": "1"})),
                 Identity::Id("NIC.Slot.3-1".into()),
             ),
+            // A function is what the hardware says, whatever its name.
             (
                 function(&json!({"Id": "NIC.Slot.3-1-1",
                     "Ethernet": {"PermanentMACAddress": "00:0A:F7:12:34:56"}})),
-                Identity::Id("NIC.Slot.3-1-1".into()),
+                Identity::Hardware("00:0a:f7:12:34:56".into()),
+            ),
+            (
+                function(&json!({"Id": "FC.Slot.2-1",
+                    "FibreChannel": {"PermanentWWPN": "20:00:00:0E:1E:C2:2F:10"}})),
+                Identity::Hardware("20:00:00:0e:1e:c2:2f:10".into()),
+            ),
+            (
+                function(&json!({"Id": "FC.Slot.2-1"})),
+                Identity::Id("FC.Slot.2-1".into()),
             ),
             // Numbers give way to the location, the serial number, the hardware port id.
             (

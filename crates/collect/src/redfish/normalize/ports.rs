@@ -16,19 +16,21 @@
 //! wins and a note names both.
 //!
 //! Nothing depends on the numbers a BMC gives its members or on the order it lists them in:
-//! each adapter, port and function is named by its [`identity`] (its `Id` when that is a
-//! name; for a bare number, what the hardware says: a location, a hardware port id, a MAC),
-//! and ordered by it.
+//! each adapter and port is named by its [`identity`] (its `Id` when that is a name; for a
+//! bare number, what the hardware says: a location, a hardware port id), and ordered by it.
+//! A function is named by what the hardware says whatever its `Id` (its MAC, else its
+//! InfiniBand port GUID or Fibre Channel WWPN, under its port's key), since a BMC renames
+//! functions too; the `Id` is kept as the identity fact `function/<name>/id`.
 //!
 //! The port's key is its permanent MAC, taken from the first of: the Port's
 //! `Ethernet.AssociatedMACAddresses` (Port v1.4+; the schema describes its first entry as
 //! "the programmed address of the lowest numbered network device function"), the
 //! NetworkPort's `AssociatedNetworkAddresses`, the vendor's OEM MAC, and — when the port
 //! itself names none — the `PermanentMACAddress` (else `MACAddress`) of its first function
-//! by identity (named functions in natural order, `…-1-1` before `…-1-2`, `F2` before `F10`;
-//! numbered ones by MAC, lowest first), which is the rule the schema states for a service
-//! whose functions are named in hardware order. NPAR partitions with their own MACs therefore
-//! all sit under the MAC of partition 1, each under its own `function/<name>/…`.
+//! by identity (by MAC, lowest first; functions without one after, by name), the schema's
+//! "lowest numbered network device function" told by what no renaming changes. NPAR
+//! partitions with their own MACs therefore all sit under the MAC of partition 1, each under
+//! its own `function/<mac>/…`.
 //!
 //! Every fact is claimed by the resource it came from. The same path written twice with
 //! different values (two chassis exposing one adapter with different data, two ports
@@ -241,8 +243,13 @@ fn adapter_facts(
         let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
         set_identity(&mut leaves, "adapter", &adapter_name);
         set_identity(&mut leaves, "port", &port_name);
-        // Firmware named like a function or the port (Dell's FQDDs); a number names none.
-        let mut names: Vec<String> = group.functions.iter().map(|f| id_of(&f.function)).collect();
+        // Firmware named like a function or the port (Dell's FQDDs, the function's own where
+        // it gives it); a number names none.
+        let mut names: Vec<String> = group
+            .functions
+            .iter()
+            .map(|f| position_of(vendor, &f.function))
+            .collect();
         names.push(id_of(main));
         names.retain(|name| !identity::is_numbered(name));
         let functions: Vec<String> = group
@@ -313,7 +320,7 @@ fn adapter_facts(
         port_firmware(
             firmware,
             &adapter_uri,
-            &[id_of(&function.function)],
+            &[position_of(vendor, &function.function)],
             std::slice::from_ref(&uri),
             &mut leaves,
         );
@@ -328,6 +335,12 @@ fn adapter_facts(
         );
     }
     written
+}
+
+/// Where a function is, as its vendor names it ([`vendors::function_position`]), else its
+/// `Id`.
+fn position_of(vendor: Vendor, function: &Value) -> String {
+    vendors::function_position(vendor, function).map_or_else(|| id_of(function), str::to_owned)
 }
 
 /// The firmware of a port of the adapter at `adapter_uri` (whose port and function Ids are
@@ -701,8 +714,8 @@ fn function_capabilities(function: &Value, leaves: &mut Leaves) {
 }
 
 /// The name of each function of an adapter, by URI: its [`identity::function`], except that
-/// numbered functions the hardware names alike (two that report one MAC) keep their numbers:
-/// one name must not merge two functions' facts.
+/// functions the hardware names alike (two that report one MAC) keep their `Id`s: one name
+/// must not merge two functions' facts.
 fn function_names(functions: &[FunctionInventory]) -> HashMap<String, Identity> {
     let names: Vec<(String, Identity)> = functions
         .iter()
@@ -722,7 +735,7 @@ fn function_names(functions: &[FunctionInventory]) -> HashMap<String, Identity> 
         .zip(functions)
         .map(|((uri, name), function)| match name {
             Identity::Hardware(hardware) if shared.contains(&hardware) => {
-                (uri, Identity::Numbered(id_of(&function.function)))
+                (uri, identity::by_id(id_of(&function.function)))
             }
             name => (uri, name),
         })
@@ -730,7 +743,8 @@ fn function_names(functions: &[FunctionInventory]) -> HashMap<String, Identity> 
 }
 
 /// The facts of one function (with its name, see [`function_names`]) under
-/// `function/<name>/…` of the port `key`.
+/// `function/<name>/…` of the port `key`, with the BMC's name for it as `function/<name>/id`
+/// (when a name, not a number); a function named by its `Id` alone is said.
 fn push_function(
     written: &mut Vec<(FactPath, FactValue, String)>,
     key: &str,
@@ -743,6 +757,19 @@ fn push_function(
     let mut leaves = Leaves::default();
     if let Some(mac) = function_mac(resource) {
         leaves.set("mac", mac.to_string());
+    }
+    let id = id_of(resource);
+    if !identity::is_numbered(&id) {
+        leaves.set("id", id.as_str());
+    }
+    if !matches!(name, Identity::Hardware(_)) {
+        notes.push(format!(
+            "{}: keyed nic/{key}/bmc/function/{} by the BMC's name for it (no MAC, InfiniBand \
+             port GUID or Fibre Channel WWPN of its own, or one another function of the \
+             adapter gives too): the key changes if the BMC renames or renumbers its functions",
+            resource_uri(resource),
+            path_segment(name.name())
+        ));
     }
     function_settings(resource, &mut leaves);
     vendors::function_oem_facts(vendor, resource, &mut leaves);

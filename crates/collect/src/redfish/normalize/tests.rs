@@ -339,7 +339,7 @@ fn npar_partitions_keep_their_own_facts_under_the_lowest_numbered_mac() {
         adapters: vec![AdapterInventory {
             adapter: json!({"@odata.id": uri, "Id": "N"}),
             ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "PortId": "1"})],
-            // F10 sorts after F2 (natural order), F2 after F1: F1 keys the port.
+            // By MAC, lowest first, whatever their names: F1 keys the port.
             functions: vec![function(10), function(2), function(1)],
             ..AdapterInventory::default()
         }],
@@ -349,10 +349,16 @@ fn npar_partitions_keep_their_own_facts_under_the_lowest_numbered_mac() {
     let key = "nic/02:00:00:00:01:01/bmc";
     assert_eq!(get(&out.facts, &format!("{key}/port")), Some(&"1".into()));
     for part in [1, 2, 10] {
+        let function = format!("{key}/function/02:00:00:00:01:{part:02}");
         assert_eq!(
-            get(&out.facts, &format!("{key}/function/F{part}/mac")),
+            get(&out.facts, &format!("{function}/mac")),
             Some(&format!("02:00:00:00:01:{part:02}").as_str().into()),
             "F{part}"
+        );
+        assert_eq!(
+            get(&out.facts, &format!("{function}/id")),
+            Some(&format!("F{part}").as_str().into()),
+            "F{part}: the BMC's name, an identity fact"
         );
     }
 }
@@ -389,7 +395,13 @@ fn a_function_on_no_port_with_a_mac_is_its_own_port() {
         get(&out.facts, "nic/port-a-2/bmc/adapter"),
         Some(&"A".into())
     );
-    assert_eq!(out.notes.len(), 1, "{:?}", out.notes);
+    // One note for the port's key, one for the function's.
+    assert_eq!(out.notes.len(), 2, "{:?}", out.notes);
+    assert!(
+        out.notes[1].contains("/a/f/2: keyed nic/port-a-2/bmc/function/2 by the BMC's name"),
+        "{}",
+        out.notes[1]
+    );
     for needle in [
         "/a/f/2",
         "named by the BMC's number 2 alone",
@@ -567,7 +579,7 @@ fn a_function_assignable_to_several_ports_is_on_none_of_them() {
     let key = "nic/02:00:00:00:00:51/bmc";
     assert_eq!(get(&out.facts, &format!("{key}/port")), None, "on no port");
     assert_eq!(
-        get(&out.facts, &format!("{key}/function/F/mac")),
+        get(&out.facts, &format!("{key}/function/02:00:00:00:00:51/mac")),
         Some(&"02:00:00:00:00:51".into())
     );
     assert_eq!(get(&out.facts, "nic/port-s-1/bmc/port"), Some(&"1".into()));
@@ -702,4 +714,42 @@ fn group_ports_joins_many_ports_by_id_and_mac() {
         "{:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn functions_that_give_one_mac_keep_the_bmc_s_names_and_say_so() {
+    let uri = "/redfish/v1/Chassis/1/NetworkAdapters/N";
+    let function = |name: &str| FunctionInventory {
+        function: json!({"@odata.id": format!("{uri}/NetworkDeviceFunctions/{name}"), "Id": name,
+            "NetDevFuncType": "Ethernet",
+            "Ethernet": {"PermanentMACAddress": "02:00:00:00:07:01"},
+            "Links": {"PhysicalNetworkPortAssignment": {"@odata.id": format!("{uri}/Ports/1")}}}),
+        ..FunctionInventory::default()
+    };
+    let out = normalize(&Inventory {
+        root: json!({}),
+        adapters: vec![AdapterInventory {
+            adapter: json!({"@odata.id": uri, "Id": "N"}),
+            ports: vec![json!({"@odata.id": format!("{uri}/Ports/1"), "Id": "1", "PortId": "1"})],
+            functions: vec![function("eth0f1"), function("eth0f0")],
+            ..AdapterInventory::default()
+        }],
+        ..Inventory::default()
+    });
+    assert!(out.problems.is_empty(), "{:?}", out.problems);
+    let key = "nic/02:00:00:00:07:01/bmc";
+    for name in ["eth0f0", "eth0f1"] {
+        assert_eq!(
+            get(&out.facts, &format!("{key}/function/{name}/function_type")),
+            Some(&"ethernet".into()),
+            "{name}"
+        );
+        assert!(
+            out.notes.iter().any(|n| n.contains(&format!(
+                "{uri}/NetworkDeviceFunctions/{name}: keyed {key}/function/{name} by the BMC's name"
+            ))),
+            "{name}: {:?}",
+            out.notes
+        );
+    }
 }

@@ -22,7 +22,7 @@ async fn settings_of(dir: &std::path::Path) -> BmcSettings {
 async fn the_write_of_a_normalized_fact_is_found_by_normalizing_it() {
     let settings = settings_of(&recorded("post-update")).await;
     let path =
-        FactPath::new("nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/dcbx_mode").unwrap();
+        FactPath::new("nic/00:0a:f7:12:34:56/bmc/function/00:0a:f7:12:34:56/dcbx_mode").unwrap();
     assert_eq!(
         settings.facts().get(path.as_str()),
         Some(&FactValue::from("disabled"))

@@ -253,14 +253,25 @@ pub fn function_port(
     }
 }
 
+/// Where a network device function is in the hardware, as its vendor names it apart from
+/// its `Id` (which is a name the BMC gives it, and a BMC update may change): Dell's
+/// `Oem.Dell.DellNIC.FQDD` (`NIC.Slot.5-1`: slot, port, partition).
+pub fn function_position(vendor: Vendor, function: &Value) -> Option<&str> {
+    match vendor {
+        Vendor::Dell => function["Oem"]["Dell"]["DellNIC"]["FQDD"].as_str(),
+        _ => None,
+    }
+}
+
 /// Whether a firmware inventory member is `adapter`'s by the vendor's naming of its entries
 /// (Cisco's `…-slot-MLOM`), where the standard links and slots say nothing.
 pub fn names_adapter_firmware(vendor: Vendor, item: &Value, adapter: &Value) -> bool {
     vendor == Vendor::Cisco && cisco::names_adapter_firmware(item, adapter)
 }
 
-/// OEM facts of a network device function (`function`, whose `Id` places per-port
-/// attributes) from its vendor attribute resource (current or pending) that
+/// OEM facts of a network device function (`function`, whose hardware position places
+/// per-port attributes: Dell's `Oem.Dell.DellNIC.FQDD`, else its `Id`, which iDRAC makes the
+/// same FQDD) from its vendor attribute resource (current or pending) that
 /// [`function_attributes`] named; `registry` is that resource's attribute registry, which
 /// types secrets and classifies the attributes not normalized; what the operator should know
 /// goes to `notes`.
@@ -273,8 +284,10 @@ pub fn function_facts(
     notes: &mut Vec<String>,
 ) {
     if vendor == Vendor::Dell {
-        let id = function["Id"].as_str().unwrap_or("");
-        dell::function_facts(id, attributes, registry, leaves, notes);
+        let fqdd = function_position(vendor, function)
+            .or_else(|| function["Id"].as_str())
+            .unwrap_or("");
+        dell::function_facts(fqdd, attributes, registry, leaves, notes);
     }
 }
 
