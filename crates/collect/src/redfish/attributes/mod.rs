@@ -52,6 +52,8 @@ mod words;
 
 use std::fmt;
 
+use driftgate_model::Availability;
+
 pub use known::{Arriving, KnownRegistries};
 pub use registry::{AttributeType, ENTRY_MEMBERS, Entry, Registry};
 use words::Words;
@@ -67,6 +69,9 @@ pub enum Class<'a> {
     Status,
     /// A DCB setting recognised by its text, not by a known spelling.
     Dcb(Recognised<'a>),
+    /// What the device can do, read-only: a DCB capability when its text says DCB (what
+    /// recognised it), any other capability without.
+    Capability(Option<Recognised<'a>>),
 }
 
 /// Which text of an attribute recognised it as DCB.
@@ -109,27 +114,42 @@ impl Class<'_> {
         match self {
             Class::Status => Some("status"),
             Class::Dcb(_) => Some("dcb"),
+            Class::Capability(Some(_)) => Some("capability/dcb"),
+            Class::Capability(None) => Some("capability"),
             Class::Setting | Class::Firmware => None,
         }
     }
 
     /// The leaf of a HII attribute's fact (`segment` its path segment) under its port or
-    /// function: `hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>`, `firmware/hii/<name>`.
+    /// function: `hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>`,
+    /// `hii/capability/<name>`, `hii/capability/dcb/<name>`, `firmware/hii/<name>`.
     pub fn hii_leaf(&self, segment: &str) -> String {
+        self.leaf("hii", segment)
+    }
+
+    /// The leaf of an OEM property's fact under its port or function (`path` the property's
+    /// path below `Oem`, segments joined by `/`: `Acme/NicConfig/LldpAgentEnabled`): the homes
+    /// of [`Class::hii_leaf`] under `oem/` (`oem/dcb/Acme/NicConfig/LldpAgentEnabled`).
+    pub fn oem_leaf(&self, path: &str) -> String {
+        self.leaf("oem", path)
+    }
+
+    fn leaf(&self, home: &str, rest: &str) -> String {
         match (self, self.folder()) {
-            (Class::Firmware, _) => format!("firmware/hii/{segment}"),
-            (_, Some(folder)) => format!("hii/{folder}/{segment}"),
-            (_, None) => format!("hii/{segment}"),
+            (Class::Firmware, _) => format!("firmware/{home}/{rest}"),
+            (_, Some(folder)) => format!("{home}/{folder}/{rest}"),
+            (_, None) => format!("{home}/{rest}"),
         }
     }
 
     /// The folder of a BIOS attribute's fact: `bios`, `bios/status`, `bios/dcb`,
-    /// `firmware/bios/attribute`.
+    /// `firmware/bios/attribute`. A BIOS capability stays a `bios/` setting: no BIOS
+    /// capability is a port's.
     pub fn bios_prefix(&self) -> String {
         match (self, self.folder()) {
             (Class::Firmware, _) => "firmware/bios/attribute".to_owned(),
+            (Class::Capability(_), _) | (_, None) => "bios".to_owned(),
             (_, Some(folder)) => format!("bios/{folder}"),
-            (_, None) => "bios".to_owned(),
         }
     }
 }
@@ -213,10 +233,19 @@ const DCB: &[(&str, &str)] = &[
     ("congestionnotification", "congestion notification"),
     ("dcqcn", "DCQCN"),
     ("qcn", "QCN"),
+    ("roce", "RoCE"),
+    ("rocev2", "RoCEv2"),
+    ("rdma", "RDMA"),
+    ("trustedqos", "trusted QoS"),
+    ("trustedcos", "trusted CoS"),
+    ("cos", "CoS"),
+    ("classofservice", "class of service"),
+    ("fip", "FIP"),
+    ("fcoe", "FCoE"),
 ];
 
-/// DCB terms no other word contains, found inside a word too (`DCBXMODE`).
-const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
+/// DCB terms no other word contains, found inside a word too (`DCBXMODE`, `RDMANICMode`).
+const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP"), ("rdma", "RDMA")];
 
 /// The class of the attribute `name` as `registry` says of it: worked out once per registry
 /// entry, which every resource of a BMC naming the registry shares, and so does every BMC of
@@ -238,6 +267,7 @@ enum Learned {
     Firmware,
     Status,
     Dcb(Field, &'static str),
+    Capability(Option<(Field, &'static str)>),
 }
 
 impl Learned {
@@ -247,6 +277,7 @@ impl Learned {
             Class::Firmware => Learned::Firmware,
             Class::Status => Learned::Status,
             Class::Dcb(recognised) => Learned::Dcb(recognised.field, recognised.term),
+            Class::Capability(dcb) => Learned::Capability(dcb.map(|r| (r.field, r.term))),
         }
     }
 
@@ -256,19 +287,61 @@ impl Learned {
             Learned::Setting => Class::Setting,
             Learned::Firmware => Class::Firmware,
             Learned::Status => Class::Status,
-            Learned::Dcb(field, term) => {
-                let text = match field {
-                    Field::Name => Some(name),
-                    Field::DisplayName => entry.display_name.as_deref(),
-                    Field::HelpText => entry.help_text.as_deref(),
-                };
-                Class::Dcb(Recognised {
-                    field,
-                    text: text.unwrap_or_default(),
-                    term,
-                })
-            }
+            Learned::Dcb(field, term) => Class::Dcb(Self::recognised(name, entry, field, term)),
+            Learned::Capability(dcb) => Class::Capability(
+                dcb.map(|(field, term)| Self::recognised(name, entry, field, term)),
+            ),
         }
+    }
+
+    fn recognised<'a>(
+        name: &'a str,
+        entry: &'a Entry,
+        field: Field,
+        term: &'static str,
+    ) -> Recognised<'a> {
+        let text = match field {
+            Field::Name => Some(name),
+            Field::DisplayName => entry.display_name.as_deref(),
+            Field::HelpText => entry.help_text.as_deref(),
+        };
+        Recognised {
+            field,
+            text: text.unwrap_or_default(),
+            term,
+        }
+    }
+}
+
+/// [`classify_in`] with the attribute's `value`: see [`with_value`].
+pub fn classify_value<'a>(
+    registry: Option<&'a Registry>,
+    name: &'a str,
+    value: &serde_json::Value,
+) -> Class<'a> {
+    let entry = registry.and_then(|registry| registry.entry(name));
+    with_value(classify_in(registry, name), name, entry, value)
+}
+
+/// The class of the attribute `name` (of registry entry `entry`), `class` by its name, once its
+/// `value` is known: a flag that says `Available` or `Unavailable` (`Supported`,
+/// `NotSupported`…, [`Availability`]) reports what the device can do, so one that no registry
+/// says is writable is a capability (iDRAC's `PriorityFlowControl: "Available"`), whatever its
+/// name.
+pub fn with_value<'a>(
+    class: Class<'a>,
+    name: &'a str,
+    entry: Option<&'a Entry>,
+    value: &serde_json::Value,
+) -> Class<'a> {
+    let flag = value
+        .as_str()
+        .is_some_and(|text| !matches!(Availability::parse(text), Availability::Other(_)));
+    match class {
+        Class::Setting | Class::Dcb(_) if flag && entry.is_none_or(|e| e.read_only) => {
+            Class::Capability(dcb_term(name, entry, false))
+        }
+        class => class,
     }
 }
 
@@ -297,32 +370,40 @@ pub fn classify<'a>(name: &'a str, entry: Option<&'a Entry>) -> Class<'a> {
     if status {
         return Class::Status;
     }
-    // A capability reports what the device can do: read-only in a registry (which says so),
-    // or so named where no registry tells. A writable `…PFCSupport` is a switch: it is judged
-    // by what it switches.
-    if entry.map_or(capability, |e| e.read_only) {
+    // A capability reports what the device can do: named so, read-only in a registry or
+    // where no registry tells. A writable `…PFCSupport` is a switch: it is judged by what it
+    // switches. Any other read-only entry reports a setting made elsewhere.
+    let read_only = entry.is_some_and(|e| e.read_only);
+    if capability && (entry.is_none() || read_only) {
+        return Class::Capability(dcb_term(name, entry, false));
+    }
+    if read_only {
         return Class::Setting;
     }
+    dcb_term(name, entry, true).map_or(Class::Setting, Class::Dcb)
+}
+
+/// The DCB term that the attribute `name`'s name, registry display name or (with `help`) help
+/// text holds, in that order. A capability is judged by its name and display name only: the
+/// help text of `SRIOVSupport` may well mention RDMA.
+fn dcb_term<'a>(name: &'a str, entry: Option<&'a Entry>, help: bool) -> Option<Recognised<'a>> {
     let recognised = |field, text, words: &Words| {
         DCB.iter()
             .find(|(term, _)| words.has(term))
             .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)))
-            .map(|&(_, term)| Class::Dcb(Recognised { field, text, term }))
+            .map(|&(_, term)| Recognised { field, text, term })
     };
-    let display_name = entry
-        .and_then(|e| e.display_name.as_deref())
-        .zip(display.as_ref());
-    recognised(Field::Name, name, &name_words)
+    recognised(Field::Name, name, &Words::of(name))
         .or_else(|| {
-            display_name.and_then(|(text, words)| recognised(Field::DisplayName, text, words))
+            let text = entry.and_then(|e| e.display_name.as_deref())?;
+            recognised(Field::DisplayName, text, &Words::of(text))
         })
         // The help text, the longest, is split into words only for the attributes nothing
         // before has decided.
         .or_else(|| {
-            let text = entry.and_then(|e| e.help_text.as_deref())?;
+            let text = entry.filter(|_| help)?.help_text.as_deref()?;
             recognised(Field::HelpText, text, &Words::of(text))
         })
-        .unwrap_or(Class::Setting)
 }
 
 /// Whether the last words of the attribute name `name`, joined, are `term` (lower case, no
