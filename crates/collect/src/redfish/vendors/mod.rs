@@ -5,6 +5,7 @@ mod dell;
 mod hpe;
 mod lenovo;
 mod nvidia;
+mod oem;
 
 use std::collections::BTreeMap;
 
@@ -15,6 +16,8 @@ use super::odata_type::TypeName;
 use crate::nic::{is_placeholder, scalar};
 use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactValue, Facts};
+
+pub use oem::{OemOf, oem_facts};
 
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
