@@ -55,13 +55,14 @@ impl Held {
         Held::new(member)
     }
 
-    /// A network device function as text, without its own `Oem` object: nothing reads it (no
-    /// vendor module does; Dell links a function's NIC attributes from `Links.Oem`, followed
-    /// before it is held), and Dell's is most of a function (port counters and capabilities:
-    /// 4.6 of 7 KB).
+    /// A network device function as text, with only what the OEM properties read by meaning
+    /// read of its own `Oem` object ([`crate::redfish::vendors::keep_read`]): no vendor module
+    /// reads it (Dell links a function's NIC attributes from `Links.Oem`, followed before it
+    /// is held), and Dell's embedded resources are most of a function (port counters and
+    /// capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
-        if let Value::Object(properties) = &mut function {
-            properties.remove("Oem");
+        if let Some(oem) = function.get_mut("Oem") {
+            crate::redfish::vendors::keep_read(oem);
         }
         Held::new(function)
     }
@@ -205,14 +206,25 @@ mod tests {
     }
 
     #[test]
-    fn a_function_is_held_without_its_own_oem_object() {
-        let read = serde_json::json!({
+    fn a_function_is_held_without_the_resources_its_own_oem_object_embeds() {
+        let mut read = serde_json::json!({
             "Id": "NIC.Slot.5-1",
             "Ethernet": {"MACAddress": "b8:3f:d2:90:97:c4"},
             "Links": {"Oem": {"Dell": {"DellNetworkAttributes": {"@odata.id": "/a"}}}}
         });
         let mut whole = read.clone();
-        whole["Oem"] = serde_json::json!({"Dell": {"DellNICPortMetrics": {"RxBytes": 1}}});
+        whole["Oem"] = serde_json::json!({
+            "Dell": {
+                "@odata.type": "#DellOem.v1_3_0.DellOemResources",
+                "DellNICPortMetrics": {"@odata.id": "/m", "RxBytes": 1},
+                "DellFC": null
+            },
+            "Acme": {"NicConfig": {"LldpAgentEnabled": true, "Priorities": [3]}}
+        });
+        read["Oem"] = serde_json::json!({
+            "Dell": {"DellFC": null},
+            "Acme": {"NicConfig": {"LldpAgentEnabled": true}}
+        });
         assert_eq!(Held::function(whole).value(), read);
     }
 }

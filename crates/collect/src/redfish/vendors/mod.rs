@@ -17,7 +17,7 @@ use crate::nic::{is_placeholder, scalar};
 use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactValue, Facts};
 
-pub use oem::{OemOf, oem_facts};
+pub use oem::{OemOf, keep_read, oem_facts};
 
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -65,6 +65,32 @@ pub fn oem_facts(
     }
 }
 
+/// `oem` (a resource's `Oem` object) without what [`oem_facts`] never reads (objects naming a
+/// resource of their own, arrays, annotations): what a crawl keeps of a resource it holds.
+/// Dell's embedded port counters and capabilities are most of a function (4.6 of 7 KB).
+pub fn keep_read(oem: &mut Value) {
+    fn trim(object: &mut Map<String, Value>) {
+        object.retain(|name, value| match value {
+            _ if name.contains('@') => false,
+            Value::Object(inner) if names_resource(inner) => false,
+            Value::Object(inner) => {
+                trim(inner);
+                true
+            }
+            Value::Array(_) => false,
+            _ => true,
+        });
+    }
+    if let Value::Object(blocks) = oem {
+        blocks.retain(|_, block| !block.as_object().is_some_and(names_resource));
+        blocks.values_mut().for_each(|block| {
+            if let Value::Object(block) = block {
+                trim(block);
+            }
+        });
+    }
+}
+
 /// Every scalar below `object`, whose path from `Oem` is `path`, that no path in `read` covers.
 fn walk<'v>(
     object: &'v Map<String, Value>,
