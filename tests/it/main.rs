@@ -45,6 +45,7 @@ mod redfish_port_firmware;
 mod redfish_ports;
 mod redfish_secret_spellings;
 mod redfish_shapes;
+mod redfish_vocabulary;
 mod report_fixtures;
 mod reports_agree;
 mod reports_cli;
