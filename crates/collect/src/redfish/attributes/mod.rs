@@ -7,7 +7,11 @@
 //! | [`Class::Firmware`] | `firmware/hii/<name>` | `firmware/bios/attribute/<name>` | info |
 //! | [`Class::Status`] | `hii/status/<name>` | `bios/status/<name>` | ignore |
 //! | [`Class::Dcb`] | `hii/dcb/<name>` | `bios/dcb/<name>` | block |
+//! | [`Class::Capability`] | `hii/capability/<name>`, a DCB one `hii/capability/dcb/<name>` | `bios/<name>` | warn; a DCB capability lost blocks |
 //! | [`Class::Setting`] | `hii/<name>` | `bios/<name>` | warn |
+//!
+//! An OEM property of any vendor is classified the same way by the words of its path
+//! ([`Class::oem_leaf`], `super::vendors::oem_facts`).
 //!
 //! The rules, in this order (words are compared whole, case ignored, however the vendor joins
 //! them: `LinkStatus`, `Link Status` and `LINK_STATUS` all say "link status"):
@@ -29,22 +33,24 @@
 //!    without an entry, a name that says link status or state, current or negotiated (link)
 //!    speed, temperature, timestamp, uptime, date-time, counter or `last` (`…_LinkStatus`,
 //!    `…_CurrentLinkSpeed`, `LastBootTime`). A writable entry is never status.
-//! 3. **DCB** — a setting driftgate does not normalize that its name, display name or help
+//! 3. **Capability** — what the device can do, which changes with hardware or firmware: a
+//!    name or display name ending in `support`, `supported`, `capable`, `capability` or
+//!    `capabilities` (`DCBXSupport`, `iSCSIDualIPVersionSupport`) whose registry entry is
+//!    read-only or absent; and, once the value is known ([`with_value`]), a flag saying
+//!    `Available`/`Unavailable`, `Supported`/`NotSupported` that no registry says is writable
+//!    (`PriorityFlowControl: "Available"` on iDRAC). A DCB capability when its name or display
+//!    name says DCB (below): its loss blocks (the compare crate judges which way it went). A
+//!    writable `…Support` is a switch (`Vendor_PFCSupport: Enabled`), judged by what it
+//!    switches. Any other read-only entry is a setting made elsewhere, reported.
+//! 4. **DCB** — a setting driftgate does not normalize that its name, display name or help
 //!    text says is about DCB: `DCBX`, `DCB`, data center bridging, `PFC`, priority flow
-//!    control, `ETS`, enhanced transmission selection, `LLDP`, flow control, RoCE congestion,
-//!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`; `DCBX` and
-//!    `LLDP` are found inside a word too, `DCBXMODE`). It fails safe: it blocks when it changes,
-//!    and the capture says what recognised it so that the spelling can be normalized. Not a
-//!    read-only entry, and not a capability named so without a registry entry.
-//! 4. Anything else is a **setting**.
-//!
-//! A capability is an attribute whose name or display name ends in `support`, `supported`,
-//! `capable`, `capability` or `capabilities` (`DCBXSupport`, `PFCSupport`,
-//! `iSCSIDualIPVersionSupport`): what the device can do changes with hardware or firmware, and
-//! is kept as a setting (a change warns) when its registry entry is read-only or there is none.
-//! A writable one is a switch (`Vendor_PFCSupport: Enabled`), judged by what it switches. A
-//! read-only DCB attribute (`PriorityFlowControl: "Available"` on iDRAC) reports, it is not
-//! set: it is a setting too.
+//!    control, `ETS`, enhanced transmission selection, `LLDP`, flow control, RoCE (congestion),
+//!    RoCEv2, `RDMA`, trusted QoS, trusted CoS, CoS, class of service, `FIP`, `FCoE`,
+//!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`, nor QoS alone
+//!    in `SgxQos`; `DCBX`, `LLDP` and `RDMA` are found inside a word too, `DCBXMODE`,
+//!    `RDMANICMode`). It fails safe: it blocks when it changes, and the capture says what
+//!    recognised it so that the spelling can be normalized.
+//! 5. Anything else is a **setting**.
 
 mod known;
 mod registry;
