@@ -358,6 +358,9 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Lenovo => check(&["Oem", "Lenovo", "PhysicalPortMacAddress"], Kind::Mac),
         Vendor::Hpe => {
+            // What the port received over LLDP: its DCB is read below, the rest is the
+            // neighbour's identity (the standard `LLDPReceive`), no setting of this port.
+            check(&["Oem", "Hpe", "LldpData"], Kind::Object);
             let dcb = ["Oem", "Hpe", "LldpData", "Receiving", "Dcb"];
             let at = |rest: &[&'static str]| [&dcb[..], rest].concat();
             check(&at(&["Version"]), Kind::Text);

@@ -236,5 +236,10 @@ mod tests {
         );
         let port = json!({"Oem": {"Lenovo": {"PhysicalPortMacAddress": "94:6d:ae:53:cb:9b"}}});
         assert!(facts(Vendor::Lenovo, OemOf::Port, &port).0.is_empty());
+        // iLO's LLDP data is the HPE module's: the neighbour's identity is no DCB setting.
+        let port = json!({"Oem": {"Hpe": {"LldpData": {"Receiving": {
+            "ChassisId": "0c:42:a1:00:00:01", "Dcb": {"Version": "IEEE"}
+        }}}}});
+        assert!(facts(Vendor::Hpe, OemOf::Port, &port).0.is_empty());
     }
 }
