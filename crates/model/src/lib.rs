@@ -420,6 +420,21 @@ mod tests {
             DcbxControl::parse("host"),
             DcbxControl::Other("host".into())
         );
+        // iDRAC's capability flags, in HII attributes and DellNICCapabilities.
+        for (text, availability) in [
+            ("Available", Availability::Available),
+            ("Supported", Availability::Available),
+            ("Unavailable", Availability::Unavailable),
+            ("NotAvailable", Availability::Unavailable),
+            ("NotSupported", Availability::Unavailable),
+            ("Not Supported", Availability::Unavailable),
+        ] {
+            assert_eq!(Availability::parse(text), availability, "{text}");
+        }
+        assert_eq!(
+            Availability::parse("Enabled"),
+            Availability::Other("Enabled".into())
+        );
     }
 
     #[test]
