@@ -49,6 +49,7 @@ mod redfish_rdma_off;
 mod redfish_renamed_functions;
 mod redfish_secret_spellings;
 mod redfish_shapes;
+mod redfish_vocabulary;
 mod report_fixtures;
 mod reports_agree;
 mod reports_cli;

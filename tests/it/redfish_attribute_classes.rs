@@ -272,14 +272,23 @@ fn a_nic_setting_named_like_no_known_spelling_but_dcbx_in_its_registry_blocks_wh
             "warn",
             "bmc-hii-attributes",
         ),
-        // A read-only capability (`…PFCSupport`) is no setting: it warns.
+        // A read-only capability (`…PFCSupport`) is no setting: a DCB one lost blocks.
         (
             "Vendor_PFCSupport",
             "Unavailable".into(),
+            1,
+            "hii/capability/dcb/Vendor_PFCSupport",
+            "block",
+            "bmc-dcb-capability-lost",
+        ),
+        // Changed otherwise, it warns.
+        (
+            "Vendor_PFCSupport",
+            "Partial".into(),
             0,
-            "hii/Vendor_PFCSupport",
+            "hii/capability/dcb/Vendor_PFCSupport",
             "warn",
-            "bmc-hii-attributes",
+            "bmc-dcb-capability-lost",
         ),
     ] {
         let judged = judge_changed(DELL_DCB, &[DELL_ATTRIBUTES], attribute, value, false);

@@ -171,7 +171,7 @@ fn lenovo_port_attributes_have_one_home_and_versions_are_firmware() {
     assert!(!facts.contains_key(&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXMode")));
     assert_eq!(facts[&format!("{port}/dcbx_mode")], "ieee");
     assert_eq!(
-        facts[&format!("{port}/hii/PCIE_SLOT_1_Port1_DCBXVersionSupport")],
+        facts[&format!("{port}/hii/capability/dcb/PCIE_SLOT_1_Port1_DCBXVersionSupport")],
         "CEE"
     );
     // The NIC's own agent is on: `…_LLDPNearestBridge: "Disabled"` does not hide it; an LLDP

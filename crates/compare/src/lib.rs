@@ -16,6 +16,7 @@
 
 pub mod allow;
 mod applied;
+mod capability;
 mod diff;
 pub mod functions;
 mod invariants;
@@ -270,6 +271,14 @@ fn change_findings(
     for change in changes(old, new) {
         let class = policy.classify_change(change.path);
         let mut finding = change_finding(&change, &class);
+        if let Some(capability) =
+            capability::CapabilityChange::of(change.path.as_str(), change.old, change.new)
+        {
+            finding.severity = finding.severity.min(capability.cap());
+            if capability == capability::CapabilityChange::Lost {
+                finding.message = format!("a DCB capability lost: {}", finding.message);
+            }
+        }
         if let Some(message) =
             peer::change_message(change.path.as_str(), change.old, change.new, old, new)
         {

@@ -764,3 +764,67 @@ fn facts_a_partial_baseline_did_not_read_are_not_new() {
     assert_eq!(report.incomplete_sources[0].role, Role::Baseline);
     assert!(report.incomplete_sources[0].not_judged > 0);
 }
+
+#[test]
+fn a_dcb_capability_blocks_when_it_is_lost_and_only_then() {
+    let function = "nic/m/bmc/function/NIC.Slot.7-1-1";
+    let dcbx = format!("{function}/hii/capability/dcb/DCBXSupport");
+    let pfc = format!("{function}/oem/capability/dcb/Acme/PfcCapable");
+    let sriov = format!("{function}/hii/capability/SRIOVSupport");
+    let fcoe = format!("{function}/hii/capability/dcb/FCoEOffloadSupport");
+    let old = complete(&[
+        (dcbx.as_str(), "Available".into()),
+        (pfc.as_str(), true.into()),
+        (sriov.as_str(), "Available".into()),
+        (fcoe.as_str(), "Unavailable".into()),
+    ]);
+    let new = complete(&[
+        (dcbx.as_str(), "Unavailable".into()),
+        (pfc.as_str(), false.into()),
+        (sriov.as_str(), "Unavailable".into()),
+        (fcoe.as_str(), "Available".into()),
+    ]);
+    let judged = |old: &VerifiedSnapshot, new: &VerifiedSnapshot| {
+        judge_with(new, Some(old), "", false)
+            .findings
+            .into_iter()
+            .map(|f| (f.path.to_string(), f.id, f.severity, f.message))
+            .collect::<Vec<_>>()
+    };
+    let lost = "a DCB capability lost: changed from \"Available\" to \"Unavailable\"";
+    assert_eq!(
+        judged(&old, &new),
+        [
+            (
+                dcbx.clone(),
+                "bmc-dcb-capability-lost".to_owned(),
+                Severity::Block,
+                lost.to_owned()
+            ),
+            (
+                pfc.clone(),
+                "bmc-dcb-capability-lost".to_owned(),
+                Severity::Block,
+                "a DCB capability lost: changed from true to false".to_owned()
+            ),
+            (
+                sriov.clone(),
+                "bmc-capability".to_owned(),
+                Severity::Warn,
+                "changed from \"Available\" to \"Unavailable\"".to_owned()
+            ),
+            (
+                fcoe.clone(),
+                "bmc-dcb-capability-lost".to_owned(),
+                Severity::Info,
+                "changed from \"Unavailable\" to \"Available\"".to_owned()
+            ),
+        ]
+    );
+    // The other way round: the DCB capabilities come back (info), FCoE offload goes.
+    let back = judged(&new, &old);
+    let severity_of = |path: &str| back.iter().find(|f| f.0 == path).map(|f| f.2);
+    assert_eq!(severity_of(&dcbx), Some(Severity::Info));
+    assert_eq!(severity_of(&pfc), Some(Severity::Info));
+    assert_eq!(severity_of(&fcoe), Some(Severity::Block));
+}

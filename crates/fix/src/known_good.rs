@@ -146,7 +146,17 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
             "flow_control/status" => Owner::Effect,
             "dcb_capable" | "function_type" | "link_technology" | "mac" | "id" | "interface"
             | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
-            _ if bmc.starts_with("capabilities/") || bmc.starts_with("hii/status/") => {
+            // What the NIC can do, or reports by itself: no setting gives it back.
+            _ if [
+                "capabilities/",
+                "hii/status/",
+                "hii/capability/",
+                "oem/status/",
+                "oem/capability/",
+            ]
+            .iter()
+            .any(|read_only| bmc.starts_with(read_only)) =>
+            {
                 Owner::Unfixable(Unfixable::Capability)
             }
             // What the port learned from its neighbour (HPE's LLDP data, LLDPReceive).
@@ -293,6 +303,18 @@ mod tests {
             (
                 "nic/00:0a:f7:12:34:56/bmc/dcb_capable",
                 Owner::Unfixable(Unfixable::Capability),
+            ),
+            (
+                "nic/00:0a:f7:12:34:56/bmc/function/NIC.Slot.3-1-1/hii/capability/dcb/DCBXSupport",
+                Owner::Unfixable(Unfixable::Capability),
+            ),
+            (
+                "nic/02:ac:3e:00:00:01/bmc/oem/capability/dcb/Acme/NicConfig/PriorityFlowControl",
+                Owner::Unfixable(Unfixable::Capability),
+            ),
+            (
+                "nic/02:ac:3e:00:00:01/bmc/oem/dcb/Acme/NicConfig/LldpAgentEnabled",
+                Owner::Setting(Layer::Bmc),
             ),
             (
                 "nic/00:0a:f7:12:34:56/os/dcbx_support/current",

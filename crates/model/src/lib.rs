@@ -79,6 +79,20 @@ fact_enum! {
 }
 
 fact_enum! {
+    /// Whether a device can do something, as a read-only capability flag says it
+    /// (iDRAC's `DCBXSupport: "Available"`, `DellNICCapabilities.PriorityFlowControl:
+    /// "Supported"`): what marks a flag as a capability when no registry says it is read-only,
+    /// and which way a capability changed (`nic/<key>/bmc/**/capability/dcb/<name>`).
+    pub enum Availability {
+        /// The device can do it.
+        Available = "available" | "supported" | "capable",
+        /// The device cannot do it.
+        Unavailable = "unavailable" | "notavailable" | "not available" | "notsupported"
+            | "not supported" | "unsupported" | "notcapable" | "not capable",
+    }
+}
+
+fact_enum! {
     /// DCBX support an operating system reports for an adapter, in its hardware or current
     /// capability column (`nic/<mac>/os/dcbx_support/{hardware,current}`).
     pub enum DcbxSupport {
@@ -405,6 +419,21 @@ mod tests {
         assert_eq!(
             DcbxControl::parse("host"),
             DcbxControl::Other("host".into())
+        );
+        // iDRAC's capability flags, in HII attributes and DellNICCapabilities.
+        for (text, availability) in [
+            ("Available", Availability::Available),
+            ("Supported", Availability::Available),
+            ("Unavailable", Availability::Unavailable),
+            ("NotAvailable", Availability::Unavailable),
+            ("NotSupported", Availability::Unavailable),
+            ("Not Supported", Availability::Unavailable),
+        ] {
+            assert_eq!(Availability::parse(text), availability, "{text}");
+        }
+        assert_eq!(
+            Availability::parse("Enabled"),
+            Availability::Other("Enabled".into())
         );
     }
 

@@ -397,6 +397,41 @@ fn bmc_rules_read_every_function_of_a_port_too() {
             Severity::Info,
         ),
         ("peer/pfc/enabled", "bmc-peer-dcbx", Severity::Warn),
+        (
+            "hii/capability/SRIOVSupport",
+            "bmc-capability",
+            Severity::Warn,
+        ),
+        (
+            "hii/capability/dcb/DCBXSupport",
+            "bmc-dcb-capability-lost",
+            Severity::Block,
+        ),
+        (
+            "oem/capability/dcb/Acme/NicConfig/PfcSupport",
+            "bmc-dcb-capability-lost",
+            Severity::Block,
+        ),
+        (
+            "oem/Acme/NicConfig/BootRetries",
+            "bmc-oem-properties",
+            Severity::Warn,
+        ),
+        (
+            "oem/status/Acme/LinkStatus",
+            "bmc-oem-status",
+            Severity::Ignore,
+        ),
+        (
+            "oem/dcb/Acme/NicConfig/LldpAgentEnabled",
+            "bmc-oem-dcb",
+            Severity::Block,
+        ),
+        (
+            "firmware/oem/Acme/NicConfig/FirmwareVersion",
+            "bmc-nic-firmware",
+            Severity::Info,
+        ),
     ] {
         for scope in ["", "function/NIC.Integrated.1-1-1/", "function/a/b/"] {
             let p = format!("{port}/{scope}{leaf}");

@@ -7,7 +7,11 @@
 //! | [`Class::Firmware`] | `firmware/hii/<name>` | `firmware/bios/attribute/<name>` | info |
 //! | [`Class::Status`] | `hii/status/<name>` | `bios/status/<name>` | ignore |
 //! | [`Class::Dcb`] | `hii/dcb/<name>` | `bios/dcb/<name>` | block |
+//! | [`Class::Capability`] | `hii/capability/<name>`, a DCB one `hii/capability/dcb/<name>` | `bios/<name>` | warn; a DCB capability lost blocks |
 //! | [`Class::Setting`] | `hii/<name>` | `bios/<name>` | warn |
+//!
+//! An OEM property of any vendor is classified the same way by the words of its path
+//! ([`Class::oem_leaf`], `super::vendors::oem_facts`).
 //!
 //! The rules, in this order (words are compared whole, case ignored, however the vendor joins
 //! them: `LinkStatus`, `Link Status` and `LINK_STATUS` all say "link status"):
@@ -29,28 +33,32 @@
 //!    without an entry, a name that says link status or state, current or negotiated (link)
 //!    speed, temperature, timestamp, uptime, date-time, counter or `last` (`…_LinkStatus`,
 //!    `…_CurrentLinkSpeed`, `LastBootTime`). A writable entry is never status.
-//! 3. **DCB** — a setting driftgate does not normalize that its name, display name or help
+//! 3. **Capability** — what the device can do, which changes with hardware or firmware: a
+//!    name or display name ending in `support`, `supported`, `capable`, `capability` or
+//!    `capabilities` (`DCBXSupport`, `iSCSIDualIPVersionSupport`) whose registry entry is
+//!    read-only or absent; and, once the value is known ([`with_value`]), a flag saying
+//!    `Available`/`Unavailable`, `Supported`/`NotSupported` that no registry says is writable
+//!    (`PriorityFlowControl: "Available"` on iDRAC). A DCB capability when its name or display
+//!    name says DCB (below): its loss blocks (the compare crate judges which way it went). A
+//!    writable `…Support` is a switch (`Vendor_PFCSupport: Enabled`), judged by what it
+//!    switches. Any other read-only entry is a setting made elsewhere, reported.
+//! 4. **DCB** — a setting driftgate does not normalize that its name, display name or help
 //!    text says is about DCB: `DCBX`, `DCB`, data center bridging, `PFC`, priority flow
-//!    control, `ETS`, enhanced transmission selection, `LLDP`, flow control, RoCE congestion,
-//!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`; `DCBX` and
-//!    `LLDP` are found inside a word too, `DCBXMODE`). It fails safe: it blocks when it changes,
-//!    and the capture says what recognised it so that the spelling can be normalized. Not a
-//!    read-only entry, and not a capability named so without a registry entry.
-//! 4. Anything else is a **setting**.
-//!
-//! A capability is an attribute whose name or display name ends in `support`, `supported`,
-//! `capable`, `capability` or `capabilities` (`DCBXSupport`, `PFCSupport`,
-//! `iSCSIDualIPVersionSupport`): what the device can do changes with hardware or firmware, and
-//! is kept as a setting (a change warns) when its registry entry is read-only or there is none.
-//! A writable one is a switch (`Vendor_PFCSupport: Enabled`), judged by what it switches. A
-//! read-only DCB attribute (`PriorityFlowControl: "Available"` on iDRAC) reports, it is not
-//! set: it is a setting too.
+//!    control, `ETS`, enhanced transmission selection, `LLDP`, flow control, RoCE (congestion),
+//!    RoCEv2, `RDMA`, trusted QoS, trusted CoS, CoS, class of service, `FIP`, `FCoE`,
+//!    congestion control or notification, `DCQCN`, `QCN` (`ETS` is not in `SETS`, nor QoS alone
+//!    in `SgxQos`; `DCBX`, `LLDP` and `RDMA` are found inside a word too, `DCBXMODE`,
+//!    `RDMANICMode`). It fails safe: it blocks when it changes, and the capture says what
+//!    recognised it so that the spelling can be normalized.
+//! 5. Anything else is a **setting**.
 
 mod known;
 mod registry;
 mod words;
 
 use std::fmt;
+
+use driftgate_model::Availability;
 
 pub use known::{Arriving, KnownRegistries};
 pub use registry::{AttributeType, ENTRY_MEMBERS, Entry, Registry};
@@ -67,6 +75,9 @@ pub enum Class<'a> {
     Status,
     /// A DCB setting recognised by its text, not by a known spelling.
     Dcb(Recognised<'a>),
+    /// What the device can do, read-only: a DCB capability when its text says DCB (what
+    /// recognised it), any other capability without.
+    Capability(Option<Recognised<'a>>),
 }
 
 /// Which text of an attribute recognised it as DCB.
@@ -109,27 +120,42 @@ impl Class<'_> {
         match self {
             Class::Status => Some("status"),
             Class::Dcb(_) => Some("dcb"),
+            Class::Capability(Some(_)) => Some("capability/dcb"),
+            Class::Capability(None) => Some("capability"),
             Class::Setting | Class::Firmware => None,
         }
     }
 
     /// The leaf of a HII attribute's fact (`segment` its path segment) under its port or
-    /// function: `hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>`, `firmware/hii/<name>`.
+    /// function: `hii/<name>`, `hii/status/<name>`, `hii/dcb/<name>`,
+    /// `hii/capability/<name>`, `hii/capability/dcb/<name>`, `firmware/hii/<name>`.
     pub fn hii_leaf(&self, segment: &str) -> String {
+        self.leaf("hii", segment)
+    }
+
+    /// The leaf of an OEM property's fact under its port or function (`path` the property's
+    /// path below `Oem`, segments joined by `/`: `Acme/NicConfig/LldpAgentEnabled`): the homes
+    /// of [`Class::hii_leaf`] under `oem/` (`oem/dcb/Acme/NicConfig/LldpAgentEnabled`).
+    pub fn oem_leaf(&self, path: &str) -> String {
+        self.leaf("oem", path)
+    }
+
+    fn leaf(&self, home: &str, rest: &str) -> String {
         match (self, self.folder()) {
-            (Class::Firmware, _) => format!("firmware/hii/{segment}"),
-            (_, Some(folder)) => format!("hii/{folder}/{segment}"),
-            (_, None) => format!("hii/{segment}"),
+            (Class::Firmware, _) => format!("firmware/{home}/{rest}"),
+            (_, Some(folder)) => format!("{home}/{folder}/{rest}"),
+            (_, None) => format!("{home}/{rest}"),
         }
     }
 
     /// The folder of a BIOS attribute's fact: `bios`, `bios/status`, `bios/dcb`,
-    /// `firmware/bios/attribute`.
+    /// `firmware/bios/attribute`. A BIOS capability stays a `bios/` setting: no BIOS
+    /// capability is a port's.
     pub fn bios_prefix(&self) -> String {
         match (self, self.folder()) {
             (Class::Firmware, _) => "firmware/bios/attribute".to_owned(),
+            (Class::Capability(_), _) | (_, None) => "bios".to_owned(),
             (_, Some(folder)) => format!("bios/{folder}"),
-            (_, None) => "bios".to_owned(),
         }
     }
 }
@@ -213,10 +239,19 @@ const DCB: &[(&str, &str)] = &[
     ("congestionnotification", "congestion notification"),
     ("dcqcn", "DCQCN"),
     ("qcn", "QCN"),
+    ("roce", "RoCE"),
+    ("rocev2", "RoCEv2"),
+    ("rdma", "RDMA"),
+    ("trustedqos", "trusted QoS"),
+    ("trustedcos", "trusted CoS"),
+    ("cos", "CoS"),
+    ("classofservice", "class of service"),
+    ("fip", "FIP"),
+    ("fcoe", "FCoE"),
 ];
 
-/// DCB terms no other word contains, found inside a word too (`DCBXMODE`).
-const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP")];
+/// DCB terms no other word contains, found inside a word too (`DCBXMODE`, `RDMANICMode`).
+const DCB_WITHIN: &[(&str, &str)] = &[("dcbx", "DCBX"), ("lldp", "LLDP"), ("rdma", "RDMA")];
 
 /// The class of the attribute `name` as `registry` says of it: worked out once per registry
 /// entry, which every resource of a BMC naming the registry shares, and so does every BMC of
@@ -238,6 +273,7 @@ enum Learned {
     Firmware,
     Status,
     Dcb(Field, &'static str),
+    Capability(Option<(Field, &'static str)>),
 }
 
 impl Learned {
@@ -247,6 +283,7 @@ impl Learned {
             Class::Firmware => Learned::Firmware,
             Class::Status => Learned::Status,
             Class::Dcb(recognised) => Learned::Dcb(recognised.field, recognised.term),
+            Class::Capability(dcb) => Learned::Capability(dcb.map(|r| (r.field, r.term))),
         }
     }
 
@@ -256,19 +293,61 @@ impl Learned {
             Learned::Setting => Class::Setting,
             Learned::Firmware => Class::Firmware,
             Learned::Status => Class::Status,
-            Learned::Dcb(field, term) => {
-                let text = match field {
-                    Field::Name => Some(name),
-                    Field::DisplayName => entry.display_name.as_deref(),
-                    Field::HelpText => entry.help_text.as_deref(),
-                };
-                Class::Dcb(Recognised {
-                    field,
-                    text: text.unwrap_or_default(),
-                    term,
-                })
-            }
+            Learned::Dcb(field, term) => Class::Dcb(Self::recognised(name, entry, field, term)),
+            Learned::Capability(dcb) => Class::Capability(
+                dcb.map(|(field, term)| Self::recognised(name, entry, field, term)),
+            ),
         }
+    }
+
+    fn recognised<'a>(
+        name: &'a str,
+        entry: &'a Entry,
+        field: Field,
+        term: &'static str,
+    ) -> Recognised<'a> {
+        let text = match field {
+            Field::Name => Some(name),
+            Field::DisplayName => entry.display_name.as_deref(),
+            Field::HelpText => entry.help_text.as_deref(),
+        };
+        Recognised {
+            field,
+            text: text.unwrap_or_default(),
+            term,
+        }
+    }
+}
+
+/// [`classify_in`] with the attribute's `value`: see [`with_value`].
+pub fn classify_value<'a>(
+    registry: Option<&'a Registry>,
+    name: &'a str,
+    value: &serde_json::Value,
+) -> Class<'a> {
+    let entry = registry.and_then(|registry| registry.entry(name));
+    with_value(classify_in(registry, name), name, entry, value)
+}
+
+/// The class of the attribute `name` (of registry entry `entry`), `class` by its name, once its
+/// `value` is known: a flag that says `Available` or `Unavailable` (`Supported`,
+/// `NotSupported`…, [`Availability`]) reports what the device can do, so one that no registry
+/// says is writable is a capability (iDRAC's `PriorityFlowControl: "Available"`), whatever its
+/// name.
+pub fn with_value<'a>(
+    class: Class<'a>,
+    name: &'a str,
+    entry: Option<&'a Entry>,
+    value: &serde_json::Value,
+) -> Class<'a> {
+    let flag = value
+        .as_str()
+        .is_some_and(|text| !matches!(Availability::parse(text), Availability::Other(_)));
+    match class {
+        Class::Setting | Class::Dcb(_) if flag && entry.is_none_or(|e| e.read_only) => {
+            Class::Capability(dcb_term(name, entry, false))
+        }
+        class => class,
     }
 }
 
@@ -297,32 +376,40 @@ pub fn classify<'a>(name: &'a str, entry: Option<&'a Entry>) -> Class<'a> {
     if status {
         return Class::Status;
     }
-    // A capability reports what the device can do: read-only in a registry (which says so),
-    // or so named where no registry tells. A writable `…PFCSupport` is a switch: it is judged
-    // by what it switches.
-    if entry.map_or(capability, |e| e.read_only) {
+    // A capability reports what the device can do: named so, read-only in a registry or
+    // where no registry tells. A writable `…PFCSupport` is a switch: it is judged by what it
+    // switches. Any other read-only entry reports a setting made elsewhere.
+    let read_only = entry.is_some_and(|e| e.read_only);
+    if capability && (entry.is_none() || read_only) {
+        return Class::Capability(dcb_term(name, entry, false));
+    }
+    if read_only {
         return Class::Setting;
     }
+    dcb_term(name, entry, true).map_or(Class::Setting, Class::Dcb)
+}
+
+/// The DCB term that the attribute `name`'s name, registry display name or (with `help`) help
+/// text holds, in that order. A capability is judged by its name and display name only: the
+/// help text of `SRIOVSupport` may well mention RDMA.
+fn dcb_term<'a>(name: &'a str, entry: Option<&'a Entry>, help: bool) -> Option<Recognised<'a>> {
     let recognised = |field, text, words: &Words| {
         DCB.iter()
             .find(|(term, _)| words.has(term))
             .or_else(|| DCB_WITHIN.iter().find(|(term, _)| words.within(term)))
-            .map(|&(_, term)| Class::Dcb(Recognised { field, text, term }))
+            .map(|&(_, term)| Recognised { field, text, term })
     };
-    let display_name = entry
-        .and_then(|e| e.display_name.as_deref())
-        .zip(display.as_ref());
-    recognised(Field::Name, name, &name_words)
+    recognised(Field::Name, name, &Words::of(name))
         .or_else(|| {
-            display_name.and_then(|(text, words)| recognised(Field::DisplayName, text, words))
+            let text = entry.and_then(|e| e.display_name.as_deref())?;
+            recognised(Field::DisplayName, text, &Words::of(text))
         })
         // The help text, the longest, is split into words only for the attributes nothing
         // before has decided.
         .or_else(|| {
-            let text = entry.and_then(|e| e.help_text.as_deref())?;
+            let text = entry.filter(|_| help)?.help_text.as_deref()?;
             recognised(Field::HelpText, text, &Words::of(text))
         })
-        .unwrap_or(Class::Setting)
 }
 
 /// Whether the last words of the attribute name `name`, joined, are `term` (lower case, no

@@ -187,6 +187,13 @@ fn dcb_settings_no_spelling_names_are_recognised_by_their_registry_text() {
         ("Vendor_DCBXVersion", "DCBX"),
         ("RoCECongestionMode", "RoCE congestion"),
         ("OnboardLANFlowControl", "flow control"),
+        ("Vendor_RoCEMode", "RoCE"),
+        ("Rocev2Enabled", "RoCEv2"),
+        ("RDMANICModeOnPartition", "RDMA"),
+        ("TrustedClassOfServiceEnabled", "class of service"),
+        ("Vendor_TrustedQoS", "trusted QoS"),
+        ("FipEnabled", "FIP"),
+        ("FCoEFabricDiscoveryRetryCnt", "FCoE"),
     ] {
         assert!(
             matches!(classify(name, None), Class::Dcb(r) if r.term == term && r.field == Field::Name),
@@ -203,8 +210,16 @@ fn capabilities_read_only_reports_and_other_words_are_not_dcb_settings() {
         "Vendor_PFCSupport",
         "PCIE_SLOT_1_Port1_DCBXVersionSupport",
         "Vendor_EtsCapable",
+        "RDMASupport",
+        "FCoEOffloadSupport",
     ] {
-        assert_eq!(classify(name, None), Class::Setting, "{name}");
+        assert!(
+            matches!(classify(name, None), Class::Capability(Some(r)) if r.field == Field::Name),
+            "{name}: a DCB capability"
+        );
+    }
+    for name in ["SRIOVSupport", "iSCSIBootSupport", "NumberVFSupported"] {
+        assert_eq!(classify(name, None), Class::Capability(None), "{name}");
     }
     // A writable one is a switch: judged by what it switches.
     let switch = entry("PFC Support", None, false, "Enumeration");
@@ -212,6 +227,8 @@ fn capabilities_read_only_reports_and_other_words_are_not_dcb_settings() {
         classify("Vendor_PFCSupport", Some(&switch)),
         Class::Dcb(_)
     ));
+    // A read-only DCB report is no DCB setting; by its name alone it is a setting (a read-only
+    // `DCBXMode` says the mode set elsewhere), by an `Available` value a DCB capability.
     let available = entry("Priority Flow Control", None, true, "String");
     assert_eq!(
         classify("PriorityFlowControl", Some(&available)),
@@ -252,4 +269,68 @@ fn each_class_has_its_home_under_a_port_and_in_the_bios() {
     assert_eq!(Class::Firmware.bios_prefix(), "firmware/bios/attribute");
     assert_eq!(Class::Status.bios_prefix(), "bios/status");
     assert_eq!(Class::Dcb(recognised).bios_prefix(), "bios/dcb");
+    assert_eq!(Class::Capability(None).hii_leaf("A"), "hii/capability/A");
+    let dcb_capability = Class::Capability(Some(recognised));
+    assert_eq!(dcb_capability.hii_leaf("A"), "hii/capability/dcb/A");
+    assert_eq!(Class::Capability(None).bios_prefix(), "bios");
+    assert_eq!(dcb_capability.bios_prefix(), "bios");
+    assert_eq!(
+        Class::Dcb(recognised).oem_leaf("Acme/NicConfig/LldpAgentEnabled"),
+        "oem/dcb/Acme/NicConfig/LldpAgentEnabled"
+    );
+    assert_eq!(
+        Class::Firmware.oem_leaf("Acme/FwVersion"),
+        "firmware/oem/Acme/FwVersion"
+    );
+}
+
+#[test]
+fn an_available_or_unavailable_flag_is_a_capability_unless_a_registry_says_it_is_set() {
+    use serde_json::json;
+    let of = |registry: Option<&Registry>, name, value| match classify_value(registry, name, &value)
+    {
+        Class::Capability(dcb) => Some(dcb.map(|r| r.term)),
+        _ => None,
+    };
+    // iDRAC without its registry: `PriorityFlowControl: "Available"` was a DCB setting noted
+    // as unknown; it is what the NIC can do.
+    assert_eq!(
+        of(None, "PriorityFlowControl", json!("Available")),
+        Some(Some("priority flow control"))
+    );
+    assert_eq!(
+        of(None, "EnhancedTransmissionSelection", json!("Unavailable")),
+        Some(Some("enhanced transmission selection"))
+    );
+    assert_eq!(
+        of(None, "CongestionNotification", json!("NotSupported")),
+        Some(Some("congestion notification"))
+    );
+    assert_eq!(of(None, "VPISupport", json!("NotAvailable")), Some(None));
+    assert_eq!(
+        of(None, "OnChipThermalSensor", json!("Supported")),
+        Some(None)
+    );
+    // Other values are settings: a DCB one still a DCB setting.
+    assert_eq!(of(None, "PriorityFlowControl", json!("Enabled")), None);
+    assert!(matches!(
+        classify_value(None, "PriorityFlowControl", &json!("Enabled")),
+        Class::Dcb(_)
+    ));
+    // A writable entry is set, whatever it says.
+    let registry = Registry::new(
+        json!({"RegistryEntries": {"Attributes": [
+            {"AttributeName": "Vendor_PfcMode", "DisplayName": "PFC", "ReadOnly": false, "Type": "Enumeration"},
+            {"AttributeName": "PriorityFlowControl", "DisplayName": "Priority Flow Control", "ReadOnly": true, "Type": "String"}
+        ]}}),
+        false,
+    );
+    assert_eq!(
+        of(Some(&registry), "Vendor_PfcMode", json!("Available")),
+        None
+    );
+    assert_eq!(
+        of(Some(&registry), "PriorityFlowControl", json!("Available")),
+        Some(Some("priority flow control"))
+    );
 }

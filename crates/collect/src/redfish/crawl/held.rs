@@ -55,30 +55,34 @@ impl Held {
         Held::new(member)
     }
 
-    /// A network device function as text, with only what vendor modules read of its own `Oem`
-    /// object: Cisco's block (a vNIC's `VnicConfiguration`) and Dell's `DellNIC.FQDD` (where
-    /// the function is: slot, port, partition, which places its per-port attributes whatever
-    /// the BMC names it). Dell links a function's NIC attributes from `Links.Oem`, followed
-    /// before it is held, and the rest of Dell's block is most of a function (port counters
-    /// and capabilities: 4.6 of 7 KB).
+    /// A network device function as text, with only what is read of its own `Oem` object:
+    /// what the OEM properties read by meaning read ([`crate::redfish::vendors::keep_read`]:
+    /// Cisco's `VnicConfiguration` too), and Dell's `DellNIC.FQDD` (where the function is:
+    /// slot, port, partition, which places its per-port attributes whatever the BMC names
+    /// it). Dell links a function's NIC attributes from `Links.Oem`, followed before it is
+    /// held, and Dell's embedded resources are most of a function (port counters and
+    /// capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
-        if let Value::Object(properties) = &mut function {
-            // A mistyped `Oem` stays, for the shape check to name.
-            if let Some(Value::Object(oem)) = properties.get_mut("Oem") {
-                let fqdd = oem
-                    .get("Dell")
-                    .and_then(|dell| dell.pointer("/DellNIC/FQDD"))
-                    .filter(|fqdd| fqdd.is_string())
-                    .cloned();
-                oem.retain(|vendor, _| vendor == "Cisco");
-                if let Some(fqdd) = fqdd {
-                    oem.insert(
-                        "Dell".to_owned(),
-                        serde_json::json!({"DellNIC": {"FQDD": fqdd}}),
-                    );
+        // Kept with its `@odata.id`, so that it reads as the embedded resource it is.
+        let position = function
+            .pointer("/Oem/Dell/DellNIC")
+            .filter(|nic| nic["FQDD"].is_string())
+            .map(|nic| {
+                let mut kept = serde_json::Map::new();
+                if let Some(id) = nic.get("@odata.id") {
+                    kept.insert("@odata.id".to_owned(), id.clone());
                 }
-                if oem.is_empty() {
-                    properties.remove("Oem");
+                kept.insert("FQDD".to_owned(), nic["FQDD"].clone());
+                Value::Object(kept)
+            });
+        if let Some(oem) = function.get_mut("Oem") {
+            crate::redfish::vendors::keep_read(oem);
+            if let (Some(position), Value::Object(blocks)) = (position, oem) {
+                if let Value::Object(dell) = blocks
+                    .entry("Dell")
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                {
+                    dell.entry("DellNIC").or_insert(position);
                 }
             }
         }
@@ -224,31 +228,45 @@ mod tests {
     }
 
     #[test]
-    fn a_function_is_held_without_an_oem_block_nothing_reads() {
-        let read = serde_json::json!({
+    fn a_function_is_held_without_the_resources_its_own_oem_object_embeds() {
+        let mut read = serde_json::json!({
             "Id": "NIC.Slot.5-1",
             "Ethernet": {"MACAddress": "b8:3f:d2:90:97:c4"},
             "Links": {"Oem": {"Dell": {"DellNetworkAttributes": {"@odata.id": "/a"}}}}
         });
         let mut whole = read.clone();
-        whole["Oem"] = serde_json::json!({"Dell": {"DellNICPortMetrics": {"RxBytes": 1}}});
+        whole["Oem"] = serde_json::json!({
+            "Dell": {
+                "@odata.type": "#DellOem.v1_3_0.DellOemResources",
+                "DellNICPortMetrics": {"@odata.id": "/m", "RxBytes": 1},
+                "DellFC": null
+            },
+            "Acme": {"NicConfig": {"LldpAgentEnabled": true, "Priorities": [3]}}
+        });
+        read["Oem"] = serde_json::json!({
+            "Dell": {"DellFC": null},
+            "Acme": {"NicConfig": {"LldpAgentEnabled": true}}
+        });
         assert_eq!(Held::function(whole).value(), read);
+    }
+
+    #[test]
+    fn a_function_keeps_dell_s_fqdd_as_the_resource_it_is_in() {
         // Dell's FQDD stays: it places the function's per-port attributes.
-        let mut whole = read.clone();
-        whole["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1",
-            "FamilyVersion": "24.40.10.00"}, "DellNICPortMetrics": {"RxBytes": 1}}});
-        let mut kept = read;
-        kept["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1"}}});
+        let mut whole = serde_json::json!({"Id": "NIC.Slot.5-1"});
+        whole["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"@odata.id": "/n",
+            "FQDD": "NIC.Slot.5-1", "FamilyVersion": "24.40.10.00"},
+            "DellNICPortMetrics": {"@odata.id": "/m", "RxBytes": 1}}});
+        let mut kept = serde_json::json!({"Id": "NIC.Slot.5-1"});
+        kept["Oem"] =
+            serde_json::json!({"Dell": {"DellNIC": {"@odata.id": "/n", "FQDD": "NIC.Slot.5-1"}}});
         assert_eq!(Held::function(whole).value(), kept);
     }
 
     #[test]
     fn a_function_keeps_the_cisco_block_a_vendor_module_reads() {
         let cisco = serde_json::json!({"VnicConfiguration": {"UplinkPort": 1}});
-        let whole = serde_json::json!({
-            "Id": "eth1",
-            "Oem": {"Cisco": cisco.clone(), "Other": {"Counters": 1}}
-        });
+        let whole = serde_json::json!({"Id": "eth1", "Oem": {"Cisco": cisco.clone()}});
         assert_eq!(
             Held::function(whole).value(),
             serde_json::json!({"Id": "eth1", "Oem": {"Cisco": cisco}})

@@ -52,7 +52,7 @@ use crate::nic::port_key;
 use crate::placeholder::Placeholders;
 use crate::redfish::crawl::{AdapterInventory, FunctionInventory};
 use crate::redfish::protocols::{rdma_protocol_fact, rdma_protocols};
-use crate::redfish::vendors::{self, Leaves, Vendor};
+use crate::redfish::vendors::{self, Leaves, OemOf, Vendor};
 use driftgate_model::{FlowControl, FunctionType, LinkTechnology, MacAddr};
 use driftgate_snapshot::{FactPath, FactValue, Scalar, path_segment};
 
@@ -240,7 +240,7 @@ fn adapter_facts(
         // Staged controllers are read at the index of the current controller serving the
         // port: a `Settings` object lists its controllers without `Links`.
         let controller = controller_index(&adapter.adapter, &group);
-        let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor);
+        let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor, notes);
         set_identity(&mut leaves, "adapter", &adapter_name);
         set_identity(&mut leaves, "port", &port_name);
         // Firmware named like a function or the port (Dell's FQDDs, the function's own where
@@ -259,7 +259,8 @@ fn adapter_facts(
             .collect();
         port_firmware(firmware, &adapter_uri, &names, &functions, &mut leaves);
         let mut pending = match &adapter.adapter_pending {
-            Some(staged) => adapter_leaves(staged, controller, vendor),
+            // What the current resource's notes say is not said again of its staged values.
+            Some(staged) => adapter_leaves(staged, controller, vendor, &mut Vec::new()),
             None => Leaves::default(),
         };
         // Later members win (the Port over the NetworkPort); a disagreement is said.
@@ -267,7 +268,7 @@ fn adapter_facts(
         for member in &group.members {
             let member_uri = resource_uri(member);
             let mut own = Leaves::default();
-            port_settings(member, vendor, &mut own);
+            port_settings(member, vendor, &mut own, notes);
             for (leaf, value) in own.iter() {
                 if let Some((earlier, earlier_uri)) = said.get(leaf)
                     && earlier != value
@@ -281,7 +282,7 @@ fn adapter_facts(
                 leaves.set(leaf, value.clone());
             }
             if let Some(staged) = adapter.port_pending.get(&member_uri) {
-                port_settings(staged, vendor, &mut pending);
+                port_settings(staged, vendor, &mut pending, &mut Vec::new());
             }
         }
         leaves.add_pending(&pending);
@@ -563,8 +564,13 @@ fn group_mac(group: &PortGroup<'_>, vendor: Vendor) -> Option<MacAddr> {
 }
 
 /// Adapter-level facts read from `Controllers[controller]` of an adapter (or of its pending
-/// settings), and the vendor's adapter facts.
-fn adapter_leaves(adapter: &Value, controller: usize, vendor: Vendor) -> Leaves {
+/// settings), the vendor's adapter facts, and its other OEM properties by meaning.
+fn adapter_leaves(
+    adapter: &Value,
+    controller: usize,
+    vendor: Vendor,
+    notes: &mut Vec<String>,
+) -> Leaves {
     let mut leaves = Leaves::default();
     let controller = &adapter["Controllers"][controller];
     let capabilities = &controller["ControllerCapabilities"];
@@ -575,6 +581,7 @@ fn adapter_leaves(adapter: &Value, controller: usize, vendor: Vendor) -> Leaves 
     leaves.set_scalar("npar", &capabilities["NPAR"]["NparEnabled"]);
     controller_firmware(controller, &mut leaves);
     vendors::adapter_facts(vendor, adapter, &mut leaves);
+    vendors::oem_facts(vendor, OemOf::Adapter, adapter, &mut leaves, notes);
     leaves
 }
 
@@ -618,7 +625,7 @@ fn controller_of(adapter: &Value, ours: &[&str]) -> Option<usize> {
 }
 
 /// The settings of a port resource (or of its pending `Settings`): the network technology it
-/// runs, flow control, LLDP, and the vendor's port facts.
+/// runs, flow control, LLDP, the vendor's port facts and its other OEM properties by meaning.
 ///
 /// `link_technology` is Port `LinkNetworkTechnology` ("the current network technology for
 /// this port", Port v1.2+) or NetworkPort `ActiveLinkTechnology` ("network port active link
@@ -627,7 +634,7 @@ fn controller_of(adapter: &Value, ours: &[&str]) -> Option<usize> {
 /// is RDMA by nature; that is said by `link_technology` alone and not repeated as
 /// `rdma_protocol`, which the checks of RoCE over DCB read (an InfiniBand link has its own
 /// credit-based flow control, no DCBX or PFC).
-fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
+fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves, notes: &mut Vec<String>) {
     let technology = port["LinkNetworkTechnology"]
         .as_str()
         .or_else(|| port["ActiveLinkTechnology"].as_str());
@@ -663,9 +670,11 @@ fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
         }
     }
     vendors::port_facts(vendor, port, leaves);
+    vendors::oem_facts(vendor, OemOf::Port, port, leaves, notes);
 }
 
-/// The standard settings of a function resource (or of its pending `Settings`).
+/// The standard settings of a function resource (or of its pending `Settings`), and its OEM
+/// properties by meaning ([`vendors::oem_facts`]).
 ///
 /// - `function_type`: `NetDevFuncType`, which "shall contain the configured capability of
 ///   this network device function" (read-write): what the operating system sees, `ethernet`,
@@ -680,7 +689,12 @@ fn port_settings(port: &Value, vendor: Vendor, leaves: &mut Leaves) {
 ///   protocol runs none. A list that names one says the function can run it, not that it
 ///   does: `rdma_enabled` is then left to a source that says so (Dell's
 ///   `RDMANICModeOnPort`). An absent list says nothing.
-fn function_settings(function: &Value, leaves: &mut Leaves) {
+fn function_settings(
+    function: &Value,
+    vendor: Vendor,
+    leaves: &mut Leaves,
+    notes: &mut Vec<String>,
+) {
     if let Some(kind) = function["NetDevFuncType"].as_str() {
         leaves.set("function_type", FunctionType::parse(kind).as_str());
     }
@@ -690,6 +704,7 @@ fn function_settings(function: &Value, leaves: &mut Leaves) {
         }
         leaves.set("rdma_protocol", rdma_protocol_fact(&protocols));
     }
+    vendors::oem_facts(vendor, OemOf::Function, function, leaves, notes);
 }
 
 /// What a function can be, apart from what it is (`capabilities/…`): `NetDevFuncCapabilities`,
@@ -771,7 +786,7 @@ fn push_function(
             path_segment(name.name())
         ));
     }
-    function_settings(resource, &mut leaves);
+    function_settings(resource, vendor, &mut leaves, notes);
     vendors::function_oem_facts(vendor, resource, &mut leaves);
     function_capabilities(resource, &mut leaves);
     let registry = function.oem_registry.as_deref();
@@ -780,7 +795,7 @@ fn push_function(
     }
     let mut pending = Leaves::default();
     if let Some(staged) = &function.pending {
-        function_settings(staged, &mut pending);
+        function_settings(staged, vendor, &mut pending, &mut Vec::new());
         vendors::function_oem_facts(vendor, staged, &mut pending);
     }
     if let Some(staged) = &function.oem_pending {

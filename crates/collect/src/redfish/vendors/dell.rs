@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{Kind, Leaves, OemAttributes, on_off};
 use crate::nic::{is_placeholder, scalar};
-use crate::redfish::attributes::{Class, Registry, classify_in};
+use crate::redfish::attributes::{Class, Registry, classify_value};
 use crate::redfish::odata_type::TypeName;
 use driftgate_model::{DcbxMode, RdmaProtocol};
 use driftgate_snapshot::path_segment;
@@ -150,7 +150,7 @@ pub fn function_facts(
                 _ => {}
             }
         }
-        let class = classify_in(registry, name);
+        let class = classify_value(registry, name, value);
         if let Class::Dcb(recognised) = class {
             notes.push(super::unknown_dcb_note(uri, name, &recognised));
         }
@@ -231,7 +231,7 @@ mod tests {
         assert_eq!(leaves.get("hii/Broadcom_DCBX"), None);
         assert_eq!(
             leaves.iter().collect::<Vec<_>>(),
-            [("hii/FCoEBootSupport", &"Unavailable".into())],
+            [("hii/capability/dcb/FCoEBootSupport", &"Unavailable".into())],
             "Unavailable is what the NIC cannot do, a value"
         );
         assert_eq!(
@@ -335,8 +335,8 @@ mod tests {
             [
                 ("dcbx_mode", "\"ieee\"".to_owned()),
                 ("firmware/hii/Broadcom_NCSI", "\"218.0.169.2\"".to_owned()),
-                ("hii/DCBXSupport", "\"Available\"".to_owned()),
                 ("hii/IpVersion", "\"IPv4\"".to_owned()),
+                ("hii/capability/dcb/DCBXSupport", "\"Available\"".to_owned()),
                 ("hii/dcb/Vendor_QosAgentMode", "\"IEEE\"".to_owned()),
                 ("hii/status/LinkStatus", "\"Connected\"".to_owned()),
             ]

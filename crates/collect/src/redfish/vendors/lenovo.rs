@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::Bios;
 use crate::nic::{NicFacts, Side, scalar};
-use crate::redfish::attributes::{Class, Registry, classify, name_ends_with};
+use crate::redfish::attributes::{Class, Registry, classify, name_ends_with, with_value};
 use driftgate_model::{DcbxMode, MacAddr};
 use driftgate_snapshot::{FactValue, Facts, path_segment};
 
@@ -247,7 +247,8 @@ impl Placer<'_> {
         }
         let mut nic = NicFacts::new(self.facts, Side::Bmc, &mac.to_string());
         let Some(mapped) = Mapped::of(rest) else {
-            let class = classify(rest, self.registry.and_then(|r| r.entry(name)));
+            let entry = self.registry.and_then(|r| r.entry(name));
+            let class = with_value(classify(rest, entry), rest, entry, value);
             let staged = !scope.is_empty();
             match class {
                 // A version is reported, never staged.
@@ -432,7 +433,11 @@ mod tests {
         assert_eq!(leaf(&facts, "dcbx_mode").as_deref(), Some("\"ieee\""));
         assert_eq!(leaf(&facts, "lldp/nic_agent").as_deref(), Some("false"));
         assert_eq!(
-            leaf(&facts, "hii/PCIE_SLOT_1_Port1_DCBXVersionSupport").as_deref(),
+            leaf(
+                &facts,
+                "hii/capability/dcb/PCIE_SLOT_1_Port1_DCBXVersionSupport"
+            )
+            .as_deref(),
             Some("\"CEE\"")
         );
         assert_eq!(

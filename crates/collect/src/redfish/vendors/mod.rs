@@ -6,6 +6,7 @@ mod dell;
 mod hpe;
 mod lenovo;
 mod nvidia;
+mod oem;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,8 @@ use super::odata_type::TypeName;
 use crate::nic::{is_placeholder, scalar};
 use driftgate_model::MacAddr;
 use driftgate_snapshot::{FactValue, Facts};
+
+pub use oem::{OemOf, keep_read, oem_facts};
 
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,6 +407,9 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Lenovo => check(&["Oem", "Lenovo", "PhysicalPortMacAddress"], Kind::Mac),
         Vendor::Hpe => {
+            // What the port received over LLDP: its DCB is read below, the rest is the
+            // neighbour's identity (the standard `LLDPReceive`), no setting of this port.
+            check(&["Oem", "Hpe", "LldpData"], Kind::Object);
             let dcb = ["Oem", "Hpe", "LldpData", "Receiving", "Dcb"];
             let at = |rest: &[&'static str]| [&dcb[..], rest].concat();
             check(&at(&["Version"]), Kind::Text);

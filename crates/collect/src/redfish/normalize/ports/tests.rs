@@ -3,6 +3,10 @@ use crate::redfish::crawl::Inventory;
 use serde_json::json;
 
 /// The leaves `read` makes of `resource`, as `leaf=value` lines.
+fn standard_function_settings(function: &Value, leaves: &mut Leaves) {
+    function_settings(function, Vendor::Generic, leaves, &mut Vec::new());
+}
+
 fn leaves_of(read: fn(&Value, &mut Leaves), resource: &Value) -> Vec<String> {
     let mut leaves = Leaves::default();
     read(resource, &mut leaves);
@@ -69,7 +73,7 @@ fn a_function_s_protocol_list_says_which_rdma_it_supports_and_off_only_without_o
     ] {
         let function = json!({"Ethernet": ethernet});
         assert_eq!(
-            leaves_of(function_settings, &function),
+            leaves_of(standard_function_settings, &function),
             expected,
             "{function}"
         );
@@ -114,7 +118,7 @@ fn a_function_s_type_is_its_configuration_and_its_capabilities_are_apart() {
         (json!({"NetDevFuncType": 1}), &[], &[]),
     ] {
         assert_eq!(
-            leaves_of(function_settings, &function),
+            leaves_of(standard_function_settings, &function),
             settings,
             "{function}"
         );
@@ -128,7 +132,9 @@ fn a_function_s_type_is_its_configuration_and_its_capabilities_are_apart() {
 
 #[test]
 fn a_port_s_link_technology_is_read_from_either_schema_generation() {
-    let read = |port: &Value, leaves: &mut Leaves| port_settings(port, Vendor::Generic, leaves);
+    let read = |port: &Value, leaves: &mut Leaves| {
+        port_settings(port, Vendor::Generic, leaves, &mut Vec::new())
+    };
     for (port, expected) in [
         (
             json!({"LinkNetworkTechnology": "InfiniBand"}),
