@@ -28,11 +28,11 @@ fn a_dell_port_that_can_do_roce_but_does_not_is_a_warning_and_promotable() {
     for (port, function) in [
         (
             "\"NIC.Integrated.1-1\" (e4:3d:1a:13:27:f0)",
-            "NIC.Integrated.1-1-1",
+            "NIC.Integrated.1-1-1 (e4:3d:1a:13:27:f0)",
         ),
         (
             "\"NIC.Integrated.1-2\" (e4:3d:1a:13:27:f1)",
-            "NIC.Integrated.1-2-1",
+            "NIC.Integrated.1-2-1 (e4:3d:1a:13:27:f1)",
         ),
     ] {
         let message = format!(

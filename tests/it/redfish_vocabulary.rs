@@ -18,7 +18,7 @@ const ACME_PORT: &str = "nic/02:ac:3e:00:00:01/bmc";
 const DELL: &str = "tests/fixtures/redfish/dell-dcb-capabilities";
 const DELL_ATTRIBUTES: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.7/NetworkDeviceFunctions/NIC.Slot.7-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.7-1-1";
 const DELL_PORT: &str = "nic/0c:42:a1:7e:0b:70";
-const DELL_FUNCTION: &str = "nic/0c:42:a1:7e:0b:70/bmc/function/NIC.Slot.7-1-1";
+const DELL_FUNCTION: &str = "nic/0c:42:a1:7e:0b:70/bmc/function/0c:42:a1:7e:0b:70";
 
 /// The fixture `fixture` after a firmware update that also makes `edit`, judged against the
 /// fixture as it is.

@@ -59,30 +59,23 @@ impl Held {
     /// what the OEM properties read by meaning read ([`crate::redfish::vendors::keep_read`]:
     /// Cisco's `VnicConfiguration` too), and Dell's `DellNIC.FQDD` (where the function is:
     /// slot, port, partition, which places its per-port attributes whatever the BMC names
-    /// it). Dell links a function's NIC attributes from `Links.Oem`, followed before it is
-    /// held, and Dell's embedded resources are most of a function (port counters and
-    /// capabilities: 4.6 of 7 KB).
+    /// it), without the rest of the resource it is embedded in. Dell links a function's NIC
+    /// attributes from `Links.Oem`, followed before it is held, and Dell's embedded resources
+    /// are most of a function (port counters and capabilities: 4.6 of 7 KB).
     pub fn function(mut function: Value) -> Self {
-        // Kept with its `@odata.id`, so that it reads as the embedded resource it is.
-        let position = function
-            .pointer("/Oem/Dell/DellNIC")
-            .filter(|nic| nic["FQDD"].is_string())
-            .map(|nic| {
-                let mut kept = serde_json::Map::new();
-                if let Some(id) = nic.get("@odata.id") {
-                    kept.insert("@odata.id".to_owned(), id.clone());
-                }
-                kept.insert("FQDD".to_owned(), nic["FQDD"].clone());
-                Value::Object(kept)
-            });
+        let fqdd = function
+            .pointer("/Oem/Dell/DellNIC/FQDD")
+            .filter(|fqdd| fqdd.is_string())
+            .cloned();
         if let Some(oem) = function.get_mut("Oem") {
             crate::redfish::vendors::keep_read(oem);
-            if let (Some(position), Value::Object(blocks)) = (position, oem) {
+            if let (Some(fqdd), Value::Object(blocks)) = (fqdd, oem) {
                 if let Value::Object(dell) = blocks
                     .entry("Dell")
                     .or_insert_with(|| Value::Object(serde_json::Map::new()))
                 {
-                    dell.entry("DellNIC").or_insert(position);
+                    dell.entry("DellNIC")
+                        .or_insert_with(|| serde_json::json!({"FQDD": fqdd}));
                 }
             }
         }
@@ -251,15 +244,14 @@ mod tests {
     }
 
     #[test]
-    fn a_function_keeps_dell_s_fqdd_as_the_resource_it_is_in() {
+    fn a_function_keeps_dell_s_fqdd_alone_of_the_resource_it_is_in() {
         // Dell's FQDD stays: it places the function's per-port attributes.
         let mut whole = serde_json::json!({"Id": "NIC.Slot.5-1"});
         whole["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"@odata.id": "/n",
             "FQDD": "NIC.Slot.5-1", "FamilyVersion": "24.40.10.00"},
             "DellNICPortMetrics": {"@odata.id": "/m", "RxBytes": 1}}});
         let mut kept = serde_json::json!({"Id": "NIC.Slot.5-1"});
-        kept["Oem"] =
-            serde_json::json!({"Dell": {"DellNIC": {"@odata.id": "/n", "FQDD": "NIC.Slot.5-1"}}});
+        kept["Oem"] = serde_json::json!({"Dell": {"DellNIC": {"FQDD": "NIC.Slot.5-1"}}});
         assert_eq!(Held::function(whole).value(), kept);
     }
 

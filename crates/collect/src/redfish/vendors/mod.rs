@@ -427,10 +427,13 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
 }
 
 /// Calls `check` with each OEM property of a network device function (and of its pending
-/// settings) that [`function_oem_facts`] and [`function_port`] read, and the type it must have.
+/// settings) that [`function_oem_facts`], [`function_port`] and [`function_position`] read,
+/// and the type it must have.
 pub fn check_function(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
-    if vendor == Vendor::Cisco {
-        cisco::check_function(check);
+    match vendor {
+        Vendor::Cisco => cisco::check_function(check),
+        Vendor::Dell => check(&["Oem", "Dell", "DellNIC", "FQDD"], Kind::Text),
+        _ => {}
     }
 }
 
