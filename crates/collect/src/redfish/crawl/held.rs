@@ -69,14 +69,13 @@ impl Held {
             .cloned();
         if let Some(oem) = function.get_mut("Oem") {
             crate::redfish::vendors::keep_read(oem);
-            if let (Some(fqdd), Value::Object(blocks)) = (fqdd, oem) {
-                if let Value::Object(dell) = blocks
+            if let (Some(fqdd), Value::Object(blocks)) = (fqdd, oem)
+                && let Value::Object(dell) = blocks
                     .entry("Dell")
                     .or_insert_with(|| Value::Object(serde_json::Map::new()))
-                {
-                    dell.entry("DellNIC")
-                        .or_insert_with(|| serde_json::json!({"FQDD": fqdd}));
-                }
+            {
+                dell.entry("DellNIC")
+                    .or_insert_with(|| serde_json::json!({"FQDD": fqdd}));
             }
         }
         Held::new(function)
