@@ -56,7 +56,7 @@ impl Held {
     }
 
     /// A network device function as text, with only what is read of its own `Oem` object:
-    /// what the OEM properties read by meaning read ([`crate::redfish::vendors::keep_read`]:
+    /// what the OEM properties read by meaning read (`vendors::keep_read`:
     /// Cisco's `VnicConfiguration` too), and Dell's `DellNIC.FQDD` (where the function is:
     /// slot, port, partition, which places its per-port attributes whatever the BMC names
     /// it), without the rest of the resource it is embedded in. Dell links a function's NIC
