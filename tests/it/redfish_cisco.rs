@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::capture::capture;
-use common::driftgate;
 use common::gate::Lab;
 use common::mockups::{Judged, Mockup, check_mockups};
 use common::simulator::Simulator;
@@ -286,26 +285,7 @@ fn gate_post_blocks_a_vic_update_that_switches_its_lldp_agent_on_and_names_its_f
     // baseline, gated before the update, then after it.
     let lab = Lab::new();
     serve(&lab, &Mockup::load(&fixture()));
-    let baseline = lab.dir.path().join("cimc-baseline.json");
-    driftgate()
-        .args(["capture", "--host", "azl-node01", "--source"])
-        .arg(format!("redfish={}", lab.url()))
-        .arg("--source")
-        .arg(format!(
-            "windows=dir:{}",
-            lab.host.join("windows").display()
-        ))
-        .arg("--out")
-        .arg(&baseline)
-        .assert()
-        .code(0);
-    driftgate()
-        .arg("--repo")
-        .arg(&lab.store)
-        .args(["baseline", "promote", "--fleet", "azure-local"])
-        .arg(&baseline)
-        .assert()
-        .code(0);
+    lab.promote_captured("azl-node01");
     lab.gate(&["pre", "--run", "CHG-CIMC-1", "azl-node01"])
         .expect(0);
     let mut after = Mockup::load(&fixture());

@@ -133,14 +133,22 @@ impl Lab {
     pub fn named(name: &str) -> Lab {
         let mut lab = Self::start(false, &[], false);
         lab.name = name.to_owned();
-        let baseline = lab.dir.path().join("baseline.json");
+        lab.promote_captured(name);
+        lab.write_inventory(&lab.url());
+        lab
+    }
+
+    /// Captures the host `name` from the simulated BMC (as it serves now) and its Windows
+    /// folder, and promotes the capture as its baseline.
+    pub fn promote_captured(&self, name: &str) {
+        let baseline = self.dir.path().join(format!("{name}-baseline.json"));
         driftgate()
             .args(["capture", "--host", name, "--source"])
-            .arg(format!("redfish={}", lab.url()))
+            .arg(format!("redfish={}", self.url()))
             .arg("--source")
             .arg(format!(
                 "windows=dir:{}",
-                lab.host.join("windows").display()
+                self.host.join("windows").display()
             ))
             .arg("--out")
             .arg(&baseline)
@@ -148,13 +156,11 @@ impl Lab {
             .code(0);
         driftgate()
             .arg("--repo")
-            .arg(&lab.store)
+            .arg(&self.store)
             .args(["baseline", "promote", "--fleet", "azure-local"])
             .arg(&baseline)
             .assert()
             .code(0);
-        lab.write_inventory(&lab.url());
-        lab
     }
 
     /// The simulated BMC's URL.
