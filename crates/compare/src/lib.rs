@@ -23,6 +23,7 @@ mod invariants;
 mod peer;
 mod policy;
 mod port_firmware;
+mod refiled;
 mod severity;
 mod stories;
 mod three_way;
@@ -268,7 +269,7 @@ fn change_findings(
 ) -> (Vec<Finding>, Vec<Finding>) {
     let mut findings = Vec::new();
     let mut firmware_changes = Vec::new();
-    for change in changes(old, new) {
+    for change in refiled::changes_refiled(old, new) {
         let class = policy.classify_change(change.path);
         let mut finding = change_finding(&change, &class);
         if let Some(capability) =
