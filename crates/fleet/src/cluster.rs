@@ -380,7 +380,6 @@ fn shared(facts: &Facts, device: &str) -> bool {
             || flag("perennially_reserved") == Some(true))
 }
 
-/// The cross-node identities of a snapshot's ports (see the module docs).
 /// The BMC's name for the function `function` of the port `key` (its `function/<key>/id`
 /// fact), else its key.
 fn function_name(facts: &Facts, key: &str, function: &str) -> String {
@@ -391,6 +390,7 @@ fn function_name(facts: &Facts, key: &str, function: &str) -> String {
         .map_or_else(|| function.to_owned(), |t| t.replace('/', "_"))
 }
 
+/// The cross-node identities of a snapshot's ports (see the module docs).
 struct Ports<'f> {
     /// MAC key → (BMC view id, OS view id).
     ids: BTreeMap<&'f str, (String, String)>,
