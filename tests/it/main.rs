@@ -10,6 +10,7 @@ mod accounts;
 mod ansible;
 mod baseline;
 mod cli;
+mod code_shape;
 mod compare_older_baseline;
 mod compare_policy;
 mod compare_three_way;
