@@ -611,3 +611,84 @@ fn architecture_md_names_every_crate_and_its_dependencies() {
         wrong.join("\n")
     );
 }
+
+/// The first commit that CONTRIBUTING.md's rule for commit messages applies to.
+const MESSAGES_RULED_FROM: &str = "28a8d88";
+
+/// What is wrong with one commit message by CONTRIBUTING.md's rule, if anything.
+fn message_problem(message: &str) -> Option<String> {
+    let mut lines = message.lines();
+    let subject = lines.next().unwrap_or_default();
+    let length = subject.chars().count();
+    if length > 72 {
+        return Some(format!("a subject of {length} characters (at most 72)"));
+    }
+    if lines.next().is_some_and(|line| !line.trim().is_empty()) {
+        return Some("no blank line after the subject".to_owned());
+    }
+    if lines.all(|line| line.trim().is_empty()) {
+        return Some("no body saying why".to_owned());
+    }
+    None
+}
+
+#[test]
+fn commits_since_the_rule_have_a_short_subject_and_a_body() {
+    let Ok(repo) = git2::Repository::open(root()) else {
+        return; // an export without its history (a source tarball) has nothing to check
+    };
+    let ruled = repo
+        .revparse_single(&format!("{MESSAGES_RULED_FROM}^"))
+        .ok()
+        .map(|object| object.id());
+    let mut walk = repo.revwalk().expect("a revision walk");
+    if walk.push_head().is_err() {
+        return;
+    }
+    if let Some(ruled) = ruled {
+        walk.hide(ruled)
+            .expect("the commit before the rule hides its ancestors");
+    }
+    let mut wrong = Vec::new();
+    // A shallow clone (CI's checkout) ends where its history does.
+    for oid in walk.map_while(Result::ok) {
+        let Ok(commit) = repo.find_commit(oid) else {
+            break;
+        };
+        // Merges say what they join in git's own words.
+        if commit.parent_count() < 2
+            && let Some(problem) = message_problem(commit.message().unwrap_or_default())
+        {
+            wrong.push(format!(
+                "{:.7} {}: {problem}",
+                oid,
+                commit.summary().ok().flatten().unwrap_or_default()
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "commit messages against CONTRIBUTING.md:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_long_subject_and_a_missing_body_are_named() {
+    assert_eq!(
+        message_problem("fleet: name the blocked hosts\n\nWhy.\n"),
+        None
+    );
+    assert_eq!(
+        message_problem(&"x".repeat(73)),
+        Some("a subject of 73 characters (at most 72)".to_owned())
+    );
+    assert_eq!(
+        message_problem("subject only\n"),
+        Some("no body saying why".to_owned())
+    );
+    assert_eq!(
+        message_problem("subject\nbody at once\n"),
+        Some("no blank line after the subject".to_owned())
+    );
+}
