@@ -1,7 +1,7 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
 //! hosts at once and as many slow ones beside them, the slowest of the last run first (see
-//! `lanes.rs`) and, of the hosts it does not know, those whose BMC is slow to show its service
-//! root before their turn (`looks.rs`), each on a task of its own: prepared (baseline,
+//! `slow_lane.rs`) and, of the hosts it does not know, those whose BMC is slow to show its
+//! service root before their turn (`root_probes.rs`), each on a task of its own: prepared (baseline,
 //! settings: disk and git, on a blocking thread), captured under its deadline, then finished
 //! (sealed, written, judged, on a blocking thread), so the loop feeding the tasks never waits
 //! on one host. Each request to
@@ -9,8 +9,8 @@
 //! starts no new host; a host whose task panics gets a result saying so; a result the caller
 //! cannot take stops the run once the running hosts have ended.
 
-mod lanes;
-mod looks;
+mod root_probes;
+mod slow_lane;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -71,12 +71,12 @@ pub trait HostWork: Send + Sync + 'static {
     /// The result of a host whose work panicked, saying `why`.
     fn panicked(&self, index: usize, why: String) -> Self::Done;
     /// How long host `index` took in the last run, if that is known: the hosts that took
-    /// longest start first, and those that were slow start in the slow lane (`lanes.rs`).
+    /// longest start first, and those that were slow start in the slow lane (`slow_lane.rs`).
     fn last_took(&self, _index: usize) -> Option<Duration> {
         None
     }
     /// What host `index` would be captured with, for a look at its BMC before its turn
-    /// (`looks.rs`) when the last run says nothing of it; `None`: no look. Its settings only:
+    /// (`root_probes.rs`) when the last run says nothing of it; `None`: no look. Its settings only:
     /// the host's baseline is read by `prepare`, when it starts.
     fn look_ahead(&self, _index: usize) -> Option<HostCapture> {
         None
@@ -118,9 +118,9 @@ pub async fn capture_hosts<W: HostWork, E>(
     mut done: impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
 ) -> Result<(), HostsError<E>> {
     let last: Vec<Option<Duration>> = (0..work.hosts()).map(|i| work.last_took(i)).collect();
-    let order = lanes::plan(&last);
-    let mut lanes = lanes::Lanes::new(concurrency);
-    let mut looks = looks::Looks::new(concurrency);
+    let order = slow_lane::plan(&last);
+    let mut lanes = slow_lane::Lanes::new(concurrency);
+    let mut probes = root_probes::RootProbes::new(concurrency);
     let mut started_yet = vec![false; order.len()];
     let mut tasks: JoinSet<Ended<W::Done>> = JoinSet::new();
     // When the latest host's deadline and session grace are up.
@@ -135,11 +135,11 @@ pub async fn capture_hosts<W: HostWork, E>(
     loop {
         let now = tokio::time::Instant::now();
         let step_aside = lanes.step_aside(now);
-        let overdue = looks.overdue(now);
+        let overdue = probes.overdue(now);
         if failed.is_none() && !cancel.is_cancelled() {
             let wanted = |index: usize| !started_yet[index] && last[index].is_none();
-            while let Some(index) = looks.next_to_look(&order, next, wanted) {
-                looks.start(index, look(Arc::clone(&work), index, &blocking), now);
+            while let Some(index) = probes.next_to_look(&order, next, wanted) {
+                probes.start(index, look(Arc::clone(&work), index, &blocking), now);
             }
             loop {
                 while next < order.len() && started_yet[order[next].0] {
@@ -147,7 +147,7 @@ pub async fn capture_hosts<W: HostWork, E>(
                 }
                 // A host found slow by its look starts first; one slow in the last run in its
                 // turn. Either starts aside while there is room there.
-                let (index, slow, found) = match looks.first_slow() {
+                let (index, slow, found) = match probes.first_slow() {
                     Some(index) => (index, true, true),
                     None if next < order.len() => (order[next].0, order[next].1, false),
                     None => break,
@@ -161,7 +161,7 @@ pub async fn capture_hosts<W: HostWork, E>(
                 }
                 started_yet[index] = true;
                 started(work.host(index));
-                let look = looks.take(index);
+                let look = probes.take(index);
                 let task = host_task(
                     Arc::clone(&work),
                     index,
@@ -182,8 +182,8 @@ pub async fn capture_hosts<W: HostWork, E>(
             // A host runs too long: it steps aside and another starts in its place. Or a look
             // takes too long: its host starts.
             () = tokio::time::sleep_until(wake.unwrap_or(now)), if wake.is_some() => continue,
-            Some((index, looked)) = looks.next_ended(), if looks.looking() => {
-                looks.ended(index, looked, tokio::time::Instant::now());
+            Some((index, looked)) = probes.next_ended(), if probes.looking() => {
+                probes.ended(index, looked, tokio::time::Instant::now());
                 continue;
             }
             Some(event) = events.recv() => {
