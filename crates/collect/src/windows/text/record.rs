@@ -187,8 +187,15 @@ pub(super) fn field(
     value: &str,
     number: usize,
 ) -> Result<Option<Table>, ParseError> {
-    let group_key = key
-        .strip_prefix("Operational")
+    match group_key(key) {
+        Some((scope, index)) => group_field(adapter, key, value, number, scope, index),
+        None => adapter_field(adapter, key, value, number),
+    }
+}
+
+/// The scope of an `Operational*` or `Remote*` key and its place in [`GROUP_KEYS`].
+fn group_key(key: &str) -> Option<(Scope, usize)> {
+    key.strip_prefix("Operational")
         .map(|rest| (Scope::Operational, rest))
         .or_else(|| key.strip_prefix("Remote").map(|rest| (Scope::Remote, rest)))
         .and_then(|(scope, rest)| {
@@ -196,77 +203,97 @@ pub(super) fn field(
                 .iter()
                 .position(|k| *k == rest)
                 .map(|i| (scope, i))
-        });
-    if let Some((scope, index)) = group_key {
-        let group = &mut adapter.groups[scope as usize];
-        if let Some(earlier) = group.seen[index] {
-            return Err(error(
-                number,
-                format!(
-                    "{key} appears twice for adapter {:?} (line {earlier})",
-                    adapter.name
-                ),
-            ));
-        }
-        if let Some(missing) = group.seen[..index].iter().position(Option::is_none) {
-            return Err(error(
-                number,
-                format!(
-                    "{key} before {}{}: expected the {} lines in the order the format prints them",
-                    scope.title(),
-                    GROUP_KEYS[missing],
-                    scope.title()
-                ),
-            ));
-        }
-        group.seen[index] = Some(number);
-        let not_available = value == "Not Available";
-        return match index {
-            0 if not_available => Ok(None),
-            0 => {
-                if !value
-                    .split_whitespace()
-                    .eq(["TC", "TSA", "Bandwidth", "Priorities"])
-                {
-                    return Err(error(
-                        number,
-                        format!(
-                            "{key}: expected a \"TC TSA Bandwidth Priorities\" table or Not Available, found {value:?}"
-                        ),
-                    ));
-                }
-                Ok(Some(Table::TrafficClasses {
-                    scope,
-                    header: number,
-                    dashes: false,
-                }))
-            }
-            1 if not_available => Ok(None),
-            1 => {
-                group.flow_control = Some(flow_control(value, number)?);
-                Ok(None)
-            }
-            _ if not_available => Ok(None),
-            _ => {
-                if !value
-                    .split_whitespace()
-                    .eq(["Protocol", "Port/Type", "Priority"])
-                {
-                    return Err(error(
-                        number,
-                        format!(
-                            "{key}: expected a \"Protocol Port/Type Priority\" table or Not Available, found {value:?}"
-                        ),
-                    ));
-                }
-                Ok(Some(Table::Classifications {
-                    scope,
-                    header: number,
-                    dashes: false,
-                }))
-            }
-        };
+        })
+}
+
+/// Reads the `Operational*` or `Remote*` field `key` (the `index`th of [`GROUP_KEYS`] in
+/// `scope`), which comes once and in the format's order; the table it opens, if any.
+fn group_field(
+    adapter: &mut AdapterText,
+    key: &str,
+    value: &str,
+    number: usize,
+    scope: Scope,
+    index: usize,
+) -> Result<Option<Table>, ParseError> {
+    let group = &mut adapter.groups[scope as usize];
+    if let Some(earlier) = group.seen[index] {
+        return Err(error(
+            number,
+            format!(
+                "{key} appears twice for adapter {:?} (line {earlier})",
+                adapter.name
+            ),
+        ));
     }
+    if let Some(missing) = group.seen[..index].iter().position(Option::is_none) {
+        return Err(error(
+            number,
+            format!(
+                "{key} before {}{}: expected the {} lines in the order the format prints them",
+                scope.title(),
+                GROUP_KEYS[missing],
+                scope.title()
+            ),
+        ));
+    }
+    group.seen[index] = Some(number);
+    let not_available = value == "Not Available";
+    match index {
+        0 if not_available => Ok(None),
+        0 => {
+            if !value
+                .split_whitespace()
+                .eq(["TC", "TSA", "Bandwidth", "Priorities"])
+            {
+                return Err(error(
+                    number,
+                    format!(
+                        "{key}: expected a \"TC TSA Bandwidth Priorities\" table or Not Available, found {value:?}"
+                    ),
+                ));
+            }
+            Ok(Some(Table::TrafficClasses {
+                scope,
+                header: number,
+                dashes: false,
+            }))
+        }
+        1 if not_available => Ok(None),
+        1 => {
+            group.flow_control = Some(flow_control(value, number)?);
+            Ok(None)
+        }
+        _ if not_available => Ok(None),
+        _ => {
+            if !value
+                .split_whitespace()
+                .eq(["Protocol", "Port/Type", "Priority"])
+            {
+                return Err(error(
+                    number,
+                    format!(
+                        "{key}: expected a \"Protocol Port/Type Priority\" table or Not Available, found {value:?}"
+                    ),
+                ));
+            }
+            Ok(Some(Table::Classifications {
+                scope,
+                header: number,
+                dashes: false,
+            }))
+        }
+    }
+}
+
+/// Reads field `key` of the adapter itself (`Enabled`, `Capabilities`; others carry nothing
+/// judged); the table it opens, if any.
+fn adapter_field(
+    adapter: &mut AdapterText,
+    key: &str,
+    value: &str,
+    number: usize,
+) -> Result<Option<Table>, ParseError> {
     match key {
         "Enabled" => {
             if adapter.enabled.is_some() {
