@@ -15,7 +15,8 @@
 
 use driftgate_model::AppSelector;
 
-use super::{ParseError, Received, dialect, id_subtype, normalized_id, unbalanced};
+use super::received::{Received, dialect, id_subtype, normalized_id, unbalanced};
+use crate::lines::ParseError;
 use crate::lines::numbered_lines;
 use crate::nic::DcbTables;
 use crate::peer::{AppEntry, Ets, LldpId, Neighbour, PeerDcb, Pfc};
