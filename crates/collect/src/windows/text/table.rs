@@ -2,12 +2,13 @@
 //! `Get-NetQosFlowControl` table: each opens with a header and a dash row, takes rows until a
 //! blank line, a prompt or a key, and must be whole when it ends.
 
+use super::adapter::AdapterText;
+use super::adapter::Scope;
 use super::capabilities::{CAPABILITY_ROWS, blank_table, capability};
 use super::classifications::classification;
+use super::format_list::{error, key_value};
 use super::qos_flow_control::host_flow_control;
-use super::record::Scope;
 use super::traffic_classes::traffic_class;
-use super::{Parser, error, key_value};
 use crate::lines::ParseError;
 
 /// Which table the lines below a key belong to, and how far it got.
@@ -36,10 +37,18 @@ pub(super) enum Table {
     },
 }
 
-impl Parser {
+/// What a table's lines are read into: the open table, the adapter whose record holds it,
+/// the host's PFC priorities (of a `Get-NetQosFlowControl` table).
+pub(super) struct TableLines<'a> {
+    pub(super) table: &'a mut Option<Table>,
+    pub(super) current: &'a mut Option<AdapterText>,
+    pub(super) host_pfc: &'a mut Vec<(u8, bool)>,
+}
+
+impl TableLines<'_> {
     /// Feeds `trimmed` to the open table; `false` when it is not the table's and the table
     /// ended before it.
-    pub(super) fn table_line(&mut self, number: usize, trimmed: &str) -> Result<bool, ParseError> {
+    pub(super) fn line(&mut self, number: usize, trimmed: &str) -> Result<bool, ParseError> {
         let Some(table) = self.table.as_mut() else {
             return Ok(false);
         };
@@ -84,7 +93,7 @@ impl Parser {
                 self.classification_row(number, trimmed, scope)
             }
             Table::HostFlowControl { groups, .. } => {
-                flow_control_row(groups, &mut self.host_pfc, number, trimmed)
+                flow_control_row(groups, self.host_pfc, number, trimmed)
             }
         }
     }
@@ -106,13 +115,13 @@ impl Parser {
             Some((key, value)) if key == expected => {
                 capability(adapter, key, value, number)?;
                 let rows = rows + 1;
-                self.table = Some(Table::Capabilities { dashes: true, rows });
+                *self.table = Some(Table::Capabilities { dashes: true, rows });
                 if rows == CAPABILITY_ROWS.len() {
                     adapter.dcb_reported = blank_table(adapter, number)?;
                     if let Some((_, whole)) = adapter.capabilities.as_mut() {
                         *whole = true;
                     }
-                    self.table = None;
+                    *self.table = None;
                 }
                 Ok(true)
             }
@@ -135,7 +144,7 @@ impl Parser {
         header: usize,
     ) -> Result<bool, ParseError> {
         if key_value(trimmed).is_some() {
-            self.end_table(number)?;
+            self.end(number)?;
             return Ok(false);
         }
         let adapter = self
@@ -168,7 +177,7 @@ impl Parser {
         scope: Scope,
     ) -> Result<bool, ParseError> {
         if key_value(trimmed).is_some() {
-            self.end_table(number)?;
+            self.end(number)?;
             return Ok(false);
         }
         let entry = classification(trimmed, number)?;
@@ -184,7 +193,7 @@ impl Parser {
 
     /// The open table ends at `number` (a blank line, a prompt, a key, or the end of the
     /// text): it must be whole.
-    pub(super) fn end_table(&mut self, number: usize) -> Result<(), ParseError> {
+    pub(super) fn end(&mut self, number: usize) -> Result<(), ParseError> {
         let Some(table) = self.table.take() else {
             return Ok(());
         };
