@@ -59,10 +59,10 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         }
         Ok(()) => lldpad_neighbours(&mut session, &ports, first, &mut facts, &mut errors),
         Err(Unanswered::NoAgent(lldpad)) => {
-            if let Err(failed) =
+            if let Err(error) =
                 lldpd_neighbours(&mut session, &ports, &lldpad, &mut facts, &mut errors)
             {
-                return failed;
+                return SourceCapture::failed(target, error);
             }
         }
     }
@@ -118,14 +118,14 @@ fn lldpad_neighbours(
 }
 
 /// The neighbours lldpd knows: `lldpcli` once for all ports, lldpad not having answered
-/// (`lldpad` says why). `Err`: the failed source, when neither agent answers.
+/// (`lldpad` says why). `Err`: why the source failed, when neither agent answers.
 fn lldpd_neighbours(
     session: &mut Session<'_>,
     ports: &[(String, String)],
     lldpad: &str,
     facts: &mut Facts,
     errors: &mut Vec<String>,
-) -> Result<(), SourceCapture> {
+) -> Result<(), SourceError> {
     let target = session.target();
     let output = run(session, LLDPCLI_FILE, &LLDPCLI.map(str::to_owned));
     let command = LLDPCLI.join(" ");
@@ -141,12 +141,9 @@ fn lldpd_neighbours(
         Err(e) => Some(e.to_string()),
     };
     if let Some(lldpd) = lldpd {
-        return Err(SourceCapture::failed(
-            target.clone(),
-            SourceError::one(format!(
-                "{target}: no LLDP agent answered: lldpad: {lldpad}; lldpd: {lldpd}"
-            )),
-        ));
+        return Err(SourceError::one(format!(
+            "{target}: no LLDP agent answered: lldpad: {lldpad}; lldpd: {lldpd}"
+        )));
     }
     let output = output.expect("answered");
     let limit = ports.len().saturating_mul(LLDPCLI_PER_PORT);
