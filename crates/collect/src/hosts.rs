@@ -1,7 +1,7 @@
 //! Capturing many hosts: the one pipeline of `gate` and `check --all`. At most `concurrency`
 //! hosts at once and as many slow ones beside them, the slowest of the last run first (see
-//! `lanes.rs`) and, of the hosts it does not know, those whose BMC is slow to show its service
-//! root before their turn (`looks.rs`), each on a task of its own: prepared (baseline,
+//! `slow_lane.rs`) and, of the hosts it does not know, those whose BMC is slow to show its
+//! service root before their turn (`root_probes.rs`), each on a task of its own: prepared (baseline,
 //! settings: disk and git, on a blocking thread), captured under its deadline, then finished
 //! (sealed, written, judged, on a blocking thread), so the loop feeding the tasks never waits
 //! on one host. Each request to
@@ -9,8 +9,8 @@
 //! starts no new host; a host whose task panics gets a result saying so; a result the caller
 //! cannot take stops the run once the running hosts have ended.
 
-mod lanes;
-mod looks;
+mod root_probes;
+mod slow_lane;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -71,12 +71,12 @@ pub trait HostWork: Send + Sync + 'static {
     /// The result of a host whose work panicked, saying `why`.
     fn panicked(&self, index: usize, why: String) -> Self::Done;
     /// How long host `index` took in the last run, if that is known: the hosts that took
-    /// longest start first, and those that were slow start in the slow lane (`lanes.rs`).
+    /// longest start first, and those that were slow start in the slow lane (`slow_lane.rs`).
     fn last_took(&self, _index: usize) -> Option<Duration> {
         None
     }
     /// What host `index` would be captured with, for a look at its BMC before its turn
-    /// (`looks.rs`) when the last run says nothing of it; `None`: no look. Its settings only:
+    /// (`root_probes.rs`) when the last run says nothing of it; `None`: no look. Its settings only:
     /// the host's baseline is read by `prepare`, when it starts.
     fn look_ahead(&self, _index: usize) -> Option<HostCapture> {
         None
@@ -117,64 +117,17 @@ pub async fn capture_hosts<W: HostWork, E>(
     mut started: impl FnMut(&HostName),
     mut done: impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
 ) -> Result<(), HostsError<E>> {
-    let last: Vec<Option<Duration>> = (0..work.hosts()).map(|i| work.last_took(i)).collect();
-    let order = lanes::plan(&last);
-    let mut lanes = lanes::Lanes::new(concurrency);
-    let mut looks = looks::Looks::new(concurrency);
-    let mut started_yet = vec![false; order.len()];
-    let mut tasks: JoinSet<Ended<W::Done>> = JoinSet::new();
-    // When the latest host's deadline and session grace are up.
-    let mut latest_end = tokio::time::Instant::now();
-    let mut running: HashMap<tokio::task::Id, usize> = HashMap::new();
-    let mut panicked = Vec::new();
-    let mut next = 0;
-    let mut failed = None;
     let (sender, mut events) = tokio::sync::mpsc::unbounded_channel();
-    let forward = Forward(sender);
-    let blocking = Blocking::new();
+    let mut run = Run::new(work, concurrency, Forward(sender));
     loop {
         let now = tokio::time::Instant::now();
-        let step_aside = lanes.step_aside(now);
-        let overdue = looks.overdue(now);
-        if failed.is_none() && !cancel.is_cancelled() {
-            let wanted = |index: usize| !started_yet[index] && last[index].is_none();
-            while let Some(index) = looks.next_to_look(&order, next, wanted) {
-                looks.start(index, look(Arc::clone(&work), index, &blocking), now);
-            }
-            loop {
-                while next < order.len() && started_yet[order[next].0] {
-                    next += 1;
-                }
-                // A host found slow by its look starts first; one slow in the last run in its
-                // turn. Either starts aside while there is room there.
-                let (index, slow, found) = match looks.first_slow() {
-                    Some(index) => (index, true, true),
-                    None if next < order.len() => (order[next].0, order[next].1, false),
-                    None => break,
-                };
-                let aside = slow && lanes.has_room_aside();
-                if !aside && !lanes.has_room() {
-                    break;
-                }
-                if !found {
-                    next += 1;
-                }
-                started_yet[index] = true;
-                started(work.host(index));
-                let look = looks.take(index);
-                let task = host_task(
-                    Arc::clone(&work),
-                    index,
-                    forward.clone(),
-                    look,
-                    blocking.clone(),
-                );
-                let id = tasks.spawn(task).id();
-                running.insert(id, index);
-                lanes.started(id, now, aside);
-            }
+        let step_aside = run.lanes.step_aside(now);
+        let overdue = run.probes.overdue(now);
+        if run.failed.is_none() && !cancel.is_cancelled() {
+            run.start_probes(now);
+            run.start_hosts(now, &mut started);
         }
-        if tasks.is_empty() {
+        if run.tasks.is_empty() {
             break;
         }
         let wake = [step_aside, overdue].into_iter().flatten().min();
@@ -182,8 +135,8 @@ pub async fn capture_hosts<W: HostWork, E>(
             // A host runs too long: it steps aside and another starts in its place. Or a look
             // takes too long: its host starts.
             () = tokio::time::sleep_until(wake.unwrap_or(now)), if wake.is_some() => continue,
-            Some((index, looked)) = looks.next_ended(), if looks.looking() => {
-                looks.ended(index, looked, tokio::time::Instant::now());
+            Some((index, looked)) = run.probes.next_ended(), if run.probes.looking() => {
+                run.probes.ended(index, looked, tokio::time::Instant::now());
                 continue;
             }
             Some(event) = events.recv() => {
@@ -195,76 +148,189 @@ pub async fn capture_hosts<W: HostWork, E>(
                 }
                 continue;
             }
-            Some(joined) = tasks.join_next_with_id() => joined,
+            Some(joined) = run.tasks.join_next_with_id() => joined,
         };
         match joined {
-            Ok((
-                id,
-                Ended {
-                    index,
-                    result,
-                    took,
-                    end,
-                },
-            )) => {
-                running.remove(&id);
-                lanes.ended(id, Some(took));
-                latest_end = latest_end.max(end);
-                if failed.is_some() {
-                    continue;
-                }
-                if let Err(error) = done(index, result, took) {
-                    cancel.cancel();
-                    failed = Some(HostsError::Done(error));
-                }
-            }
-            Err(error) => {
-                // A task that panicked (or was aborted): the host gets a result saying so,
-                // made by a task of its own like any other; the run goes on.
-                lanes.ended(error.id(), None);
-                let Some(index) = running.remove(&error.id()) else {
-                    continue;
-                };
-                let why = panic_text(error);
-                if panicked.contains(&index) {
-                    // Even making its result panicked: nothing can be said of the host.
-                    cancel.cancel();
-                    failed.get_or_insert(HostsError::Panicked {
-                        host: work.host(index).clone(),
-                        message: why,
-                    });
-                    continue;
-                }
-                panicked.push(index);
-                let (work, blocking) = (Arc::clone(&work), blocking.clone());
-                let task = async move {
-                    let result = blocking.run(move || work.panicked(index, why)).await;
-                    let (took, end) = (Duration::ZERO, tokio::time::Instant::now());
-                    Ended {
-                        index,
-                        result,
-                        took,
-                        end,
-                    }
-                };
-                let id = tasks.spawn(task).id();
-                running.insert(id, index);
-                lanes.started(id, tokio::time::Instant::now(), false);
-            }
+            Ok((id, ended)) => run.host_ended(id, ended, cancel, &mut done),
+            Err(error) => run.host_panicked(error, cancel),
         }
     }
-    if let Some(failed) = failed {
+    if let Some(failed) = run.failed {
         return Err(failed);
     }
     if !cancel.is_cancelled() {
-        // Logins that answered after their capture gave up: their sessions are deleted
-        // first, within the grace a host's own logout has (a login that never answers is
-        // not waited for).
-        let deleted = super::redfish::client::abandoned_sessions_deleted();
-        let grace = tokio::time::Instant::now() + super::redfish::LOGOUT_GRACE;
-        let _ = tokio::time::timeout_at(grace.min(latest_end), deleted).await;
+        abandoned_sessions_deleted(run.latest_end).await;
     }
     Ok(())
+}
+
+/// Ends once the sessions of logins that answered after their capture gave up are deleted,
+/// within the grace a host's own logout has (a login that never answers is not waited for)
+/// and never past `latest_end`, when the latest host's deadline and grace are up.
+async fn abandoned_sessions_deleted(latest_end: tokio::time::Instant) {
+    let deleted = super::redfish::client::abandoned_sessions_deleted();
+    let grace = tokio::time::Instant::now() + super::redfish::LOGOUT_GRACE;
+    let _ = tokio::time::timeout_at(grace.min(latest_end), deleted).await;
+}
+
+/// What [`capture_hosts`] keeps while it runs: the order hosts start in, the lanes and the
+/// looks ahead, the hosts' tasks, and why the run ends early, if it does.
+struct Run<W: HostWork, E> {
+    work: Arc<W>,
+    /// How long each host took in the last run, if known.
+    last: Vec<Option<Duration>>,
+    /// The order to start hosts in, and whether each was slow in the last run.
+    order: Vec<(usize, bool)>,
+    lanes: slow_lane::Lanes,
+    probes: root_probes::RootProbes,
+    started_yet: Vec<bool>,
+    tasks: JoinSet<Ended<W::Done>>,
+    /// When the latest host's deadline and session grace are up.
+    latest_end: tokio::time::Instant,
+    running: HashMap<tokio::task::Id, usize>,
+    /// The hosts whose task panicked, whose result is being made by a task of its own.
+    panicked: Vec<usize>,
+    /// The place in `order` of the next host to start.
+    next: usize,
+    failed: Option<HostsError<E>>,
+    forward: Forward,
+    blocking: Blocking,
+}
+
+impl<W: HostWork, E> Run<W, E> {
+    /// No host started yet.
+    fn new(work: Arc<W>, concurrency: usize, forward: Forward) -> Self {
+        let last: Vec<Option<Duration>> = (0..work.hosts()).map(|i| work.last_took(i)).collect();
+        let order = slow_lane::plan(&last);
+        Run {
+            started_yet: vec![false; order.len()],
+            work,
+            last,
+            order,
+            lanes: slow_lane::Lanes::new(concurrency),
+            probes: root_probes::RootProbes::new(concurrency),
+            tasks: JoinSet::new(),
+            latest_end: tokio::time::Instant::now(),
+            running: HashMap::new(),
+            panicked: Vec::new(),
+            next: 0,
+            failed: None,
+            forward,
+            blocking: Blocking::new(),
+        }
+    }
+
+    /// Starts the looks ahead there is room for, at the hosts not started yet that the last
+    /// run says nothing of.
+    fn start_probes(&mut self, now: tokio::time::Instant) {
+        let (started_yet, last) = (&self.started_yet, &self.last);
+        let wanted = |index: usize| !started_yet[index] && last[index].is_none();
+        while let Some(index) = self.probes.next_to_look(&self.order, self.next, wanted) {
+            let look = look(Arc::clone(&self.work), index, &self.blocking);
+            self.probes.start(index, look, now);
+        }
+    }
+
+    /// Starts hosts while their lane has room: a host found slow by its look first, then
+    /// the next in order.
+    fn start_hosts(&mut self, now: tokio::time::Instant, started: &mut impl FnMut(&HostName)) {
+        loop {
+            while self.next < self.order.len() && self.started_yet[self.order[self.next].0] {
+                self.next += 1;
+            }
+            // A host found slow by its look starts first; one slow in the last run in its
+            // turn. Either starts aside while there is room there.
+            let (index, slow, found) = match self.probes.first_slow() {
+                Some(index) => (index, true, true),
+                None if self.next < self.order.len() => {
+                    let (index, slow) = self.order[self.next];
+                    (index, slow, false)
+                }
+                None => break,
+            };
+            let aside = slow && self.lanes.has_room_aside();
+            if !aside && !self.lanes.has_room() {
+                break;
+            }
+            if !found {
+                self.next += 1;
+            }
+            self.started_yet[index] = true;
+            started(self.work.host(index));
+            let look = self.probes.take(index);
+            let task = host_task(
+                Arc::clone(&self.work),
+                index,
+                self.forward.clone(),
+                look,
+                self.blocking.clone(),
+            );
+            let id = self.tasks.spawn(task).id();
+            self.running.insert(id, index);
+            self.lanes.started(id, now, aside);
+        }
+    }
+
+    /// A host's task ended: its result goes to `done`, unless the run already failed. A
+    /// result `done` refuses fails the run and fires `cancel`.
+    fn host_ended(
+        &mut self,
+        id: tokio::task::Id,
+        ended: Ended<W::Done>,
+        cancel: &Cancel,
+        done: &mut impl FnMut(usize, W::Done, Duration) -> Result<(), E>,
+    ) {
+        let Ended {
+            index,
+            result,
+            took,
+            end,
+        } = ended;
+        self.running.remove(&id);
+        self.lanes.ended(id, Some(took));
+        self.latest_end = self.latest_end.max(end);
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(error) = done(index, result, took) {
+            cancel.cancel();
+            self.failed = Some(HostsError::Done(error));
+        }
+    }
+
+    /// A task that panicked (or was aborted): the host gets a result saying so, made by a
+    /// task of its own like any other; the run goes on.
+    fn host_panicked(&mut self, error: tokio::task::JoinError, cancel: &Cancel) {
+        self.lanes.ended(error.id(), None);
+        let Some(index) = self.running.remove(&error.id()) else {
+            return;
+        };
+        let why = panic_text(error);
+        if self.panicked.contains(&index) {
+            // Even making its result panicked: nothing can be said of the host.
+            cancel.cancel();
+            self.failed.get_or_insert(HostsError::Panicked {
+                host: self.work.host(index).clone(),
+                message: why,
+            });
+            return;
+        }
+        self.panicked.push(index);
+        let (work, blocking) = (Arc::clone(&self.work), self.blocking.clone());
+        let task = async move {
+            let result = blocking.run(move || work.panicked(index, why)).await;
+            let (took, end) = (Duration::ZERO, tokio::time::Instant::now());
+            Ended {
+                index,
+                result,
+                took,
+                end,
+            }
+        };
+        let id = self.tasks.spawn(task).id();
+        self.running.insert(id, index);
+        self.lanes.started(id, tokio::time::Instant::now(), false);
+    }
 }
 
 /// A host task's end: the host, its result, how long it took, and when its deadline and the

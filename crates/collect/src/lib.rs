@@ -52,6 +52,28 @@ pub enum SourceKind {
 }
 
 impl SourceKind {
+    /// Every kind, in the order messages list them: what `KIND=LOCATION` accepts, and the one
+    /// list every message naming the kinds is made from.
+    pub const ALL: [SourceKind; 5] = [
+        SourceKind::Redfish,
+        SourceKind::Windows,
+        SourceKind::Linux,
+        SourceKind::Esxi,
+        SourceKind::Lldp,
+    ];
+
+    /// The kind named `name` on the command line, if any.
+    pub fn named(name: &str) -> Option<SourceKind> {
+        SourceKind::ALL
+            .into_iter()
+            .find(|kind| kind.as_str() == name)
+    }
+
+    /// The names of [`Self::ALL`], comma separated: `redfish, windows, linux, esxi, lldp`.
+    pub fn names() -> String {
+        SourceKind::ALL.map(SourceKind::as_str).join(", ")
+    }
+
     /// The name used on the command line and in snapshots.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -94,7 +116,7 @@ pub enum BadSource {
     #[error("{0:?}: expected KIND=LOCATION, e.g. esxi=ssh://root@esx01")]
     Shape(String),
     /// An unknown kind.
-    #[error("{0:?}: unknown source kind (known: redfish, windows, linux, esxi)")]
+    #[error("{0:?}: unknown source kind (known: {known})", known = SourceKind::names())]
     Kind(String),
     /// A bad command location.
     #[error(transparent)]
@@ -113,16 +135,18 @@ impl SourceSpec {
         let (kind, location) = text
             .split_once('=')
             .ok_or_else(|| BadSource::Shape(redact_userinfo(text)))?;
+        let Some(kind) = SourceKind::named(kind) else {
+            return Err(BadSource::Kind(redact_userinfo(kind)));
+        };
         match kind {
-            "redfish" => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
-            "windows" => Ok(SourceSpec::Windows(Location::parse(location)?)),
-            "linux" => Ok(SourceSpec::Linux(Location::parse(location)?)),
-            "esxi" => match vcenter::VcenterLocation::parse(location) {
+            SourceKind::Redfish => Ok(SourceSpec::Redfish(RedfishLocation::parse(location)?)),
+            SourceKind::Windows => Ok(SourceSpec::Windows(Location::parse(location)?)),
+            SourceKind::Linux => Ok(SourceSpec::Linux(Location::parse(location)?)),
+            SourceKind::Esxi => match vcenter::VcenterLocation::parse(location) {
                 Some(vcenter) => Ok(SourceSpec::EsxiVcenter(vcenter?)),
                 None => Ok(SourceSpec::Esxi(Location::parse(location)?)),
             },
-            "lldp" => Ok(SourceSpec::Lldp(Location::parse(location)?)),
-            other => Err(BadSource::Kind(redact_userinfo(other))),
+            SourceKind::Lldp => Ok(SourceSpec::Lldp(Location::parse(location)?)),
         }
     }
 

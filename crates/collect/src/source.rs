@@ -1,5 +1,5 @@
 //! One source: the trait every kind implements, the one result type it returns, and the
-//! typed error its record carries. Command-based kinds (windows, linux, esxi) share
+//! typed error its record carries. Command-based kinds (windows, linux, esxi, lldp) share
 //! [`CommandSource`]: their transports are synchronous, so a whole read runs on tokio's
 //! blocking pool and never stalls the runtime that drives the BMCs.
 
@@ -119,7 +119,8 @@ fn problems_text(problems: &[String], more: usize) -> String {
 /// The reader of a command-based kind: a transport in, facts out.
 pub type Reader = fn(&dyn CommandTransport) -> SourceCapture;
 
-/// A source read by commands over a transport: windows, linux or esxi at a [`Location`].
+/// A source read by commands over a transport: windows, linux, esxi or lldp at a
+/// [`Location`].
 #[derive(Debug, Clone, Copy)]
 pub struct CommandSource<'a> {
     kind: SourceKind,
@@ -457,6 +458,27 @@ mod tests {
             }
             .to_string(),
             "https://bmc: login refused (HTTP 401)"
+        );
+    }
+
+    #[test]
+    fn every_kind_is_known_by_name_and_in_each_message() {
+        use crate::{BadSource, SourceSpec};
+        for kind in SourceKind::ALL {
+            assert_eq!(SourceKind::named(kind.as_str()), Some(kind));
+            let location = match kind {
+                SourceKind::Redfish => "mockup:recorded",
+                _ => "dir:recorded",
+            };
+            let spec = SourceSpec::parse(&format!("{kind}={location}")).unwrap();
+            assert_eq!(spec.kind(), kind);
+        }
+        assert_eq!(SourceKind::names(), "redfish, windows, linux, esxi, lldp");
+        let unknown = SourceSpec::parse("bmc=dir:recorded").unwrap_err();
+        assert!(matches!(unknown, BadSource::Kind(_)));
+        assert_eq!(
+            unknown.to_string(),
+            "\"bmc\": unknown source kind (known: redfish, windows, linux, esxi, lldp)"
         );
     }
 }

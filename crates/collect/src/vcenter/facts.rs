@@ -35,6 +35,31 @@ const NMP_POLICIES: [&str; 2] = [
 /// property.
 pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
     let mut facts = Facts::new();
+    let mut errors = answer_errors(host_name, host);
+    product_facts(host_name, host, &mut facts, &mut errors);
+    let (Some(luns), Some(scsi_luns)) = (&host.luns, &host.scsi_luns) else {
+        for property in [
+            "config.storageDevice.multipathInfo",
+            "config.storageDevice.scsiLun",
+        ] {
+            let absent = if property.ends_with("multipathInfo") {
+                host.luns.is_none()
+            } else {
+                host.scsi_luns.is_none()
+            };
+            if absent && !said_twice(host, property) && !said_twice(host, "config.storageDevice") {
+                errors.push(missing(host_name, property));
+            }
+        }
+        return (facts, errors);
+    };
+    let api = host.product.as_ref().and_then(|p| p.api_version.as_deref());
+    storage_facts(host_name, api, luns, scsi_luns, &mut facts, &mut errors);
+    (facts, errors)
+}
+
+/// What the vCenter's answer says it could not read, gave malformed or gave twice.
+fn answer_errors(host_name: &str, host: &Host) -> Vec<String> {
     let mut errors: Vec<String> = host
         .missing
         .iter()
@@ -52,8 +77,21 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
             .iter()
             .map(|property| format!("host {host_name}: {property}: {TWICE}")),
     );
-    let said_twice = |property: &str| host.repeated.iter().any(|r| r == property);
-    let missing = |property: &str| format!("host {host_name}: the vCenter gave no {property}");
+    errors
+}
+
+/// Whether the vCenter gave `property` of `host` more than once (an error said already).
+fn said_twice(host: &Host, property: &str) -> bool {
+    host.repeated.iter().any(|r| r == property)
+}
+
+/// That the vCenter gave no `property` of host `host_name`.
+fn missing(host_name: &str, property: &str) -> String {
+    format!("host {host_name}: the vCenter gave no {property}")
+}
+
+/// `config.product`: the host's ESXi version and build.
+fn product_facts(host_name: &str, host: &Host, facts: &mut Facts, errors: &mut Vec<String>) {
     match &host.product {
         Some(product) if !product.repeated.is_empty() => {
             errors.extend(
@@ -64,47 +102,41 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
             );
         }
         Some(product) if !product.version.is_empty() => {
-            set_fact(
-                &mut facts,
-                "host/esxi/version",
-                product.version.as_str().into(),
-            );
+            set_fact(facts, "host/esxi/version", product.version.as_str().into());
             let build: String = product.build.chars().filter(char::is_ascii_digit).collect();
             if !build.is_empty() {
-                set_fact(&mut facts, "host/esxi/build", build.into());
+                set_fact(facts, "host/esxi/build", build.into());
             }
         }
-        _ if said_twice("config.product") => {}
-        _ => errors.push(missing("config.product (version)")),
+        _ if said_twice(host, "config.product") => {}
+        _ => errors.push(missing(host_name, "config.product (version)")),
     }
-    let (Some(luns), Some(scsi_luns)) = (&host.luns, &host.scsi_luns) else {
-        for property in [
-            "config.storageDevice.multipathInfo",
-            "config.storageDevice.scsiLun",
-        ] {
-            let absent = if property.ends_with("multipathInfo") {
-                host.luns.is_none()
-            } else {
-                host.scsi_luns.is_none()
-            };
-            if absent && !said_twice(property) && !said_twice("config.storageDevice") {
-                errors.push(missing(property));
-            }
-        }
-        return (facts, errors);
-    };
-    let api = host.product.as_ref().and_then(|p| p.api_version.as_deref());
+}
+
+/// The facts of each logical unit of `luns` with its SCSI LUN of `scsi_luns`, on a host of
+/// vSphere API `api`; a unit whose SCSI LUN or device is ambiguous, or which is incomplete,
+/// is not read.
+fn storage_facts(
+    host_name: &str,
+    api: Option<&str>,
+    luns: &[LogicalUnit],
+    scsi_luns: &[ScsiLun],
+    facts: &mut Facts,
+    errors: &mut Vec<String>,
+) {
     let mut by_key: BTreeMap<&str, Vec<&ScsiLun>> = BTreeMap::new();
     for scsi in scsi_luns {
         by_key.entry(scsi.key.as_str()).or_default().push(scsi);
     }
-    let mut units: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut shared = Shared {
+        units: BTreeMap::new(),
+        devices: by_device(luns, &by_key),
+        ambiguous: BTreeSet::new(),
+        ambiguous_devices: BTreeSet::new(),
+    };
     for lun in luns {
-        *units.entry(lun.scsi_lun.as_str()).or_default() += 1;
+        *shared.units.entry(lun.scsi_lun.as_str()).or_default() += 1;
     }
-    let devices = by_device(luns, &by_key);
-    let mut ambiguous: BTreeSet<&str> = BTreeSet::new();
-    let mut ambiguous_devices: BTreeSet<String> = BTreeSet::new();
     for lun in luns {
         let Some(listed) = by_key.get(lun.scsi_lun.as_str()) else {
             errors.push(format!(
@@ -122,58 +154,13 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
         let told = |property: &str, what: &str| {
             format!("host {host_name}: {device}: config.storageDevice.{property}: {what}")
         };
-        // One error per device, however many logical units name it.
-        if listed.len() > 1 {
-            if ambiguous.insert(lun.scsi_lun.as_str()) {
-                errors.push(told(
-                    "scsiLun",
-                    &format!("the SCSI LUN {:?} {TWICE}", lun.scsi_lun),
-                ));
-            }
+        if let Some(error) = shared.check(lun, listed) {
+            errors.extend(error.map(|(property, what)| told(property, &what)));
             continue;
         }
-        if units[lun.scsi_lun.as_str()] > 1 {
-            if ambiguous.insert(lun.scsi_lun.as_str()) {
-                errors.push(told(
-                    "multipathInfo",
-                    &format!("a logical unit (its policy) {TWICE}"),
-                ));
-            }
-            continue;
-        }
-        // Facts are written by device, not by key: a second SCSI LUN for the device would
-        // overwrite the first's facts, or mix them, so neither is read.
-        let segment = path_segment(&scsi.canonical_name);
-        if let Some(named) = devices.get(&segment).filter(|named| named.len() > 1) {
-            if ambiguous_devices.insert(segment) {
-                errors.push(told(
-                    "scsiLun",
-                    &format!("{} are one device, {TWICE}", scsi_luns_named(named)),
-                ));
-            }
-            continue;
-        }
-        if !lun.repeated.is_empty() || !scsi.repeated.is_empty() {
-            for element in &lun.repeated {
-                errors.push(told("multipathInfo", &format!("{element} {TWICE}")));
-            }
-            for element in &scsi.repeated {
-                errors.push(told("scsiLun", &format!("{element} {TWICE}")));
-            }
-            continue;
-        }
-        if scsi.canonical_name.is_empty() || lun.policy.is_empty() {
-            errors.push(format!(
-                "host {host_name}: the logical unit {:?} has no canonical name or no path selection policy",
-                lun.id
-            ));
-            continue;
-        }
-        if lun.policy_type != HPP_POLICY && !NMP_POLICIES.contains(&lun.policy_type.as_str()) {
-            errors.push(format!(
-                "host {host_name}: the logical unit {} has a policy of type {:?}, which names neither native multipathing nor the High Performance Plugin",
-                scsi.canonical_name, lun.policy_type
-            ));
+        let unreadable = unreadable(host_name, lun, scsi, told);
+        if !unreadable.is_empty() {
+            errors.extend(unreadable);
             continue;
         }
         if !scsi.reserved_given
@@ -181,9 +168,90 @@ pub fn host_facts(host_name: &str, host: &Host) -> (Facts, Vec<String>) {
         {
             errors.push(told("scsiLun", &why));
         }
-        lun_facts(lun, scsi, &mut facts);
+        lun_facts(lun, scsi, facts);
     }
-    (facts, errors)
+}
+
+/// What makes a logical unit one of several for its SCSI LUN or device: none of them is read.
+struct Shared<'a> {
+    /// How many logical units name each SCSI LUN.
+    units: BTreeMap<&'a str, usize>,
+    /// The SCSI LUNs of each device ([`by_device`]).
+    devices: BTreeMap<String, BTreeMap<&'a str, &'a str>>,
+    /// The SCSI LUNs already said to be ambiguous.
+    ambiguous: BTreeSet<&'a str>,
+    /// The devices already said to be ambiguous.
+    ambiguous_devices: BTreeSet<String>,
+}
+
+impl<'a> Shared<'a> {
+    /// `None` when `lun`, whose SCSI LUN is `listed` (first), is the one of its SCSI LUN and
+    /// device; else `Some`, with the property and what is wrong the first time its SCSI
+    /// LUN or device is found (one error per device, however many logical units name it).
+    fn check(
+        &mut self,
+        lun: &'a LogicalUnit,
+        listed: &[&ScsiLun],
+    ) -> Option<Option<(&'static str, String)>> {
+        let key = lun.scsi_lun.as_str();
+        if listed.len() > 1 {
+            let first = self.ambiguous.insert(key);
+            return Some(first.then(|| ("scsiLun", format!("the SCSI LUN {key:?} {TWICE}"))));
+        }
+        if self.units[key] > 1 {
+            let first = self.ambiguous.insert(key);
+            return Some(first.then(|| {
+                (
+                    "multipathInfo",
+                    format!("a logical unit (its policy) {TWICE}"),
+                )
+            }));
+        }
+        // Facts are written by device, not by key: a second SCSI LUN for the device would
+        // overwrite the first's facts, or mix them, so neither is read.
+        let segment = path_segment(&listed[0].canonical_name);
+        let named = self.devices.get(&segment).filter(|named| named.len() > 1)?;
+        let error = format!("{} are one device, {TWICE}", scsi_luns_named(named));
+        Some(
+            self.ambiguous_devices
+                .insert(segment)
+                .then_some(("scsiLun", error)),
+        )
+    }
+}
+
+/// Why a logical unit and its SCSI LUN cannot be read: an element given twice, no canonical
+/// name or policy, a policy of neither NMP nor HPP. Empty: they can.
+fn unreadable(
+    host_name: &str,
+    lun: &LogicalUnit,
+    scsi: &ScsiLun,
+    told: impl Fn(&str, &str) -> String,
+) -> Vec<String> {
+    if !lun.repeated.is_empty() || !scsi.repeated.is_empty() {
+        let units = lun
+            .repeated
+            .iter()
+            .map(|element| told("multipathInfo", &format!("{element} {TWICE}")));
+        let scsi = scsi
+            .repeated
+            .iter()
+            .map(|element| told("scsiLun", &format!("{element} {TWICE}")));
+        return units.chain(scsi).collect();
+    }
+    if scsi.canonical_name.is_empty() || lun.policy.is_empty() {
+        return vec![format!(
+            "host {host_name}: the logical unit {:?} has no canonical name or no path selection policy",
+            lun.id
+        )];
+    }
+    if lun.policy_type != HPP_POLICY && !NMP_POLICIES.contains(&lun.policy_type.as_str()) {
+        return vec![format!(
+            "host {host_name}: the logical unit {} has a policy of type {:?}, which names neither native multipathing nor the High Performance Plugin",
+            scsi.canonical_name, lun.policy_type
+        )];
+    }
+    Vec::new()
 }
 
 /// The SCSI LUNs the logical units name, key to canonical name, by the fact-path segment of

@@ -27,17 +27,18 @@
 //! be well formed like the rest. Only the remote one becomes facts.
 
 mod adapters;
+mod gap;
 mod item;
 mod qos;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use serde_json::Value;
 
 use crate::lines::ParseError;
 use crate::nic::port_key;
 use driftgate_snapshot::{Facts, path_segment};
+pub use gap::Gap;
 use item::{section, shown};
 
 /// The schema id the collector writes.
@@ -63,27 +64,6 @@ pub enum DocumentError {
     /// Another schema id.
     #[error("schema is {0:?}, expected {SCHEMA:?} (output of examples/collectors/windows-qos.ps1)")]
     Schema(String),
-}
-
-/// Something the document lacks or has of the wrong type: where, and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Gap {
-    /// The section (`AdapterQos`), with the element's index when it is about one element.
-    pub section: String,
-    /// The adapter the element is about, when known.
-    pub adapter: Option<String>,
-    /// What is wrong and what was expected.
-    pub message: String,
-}
-
-impl fmt::Display for Gap {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.section)?;
-        if let Some(adapter) = &self.adapter {
-            write!(f, " (adapter {adapter:?})")?;
-        }
-        write!(f, ": {}", self.message)
-    }
 }
 
 /// `Strict 0, CBS 1, ETS 2` (numbers or names) → `strict`, `cbs`, `ets`.

@@ -60,12 +60,15 @@
 //! contradiction: the real X722 answer above has QoS enabled and both capability objects
 //! null.)
 //!
-//! The lines are read here (prompts, `Key : value` fields, the end of each record); a field's
-//! meaning and the record's wholeness in `record.rs`; the tables below a field in `table.rs`,
-//! one module per table's rows.
+//! The lines are read here (prompts, `Key : value` fields, the end of each record), how a line
+//! prints in `format_list.rs`; what a record holds in `adapter.rs`; a field's meaning and the
+//! record's wholeness in `record.rs`; the tables below a field in `table.rs`, one module per
+//! table's rows.
 
+mod adapter;
 mod capabilities;
 mod classifications;
+mod format_list;
 mod prompt;
 mod qos_flow_control;
 mod record;
@@ -75,16 +78,13 @@ mod tests;
 mod traffic_classes;
 
 use crate::lines::{ParseError, numbered_lines};
+use adapter::AdapterText;
 use driftgate_snapshot::{FactPath, Facts};
+use format_list::{error, key_value};
 use prompt::{Pending, View, prompt};
 use qos_flow_control::host_flow_control_header;
-use record::{AdapterText, field, write_adapter};
-use table::Table;
-
-/// A parse error at `line`.
-fn error(line: usize, message: impl Into<String>) -> ParseError {
-    ParseError::at(line, message)
-}
+use record::{field, write_adapter};
+use table::{Table, TableLines};
 
 /// The paste read so far: the adapters, the open record and table, the last prompt.
 #[derive(Debug, Default)]
@@ -140,7 +140,7 @@ impl Parser {
         }
         self.pending = None;
         self.last = number;
-        if self.table_line(number, trimmed)? {
+        if self.tables().line(number, trimmed)? {
             if let Some(adapter) = self.current.as_mut() {
                 adapter.last = number;
             }
@@ -191,6 +191,20 @@ impl Parser {
         Ok(())
     }
 
+    /// The open table, to feed a line to or to end.
+    fn tables(&mut self) -> TableLines<'_> {
+        TableLines {
+            table: &mut self.table,
+            current: &mut self.current,
+            host_pfc: &mut self.host_pfc,
+        }
+    }
+
+    /// The open table ends at `number`: it must be whole ([`TableLines::end`]).
+    fn end_table(&mut self, number: usize) -> Result<(), ParseError> {
+        self.tables().end(number)
+    }
+
     /// The open record ends; `followed` as in [`AdapterText::finish`].
     fn end_adapter(&mut self, followed: bool) -> Result<(), ParseError> {
         if let Some(mut adapter) = self.current.take() {
@@ -232,15 +246,4 @@ impl Parser {
         }
         Ok((facts, names))
     }
-}
-
-/// `Key : value` with a key of letters (and the `NumTCs(Max/ETS/PFC)` punctuation).
-fn key_value(line: &str) -> Option<(&str, &str)> {
-    let (key, value) = line.split_once(':')?;
-    let key = key.trim();
-    let valid = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '(' | ')' | '/'));
-    valid.then(|| (key, value.trim()))
 }

@@ -3,7 +3,8 @@
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{ParseError, from_json, key_line, says_unsupported};
+use super::output::{from_json, key_line, says_unsupported};
+use crate::lines::ParseError;
 
 /// Priorities and traffic classes of IEEE 802.1Q: dcb prints one array entry for each.
 const EIGHT: usize = 8;

@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{ParseError, from_json, non_empty};
+use super::output::{from_json, non_empty};
+use crate::lines::ParseError;
 
 /// One device of `devlink -j dev info`. Version keys (`fw.mgmt.api`) contain dots and are kept
 /// whole.

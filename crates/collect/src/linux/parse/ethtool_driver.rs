@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{ParseError, key_value, numbered_lines, require_output};
+use super::output::{key_value, require_output};
+use crate::lines::{ParseError, numbered_lines};
 
 /// Driver and firmware identity from `ethtool -i IF`.
 #[derive(Debug, Clone, PartialEq, Eq)]

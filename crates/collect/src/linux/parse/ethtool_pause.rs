@@ -2,9 +2,8 @@
 
 use serde::Deserialize;
 
-use super::{
-    ParseError, from_json, key_value, numbered_lines, on_off, require_output, says_unsupported,
-};
+use super::output::{from_json, key_value, on_off, require_output, says_unsupported};
+use crate::lines::{ParseError, numbered_lines};
 
 /// Whether `ethtool`'s stderr says the device lacks the queried feature (`netlink error:
 /// Operation not supported`, or the ioctl path's `Cannot get …: Operation not supported`).

@@ -2,7 +2,8 @@
 
 use serde::Deserialize;
 
-use super::{ParseError, from_json, non_empty};
+use super::output::{from_json, non_empty};
+use crate::lines::ParseError;
 
 /// A network interface from `ip -j -d link show`.
 #[derive(Debug, Clone, PartialEq, Eq)]

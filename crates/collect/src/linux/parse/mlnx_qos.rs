@@ -1,6 +1,7 @@
 //! Mellanox `mlnx_qos -i IF`: who runs DCBX, trust state, PFC and traffic classes.
 
-use super::{ParseError, key_value, numbered_lines, require_output};
+use super::output::{key_value, require_output};
+use crate::lines::{ParseError, numbered_lines};
 use driftgate_model::DcbxControl;
 
 /// One traffic class line of `mlnx_qos` with the priorities mapped to it.

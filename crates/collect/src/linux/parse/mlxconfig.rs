@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{ParseError, key_value, non_empty, numbered_lines, require_output};
+use super::output::{key_value, non_empty, require_output};
+use crate::lines::{ParseError, numbered_lines};
 
 /// One parameter of `mlxconfig query`. Values keep the text before the parentheses:
 /// `True(1)` → `True`, `ALL(2)` → `ALL`, `0` → `0`.

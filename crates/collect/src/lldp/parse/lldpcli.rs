@@ -7,8 +7,9 @@
 use serde_json::{Map, Value};
 
 use super::lldptool::MAX_STRING;
+use super::received::{Received, dialect, id_subtype, normalized_id};
 use super::tlv::{self, Qaz};
-use super::{ParseError, Received, dialect, id_subtype, normalized_id};
+use crate::lines::ParseError;
 use crate::peer::{LldpId, Neighbour, PeerDcb};
 use driftgate_snapshot::{UniqueKeysError, parse_unique};
 

@@ -15,7 +15,8 @@
 
 use driftgate_model::AppSelector;
 
-use super::{ParseError, Received, dialect, id_subtype, normalized_id, unbalanced};
+use super::received::{Received, dialect, id_subtype, normalized_id, unbalanced};
+use crate::lines::ParseError;
 use crate::lines::numbered_lines;
 use crate::nic::DcbTables;
 use crate::peer::{AppEntry, Ets, LldpId, Neighbour, PeerDcb, Pfc};
@@ -113,6 +114,9 @@ pub(super) const MAX_STRING: usize = 255;
 /// (its length is 9 bits), and lldptool prints no line without one.
 const MAX_LINES: usize = 511;
 
+/// The TLVs an LLDPDU starts with, in their order.
+const MANDATORY: [&str; 3] = ["Chassis ID TLV", "Port ID TLV", "Time to Live TLV"];
+
 /// Parses the whole listing of one port: `Ok(None)` when it is empty (no neighbour). The
 /// blocks are read one at a time and the first that breaks a rule ends the parse, so a listing
 /// of 200,000 TLVs costs no more memory than its text.
@@ -120,25 +124,20 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let mandatory = ["Chassis ID TLV", "Port ID TLV", "Time to Live TLV"];
-    let mut neighbour = Neighbour::default();
-    let mut ttl = None;
-    let mut dcb = PeerDcb::default();
-    let (mut ieee, mut cee) = (false, false);
+    let mut listing = Listing::default();
     let mut given: Vec<&str> = Vec::new();
     let mut last: Option<(usize, &str)> = None;
-    let mut end: Option<usize> = None;
     let mut count = 0;
     for (index, block) in blocks(text).enumerate() {
         count = index + 1;
         let block = block?;
-        if let Some(end) = end {
+        if let Some(end) = listing.end {
             return Err(ParseError::at(
                 end,
                 "`End of LLDPDU TLV` before the last TLV",
             ));
         }
-        if let Some(header) = mandatory.get(index)
+        if let Some(header) = MANDATORY.get(index)
             && block.header != *header
         {
             return Err(ParseError::at(
@@ -154,73 +153,108 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
         if block.last && block.header != "End of LLDPDU TLV" {
             break;
         }
-        if ONCE.contains(&block.header) {
-            if given.contains(&block.header) {
-                return Err(ParseError::at(
-                    block.line,
-                    format!(
-                        "a second {}: IEEE 802.1AB allows one in an LLDPDU, so which one holds is not known",
-                        block.header
-                    ),
-                ));
-            }
-            given.push(block.header);
+        once(&block, &mut given)?;
+        string_length(&block)?;
+        listing.read(&block)?;
+    }
+    listing.finish(last, count)
+}
+
+/// A TLV of [`ONCE`] given a second time is an error; else it is noted in `given`.
+fn once<'a>(block: &Block<'a>, given: &mut Vec<&'a str>) -> Result<(), ParseError> {
+    if ONCE.contains(&block.header) {
+        if given.contains(&block.header) {
+            return Err(ParseError::at(
+                block.line,
+                format!(
+                    "a second {}: IEEE 802.1AB allows one in an LLDPDU, so which one holds is not known",
+                    block.header
+                ),
+            ));
         }
-        if STRINGS.contains(&block.header) {
-            // An id is printed after its subtype (`Local: `), which is no octet of it.
-            let id = block.header.ends_with("ID TLV");
-            let octets: usize = block
-                .body
-                .iter()
-                .map(|(_, line)| match line.split_once(": ") {
-                    Some((_, value)) if id => value.len(),
-                    _ => line.len(),
-                })
-                .sum();
-            if octets > MAX_STRING {
-                return Err(ParseError::at(
-                    block.line,
-                    format!(
-                        "{} holds {octets} bytes, more than the {MAX_STRING} IEEE 802.1AB allows",
-                        block.header
-                    ),
-                ));
-            }
-        }
+        given.push(block.header);
+    }
+    Ok(())
+}
+
+/// A string TLV of [`STRINGS`] longer than [`MAX_STRING`] octets is an error.
+fn string_length(block: &Block<'_>) -> Result<(), ParseError> {
+    if !STRINGS.contains(&block.header) {
+        return Ok(());
+    }
+    // An id is printed after its subtype (`Local: `), which is no octet of it.
+    let id = block.header.ends_with("ID TLV");
+    let octets: usize = block
+        .body
+        .iter()
+        .map(|(_, line)| match line.split_once(": ") {
+            Some((_, value)) if id => value.len(),
+            _ => line.len(),
+        })
+        .sum();
+    if octets > MAX_STRING {
+        return Err(ParseError::at(
+            block.line,
+            format!(
+                "{} holds {octets} bytes, more than the {MAX_STRING} IEEE 802.1AB allows",
+                block.header
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// What the blocks of a listing gave so far.
+#[derive(Default)]
+struct Listing {
+    neighbour: Neighbour,
+    ttl: Option<u32>,
+    dcb: PeerDcb,
+    /// Whether an IEEE DCBX TLV was given.
+    ieee: bool,
+    /// Whether a CEE (or CIN) DCBX TLV was given.
+    cee: bool,
+    /// The line of `End of LLDPDU TLV`, once given.
+    end: Option<usize>,
+}
+
+impl Listing {
+    /// Reads one block's TLV into what the listing gave.
+    fn read(&mut self, block: &Block<'_>) -> Result<(), ParseError> {
         match block.header {
-            "Chassis ID TLV" => neighbour.chassis_id = Some(id(&block)?),
-            "Port ID TLV" => neighbour.port_id = Some(id(&block)?),
+            "Chassis ID TLV" => self.neighbour.chassis_id = Some(id(block)?),
+            "Port ID TLV" => self.neighbour.port_id = Some(id(block)?),
             "Time to Live TLV" => {
                 let (number, value) = block.single()?;
-                ttl = Some(value.parse::<u16>().map(u32::from).map_err(|_| {
+                self.ttl = Some(value.parse::<u16>().map(u32::from).map_err(|_| {
                     ParseError::at(
                         number,
                         format!("expected the TTL in seconds (0-65535), found {value:?}"),
                     )
                 })?);
             }
-            "System Name TLV" => neighbour.system_name = Some(block.single()?.1.to_owned()),
+            "System Name TLV" => self.neighbour.system_name = Some(block.single()?.1.to_owned()),
             "Port Description TLV" => {
-                neighbour.port_description = Some(block.single()?.1.to_owned())
+                self.neighbour.port_description = Some(block.single()?.1.to_owned())
             }
             "IEEE 8021QAZ ETS Configuration TLV" => {
-                ieee = true;
-                dcb.ets_configuration = Some(ets_configuration(&block)?);
+                self.ieee = true;
+                self.dcb.ets_configuration = Some(ets_configuration(block)?);
             }
             "IEEE 8021QAZ ETS Recommendation TLV" => {
-                ieee = true;
-                dcb.ets_recommendation = Some(ets_recommendation(&block)?);
+                self.ieee = true;
+                self.dcb.ets_recommendation = Some(ets_recommendation(block)?);
             }
             "IEEE 8021QAZ PFC TLV" => {
-                ieee = true;
-                dcb.pfc = Some(pfc(&block)?);
+                self.ieee = true;
+                self.dcb.pfc = Some(pfc(block)?);
             }
             "IEEE 8021QAZ APP TLV" => {
-                ieee = true;
-                dcb.app = Some(app(&block)?);
+                self.ieee = true;
+                self.dcb.app = Some(app(block)?);
             }
-            "End of LLDPDU TLV" => end = Some(block.line),
-            header if header.contains("CEE DCBX") || header.contains("CIN DCBX") => cee = true,
+            "End of LLDPDU TLV" => self.end = Some(block.line),
+            header if header.contains("CEE DCBX") || header.contains("CIN DCBX") => self.cee = true,
             header if header.contains("8021QAZ") || header.contains("DCBX") => {
                 return Err(ParseError::at(
                     block.line,
@@ -233,29 +267,40 @@ pub fn parse_lldptool(text: &str) -> Result<Option<Received>, ParseError> {
             // MAC/PHY, VLANs, LLDP-MED, vendors' own).
             _ => {}
         }
+        Ok(())
     }
-    match last {
-        None => Ok(None),
-        Some((line, _)) if count < mandatory.len() => Err(ParseError::at(
-            line,
-            format!(
-                "expected the {} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found the end of the listing",
-                mandatory[count]
-            ),
-        )),
-        Some((line, header)) if end.is_none() => Err(ParseError::at(
-            line,
-            format!(
-                "the listing ends in the {header} without `End of LLDPDU TLV`: it is cut short"
-            ),
-        )),
-        Some(_) => {
-            dcb.dcbx = Some(dialect(ieee, cee));
-            Ok(Some(Received {
-                neighbour,
-                dcb,
-                ttl,
-            }))
+
+    /// What the listing received, once its `count` blocks are read, the last (`last`: its
+    /// line and header) the one it ends with: an LLDPDU not begun or not ended is an error.
+    fn finish(
+        self,
+        last: Option<(usize, &str)>,
+        count: usize,
+    ) -> Result<Option<Received>, ParseError> {
+        match last {
+            None => Ok(None),
+            Some((line, _)) if count < MANDATORY.len() => Err(ParseError::at(
+                line,
+                format!(
+                    "expected the {} (an LLDPDU starts with Chassis ID, Port ID and Time to Live), found the end of the listing",
+                    MANDATORY[count]
+                ),
+            )),
+            Some((line, header)) if self.end.is_none() => Err(ParseError::at(
+                line,
+                format!(
+                    "the listing ends in the {header} without `End of LLDPDU TLV`: it is cut short"
+                ),
+            )),
+            Some(_) => {
+                let mut dcb = self.dcb;
+                dcb.dcbx = Some(dialect(self.ieee, self.cee));
+                Ok(Some(Received {
+                    neighbour: self.neighbour,
+                    dcb,
+                    ttl: self.ttl,
+                }))
+            }
         }
     }
 }

@@ -92,7 +92,7 @@ pub fn decode(subtype: u8, bytes: &[u8]) -> Result<Option<Qaz>, String> {
 
 /// An ETS TLV's bandwidths (its information bytes 5–12) sum to 100 %.
 fn balanced(subtype: u8, what: &str, bandwidth: &[u8]) -> Result<(), String> {
-    match super::unbalanced(bandwidth) {
+    match super::received::unbalanced(bandwidth) {
         Some(why) => Err(format!("{what} TLV (subtype {subtype}): {why}")),
         None => Ok(()),
     }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Gap;
+use super::gap::Gap;
 
 /// A value for messages, cut to a readable length.
 pub(super) fn shown(value: &Value) -> String {

@@ -1,21 +1,14 @@
 //! The Capabilities table of an adapter record: `MacSecBypass`, `DcbxSupport` and
 //! `NumTCs(Max/ETS/PFC)`, each with a Hardware and a Current value, or all of them blank.
 
-use super::error;
-use super::record::AdapterText;
+use super::adapter::AdapterText;
+use super::format_list::error;
 use crate::lines::ParseError;
 use driftgate_model::DcbxSupport;
 
 /// The Capabilities rows, in the order the format prints them.
 pub(super) const CAPABILITY_ROWS: [&str; 3] =
     ["MacSecBypass", "DcbxSupport", "NumTCs(Max/ETS/PFC)"];
-
-/// One column (Hardware or Current) of the Capabilities table.
-#[derive(Debug, Default)]
-pub(super) struct Column {
-    pub(super) dcbx: Option<DcbxSupport>,
-    pub(super) tcs: Option<[u8; 3]>,
-}
 
 /// The Capabilities table of `adapter` is whole (its last row is `number`): `Some(false)`
 /// when every row is blank (no DCB capability reported), `None` when every row has both

@@ -1,6 +1,6 @@
 //! The rows of a classification table (`Protocol Port/Type Priority`).
 
-use super::error;
+use super::format_list::error;
 use crate::lines::ParseError;
 use crate::peer::AppEntry;
 use crate::windows::remote::{SELECTOR_NAMES, app_entry, prints_value};

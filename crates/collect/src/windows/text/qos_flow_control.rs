@@ -1,7 +1,6 @@
 //! The `Get-NetQosFlowControl` table: the host's PFC priorities, per policy set.
 
-use super::error;
-use super::record::parse_bool;
+use super::format_list::{error, parse_bool};
 use crate::lines::ParseError;
 
 /// `Priority Enabled PolicySet IfIndex IfAlias`, the header of `Get-NetQosFlowControl`.

@@ -2,89 +2,17 @@
 //! Operational and Remote groups), whether it is whole when it ends, and its facts (the
 //! Remote group's as the port's peer's).
 
-use super::capabilities::Column;
-use super::error;
+use super::adapter::{AdapterText, GROUP_KEYS, Scope};
+use super::format_list::{error, parse_bool};
 use super::prompt::View;
 use super::table::Table;
 use super::traffic_classes::{ClassRow, ranges};
 use crate::lines::ParseError;
 use crate::nic::{DcbTables, NicFacts, Side, port_key};
-use crate::peer::AppEntry;
 use crate::windows::remote;
 use driftgate_snapshot::{FactValue, Facts, Scalar};
 
-/// The three lines of an Operational or Remote group, in the order the format prints them.
-const GROUP_KEYS: [&str; 3] = ["TrafficClasses", "FlowControl", "Classifications"];
-
-/// Whose DCB settings a group shows: the adapter's own or its link partner's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Scope {
-    Operational,
-    Remote,
-}
-
-impl Scope {
-    pub(super) fn title(self) -> &'static str {
-        match self {
-            Scope::Operational => "Operational",
-            Scope::Remote => "Remote",
-        }
-    }
-}
-
-/// An Operational or Remote group.
-#[derive(Debug, Default)]
-pub(super) struct Group {
-    /// Line of each of [`GROUP_KEYS`] once seen.
-    pub(super) seen: [Option<usize>; 3],
-    pub(super) classes: Vec<ClassRow>,
-    pub(super) flow_control: Option<Vec<bool>>,
-    /// The classification table's rows; `None` when it is Not Available.
-    pub(super) classifications: Option<Vec<AppEntry>>,
-}
-
-/// One adapter's record as read so far.
-#[derive(Debug)]
-pub(super) struct AdapterText {
-    pub(super) name: String,
-    /// Line of `Name`.
-    pub(super) line: usize,
-    /// Last line that belonged to the record.
-    pub(super) last: usize,
-    pub(super) enabled: Option<bool>,
-    /// Line of `Capabilities` and whether its table was whole.
-    pub(super) capabilities: Option<(usize, bool)>,
-    /// Line of `Enabled`.
-    pub(super) enabled_at: usize,
-    /// Which view printed the record, from the prompt above it.
-    pub(super) view: View,
-    /// Lines of the Capabilities rows printed with both values blank.
-    pub(super) blank_rows: Vec<usize>,
-    /// `Some(false)` once a whole Capabilities table turned out blank on every row: the
-    /// adapter reports no DCB capability.
-    pub(super) dcb_reported: Option<bool>,
-    /// Hardware, Current.
-    pub(super) columns: [Column; 2],
-    pub(super) groups: [Group; 2],
-}
-
 impl AdapterText {
-    pub(super) fn new(name: &str, line: usize, view: View) -> Self {
-        AdapterText {
-            name: name.to_owned(),
-            line,
-            last: line,
-            enabled: None,
-            capabilities: None,
-            enabled_at: 0,
-            view,
-            blank_rows: Vec::new(),
-            dcb_reported: None,
-            columns: [Column::default(), Column::default()],
-            groups: [Group::default(), Group::default()],
-        }
-    }
-
     /// The record is over: it must hold everything the format always prints. `followed`:
     /// more output came after it (another record, a prompt, another table), so it was not
     /// cut at the end of the paste.
@@ -187,8 +115,15 @@ pub(super) fn field(
     value: &str,
     number: usize,
 ) -> Result<Option<Table>, ParseError> {
-    let group_key = key
-        .strip_prefix("Operational")
+    match group_key(key) {
+        Some((scope, index)) => group_field(adapter, key, value, number, scope, index),
+        None => adapter_field(adapter, key, value, number),
+    }
+}
+
+/// The scope of an `Operational*` or `Remote*` key and its place in [`GROUP_KEYS`].
+fn group_key(key: &str) -> Option<(Scope, usize)> {
+    key.strip_prefix("Operational")
         .map(|rest| (Scope::Operational, rest))
         .or_else(|| key.strip_prefix("Remote").map(|rest| (Scope::Remote, rest)))
         .and_then(|(scope, rest)| {
@@ -196,77 +131,97 @@ pub(super) fn field(
                 .iter()
                 .position(|k| *k == rest)
                 .map(|i| (scope, i))
-        });
-    if let Some((scope, index)) = group_key {
-        let group = &mut adapter.groups[scope as usize];
-        if let Some(earlier) = group.seen[index] {
-            return Err(error(
-                number,
-                format!(
-                    "{key} appears twice for adapter {:?} (line {earlier})",
-                    adapter.name
-                ),
-            ));
-        }
-        if let Some(missing) = group.seen[..index].iter().position(Option::is_none) {
-            return Err(error(
-                number,
-                format!(
-                    "{key} before {}{}: expected the {} lines in the order the format prints them",
-                    scope.title(),
-                    GROUP_KEYS[missing],
-                    scope.title()
-                ),
-            ));
-        }
-        group.seen[index] = Some(number);
-        let not_available = value == "Not Available";
-        return match index {
-            0 if not_available => Ok(None),
-            0 => {
-                if !value
-                    .split_whitespace()
-                    .eq(["TC", "TSA", "Bandwidth", "Priorities"])
-                {
-                    return Err(error(
-                        number,
-                        format!(
-                            "{key}: expected a \"TC TSA Bandwidth Priorities\" table or Not Available, found {value:?}"
-                        ),
-                    ));
-                }
-                Ok(Some(Table::TrafficClasses {
-                    scope,
-                    header: number,
-                    dashes: false,
-                }))
-            }
-            1 if not_available => Ok(None),
-            1 => {
-                group.flow_control = Some(flow_control(value, number)?);
-                Ok(None)
-            }
-            _ if not_available => Ok(None),
-            _ => {
-                if !value
-                    .split_whitespace()
-                    .eq(["Protocol", "Port/Type", "Priority"])
-                {
-                    return Err(error(
-                        number,
-                        format!(
-                            "{key}: expected a \"Protocol Port/Type Priority\" table or Not Available, found {value:?}"
-                        ),
-                    ));
-                }
-                Ok(Some(Table::Classifications {
-                    scope,
-                    header: number,
-                    dashes: false,
-                }))
-            }
-        };
+        })
+}
+
+/// Reads the `Operational*` or `Remote*` field `key` (the `index`th of [`GROUP_KEYS`] in
+/// `scope`), which comes once and in the format's order; the table it opens, if any.
+fn group_field(
+    adapter: &mut AdapterText,
+    key: &str,
+    value: &str,
+    number: usize,
+    scope: Scope,
+    index: usize,
+) -> Result<Option<Table>, ParseError> {
+    let group = &mut adapter.groups[scope as usize];
+    if let Some(earlier) = group.seen[index] {
+        return Err(error(
+            number,
+            format!(
+                "{key} appears twice for adapter {:?} (line {earlier})",
+                adapter.name
+            ),
+        ));
     }
+    if let Some(missing) = group.seen[..index].iter().position(Option::is_none) {
+        return Err(error(
+            number,
+            format!(
+                "{key} before {}{}: expected the {} lines in the order the format prints them",
+                scope.title(),
+                GROUP_KEYS[missing],
+                scope.title()
+            ),
+        ));
+    }
+    group.seen[index] = Some(number);
+    let not_available = value == "Not Available";
+    match index {
+        0 if not_available => Ok(None),
+        0 => {
+            if !value
+                .split_whitespace()
+                .eq(["TC", "TSA", "Bandwidth", "Priorities"])
+            {
+                return Err(error(
+                    number,
+                    format!(
+                        "{key}: expected a \"TC TSA Bandwidth Priorities\" table or Not Available, found {value:?}"
+                    ),
+                ));
+            }
+            Ok(Some(Table::TrafficClasses {
+                scope,
+                header: number,
+                dashes: false,
+            }))
+        }
+        1 if not_available => Ok(None),
+        1 => {
+            group.flow_control = Some(flow_control(value, number)?);
+            Ok(None)
+        }
+        _ if not_available => Ok(None),
+        _ => {
+            if !value
+                .split_whitespace()
+                .eq(["Protocol", "Port/Type", "Priority"])
+            {
+                return Err(error(
+                    number,
+                    format!(
+                        "{key}: expected a \"Protocol Port/Type Priority\" table or Not Available, found {value:?}"
+                    ),
+                ));
+            }
+            Ok(Some(Table::Classifications {
+                scope,
+                header: number,
+                dashes: false,
+            }))
+        }
+    }
+}
+
+/// Reads field `key` of the adapter itself (`Enabled`, `Capabilities`; others carry nothing
+/// judged); the table it opens, if any.
+fn adapter_field(
+    adapter: &mut AdapterText,
+    key: &str,
+    value: &str,
+    number: usize,
+) -> Result<Option<Table>, ParseError> {
     match key {
         "Enabled" => {
             if adapter.enabled.is_some() {
@@ -302,15 +257,6 @@ pub(super) fn field(
         _ => {}
     }
     Ok(None)
-}
-
-/// `True` / `False` as PowerShell prints them (any case).
-pub(super) fn parse_bool(value: &str) -> Option<bool> {
-    match value.to_ascii_lowercase().as_str() {
-        "true" => Some(true),
-        "false" => Some(false),
-        _ => None,
-    }
 }
 
 /// "All Priorities Enabled/Disabled", "Priority 3 Enabled", "Priorities 3-4 Enabled" → per priority.

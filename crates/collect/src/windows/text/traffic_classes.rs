@@ -1,7 +1,7 @@
 //! The rows of a traffic-class table (`TC TSA Bandwidth Priorities`), and the priority lists
 //! they and the flow-control lines print (`0-3,5-7`).
 
-use super::error;
+use super::format_list::error;
 use crate::lines::ParseError;
 
 /// One row of a traffic-class table.

@@ -57,89 +57,12 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         Err(Unanswered::Transport(error)) => {
             return SourceCapture::failed(target, SourceError::one(error));
         }
-        Ok(()) => {
-            let mut first = Some(first);
-            for (name, key) in &ports {
-                if session.is_unreachable() {
-                    break;
-                }
-                let output = first
-                    .take()
-                    .unwrap_or_else(|| run(&mut session, &lldptool_file(name), &lldptool(name)));
-                let command = lldptool(name).join(" ");
-                let file = lldptool_file(name);
-                match output {
-                    Ok(output) if output.status == 0 => {
-                        match parse::parse_lldptool(&String::from_utf8_lossy(&output.stdout)) {
-                            Ok(received) => write(&mut facts, key, received.as_ref()),
-                            Err(e) => {
-                                errors.push(format!("{target}: `{command}` output ({file}): {e}"))
-                            }
-                        }
-                    }
-                    Ok(output) => errors.push(format!(
-                        "{target}: `{command}` exited with status {}: {}",
-                        output.status,
-                        output.stderr_line()
-                    )),
-                    Err(e) => errors.push(e.to_string()),
-                }
-            }
-        }
+        Ok(()) => lldpad_neighbours(&mut session, &ports, first, &mut facts, &mut errors),
         Err(Unanswered::NoAgent(lldpad)) => {
-            let output = run(&mut session, LLDPCLI_FILE, &LLDPCLI.map(str::to_owned));
-            let command = LLDPCLI.join(" ");
-            let lldpd = match &output {
-                Ok(output) if output.status == 0 => None,
-                Ok(output) if output.status == 127 => Some("lldpcli is not installed".to_owned()),
-                Ok(output) => Some(format!(
-                    "`{command}` exited with status {}: {}",
-                    output.status,
-                    output.stderr_line()
-                )),
-                Err(TransportError::NotRecorded { .. }) => {
-                    Some(format!("no {LLDPCLI_FILE} recorded"))
-                }
-                Err(e) => Some(e.to_string()),
-            };
-            if let Some(lldpd) = lldpd {
-                return SourceCapture::failed(
-                    target.clone(),
-                    SourceError::one(format!(
-                        "{target}: no LLDP agent answered: lldpad: {lldpad}; lldpd: {lldpd}"
-                    )),
-                );
-            }
-            let output = output.expect("answered");
-            let limit = ports.len().saturating_mul(LLDPCLI_PER_PORT);
-            let parsed = if output.stdout.len() > limit {
-                Err(format!(
-                    "{target}: `{command}` output ({LLDPCLI_FILE}) is {} bytes, more than the {limit} the LLDPDUs of {} port(s) can print (256 KiB each): not read",
-                    output.stdout.len(),
-                    ports.len()
-                ))
-            } else {
-                parse::parse_lldpcli(&String::from_utf8_lossy(&output.stdout))
-                    .map_err(|e| format!("{target}: `{command}` output ({LLDPCLI_FILE}): {e}"))
-            };
-            match parsed {
-                Ok(mut neighbours) => {
-                    for (name, key) in &ports {
-                        match neighbours.iter().position(|(n, _)| n == name) {
-                            Some(at) => {
-                                let (_, received) = neighbours.remove(at);
-                                write(&mut facts, key, Some(&received));
-                            }
-                            None => write(&mut facts, key, None),
-                        }
-                    }
-                    for (name, _) in neighbours {
-                        errors.push(format!(
-                            "{target}: `{command}` ({LLDPCLI_FILE}) lists a neighbour on {name:?}, which `ip -j -d link show` does not list as a port: the two reads disagree"
-                        ));
-                    }
-                }
-                Err(e) => errors.push(e),
+            if let Err(error) =
+                lldpd_neighbours(&mut session, &ports, &lldpad, &mut facts, &mut errors)
+            {
+                return SourceCapture::failed(target, error);
             }
         }
     }
@@ -155,6 +78,107 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         error: (!errors.is_empty()).then(|| SourceError::unread(errors)),
         notes: Vec::new(),
     }
+}
+
+/// The neighbours lldpad knows: `lldptool` per port, the first port's answer (`first`)
+/// already read.
+fn lldpad_neighbours(
+    session: &mut Session<'_>,
+    ports: &[(String, String)],
+    first: Result<CommandOutput, TransportError>,
+    facts: &mut Facts,
+    errors: &mut Vec<String>,
+) {
+    let target = session.target();
+    let mut first = Some(first);
+    for (name, key) in ports {
+        if session.is_unreachable() {
+            break;
+        }
+        let output = first
+            .take()
+            .unwrap_or_else(|| run(session, &lldptool_file(name), &lldptool(name)));
+        let command = lldptool(name).join(" ");
+        let file = lldptool_file(name);
+        match output {
+            Ok(output) if output.status == 0 => {
+                match parse::parse_lldptool(&String::from_utf8_lossy(&output.stdout)) {
+                    Ok(received) => write(facts, key, received.as_ref()),
+                    Err(e) => errors.push(format!("{target}: `{command}` output ({file}): {e}")),
+                }
+            }
+            Ok(output) => errors.push(format!(
+                "{target}: `{command}` exited with status {}: {}",
+                output.status,
+                output.stderr_line()
+            )),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+}
+
+/// The neighbours lldpd knows: `lldpcli` once for all ports, lldpad not having answered
+/// (`lldpad` says why). `Err`: why the source failed, when neither agent answers.
+fn lldpd_neighbours(
+    session: &mut Session<'_>,
+    ports: &[(String, String)],
+    lldpad: &str,
+    facts: &mut Facts,
+    errors: &mut Vec<String>,
+) -> Result<(), SourceError> {
+    let target = session.target();
+    let output = run(session, LLDPCLI_FILE, &LLDPCLI.map(str::to_owned));
+    let command = LLDPCLI.join(" ");
+    let lldpd = match &output {
+        Ok(output) if output.status == 0 => None,
+        Ok(output) if output.status == 127 => Some("lldpcli is not installed".to_owned()),
+        Ok(output) => Some(format!(
+            "`{command}` exited with status {}: {}",
+            output.status,
+            output.stderr_line()
+        )),
+        Err(TransportError::NotRecorded { .. }) => Some(format!("no {LLDPCLI_FILE} recorded")),
+        Err(e) => Some(e.to_string()),
+    };
+    if let Some(lldpd) = lldpd {
+        return Err(SourceError::one(format!(
+            "{target}: no LLDP agent answered: lldpad: {lldpad}; lldpd: {lldpd}"
+        )));
+    }
+    let output = output.expect("answered");
+    let limit = ports.len().saturating_mul(LLDPCLI_PER_PORT);
+    let parsed = if output.stdout.len() > limit {
+        Err(format!(
+            "{target}: `{command}` output ({LLDPCLI_FILE}) is {} bytes, more than the {limit} the LLDPDUs of {} port(s) can print (256 KiB each): not read",
+            output.stdout.len(),
+            ports.len()
+        ))
+    } else {
+        parse::parse_lldpcli(&String::from_utf8_lossy(&output.stdout))
+            .map_err(|e| format!("{target}: `{command}` output ({LLDPCLI_FILE}): {e}"))
+    };
+    let mut neighbours = match parsed {
+        Ok(neighbours) => neighbours,
+        Err(e) => {
+            errors.push(e);
+            return Ok(());
+        }
+    };
+    for (name, key) in ports {
+        match neighbours.iter().position(|(n, _)| n == name) {
+            Some(at) => {
+                let (_, received) = neighbours.remove(at);
+                write(facts, key, Some(&received));
+            }
+            None => write(facts, key, None),
+        }
+    }
+    for (name, _) in neighbours {
+        errors.push(format!(
+            "{target}: `{command}` ({LLDPCLI_FILE}) lists a neighbour on {name:?}, which `ip -j -d link show` does not list as a port: the two reads disagree"
+        ));
+    }
+    Ok(())
 }
 
 /// The ports to read, as (name, key): at least one.

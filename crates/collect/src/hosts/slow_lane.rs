@@ -8,7 +8,7 @@
 //! host is known to be slow, unless the last run says so: the hosts that took longest then
 //! start first, so that the run does not end waiting on a slow host that started last, and
 //! those that were slow then start in the slow lane. Of the hosts it does not know, a look
-//! before their turn tells (`looks.rs`).
+//! before their turn tells (`root_probes.rs`).
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;

@@ -16,7 +16,7 @@ use super::{SourceCapture, SourceError, unjoined_notes};
 use driftgate_snapshot::SourceStatus;
 
 /// The collector script.
-pub const COLLECTOR: &str = include_str!("../../../../examples/collectors/windows-qos.ps1");
+pub const COLLECTOR: &str = include_str!("../../../examples/collectors/windows-qos.ps1");
 
 /// Runs the script that arrives on standard input as one block (not line by line, as
 /// `-Command -` would).

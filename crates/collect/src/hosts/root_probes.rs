@@ -1,5 +1,5 @@
-//! Looking ahead on a night the last run says nothing of: the BMCs of the hosts due next are
-//! each asked for their service root before their turn (without a login, see
+//! Root probes: looking ahead on a night the last run says nothing of, the BMCs of the hosts
+//! due next are each asked for their service root before their turn (without a login, see
 //! `redfish::look`), and a BMC that answers [`SLOW_FACTOR`] times slower than the typical
 //! one (at least [`SLOW_FLOOR`]), or has not answered by then, marks its host as slow: it
 //! starts before the hosts ahead of it, in the slow lane while there is room there. Without
@@ -26,9 +26,9 @@ const RECENT: usize = 255;
 /// (hosts of about 4 s), while each look waiting for its host holds only a root's body.
 const AHEAD: usize = 16;
 
-/// The looks of a run: on their way, ended and waiting for their host, and the hosts they
+/// The root probes (looks) of a run: on their way, ended and waiting for their host, and the hosts they
 /// marked as slow.
-pub(super) struct Looks {
+pub(super) struct RootProbes {
     /// How many looks may be on their way at once.
     limit: usize,
     /// How many hosts past the next one to look at.
@@ -41,23 +41,23 @@ pub(super) struct Looks {
     /// starts.
     on_way: HashMap<usize, Instant>,
     /// Each look not yet handed to its host, by host.
-    looks: HashMap<usize, RootLook>,
+    roots: HashMap<usize, RootLook>,
     recent: VecDeque<Duration>,
     /// The hosts found slow, not started yet, in the order they were found.
     slow: VecDeque<usize>,
 }
 
-impl Looks {
+impl RootProbes {
     /// No look yet, for a run with `concurrency` places in its main lane.
-    pub(super) fn new(concurrency: usize) -> Looks {
+    pub(super) fn new(concurrency: usize) -> RootProbes {
         let concurrency = concurrency.max(1);
-        Looks {
+        RootProbes {
             limit: concurrency,
             window: concurrency.saturating_mul(AHEAD),
             cursor: 0,
             tasks: JoinSet::new(),
             on_way: HashMap::new(),
-            looks: HashMap::new(),
+            roots: HashMap::new(),
             recent: VecDeque::with_capacity(RECENT),
             slow: VecDeque::new(),
         }
@@ -91,7 +91,7 @@ impl Looks {
         self.tasks
             .spawn(async move { (index, driven.read_a_bmc().await) });
         self.on_way.insert(index, now);
-        self.looks.insert(index, look);
+        self.roots.insert(index, look);
     }
 
     /// Whether a look is on its way (its end is worth waiting for).
@@ -164,7 +164,7 @@ impl Looks {
     pub(super) fn take(&mut self, index: usize) -> Option<RootLook> {
         self.slow.retain(|&slow| slow != index);
         self.on_way.remove(&index);
-        self.looks.remove(&index)
+        self.roots.remove(&index)
     }
 }
 
@@ -189,70 +189,70 @@ mod tests {
     async fn a_host_whose_look_is_slow_or_unanswered_is_found_slow_and_a_started_one_is_not() {
         let ms = Duration::from_millis;
         let order: Vec<(usize, bool)> = (0..6).map(|i| (i, false)).collect();
-        let mut looks = Looks::new(4);
+        let mut probes = RootProbes::new(4);
         let start = Instant::now();
         let mut looked = Vec::new();
         // Host 1 is known from the last run: not looked at. Four looks at most on their way.
-        while let Some(index) = looks.next_to_look(&order, 0, |i| i != 1) {
+        while let Some(index) = probes.next_to_look(&order, 0, |i| i != 1) {
             let after = match index {
                 3 => Some(ms(3000)),
                 5 => None,
                 _ => Some(ms(300)),
             };
-            looks.start(index, look(&format!("http://bmc{index}"), after), start);
+            probes.start(index, look(&format!("http://bmc{index}"), after), start);
             looked.push(index);
         }
         assert_eq!(looked, [0, 2, 3, 4]);
         // Nothing ended: nothing is known to be slow.
-        assert_eq!(looks.overdue(start), None);
+        assert_eq!(probes.overdue(start), None);
         // Host 0 starts before its look ends: its capture gets the look, which then says
         // nothing of speed.
-        assert!(looks.take(0).is_some());
+        assert!(probes.take(0).is_some());
         // Hosts 0, 2 and 4 answer at 300 ms; host 0's look is its capture's.
         for _ in 0..3 {
-            let (index, looked) = looks.next_ended().await.unwrap();
-            looks.ended(index, looked, Instant::now());
+            let (index, looked) = probes.next_ended().await.unwrap();
+            probes.ended(index, looked, Instant::now());
         }
-        assert_eq!(looks.recent.len(), 2);
-        assert_eq!(looks.slow_after(), Some(ms(900)));
-        assert_eq!(looks.next_to_look(&order, 1, |i| i != 1), Some(5));
-        looks.start(5, look("http://bmc5", None), Instant::now());
-        assert_eq!(looks.overdue(start + ms(500)), Some(start + ms(900)));
-        assert_eq!(looks.first_slow(), None);
+        assert_eq!(probes.recent.len(), 2);
+        assert_eq!(probes.slow_after(), Some(ms(900)));
+        assert_eq!(probes.next_to_look(&order, 1, |i| i != 1), Some(5));
+        probes.start(5, look("http://bmc5", None), Instant::now());
+        assert_eq!(probes.overdue(start + ms(500)), Some(start + ms(900)));
+        assert_eq!(probes.first_slow(), None);
         // Host 3 has been on its way 900 ms: slow; host 5, started at 300 ms, will be at 1.2 s.
-        assert_eq!(looks.overdue(start + ms(900)), Some(start + ms(1200)));
-        assert_eq!(looks.first_slow(), Some(3));
-        assert_eq!(looks.overdue(start + ms(1200)), None);
-        assert!(looks.take(3).is_some());
-        assert_eq!(looks.first_slow(), Some(5));
+        assert_eq!(probes.overdue(start + ms(900)), Some(start + ms(1200)));
+        assert_eq!(probes.first_slow(), Some(3));
+        assert_eq!(probes.overdue(start + ms(1200)), None);
+        assert!(probes.take(3).is_some());
+        assert_eq!(probes.first_slow(), Some(5));
         // Started hosts leave no look behind, and the window ends at the order's end.
-        assert!(looks.take(3).is_none());
-        assert_eq!(looks.next_to_look(&order, 1, |_| true), None);
+        assert!(probes.take(3).is_none());
+        assert_eq!(probes.next_to_look(&order, 1, |_| true), None);
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_look_that_ends_slow_marks_its_host_and_one_without_a_bmc_teaches_nothing() {
         let ms = Duration::from_millis;
         let order: Vec<(usize, bool)> = (0..3).map(|i| (i, false)).collect();
-        let mut looks = Looks::new(1);
+        let mut probes = RootProbes::new(1);
         let start = Instant::now();
-        looks.start(0, look("http://bmc0", Some(ms(200))), start);
-        assert_eq!(looks.next_to_look(&order, 0, |_| true), None);
-        let (index, looked) = looks.next_ended().await.unwrap();
+        probes.start(0, look("http://bmc0", Some(ms(200))), start);
+        assert_eq!(probes.next_to_look(&order, 0, |_| true), None);
+        let (index, looked) = probes.next_ended().await.unwrap();
         assert_eq!((index, looked), (0, true));
-        looks.ended(index, looked, Instant::now());
+        probes.ended(index, looked, Instant::now());
         // 200 ms typical: slow past 600 ms (a typical look of 100 ms would give the floor).
-        assert_eq!(looks.slow_after(), Some(ms(600)));
+        assert_eq!(probes.slow_after(), Some(ms(600)));
         let no_bmc = RootLook::new(async { None });
-        looks.start(1, no_bmc, Instant::now());
-        let (index, looked) = looks.next_ended().await.unwrap();
+        probes.start(1, no_bmc, Instant::now());
+        let (index, looked) = probes.next_ended().await.unwrap();
         assert_eq!((index, looked), (1, false));
-        looks.ended(index, looked, Instant::now() + ms(5000));
-        assert_eq!(looks.first_slow(), None);
-        looks.start(2, look("http://bmc2", Some(ms(2000))), Instant::now());
-        let (index, looked) = looks.next_ended().await.unwrap();
-        looks.ended(index, looked, Instant::now());
-        assert_eq!(looks.first_slow(), Some(2));
-        assert!(!looks.looking());
+        probes.ended(index, looked, Instant::now() + ms(5000));
+        assert_eq!(probes.first_slow(), None);
+        probes.start(2, look("http://bmc2", Some(ms(2000))), Instant::now());
+        let (index, looked) = probes.next_ended().await.unwrap();
+        probes.ended(index, looked, Instant::now());
+        assert_eq!(probes.first_slow(), Some(2));
+        assert!(!probes.looking());
     }
 }

@@ -161,161 +161,19 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         Need::Optional,
         parse::parse_devlink_info,
     );
+    // One `mlxconfig` query per device, whose ports share it.
     let mut mlxconfig: BTreeMap<String, Option<MlxConfig>> = BTreeMap::new();
-    let physical: Vec<&parse::Link> = links
-        .iter()
-        .filter(|l| l.link_type == "ether" && l.kind.is_none())
-        .collect();
-    if physical.is_empty() {
-        let target = commands.session.target();
-        commands.errors.push(format!(
-            "{target}: `ip -j -d link show` lists no physical Ethernet port"
-        ));
-    }
-    for link in physical {
+    for link in physical_ports(&mut commands, &links) {
         if commands.session.is_unreachable() {
             break;
         }
-        let name = link.name.as_str();
-        let printed = link
-            .permanent_address
-            .as_deref()
-            .or(link.address.as_deref());
-        let mac = printed.and_then(MacAddr::parse);
-        if let (Some(printed), None) = (printed, mac) {
-            // ip prints an Ethernet port's address as six hex bytes: anything else is damage,
-            // and keying the port by name instead would move all its facts.
-            commands.output_error(
-                "ip -j -d link show",
-                "ip-link.json",
-                format!("{name}: address {printed:?} is not a MAC address"),
-            );
-            continue;
-        }
-        let mac = mac.filter(|m| !m.is_zero());
-        let key = port_key(mac, "name", name);
-        let mut nic = NicFacts::new(&mut facts, Side::Os, &key);
-        nic.set("name", name);
-        let driver = commands.parsed(
-            &format!("ethtool-driver-{name}.txt"),
-            &["ethtool", "-i", name],
-            Need::Required,
-            parse::parse_ethtool_driver_info,
+        port_facts(
+            &mut commands,
+            link,
+            devlink.as_deref(),
+            &mut mlxconfig,
+            &mut facts,
         );
-        if let Some(driver) = &driver {
-            nic.set("driver/name", driver.driver.as_str());
-            if let Some(version) = &driver.version {
-                nic.set("driver/version", version.as_str());
-            }
-            if let Some(firmware) = &driver.firmware_version {
-                nic.set("firmware/version", firmware.as_str());
-            }
-        }
-        let dcbx_known = dcb_facts(&mut commands, name, &mut nic);
-        pause_facts(&mut commands, name, &mut nic);
-        // mlnx_qos and mlxconfig know only Mellanox ports: an onboard Intel or Broadcom port
-        // beside ConnectX ports is not asked, and so is no hole in their answers.
-        let mellanox = driver.as_ref().is_some_and(|d| mellanox_driver(&d.driver));
-        if mellanox
-            && let Some(qos) = commands.parsed(
-                &format!("mlnx_qos-{name}.txt"),
-                &["mlnx_qos", "-i", name],
-                Need::Optional,
-                parse::parse_mlnx_qos,
-            )
-        {
-            // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
-            if let Some(control) = qos.dcbx.as_ref().filter(|_| !dcbx_known) {
-                nic.set("dcbx_control", control.as_str());
-            }
-            if let Some(trust) = &qos.trust {
-                nic.set("trust", trust.as_str());
-            }
-        }
-        let Some(driver) = driver else {
-            continue;
-        };
-        let in_devlink = devlink
-            .iter()
-            .flatten()
-            .any(|d| d.driver.as_deref() == Some(driver.driver.as_str()));
-        let Some(bus) = driver.bus_info.clone() else {
-            if mellanox || in_devlink {
-                commands.output_error(
-                    &format!("ethtool -i {name}"),
-                    &format!("ethtool-driver-{name}.txt"),
-                    format!(
-                        "empty `bus-info:`, expected the PCI address of this {} port (mlxconfig \
-                         and devlink are read by it)",
-                        driver.driver
-                    ),
-                );
-            }
-            continue;
-        };
-        match devlink.iter().flatten().find(|d| d.handle.ends_with(&bus)) {
-            Some(device) if device.driver.as_deref().is_some_and(|d| d != driver.driver) => {
-                commands.output_error(
-                    "devlink -j dev info",
-                    "devlink-info.json",
-                    format!(
-                        "{bus} is driven by {:?}, though `ethtool -i {name}` says {:?}",
-                        device.driver.as_deref().unwrap_or_default(),
-                        driver.driver
-                    ),
-                );
-            }
-            Some(device) => {
-                for (key, _, stored) in device.pending_update() {
-                    nic.set(
-                        &format!(
-                            "firmware/pending/{}",
-                            driftgate_snapshot::path_segment(&key)
-                        ),
-                        stored.as_str(),
-                    );
-                }
-            }
-            None if in_devlink => commands.output_error(
-                "devlink -j dev info",
-                "devlink-info.json",
-                format!(
-                    "no device for {bus} ({name}), though it lists other {} devices: expected \
-                     every port of a devlink driver",
-                    driver.driver
-                ),
-            ),
-            None => {}
-        }
-        if mellanox {
-            let config = mlxconfig
-                .entry(bus.clone())
-                .or_insert_with(|| {
-                    commands.parsed(
-                        &format!("mlxconfig-{bus}.txt"),
-                        &["mlxconfig", "-d", &bus, "-e", "query"],
-                        Need::Optional,
-                        parse::parse_mlxconfig_query,
-                    )
-                })
-                .clone();
-            if let Some(config) = config {
-                let pci = config.device.as_deref().filter(|d| !d.starts_with('/'));
-                if pci.is_some_and(|d| d != bus) {
-                    commands.output_error(
-                        &format!("mlxconfig -d {bus} -e query"),
-                        &format!("mlxconfig-{bus}.txt"),
-                        format!("`Device:` is {pci:?}, expected {bus:?}"),
-                    );
-                } else if let Err(missing) = mlxconfig_facts(&config, port_number(&bus), &mut nic) {
-                    commands.output_error(
-                        &format!("mlxconfig -d {bus} -e query"),
-                        &format!("mlxconfig-{bus}.txt"),
-                        missing,
-                    );
-                }
-            }
-        }
     }
     commands.check_consistent(&["mlnx_qos", "mlxconfig"]);
     let status = if commands.errors.is_empty() {
@@ -329,6 +187,226 @@ pub fn capture(transport: &dyn CommandTransport) -> SourceCapture {
         status,
         error: (!commands.errors.is_empty()).then(|| SourceError::unread(commands.errors)),
         notes: Vec::new(),
+    }
+}
+
+/// The physical Ethernet ports of `links` (no bond, VLAN or bridge); none is an error.
+fn physical_ports<'l>(
+    commands: &mut Commands<'_>,
+    links: &'l [parse::Link],
+) -> Vec<&'l parse::Link> {
+    let physical: Vec<&parse::Link> = links
+        .iter()
+        .filter(|l| l.link_type == "ether" && l.kind.is_none())
+        .collect();
+    if physical.is_empty() {
+        let target = commands.session.target();
+        commands.errors.push(format!(
+            "{target}: `ip -j -d link show` lists no physical Ethernet port"
+        ));
+    }
+    physical
+}
+
+/// One port's facts, keyed by its permanent MAC: its driver, DCB, pause and `mlnx_qos`
+/// settings, then what its PCI device says (`devlink`, `mlxconfig`).
+fn port_facts(
+    commands: &mut Commands<'_>,
+    link: &parse::Link,
+    devlink: Option<&[parse::DevlinkDevice]>,
+    mlxconfig: &mut BTreeMap<String, Option<MlxConfig>>,
+    facts: &mut Facts,
+) {
+    let name = link.name.as_str();
+    let printed = link
+        .permanent_address
+        .as_deref()
+        .or(link.address.as_deref());
+    let mac = printed.and_then(MacAddr::parse);
+    if let (Some(printed), None) = (printed, mac) {
+        // ip prints an Ethernet port's address as six hex bytes: anything else is damage,
+        // and keying the port by name instead would move all its facts.
+        commands.output_error(
+            "ip -j -d link show",
+            "ip-link.json",
+            format!("{name}: address {printed:?} is not a MAC address"),
+        );
+        return;
+    }
+    let mac = mac.filter(|m| !m.is_zero());
+    let key = port_key(mac, "name", name);
+    let mut nic = NicFacts::new(facts, Side::Os, &key);
+    nic.set("name", name);
+    let driver = driver_facts(commands, name, &mut nic);
+    let dcbx_known = dcb_facts(commands, name, &mut nic);
+    pause_facts(commands, name, &mut nic);
+    // mlnx_qos and mlxconfig know only Mellanox ports: an onboard Intel or Broadcom port
+    // beside ConnectX ports is not asked, and so is no hole in their answers.
+    let mellanox = driver.as_ref().is_some_and(|d| mellanox_driver(&d.driver));
+    if mellanox {
+        mlnx_qos_facts(commands, name, dcbx_known, &mut nic);
+    }
+    let Some(driver) = driver else {
+        return;
+    };
+    let in_devlink = devlink
+        .into_iter()
+        .flatten()
+        .any(|d| d.driver.as_deref() == Some(driver.driver.as_str()));
+    let Some(bus) = driver.bus_info.clone() else {
+        if mellanox || in_devlink {
+            commands.output_error(
+                &format!("ethtool -i {name}"),
+                &format!("ethtool-driver-{name}.txt"),
+                format!(
+                    "empty `bus-info:`, expected the PCI address of this {} port (mlxconfig \
+                     and devlink are read by it)",
+                    driver.driver
+                ),
+            );
+        }
+        return;
+    };
+    devlink_facts(commands, devlink, name, &driver, &bus, in_devlink, &mut nic);
+    if mellanox {
+        mlxconfig_port_facts(commands, mlxconfig, &bus, &mut nic);
+    }
+}
+
+/// `ethtool -i IF`: the port's driver and firmware, and the driver's answer for what follows.
+fn driver_facts(
+    commands: &mut Commands<'_>,
+    name: &str,
+    nic: &mut NicFacts<'_>,
+) -> Option<parse::DriverInfo> {
+    let driver = commands.parsed(
+        &format!("ethtool-driver-{name}.txt"),
+        &["ethtool", "-i", name],
+        Need::Required,
+        parse::parse_ethtool_driver_info,
+    )?;
+    nic.set("driver/name", driver.driver.as_str());
+    if let Some(version) = &driver.version {
+        nic.set("driver/version", version.as_str());
+    }
+    if let Some(firmware) = &driver.firmware_version {
+        nic.set("firmware/version", firmware.as_str());
+    }
+    Some(driver)
+}
+
+/// `mlnx_qos -i IF` of a Mellanox port, when installed: its trust and, unless `dcb` told it
+/// (`dcbx_known`), who controls DCBX.
+fn mlnx_qos_facts(
+    commands: &mut Commands<'_>,
+    name: &str,
+    dcbx_known: bool,
+    nic: &mut NicFacts<'_>,
+) {
+    let Some(qos) = commands.parsed(
+        &format!("mlnx_qos-{name}.txt"),
+        &["mlnx_qos", "-i", name],
+        Need::Optional,
+        parse::parse_mlnx_qos,
+    ) else {
+        return;
+    };
+    // Both read the same kernel flag; `dcb` answers first, mlnx_qos fills in without it.
+    if let Some(control) = qos.dcbx.as_ref().filter(|_| !dcbx_known) {
+        nic.set("dcbx_control", control.as_str());
+    }
+    if let Some(trust) = &qos.trust {
+        nic.set("trust", trust.as_str());
+    }
+}
+
+/// What `devlink dev info` says of the port's PCI device `bus`: its pending firmware, or
+/// that it disagrees with `ethtool -i` or misses a port of a driver it lists
+/// (`in_devlink`).
+fn devlink_facts(
+    commands: &mut Commands<'_>,
+    devlink: Option<&[parse::DevlinkDevice]>,
+    name: &str,
+    driver: &parse::DriverInfo,
+    bus: &str,
+    in_devlink: bool,
+    nic: &mut NicFacts<'_>,
+) {
+    match devlink
+        .into_iter()
+        .flatten()
+        .find(|d| d.handle.ends_with(bus))
+    {
+        Some(device) if device.driver.as_deref().is_some_and(|d| d != driver.driver) => {
+            commands.output_error(
+                "devlink -j dev info",
+                "devlink-info.json",
+                format!(
+                    "{bus} is driven by {:?}, though `ethtool -i {name}` says {:?}",
+                    device.driver.as_deref().unwrap_or_default(),
+                    driver.driver
+                ),
+            );
+        }
+        Some(device) => {
+            for (key, _, stored) in device.pending_update() {
+                nic.set(
+                    &format!(
+                        "firmware/pending/{}",
+                        driftgate_snapshot::path_segment(&key)
+                    ),
+                    stored.as_str(),
+                );
+            }
+        }
+        None if in_devlink => commands.output_error(
+            "devlink -j dev info",
+            "devlink-info.json",
+            format!(
+                "no device for {bus} ({name}), though it lists other {} devices: expected \
+                 every port of a devlink driver",
+                driver.driver
+            ),
+        ),
+        None => {}
+    }
+}
+
+/// `mlxconfig -d PCI -e query` of a Mellanox port's device `bus` (asked once per device,
+/// kept in `mlxconfig`), when installed: the port's firmware settings.
+fn mlxconfig_port_facts(
+    commands: &mut Commands<'_>,
+    mlxconfig: &mut BTreeMap<String, Option<MlxConfig>>,
+    bus: &str,
+    nic: &mut NicFacts<'_>,
+) {
+    let config = mlxconfig
+        .entry(bus.to_owned())
+        .or_insert_with(|| {
+            commands.parsed(
+                &format!("mlxconfig-{bus}.txt"),
+                &["mlxconfig", "-d", bus, "-e", "query"],
+                Need::Optional,
+                parse::parse_mlxconfig_query,
+            )
+        })
+        .clone();
+    let Some(config) = config else {
+        return;
+    };
+    let pci = config.device.as_deref().filter(|d| !d.starts_with('/'));
+    if pci.is_some_and(|d| d != bus) {
+        commands.output_error(
+            &format!("mlxconfig -d {bus} -e query"),
+            &format!("mlxconfig-{bus}.txt"),
+            format!("`Device:` is {pci:?}, expected {bus:?}"),
+        );
+    } else if let Err(missing) = mlxconfig_facts(&config, port_number(bus), nic) {
+        commands.output_error(
+            &format!("mlxconfig -d {bus} -e query"),
+            &format!("mlxconfig-{bus}.txt"),
+            missing,
+        );
     }
 }
 
