@@ -71,12 +71,22 @@ fn collect_files(src: &Path, dir: &Path, files: &mut BTreeMap<String, String>) {
     }
 }
 
-/// A file's text before its trailing test module.
+/// A file's text without its tests: an inline `#[cfg(test)] mod … {` ends it (tests come
+/// last), and a test module declared on its own (`#[cfg(test)] mod tests;`) or a test-only
+/// import is left out where it stands.
 fn production_part(text: &str) -> String {
     let mut kept = String::new();
-    for line in text.lines() {
-        if line.starts_with("#[cfg(test)]") {
-            break;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim_start().starts_with("#[cfg(test)]") {
+            let next = lines.peek().map(|next| next.trim()).unwrap_or_default();
+            if next.starts_with("mod ") && next.ends_with('{') {
+                break;
+            }
+            if next.ends_with(';') {
+                lines.next();
+            }
+            continue;
         }
         kept.push_str(line);
         kept.push('\n');
@@ -170,6 +180,12 @@ fn at_most_five_functions_run_over_a_hundred_lines() {
 }
 
 #[test]
+fn tests_are_not_production_code_wherever_they_are_declared() {
+    let text = "mod a;\n#[cfg(test)]\nmod tests;\nuse crate::b;\n#[cfg(test)]\nmod inline {\n    use crate::c;\n}\n";
+    assert_eq!(production_part(text), "mod a;\nuse crate::b;\n");
+}
+
+#[test]
 fn a_long_function_is_found_and_a_declaration_is_not() {
     let body: String = (0..LONG_FUNCTION)
         .map(|i| format!("    let x{i} = {i};\n"))
@@ -204,13 +220,23 @@ fn module_path(file: &str) -> Vec<String> {
     parts
 }
 
-/// `use` trees expanded into their paths: `crate::{a::b, c::{d, e as f}}` gives `crate::a::b`,
-/// `crate::c::d`, `crate::c::e`.
-fn expand_use(tree: &str) -> Vec<String> {
+/// A `use` tree expanded into its paths and the name each is known by here:
+/// `crate::{a::b, c::{d, e as f}}` gives `crate::a::b` (`b`), `crate::c::d` (`d`) and
+/// `crate::c::e` (`f`).
+fn use_items(tree: &str) -> Vec<(String, String)> {
     let tree = tree.trim();
     let Some(open) = tree.find('{') else {
-        let path = tree.split(" as ").next().unwrap_or_default();
-        return vec![path.split_whitespace().collect()];
+        let mut parts = tree.split(" as ");
+        let path: String = parts
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect();
+        let name = match parts.next() {
+            Some(alias) => alias.trim().to_owned(),
+            None => path.rsplit("::").next().unwrap_or_default().to_owned(),
+        };
+        return vec![(path, name)];
     };
     let prefix: String = tree[..open].split_whitespace().collect();
     let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
@@ -231,9 +257,16 @@ fn expand_use(tree: &str) -> Vec<String> {
     items
         .into_iter()
         .filter(|item| !item.trim().is_empty())
-        .flat_map(expand_use)
-        .map(|item| format!("{prefix}{item}"))
+        .flat_map(use_items)
+        .map(|(path, name)| (format!("{prefix}{path}"), name))
         .collect()
+}
+
+/// What a file's code names: its `use` items (whether re-exported, the path, the name it is
+/// known by) and every other path in its code.
+struct Named {
+    uses: Vec<(bool, String, String)>,
+    paths: Vec<String>,
 }
 
 /// `text` with its comments, strings and character literals blanked (newlines kept), so
@@ -315,9 +348,10 @@ fn ident_before(chars: &[char], i: usize) -> bool {
     i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
 }
 
-/// Every path a file's code names, `use` trees expanded, comments and aliases dropped.
-fn named_paths(text: &str) -> Vec<String> {
+/// What a file's code names, comments and strings aside.
+fn named(text: &str) -> Named {
     let code = code_only(text);
+    let mut uses = Vec::new();
     let mut paths = Vec::new();
     // `use` trees are expanded, then blanked: their inner paths are relative to the tree.
     let mut rest = code.as_str();
@@ -335,7 +369,13 @@ fn named_paths(text: &str) -> Vec<String> {
         };
         without_uses.push_str(&rest[..at + 4]);
         if boundary {
-            paths.extend(expand_use(&after[..end]));
+            let line_start = rest[..at].rfind('\n').map_or(0, |n| n + 1);
+            let exported = rest[line_start..at].trim_start().starts_with("pub");
+            uses.extend(
+                use_items(&after[..end])
+                    .into_iter()
+                    .map(|(path, name)| (exported, path, name)),
+            );
         }
         rest = &after[end..];
     }
@@ -372,59 +412,94 @@ fn named_paths(text: &str) -> Vec<String> {
         }
         i = end.max(i + 1);
     }
-    paths
+    Named { uses, paths }
+}
+
+/// `path` as named in the file of module `me`, from the crate's root; `None` for a path
+/// outside the crate.
+fn absolute(
+    path: &str,
+    me: &[String],
+    modules: &BTreeMap<Vec<String>, &String>,
+) -> Option<Vec<String>> {
+    let segments: Vec<String> = path.split("::").map(str::to_owned).collect();
+    match segments[0].as_str() {
+        "crate" => Some(segments[1..].to_vec()),
+        "self" => Some(me.iter().chain(&segments[1..]).cloned().collect()),
+        "super" => {
+            let ups = segments.iter().take_while(|s| *s == "super").count();
+            let base = &me[..me.len().saturating_sub(ups)];
+            Some(base.iter().chain(&segments[ups..]).cloned().collect())
+        }
+        child => {
+            let mut own = me.to_vec();
+            own.push(child.to_owned());
+            modules
+                .contains_key(&own)
+                .then(|| me.iter().chain(&segments).cloned().collect())
+        }
+    }
 }
 
 /// Which files of the crate each file names, by `crate::`, `super::`, `self::` or a child
-/// module's name; an item re-exported from elsewhere counts where the path leads.
+/// module's name. A path to an item a file re-exports (`pub use`) leads on to the file that
+/// defines it: naming `crate::Snapshot` uses `snapshot.rs`, not `lib.rs`.
 fn file_edges(krate: &Crate) -> BTreeMap<String, BTreeSet<String>> {
     let modules: BTreeMap<Vec<String>, &String> = krate
         .files
         .keys()
         .map(|file| (module_path(file), file))
         .collect();
-    let resolve = |segments: &[String]| {
-        (0..=segments.len())
-            .rev()
-            .find_map(|n| modules.get(&segments[..n]).map(|file| (*file).clone()))
-    };
-    let mut edges = BTreeMap::new();
-    for (file, text) in &krate.files {
-        let me = module_path(file);
-        let mut targets = BTreeSet::new();
-        for path in named_paths(text) {
-            let mut segments: Vec<String> = path.split("::").map(str::to_owned).collect();
-            let base = match segments[0].as_str() {
-                "crate" => Vec::new(),
-                "self" => me.clone(),
-                "super" => {
-                    let mut base = me.clone();
-                    while segments.first().is_some_and(|s| s == "super") {
-                        base.pop();
-                        segments.remove(0);
-                    }
-                    segments.insert(0, String::new());
-                    base
-                }
-                child => {
-                    let mut own = me.clone();
-                    own.push(child.to_owned());
-                    if !modules.contains_key(&own) {
-                        continue;
-                    }
-                    segments.insert(0, String::new());
-                    me.clone()
-                }
-            };
-            let full: Vec<String> = base
-                .into_iter()
-                .chain(segments.into_iter().skip(1))
+    let named: BTreeMap<&String, Named> = krate
+        .files
+        .iter()
+        .map(|(file, text)| (file, named(text)))
+        .collect();
+    let reexports: BTreeMap<&String, BTreeMap<&str, Vec<String>>> = named
+        .iter()
+        .map(|(file, named)| {
+            let me = module_path(file);
+            let exported = named
+                .uses
+                .iter()
+                .filter(|(exported, _, _)| *exported)
+                .filter_map(|(_, path, name)| Some((name.as_str(), absolute(path, &me, &modules)?)))
                 .collect();
-            if let Some(target) = resolve(&full).filter(|target| target != file) {
-                targets.insert(target);
+            (*file, exported)
+        })
+        .collect();
+    let resolve = |segments: Vec<String>| {
+        let mut segments = segments;
+        for _ in 0..8 {
+            let (n, file) = (0..=segments.len())
+                .rev()
+                .find_map(|n| modules.get(&segments[..n]).map(|file| (n, *file)))?;
+            match segments
+                .get(n)
+                .and_then(|item| reexports[file].get(item.as_str()))
+            {
+                Some(origin) => {
+                    segments = origin.iter().chain(&segments[n + 1..]).cloned().collect()
+                }
+                None => return Some(file.clone()),
             }
         }
-        edges.insert(file.clone(), targets);
+        None
+    };
+    let mut edges = BTreeMap::new();
+    for (file, named) in &named {
+        let me = module_path(file);
+        let paths = named
+            .uses
+            .iter()
+            .map(|(_, path, _)| path)
+            .chain(&named.paths);
+        let targets = paths
+            .filter_map(|path| absolute(path, &me, &modules))
+            .filter_map(resolve)
+            .filter(|target| target != *file)
+            .collect();
+        edges.insert((*file).clone(), targets);
     }
     edges
 }
@@ -501,7 +576,7 @@ fn a_circle_through_a_parent_and_its_child_is_found() {
         files: BTreeMap::from([
             (
                 "lib.rs".to_owned(),
-                "mod a;\nmod shared;\npub use a::Thing;\n".to_owned(),
+                "mod a;\nmod c;\nmod shared;\npub use a::Thing;\n".to_owned(),
             ),
             (
                 "a.rs".to_owned(),
@@ -511,11 +586,17 @@ fn a_circle_through_a_parent_and_its_child_is_found() {
                 "a/b.rs".to_owned(),
                 "use super::{super::shared::Word, Thing as T};\n// crate::never\n".to_owned(),
             ),
+            (
+                "c.rs".to_owned(),
+                "pub fn f() -> crate::Thing { \"crate::x::y\"; todo!() }\n".to_owned(),
+            ),
             ("shared.rs".to_owned(), "pub struct Word;\n".to_owned()),
         ]),
     };
     let edges = file_edges(&krate);
     assert_eq!(edges["lib.rs"], BTreeSet::from(["a.rs".to_owned()]));
+    // `crate::Thing` is `lib.rs`'s re-export of `a.rs`'s item: no circle through lib.rs.
+    assert_eq!(edges["c.rs"], BTreeSet::from(["a.rs".to_owned()]));
     assert_eq!(
         edges["a/b.rs"],
         BTreeSet::from(["a.rs".to_owned(), "shared.rs".to_owned()])
