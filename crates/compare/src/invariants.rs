@@ -605,7 +605,7 @@ fn children<'a>(
         .map_while(move |(path, value)| {
             path.as_str().strip_prefix(prefix).map(|rest| (rest, value))
         })
-        .filter(|(rest, _)| memchr::memchr(b'/', rest.as_bytes()).is_none())
+        .filter(|(rest, _)| !rest.contains('/'))
 }
 
 /// The distinct first segments under `prefix` (which ends in `/`), in order. Every invariant
@@ -619,7 +619,7 @@ fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Ite
             let bound = from.as_ref().map(String::as_str);
             let (path, _) = facts.range::<str, _>((bound, Bound::Unbounded)).next()?;
             let rest = path.as_str().strip_prefix(prefix)?;
-            let segment = match memchr::memchr(b'/', rest.as_bytes()) {
+            let segment = match rest.find('/') {
                 Some(end) => {
                     from = Bound::Included(format!("{prefix}{}0", &rest[..end]));
                     &rest[..end]

@@ -19,20 +19,10 @@
 //! `load.rs`, finding the rule that governs a path in `classify.rs`, writing the effective
 //! policy out in `render.rs`.
 
-/// Counts work that grows with the rules ([`work::Work`]'s `$field`), in tests only.
-macro_rules! count {
-    ($field:ident, $n:expr) => {
-        #[cfg(test)]
-        $crate::policy::work::add(|w| w.$field += $n);
-    };
-}
-
 mod classify;
 mod glob_group;
 mod load;
 mod render;
-#[cfg(test)]
-mod work;
 
 use std::collections::HashMap;
 
@@ -186,7 +176,6 @@ impl Policy {
 
     /// The index in [`Policy::rules`] of the rule `id`.
     pub(super) fn rule_index(&self, id: &str) -> Option<usize> {
-        count!(ids_compared, 1);
         self.by_id.get(id).copied()
     }
 }
@@ -194,7 +183,6 @@ impl Policy {
 /// A fact path glob: `*` stays within one `/` segment, `**` crosses segments. Shared with
 /// allowances, so `--allow` paths mean what rule paths mean.
 pub(super) fn compile_glob(pattern: &str) -> Result<Glob, globset::Error> {
-    count!(globs_compiled, 1);
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)
