@@ -12,7 +12,6 @@ mod capture;
 mod check;
 pub mod cluster;
 mod host;
-mod kept;
 mod merge;
 pub mod outdir;
 mod plan;
