@@ -17,7 +17,7 @@ use std::path::Path;
 use super::markdown::{MARKDOWN_LIMIT, code, code_cell, escape, fit};
 use super::text::{BOLD, DIM, severity_style, verdict_style};
 use crate::document::{FleetFinding, FleetReport, HostResult};
-use crate::why::{WHY_CHARS, why};
+use crate::why_column::{WHY_CHARS, why};
 use driftgate_compare::{Severity, Verdict};
 
 /// The most lines the text summary takes.

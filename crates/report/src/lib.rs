@@ -15,14 +15,14 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+mod port_summary;
 pub mod prometheus;
 pub mod sarif;
 pub mod schemas;
 pub mod text;
-mod told;
 pub mod view;
 mod visible;
-mod why;
+mod why_column;
 
 use std::collections::BTreeMap;
 

@@ -14,7 +14,7 @@ pub use fit::MARKDOWN_LIMIT;
 pub(crate) use fit::{fit, fits};
 
 use super::headline;
-use crate::told::{Part, tell};
+use crate::port_summary::{Part, tell};
 use driftgate_compare::{Finding, Report, Severity, Story};
 use driftgate_snapshot::FactValue;
 

@@ -274,7 +274,7 @@ fn a_ports_firmware_unchanged_is_said_only_when_known_else_why_it_is_unknown() {
     );
     let stories =
         driftgate_compare::stories(&report, &facts("disabled", "2.20.0").snapshot().facts);
-    let told = super::told::tell(&report, &stories);
+    let told = super::port_summary::tell(&report, &stories);
     let of = |port: &str| {
         told.iter()
             .find(|t| t.story.subject == port)

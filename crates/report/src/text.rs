@@ -10,7 +10,7 @@ use anstyle::{AnsiColor, Style};
 use crate::visible::Paint;
 
 use super::headline;
-use crate::told::{Part, tell};
+use crate::port_summary::{Part, tell};
 use driftgate_compare::{Finding, FindingKind, Report, Severity, Story, Verdict};
 use driftgate_snapshot::FactValue;
 

@@ -951,7 +951,12 @@ fn example_findings(policy: &Policy) -> Vec<(String, Severity, String)> {
             .unwrap()
     };
     let (baseline, post) = (read("baseline.json"), read("post-update.json"));
-    let report = crate::judge(&post, Some(&baseline), policy, &crate::JudgeOptions::default());
+    let report = crate::judge(
+        &post,
+        Some(&baseline),
+        policy,
+        &crate::JudgeOptions::default(),
+    );
     report
         .findings
         .iter()
@@ -967,7 +972,10 @@ fn a_policy_of_thousands_of_rules_loads_and_judges_as_its_rules_say() {
     let policy = Policy::layered(&[(&site, "site.toml"), (&overrides, "overrides.toml")]).unwrap();
     let builtin = Policy::builtin();
     assert_eq!(policy.rules().len(), builtin.rules().len() + 4_000);
-    assert_eq!(policy.rules().iter().filter(|r| r.why == "site").count(), 2_000);
+    assert_eq!(
+        policy.rules().iter().filter(|r| r.why == "site").count(),
+        2_000
+    );
     assert_eq!(
         classify(&policy, "nic/k/bmc/attr40"),
         ("rule-40".to_owned(), Severity::Block)

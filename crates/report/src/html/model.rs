@@ -9,7 +9,7 @@ use crate::document::TimelineEntry;
 use jiff::Timestamp;
 
 use crate::document::FleetFinding;
-use crate::why::why;
+use crate::why_column::why;
 use crate::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
 use driftgate_compare::{Counts, Finding, FindingKind, Origin, Report, Severity, Verdict};
 

@@ -10,7 +10,7 @@ use super::model::{Group, Item, Page, Row, Section, VERDICTS};
 use crate::document::{SettingChange, TimelineEntry};
 use crate::fleet::cut;
 use crate::value_text;
-use crate::why::WHY_CHARS;
+use crate::why_column::WHY_CHARS;
 use driftgate_compare::{Severity, Verdict};
 
 const CSS: &str = include_str!("page.css");
