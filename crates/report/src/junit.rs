@@ -32,11 +32,12 @@ mod xml;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
-use super::{
-    HostView, View, ViewKind, allowance_rule, firmware_line_listed, headline, origin_phrase,
-    role_word, status_phrase, value_text,
-};
 use crate::document::FleetFinding;
+use crate::view::{HostView, View, ViewKind};
+use crate::wording::{
+    allowance_rule, firmware_line_listed, headline, origin_phrase, role_word, status_phrase,
+    value_text,
+};
 use driftgate_compare::{
     AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Report, RuleKind, Severity,
     change_text,

@@ -20,8 +20,9 @@ use std::io::{self, Write};
 use prometheus::core::Collector;
 use prometheus::{Encoder as _, GaugeVec, IntGaugeVec, Opts, Registry, TextEncoder};
 
-use super::{Extras, HostView, View, hosts_at};
 use crate::document::FleetFinding;
+use crate::format::Extras;
+use crate::view::{HostView, View, hosts_at};
 use driftgate_compare::{Severity, Verdict};
 
 /// Every verdict, in the order a host's `driftgate_verdict` samples are built.

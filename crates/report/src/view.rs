@@ -11,7 +11,7 @@ use crate::document::Step;
 use crate::document::{FleetFinding, HostCounts, HostReport};
 use driftgate_compare::{Report, Story, Verdict};
 
-use super::Document;
+use crate::format::Document;
 
 /// Which command's result a [`View`] shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -350,7 +350,7 @@ fn failure_of(report: &Report) -> Option<String> {
                 "{} ({}) {}",
                 s.name,
                 s.target,
-                super::status_phrase(s.status)
+                crate::wording::status_phrase(s.status)
             ),
         })
         .collect();
