@@ -4,11 +4,12 @@
 //! PowerShell, a pasted ticket, `esxcli`). Each has an id, a default severity the policy can
 //! change, and a message that names the cause.
 
-use std::ops::Bound;
-
 use super::severity::Severity;
 use driftgate_model::{DcbxSupport, PathSelectionPolicy, PathSelectionScheme, Version};
-use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
+use driftgate_snapshot::{FactValue, Facts, path_segment};
+use reading::{Port, children, children_segments, ports, violation};
+
+pub use reading::Violation;
 
 /// One built-in cross-fact check.
 #[derive(Debug)]
@@ -22,17 +23,6 @@ pub struct Invariant {
     /// Why it matters, shown with each finding.
     pub why: &'static str,
     check: fn(&Facts) -> Vec<Violation>,
-}
-
-/// One place where an invariant does not hold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// The fact that shows the cause.
-    pub path: FactPath,
-    /// Its value.
-    pub value: Option<FactValue>,
-    /// What is wrong, naming the adapter or device.
-    pub message: String,
 }
 
 impl Invariant {
@@ -533,118 +523,8 @@ fn psp_differs_from_satp_default(facts: &Facts) -> Vec<Violation> {
     violations
 }
 
-/// The facts of one MAC-keyed port.
-struct Port<'a> {
-    facts: &'a Facts,
-    mac: &'a str,
-}
-
-impl Port<'_> {
-    fn path(&self, leaf: &str) -> String {
-        format!("nic/{}/{leaf}", self.mac)
-    }
-
-    fn get(&self, leaf: &str) -> Option<&FactValue> {
-        self.facts.get(self.path(leaf).as_str())
-    }
-
-    /// The OS reports the adapter without any DCB capability (Windows prints its capability
-    /// columns blank): an adapter without DCB, not a broken one.
-    fn dcb_not_reported(&self) -> bool {
-        self.get("os/dcb_reported").and_then(FactValue::as_bool) == Some(false)
-    }
-
-    /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`); `None` when the
-    /// scope reports nothing ([`bmc_rdma::rdma_at`]).
-    fn rdma_at(&self, scope: &str) -> Option<bmc_rdma::Rdma> {
-        bmc_rdma::rdma_at(self, scope)
-    }
-
-    fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {
-        self.get(&format!("os/dcbx_support/{column}"))
-            .and_then(FactValue::as_text)
-            .map(DcbxSupport::parse)
-    }
-
-    /// `"SLOT 3 Port 1" (00:0a:…)` when the OS or the BMC names the port, else the MAC.
-    fn label(&self) -> String {
-        match self
-            .get("os/name")
-            .or_else(|| self.get("bmc/port"))
-            .and_then(FactValue::as_text)
-        {
-            Some(name) => format!("{name:?} ({})", self.mac),
-            None => self.mac.to_owned(),
-        }
-    }
-}
-
-/// How the invariants name the port `key` (`"SLOT 3 Port 1" (00:0a:…)`), for other parts of
-/// a report to name it the same way.
-pub(super) fn port_label(facts: &Facts, key: &str) -> String {
-    Port { facts, mac: key }.label()
-}
-
-fn violation(facts: &Facts, path: &str, message: String) -> Violation {
-    let path = FactPath::new(path).expect("invariant paths are built from valid fact paths");
-    let value = facts.get(&path).cloned();
-    Violation {
-        path,
-        value,
-        message,
-    }
-}
-
-/// Facts directly under `prefix` (which ends in `/`), as (leaf, value).
-fn children<'a>(
-    facts: &'a Facts,
-    prefix: &'a str,
-) -> impl Iterator<Item = (&'a str, &'a FactValue)> {
-    facts
-        .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-        .map_while(move |(path, value)| {
-            path.as_str().strip_prefix(prefix).map(|rest| (rest, value))
-        })
-        .filter(|(rest, _)| !rest.contains('/'))
-}
-
-/// The distinct first segments under `prefix` (which ends in `/`), in order. Every invariant
-/// asks for the ports, so rather than walking each port's facts this seeks past them: every
-/// path under `<prefix><segment>/` sorts before `<prefix><segment>0` (`0` follows `/`).
-fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Item = &'a str> {
-    let mut from: Bound<String> = Bound::Included(prefix.to_owned());
-    let mut last: Option<&str> = None;
-    std::iter::from_fn(move || {
-        loop {
-            let bound = from.as_ref().map(String::as_str);
-            let (path, _) = facts.range::<str, _>((bound, Bound::Unbounded)).next()?;
-            let rest = path.as_str().strip_prefix(prefix)?;
-            let segment = match rest.find('/') {
-                Some(end) => {
-                    from = Bound::Included(format!("{prefix}{}0", &rest[..end]));
-                    &rest[..end]
-                }
-                // A fact right at `<prefix><segment>`: what follows may be another segment.
-                None => {
-                    from = Bound::Excluded(path.as_str().to_owned());
-                    rest
-                }
-            };
-            // `<prefix>b` and then `<prefix>b/q` name one segment.
-            if last != Some(segment) {
-                last = Some(segment);
-                return Some(segment);
-            }
-        }
-    })
-}
-
-/// The MAC (or name) keys of every port in the facts.
-fn ports(facts: &Facts) -> impl Iterator<Item = &str> {
-    children_segments(facts, "nic/")
-}
-
 mod bmc_rdma;
 mod link;
+pub(crate) mod reading;
 #[cfg(test)]
 mod tests;

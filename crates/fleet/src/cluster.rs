@@ -57,8 +57,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FleetFinding, Majority};
 use driftgate_compare::Severity;
+use driftgate_report::document::{FleetFinding, Majority};
 use driftgate_snapshot::{FactValue, Facts, Snapshot};
 pub use links::LinkEnd;
 

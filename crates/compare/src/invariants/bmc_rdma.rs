@@ -6,7 +6,7 @@
 use driftgate_model::DcbxMode;
 use driftgate_snapshot::{FactValue, Facts};
 
-use super::{Port, Violation, children_segments, ports, violation};
+use super::reading::{Port, Violation, children_segments, ports, violation};
 
 /// What a BMC scope reports of RDMA, with the facts that say so.
 #[derive(Debug, Clone, PartialEq, Eq)]

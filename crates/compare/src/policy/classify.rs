@@ -1,10 +1,10 @@
 //! Which rule governs a fact path: the most specific match, a staged path judged by its live
 //! path's rule, and one pass over a snapshot's facts matching every rule at once.
 
-use super::glob_group::{Cursor, Matches};
-use super::{
+use super::compiled::{
     Classification, PENDING_SEGMENT, Policy, Rule, UNMATCHED_ID, UNMATCHED_SEVERITY, UNMATCHED_WHY,
 };
+use super::glob_group::{Cursor, Matches};
 use crate::severity::Severity;
 use driftgate_snapshot::FactPath;
 

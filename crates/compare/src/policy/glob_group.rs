@@ -211,7 +211,7 @@ impl Iterator for Matches<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::compile_glob;
+    use crate::glob::compile_glob;
 
     fn group(patterns: &[&str]) -> (GlobGroup, globset::GlobSet) {
         let globs: Vec<(usize, Glob)> = patterns

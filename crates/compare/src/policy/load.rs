@@ -7,8 +7,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::compiled::{Policy, PolicyError, Rule, specificity};
 use super::glob_group::GlobGroup;
-use super::{Policy, PolicyError, Rule, compile_glob, specificity};
+use crate::glob::compile_glob;
 use crate::invariants::{INVARIANTS, Invariant};
 use crate::severity::Severity;
 use driftgate_model::line_index::LineIndex;

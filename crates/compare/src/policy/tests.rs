@@ -1,7 +1,10 @@
+use super::compiled::*;
 use super::render::toml_string;
-use super::*;
+use crate::glob::compile_glob;
 use crate::invariants::INVARIANTS;
+use crate::severity::Severity;
 use driftgate_snapshot::FactPath;
+use driftgate_snapshot::FactValue;
 
 fn path(p: &str) -> FactPath {
     FactPath::new(p).unwrap()
