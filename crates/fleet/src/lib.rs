@@ -29,7 +29,7 @@ use std::time::Duration;
 pub use check::{check_all, check_snapshots};
 pub use driftgate_baseline::state::Notice;
 use driftgate_report::document::{
-    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult,
 };
 pub use merge::MergeOptions;
 pub use rejudge::Rejudge;
