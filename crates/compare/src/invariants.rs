@@ -173,63 +173,7 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         if configured.is_empty() && !rdma {
             continue;
         }
-        let mut causes: Vec<(String, String)> = Vec::new();
-        let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
-            .iter()
-            .map(|kind| {
-                port.get(&format!("os/num_tcs/current/{kind}"))
-                    .and_then(FactValue::as_i64)
-            })
-            .collect();
-        let no_classes = tcs.iter().all(|n| *n == Some(0));
-        if no_classes {
-            causes.push((
-                port.path("os/num_tcs/current/max"),
-                "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
-            ));
-        }
-        let operational = format!("nic/{mac}/os/flow_control/operational/priority/");
-        let reported = children(facts, &operational).next().is_some();
-        let off: Vec<String> = configured
-            .iter()
-            .filter(|p| {
-                port.get(&format!("os/flow_control/operational/priority/{p}"))
-                    .and_then(FactValue::as_bool)
-                    == Some(false)
-            })
-            .map(u32::to_string)
-            .collect();
-        if !off.is_empty() {
-            causes.push((
-                port.path(&format!("os/flow_control/operational/priority/{}", off[0])),
-                format!(
-                    "operational flow control is off on priority {}",
-                    off.join(", ")
-                ),
-            ));
-        }
-        // NumTCs 0/0/0 already says the adapter runs no classes and no flow control.
-        if !no_classes {
-            if !reported && !configured.is_empty() {
-                causes.push((
-                    port.path("os/qos_enabled"),
-                    "it reports no operational flow control (OperationalFlowControl Not Available)"
-                        .into(),
-                ));
-            }
-            let prefix = format!("nic/{mac}/os/traffic_class/operational/");
-            let classes: Vec<&str> = children_segments(facts, &prefix).collect();
-            if let [only] = classes.as_slice()
-                && host_classes > 1
-            {
-                causes.push((
-                    port.path(&format!("os/traffic_class/operational/{only}/priorities")),
-                    format!(
-                        "it runs a single traffic class (TC {only}) where the host configures {host_classes}"
-                    ),
-                ));
-            }
-        }
+        let mut causes = pfc_causes(&port, &configured, host_classes);
         if causes.is_empty() {
             continue;
         }
@@ -267,6 +211,71 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         )));
     }
     violations
+}
+
+/// Why the adapter `port` (QoS enabled) does not run the host's PFC priorities `configured`
+/// among `host_classes` traffic classes, as (fact, reason): no classes, flow control off or
+/// not reported, a single class.
+fn pfc_causes(port: &Port<'_>, configured: &[u32], host_classes: usize) -> Vec<(String, String)> {
+    let (facts, mac) = (port.facts, port.mac);
+    let mut causes: Vec<(String, String)> = Vec::new();
+    let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
+        .iter()
+        .map(|kind| {
+            port.get(&format!("os/num_tcs/current/{kind}"))
+                .and_then(FactValue::as_i64)
+        })
+        .collect();
+    let no_classes = tcs.iter().all(|n| *n == Some(0));
+    if no_classes {
+        causes.push((
+            port.path("os/num_tcs/current/max"),
+            "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
+        ));
+    }
+    let operational = format!("nic/{mac}/os/flow_control/operational/priority/");
+    let reported = children(facts, &operational).next().is_some();
+    let off: Vec<String> = configured
+        .iter()
+        .filter(|p| {
+            port.get(&format!("os/flow_control/operational/priority/{p}"))
+                .and_then(FactValue::as_bool)
+                == Some(false)
+        })
+        .map(u32::to_string)
+        .collect();
+    if !off.is_empty() {
+        causes.push((
+            port.path(&format!("os/flow_control/operational/priority/{}", off[0])),
+            format!(
+                "operational flow control is off on priority {}",
+                off.join(", ")
+            ),
+        ));
+    }
+    // NumTCs 0/0/0 already says the adapter runs no classes and no flow control.
+    if !no_classes {
+        if !reported && !configured.is_empty() {
+            causes.push((
+                port.path("os/qos_enabled"),
+                "it reports no operational flow control (OperationalFlowControl Not Available)"
+                    .into(),
+            ));
+        }
+        let prefix = format!("nic/{mac}/os/traffic_class/operational/");
+        let classes: Vec<&str> = children_segments(facts, &prefix).collect();
+        if let [only] = classes.as_slice()
+            && host_classes > 1
+        {
+            causes.push((
+                port.path(&format!("os/traffic_class/operational/{only}/priorities")),
+                format!(
+                    "it runs a single traffic class (TC {only}) where the host configures {host_classes}"
+                ),
+            ));
+        }
+    }
+    causes
 }
 
 fn pfc_priority_mismatch(facts: &Facts) -> Vec<Violation> {

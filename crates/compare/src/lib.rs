@@ -213,29 +213,8 @@ pub fn judge_comparison(
     attribute_all(targets.collect(), &firmware_changes, comparison, policy);
     findings.sort_by(finding_order);
     allowed.sort_by(|a, b| finding_order(&a.finding, &b.finding));
-    let counts = Counts {
-        block: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Block)
-            .count(),
-        warn: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warn)
-            .count(),
-        info: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Info)
-            .count(),
-    };
-    let verdict = if !incomplete_sources.is_empty() {
-        Verdict::Incomplete
-    } else if counts.block > 0 || (options.strict && counts.warn > 0) {
-        Verdict::Block
-    } else if counts.warn > 0 {
-        Verdict::Warn
-    } else {
-        Verdict::Pass
-    };
+    let counts = counts(&findings);
+    let verdict = verdict(incomplete_sources.is_empty(), &counts, options.strict);
     Report {
         schema: REPORT_SCHEMA_ID.to_owned(),
         tool: driftgate_snapshot::tool_version(),
@@ -250,6 +229,29 @@ pub fn judge_comparison(
         findings,
         allowed,
         rules,
+    }
+}
+
+/// How many of `findings` block, warn and inform.
+fn counts(findings: &[Finding]) -> Counts {
+    let count = |severity: Severity| findings.iter().filter(|f| f.severity == severity).count();
+    Counts {
+        block: count(Severity::Block),
+        warn: count(Severity::Warn),
+        info: count(Severity::Info),
+    }
+}
+
+/// The verdict of a judgement whose sources were all read (`complete`) or not, with `counts`.
+fn verdict(complete: bool, counts: &Counts, strict: bool) -> Verdict {
+    if !complete {
+        Verdict::Incomplete
+    } else if counts.block > 0 || (strict && counts.warn > 0) {
+        Verdict::Block
+    } else if counts.warn > 0 {
+        Verdict::Warn
+    } else {
+        Verdict::Pass
     }
 }
 
