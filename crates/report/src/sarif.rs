@@ -98,8 +98,13 @@ struct Draft<'a> {
     properties: ResultProperties<'a>,
 }
 
-/// The log of `view`, whose hosts' reports are `reports`, in the same order.
-fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Extras) -> Log<'a> {
+/// A draft result for every finding and allowed finding of every host, each incomplete
+/// host, and each fleet finding.
+fn drafts<'a>(
+    view: &'a View<'a>,
+    reports: &'a [Cow<'a, Report>],
+    extras: &'a Extras,
+) -> Vec<Draft<'a>> {
     let mut drafts: Vec<Draft<'a>> = Vec::new();
     for (host, report) in view.hosts.iter().zip(reports) {
         let lines = extras.baseline_lines.get(host.host);
@@ -124,7 +129,12 @@ fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Ext
     for finding in view.fleet_findings {
         drafts.push(fleet_result(view, reports, extras, finding));
     }
-    let (drafts, omitted) = most_severe(drafts, MAX_RESULTS);
+    drafts
+}
+
+/// The log of `view`, whose hosts' reports are `reports`, in the same order.
+fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Extras) -> Log<'a> {
+    let (drafts, omitted) = most_severe(drafts(view, reports, extras), MAX_RESULTS);
 
     // One rule per id, at the most severe level its results report; texts of the first.
     let mut rules: BTreeMap<String, (RuleDraft, Level)> = BTreeMap::new();
