@@ -1,4 +1,4 @@
-//! Renderers of a [`Report`]: each writes to a writer and decides nothing.
+//! Renderers of a [`driftgate_compare::Report`]: each writes to a writer and decides nothing.
 //!
 //! The text renderer always writes ANSI styles; the caller's stream strips them when colour is
 //! off (not a terminal, `NO_COLOR`). JUnit, SARIF, Prometheus and HTML render a [`View`] (the
