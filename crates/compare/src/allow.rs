@@ -2,7 +2,7 @@
 //! waived for a run. A finding an allowance matches does not count towards the verdict; it is
 //! listed as allowed, with the allowance's reason.
 //!
-//! Paths are globs compiled exactly like policy rule paths (`super::policy::compile_glob`):
+//! Paths are globs compiled exactly like policy rule paths (`super::glob::compile_glob`):
 //! `*` never crosses `/`, `**` does.
 
 use globset::{GlobMatcher, GlobSet, GlobSetBuilder};
@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::policy::compile_glob;
+use super::glob::compile_glob;
 use driftgate_model::line_index::LineIndex;
 use driftgate_snapshot::{FactPath, FactValue};
 

@@ -4,11 +4,12 @@
 //! PowerShell, a pasted ticket, `esxcli`). Each has an id, a default severity the policy can
 //! change, and a message that names the cause.
 
-use std::ops::Bound;
-
 use super::severity::Severity;
 use driftgate_model::{DcbxSupport, PathSelectionPolicy, PathSelectionScheme, Version};
-use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
+use driftgate_snapshot::{FactValue, Facts, path_segment};
+use reading::{Port, children, children_segments, ports, violation};
+
+pub use reading::Violation;
 
 /// One built-in cross-fact check.
 #[derive(Debug)]
@@ -22,17 +23,6 @@ pub struct Invariant {
     /// Why it matters, shown with each finding.
     pub why: &'static str,
     check: fn(&Facts) -> Vec<Violation>,
-}
-
-/// One place where an invariant does not hold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
-    /// The fact that shows the cause.
-    pub path: FactPath,
-    /// Its value.
-    pub value: Option<FactValue>,
-    /// What is wrong, naming the adapter or device.
-    pub message: String,
 }
 
 impl Invariant {
@@ -183,63 +173,7 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         if configured.is_empty() && !rdma {
             continue;
         }
-        let mut causes: Vec<(String, String)> = Vec::new();
-        let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
-            .iter()
-            .map(|kind| {
-                port.get(&format!("os/num_tcs/current/{kind}"))
-                    .and_then(FactValue::as_i64)
-            })
-            .collect();
-        let no_classes = tcs.iter().all(|n| *n == Some(0));
-        if no_classes {
-            causes.push((
-                port.path("os/num_tcs/current/max"),
-                "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
-            ));
-        }
-        let operational = format!("nic/{mac}/os/flow_control/operational/priority/");
-        let reported = children(facts, &operational).next().is_some();
-        let off: Vec<String> = configured
-            .iter()
-            .filter(|p| {
-                port.get(&format!("os/flow_control/operational/priority/{p}"))
-                    .and_then(FactValue::as_bool)
-                    == Some(false)
-            })
-            .map(u32::to_string)
-            .collect();
-        if !off.is_empty() {
-            causes.push((
-                port.path(&format!("os/flow_control/operational/priority/{}", off[0])),
-                format!(
-                    "operational flow control is off on priority {}",
-                    off.join(", ")
-                ),
-            ));
-        }
-        // NumTCs 0/0/0 already says the adapter runs no classes and no flow control.
-        if !no_classes {
-            if !reported && !configured.is_empty() {
-                causes.push((
-                    port.path("os/qos_enabled"),
-                    "it reports no operational flow control (OperationalFlowControl Not Available)"
-                        .into(),
-                ));
-            }
-            let prefix = format!("nic/{mac}/os/traffic_class/operational/");
-            let classes: Vec<&str> = children_segments(facts, &prefix).collect();
-            if let [only] = classes.as_slice()
-                && host_classes > 1
-            {
-                causes.push((
-                    port.path(&format!("os/traffic_class/operational/{only}/priorities")),
-                    format!(
-                        "it runs a single traffic class (TC {only}) where the host configures {host_classes}"
-                    ),
-                ));
-            }
-        }
+        let mut causes = pfc_causes(&port, &configured, host_classes);
         if causes.is_empty() {
             continue;
         }
@@ -277,6 +211,71 @@ fn pfc_not_operational(facts: &Facts) -> Vec<Violation> {
         )));
     }
     violations
+}
+
+/// Why the adapter `port` (QoS enabled) does not run the host's PFC priorities `configured`
+/// among `host_classes` traffic classes, as (fact, reason): no classes, flow control off or
+/// not reported, a single class.
+fn pfc_causes(port: &Port<'_>, configured: &[u32], host_classes: usize) -> Vec<(String, String)> {
+    let (facts, mac) = (port.facts, port.mac);
+    let mut causes: Vec<(String, String)> = Vec::new();
+    let tcs: Vec<Option<i64>> = ["max", "ets", "pfc"]
+        .iter()
+        .map(|kind| {
+            port.get(&format!("os/num_tcs/current/{kind}"))
+                .and_then(FactValue::as_i64)
+        })
+        .collect();
+    let no_classes = tcs.iter().all(|n| *n == Some(0));
+    if no_classes {
+        causes.push((
+            port.path("os/num_tcs/current/max"),
+            "its current NumTCs(Max/ETS/PFC) is 0/0/0".into(),
+        ));
+    }
+    let operational = format!("nic/{mac}/os/flow_control/operational/priority/");
+    let reported = children(facts, &operational).next().is_some();
+    let off: Vec<String> = configured
+        .iter()
+        .filter(|p| {
+            port.get(&format!("os/flow_control/operational/priority/{p}"))
+                .and_then(FactValue::as_bool)
+                == Some(false)
+        })
+        .map(u32::to_string)
+        .collect();
+    if !off.is_empty() {
+        causes.push((
+            port.path(&format!("os/flow_control/operational/priority/{}", off[0])),
+            format!(
+                "operational flow control is off on priority {}",
+                off.join(", ")
+            ),
+        ));
+    }
+    // NumTCs 0/0/0 already says the adapter runs no classes and no flow control.
+    if !no_classes {
+        if !reported && !configured.is_empty() {
+            causes.push((
+                port.path("os/qos_enabled"),
+                "it reports no operational flow control (OperationalFlowControl Not Available)"
+                    .into(),
+            ));
+        }
+        let prefix = format!("nic/{mac}/os/traffic_class/operational/");
+        let classes: Vec<&str> = children_segments(facts, &prefix).collect();
+        if let [only] = classes.as_slice()
+            && host_classes > 1
+        {
+            causes.push((
+                port.path(&format!("os/traffic_class/operational/{only}/priorities")),
+                format!(
+                    "it runs a single traffic class (TC {only}) where the host configures {host_classes}"
+                ),
+            ));
+        }
+    }
+    causes
 }
 
 fn pfc_priority_mismatch(facts: &Facts) -> Vec<Violation> {
@@ -533,118 +532,8 @@ fn psp_differs_from_satp_default(facts: &Facts) -> Vec<Violation> {
     violations
 }
 
-/// The facts of one MAC-keyed port.
-struct Port<'a> {
-    facts: &'a Facts,
-    mac: &'a str,
-}
-
-impl Port<'_> {
-    fn path(&self, leaf: &str) -> String {
-        format!("nic/{}/{leaf}", self.mac)
-    }
-
-    fn get(&self, leaf: &str) -> Option<&FactValue> {
-        self.facts.get(self.path(leaf).as_str())
-    }
-
-    /// The OS reports the adapter without any DCB capability (Windows prints its capability
-    /// columns blank): an adapter without DCB, not a broken one.
-    fn dcb_not_reported(&self) -> bool {
-        self.get("os/dcb_reported").and_then(FactValue::as_bool) == Some(false)
-    }
-
-    /// RDMA as the BMC reports it at `scope` (`bmc` or `bmc/function/<id>`); `None` when the
-    /// scope reports nothing ([`bmc_rdma::rdma_at`]).
-    fn rdma_at(&self, scope: &str) -> Option<bmc_rdma::Rdma> {
-        bmc_rdma::rdma_at(self, scope)
-    }
-
-    fn dcbx_support(&self, column: &str) -> Option<DcbxSupport> {
-        self.get(&format!("os/dcbx_support/{column}"))
-            .and_then(FactValue::as_text)
-            .map(DcbxSupport::parse)
-    }
-
-    /// `"SLOT 3 Port 1" (00:0a:…)` when the OS or the BMC names the port, else the MAC.
-    fn label(&self) -> String {
-        match self
-            .get("os/name")
-            .or_else(|| self.get("bmc/port"))
-            .and_then(FactValue::as_text)
-        {
-            Some(name) => format!("{name:?} ({})", self.mac),
-            None => self.mac.to_owned(),
-        }
-    }
-}
-
-/// How the invariants name the port `key` (`"SLOT 3 Port 1" (00:0a:…)`), for other parts of
-/// a report to name it the same way.
-pub(super) fn port_label(facts: &Facts, key: &str) -> String {
-    Port { facts, mac: key }.label()
-}
-
-fn violation(facts: &Facts, path: &str, message: String) -> Violation {
-    let path = FactPath::new(path).expect("invariant paths are built from valid fact paths");
-    let value = facts.get(&path).cloned();
-    Violation {
-        path,
-        value,
-        message,
-    }
-}
-
-/// Facts directly under `prefix` (which ends in `/`), as (leaf, value).
-fn children<'a>(
-    facts: &'a Facts,
-    prefix: &'a str,
-) -> impl Iterator<Item = (&'a str, &'a FactValue)> {
-    facts
-        .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-        .map_while(move |(path, value)| {
-            path.as_str().strip_prefix(prefix).map(|rest| (rest, value))
-        })
-        .filter(|(rest, _)| memchr::memchr(b'/', rest.as_bytes()).is_none())
-}
-
-/// The distinct first segments under `prefix` (which ends in `/`), in order. Every invariant
-/// asks for the ports, so rather than walking each port's facts this seeks past them: every
-/// path under `<prefix><segment>/` sorts before `<prefix><segment>0` (`0` follows `/`).
-fn children_segments<'a>(facts: &'a Facts, prefix: &'a str) -> impl Iterator<Item = &'a str> {
-    let mut from: Bound<String> = Bound::Included(prefix.to_owned());
-    let mut last: Option<&str> = None;
-    std::iter::from_fn(move || {
-        loop {
-            let bound = from.as_ref().map(String::as_str);
-            let (path, _) = facts.range::<str, _>((bound, Bound::Unbounded)).next()?;
-            let rest = path.as_str().strip_prefix(prefix)?;
-            let segment = match memchr::memchr(b'/', rest.as_bytes()) {
-                Some(end) => {
-                    from = Bound::Included(format!("{prefix}{}0", &rest[..end]));
-                    &rest[..end]
-                }
-                // A fact right at `<prefix><segment>`: what follows may be another segment.
-                None => {
-                    from = Bound::Excluded(path.as_str().to_owned());
-                    rest
-                }
-            };
-            // `<prefix>b` and then `<prefix>b/q` name one segment.
-            if last != Some(segment) {
-                last = Some(segment);
-                return Some(segment);
-            }
-        }
-    })
-}
-
-/// The MAC (or name) keys of every port in the facts.
-fn ports(facts: &Facts) -> impl Iterator<Item = &str> {
-    children_segments(facts, "nic/")
-}
-
 mod bmc_rdma;
 mod link;
+pub(crate) mod reading;
 #[cfg(test)]
 mod tests;

@@ -18,7 +18,9 @@ pub mod allow;
 mod applied;
 mod capability;
 mod diff;
+mod fact_kind;
 pub mod functions;
+mod glob;
 mod invariants;
 mod peer;
 mod policy;
@@ -29,9 +31,11 @@ mod stories;
 mod three_way;
 mod unread;
 mod verdict;
+mod violations;
 
 pub use allow::Allowance;
 pub use diff::{Change, changes};
+pub use fact_kind::{is_firmware_version, is_peer_fact};
 pub use invariants::{INVARIANTS, Invariant, Violation};
 pub use policy::{
     Classification, Policy, PolicyDocument, PolicyError, Rule, RuleDocument, UNMATCHED_ID,
@@ -39,17 +43,15 @@ pub use policy::{
 pub use severity::Severity;
 pub use stories::{Story, change_text, stories};
 
-/// Whether `path` is a fact about the other end of a port's link (`nic/<key>/peer/…`), whose
-/// findings' messages name both ends.
-pub fn is_peer_fact(path: &str) -> bool {
-    peer::split(path).is_some()
-}
 pub use verdict::{
     AllowedFinding, AppliedRule, Counts, Finding, FindingKind, FirmwareChange, FirmwareUnknown,
     IncompleteSource, Origin, REPORT_SCHEMA_ID, Report, Role, RuleKind, SnapshotSummary, Verdict,
 };
 
 use driftgate_snapshot::{FactValue, VerifiedSnapshot};
+use fact_kind::port_key;
+use verdict::AT_NEXT_REBOOT;
+use violations::violations;
 
 /// What to check besides changes.
 #[derive(Debug, Clone, Default)]
@@ -211,29 +213,8 @@ pub fn judge_comparison(
     attribute_all(targets.collect(), &firmware_changes, comparison, policy);
     findings.sort_by(finding_order);
     allowed.sort_by(|a, b| finding_order(&a.finding, &b.finding));
-    let counts = Counts {
-        block: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Block)
-            .count(),
-        warn: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Warn)
-            .count(),
-        info: findings
-            .iter()
-            .filter(|f| f.severity == Severity::Info)
-            .count(),
-    };
-    let verdict = if !incomplete_sources.is_empty() {
-        Verdict::Incomplete
-    } else if counts.block > 0 || (options.strict && counts.warn > 0) {
-        Verdict::Block
-    } else if counts.warn > 0 {
-        Verdict::Warn
-    } else {
-        Verdict::Pass
-    };
+    let counts = counts(&findings);
+    let verdict = verdict(incomplete_sources.is_empty(), &counts, options.strict);
     Report {
         schema: REPORT_SCHEMA_ID.to_owned(),
         tool: driftgate_snapshot::tool_version(),
@@ -248,6 +229,29 @@ pub fn judge_comparison(
         findings,
         allowed,
         rules,
+    }
+}
+
+/// How many of `findings` block, warn and inform.
+fn counts(findings: &[Finding]) -> Counts {
+    let count = |severity: Severity| findings.iter().filter(|f| f.severity == severity).count();
+    Counts {
+        block: count(Severity::Block),
+        warn: count(Severity::Warn),
+        info: count(Severity::Info),
+    }
+}
+
+/// The verdict of a judgement whose sources were all read (`complete`) or not, with `counts`.
+fn verdict(complete: bool, counts: &Counts, strict: bool) -> Verdict {
+    if !complete {
+        Verdict::Incomplete
+    } else if counts.block > 0 || (strict && counts.warn > 0) {
+        Verdict::Block
+    } else if counts.warn > 0 {
+        Verdict::Warn
+    } else {
+        Verdict::Pass
     }
 }
 
@@ -294,38 +298,6 @@ fn change_findings(
     }
     peer::fold_vanished(&mut findings, old, new);
     (findings, firmware_changes)
-}
-
-/// What holds without a baseline: violated `expect` rules, then invariants. Counts, in
-/// `tally`, the facts each rule governs.
-fn violations(
-    facts: &driftgate_snapshot::Facts,
-    policy: &Policy,
-    tally: &mut applied::Tally<'_>,
-) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    expectation_findings(facts, policy, tally, &mut findings);
-    for (invariant, severity) in policy.invariants() {
-        if *severity == Severity::Ignore {
-            continue;
-        }
-        findings.extend(invariant.check(facts).into_iter().map(|v| Finding {
-            kind: FindingKind::Invariant,
-            id: invariant.id.to_owned(),
-            severity: *severity,
-            path: v.path,
-            old: None,
-            new: v.value,
-            expected: None,
-            message: v.message,
-            why: invariant.why.to_owned(),
-            pending: false,
-            firmware: Vec::new(),
-            firmware_unknown: None,
-            origin: None,
-        }));
-    }
-    findings
 }
 
 /// `findings` split into those no allowance matches and those one does (with the first
@@ -410,33 +382,6 @@ fn hide_secret(finding: &mut Finding) {
     .to_owned();
 }
 
-/// Whether `path` is a firmware fact: the firmware inventory and the BIOS's version attributes
-/// (`firmware/**`), a NIC's firmware as the BMC reports it for the port or one of its functions
-/// (`nic/<key>/bmc/**/firmware/**`: package version, inventory link, version attributes, staged
-/// ones too), and the NIC firmware the OS reports (`nic/<key>/os/firmware/version`, and
-/// `nic/<key>/os/firmware/pending/…` for an image flashed but not running yet).
-pub fn is_firmware_version(path: &str) -> bool {
-    if path.starts_with("firmware/") {
-        return true;
-    }
-    let mut segments = path.split('/');
-    if segments.next() != Some("nic") || segments.next().is_none() {
-        return false;
-    }
-    let rest: Vec<&str> = segments.collect();
-    match rest.split_first() {
-        Some((&"bmc", leaf)) => leaf.contains(&"firmware"),
-        Some((&"os", leaf)) => leaf.first() == Some(&"firmware"),
-        _ => false,
-    }
-}
-
-/// The `<key>` of a NIC port fact `nic/<key>/…`.
-fn port_key(path: &str) -> Option<&str> {
-    let rest = path.strip_prefix("nic/")?;
-    rest.split_once('/').map(|(key, _)| key)
-}
-
 /// Names, beside each warning or blocking finding on a NIC port, the firmware that changed
 /// between the two snapshots `sides` (old, new): that port's own first (firmware facts under
 /// the same `nic/<key>/`, and the inventory component its `bmc/firmware/inventory` names in
@@ -489,8 +434,6 @@ fn attribute_firmware<'f>(
 }
 
 /// What a staged value's change means: it is not live, it takes effect at the next reboot.
-const AT_NEXT_REBOOT: &str = "takes effect at the next reboot";
-
 fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
     let mut severity = class.severity;
     let (mut id, mut why) = (class.id, class.why);
@@ -546,62 +489,6 @@ fn change_finding(change: &Change<'_>, class: &Classification<'_>) -> Finding {
         firmware: Vec::new(),
         firmware_unknown: None,
         origin: None,
-    }
-}
-
-fn expectation_findings(
-    facts: &driftgate_snapshot::Facts,
-    policy: &Policy,
-    tally: &mut applied::Tally<'_>,
-    findings: &mut Vec<Finding>,
-) {
-    let mut push =
-        |rule: &Rule, path: &driftgate_snapshot::FactPath, actual: Option<&FactValue>| {
-            if rule.on_violation == Severity::Ignore {
-                return;
-            }
-            let expected = rule
-                .expect
-                .clone()
-                .expect("expectation rules carry a value");
-            let message = match actual {
-                Some(actual) => format!("expected {expected}, found {actual}"),
-                None => format!("expected {expected}, but the fact is missing"),
-            };
-            findings.push(Finding {
-                kind: FindingKind::Expectation,
-                id: rule.id.clone(),
-                severity: rule.on_violation,
-                path: path.clone(),
-                old: None,
-                new: actual.cloned(),
-                expected: Some(expected),
-                message,
-                why: rule.why.clone(),
-                pending: false,
-                firmware: Vec::new(),
-                firmware_unknown: None,
-                origin: None,
-            });
-        };
-    for (path, value) in facts {
-        if let Some(rule) = tally.fact(path)
-            && rule.expect.as_ref() != Some(value)
-        {
-            push(rule, path, Some(value));
-        }
-    }
-    for rule in policy.literal_expectations() {
-        let path = driftgate_snapshot::FactPath::new(rule.path.as_str());
-        if let Ok(path) = path {
-            let governs = policy
-                .expectation_for(&path)
-                .is_some_and(|best| best.id == rule.id);
-            if !facts.contains_key(&path) && governs {
-                tally.missing(&rule.id);
-                push(rule, &path, None);
-            }
-        }
     }
 }
 

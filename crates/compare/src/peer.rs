@@ -6,7 +6,7 @@
 use driftgate_model::AppSelector;
 use driftgate_snapshot::{FactValue, Facts, Scalar};
 
-use super::invariants::port_label;
+use super::invariants::reading::port_label;
 use super::verdict::{Finding, FindingKind};
 
 /// `nic/<key>/peer/<leaf>` → (key, leaf).

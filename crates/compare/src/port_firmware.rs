@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use driftgate_snapshot::{Facts, VerifiedSnapshot};
 
-use super::is_firmware_version;
+use super::fact_kind::is_firmware_version;
 use super::verdict::FirmwareUnknown;
 
 /// Why the firmware of the port keyed `key` is unknown in both snapshots of `sides`: known

@@ -6,11 +6,11 @@ use std::collections::{BTreeMap, HashSet};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::invariants::port_label;
-use super::is_peer_fact;
+use super::fact_kind::is_peer_fact;
+use super::fact_kind::{is_firmware_version, port_key};
+use super::invariants::reading::port_label;
 use super::severity::Severity;
 use super::verdict::{Finding, FindingKind, Origin, Report};
-use super::{is_firmware_version, port_key};
 use driftgate_snapshot::{FactPath, FactValue, Facts};
 
 /// The findings about one port (`nic/<key>`) or one other subject (`host`, `storage/…`).

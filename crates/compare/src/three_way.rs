@@ -4,7 +4,10 @@
 use std::collections::HashSet;
 
 use super::verdict::{Finding, FindingKind, Origin};
-use super::{AT_NEXT_REBOOT, Policy, is_firmware_version, violations};
+use crate::fact_kind::is_firmware_version;
+use crate::policy::Policy;
+use crate::verdict::AT_NEXT_REBOOT;
+use crate::violations::violations;
 use driftgate_snapshot::VerifiedSnapshot;
 
 /// What a staged change at a gate's post step asks for: the reboot, then another post.

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::severity::Severity;
 use driftgate_snapshot::{FactPath, FactValue, SourceStatus};
 
+/// How a staged change's message ends.
+pub(crate) const AT_NEXT_REBOOT: &str = "takes effect at the next reboot";
+
 /// The schema id of JSON reports.
 pub const REPORT_SCHEMA_ID: &str = "driftgate.report/v1";
 

@@ -1,14 +1,13 @@
 //! The hosts of a fleet run captured through the one capture pipeline
 //! ([`driftgate_collect::hosts::capture_hosts`]): each host's task reads its baseline and account,
 //! captures, then seals, writes and judges it, so the loop feeding the tasks never waits on
-//! one host; the run keeps the hosts' records out of memory ([`Kept`]) and their reports in
-//! the run's spool until every host has finished: memory stays flat in the number of hosts.
+//! one host; the run keeps the hosts' records, their reports in the run's spool, until every
+//! host has finished.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::host::{HostFailure, Hosts};
-use super::kept::Kept;
 use super::outdir::HostRecord;
 use super::{FleetError, Reporter};
 use driftgate_collect::Captured;
@@ -83,7 +82,7 @@ impl HostWork for Hosts {
 }
 
 /// Captures every host, at most `concurrency` at once: the records in the order hosts
-/// finished, kept out of memory until every host has ([`Kept`]). On an error (an output file
+/// finished. On an error (an output file
 /// that cannot be written) the run's cancel is fired and the running hosts are drained before
 /// it is returned, so that no capture is dropped half-way (sessions are deleted).
 pub(super) async fn capture<W>(
@@ -95,7 +94,7 @@ pub(super) async fn capture<W>(
 where
     W: HostWork<Done = Result<HostRecord, FleetError>>,
 {
-    let mut kept = Kept::new(hosts.hosts())?;
+    let mut records = Vec::with_capacity(hosts.hosts());
     let captured = hosts::capture_hosts(
         Arc::clone(&hosts),
         concurrency,
@@ -105,13 +104,14 @@ where
         |index, record: Result<HostRecord, FleetError>, took| {
             let record = record?;
             reporter.host_finished(hosts.host(index), record.result.verdict, took);
-            kept.push(record)
+            records.push(record);
+            Ok(())
         },
     )
     .await;
     match captured {
         Ok(()) if cancel.is_cancelled() => Err(FleetError::Interrupted),
-        Ok(()) => kept.records(),
+        Ok(()) => Ok(records),
         Err(HostsError::Done(error)) => Err(error),
         Err(HostsError::Panicked { host, message }) => Err(FleetError::HostPanicked {
             host: host.to_string(),

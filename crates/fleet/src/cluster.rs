@@ -57,8 +57,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FleetFinding, Majority};
 use driftgate_compare::Severity;
+use driftgate_report::document::{FleetFinding, Majority};
 use driftgate_snapshot::{FactValue, Facts, Snapshot};
 pub use links::LinkEnd;
 
@@ -181,79 +181,8 @@ impl ClusterFacts {
                     format!("path selection policy of shared device {device}"),
                     value,
                 ),
-                ["nic", key, "bmc", rest @ ..] => {
-                    let id = ports.bmc_id(key);
-                    let what = match rest.last() {
-                        Some(&"dcbx_mode") => Compared::DcbxMode,
-                        Some(&"dcbx_willing") => Compared::DcbxWilling,
-                        _ => continue,
-                    };
-                    // A function is keyed by its MAC, which differs on every node: across
-                    // nodes it is the BMC's name for it (`NIC.Slot.3-1-1`), as a port is.
-                    let function_name = match rest {
-                        ["function", function, ..] => Some(function_name(facts, key, function)),
-                        _ => None,
-                    };
-                    let mut rest: Vec<&str> = rest.to_vec();
-                    if let Some(name) = &function_name {
-                        rest[1] = name.as_str();
-                    }
-                    let on = function_name.as_deref().unwrap_or(id.as_str());
-                    let setting = match what {
-                        Compared::DcbxMode => "DCBX mode",
-                        _ => "DCBX willing",
-                    };
-                    out.set(
-                        format!("nic/{id}/bmc/{}", rest.join("/")),
-                        what,
-                        format!("{setting} of {on} (BMC)"),
-                        value,
-                    );
-                    if id == *key {
-                        out.by_mac
-                            .insert(format!("nic/{id}/bmc/{}", rest.join("/")));
-                    }
-                }
-                ["nic", key, "os", rest @ ..] => {
-                    let id = ports.os_id(key);
-                    let base = format!("nic/{id}/os");
-                    if id == *key {
-                        out.mac_bases.insert(base.clone());
-                    }
-                    match rest {
-                        ["dcbx_support", "current"] => out.set(
-                            format!("{base}/dcbx_support/current"),
-                            Compared::DcbxMode,
-                            format!("DCBX mode of {id} (OS, current)"),
-                            value,
-                        ),
-                        ["dcbx_control"] => out.set(
-                            format!("{base}/dcbx_control"),
-                            Compared::DcbxMode,
-                            format!("DCBX control of {id} (OS)"),
-                            value,
-                        ),
-                        ["dcbx_willing"] => out.set(
-                            format!("{base}/dcbx_willing"),
-                            Compared::DcbxWilling,
-                            format!("DCBX willing of {id} (OS)"),
-                            value,
-                        ),
-                        ["flow_control", scope, "priority", p] => out.pfc(
-                            format!("{base}/flow_control/{scope}/priority/*"),
-                            format!("PFC priorities of {id} (OS, {scope})"),
-                            p,
-                            value,
-                        ),
-                        ["traffic_class", scope, tc, leaf] => out.class(
-                            format!("{base}/traffic_class/{scope}/{tc}"),
-                            &format!("{tc} of {id} (OS, {scope})"),
-                            leaf,
-                            value,
-                        ),
-                        _ => {}
-                    }
-                }
+                ["nic", key, "bmc", rest @ ..] => out.bmc_port(facts, &ports, key, rest, value),
+                ["nic", key, "os", rest @ ..] => out.os_port(&ports, key, rest, value),
                 _ => {}
             }
         }
@@ -290,6 +219,92 @@ struct Extracted {
 }
 
 impl Extracted {
+    /// A BMC fact of the port `key` (`rest` under its `bmc/`): its DCBX mode and willing bit,
+    /// the port named as the BMC names it across nodes.
+    fn bmc_port(
+        &mut self,
+        facts: &Facts,
+        ports: &Ports<'_>,
+        key: &str,
+        rest: &[&str],
+        value: &FactValue,
+    ) {
+        let id = ports.bmc_id(key);
+        let what = match rest.last() {
+            Some(&"dcbx_mode") => Compared::DcbxMode,
+            Some(&"dcbx_willing") => Compared::DcbxWilling,
+            _ => return,
+        };
+        // A function is keyed by its MAC, which differs on every node: across
+        // nodes it is the BMC's name for it (`NIC.Slot.3-1-1`), as a port is.
+        let function_name = match rest {
+            ["function", function, ..] => Some(function_name(facts, key, function)),
+            _ => None,
+        };
+        let mut rest: Vec<&str> = rest.to_vec();
+        if let Some(name) = &function_name {
+            rest[1] = name.as_str();
+        }
+        let on = function_name.as_deref().unwrap_or(id.as_str());
+        let setting = match what {
+            Compared::DcbxMode => "DCBX mode",
+            _ => "DCBX willing",
+        };
+        self.set(
+            format!("nic/{id}/bmc/{}", rest.join("/")),
+            what,
+            format!("{setting} of {on} (BMC)"),
+            value,
+        );
+        if id == *key {
+            self.by_mac
+                .insert(format!("nic/{id}/bmc/{}", rest.join("/")));
+        }
+    }
+
+    /// An OS fact of the port `key` (`rest` under its `os/`): its DCBX settings, PFC
+    /// priorities and traffic classes.
+    fn os_port(&mut self, ports: &Ports<'_>, key: &str, rest: &[&str], value: &FactValue) {
+        let id = ports.os_id(key);
+        let base = format!("nic/{id}/os");
+        if id == *key {
+            self.mac_bases.insert(base.clone());
+        }
+        match rest {
+            ["dcbx_support", "current"] => self.set(
+                format!("{base}/dcbx_support/current"),
+                Compared::DcbxMode,
+                format!("DCBX mode of {id} (OS, current)"),
+                value,
+            ),
+            ["dcbx_control"] => self.set(
+                format!("{base}/dcbx_control"),
+                Compared::DcbxMode,
+                format!("DCBX control of {id} (OS)"),
+                value,
+            ),
+            ["dcbx_willing"] => self.set(
+                format!("{base}/dcbx_willing"),
+                Compared::DcbxWilling,
+                format!("DCBX willing of {id} (OS)"),
+                value,
+            ),
+            ["flow_control", scope, "priority", p] => self.pfc(
+                format!("{base}/flow_control/{scope}/priority/*"),
+                format!("PFC priorities of {id} (OS, {scope})"),
+                p,
+                value,
+            ),
+            ["traffic_class", scope, tc, leaf] => self.class(
+                format!("{base}/traffic_class/{scope}/{tc}"),
+                &format!("{tc} of {id} (OS, {scope})"),
+                leaf,
+                value,
+            ),
+            _ => {}
+        }
+    }
+
     fn set(&mut self, key: String, what: Compared, name: String, value: &FactValue) {
         self.values.insert(
             key,

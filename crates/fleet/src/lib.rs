@@ -12,7 +12,6 @@ mod capture;
 mod check;
 pub mod cluster;
 mod host;
-mod kept;
 mod merge;
 pub mod outdir;
 mod plan;
@@ -30,7 +29,7 @@ use std::time::Duration;
 pub use check::{check_all, check_snapshots};
 pub use driftgate_baseline::state::Notice;
 use driftgate_report::document::{
-    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult, Majority,
+    FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult,
 };
 pub use merge::MergeOptions;
 pub use rejudge::Rejudge;

@@ -72,30 +72,7 @@ pub(super) fn merge(
         .zip(&identities)
         .map(|((dir, run), identity)| Part { dir, run, identity })
         .collect();
-    // What the run planned, from a run file whose list is what its digest says: a host
-    // removed from another shard's list is then named.
-    let reference = parts
-        .iter()
-        .find(|p| {
-            p.identity.planned_hosts_digest.as_deref()
-                == Some(hosts_digest(&p.run.planned).as_str())
-        })
-        .map(|p| p.run.planned.as_slice());
-    let mut owner: BTreeMap<&str, (&Part<'_>, &PlannedHost)> = BTreeMap::new();
-    for part in &parts {
-        for planned in planned_here(part, reference, options.inventory)? {
-            if let Some((other, _)) = owner.insert(&planned.name, (part, planned)) {
-                return Err(FleetError::BadResults {
-                    path: part.dir.display().to_string(),
-                    reason: format!(
-                        "host {} is also in {}: the directories overlap (give each shard once)",
-                        planned.name,
-                        other.dir.display()
-                    ),
-                });
-            }
-        }
-    }
+    let owner = owners(&parts, options.inventory)?;
     let mut judge = options.rejudge.map(Judge::new);
     let spool = Spool::new()?;
     let mut records = Vec::with_capacity(owner.len());
@@ -135,6 +112,38 @@ pub(super) fn merge(
     report.selections = selections;
     report.records_trusted = options.rejudge.is_none();
     Ok(report)
+}
+
+/// Which part holds each host, by host name: a host two parts hold is refused.
+fn owners<'p, 'r>(
+    parts: &'p [Part<'r>],
+    inventory: Option<&Inventory>,
+) -> Result<BTreeMap<&'r str, (&'p Part<'r>, &'r PlannedHost)>, FleetError> {
+    // What the run planned, from a run file whose list is what its digest says: a host
+    // removed from another shard's list is then named.
+    let reference = parts
+        .iter()
+        .find(|p| {
+            p.identity.planned_hosts_digest.as_deref()
+                == Some(hosts_digest(&p.run.planned).as_str())
+        })
+        .map(|p| p.run.planned.as_slice());
+    let mut owner: BTreeMap<&str, (&Part<'_>, &PlannedHost)> = BTreeMap::new();
+    for part in parts {
+        for planned in planned_here(part, reference, inventory)? {
+            if let Some((other, _)) = owner.insert(&planned.name, (part, planned)) {
+                return Err(FleetError::BadResults {
+                    path: part.dir.display().to_string(),
+                    reason: format!(
+                        "host {} is also in {}: the directories overlap (give each shard once)",
+                        planned.name,
+                        other.dir.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(owner)
 }
 
 /// The hosts `part` planned for itself, each checked to be there: the run file lists the hosts

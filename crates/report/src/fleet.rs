@@ -17,7 +17,7 @@ use std::path::Path;
 use super::markdown::{MARKDOWN_LIMIT, code, code_cell, escape, fit};
 use super::text::{BOLD, DIM, severity_style, verdict_style};
 use crate::document::{FleetFinding, FleetReport, HostResult};
-use crate::why::{WHY_CHARS, why};
+use crate::why_column::{WHY_CHARS, why};
 use driftgate_compare::{Severity, Verdict};
 
 /// The most lines the text summary takes.
@@ -318,6 +318,40 @@ pub fn json(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
 /// out (the JSON report has them all).
 pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     let s = Summary::of(report)?;
+    let mut head = markdown_head(report, &s);
+    // Problems first: blocked, incomplete, then warned hosts, each by name (the report's
+    // order; the sort is stable).
+    let mut failing: Vec<&HostResult> = report
+        .hosts
+        .iter()
+        .filter(|h| h.verdict != Verdict::Pass)
+        .collect();
+    failing.sort_by_key(|h| match h.verdict {
+        Verdict::Block => 0,
+        Verdict::Incomplete => 1,
+        Verdict::Warn | Verdict::Pass => 2,
+    });
+    if failing.is_empty() {
+        return out.write_all(head.as_bytes());
+    }
+    let _ = write!(
+        head,
+        "\n### Hosts not passing ({})\n\n| host | cluster | verdict | block | warn | info | why |\n|---|---|---|---:|---:|---:|---|\n",
+        failing.len()
+    );
+    let rows = failing_rows(report, failing)?;
+    fit(out, &head, &rows, "", |shown| {
+        format!(
+            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every host._\n",
+            rows.len() - shown
+        )
+    })?;
+    Ok(())
+}
+
+/// The Markdown above the table of hosts not passing: headline, top rules, cluster, stale
+/// and missing findings, hosts that failed to capture, the slowest BMCs.
+fn markdown_head(report: &FleetReport, s: &Summary<'_>) -> String {
     let mut head = String::new();
     let _ = writeln!(head, "## {}\n", escape(&s.headline()));
     let _ = writeln!(head, "_{}_", escape(&s.run_line()));
@@ -385,26 +419,11 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(results) = &s.results {
         let _ = writeln!(head, "\nPer-host results: {}", code(results));
     }
-    // Problems first: blocked, incomplete, then warned hosts, each by name (the report's
-    // order; the sort is stable).
-    let mut failing: Vec<&HostResult> = report
-        .hosts
-        .iter()
-        .filter(|h| h.verdict != Verdict::Pass)
-        .collect();
-    failing.sort_by_key(|h| match h.verdict {
-        Verdict::Block => 0,
-        Verdict::Incomplete => 1,
-        Verdict::Warn | Verdict::Pass => 2,
-    });
-    if failing.is_empty() {
-        return out.write_all(head.as_bytes());
-    }
-    let _ = write!(
-        head,
-        "\n### Hosts not passing ({})\n\n| host | cluster | verdict | block | warn | info | why |\n|---|---|---|---:|---:|---:|---|\n",
-        failing.len()
-    );
+    head
+}
+
+/// A table row for each host of `failing`, with why it did not pass.
+fn failing_rows(report: &FleetReport, failing: Vec<&HostResult>) -> io::Result<Vec<String>> {
     let mut rows = Vec::with_capacity(failing.len());
     for h in failing {
         let named: Vec<&FleetFinding> = report
@@ -428,13 +447,7 @@ pub fn markdown(report: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             escape(&why.map(|w| cut(&w, WHY_CHARS)).unwrap_or_default())
         ));
     }
-    fit(out, &head, &rows, "", |shown| {
-        format!(
-            "\n_{} more hosts not shown: a Markdown report stays under {MARKDOWN_LIMIT} characters; the JSON report has every host._\n",
-            rows.len() - shown
-        )
-    })?;
-    Ok(())
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ mod page;
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use super::{Extras, HostView, View};
+use crate::format::Extras;
+use crate::view::{HostView, View};
 use driftgate_compare::Report;
 
 /// Writes `view` as one HTML page.

@@ -32,11 +32,12 @@ mod xml;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
-use super::{
-    HostView, View, ViewKind, allowance_rule, firmware_line_listed, headline, origin_phrase,
-    role_word, status_phrase, value_text,
-};
 use crate::document::FleetFinding;
+use crate::view::{HostView, View, ViewKind};
+use crate::wording::{
+    allowance_rule, firmware_line_listed, headline, origin_phrase, role_word, status_phrase,
+    value_text,
+};
 use driftgate_compare::{
     AllowedFinding, AppliedRule, Finding, FindingKind, INVARIANTS, Report, RuleKind, Severity,
     change_text,
@@ -99,6 +100,44 @@ fn classname(fleet: Option<&str>, host: &str) -> String {
         Some(fleet) => format!("driftgate.{}.{}", part(fleet), part(host)),
         None => format!("driftgate.{}", part(host)),
     }
+}
+
+/// The suite's properties: the host's verdict and names, the snapshots judged, the run.
+fn properties(
+    view: &View<'_>,
+    host: &HostView<'_>,
+    report: &Report,
+    strict: bool,
+) -> Vec<(&'static str, String)> {
+    let mut properties = vec![
+        ("verdict", host.verdict.as_upper().to_owned()),
+        ("host", host.host.to_owned()),
+        ("fleet", host.fleet.unwrap_or("").to_owned()),
+        ("cluster", host.cluster.unwrap_or("").to_owned()),
+        ("snapshot", report.snapshot.origin.clone()),
+        ("snapshot.digest", report.snapshot.digest.clone()),
+        ("captured_at", report.snapshot.captured_at.clone()),
+        (
+            "baseline",
+            report
+                .baseline
+                .as_ref()
+                .map_or_else(String::new, |b| b.origin.clone()),
+        ),
+    ];
+    if let Some(pre) = &report.pre {
+        properties.push(("pre", pre.origin.clone()));
+    }
+    if let Some(at) = host.last_success_at {
+        properties.push(("last_success_at", at.to_string()));
+    }
+    properties.extend([
+        ("strict", strict.to_string()),
+        ("title", view.title.clone()),
+        ("run", view.run.clone().unwrap_or_default()),
+        ("tool", report.tool.clone()),
+    ]);
+    properties
 }
 
 fn host_suite(view: &View<'_>, host: &HostView<'_>) -> io::Result<TestSuite> {
@@ -176,34 +215,7 @@ fn host_suite(view: &View<'_>, host: &HostView<'_>) -> io::Result<TestSuite> {
     }
     output.extend(checked);
 
-    let mut properties = vec![
-        ("verdict", host.verdict.as_upper().to_owned()),
-        ("host", host.host.to_owned()),
-        ("fleet", host.fleet.unwrap_or("").to_owned()),
-        ("cluster", host.cluster.unwrap_or("").to_owned()),
-        ("snapshot", report.snapshot.origin.clone()),
-        ("snapshot.digest", report.snapshot.digest.clone()),
-        ("captured_at", report.snapshot.captured_at.clone()),
-        (
-            "baseline",
-            report
-                .baseline
-                .as_ref()
-                .map_or_else(String::new, |b| b.origin.clone()),
-        ),
-    ];
-    if let Some(pre) = &report.pre {
-        properties.push(("pre", pre.origin.clone()));
-    }
-    if let Some(at) = host.last_success_at {
-        properties.push(("last_success_at", at.to_string()));
-    }
-    properties.extend([
-        ("strict", strict.to_string()),
-        ("title", view.title.clone()),
-        ("run", view.run.clone().unwrap_or_default()),
-        ("tool", report.tool.clone()),
-    ]);
+    let properties = properties(view, host, report, strict);
     Ok(TestSuite {
         name: host.host.to_owned(),
         hostname: host.host.to_owned(),

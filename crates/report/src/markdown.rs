@@ -13,8 +13,8 @@ pub(crate) use escape::{code, code_cell, escape, longest_backtick_run};
 pub use fit::MARKDOWN_LIMIT;
 pub(crate) use fit::{fit, fits};
 
-use super::headline;
-use crate::told::{Part, tell};
+use crate::port_summary::{Part, tell};
+use crate::wording::headline;
 use driftgate_compare::{Finding, Report, Severity, Story};
 use driftgate_snapshot::FactValue;
 
@@ -116,13 +116,13 @@ fn parts(report: &Report, stories: &[Story], detail: bool) -> Parts {
             0 => String::new(),
             n => format!(
                 " ({} not judged: facts it did not read are unknown, not removed)",
-                super::plural(n, "finding")
+                crate::wording::plural(n, "finding")
             ),
         };
         let _ = writeln!(
             head,
             "- **Incomplete** {} source {} ({}) is {}{error}{not_judged}",
-            super::role_word(source.role),
+            crate::wording::role_word(source.role),
             code(&source.name),
             code(&source.target.to_string()),
             source.status.as_str()
@@ -150,8 +150,8 @@ fn parts(report: &Report, stories: &[Story], detail: bool) -> Parts {
     for severity in [Severity::Block, Severity::Warn, Severity::Info] {
         for f in report.findings_at(severity) {
             // A port's firmware is named with its first (most severe) finding only.
-            let firmware = super::firmware_line(f)
-                .filter(|_| super::port_of(f).is_none_or(|port| attributed.insert(port)));
+            let firmware = crate::wording::firmware_line(f)
+                .filter(|_| crate::wording::port_of(f).is_none_or(|port| attributed.insert(port)));
             let row = format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
                 severity.as_str(),

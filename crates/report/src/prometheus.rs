@@ -20,8 +20,9 @@ use std::io::{self, Write};
 use prometheus::core::Collector;
 use prometheus::{Encoder as _, GaugeVec, IntGaugeVec, Opts, Registry, TextEncoder};
 
-use super::{Extras, HostView, View, hosts_at};
 use crate::document::FleetFinding;
+use crate::format::Extras;
+use crate::view::{HostView, View, hosts_at};
 use driftgate_compare::{Severity, Verdict};
 
 /// Every verdict, in the order a host's `driftgate_verdict` samples are built.
@@ -151,8 +152,68 @@ impl Textfile {
 
     /// The registry holding every sample of the file.
     pub fn registry(&self) -> prometheus::Result<Registry> {
-        const HOST: [&str; 4] = ["report", "host", "fleet", "cluster"];
         let registry = Registry::new();
+        let per_host = HostGauges::new()?;
+        let hosts = int_gauges(
+            "driftgate_hosts",
+            "Hosts of the run by verdict.",
+            &["report", "verdict"],
+        )?;
+        let fleet_findings = int_gauges(
+            "driftgate_fleet_findings",
+            "Fleet findings (cluster disagreement, stale or missing baselines and captures) by rule and severity.",
+            &["report", "rule", "severity"],
+        )?;
+        let run = gauges(
+            "driftgate_run_timestamp_seconds",
+            "When the run that wrote this file finished (a check or gate step records no end: when it started), Unix seconds.",
+            &["report"],
+        )?;
+        let report = self.report;
+        per_host.set(report, &self.hosts)?;
+        for (v, n) in self.verdicts {
+            hosts
+                .get_metric_with_label_values(&[report, label(v)])?
+                .set(count(n));
+        }
+        for ((rule, severity), n) in &self.fleet_findings {
+            fleet_findings
+                .get_metric_with_label_values(&[report, rule.as_str(), severity.as_str()])?
+                .set(count(*n));
+        }
+        if let Some(at) = self.run_timestamp {
+            run.get_metric_with_label_values(&[report])?.set(at);
+        }
+        let collectors: [Box<dyn Collector>; 8] = [
+            Box::new(per_host.verdict),
+            Box::new(per_host.findings),
+            Box::new(per_host.last_success),
+            Box::new(per_host.duration),
+            Box::new(per_host.incomplete),
+            Box::new(hosts),
+            Box::new(fleet_findings),
+            Box::new(run),
+        ];
+        for collector in collectors {
+            registry.register(collector)?;
+        }
+        Ok(registry)
+    }
+}
+
+/// The gauges with samples per host: its verdict, findings, last success, capture time and
+/// incomplete sources.
+struct HostGauges {
+    verdict: IntGaugeVec,
+    findings: IntGaugeVec,
+    last_success: GaugeVec,
+    duration: GaugeVec,
+    incomplete: IntGaugeVec,
+}
+
+impl HostGauges {
+    fn new() -> prometheus::Result<HostGauges> {
+        const HOST: [&str; 4] = ["report", "host", "fleet", "cluster"];
         let verdict = int_gauges(
             "driftgate_verdict",
             "The host's verdict: 1 for the verdict it got, 0 for the three others.",
@@ -178,23 +239,18 @@ impl Textfile {
             "Sources of the host that did not capture completely in this run (any makes it INCOMPLETE).",
             &HOST,
         )?;
-        let hosts = int_gauges(
-            "driftgate_hosts",
-            "Hosts of the run by verdict.",
-            &["report", "verdict"],
-        )?;
-        let fleet_findings = int_gauges(
-            "driftgate_fleet_findings",
-            "Fleet findings (cluster disagreement, stale or missing baselines and captures) by rule and severity.",
-            &["report", "rule", "severity"],
-        )?;
-        let run = gauges(
-            "driftgate_run_timestamp_seconds",
-            "When the run that wrote this file finished (a check or gate step records no end: when it started), Unix seconds.",
-            &["report"],
-        )?;
-        let report = self.report;
-        for h in &self.hosts {
+        Ok(HostGauges {
+            verdict,
+            findings,
+            last_success,
+            duration,
+            incomplete,
+        })
+    }
+
+    /// Sets the samples of `hosts` in the file of `report`.
+    fn set(&self, report: &str, hosts: &[HostMetrics]) -> prometheus::Result<()> {
+        for h in hosts {
             let l = &h.labels;
             let host = [
                 report,
@@ -204,12 +260,12 @@ impl Textfile {
             ];
             let [_, name, fleet, cluster] = host;
             for v in VERDICTS {
-                verdict
+                self.verdict
                     .get_metric_with_label_values(&[report, name, fleet, cluster, label(v)])?
                     .set(i64::from(v == h.verdict));
             }
             for ((severity, rule), n) in &h.findings {
-                findings
+                self.findings
                     .get_metric_with_label_values(&[
                         report,
                         name,
@@ -221,42 +277,18 @@ impl Textfile {
                     .set(count(*n));
             }
             if let Some(at) = h.last_success {
-                last_success.get_metric_with_label_values(&host)?.set(at);
+                self.last_success
+                    .get_metric_with_label_values(&host)?
+                    .set(at);
             }
             if let Some(took) = h.capture_seconds {
-                duration.get_metric_with_label_values(&host)?.set(took);
+                self.duration.get_metric_with_label_values(&host)?.set(took);
             }
-            incomplete
+            self.incomplete
                 .get_metric_with_label_values(&host)?
                 .set(count(h.sources_incomplete));
         }
-        for (v, n) in self.verdicts {
-            hosts
-                .get_metric_with_label_values(&[report, label(v)])?
-                .set(count(n));
-        }
-        for ((rule, severity), n) in &self.fleet_findings {
-            fleet_findings
-                .get_metric_with_label_values(&[report, rule.as_str(), severity.as_str()])?
-                .set(count(*n));
-        }
-        if let Some(at) = self.run_timestamp {
-            run.get_metric_with_label_values(&[report])?.set(at);
-        }
-        let collectors: [Box<dyn Collector>; 8] = [
-            Box::new(verdict),
-            Box::new(findings),
-            Box::new(last_success),
-            Box::new(duration),
-            Box::new(incomplete),
-            Box::new(hosts),
-            Box::new(fleet_findings),
-            Box::new(run),
-        ];
-        for collector in collectors {
-            registry.register(collector)?;
-        }
-        Ok(registry)
+        Ok(())
     }
 }
 

@@ -32,6 +32,9 @@ mod location;
 mod model;
 mod rules;
 
+pub use location::SRCROOT;
+pub use rules::INCOMPLETE_RULE;
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -42,7 +45,9 @@ use crate::document::BaselineLines;
 use crate::document::FleetFinding;
 use driftgate_compare::{AllowedFinding, Finding, FindingKind, Report, Severity, Verdict};
 
-use super::{Extras, HostView, View, origin_name, origin_phrase, role_word, value_text};
+use crate::format::Extras;
+use crate::view::{HostView, View};
+use crate::wording::{origin_name, origin_phrase, role_word, value_text};
 use location::{directory_uri, location, path_uri};
 use model::{
     ArtifactLocation, Configuration, Driver, FindingProperties, FleetProperties, HostProperties,
@@ -57,15 +62,8 @@ use rules::RuleDraft;
 pub const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/cs01/schemas/sarif-schema-2.1.0.json";
 
-/// The base id every location's URI is relative to: the root of the baseline repository
-/// (the name GitHub code scanning's documentation uses for the checked-out repository).
-pub const SRCROOT: &str = "%SRCROOT%";
-
 /// The key of each result's fingerprint in `partialFingerprints`.
 pub const FINGERPRINT_KEY: &str = "driftgateFinding/v1";
-
-/// The rule of a host whose capture was not complete.
-pub const INCOMPLETE_RULE: &str = "capture/incomplete";
 
 /// The most results a run holds: GitHub code scanning rejects a whole upload with more
 /// (and shows the 5,000 most severe of those it accepts).
@@ -100,8 +98,13 @@ struct Draft<'a> {
     properties: ResultProperties<'a>,
 }
 
-/// The log of `view`, whose hosts' reports are `reports`, in the same order.
-fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Extras) -> Log<'a> {
+/// A draft result for every finding and allowed finding of every host, each incomplete
+/// host, and each fleet finding.
+fn drafts<'a>(
+    view: &'a View<'a>,
+    reports: &'a [Cow<'a, Report>],
+    extras: &'a Extras,
+) -> Vec<Draft<'a>> {
     let mut drafts: Vec<Draft<'a>> = Vec::new();
     for (host, report) in view.hosts.iter().zip(reports) {
         let lines = extras.baseline_lines.get(host.host);
@@ -126,7 +129,12 @@ fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Ext
     for finding in view.fleet_findings {
         drafts.push(fleet_result(view, reports, extras, finding));
     }
-    let (drafts, omitted) = most_severe(drafts, MAX_RESULTS);
+    drafts
+}
+
+/// The log of `view`, whose hosts' reports are `reports`, in the same order.
+fn build<'a>(view: &'a View<'a>, reports: &'a [Cow<'a, Report>], extras: &'a Extras) -> Log<'a> {
+    let (drafts, omitted) = most_severe(drafts(view, reports, extras), MAX_RESULTS);
 
     // One rule per id, at the most severe level its results report; texts of the first.
     let mut rules: BTreeMap<String, (RuleDraft, Level)> = BTreeMap::new();
@@ -384,7 +392,7 @@ fn finding_result<'a>(
     if let Some(origin) = finding.origin {
         message.push_str(&format!(" Origin: {}.", origin_phrase(origin)));
     }
-    if let Some(line) = super::firmware_line_listed(finding, "each a result of its own") {
+    if let Some(line) = crate::wording::firmware_line_listed(finding, "each a result of its own") {
         message.push_str(&format!(" Firmware: {line}."));
     }
     let suppressions = allowed

@@ -214,7 +214,7 @@ fn beside_a_finding_one_change_reported_twice_is_named_once_and_the_rest_counted
             driftgate_snapshot::FactPath::new(format!("firmware/cpld-{n}/version")).unwrap();
         finding.firmware.push(more);
     }
-    let line = super::firmware_line(finding).unwrap();
+    let line = crate::wording::firmware_line(finding).unwrap();
     assert_eq!(
         line,
         "NIC firmware of this port: \"22.31.1014\" → \"22.36.1010\" \
@@ -257,7 +257,7 @@ fn a_ports_firmware_unchanged_is_said_only_when_known_else_why_it_is_unknown() {
             .iter()
             .find(|f| f.path.as_str().starts_with(port))
             .unwrap_or_else(|| panic!("a finding on {port}"));
-        super::firmware_line(finding).unwrap()
+        crate::wording::firmware_line(finding).unwrap()
     };
     assert_eq!(
         line(known),
@@ -274,7 +274,7 @@ fn a_ports_firmware_unchanged_is_said_only_when_known_else_why_it_is_unknown() {
     );
     let stories =
         driftgate_compare::stories(&report, &facts("disabled", "2.20.0").snapshot().facts);
-    let told = super::told::tell(&report, &stories);
+    let told = super::port_summary::tell(&report, &stories);
     let of = |port: &str| {
         told.iter()
             .find(|t| t.story.subject == port)
@@ -316,7 +316,7 @@ fn a_ports_firmware_is_named_with_its_first_finding_only() {
         .findings
         .iter()
         .filter(|f| !f.firmware.is_empty())
-        .filter_map(super::port_of)
+        .filter_map(crate::wording::port_of)
         .collect();
     assert!(
         with_firmware > ports.len(),
@@ -343,7 +343,7 @@ fn one_render_entry_writes_each_format() {
     let stories = driftgate_compare::stories(&report, &driftgate_snapshot::Facts::new());
     assert!(!stories.is_empty());
     type Render<'r> = Box<dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()> + 'r>;
-    let direct: [(super::Format, Render<'_>); 3] = [
+    let direct: [(crate::format::Format, Render<'_>); 3] = [
         (
             super::Format::Text,
             Box::new(|out| super::text::render(&report, &stories, out)),

@@ -9,8 +9,8 @@ use anstyle::{AnsiColor, Style};
 
 use crate::visible::Paint;
 
-use super::headline;
-use crate::told::{Part, tell};
+use crate::port_summary::{Part, tell};
+use crate::wording::headline;
 use driftgate_compare::{Finding, FindingKind, Report, Severity, Story, Verdict};
 use driftgate_snapshot::FactValue;
 
@@ -95,7 +95,8 @@ pub fn render(report: &Report, stories: &[Story], out: &mut dyn Write) -> io::Re
             // same way should read as one story.
             let first = explained.insert(finding.id.as_str());
             // A port's firmware is named with its first (most severe) finding only.
-            let firmware = super::port_of(finding).is_none_or(|port| attributed.insert(port));
+            let firmware =
+                crate::wording::port_of(finding).is_none_or(|port| attributed.insert(port));
             render_finding(finding, first, firmware, out)?;
         }
     }
@@ -185,7 +186,7 @@ fn render_finding(
         (FindingKind::Changed, Some(old), Some(new)) => writeln!(out, "    {old} → {new}")?,
         _ => writeln!(out, "    {}", f.message)?,
     }
-    if let Some(firmware) = super::firmware_line(f).filter(|_| with_firmware) {
+    if let Some(firmware) = crate::wording::firmware_line(f).filter(|_| with_firmware) {
         writeln!(out, "    {firmware}")?;
     }
     if with_why && !f.why.is_empty() {
@@ -242,7 +243,7 @@ pub(super) fn write_incomplete_sources(
         writeln!(
             out,
             "{indent}{} {} ({}): {}",
-            super::role_word(source.role),
+            crate::wording::role_word(source.role),
             source.name,
             source.target,
             source.status.as_str()
@@ -254,7 +255,7 @@ pub(super) fn write_incomplete_sources(
             writeln!(
                 out,
                 "{DIM}{indent}  {} not judged: facts it did not read are unknown, not removed{DIM:#}",
-                super::plural(source.not_judged, "finding")
+                crate::wording::plural(source.not_judged, "finding")
             )?;
         }
     }

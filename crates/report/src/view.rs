@@ -8,10 +8,10 @@ use std::io;
 use jiff::Timestamp;
 
 use crate::document::Step;
-use crate::document::{FleetFinding, HostCounts, HostReport};
+use crate::document::{FleetFinding, FleetReport, GateReport, HostCounts, HostReport};
 use driftgate_compare::{Report, Story, Verdict};
 
-use super::Document;
+use crate::format::Document;
 
 /// Which command's result a [`View`] shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,104 +136,9 @@ impl<'a> View<'a> {
     pub fn of(document: Document<'a>) -> View<'a> {
         let mut times = Times::default();
         let mut view = match document {
-            Document::Check(report, stories) => View {
-                kind: ViewKind::Check,
-                title: format!("driftgate check {}", report.snapshot.host),
-                verdict: report.verdict,
-                strict: report.strict,
-                // The capture's time, noted once if unreadable (by `captured`).
-                started_at: report.snapshot.captured_at.parse().ok(),
-                finished_at: None,
-                run: None,
-                counts: HostCounts::default(),
-                hosts: vec![HostView {
-                    host: &report.snapshot.host,
-                    fleet: None,
-                    cluster: None,
-                    verdict: report.verdict,
-                    report: Judgement::Report(report),
-                    incomplete_sources: report.incomplete_sources.len(),
-                    failure: failure_of(report),
-                    capture_ms: None,
-                    captured_at: times.captured(report),
-                    last_success_at: times.success(report),
-                    stories,
-                }],
-                fleet_findings: &[],
-                unreadable_times: Vec::new(),
-            },
-            Document::Gate(gate) => View {
-                kind: ViewKind::Gate(gate.run.step),
-                title: format!(
-                    "driftgate gate {} (run {})",
-                    match gate.run.step {
-                        Step::Pre => "pre",
-                        Step::Post => "post",
-                    },
-                    gate.run.id
-                ),
-                verdict: gate.verdict,
-                strict: gate.strict,
-                started_at: times.parse(None, "started_at", &gate.run.started_at),
-                finished_at: None,
-                run: Some(gate.run.id.clone()),
-                counts: HostCounts::default(),
-                hosts: gate
-                    .hosts
-                    .iter()
-                    .map(|h| HostView {
-                        host: &h.host,
-                        fleet: Some(&h.fleet),
-                        cluster: h.cluster.as_deref(),
-                        verdict: h.verdict,
-                        report: Judgement::Report(&h.report),
-                        incomplete_sources: h.report.incomplete_sources.len(),
-                        failure: failure_of(&h.report),
-                        capture_ms: Some(h.capture_ms),
-                        captured_at: times.captured(&h.report),
-                        last_success_at: times.success(&h.report),
-                        stories: &h.stories,
-                    })
-                    .collect(),
-                fleet_findings: &[],
-                unreadable_times: Vec::new(),
-            },
-            Document::Fleet(fleet) => View {
-                kind: ViewKind::Fleet,
-                title: "driftgate fleet check".to_owned(),
-                verdict: fleet.verdict,
-                strict: fleet.strict,
-                started_at: times.parse(None, "started_at", &fleet.started_at),
-                finished_at: times.parse(None, "finished_at", &fleet.finished_at),
-                run: (!fleet.shards.is_empty()).then(|| fleet.shards.join(", ")),
-                counts: fleet.counts,
-                hosts: fleet
-                    .hosts
-                    .iter()
-                    .map(|h| HostView {
-                        host: &h.host,
-                        fleet: Some(&h.fleet),
-                        cluster: h.cluster.as_deref(),
-                        verdict: h.verdict,
-                        report: Judgement::Kept(&h.report),
-                        incomplete_sources: h.report.incomplete_sources(),
-                        failure: h.failure.clone(),
-                        capture_ms: Some(h.capture_ms),
-                        captured_at: times.parse(
-                            Some(&h.host),
-                            "captured_at",
-                            h.report.captured_at(),
-                        ),
-                        last_success_at: h
-                            .last_success_at
-                            .as_deref()
-                            .and_then(|at| times.parse(Some(&h.host), "last_success_at", at)),
-                        stories: &[],
-                    })
-                    .collect(),
-                fleet_findings: &fleet.findings,
-                unreadable_times: Vec::new(),
-            },
+            Document::Check(report, stories) => View::of_check(report, stories, &mut times),
+            Document::Gate(gate) => View::of_gate(gate, &mut times),
+            Document::Fleet(fleet) => View::of_fleet(fleet, &mut times),
         };
         view.hosts.sort_by(|a, b| a.host.cmp(b.host));
         if view.kind != ViewKind::Fleet {
@@ -242,6 +147,112 @@ impl<'a> View<'a> {
         view.unreadable_times = times.unreadable;
         view.unreadable_times.sort_by(|a, b| a.host.cmp(&b.host));
         view
+    }
+
+    /// A check's view: its one host.
+    fn of_check(report: &'a Report, stories: &'a [Story], times: &mut Times<'a>) -> View<'a> {
+        View {
+            kind: ViewKind::Check,
+            title: format!("driftgate check {}", report.snapshot.host),
+            verdict: report.verdict,
+            strict: report.strict,
+            // The capture's time, noted once if unreadable (by `captured`).
+            started_at: report.snapshot.captured_at.parse().ok(),
+            finished_at: None,
+            run: None,
+            counts: HostCounts::default(),
+            hosts: vec![HostView {
+                host: &report.snapshot.host,
+                fleet: None,
+                cluster: None,
+                verdict: report.verdict,
+                report: Judgement::Report(report),
+                incomplete_sources: report.incomplete_sources.len(),
+                failure: failure_of(report),
+                capture_ms: None,
+                captured_at: times.captured(report),
+                last_success_at: times.success(report),
+                stories,
+            }],
+            fleet_findings: &[],
+            unreadable_times: Vec::new(),
+        }
+    }
+
+    /// A gate step's view: its hosts, each with its own judgement.
+    fn of_gate(gate: &'a GateReport, times: &mut Times<'a>) -> View<'a> {
+        View {
+            kind: ViewKind::Gate(gate.run.step),
+            title: format!(
+                "driftgate gate {} (run {})",
+                match gate.run.step {
+                    Step::Pre => "pre",
+                    Step::Post => "post",
+                },
+                gate.run.id
+            ),
+            verdict: gate.verdict,
+            strict: gate.strict,
+            started_at: times.parse(None, "started_at", &gate.run.started_at),
+            finished_at: None,
+            run: Some(gate.run.id.clone()),
+            counts: HostCounts::default(),
+            hosts: gate
+                .hosts
+                .iter()
+                .map(|h| HostView {
+                    host: &h.host,
+                    fleet: Some(&h.fleet),
+                    cluster: h.cluster.as_deref(),
+                    verdict: h.verdict,
+                    report: Judgement::Report(&h.report),
+                    incomplete_sources: h.report.incomplete_sources.len(),
+                    failure: failure_of(&h.report),
+                    capture_ms: Some(h.capture_ms),
+                    captured_at: times.captured(&h.report),
+                    last_success_at: times.success(&h.report),
+                    stories: &h.stories,
+                })
+                .collect(),
+            fleet_findings: &[],
+            unreadable_times: Vec::new(),
+        }
+    }
+
+    /// A fleet run's view: its hosts, their judgements in the run's spool.
+    fn of_fleet(fleet: &'a FleetReport, times: &mut Times<'a>) -> View<'a> {
+        View {
+            kind: ViewKind::Fleet,
+            title: "driftgate fleet check".to_owned(),
+            verdict: fleet.verdict,
+            strict: fleet.strict,
+            started_at: times.parse(None, "started_at", &fleet.started_at),
+            finished_at: times.parse(None, "finished_at", &fleet.finished_at),
+            run: (!fleet.shards.is_empty()).then(|| fleet.shards.join(", ")),
+            counts: fleet.counts,
+            hosts: fleet
+                .hosts
+                .iter()
+                .map(|h| HostView {
+                    host: &h.host,
+                    fleet: Some(&h.fleet),
+                    cluster: h.cluster.as_deref(),
+                    verdict: h.verdict,
+                    report: Judgement::Kept(&h.report),
+                    incomplete_sources: h.report.incomplete_sources(),
+                    failure: h.failure.clone(),
+                    capture_ms: Some(h.capture_ms),
+                    captured_at: times.parse(Some(&h.host), "captured_at", h.report.captured_at()),
+                    last_success_at: h
+                        .last_success_at
+                        .as_deref()
+                        .and_then(|at| times.parse(Some(&h.host), "last_success_at", at)),
+                    stories: &[],
+                })
+                .collect(),
+            fleet_findings: &fleet.findings,
+            unreadable_times: Vec::new(),
+        }
     }
 }
 
@@ -350,7 +361,7 @@ fn failure_of(report: &Report) -> Option<String> {
                 "{} ({}) {}",
                 s.name,
                 s.target,
-                super::status_phrase(s.status)
+                crate::wording::status_phrase(s.status)
             ),
         })
         .collect();

@@ -6,7 +6,7 @@
 use driftgate_model::DcbxMode;
 use driftgate_snapshot::{FactValue, Facts};
 
-use super::{Port, Violation, children_segments, ports, violation};
+use super::reading::{Port, Violation, children_segments, ports, violation};
 
 /// What a BMC scope reports of RDMA, with the facts that say so.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,21 +201,7 @@ fn judge(facts: &Facts) -> Vec<Judged> {
                     format!("inherited from the port: {port_mode_fact}"),
                 ),
             };
-            // The BMC's name for the function first (`NIC.Slot.3-1-1`), then its key (MAC).
-            let function =
-                match crate::functions::bmc_name(facts, &port.path(&format!("{scope}/id"))) {
-                    Some(name) => format!("{name} ({function})"),
-                    None => function,
-                };
-            let scope_name = format!("port {}, function {function}", port.label());
-            let message = if rdma_on {
-                format!(
-                    "{scope_name}: DCBX mode in the NIC firmware is disabled ({mode}) while {} is enabled ({from}: {}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
-                    e.name, e.facts
-                )
-            } else {
-                off_message(&scope_name, &mode, from, &e)
-            };
+            let message = function_message(&port, &scope, function, &mode, from, rdma_on, &e);
             judged.push(Judged {
                 rdma_on,
                 violation: violation(facts, &port.path(&path), message),
@@ -223,6 +209,34 @@ fn judge(facts: &Facts) -> Vec<Judged> {
         }
     }
     judged
+}
+
+/// The message of the function `function` at `scope` of `port`, whose DCBX mode is disabled
+/// (`mode`: where that is set) while RDMA (`e`, found `from`) is on or switched off.
+fn function_message(
+    port: &Port<'_>,
+    scope: &str,
+    function: String,
+    mode: &str,
+    from: &str,
+    rdma_on: bool,
+    e: &Evidence,
+) -> String {
+    // The BMC's name for the function first (`NIC.Slot.3-1-1`), then its key (MAC).
+    let function = match crate::functions::bmc_name(port.facts, &port.path(&format!("{scope}/id")))
+    {
+        Some(name) => format!("{name} ({function})"),
+        None => function,
+    };
+    let scope_name = format!("port {}, function {function}", port.label());
+    if rdma_on {
+        format!(
+            "{scope_name}: DCBX mode in the NIC firmware is disabled ({mode}) while {} is enabled ({from}: {}); the function does not apply the host's DCB/PFC configuration, so RoCE runs without flow control",
+            e.name, e.facts
+        )
+    } else {
+        off_message(&scope_name, mode, from, e)
+    }
 }
 
 /// The warning of a scope whose RDMA is switched off.

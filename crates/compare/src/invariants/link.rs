@@ -5,7 +5,7 @@
 use driftgate_model::{AppSelector, PeerDcbx};
 use driftgate_snapshot::{FactValue, Facts};
 
-use super::{Port, Violation, children, children_segments, ports, violation};
+use super::reading::{Port, Violation, children, children_segments, ports, violation};
 use crate::peer;
 
 /// What a port's host side and peer side say, for the checks.
@@ -53,11 +53,11 @@ impl<'a> Link<'a> {
         let rdma = port
             .get("os/rdma_enabled")
             .and_then(FactValue::as_bool)
-            .or_else(|| port.rdma_at("bmc").map(|r| r.is_on()))
+            .or_else(|| super::bmc_rdma::rdma_at(&port, "bmc").map(|r| r.is_on()))
             .or_else(|| {
                 let prefix = format!("nic/{key}/bmc/function/");
                 children_segments(facts, &prefix)
-                    .filter_map(|f| port.rdma_at(&format!("bmc/function/{f}")))
+                    .filter_map(|f| super::bmc_rdma::rdma_at(&port, &format!("bmc/function/{f}")))
                     .map(|r| r.is_on())
                     .reduce(|a, b| a || b)
             });

@@ -1,4 +1,5 @@
 use super::*;
+use driftgate_snapshot::FactPath;
 use driftgate_snapshot::Scalar;
 
 const MAC: &str = "00:0a:f7:12:34:56";

@@ -1,20 +1,6 @@
-//! A policy's rule globs, all of them matched against fact paths by one lazy DFA: a path is
-//! read once, byte by byte, whatever the number of rules (a policy of 100,000 rules is one
-//! automaton, not 100,000 matches per fact, nor one group of globs per first path segment).
-//!
-//! Judging asks which globs match every fact of every host. globset answers by running each of
-//! its strategies and then its regex set, allocating as it goes: a third of a promote's CPU
-//! when judging went through it. Here the globs' regular expressions, globset's own translation
-//! so that a glob means exactly what it means to globset, are compiled with the policy into
-//! one lazy DFA whose match states name every pattern matching the whole path. Its states are
-//! built as paths need them and kept in a cache per thread, so after the first hosts a search
-//! only follows transitions. (A fully built DFA of the built-in policy takes seconds to
-//! determinize: the `**` patterns multiply its states.)
-//!
-//! A judgement asks about a snapshot's facts in path order, and neighbours share most of their
-//! bytes (a port's facts all start `nic/<mac>/`): a [`Cursor`] keeps the state after each byte
-//! of the path before, so a path is walked only from where it parts from its neighbour, about
-//! a quarter of its bytes in a real capture.
+//! Every rule glob (globset's translation, so a glob means what it means to globset) in one
+//! lazy DFA, walked from the previous path's shared prefix. Kept because globset's `GlobSet`
+//! refuses a 100,000-rule policy (NFA size limit) and regex-automata's meta regex aborts on it.
 
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, OnceLock};
@@ -70,8 +56,6 @@ impl GlobGroup {
 
     fn compiled(&self) -> &Compiled {
         self.compiled.get_or_init(|| {
-            count!(automata_built, 1);
-            count!(patterns_built, self.patterns.len());
             // A policy whose smallest cache is larger than the capacity gets that smallest
             // cache rather than no DFA: it is cleared more often, and still matches.
             let dfa = DFA::builder()
@@ -181,9 +165,7 @@ impl Cursor<'_> {
     }
 }
 
-/// The length of the longest common prefix of `a` and `b`, compared eight bytes at a time:
-/// neighbouring paths share most of their bytes, and a loop over single bytes would be a third
-/// of a cursor's time in a fleet check.
+/// The length of the longest common prefix of `a` and `b`, compared eight bytes at a time.
 fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
     let mut shared = 0;
     for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
@@ -229,7 +211,7 @@ impl Iterator for Matches<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::compile_glob;
+    use crate::glob::compile_glob;
 
     fn group(patterns: &[&str]) -> (GlobGroup, globset::GlobSet) {
         let globs: Vec<(usize, Glob)> = patterns

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::Policy;
+use super::compiled::Policy;
 use driftgate_snapshot::FactValue;
 
 impl Policy {

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::FleetFinding;
 use driftgate_compare::Severity;
+use driftgate_report::document::FleetFinding;
 use driftgate_snapshot::{FactValue, Facts, Scalar};
 
 /// One node's end of a link: its port, the PFC it runs there, and what its LLDP agent read

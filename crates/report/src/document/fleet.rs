@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::HostReport;
+use super::spool::HostReport;
 use driftgate_compare::{Counts, Severity, Verdict};
 
 /// `schema` of a [`FleetReport`].

@@ -4,14 +4,15 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::{
-    Seen, allowed_by, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
+use super::parts::{
+    Seen, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
     is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::document::{GateReport, HostOutcome, PromotionOutcome, Step};
 use crate::fleet::cut;
 use crate::markdown::{code, escape, fit, fits};
-use crate::{headline, role_word};
+use crate::wording::allowed_by;
+use crate::wording::{headline, role_word};
 use driftgate_compare::Finding;
 use driftgate_compare::Verdict;
 

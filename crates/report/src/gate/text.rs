@@ -4,13 +4,14 @@
 
 use std::io::{self, Write};
 
-use super::{
-    Seen, allowed_by, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
+use super::parts::{
+    Seen, by_allowance, detail, firmware_groups, firmware_title, gate_headline,
     is_multiline_change, pre_existing, promotion_line, story_lines,
 };
 use crate::document::{GateReport, HostOutcome, PromotionOutcome, Step};
-use crate::headline;
 use crate::text::{BOLD, DIM, severity_style, short, verdict_style};
+use crate::wording::allowed_by;
+use crate::wording::headline;
 use driftgate_compare::{Finding, Severity, Verdict};
 
 /// Text: the run's headline, then per host its verdict line and its stories (ANSI styles, as

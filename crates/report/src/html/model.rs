@@ -9,8 +9,9 @@ use crate::document::TimelineEntry;
 use jiff::Timestamp;
 
 use crate::document::FleetFinding;
-use crate::why::why;
-use crate::{View, allowed_by, firmware_line_listed, headline, hosts_at, port_of};
+use crate::view::{View, hosts_at};
+use crate::why_column::why;
+use crate::wording::{allowed_by, firmware_line_listed, headline, port_of};
 use driftgate_compare::{Counts, Finding, FindingKind, Origin, Report, Severity, Verdict};
 
 /// The verdicts in the order the summary, the filter, the hosts table and the host sections
@@ -135,7 +136,7 @@ impl<'a> Page<'a> {
     pub fn of(
         view: &'a View<'a>,
         reports: &'a [Cow<'a, Report>],
-        extras: &'a crate::Extras,
+        extras: &'a crate::format::Extras,
     ) -> Page<'a> {
         let counts = VERDICTS.map(|v| (v, hosts_at(&view.counts, v)));
         let anchors = anchors(view.hosts.iter().map(|h| h.host));
@@ -232,7 +233,7 @@ pub fn anchors<'h>(hosts: impl Iterator<Item = &'h str>) -> Vec<String> {
 
 /// A host's section, when it has anything beyond its row to show.
 fn section<'a>(
-    host: &crate::HostView<'a>,
+    host: &crate::view::HostView<'a>,
     report: &'a Report,
     anchor: String,
     timeline: &'a [TimelineEntry],

@@ -9,8 +9,8 @@ use sha2::{Digest as _, Sha256};
 use super::model::{Group, Item, Page, Row, Section, VERDICTS};
 use crate::document::{SettingChange, TimelineEntry};
 use crate::fleet::cut;
-use crate::value_text;
-use crate::why::WHY_CHARS;
+use crate::why_column::WHY_CHARS;
+use crate::wording::value_text;
 use driftgate_compare::{Severity, Verdict};
 
 const CSS: &str = include_str!("page.css");

@@ -5,15 +5,16 @@
 use crate::document::{FleetFinding, FleetReport, HostResult};
 use crate::document::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
 use crate::document::{SettingChange, TimelineEntry};
+use crate::format::{Extras, Format};
+use crate::render;
 use crate::testing;
-use crate::{Extras, Format, render};
 use driftgate_compare::testing::{edited, example, three_way};
 use driftgate_compare::{JudgeOptions, Policy, Report, Severity, Verdict};
 use driftgate_snapshot::{FactPath, HostName, VerifiedSnapshot};
 
 const PSP: &str = "storage/nmp/naa.60050768028081713c0000000000007d/psp";
 
-fn page(document: crate::Document<'_>, extras: &Extras) -> String {
+fn page(document: crate::format::Document<'_>, extras: &Extras) -> String {
     let mut out = Vec::new();
     render(document, Format::Html, extras, &mut out).unwrap();
     String::from_utf8(out).unwrap()

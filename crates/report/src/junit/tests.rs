@@ -7,8 +7,9 @@ use std::process::Command;
 
 use crate::document::{FleetFinding, FleetReport, HostResult};
 use crate::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::format::{Document, Extras, Format};
 use crate::testing::{self, renamed};
-use crate::{Document, Extras, Format, View};
+use crate::view::View;
 use driftgate_compare::testing::{edited, example, set, three_way};
 use driftgate_compare::{JudgeOptions, Policy, Report, Verdict};
 use driftgate_snapshot::{HostName, SourceStatus, VerifiedSnapshot};

@@ -3,8 +3,9 @@
 
 use crate::document::{FleetFinding, FleetReport, HostResult};
 use crate::document::{GATE_REPORT_SCHEMA_ID, GateReport, RunSummary, Step};
+use crate::format::{Document, Extras};
 use crate::testing::{self, judge};
-use crate::{Document, Extras, View};
+use crate::view::View;
 use driftgate_compare::testing::{example, three_way};
 use driftgate_compare::{Report, Severity, Verdict};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};

@@ -2,12 +2,15 @@
 //! relative to the repository root, else the first line of the file the baseline came from;
 //! paths as URI references.
 
-use crate::HostView;
 use crate::document::BaselineLines;
+use crate::view::HostView;
 use driftgate_compare::Report;
 
-use super::SRCROOT;
 use super::model::{ArtifactLocation, Location, PhysicalLocation, Region};
+
+/// The base id every location's URI is relative to: the root of the baseline repository
+/// (the name GitHub code scanning's documentation uses for the checked-out repository).
+pub const SRCROOT: &str = "%SRCROOT%";
 
 /// `file:///…/` of an absolute directory, or `None`.
 pub(super) fn directory_uri(dir: &str) -> Option<String> {

@@ -3,7 +3,8 @@
 
 use driftgate_compare::{Finding, FindingKind};
 
-use super::INCOMPLETE_RULE;
+/// The rule of a host whose capture was not complete.
+pub const INCOMPLETE_RULE: &str = "capture/incomplete";
 
 /// What a result tells about its rule.
 #[derive(Clone)]

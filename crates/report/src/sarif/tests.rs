@@ -10,8 +10,8 @@ use super::{FINGERPRINT_KEY, INCOMPLETE_RULE, MAX_RESULTS, RESULTS_OMITTED, SCHE
 use crate::document::BaselineLines;
 use crate::document::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, HostResult};
 use crate::document::{GATE_REPORT_SCHEMA_ID, GateReport, HostOutcome, RunSummary, Step};
+use crate::format::{Document, Extras, Format};
 use crate::testing::{self, judge, renamed};
-use crate::{Document, Extras, Format};
 use driftgate_compare::testing::{edited, example, set, three_way};
 use driftgate_compare::{Finding, FindingKind, Report, Severity, Verdict};
 use driftgate_snapshot::fact_lines;

@@ -1,7 +1,8 @@
 //! The view parses a document's times once; a time that does not parse is `None` and named.
 
 use crate::document::{FLEET_REPORT_SCHEMA_ID, FleetReport, HostCounts, HostResult};
-use crate::{Document, View, ViewKind};
+use crate::format::Document;
+use crate::view::{View, ViewKind};
 use driftgate_compare::testing::example;
 use driftgate_compare::{JudgeOptions, Policy, Report, Verdict};
 

@@ -3,7 +3,7 @@
 //! warning) finding's rule and port or fact, or the fleet finding that raised its verdict.
 
 use crate::document::FleetFinding;
-use crate::port_of;
+use crate::wording::port_of;
 use driftgate_compare::{Report, Severity, Verdict};
 
 /// A "why" cell is cut to this many characters (with `…`): a host's row stays one line of a

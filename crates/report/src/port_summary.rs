@@ -109,7 +109,7 @@ fn part<'r>(findings: &[&'r Finding], relative: &dyn Fn(&'r Finding) -> &'r str)
         let key = if changed(f) {
             format!("{}\n{}", f.id, change(f))
         } else {
-            format!("{path}\n{}", crate::value_text(f.new.as_ref()))
+            format!("{path}\n{}", crate::wording::value_text(f.new.as_ref()))
         };
         match lines.iter_mut().find(|(k, _, _)| *k == key) {
             Some((_, paths, rules)) => {
@@ -147,8 +147,8 @@ fn change(f: &Finding) -> String {
     }
     format!(
         "{} → {}",
-        crate::value_text(f.old.as_ref()),
-        crate::value_text(f.new.as_ref())
+        crate::wording::value_text(f.old.as_ref()),
+        crate::wording::value_text(f.new.as_ref())
     )
 }
 
@@ -160,7 +160,7 @@ fn firmware(findings: &[&Finding]) -> Option<String> {
     let unknown = findings
         .iter()
         .find_map(|f| f.firmware_unknown)
-        .map(crate::unknown_firmware);
+        .map(crate::wording::unknown_firmware);
     let Some(named) = findings.iter().find(|f| !f.firmware.is_empty()) else {
         return unknown.map(str::to_owned);
     };
