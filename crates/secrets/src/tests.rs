@@ -426,7 +426,7 @@ fn collect_json(dir: std::path::PathBuf, files: &mut Vec<std::path::PathBuf>) {
 /// secrets or settings that describe one), so a change of the patterns is a reviewed change.
 #[test]
 fn real_registries_type_secrets_and_the_name_filter_drops_only_known_names() {
-    let shared = driftgate_test_data::shared_data("redfish");
+    let shared = driftgate_test_data::public_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     let mut dropped = std::collections::BTreeSet::new();
@@ -497,7 +497,7 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
 /// NIC, DCB, flow-control or LLDP setting is among them.
 #[test]
 fn the_name_filter_drops_only_known_names_of_real_captures() {
-    let shared = driftgate_test_data::shared_data("redfish");
+    let shared = driftgate_test_data::public_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     collect_all_json(

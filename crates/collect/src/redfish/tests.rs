@@ -97,7 +97,7 @@ fn public_captures() -> [std::path::PathBuf; 4] {
         "dmtf-public-rackmount1",
         "dmtf-public-smartnic",
     ]
-    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")))
+    .map(|name| driftgate_test_data::public_data(&format!("redfish/{name}")))
 }
 
 #[tokio::test]

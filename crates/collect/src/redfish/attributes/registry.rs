@@ -534,7 +534,7 @@ mod tests {
 
     /// Dell's BIOS registry and every NIC registry of the iDRAC capture in ../shared.
     fn dell_registries() -> Vec<std::path::PathBuf> {
-        let dell = driftgate_test_data::shared_data("redfish/libredfish-dell/redfish/v1");
+        let dell = driftgate_test_data::public_data("redfish/libredfish-dell/redfish/v1");
         let mut files = vec![dell.join("Systems/System.Embedded.1/Bios/BiosRegistry/index.json")];
         for folder in std::fs::read_dir(dell.join("Registries")).unwrap() {
             let folder = folder.unwrap().path();
