@@ -1,6 +1,6 @@
 //! Redfish firmware inventory, BIOS and "nothing captured", end to end over fixtures in the
 //! shapes of HPE iLO 6 and Lenovo XCC (`tests/fixtures/redfish/`), offline and over HTTP, and
-//! over the real captures of `../shared/data/redfish`.
+//! over the real captures of `tests/fixtures/public/redfish`.
 
 use crate::common;
 

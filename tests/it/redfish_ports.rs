@@ -1,7 +1,7 @@
 //! Redfish port identity end to end: one key per physical port through every schema
 //! generation, functions under their own sub-key, staged port and function settings, NIC
 //! firmware per port. Over the fixtures in `tests/fixtures/redfish/` (DMTF mockup layout, made
-//! up MACs) and every real capture in `../shared/data/redfish`.
+//! up MACs) and every real capture in `tests/fixtures/public/redfish`.
 
 use crate::common;
 

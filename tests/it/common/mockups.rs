@@ -1,4 +1,4 @@
-//! Every Redfish mockup the tests know (the real captures of `../shared/data/redfish`, the
+//! Every Redfish mockup the tests know (the real captures of `tests/fixtures/public/redfish`, the
 //! project's fixtures in `tests/fixtures/redfish`, the examples' recorded BMCs), loaded into
 //! memory and edited the way BMCs change them: a firmware update bumps versions (and, on Dell,
 //! the inventory ids that embed them), a renumbering renames members and lists them in
