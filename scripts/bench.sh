@@ -45,7 +45,6 @@ fi
 # The output path is taken before the cd, relative to where the script was called from.
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 cd "$(dirname "$0")/.."
-die() { echo "bench: $*" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 
 # The peers, pinned; installed only when missing or at another version.
