@@ -123,7 +123,7 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// Where the real Dell capture is read from: `DRIFTGATE_BENCH_DELL`, or `target/bench/dell.json`.
-const DELL_HELP: &str = "capture it once: `driftgate mockup serve ../shared/data/redfish/libredfish-dell --listen 127.0.0.1:PORT` then `driftgate capture --host dell01 --source redfish=http://127.0.0.1:PORT --out target/bench/dell.json` (or set DRIFTGATE_BENCH_DELL)";
+const DELL_HELP: &str = "capture it once: `driftgate mockup serve tests/fixtures/public/redfish/libredfish-dell --listen 127.0.0.1:PORT` then `driftgate capture --host dell01 --source redfish=http://127.0.0.1:PORT --out target/bench/dell.json` (or set DRIFTGATE_BENCH_DELL)";
 
 /// The real Dell capture with the drift a firmware wave brings: a DCBX mode, a flow-control
 /// setting, a firmware version, one fact gone and one new.

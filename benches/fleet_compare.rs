@@ -95,11 +95,11 @@ fn floor(list: &Path) -> Result<()> {
 }
 
 /// The Dell capture as a sealed snapshot: target/bench/dell.json, captured once from
-/// `driftgate mockup serve` of ../shared/data/redfish/libredfish-dell.
+/// `driftgate mockup serve` of tests/fixtures/public/redfish/libredfish-dell.
 fn dell_snapshot(driftgate: &Path, root: &Path, bench_dir: &Path) -> Result<VerifiedSnapshot> {
     let file = bench_dir.join("dell.json");
     if !file.exists() {
-        let capture = root.join("../shared/data/redfish/libredfish-dell");
+        let capture = root.join("tests/fixtures/public/redfish/libredfish-dell");
         if !capture.join("redfish/v1").is_dir() {
             bail!(
                 "the real Dell capture is not at {} (the benchmark generates its hosts from it)",

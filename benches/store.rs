@@ -2,7 +2,7 @@
 //! promote of N new and N changed baselines in one commit, `baseline show`, the read of every
 //! baseline at a revision as `check --all` does it, and `baseline log` over 1,000 commits.
 //! Every driftgate figure sits beside its peer's, measured in the same run on the same data,
-//! generated from the real Dell capture in `../shared/data/redfish/libredfish-dell`.
+//! generated from the real Dell capture in `tests/fixtures/public/redfish/libredfish-dell`.
 //!
 //! Run: `cargo bench --bench store -- [--sizes 100,1000,10000] [--runs 5]
 //! [--rows promote-new,promote-changed,show,read,log] [--keep DIR]`. The Markdown table goes

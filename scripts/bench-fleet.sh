@@ -69,7 +69,7 @@ done
 
 cd "$(dirname "$0")/.."
 repo=$PWD
-dell=$repo/../shared/data/redfish/libredfish-dell
+dell=$repo/tests/fixtures/public/redfish/libredfish-dell
 [ -d "$dell/redfish/v1" ] || { echo "bench-fleet: the Dell capture is not at $dell" >&2; exit 1; }
 die() { echo "bench-fleet: $*" >&2; exit 1; }
 

@@ -9,7 +9,8 @@
 # util-linux's script (a confirmation prompt is answered on a terminal) and setpriv, systemd's
 # systemd-analyze and strace (the nightly unit is verified and rated offline, no systemd runs;
 # its commands are traced against its system-call filter), lldpd and Open-LLDP's
-# lldpad (a real LLDP/DCBX exchange between two network namespaces: scripts/lldp-lab.sh) and
+# lldpad (a real LLDP/DCBX exchange between two network namespaces made with iproute2's ip:
+# scripts/lldp-lab.sh) and
 # python3-libvirt (for sushy-tools, below); then, from PyPI into the virtualenv
 # target/test-venv, ansible-core (Ansible inventories are compared with `ansible-inventory`'s
 # own resolution), and into target/sushy-venv, sushy-tools (the OpenStack Redfish emulator,
@@ -20,7 +21,9 @@
 # Debian's govmomi packages (golang-go, golang-github-vmware-govmomi-dev and the source package,
 # fetched through a deb-src list of the script's own) into target/vcsim-bin.
 # `--build`: only what building needs (examples/run.sh, scripts/bench.sh).
-# Safe to run repeatedly: it installs only what is missing.
+# Safe to run repeatedly: it installs only what is missing. It starts no daemon it installs
+# (a policy-rc.d while installing) and leaves no apt source behind (`apt-get source` reads a
+# temporary configuration of its own).
 set -euo pipefail
 case "${1-}" in
 "" | --build) ;;
@@ -52,6 +55,7 @@ needed=("cc gcc")
     "dpkg-source dpkg-dev"
     "/usr/sbin/lldpcli lldpd"
     "/usr/sbin/lldptool lldpad"
+    "ip iproute2"
 )
 missing=()
 for entry in "${needed[@]}"; do
@@ -75,12 +79,47 @@ fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
+# The system keeps only the packages installed: the policy below and apt's temporary
+# configuration (vcsim, further down) are removed however the script ends.
+policy_rc="" apt_tmp=""
+cleanup() {
+    [ -z "$policy_rc" ] || $sudo rm -f "$policy_rc"
+    [ -z "$apt_tmp" ] || rm -rf "$apt_tmp"
+}
+trap cleanup EXIT
+# Earlier versions of this script left deb-src lists of their own in /etc/apt.
+for legacy in /etc/apt/sources.list.d/driftgate-src.sources /etc/apt/sources.list.d/driftgate-src.list; do
+    if [ -e "$legacy" ] && { [ -z "$sudo" ] || command -v sudo >/dev/null; }; then
+        echo "test-deps: removing $legacy (an earlier version's)" >&2
+        $sudo rm -f "$legacy"
+    fi
+done
 if [ ${#missing[@]} -gt 0 ]; then
     [ -z "$sudo" ] || command -v sudo >/dev/null \
         || { echo "test-deps: ${missing[*]} missing and this is not root; install them" >&2; exit 1; }
     echo "test-deps: installing ${missing[*]}" >&2
+    # Debian's maintainer scripts start the daemons they install (sshd, prometheus, lldpd,
+    # lldpad); the tests start throw-away instances of their own. A policy-rc.d answering 101
+    # (action forbidden) while installing keeps them stopped, the Debian way; a policy the
+    # system has already is left as it is.
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy_rc=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\n# driftgate test-deps: no daemon starts while installing\nexit 101\n' \
+            | $sudo tee "$policy_rc" >/dev/null
+        $sudo chmod 755 "$policy_rc"
+    fi
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Nor do they start at the next boot, where systemd runs.
+    if [ -d /run/systemd/system ]; then
+        for entry in "openssh-server ssh.service" "prometheus prometheus.service" \
+            "lldpd lldpd.service" "lldpad lldpad.service lldpad.socket"; do
+            read -r package units <<<"$entry"
+            case " ${missing[*]} " in *" $package "*) $sudo systemctl disable --quiet $units || true ;; esac
+        done
+    fi
+    [ -z "$policy_rc" ] || $sudo rm -f "$policy_rc"
+    policy_rc=""
 fi
 [ "${1-}" = "--build" ] && exit 0
 
@@ -147,30 +186,36 @@ fi
 vcsim_bin=target/vcsim-bin
 if ! { [ -x "$vcsim_bin/govc" ] && "$vcsim_bin/vcsim" -h >/dev/null 2>&1; }; then
     started=$SECONDS
-    # `apt-get source` needs the deb-src indexes, which Debian's images leave out: a list of
-    # our own names the system's own mirrors and suites (deb822 or one-line, as the system has
-    # them), so the system's files stay as they were.
-    if ! apt-cache showsrc golang-github-vmware-govmomi 2>/dev/null | grep -q '^Package:'; then
-        echo "test-deps: adding deb-src entries (/etc/apt/sources.list.d/driftgate-src.*)" >&2
-        shopt -s nullglob
-        deb822=(/etc/apt/sources.list.d/*.sources)
-        one_line=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list)
-        shopt -u nullglob
-        stanzas=$(for file in "${deb822[@]}"; do
-            [ "$file" = /etc/apt/sources.list.d/driftgate-src.sources ] || { cat "$file"; echo; }
-        done | sed 's/^Types:.*/Types: deb-src/')
-        lines=$(for file in "${one_line[@]}"; do
-            [ ! -f "$file" ] || [ "$file" = /etc/apt/sources.list.d/driftgate-src.list ] || cat "$file"
-        done | sed -n 's/^deb \(.*\)/deb-src \1/p')
-        [ -z "$stanzas" ] || echo "$stanzas" | $sudo tee /etc/apt/sources.list.d/driftgate-src.sources >/dev/null
-        [ -z "$lines" ] || echo "$lines" | $sudo tee /etc/apt/sources.list.d/driftgate-src.list >/dev/null
-        $sudo apt-get update -qq
-    fi
+    # `apt-get source` needs the deb-src indexes, which Debian's images leave out: apt reads
+    # them from a configuration of our own in a temporary folder (deb-src entries naming the
+    # system's own mirrors and suites, deb822 or one-line as the system has them; its own lists
+    # and cache), so no source list, index or cache of the system changes and none is left.
+    apt_tmp=$(mktemp -d)
+    mkdir -p "$apt_tmp/sources.list.d" "$apt_tmp/lists/partial" "$apt_tmp/cache/archives/partial"
+    shopt -s nullglob
+    deb822=(/etc/apt/sources.list.d/*.sources)
+    one_line=(/etc/apt/sources.list /etc/apt/sources.list.d/*.list)
+    shopt -u nullglob
+    for file in "${deb822[@]}"; do
+        case "$file" in */driftgate-src.sources) continue ;; esac
+        cat "$file"
+        echo
+    done | sed 's/^Types:.*/Types: deb-src/' >"$apt_tmp/sources.list.d/src.sources"
+    for file in "${one_line[@]}"; do
+        case "$file" in */driftgate-src.list) continue ;; esac
+        [ ! -f "$file" ] || sed -n 's/^deb \(.*\)/deb-src \1/p' "$file"
+    done >"$apt_tmp/sources.list.d/src.list"
+    apt_src=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$apt_tmp/sources.list.d"
+        -o "Dir::State::Lists=$apt_tmp/lists" -o "Dir::Cache=$apt_tmp/cache")
+    # Its own folders: no root needed, and apt's sandbox user may not enter them.
+    apt_src+=(-o "APT::Sandbox::User=$(id -un)")
+    apt-get "${apt_src[@]}" update -qq >"$apt_tmp/update.log" 2>&1 \
+        || { cat "$apt_tmp/update.log" >&2; exit 1; }
     build=target/vcsim-build
     rm -rf "$build" "$vcsim_bin"
     mkdir -p "$build" "$vcsim_bin"
-    # apt warns that its sandbox user cannot write here; the download is the same.
-    (cd "$build" && apt-get source -qq --download-only golang-github-vmware-govmomi >download.log 2>&1) \
+    (cd "$build" && apt-get "${apt_src[@]}" source -qq --download-only golang-github-vmware-govmomi \
+        >download.log 2>&1) \
         || { cat "$build/download.log" >&2; exit 1; }
     # It warns that it has no key for the .dsc's signature: apt checked the files against the
     # signed Sources index already.

@@ -13,10 +13,11 @@ use crate::tools::Tools;
 
 /// The real capture the fleet is made from.
 pub fn dell_capture() -> anyhow::Result<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/redfish/libredfish-dell");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/public/redfish/libredfish-dell");
     if !dir.join("redfish/v1").is_dir() {
         bail!(
-            "the Dell capture is not at {} (the store bench reads ../shared beside the repository)",
+            "the Dell capture is not at {} (the store bench reads tests/fixtures/public)",
             dir.display()
         );
     }

@@ -1,6 +1,7 @@
 //! The documentation a maintainer navigates: every relative link of the top-level Markdown
 //! files, `docs/` and the examples' READMEs leads to a file that exists, and to a heading of
-//! it when the link names one; and CI runs exactly the test command the README gives.
+//! it when the link names one; CI runs exactly the test command the README gives, on every push
+//! and pull request, and every workflow is valid against GitHub's workflow schema.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -142,4 +143,61 @@ fn ci_runs_the_readme_test_command() {
         ci.lines().any(|l| l.trim() == COMMAND),
         ".ci/run runs exactly {COMMAND:?}"
     );
+}
+
+#[test]
+fn ci_runs_on_every_push_and_pull_request() {
+    let path = root().join(".github/workflows/ci.yml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let ci: serde_json::Value = yaml_serde::from_str(&text).expect("ci.yml is YAML");
+    for event in ["push", "pull_request"] {
+        assert!(ci["on"].get(event).is_some(), "ci.yml runs on {event}");
+    }
+    let runs: Vec<&str> = ci["jobs"]["ci"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|step| step["run"].as_str())
+        .collect();
+    assert!(
+        runs.contains(&"bash .ci/run"),
+        "ci.yml runs `bash .ci/run`: {runs:?}"
+    );
+}
+
+/// Every workflow against SchemaStore's schema of GitHub workflows (committed, with its
+/// licence, in `tests/fixtures/github-workflow-schema`): a misspelt key or a wrong shape fails
+/// here, not after a push.
+#[test]
+fn every_workflow_is_valid_against_the_github_workflow_schema() {
+    let schema_path = root().join("tests/fixtures/github-workflow-schema/github-workflow.json");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&schema_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", schema_path.display())),
+    )
+    .expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the workflow schema compiles");
+    let mut workflows: Vec<PathBuf> = std::fs::read_dir(root().join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "yml" || e == "yaml"))
+        .collect();
+    workflows.sort();
+    assert!(workflows.len() >= 2, "{workflows:?}");
+    for path in workflows {
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let workflow: serde_json::Value =
+            yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let errors: Vec<String> = validator
+            .iter_errors(&workflow)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+    }
+    // A workflow the schema rejects is rejected: the check is not vacuous.
+    let broken: serde_json::Value =
+        yaml_serde::from_str("on: push\njobs:\n  x:\n    runs-on: ubuntu-24.04\n    step: []\n")
+            .expect("YAML");
+    assert!(!validator.is_valid(&broken));
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::common::fleet::edit_json;
 use crate::common::gate::{Lab, PASSWORD_ENV, Ran, USERNAME_ENV, run};
 use crate::common::simulator::{PASSWORD, Simulator, USER};
-use crate::common::{copy_dir, driftgate, shared_data};
+use crate::common::{copy_dir, driftgate, public_data};
 
 const ATTRIBUTES: [&str; 2] = [
     "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1",
@@ -356,7 +356,7 @@ impl SharedLab {
     fn new(name: &str) -> SharedLab {
         let dir = tempfile::tempdir().unwrap();
         let bmc = dir.path().join("bmc");
-        copy_dir(&shared_data(&format!("redfish/{name}")), &bmc);
+        copy_dir(&public_data(&format!("redfish/{name}")), &bmc);
         let simulator = Simulator::start(&bmc, &["--auth", "session"]);
         let store = dir.path().join("store");
         driftgate()

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use common::capture::capture;
 use common::simulator::{PASSWORD, Simulator, USER, bmc};
-use common::{copy_dir, driftgate, files_under, shared_data};
+use common::{copy_dir, driftgate, files_under, public_data};
 use predicates::prelude::*;
 use serde_json::Value;
 
 fn shared_mockups() -> Vec<PathBuf> {
-    let dir = shared_data("redfish");
+    let dir = public_data("redfish");
     [
         "libredfish-dell",
         "libredfish-dell_multi_dpu",

@@ -1,6 +1,6 @@
 //! Redfish firmware inventory, BIOS and "nothing captured", end to end over fixtures in the
 //! shapes of HPE iLO 6 and Lenovo XCC (`tests/fixtures/redfish/`), offline and over HTTP, and
-//! over the real captures of `../shared/data/redfish`.
+//! over the real captures of `tests/fixtures/public/redfish`.
 
 use crate::common;
 
@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use common::capture::capture;
 use common::simulator::Simulator;
-use common::{copy_dir, root, shared_data};
+use common::{copy_dir, public_data, root};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -386,7 +386,7 @@ fn a_crawl_with_errors_and_no_facts_is_failed() {
 /// the FQDD of an `Installed-`/`Current-` member, and every such FQDD with a version is one.
 #[test]
 fn dell_firmware_keys_on_the_shared_captures_are_their_fqdds() {
-    let shared = shared_data("redfish");
+    let shared = public_data("redfish");
     for name in ["libredfish-dell", "libredfish-dell_multi_dpu"] {
         let dir = shared.join(name);
         let inventory = dir.join("redfish/v1/UpdateService/FirmwareInventory");

@@ -1,7 +1,7 @@
 //! Redfish port identity end to end: one key per physical port through every schema
 //! generation, functions under their own sub-key, staged port and function settings, NIC
 //! firmware per port. Over the fixtures in `tests/fixtures/redfish/` (DMTF mockup layout, made
-//! up MACs) and every real capture in `../shared/data/redfish`.
+//! up MACs) and every real capture in `tests/fixtures/public/redfish`.
 
 use crate::common;
 
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use common::capture::{Captured, capture};
-use common::{root, shared_data};
+use common::{public_data, root};
 use serde_json::Value;
 
 fn fixture(name: &str) -> Captured {
@@ -242,7 +242,7 @@ fn assert_no_leaf_is_a_subtree(captured: &Captured) {
 
 #[test]
 fn dell_lldp_port_n_is_one_boolean_on_port_n_and_mapped_attributes_are_stored_once() {
-    let dir = shared_data("redfish/libredfish-dell_multi_dpu");
+    let dir = public_data("redfish/libredfish-dell_multi_dpu");
     let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
     assert_eq!(captured.status(), "complete", "{}", captured.error());
     // The DPU's function NIC.Slot.5-1 is on physical port 1: LldpPort1 (Enabled) is its
@@ -521,7 +521,7 @@ fn reachable_macs(mockup: &Mockup) -> BTreeMap<(String, String), BTreeSet<String
 #[test]
 #[allow(clippy::print_stderr)] // the counts are part of what this test reports
 fn every_shared_capture_keys_each_port_with_a_reachable_mac_by_it() {
-    let dir = shared_data("redfish");
+    let dir = public_data("redfish");
     // Every capture folder there: a new one is checked without editing this test.
     let mut folders: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -603,7 +603,7 @@ fn every_shared_capture_keys_each_port_with_a_reachable_mac_by_it() {
 
 #[test]
 fn the_multi_dpu_capture_joins_ports_network_ports_and_functions() {
-    let dir = shared_data("redfish/libredfish-dell_multi_dpu");
+    let dir = public_data("redfish/libredfish-dell_multi_dpu");
     let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
     // BlueField-3 DPU in slot 5: Port (AssociatedMACAddresses), NetworkPort
     // (AssociatedNetworkAddresses) and function (PhysicalNetworkPortAssignment and
@@ -628,7 +628,7 @@ fn the_multi_dpu_capture_joins_ports_network_ports_and_functions() {
 
 #[test]
 fn no_fact_path_is_both_a_leaf_and_a_sub_tree_on_any_capture() {
-    let shared = shared_data("redfish");
+    let shared = public_data("redfish");
     let mut folders = Vec::new();
     for parent in [root().join("tests/fixtures/redfish"), shared] {
         for entry in std::fs::read_dir(&parent).unwrap() {

@@ -473,7 +473,7 @@ fn looks_like_base64(run: &str) -> bool {
     let digits = classes.iter().filter(|&&c| c == 2).count();
     // Random base64 changes class at ~62% of positions and is ~16% digits; names and paths
     // (`/redfish/v1/UpdateService/FirmwareInventory`, `IscsiDev1SettingsRef`) change at
-    // 15-40% with few digits. Measured: no value of ../shared/data/redfish is taken for key
+    // 15-40% with few digits. Measured: no value of tests/fixtures/public/redfish is taken for key
     // material; fewer than 1% of random 32-byte keys are missed.
     changes * 20 >= pairs * 9 || (changes * 10 >= pairs * 4 && digits * 10 >= classes.len())
 }

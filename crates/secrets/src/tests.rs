@@ -184,7 +184,7 @@ fn write_only_and_password_types_win_over_names_types_and_spellings() {
 
 #[test]
 fn secret_names_from_real_registries_and_attributes_are_secret() {
-    // Attribute names of iDRAC, BIOS and NIC registries in ../shared/data/redfish.
+    // Attribute names of iDRAC, BIOS and NIC registries in tests/fixtures/public/redfish.
     for name in [
         "SetupPassword",
         "OldSysPassword",
@@ -421,12 +421,12 @@ fn collect_json(dir: std::path::PathBuf, files: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// Over the real registries in `../shared/data/redfish`: every attribute the registry types
+/// Over the real registries in `tests/fixtures/public/redfish`: every attribute the registry types
 /// `Password` is secret, and the name filter drops only the names listed here (all of them
 /// secrets or settings that describe one), so a change of the patterns is a reviewed change.
 #[test]
 fn real_registries_type_secrets_and_the_name_filter_drops_only_known_names() {
-    let shared = driftgate_test_data::shared_data("redfish");
+    let shared = driftgate_test_data::public_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     let mut dropped = std::collections::BTreeSet::new();
@@ -489,7 +489,7 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
     }
 }
 
-/// Every attribute name of the real captures in `../shared/data/redfish` and of
+/// Every attribute name of the real captures in `tests/fixtures/public/redfish` and of
 /// `tests/fixtures` (members of `Attributes` objects, registry entries): the name filter,
 /// without a registry, drops only these (digit runs written `N`), so folding case and
 /// separators away is measured against real names at scale. All are secrets or settings
@@ -497,7 +497,7 @@ fn collect_all_json(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) 
 /// NIC, DCB, flow-control or LLDP setting is among them.
 #[test]
 fn the_name_filter_drops_only_known_names_of_real_captures() {
-    let shared = driftgate_test_data::shared_data("redfish");
+    let shared = driftgate_test_data::public_data("redfish");
     let mut files = Vec::new();
     collect_all_json(&shared, &mut files);
     collect_all_json(

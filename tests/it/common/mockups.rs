@@ -1,4 +1,4 @@
-//! Every Redfish mockup the tests know (the real captures of `../shared/data/redfish`, the
+//! Every Redfish mockup the tests know (the real captures of `tests/fixtures/public/redfish`, the
 //! project's fixtures in `tests/fixtures/redfish`, the examples' recorded BMCs), loaded into
 //! memory and edited the way BMCs change them: a firmware update bumps versions (and, on Dell,
 //! the inventory ids that embed them), a renumbering renames members and lists them in
@@ -11,7 +11,7 @@ use driftgate_collect::placeholder::is_placeholder;
 use serde_json::Value;
 
 use super::capture::capture;
-use super::{driftgate, files_under, root, shared_data};
+use super::{driftgate, files_under, public_data, root};
 
 /// Every mockup: (a name for messages, its folder).
 pub fn every_mockup() -> Vec<(String, PathBuf)> {
@@ -25,7 +25,7 @@ pub fn every_mockup() -> Vec<(String, PathBuf)> {
     .map(|name| {
         (
             format!("shared {name}"),
-            shared_data(&format!("redfish/{name}")),
+            public_data(&format!("redfish/{name}")),
         )
     })
     .collect();
@@ -429,7 +429,7 @@ fn every_mockup_reads_back_as_written_and_a_dell_update_renames_its_inventory_id
         let again = Mockup::load(written.path());
         assert_eq!(again.resources, mockup.resources, "{name}");
     }
-    let mut dell = Mockup::load(&shared_data("redfish/libredfish-dell"));
+    let mut dell = Mockup::load(&public_data("redfish/libredfish-dell"));
     let inventory = "/redfish/v1/UpdateService/FirmwareInventory";
     let before = dell.members(inventory);
     let bumped = dell.bump_firmware();

@@ -201,7 +201,7 @@ pub mod sushy;
 pub mod vcsim;
 pub mod windows;
 
-/// `rel` in the public reference data (`../shared/data`, beside the repository), read in
-/// place: a test that needs it fails with the one message every crate's tests give when it is
-/// absent (none skips silently).
-pub use driftgate_test_data::shared_data;
+/// `rel` in the public reference data (`tests/fixtures/public`), read in place: a test that
+/// needs it fails with the one message every crate's tests give when it is absent (none skips
+/// silently).
+pub use driftgate_test_data::public_data;

@@ -436,7 +436,7 @@ fn real_hosts_without_shared_devices_are_complete() {
     );
 
     // ESXi 8 whose only disk HPP claims: NMP lists nothing, and that is the whole answer.
-    let samples = driftgate_test_data::shared_data("os-samples/esxi_core_device_list_text.txt");
+    let samples = driftgate_test_data::public_data("os-samples/esxi_core_device_list_text.txt");
     let sample =
         std::fs::read_to_string(&samples).unwrap_or_else(|e| panic!("{}: {e}", samples.display()));
     let hpp_only: String = sample

@@ -89,7 +89,7 @@ fn a_port_s_identity_is_no_evidence_its_settings_are() {
     }
 }
 
-/// The public captures of BMCs in `../shared/data/redfish`: iDRAC's and DMTF's mockups.
+/// The public captures of BMCs in `tests/fixtures/public/redfish`: iDRAC's and DMTF's mockups.
 fn public_captures() -> [std::path::PathBuf; 4] {
     [
         "libredfish-dell",
@@ -97,7 +97,7 @@ fn public_captures() -> [std::path::PathBuf; 4] {
         "dmtf-public-rackmount1",
         "dmtf-public-smartnic",
     ]
-    .map(|name| driftgate_test_data::shared_data(&format!("redfish/{name}")))
+    .map(|name| driftgate_test_data::public_data(&format!("redfish/{name}")))
 }
 
 #[tokio::test]

@@ -23,11 +23,11 @@ fn fixture(name: &str) -> String {
     read(&manifest("tests/fixtures/esxi").join(name))
 }
 
-/// The public samples in `../shared/data/os-samples/`: each `=== (X) … ===` section, without
+/// The public samples in `tests/fixtures/public/os-samples/`: each `=== (X) … ===` section, without
 /// the shell prompts the blog authors copied, split into one answer per device block (the
 /// samples put a device's before and after states side by side).
 fn shared_sample(file: &str) -> Vec<(String, String)> {
-    let path = driftgate_test_data::shared_data("os-samples").join(file);
+    let path = driftgate_test_data::public_data("os-samples").join(file);
     let text = read(&path);
     let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     for line in text.lines() {

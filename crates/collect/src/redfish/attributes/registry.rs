@@ -475,7 +475,7 @@ mod tests {
     #[test]
     fn entries_are_read_by_name_keeping_unknown_types() {
         // The shape of iDRAC's NetworkAttributesRegistry entries
-        // (`../shared/data/redfish/libredfish-dell`).
+        // (`tests/fixtures/public/redfish/libredfish-dell`).
         let registry = serde_json::json!({"Id": "NetworkAttributesRegistry_NIC.Slot.5-1",
             "RegistryEntries": {"Attributes": [
             {"AttributeName": "FamilyVersion", "DisplayName": "Family Firmware Version",
@@ -532,9 +532,9 @@ mod tests {
         assert_eq!(empty.served(), Some(&serde_json::json!({})));
     }
 
-    /// Dell's BIOS registry and every NIC registry of the iDRAC capture in ../shared.
+    /// Dell's BIOS registry and every NIC registry of the iDRAC capture in tests/fixtures/public.
     fn dell_registries() -> Vec<std::path::PathBuf> {
-        let dell = driftgate_test_data::shared_data("redfish/libredfish-dell/redfish/v1");
+        let dell = driftgate_test_data::public_data("redfish/libredfish-dell/redfish/v1");
         let mut files = vec![dell.join("Systems/System.Embedded.1/Bios/BiosRegistry/index.json")];
         for folder in std::fs::read_dir(dell.join("Registries")).unwrap() {
             let folder = folder.unwrap().path();

@@ -20,7 +20,7 @@ fn entry(display: &str, help: Option<&str>, read_only: bool, kind: &str) -> Entr
 
 #[test]
 fn versions_by_their_registry_entry_are_firmware_and_writable_ones_are_not() {
-    // Entries of the iDRAC 9 registries in ../shared/data/redfish/libredfish-dell.
+    // Entries of the iDRAC 9 registries in tests/fixtures/public/redfish/libredfish-dell.
     for (name, display) in [
         ("FamilyVersion", "Family Firmware Version"),
         ("Broadcom_CCMVersion", "CCM"),

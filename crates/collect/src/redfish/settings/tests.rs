@@ -78,7 +78,7 @@ async fn a_bios_attribute_is_written_as_itself_and_systems_can_be_reset() {
 #[test]
 fn a_dependency_the_registry_declares_makes_an_attribute_read_only_with_the_current_values() {
     // The shape of iDRAC's NetworkAttributesRegistry dependencies
-    // (`../shared/data/redfish/libredfish-dell`).
+    // (`tests/fixtures/public/redfish/libredfish-dell`).
     let registry = serde_json::json!({"RegistryEntries": {
         "Attributes": [
             {"AttributeName": "VirtualizationMode", "Type": "Enumeration", "ReadOnly": false,

@@ -303,7 +303,7 @@ mod tests {
 
     #[test]
     fn attributes_not_mapped_go_where_their_registry_entry_says() {
-        // Entries as iDRAC 9 serves them (../shared/data/redfish/libredfish-dell), and one
+        // Entries as iDRAC 9 serves them (tests/fixtures/public/redfish/libredfish-dell), and one
         // of a spelling no vendor module knows.
         let registry = serde_json::json!({"RegistryEntries": {"Attributes": [
             {"AttributeName": "Broadcom_NCSI", "DisplayName": "APE FW", "ReadOnly": true, "Type": "String"},

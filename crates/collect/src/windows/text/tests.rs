@@ -247,9 +247,9 @@ proptest::proptest! {
     }
 }
 
-/// The sections of a `../shared/data/os-samples` file (after its header, between `---` lines).
+/// The sections of a `tests/fixtures/public/os-samples` file (after its header, between `---` lines).
 fn shared_sample(name: &str) -> Vec<String> {
-    let path = driftgate_test_data::shared_data("os-samples").join(name);
+    let path = driftgate_test_data::public_data("os-samples").join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut sections: Vec<String> = vec![String::new()];
     for line in text.lines() {

@@ -88,7 +88,7 @@ fn lenovo_port_attributes_have_one_home_under_their_port() {
 
 #[test]
 fn bios_attributes_go_where_the_registry_says_and_unknown_dcb_ones_are_noted() {
-    // Entries of iDRAC 9's BIOS registry (../shared/data/redfish/libredfish-dell), and a
+    // Entries of iDRAC 9's BIOS registry (tests/fixtures/public/redfish/libredfish-dell), and a
     // flow control setting no vendor module knows.
     let registry = json!({"RegistryEntries": {"Attributes": [
         {"AttributeName": "SysMemSpeed", "DisplayName": "System Memory Speed", "ReadOnly": true, "Type": "String"},
