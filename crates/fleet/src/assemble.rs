@@ -9,8 +9,9 @@ use std::time::Duration;
 use jiff::Timestamp;
 
 use super::outdir::HostRecord;
-use super::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts, cluster, stale};
+use super::{cluster, stale};
 use driftgate_compare::{Severity, Verdict};
+use driftgate_report::document::{FLEET_REPORT_SCHEMA_ID, FleetFinding, FleetReport, HostCounts};
 
 /// What a fleet result is made of.
 #[derive(Debug)]
@@ -148,8 +149,8 @@ fn raised(severity: Severity, strict: bool) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::HostResult;
     use crate::outdir::HOST_SCHEMA_ID;
+    use driftgate_report::document::HostResult;
 
     fn record(host: &str, verdict: Verdict) -> HostRecord {
         let report = crate::tests::empty_report(host, Timestamp::UNIX_EPOCH);

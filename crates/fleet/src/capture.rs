@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use super::host::{HostFailure, Hosts};
 use super::outdir::HostRecord;
-use super::{FleetError, Reporter};
+use crate::error::FleetError;
+use crate::reporter::Reporter;
 use driftgate_collect::Captured;
 use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};

@@ -5,15 +5,19 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::host::{Hosts, StorePool};
-use super::outdir::{self, HostRecord, OutDir};
-use super::plan::{self, Plan, Planned};
-use super::snapshots::Judge;
-use super::{FleetError, FleetReport, FleetSettings, Reporter, Shard, assemble};
+use crate::assemble;
+use crate::error::FleetError;
+use crate::host::{Hosts, StorePool};
+use crate::outdir::{self, HostRecord, OutDir};
+use crate::plan::{self, Plan, Planned};
+use crate::reporter::Reporter;
+use crate::settings::FleetSettings;
+use crate::shard::Shard;
+use crate::snapshots::Judge;
+use crate::state::record_state;
 use driftgate_baseline::state::State;
 use driftgate_collect::hosts::HostWork;
-use driftgate_report::document::Spool;
-use driftgate_store::Store;
+use driftgate_report::document::{FleetReport, Spool};
 
 /// Checks every selected host (see the module docs): plans the run (the hosts of the
 /// selection and the shard, their baselines at HEAD, orphan baselines), captures the hosts at
@@ -98,7 +102,7 @@ impl Run {
         snapshots: Option<&Path>,
         reporter: &dyn Reporter,
     ) -> Result<(Run, Hosts), FleetError> {
-        let started_at = super::now();
+        let started_at = now();
         let mut plan = plan::plan(settings)?;
         if let (Some(snapshots), Some(out_dir)) = (snapshots, &settings.out_dir) {
             let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
@@ -183,7 +187,7 @@ impl Run {
             plan,
             out,
         } = self;
-        let finished_at = super::now();
+        let finished_at = now();
         let good: Vec<(String, jiff::Timestamp)> = records
             .iter()
             .filter_map(|r| r.captured_good.map(|t| (r.result.host.clone(), t)))
@@ -224,15 +228,8 @@ impl Run {
     }
 }
 
-/// Adds `good` to the store's nightly state. A run that could not save it still has its
-/// verdict: the failure is told to `reporter`, naming the store, and the run goes on.
-pub(super) fn record_state(
-    store: &Store,
-    good: &[(String, jiff::Timestamp)],
-    run: Option<&str>,
-    reporter: &dyn Reporter,
-) {
-    if let Some(notice) = driftgate_baseline::state::record_telling(store, good, run) {
-        reporter.notice(&notice);
-    }
+/// Now, to the second (run files and reports carry no sub-second noise).
+fn now() -> jiff::Timestamp {
+    let now = jiff::Timestamp::now();
+    now.round(jiff::Unit::Second).unwrap_or(now)
 }

@@ -12,12 +12,12 @@ use jiff::Timestamp;
 use super::cluster::ClusterFacts;
 use super::outdir::{HOST_SCHEMA_ID, HostRecord, OutDir};
 use super::plan::{BaselineAt, Planned};
-use super::{FleetError, HostResult};
+use crate::error::FleetError;
 use driftgate_collect::CaptureOptions;
 use driftgate_collect::hosts::{CaptureFailure, unread};
 use driftgate_compare::{JudgeOptions, Policy};
 use driftgate_inventory::{HostOptionsError, Inventory};
-use driftgate_report::document::Spool;
+use driftgate_report::document::{HostResult, Spool};
 use driftgate_snapshot::{HostName, SnapshotError, VerifiedSnapshot};
 use driftgate_store::{BaselineFile, BaselineReadError, Store, StoreError};
 

@@ -19,9 +19,9 @@ use super::outdir::{
     read_run, read_run_identity,
 };
 use super::rejudge::{Judge, Part, Rejudge};
-use super::{FleetError, FleetReport};
+use crate::error::FleetError;
 use driftgate_inventory::{Inventory, Selection};
-use driftgate_report::document::Spool;
+use driftgate_report::document::{FleetReport, Spool};
 
 /// How far a merge checks the records it merges.
 #[derive(Debug, Clone, Copy, Default)]
@@ -34,11 +34,11 @@ pub struct MergeOptions<'a> {
     pub inventory: Option<&'a Inventory>,
 }
 
-/// Merges `dirs` (see the module docs).
-pub(super) fn merge(
-    dirs: &[PathBuf],
-    options: &MergeOptions<'_>,
-) -> Result<FleetReport, FleetError> {
+/// Merges the output directories of the shards of one run into the fleet result one
+/// unsharded run would have given. Refuses a directory of a run that did not finish, the
+/// same host twice, shards of different counts, a missing shard, and shards judged under
+/// different policies, strictness, selections or `--stale-after`.
+pub fn merge(dirs: &[PathBuf], options: &MergeOptions<'_>) -> Result<FleetReport, FleetError> {
     let Some(first_dir) = dirs.first() else {
         return Err(FleetError::BadResults {
             path: String::new(),

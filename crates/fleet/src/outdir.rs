@@ -11,9 +11,11 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::cluster::ClusterFacts;
-use super::{FleetError, HostResult, Shard};
+use crate::error::FleetError;
+use crate::shard::Shard;
 use driftgate_fs::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 use driftgate_inventory::Selection;
+use driftgate_report::document::HostResult;
 use driftgate_snapshot::file_names::HOST_JSON;
 use driftgate_snapshot::{SCHEMA_ID as SNAPSHOT_SCHEMA_ID, VerifiedSnapshot};
 

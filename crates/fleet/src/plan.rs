@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::outdir::PlannedHost;
-use super::{FleetError, FleetSettings};
+use crate::error::FleetError;
+use crate::settings::FleetSettings;
 use driftgate_inventory::{InventoryHost, Selection};
 use driftgate_store::BaselineFile;
 

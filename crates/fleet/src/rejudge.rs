@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::cluster::ClusterFacts;
+use super::host;
 use super::outdir::{HostRecord, OutDir, PlannedHost, RunFile, RunIdentity};
-use super::{FleetError, host};
+use crate::error::FleetError;
 use driftgate_compare::{JudgeOptions, Policy, Report};
 use driftgate_snapshot::VerifiedSnapshot;
 use driftgate_store::Store;

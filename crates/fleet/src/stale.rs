@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
-use super::FleetFinding;
 use driftgate_compare::Severity;
+use driftgate_report::document::FleetFinding;
 
 /// One inventory host of the run, as the stale check sees it.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use driftgate_collect::CaptureOptions;
 use driftgate_collect::hosts::HostWork;
+use driftgate_compare::{Policy, Verdict};
+use driftgate_inventory::{Inventory, Selection};
+use driftgate_report::document::HostResult;
+use driftgate_snapshot::HostName;
+use driftgate_store::Store;
 
 use super::*;
 
