@@ -396,10 +396,9 @@ impl driftgate_fleet::Reporter for Notices {
     }
 }
 
-/// A state that was not saved is a warning, anything else a line of its own.
+/// A state that was not saved is a warning.
 pub fn print_notice(printer: &Printer, notice: &Notice) {
     match notice {
         Notice::StateNotSaved { .. } => printer.warn(&notice.to_string()),
-        Notice::StateMigrated { .. } => printer.status(&format!("driftgate: {notice}")),
     }
 }
