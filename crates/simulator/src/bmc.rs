@@ -21,7 +21,7 @@ use super::overlay::Overlay;
 use super::refusal::{Problem, error_body};
 use super::tree::{Mockup, Patch, canonical_uri};
 use super::writes::{self, Done, Refused};
-use super::{AuthRequirement, Fault, REQUESTS, twice};
+use super::{AuthRequirement, Fault, REQUESTS, duplicate_keys};
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
@@ -381,7 +381,7 @@ impl Bmc {
             _ => None,
         });
         let mut bytes = match twice {
-            Some(patch) => twice::with_key_twice(body, &patch.pointer, &patch.value)
+            Some(patch) => duplicate_keys::with_key_twice(body, &patch.pointer, &patch.value)
                 .unwrap_or_else(|| {
                     tracing::warn!(
                         "{uri}: duplicate-key: no key at {} to give twice",

@@ -6,7 +6,7 @@
 //!
 //! - `fault.rs`: the failures to inject and their syntax;
 //! - `tree.rs`: a folder loaded once and shared by its BMCs, and per-BMC patches over it;
-//! - `twice.rs`: a body that gives one key twice (a fault no `Value` can hold);
+//! - `duplicate_keys.rs`: a body that gives one key twice (a fault no `Value` can hold);
 //! - `bmc.rs`: one BMC answering HTTP (sessions, counters, faults);
 //! - `writes.rs`: the writes a BMC takes (a settings PATCH, `ComputerSystem.Reset`);
 //! - `settings.rs`: checking a settings PATCH, pure;
@@ -24,6 +24,7 @@
 //! nothing of the Redfish client.
 
 mod bmc;
+mod duplicate_keys;
 mod fault;
 mod fleet;
 mod inventory;
@@ -35,7 +36,6 @@ mod registry;
 mod settings;
 mod tls;
 mod tree;
-mod twice;
 mod writes;
 
 pub use bmc::Service;

@@ -86,11 +86,7 @@ fn recording_keeps_other_hosts_never_moves_a_time_backwards_and_leaves_the_basel
         ]
     );
     let again = State::record(&store, &[("h1".into(), at(NOW))], None).unwrap();
-    assert_eq!(
-        again,
-        Recorded { commit: None },
-        "nothing new: no commit"
-    );
+    assert_eq!(again, Recorded { commit: None }, "nothing new: no commit");
     assert_eq!(
         git(dir.path(), &["log", "--format=%s", STATE_BRANCH]),
         "state: last good captures of 3 hosts (2 from this run)\n\
