@@ -204,16 +204,13 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     // Hundreds of hosts at once, each with its connections, need more than the usual 1,024
     // descriptors: a host that cannot open a socket would be INCOMPLETE for no reason of its own.
     let concurrency = usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY));
-    match super::open_files::raise_open_file_limit() {
-        // Up to twice --concurrency hosts run at once: the slow ones step aside.
-        Ok(limit) if limit.soft < 16 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
+    let limit = super::open_files::raise_open_file_limit();
+    // Up to twice --concurrency hosts run at once: the slow ones step aside.
+    if limit.soft < 16 * concurrency as u64 + 64 {
+        ctx.printer.warn(&format!(
             "the open file limit is {} (hard limit {}): too few for {} hosts at once (--concurrency {concurrency} and as many slow ones); lower --concurrency",
             limit.soft, limit.hard, 2 * concurrency
-        )),
-        Ok(_) => {}
-        Err(e) => ctx
-            .printer
-            .warn(&format!("cannot read the open file limit: {e}")),
+        ));
     }
     if flags.snapshots.is_none() {
         flags

@@ -92,7 +92,7 @@ pub fn check_output(path: &Path) -> io::Result<()> {
             match Folder::open_at(folder) {
                 Ok(Some(_)) => Ok(()),
                 Ok(None) => Err(refused(path, "in a directory that does not exist")),
-                Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+                Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
                     Err(refused(path, "in a directory that does not exist"))
                 }
                 Err(e) => Err(e),
