@@ -22,8 +22,8 @@ use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
 use super::earlier::Earlier;
 use super::journal::Journal;
 use super::lock::{self, LockEvent};
+use super::planning::{RunHostState, plan_host, run_hosts};
 use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
-use super::{RunHostState, plan_host, run_hosts};
 use crate::plan::host_options;
 use crate::run::RunId;
 use crate::{GateError, Settings};
@@ -87,11 +87,54 @@ pub struct Applied {
     pub declined: bool,
     /// A signal stopped it: what was in flight is recorded, nothing after it was sent.
     pub stopped: bool,
+    /// It was a dry run: nothing was sent, the record says what would have been.
+    pub dry_run: bool,
+}
+
+/// What became of a `fix apply` as a whole: its own outcome, never a gate's verdict (a write
+/// that failed blocks nothing: it did not happen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyOutcome {
+    /// Every step was applied or found current or staged already, and every reset sent was
+    /// accepted.
+    Applied,
+    /// The layer has no step for the run's hosts: nothing was sent.
+    NothingToDo,
+    /// `--dry-run`: what would be sent was said; nothing was sent.
+    DryRun,
+    /// Some steps were applied, but another was refused by the BMC, conflicted with a staged
+    /// value or did not take, or a reset was refused.
+    PartlyApplied,
+    /// No step was applied: each one sent was refused, conflicted or did not take (or a reset
+    /// was refused).
+    Failed,
+    /// A BMC could not be read: nothing was sent to any host.
+    Unread,
 }
 
 impl Applied {
-    /// Whether a step was refused by the BMC, conflicted or did not take (exit 1).
-    pub fn failed(&self) -> bool {
+    /// The apply's outcome (a declined or stopped apply is the caller's to say: see
+    /// [`Applied::declined`], [`Applied::stopped`]).
+    pub fn outcome(&self) -> ApplyOutcome {
+        let steps = || self.record.hosts.iter().flat_map(|h| &h.steps);
+        if !self.unread.is_empty() {
+            ApplyOutcome::Unread
+        } else if self.dry_run {
+            ApplyOutcome::DryRun
+        } else if self.failed() && steps().any(|s| s.outcome == Outcome::Applied) {
+            ApplyOutcome::PartlyApplied
+        } else if self.failed() {
+            ApplyOutcome::Failed
+        } else if self.plan.hosts.iter().all(|h| h.steps.is_empty()) {
+            ApplyOutcome::NothingToDo
+        } else {
+            ApplyOutcome::Applied
+        }
+    }
+
+    /// Whether a step was refused by the BMC, conflicted or did not take, or a reset was
+    /// refused.
+    fn failed(&self) -> bool {
         self.record
             .hosts
             .iter()
@@ -219,6 +262,7 @@ pub async fn apply(
             unread,
             declined,
             stopped: false,
+            dry_run: request.dry_run,
         });
     }
     // Every request is recorded before it is sent: no record, nothing sent.
@@ -275,6 +319,7 @@ pub async fn apply(
         unread,
         declined: false,
         stopped,
+        dry_run: false,
     })
 }
 
