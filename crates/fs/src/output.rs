@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::descriptor::{duplicate_for_writing, named_descriptor};
-use super::{Folder, WriteOptions, write_in_parent};
+use crate::atomic::write_in_parent;
+use crate::descriptor::{duplicate_for_writing, named_descriptor};
+use crate::folder::{Folder, WriteOptions};
 
 /// What [`write_output`] does not write to.
 #[derive(Debug, thiserror::Error)]

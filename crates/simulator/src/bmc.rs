@@ -17,11 +17,19 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use super::account::AuthRequirement;
+use super::duplicate_keys;
+use super::fault::Fault;
 use super::overlay::Overlay;
 use super::refusal::{Problem, error_body};
 use super::tree::{Mockup, Patch, canonical_uri};
 use super::writes::{self, Done, Refused};
-use super::{AuthRequirement, Fault, REQUESTS, duplicate_keys};
+
+/// `GET` here answers `{"Requests": N, "Connections": C, "LoginOnlyConnections": L, "Sent":
+/// […]}`: the number of requests this BMC was sent so far, of the connections that carried
+/// them, of those that carried a session login and no GET, and every request other than a GET
+/// as `METHOD target`, as it arrived (itself not counted; it answers on a hanging BMC too).
+pub const REQUESTS: &str = "/driftgate/requests";
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::{Store, StoreError, git_locks};
+use crate::error::StoreError;
+use crate::git_locks;
+use crate::store::Store;
 
 /// Held while a promote builds and commits; released on drop.
 #[derive(Debug)]
