@@ -13,9 +13,9 @@ use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
 use super::capture::CaptureFlags;
+use super::common::{Context, parse_ref};
 use super::inventory::{self, InventoryArg, SelectionArgs};
 use super::reports::{ReportArgs, ReportSources};
-use super::{Context, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
@@ -69,7 +69,7 @@ pub struct Args {
     strict: bool,
     /// Report format (with --all: text is the one-screen summary, json follows
     /// `driftgate schema fleet-report`).
-    #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+    #[arg(long, value_parser = super::common::format_parser(), default_value = Format::Text.name())]
     format: Format,
     #[command(flatten)]
     reports: ReportArgs,
@@ -159,7 +159,8 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         .as_ref()
         .map(|r| loader.snapshot(r))
         .transpose()?;
-    let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+    let policy =
+        super::common::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }
@@ -181,7 +182,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         store,
         policy: Some(&policy),
     };
-    super::print_report(
+    super::reports::print_report(
         &report,
         &snapshot,
         args.format,
@@ -233,7 +234,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         run_id: flags.run_id.clone(),
         bootstrap: flags.bootstrap,
     };
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {

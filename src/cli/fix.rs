@@ -13,8 +13,8 @@ use driftgate_gate::{RunId, Settings};
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
-use super::Context;
 use super::capture::CaptureFlags;
+use super::common::Context;
 use super::inventory::{self, InventoryArg};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
@@ -81,10 +81,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR", group = "from")]
     out_dir: Option<PathBuf>,
     /// One snapshot (a file, `-`, `git:REV:PATH`, `baseline:HOST[@REV]`).
-    #[arg(long, value_name = "SNAP", group = "from", value_parser = super::parse_ref)]
+    #[arg(long, value_name = "SNAP", group = "from", value_parser = super::common::parse_ref)]
     snapshot: Option<SnapshotRef>,
     /// Its baseline (with --snapshot).
-    #[arg(long, value_name = "SNAP", requires = "snapshot", value_parser = super::parse_ref)]
+    #[arg(long, value_name = "SNAP", requires = "snapshot", value_parser = super::common::parse_ref)]
     baseline: Option<SnapshotRef>,
     /// The run directory itself (default: <store>/.driftgate/runs/<ID>/).
     #[arg(long, value_name = "DIR", requires = "run")]
@@ -193,7 +193,7 @@ fn store_settings(
 }
 
 fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let planned = if let Some(run) = &args.run {
         let settings = store_settings(
             ctx,
@@ -229,8 +229,11 @@ fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             .as_ref()
             .map(|r| loader.snapshot(r))
             .transpose()?;
-        let policy =
-            super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+        let policy = super::common::effective_policy(
+            &mut loader,
+            ctx.repo.is_some(),
+            args.policy.as_deref(),
+        )?;
         if let Some(baseline) = &baseline {
             driftgate_compare::same_host(&snapshot, baseline)?;
         }
@@ -315,7 +318,7 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         args.run_dir.clone(),
         cancel.clone(),
     )?;
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let request = ApplyRequest {
         run: args.run.clone(),
         ticket: args.ticket.clone(),

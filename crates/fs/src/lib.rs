@@ -16,6 +16,7 @@ pub use private::{PRIVATE_DIR, PRIVATE_IGNORE, private_folder};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary_behind() {

@@ -64,7 +64,7 @@ mod tests {
     fn bmc(index: usize) -> BoundBmc {
         BoundBmc {
             index,
-            name: super::plan::host_name(index),
+            name: crate::plan::host_name(index),
             dir: "bmc".into(),
             url: format!("https://127.0.0.1:{}", 8000 + index),
             down: index == 1,
