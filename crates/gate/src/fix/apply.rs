@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
+use driftgate_collect::redfish::settings::{BmcSettings, Connection, Writable};
 use driftgate_collect::transport::{CommandSpec, for_location};
-use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
+use driftgate_fix::{Action, HostPlan, Layer, Plan, RedfishPatch, Shell, Step, Unfixable};
 
 use super::earlier::Earlier;
 use super::journal::Journal;
@@ -539,6 +539,8 @@ fn would_send(step: &Step) -> Vec<Request> {
     }
 }
 
+/// Sends one Redfish step: aimed at the settings object read, only the values neither current
+/// nor staged, then read back.
 async fn bmc_step(
     connection: &Connection,
     read: &BmcSettings,
@@ -555,105 +557,14 @@ async fn bmc_step(
         requests,
         job,
     };
-    let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
-        return done(
-            Outcome::Failed,
-            format!("{} is no longer served", patch.resource),
-            Vec::new(),
-            None,
-        );
+    let (resource, target) = match aim(read, patch, immediate) {
+        Ok(aimed) => aimed,
+        Err(why) => return done(Outcome::Failed, why, Vec::new(), None),
     };
-    // Aimed from what was read, as the client sends it: the plan's own words are not enough.
-    let target = match resource.target() {
-        Some(Ok(target)) if target.as_str() == patch.settings => target,
-        Some(Ok(target)) => {
-            return done(
-                Outcome::Failed,
-                format!(
-                    "the plan stages it in {}, but {} is read as staging it in {target}; nothing sent",
-                    patch.settings, patch.resource
-                ),
-                Vec::new(),
-                None,
-            );
-        }
-        Some(Err(why)) => {
-            return done(
-                Outcome::Failed,
-                format!("{why}; nothing sent"),
-                Vec::new(),
-                None,
-            );
-        }
-        None => {
-            return done(
-                Outcome::Failed,
-                format!("{} names no settings object; nothing sent", patch.resource),
-                Vec::new(),
-                None,
-            );
-        }
+    let to_send = match values_to_send(resource, patch) {
+        Ok(to_send) => to_send,
+        Err((outcome, detail)) => return done(outcome, detail, Vec::new(), None),
     };
-    if patch.apply_time == "Immediate" && !immediate {
-        return done(
-            Outcome::Failed,
-            format!(
-                "{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent",
-                patch.resource,
-                patch.supported_apply_times.join(", ")
-            ),
-            Vec::new(),
-            None,
-        );
-    }
-    let wanted = patch.body["Attributes"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    let mut to_send = serde_json::Map::new();
-    let (mut current, mut pending) = (0, 0);
-    for (name, value) in &wanted {
-        if resource.current.get(name) == Some(value) {
-            current += 1;
-        } else if resource.pending.get(name) == Some(value) {
-            pending += 1;
-        } else if let Some(other) = resource
-            .pending
-            .get(name)
-            // A settings object that repeats the current value stages nothing (some BMCs
-            // mirror every current value there).
-            .filter(|other| resource.current.get(name) != Some(*other))
-        {
-            return done(
-                Outcome::Conflict,
-                format!(
-                    "{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent",
-                    resource.uri
-                ),
-                Vec::new(),
-                None,
-            );
-        } else {
-            to_send.insert(name.clone(), value.clone());
-        }
-    }
-    if to_send.is_empty() {
-        return if pending == 0 {
-            done(
-                Outcome::AlreadyCurrent,
-                format!("{current} value(s) already current: nothing sent"),
-                Vec::new(),
-                None,
-            )
-        } else {
-            done(
-                Outcome::AlreadyPending,
-                format!("already staged for the next reset ({pending} value(s)): nothing sent"),
-                Vec::new(),
-                None,
-            )
-        };
-    }
     let body = json!({
         "Attributes": to_send,
         "@Redfish.SettingsApplyTime": {"ApplyTime": patch.apply_time},
@@ -693,7 +604,102 @@ async fn bmc_step(
         );
     }
     let job = answer.location.clone();
-    // Read back: staged in the settings object, or current in the resource.
+    let (outcome, detail) = read_back(connection, patch, &to_send, answer.status).await;
+    done(outcome, detail, vec![request], job)
+}
+
+/// The resource a patch writes and where its write goes, from what was read (the plan's own
+/// words are not enough); why nothing may be sent, else.
+fn aim<'r>(
+    read: &'r BmcSettings,
+    patch: &RedfishPatch,
+    immediate: bool,
+) -> Result<(&'r Writable, WriteTarget), String> {
+    let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
+        return Err(format!("{} is no longer served", patch.resource));
+    };
+    let target = match resource.target() {
+        Some(Ok(target)) if target.as_str() == patch.settings => target,
+        Some(Ok(target)) => {
+            return Err(format!(
+                "the plan stages it in {}, but {} is read as staging it in {target}; nothing sent",
+                patch.settings, patch.resource
+            ));
+        }
+        Some(Err(why)) => return Err(format!("{why}; nothing sent")),
+        None => {
+            return Err(format!(
+                "{} names no settings object; nothing sent",
+                patch.resource
+            ));
+        }
+    };
+    if patch.apply_time == "Immediate" && !immediate {
+        return Err(format!(
+            "{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent",
+            patch.resource,
+            patch.supported_apply_times.join(", ")
+        ));
+    }
+    Ok((resource, target))
+}
+
+/// The patch's values that are neither current nor staged; when there are none, or another
+/// value is staged for one of them, the step's outcome instead.
+fn values_to_send(
+    resource: &Writable,
+    patch: &RedfishPatch,
+) -> Result<serde_json::Map<String, Value>, (Outcome, String)> {
+    let wanted = patch.body["Attributes"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut to_send = serde_json::Map::new();
+    let (mut current, mut pending) = (0, 0);
+    for (name, value) in &wanted {
+        if resource.current.get(name) == Some(value) {
+            current += 1;
+        } else if resource.pending.get(name) == Some(value) {
+            pending += 1;
+        } else if let Some(other) = resource
+            .pending
+            .get(name)
+            // A settings object that repeats the current value stages nothing (some BMCs
+            // mirror every current value there).
+            .filter(|other| resource.current.get(name) != Some(*other))
+        {
+            return Err((
+                Outcome::Conflict,
+                format!(
+                    "{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent",
+                    resource.uri
+                ),
+            ));
+        } else {
+            to_send.insert(name.clone(), value.clone());
+        }
+    }
+    match (to_send.is_empty(), pending) {
+        (false, _) => Ok(to_send),
+        (true, 0) => Err((
+            Outcome::AlreadyCurrent,
+            format!("{current} value(s) already current: nothing sent"),
+        )),
+        (true, _) => Err((
+            Outcome::AlreadyPending,
+            format!("already staged for the next reset ({pending} value(s)): nothing sent"),
+        )),
+    }
+}
+
+/// Reads back what an accepted patch (HTTP `status`) sent: staged in the settings object, or
+/// current in the resource (a BMC that applies at once whatever was asked).
+async fn read_back(
+    connection: &Connection,
+    patch: &RedfishPatch,
+    to_send: &serde_json::Map<String, Value>,
+    status: u16,
+) -> (Outcome, String) {
     let staged = connection.get(&patch.settings).await.ok();
     let now = connection.get(&patch.resource).await.ok();
     let shows = |resource: &Option<Value>| {
@@ -703,8 +709,7 @@ async fn bmc_step(
                 .all(|(k, v)| r["Attributes"].get(k) == Some(v))
         })
     };
-    // A BMC that applies at once whatever was asked shows the value current already.
-    let (outcome, detail) = if shows(&now) {
+    if shows(&now) {
         (
             Outcome::Applied,
             format!(
@@ -724,12 +729,11 @@ async fn bmc_step(
         (
             Outcome::Failed,
             format!(
-                "accepted (HTTP {}) but not read back from {} nor {}",
-                answer.status, patch.settings, patch.resource
+                "accepted (HTTP {status}) but not read back from {} nor {}",
+                patch.settings, patch.resource
             ),
         )
-    };
-    done(outcome, detail, vec![request], job)
+    }
 }
 
 /// The reset of the one system whose reset applies what `steps` (the host's BMC steps that
