@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
 use driftgate_collect::redfish::settings::{BmcSettings, Connection, Writable};
-use driftgate_collect::transport::{CommandSpec, for_location};
+use driftgate_collect::transport::{CommandSpec, CommandTransport, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, RedfishPatch, Shell, Step, Unfixable};
 
 use super::earlier::Earlier;
@@ -831,51 +831,10 @@ fn os_step(
         requests,
         job: None,
     };
-    let location = state
-        .inventory
-        .sources
-        .iter()
-        .find_map(|s| match (s, step.layer) {
-            (SourceSpec::Windows(l), Layer::Windows)
-            | (SourceSpec::Linux(l), Layer::Linux)
-            | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
-            _ => None,
-        });
-    let through_vcenter = step.layer == Layer::Esxi
-        && state
-            .inventory
-            .sources
-            .iter()
-            .any(|s| matches!(s, SourceSpec::EsxiVcenter(_)));
-    if location.is_none() && through_vcenter {
-        return done(
-            Outcome::Failed,
-            "the host is read through vCenter, which runs no command on it: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
-            Vec::new(),
-        );
-    }
-    let Some(location) = location else {
-        return done(
-            Outcome::Failed,
-            format!(
-                "the host has no {} source to run it through",
-                step.layer.as_str()
-            ),
-            Vec::new(),
-        );
+    let transport = match transport_of(settings, state, step.layer) {
+        Ok(transport) => transport,
+        Err(why) => return done(Outcome::Failed, why, Vec::new()),
     };
-    if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
-        return done(
-            Outcome::Failed,
-            "the host's source is a folder of recordings: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
-            Vec::new(),
-        );
-    }
-    let options = match host_options(settings, state.inventory) {
-        Ok(options) => options,
-        Err(e) => return done(Outcome::Failed, e.to_string(), Vec::new()),
-    };
-    let transport = for_location(location, &options.process);
     let mut requests = Vec::new();
     for (ran, line) in commands.lines.iter().enumerate() {
         // Checked between lines: the transport runs one synchronously, out of the grace's
@@ -887,61 +846,111 @@ fn os_step(
                 _ => done(Outcome::Failed, stopped_between(ran, rest), requests),
             };
         }
-        // A PowerShell line goes encoded: ssh and a Windows host's cmd.exe read a `-Command`
-        // line again on the way, with quoting rules of their own.
-        let encoded = match commands.shell {
-            Shell::Sh => None,
-            Shell::PowerShell => {
-                match driftgate_fix::powershell_encoded(&format!(
-                    "$ErrorActionPreference = 'Stop'\n{line}"
-                )) {
-                    Ok(encoded) => Some(encoded),
-                    Err(e) => return done(Outcome::Failed, e.to_string(), requests),
-                }
-            }
+        let argv = match command_line(commands.shell, line) {
+            Ok(argv) => argv,
+            Err(why) => return done(Outcome::Failed, why, requests),
         };
-        let argv: Vec<&str> = match &encoded {
-            None => vec!["sh", "-c", line],
-            Some(encoded) => vec![
+        let mut request = Request::unsent("RUN", &transport.target(), Value::from(line.as_str()));
+        let ran = run_line(transport.as_ref(), &argv, line, &mut request);
+        requests.push(request);
+        if let Err(why) = ran {
+            return done(Outcome::Failed, why, requests);
+        }
+    }
+    done(Outcome::Applied, "ran on the host".to_owned(), requests)
+}
+
+/// The transport that runs `layer`'s commands on the host; why there is none, else (a host
+/// read through vCenter or from recordings runs no command).
+fn transport_of(
+    settings: &Settings,
+    state: &RunHostState<'_>,
+    layer: Layer,
+) -> Result<Box<dyn CommandTransport>, String> {
+    let sources = &state.inventory.sources;
+    let location = sources.iter().find_map(|s| match (s, layer) {
+        (SourceSpec::Windows(l), Layer::Windows)
+        | (SourceSpec::Linux(l), Layer::Linux)
+        | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
+        _ => None,
+    });
+    let through_vcenter = layer == Layer::Esxi
+        && sources
+            .iter()
+            .any(|s| matches!(s, SourceSpec::EsxiVcenter(_)));
+    if location.is_none() && through_vcenter {
+        return Err("the host is read through vCenter, which runs no command on it: run the emitted script (fix plan --emit-scripts) on the host".to_owned());
+    }
+    let Some(location) = location else {
+        return Err(format!(
+            "the host has no {} source to run it through",
+            layer.as_str()
+        ));
+    };
+    if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
+        return Err("the host's source is a folder of recordings: run the emitted script (fix plan --emit-scripts) on the host".to_owned());
+    }
+    let options = host_options(settings, state.inventory).map_err(|e| e.to_string())?;
+    Ok(for_location(location, &options.process))
+}
+
+/// The command line that runs `line` in `shell`. A PowerShell line goes encoded: ssh and a
+/// Windows host's cmd.exe read a `-Command` line again on the way, with quoting rules of
+/// their own.
+fn command_line(shell: Shell, line: &str) -> Result<Vec<String>, String> {
+    Ok(match shell {
+        Shell::Sh => vec!["sh".to_owned(), "-c".to_owned(), line.to_owned()],
+        Shell::PowerShell => {
+            let encoded = driftgate_fix::powershell_encoded(&format!(
+                "$ErrorActionPreference = 'Stop'\n{line}"
+            ))
+            .map_err(|e| e.to_string())?;
+            [
                 "powershell",
                 "-NoProfile",
                 "-NonInteractive",
                 "-EncodedCommand",
-                encoded,
-            ],
-        };
-        let spec = CommandSpec {
-            file: "fix",
-            argv: &argv,
-            stdin: None,
-        };
-        let mut request = Request::unsent("RUN", &transport.target(), Value::from(line.as_str()));
-        match transport.run(&spec) {
-            Ok(output) => {
-                request.status = Some(i64::from(output.status));
-                if output.status != 0 {
-                    request.messages.push(output.stderr_line());
-                    requests.push(request);
-                    return done(
-                        Outcome::Failed,
-                        format!(
-                            "`{}` exited with status {}",
-                            driftgate_fix::one_line(line),
-                            output.status
-                        ),
-                        requests,
-                    );
-                }
-            }
-            Err(e) => {
-                request.messages.push(e.to_string());
-                requests.push(request);
-                return done(Outcome::Failed, e.to_string(), requests);
-            }
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .chain([encoded])
+            .collect()
         }
-        requests.push(request);
+    })
+}
+
+/// Runs `argv` (the command line of `line`) through `transport`, its status and error
+/// recorded in `request`; why the step failed, when it did.
+fn run_line(
+    transport: &dyn CommandTransport,
+    argv: &[String],
+    line: &str,
+    request: &mut Request,
+) -> Result<(), String> {
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let spec = CommandSpec {
+        file: "fix",
+        argv: &argv,
+        stdin: None,
+    };
+    match transport.run(&spec) {
+        Ok(output) => {
+            request.status = Some(i64::from(output.status));
+            if output.status != 0 {
+                request.messages.push(output.stderr_line());
+                return Err(format!(
+                    "`{}` exited with status {}",
+                    driftgate_fix::one_line(line),
+                    output.status
+                ));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            request.messages.push(e.to_string());
+            Err(e.to_string())
+        }
     }
-    done(Outcome::Applied, "ran on the host".to_owned(), requests)
 }
 
 /// The detail of a command step stopped by a signal after `ran` of its lines: the lines
