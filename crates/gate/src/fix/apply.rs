@@ -25,7 +25,7 @@ use super::lock::{self, LockEvent};
 use super::planning::{RunHostState, plan_host, run_hosts};
 use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
 use crate::plan::host_options;
-use crate::run::RunId;
+use crate::run::{RunDir, RunId};
 use crate::{GateError, Settings};
 
 /// A BMC read for the plan, its connection still open for the writes.
@@ -178,60 +178,16 @@ pub async fn apply(
         .await?;
         held = Some(taken.ok_or(GateError::ApplyStopped("while waiting for the run's lock"))?);
     }
-    let incomplete: Vec<String> = states
-        .iter()
-        .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
-        .map(|s| format!("host {}: its latest step ({}) is INCOMPLETE: a fix is planned only from a whole capture; run `gate post --run {}` again once the host can be read", s.name, s.step, request.run))
-        .collect();
-    if !incomplete.is_empty() {
-        return Err(GateError::FixRefused(incomplete));
-    }
-    let mut hosts: Vec<(&RunHostState<'_>, HostPlan, Option<OpenBmc>)> = Vec::new();
-    let mut unread = Vec::new();
-    for state in &states {
-        let (plan, bmc) = plan_host(settings, state).await;
-        let Some(mut plan) = plan else { continue };
-        // The BMC's refusals and reads are the BMC layer's business only.
-        let bmc_layer = request.layer == LayerChoice::Bmc;
-        if let Some(why) = plan.unread.as_ref().filter(|_| bmc_layer) {
-            unread.push(format!("{}: {why}", state.name));
-        }
-        if !bmc_layer {
-            plan.not_fixable.retain(|n| n.reason != Unfixable::Refused);
-        }
-        plan.steps.retain(|s| match request.layer {
-            LayerChoice::Bmc => s.layer == Layer::Bmc,
-            LayerChoice::Os => s.layer.is_os(),
-        });
-        hosts.push((state, plan, bmc));
-    }
-    let refused: Vec<String> = hosts
-        .iter()
-        .flat_map(|(_, plan, _)| {
-            plan.not_fixable
-                .iter()
-                .filter(|n| n.reason == Unfixable::Refused && plan.unread.is_none())
-                .map(move |n| format!("host {}: {}: {}", plan.host, n.fact, n.why))
-        })
-        .collect();
+    refuse_incomplete(&states, &request.run)?;
+    let (hosts, unread) = plan_layer(settings, request, &states).await;
+    let refused = refusals(&hosts);
     let plan = Plan {
         schema: driftgate_fix::PLAN_SCHEMA_ID.to_owned(),
         tool: driftgate_snapshot::tool_version(),
         made_from: format!("run {}", request.run),
         hosts: hosts.iter().map(|(_, p, _)| p.clone()).collect(),
     };
-    let mut record = ApplyRecord {
-        schema: RECORD_SCHEMA_ID.to_owned(),
-        tool: driftgate_snapshot::tool_version(),
-        run: request.run.to_string(),
-        ticket: request.ticket.clone(),
-        started_at: jiff::Timestamp::now(),
-        pid: None,
-        machine: None,
-        finished_at: None,
-        interrupted: None,
-        hosts: Vec::new(),
-    };
+    let mut record = new_record(request);
     if !refused.is_empty() {
         close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
         return Err(GateError::FixRefused(refused));
@@ -265,13 +221,115 @@ pub async fn apply(
             dry_run: request.dry_run,
         });
     }
-    // Every request is recorded before it is sent: no record, nothing sent.
+    let (journal, stopped) =
+        send_all(settings, request, &run, held.as_mut(), record, hosts).await?;
+    // What was sent is reported even when its record cannot be kept.
+    Ok(Applied {
+        plan,
+        file: Some(journal.file().clone()),
+        record_error: journal.error.clone(),
+        record: journal.record,
+        unread,
+        declined: false,
+        stopped,
+        dry_run: false,
+    })
+}
+
+/// A host judged INCOMPLETE at its latest step refuses the apply: a fix is planned only from
+/// a whole capture.
+fn refuse_incomplete(states: &[RunHostState<'_>], run: &RunId) -> Result<(), GateError> {
+    let incomplete: Vec<String> = states
+        .iter()
+        .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
+        .map(|s| format!("host {}: its latest step ({}) is INCOMPLETE: a fix is planned only from a whole capture; run `gate post --run {run}` again once the host can be read", s.name, s.step))
+        .collect();
+    if incomplete.is_empty() {
+        Ok(())
+    } else {
+        Err(GateError::FixRefused(incomplete))
+    }
+}
+
+/// A host of the apply: its run state, its plan of the layer, its BMC when read.
+type LayerHost<'a, 'r> = (&'a RunHostState<'r>, HostPlan, Option<OpenBmc>);
+
+/// Each host's plan of the request's layer (its BMC read), and the BMCs that could not be
+/// read (the BMC layer's business only).
+async fn plan_layer<'a, 'r>(
+    settings: &Settings,
+    request: &ApplyRequest,
+    states: &'a [RunHostState<'r>],
+) -> (Vec<LayerHost<'a, 'r>>, Vec<String>) {
+    let mut hosts = Vec::new();
+    let mut unread = Vec::new();
+    for state in states {
+        let (plan, bmc) = plan_host(settings, state).await;
+        let Some(mut plan) = plan else { continue };
+        // The BMC's refusals and reads are the BMC layer's business only.
+        let bmc_layer = request.layer == LayerChoice::Bmc;
+        if let Some(why) = plan.unread.as_ref().filter(|_| bmc_layer) {
+            unread.push(format!("{}: {why}", state.name));
+        }
+        if !bmc_layer {
+            plan.not_fixable.retain(|n| n.reason != Unfixable::Refused);
+        }
+        plan.steps.retain(|s| match request.layer {
+            LayerChoice::Bmc => s.layer == Layer::Bmc,
+            LayerChoice::Os => s.layer.is_os(),
+        });
+        hosts.push((state, plan, bmc));
+    }
+    (hosts, unread)
+}
+
+/// The refusals in the hosts' plans (of a BMC that was read): each stops the whole apply.
+fn refusals(hosts: &[LayerHost<'_, '_>]) -> Vec<String> {
+    hosts
+        .iter()
+        .flat_map(|(_, plan, _)| {
+            plan.not_fixable
+                .iter()
+                .filter(|n| n.reason == Unfixable::Refused && plan.unread.is_none())
+                .map(move |n| format!("host {}: {}: {}", plan.host, n.fact, n.why))
+        })
+        .collect()
+}
+
+/// The record of an apply about to start, with no host yet.
+fn new_record(request: &ApplyRequest) -> ApplyRecord {
+    ApplyRecord {
+        schema: RECORD_SCHEMA_ID.to_owned(),
+        tool: driftgate_snapshot::tool_version(),
+        run: request.run.to_string(),
+        ticket: request.ticket.clone(),
+        started_at: jiff::Timestamp::now(),
+        pid: None,
+        machine: None,
+        finished_at: None,
+        interrupted: None,
+        hosts: Vec::new(),
+    }
+}
+
+/// Sends every host's steps (and resets), each recorded before it is sent: no record, nothing
+/// sent. The journal, finished, says what became of them; the flag, whether a signal stopped
+/// it.
+async fn send_all(
+    settings: &Settings,
+    request: &ApplyRequest,
+    run: &RunDir,
+    held: Option<&mut lock::ApplyLock>,
+    mut record: ApplyRecord,
+    hosts: Vec<LayerHost<'_, '_>>,
+) -> Result<(Journal, bool), GateError> {
+    let cancel = &settings.capture.cancel;
     record.pid = Some(std::process::id());
     record.machine = Some(lock::machine());
     let started = (|| {
-        let earlier = Earlier::read(&run)?;
-        let journal = Journal::start(&run, record)?;
-        if let Some(held) = held.as_mut() {
+        let earlier = Earlier::read(run)?;
+        let journal = Journal::start(run, record)?;
+        if let Some(held) = held {
             held.set_record(journal.file())?;
         }
         Ok::<_, GateError>((earlier, journal))
@@ -310,17 +368,7 @@ pub async fn apply(
     journal.record.finished_at = Some(jiff::Timestamp::now());
     journal.record.interrupted = stopped.then(|| "a signal".to_owned());
     journal.save();
-    // What was sent is reported even when its record cannot be kept.
-    Ok(Applied {
-        plan,
-        file: Some(journal.file().clone()),
-        record_error: journal.error.clone(),
-        record: journal.record,
-        unread,
-        declined: false,
-        stopped,
-        dry_run: false,
-    })
+    Ok((journal, stopped))
 }
 
 /// What a dry run of `host_plan` would send: each step, and the reset when asked for.
