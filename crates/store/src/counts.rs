@@ -2,7 +2,7 @@
 
 use std::cell::Cell;
 
-/// How many git objects a [`Store`] has read and written since it was opened.
+/// How many git objects a [`Store`](crate::Store) has read and written since it was opened.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ObjectCounts {
     /// Commits read.
@@ -22,7 +22,7 @@ impl ObjectCounts {
     }
 }
 
-/// The counters a [`Store`] carries (a `Store` is not `Sync`, so a `Cell` is enough).
+/// The counters a [`Store`](crate::Store) carries (a `Store` is not `Sync`, so a `Cell` is enough).
 #[derive(Debug, Default)]
 pub(crate) struct Counter(pub(crate) Cell<ObjectCounts>);
 
