@@ -40,3 +40,26 @@ pub fn code(result: &anyhow::Result<Outcome>) -> ExitCode {
         Ok(Outcome::Interrupted(signal)) => signal.exit_code(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `fix apply` is never "blocked": its failures keep 1 ("not applied") and an unread BMC
+    /// keeps 3, the numbers scripts already test.
+    #[test]
+    fn fix_apply_outcomes_keep_the_numbers_scripts_know() {
+        let exit = |outcome| code(&Ok(Outcome::Applied(outcome)));
+        for done in [
+            ApplyOutcome::Applied,
+            ApplyOutcome::NothingToDo,
+            ApplyOutcome::DryRun,
+        ] {
+            assert_eq!(exit(done), ExitCode::from(0), "{done:?}");
+        }
+        for not in [ApplyOutcome::PartlyApplied, ApplyOutcome::Failed] {
+            assert_eq!(exit(not), ExitCode::from(1), "{not:?}");
+        }
+        assert_eq!(exit(ApplyOutcome::Unread), ExitCode::from(3));
+    }
+}
