@@ -12,6 +12,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use driftgate_collect::Cancel;
+use rustix::process;
 use tokio::signal::unix::{self, SignalKind};
 
 use crate::output::Printer;
@@ -99,13 +100,30 @@ impl Drop for Interrupts {
 
 /// Whether `signal` was ignored when driftgate started (`nohup`, a background job of a
 /// script): whoever started it meant that signal not to reach it, so it stays ignored.
+/// Read from the kernel's `SigIgn` mask in `/proc/self/status`: asking `sigaction` itself
+/// takes `unsafe` (neither std, tokio nor rustix offer a safe query). Where there is no such
+/// file, no signal is taken as ignored.
 fn ignored(signal: Signal) -> bool {
-    // SAFETY: an all-zero `sigaction` is a valid value of the C struct.
-    let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
-    // SAFETY: with no new action, sigaction only writes the current one into `current`.
-    let queried =
-        unsafe { libc::sigaction(signal.kind().as_raw_value(), std::ptr::null(), &mut current) };
-    queried == 0 && current.sa_sigaction == libc::SIG_IGN
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| ignored_mask(&status))
+        .is_some_and(|mask| in_mask(mask, signal.kind().as_raw_value()))
+}
+
+/// The `SigIgn:` mask of a `/proc/PID/status` text (hexadecimal, bit N-1 for signal N).
+fn ignored_mask(status: &str) -> Option<u64> {
+    let mask = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))?;
+    u64::from_str_radix(mask.trim(), 16).ok()
+}
+
+/// Whether signal `number` is in `mask`.
+fn in_mask(mask: u64, number: i32) -> bool {
+    u32::try_from(number - 1)
+        .ok()
+        .and_then(|bit| mask.checked_shr(bit))
+        .is_some_and(|shifted| shifted & 1 == 1)
 }
 
 /// The next of the signals to arrive (never, when all three are ignored).
@@ -138,7 +156,7 @@ async fn watcher(
     loop {
         tokio::select! {
             second = next(&mut streams) => {
-                stop_children(libc::SIGKILL);
+                stop_children(process::Signal::KILL);
                 printer.error(&anyhow::anyhow!(
                     "{second} while stopping after {first}: exiting at once; a Redfish session may be left open on the BMC"
                 ));
@@ -146,7 +164,7 @@ async fn watcher(
             }
             _ = ticks.tick() => {
                 let force = elapsed >= Duration::from_secs(2);
-                stop_children(if force { libc::SIGKILL } else { libc::SIGTERM });
+                stop_children(if force { process::Signal::KILL } else { process::Signal::TERM });
                 elapsed += Duration::from_millis(100);
             }
         }
@@ -156,7 +174,7 @@ async fn watcher(
 /// Sends `signal` to every child process of driftgate. The command transports wait for their
 /// children and report them as stopped; without this, a child would keep running after
 /// driftgate exits (a pipeline signals driftgate, not its children).
-fn stop_children(signal: libc::c_int) {
+fn stop_children(signal: process::Signal) {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return;
     };
@@ -166,13 +184,11 @@ fn stop_children(signal: libc::c_int) {
         };
         for pid in children
             .split_whitespace()
-            .filter_map(|pid| pid.parse::<libc::pid_t>().ok())
+            .filter_map(|pid| pid.parse().ok().and_then(process::Pid::from_raw))
         {
-            // SAFETY: `kill` touches no memory of ours. The pid is a child of this process;
-            // until its transport reaps it, no other process can have that pid.
-            unsafe {
-                libc::kill(pid, signal);
-            }
+            // The pid is a child of this process: until its transport reaps it, no other
+            // process can have that pid. One already gone is no error to report.
+            let _ = process::kill_process(pid, signal);
         }
     }
 }
@@ -186,5 +202,16 @@ mod tests {
         assert_eq!(Signal::Hangup.exit_code(), 129);
         assert_eq!(Signal::Interrupt.exit_code(), 130);
         assert_eq!(Signal::Terminate.exit_code(), 143);
+    }
+
+    #[test]
+    fn the_ignored_mask_is_read_bit_by_bit() {
+        // SIGHUP (1) and SIGPIPE (13) ignored, as under `nohup` with a closed pipe ignored.
+        let status = "Name:\tdriftgate\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000001001\n";
+        let mask = ignored_mask(status).unwrap();
+        assert!(in_mask(mask, 1) && in_mask(mask, 13));
+        assert!(!in_mask(mask, 2) && !in_mask(mask, 15));
+        assert!(!in_mask(mask, 0) && !in_mask(mask, 99));
+        assert_eq!(ignored_mask("Name:\tx\n"), None);
     }
 }

@@ -9,7 +9,7 @@ use driftgate_baseline::{PromoteOutcome, PromoteRequest};
 use driftgate_compare::{JudgeOptions, Verdict};
 use driftgate_snapshot::HostName;
 
-use super::{Context, parse_ref};
+use super::common::{Context, parse_ref};
 use crate::exit::Outcome;
 use driftgate_report::Format;
 
@@ -102,7 +102,7 @@ pub enum Command {
         #[arg(long, value_name = "FILE", env = "DRIFTGATE_POLICY")]
         policy: Option<PathBuf>,
         /// Report format.
-        #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+        #[arg(long, value_parser = super::common::format_parser(), default_value = Format::Text.name())]
         format: Format,
     },
 }
@@ -123,7 +123,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         } => {
             let mut loader = Loader::new(ctx.repo.clone());
             let snapshots = loader.snapshots(&snapshots)?;
-            let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
+            let policy = super::common::effective_policy(&mut loader, true, policy.as_deref())?;
             let request = PromoteRequest {
                 message,
                 force_reason: reason,
@@ -146,7 +146,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             policy,
         } => {
             let mut loader = Loader::new(ctx.repo.clone());
-            let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
+            let policy = super::common::effective_policy(&mut loader, true, policy.as_deref())?;
             let entries = driftgate_baseline::log(loader.store()?, &policy, host.as_ref(), limit)?;
             ctx.printer.stdout(|out| {
                 if entries.is_empty() {
@@ -185,7 +185,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                 rev: rev1,
             })?;
             let new = loader.snapshot(&SnapshotRef::Baseline { host, rev: rev2 })?;
-            let policy = super::effective_policy(&mut loader, true, policy.as_deref())?;
+            let policy = super::common::effective_policy(&mut loader, true, policy.as_deref())?;
             let report = driftgate_compare::judge(
                 &new,
                 Some(&old),
@@ -196,7 +196,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
                     ..JudgeOptions::default()
                 },
             );
-            super::print_report(
+            super::reports::print_report(
                 &report,
                 &new,
                 format,

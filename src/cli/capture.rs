@@ -13,7 +13,7 @@ use driftgate_compare::Verdict;
 use driftgate_fs::{WriteOptions, write_output};
 use driftgate_snapshot::{HostName, SourceStatus};
 
-use super::Context;
+use super::common::Context;
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 
@@ -75,7 +75,7 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     if let Some(out) = &args.out {
-        super::check_out("--out", out)?;
+        super::common::check_out("--out", out)?;
     }
     let sources = args
         .sources
@@ -87,7 +87,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let options = args
         .flags
         .options(args.save_mockup.clone(), cancel.clone())?;
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {

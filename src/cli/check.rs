@@ -13,9 +13,9 @@ use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
 use super::capture::CaptureFlags;
+use super::common::{Context, parse_ref};
 use super::inventory::{self, InventoryArg, SelectionArgs};
 use super::reports::{ReportArgs, ReportSources};
-use super::{Context, parse_ref};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
 use crate::output::Printer;
@@ -69,7 +69,7 @@ pub struct Args {
     strict: bool,
     /// Report format (with --all: text is the one-screen summary, json follows
     /// `driftgate schema fleet-report`).
-    #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+    #[arg(long, value_parser = super::common::format_parser(), default_value = Format::Text.name())]
     format: Format,
     #[command(flatten)]
     reports: ReportArgs,
@@ -159,7 +159,8 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         .as_ref()
         .map(|r| loader.snapshot(r))
         .transpose()?;
-    let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+    let policy =
+        super::common::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }
@@ -181,7 +182,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         store,
         policy: Some(&policy),
     };
-    super::print_report(
+    super::reports::print_report(
         &report,
         &snapshot,
         args.format,
@@ -204,16 +205,13 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     // Hundreds of hosts at once, each with its connections, need more than the usual 1,024
     // descriptors: a host that cannot open a socket would be INCOMPLETE for no reason of its own.
     let concurrency = usize::from(flags.concurrency.unwrap_or(DEFAULT_CONCURRENCY));
-    match super::open_files::raise_open_file_limit() {
-        // Up to twice --concurrency hosts run at once: the slow ones step aside.
-        Ok(limit) if limit.soft < 16 * concurrency as u64 + 64 => ctx.printer.warn(&format!(
+    let limit = super::open_files::raise_open_file_limit();
+    // Up to twice --concurrency hosts run at once: the slow ones step aside.
+    if limit.soft < 16 * concurrency as u64 + 64 {
+        ctx.printer.warn(&format!(
             "the open file limit is {} (hard limit {}): too few for {} hosts at once (--concurrency {concurrency} and as many slow ones); lower --concurrency",
             limit.soft, limit.hard, 2 * concurrency
-        )),
-        Ok(_) => {}
-        Err(e) => ctx
-            .printer
-            .warn(&format!("cannot read the open file limit: {e}")),
+        ));
     }
     if flags.snapshots.is_none() {
         flags
@@ -236,7 +234,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         run_id: flags.run_id.clone(),
         bootstrap: flags.bootstrap,
     };
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel, *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {
@@ -396,10 +394,9 @@ impl driftgate_fleet::Reporter for Notices {
     }
 }
 
-/// A state that was not saved is a warning, anything else a line of its own.
+/// A state that was not saved is a warning.
 pub fn print_notice(printer: &Printer, notice: &Notice) {
     match notice {
         Notice::StateNotSaved { .. } => printer.warn(&notice.to_string()),
-        Notice::StateMigrated { .. } => printer.status(&format!("driftgate: {notice}")),
     }
 }

@@ -18,19 +18,24 @@ pub struct Args {
     shell: Shell,
 }
 
-pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
+/// Prints the completion script of `tree` (the whole command line) for `args.shell`.
+pub fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
     // Rendered whole first: the generator panics on a write error, and `… | head` closes the
     // pipe early, which is no error.
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut visible_tree(), "driftgate", &mut script);
+    clap_complete::generate(
+        args.shell,
+        &mut visible_tree(tree),
+        "driftgate",
+        &mut script,
+    );
     printer.stdout_raw(|out| out.write_all(&script))?;
     Ok(Outcome::Done)
 }
 
 /// The command tree without its hidden top-level commands (`man`), which some generators (bash)
 /// would offer.
-fn visible_tree() -> clap::Command {
-    let full = super::command();
+fn visible_tree(full: clap::Command) -> clap::Command {
     let visible: Vec<clap::Command> = full
         .get_subcommands()
         .filter(|command| !command.is_hide_set())

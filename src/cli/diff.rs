@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_compare::JudgeOptions;
 
-use super::{Context, parse_ref};
+use super::common::{Context, parse_ref};
 use crate::exit::Outcome;
 use driftgate_report::Format;
 
@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long)]
     strict: bool,
     /// Report format.
-    #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+    #[arg(long, value_parser = super::common::format_parser(), default_value = Format::Text.name())]
     format: Format,
 }
 
@@ -40,7 +40,8 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let mut loader = Loader::new(ctx.repo.clone());
     let old = loader.snapshot(&args.old)?;
     let new = loader.snapshot(&args.new)?;
-    let policy = super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+    let policy =
+        super::common::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
     for warning in policy.warnings() {
         ctx.printer.warn(warning);
     }
@@ -59,7 +60,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         ..JudgeOptions::default()
     };
     let report = driftgate_compare::judge(&new, Some(&old), &policy, &options);
-    super::print_report(
+    super::reports::print_report(
         &report,
         &new,
         args.format,

@@ -8,15 +8,13 @@ use driftgate_baseline::input::{Loader, SnapshotRef};
 use driftgate_collect::Cancel;
 use driftgate_compare::{JudgeOptions, Verdict};
 use driftgate_fix::Plan;
-use driftgate_gate::fix::{
-    self, ApplyRequest, LayerChoice, LockEvent, Outcome as StepOutcome, Planned,
-};
+use driftgate_gate::fix::{self, ApplyRequest, LayerChoice, LockEvent, Planned};
 use driftgate_gate::{RunId, Settings};
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
-use super::Context;
 use super::capture::CaptureFlags;
+use super::common::Context;
 use super::inventory::{self, InventoryArg};
 use crate::exit::Outcome;
 use crate::interrupt::Interrupts;
@@ -52,9 +50,10 @@ pub enum Command {
     /// records it, sends nothing more, deletes the BMC sessions and exits 130 or 143; a rerun
     /// names the stopped apply's record and ticket for a step it finds staged.
     ///
-    /// Exit 0 done, 1 a step was refused by the BMC, conflicted or did not take, 2 refused
-    /// before sending, bad input or the run is locked, 3 a BMC could not be read (nothing is
-    /// sent to any host then), 128 + N stopped by signal N.
+    /// Exit 0 applied (or nothing to apply, or a dry run), 1 not applied: partly applied or
+    /// failed (a step was refused by the BMC, conflicted or did not take, or a reset was
+    /// refused), 2 refused before sending, bad input or the run is locked, 3 a BMC could not
+    /// be read (nothing is sent to any host then), 128 + N stopped by signal N.
     #[command(after_help = "Examples:\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --dry-run\n  \
         driftgate fix apply --run CHG-4711 --ticket CHG-4711 --yes\n  \
@@ -82,10 +81,10 @@ pub struct PlanArgs {
     #[arg(long, value_name = "DIR", group = "from")]
     out_dir: Option<PathBuf>,
     /// One snapshot (a file, `-`, `git:REV:PATH`, `baseline:HOST[@REV]`).
-    #[arg(long, value_name = "SNAP", group = "from", value_parser = super::parse_ref)]
+    #[arg(long, value_name = "SNAP", group = "from", value_parser = super::common::parse_ref)]
     snapshot: Option<SnapshotRef>,
     /// Its baseline (with --snapshot).
-    #[arg(long, value_name = "SNAP", requires = "snapshot", value_parser = super::parse_ref)]
+    #[arg(long, value_name = "SNAP", requires = "snapshot", value_parser = super::common::parse_ref)]
     baseline: Option<SnapshotRef>,
     /// The run directory itself (default: <store>/.driftgate/runs/<ID>/).
     #[arg(long, value_name = "DIR", requires = "run")]
@@ -194,7 +193,7 @@ fn store_settings(
 }
 
 fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let planned = if let Some(run) = &args.run {
         let settings = store_settings(
             ctx,
@@ -230,8 +229,11 @@ fn plan(args: PlanArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             .as_ref()
             .map(|r| loader.snapshot(r))
             .transpose()?;
-        let policy =
-            super::effective_policy(&mut loader, ctx.repo.is_some(), args.policy.as_deref())?;
+        let policy = super::common::effective_policy(
+            &mut loader,
+            ctx.repo.is_some(),
+            args.policy.as_deref(),
+        )?;
         if let Some(baseline) = &baseline {
             driftgate_compare::same_host(&snapshot, baseline)?;
         }
@@ -316,7 +318,7 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         args.run_dir.clone(),
         cancel.clone(),
     )?;
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let request = ApplyRequest {
         run: args.run.clone(),
         ticket: args.ticket.clone(),
@@ -365,111 +367,12 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             return Err(e.into());
         }
     };
-    for why in &applied.unread {
-        printer.warn(&format!(
-            "a BMC could not be read, so nothing was sent to any host: {why}"
-        ));
-    }
-    if args.dry_run {
-        printer.stdout(|out| {
-            writeln!(out, "dry run: nothing sent. Would send:")?;
-            for host in &applied.record.hosts {
-                for step in &host.steps {
-                    for r in &step.requests {
-                        let body = match &r.body {
-                            serde_json::Value::String(line) => line.clone(),
-                            other => serde_json::to_string(other).unwrap_or_default(),
-                        };
-                        writeln!(
-                            out,
-                            "  {} [{}] {} {} {body}",
-                            host.host, step.step.id, r.method, r.uri
-                        )?;
-                    }
-                }
-                if let Some(reset) = &host.reset {
-                    writeln!(
-                        out,
-                        "  {} [reset] {} {} {}",
-                        host.host, reset.method, reset.uri, reset.body
-                    )?;
-                }
-                if let Some(why) = &host.reset_not_sent {
-                    writeln!(out, "  {} [reset] would not be sent: {why}", host.host)?;
-                }
-            }
-            Ok(())
-        })?;
-        return Ok(if applied.unread.is_empty() {
-            Outcome::Done
-        } else {
-            Outcome::Judged(Verdict::Incomplete)
-        });
-    }
     if applied.declined {
         bail!("not confirmed: nothing was sent");
     }
-    for host in &applied.record.hosts {
-        for step in &host.steps {
-            let word = match step.outcome {
-                StepOutcome::Applied => "applied",
-                StepOutcome::AlreadyCurrent => "skipped (already current)",
-                StepOutcome::AlreadyPending => "skipped (already pending)",
-                StepOutcome::Conflict => "REFUSED (conflicting pending value)",
-                StepOutcome::Failed => "FAILED",
-                StepOutcome::NotSent => "not sent",
-                StepOutcome::Sending => "NO ANSWER",
-            };
-            let job = step
-                .job
-                .as_deref()
-                .map(|j| format!("; job {j}"))
-                .unwrap_or_default();
-            printer.status(&format!(
-                "{} [{}] {word}: {}{job}",
-                host.host, step.step.id, step.detail
-            ));
-        }
-        if let Some(reset) = &host.reset {
-            let status = match reset.status {
-                Some(s) if (200..300).contains(&s) => format!("HTTP {s}"),
-                Some(s) => format!("HTTP {s}: {}", reset.messages.join("; ")),
-                None => reset.messages.join("; "),
-            };
-            printer.status(&format!(
-                "{}: reset {} {}: {status}",
-                host.host,
-                reset.body["ResetType"].as_str().unwrap_or(""),
-                reset.uri
-            ));
-        }
-    }
-    for host in &applied.record.hosts {
-        if let Some(why) = &host.reset_not_sent {
-            printer.warn(&format!("{}: reset not sent: {why}", host.host));
-        }
-    }
+    printer.fix_applied(&applied)?;
     if let Some(signal) = signal().filter(|_| applied.stopped) {
-        let not_sent = applied
-            .record
-            .hosts
-            .iter()
-            .flat_map(|h| &h.steps)
-            .filter(|s| s.outcome == StepOutcome::NotSent)
-            .count();
-        let file = applied
-            .file
-            .as_ref()
-            .map_or_else(String::new, |f| f.display().to_string());
-        let kept = match &applied.record_error {
-            Some(error) => format!("its record could not be written ({error}): keep this output"),
-            None => format!("recorded in {file}"),
-        };
-        printer.error(&anyhow::anyhow!(
-            "fix apply stopped by {signal}: the request in flight was given up to {} s to be answered, {not_sent} step(s) not sent, the BMC sessions closed; {kept} (ticket {})",
-            fix::GRACE.as_secs(),
-            args.ticket
-        ));
+        printer.fix_stopped(&applied, signal, &args.ticket);
         return Ok(Outcome::Interrupted(signal));
     }
     if let Some(error) = &applied.record_error {
@@ -478,23 +381,8 @@ fn apply(args: ApplyArgs, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             args.ticket
         );
     }
-    if let Some(file) = &applied.file {
-        printer.status(&format!(
-            "recorded in {} (ticket {})",
-            file.display(),
-            args.ticket
-        ));
-    }
-    if applied.failed() {
-        return Ok(Outcome::Judged(Verdict::Block));
-    }
-    if !applied.unread.is_empty() {
-        return Ok(Outcome::Judged(Verdict::Incomplete));
-    }
-    if applied.plan.hosts.iter().all(|h| h.steps.is_empty()) {
-        printer.status("nothing to apply: no step in this layer");
-    }
-    Ok(Outcome::Done)
+    printer.fix_outcome(&applied, &args.ticket);
+    Ok(Outcome::Applied(applied.outcome()))
 }
 
 /// Says whom `fix apply` waits for, or that the apply before it was killed.

@@ -12,8 +12,8 @@ use driftgate_report::document::{GateReport, PromotionOutcome};
 use driftgate_snapshot::HostName;
 use driftgate_store::Store;
 
-use super::Context;
 use super::capture::CaptureFlags;
+use super::common::Context;
 use super::inventory::{self, InventoryArg};
 use super::reports::{ReportArgs, ReportSources};
 use crate::exit::Outcome;
@@ -117,7 +117,7 @@ struct StepArgs {
     /// --report.
     #[arg(
         long,
-        value_parser = super::format_parser(),
+        value_parser = super::common::format_parser(),
         default_value = Format::Text.name(),
         hide_possible_values = true
     )]
@@ -130,7 +130,7 @@ struct StepArgs {
 
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let cancel = Cancel::new();
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel.clone(), *ctx.printer) {
         Ok(interrupts) => Some(interrupts),
         Err(e) => {

@@ -8,7 +8,7 @@ use driftgate_collect::{unjoined_notes, windows};
 use driftgate_fs::{WriteOptions, write_output};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus};
 
-use super::Context;
+use super::common::Context;
 use crate::exit::Outcome;
 
 /// Import subcommands.
@@ -39,7 +39,7 @@ pub enum Command {
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::WindowsQos { file, host, out } = command;
     if let Some(out) = &out {
-        super::check_out("--out", out)?;
+        super::common::check_out("--out", out)?;
     }
     let origin = file.display().to_string();
     let bytes = std::fs::read(&file).with_context(|| format!("{origin}: cannot read"))?;

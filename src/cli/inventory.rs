@@ -1,19 +1,19 @@
 //! `driftgate inventory`: validate the inventory, show what a selection resolves to, pin a
-//! BMC's certificate (`pin.rs`). Also where every command that reads the inventory finds it
-//! ([`InventoryArg`], [`load`]).
+//! BMC's certificate (`pin.rs`). Where every command finds the inventory: `inventory_file.rs`.
 
 mod pin;
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::{Context as _, anyhow, bail};
+use anyhow::{anyhow, bail};
 use driftgate_inventory::{CredentialsRef, Inventory, InventoryHost, Selection};
-use driftgate_store::Store;
 use serde::Serialize;
 
-use super::Context;
+use super::common::Context;
+use super::inventory_file::locate;
+pub use super::inventory_file::{InventoryArg, load};
 use crate::exit::Outcome;
 
 /// Inventory subcommands.
@@ -81,15 +81,6 @@ impl SelectionArgs {
     }
 }
 
-/// `--inventory FILE`, shared by every command that reads the inventory.
-#[derive(Debug, Clone, clap::Args)]
-pub struct InventoryArg {
-    /// Inventory file (default: inventory.toml at the root of the baseline store); `.yml`/`.yaml`
-    /// is read as an Ansible YAML inventory, `.ini`, `.cfg` or no extension as Ansible INI.
-    #[arg(long, value_name = "FILE", env = "DRIFTGATE_INVENTORY")]
-    pub inventory: Option<PathBuf>,
-}
-
 /// Formats of `inventory list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ListFormat {
@@ -127,32 +118,6 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
             Ok(Outcome::Done)
         }
     }
-}
-
-/// Reads the inventory: `--inventory` / `DRIFTGATE_INVENTORY`, else `inventory.toml` at the
-/// root of the store (`--repo`, `DRIFTGATE_REPO`, or the repository around the current
-/// directory). Every problem of a bad file is in the error, one `FILE:LINE: message` a line.
-pub fn load(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Inventory> {
-    let file = locate(arg, ctx)?;
-    Ok(Inventory::load(&file)?)
-}
-
-fn locate(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<PathBuf> {
-    const HOW: &str = "give one with --inventory FILE or DRIFTGATE_INVENTORY";
-    if let Some(file) = &arg.inventory {
-        return Ok(file.clone());
-    }
-    let dir = ctx.repo.clone().unwrap_or_else(|| PathBuf::from("."));
-    let store = Store::discover(&dir)
-        .with_context(|| format!("no inventory: no baseline store to look in; {HOW}"))?;
-    let file = store.location().join(driftgate_inventory::FILE_NAME);
-    if !file.exists() {
-        bail!(
-            "no inventory: {} does not exist; create it, or {HOW}",
-            file.display()
-        );
-    }
-    Ok(file)
 }
 
 fn check(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Outcome> {

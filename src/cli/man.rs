@@ -18,10 +18,11 @@ pub struct Args {
     out_dir: PathBuf,
 }
 
-pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
+/// Writes a man page for `tree` (the whole command line) and each of its commands.
+pub fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
     let dir = &args.out_dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut root = super::command().disable_help_subcommand(true);
+    let mut root = tree.disable_help_subcommand(true);
     // Built once from the top, every command knows its full name (`driftgate-gate-pre`).
     root.build();
     let mut written = 0;

@@ -10,7 +10,7 @@ use driftgate_simulator::{
     Fleet, FleetOptions, InventorySettings, PASSWORD_ENV, Service, USERNAME_ENV,
 };
 
-use super::Context;
+use super::common::Context;
 use crate::exit::Outcome;
 
 /// Mockup subcommands.
@@ -138,18 +138,15 @@ fn fleet_name(text: &str) -> Result<String, String> {
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::Serve(args) = command;
     if let Some(file) = &args.write_inventory {
-        super::check_out("--write-inventory", file)?;
+        super::common::check_out("--write-inventory", file)?;
     }
     // 1,000 listeners and their connections need more than the usual 1,024 descriptors.
-    match super::open_files::raise_open_file_limit() {
-        Ok(limit) if limit.soft < 2 * args.count as u64 + 64 => ctx.printer.warn(&format!(
+    let limit = super::open_files::raise_open_file_limit();
+    if limit.soft < 2 * args.count as u64 + 64 {
+        ctx.printer.warn(&format!(
             "the open file limit is {} (hard limit {}): too few for {} BMCs and their connections",
             limit.soft, limit.hard, args.count
-        )),
-        Ok(_) => {}
-        Err(e) => ctx
-            .printer
-            .warn(&format!("cannot read the open file limit: {e}")),
+        ));
     }
     let account = match (std::env::var(USERNAME_ENV), std::env::var(PASSWORD_ENV)) {
         (Ok(user), Ok(password)) if !user.is_empty() => Some((user, password)),
@@ -192,7 +189,7 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         account: account.clone(),
     };
     let fleet = Fleet::plan(&options, service)?;
-    let runtime = super::runtime()?;
+    let runtime = super::common::runtime()?;
     let bound = runtime.block_on(fleet.bind(acceptor))?;
     if let Some(file) = &args.write_inventory {
         let text = driftgate_simulator::render_inventory(

@@ -2,7 +2,7 @@
 //! `check --all` of 1,000 hosts holds a connection to each, past the usual soft limit of 1,024
 //! open files.
 
-use std::io;
+use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 
 /// The open-file limits of this process after [`raise_open_file_limit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,32 +15,25 @@ pub struct OpenFileLimit {
 
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns both. Never lowers it; where
 /// the kernel refuses the hard limit itself (macOS caps an unlimited one at `OPEN_MAX`), the
-/// soft limit stays as it was and is returned as such.
-pub fn raise_open_file_limit() -> io::Result<OpenFileLimit> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes the current limits into `limit`, a valid rlimit.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if limit.rlim_cur < limit.rlim_max {
-        let raised = libc::rlimit {
-            rlim_cur: limit.rlim_max,
-            rlim_max: limit.rlim_max,
+/// soft limit stays as it was and is returned as such. Unlimited is `u64::MAX`.
+pub fn raise_open_file_limit() -> OpenFileLimit {
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit
+        .current
+        .is_some_and(|soft| limit.maximum.is_none_or(|hard| soft < hard))
+    {
+        let raised = Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
         };
-        // SAFETY: setrlimit reads `raised`, a valid rlimit whose soft limit is the hard one.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit.rlim_cur = limit.rlim_max;
+        if setrlimit(Resource::Nofile, raised).is_ok() {
+            limit.current = limit.maximum;
         }
     }
-    // `rlim_t` is `u64` on 64-bit targets and narrower on some others.
-    #[allow(clippy::useless_conversion)]
-    Ok(OpenFileLimit {
-        soft: u64::from(limit.rlim_cur),
-        hard: u64::from(limit.rlim_max),
-    })
+    OpenFileLimit {
+        soft: limit.current.unwrap_or(u64::MAX),
+        hard: limit.maximum.unwrap_or(u64::MAX),
+    }
 }
 
 #[cfg(test)]
@@ -49,10 +42,10 @@ mod tests {
 
     #[test]
     fn the_soft_limit_ends_at_the_hard_one() {
-        let limit = raise_open_file_limit().unwrap();
+        let limit = raise_open_file_limit();
         assert!(limit.soft <= limit.hard, "{limit:?}");
         // A second call finds nothing left to raise and says the same.
-        assert_eq!(raise_open_file_limit().unwrap(), limit);
+        assert_eq!(raise_open_file_limit(), limit);
         // On Linux an unprivileged process may always raise the soft limit to the hard one.
         if cfg!(target_os = "linux") {
             assert_eq!(limit.soft, limit.hard, "{limit:?}");

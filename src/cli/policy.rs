@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use driftgate_baseline::input::Loader;
 
-use super::Context;
+use super::common::Context;
 use crate::exit::Outcome;
 
 /// Policy subcommands.
@@ -26,8 +26,11 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Show { policy } => {
             let mut loader = Loader::new(ctx.repo.clone());
-            let policy =
-                super::effective_policy(&mut loader, ctx.repo.is_some(), policy.as_deref())?;
+            let policy = super::common::effective_policy(
+                &mut loader,
+                ctx.repo.is_some(),
+                policy.as_deref(),
+            )?;
             for warning in policy.warnings() {
                 ctx.printer.warn(warning);
             }

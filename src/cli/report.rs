@@ -10,7 +10,7 @@ use driftgate_store::Store;
 
 use super::inventory::InventoryArg;
 
-use super::Context;
+use super::common::Context;
 use super::reports::{ReportArgs, ReportSources};
 use crate::exit::Outcome;
 use driftgate_report::Format;
@@ -46,7 +46,7 @@ pub enum Command {
         dirs: Vec<PathBuf>,
         /// Report format: text (the one-screen summary), json (following `driftgate schema
         /// fleet-report`), markdown, or any other format of --report.
-        #[arg(long, value_parser = super::format_parser(), default_value = Format::Text.name())]
+        #[arg(long, value_parser = super::common::format_parser(), default_value = Format::Text.name())]
         format: Format,
         #[command(flatten)]
         reports: ReportArgs,

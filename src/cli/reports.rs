@@ -95,7 +95,7 @@ impl ReportArgs {
             let (Some(name), false) = (file.file_name(), file.is_dir()) else {
                 anyhow::bail!("--report {}: is a directory, not a file", file.display());
             };
-            super::check_out("--report", file)?;
+            super::common::check_out("--report", file)?;
             let same = dir
                 .canonicalize()
                 .with_context(|| {
@@ -289,6 +289,22 @@ fn stdout_columns() -> Option<usize> {
             .flatten()
             .map(|(width, _)| usize::from(width.0))
     })
+}
+
+/// Renders `report` of `judged` (the snapshot it judged, whose facts name its ports) in
+/// `format` on standard output and into every `--report` file, and returns the verdict.
+pub fn print_report(
+    report: &driftgate_compare::Report,
+    judged: &driftgate_snapshot::VerifiedSnapshot,
+    format: Format,
+    reports: &ReportArgs,
+    sources: ReportSources<'_>,
+    printer: &Printer,
+) -> anyhow::Result<crate::exit::Outcome> {
+    let stories = driftgate_compare::stories(report, &judged.snapshot().facts);
+    let document = driftgate_report::Document::Check(report, &stories);
+    emit(document, format, reports, sources, printer)?;
+    Ok(crate::exit::Outcome::Judged(report.verdict))
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
     match command {
         Command::Seal { file, out } => {
             if let Some(out) = &out {
-                super::check_out("--out", out)?;
+                super::common::check_out("--out", out)?;
             }
             let sealed = Snapshot::seal(&read_text(&file)?, &file.display().to_string())?;
             let text = sealed.to_canonical_json();

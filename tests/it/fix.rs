@@ -298,6 +298,13 @@ fn seed_1_plan_apply_pending_reset_and_the_gate_verifies_it() {
         "{}",
         applied.stderr
     );
+    assert!(
+        applied
+            .stderr
+            .contains("fix apply: applied (2 step(s) sent, 0 already current or staged)"),
+        "{}",
+        applied.stderr
+    );
     assert_eq!(pending(), json!({"Broadcom_DCBX": "Enabled_IEEE"}));
     assert_eq!(
         simulator_get(&lab, ATTRIBUTES_1)["Attributes"]["Broadcom_DCBX"],

@@ -278,6 +278,12 @@ fn a_redirected_write_is_a_failed_step_naming_the_location() {
         stderr.contains(&format!("[bmc-1] FAILED: the BMC redirected it (HTTP 307) to {ACCOUNT}: a write never follows a redirect")),
         "{stderr}"
     );
+    // The other port's step took: fix apply's own outcome, never a gate's "blocked".
+    assert!(
+        stderr.contains("fix apply: partly applied (1 step(s) applied, 1 not")
+            && !stderr.to_lowercase().contains("block"),
+        "{stderr}"
+    );
     // The other port's PATCH is sent as planned; nothing follows the redirect.
     assert_eq!(
         patch.sent.iter().filter(|r| r.starts_with("PATCH")).count(),

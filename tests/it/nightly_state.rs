@@ -225,47 +225,6 @@ fn a_state_that_cannot_be_saved_is_a_warning_naming_the_store_and_the_verdict_st
     );
 }
 
-#[test]
-fn the_old_local_state_file_is_moved_to_the_branch_once_and_said_so() {
-    let lab = FleetLab::new(
-        &[
-            Host::new("azl-node01", State::Recorded("baseline")),
-            Host::new("azl-node02", State::Unreachable),
-        ],
-        &["azl-node01", "azl-node02"],
-    );
-    let legacy = lab.store.join(".driftgate/state.json");
-    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
-    std::fs::write(
-        &legacy,
-        "{\"hosts\": {\"azl-node02\": {\"last_good\": \"2026-11-01T02:00:00Z\"}}}\n",
-    )
-    .unwrap();
-    let ran = lab.check(&["--format", "json"]).expect(3);
-    assert!(
-        ran.stderr.contains(&format!("driftgate: {}", lab.store.display()))
-            && ran.stderr.contains(
-                ": moved the last good captures of 1 host from .driftgate/state.json to the branch driftgate/state"
-            ),
-        "{}",
-        ran.stderr
-    );
-    assert!(!legacy.exists(), "superseded");
-    assert_eq!(
-        common::fleet::host(&ran.json(), "azl-node02")["last_success_at"],
-        "2026-11-01T02:00:00Z",
-        "the unreachable host keeps the old file's time"
-    );
-    let state = common::git(&lab.store, &["show", "driftgate/state:state.json"]);
-    assert!(state.contains("2026-11-01T02:00:00Z"), "{state}");
-    let again = lab.check(&["--format", "json"]).expect(3);
-    assert!(
-        !again.stderr.contains("state.json"),
-        "said once: {}",
-        again.stderr
-    );
-}
-
 /// A `--no-rejudge` merge started inside a git repository that is no baseline store (the
 /// checkout holding the results, a project's own repository) writes no state branch into it;
 /// the store the night ran against keeps its state.

@@ -164,6 +164,52 @@ pub fn promote(
     policy: &Policy,
     request: PromoteRequest,
 ) -> Result<PromoteOutcome, PromoteError> {
+    check_names(&request)?;
+    // Judging, rendering and summarizing are per snapshot and spread over the cores; the
+    // store, which is not `Sync`, is used between those steps on this thread only.
+    let refusals: Vec<Refusal> = request
+        .snapshots
+        .par_iter()
+        .filter_map(|s| refusal(&s.snapshot, policy))
+        .collect();
+    if !refusals.is_empty() && request.force_reason.is_none() {
+        return Ok(PromoteOutcome::Refused(refusals));
+    }
+    let lock = store.lock(request.lock_wait)?;
+    let existing_files = existing_files(store, &request)?;
+    let (rendered, found) = render(&request, existing_files);
+    let judged = judge_previous(store, &request, found, policy)?;
+    let (hosts, writes) = hosts_and_writes(&request, rendered, judged)?;
+    // A whole snapshot at a baseline path is what an interrupted promote leaves; a hand edit
+    // breaks the digest and is refused.
+    let leftover = |bytes: &[u8]| {
+        std::str::from_utf8(bytes)
+            .is_ok_and(|text| VerifiedSnapshot::parse(text, "work tree").is_ok())
+    };
+    if writes.is_empty() {
+        let paths: Vec<String> = hosts.iter().map(|h| h.path.clone()).collect();
+        store.tidy(&lock, &paths, &leftover)?;
+        return Ok(PromoteOutcome::Promoted {
+            hosts,
+            commit: None,
+            removed_git_locks: lock.removed_git_locks().to_vec(),
+        });
+    }
+    let message = commit_message(&request, &hosts, &refusals, policy);
+    // Freeing the parsed snapshots of a fleet-wide promote took 6 % of its time: it is done
+    // on a thread of its own while the commit is written.
+    let freed = std::thread::spawn(move || drop(request));
+    let commit = store.commit(&lock, &writes, &message, &leftover)?;
+    let _ = freed.join();
+    Ok(PromoteOutcome::Promoted {
+        hosts,
+        commit: Some(commit),
+        removed_git_locks: lock.removed_git_locks().to_vec(),
+    })
+}
+
+/// Every fleet name is one a folder may have, and no host is given twice.
+fn check_names(request: &PromoteRequest) -> Result<(), PromoteError> {
     for fleet in request.fleets() {
         file_names::check(NameKind::Fleet, fleet).map_err(PromoteError::BadFleet)?;
     }
@@ -177,18 +223,15 @@ pub fn promote(
             });
         }
     }
-    // Judging, rendering and summarizing are per snapshot and spread over the cores; the
-    // store, which is not `Sync`, is used between those steps on this thread only.
-    let refusals: Vec<Refusal> = request
-        .snapshots
-        .par_iter()
-        .filter_map(|s| refusal(&s.snapshot, policy))
-        .collect();
-    if !refusals.is_empty() && request.force_reason.is_none() {
-        return Ok(PromoteOutcome::Refused(refusals));
-    }
+    Ok(())
+}
 
-    let lock = store.lock(request.lock_wait)?;
+/// Each snapshot's baseline path, and the file HEAD holds for its host (refused when it is in
+/// another fleet's folder).
+fn existing_files(
+    store: &Store,
+    request: &PromoteRequest,
+) -> Result<Vec<(String, Option<BaselineFile>)>, PromoteError> {
     // HEAD's fleet folders are loaded once; each host is then one lookup by name in them.
     let fleets = if store.has_commits() {
         Some(store.fleets("HEAD")?)
@@ -218,6 +261,15 @@ pub fn promote(
         }
         existing_files.push((path, existing));
     }
+    Ok(existing_files)
+}
+
+/// Each snapshot's text to write, and what HEAD holds at its path: the same bytes, other
+/// bytes to read, or nothing.
+fn render(
+    request: &PromoteRequest,
+    existing_files: Vec<(String, Option<BaselineFile>)>,
+) -> (Vec<FileWrite>, Vec<(String, Previous<BaselineFile>)>) {
     // The text of a host with a baseline is hashed here, once: the same bytes as the
     // committed blob mean that baseline is not read again, and the commit names the blob by
     // the same id.
@@ -233,7 +285,7 @@ pub fn promote(
             }
         })
         .collect();
-    let found: Vec<(String, Previous<BaselineFile>)> = existing_files
+    let found = existing_files
         .into_iter()
         .zip(&rendered)
         .map(|((path, existing), text)| {
@@ -248,8 +300,18 @@ pub fn promote(
             (path, previous)
         })
         .collect();
-    // The previous baselines are read, parsed and summarized a run of hosts at a time: all
-    // of a fleet's at once would hold every one's bytes (2.4 GB for 10,000 hosts).
+    (rendered, found)
+}
+
+/// Each snapshot judged against its previous baseline: the previous digest and the change.
+/// The previous baselines are read, parsed and summarized a run of hosts at a time: all of a
+/// fleet's at once would hold every one's bytes (2.4 GB for 10,000 hosts).
+fn judge_previous(
+    store: &Store,
+    request: &PromoteRequest,
+    found: Vec<(String, Previous<BaselineFile>)>,
+    policy: &Policy,
+) -> Result<Vec<(String, Judged)>, PromoteError> {
     let mut judged = Vec::with_capacity(found.len());
     let mut found = found.into_iter();
     for snapshots in request.snapshots.chunks(JUDGED_AT_ONCE) {
@@ -279,25 +341,44 @@ pub fn promote(
         let pairs: Vec<_> = snapshots.iter().zip(previous_bytes).collect();
         judged.par_extend(pairs.par_iter().map(
             |(FleetSnapshot { snapshot, .. }, (path, previous))| {
-                let previous = match previous {
-                    Previous::Same => return ((*path).clone(), Judged::Same),
-                    Previous::None => None,
-                    // A previous baseline that no longer verifies is replaced, not trusted:
-                    // it counts as absent.
-                    Previous::Bytes((bytes, at)) => {
-                        VerifiedSnapshot::parse_bytes(bytes, &format!("git:HEAD:{at}")).ok()
-                    }
-                };
-                let found = previous.as_ref().map_or("none", |p| p.digest()).to_owned();
-                let unchanged = previous.as_ref().is_some_and(|p| {
-                    p.snapshot().facts == snapshot.snapshot().facts
-                        && p.snapshot().sources == snapshot.snapshot().sources
-                });
-                let change = (!unchanged).then(|| summarize(previous.as_ref(), snapshot, policy));
-                ((*path).clone(), Judged::Read { found, change })
+                ((*path).clone(), judge_one(snapshot, previous, policy))
             },
         ));
     }
+    Ok(judged)
+}
+
+/// `snapshot` against what HEAD holds at its path (the bytes read, and their path).
+fn judge_one(
+    snapshot: &VerifiedSnapshot,
+    previous: &Previous<(Vec<u8>, &String)>,
+    policy: &Policy,
+) -> Judged {
+    let previous = match previous {
+        Previous::Same => return Judged::Same,
+        Previous::None => None,
+        // A previous baseline that no longer verifies is replaced, not trusted: it counts as
+        // absent.
+        Previous::Bytes((bytes, at)) => {
+            VerifiedSnapshot::parse_bytes(bytes, &format!("git:HEAD:{at}")).ok()
+        }
+    };
+    let found = previous.as_ref().map_or("none", |p| p.digest()).to_owned();
+    let unchanged = previous.as_ref().is_some_and(|p| {
+        p.snapshot().facts == snapshot.snapshot().facts
+            && p.snapshot().sources == snapshot.snapshot().sources
+    });
+    let change = (!unchanged).then(|| summarize(previous.as_ref(), snapshot, policy));
+    Judged::Read { found, change }
+}
+
+/// Each host's result, and the files to write: those of hosts that changed. A host whose
+/// baseline is not one the caller expected it to replace (it moved) stops the promote.
+fn hosts_and_writes(
+    request: &PromoteRequest,
+    rendered: Vec<FileWrite>,
+    judged: Vec<(String, Judged)>,
+) -> Result<(Vec<HostResult>, Vec<FileWrite>), PromoteError> {
     let mut hosts = Vec::new();
     let mut writes = Vec::new();
     for ((request_snapshot, write), (path, judged)) in
@@ -330,32 +411,7 @@ pub fn promote(
             change,
         });
     }
-    // A whole snapshot at a baseline path is what an interrupted promote leaves; a hand edit
-    // breaks the digest and is refused.
-    let leftover = |bytes: &[u8]| {
-        std::str::from_utf8(bytes)
-            .is_ok_and(|text| VerifiedSnapshot::parse(text, "work tree").is_ok())
-    };
-    if writes.is_empty() {
-        let paths: Vec<String> = hosts.iter().map(|h| h.path.clone()).collect();
-        store.tidy(&lock, &paths, &leftover)?;
-        return Ok(PromoteOutcome::Promoted {
-            hosts,
-            commit: None,
-            removed_git_locks: lock.removed_git_locks().to_vec(),
-        });
-    }
-    let message = commit_message(&request, &hosts, &refusals, policy);
-    // Freeing the parsed snapshots of a fleet-wide promote took 6 % of its time: it is done
-    // on a thread of its own while the commit is written.
-    let freed = std::thread::spawn(move || drop(request));
-    let commit = store.commit(&lock, &writes, &message, &leftover)?;
-    let _ = freed.join();
-    Ok(PromoteOutcome::Promoted {
-        hosts,
-        commit: Some(commit),
-        removed_git_locks: lock.removed_git_locks().to_vec(),
-    })
+    Ok((hosts, writes))
 }
 
 /// How many hosts' previous baselines a promote holds in memory at once: enough for every

@@ -13,30 +13,20 @@
 //! operator's job pushes the branch with the baselines (`git push origin main
 //! driftgate/state`): always a fast-forward of the remote's copy.
 //!
-//! Before this branch the state was the untracked file `.driftgate/state.json` of the work
-//! tree ([`LEGACY_FILE`]): it is read as one more copy, and removed once its hosts are on the
-//! branch ([`Recorded::migrated`] says so, once). Only host names and times are kept: never a
-//! credential, address or setting.
+//! Only host names and times are kept: never a credential, address or setting.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use driftgate_fs::{Folder, PRIVATE_DIR};
 use driftgate_store::{FileWrite, SideBranch, Store, StoreError};
 
 /// The branch of the state, beside the baselines' branch.
 pub const STATE_BRANCH: &str = "driftgate/state";
 /// The state's file on that branch.
 pub const STATE_FILE: &str = "state.json";
-/// The state file of driftgate before the branch, in the work tree: read to migrate it.
-pub const LEGACY_FILE: &str = ".driftgate/state.json";
-/// Its name in `.driftgate/`, and its lock's.
-const LEGACY_NAME: &str = "state.json";
-const LEGACY_LOCK: &str = "state.lock";
 /// How long a write waits for the store's lock (a promote of thousands of hosts holds it for
 /// seconds).
 pub const STATE_LOCK_WAIT: Duration = Duration::from_secs(60);
@@ -62,14 +52,6 @@ pub struct HostState {
 /// What a run tells the operator beside its result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
-    /// The nightly state of the old untracked `.driftgate/state.json` is now on the branch
-    /// `driftgate/state`, and the file was removed.
-    StateMigrated {
-        /// The store.
-        store: String,
-        /// The hosts the file held.
-        hosts: usize,
-    },
     /// The run's last good captures could not be saved: the verdict stands, but the next run
     /// will not know them.
     StateNotSaved {
@@ -81,12 +63,6 @@ pub enum Notice {
 impl std::fmt::Display for Notice {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Notice::StateMigrated { store, hosts } => write!(
-                f,
-                "{store}: moved the last good captures of {hosts} {noun} from .driftgate/state.json to the branch {branch} (push it with the baselines: git push origin <branch> {branch}), and removed the file",
-                noun = if *hosts == 1 { "host" } else { "hosts" },
-                branch = STATE_BRANCH
-            ),
             Notice::StateNotSaved { error } => write!(
                 f,
                 "the hosts' last good captures were not saved in the branch {} ({error}): this run's verdict stands, but the next run will not know of them",
@@ -97,18 +73,14 @@ impl std::fmt::Display for Notice {
 }
 
 /// Adds `good` to the state of `store` ([`State::record`]) and says what the operator must be
-/// told: the legacy file migrated, or the state not saved (a failure that changes no verdict:
-/// the caller warns and goes on).
+/// told: the state not saved (a failure that changes no verdict: the caller warns and goes on).
 pub fn record_telling(
     store: &Store,
     good: &[(String, Timestamp)],
     run: Option<&str>,
 ) -> Option<Notice> {
     match State::record(store, good, run) {
-        Ok(recorded) => recorded.migrated.map(|hosts| Notice::StateMigrated {
-            store: store.location().display().to_string(),
-            hosts,
-        }),
+        Ok(_) => None,
         Err(error) => Some(Notice::StateNotSaved {
             error: error.to_string(),
         }),
@@ -126,31 +98,14 @@ pub enum StateError {
     Corrupt {
         /// The store.
         store: String,
-        /// The copy: `refs/heads/driftgate/state:state.json`, or the legacy file.
+        /// The copy: `refs/heads/driftgate/state:state.json`.
         copy: String,
         /// What is wrong.
         reason: String,
     },
-    /// The legacy file could not be read or removed.
-    #[error("{path}: {error}")]
-    Legacy {
-        /// The file.
-        path: String,
-        /// Why.
-        error: std::io::Error,
-    },
     /// The repository could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-/// The state as read, and whether the legacy file was one of its sources.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Loaded {
-    /// Every copy merged.
-    pub state: State,
-    /// Hosts the legacy `.driftgate/state.json` holds, when there is one.
-    pub legacy_hosts: Option<usize>,
 }
 
 /// What [`State::record`] did.
@@ -158,15 +113,13 @@ pub struct Loaded {
 pub struct Recorded {
     /// The new commit on [`STATE_BRANCH`] (hex), or `None`: the branch held all of it already.
     pub commit: Option<String>,
-    /// Hosts moved from the legacy `.driftgate/state.json` to the branch, which removed it.
-    pub migrated: Option<usize>,
 }
 
 impl State {
-    /// The state of `store`: every copy of [`STATE_BRANCH`] and the legacy file, merged (the
+    /// The state of `store`: every copy of [`STATE_BRANCH`], merged (the
     /// newest time of each host). No copy at all is an empty state; one that cannot be
     /// parsed is an error naming it.
-    pub fn load(store: &Store) -> Result<Loaded, StateError> {
+    pub fn load(store: &Store) -> Result<State, StateError> {
         let branch = store.side_branch(STATE_BRANCH)?;
         read_all(store, &branch)
     }
@@ -182,10 +135,7 @@ impl State {
         let lock = store.lock(STATE_LOCK_WAIT)?;
         // Another run may have written since this one started: start from what is there now.
         let branch = store.side_branch(STATE_BRANCH)?;
-        let Loaded {
-            mut state,
-            legacy_hosts,
-        } = read_all(store, &branch)?;
+        let mut state = read_all(store, &branch)?;
         for (host, at) in good {
             state.merge_host(host, *at);
         }
@@ -204,14 +154,9 @@ impl State {
             message.push_str(&format!("\n\nRun: {run}\n"));
         }
         let commit = store.commit_side_branch(&lock, &branch, &files, &message)?;
-        // Only once its hosts are committed is the legacy file superseded.
-        if legacy_hosts.is_some() {
-            remove_legacy(store.location())?;
-        }
         drop(lock);
         Ok(Recorded {
             commit: commit.map(|c| c.id.to_string()),
-            migrated: legacy_hosts,
         })
     }
 
@@ -232,24 +177,16 @@ impl State {
     }
 }
 
-/// Every copy of the branch and the legacy file, merged.
-fn read_all(store: &Store, branch: &SideBranch) -> Result<Loaded, StateError> {
-    let mut loaded = Loaded::default();
+/// Every copy of the branch, merged.
+fn read_all(store: &Store, branch: &SideBranch) -> Result<State, StateError> {
+    let mut state = State::default();
     for (reference, tip) in branch.tips() {
         if let Some(bytes) = store.read_side_file(&tip, STATE_FILE)? {
             let copy = format!("{reference}:{STATE_FILE}");
-            loaded.state.merge(parse(store, &copy, &bytes)?);
+            state.merge(parse(store, &copy, &bytes)?);
         }
     }
-    if !store.is_bare()
-        && let Some(bytes) = read_legacy(store.location())?
-    {
-        let copy = store.location().join(LEGACY_FILE).display().to_string();
-        let legacy = parse(store, &copy, &bytes)?;
-        loaded.legacy_hosts = Some(legacy.hosts.len());
-        loaded.state.merge(legacy);
-    }
-    Ok(loaded)
+    Ok(state)
 }
 
 fn parse(store: &Store, copy: &str, bytes: &[u8]) -> Result<State, StateError> {
@@ -257,40 +194,6 @@ fn parse(store: &Store, copy: &str, bytes: &[u8]) -> Result<State, StateError> {
         store: store.location().display().to_string(),
         copy: copy.to_owned(),
         reason: e.to_string(),
-    })
-}
-
-/// The legacy file of the work tree `work_tree`, never reached through a link.
-fn read_legacy(work_tree: &Path) -> Result<Option<Vec<u8>>, StateError> {
-    let read = (|| match Folder::open_at(work_tree)? {
-        Some(tree) => match tree.open_child(PRIVATE_DIR)? {
-            Some(private) => private.read(LEGACY_NAME),
-            None => Ok(None),
-        },
-        None => Ok(None),
-    })();
-    read.map_err(|error| StateError::Legacy {
-        path: work_tree.join(LEGACY_FILE).display().to_string(),
-        error,
-    })
-}
-
-/// Removes the legacy file and its lock.
-fn remove_legacy(work_tree: &Path) -> Result<(), StateError> {
-    let removed = (|| {
-        if let Some(private) = Folder::open_at(work_tree)?
-            .map(|tree| tree.open_child(PRIVATE_DIR))
-            .transpose()?
-            .flatten()
-        {
-            private.remove_file(LEGACY_NAME)?;
-            private.remove_file(LEGACY_LOCK)?;
-        }
-        Ok(())
-    })();
-    removed.map_err(|error| StateError::Legacy {
-        path: work_tree.join(LEGACY_FILE).display().to_string(),
-        error,
     })
 }
 

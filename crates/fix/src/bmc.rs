@@ -71,82 +71,99 @@ pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>
             .1
             .push((write.attribute, write.value, wanted));
     }
-    let mut steps = Vec::new();
-    for (object, (resource, writes)) in by_object {
-        let apply_time = if resource.apply_times.is_empty()
-            || resource.apply_times.iter().any(|t| t == DEFAULT_APPLY_TIME)
-        {
-            DEFAULT_APPLY_TIME.to_owned()
-        } else {
-            resource.apply_times[0].clone()
-        };
-        let mut attributes = Map::new();
-        let mut changes = Vec::new();
-        let mut reboot = apply_time != "Immediate";
-        for (attribute, value, wanted) in &writes {
-            attributes.insert(attribute.clone(), value.clone());
-            reboot |= resource
-                .rules
-                .get(attribute)
-                .is_some_and(|r| r.reset_required);
-            changes.push(Change {
-                pending_fact: pending_fact(&wanted.fact),
-                fact: wanted.fact.clone(),
-                from: wanted.from.clone(),
-                to: wanted.to.clone(),
-                known_good: wanted.known_good.clone(),
-                findings: wanted.findings.clone(),
-            });
-        }
-        let names: Vec<String> = writes
-            .iter()
-            .map(|(a, v, _)| {
-                format!(
-                    "{a}={}",
-                    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
-                )
-            })
-            .collect();
-        let dell = bmc
-            .vendor
-            .as_deref()
-            .is_some_and(|v| v.eq_ignore_ascii_case("dell"));
-        let mut then = Vec::new();
-        if apply_time != "Immediate" {
-            if dell {
-                then.push("iDRAC schedules a configuration job for the PATCH (its Location names the job); it runs at the next reset".to_owned());
-            }
-            then.push("a reset of the system (`fix apply --reset`, or the change window's reboot) applies it".to_owned());
-        }
-        let body = json!({
-            "Attributes": attributes,
-            "@Redfish.SettingsApplyTime": {"ApplyTime": apply_time},
-        });
-        steps.push(Step {
-            id: format!("bmc-{}", first + steps.len()),
-            layer: Layer::Bmc,
-            summary: format!("{}: {} ({})", resource.scope, names.join(", "), resource.uri),
-            changes,
-            reboot,
-            risk: if reboot { Risk::High } else { Risk::Medium },
-            risk_note: if reboot {
-                "staged in the BMC; applied by a reset of the system: drain the host first".to_owned()
-            } else {
-                "applied by the BMC at once".to_owned()
-            },
-            verify: "gate post after the reset: each fact equals its planned value; until then it shows as pending".to_owned(),
-            action: Action::RedfishPatch(RedfishPatch {
-                resource: resource.uri.clone(),
-                settings: object,
-                apply_time,
-                supported_apply_times: resource.apply_times.clone(),
-                registry: resource.registry_name.clone().unwrap_or_default(),
-                body,
-                then,
-            }),
+    let steps = by_object
+        .into_iter()
+        .enumerate()
+        .map(|(i, (object, (resource, writes)))| {
+            patch_step(first + i, object, resource, &writes, bmc)
+        })
+        .collect();
+    (steps, refusals)
+}
+
+/// Step `bmc-{n}`: one PATCH of the settings object `object` of `resource` with `writes`.
+fn patch_step(
+    n: usize,
+    object: String,
+    resource: &Writable,
+    writes: &[AttributeWrite],
+    bmc: &BmcSettings,
+) -> Step {
+    let apply_time = if resource.apply_times.is_empty()
+        || resource.apply_times.iter().any(|t| t == DEFAULT_APPLY_TIME)
+    {
+        DEFAULT_APPLY_TIME.to_owned()
+    } else {
+        resource.apply_times[0].clone()
+    };
+    let mut attributes = Map::new();
+    let mut changes = Vec::new();
+    let mut reboot = apply_time != "Immediate";
+    for (attribute, value, wanted) in writes {
+        attributes.insert(attribute.clone(), value.clone());
+        reboot |= resource
+            .rules
+            .get(attribute)
+            .is_some_and(|r| r.reset_required);
+        changes.push(Change {
+            pending_fact: pending_fact(&wanted.fact),
+            fact: wanted.fact.clone(),
+            from: wanted.from.clone(),
+            to: wanted.to.clone(),
+            known_good: wanted.known_good.clone(),
+            findings: wanted.findings.clone(),
         });
     }
-    (steps, refusals)
+    let names: Vec<String> = writes
+        .iter()
+        .map(|(a, v, _)| {
+            format!(
+                "{a}={}",
+                v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+            )
+        })
+        .collect();
+    let dell = bmc
+        .vendor
+        .as_deref()
+        .is_some_and(|v| v.eq_ignore_ascii_case("dell"));
+    let mut then = Vec::new();
+    if apply_time != "Immediate" {
+        if dell {
+            then.push("iDRAC schedules a configuration job for the PATCH (its Location names the job); it runs at the next reset".to_owned());
+        }
+        then.push(
+            "a reset of the system (`fix apply --reset`, or the change window's reboot) applies it"
+                .to_owned(),
+        );
+    }
+    let body = json!({
+        "Attributes": attributes,
+        "@Redfish.SettingsApplyTime": {"ApplyTime": apply_time},
+    });
+    Step {
+        id: format!("bmc-{n}"),
+        layer: Layer::Bmc,
+        summary: format!("{}: {} ({})", resource.scope, names.join(", "), resource.uri),
+        changes,
+        reboot,
+        risk: if reboot { Risk::High } else { Risk::Medium },
+        risk_note: if reboot {
+            "staged in the BMC; applied by a reset of the system: drain the host first".to_owned()
+        } else {
+            "applied by the BMC at once".to_owned()
+        },
+        verify: "gate post after the reset: each fact equals its planned value; until then it shows as pending".to_owned(),
+        action: Action::RedfishPatch(RedfishPatch {
+            resource: resource.uri.clone(),
+            settings: object,
+            apply_time,
+            supported_apply_times: resource.apply_times.clone(),
+            registry: resource.registry_name.clone().unwrap_or_default(),
+            body,
+            then,
+        }),
+    }
 }
 
 /// Whether `value` may be written to `attribute` of `resource`, by its registry; where it is

@@ -138,37 +138,47 @@ pub fn owner(path: &str, os: Option<Layer>) -> Owner {
         return Owner::Unfixable(Unfixable::OtherEnd);
     }
     if let Some(bmc) = leaf.strip_prefix("bmc/") {
-        let bmc = bmc
-            .strip_prefix("function/")
-            .and_then(|f| f.split_once('/'))
-            .map_or(bmc, |(_, leaf)| leaf);
-        return match bmc {
-            "flow_control/status" => Owner::Effect,
-            "dcb_capable" | "function_type" | "link_technology" | "mac" | "id" | "interface"
-            | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
-            // What the NIC can do, or reports by itself: no setting gives it back.
-            _ if [
-                "capabilities/",
-                "hii/status/",
-                "hii/capability/",
-                "oem/status/",
-                "oem/capability/",
-            ]
-            .iter()
-            .any(|read_only| bmc.starts_with(read_only)) =>
-            {
-                Owner::Unfixable(Unfixable::Capability)
-            }
-            // What the port learned from its neighbour (HPE's LLDP data, LLDPReceive).
-            _ if bmc.starts_with("peer/") || bmc.starts_with("lldp/receive/") => {
-                Owner::Unfixable(Unfixable::OtherEnd)
-            }
-            _ => Owner::Setting(Layer::Bmc),
-        };
+        return bmc_owner(bmc);
     }
-    let Some(os_leaf) = leaf.strip_prefix("os/") else {
-        return Owner::Unfixable(Unfixable::NoOwner);
-    };
+    match leaf.strip_prefix("os/") {
+        Some(os_leaf) => os_owner(os_leaf, os),
+        None => Owner::Unfixable(Unfixable::NoOwner),
+    }
+}
+
+/// Who owns `bmc` of a port's BMC facts (`nic/<key>/bmc/{bmc}`).
+fn bmc_owner(bmc: &str) -> Owner {
+    let bmc = bmc
+        .strip_prefix("function/")
+        .and_then(|f| f.split_once('/'))
+        .map_or(bmc, |(_, leaf)| leaf);
+    match bmc {
+        "flow_control/status" => Owner::Effect,
+        "dcb_capable" | "function_type" | "link_technology" | "mac" | "id" | "interface"
+        | "adapter" | "port" => Owner::Unfixable(Unfixable::Capability),
+        // What the NIC can do, or reports by itself: no setting gives it back.
+        _ if [
+            "capabilities/",
+            "hii/status/",
+            "hii/capability/",
+            "oem/status/",
+            "oem/capability/",
+        ]
+        .iter()
+        .any(|read_only| bmc.starts_with(read_only)) =>
+        {
+            Owner::Unfixable(Unfixable::Capability)
+        }
+        // What the port learned from its neighbour (HPE's LLDP data, LLDPReceive).
+        _ if bmc.starts_with("peer/") || bmc.starts_with("lldp/receive/") => {
+            Owner::Unfixable(Unfixable::OtherEnd)
+        }
+        _ => Owner::Setting(Layer::Bmc),
+    }
+}
+
+/// Who owns `os_leaf` of a port's OS facts (`nic/<key>/os/{os_leaf}`) on `os`.
+fn os_owner(os_leaf: &str, os: Option<Layer>) -> Owner {
     let effect = [
         "dcbx_control",
         "dcbx_support/current",

@@ -85,6 +85,8 @@ fn os_name(facts: &Facts, key: &str) -> Result<String, String> {
         })
 }
 
+/// The PowerShell lines that give a Windows host's fact its known-good value: an adapter's
+/// (guarded by its MAC) or the host's QoS.
 fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     let path = wanted.fact.as_str();
     let to = &wanted.to;
@@ -99,101 +101,78 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     };
     if let Some((key, leaf)) = nic_leaf(path) {
         let name = os_name(facts, key)?;
-        // The MAC names the adapter too: a renamed adapter makes the line fail, not hit
-        // another port.
-        let guard = format!(
-            "if ((Get-NetAdapter -Name {n}).MacAddress -ne {m}) {{ throw {e} }}",
-            n = ps_name(&name)?,
-            m = ps_quote(&key.replace(':', "-").to_ascii_uppercase())?,
-            e = ps_quote(&format!("adapter {name} is not the port {key}"))?,
-        );
-        let line = match leaf {
-            "qos_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterQos -Name {}", ps_name(&name)?)
-            }
-            "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_name(&name)?),
-            "rdma_enabled" if to.as_bool() == Some(true) => {
-                format!("Enable-NetAdapterRdma -Name {}", ps_name(&name)?)
-            }
-            "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_name(&name)?),
-            "dcbx_willing" => format!(
-                "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
-                ps_name(&name)?,
-                ps_bool(to)?
-            ),
-            _ => return Err(format!("no PowerShell command sets {leaf}")),
-        };
         return Ok(medium(
             format!("{leaf} of adapter {name} ({key}) → {to}"),
-            vec![guard, line],
+            windows_adapter(&name, key, leaf, to)?,
         ));
     }
     let Some(qos) = path.strip_prefix("host/qos/") else {
         return Err("not a Windows QoS fact".to_owned());
     };
-    let lines = if qos == "dcbx_willing" {
-        vec![format!(
+    Ok(medium(
+        format!("host QoS {qos} → {to}"),
+        windows_qos(qos, to, facts)?,
+    ))
+}
+
+/// The lines that set `leaf` of the adapter `name` (port `key`) to `to`.
+fn windows_adapter(
+    name: &str,
+    key: &str,
+    leaf: &str,
+    to: &FactValue,
+) -> Result<Vec<String>, String> {
+    // The MAC names the adapter too: a renamed adapter makes the line fail, not hit
+    // another port.
+    let guard = format!(
+        "if ((Get-NetAdapter -Name {n}).MacAddress -ne {m}) {{ throw {e} }}",
+        n = ps_name(name)?,
+        m = ps_quote(&key.replace(':', "-").to_ascii_uppercase())?,
+        e = ps_quote(&format!("adapter {name} is not the port {key}"))?,
+    );
+    let line = match leaf {
+        "qos_enabled" if to.as_bool() == Some(true) => {
+            format!("Enable-NetAdapterQos -Name {}", ps_name(name)?)
+        }
+        "qos_enabled" => format!("Disable-NetAdapterQos -Name {}", ps_name(name)?),
+        "rdma_enabled" if to.as_bool() == Some(true) => {
+            format!("Enable-NetAdapterRdma -Name {}", ps_name(name)?)
+        }
+        "rdma_enabled" => format!("Disable-NetAdapterRdma -Name {}", ps_name(name)?),
+        "dcbx_willing" => format!(
+            "Set-NetQosDcbxSetting -InterfaceAlias {} -Willing {} -Confirm:$false",
+            ps_name(name)?,
+            ps_bool(to)?
+        ),
+        _ => return Err(format!("no PowerShell command sets {leaf}")),
+    };
+    Ok(vec![guard, line])
+}
+
+/// The lines that set the host QoS fact `host/qos/{qos}` to `to`.
+fn windows_qos(qos: &str, to: &FactValue, facts: &Facts) -> Result<Vec<String>, String> {
+    let line = if qos == "dcbx_willing" {
+        format!(
             "Set-NetQosDcbxSetting -Willing {} -Confirm:$false",
             ps_bool(to)?
-        )]
+        )
     } else if let Some(priority) = qos.strip_prefix("flow_control/priority/") {
         let verb = if to.as_bool() == Some(true) {
             "Enable"
         } else {
             "Disable"
         };
-        vec![format!(
-            "{verb}-NetQosFlowControl -Priority {}",
-            word(priority)?
-        )]
+        format!("{verb}-NetQosFlowControl -Priority {}", word(priority)?)
     } else if let Some(rest) = qos.strip_prefix("traffic_class/") {
-        let (class, leaf) = rest
-            .split_once('/')
-            .ok_or("a traffic class without a property")?;
-        if class == "default" {
-            return Err(
-                "the default traffic class is what the others leave; set the named classes"
-                    .to_owned(),
-            );
-        }
-        let own = format!("host/qos/traffic_class/{class}/");
-        if !facts.keys().any(|path| path.as_str().starts_with(&own)) {
-            return Err(format!(
-                "traffic class {class} is gone: make it again with New-NetQosTrafficClass -Name {class} and the baseline's -Priority, -BandwidthPercentage and -Algorithm"
-            ));
-        }
-        let argument = match leaf {
-            "priorities" => match to {
-                FactValue::List(items) => format!(
-                    "-Priority {}",
-                    items
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-                other => format!("-Priority {}", word(&other.to_string())?),
-            },
-            "bandwidth" => format!("-BandwidthPercentage {}", word(&to.to_string())?),
-            "algorithm" => format!("-Algorithm {}", word(&text(to).to_ascii_uppercase())?),
-            other => {
-                return Err(format!(
-                    "no PowerShell parameter sets {other} of a traffic class"
-                ));
-            }
-        };
-        vec![format!(
-            "Set-NetQosTrafficClass -Name {} {argument}",
-            ps_name(class)?
-        )]
+        traffic_class(rest, to, facts)?
     } else if let Some(rest) = qos.strip_prefix("policy/") {
         let (policy, leaf) = rest.split_once('/').ok_or("a policy without a property")?;
         match leaf {
-            "priority" => vec![format!(
+            "priority" => format!(
                 "Set-NetQosPolicy -Name {} -PriorityValue8021Action {}",
                 ps_name(policy)?,
                 word(&text(to))?
-            )],
+            ),
             _ => {
                 return Err(format!(
                     "the {leaf} of QoS policy {policy} is set when the policy is made: New-NetQosPolicy"
@@ -203,7 +182,50 @@ fn windows(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     } else {
         return Err(format!("no PowerShell command sets host/qos/{qos}"));
     };
-    Ok(medium(format!("host QoS {qos} → {to}"), lines))
+    Ok(vec![line])
+}
+
+/// The line that sets `{class}/{leaf}` of a traffic class (`rest`) to `to`; a class that is
+/// gone is made again by hand.
+fn traffic_class(rest: &str, to: &FactValue, facts: &Facts) -> Result<String, String> {
+    let (class, leaf) = rest
+        .split_once('/')
+        .ok_or("a traffic class without a property")?;
+    if class == "default" {
+        return Err(
+            "the default traffic class is what the others leave; set the named classes".to_owned(),
+        );
+    }
+    let own = format!("host/qos/traffic_class/{class}/");
+    if !facts.keys().any(|path| path.as_str().starts_with(&own)) {
+        return Err(format!(
+            "traffic class {class} is gone: make it again with New-NetQosTrafficClass -Name {class} and the baseline's -Priority, -BandwidthPercentage and -Algorithm"
+        ));
+    }
+    let argument = match leaf {
+        "priorities" => match to {
+            FactValue::List(items) => format!(
+                "-Priority {}",
+                items
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            other => format!("-Priority {}", word(&other.to_string())?),
+        },
+        "bandwidth" => format!("-BandwidthPercentage {}", word(&to.to_string())?),
+        "algorithm" => format!("-Algorithm {}", word(&text(to).to_ascii_uppercase())?),
+        other => {
+            return Err(format!(
+                "no PowerShell parameter sets {other} of a traffic class"
+            ));
+        }
+    };
+    Ok(format!(
+        "Set-NetQosTrafficClass -Name {} {argument}",
+        ps_name(class)?
+    ))
 }
 
 fn esxi(wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {

@@ -52,14 +52,56 @@ pub fn needs_bmc(report: &Report, snapshot: &Snapshot) -> bool {
 
 /// The plan of one host.
 pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>) -> HostPlan {
+    let Sorted {
+        bmc_wanted,
+        os_steps,
+        mut not_fixable,
+        mut effects,
+        staged,
+    } = sort(report, snapshot);
+    let mut steps = Vec::new();
+    let unread = if bmc_wanted.is_empty() {
+        None
+    } else {
+        bmc_steps(bmc, bmc_wanted, &mut steps, &mut not_fixable)
+    };
+    steps.extend(os_steps);
+    settle_staged(staged, &steps, &mut effects, &mut not_fixable);
+    link_effects(&mut effects, &steps);
+    HostPlan {
+        host: host.to_owned(),
+        steps,
+        not_fixable,
+        effects,
+        unread,
+    }
+}
+
+/// A host's blocking facts sorted by what fixes them.
+struct Sorted {
+    /// Values for the BMC to write, its steps found once it is read.
+    bmc_wanted: Vec<Wanted>,
+    /// The operating system's steps.
+    os_steps: Vec<Step>,
+    /// What no step fixes.
+    not_fixable: Vec<NotFixable>,
+    /// Facts that follow from others.
+    effects: Vec<Effect>,
+    /// Values staged for the next reset: judged once the steps are known.
+    staged: Vec<NotFixable>,
+}
+
+/// Each blocking fact of `report` by the layer that owns it, with its known-good value.
+fn sort(report: &Report, snapshot: &Snapshot) -> Sorted {
     let os = os_of(snapshot);
     let facts = &snapshot.facts;
-    let mut bmc_wanted = Vec::new();
-    let mut os_steps: Vec<Step> = Vec::new();
-    let mut not_fixable = Vec::new();
-    let mut effects = Vec::new();
-    let mut staged = Vec::new();
-    let mut unread = None;
+    let mut sorted = Sorted {
+        bmc_wanted: Vec::new(),
+        os_steps: Vec::new(),
+        not_fixable: Vec::new(),
+        effects: Vec::new(),
+        staged: Vec::new(),
+    };
     for (fact, findings) in known_good::blocking(report) {
         let ids: Vec<String> = findings.iter().map(|f| f.id.clone()).collect();
         let now = facts.get(fact.as_str()).cloned();
@@ -72,7 +114,7 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
         };
         let layer = match known_good::owner(fact.as_str(), os) {
             Owner::Effect => {
-                effects.push(Effect {
+                sorted.effects.push(Effect {
                     fact: fact.clone(),
                     findings: ids,
                     follows: Vec::new(),
@@ -81,20 +123,22 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             }
             // A staged value is judged once the steps are known: it may be one of them.
             Owner::Unfixable(Unfixable::Pending) => {
-                staged.push(refuse(
+                sorted.staged.push(refuse(
                     Unfixable::Pending,
                     unfixable_why(Unfixable::Pending).to_owned(),
                 ));
                 continue;
             }
             Owner::Unfixable(reason) => {
-                not_fixable.push(refuse(reason, unfixable_why(reason).to_owned()));
+                sorted
+                    .not_fixable
+                    .push(refuse(reason, unfixable_why(reason).to_owned()));
                 continue;
             }
             Owner::Setting(layer) => layer,
         };
         let Some((to, source)) = known_good::known_good(&findings) else {
-            not_fixable.push(refuse(
+            sorted.not_fixable.push(refuse(
                 Unfixable::NoKnownGood,
                 "no known-good value: the fact is new since the baseline and no policy rule or invariant names the value it must have".to_owned(),
             ));
@@ -108,9 +152,10 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             findings: ids.clone(),
         };
         if layer == Layer::Bmc {
-            bmc_wanted.push(wanted);
+            sorted.bmc_wanted.push(wanted);
             continue;
         }
+        let os_steps = &mut sorted.os_steps;
         match os::step(layer, &wanted, facts) {
             // Two facts of one setting (mlxconfig's parameter and what it is for) are one
             // step with two changes.
@@ -120,50 +165,67 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
                 Some(same) => same.changes.push(change_of(wanted)),
                 None => os_steps.push(os_step(layer, os_steps.len() + 1, step, wanted)),
             },
-            Err(why) => not_fixable.push(refuse(Unfixable::NoOwner, why)),
+            Err(why) => sorted.not_fixable.push(refuse(Unfixable::NoOwner, why)),
         }
     }
-    let mut steps = Vec::new();
-    if !bmc_wanted.is_empty() {
-        match bmc {
-            Bmc::Read(settings) => {
-                let (found, refused) = bmc::steps(bmc_wanted, settings, 1);
-                steps.extend(found);
-                not_fixable.extend(refused.into_iter().map(|r| NotFixable {
-                    fact: r.wanted.fact,
-                    now: r.wanted.from,
-                    findings: r.wanted.findings,
-                    reason: Unfixable::Refused,
-                    why: r.why,
-                }));
-            }
-            Bmc::Unread(why) => {
-                unread = Some(why.clone());
-                not_fixable.extend(bmc_wanted.into_iter().map(|w| NotFixable {
+    sorted
+}
+
+/// The BMC's steps for `wanted`, as far as what is known of the BMC allows; the rest is not
+/// fixable. Why the BMC could not be read, when it could not.
+fn bmc_steps(
+    bmc: Bmc<'_>,
+    wanted: Vec<Wanted>,
+    steps: &mut Vec<Step>,
+    not_fixable: &mut Vec<NotFixable>,
+) -> Option<String> {
+    match bmc {
+        Bmc::Read(settings) => {
+            let (found, refused) = bmc::steps(wanted, settings, 1);
+            steps.extend(found);
+            not_fixable.extend(refused.into_iter().map(|r| NotFixable {
+                fact: r.wanted.fact,
+                now: r.wanted.from,
+                findings: r.wanted.findings,
+                reason: Unfixable::Refused,
+                why: r.why,
+            }));
+            None
+        }
+        Bmc::Unread(why) => {
+            not_fixable.extend(wanted.into_iter().map(|w| NotFixable {
+                fact: w.fact,
+                now: w.from,
+                findings: w.findings,
+                reason: Unfixable::Unread,
+                why: format!("the BMC could not be read to plan the write: {why}"),
+            }));
+            Some(why.clone())
+        }
+        Bmc::None => {
+            not_fixable.extend(
+                wanted.into_iter().map(|w| NotFixable {
                     fact: w.fact,
                     now: w.from,
                     findings: w.findings,
-                    reason: Unfixable::Unread,
-                    why: format!("the BMC could not be read to plan the write: {why}"),
-                }));
-            }
-            Bmc::None => {
-                not_fixable.extend(bmc_wanted.into_iter().map(|w| {
-                    NotFixable {
-                        fact: w.fact,
-                        now: w.from,
-                        findings: w.findings,
-                        reason: Unfixable::NoOwner,
-                        why: "the host has no Redfish source in the inventory to write it through"
-                            .to_owned(),
-                    }
-                }))
-            }
+                    reason: Unfixable::NoOwner,
+                    why: "the host has no Redfish source in the inventory to write it through"
+                        .to_owned(),
+                }),
+            );
+            None
         }
     }
-    steps.extend(os_steps);
-    // A value staged for the next reset that a step of this plan sets (an earlier
-    // `fix apply`) follows from that step; any other is the operator's to clear.
+}
+
+/// A value staged for the next reset that a step of this plan sets (an earlier `fix apply`)
+/// follows from that step; any other is the operator's to clear.
+fn settle_staged(
+    staged: Vec<NotFixable>,
+    steps: &[Step],
+    effects: &mut Vec<Effect>,
+    not_fixable: &mut Vec<NotFixable>,
+) {
     for item in staged {
         let live = item.fact.as_str().replace("/pending/", "/");
         let live = live.strip_prefix("pending/").unwrap_or(&live);
@@ -181,7 +243,12 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             None => not_fixable.push(item),
         }
     }
-    for effect in &mut effects {
+}
+
+/// Each effect follows the steps that change something in its scope (any step, for the
+/// host's).
+fn link_effects(effects: &mut [Effect], steps: &[Step]) {
+    for effect in effects {
         let scope = known_good::scope(effect.fact.as_str());
         effect.follows = steps
             .iter()
@@ -192,13 +259,6 @@ pub fn host_plan(host: &str, report: &Report, snapshot: &Snapshot, bmc: Bmc<'_>)
             })
             .map(|s| s.id.clone())
             .collect();
-    }
-    HostPlan {
-        host: host.to_owned(),
-        steps,
-        not_fixable,
-        effects,
-        unread,
     }
 }
 

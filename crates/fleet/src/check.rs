@@ -139,7 +139,7 @@ impl Run {
             }
             None => Default::default(),
         };
-        let state = State::load(&settings.store)?.state;
+        let state = State::load(&settings.store)?;
         let planned: Arc<[Planned]> = std::mem::take(&mut plan.hosts).into();
         let last_good = planned
             .iter()

@@ -7,8 +7,11 @@
 //! into through the descriptor itself, as `echo >/dev/stdout` does in bash.
 
 use std::io;
-use std::os::fd::{FromRawFd as _, OwnedFd, RawFd};
+use std::os::fd::{BorrowedFd, OwnedFd, RawFd};
 use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::OFlags;
+use rustix::io::Errno;
 
 /// Links followed before giving up (the kernel's own limit, `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
@@ -54,18 +57,16 @@ pub(crate) fn named_descriptor(path: &Path) -> io::Result<Option<RawFd>> {
 /// A duplicate of `fd` (the same open file, offset and flags shared) to write into; a
 /// descriptor that is not open, or open for reading only, is `None`.
 pub(crate) fn duplicate_for_writing(fd: RawFd) -> Option<OwnedFd> {
-    // SAFETY: fcntl on a descriptor number reads no memory; a closed one is EBADF.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags == -1 || flags & libc::O_ACCMODE == libc::O_RDONLY {
+    // The one `unsafe` left: a descriptor a path names by number (`/dev/fd/3`) is held by no
+    // Rust value, and std and rustix only borrow one from a number this way.
+    // SAFETY: the borrow lives only for the two `fcntl` calls below, which read no memory of
+    // ours; a number that is not open makes them fail with EBADF, nothing worse.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    let flags = rustix::fs::fcntl_getfl(borrowed).ok()?;
+    if flags & OFlags::ACCMODE == OFlags::RDONLY {
         return None;
     }
-    // SAFETY: as above; the new descriptor is one nothing else owns.
-    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
-    if new == -1 {
-        return None;
-    }
-    // SAFETY: `new` was just made for this and is owned by nothing else.
-    Some(unsafe { OwnedFd::from_raw_fd(new) })
+    rustix::io::fcntl_dupfd_cloexec(borrowed, 0).ok()
 }
 
 /// `path` with its folder resolved (links in it followed), its last part kept as it is;
@@ -81,7 +82,7 @@ fn resolve_folder(path: &Path) -> io::Result<Option<PathBuf>> {
     match std::fs::canonicalize(folder) {
         Ok(folder) => Ok(Some(folder.join(name))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => Ok(None),
+        Err(e) if e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error()) => Ok(None),
         Err(e) => Err(e),
     }
 }

@@ -19,7 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{TEMP_PREFIX, TEMP_SUFFIX};
+/// Name prefix of the temporary files [`crate::write_atomic`] creates.
+pub const TEMP_PREFIX: &str = ".driftgate-";
+/// Name suffix of the temporary files [`crate::write_atomic`] creates.
+pub const TEMP_SUFFIX: &str = ".tmp";
 
 /// Something other than what driftgate keeps at a path of its own: a symbolic link where its
 /// folder or file belongs, a file where a folder does.

@@ -2,94 +2,21 @@
 //! never reached through a symbolic link ([`Folder`]), and the output paths an operator names,
 //! written as what they are ([`write_output`]).
 
+mod atomic;
 mod descriptor;
 mod folder;
 mod output;
+mod private;
 
-use std::io;
-use std::path::Path;
-
-pub use folder::{Folder, NotOurs, WriteOptions};
+pub use atomic::{write_atomic, write_atomic_readable, write_atomic_unsynced};
+pub use folder::{Folder, NotOurs, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 pub use output::{NotAnOutput, check_output, output_is_file, write_output};
-
-/// Name prefix of the temporary files [`write_atomic`] creates.
-pub const TEMP_PREFIX: &str = ".driftgate-";
-/// Name suffix of the temporary files [`write_atomic`] creates.
-pub const TEMP_SUFFIX: &str = ".tmp";
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, flushed to
-/// disk, then renamed over the target. A crash leaves either the old file or the new one; a
-/// symbolic link at `path` is replaced, never written through. An output path the operator
-/// named (which may be a device, a FIFO or their link) is written by [`write_output`].
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_in_parent(path, bytes, WriteOptions::PRIVATE)
-}
-
-/// [`write_atomic`] without flushing the file to disk first, for a file that can be written
-/// again from elsewhere (a git work tree from its commit): a crash still leaves the old file
-/// or the new one, but a power cut may leave the new one empty. Flushing costs a disk round
-/// trip per file, which a promote of thousands of baselines cannot afford.
-pub fn write_atomic_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let options = WriteOptions {
-        readable: false,
-        sync: false,
-    };
-    write_in_parent(path, bytes, options)
-}
-
-/// [`write_atomic`] for a file other programs read (node_exporter reads a textfile as its own
-/// user, a file share serves an HTML report): readable as any new file the user creates (0666
-/// narrowed by the umask), where a temporary file is its owner's alone. A file it replaces
-/// keeps its mode.
-pub fn write_atomic_readable(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_in_parent(path, bytes, WriteOptions::READABLE)
-}
-
-/// The folder of driftgate's own files in a store's work tree (run directories, the nightly
-/// state): ignored by git.
-pub const PRIVATE_DIR: &str = ".driftgate";
-
-/// The ignore file of `PRIVATE_DIR`, relative to the work tree.
-pub const PRIVATE_IGNORE: &str = ".driftgate/.gitignore";
-
-/// `PRIVATE_DIR` in the work tree `work_tree`, created with a `.gitignore` of `*` (so that
-/// nothing in it shows in `git status`) when missing; never reached through a link. The
-/// flag: the `.gitignore` was written now (a store made before `baseline init` wrote one, or
-/// a fresh clone), which the caller tells the operator.
-pub fn private_folder(work_tree: &Path) -> io::Result<(Folder, bool)> {
-    let folder = Folder::open_at(work_tree)?
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?
-        .create_child(PRIVATE_DIR)?;
-    let created = folder.read(".gitignore")?.is_none();
-    if created {
-        folder.write_atomic(".gitignore", b"*\n", WriteOptions::PRIVATE)?;
-    }
-    Ok((folder, created))
-}
-
-/// Writes the file `path` names in the folder it names, as the operator gave both.
-fn write_in_parent(path: &Path, bytes: &[u8], options: WriteOptions) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|name| name.to_str())
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{}: not the path of a file (or not UTF-8)", path.display()),
-            )
-        })?;
-    Folder::open_at(dir)?
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))?
-        .write_atomic(name, bytes, options)
-}
+pub use private::{PRIVATE_DIR, PRIVATE_IGNORE, private_folder};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn replaces_the_file_and_leaves_no_temporary_behind() {

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::descriptor::{duplicate_for_writing, named_descriptor};
-use super::{Folder, WriteOptions, write_in_parent};
+use crate::atomic::write_in_parent;
+use crate::descriptor::{duplicate_for_writing, named_descriptor};
+use crate::folder::{Folder, WriteOptions};
 
 /// What [`write_output`] does not write to.
 #[derive(Debug, thiserror::Error)]
@@ -92,7 +93,7 @@ pub fn check_output(path: &Path) -> io::Result<()> {
             match Folder::open_at(folder) {
                 Ok(Some(_)) => Ok(()),
                 Ok(None) => Err(refused(path, "in a directory that does not exist")),
-                Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+                Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOTDIR.raw_os_error()) => {
                     Err(refused(path, "in a directory that does not exist"))
                 }
                 Err(e) => Err(e),

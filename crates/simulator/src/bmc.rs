@@ -17,11 +17,19 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use super::account::AuthRequirement;
+use super::duplicate_keys;
+use super::fault::Fault;
 use super::overlay::Overlay;
 use super::refusal::{Problem, error_body};
 use super::tree::{Mockup, Patch, canonical_uri};
 use super::writes::{self, Done, Refused};
-use super::{AuthRequirement, Fault, REQUESTS, twice};
+
+/// `GET` here answers `{"Requests": N, "Connections": C, "LoginOnlyConnections": L, "Sent":
+/// […]}`: the number of requests this BMC was sent so far, of the connections that carried
+/// them, of those that carried a session login and no GET, and every request other than a GET
+/// as `METHOD target`, as it arrived (itself not counted; it answers on a hanging BMC too).
+pub const REQUESTS: &str = "/driftgate/requests";
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
@@ -199,14 +207,7 @@ impl Bmc {
                 .expect("no panic while holding the lock")
                 .push(format!("{} {}", request.method(), request.uri()));
         }
-        let latency = self
-            .faults
-            .iter()
-            .find_map(|f| match f {
-                Fault::Latency(ms) => Some(std::time::Duration::from_millis(*ms)),
-                _ => None,
-            })
-            .unwrap_or(self.service.latency);
+        let latency = self.latency();
         // A BMC opens the session as it handles the login, however slow its answer: a client
         // that goes away meanwhile leaves it open. So a login's latency comes after.
         let login = *request.method() == Method::POST && path == SESSIONS;
@@ -217,15 +218,68 @@ impl Bmc {
         // How many requests were answered, outside the Redfish tree and not counted itself:
         // lets a dry run (and the tests) see how hard a client hits the BMC.
         if path == REQUESTS {
-            let body = json!({
-                "Requests": self.requests.load(Ordering::SeqCst),
-                "Connections": self.connections.load(Ordering::SeqCst),
-                "LoginOnlyConnections": self.login_only.load(Ordering::SeqCst),
-                "Sent": *self.sent.lock().expect("no panic while holding the lock"),
-            });
-            return respond(StatusCode::OK, body.to_string().into_bytes());
+            return self.requests_answered();
         }
         let count = self.requests.fetch_add(1, Ordering::SeqCst);
+        if let Some(response) = self.injected_before(count).await {
+            return response;
+        }
+        if login {
+            let response = self.login(request).await;
+            if !latency.is_zero() {
+                tokio::time::sleep(latency).await;
+            }
+            return response;
+        }
+        if path != "/redfish/v1" && path != "/redfish" && !self.authorized(&request) {
+            return redfish_error(
+                StatusCode::UNAUTHORIZED,
+                "The authentication credentials included with this request are missing or invalid.",
+                "Base.1.12.NoValidSession",
+            );
+        }
+        if *request.method() == Method::DELETE && path.starts_with(&format!("{SESSIONS}/")) {
+            return self.delete_session(&path);
+        }
+        let method = request.method().clone();
+        if method == Method::PATCH || method == Method::POST {
+            return self.answer_write(&method, &path, request).await;
+        }
+        if method != Method::GET {
+            return redfish_error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "This simulator is read-only.",
+                "Base.1.12.OperationNotAllowed",
+            );
+        }
+        self.get(&path, &query).await
+    }
+
+    /// How long each answer waits: a `latency` fault's, else the service's.
+    fn latency(&self) -> Duration {
+        self.faults
+            .iter()
+            .find_map(|f| match f {
+                Fault::Latency(ms) => Some(Duration::from_millis(*ms)),
+                _ => None,
+            })
+            .unwrap_or(self.service.latency)
+    }
+
+    /// The answer of [`REQUESTS`].
+    fn requests_answered(&self) -> Response<Full<Bytes>> {
+        let body = json!({
+            "Requests": self.requests.load(Ordering::SeqCst),
+            "Connections": self.connections.load(Ordering::SeqCst),
+            "LoginOnlyConnections": self.login_only.load(Ordering::SeqCst),
+            "Sent": *self.sent.lock().expect("no panic while holding the lock"),
+        });
+        respond(StatusCode::OK, body.to_string().into_bytes())
+    }
+
+    /// The faults that come before any answer to request number `count`: a hang, sessions
+    /// expired, the service unavailable (then its answer).
+    async fn injected_before(&self, count: u32) -> Option<Response<Full<Bytes>>> {
         let faults = &self.faults;
         if faults.contains(&Fault::HangAll) {
             never().await;
@@ -248,81 +302,68 @@ impl Bmc {
             response
                 .headers_mut()
                 .insert("Retry-After", "1".parse().expect("a valid header value"));
-            return response;
+            return Some(response);
         }
-        if login {
-            let response = self.login(request).await;
-            if !latency.is_zero() {
-                tokio::time::sleep(latency).await;
-            }
-            return response;
+        None
+    }
+
+    /// A logout: the session at `path` deleted (unless a fault keeps it).
+    fn delete_session(&self, path: &str) -> Response<Full<Bytes>> {
+        if let Some(injected) = self.injected_status(path) {
+            tracing::info!("DELETE {path}: injected fault, the session stays");
+            return injected;
         }
-        if path != "/redfish/v1" && path != "/redfish" && !self.authorized(&request) {
-            return redfish_error(
-                StatusCode::UNAUTHORIZED,
-                "The authentication credentials included with this request are missing or invalid.",
-                "Base.1.12.NoValidSession",
-            );
+        let removed = self
+            .sessions
+            .lock()
+            .expect("no panic while holding the lock")
+            .remove(path)
+            .is_some();
+        // Tests and operators read these lines to see that clients clean up.
+        if removed {
+            tracing::info!("DELETE {path}: session deleted");
+            respond(StatusCode::NO_CONTENT, Vec::new())
+        } else {
+            redfish_error(
+                StatusCode::NOT_FOUND,
+                "No such session.",
+                "Base.1.12.ResourceMissingAtURI",
+            )
         }
-        if *request.method() == Method::DELETE && path.starts_with(&format!("{SESSIONS}/")) {
-            if let Some(injected) = self.injected_status(&path) {
-                tracing::info!("DELETE {path}: injected fault, the session stays");
-                return injected;
-            }
-            let removed = self
-                .sessions
-                .lock()
-                .expect("no panic while holding the lock")
-                .remove(&path)
-                .is_some();
-            // Tests and operators read these lines to see that clients clean up.
-            return if removed {
-                tracing::info!("DELETE {path}: session deleted");
-                respond(StatusCode::NO_CONTENT, Vec::new())
-            } else {
-                redfish_error(
-                    StatusCode::NOT_FOUND,
-                    "No such session.",
-                    "Base.1.12.ResourceMissingAtURI",
-                )
-            };
-        }
-        let method = request.method().clone();
-        if method == Method::PATCH || method == Method::POST {
-            let redirect = self.faults.iter().find_map(|fault| match fault {
-                Fault::RedirectWrite(uri, location) if *uri == path => Some(location),
-                _ => None,
-            });
-            if let Some(location) = redirect {
-                tracing::info!("{method} {path}: injected fault, redirected to {location}");
-                let mut response = respond(StatusCode::TEMPORARY_REDIRECT, Vec::new());
-                match location.parse() {
-                    Ok(location) => {
-                        response.headers_mut().insert("Location", location);
-                    }
-                    Err(_) => tracing::warn!("redirect-write: {location:?} is no valid header"),
+    }
+
+    /// A PATCH or POST: redirected or slowed as the faults say, else taken.
+    async fn answer_write(
+        &self,
+        method: &Method,
+        path: &str,
+        request: Request<Incoming>,
+    ) -> Response<Full<Bytes>> {
+        let redirect = self.faults.iter().find_map(|fault| match fault {
+            Fault::RedirectWrite(uri, location) if *uri == path => Some(location),
+            _ => None,
+        });
+        if let Some(location) = redirect {
+            tracing::info!("{method} {path}: injected fault, redirected to {location}");
+            let mut response = respond(StatusCode::TEMPORARY_REDIRECT, Vec::new());
+            match location.parse() {
+                Ok(location) => {
+                    response.headers_mut().insert("Location", location);
                 }
-                return response;
+                Err(_) => tracing::warn!("redirect-write: {location:?} is no valid header"),
             }
-            let answer = self.write(&method, &path, request).await;
-            if let Some(ms) = self.faults.iter().find_map(|f| match f {
-                Fault::SlowWrite(ms) => Some(*ms),
-                _ => None,
-            }) {
-                // Taken already: a client that stops waiting does not undo it.
-                tracing::info!("{method} {path}: taken; answered in {ms} ms");
-                tokio::time::sleep(Duration::from_millis(ms)).await;
-            }
-            return answer;
+            return response;
         }
-        if method != Method::GET {
-            return redfish_error(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "This simulator is read-only.",
-                "Base.1.12.OperationNotAllowed",
-            );
+        let answer = self.write(method, path, request).await;
+        if let Some(ms) = self.faults.iter().find_map(|f| match f {
+            Fault::SlowWrite(ms) => Some(*ms),
+            _ => None,
+        }) {
+            // Taken already: a client that stops waiting does not undo it.
+            tracing::info!("{method} {path}: taken; answered in {ms} ms");
+            tokio::time::sleep(Duration::from_millis(ms)).await;
         }
-        self.get(&path, &query).await
+        answer
     }
 
     async fn get(&self, path: &str, query: &str) -> Response<Full<Bytes>> {
@@ -381,7 +422,7 @@ impl Bmc {
             _ => None,
         });
         let mut bytes = match twice {
-            Some(patch) => twice::with_key_twice(body, &patch.pointer, &patch.value)
+            Some(patch) => duplicate_keys::with_key_twice(body, &patch.pointer, &patch.value)
                 .unwrap_or_else(|| {
                     tracing::warn!(
                         "{uri}: duplicate-key: no key at {} to give twice",

@@ -11,9 +11,10 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use super::bmc::{self, Bmc, Service};
+use super::fault::Fault;
+use super::plan::host_name;
 use super::plan::{Addresses, FleetOptions, PlanError};
 use super::tree::{Mockup, PatchError};
-use super::{Fault, host_name};
 use driftgate_model::mockup_dir::NotAMockup;
 
 /// Why a fleet cannot be served.

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
+use super::account::{PASSWORD_ENV, USERNAME_ENV};
 use super::fleet::BoundBmc;
-use super::{PASSWORD_ENV, USERNAME_ENV};
 
 /// What a written inventory says besides the BMCs.
 #[derive(Debug, Clone, Copy)]
@@ -64,7 +64,7 @@ mod tests {
     fn bmc(index: usize) -> BoundBmc {
         BoundBmc {
             index,
-            name: crate::host_name(index),
+            name: crate::plan::host_name(index),
             dir: "bmc".into(),
             url: format!("https://127.0.0.1:{}", 8000 + index),
             down: index == 1,

@@ -6,7 +6,7 @@
 //!
 //! - `fault.rs`: the failures to inject and their syntax;
 //! - `tree.rs`: a folder loaded once and shared by its BMCs, and per-BMC patches over it;
-//! - `twice.rs`: a body that gives one key twice (a fault no `Value` can hold);
+//! - `duplicate_keys.rs`: a body that gives one key twice (a fault no `Value` can hold);
 //! - `bmc.rs`: one BMC answering HTTP (sessions, counters, faults);
 //! - `writes.rs`: the writes a BMC takes (a settings PATCH, `ComputerSystem.Reset`);
 //! - `settings.rs`: checking a settings PATCH, pure;
@@ -23,7 +23,9 @@
 //! `driftgate_model`: the mockup folder layout and the certificate pin it prints. It knows
 //! nothing of the Redfish client.
 
+mod account;
 mod bmc;
+mod duplicate_keys;
 mod fault;
 mod fleet;
 mod inventory;
@@ -35,43 +37,18 @@ mod registry;
 mod settings;
 mod tls;
 mod tree;
-mod twice;
 mod writes;
 
-pub use bmc::Service;
+pub use account::{AuthRequirement, PASSWORD_ENV, USERNAME_ENV};
+pub use bmc::{REQUESTS, Service};
 pub use fault::Fault;
 pub use fleet::{BoundBmc, BoundFleet, Fleet, FleetError};
 pub use inventory::{InventorySettings, cluster_name, render as render_inventory};
-pub use plan::{Addresses, BmcFault, BmcSet, BmcState, FleetOptions, PlanError, Selection};
+pub use plan::{
+    Addresses, BmcFault, BmcSet, BmcState, FleetOptions, PlanError, Selection, host_name,
+};
 pub use tls::{from_pem, self_signed};
 pub use tree::{Mockup, Patch, PatchError};
-
-/// How clients must authenticate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AuthRequirement {
-    /// Everything is open; logins still get a session.
-    None,
-    /// HTTP Basic on every request; session logins are refused (405).
-    Basic,
-    /// A session token or Basic on every request; logins get a session.
-    Session,
-}
-
-/// `GET` here answers `{"Requests": N, "Connections": C, "LoginOnlyConnections": L, "Sent":
-/// […]}`: the number of requests this BMC was sent so far, of the connections that carried
-/// them, of those that carried a session login and no GET, and every request other than a GET
-/// as `METHOD target`, as it arrived (itself not counted; it answers on a hanging BMC too).
-pub const REQUESTS: &str = "/driftgate/requests";
-
-/// The variable holding the simulator's account name (and that written inventories name).
-pub const USERNAME_ENV: &str = "DRIFTGATE_MOCKUP_USERNAME";
-/// The variable holding the simulator's account password (and that written inventories name).
-pub const PASSWORD_ENV: &str = "DRIFTGATE_MOCKUP_PASSWORD";
-
-/// The inventory host name of simulated BMC `index`: `sim-0000`, `sim-0001`, ….
-pub fn host_name(index: usize) -> String {
-    format!("sim-{index:04}")
-}
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -5,7 +5,7 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
-use super::Fault;
+use super::fault::Fault;
 use super::tree::{Patch, PatchError};
 
 /// Which BMCs a per-BMC flag names: an index (0-based), a range `A-B` (inclusive) or a
@@ -293,6 +293,11 @@ impl FleetOptions {
             .map(|s| s.patch.clone())
             .collect()
     }
+}
+
+/// The inventory host name of simulated BMC `index`: `sim-0000`, `sim-0001`, ….
+pub fn host_name(index: usize) -> String {
+    format!("sim-{index:04}")
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 
 use sha2::{Digest as _, Sha256};
 
-use super::{FactValue, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
+use crate::document::{SCHEMA_ID, Snapshot, SourceRecord};
+use crate::value::{FactValue, Scalar};
 
 /// The canonical text with its `digest` line.
 pub(super) fn render_with_digest(snapshot: &Snapshot) -> String {

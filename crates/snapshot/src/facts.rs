@@ -14,7 +14,8 @@ use std::ops::{Bound, RangeBounds};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::{FactPath, FactValue};
+use crate::path::FactPath;
+use crate::value::FactValue;
 
 /// All facts of a snapshot, sorted by path, each path once: the API of the `BTreeMap` it
 /// replaced, for what driftgate uses of it.

@@ -13,7 +13,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{FactPath, FactValue, Facts, path_segment};
+use crate::facts::Facts;
+use crate::path::{FactPath, path_segment};
+use crate::value::FactValue;
 
 /// Where a port's functions are, in a fact path.
 const FUNCTIONS: &str = "/bmc/function/";

@@ -35,7 +35,7 @@ pub fn fact_lines(text: &str) -> BTreeMap<String, u32> {
 /// The facts of a snapshot document, for the paths they are read at.
 #[derive(serde::Deserialize)]
 struct FactsOnly {
-    facts: crate::Facts,
+    facts: crate::facts::Facts,
 }
 
 /// A cursor over JSON text already known to be valid, counting lines.

@@ -8,7 +8,11 @@
 //! up, and the caller reads the text with serde, which explains what is wrong; giving up is
 //! never an error of its own.
 
-use super::{FactPath, FactValue, Facts, HostName, SCHEMA_ID, Scalar, Snapshot, SourceRecord};
+use crate::document::{SCHEMA_ID, Snapshot, SourceRecord};
+use crate::facts::Facts;
+use crate::host::HostName;
+use crate::path::FactPath;
+use crate::value::{FactValue, Scalar};
 
 /// A canonical text's snapshot, the digest its file records and the digest its content has.
 pub(super) struct Read<'t> {

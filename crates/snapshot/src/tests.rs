@@ -1,4 +1,5 @@
 use super::*;
+use crate::verified::parse_document;
 
 fn sample() -> Snapshot {
     let mut facts = Facts::new();

@@ -9,7 +9,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
-use super::{FactPath, FactValue, Facts};
+use crate::facts::Facts;
+use crate::path::FactPath;
+use crate::value::FactValue;
 
 /// Deserializes a snapshot's `facts` object, refusing a path given twice (a map would keep the
 /// last). Every other object of a snapshot is a struct, whose derived deserializer refuses a

@@ -11,7 +11,8 @@ use std::ops::ControlFlow;
 
 use git2::{Commit, ObjectType, Oid};
 
-use super::{BASELINES_DIR, Store, StoreError};
+use crate::error::StoreError;
+use crate::store::{BASELINES_DIR, Store};
 
 /// Which baselines a walk of the history follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

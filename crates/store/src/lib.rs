@@ -16,12 +16,14 @@
 //! Files by job: `open.rs` opens a repository, `revision.rs` resolves revisions, `read.rs`
 //! reads files and baselines at one, `listing.rs` lists them, `history.rs` walks their
 //! history, `commit.rs` builds and lands a commit under the lock (`lock.rs`, `git_locks.rs`),
-//! `write.rs` writes its objects, `side_branch.rs` keeps a branch of driftgate's own beside
+//! `write.rs` writes its objects, `store.rs` is the handle (`counts.rs` what it has read), `side_branch.rs` keeps a branch of driftgate's own beside
 //! the baselines (the nightly state), `worktree.rs` its work-tree files, `objects.rs` and
 //! `loose.rs` read objects, `error.rs` says what failed.
 
 mod commit;
+mod counts;
 mod error;
+mod file_write;
 mod git_locks;
 mod history;
 mod listing;
@@ -32,49 +34,20 @@ mod open;
 mod read;
 mod revision;
 mod side_branch;
+mod store;
 mod worktree;
 mod write;
 
-use std::cell::RefCell;
-use std::collections::HashSet;
-use std::path::PathBuf;
-
-use git2::{Oid, Repository};
-
-pub use commit::{Committed, FileWrite};
+pub use commit::Committed;
+pub use counts::ObjectCounts;
 pub use error::{BaselineReadError, StoreError};
+pub use file_write::FileWrite;
 pub use history::{FileChange, HistoryEntry, HistoryScope};
 pub use listing::{BaselineFile, Fleets};
 pub use lock::StoreLock;
-pub use objects::{ObjectCounts, blob_id};
+pub use objects::blob_id;
 pub use side_branch::SideBranch;
-
-/// Folder of the baselines inside the store.
-pub const BASELINES_DIR: &str = "baselines";
-/// Policy file at the store's root.
-pub const POLICY_FILE: &str = "driftgate.toml";
-
-/// Id of the empty tree in SHA-1 repositories.
-const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
-
-/// A baseline store: a git repository, bare or with a work tree.
-pub struct Store {
-    repo: Repository,
-    location: PathBuf,
-    /// The objects folder (shared by every work tree of the repository).
-    objects: PathBuf,
-    /// Objects read and found whole, which libgit2 may then read ([`Store::check`]).
-    checked: RefCell<HashSet<Oid>>,
-    counter: objects::Counter,
-}
-
-impl std::fmt::Debug for Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store")
-            .field("location", &self.location)
-            .finish_non_exhaustive()
-    }
-}
+pub use store::{BASELINES_DIR, POLICY_FILE, Store};
 
 #[cfg(any(test, feature = "testing"))]
 #[doc(hidden)]

@@ -4,7 +4,8 @@
 
 use git2::{ObjectType, Oid, Tree};
 
-use super::{BASELINES_DIR, Store, StoreError};
+use crate::error::StoreError;
+use crate::store::{BASELINES_DIR, Store};
 
 /// One `baselines/<fleet>/<host>.json` at a revision.
 #[derive(Debug, Clone, PartialEq, Eq)]

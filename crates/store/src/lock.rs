@@ -2,12 +2,15 @@
 //! exits or is killed, so a crashed promote never leaves a stale lock behind; taking it clears
 //! the git lock files an interrupted promote left (`git_locks.rs`).
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::{Store, StoreError, git_locks};
+use rustix::fs::{Mode, OFlags};
+
+use crate::error::StoreError;
+use crate::git_locks;
+use crate::store::Store;
 
 /// Held while a promote builds and commits; released on drop.
 #[derive(Debug)]
@@ -81,13 +84,10 @@ impl StoreLock {
             error,
         };
         // Never through a link planted in its place: it would create a file wherever it points.
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(path)
-            .map_err(io)?;
+        let flags = OFlags::CREATE | OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let file = rustix::fs::open(path, flags, Mode::from_raw_mode(0o666))
+            .map(File::from)
+            .map_err(|e| io(e.into()))?;
         let start = Instant::now();
         loop {
             match file.try_lock() {

@@ -11,11 +11,12 @@
 
 use std::fs::File;
 use std::io::{self, Read as _};
-use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
 use flate2::{Decompress, FlushDecompress, Status};
 use git2::{ObjectType, Oid};
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 use sha1::{Digest as _, Sha1};
 
 /// Why a loose object cannot be read; the caller names the object and its file.
@@ -246,14 +247,11 @@ fn header(
 /// The bytes of `file`, opened without following a link or blocking on a FIFO, and never more
 /// than an object of `limit` bytes takes compressed; `None` when it does not exist.
 fn read_file(file: &Path, limit: usize) -> Result<Option<Vec<u8>>, LooseError> {
-    let mut opened = match File::options()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
-        .open(file)
-    {
-        Ok(opened) => opened,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut opened = match rustix::fs::open(file, flags, Mode::empty()) {
+        Ok(opened) => File::from(opened),
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(io::Error::from(e).into()),
     };
     let metadata = opened.metadata()?;
     if !metadata.is_file() {
@@ -453,9 +451,12 @@ mod tests {
     fn what_is_not_a_file_is_never_waited_on() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("fifo");
-        let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: mkfifo reads a NUL-terminated path that outlives the call.
-        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+        )
+        .unwrap();
         let error = read(&fifo, Oid::ZERO_SHA1, ObjectType::Any, LIMIT).unwrap_err();
         assert!(matches!(error, LooseError::NotAFile), "{error}");
         let error = read(dir.path(), Oid::ZERO_SHA1, ObjectType::Any, LIMIT).unwrap_err();

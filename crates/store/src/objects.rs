@@ -7,34 +7,16 @@
 //! navigates by entry ids itself; the counts let a test prove that no operation turns into a
 //! scan of every baseline.
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use git2::{Commit, ErrorCode, ObjectType, Oid, Repository, Tree};
 use rayon::prelude::*;
 
-use super::{Store, StoreError, loose};
-
-/// How many git objects a [`Store`] has read and written since it was opened.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ObjectCounts {
-    /// Commits read.
-    pub commits_read: u64,
-    /// Trees read (each folder on the way to a file counts).
-    pub trees_read: u64,
-    /// Blobs read.
-    pub blobs_read: u64,
-    /// Blobs written.
-    pub blobs_written: u64,
-}
-
-impl ObjectCounts {
-    /// All objects read.
-    pub fn read(&self) -> u64 {
-        self.commits_read + self.trees_read + self.blobs_read
-    }
-}
+use crate::counts::ObjectCounts;
+use crate::error::StoreError;
+use crate::loose;
+use crate::store::Store;
 
 /// The id git gives `content` as a blob, computed without writing it: to tell whether a file
 /// holds a blob already stored (promote skips an unchanged baseline by it, the work tree's
@@ -91,18 +73,6 @@ fn split_raw_entry(data: &[u8]) -> Result<(RawEntry<'_>, &[u8]), ()> {
         _ => ObjectType::Blob,
     };
     Ok(((&data[space + 1..nul], id, kind), &data[nul + 21..]))
-}
-
-/// The counters a [`Store`] carries (a `Store` is not `Sync`, so a `Cell` is enough).
-#[derive(Debug, Default)]
-pub(super) struct Counter(Cell<ObjectCounts>);
-
-impl Counter {
-    pub(super) fn bump(&self, update: impl FnOnce(&mut ObjectCounts)) {
-        let mut counts = self.0.get();
-        update(&mut counts);
-        self.0.set(counts);
-    }
 }
 
 impl Store {
@@ -182,7 +152,7 @@ impl Store {
     /// reads it only when it is whole: libgit2 itself loops forever on a truncated loose
     /// object (`loose.rs`). The empty tree is known to libgit2 without being stored.
     pub(super) fn check(&self, id: Oid, kind: ObjectType) -> Result<(), StoreError> {
-        if self.checked.borrow().contains(&id) || id.to_string() == super::EMPTY_TREE {
+        if self.checked.borrow().contains(&id) || id.to_string() == crate::store::EMPTY_TREE {
             return Ok(());
         }
         self.read_object(id, kind)?;

@@ -6,7 +6,9 @@ use std::path::Path;
 use git2::{ErrorCode, Repository};
 
 use super::error::git_error;
-use super::{Store, StoreError, objects};
+use crate::counts::Counter;
+use crate::error::StoreError;
+use crate::store::Store;
 
 impl Store {
     /// Opens the repository containing `dir` (a work tree, a `.git` folder or a bare repository).
@@ -42,7 +44,7 @@ impl Store {
             repo,
             location,
             checked: Default::default(),
-            counter: objects::Counter::default(),
+            counter: Counter::default(),
         }
     }
 

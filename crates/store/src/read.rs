@@ -3,7 +3,9 @@
 
 use git2::ObjectType;
 
-use super::{BaselineFile, BaselineReadError, Store, StoreError};
+use crate::error::{BaselineReadError, StoreError};
+use crate::listing::BaselineFile;
+use crate::store::Store;
 use driftgate_snapshot::VerifiedSnapshot;
 
 impl Store {

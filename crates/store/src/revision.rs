@@ -3,7 +3,8 @@
 
 use git2::{ObjectType, Oid, Tree};
 
-use super::{Store, StoreError};
+use crate::error::StoreError;
+use crate::store::Store;
 
 impl Store {
     /// The HEAD commit (hex), if the repository has one.

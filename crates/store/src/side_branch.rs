@@ -13,7 +13,11 @@ use std::collections::HashSet;
 use git2::build::TreeUpdateBuilder;
 use git2::{BranchType, ErrorCode, FileMode, Oid, Signature};
 
-use super::{Committed, EMPTY_TREE, FileWrite, Store, StoreError, StoreLock};
+use crate::commit::Committed;
+use crate::error::StoreError;
+use crate::file_write::FileWrite;
+use crate::lock::StoreLock;
+use crate::store::{EMPTY_TREE, Store};
 
 /// The most commits walked to tell whether one tip is an ancestor of another; a branch with
 /// a longer history than that gets a redundant parent, never a wrong one.

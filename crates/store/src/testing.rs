@@ -7,7 +7,7 @@ use std::path::Path;
 
 use git2::Repository;
 
-use super::Store;
+use crate::store::Store;
 
 /// Gives the repository at `dir` an author identity in its own config.
 pub fn identity(dir: &Path) {

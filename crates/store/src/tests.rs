@@ -4,6 +4,7 @@ use std::time::Duration;
 use super::testing::{git, identity};
 use super::*;
 use driftgate_snapshot::VerifiedSnapshot;
+use git2::Repository;
 
 fn new_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();

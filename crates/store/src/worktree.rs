@@ -11,7 +11,11 @@ use std::sync::Arc;
 use git2::{FileMode, Oid};
 use rayon::prelude::*;
 
-use super::{FileWrite, Store, StoreError, StoreLock, blob_id};
+use crate::error::StoreError;
+use crate::file_write::FileWrite;
+use crate::lock::StoreLock;
+use crate::objects::blob_id;
+use crate::store::Store;
 use driftgate_fs::{Folder, TEMP_PREFIX, TEMP_SUFFIX, WriteOptions};
 
 /// What a work-tree file held before a commit wrote it.

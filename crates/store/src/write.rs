@@ -15,7 +15,10 @@ use std::io;
 use git2::{Oid, Repository};
 use rayon::prelude::*;
 
-use super::{FileWrite, Store, StoreError, loose};
+use crate::error::StoreError;
+use crate::file_write::FileWrite;
+use crate::loose;
+use crate::store::Store;
 
 impl Store {
     /// Writes every file's content as a blob (libgit2 skips one it has already), on every

@@ -11,7 +11,8 @@ use driftgate_collect::redfish::tls::{PresentedCertificate, presented_certificat
 use driftgate_inventory::pin::{self, PinTarget, Recorded};
 use driftgate_inventory::{Format, Inventory};
 
-use super::{Context, InventoryArg};
+use crate::cli::common::Context;
+use crate::cli::inventory_file::{InventoryArg, locate};
 use crate::exit::Outcome;
 
 /// How long the handshake may take when the inventory gives the host no `bmc_seconds`.
@@ -45,11 +46,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
-    let file = super::locate(&args.inventory, ctx)?;
+    let file = locate(&args.inventory, ctx)?;
     let inventory = Inventory::load(&file)?;
     let target = pin::target(&inventory, &args.host)?;
     let timeout = target.host.timeouts.bmc.unwrap_or(DEFAULT_TIMEOUT);
-    let presented = super::super::runtime()?
+    let presented = crate::cli::common::runtime()?
         .block_on(presented_certificate(&target.base, timeout))
         .map_err(|error| {
             anyhow!(

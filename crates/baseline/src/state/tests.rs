@@ -1,6 +1,6 @@
 use jiff::Timestamp;
 
-use super::{LEGACY_FILE, Recorded, STATE_BRANCH, State, StateError};
+use super::{Recorded, STATE_BRANCH, State, StateError};
 use driftgate_store::Store;
 use driftgate_store::testing::{committer_store, git};
 
@@ -13,7 +13,6 @@ const NOW: &str = "2026-12-01T02:00:00Z";
 fn hosts(store: &Store) -> Vec<(String, Timestamp)> {
     State::load(store)
         .unwrap()
-        .state
         .hosts
         .into_iter()
         .map(|(h, s)| (h, s.last_good))
@@ -23,7 +22,7 @@ fn hosts(store: &Store) -> Vec<(String, Timestamp)> {
 #[test]
 fn no_branch_is_an_empty_state_and_a_corrupt_copy_is_an_error_naming_it() {
     let (dir, store) = committer_store();
-    assert_eq!(State::load(&store).unwrap().state, State::default());
+    assert_eq!(State::load(&store).unwrap(), State::default());
     State::record(&store, &[("h1".into(), at(NOW))], None).unwrap();
     // Someone commits a broken file on the branch.
     let broken = dir.path().join("broken");
@@ -87,14 +86,7 @@ fn recording_keeps_other_hosts_never_moves_a_time_backwards_and_leaves_the_basel
         ]
     );
     let again = State::record(&store, &[("h1".into(), at(NOW))], None).unwrap();
-    assert_eq!(
-        again,
-        Recorded {
-            commit: None,
-            migrated: None
-        },
-        "nothing new: no commit"
-    );
+    assert_eq!(again, Recorded { commit: None }, "nothing new: no commit");
     assert_eq!(
         git(dir.path(), &["log", "--format=%s", STATE_BRANCH]),
         "state: last good captures of 3 hosts (2 from this run)\n\
@@ -158,31 +150,4 @@ fn a_fresh_clone_reads_the_state_and_its_write_pushes_as_a_fast_forward() {
         hosts(&store),
         [("h1".to_owned(), at(NOW)), ("h2".to_owned(), at(NOW))]
     );
-}
-
-#[test]
-fn the_legacy_file_is_read_migrated_once_and_removed() {
-    let (dir, store) = committer_store();
-    let legacy = dir.path().join(LEGACY_FILE);
-    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
-    std::fs::write(
-        &legacy,
-        "{\"hosts\": {\"old\": {\"last_good\": \"2026-11-01T00:00:00Z\"}}}",
-    )
-    .unwrap();
-    std::fs::write(legacy.with_file_name("state.lock"), "").unwrap();
-    let loaded = State::load(&store).unwrap();
-    assert_eq!(loaded.legacy_hosts, Some(1));
-    let recorded = State::record(&store, &[("new".into(), at(NOW))], None).unwrap();
-    assert_eq!(recorded.migrated, Some(1));
-    assert!(!legacy.exists() && !legacy.with_file_name("state.lock").exists());
-    assert_eq!(
-        hosts(&store),
-        [
-            ("new".to_owned(), at(NOW)),
-            ("old".to_owned(), at("2026-11-01T00:00:00Z"))
-        ]
-    );
-    let next = State::record(&store, &[("new".into(), at(NOW))], None).unwrap();
-    assert_eq!(next.migrated, None, "said once");
 }

@@ -15,17 +15,17 @@ use serde_json::{Value, json};
 
 use driftgate_collect::SourceSpec;
 use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
-use driftgate_collect::transport::{CommandSpec, for_location};
-use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
+use driftgate_collect::redfish::settings::{BmcSettings, Connection, Writable};
+use driftgate_collect::transport::{CommandSpec, CommandTransport, for_location};
+use driftgate_fix::{Action, HostPlan, Layer, Plan, RedfishPatch, Shell, Step, Unfixable};
 
 use super::earlier::Earlier;
 use super::journal::Journal;
 use super::lock::{self, LockEvent};
+use super::planning::{RunHostState, plan_host, run_hosts};
 use super::record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
-use super::{RunHostState, plan_host, run_hosts};
 use crate::plan::host_options;
-use crate::run::RunId;
+use crate::run::{RunDir, RunId};
 use crate::{GateError, Settings};
 
 /// A BMC read for the plan, its connection still open for the writes.
@@ -87,11 +87,54 @@ pub struct Applied {
     pub declined: bool,
     /// A signal stopped it: what was in flight is recorded, nothing after it was sent.
     pub stopped: bool,
+    /// It was a dry run: nothing was sent, the record says what would have been.
+    pub dry_run: bool,
+}
+
+/// What became of a `fix apply` as a whole: its own outcome, never a gate's verdict (a write
+/// that failed blocks nothing: it did not happen).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyOutcome {
+    /// Every step was applied or found current or staged already, and every reset sent was
+    /// accepted.
+    Applied,
+    /// The layer has no step for the run's hosts: nothing was sent.
+    NothingToDo,
+    /// `--dry-run`: what would be sent was said; nothing was sent.
+    DryRun,
+    /// Some steps were applied, but another was refused by the BMC, conflicted with a staged
+    /// value or did not take, or a reset was refused.
+    PartlyApplied,
+    /// No step was applied: each one sent was refused, conflicted or did not take (or a reset
+    /// was refused).
+    Failed,
+    /// A BMC could not be read: nothing was sent to any host.
+    Unread,
 }
 
 impl Applied {
-    /// Whether a step was refused by the BMC, conflicted or did not take (exit 1).
-    pub fn failed(&self) -> bool {
+    /// The apply's outcome (a declined or stopped apply is the caller's to say: see
+    /// [`Applied::declined`], [`Applied::stopped`]).
+    pub fn outcome(&self) -> ApplyOutcome {
+        let steps = || self.record.hosts.iter().flat_map(|h| &h.steps);
+        if !self.unread.is_empty() {
+            ApplyOutcome::Unread
+        } else if self.dry_run {
+            ApplyOutcome::DryRun
+        } else if self.failed() && steps().any(|s| s.outcome == Outcome::Applied) {
+            ApplyOutcome::PartlyApplied
+        } else if self.failed() {
+            ApplyOutcome::Failed
+        } else if self.plan.hosts.iter().all(|h| h.steps.is_empty()) {
+            ApplyOutcome::NothingToDo
+        } else {
+            ApplyOutcome::Applied
+        }
+    }
+
+    /// Whether a step was refused by the BMC, conflicted or did not take, or a reset was
+    /// refused.
+    fn failed(&self) -> bool {
         self.record
             .hosts
             .iter()
@@ -135,60 +178,16 @@ pub async fn apply(
         .await?;
         held = Some(taken.ok_or(GateError::ApplyStopped("while waiting for the run's lock"))?);
     }
-    let incomplete: Vec<String> = states
-        .iter()
-        .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
-        .map(|s| format!("host {}: its latest step ({}) is INCOMPLETE: a fix is planned only from a whole capture; run `gate post --run {}` again once the host can be read", s.name, s.step, request.run))
-        .collect();
-    if !incomplete.is_empty() {
-        return Err(GateError::FixRefused(incomplete));
-    }
-    let mut hosts: Vec<(&RunHostState<'_>, HostPlan, Option<OpenBmc>)> = Vec::new();
-    let mut unread = Vec::new();
-    for state in &states {
-        let (plan, bmc) = plan_host(settings, state).await;
-        let Some(mut plan) = plan else { continue };
-        // The BMC's refusals and reads are the BMC layer's business only.
-        let bmc_layer = request.layer == LayerChoice::Bmc;
-        if let Some(why) = plan.unread.as_ref().filter(|_| bmc_layer) {
-            unread.push(format!("{}: {why}", state.name));
-        }
-        if !bmc_layer {
-            plan.not_fixable.retain(|n| n.reason != Unfixable::Refused);
-        }
-        plan.steps.retain(|s| match request.layer {
-            LayerChoice::Bmc => s.layer == Layer::Bmc,
-            LayerChoice::Os => s.layer.is_os(),
-        });
-        hosts.push((state, plan, bmc));
-    }
-    let refused: Vec<String> = hosts
-        .iter()
-        .flat_map(|(_, plan, _)| {
-            plan.not_fixable
-                .iter()
-                .filter(|n| n.reason == Unfixable::Refused && plan.unread.is_none())
-                .map(move |n| format!("host {}: {}: {}", plan.host, n.fact, n.why))
-        })
-        .collect();
+    refuse_incomplete(&states, &request.run)?;
+    let (hosts, unread) = plan_layer(settings, request, &states).await;
+    let refused = refusals(&hosts);
     let plan = Plan {
         schema: driftgate_fix::PLAN_SCHEMA_ID.to_owned(),
         tool: driftgate_snapshot::tool_version(),
         made_from: format!("run {}", request.run),
         hosts: hosts.iter().map(|(_, p, _)| p.clone()).collect(),
     };
-    let mut record = ApplyRecord {
-        schema: RECORD_SCHEMA_ID.to_owned(),
-        tool: driftgate_snapshot::tool_version(),
-        run: request.run.to_string(),
-        ticket: request.ticket.clone(),
-        started_at: jiff::Timestamp::now(),
-        pid: None,
-        machine: None,
-        finished_at: None,
-        interrupted: None,
-        hosts: Vec::new(),
-    };
+    let mut record = new_record(request);
     if !refused.is_empty() {
         close(hosts.into_iter().filter_map(|(_, _, bmc)| bmc)).await;
         return Err(GateError::FixRefused(refused));
@@ -219,15 +218,118 @@ pub async fn apply(
             unread,
             declined,
             stopped: false,
+            dry_run: request.dry_run,
         });
     }
-    // Every request is recorded before it is sent: no record, nothing sent.
+    let (journal, stopped) =
+        send_all(settings, request, &run, held.as_mut(), record, hosts).await?;
+    // What was sent is reported even when its record cannot be kept.
+    Ok(Applied {
+        plan,
+        file: Some(journal.file().clone()),
+        record_error: journal.error.clone(),
+        record: journal.record,
+        unread,
+        declined: false,
+        stopped,
+        dry_run: false,
+    })
+}
+
+/// A host judged INCOMPLETE at its latest step refuses the apply: a fix is planned only from
+/// a whole capture.
+fn refuse_incomplete(states: &[RunHostState<'_>], run: &RunId) -> Result<(), GateError> {
+    let incomplete: Vec<String> = states
+        .iter()
+        .filter(|s| s.report.verdict == driftgate_compare::Verdict::Incomplete)
+        .map(|s| format!("host {}: its latest step ({}) is INCOMPLETE: a fix is planned only from a whole capture; run `gate post --run {run}` again once the host can be read", s.name, s.step))
+        .collect();
+    if incomplete.is_empty() {
+        Ok(())
+    } else {
+        Err(GateError::FixRefused(incomplete))
+    }
+}
+
+/// A host of the apply: its run state, its plan of the layer, its BMC when read.
+type LayerHost<'a, 'r> = (&'a RunHostState<'r>, HostPlan, Option<OpenBmc>);
+
+/// Each host's plan of the request's layer (its BMC read), and the BMCs that could not be
+/// read (the BMC layer's business only).
+async fn plan_layer<'a, 'r>(
+    settings: &Settings,
+    request: &ApplyRequest,
+    states: &'a [RunHostState<'r>],
+) -> (Vec<LayerHost<'a, 'r>>, Vec<String>) {
+    let mut hosts = Vec::new();
+    let mut unread = Vec::new();
+    for state in states {
+        let (plan, bmc) = plan_host(settings, state).await;
+        let Some(mut plan) = plan else { continue };
+        // The BMC's refusals and reads are the BMC layer's business only.
+        let bmc_layer = request.layer == LayerChoice::Bmc;
+        if let Some(why) = plan.unread.as_ref().filter(|_| bmc_layer) {
+            unread.push(format!("{}: {why}", state.name));
+        }
+        if !bmc_layer {
+            plan.not_fixable.retain(|n| n.reason != Unfixable::Refused);
+        }
+        plan.steps.retain(|s| match request.layer {
+            LayerChoice::Bmc => s.layer == Layer::Bmc,
+            LayerChoice::Os => s.layer.is_os(),
+        });
+        hosts.push((state, plan, bmc));
+    }
+    (hosts, unread)
+}
+
+/// The refusals in the hosts' plans (of a BMC that was read): each stops the whole apply.
+fn refusals(hosts: &[LayerHost<'_, '_>]) -> Vec<String> {
+    hosts
+        .iter()
+        .flat_map(|(_, plan, _)| {
+            plan.not_fixable
+                .iter()
+                .filter(|n| n.reason == Unfixable::Refused && plan.unread.is_none())
+                .map(move |n| format!("host {}: {}: {}", plan.host, n.fact, n.why))
+        })
+        .collect()
+}
+
+/// The record of an apply about to start, with no host yet.
+fn new_record(request: &ApplyRequest) -> ApplyRecord {
+    ApplyRecord {
+        schema: RECORD_SCHEMA_ID.to_owned(),
+        tool: driftgate_snapshot::tool_version(),
+        run: request.run.to_string(),
+        ticket: request.ticket.clone(),
+        started_at: jiff::Timestamp::now(),
+        pid: None,
+        machine: None,
+        finished_at: None,
+        interrupted: None,
+        hosts: Vec::new(),
+    }
+}
+
+/// Sends every host's steps (and resets), each recorded before it is sent: no record, nothing
+/// sent. The journal, finished, says what became of them; the flag, whether a signal stopped
+/// it.
+async fn send_all(
+    settings: &Settings,
+    request: &ApplyRequest,
+    run: &RunDir,
+    held: Option<&mut lock::ApplyLock>,
+    mut record: ApplyRecord,
+    hosts: Vec<LayerHost<'_, '_>>,
+) -> Result<(Journal, bool), GateError> {
+    let cancel = &settings.capture.cancel;
     record.pid = Some(std::process::id());
     record.machine = Some(lock::machine());
     let started = (|| {
-        let earlier = Earlier::read(&run)?;
-        let journal = Journal::start(&run, record)?;
-        if let Some(held) = held.as_mut() {
+        let earlier = Earlier::read(run)?;
+        let journal = Journal::start(run, record)?;
+        if let Some(held) = held {
             held.set_record(journal.file())?;
         }
         Ok::<_, GateError>((earlier, journal))
@@ -266,16 +368,7 @@ pub async fn apply(
     journal.record.finished_at = Some(jiff::Timestamp::now());
     journal.record.interrupted = stopped.then(|| "a signal".to_owned());
     journal.save();
-    // What was sent is reported even when its record cannot be kept.
-    Ok(Applied {
-        plan,
-        file: Some(journal.file().clone()),
-        record_error: journal.error.clone(),
-        record: journal.record,
-        unread,
-        declined: false,
-        stopped,
-    })
+    Ok((journal, stopped))
 }
 
 /// What a dry run of `host_plan` would send: each step, and the reset when asked for.
@@ -494,6 +587,8 @@ fn would_send(step: &Step) -> Vec<Request> {
     }
 }
 
+/// Sends one Redfish step: aimed at the settings object read, only the values neither current
+/// nor staged, then read back.
 async fn bmc_step(
     connection: &Connection,
     read: &BmcSettings,
@@ -510,105 +605,14 @@ async fn bmc_step(
         requests,
         job,
     };
-    let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
-        return done(
-            Outcome::Failed,
-            format!("{} is no longer served", patch.resource),
-            Vec::new(),
-            None,
-        );
+    let (resource, target) = match aim(read, patch, immediate) {
+        Ok(aimed) => aimed,
+        Err(why) => return done(Outcome::Failed, why, Vec::new(), None),
     };
-    // Aimed from what was read, as the client sends it: the plan's own words are not enough.
-    let target = match resource.target() {
-        Some(Ok(target)) if target.as_str() == patch.settings => target,
-        Some(Ok(target)) => {
-            return done(
-                Outcome::Failed,
-                format!(
-                    "the plan stages it in {}, but {} is read as staging it in {target}; nothing sent",
-                    patch.settings, patch.resource
-                ),
-                Vec::new(),
-                None,
-            );
-        }
-        Some(Err(why)) => {
-            return done(
-                Outcome::Failed,
-                format!("{why}; nothing sent"),
-                Vec::new(),
-                None,
-            );
-        }
-        None => {
-            return done(
-                Outcome::Failed,
-                format!("{} names no settings object; nothing sent", patch.resource),
-                Vec::new(),
-                None,
-            );
-        }
+    let to_send = match values_to_send(resource, patch) {
+        Ok(to_send) => to_send,
+        Err((outcome, detail)) => return done(outcome, detail, Vec::new(), None),
     };
-    if patch.apply_time == "Immediate" && !immediate {
-        return done(
-            Outcome::Failed,
-            format!(
-                "{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent",
-                patch.resource,
-                patch.supported_apply_times.join(", ")
-            ),
-            Vec::new(),
-            None,
-        );
-    }
-    let wanted = patch.body["Attributes"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    let mut to_send = serde_json::Map::new();
-    let (mut current, mut pending) = (0, 0);
-    for (name, value) in &wanted {
-        if resource.current.get(name) == Some(value) {
-            current += 1;
-        } else if resource.pending.get(name) == Some(value) {
-            pending += 1;
-        } else if let Some(other) = resource
-            .pending
-            .get(name)
-            // A settings object that repeats the current value stages nothing (some BMCs
-            // mirror every current value there).
-            .filter(|other| resource.current.get(name) != Some(*other))
-        {
-            return done(
-                Outcome::Conflict,
-                format!(
-                    "{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent",
-                    resource.uri
-                ),
-                Vec::new(),
-                None,
-            );
-        } else {
-            to_send.insert(name.clone(), value.clone());
-        }
-    }
-    if to_send.is_empty() {
-        return if pending == 0 {
-            done(
-                Outcome::AlreadyCurrent,
-                format!("{current} value(s) already current: nothing sent"),
-                Vec::new(),
-                None,
-            )
-        } else {
-            done(
-                Outcome::AlreadyPending,
-                format!("already staged for the next reset ({pending} value(s)): nothing sent"),
-                Vec::new(),
-                None,
-            )
-        };
-    }
     let body = json!({
         "Attributes": to_send,
         "@Redfish.SettingsApplyTime": {"ApplyTime": patch.apply_time},
@@ -648,7 +652,102 @@ async fn bmc_step(
         );
     }
     let job = answer.location.clone();
-    // Read back: staged in the settings object, or current in the resource.
+    let (outcome, detail) = read_back(connection, patch, &to_send, answer.status).await;
+    done(outcome, detail, vec![request], job)
+}
+
+/// The resource a patch writes and where its write goes, from what was read (the plan's own
+/// words are not enough); why nothing may be sent, else.
+fn aim<'r>(
+    read: &'r BmcSettings,
+    patch: &RedfishPatch,
+    immediate: bool,
+) -> Result<(&'r Writable, WriteTarget), String> {
+    let Some(resource) = read.writable.iter().find(|w| w.uri == patch.resource) else {
+        return Err(format!("{} is no longer served", patch.resource));
+    };
+    let target = match resource.target() {
+        Some(Ok(target)) if target.as_str() == patch.settings => target,
+        Some(Ok(target)) => {
+            return Err(format!(
+                "the plan stages it in {}, but {} is read as staging it in {target}; nothing sent",
+                patch.settings, patch.resource
+            ));
+        }
+        Some(Err(why)) => return Err(format!("{why}; nothing sent")),
+        None => {
+            return Err(format!(
+                "{} names no settings object; nothing sent",
+                patch.resource
+            ));
+        }
+    };
+    if patch.apply_time == "Immediate" && !immediate {
+        return Err(format!(
+            "{} stages no change for a reset (SupportedApplyTimes: {}): give --immediate to apply it at once; nothing sent",
+            patch.resource,
+            patch.supported_apply_times.join(", ")
+        ));
+    }
+    Ok((resource, target))
+}
+
+/// The patch's values that are neither current nor staged; when there are none, or another
+/// value is staged for one of them, the step's outcome instead.
+fn values_to_send(
+    resource: &Writable,
+    patch: &RedfishPatch,
+) -> Result<serde_json::Map<String, Value>, (Outcome, String)> {
+    let wanted = patch.body["Attributes"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let mut to_send = serde_json::Map::new();
+    let (mut current, mut pending) = (0, 0);
+    for (name, value) in &wanted {
+        if resource.current.get(name) == Some(value) {
+            current += 1;
+        } else if resource.pending.get(name) == Some(value) {
+            pending += 1;
+        } else if let Some(other) = resource
+            .pending
+            .get(name)
+            // A settings object that repeats the current value stages nothing (some BMCs
+            // mirror every current value there).
+            .filter(|other| resource.current.get(name) != Some(*other))
+        {
+            return Err((
+                Outcome::Conflict,
+                format!(
+                    "{name} has {other} staged for the next reset, not {value}: clear the staged settings of {} first; nothing sent",
+                    resource.uri
+                ),
+            ));
+        } else {
+            to_send.insert(name.clone(), value.clone());
+        }
+    }
+    match (to_send.is_empty(), pending) {
+        (false, _) => Ok(to_send),
+        (true, 0) => Err((
+            Outcome::AlreadyCurrent,
+            format!("{current} value(s) already current: nothing sent"),
+        )),
+        (true, _) => Err((
+            Outcome::AlreadyPending,
+            format!("already staged for the next reset ({pending} value(s)): nothing sent"),
+        )),
+    }
+}
+
+/// Reads back what an accepted patch (HTTP `status`) sent: staged in the settings object, or
+/// current in the resource (a BMC that applies at once whatever was asked).
+async fn read_back(
+    connection: &Connection,
+    patch: &RedfishPatch,
+    to_send: &serde_json::Map<String, Value>,
+    status: u16,
+) -> (Outcome, String) {
     let staged = connection.get(&patch.settings).await.ok();
     let now = connection.get(&patch.resource).await.ok();
     let shows = |resource: &Option<Value>| {
@@ -658,8 +757,7 @@ async fn bmc_step(
                 .all(|(k, v)| r["Attributes"].get(k) == Some(v))
         })
     };
-    // A BMC that applies at once whatever was asked shows the value current already.
-    let (outcome, detail) = if shows(&now) {
+    if shows(&now) {
         (
             Outcome::Applied,
             format!(
@@ -679,12 +777,11 @@ async fn bmc_step(
         (
             Outcome::Failed,
             format!(
-                "accepted (HTTP {}) but not read back from {} nor {}",
-                answer.status, patch.settings, patch.resource
+                "accepted (HTTP {status}) but not read back from {} nor {}",
+                patch.settings, patch.resource
             ),
         )
-    };
-    done(outcome, detail, vec![request], job)
+    }
 }
 
 /// The reset of the one system whose reset applies what `steps` (the host's BMC steps that
@@ -782,51 +879,10 @@ fn os_step(
         requests,
         job: None,
     };
-    let location = state
-        .inventory
-        .sources
-        .iter()
-        .find_map(|s| match (s, step.layer) {
-            (SourceSpec::Windows(l), Layer::Windows)
-            | (SourceSpec::Linux(l), Layer::Linux)
-            | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
-            _ => None,
-        });
-    let through_vcenter = step.layer == Layer::Esxi
-        && state
-            .inventory
-            .sources
-            .iter()
-            .any(|s| matches!(s, SourceSpec::EsxiVcenter(_)));
-    if location.is_none() && through_vcenter {
-        return done(
-            Outcome::Failed,
-            "the host is read through vCenter, which runs no command on it: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
-            Vec::new(),
-        );
-    }
-    let Some(location) = location else {
-        return done(
-            Outcome::Failed,
-            format!(
-                "the host has no {} source to run it through",
-                step.layer.as_str()
-            ),
-            Vec::new(),
-        );
+    let transport = match transport_of(settings, state, step.layer) {
+        Ok(transport) => transport,
+        Err(why) => return done(Outcome::Failed, why, Vec::new()),
     };
-    if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
-        return done(
-            Outcome::Failed,
-            "the host's source is a folder of recordings: run the emitted script (fix plan --emit-scripts) on the host".to_owned(),
-            Vec::new(),
-        );
-    }
-    let options = match host_options(settings, state.inventory) {
-        Ok(options) => options,
-        Err(e) => return done(Outcome::Failed, e.to_string(), Vec::new()),
-    };
-    let transport = for_location(location, &options.process);
     let mut requests = Vec::new();
     for (ran, line) in commands.lines.iter().enumerate() {
         // Checked between lines: the transport runs one synchronously, out of the grace's
@@ -838,61 +894,111 @@ fn os_step(
                 _ => done(Outcome::Failed, stopped_between(ran, rest), requests),
             };
         }
-        // A PowerShell line goes encoded: ssh and a Windows host's cmd.exe read a `-Command`
-        // line again on the way, with quoting rules of their own.
-        let encoded = match commands.shell {
-            Shell::Sh => None,
-            Shell::PowerShell => {
-                match driftgate_fix::powershell_encoded(&format!(
-                    "$ErrorActionPreference = 'Stop'\n{line}"
-                )) {
-                    Ok(encoded) => Some(encoded),
-                    Err(e) => return done(Outcome::Failed, e.to_string(), requests),
-                }
-            }
+        let argv = match command_line(commands.shell, line) {
+            Ok(argv) => argv,
+            Err(why) => return done(Outcome::Failed, why, requests),
         };
-        let argv: Vec<&str> = match &encoded {
-            None => vec!["sh", "-c", line],
-            Some(encoded) => vec![
+        let mut request = Request::unsent("RUN", &transport.target(), Value::from(line.as_str()));
+        let ran = run_line(transport.as_ref(), &argv, line, &mut request);
+        requests.push(request);
+        if let Err(why) = ran {
+            return done(Outcome::Failed, why, requests);
+        }
+    }
+    done(Outcome::Applied, "ran on the host".to_owned(), requests)
+}
+
+/// The transport that runs `layer`'s commands on the host; why there is none, else (a host
+/// read through vCenter or from recordings runs no command).
+fn transport_of(
+    settings: &Settings,
+    state: &RunHostState<'_>,
+    layer: Layer,
+) -> Result<Box<dyn CommandTransport>, String> {
+    let sources = &state.inventory.sources;
+    let location = sources.iter().find_map(|s| match (s, layer) {
+        (SourceSpec::Windows(l), Layer::Windows)
+        | (SourceSpec::Linux(l), Layer::Linux)
+        | (SourceSpec::Esxi(l), Layer::Esxi) => Some(l),
+        _ => None,
+    });
+    let through_vcenter = layer == Layer::Esxi
+        && sources
+            .iter()
+            .any(|s| matches!(s, SourceSpec::EsxiVcenter(_)));
+    if location.is_none() && through_vcenter {
+        return Err("the host is read through vCenter, which runs no command on it: run the emitted script (fix plan --emit-scripts) on the host".to_owned());
+    }
+    let Some(location) = location else {
+        return Err(format!(
+            "the host has no {} source to run it through",
+            layer.as_str()
+        ));
+    };
+    if matches!(location, driftgate_collect::transport::Location::Dir(_)) {
+        return Err("the host's source is a folder of recordings: run the emitted script (fix plan --emit-scripts) on the host".to_owned());
+    }
+    let options = host_options(settings, state.inventory).map_err(|e| e.to_string())?;
+    Ok(for_location(location, &options.process))
+}
+
+/// The command line that runs `line` in `shell`. A PowerShell line goes encoded: ssh and a
+/// Windows host's cmd.exe read a `-Command` line again on the way, with quoting rules of
+/// their own.
+fn command_line(shell: Shell, line: &str) -> Result<Vec<String>, String> {
+    Ok(match shell {
+        Shell::Sh => vec!["sh".to_owned(), "-c".to_owned(), line.to_owned()],
+        Shell::PowerShell => {
+            let encoded = driftgate_fix::powershell_encoded(&format!(
+                "$ErrorActionPreference = 'Stop'\n{line}"
+            ))
+            .map_err(|e| e.to_string())?;
+            [
                 "powershell",
                 "-NoProfile",
                 "-NonInteractive",
                 "-EncodedCommand",
-                encoded,
-            ],
-        };
-        let spec = CommandSpec {
-            file: "fix",
-            argv: &argv,
-            stdin: None,
-        };
-        let mut request = Request::unsent("RUN", &transport.target(), Value::from(line.as_str()));
-        match transport.run(&spec) {
-            Ok(output) => {
-                request.status = Some(i64::from(output.status));
-                if output.status != 0 {
-                    request.messages.push(output.stderr_line());
-                    requests.push(request);
-                    return done(
-                        Outcome::Failed,
-                        format!(
-                            "`{}` exited with status {}",
-                            driftgate_fix::one_line(line),
-                            output.status
-                        ),
-                        requests,
-                    );
-                }
-            }
-            Err(e) => {
-                request.messages.push(e.to_string());
-                requests.push(request);
-                return done(Outcome::Failed, e.to_string(), requests);
-            }
+            ]
+            .into_iter()
+            .map(str::to_owned)
+            .chain([encoded])
+            .collect()
         }
-        requests.push(request);
+    })
+}
+
+/// Runs `argv` (the command line of `line`) through `transport`, its status and error
+/// recorded in `request`; why the step failed, when it did.
+fn run_line(
+    transport: &dyn CommandTransport,
+    argv: &[String],
+    line: &str,
+    request: &mut Request,
+) -> Result<(), String> {
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let spec = CommandSpec {
+        file: "fix",
+        argv: &argv,
+        stdin: None,
+    };
+    match transport.run(&spec) {
+        Ok(output) => {
+            request.status = Some(i64::from(output.status));
+            if output.status != 0 {
+                request.messages.push(output.stderr_line());
+                return Err(format!(
+                    "`{}` exited with status {}",
+                    driftgate_fix::one_line(line),
+                    output.status
+                ));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            request.messages.push(e.to_string());
+            Err(e.to_string())
+        }
     }
-    done(Outcome::Applied, "ran on the host".to_owned(), requests)
 }
 
 /// The detail of a command step stopped by a signal after `ran` of its lines: the lines

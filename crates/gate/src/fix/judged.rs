@@ -11,7 +11,7 @@ use driftgate_compare::{JudgeOptions, Report, Verdict};
 use driftgate_fix::{PLAN_SCHEMA_ID, Plan};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
-use super::{Planned, plan_with, read_bmc, redfish_of};
+use super::planning::{Planned, plan_with, read_bmc, redfish_of};
 use crate::plan::{baseline, head, inventory_host};
 use crate::{GateError, Settings};
 

@@ -1,15 +1,18 @@
 //! Command-line definitions and dispatch. Each subcommand is `Args` + `run`: read inputs, call
-//! one library function, render. Nothing else imports this module.
+//! one library function, render. Nothing else imports this module, and the commands import
+//! nothing from it: what they share is in `common.rs` (and `inventory_file.rs`).
 
 mod baseline;
 mod capture;
 mod check;
+mod common;
 mod completions;
 mod diff;
 mod fix;
 mod gate;
 mod import;
 mod inventory;
+mod inventory_file;
 mod man;
 mod mockup;
 mod open_files;
@@ -20,15 +23,14 @@ mod reports;
 mod schema;
 mod snapshot;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
-use driftgate_baseline::input::{self, BadRef, Loader, SnapshotRef};
-use driftgate_report::Format;
+
+pub use common::Context;
 
 use crate::exit::Outcome;
-use crate::output::{ColorWhen, Printer};
+use crate::output::ColorWhen;
 
 /// Guard firmware rollouts: compare a server's captured configuration with a known-good
 /// baseline and block when a setting that keeps storage traffic lossless changed silently.
@@ -219,32 +221,6 @@ pub enum Command {
     Snapshot(snapshot::Command),
 }
 
-/// `--format` of judging commands: a [`Format`] by its name, each listed in `--help` with
-/// what it is for.
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    let values = Format::ALL.map(|format| {
-        clap::builder::PossibleValue::new(format.name()).help(match format {
-            Format::Text => "A verdict line, then findings grouped by severity",
-            Format::Json => "JSON following `driftgate schema report`",
-            Format::Markdown => "Markdown for a change ticket or a pull-request comment",
-            Format::Junit => "JUnit XML for a pipeline's test tab",
-            Format::Sarif => "SARIF 2.1.0 for code scanning of the baseline repository",
-            Format::Prometheus => "Prometheus text format for node_exporter's textfile collector",
-            Format::Html => "One self-contained HTML page",
-        })
-    });
-    clap::builder::PossibleValuesParser::new(values)
-        .map(|name| Format::from_name(&name).expect("clap accepts only the formats' names"))
-}
-
-/// What every subcommand may use besides its own arguments.
-pub struct Context<'a> {
-    /// Where output goes.
-    pub printer: &'a Printer,
-    /// `--repo` / `DRIFTGATE_REPO`.
-    pub repo: Option<PathBuf>,
-}
-
 /// Runs one subcommand.
 pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let printer = ctx.printer;
@@ -252,79 +228,17 @@ pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
         Command::Baseline(command) => baseline::run(command, ctx),
         Command::Capture(args) => capture::run(args, ctx),
         Command::Check(args) => check::run(args, ctx),
-        Command::Completions(args) => completions::run(args, printer),
+        Command::Completions(args) => completions::run(args, self::command(), printer),
         Command::Diff(args) => diff::run(args, ctx),
         Command::Fix(command) => fix::run(command, ctx),
         Command::Gate(command) => gate::run(command, ctx),
         Command::Import(command) => import::run(command, ctx),
         Command::Inventory(command) => inventory::run(command, ctx),
-        Command::Man(args) => man::run(args, printer),
+        Command::Man(args) => man::run(args, self::command(), printer),
         Command::Mockup(command) => mockup::run(command, ctx),
         Command::Policy(command) => policy::run(command, ctx),
         Command::Report(command) => report::run(command, ctx),
         Command::Schema(args) => schema::run(args, printer),
         Command::Snapshot(command) => snapshot::run(command, printer),
     }
-}
-
-/// Renders `report` of `judged` (the snapshot it judged, whose facts name its ports) in
-/// `format` on standard output and into every `--report` file, and returns the verdict.
-fn print_report(
-    report: &driftgate_compare::Report,
-    judged: &driftgate_snapshot::VerifiedSnapshot,
-    format: Format,
-    reports: &reports::ReportArgs,
-    sources: reports::ReportSources<'_>,
-    printer: &Printer,
-) -> anyhow::Result<Outcome> {
-    let stories = driftgate_compare::stories(report, &judged.snapshot().facts);
-    let document = driftgate_report::Document::Check(report, &stories);
-    reports::emit(document, format, reports, sources, printer)?;
-    Ok(Outcome::Judged(report.verdict))
-}
-
-/// The one async runtime of a command that captures or serves: a command builds it once and
-/// runs its library call on it (the library never starts a runtime of its own).
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    use anyhow::Context as _;
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("driftgate")
-        .build()
-        .context("cannot start the async runtime")
-}
-
-/// Parses a snapshot reference argument.
-fn parse_ref(text: &str) -> Result<SnapshotRef, BadRef> {
-    SnapshotRef::parse(text)
-}
-
-/// The effective policy for a command: the store's committed policy applies when a reference
-/// used the store or `--repo` was given, then `--policy`.
-fn effective_policy(
-    loader: &mut Loader,
-    explicit_repo: bool,
-    policy: Option<&Path>,
-) -> anyhow::Result<driftgate_compare::Policy> {
-    let store = if loader.store_in_use() || explicit_repo {
-        Some(loader.store()?)
-    } else {
-        None
-    };
-    Ok(input::policy(store, policy)?)
-}
-
-/// Refuses, before the work whose output it is, an output path (`flag`'s) that
-/// [`driftgate_fs::write_output`] would refuse after it.
-fn check_out(flag: &str, path: &Path) -> anyhow::Result<()> {
-    driftgate_fs::check_output(path).map_err(|e| {
-        // A refusal names the path itself.
-        if e.get_ref()
-            .is_some_and(|inner| inner.is::<driftgate_fs::NotAnOutput>())
-        {
-            anyhow::anyhow!("{flag} {e}")
-        } else {
-            anyhow::anyhow!("{flag} {}: {e}", path.display())
-        }
-    })
 }

@@ -1,15 +1,5 @@
-//! `fix plan` and `fix apply` of a run: each host's plan is made from its latest judged step
-//! (the last post that captured it, else the pre) and its BMC as it is now; `apply` sends the
-//! plan's BMC steps staged for the next reset (or runs its OS steps through the host's
-//! transports), reads them back, and records everything in the run directory.
-
-mod apply;
-mod earlier;
-mod journal;
-mod judged;
-mod lock;
-mod record;
-mod verify;
+//! A run's hosts as a plan needs them, their BMCs read, and each host's plan: what `fix plan`
+//! prints and `fix apply` sends.
 
 use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::redfish::{RedfishLocation, RedfishOptions};
@@ -19,15 +9,9 @@ use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
 use driftgate_snapshot::{HostName, Snapshot};
 
-use super::plan::{existing_run, host_options, inventory_host, unique};
-use super::run::{RunDir, RunId};
-use super::{GateError, Settings};
-
-pub use apply::{Applied, ApplyRequest, GRACE, LayerChoice, apply};
-pub use judged::{Judged, out_dir, plan as plan_judged};
-pub use lock::{Holder, LockEvent};
-pub use record::{ApplyRecord, HostRecord, Outcome, RECORD_SCHEMA_ID, Request, StepRecord};
-pub use verify::checks;
+use crate::plan::{existing_run, host_options, inventory_host, unique};
+use crate::run::{RunDir, RunId};
+use crate::{GateError, Settings};
 
 /// A plan, and what kept part of it from being made.
 #[derive(Debug, Clone)]
