@@ -9,7 +9,6 @@
 //! What it captures becomes facts of a [`driftgate_snapshot`], typed by [`driftgate_model`];
 //! every value passes [`driftgate_secrets`]' filter first.
 
-pub mod cancel;
 pub mod encoding;
 pub mod esxi;
 pub mod hosts;
@@ -29,7 +28,8 @@ pub mod windows;
 
 use std::fmt;
 
-pub use cancel::Cancel;
+pub use driftgate_http::cancel::{self, Cancel};
+pub use driftgate_http::redact_userinfo;
 use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
 pub use source::{CommandSource, Source, SourceCapture, SourceError};
@@ -200,18 +200,6 @@ impl CaptureOptions {
     /// BMC crawl reads it. [`capture_host`] ends its command sources then too.
     pub fn host_timeout(&self) -> std::time::Duration {
         self.redfish.client.host_timeout
-    }
-}
-
-/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
-/// echoed back into a terminal or a CI log.
-pub fn redact_userinfo(text: &str) -> String {
-    match (text.find("://"), text.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}…{}", &text[..scheme + 3], &text[at..])
-        }
-        (None, Some(at)) => format!("…{}", &text[at..]),
-        _ => text.to_owned(),
     }
 }
 

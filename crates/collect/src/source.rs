@@ -5,7 +5,7 @@
 
 use std::future::Future;
 
-use super::cancel::{self, Cancel};
+use super::cancel::Cancel;
 use super::transport::{self, CommandTransport, Location, ProcessOptions};
 use super::{CaptureOptions, SourceKind};
 use driftgate_snapshot::{Facts, SourceStatus};
@@ -54,12 +54,15 @@ impl SourceCapture {
     }
 }
 
+/// The error of work that a cancellation stopped, for source records.
+pub const INTERRUPTED: &str = "the capture was interrupted before this source finished";
+
 /// Why a source is not complete. Its text is what the snapshot's source record says.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SourceError {
     /// The capture was stopped (a signal) before this source finished.
-    #[error("{}", cancel::INTERRUPTED)]
+    #[error("{}", INTERRUPTED)]
     Interrupted,
     /// What could not be read or understood, each problem naming its command, file or URI.
     #[error("{}", problems_text(.problems, *.more))]
@@ -437,10 +440,7 @@ mod tests {
 
     #[test]
     fn errors_read_as_the_snapshot_records_them() {
-        assert_eq!(
-            SourceError::Interrupted.to_string(),
-            crate::cancel::INTERRUPTED
-        );
+        assert_eq!(SourceError::Interrupted.to_string(), INTERRUPTED);
         let problems: Vec<String> = (1..=7).map(|i| format!("p{i}")).collect();
         assert_eq!(
             SourceError::first(problems.clone(), 5).to_string(),
@@ -458,5 +458,49 @@ mod tests {
             .to_string(),
             "https://bmc: login refused (HTTP 401)"
         );
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
+        use crate::{CaptureOptions, NoReporter, SourceSpec, capture_host};
+        use driftgate_snapshot::{HostName, SourceStatus};
+        let examples = concat!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."), "/examples");
+        let sources = [
+            format!("redfish=mockup:{examples}/azure-local-dcbx/recorded/baseline/bmc"),
+            format!("esxi=dir:{examples}/esxi-mscs-psp/recorded/round-robin"),
+            "linux=local:".to_owned(),
+        ]
+        .map(|s| SourceSpec::parse(&s).unwrap());
+        let intact = capture_host(
+            HostName::new("h").unwrap(),
+            &sources[..2],
+            &CaptureOptions::default(),
+            &NoReporter,
+        )
+        .await;
+        assert!(
+            intact.snapshot.is_complete(),
+            "{:?}",
+            intact.snapshot.sources
+        );
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let options = CaptureOptions {
+            cancel,
+            ..CaptureOptions::default()
+        };
+        let captured =
+            capture_host(HostName::new("h").unwrap(), &sources, &options, &NoReporter).await;
+        assert!(!captured.snapshot.is_complete());
+        assert!(captured.snapshot.facts.is_empty());
+        for record in &captured.snapshot.sources {
+            assert_eq!(record.status, SourceStatus::Failed, "{}", record.name);
+            assert_eq!(
+                record.error.as_deref(),
+                Some(super::INTERRUPTED),
+                "{}",
+                record.name
+            );
+        }
     }
 }

@@ -3,7 +3,6 @@
 //! [`fetch::Fetch`] differs.
 
 pub mod attributes;
-pub mod certificate;
 pub mod client;
 pub mod crawl;
 pub mod fetch;
@@ -15,7 +14,6 @@ mod protocols;
 pub mod session;
 pub mod settings;
 pub mod shape;
-pub mod tls;
 mod vendors;
 
 use std::path::{Path, PathBuf};

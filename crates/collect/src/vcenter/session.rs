@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::redfish::tls::TlsConfigs;
+use driftgate_http::tls::TlsConfigs;
 
 use super::facts::PROPERTIES;
 use super::model::{Host, MoRef};
@@ -63,7 +63,7 @@ impl Session {
         timeout: Duration,
         max_body: usize,
     ) -> Result<Self, VcenterError> {
-        crate::redfish::tls::provider();
+        driftgate_http::tls::provider();
         let builder = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(15)))
@@ -263,11 +263,11 @@ async fn call(
 /// [`describe`]; for a certificate this client does not trust, the certificate the vCenter
 /// presents (learnt by a handshake that sends nothing) and the two ways to trust it.
 async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
-    let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
+    let Some(reason) = driftgate_http::tls::untrusted_certificate(error) else {
         return describe(error);
     };
     let address = url.authority();
-    match crate::redfish::tls::presented_certificate(url.as_str(), Duration::from_secs(5)).await {
+    match driftgate_http::tls::presented_certificate(url.as_str(), Duration::from_secs(5)).await {
         Ok(presented) => format!(
             "certificate not trusted ({reason}): the vCenter presents the certificate {}; if that \
              is the vCenter's own, pin it in the source (esxi=vcenter://{address}?host=…&pin={}) \

@@ -7,10 +7,10 @@ use std::time::Duration;
 use hyper::Method;
 use hyper::body::Bytes;
 
-use super::connections::Connections;
 use super::http::{Exchange, error_detail};
 use super::{ClientOptions, Credentials, FetchError, HttpFetch};
 use crate::redfish::session::{self, SESSIONS, SessionUri};
+use driftgate_http::connections::Connections;
 
 /// How requests authenticate.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,9 +14,11 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::auth::Auth;
-use super::connections::{ConnectionError, Connections, Leased};
 use super::{ClientOptions, FetchError, HttpFetch};
 use crate::redfish::fetch::Receive;
+use driftgate_http::causes::{causes, refused};
+use driftgate_http::connections::{ConnectionError, Connections, Leased};
+use driftgate_http::uri::redirect_refused;
 
 impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
@@ -139,9 +141,7 @@ impl<'a> Exchange<'a> {
             let Some(next) = location else {
                 return Ok(response);
             };
-            if let Some(reason) =
-                super::redirect_refused(&origin, &next, visited, self.max_redirects)
-            {
+            if let Some(reason) = redirect_refused(&origin, &next, visited, self.max_redirects) {
                 return Err(format!("redirect refused: {reason}"));
             }
             visited += 1;
@@ -346,16 +346,16 @@ pub(super) fn error_detail(body: &[u8]) -> String {
 /// How long the handshake that learns an untrusted certificate may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// What went wrong with a request of `url`: [`describe_hyper`]; for a certificate this client
+/// What went wrong with a request of `url`: [`ConnectionError::describe`]; for a certificate this client
 /// does not trust, that first (a summary that cuts the line keeps it), then the certificate the
 /// BMC presents (its pin, subject, issuer and validity, learnt by a handshake that sends no
 /// request and no credentials) and the two ways to trust it.
 async fn explain_hyper(url: &reqwest::Url, error: &ConnectionError) -> String {
-    let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
-        return describe_hyper(error);
+    let Some(reason) = driftgate_http::tls::untrusted_certificate(error) else {
+        return error.describe();
     };
     let origin = url.origin().ascii_serialization();
-    match crate::redfish::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
+    match driftgate_http::tls::presented_certificate(url.as_str(), PROBE_TIMEOUT).await {
         Ok(presented) => format!(
             "certificate not trusted ({reason}): the BMC presents the certificate {}; if that is \
              the BMC's own, pin it in the source (redfish={origin}?pin={}, or `driftgate \
@@ -393,45 +393,6 @@ pub(crate) fn describe(error: &reqwest::Error) -> String {
         }
     };
     causes(text, error)
-}
-
-/// A request's error with its causes, as [`describe`] says a reqwest one.
-fn describe_hyper(error: &ConnectionError) -> String {
-    if error.is_connect() && refused(error) {
-        "connection refused".to_owned()
-    } else if error.is_connect() {
-        causes("cannot connect".to_owned(), error)
-    } else {
-        causes(error.to_string(), error)
-    }
-}
-
-/// `text`, then each cause under `error` that it does not say already.
-fn causes(mut text: String, error: &(dyn std::error::Error + 'static)) -> String {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
-}
-
-/// Whether an I/O error under `error` says the connection was refused (nothing listens).
-fn refused(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::ConnectionRefused
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
 }
 
 #[cfg(test)]

@@ -9,10 +9,10 @@ use hyper::Method;
 use hyper::body::Bytes;
 
 use super::auth::Auth;
-use super::connections::Connections;
 use super::http::{Exchange, error_detail, url_on};
 use super::{ClientOptions, FetchError, HttpFetch};
 use crate::redfish::session::{SESSIONS, SessionUri};
+use driftgate_http::connections::Connections;
 
 /// Why a session could not be deleted: it stays open on the BMC and counts against its limit.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

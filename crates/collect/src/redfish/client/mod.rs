@@ -9,10 +9,7 @@
 //! in (again, after a 401), `logout` deletes the session, `http` sends one request, a GET
 //! with its retries and limits, `write` one PATCH or POST (`fix apply`), `target` where one may go.
 
-mod account_value;
 mod auth;
-mod connections;
-mod credentials;
 mod http;
 pub(crate) use http::{describe, read_limited};
 mod logout;
@@ -23,31 +20,18 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::fetch::{Fetch, FetchError, Receive};
-use super::tls::{TlsConfigs, pinned_config};
 use auth::Session;
-use driftgate_model::pin::CertificatePin;
+use driftgate_http::connections;
+use driftgate_http::tls::{TlsConfigs, pinned_config};
 
-pub use account_value::{
-    AccountValue, AccountValueError, CREDENTIALS_DIRECTORY, Found, account_value,
-};
 pub use auth::{AuthMode, LoginError};
-pub use credentials::{Credentials, CredentialsError};
+pub use driftgate_http::{
+    AccountValue, AccountValueError, CREDENTIALS_DIRECTORY, ClientError, Credentials,
+    CredentialsError, Found, TlsTrust, account_value,
+};
 pub use logout::{LogoutError, abandoned_sessions_deleted};
 pub use target::{TargetError, WriteTarget, sent_path};
 pub use write::{Answer, WriteMethod};
-
-/// How the server's certificate is checked.
-#[derive(Debug, Clone)]
-pub enum TlsTrust {
-    /// The system's trusted roots.
-    System,
-    /// Only the CAs of a PEM bundle.
-    CaBundle(Vec<u8>),
-    /// Exactly the certificate with this SHA-256.
-    Pinned(CertificatePin),
-    /// Nothing (`--insecure`).
-    Insecure,
-}
 
 /// Limits of the client.
 #[derive(Debug, Clone)]
@@ -82,41 +66,6 @@ impl Default for ClientOptions {
             tls: TlsConfigs::default(),
         }
     }
-}
-
-/// Why a client for a BMC could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ClientError {
-    /// The BMC address is not a URL.
-    #[error("{base}: not a URL ({reason})")]
-    NotAUrl {
-        /// The address.
-        base: String,
-        /// The URL parser's message.
-        reason: String,
-    },
-    /// The CA file (`--ca-cert`, the inventory's `ca_cert`) is not a PEM bundle.
-    #[error("{base}: CA file: {reason}")]
-    CaFile {
-        /// The BMC the CA file was given for.
-        base: String,
-        /// Why it could not be read.
-        reason: String,
-    },
-    /// The CA file holds no certificate.
-    #[error("{base}: CA file: no certificate in it")]
-    NoCertificate {
-        /// The BMC the CA file was given for.
-        base: String,
-    },
-    /// The TLS configuration for a pinned certificate could not be built.
-    #[error("{base}: TLS configuration: {reason}")]
-    Tls {
-        /// The BMC.
-        base: String,
-        /// Why.
-        reason: String,
-    },
 }
 
 /// `builder` trusting what `trust` says, for the service at `base` (named in errors): the one
@@ -161,28 +110,6 @@ pub fn trusting(
     })
 }
 
-/// Why a redirect to `target` is not followed, once `visited` URLs were asked (the first one
-/// too), when it is not: credentials go with every request, so never to another origin than
-/// the BMC's (`origin`), and at most `max` redirects.
-fn redirect_refused(
-    origin: &url::Origin,
-    target: &reqwest::Url,
-    visited: usize,
-    max: usize,
-) -> Option<String> {
-    let to = target.origin();
-    if to != *origin {
-        Some(format!(
-            "redirect to another origin ({}) refused",
-            to.ascii_serialization()
-        ))
-    } else if visited > max {
-        Some("too many redirects (a redirect loop?)".to_owned())
-    } else {
-        None
-    }
-}
-
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
     /// The login, the GETs, the writes and the logout.
@@ -211,7 +138,7 @@ impl HttpFetch {
             reason: e.to_string(),
         })?;
         // The run's configurations are built with the process's default provider.
-        super::tls::provider();
+        driftgate_http::tls::provider();
         let connect_timeout = options.timeout.min(Duration::from_secs(15));
         let connections = connections::client(trust, &options.tls, base, connect_timeout)?;
         Ok(HttpFetch {

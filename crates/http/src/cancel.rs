@@ -46,9 +46,6 @@ impl Cancel {
     }
 }
 
-/// The error of work that a cancellation stopped, for source records.
-pub const INTERRUPTED: &str = "the capture was interrupted before this source finished";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,49 +72,5 @@ mod tests {
             .unwrap();
         assert!(cancel.is_cancelled());
         cancel.cancelled().await;
-    }
-
-    #[tokio::test]
-    async fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
-        use crate::{CaptureOptions, NoReporter, SourceSpec, capture_host};
-        use driftgate_snapshot::{HostName, SourceStatus};
-        let examples = concat!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."), "/examples");
-        let sources = [
-            format!("redfish=mockup:{examples}/azure-local-dcbx/recorded/baseline/bmc"),
-            format!("esxi=dir:{examples}/esxi-mscs-psp/recorded/round-robin"),
-            "linux=local:".to_owned(),
-        ]
-        .map(|s| SourceSpec::parse(&s).unwrap());
-        let intact = capture_host(
-            HostName::new("h").unwrap(),
-            &sources[..2],
-            &CaptureOptions::default(),
-            &NoReporter,
-        )
-        .await;
-        assert!(
-            intact.snapshot.is_complete(),
-            "{:?}",
-            intact.snapshot.sources
-        );
-        let cancel = Cancel::new();
-        cancel.cancel();
-        let options = CaptureOptions {
-            cancel,
-            ..CaptureOptions::default()
-        };
-        let captured =
-            capture_host(HostName::new("h").unwrap(), &sources, &options, &NoReporter).await;
-        assert!(!captured.snapshot.is_complete());
-        assert!(captured.snapshot.facts.is_empty());
-        for record in &captured.snapshot.sources {
-            assert_eq!(record.status, SourceStatus::Failed, "{}", record.name);
-            assert_eq!(
-                record.error.as_deref(),
-                Some(INTERRUPTED),
-                "{}",
-                record.name
-            );
-        }
     }
 }

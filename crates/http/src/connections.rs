@@ -26,8 +26,9 @@ use hyper::{Request, Response, Uri};
 use hyper_util::client::legacy::connect::HttpConnector;
 use tower_service::Service as _;
 
-use super::{ClientError, TlsTrust};
-use crate::redfish::tls::{TlsConfigs, ca_config, insecure_config, pinned_config};
+use crate::causes::{causes, refused};
+use crate::tls::{TlsConfigs, ca_config, insecure_config, pinned_config};
+use crate::trust::{ClientError, TlsTrust};
 
 /// How much of a response each read takes: a Redfish resource is a few KB, and a registry
 /// (1.1 MB for Dell's BIOS) is read in pieces of this size, for no more CPU (measured).
@@ -39,7 +40,7 @@ type Sender = SendRequest<Full<Bytes>>;
 /// A BMC's connections; a request's body is whole before it is sent (a login's, a write's;
 /// none for a GET or a DELETE). Cloned, the clones share them.
 #[derive(Clone)]
-pub(super) struct Connections(Arc<Shared>);
+pub struct Connections(Arc<Shared>);
 
 struct Shared {
     connector: Connector,
@@ -51,7 +52,7 @@ struct Shared {
 
 /// Why a request got no answer.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum ConnectionError {
+pub enum ConnectionError {
     /// No connection could be made (TCP or TLS).
     #[error("cannot connect")]
     Connect(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -62,14 +63,25 @@ pub(super) enum ConnectionError {
 
 impl ConnectionError {
     /// Whether no connection could be made.
-    pub(super) fn is_connect(&self) -> bool {
+    pub fn is_connect(&self) -> bool {
         matches!(self, ConnectionError::Connect(_))
+    }
+
+    /// What went wrong, with its causes: "connection refused" when nothing listens.
+    pub fn describe(&self) -> String {
+        if self.is_connect() && refused(self) {
+            "connection refused".to_owned()
+        } else if self.is_connect() {
+            causes("cannot connect".to_owned(), self)
+        } else {
+            causes(self.to_string(), self)
+        }
     }
 }
 
 /// Connections to the service at `base` (named in errors) that trust what `trust` says,
 /// connecting within `connect_timeout`.
-pub(super) fn client(
+pub fn client(
     trust: &TlsTrust,
     configs: &TlsConfigs,
     base: &str,
@@ -115,7 +127,7 @@ impl Connections {
     /// The answer to `request` (origin-form, with its `Host`), on a connection given back or a
     /// new one. A request that a connection given back could not take (the BMC closed it
     /// meanwhile) is sent on another; one a new connection failed is not sent again.
-    pub(super) async fn request(
+    pub async fn request(
         &self,
         mut request: Request<Full<Bytes>>,
     ) -> Result<Response<Leased>, ConnectionError> {
@@ -201,7 +213,7 @@ impl Lease {
 
 /// An answer's body, holding its connection until it ends. One dropped before its end closes
 /// the connection (what is left of the answer is never read).
-pub(super) struct Leased {
+pub struct Leased {
     body: Incoming,
     lease: Lease,
 }

@@ -197,7 +197,7 @@ pub async fn presented_certificate(
     timeout: std::time::Duration,
 ) -> Result<PresentedCertificate, ProbeError> {
     let no_address = || ProbeError::NoAddress(url.to_owned());
-    let url = reqwest::Url::parse(url).map_err(|_| no_address())?;
+    let url = url::Url::parse(url).map_err(|_| no_address())?;
     let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
         return Err(no_address());
     };
@@ -478,34 +478,44 @@ mod tests {
 
     #[test]
     fn one_run_builds_one_system_configuration_for_all_its_clients() {
-        use crate::redfish::client::{ClientOptions, HttpFetch, TlsTrust};
-        let run = ClientOptions::default();
+        use crate::connections::client;
+        use crate::trust::TlsTrust;
+        let timeout = std::time::Duration::from_secs(15);
+        let run = TlsConfigs::default();
         for n in 0..50 {
             let base = format!("https://bmc-{n}.example.com");
-            // Each BMC's client gets its own copy of the run's options, as a fleet's do.
-            HttpFetch::new(&base, &TlsTrust::System, run.clone()).unwrap();
+            // Each BMC's connections get a copy of the run's configurations, as a fleet's do.
+            client(&TlsTrust::System, &run.clone(), &base, timeout).unwrap();
         }
-        assert_eq!(run.tls.built(), 1);
+        assert_eq!(run.built(), 1);
         // Another run builds its own.
-        let other = ClientOptions::default();
-        HttpFetch::new("https://bmc.example.com", &TlsTrust::System, other.clone()).unwrap();
-        assert_eq!((run.tls.built(), other.tls.built()), (1, 1));
+        let other = TlsConfigs::default();
+        client(
+            &TlsTrust::System,
+            &other,
+            "https://bmc.example.com",
+            timeout,
+        )
+        .unwrap();
+        assert_eq!((run.built(), other.built()), (1, 1));
         // Pins and --insecure need no root store.
-        let pinned = ClientOptions::default();
+        let pinned = TlsConfigs::default();
         let pin = CertificatePin::parse(&format!("sha256:{}", "ab".repeat(32))).unwrap();
-        HttpFetch::new(
-            "https://bmc.example.com",
+        client(
             &TlsTrust::Pinned(pin),
-            pinned.clone(),
-        )
-        .unwrap();
-        HttpFetch::new(
+            &pinned,
             "https://bmc.example.com",
-            &TlsTrust::Insecure,
-            pinned.clone(),
+            timeout,
         )
         .unwrap();
-        assert_eq!(pinned.tls.built(), 0);
+        client(
+            &TlsTrust::Insecure,
+            &pinned,
+            "https://bmc.example.com",
+            timeout,
+        )
+        .unwrap();
+        assert_eq!(pinned.built(), 0);
     }
 
     #[test]
