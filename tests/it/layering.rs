@@ -20,6 +20,7 @@ const RANKS: &[(&str, u8)] = &[
     ("driftgate-http", 2),
     ("driftgate-compare", 3),
     ("driftgate-store", 3),
+    ("driftgate-redfish", 3),
     ("driftgate-collect", 4),
     ("driftgate-report", 5),
     ("driftgate-fix", 5),

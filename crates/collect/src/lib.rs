@@ -15,10 +15,7 @@ pub mod hosts;
 pub mod lines;
 pub mod linux;
 pub mod lldp;
-pub mod nic;
 pub mod peer;
-pub mod placeholder;
-pub mod redfish;
 pub mod source;
 #[cfg(test)]
 mod test_support;
@@ -31,44 +28,14 @@ use std::fmt;
 pub use driftgate_http::cancel::{self, Cancel};
 pub use driftgate_http::redact_userinfo;
 use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+// The BMC crawl is a crate of its own; `redfish` names it here as the other sources' modules do.
+pub use driftgate_model::placeholder;
+use driftgate_redfish as redfish;
+pub use driftgate_snapshot::nic;
+pub use driftgate_snapshot::source::{INTERRUPTED, SourceCapture, SourceError, SourceKind};
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
-pub use source::{CommandSource, Source, SourceCapture, SourceError};
+pub use source::{CommandSource, Source};
 use transport::{BadLocation, Location, ProcessOptions};
-
-/// What a source reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
-    /// A BMC over Redfish: NIC firmware settings, firmware inventory, BIOS.
-    Redfish,
-    /// Windows / Azure Local NIC QoS through the PowerShell collector.
-    Windows,
-    /// Linux NIC DCB through iproute2 `dcb`, `ethtool`, `devlink`, `mlnx_qos`, `mlxconfig`.
-    Linux,
-    /// ESXi storage paths and version through `esxcli`.
-    Esxi,
-    /// What each port's LLDP neighbour advertises, through lldpad's `lldptool` or lldpd's
-    /// `lldpcli`.
-    Lldp,
-}
-
-impl SourceKind {
-    /// The name used on the command line and in snapshots.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Redfish => "redfish",
-            SourceKind::Windows => "windows",
-            SourceKind::Linux => "linux",
-            SourceKind::Esxi => "esxi",
-            SourceKind::Lldp => "lldp",
-        }
-    }
-}
-
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// One `--source KIND=LOCATION`: what to read and where from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +113,7 @@ impl Source for SourceSpec {
 
     async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
         let (kind, location, read): (_, _, source::Reader) = match self {
-            SourceSpec::Redfish(location) => return location.capture(options).await,
+            SourceSpec::Redfish(location) => return Source::capture(location, options).await,
             SourceSpec::EsxiVcenter(location) => {
                 return vcenter::capture(
                     location,
@@ -164,6 +131,17 @@ impl Source for SourceSpec {
         CommandSource::new(kind, location, read)
             .capture(options)
             .await
+    }
+}
+
+/// A BMC is a source of its own.
+impl Source for RedfishLocation {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Redfish
+    }
+
+    async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
+        redfish::capture(self, &options.redfish, &options.cancel).await
     }
 }
 

@@ -13,9 +13,8 @@ use super::facts::PROPERTIES;
 use super::model::{Host, MoRef};
 use super::soap::{self, Arg};
 use super::xml::{self, AnswerError, ServiceContent};
-use crate::redfish::client::{
-    ClientError, Credentials, TlsTrust, describe, read_limited, trusting,
-};
+use crate::redfish::client::{describe, read_limited, trusting};
+use driftgate_http::{ClientError, Credentials, TlsTrust};
 
 /// Why a vCenter could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -14,10 +14,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
 use driftgate_collect::transport::{CommandSpec, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
+use driftgate_redfish::client::{Answer, WriteMethod, WriteTarget};
+use driftgate_redfish::settings::{BmcSettings, Connection};
 
 use super::earlier::Earlier;
 use super::journal::Journal;

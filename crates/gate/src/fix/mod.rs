@@ -11,12 +11,12 @@ mod lock;
 mod record;
 mod verify;
 
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
-use driftgate_collect::redfish::{RedfishLocation, RedfishOptions};
 use driftgate_collect::{Cancel, SourceSpec};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
+use driftgate_redfish::settings::{BmcSettings, Connection};
+use driftgate_redfish::{RedfishLocation, RedfishOptions};
 use driftgate_snapshot::{HostName, Snapshot};
 
 use super::plan::{existing_run, host_options, inventory_host, unique};
