@@ -123,6 +123,23 @@ pub fn client(
     })))
 }
 
+/// A request of `method` for `url` as these connections send it: the path and query on the
+/// service's own connection, and the host they are asked of.
+pub fn request_to(method: hyper::Method, url: &url::Url) -> hyper::http::request::Builder {
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let host = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    };
+    Request::builder()
+        .method(method)
+        .uri(target)
+        .header(hyper::header::HOST, host)
+}
+
 impl Connections {
     /// The answer to `request` (origin-form, with its `Host`), on a connection given back or a
     /// new one. A request that a connection given back could not take (the BMC closed it

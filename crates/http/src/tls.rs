@@ -67,8 +67,8 @@ impl ServerCertVerifier for PinVerifier {
 }
 
 /// The cryptography of every TLS connection driftgate makes or serves: ring's, installed as
-/// the process's default on first use, which is where reqwest's own configurations (system
-/// roots, a CA file) take theirs from. ring rather than aws-lc: aws-lc's constructor probed
+/// the process's default on first use, which is where a configuration built elsewhere (a test's
+/// client) takes its own from. ring rather than aws-lc: aws-lc's constructor probed
 /// the CPU and its object tables were relocated at every start, a cost each short command
 /// (`baseline show`) paid without making a connection.
 pub fn provider() -> Arc<CryptoProvider> {

@@ -34,12 +34,6 @@ pub enum ClientError {
         /// Why it could not be read.
         reason: String,
     },
-    /// The CA file holds no certificate.
-    #[error("{base}: CA file: no certificate in it")]
-    NoCertificate {
-        /// The service the CA file was given for.
-        base: String,
-    },
     /// The TLS configuration for a pinned certificate could not be built.
     #[error("{base}: TLS configuration: {reason}")]
     Tls {

@@ -11,7 +11,6 @@
 
 mod auth;
 mod http;
-pub use http::{describe, read_limited};
 mod logout;
 mod target;
 mod write;
@@ -22,7 +21,7 @@ use std::time::Duration;
 use super::fetch::{Fetch, FetchError, Receive};
 use auth::Session;
 use driftgate_http::connections;
-use driftgate_http::tls::{TlsConfigs, pinned_config};
+use driftgate_http::tls::TlsConfigs;
 
 pub use auth::{AuthMode, LoginError};
 use driftgate_http::{ClientError, Credentials, TlsTrust};
@@ -65,48 +64,6 @@ impl Default for ClientOptions {
     }
 }
 
-/// `builder` trusting what `trust` says, for the service at `base` (named in errors): the one
-/// place a BMC's (or a vCenter's) client learns which certificates it accepts.
-pub fn trusting(
-    builder: reqwest::ClientBuilder,
-    trust: &TlsTrust,
-    configs: &TlsConfigs,
-    base: &str,
-) -> Result<reqwest::ClientBuilder, ClientError> {
-    Ok(match trust {
-        TlsTrust::System => {
-            builder.tls_backend_preconfigured(configs.system().map_err(|reason| {
-                ClientError::Tls {
-                    base: base.to_owned(),
-                    reason,
-                }
-            })?)
-        }
-        TlsTrust::CaBundle(pem) => {
-            let certificates =
-                reqwest::Certificate::from_pem_bundle(pem).map_err(|e| ClientError::CaFile {
-                    base: base.to_owned(),
-                    reason: http::describe(&e),
-                })?;
-            if certificates.is_empty() {
-                return Err(ClientError::NoCertificate {
-                    base: base.to_owned(),
-                });
-            }
-            builder.tls_certs_only(certificates)
-        }
-        TlsTrust::Pinned(pin) => {
-            builder.tls_backend_preconfigured(pinned_config(pin.clone()).map_err(|e| {
-                ClientError::Tls {
-                    base: base.to_owned(),
-                    reason: e.to_string(),
-                }
-            })?)
-        }
-        TlsTrust::Insecure => builder.tls_danger_accept_invalid_certs(true),
-    })
-}
-
 /// A Redfish service over HTTP(S).
 pub struct HttpFetch {
     /// The login, the GETs, the writes and the logout.
@@ -130,7 +87,7 @@ impl HttpFetch {
 
     /// A client for the service at `base` (`https://bmc[:port]`).
     pub fn new(base: &str, trust: &TlsTrust, options: ClientOptions) -> Result<Self, ClientError> {
-        reqwest::Url::parse(base).map_err(|e| ClientError::NotAUrl {
+        url::Url::parse(base).map_err(|e| ClientError::NotAUrl {
             base: base.to_owned(),
             reason: e.to_string(),
         })?;

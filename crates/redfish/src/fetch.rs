@@ -9,6 +9,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::attributes::{Arriving, ENTRY_MEMBERS, KnownRegistries, Registry};
+pub use driftgate_http::body::Receive;
+use driftgate_http::body::presized;
 use driftgate_model::mockup_dir::MockupDir;
 use driftgate_snapshot::{DuplicateKey, Pruned, UniqueKeysError, parse_unique_pruned};
 
@@ -132,33 +134,6 @@ pub enum RegistryBody {
     /// A body the straight read refused (not a registry's shape, a member given twice): what
     /// judging reads of it as JSON, for the crawl to check and say what is wrong.
     Parsed(Value),
-}
-
-/// What is reserved for a body of the announced `length`: all of it, so that a registry of a
-/// megabyte is not copied as its buffer doubles; at most 4 MiB, so that a length claimed and
-/// never sent costs nothing until its bytes come.
-fn presized(length: Option<u64>) -> usize {
-    const PRESIZED: u64 = 4 << 20;
-    usize::try_from(length.map_or(0, |length| length.min(PRESIZED))).unwrap_or(0)
-}
-
-/// Where a body goes as its bytes arrive (see [`Fetch::receive`]).
-pub trait Receive: Send {
-    /// The length the answer announces, before its first byte; a body begins again here.
-    fn announced(&mut self, length: Option<u64>);
-    /// The next bytes of the body.
-    fn push(&mut self, chunk: &[u8]);
-}
-
-impl Receive for Vec<u8> {
-    fn announced(&mut self, length: Option<u64>) {
-        self.clear();
-        self.reserve(presized(length));
-    }
-
-    fn push(&mut self, chunk: &[u8]) {
-        self.extend_from_slice(chunk);
-    }
 }
 
 /// An attribute registry's body compared with the registries `known` keeps as it arrives.

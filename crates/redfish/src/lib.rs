@@ -73,7 +73,7 @@ impl RedfishLocation {
                 Ok(RedfishLocation::Mockup(PathBuf::from(dir)))
             };
         }
-        let url = reqwest::Url::parse(text).map_err(|_| bad("not a URL"))?;
+        let url = url::Url::parse(text).map_err(|_| bad("not a URL"))?;
         if !matches!(url.scheme(), "https" | "http") {
             return Err(bad("the scheme must be https (or http for a simulator)"));
         }

@@ -256,7 +256,7 @@ impl HttpFetch {
 /// logout's.
 async fn open_session(
     connections: Connections,
-    url: reqwest::Url,
+    url: url::Url,
     base: String,
     credentials: Credentials,
     options: ClientOptions,

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use http_body_util::{BodyExt as _, Full};
-use hyper::body::{Body as _, Bytes};
+use http_body_util::Full;
+use hyper::body::Bytes;
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response};
 use serde_json::Value;
@@ -16,14 +16,14 @@ use tokio::time::Instant;
 use super::auth::Auth;
 use super::{ClientOptions, FetchError, HttpFetch};
 use crate::fetch::Receive;
-use driftgate_http::causes::{causes, refused};
-use driftgate_http::connections::{ConnectionError, Connections, Leased};
+use driftgate_http::body::{self, BodyError};
+use driftgate_http::connections::{ConnectionError, Connections, Leased, request_to};
 use driftgate_http::uri::redirect_refused;
 
 impl HttpFetch {
     /// The URL of `uri` on the BMC. A URI a response names that points at another origin
     /// (absolute, `//host/…`, `@host/…`) is refused: the credentials would follow it.
-    pub(super) fn url(&self, uri: &str) -> Result<reqwest::Url, FetchError> {
+    pub(super) fn url(&self, uri: &str) -> Result<url::Url, FetchError> {
         url_on(&self.base, uri)
     }
 
@@ -111,7 +111,7 @@ impl<'a> Exchange<'a> {
     pub(super) async fn send(
         &self,
         method: Method,
-        url: &reqwest::Url,
+        url: &url::Url,
         auth: &Auth,
         body: Bytes,
     ) -> Result<Response<Leased>, String> {
@@ -167,23 +167,11 @@ impl<'a> Exchange<'a> {
 /// why it cannot be sent.
 fn request(
     method: Method,
-    url: &reqwest::Url,
+    url: &url::Url,
     auth: &Auth,
     body: Bytes,
 ) -> Result<Request<Full<Bytes>>, String> {
-    // On the BMC's own connection: the path and query, and the host they are asked of.
-    let target = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_owned(),
-    };
-    let host = match url.port() {
-        Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    };
-    let mut request = Request::builder()
-        .method(method)
-        .uri(target)
-        .header(header::HOST, host)
+    let mut request = request_to(method, url)
         .header(header::ACCEPT, "application/json")
         .header(header::USER_AGENT, driftgate_snapshot::tool_version());
     if !body.is_empty() {
@@ -215,12 +203,12 @@ fn request(
 }
 
 /// [`HttpFetch::url`] on the BMC at `base`.
-pub(super) fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> {
+pub(super) fn url_on(base: &str, uri: &str) -> Result<url::Url, FetchError> {
     let refused = |reason: &str| FetchError::Transport {
         uri: uri.to_owned(),
         reason: reason.to_owned(),
     };
-    let base = reqwest::Url::parse(base).map_err(|_| refused("the BMC address is not a URL"))?;
+    let base = url::Url::parse(base).map_err(|_| refused("the BMC address is not a URL"))?;
     if !(uri.starts_with('/') || uri.starts_with("http://") || uri.starts_with("https://")) {
         return Err(refused("not an absolute path on the BMC; refused"));
     }
@@ -233,47 +221,6 @@ pub(super) fn url_on(base: &str, uri: &str) -> Result<reqwest::Url, FetchError> 
     Ok(url)
 }
 
-/// The body of `response`, refused past `limit` bytes.
-pub async fn read_limited(
-    uri: &str,
-    response: reqwest::Response,
-    limit: usize,
-) -> Result<Vec<u8>, FetchError> {
-    let mut body = Vec::new();
-    receive_limited(uri, response, limit, &mut body).await?;
-    Ok(body)
-}
-
-/// The body of `response` given to `into` as it arrives, refused past `limit` bytes.
-async fn receive_limited(
-    uri: &str,
-    mut response: reqwest::Response,
-    limit: usize,
-    into: &mut dyn Receive,
-) -> Result<(), FetchError> {
-    let too_large = || FetchError::TooLarge {
-        uri: uri.to_owned(),
-        limit,
-    };
-    let length = response.content_length();
-    if length.is_some_and(|length| length > limit as u64) {
-        return Err(too_large());
-    }
-    into.announced(length);
-    let mut received = 0;
-    while let Some(chunk) = response.chunk().await.map_err(|e| FetchError::Transport {
-        uri: uri.to_owned(),
-        reason: describe(&e),
-    })? {
-        received += chunk.len();
-        if received > limit {
-            return Err(too_large());
-        }
-        into.push(&chunk);
-    }
-    Ok(())
-}
-
 /// The body of a GET's `response` given to `into` as it arrives, refused past `limit` bytes or
 /// when it is not all in by `deadline`.
 async fn receive_incoming(
@@ -283,37 +230,18 @@ async fn receive_incoming(
     into: &mut dyn Receive,
     deadline: Instant,
 ) -> Result<(), FetchError> {
-    let too_large = || FetchError::TooLarge {
-        uri: uri.to_owned(),
-        limit,
-    };
-    let failed = |reason: String| FetchError::Transport {
-        uri: uri.to_owned(),
-        reason,
-    };
-    let mut body = response.into_body();
-    let length = body.size_hint().exact();
-    if length.is_some_and(|length| length > limit as u64) {
-        return Err(too_large());
-    }
-    into.announced(length);
-    let mut received = 0;
-    loop {
-        let frame = tokio::time::timeout_at(deadline, body.frame())
-            .await
-            .map_err(|_| failed("timed out reading the body".to_owned()))?;
-        let Some(frame) = frame else {
-            return Ok(());
-        };
-        let frame = frame.map_err(|e| failed(causes(e.to_string(), &e)))?;
-        if let Ok(chunk) = frame.into_data() {
-            received += chunk.len();
-            if received > limit {
-                return Err(too_large());
-            }
-            into.push(&chunk);
-        }
-    }
+    body::receive(response, limit, into, deadline)
+        .await
+        .map_err(|error| match error {
+            BodyError::TooLarge { limit } => FetchError::TooLarge {
+                uri: uri.to_owned(),
+                limit,
+            },
+            other => FetchError::Transport {
+                uri: uri.to_owned(),
+                reason: other.to_string(),
+            },
+        })
 }
 
 /// `Retry-After` in seconds (an HTTP date is treated as one second: BMC clocks drift).
@@ -350,7 +278,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// does not trust, that first (a summary that cuts the line keeps it), then the certificate the
 /// BMC presents (its pin, subject, issuer and validity, learnt by a handshake that sends no
 /// request and no credentials) and the two ways to trust it.
-async fn explain_hyper(url: &reqwest::Url, error: &ConnectionError) -> String {
+async fn explain_hyper(url: &url::Url, error: &ConnectionError) -> String {
     let Some(reason) = driftgate_http::tls::untrusted_certificate(error) else {
         return error.describe();
     };
@@ -369,30 +297,6 @@ async fn explain_hyper(url: &reqwest::Url, error: &ConnectionError) -> String {
              pin HOST --write`) or trust its CA (ca_file in the inventory, --ca-cert)"
         ),
     }
-}
-
-/// A reqwest error with its causes (the TLS reason, the timeout), without the URL.
-pub fn describe(error: &reqwest::Error) -> String {
-    let text = if error.is_timeout() {
-        "timed out".to_owned()
-    } else if error.is_redirect() {
-        // The policy's own message (loop, another origin) follows as the cause.
-        "redirect refused".to_owned()
-    } else if error.is_connect() && refused(error) {
-        // Nothing listens: the causes below only say so again.
-        return "connection refused".to_owned();
-    } else if error.is_connect() {
-        "cannot connect".to_owned()
-    } else {
-        let text = error.to_string();
-        match error.url() {
-            Some(url) => text
-                .replace(&format!(" for url ({url})"), "")
-                .replace(url.as_str(), "<url>"),
-            None => text,
-        }
-    };
-    causes(text, error)
 }
 
 #[cfg(test)]
