@@ -1,11 +1,11 @@
 //! The HTTP stack of the captures that talk to a service over the network: a BMC's Redfish
 //! and a vCenter's SOAP alike. Transport only: which certificates are trusted (system roots,
 //! a CA file, a SHA-256 pin, `--insecure`; [`tls`]), what an untrusted certificate says about
-//! itself ([`certificate`]), a service's own connections on hyper ([`connections`]) and an answer's body read under
-//! a cap ([`body`]), the
-//! account a service is logged in with ([`credentials`], [`account_value`]), URL hygiene
-//! ([`uri`]), error texts ([`causes`]) and the run's stop ([`cancel`]). What the requests and
-//! answers mean (Redfish sessions, SOAP envelopes) belongs to the crates above.
+//! itself ([`certificate`]), a service's own connections on hyper ([`connections`]), an
+//! answer's body read under a cap ([`body`]), the account a service is logged in with
+//! ([`credentials`], [`account_value`](mod@account_value)), URL hygiene ([`uri`]), error texts
+//! ([`causes`](mod@causes)) and the run's stop ([`cancel`]). What the requests and answers mean
+//! (Redfish sessions, SOAP envelopes) belongs to the crates above.
 
 pub mod account_value;
 pub mod body;
