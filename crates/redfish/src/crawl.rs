@@ -27,12 +27,12 @@
 //! `crawler.rs` holds how one resource is read (a permit per GET, remembered, checked for its
 //! type), `collections.rs` how a collection's members are (pages, `$expand`, each member once,
 //! `Members@odata.count`), `registry.rs` how an attribute registry is found, `pcie.rs` which
-//! PCIe resources the firmware links need, `held.rs` what is kept of a resource once the links
+//! PCIe resources the firmware links need, `compact_resource.rs` what is kept of a resource once the links
 //! it gives are taken (its text, parsed again when its host is normalized).
 
 mod collections;
+mod compact_resource;
 mod crawler;
-mod held;
 mod pcie;
 mod registry;
 
@@ -48,8 +48,8 @@ use super::attributes::{KnownRegistries, Registry};
 use super::fetch::{Fetch, FetchError};
 use super::odata_type::{Expect, TypeName};
 use super::vendors::{self, Vendor};
+pub use compact_resource::Held;
 use crawler::{Crawler, Link};
-pub use held::Held;
 use pcie::PcieLinks;
 
 /// How much of each attribute registry a crawl reads.
