@@ -174,6 +174,76 @@ struct Numbered<'a> {
     item: &'a Value,
 }
 
+/// The identity of a member numbered by `position` (its `Id`, `id`): its name, its device
+/// context, both, or its URI's last word; its position, with a note, when it has none of them.
+fn numbered_identity(item: &Value, id: &str, position: u64, notes: &mut Vec<String>) -> String {
+    let context = context_of(item).unwrap_or_default();
+    let name = item["Name"].as_str().map(str::trim).unwrap_or("");
+    let uri = item["@odata.id"].as_str().unwrap_or("");
+    match (name.is_empty(), context.is_empty()) {
+        (true, true) => uri_name(uri).map_or_else(
+            || {
+                notes.push(format!(
+                    "{}: firmware inventory member {id:?} has no Name, device context, \
+                     location or SoftwareId, and its URI ends in a number: it is keyed \
+                     by its position, `firmware-{position}`, which changes if the BMC \
+                     renumbers its inventory",
+                    if uri.is_empty() {
+                        "FirmwareInventory"
+                    } else {
+                        uri
+                    }
+                ));
+                format!("firmware-{position}")
+            },
+            str::to_owned,
+        ),
+        (true, false) => context,
+        (false, true) => name.to_owned(),
+        (false, false) => format!("{name}@{context}"),
+    }
+}
+
+/// Keys of the members alike in identity (`numbered`): numbered `-2`, `-3`… by `SoftwareId`,
+/// `@odata.id` and position, never by version: a firmware update of one of two identical cards
+/// changes its version, not its key. (What remains: when the BMC renumbers members that read
+/// the same in everything else, their keys can swap.)
+fn number_alike<'a>(
+    numbered: BTreeMap<String, Vec<Numbered<'a>>>,
+    entries: &mut Vec<Entry<'a>>,
+    notes: &mut Vec<String>,
+) {
+    for (identity, mut same) in numbered {
+        same.sort_by(|a, b| a.order.cmp(&b.order));
+        // Alike in `SoftwareId` too, members are told apart by their URIs alone.
+        if same
+            .windows(2)
+            .any(|pair| pair[0].order.0 == pair[1].order.0)
+        {
+            let uris: Vec<&str> = same.iter().map(|m| m.order.1.as_str()).collect();
+            notes.push(format!(
+                "firmware inventory members {} read the same (name, context and SoftwareId): \
+                 keyed `{identity}`, `{identity}-2`… in the order of their URIs, which swaps if \
+                 the BMC renumbers them",
+                uris.join(", ")
+            ));
+        }
+        for (index, member) in same.into_iter().enumerate() {
+            let component = if index == 0 {
+                identity.clone()
+            } else {
+                format!("{identity}-{}", index + 1)
+            };
+            entries.push(Entry {
+                component,
+                installed: false,
+                version: member.version,
+                item: member.item,
+            });
+        }
+    }
+}
+
 /// The running members with their component identity, numbered ones de-duplicated; a note
 /// for each keyed by nothing but its position.
 fn entries<'a>(
@@ -211,30 +281,8 @@ fn entries<'a>(
                 item,
             });
         } else if let Ok(position) = id.parse::<u64>() {
-            let context = context_of(item).unwrap_or_default();
-            let name = item["Name"].as_str().map(str::trim).unwrap_or("");
             let uri = item["@odata.id"].as_str().unwrap_or("");
-            let identity =
-                match (name.is_empty(), context.is_empty()) {
-                    (true, true) => {
-                        uri_name(uri).map_or_else(
-                            || {
-                                notes.push(format!(
-                            "{}: firmware inventory member {id:?} has no Name, device context, \
-                             location or SoftwareId, and its URI ends in a number: it is keyed \
-                             by its position, `firmware-{position}`, which changes if the BMC \
-                             renumbers its inventory",
-                            if uri.is_empty() { "FirmwareInventory" } else { uri }
-                        ));
-                                format!("firmware-{position}")
-                            },
-                            str::to_owned,
-                        )
-                    }
-                    (true, false) => context,
-                    (false, true) => name.to_owned(),
-                    (false, false) => format!("{name}@{context}"),
-                };
+            let identity = numbered_identity(item, &id, position, notes);
             let software_id = item["SoftwareId"].as_str().unwrap_or("").to_owned();
             numbered
                 .entry(path_segment(&identity.to_ascii_lowercase()))
@@ -253,39 +301,7 @@ fn entries<'a>(
             });
         }
     }
-    // Identical members are numbered `-2`, `-3`… by `SoftwareId`, `@odata.id` and position,
-    // never by version: a firmware update of one of two identical cards changes its version,
-    // not its key. (What remains: when the BMC renumbers members that read the same in
-    // everything else, their keys can swap.)
-    for (identity, mut same) in numbered {
-        same.sort_by(|a, b| a.order.cmp(&b.order));
-        // Alike in `SoftwareId` too, members are told apart by their URIs alone.
-        if same
-            .windows(2)
-            .any(|pair| pair[0].order.0 == pair[1].order.0)
-        {
-            let uris: Vec<&str> = same.iter().map(|m| m.order.1.as_str()).collect();
-            notes.push(format!(
-                "firmware inventory members {} read the same (name, context and SoftwareId): \
-                 keyed `{identity}`, `{identity}-2`… in the order of their URIs, which swaps if \
-                 the BMC renumbers them",
-                uris.join(", ")
-            ));
-        }
-        for (index, member) in same.into_iter().enumerate() {
-            let component = if index == 0 {
-                identity.clone()
-            } else {
-                format!("{identity}-{}", index + 1)
-            };
-            entries.push(Entry {
-                component,
-                installed: false,
-                version: member.version,
-                item: member.item,
-            });
-        }
-    }
+    number_alike(numbered, &mut entries, notes);
     entries
 }
 

@@ -237,55 +237,13 @@ fn adapter_facts(
                  what they say is kept as one port's"
             ));
         }
-        // Staged controllers are read at the index of the current controller serving the
-        // port: a `Settings` object lists its controllers without `Links`.
-        let controller = controller_index(&adapter.adapter, &group);
-        let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor, notes);
-        set_identity(&mut leaves, "adapter", &adapter_name);
-        set_identity(&mut leaves, "port", &port_name);
-        // Firmware named like a function or the port (Dell's FQDDs, the function's own where
-        // it gives it); a number names none.
-        let mut names: Vec<String> = group
-            .functions
-            .iter()
-            .map(|f| position_of(vendor, &f.function))
-            .collect();
-        names.push(id_of(main));
-        names.retain(|name| !identity::is_numbered(name));
-        let functions: Vec<String> = group
-            .functions
-            .iter()
-            .map(|f| resource_uri(&f.function))
-            .collect();
-        port_firmware(firmware, &adapter_uri, &names, &functions, &mut leaves);
-        let mut pending = match &adapter.adapter_pending {
-            // What the current resource's notes say is not said again of its staged values.
-            Some(staged) => adapter_leaves(staged, controller, vendor, &mut Vec::new()),
-            None => Leaves::default(),
-        };
-        // Later members win (the Port over the NetworkPort); a disagreement is said.
-        let mut said: BTreeMap<String, (FactValue, String)> = BTreeMap::new();
-        for member in &group.members {
-            let member_uri = resource_uri(member);
-            let mut own = Leaves::default();
-            port_settings(member, vendor, &mut own, notes);
-            for (leaf, value) in own.iter() {
-                if let Some((earlier, earlier_uri)) = said.get(leaf)
-                    && earlier != value
-                {
-                    notes.push(format!(
-                        "{member_uri} and {earlier_uri} describe one physical port but disagree on {}: {value} and {earlier}; kept {value} ({member_uri})",
-                        property_of(leaf)
-                    ));
-                }
-                said.insert(leaf.to_owned(), (value.clone(), member_uri.clone()));
-                leaves.set(leaf, value.clone());
-            }
-            if let Some(staged) = adapter.port_pending.get(&member_uri) {
-                port_settings(staged, vendor, &mut pending, &mut Vec::new());
-            }
-        }
-        leaves.add_pending(&pending);
+        let leaves = group_leaves(
+            adapter,
+            &group,
+            (vendor, firmware, &adapter_uri),
+            (&adapter_name, &port_name),
+            notes,
+        );
         push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
         for function in &group.functions {
             let name = name_of(function);
@@ -302,40 +260,134 @@ fn adapter_facts(
     // A function assigned to no port that has a MAC of its own is its own port: on a service
     // that lists no Ports or NetworkPorts at all, the function is the only view of the port.
     for function in unassigned {
-        let function_name = name_of(function);
-        let uri = resource_uri(&function.function);
-        let mac = function_mac(&function.function);
-        let key = port_key(mac, "port", &format!("{key_base}-{}", function_name.name()));
-        if mac.is_none() {
-            notes.push(format!(
-                "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
-                 (does not join the operating system's view){}",
-                unstable(&[&adapter_name, &function_name])
-            ));
-        }
-        let mut leaves = Leaves::default();
-        set_identity(&mut leaves, "adapter", &adapter_name);
-        // The adapter's firmware is this function's too: it is the only view of its port.
-        let controller = controller_of(&adapter.adapter, &[uri.as_str()]).unwrap_or(0);
-        controller_firmware(&adapter.adapter["Controllers"][controller], &mut leaves);
-        port_firmware(
-            firmware,
-            &adapter_uri,
-            &[position_of(vendor, &function.function)],
-            std::slice::from_ref(&uri),
-            &mut leaves,
-        );
-        push_leaves(&mut written, &key, "", &leaves, &uri, placeholders);
-        push_function(
+        unassigned_function_facts(
             &mut written,
-            &key,
-            (function, &function_name),
-            vendor,
-            notes,
-            placeholders,
+            function,
+            &name_of(function),
+            (adapter, vendor, firmware),
+            (&adapter_name, &adapter_uri, &key_base),
+            (notes, placeholders),
         );
     }
     written
+}
+
+/// The leaves of one port `group` of `adapter`: its identity, its adapter's settings at the
+/// controller serving it, its firmware, what its members say and what is staged for them.
+fn group_leaves(
+    adapter: &AdapterInventory,
+    group: &PortGroup,
+    (vendor, firmware, adapter_uri): (Vendor, &FirmwareLinks, &str),
+    (adapter_name, port_name): (&Identity, &Identity),
+    notes: &mut Vec<String>,
+) -> Leaves {
+    // Staged controllers are read at the index of the current controller serving the
+    // port: a `Settings` object lists its controllers without `Links`.
+    let controller = controller_index(&adapter.adapter, group);
+    let mut leaves = adapter_leaves(&adapter.adapter, controller, vendor, notes);
+    set_identity(&mut leaves, "adapter", adapter_name);
+    set_identity(&mut leaves, "port", port_name);
+    // Firmware named like a function or the port (Dell's FQDDs, the function's own where
+    // it gives it); a number names none.
+    let mut names: Vec<String> = group
+        .functions
+        .iter()
+        .map(|f| position_of(vendor, &f.function))
+        .collect();
+    names.push(id_of(
+        group.members.last().expect("every group has a member"),
+    ));
+    names.retain(|name| !identity::is_numbered(name));
+    let functions: Vec<String> = group
+        .functions
+        .iter()
+        .map(|f| resource_uri(&f.function))
+        .collect();
+    port_firmware(firmware, adapter_uri, &names, &functions, &mut leaves);
+    let mut pending = match &adapter.adapter_pending {
+        // What the current resource's notes say is not said again of its staged values.
+        Some(staged) => adapter_leaves(staged, controller, vendor, &mut Vec::new()),
+        None => Leaves::default(),
+    };
+    member_settings(adapter, group, vendor, (&mut leaves, &mut pending), notes);
+    leaves.add_pending(&pending);
+    leaves
+}
+
+/// What the members of `group` say of the port into `leaves` (later members win: the Port over
+/// the NetworkPort; a disagreement is said) and what is staged for them into `pending`.
+fn member_settings(
+    adapter: &AdapterInventory,
+    group: &PortGroup,
+    vendor: Vendor,
+    (leaves, pending): (&mut Leaves, &mut Leaves),
+    notes: &mut Vec<String>,
+) {
+    let mut said: BTreeMap<String, (FactValue, String)> = BTreeMap::new();
+    for member in &group.members {
+        let member_uri = resource_uri(member);
+        let mut own = Leaves::default();
+        port_settings(member, vendor, &mut own, notes);
+        for (leaf, value) in own.iter() {
+            if let Some((earlier, earlier_uri)) = said.get(leaf)
+                && earlier != value
+            {
+                notes.push(format!(
+                    "{member_uri} and {earlier_uri} describe one physical port but disagree on {}: {value} and {earlier}; kept {value} ({member_uri})",
+                    property_of(leaf)
+                ));
+            }
+            said.insert(leaf.to_owned(), (value.clone(), member_uri.clone()));
+            leaves.set(leaf, value.clone());
+        }
+        if let Some(staged) = adapter.port_pending.get(&member_uri) {
+            port_settings(staged, vendor, pending, &mut Vec::new());
+        }
+    }
+}
+
+/// The facts of a `function` of `adapter` assigned to no port that has a MAC of its own: it is
+/// its own port. On a service that lists no Ports or NetworkPorts at all, the function is the
+/// only view of the port.
+fn unassigned_function_facts(
+    written: &mut Vec<(FactPath, FactValue, String)>,
+    function: &FunctionInventory,
+    function_name: &Identity,
+    (adapter, vendor, firmware): (&AdapterInventory, Vendor, &FirmwareLinks),
+    (adapter_name, adapter_uri, key_base): (&Identity, &str, &str),
+    (notes, placeholders): (&mut Vec<String>, &mut Placeholders),
+) {
+    let uri = resource_uri(&function.function);
+    let mac = function_mac(&function.function);
+    let key = port_key(mac, "port", &format!("{key_base}-{}", function_name.name()));
+    if mac.is_none() {
+        notes.push(format!(
+            "{uri}: a function assigned to no port and without a MAC; keyed nic/{key} \
+             (does not join the operating system's view){}",
+            unstable(&[adapter_name, function_name])
+        ));
+    }
+    let mut leaves = Leaves::default();
+    set_identity(&mut leaves, "adapter", adapter_name);
+    // The adapter's firmware is this function's too: it is the only view of its port.
+    let controller = controller_of(&adapter.adapter, &[uri.as_str()]).unwrap_or(0);
+    controller_firmware(&adapter.adapter["Controllers"][controller], &mut leaves);
+    port_firmware(
+        firmware,
+        adapter_uri,
+        &[position_of(vendor, &function.function)],
+        std::slice::from_ref(&uri),
+        &mut leaves,
+    );
+    push_leaves(written, &key, "", &leaves, &uri, placeholders);
+    push_function(
+        written,
+        &key,
+        (function, function_name),
+        vendor,
+        notes,
+        placeholders,
+    );
 }
 
 /// Where a function is, as its vendor names it ([`vendors::function_position`]), else its
@@ -412,25 +464,10 @@ fn property_of(leaf: &str) -> String {
     }
 }
 
-/// The ports of an adapter joined into physical ports, each with its functions, and the
-/// functions no port of this adapter claims (a note for each one several ports could take).
-fn group_ports<'a>(
-    adapter: &'a AdapterInventory,
-    functions: &[&'a FunctionInventory],
-    vendor: Vendor,
-    notes: &mut Vec<String>,
-) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
-    let legacy = adapter.network_ports.len();
-    let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
-    let index: BTreeMap<String, usize> = members
-        .iter()
-        .enumerate()
-        .map(|(i, port)| (resource_uri(port), i))
-        .collect();
-    let mut parent: Vec<usize> = (0..members.len()).collect();
-    // A NetworkPort and a Port with the same Id or the same MAC are one physical port. The
-    // lists are the BMC's, of any length: index the Ports once instead of pairing each with
-    // every NetworkPort.
+/// Joins in `parent` each of the first `legacy` `members` (the NetworkPorts) with the Ports of
+/// the same Id or the same MAC: one physical port. The lists are the BMC's, of any length: the
+/// Ports are indexed once instead of pairing each with every NetworkPort.
+fn join_legacy_ports(members: &[&Value], legacy: usize, vendor: Vendor, parent: &mut [usize]) {
     let mut ports_by_id: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut ports_by_mac: HashMap<MacAddr, Vec<usize>> = HashMap::new();
     for (new, port) in members.iter().enumerate().skip(legacy) {
@@ -447,9 +484,78 @@ fn group_ports<'a>(
             .and_then(|id| ports_by_id.get(id));
         let same_mac = own_mac(network_port, vendor).and_then(|mac| ports_by_mac.get(&mac));
         for new in same_id.into_iter().chain(same_mac).flatten() {
-            union(&mut parent, old, *new);
+            union(parent, old, *new);
         }
     }
+}
+
+/// Gives each of `functions` to the group of the port it is assigned to (by its links, else as
+/// its vendor says); the functions assigned to none are returned, with a note for each one that
+/// several ports could take.
+fn assign_functions<'a>(
+    adapter: &'a AdapterInventory,
+    functions: &[&'a FunctionInventory],
+    (members, index): (&[&'a Value], &BTreeMap<String, usize>),
+    (parent, by_root): (&mut [usize], &mut BTreeMap<usize, PortGroup<'a>>),
+    vendor: Vendor,
+    notes: &mut Vec<String>,
+) -> Vec<&'a FunctionInventory> {
+    let mut unassigned = Vec::new();
+    for function in functions {
+        let links = function_ports(&function.function);
+        let port = links
+            .iter()
+            .filter(|link| link.definite)
+            .find_map(|link| index.get(link.uri).copied())
+            .or_else(|| {
+                vendors::function_port(vendor, &adapter.adapter, &function.function, members)
+            });
+        match port {
+            Some(i) => {
+                let root = find(parent, i);
+                if let Some(group) = by_root.get_mut(&root) {
+                    group.functions.push(function);
+                }
+            }
+            None => {
+                let candidates: Vec<&str> = links
+                    .iter()
+                    .map(|link| link.uri)
+                    .filter(|uri| index.contains_key(*uri))
+                    .collect();
+                if !candidates.is_empty() {
+                    notes.push(format!(
+                        "{}: assignable to {} but assigned to none of them \
+                         (no Links.PhysicalNetworkPortAssignment or PhysicalPortAssignment); \
+                         kept as a function on no port",
+                        resource_uri(&function.function),
+                        candidates.join(", ")
+                    ));
+                }
+                unassigned.push(*function);
+            }
+        }
+    }
+    unassigned
+}
+
+/// The ports of an adapter joined into physical ports, each with its functions, and the
+/// functions no port of this adapter claims (a note for each one several ports could take).
+fn group_ports<'a>(
+    adapter: &'a AdapterInventory,
+    functions: &[&'a FunctionInventory],
+    vendor: Vendor,
+    notes: &mut Vec<String>,
+) -> (Vec<PortGroup<'a>>, Vec<&'a FunctionInventory>) {
+    let legacy = adapter.network_ports.len();
+    let members: Vec<&Value> = adapter.network_ports.iter().chain(&adapter.ports).collect();
+    let index: BTreeMap<String, usize> = members
+        .iter()
+        .enumerate()
+        .map(|(i, port)| (resource_uri(port), i))
+        .collect();
+    let mut parent: Vec<usize> = (0..members.len()).collect();
+    join_legacy_ports(&members, legacy, vendor, &mut parent);
     // What one function names as its port (a Port and a NetworkPort) is one port.
     for function in functions {
         let linked: Vec<usize> = function_ports(&function.function)
@@ -477,42 +583,14 @@ fn group_ports<'a>(
         by_root.entry(root).or_default().members =
             indices.into_iter().map(|i| members[i]).collect();
     }
-    let mut unassigned = Vec::new();
-    for function in functions {
-        let links = function_ports(&function.function);
-        let port = links
-            .iter()
-            .filter(|link| link.definite)
-            .find_map(|link| index.get(link.uri).copied())
-            .or_else(|| {
-                vendors::function_port(vendor, &adapter.adapter, &function.function, &members)
-            });
-        match port {
-            Some(i) => {
-                let root = find(&mut parent, i);
-                if let Some(group) = by_root.get_mut(&root) {
-                    group.functions.push(function);
-                }
-            }
-            None => {
-                let candidates: Vec<&str> = links
-                    .iter()
-                    .map(|link| link.uri)
-                    .filter(|uri| index.contains_key(*uri))
-                    .collect();
-                if !candidates.is_empty() {
-                    notes.push(format!(
-                        "{}: assignable to {} but assigned to none of them \
-                         (no Links.PhysicalNetworkPortAssignment or PhysicalPortAssignment); \
-                         kept as a function on no port",
-                        resource_uri(&function.function),
-                        candidates.join(", ")
-                    ));
-                }
-                unassigned.push(*function);
-            }
-        }
-    }
+    let unassigned = assign_functions(
+        adapter,
+        functions,
+        (&members, &index),
+        (&mut parent, &mut by_root),
+        vendor,
+        notes,
+    );
     (by_root.into_values().collect(), unassigned)
 }
 
