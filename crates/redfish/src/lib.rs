@@ -7,10 +7,13 @@ pub mod client;
 pub mod crawl;
 pub mod fetch;
 pub mod links;
+pub mod location;
 pub mod look;
 pub mod normalize;
 pub mod odata_type;
+pub mod options;
 mod protocols;
+mod root_look;
 pub mod session;
 pub mod settings;
 pub mod shape;
@@ -18,157 +21,21 @@ pub mod shape;
 mod test_support;
 mod vendors;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use client::{ClientOptions, HttpFetch, LoginError};
+use client::{HttpFetch, LoginError};
 use driftgate_fs::{Folder, WriteOptions};
 use driftgate_http::cancel::Cancel;
-use driftgate_http::{Credentials, TlsTrust};
 use driftgate_model::mockup_dir::MockupDir;
-use driftgate_model::pin::CertificatePin;
 use driftgate_snapshot::SourceStatus;
 use driftgate_snapshot::source::{SourceCapture, SourceError};
 use fetch::Fetch;
-
-/// Where a BMC is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RedfishLocation {
-    /// A live service: `https://bmc[:port]` (or `http://` for simulators), optionally pinned.
-    Live {
-        /// `scheme://host[:port]`.
-        base: String,
-        /// `?pin=sha256:HEX`.
-        pin: Option<CertificatePin>,
-    },
-    /// `mockup:DIR`, a DMTF mockup folder.
-    Mockup(PathBuf),
-}
-
-/// Why a Redfish location does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid Redfish location {text:?}: {reason} (use https://bmc[:port][?pin=sha256:HEX], http://… for simulators, or mockup:DIR)"
-)]
-pub struct BadRedfishLocation {
-    /// What was given (credentials removed).
-    pub text: String,
-    /// What is wrong.
-    pub reason: &'static str,
-}
-
-impl RedfishLocation {
-    /// Parses a location.
-    pub fn parse(text: &str) -> Result<Self, BadRedfishLocation> {
-        let bad = |reason| BadRedfishLocation {
-            text: driftgate_http::redact_userinfo(text),
-            reason,
-        };
-        if let Some(dir) = text.strip_prefix("mockup:") {
-            return if dir.is_empty() {
-                Err(bad("empty folder"))
-            } else {
-                Ok(RedfishLocation::Mockup(PathBuf::from(dir)))
-            };
-        }
-        let url = url::Url::parse(text).map_err(|_| bad("not a URL"))?;
-        if !matches!(url.scheme(), "https" | "http") {
-            return Err(bad("the scheme must be https (or http for a simulator)"));
-        }
-        if !url.username().is_empty() || url.password().is_some() {
-            return Err(bad(
-                "credentials do not belong in the URL; use DRIFTGATE_BMC_USERNAME/PASSWORD, a credentials file or --password-stdin",
-            ));
-        }
-        let host = url.host_str().ok_or_else(|| bad("no host"))?;
-        if !matches!(url.path(), "" | "/" | "/redfish/v1" | "/redfish/v1/") {
-            return Err(bad(
-                "give only the BMC address; driftgate starts at /redfish/v1",
-            ));
-        }
-        let mut pin = None;
-        for (key, value) in url.query_pairs() {
-            match key.as_ref() {
-                "pin" => {
-                    pin = Some(
-                        CertificatePin::parse(&value)
-                            .ok_or_else(|| bad("pin must be sha256: and 64 hex digits"))?,
-                    )
-                }
-                _ => return Err(bad("unknown query parameter (only pin=sha256:HEX)")),
-            }
-        }
-        if pin.is_some() && url.scheme() != "https" {
-            return Err(bad("a certificate pin needs https"));
-        }
-        let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-        let host = if host.contains(':') {
-            format!("[{host}]")
-        } else {
-            host.to_owned()
-        };
-        Ok(RedfishLocation::Live {
-            base: format!("{}://{host}{port}", url.scheme()),
-            pin,
-        })
-    }
-
-    /// Whether requests go unencrypted (a simulator or lab).
-    pub fn is_plain_http(&self) -> bool {
-        matches!(self, RedfishLocation::Live { base, .. } if base.starts_with("http://"))
-    }
-}
-
-/// `https://bmc[?pin=sha256:…]` or `mockup:DIR`: what [`RedfishLocation::parse`] reads back.
-impl std::fmt::Display for RedfishLocation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RedfishLocation::Live { base, pin: None } => f.write_str(base),
-            RedfishLocation::Live {
-                base,
-                pin: Some(pin),
-            } => write!(f, "{base}?pin={pin}"),
-            RedfishLocation::Mockup(dir) => write!(f, "mockup:{}", dir.display()),
-        }
-    }
-}
-
-/// How to talk to live BMCs.
-#[derive(Debug, Clone, Default)]
-pub struct RedfishOptions {
-    /// The account, when the BMC needs one.
-    pub credentials: Option<Credentials>,
-    /// PEM bundle of the CAs to trust instead of the system's.
-    pub ca_cert: Option<Vec<u8>>,
-    /// Accept any certificate.
-    pub insecure: bool,
-    /// Client limits.
-    pub client: ClientOptions,
-    /// Requests in flight per BMC.
-    pub concurrency: usize,
-    /// Write every response read here, in the DMTF mockup layout.
-    pub save_mockup: Option<PathBuf>,
-    /// The attribute registries the run has read, shared by its BMCs.
-    pub registries: attributes::KnownRegistries,
-    /// A look at the BMC's service root before the host's turn (a run of many hosts looks
-    /// ahead): the crawl starts from the root it read instead of asking again.
-    pub root: Option<look::RootLook>,
-}
-
-impl RedfishOptions {
-    /// How a server's certificate is checked: `pin` when the location gives one, else
-    /// `--insecure`, else the CA bundle, else the system's roots. BMCs and vCenters alike.
-    pub fn trust(&self, pin: Option<&CertificatePin>) -> TlsTrust {
-        match (pin, &self.ca_cert, self.insecure) {
-            (Some(pin), _, _) => TlsTrust::Pinned(pin.clone()),
-            (None, _, true) => TlsTrust::Insecure,
-            (None, Some(pem), false) => TlsTrust::CaBundle(pem.clone()),
-            (None, None, false) => TlsTrust::System,
-        }
-    }
-}
+use location::describe_location;
+pub use location::{BadRedfishLocation, RedfishLocation};
+pub use options::RedfishOptions;
 
 /// Reads the BMC at `location`, on the caller's runtime. Once `cancel` is requested no new
 /// request starts, the session (if one was opened) is deleted and the capture fails as
@@ -265,14 +132,6 @@ pub async fn capture(
             }
             capture
         }
-    }
-}
-
-/// Where a capture reads from, as its record says (no pin).
-pub(crate) fn describe_location(location: &RedfishLocation) -> String {
-    match location {
-        RedfishLocation::Live { base, .. } => base.clone(),
-        RedfishLocation::Mockup(dir) => format!("mockup:{}", dir.display()),
     }
 }
 

@@ -13,7 +13,7 @@
 //! the BMC claims): a settings object must be below the resource it was read from, a reset
 //! target below its system, each as the client sends it ([`WriteTarget`]).
 
-mod connection;
+pub mod connection;
 mod owner;
 
 use std::collections::BTreeMap;
@@ -25,8 +25,6 @@ use super::client::{TargetError, WriteTarget};
 use super::crawl::{Inventory, link};
 use super::normalize::normalize;
 use driftgate_snapshot::{FactPath, FactValue, Facts, path_segment};
-
-pub use connection::{Connection, ConnectionError};
 
 /// What an attribute registry says may be written to one attribute.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -17,7 +17,8 @@ use driftgate_collect::SourceSpec;
 use driftgate_collect::transport::{CommandSpec, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, Shell, Step, Unfixable};
 use driftgate_redfish::client::{Answer, WriteMethod, WriteTarget};
-use driftgate_redfish::settings::{BmcSettings, Connection};
+use driftgate_redfish::settings::BmcSettings;
+use driftgate_redfish::settings::connection::Connection;
 
 use super::earlier::Earlier;
 use super::journal::Journal;

@@ -15,7 +15,8 @@ use driftgate_collect::{Cancel, SourceSpec};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
-use driftgate_redfish::settings::{BmcSettings, Connection};
+use driftgate_redfish::settings::BmcSettings;
+use driftgate_redfish::settings::connection::Connection;
 use driftgate_redfish::{RedfishLocation, RedfishOptions};
 use driftgate_snapshot::{HostName, Snapshot};
 
