@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::Learned;
+use super::class::Learned;
 use driftgate_secrets::SecretFilter;
 
 /// An entry's `Type`, keeping a type this reader does not know.

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
+use super::inventory::{AdapterInventory, FunctionInventory, Inventory, SystemInventory};
 
 /// A resource as compact JSON text.
 #[derive(Clone, PartialEq, Eq)]

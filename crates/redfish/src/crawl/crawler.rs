@@ -9,12 +9,21 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use tokio::sync::{OnceCell, Semaphore};
 
-use super::Registries;
 use crate::attributes::KnownRegistries;
 use crate::attributes::Registry;
 use crate::fetch::{Body, Fetch, FetchError, RegistryBody, parse_body};
 use crate::links::{self, ShapeError, uri_of};
 use crate::odata_type::{self, Expect};
+
+/// How much of each attribute registry a crawl reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Registries<'a> {
+    /// All of it, as served: for a write (`fix`) or a saved copy.
+    Whole,
+    /// What judging reads of it, a registry the run read already (the same text another BMC
+    /// served) taken from those it knows.
+    Judged(&'a KnownRegistries),
+}
 
 /// One crawl's state, shared by every resource it reads.
 pub(super) struct Crawler<'a, F> {
