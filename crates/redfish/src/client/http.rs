@@ -13,9 +13,10 @@ use hyper::{Method, Request, Response};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::auth::Auth;
-use super::{ClientOptions, FetchError, HttpFetch};
-use crate::fetch::Receive;
+use super::authorization::Auth;
+use super::fetcher::HttpFetch;
+use super::options::ClientOptions;
+use crate::fetch::{FetchError, Receive};
 use driftgate_http::body::{self, BodyError};
 use driftgate_http::connections::{ConnectionError, Connections, Leased, request_to};
 use driftgate_http::uri::redirect_refused;
@@ -418,7 +419,7 @@ mod tests {
             }
         });
         let fetch =
-            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+            HttpFetch::new(&base, &driftgate_http::TlsTrust::System, Default::default()).unwrap();
         fetch.get("/first").await.unwrap();
         fetch.get("/second").await.unwrap();
         let known = KnownRegistries::default();
@@ -462,7 +463,7 @@ mod tests {
             }
         });
         let fetch =
-            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+            HttpFetch::new(&base, &driftgate_http::TlsTrust::System, Default::default()).unwrap();
         for path in ["/first", "/second", "/third"] {
             assert_eq!(fetch.get(path).await.unwrap()["Id"], "R", "{path}");
             // The close reaches the client while the connection waits.
@@ -503,7 +504,7 @@ mod tests {
         });
         let options = super::super::ClientOptions::default();
         let fetch =
-            HttpFetch::new(&base, &super::super::TlsTrust::System, options.clone()).unwrap();
+            HttpFetch::new(&base, &driftgate_http::TlsTrust::System, options.clone()).unwrap();
         assert_eq!(fetch.get("/moved").await.unwrap()["Id"], "Here");
         let away = fetch.get("/away").await.unwrap_err().to_string();
         assert!(
@@ -531,7 +532,7 @@ mod tests {
             max_body: 1000,
             ..Default::default()
         };
-        let fetch = HttpFetch::new(&base, &super::super::TlsTrust::System, options).unwrap();
+        let fetch = HttpFetch::new(&base, &driftgate_http::TlsTrust::System, options).unwrap();
         // Its length announced (refused before reading), or chunked (refused as it arrives).
         for uri in ["/whole", "/chunked"] {
             let error = fetch.get_body(uri).await.unwrap_err();
@@ -555,7 +556,7 @@ mod tests {
         })
         .await;
         let fetch =
-            HttpFetch::new(&base, &super::super::TlsTrust::System, Default::default()).unwrap();
+            HttpFetch::new(&base, &driftgate_http::TlsTrust::System, Default::default()).unwrap();
         let known = KnownRegistries::default();
         let read = |uri: &'static str| {
             let (fetch, known) = (&fetch, &known);

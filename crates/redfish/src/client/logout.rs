@@ -8,9 +8,11 @@ use std::time::Duration;
 use hyper::Method;
 use hyper::body::Bytes;
 
-use super::auth::Auth;
+use super::authorization::Auth;
+use super::fetcher::HttpFetch;
 use super::http::{Exchange, error_detail, url_on};
-use super::{ClientOptions, FetchError, HttpFetch};
+use super::options::ClientOptions;
+use crate::fetch::FetchError;
 use crate::session::{SESSIONS, SessionUri};
 use driftgate_http::connections::Connections;
 

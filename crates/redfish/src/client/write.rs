@@ -7,10 +7,10 @@ use hyper::Method;
 use hyper::body::Bytes;
 use serde_json::Value;
 
+use super::fetcher::HttpFetch;
 use super::http::Exchange;
 use super::target::WriteTarget;
-use super::{FetchError, HttpFetch};
-use crate::fetch::{Body, parse_body};
+use crate::fetch::{Body, FetchError, parse_body};
 
 /// The method of a write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
