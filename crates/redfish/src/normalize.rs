@@ -16,41 +16,23 @@
 //! Where a numbered member has nothing stable, the key that needs it keeps the number and a
 //! note says it can change; an identity fact is then left out.
 
-use serde_json::Value;
-
-use super::crawl::{Inventory, link};
+use super::crawl::Inventory;
 use super::vendors::Vendor;
-use driftgate_model::MacAddr;
-use driftgate_model::placeholder::Placeholders;
 use driftgate_snapshot::{FactPath, Facts};
 
 mod firmware;
 mod identity;
 mod interfaces;
+mod normalized;
 mod pcie;
 mod ports;
+mod properties;
 mod system;
 mod withheld;
 
+pub use normalized::Normalized;
+pub(crate) use properties::id_of;
 pub use withheld::Withheld;
-
-/// What normalization made of a crawl.
-#[derive(Debug, Clone, Default)]
-pub struct Normalized {
-    /// The facts.
-    pub facts: Facts,
-    /// Worth saying, not an error: a port keyed without a MAC and why, one adapter seen
-    /// through two chassis.
-    pub notes: Vec<String>,
-    /// What makes the capture partial, naming the URIs: two resources that claim the same
-    /// fact with different values.
-    pub problems: Vec<String>,
-    /// The BIOS and NIC attributes kept out of the facts as secrets, by resource.
-    pub withheld: Vec<Withheld>,
-    /// The values the service answered with a placeholder (`"N/A"`, `"nil"`…), which are no
-    /// facts: a source that answers mostly those says so.
-    pub placeholders: Placeholders,
-}
 
 /// The facts of a crawled service.
 pub fn normalize(inventory: &Inventory) -> Normalized {
@@ -84,74 +66,6 @@ fn vendor_port_firmware(links: &firmware::FirmwareLinks, facts: &mut Facts) {
             facts.insert(path, version.as_str().into());
         }
     }
-}
-
-pub(super) fn mac_of(value: &Value) -> Option<MacAddr> {
-    value
-        .as_str()
-        .and_then(MacAddr::parse)
-        .filter(|mac| !mac.is_zero())
-}
-
-/// The permanent MAC of a device function (its current MAC when no permanent one is given).
-pub(super) fn function_mac(function: &Value) -> Option<MacAddr> {
-    mac_of(&function["Ethernet"]["PermanentMACAddress"])
-        .or_else(|| mac_of(&function["Ethernet"]["MACAddress"]))
-}
-
-/// A link from a device function to a port.
-pub(super) struct PortLink<'v> {
-    /// The port's `@odata.id`, without a trailing `/`.
-    pub uri: &'v str,
-    /// Whether it names the port the function is on (an assignment, or the only assignable
-    /// port) rather than one of several it could be assigned to.
-    pub definite: bool,
-}
-
-/// The ports a device function links to, the one it is assigned to first:
-/// `Links.PhysicalNetworkPortAssignment` (a Port, NetworkDeviceFunction v1.5+),
-/// `Links.PhysicalPortAssignment` (a NetworkPort, deprecated in v1.5), then the
-/// `AssignablePhysicalNetworkPorts` and `AssignablePhysicalPorts` arrays.
-pub(super) fn function_ports(function: &Value) -> Vec<PortLink<'_>> {
-    let mut links = Vec::new();
-    for path in [
-        &["Links", "PhysicalNetworkPortAssignment"][..],
-        &["Links", "PhysicalPortAssignment"][..],
-    ] {
-        if let Some(uri) = link(function, path) {
-            links.push(PortLink {
-                uri: uri.trim_end_matches('/'),
-                definite: true,
-            });
-        }
-    }
-    for array in ["AssignablePhysicalNetworkPorts", "AssignablePhysicalPorts"] {
-        let Some(items) = function[array].as_array() else {
-            continue;
-        };
-        for item in items {
-            if let Some(uri) = item["@odata.id"].as_str() {
-                links.push(PortLink {
-                    uri: uri.split('#').next().unwrap_or(uri).trim_end_matches('/'),
-                    definite: items.len() == 1,
-                });
-            }
-        }
-    }
-    links
-}
-
-pub(super) fn id_of(resource: &Value) -> String {
-    resource["Id"]
-        .as_str()
-        .map(str::to_owned)
-        .or_else(|| {
-            resource["@odata.id"]
-                .as_str()
-                .and_then(|u| u.trim_end_matches('/').rsplit('/').next())
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 #[cfg(test)]

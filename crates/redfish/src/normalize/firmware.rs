@@ -59,8 +59,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
+use super::normalized::Normalized;
 use super::pcie::PcieLinks;
-use super::{Normalized, id_of};
+use super::properties::id_of;
 use crate::crawl::{AdapterInventory, SystemInventory};
 use crate::links::{key_below, uri_key};
 use crate::vendors::{self, Vendor};

@@ -25,7 +25,7 @@
 
 use serde_json::Value;
 
-use super::{function_mac, id_of};
+use super::properties::{function_mac, id_of};
 use driftgate_model::placeholder;
 
 /// The name of a resource in facts.

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::identity::{is_numbered, natural};
-use super::{id_of, mac_of};
+use super::properties::{id_of, mac_of};
 use crate::crawl::SystemInventory;
 use driftgate_model::MacAddr;
 use driftgate_snapshot::Facts;

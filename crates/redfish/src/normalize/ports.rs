@@ -47,7 +47,8 @@ use serde_json::Value;
 
 use super::firmware::FirmwareLinks;
 use super::identity::{self, Identity};
-use super::{Normalized, function_mac, function_ports, id_of, mac_of};
+use super::normalized::Normalized;
+use super::properties::{function_mac, function_ports, id_of, mac_of};
 use crate::crawl::{AdapterInventory, FunctionInventory};
 use crate::protocols::{rdma_protocol_fact, rdma_protocols};
 use crate::vendors::{self, Leaves, OemOf, Vendor};

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::Normalized;
+use super::normalized::Normalized;
 use crate::attributes::{self, Class, Registry};
 use crate::crawl::SystemInventory;
 use crate::vendors::{self, Bios, Vendor};
