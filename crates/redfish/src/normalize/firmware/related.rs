@@ -21,7 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use super::{Entry, PcieLinks, ties};
+use super::super::pcie::PcieLinks;
+use super::ties::{Entry, ties};
 use crate::crawl::AdapterInventory;
 use crate::links::{lenient_targets, uri_key};
 use crate::shape;
