@@ -25,17 +25,19 @@ pub mod windows;
 
 use std::fmt;
 
+use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
+use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
+pub use source::{CommandSource, Source};
+use transport::{BadLocation, Location, ProcessOptions};
+
+// What moved below this crate keeps its paths here: the OS sources read `crate::nic`,
+// `crate::placeholder` and `crate::cancel` as before, and `redfish` names the BMC crawl.
 pub use driftgate_http::cancel::{self, Cancel};
 pub use driftgate_http::redact_userinfo;
-use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
-// The BMC crawl is a crate of its own; `redfish` names it here as the other sources' modules do.
 pub use driftgate_model::placeholder;
 use driftgate_redfish as redfish;
 pub use driftgate_snapshot::nic;
 pub use driftgate_snapshot::source::{INTERRUPTED, SourceCapture, SourceError, SourceKind};
-use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
-pub use source::{CommandSource, Source};
-use transport::{BadLocation, Location, ProcessOptions};
 
 /// One `--source KIND=LOCATION`: what to read and where from.
 #[derive(Debug, Clone, PartialEq, Eq)]
