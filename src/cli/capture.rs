@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use driftgate_collect::redfish::RedfishOptions;
-use driftgate_collect::redfish::client::{ClientOptions, Credentials, account_value};
 use driftgate_collect::transport::ProcessOptions;
 use driftgate_collect::{Cancel, CaptureOptions, SourceSpec};
 use driftgate_compare::Verdict;
 use driftgate_fs::{WriteOptions, write_output};
+use driftgate_http::{Credentials, account_value};
+use driftgate_redfish::RedfishOptions;
+use driftgate_redfish::client::ClientOptions;
 use driftgate_snapshot::{HostName, SourceStatus};
 
 use super::common::Context;

@@ -17,16 +17,18 @@ const RANKS: &[(&str, u8)] = &[
     ("driftgate-fs", 1),
     ("driftgate-snapshot", 2),
     ("driftgate-simulator", 2),
+    ("driftgate-http", 2),
     ("driftgate-compare", 3),
     ("driftgate-store", 3),
-    ("driftgate-collect", 3),
-    ("driftgate-report", 4),
-    ("driftgate-fix", 4),
-    ("driftgate-inventory", 4),
-    ("driftgate-baseline", 5),
-    ("driftgate-gate", 6),
-    ("driftgate-fleet", 6),
-    ("driftgate", 7),
+    ("driftgate-redfish", 3),
+    ("driftgate-collect", 4),
+    ("driftgate-report", 5),
+    ("driftgate-fix", 5),
+    ("driftgate-inventory", 5),
+    ("driftgate-baseline", 6),
+    ("driftgate-gate", 7),
+    ("driftgate-fleet", 7),
+    ("driftgate", 8),
 ];
 
 /// Downward edges the design still refuses outside tests: a report renders what it is given
@@ -145,7 +147,7 @@ fn an_upward_or_refused_edge_is_named() {
     add(packages, "driftgate-report", edge("driftgate-store", None));
     add(
         packages,
-        "driftgate-collect",
+        "driftgate-http",
         edge("driftgate-compare", Some("dev")),
     );
     add(
@@ -155,9 +157,9 @@ fn an_upward_or_refused_edge_is_named() {
     );
     let wrong: BTreeSet<String> = wrong_edges(&metadata).into_iter().collect();
     let expected: BTreeSet<String> = [
-        "driftgate-report (rank 4) → driftgate-gate (rank 6), dev: not downward",
+        "driftgate-report (rank 5) → driftgate-gate (rank 7), dev: not downward",
         "driftgate-report → driftgate-store (normal): refused by the design",
-        "driftgate-collect (rank 3) → driftgate-compare (rank 3), dev: not downward",
+        "driftgate-http (rank 2) → driftgate-compare (rank 3), dev: not downward",
         "driftgate-model → driftgate-test-data (build): refused by the design",
     ]
     .map(String::from)

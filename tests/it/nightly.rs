@@ -18,7 +18,7 @@ use common::nightly::{
     COUNT, DOWN, DRIFTED, HANGING, HOST_TIMEOUT, NEW, Nightly, ODD, ODD_CLUSTER, STORM,
     expected_verdict,
 };
-use driftgate_collect::redfish::LOGOUT_GRACE;
+use driftgate_redfish::LOGOUT_GRACE;
 use serde_json::{Value, json};
 
 /// The fleet's own hard deadline on top of a host's (crates/collect/src/hosts.rs `GRACE`: the logout

@@ -686,8 +686,8 @@ fn a_paging_loop_is_an_incomplete_collection() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_login_answering_after_the_capture_gave_up_has_its_session_deleted() {
-    use driftgate_collect::redfish::client::Credentials;
-    use driftgate_collect::redfish::{self, RedfishLocation, RedfishOptions};
+    use driftgate_http::Credentials;
+    use driftgate_redfish::{self as redfish, RedfishLocation, RedfishOptions};
     use std::time::{Duration, Instant};
     // The session opens at once; its answer comes after the host deadline (1 s) and the
     // logout's grace (LOGOUT_GRACE) have passed.

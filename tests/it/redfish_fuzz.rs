@@ -15,10 +15,10 @@ use proptest::sample::Index;
 use serde_json::Value;
 
 use driftgate_collect::SourceCapture;
-use driftgate_collect::redfish::crawl::Registries;
-use driftgate_collect::redfish::fetch::{Fetch, FetchError};
-use driftgate_collect::redfish::{RedfishOptions, capture_from};
 use driftgate_compare::{JudgeOptions, Policy, Verdict};
+use driftgate_redfish::crawl::Registries;
+use driftgate_redfish::fetch::{Fetch, FetchError};
+use driftgate_redfish::{RedfishOptions, capture_from};
 use driftgate_snapshot::{HostName, Snapshot, SourceRecord, SourceStatus, VerifiedSnapshot};
 
 /// A mockup held in memory: URI → body bytes, served as a BMC without `$expand` would.
@@ -199,7 +199,7 @@ fn truncated_bodies_make_the_capture_partial() {
     let read = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime")
-        .block_on(driftgate_collect::redfish::crawl::crawl(
+        .block_on(driftgate_redfish::crawl::crawl(
             &seed.intact,
             4,
             true,

@@ -12,8 +12,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use driftgate_collect::SourceCapture;
-use driftgate_collect::redfish::{RedfishOptions, capture_from};
 use driftgate_compare::JudgeOptions;
+use driftgate_redfish::{RedfishOptions, capture_from};
 use driftgate_report::{Extras, Format};
 use driftgate_snapshot::SourceStatus;
 

@@ -9,17 +9,13 @@
 //! What it captures becomes facts of a [`driftgate_snapshot`], typed by [`driftgate_model`];
 //! every value passes [`driftgate_secrets`]' filter first.
 
-pub mod cancel;
 pub mod encoding;
 pub mod esxi;
 pub mod hosts;
 pub mod lines;
 pub mod linux;
 pub mod lldp;
-pub mod nic;
 pub mod peer;
-pub mod placeholder;
-pub mod redfish;
 pub mod source;
 #[cfg(test)]
 mod test_support;
@@ -29,68 +25,19 @@ pub mod windows;
 
 use std::fmt;
 
-pub use cancel::Cancel;
 use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
 use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
-pub use source::{CommandSource, Source, SourceCapture, SourceError};
+pub use source::{CommandSource, Source};
 use transport::{BadLocation, Location, ProcessOptions};
 
-/// What a source reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
-    /// A BMC over Redfish: NIC firmware settings, firmware inventory, BIOS.
-    Redfish,
-    /// Windows / Azure Local NIC QoS through the PowerShell collector.
-    Windows,
-    /// Linux NIC DCB through iproute2 `dcb`, `ethtool`, `devlink`, `mlnx_qos`, `mlxconfig`.
-    Linux,
-    /// ESXi storage paths and version through `esxcli`.
-    Esxi,
-    /// What each port's LLDP neighbour advertises, through lldpad's `lldptool` or lldpd's
-    /// `lldpcli`.
-    Lldp,
-}
-
-impl SourceKind {
-    /// Every kind, in the order messages list them: what `KIND=LOCATION` accepts, and the one
-    /// list every message naming the kinds is made from.
-    pub const ALL: [SourceKind; 5] = [
-        SourceKind::Redfish,
-        SourceKind::Windows,
-        SourceKind::Linux,
-        SourceKind::Esxi,
-        SourceKind::Lldp,
-    ];
-
-    /// The kind named `name` on the command line, if any.
-    pub fn named(name: &str) -> Option<SourceKind> {
-        SourceKind::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == name)
-    }
-
-    /// The names of [`Self::ALL`], comma separated: `redfish, windows, linux, esxi, lldp`.
-    pub fn names() -> String {
-        SourceKind::ALL.map(SourceKind::as_str).join(", ")
-    }
-
-    /// The name used on the command line and in snapshots.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::Redfish => "redfish",
-            SourceKind::Windows => "windows",
-            SourceKind::Linux => "linux",
-            SourceKind::Esxi => "esxi",
-            SourceKind::Lldp => "lldp",
-        }
-    }
-}
-
-impl fmt::Display for SourceKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+// What moved below this crate keeps its paths here: the OS sources read `crate::nic`,
+// `crate::placeholder` and `crate::cancel` as before, and `redfish` names the BMC crawl.
+pub use driftgate_http::cancel::{self, Cancel};
+pub use driftgate_http::redact_userinfo;
+pub use driftgate_model::placeholder;
+use driftgate_redfish as redfish;
+pub use driftgate_snapshot::nic;
+pub use driftgate_snapshot::source::{INTERRUPTED, SourceCapture, SourceError, SourceKind};
 
 /// One `--source KIND=LOCATION`: what to read and where from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,7 +117,7 @@ impl Source for SourceSpec {
 
     async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
         let (kind, location, read): (_, _, source::Reader) = match self {
-            SourceSpec::Redfish(location) => return location.capture(options).await,
+            SourceSpec::Redfish(location) => return Source::capture(location, options).await,
             SourceSpec::EsxiVcenter(location) => {
                 return vcenter::capture(
                     location,
@@ -188,6 +135,17 @@ impl Source for SourceSpec {
         CommandSource::new(kind, location, read)
             .capture(options)
             .await
+    }
+}
+
+/// A BMC is a source of its own.
+impl Source for RedfishLocation {
+    fn kind(&self) -> SourceKind {
+        SourceKind::Redfish
+    }
+
+    async fn capture(&self, options: &CaptureOptions) -> SourceCapture {
+        redfish::capture(self, &options.redfish, &options.cancel).await
     }
 }
 
@@ -224,18 +182,6 @@ impl CaptureOptions {
     /// BMC crawl reads it. [`capture_host`] ends its command sources then too.
     pub fn host_timeout(&self) -> std::time::Duration {
         self.redfish.client.host_timeout
-    }
-}
-
-/// `scheme://user:password@host` → `scheme://…@host`: what a user typed by mistake is never
-/// echoed back into a terminal or a CI log.
-pub fn redact_userinfo(text: &str) -> String {
-    match (text.find("://"), text.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            format!("{}…{}", &text[..scheme + 3], &text[at..])
-        }
-        (None, Some(at)) => format!("…{}", &text[at..]),
-        _ => text.to_owned(),
     }
 }
 

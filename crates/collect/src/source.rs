@@ -5,10 +5,9 @@
 
 use std::future::Future;
 
-use super::cancel::{self, Cancel};
+use super::cancel::Cancel;
 use super::transport::{self, CommandTransport, Location, ProcessOptions};
-use super::{CaptureOptions, SourceKind};
-use driftgate_snapshot::{Facts, SourceStatus};
+use super::{CaptureOptions, SourceCapture, SourceError, SourceKind};
 
 /// One place facts come from. Implemented per kind: [`super::redfish::RedfishLocation`]
 /// reads a BMC, [`CommandSource`] runs a host's commands; [`super::SourceSpec`] hands out
@@ -18,102 +17,6 @@ pub trait Source: Send + Sync {
     fn kind(&self) -> SourceKind;
     /// Reads it. Never fails: what could not be read is the result's status and error.
     fn capture(&self, options: &CaptureOptions) -> impl Future<Output = SourceCapture> + Send;
-}
-
-/// What one source read: where from, its facts, whether reading was complete, and why not.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SourceCapture {
-    /// Where it read from (no credentials).
-    pub target: String,
-    /// The facts.
-    pub facts: Facts,
-    /// Complete, partial or failed.
-    pub status: SourceStatus,
-    /// What could not be read, naming the command or URI.
-    pub error: Option<SourceError>,
-    /// Worth telling the operator, but not facts (an adapter that cannot be joined to the
-    /// BMC's view, a session left open).
-    pub notes: Vec<String>,
-}
-
-impl SourceCapture {
-    /// A source that read nothing, for `error`.
-    pub fn failed(target: String, error: SourceError) -> Self {
-        SourceCapture {
-            target,
-            facts: Facts::new(),
-            status: SourceStatus::Failed,
-            error: Some(error),
-            notes: Vec::new(),
-        }
-    }
-
-    /// The error as the snapshot records it.
-    pub fn error_text(&self) -> Option<String> {
-        self.error.as_ref().map(ToString::to_string)
-    }
-}
-
-/// Why a source is not complete. Its text is what the snapshot's source record says.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SourceError {
-    /// The capture was stopped (a signal) before this source finished.
-    #[error("{}", cancel::INTERRUPTED)]
-    Interrupted,
-    /// What could not be read or understood, each problem naming its command, file or URI.
-    #[error("{}", problems_text(.problems, *.more))]
-    Unread {
-        /// The problems shown.
-        problems: Vec<String>,
-        /// How many more there were.
-        more: usize,
-    },
-    /// The BMC refused or never answered the login.
-    #[error("{target}: {reason}")]
-    Login {
-        /// The BMC.
-        target: String,
-        /// Why.
-        reason: String,
-    },
-    /// The reader stopped without an answer (it panicked): nothing it read is kept.
-    #[error("{target}: the {kind} source stopped without an answer: {reason}")]
-    Lost {
-        /// Where it read from.
-        target: String,
-        /// The source's kind.
-        kind: SourceKind,
-        /// What the runtime said.
-        reason: String,
-    },
-}
-
-impl SourceError {
-    /// Every problem, shown.
-    pub fn unread(problems: Vec<String>) -> Self {
-        SourceError::Unread { problems, more: 0 }
-    }
-
-    /// One problem.
-    pub fn one(problem: impl Into<String>) -> Self {
-        Self::unread(vec![problem.into()])
-    }
-
-    /// The first `shown` problems, and how many more there were.
-    pub fn first(mut problems: Vec<String>, shown: usize) -> Self {
-        let more = problems.len().saturating_sub(shown);
-        problems.truncate(shown);
-        SourceError::Unread { problems, more }
-    }
-}
-
-fn problems_text(problems: &[String], more: usize) -> String {
-    let mut text = problems.join("; ");
-    if more > 0 {
-        text.push_str(&format!("; and {more} more"));
-    }
-    text
 }
 
 /// The reader of a command-based kind: a transport in, facts out.
@@ -229,7 +132,7 @@ mod tests {
 
     use super::*;
     use crate::{Reporter, SourceSpec, capture_host};
-    use driftgate_snapshot::HostName;
+    use driftgate_snapshot::{Facts, HostName, SourceStatus};
 
     #[derive(Default)]
     struct Heard(Mutex<Vec<String>>);
@@ -438,10 +341,7 @@ mod tests {
 
     #[test]
     fn errors_read_as_the_snapshot_records_them() {
-        assert_eq!(
-            SourceError::Interrupted.to_string(),
-            crate::cancel::INTERRUPTED
-        );
+        assert_eq!(SourceError::Interrupted.to_string(), crate::INTERRUPTED);
         let problems: Vec<String> = (1..=7).map(|i| format!("p{i}")).collect();
         assert_eq!(
             SourceError::first(problems.clone(), 5).to_string(),
@@ -480,5 +380,49 @@ mod tests {
             unknown.to_string(),
             "\"bmc\": unknown source kind (known: redfish, windows, linux, esxi, lldp)"
         );
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_capture_starts_nothing_and_is_never_complete() {
+        use crate::{CaptureOptions, NoReporter, SourceSpec, capture_host};
+        use driftgate_snapshot::{HostName, SourceStatus};
+        let examples = concat!(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."), "/examples");
+        let sources = [
+            format!("redfish=mockup:{examples}/azure-local-dcbx/recorded/baseline/bmc"),
+            format!("esxi=dir:{examples}/esxi-mscs-psp/recorded/round-robin"),
+            "linux=local:".to_owned(),
+        ]
+        .map(|s| SourceSpec::parse(&s).unwrap());
+        let intact = capture_host(
+            HostName::new("h").unwrap(),
+            &sources[..2],
+            &CaptureOptions::default(),
+            &NoReporter,
+        )
+        .await;
+        assert!(
+            intact.snapshot.is_complete(),
+            "{:?}",
+            intact.snapshot.sources
+        );
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let options = CaptureOptions {
+            cancel,
+            ..CaptureOptions::default()
+        };
+        let captured =
+            capture_host(HostName::new("h").unwrap(), &sources, &options, &NoReporter).await;
+        assert!(!captured.snapshot.is_complete());
+        assert!(captured.snapshot.facts.is_empty());
+        for record in &captured.snapshot.sources {
+            assert_eq!(record.status, SourceStatus::Failed, "{}", record.name);
+            assert_eq!(
+                record.error.as_deref(),
+                Some(crate::INTERRUPTED),
+                "{}",
+                record.name
+            );
+        }
     }
 }

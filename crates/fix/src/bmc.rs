@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use driftgate_collect::redfish::client::WriteTarget;
-use driftgate_collect::redfish::settings::{BmcSettings, Rule, Writable};
+use driftgate_redfish::client::WriteTarget;
+use driftgate_redfish::settings::{BmcSettings, Rule, Writable};
 use driftgate_snapshot::FactPath;
 
 use super::known_good::Wanted;

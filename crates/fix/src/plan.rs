@@ -2,8 +2,8 @@
 //! a step of the layer that owns its setting, an effect of one, or a reason it cannot be
 //! fixed by a setting.
 
-use driftgate_collect::redfish::settings::BmcSettings;
 use driftgate_compare::Report;
+use driftgate_redfish::settings::BmcSettings;
 use driftgate_snapshot::Snapshot;
 
 use super::bmc;

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use driftgate_collect::redfish::RedfishLocation;
 use driftgate_collect::transport::Location;
 use driftgate_collect::{BadSource, SourceSpec};
+use driftgate_redfish::RedfishLocation;
 use driftgate_snapshot::file_names::{self, BadName, NameKind, NameTooLong};
 
 /// Keys of `credentials = { … }`.

@@ -25,7 +25,7 @@ use std::time::Duration;
 pub use options::HostOptionsError;
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::client::{
+use driftgate_http::{
     AccountValue, AccountValueError, Credentials, CredentialsError, Found, account_value,
 };
 use driftgate_snapshot::HostName;

@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::RedfishLocation;
 use driftgate_model::line_index::LineIndex;
 use driftgate_model::pin::CertificatePin;
+use driftgate_redfish::RedfishLocation;
 use toml_edit::{DocumentMut, Item, TableLike, Value};
 
 use super::{Format, Inventory, InventoryHost};

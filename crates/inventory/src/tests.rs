@@ -2,8 +2,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use driftgate_collect::redfish::RedfishLocation;
 use driftgate_collect::transport::Location;
+use driftgate_redfish::RedfishLocation;
 
 const FILE: &str = "/srv/store/inventory.toml";
 

@@ -8,11 +8,13 @@
 //! Beside them, the small vocabulary that both a reader and a writer of a format share:
 //! [`line_index`] (byte offsets to line numbers for messages), [`mockup_dir`] (the folder layout
 //! of a Redfish mockup, read by the offline capture and served by the simulator) and [`pin`] (a
-//! certificate pin, checked by the client and printed by the simulator).
+//! certificate pin, checked by the client and printed by the simulator), and [`placeholder`] (the
+//! texts a source answers where it has no value).
 
 pub mod line_index;
 pub mod mockup_dir;
 pub mod pin;
+pub mod placeholder;
 
 use std::fmt;
 

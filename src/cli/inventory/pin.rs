@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
-use driftgate_collect::redfish::certificate::CertificateDetails;
-use driftgate_collect::redfish::tls::{PresentedCertificate, presented_certificate};
+use driftgate_http::certificate::CertificateDetails;
+use driftgate_http::tls::{PresentedCertificate, presented_certificate};
 use driftgate_inventory::pin::{self, PinTarget, Recorded};
 use driftgate_inventory::{Format, Inventory};
 

@@ -83,7 +83,7 @@ impl Browser {
             base: format!("http://127.0.0.1:{port}"),
             client: {
                 // reqwest takes the process's default TLS provider; there is none until one is installed.
-                driftgate_collect::redfish::tls::provider();
+                driftgate_http::tls::provider();
                 reqwest::Client::new()
             },
             runtime,

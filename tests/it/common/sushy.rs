@@ -117,7 +117,7 @@ impl Sushy {
             .expect("a runtime");
         let client = {
             // reqwest takes the process's default TLS provider; there is none until one is installed.
-            driftgate_collect::redfish::tls::provider();
+            driftgate_http::tls::provider();
             reqwest::Client::builder()
                 .no_proxy()
                 .timeout(Duration::from_secs(10))

@@ -5,7 +5,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::redfish::client::CREDENTIALS_DIRECTORY;
+use driftgate_http::CREDENTIALS_DIRECTORY;
 
 /// Runs commands on this machine, without a shell.
 pub struct LocalTransport {

@@ -7,15 +7,19 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::redfish::tls::TlsConfigs;
+use driftgate_http::body;
+use driftgate_http::connections::{self, ConnectionError, Connections, request_to};
+use driftgate_http::tls::TlsConfigs;
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request};
 
 use super::facts::PROPERTIES;
 use super::model::{Host, MoRef};
 use super::soap::{self, Arg};
 use super::xml::{self, AnswerError, ServiceContent};
-use crate::redfish::client::{
-    ClientError, Credentials, TlsTrust, describe, read_limited, trusting,
-};
+use driftgate_http::{Credentials, TlsTrust};
 
 /// Why a vCenter could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -47,8 +51,10 @@ pub enum VcenterError {
 
 /// An open session.
 pub struct Session {
-    client: reqwest::Client,
+    connections: Connections,
     base: String,
+    /// Each call's time, its answer's body too.
+    timeout: Duration,
     cookie: Mutex<Option<String>>,
     content: ServiceContent,
     max_body: usize,
@@ -63,24 +69,18 @@ impl Session {
         timeout: Duration,
         max_body: usize,
     ) -> Result<Self, VcenterError> {
-        crate::redfish::tls::provider();
-        let builder = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(15)))
-            // The session cookie (and the login before it) go to this vCenter only.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(driftgate_snapshot::tool_version());
-        // One vCenter per run: its client builds its own configuration.
-        let client = trusting(builder, trust, &TlsConfigs::default(), base)
-            .map_err(|e: ClientError| VcenterError::Client(e.to_string()))?
-            .build()
-            .map_err(|e| VcenterError::Client(format!("{base}: HTTP client: {e}")))?;
+        driftgate_http::tls::provider();
+        // One vCenter per run: its connections build their own configuration. No redirect is
+        // followed: the session cookie (and the login before it) go to this vCenter only.
+        let connect_timeout = timeout.min(Duration::from_secs(15));
+        let connections = connections::client(trust, &TlsConfigs::default(), base, connect_timeout)
+            .map_err(|e| VcenterError::Client(e.to_string()))?;
         let base = base.trim_end_matches('/').to_owned();
         let answer = call(
-            &client,
+            &connections,
             &base,
             &Mutex::new(None),
-            max_body,
+            (max_body, timeout),
             "RetrieveServiceContent",
             soap::envelope("RetrieveServiceContent", &soap::service_instance(), &[]),
         )
@@ -91,8 +91,9 @@ impl Session {
             error,
         })?;
         Ok(Session {
-            client,
+            connections,
             base,
+            timeout,
             cookie: Mutex::new(None),
             content,
             max_body,
@@ -129,10 +130,10 @@ impl Session {
 
     async fn call(&self, method: &str, envelope: String) -> Result<String, VcenterError> {
         call(
-            &self.client,
+            &self.connections,
             &self.base,
             &self.cookie,
-            self.max_body,
+            (self.max_body, self.timeout),
             method,
             envelope,
         )
@@ -204,44 +205,40 @@ impl Session {
     }
 }
 
-/// POSTs one envelope to `base`'s `/sdk` and returns the answer's text; a fault is returned as
-/// the text too (HTTP 500 carries it), for the method's parser to name. The session cookie a
-/// vCenter sets is kept in `cookie` and sent back.
+/// POSTs one envelope to `base`'s `/sdk` and returns the answer's text, within `limits` (the
+/// body's largest size, the call's time); a fault is returned as the text too (HTTP 500
+/// carries it), for the method's parser to name. The session cookie a vCenter sets is kept in
+/// `cookie` and sent back.
 async fn call(
-    client: &reqwest::Client,
+    connections: &Connections,
     base: &str,
     cookie: &Mutex<Option<String>>,
-    max_body: usize,
+    (max_body, timeout): (usize, Duration),
     method: &str,
     envelope: String,
 ) -> Result<String, VcenterError> {
-    let url = reqwest::Url::parse(&format!("{base}/sdk"))
+    let url = url::Url::parse(&format!("{base}/sdk"))
         .map_err(|e| VcenterError::Client(format!("{base}: not a URL ({e})")))?;
     let transport = |reason: String| VcenterError::Transport {
         base: base.to_owned(),
         method: method.to_owned(),
         reason,
     };
-    let mut request = client
-        .post(url.clone())
-        .header("Content-Type", "text/xml; charset=utf-8")
-        .header("SOAPAction", "urn:vim25/6.5")
-        .body(envelope);
+    let deadline = tokio::time::Instant::now() + timeout;
     let sent = cookie
         .lock()
         .expect("no panic while holding the lock")
         .clone();
-    if let Some(sent) = sent {
-        request = request.header("Cookie", sent);
-    }
-    let response = match request.send().await {
-        Ok(response) => response,
-        Err(e) => return Err(transport(explain(&url, &e).await)),
+    let request = soap_request(&url, envelope, sent).map_err(transport)?;
+    let response = match tokio::time::timeout_at(deadline, connections.request(request)).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => return Err(transport(explain(&url, &e).await)),
+        Err(_) => return Err(transport("timed out".to_owned())),
     };
     let status = response.status().as_u16();
     if let Some(session) = response
         .headers()
-        .get_all("Set-Cookie")
+        .get_all(header::SET_COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .find(|v| v.starts_with("vmware_soap_session="))
@@ -249,7 +246,8 @@ async fn call(
         let pair = session.split(';').next().unwrap_or(session).to_owned();
         *cookie.lock().expect("no panic while holding the lock") = Some(pair);
     }
-    let body = read_limited(method, response, max_body)
+    let mut body = Vec::new();
+    body::receive(response, max_body, &mut body, deadline)
         .await
         .map_err(|e| transport(e.to_string()))?;
     let text =
@@ -260,14 +258,35 @@ async fn call(
     Ok(text)
 }
 
-/// [`describe`]; for a certificate this client does not trust, the certificate the vCenter
-/// presents (learnt by a handshake that sends nothing) and the two ways to trust it.
-async fn explain(url: &reqwest::Url, error: &reqwest::Error) -> String {
-    let Some(reason) = crate::redfish::tls::untrusted_certificate(error) else {
-        return describe(error);
+/// The POST of `envelope` to `url`, with the session's `cookie` when there is one.
+fn soap_request(
+    url: &url::Url,
+    envelope: String,
+    cookie: Option<String>,
+) -> Result<Request<Full<Bytes>>, String> {
+    let mut request = request_to(Method::POST, url)
+        .header(header::CONTENT_TYPE, "text/xml; charset=utf-8")
+        .header("SOAPAction", "urn:vim25/6.5")
+        .header(header::USER_AGENT, driftgate_snapshot::tool_version());
+    if let Some(cookie) = cookie {
+        let mut value = HeaderValue::try_from(cookie)
+            .map_err(|_| "the session cookie is not a valid header value".to_owned())?;
+        value.set_sensitive(true);
+        request = request.header(header::COOKIE, value);
+    }
+    request
+        .body(Full::new(Bytes::from(envelope)))
+        .map_err(|e| format!("not a valid request: {e}"))
+}
+
+/// What went wrong with a call; for a certificate this client does not trust, the certificate
+/// the vCenter presents (learnt by a handshake that sends nothing) and the two ways to trust it.
+async fn explain(url: &url::Url, error: &ConnectionError) -> String {
+    let Some(reason) = driftgate_http::tls::untrusted_certificate(error) else {
+        return error.describe();
     };
     let address = url.authority();
-    match crate::redfish::tls::presented_certificate(url.as_str(), Duration::from_secs(5)).await {
+    match driftgate_http::tls::presented_certificate(url.as_str(), Duration::from_secs(5)).await {
         Ok(presented) => format!(
             "certificate not trusted ({reason}): the vCenter presents the certificate {}; if that \
              is the vCenter's own, pin it in the source (esxi=vcenter://{address}?host=…&pin={}) \

@@ -11,9 +11,9 @@ use super::facts::host_facts;
 use super::location::VcenterLocation;
 use super::model::Host;
 use super::session::{Session, VcenterError};
-use crate::redfish::client::{Credentials, TlsTrust};
 use crate::redfish::{LOGOUT_GRACE, RedfishOptions};
 use crate::{Cancel, SourceCapture, SourceError};
+use driftgate_http::{Credentials, TlsTrust};
 use driftgate_snapshot::SourceStatus;
 
 /// What reading one vCenter gave: its hosts, or why it could not be read.

@@ -14,10 +14,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use driftgate_collect::SourceSpec;
-use driftgate_collect::redfish::client::{Answer, WriteMethod, WriteTarget};
-use driftgate_collect::redfish::settings::{BmcSettings, Connection, Writable};
 use driftgate_collect::transport::{CommandSpec, CommandTransport, for_location};
 use driftgate_fix::{Action, HostPlan, Layer, Plan, RedfishPatch, Shell, Step, Unfixable};
+use driftgate_redfish::client::{Answer, WriteMethod, WriteTarget};
+use driftgate_redfish::settings::connection::Connection;
+use driftgate_redfish::settings::{BmcSettings, Writable};
 
 use super::earlier::Earlier;
 use super::journal::Journal;

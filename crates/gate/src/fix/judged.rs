@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use driftgate_collect::CaptureOptions;
-use driftgate_collect::redfish::RedfishLocation;
 use driftgate_compare::{JudgeOptions, Report, Verdict};
 use driftgate_fix::{PLAN_SCHEMA_ID, Plan};
+use driftgate_redfish::RedfishLocation;
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
 use super::planning::{Planned, plan_with, read_bmc, redfish_of};

@@ -1,12 +1,13 @@
 //! A run's hosts as a plan needs them, their BMCs read, and each host's plan: what `fix plan`
 //! prints and `fix apply` sends.
 
-use driftgate_collect::redfish::settings::{BmcSettings, Connection};
-use driftgate_collect::redfish::{RedfishLocation, RedfishOptions};
 use driftgate_collect::{Cancel, SourceSpec};
 use driftgate_compare::{Report, Verdict};
 use driftgate_fix::{Bmc, HostPlan, PLAN_SCHEMA_ID, Plan};
 use driftgate_inventory::InventoryHost;
+use driftgate_redfish::settings::BmcSettings;
+use driftgate_redfish::settings::connection::Connection;
+use driftgate_redfish::{RedfishLocation, RedfishOptions};
 use driftgate_snapshot::{HostName, Snapshot};
 
 use crate::plan::{existing_run, host_options, inventory_host, unique};
