@@ -258,14 +258,23 @@ fn use_items(tree: &str) -> Vec<(String, String)> {
         .into_iter()
         .filter(|item| !item.trim().is_empty())
         .flat_map(use_items)
-        .map(|(path, name)| (format!("{prefix}{path}"), name))
+        .map(|(path, name)| match path.as_str() {
+            // `a::b::{self, C}` names `a::b` itself, as `b`.
+            "self" => {
+                let module = prefix.trim_end_matches("::");
+                let own = module.rsplit("::").next().unwrap_or_default();
+                let name = if name == "self" { own.to_owned() } else { name };
+                (module.to_owned(), name)
+            }
+            _ => (format!("{prefix}{path}"), name),
+        })
         .collect()
 }
 
-/// What a file's code names: its `use` items (whether re-exported, the path, the name it is
-/// known by) and every other path in its code.
+/// What a file's code names: its `use` items (the path, the name it is known by here) and
+/// every other path in its code.
 struct Named {
-    uses: Vec<(bool, String, String)>,
+    uses: Vec<(String, String)>,
     paths: Vec<String>,
 }
 
@@ -369,13 +378,7 @@ fn named(text: &str) -> Named {
         };
         without_uses.push_str(&rest[..at + 4]);
         if boundary {
-            let line_start = rest[..at].rfind('\n').map_or(0, |n| n + 1);
-            let exported = rest[line_start..at].trim_start().starts_with("pub");
-            uses.extend(
-                use_items(&after[..end])
-                    .into_iter()
-                    .map(|(path, name)| (exported, path, name)),
-            );
+            uses.extend(use_items(&after[..end]));
         }
         rest = &after[end..];
     }
@@ -442,8 +445,9 @@ fn absolute(
 }
 
 /// Which files of the crate each file names, by `crate::`, `super::`, `self::` or a child
-/// module's name. A path to an item a file re-exports (`pub use`) leads on to the file that
-/// defines it: naming `crate::Snapshot` uses `snapshot.rs`, not `lib.rs`.
+/// module's name. A path to an item a file imports (a `pub use` re-export, or a `use` its
+/// children see) leads on to the file that defines it: naming `crate::Snapshot` uses
+/// `snapshot.rs`, not `lib.rs`; an item of another crate uses no file of this one.
 fn file_edges(krate: &Crate) -> BTreeMap<String, BTreeSet<String>> {
     let modules: BTreeMap<Vec<String>, &String> = krate
         .files
@@ -455,17 +459,19 @@ fn file_edges(krate: &Crate) -> BTreeMap<String, BTreeSet<String>> {
         .iter()
         .map(|(file, text)| (file, named(text)))
         .collect();
-    let reexports: BTreeMap<&String, BTreeMap<&str, Vec<String>>> = named
+    // What each file imports, by the name it gives it (which the module's children may name
+    // too): where in the crate it leads, or `None` for an item of another crate, which no file
+    // of this one defines.
+    let imported: BTreeMap<&String, BTreeMap<&str, Option<Vec<String>>>> = named
         .iter()
         .map(|(file, named)| {
             let me = module_path(file);
-            let exported = named
+            let names = named
                 .uses
                 .iter()
-                .filter(|(exported, _, _)| *exported)
-                .filter_map(|(_, path, name)| Some((name.as_str(), absolute(path, &me, &modules)?)))
+                .map(|(path, name)| (name.as_str(), absolute(path, &me, &modules)))
                 .collect();
-            (*file, exported)
+            (*file, names)
         })
         .collect();
     let resolve = |segments: Vec<String>| {
@@ -476,11 +482,12 @@ fn file_edges(krate: &Crate) -> BTreeMap<String, BTreeSet<String>> {
                 .find_map(|n| modules.get(&segments[..n]).map(|file| (n, *file)))?;
             match segments
                 .get(n)
-                .and_then(|item| reexports[file].get(item.as_str()))
+                .and_then(|item| imported[file].get(item.as_str()))
             {
-                Some(origin) => {
+                Some(Some(origin)) => {
                     segments = origin.iter().chain(&segments[n + 1..]).cloned().collect()
                 }
+                Some(None) => return None,
                 None => return Some(file.clone()),
             }
         }
@@ -489,11 +496,7 @@ fn file_edges(krate: &Crate) -> BTreeMap<String, BTreeSet<String>> {
     let mut edges = BTreeMap::new();
     for (file, named) in &named {
         let me = module_path(file);
-        let paths = named
-            .uses
-            .iter()
-            .map(|(_, path, _)| path)
-            .chain(&named.paths);
+        let paths = named.uses.iter().map(|(path, _)| path).chain(&named.paths);
         let targets = paths
             .filter_map(|path| absolute(path, &me, &modules))
             .filter_map(resolve)
@@ -576,7 +579,8 @@ fn a_circle_through_a_parent_and_its_child_is_found() {
         files: BTreeMap::from([
             (
                 "lib.rs".to_owned(),
-                "mod a;\nmod c;\nmod shared;\npub use a::Thing;\n".to_owned(),
+                "mod a;\nmod c;\nmod shared;\npub use a::Thing;\npub use other_crate::nic;\n"
+                    .to_owned(),
             ),
             (
                 "a.rs".to_owned(),
@@ -588,18 +592,27 @@ fn a_circle_through_a_parent_and_its_child_is_found() {
             ),
             (
                 "c.rs".to_owned(),
-                "pub fn f() -> crate::Thing { \"crate::x::y\"; todo!() }\n".to_owned(),
+                "pub fn f(_: crate::nic::Port) -> crate::Thing { \"crate::x::y\"; todo!() }\n"
+                    .to_owned(),
             ),
             ("shared.rs".to_owned(), "pub struct Word;\n".to_owned()),
         ]),
     };
     let edges = file_edges(&krate);
     assert_eq!(edges["lib.rs"], BTreeSet::from(["a.rs".to_owned()]));
-    // `crate::Thing` is `lib.rs`'s re-export of `a.rs`'s item: no circle through lib.rs.
+    // `crate::Thing` is `lib.rs`'s re-export of `a.rs`'s item, `crate::nic` another crate's:
+    // neither is a use of lib.rs.
     assert_eq!(edges["c.rs"], BTreeSet::from(["a.rs".to_owned()]));
     assert_eq!(
         edges["a/b.rs"],
         BTreeSet::from(["a.rs".to_owned(), "shared.rs".to_owned()])
+    );
+    assert_eq!(
+        use_items("crate::a::{self, b::{C as D}}"),
+        [
+            ("crate::a".to_owned(), "a".to_owned()),
+            ("crate::a::b::C".to_owned(), "D".to_owned())
+        ]
     );
     let mut circle = circles(&edges).concat();
     circle.sort();

@@ -11,10 +11,12 @@
 
 pub mod encoding;
 pub mod esxi;
+mod facts;
 pub mod hosts;
 pub mod lines;
 pub mod linux;
 pub mod lldp;
+mod options;
 pub mod peer;
 pub mod source;
 #[cfg(test)]
@@ -26,7 +28,10 @@ pub mod windows;
 use std::fmt;
 
 use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus};
-use redfish::{BadRedfishLocation, RedfishLocation, RedfishOptions};
+pub(crate) use facts::set_fact;
+pub use facts::unjoined_notes;
+pub use options::CaptureOptions;
+use redfish::{BadRedfishLocation, RedfishLocation};
 pub use source::{CommandSource, Source};
 use transport::{BadLocation, Location, ProcessOptions};
 
@@ -163,37 +168,6 @@ impl fmt::Display for SourceSpec {
     }
 }
 
-/// Settings of a capture.
-#[derive(Debug, Clone, Default)]
-pub struct CaptureOptions {
-    /// Command transports' settings.
-    pub process: ProcessOptions,
-    /// Redfish client settings.
-    pub redfish: RedfishOptions,
-    /// Stops the capture from outside (a signal): no new request or command starts.
-    pub cancel: Cancel,
-    /// What each vCenter gave this run: one session per vCenter, shared by its hosts.
-    pub vcenters: vcenter::VcenterReads,
-}
-
-impl CaptureOptions {
-    /// The time one host's capture has, all its sources together: `--host-timeout` (or the
-    /// inventory's `timeouts.host_seconds`), kept in `redfish.client.host_timeout` where the
-    /// BMC crawl reads it. [`capture_host`] ends its command sources then too.
-    pub fn host_timeout(&self) -> std::time::Duration {
-        self.redfish.client.host_timeout
-    }
-}
-
-/// Sets the fact at `path`, a path the caller built from constants and [`path_segment`]s.
-///
-/// [`path_segment`]: driftgate_snapshot::path_segment
-pub(crate) fn set_fact(facts: &mut Facts, path: &str, value: driftgate_snapshot::FactValue) {
-    let path = driftgate_snapshot::FactPath::new(path)
-        .expect("paths are built from constants and sanitized segments");
-    facts.insert(path, value);
-}
-
 /// A capture: the snapshot, and notes for the operator that are not facts.
 #[derive(Debug, Clone)]
 pub struct Captured {
@@ -201,16 +175,6 @@ pub struct Captured {
     pub snapshot: Snapshot,
     /// Things worth saying, e.g. adapters that could not be joined to the BMC's view.
     pub notes: Vec<String>,
-}
-
-/// Notes for adapters the OS reported without a MAC.
-pub fn unjoined_notes(names: &[String]) -> Vec<String> {
-    names
-        .iter()
-        .map(|name| {
-            format!("adapter {name:?} has no MAC in the OS data: keyed by name ({}), it cannot join the BMC's view of its port", nic::port_key(None, "name", name))
-        })
-        .collect()
 }
 
 /// What a capture tells its caller while it works (the library prints nothing): the CLI

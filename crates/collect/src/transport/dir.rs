@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::*;
+use super::command::*;
 
 /// Reads recorded outputs from a folder.
 pub struct DirTransport {

@@ -4,7 +4,7 @@ use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::*;
+use super::command::*;
 use driftgate_http::CREDENTIALS_DIRECTORY;
 
 /// Runs commands on this machine, without a shell.

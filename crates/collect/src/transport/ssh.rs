@@ -2,8 +2,8 @@
 
 use std::process::Command;
 
+use super::command::*;
 use super::local::run_process;
-use super::*;
 
 /// Runs commands through the system OpenSSH client.
 pub struct SshTransport {
