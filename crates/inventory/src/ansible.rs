@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use yaml_serde::Value;
 
 use super::checks::{NO_SECRETS, is_secret_key};
-use super::{Inventory, InventoryErrors, Problem, last_line};
+use crate::problems::last_line;
+use crate::{Inventory, InventoryErrors, Problem};
 
 /// The host variables driftgate reads (docs/inventory.md documents each).
 const DRIFTGATE_VARS: &[&str] = &[

@@ -10,7 +10,7 @@ use yaml_serde::Value;
 use super::precedence::FileVars;
 use super::yaml::{key_line, not_yaml};
 use super::{At, Reader, SourceFile, Var, VarsFile, VarsFiles, is_read};
-use crate::last_line;
+use crate::problems::last_line;
 
 /// How a file encrypted whole by `ansible-vault` starts.
 const VAULT_HEADER: &str = "$ANSIBLE_VAULT;";
