@@ -1,7 +1,8 @@
 //! The pre/post gate of a firmware rollout: capture each host from the inventory, judge it
 //! against its baseline (pre), then baseline → pre → post (post), keep everything in a run
 //! directory, and promote the post snapshots after a passing post. Prints nothing; returns a
-//! [`GateReport`] (a [`driftgate_report`] document) and tells a [`Progress`] what it is doing.
+//! [`GateReport`](driftgate_report::document::GateReport) (a [`driftgate_report`] document)
+//! and tells a [`Progress`] what it is doing.
 //! Hosts come from [`driftgate_inventory`] and are captured through [`driftgate_collect`]'s
 //! one pipeline, judged by [`driftgate_compare`] against [`driftgate_store`]'s baselines, and
 //! promoted by [`driftgate_baseline`].
