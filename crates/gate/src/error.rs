@@ -1,6 +1,6 @@
 //! Why a gate step could not run.
 
-use super::RunId;
+use crate::run_id::RunId;
 use driftgate_snapshot::{HostName, SnapshotError};
 use driftgate_store::StoreError;
 

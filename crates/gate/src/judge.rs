@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use super::plan::Planned;
 use super::run::{self, RunDir, RunId};
-use super::{GateError, HostOutcome, Progress, Settings, waive};
+use super::{GateError, Progress, Settings, waive};
 use driftgate_collect::Captured;
 use driftgate_collect::hosts::{self, CaptureFailure, HostCapture, HostWork, HostsError};
 use driftgate_compare::{Allowance, Comparison, JudgeOptions, Policy, Verdict};
 use driftgate_fs::Folder;
+use driftgate_report::document::HostOutcome;
 use driftgate_snapshot::{HostName, Snapshot, VerifiedSnapshot};
 
 /// One host of the step as its task needs it (owned: tasks are `'static`).

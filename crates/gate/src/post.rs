@@ -11,10 +11,9 @@ use super::plan::{
 };
 use super::report::{gate_report, worst};
 use super::run::{self, Manifest, RunDir, RunId};
-use super::{
-    GateError, GateReport, HostOutcome, Progress, PromotionOutcome, Settings, Step, promote,
-};
+use super::{GateError, Progress, Settings, promote};
 use driftgate_compare::{Allowance, Verdict};
+use driftgate_report::document::{GateReport, HostOutcome, PromotionOutcome, Step};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 
 /// `gate post`: captures the run's `hosts` (all of them when empty) again, judges each

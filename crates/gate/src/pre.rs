@@ -9,7 +9,8 @@ use super::plan::{
 };
 use super::report::gate_report;
 use super::run::{self, MANIFEST_SCHEMA_ID, Manifest, RunDir, RunHost, RunId};
-use super::{GateError, GateReport, Progress, Settings, Step};
+use super::{GateError, Progress, Settings};
+use driftgate_report::document::{GateReport, Step};
 use driftgate_snapshot::HostName;
 
 /// `gate pre`: captures `hosts`, judges each against its baseline, and records the run

@@ -4,10 +4,11 @@
 
 use std::fmt::Write as _;
 
-use super::{GateError, Promotion, PromotionOutcome, RunId, Settings};
+use super::{GateError, RunId, Settings};
 use driftgate_baseline::{FleetSnapshot, PromoteOutcome, PromoteRequest};
 use driftgate_compare::{Allowance, FindingKind, Report, Severity, Verdict};
 use driftgate_report::document::FixState;
+use driftgate_report::document::{Promotion, PromotionOutcome};
 use driftgate_snapshot::{FactValue, VerifiedSnapshot};
 
 /// One host of a passing post.

@@ -19,14 +19,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest as _, Sha256};
 
-use super::GateError;
+use crate::GateError;
+pub use crate::run_id::RunId;
 use driftgate_compare::{Allowance, Policy};
 use driftgate_fs::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
-use driftgate_snapshot::file_names::{
-    self, BadName, HOST_JSON, HOST_RESULT_JSON, NameKind, RUN_FOLDER,
-};
+use driftgate_snapshot::file_names::{HOST_JSON, HOST_RESULT_JSON, RUN_FOLDER};
 use driftgate_snapshot::{HostName, VerifiedSnapshot};
 use driftgate_store::Store;
 
@@ -42,53 +40,6 @@ const POST_PREFIX: &str = "post-";
 const REPORT: &str = "report.json";
 /// The folder of `fix apply` records.
 const FIX: &str = "fix";
-
-/// A run id: the caller's (a pipeline's build id, a change number) or generated
-/// (`20261201T140502Z-3fa9c1`). It names a folder, so it is spelled like a host name and is at
-/// most a file name long ([`file_names`]).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RunId(String);
-
-/// Why a string is not a run id: its spelling, or its run directory's name would be too long.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error(transparent)]
-pub struct BadRunId(#[from] BadName);
-
-impl RunId {
-    /// Validates a run id.
-    pub fn new(id: impl Into<String>) -> Result<Self, BadRunId> {
-        let id = id.into();
-        file_names::check(NameKind::RunId, &id)?;
-        Ok(RunId(id))
-    }
-
-    /// A fresh id: the UTC time to the second and 6 hex digits that differ between two runs
-    /// started in the same second (hashed from the clock's nanoseconds and the process id).
-    pub fn generate(now: jiff::Timestamp) -> Self {
-        let seed = format!("{}-{}", now.as_nanosecond(), std::process::id());
-        let hash = hex::encode(Sha256::digest(seed.as_bytes()));
-        let time = now.strftime("%Y%m%dT%H%M%SZ");
-        RunId(format!("{time}-{}", &hash[..6]))
-    }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::str::FromStr for RunId {
-    type Err = BadRunId;
-    fn from_str(s: &str) -> Result<Self, BadRunId> {
-        Self::new(s)
-    }
-}
-
-impl std::fmt::Display for RunId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// `manifest.json`: what a run is about. Written by `pre`, read by every `post`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -558,20 +509,6 @@ pub(crate) fn io_error(file: &Path, error: std::io::Error) -> GateError {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn run_ids_are_spelled_like_host_names_and_generated_ones_sort_by_time() {
-        assert!(RunId::new("CHG-4711").is_ok());
-        assert!(RunId::new("build.20261201_7").is_ok());
-        for bad in ["", "../x", "a/b", "-x", "run id"] {
-            assert!(RunId::new(bad).is_err(), "{bad:?}");
-        }
-        let now: jiff::Timestamp = "2026-12-01T14:05:02.5Z".parse().unwrap();
-        let id = RunId::generate(now);
-        assert!(id.as_str().starts_with("20261201T140502Z-"), "{id}");
-        assert_eq!(id.as_str().len(), "20261201T140502Z-".len() + 6);
-        assert!(RunId::new(id.as_str()).is_ok());
-    }
 
     #[test]
     fn the_policy_digest_is_of_the_rules_not_of_the_files_they_came_from() {

@@ -18,6 +18,7 @@ mod groups;
 mod host;
 mod ini;
 mod precedence;
+mod priority;
 mod range;
 #[cfg(test)]
 mod tests;
@@ -27,13 +28,16 @@ mod vars_file;
 mod vars_tests;
 mod yaml;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use yaml_serde::Value;
 
 use super::checks::{NO_SECRETS, is_secret_key};
-use super::{Inventory, InventoryErrors, Problem, last_line};
+use crate::problems::last_line;
+use crate::{Inventory, InventoryErrors, Problem};
+use priority::DEFAULT_PRIORITY;
+use vars_dirs::{Names, VarsFiles};
 
 /// The host variables driftgate reads (docs/inventory.md documents each).
 const DRIFTGATE_VARS: &[&str] = &[
@@ -103,31 +107,6 @@ fn read(
     reader.finish(vars)
 }
 
-/// The groups and hosts whose vars files Ansible reads: every group some host is in, and
-/// every host.
-#[derive(Debug, Default)]
-pub(super) struct Names {
-    groups: BTreeSet<String>,
-    hosts: Vec<String>,
-}
-
-/// The vars files of the groups and hosts of [`Names`], each in the order Ansible reads them
-/// (a later one overrides an earlier one).
-#[derive(Debug, Default)]
-pub(super) struct VarsFiles {
-    groups: BTreeMap<String, Vec<VarsFile>>,
-    hosts: BTreeMap<String, Vec<VarsFile>>,
-    /// A `group_vars`/`host_vars` that is there but could not be looked in.
-    folders: Vec<VarsFile>,
-}
-
-/// One vars file as read: its text, or why it could not be read.
-#[derive(Debug)]
-pub(super) struct VarsFile {
-    path: PathBuf,
-    text: Result<String, String>,
-}
-
 /// A file variables come from: the inventory (0) or a vars file, by its index in
 /// [`Reader::files`].
 type FileId = usize;
@@ -176,9 +155,6 @@ impl Group {
         }
     }
 }
-
-/// Ansible's `ansible_group_priority` when a group sets none.
-const DEFAULT_PRIORITY: i64 = 1;
 
 /// A host as written, with its own variables (not yet its groups').
 #[derive(Debug)]
@@ -278,7 +254,7 @@ impl<'t> Reader<'t> {
         let (priority, vars): (Vec<Var>, Vec<Var>) =
             vars.into_iter().partition(|v| v.key == PRIORITY_VAR);
         for var in priority {
-            match precedence::priority(&var.value) {
+            match priority::priority(&var.value) {
                 Some(priority) => self.group(group, line).priority = priority,
                 None => self.problem_at(
                     var.at,

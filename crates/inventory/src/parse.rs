@@ -13,7 +13,8 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::checks::{CREDENTIALS_KEYS, NO_SECRETS, TIMEOUT_KEYS, is_secret_key};
-use super::{Inventory, InventoryErrors, InventoryHost, Problem, last_line};
+use crate::problems::last_line;
+use crate::{Inventory, InventoryErrors, InventoryHost, Problem};
 use driftgate_model::line_index::LineIndex;
 
 /// Keys of the top level.

@@ -2,6 +2,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
+use driftgate_collect::SourceSpec;
 use driftgate_collect::transport::Location;
 use driftgate_redfish::RedfishLocation;
 

@@ -165,14 +165,16 @@ impl Request {
 pub(crate) mod sample {
     use serde_json::json;
 
-    use super::{ApplyRecord, Outcome};
-
     /// The settings object the sample step PATCHes.
     pub(crate) const SETTINGS: &str = "/redfish/v1/Systems/1/Bios/Settings";
 
     /// A record of `ticket` for host `node1` with one BMC step setting `Bios/Mode` to `Uefi`,
     /// its outcome `outcome`, its PATCH answered with `status` (none: no answer recorded).
-    pub(crate) fn record(ticket: &str, outcome: Outcome, status: Option<i64>) -> ApplyRecord {
+    pub(crate) fn record(
+        ticket: &str,
+        outcome: super::Outcome,
+        status: Option<i64>,
+    ) -> super::ApplyRecord {
         let detail = match status {
             None => "no answer: connection reset",
             Some(_) => "the BMC refused it",

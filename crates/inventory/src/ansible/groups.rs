@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{Names, Reader, VarsFiles};
+use super::Reader;
+use super::vars_dirs::{Names, VarsFiles};
 use crate::{Inventory, InventoryErrors};
 
 impl Reader<'_> {

@@ -15,8 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use yaml_serde::Value;
-
+use super::priority::DEFAULT_PRIORITY;
 use super::{Host, Reader, Var};
 
 /// A host's variables by name, each with the rank of the mapping that set it.
@@ -65,10 +64,7 @@ impl Reader<'_> {
             .filter(|g| *g != "all")
             .map(|g| {
                 let depth = depths.get(g).copied().unwrap_or(0);
-                let priority = self
-                    .groups
-                    .get(g)
-                    .map_or(super::DEFAULT_PRIORITY, |g| g.priority);
+                let priority = self.groups.get(g).map_or(DEFAULT_PRIORITY, |g| g.priority);
                 (depth, priority, g.as_str())
             })
             .collect();
@@ -92,14 +88,5 @@ impl Reader<'_> {
             layers.push(file);
         }
         layers
-    }
-}
-
-/// An `ansible_group_priority`: a whole number, written as one or (INI) as its digits.
-pub(super) fn priority(value: &Value) -> Option<i64> {
-    match value {
-        Value::Number(n) => n.as_i64(),
-        Value::String(text) => text.trim().parse().ok(),
-        _ => None,
     }
 }

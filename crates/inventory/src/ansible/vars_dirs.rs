@@ -10,15 +10,38 @@
 //! that does not exist (Ansible's `os.path.exists`); any other failure to look at or read a
 //! file is told, never skipped.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
-
-use super::{Names, VarsFile, VarsFiles};
 
 /// The extensions Ansible reads vars files with (its `YAML_FILENAME_EXTENSIONS`), in the
 /// order it tries them after the bare name.
 const EXTENSIONS: &[&str] = &[".yml", ".yaml", ".json"];
+
+/// The groups and hosts whose vars files Ansible reads: every group some host is in, and
+/// every host.
+#[derive(Debug, Default)]
+pub(super) struct Names {
+    pub(super) groups: BTreeSet<String>,
+    pub(super) hosts: Vec<String>,
+}
+
+/// The vars files of the groups and hosts of [`Names`], each in the order Ansible reads them
+/// (a later one overrides an earlier one).
+#[derive(Debug, Default)]
+pub(super) struct VarsFiles {
+    pub(super) groups: BTreeMap<String, Vec<VarsFile>>,
+    pub(super) hosts: BTreeMap<String, Vec<VarsFile>>,
+    /// A `group_vars`/`host_vars` that is there but could not be looked in.
+    pub(super) folders: Vec<VarsFile>,
+}
+
+/// One vars file as read: its text, or why it could not be read.
+#[derive(Debug)]
+pub(super) struct VarsFile {
+    pub(super) path: PathBuf,
+    pub(super) text: Result<String, String>,
+}
 
 /// The vars files of every group and host of `names`, beside the inventory in folder `base`.
 pub(super) fn read(base: &Path, names: &Names) -> VarsFiles {

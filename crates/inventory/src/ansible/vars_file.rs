@@ -8,9 +8,10 @@
 use yaml_serde::Value;
 
 use super::precedence::FileVars;
+use super::vars_dirs::{VarsFile, VarsFiles};
 use super::yaml::{key_line, not_yaml};
-use super::{At, Reader, SourceFile, Var, VarsFile, VarsFiles, is_read};
-use crate::last_line;
+use super::{At, Reader, SourceFile, Var, is_read};
+use crate::problems::last_line;
 
 /// How a file encrypted whole by `ansible-vault` starts.
 const VAULT_HEADER: &str = "$ANSIBLE_VAULT;";

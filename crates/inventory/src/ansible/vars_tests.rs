@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{Format, Names, VarsFile, VarsFiles, read};
+use super::vars_dirs::VarsFile;
+use super::{Format, Names, VarsFiles, read};
 use crate::{CredentialsRef, Inventory, InventoryErrors};
 
 /// Vars files in memory: (`group_vars/NAME…` or `host_vars/NAME…` path, text), each file of a
