@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-pub use common::Context;
+pub(crate) use common::Context;
 
 use crate::exit::Outcome;
 use crate::output::ColorWhen;
@@ -54,7 +54,7 @@ use crate::output::ColorWhen;
     max_term_width = 100,
     args_override_self = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// When to colour output; `auto` colours a terminal unless NO_COLOR is set.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, global = true)]
     pub color: ColorWhen,
@@ -90,7 +90,7 @@ const STORE_COMMANDS: [&str; 8] = [
 
 /// The command line, as parsed and as documented (help, man pages, completions): [`Cli`]'s,
 /// with `--repo` on every command that reads the store, down to its subcommands.
-pub fn command() -> clap::Command {
+pub(crate) fn command() -> clap::Command {
     use clap::CommandFactory as _;
     let root = Cli::command();
     let repo = root
@@ -119,7 +119,7 @@ pub fn command() -> clap::Command {
 
 /// The store `matches` name: the one given after the command's name, else the one before it,
 /// else `DRIFTGATE_REPO`.
-pub fn repo_of(matches: &clap::ArgMatches) -> Option<PathBuf> {
+pub(crate) fn repo_of(matches: &clap::ArgMatches) -> Option<PathBuf> {
     let mut levels = vec![matches];
     while let Some((_, sub)) = levels.last().and_then(|m| m.subcommand()) {
         levels.push(sub);
@@ -139,7 +139,7 @@ pub fn repo_of(matches: &clap::ArgMatches) -> Option<PathBuf> {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Keep known-good baselines in a git repository: init, promote, show, log, diff.
     #[command(
         subcommand,
@@ -222,7 +222,7 @@ pub enum Command {
 }
 
 /// Runs one subcommand.
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(crate) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let printer = ctx.printer;
     match command {
         Command::Baseline(command) => baseline::run(command, ctx),

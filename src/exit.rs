@@ -9,7 +9,7 @@ use crate::interrupt::Signal;
 
 /// What a command achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// A command that does not judge finished.
     Done,
     /// A judging command reached a verdict (`--strict` is already folded in).
@@ -27,7 +27,7 @@ pub enum Outcome {
 /// to do or a dry run; 1 not applied (partly applied or failed: a step refused, conflicting
 /// or not taken, a reset refused); 2 refused before sending or an error; 3 a BMC could not
 /// be read (nothing sent).
-pub fn code(result: &anyhow::Result<Outcome>) -> ExitCode {
+pub(crate) fn code(result: &anyhow::Result<Outcome>) -> ExitCode {
     ExitCode::from(match result {
         Ok(Outcome::Done | Outcome::Judged(Verdict::Pass | Verdict::Warn)) => 0,
         Ok(Outcome::Applied(

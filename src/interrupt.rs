@@ -19,7 +19,7 @@ use crate::output::Printer;
 
 /// A signal that stops a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
+pub(crate) enum Signal {
     /// SIGHUP: the terminal or session went away.
     Hangup,
     /// SIGINT: Ctrl-C.
@@ -40,7 +40,7 @@ impl Signal {
     }
 
     /// The conventional exit status of a process stopped by this signal: 128 + its number.
-    pub fn exit_code(self) -> u8 {
+    pub(crate) fn exit_code(self) -> u8 {
         let number = u8::try_from(self.kind().as_raw_value()).expect("signal numbers are small");
         128 + number
     }
@@ -58,7 +58,7 @@ impl std::fmt::Display for Signal {
 
 /// Signal handlers installed for the life of this value (the process's default action, to
 /// die on the spot, no longer applies once they are).
-pub struct Interrupts {
+pub(crate) struct Interrupts {
     received: Arc<OnceLock<Signal>>,
     // The watcher; stopped when `self` is dropped.
     watcher: tokio::task::JoinHandle<()>,
@@ -67,7 +67,7 @@ pub struct Interrupts {
 impl Interrupts {
     /// Installs the handlers, watched on the runtime of `handle`: the first signal cancels
     /// `cancel`, a second exits at once.
-    pub fn watch(
+    pub(crate) fn watch(
         handle: &tokio::runtime::Handle,
         cancel: Cancel,
         printer: Printer,
@@ -87,7 +87,7 @@ impl Interrupts {
     }
 
     /// The first signal received, if any.
-    pub fn received(&self) -> Option<Signal> {
+    pub(crate) fn received(&self) -> Option<Signal> {
         self.received.get().copied()
     }
 }

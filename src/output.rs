@@ -11,7 +11,7 @@ use driftgate_report::{Shown, visible};
 
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum ColorWhen {
+pub(crate) enum ColorWhen {
     /// On a terminal, unless `NO_COLOR` is set.
     #[default]
     Auto,
@@ -23,13 +23,13 @@ pub enum ColorWhen {
 
 /// Routes everything driftgate prints.
 #[derive(Debug, Clone, Copy)]
-pub struct Printer {
+pub(crate) struct Printer {
     choice: ColorChoice,
 }
 
 impl Printer {
     /// A printer for the given colour setting.
-    pub fn new(color: ColorWhen) -> Self {
+    pub(crate) fn new(color: ColorWhen) -> Self {
         let choice = match color {
             ColorWhen::Auto => ColorChoice::Auto,
             ColorWhen::Always => ColorChoice::Always,
@@ -41,7 +41,10 @@ impl Printer {
     /// Runs `write` against standard output (ANSI styles stripped when colour is off), every
     /// control character in what it writes shown as `\u{1b}` but the text report's own styles.
     /// A closed pipe (`driftgate … | head`) is not an error.
-    pub fn stdout(&self, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    pub(crate) fn stdout(
+        &self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
         let mut stream = AutoStream::new(io::stdout().lock(), self.choice);
         let mut shown = Shown::visible(&mut stream);
         closed_pipe_is_done(write(&mut shown).and_then(|()| shown.flush()))
@@ -52,7 +55,7 @@ impl Printer {
     /// would also drop the control characters (DEL, a lone ESC) its serializer wrote on
     /// purpose, and showing them would break its syntax: each escapes what it must itself. A
     /// closed pipe is not an error.
-    pub fn stdout_raw(
+    pub(crate) fn stdout_raw(
         &self,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
@@ -62,13 +65,13 @@ impl Printer {
 
     /// A progress or status line on standard error (`azl-node01: BLOCK (2.1 s)`), kept off
     /// standard output so that reports there stay parseable.
-    pub fn status(&self, message: &str) {
+    pub(crate) fn status(&self, message: &str) {
         let mut stream = AutoStream::new(io::stderr().lock(), self.choice);
         let _ = writeln!(stream, "{}", visible(message));
     }
 
     /// A warning on standard error.
-    pub fn warn(&self, message: &str) {
+    pub(crate) fn warn(&self, message: &str) {
         let style = anstyle::Style::new()
             .bold()
             .fg_color(Some(anstyle::AnsiColor::Yellow.into()));
@@ -81,7 +84,7 @@ impl Printer {
     }
 
     /// An error, with its chain of causes, on standard error.
-    pub fn error(&self, error: &anyhow::Error) {
+    pub(crate) fn error(&self, error: &anyhow::Error) {
         let style = anstyle::Style::new()
             .bold()
             .fg_color(Some(anstyle::AnsiColor::Red.into()));
@@ -100,7 +103,7 @@ impl Printer {
 /// standard error, where progress goes).
 impl Printer {
     /// Each host's steps and resets as `fix apply` left them (a dry run: what it would send).
-    pub fn fix_applied(&self, applied: &Applied) -> io::Result<()> {
+    pub(crate) fn fix_applied(&self, applied: &Applied) -> io::Result<()> {
         for why in &applied.unread {
             self.warn(&format!(
                 "a BMC could not be read, so nothing was sent to any host: {why}"
@@ -154,7 +157,7 @@ impl Printer {
     }
 
     /// Where `fix apply`'s record went, and its outcome in one line.
-    pub fn fix_outcome(&self, applied: &Applied, ticket: &str) {
+    pub(crate) fn fix_outcome(&self, applied: &Applied, ticket: &str) {
         if let Some(file) = applied.file.as_ref().filter(|_| !applied.dry_run) {
             self.status(&format!("recorded in {} (ticket {ticket})", file.display()));
         }
@@ -188,7 +191,12 @@ impl Printer {
 
     /// The error of a `fix apply` a signal stopped: what it did with the request in flight,
     /// what it did not send, and where that is recorded.
-    pub fn fix_stopped(&self, applied: &Applied, signal: impl std::fmt::Display, ticket: &str) {
+    pub(crate) fn fix_stopped(
+        &self,
+        applied: &Applied,
+        signal: impl std::fmt::Display,
+        ticket: &str,
+    ) {
         let not_sent = applied
             .record
             .hosts
@@ -265,7 +273,7 @@ fn closed_pipe_is_done(result: io::Result<()>) -> io::Result<()> {
 /// each `-v`, the libraries' (HTTP, TLS) only at `-vvv`: what they say by themselves is
 /// raw ("failed to verify TLS certificate"), and driftgate says it in its own error.
 /// Coloured as `--color` says, like everything else on standard error.
-pub fn init_logging(verbosity: u8, color: ColorWhen) {
+pub(crate) fn init_logging(verbosity: u8, color: ColorWhen) {
     let filter = match verbosity {
         0 => "driftgate=warn",
         1 => "driftgate=info",

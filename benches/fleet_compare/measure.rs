@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 /// One finished child.
-pub struct Timed {
+pub(crate) struct Timed {
     /// Seconds from spawn to exit.
     pub wall: f64,
     /// Peak resident set, KiB.
@@ -23,7 +23,7 @@ pub struct Timed {
 
 /// Runs `program args` under `/usr/bin/time`; standard output is kept when `keep_stdout`,
 /// else goes to /dev/null. `rss_file` is scratch space for time's report.
-pub fn run(
+pub(crate) fn run(
     program: &Path,
     args: &[&std::ffi::OsStr],
     keep_stdout: bool,
@@ -79,7 +79,7 @@ pub fn run(
 /// reads its inputs from the page cache: the VMs this runs on give page cache back to the host
 /// all the time (about 25 MB a second), and a run that found part of its 1 GB of inputs evicted
 /// was timing the disk. The Python peers' figures are their loop alone, after loading.
-pub fn warm(dirs: &[&Path]) -> Result<()> {
+pub(crate) fn warm(dirs: &[&Path]) -> Result<()> {
     let mut pending: Vec<std::path::PathBuf> = dirs.iter().map(|d| d.to_path_buf()).collect();
     while let Some(dir) = pending.pop() {
         for entry in fs::read_dir(&dir).with_context(|| format!("read {}", dir.display()))? {
@@ -95,7 +95,7 @@ pub fn warm(dirs: &[&Path]) -> Result<()> {
 }
 
 /// The median of `values` (the mean of the middle two of an even count).
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     match sorted.len() {

@@ -19,7 +19,7 @@ use driftgate_snapshot::{FactPath, HostName, Snapshot, VerifiedSnapshot};
 
 /// What each host's snapshot does to its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mutation {
+pub(crate) enum Mutation {
     /// Identical facts, a later capture time.
     Unchanged,
     /// Firmware versions bumped and one BIOS attribute changed.
@@ -36,7 +36,7 @@ pub enum Mutation {
 
 impl Mutation {
     /// Host `index`'s mutation: 2 % of hosts each incident, 10 % unchanged, the rest benign.
-    pub fn of(index: usize) -> Mutation {
+    pub(crate) fn of(index: usize) -> Mutation {
         match index % 50 {
             7 => Mutation::DcbxMode,
             17 => Mutation::PfcOff,
@@ -49,7 +49,7 @@ impl Mutation {
 }
 
 /// The generated files.
-pub struct Pairs {
+pub(crate) struct Pairs {
     /// Host names, in order.
     pub hosts: Vec<String>,
     /// The baseline store.
@@ -66,7 +66,7 @@ pub struct Pairs {
 
 impl Pairs {
     /// Writes an inventory of the first `count` hosts (fleet `lab`) to `file`.
-    pub fn write_inventory(&self, count: usize, file: &Path) -> Result<()> {
+    pub(crate) fn write_inventory(&self, count: usize, file: &Path) -> Result<()> {
         let mut text = String::from("[defaults]\nfleet = \"lab\"\n");
         for host in &self.hosts[..count] {
             write!(
@@ -79,7 +79,7 @@ impl Pairs {
     }
 
     /// (baseline file, snapshot file) of the first `count` hosts.
-    pub fn files(&self, count: usize) -> Vec<(PathBuf, PathBuf)> {
+    pub(crate) fn files(&self, count: usize) -> Vec<(PathBuf, PathBuf)> {
         self.hosts[..count]
             .iter()
             .map(|h| {
@@ -202,7 +202,7 @@ fn mutate(baseline: &mut Snapshot, snapshot: &mut Snapshot, mutation: Mutation) 
 }
 
 /// Generates `count` pairs from `dell` into `dir` (emptied first).
-pub fn generate(
+pub(crate) fn generate(
     driftgate: &Path,
     dell: &VerifiedSnapshot,
     count: usize,

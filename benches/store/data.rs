@@ -12,7 +12,7 @@ use driftgate_snapshot::{FactPath, FactValue, HostName, Snapshot, VerifiedSnapsh
 use crate::tools::Tools;
 
 /// The real capture the fleet is made from.
-pub fn dell_capture() -> anyhow::Result<PathBuf> {
+pub(crate) fn dell_capture() -> anyhow::Result<PathBuf> {
     let dir =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/public/redfish/libredfish-dell");
     if !dir.join("redfish/v1").is_dir() {
@@ -25,7 +25,7 @@ pub fn dell_capture() -> anyhow::Result<PathBuf> {
 }
 
 /// Captures the Dell mockup once with `driftgate capture` into `out`.
-pub fn capture(tools: &Tools, out: &Path) -> anyhow::Result<VerifiedSnapshot> {
+pub(crate) fn capture(tools: &Tools, out: &Path) -> anyhow::Result<VerifiedSnapshot> {
     let mut server = tools
         .driftgate()
         .arg("mockup")
@@ -81,12 +81,12 @@ fn serve_url(server: &mut Child) -> anyhow::Result<String> {
 }
 
 /// `node00001` for host 1.
-pub fn host_name(index: usize) -> String {
+pub(crate) fn host_name(index: usize) -> String {
     format!("node{index:05}")
 }
 
 /// The capture, and which of its facts vary per host and per firmware wave.
-pub struct Template {
+pub(crate) struct Template {
     base: Snapshot,
     /// Facts whose value is a MAC address: a distinct one per host.
     macs: Vec<FactPath>,
@@ -98,7 +98,7 @@ pub struct Template {
 
 impl Template {
     /// Finds the varying facts of `capture`; fails if it has none of a kind.
-    pub fn new(capture: &VerifiedSnapshot) -> anyhow::Result<Self> {
+    pub(crate) fn new(capture: &VerifiedSnapshot) -> anyhow::Result<Self> {
         let base = capture.snapshot().clone();
         let text = |p: &FactPath| base.facts.get(p).and_then(FactValue::as_text);
         let macs: Vec<FactPath> = base
@@ -146,7 +146,7 @@ impl Template {
     }
 
     /// How many facts a host has, and how many vary per host.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{} facts per host; per host: {} MAC values, {} serial values; a wave changes {}",
             self.base.facts.len(),
@@ -161,7 +161,7 @@ impl Template {
     }
 
     /// Host `index`'s baseline after firmware wave `wave` (0: as captured), canonical JSON.
-    pub fn render(&self, index: usize, wave: u32) -> String {
+    pub(crate) fn render(&self, index: usize, wave: u32) -> String {
         let mut snapshot = self.base.clone();
         snapshot.host = HostName::new(host_name(index)).expect("node names are valid");
         for (k, path) in self.macs.iter().enumerate() {
@@ -193,7 +193,7 @@ impl Template {
 
     /// Writes `<host>.json` for every host in `hosts` after `wave` into each of `dirs`, on
     /// every core.
-    pub fn write(&self, hosts: &[usize], wave: u32, dirs: &[&Path]) -> anyhow::Result<()> {
+    pub(crate) fn write(&self, hosts: &[usize], wave: u32, dirs: &[&Path]) -> anyhow::Result<()> {
         for dir in dirs {
             std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
         }

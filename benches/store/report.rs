@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// One driftgate figure and its peer's, measured in the same run on the same data.
-pub struct Line {
+pub(crate) struct Line {
     /// What was done, e.g. `promote N new baselines (one commit)`.
     pub work: &'static str,
     /// Hosts in the store (or promoted).
@@ -31,7 +31,7 @@ impl Line {
 }
 
 /// The whole report.
-pub fn markdown(lines: &[Line], runs: usize, header: &str) -> String {
+pub(crate) fn markdown(lines: &[Line], runs: usize, header: &str) -> String {
     let mut out = String::new();
     out.push_str(header);
     out.push_str(&format!(
@@ -128,7 +128,7 @@ fn met(yes: bool) -> &'static str {
 }
 
 /// `1.23 s`, `45.6 ms`, `789 µs`.
-pub fn time(d: Duration) -> String {
+pub(crate) fn time(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s >= 1.0 {
         format!("{s:.2} s")
@@ -140,7 +140,7 @@ pub fn time(d: Duration) -> String {
 }
 
 /// `10,000`.
-pub fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -28,7 +28,7 @@ const LOG_CHANGED: usize = 3;
 const LOG_EVERY: usize = 10;
 
 /// The data and tools of one bench run, and what it measured so far.
-pub struct Bench<'a> {
+pub(crate) struct Bench<'a> {
     pub tools: &'a Tools,
     pub template: &'a Template,
     pub work: PathBuf,
@@ -56,7 +56,7 @@ impl Fleet {
 }
 
 /// Measures one fleet size: the rows of `rows` that apply to it, in order.
-pub fn size(bench: &mut Bench<'_>, n: usize, rows: &[String]) -> anyhow::Result<()> {
+pub(crate) fn size(bench: &mut Bench<'_>, n: usize, rows: &[String]) -> anyhow::Result<()> {
     let dir = bench.work.join(format!("n{n}"));
     let mut fleet = Fleet {
         hosts: (1..=n).collect(),
@@ -384,7 +384,7 @@ fn cat_file_batch(tools: &Tools, store: &Path) -> anyhow::Result<(Duration, usiz
 }
 
 /// Row 5: `baseline log HOST` over 1,000 commits of a 1,000-host store.
-pub fn log(bench: &mut Bench<'_>) -> anyhow::Result<()> {
+pub(crate) fn log(bench: &mut Bench<'_>) -> anyhow::Result<()> {
     let store = bench.work.join("log").join("store");
     let started = Instant::now();
     let expected = build_history(bench, &store)?;
@@ -646,18 +646,18 @@ fn remove(dir: &Path) -> anyhow::Result<()> {
 }
 
 /// Removes a size's folders once its rows are measured (unless kept).
-pub fn clean_size(work: &Path, n: usize) -> anyhow::Result<()> {
+pub(crate) fn clean_size(work: &Path, n: usize) -> anyhow::Result<()> {
     remove(&work.join(format!("n{n}")))
 }
 
 /// A progress line on standard error.
 #[allow(clippy::print_stderr)] // progress goes to stderr, the table to stdout
-pub fn progress(text: &str) {
+pub(crate) fn progress(text: &str) {
     eprintln!("store bench: {text}");
 }
 
 /// `git` is there (the peers need it).
-pub fn check_git() -> anyhow::Result<()> {
+pub(crate) fn check_git() -> anyhow::Result<()> {
     let status = Command::new("git")
         .arg("--version")
         .stdout(Stdio::null())

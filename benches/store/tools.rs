@@ -10,14 +10,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 
 /// Where the binaries are, and a folder for the children's error output.
-pub struct Tools {
+pub(crate) struct Tools {
     driftgate: PathBuf,
     logs: PathBuf,
 }
 
 impl Tools {
     /// `driftgate`: `BENCH_DRIFTGATE` or the binary cargo built for this bench.
-    pub fn new(logs: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn new(logs: &Path) -> anyhow::Result<Self> {
         let driftgate = std::env::var_os("BENCH_DRIFTGATE")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_driftgate")));
@@ -32,7 +32,7 @@ impl Tools {
     }
 
     /// `driftgate ARGS…`.
-    pub fn driftgate(&self) -> Command {
+    pub(crate) fn driftgate(&self) -> Command {
         let mut command = Command::new(&self.driftgate);
         command.arg("--color").arg("never");
         identity(&mut command);
@@ -40,7 +40,7 @@ impl Tools {
     }
 
     /// `git -C DIR ARGS…`.
-    pub fn git(&self, dir: &Path) -> Command {
+    pub(crate) fn git(&self, dir: &Path) -> Command {
         let mut command = Command::new("git");
         command.arg("-C").arg(dir);
         identity(&mut command);
@@ -49,7 +49,7 @@ impl Tools {
 
     /// Runs `command` to completion, standard output discarded, and returns its wall time;
     /// fails with its error output when it does not exit 0.
-    pub fn time(&self, command: &mut Command) -> anyhow::Result<Duration> {
+    pub(crate) fn time(&self, command: &mut Command) -> anyhow::Result<Duration> {
         let log = self.logs.join("stderr.txt");
         let stderr = File::create(&log).with_context(|| format!("create {}", log.display()))?;
         command.stdout(Stdio::null()).stderr(stderr);
@@ -69,7 +69,7 @@ impl Tools {
     }
 
     /// Runs `command` untimed and returns its standard output; fails like [`Tools::time`].
-    pub fn output(&self, command: &mut Command) -> anyhow::Result<String> {
+    pub(crate) fn output(&self, command: &mut Command) -> anyhow::Result<String> {
         command.stdin(Stdio::null());
         let output = command
             .output()
@@ -85,7 +85,7 @@ impl Tools {
     }
 
     /// Runs `command` untimed, output discarded.
-    pub fn run(&self, command: &mut Command) -> anyhow::Result<()> {
+    pub(crate) fn run(&self, command: &mut Command) -> anyhow::Result<()> {
         self.time(command).map(drop)
     }
 }
@@ -94,7 +94,7 @@ impl Tools {
 /// bench writes a wave's inputs (1.2 GB at 10,000 hosts, both sides' copies) just before
 /// driftgate's run, and driftgate writes its work tree just before git's, so without it each
 /// side's time includes writing back what was written before it started.
-pub fn settle() -> anyhow::Result<()> {
+pub(crate) fn settle() -> anyhow::Result<()> {
     let status = Command::new("sync").status().context("run sync")?;
     if !status.success() {
         bail!("sync failed ({status})");
@@ -117,7 +117,7 @@ fn identity(command: &mut Command) {
 }
 
 /// The median of `samples` (the mean of the two middle ones for an even count).
-pub fn median(samples: &mut [Duration]) -> Duration {
+pub(crate) fn median(samples: &mut [Duration]) -> Duration {
     assert!(!samples.is_empty(), "a median needs samples");
     samples.sort();
     let mid = samples.len() / 2;

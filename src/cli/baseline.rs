@@ -16,7 +16,7 @@ use driftgate_report::Format;
 /// Baseline store subcommands. The store is `--repo DIR`, `DRIFTGATE_REPO`, or the repository
 /// around the current directory.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Make DIR a baseline store (a new or existing git repository): adds `baselines/` and a
     /// commented driftgate.toml and a .gitignore of .driftgate/ in one commit; existing files
     /// are left alone.
@@ -109,7 +109,7 @@ pub enum Command {
 
 const INIT_LOCK_WAIT: Duration = Duration::from_secs(10);
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Init { dir } => init(&dir, ctx),
         Command::Promote {

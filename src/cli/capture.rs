@@ -50,7 +50,7 @@ const PASSWORD_VAR: &str = "DRIFTGATE_BMC_PASSWORD";
     # offline, from a recorded mockup folder\n  \
     driftgate capture --host azl-node01 \\\n      \
     --source redfish=mockup:examples/azure-local-dcbx/recorded/post-update/bmc")]
-pub struct Args {
+pub(crate) struct Args {
     /// Host name recorded in the snapshot (and its baseline file name).
     #[arg(long)]
     host: HostName,
@@ -74,7 +74,7 @@ pub struct Args {
     save_mockup: Option<PathBuf>,
 }
 
-pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     if let Some(out) = &args.out {
         super::common::check_out("--out", out)?;
     }
@@ -143,7 +143,7 @@ pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 /// How hosts are read: the flags `capture` and `gate pre|post` share. An inventory host's own
 /// CA file and time limits take the place of these for that host.
 #[derive(Debug, Clone, clap::Args)]
-pub struct CaptureFlags {
+pub(super) struct CaptureFlags {
     /// BMC user name (default: DRIFTGATE_BMC_USERNAME). With an inventory, the account of
     /// every host whose entry references none.
     #[arg(long, value_name = "NAME")]
@@ -180,7 +180,7 @@ pub struct CaptureFlags {
 
 impl CaptureFlags {
     /// Warns of what weakens a Redfish connection among `sources`.
-    pub fn warn_insecure<'a>(
+    pub(super) fn warn_insecure<'a>(
         &self,
         sources: impl IntoIterator<Item = &'a SourceSpec>,
         ctx: &Context<'_>,
@@ -202,7 +202,7 @@ impl CaptureFlags {
 
     /// The capture options these flags give, with `cancel`: the BMC account of
     /// [`CaptureFlags::credentials`] (a host's inventory entry may name its own).
-    pub fn options(
+    pub(super) fn options(
         &self,
         save_mockup: Option<PathBuf>,
         cancel: Cancel,

@@ -53,7 +53,7 @@ use driftgate_report::Format;
     driftgate baseline promote first/snapshots/*.json --fleet azure-local\n  \
     # judge snapshots a site collector shipped, instead of capturing\n  \
     driftgate check --all --snapshots site-b/nightly --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Snapshot to judge: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
     #[arg(long, value_name = "REF", value_parser = parse_ref, required_unless_present = "all", conflicts_with_all = FLEET_ONLY)]
     snapshot: Option<SnapshotRef>,
@@ -143,7 +143,7 @@ struct FleetArgs {
 /// `--concurrency` of `check --all` when not given: sized for one collector.
 const DEFAULT_CONCURRENCY: u16 = 64;
 
-pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     args.reports.check()?;
     if args.fleet.all {
         return run_all(args, ctx);
@@ -272,7 +272,7 @@ fn run_all(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
 
 /// Renders a fleet result on standard output and into every `--report` file, and returns its
 /// verdict.
-pub fn print_fleet(
+pub(super) fn print_fleet(
     report: &FleetReport,
     format: Format,
     reports: &ReportArgs,
@@ -384,7 +384,7 @@ impl driftgate_fleet::Reporter for Progress {
 }
 
 /// Prints what a fleet run tells the operator beside its result, whatever `--quiet` says.
-pub struct Notices(pub Printer);
+pub(super) struct Notices(pub Printer);
 
 impl driftgate_collect::Reporter for Notices {}
 
@@ -395,7 +395,7 @@ impl driftgate_fleet::Reporter for Notices {
 }
 
 /// A state that was not saved is a warning.
-pub fn print_notice(printer: &Printer, notice: &Notice) {
+pub(super) fn print_notice(printer: &Printer, notice: &Notice) {
     match notice {
         Notice::StateNotSaved { .. } => printer.warn(&notice.to_string()),
     }

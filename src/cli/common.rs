@@ -10,7 +10,7 @@ use driftgate_report::Format;
 use crate::output::Printer;
 
 /// What every subcommand may use besides its own arguments.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// Where output goes.
     pub printer: &'a Printer,
     /// `--repo` / `DRIFTGATE_REPO`.
@@ -19,7 +19,7 @@ pub struct Context<'a> {
 
 /// `--format` of judging commands: a [`Format`] by its name, each listed in `--help` with
 /// what it is for.
-pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+pub(super) fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
     let values = Format::ALL.map(|format| {
         clap::builder::PossibleValue::new(format.name()).help(match format {
             Format::Text => "A verdict line, then findings grouped by severity",
@@ -37,7 +37,7 @@ pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
 
 /// The one async runtime of a command that captures or serves: a command builds it once and
 /// runs its library call on it (the library never starts a runtime of its own).
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     use anyhow::Context as _;
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -47,13 +47,13 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 /// Parses a snapshot reference argument.
-pub fn parse_ref(text: &str) -> Result<SnapshotRef, BadRef> {
+pub(super) fn parse_ref(text: &str) -> Result<SnapshotRef, BadRef> {
     SnapshotRef::parse(text)
 }
 
 /// The effective policy for a command: the store's committed policy applies when a reference
 /// used the store or `--repo` was given, then `--policy`.
-pub fn effective_policy(
+pub(super) fn effective_policy(
     loader: &mut Loader,
     explicit_repo: bool,
     policy: Option<&Path>,
@@ -68,7 +68,7 @@ pub fn effective_policy(
 
 /// Refuses, before the work whose output it is, an output path (`flag`'s) that
 /// [`driftgate_fs::write_output`] would refuse after it.
-pub fn check_out(flag: &str, path: &Path) -> anyhow::Result<()> {
+pub(super) fn check_out(flag: &str, path: &Path) -> anyhow::Result<()> {
     driftgate_fs::check_output(path).map_err(|e| {
         // A refusal names the path itself.
         if e.get_ref()

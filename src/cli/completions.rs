@@ -12,14 +12,14 @@ use crate::output::Printer;
     driftgate completions bash > ~/.local/share/bash-completion/completions/driftgate\n  \
     driftgate completions zsh > ~/.zfunc/_driftgate            # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
     driftgate completions fish > ~/.config/fish/completions/driftgate.fish")]
-pub struct Args {
+pub(crate) struct Args {
     /// The shell to complete in.
     #[arg(value_enum)]
     shell: Shell,
 }
 
 /// Prints the completion script of `tree` (the whole command line) for `args.shell`.
-pub fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
     // Rendered whole first: the generator panics on a write error, and `… | head` closes the
     // pipe early, which is no error.
     let mut script = Vec::new();

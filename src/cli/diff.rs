@@ -17,7 +17,7 @@ use driftgate_report::Format;
 #[command(after_help = "Examples:\n  \
     driftgate diff examples/azure-local-dcbx/baseline.json examples/azure-local-dcbx/post-update.json\n  \
     driftgate diff baseline:azl-node01@HEAD~1 baseline:azl-node01 --format markdown")]
-pub struct Args {
+pub(crate) struct Args {
     /// The earlier snapshot: a file, `-` (standard input), `git:REV:PATH` or `baseline:HOST[@REV]`.
     #[arg(value_name = "OLD_REF", value_parser = parse_ref)]
     old: SnapshotRef,
@@ -35,7 +35,7 @@ pub struct Args {
     format: Format,
 }
 
-pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let printer = ctx.printer;
     let mut loader = Loader::new(ctx.repo.clone());
     let old = loader.snapshot(&args.old)?;

@@ -22,7 +22,7 @@ use crate::output::Printer;
 
 /// Plan and apply the remediation of blocking findings.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// For each blocking finding whose known-good value is known (the baseline's, a policy
     /// rule's `expect`, an invariant's), the step of the layer that owns the setting: a
     /// Redfish settings PATCH (the BMC is read to find the attribute and check the value
@@ -64,7 +64,7 @@ pub enum Command {
 
 /// Output formats of `fix plan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PlanFormat {
+pub(super) enum PlanFormat {
     /// For a change ticket.
     Text,
     /// Following `driftgate schema fix-plan`.
@@ -73,7 +73,7 @@ pub enum PlanFormat {
 
 /// `fix plan`.
 #[derive(Debug, clap::Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// The run (after a blocked `gate pre` or `gate post`): each host's latest step.
     #[arg(long, value_name = "ID", group = "from")]
     run: Option<RunId>,
@@ -116,7 +116,7 @@ pub struct PlanArgs {
 
 /// Layers `fix apply` applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LayerArg {
+pub(super) enum LayerArg {
     /// The BMC's Redfish settings.
     Bmc,
     /// The operating system's commands, through the host's transports.
@@ -125,7 +125,7 @@ pub enum LayerArg {
 
 /// `fix apply`.
 #[derive(Debug, clap::Args)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     /// The run whose plan to apply.
     #[arg(long, value_name = "ID")]
     run: RunId,
@@ -164,7 +164,7 @@ pub struct ApplyArgs {
 }
 
 /// Runs `fix plan` or `fix apply`.
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Plan(args) => plan(args, ctx),
         Command::Apply(args) => apply(args, ctx),

@@ -23,7 +23,7 @@ use driftgate_report::Format;
 
 /// The two steps of a gated firmware update.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Before the update: capture each host from the inventory and judge it against its
     /// baseline. A host already drifted (BLOCK, exit 1) or not completely readable
     /// (INCOMPLETE, exit 3) fails the step: do not flash it. Records the run (pre snapshots,
@@ -49,7 +49,7 @@ pub enum Command {
 
 /// `gate pre`.
 #[derive(Debug, clap::Args)]
-pub struct PreArgs {
+pub(crate) struct PreArgs {
     /// Run id (a pipeline's build id, a change number); generated when not given.
     #[arg(long, value_name = "ID")]
     run: Option<RunId>,
@@ -62,7 +62,7 @@ pub struct PreArgs {
 
 /// `gate post`.
 #[derive(Debug, clap::Args)]
-pub struct PostArgs {
+pub(crate) struct PostArgs {
     /// The run `gate pre` started.
     #[arg(long, value_name = "ID")]
     run: RunId,
@@ -128,7 +128,7 @@ struct StepArgs {
     capture: CaptureFlags,
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let cancel = Cancel::new();
     let runtime = super::common::runtime()?;
     let interrupts = match Interrupts::watch(runtime.handle(), cancel.clone(), *ctx.printer) {

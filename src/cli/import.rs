@@ -13,7 +13,7 @@ use crate::exit::Outcome;
 
 /// Import subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Turn `Get-NetAdapterQos` text (as pasted into a ticket; UTF-8 or the UTF-16 that
     /// PowerShell's `>` writes) into a snapshot. A `Get-NetQosFlowControl` table in the same
     /// file adds the host's PFC priorities. Unparseable input, or a paste cut short (an
@@ -36,7 +36,7 @@ pub enum Command {
     },
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::WindowsQos { file, host, out } = command;
     if let Some(out) = &out {
         super::common::check_out("--out", out)?;

@@ -13,12 +13,12 @@ use serde::Serialize;
 
 use super::common::Context;
 use super::inventory_file::locate;
-pub use super::inventory_file::{InventoryArg, load};
+pub(super) use super::inventory_file::{InventoryArg, load};
 use crate::exit::Outcome;
 
 /// Inventory subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Validate the inventory: every problem is printed as FILE:LINE: message (exit 2).
     #[command(after_help = "\
 Examples:
@@ -58,7 +58,7 @@ Examples:
 /// `--fleet`, `--cluster`, `--tag`: which hosts of the inventory, shared by `inventory list`
 /// and `check --all`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct SelectionArgs {
+pub(crate) struct SelectionArgs {
     /// Only hosts of this fleet.
     #[arg(long, value_name = "F")]
     fleet: Option<String>,
@@ -72,7 +72,7 @@ pub struct SelectionArgs {
 
 impl SelectionArgs {
     /// The selection the flags make.
-    pub fn selection(&self) -> Selection {
+    pub(crate) fn selection(&self) -> Selection {
         Selection {
             fleet: self.fleet.clone(),
             cluster: self.cluster.clone(),
@@ -83,14 +83,14 @@ impl SelectionArgs {
 
 /// Formats of `inventory list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ListFormat {
+pub(crate) enum ListFormat {
     /// One block per host.
     Text,
     /// An array of objects, one per host.
     Json,
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Check { inventory } => check(&inventory, ctx),
         Command::Pin(args) => pin::run(args, ctx),

@@ -11,7 +11,7 @@ use super::common::Context;
 
 /// `--inventory FILE`, shared by every command that reads the inventory.
 #[derive(Debug, Clone, clap::Args)]
-pub struct InventoryArg {
+pub(crate) struct InventoryArg {
     /// Inventory file (default: inventory.toml at the root of the baseline store); `.yml`/`.yaml`
     /// is read as an Ansible YAML inventory, `.ini`, `.cfg` or no extension as Ansible INI.
     #[arg(long, value_name = "FILE", env = "DRIFTGATE_INVENTORY")]
@@ -21,13 +21,13 @@ pub struct InventoryArg {
 /// Reads the inventory: `--inventory` / `DRIFTGATE_INVENTORY`, else `inventory.toml` at the
 /// root of the store (`--repo`, `DRIFTGATE_REPO`, or the repository around the current
 /// directory). Every problem of a bad file is in the error, one `FILE:LINE: message` a line.
-pub fn load(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Inventory> {
+pub(super) fn load(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<Inventory> {
     let file = locate(arg, ctx)?;
     Ok(Inventory::load(&file)?)
 }
 
 /// The inventory file: the one `arg` names, else the store's `inventory.toml`.
-pub fn locate(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<PathBuf> {
+pub(super) fn locate(arg: &InventoryArg, ctx: &Context<'_>) -> anyhow::Result<PathBuf> {
     const HOW: &str = "give one with --inventory FILE or DRIFTGATE_INVENTORY";
     if let Some(file) = &arg.inventory {
         return Ok(file.clone());

@@ -12,14 +12,14 @@ use crate::output::Printer;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     driftgate man target/man && man -l target/man/driftgate-gate-pre.1")]
-pub struct Args {
+pub(crate) struct Args {
     /// Where the pages go (made when missing; pages of the same name are replaced).
     #[arg(value_name = "DIR")]
     out_dir: PathBuf,
 }
 
 /// Writes a man page for `tree` (the whole command line) and each of its commands.
-pub fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, tree: clap::Command, printer: &Printer) -> anyhow::Result<Outcome> {
     let dir = &args.out_dir;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut root = tree.disable_help_subcommand(true);

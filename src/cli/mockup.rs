@@ -15,7 +15,7 @@ use crate::exit::Outcome;
 
 /// Mockup subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Serve DMTF mockup folders as Redfish BMCs, to dry-run gates and nightly runs and test
     /// pipelines: one BMC, or with --count a fleet of independent ones in one process.
     ///
@@ -54,7 +54,7 @@ const EXAMPLE: &str = "Examples:
 
 /// `mockup serve` arguments.
 #[derive(Debug, clap::Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Mockup folders (DIR/redfish/v1/…/index.json, or DIR as the /redfish/v1 root): BMC i
     /// serves the (i mod number of folders)-th. Each folder is loaded once for all its BMCs.
     #[arg(required = true, value_name = "DIR")]
@@ -135,7 +135,7 @@ fn fleet_name(text: &str) -> Result<String, String> {
         })
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let Command::Serve(args) = command;
     if let Some(file) = &args.write_inventory {
         super::common::check_out("--write-inventory", file)?;

@@ -6,7 +6,7 @@ use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
 
 /// The open-file limits of this process after [`raise_open_file_limit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OpenFileLimit {
+pub(super) struct OpenFileLimit {
     /// The soft limit in force (what `open`, `socket` and `accept` are held to).
     pub soft: u64,
     /// The hard limit, the ceiling an unprivileged process may raise the soft one to.
@@ -16,7 +16,7 @@ pub struct OpenFileLimit {
 /// Raises the soft `RLIMIT_NOFILE` to the hard limit and returns both. Never lowers it; where
 /// the kernel refuses the hard limit itself (macOS caps an unlimited one at `OPEN_MAX`), the
 /// soft limit stays as it was and is returned as such. Unlimited is `u64::MAX`.
-pub fn raise_open_file_limit() -> OpenFileLimit {
+pub(super) fn raise_open_file_limit() -> OpenFileLimit {
     let mut limit = getrlimit(Resource::Nofile);
     if limit
         .current

@@ -11,7 +11,7 @@ const NAMED: usize = 3;
 
 /// The hosts of a run: how many are planned, which run, how many ended.
 #[derive(Debug, Default)]
-pub struct Pending {
+pub(super) struct Pending {
     state: Mutex<State>,
 }
 
@@ -24,18 +24,18 @@ struct State {
 
 impl Pending {
     /// The run works on `hosts` hosts.
-    pub fn planned(&self, hosts: usize) {
+    pub(super) fn planned(&self, hosts: usize) {
         self.lock().planned = hosts;
     }
 
     /// `host` started.
-    pub fn started(&self, host: &HostName) {
+    pub(super) fn started(&self, host: &HostName) {
         self.lock().running.insert(host.to_string());
     }
 
     /// `host` ended: `waiting for …` naming the hosts still running once no other host is
     /// left to start, else nothing.
-    pub fn finished(&self, host: &HostName) -> Option<String> {
+    pub(super) fn finished(&self, host: &HostName) -> Option<String> {
         let mut state = self.lock();
         state.running.remove(host.as_str());
         state.finished += 1;

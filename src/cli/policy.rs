@@ -9,7 +9,7 @@ use crate::exit::Outcome;
 
 /// Policy subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Print the effective policy as TOML: built-in, then the store's driftgate.toml (with
     /// --repo), then --policy.
     #[command(after_help = "Examples:\n  \
@@ -22,7 +22,7 @@ pub enum Command {
     },
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Show { policy } => {
             let mut loader = Loader::new(ctx.repo.clone());

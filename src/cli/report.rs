@@ -17,7 +17,7 @@ use driftgate_report::Format;
 
 /// Work with the results of `check --all`.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Merge the --out-dir of every shard of one `check --all --shard K/N` run into the fleet
     /// result one unsharded run would give: the same hosts, verdicts, findings, counts and exit
     /// code (0 pass or warn, 1 block, 3 incomplete). Trusts nothing it can check: every host
@@ -63,7 +63,7 @@ pub enum Command {
     },
 }
 
-pub fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     match command {
         Command::Merge {
             dirs,

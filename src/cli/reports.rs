@@ -13,7 +13,7 @@ use crate::output::Printer;
 
 /// The `--report` flags of a judging command.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Also write the report in FORMAT to FILE, atomically (a temporary file renamed over it;
     /// a device, FIFO or socket is written as a stream, a symbolic link followed), or with `-`
     /// or no file to standard output in place of --format. Repeatable; FORMAT is
@@ -28,7 +28,7 @@ pub struct ReportArgs {
 
 /// One `--report`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportTarget {
+pub(crate) struct ReportTarget {
     /// The format.
     pub format: Format,
     /// Where: `None` is standard output.
@@ -62,7 +62,7 @@ fn parse_target(text: &str) -> Result<ReportTarget, String> {
 
 /// What the reports are read from besides the document.
 #[derive(Clone, Copy, Default)]
-pub struct ReportSources<'a> {
+pub(super) struct ReportSources<'a> {
     /// The baseline store the hosts were judged against (SARIF lines, HTML timelines).
     pub store: Option<&'a Store>,
     /// The policy that judged them (HTML timelines rate each change with it).
@@ -75,7 +75,7 @@ impl ReportArgs {
     /// directory that does not exist, a directory in place of a file, and anything else
     /// [`driftgate_fs::write_output`] would refuse (a link to nothing, a block device, a
     /// descriptor not open for writing), so that a fleet is never captured for nothing.
-    pub fn check(&self) -> anyhow::Result<()> {
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
         let on_stdout = self.reports.iter().filter(|r| r.file.is_none()).count();
         if on_stdout > 1 {
             anyhow::bail!(
@@ -115,7 +115,7 @@ impl ReportArgs {
     }
 
     /// The format standard output gets: a `--report` without a file, else `format`.
-    pub fn stdout_format(&self, format: Format) -> Format {
+    pub(crate) fn stdout_format(&self, format: Format) -> Format {
         self.reports
             .iter()
             .find(|r| r.file.is_none())
@@ -131,7 +131,7 @@ impl ReportArgs {
 /// be written, and each failure is said as an error naming where it went. A verdict that
 /// passed then fails the command (exit 2: a pipeline must notice a missing report), but BLOCK
 /// and INCOMPLETE keep their own code (1, 3): they say more than "could not judge".
-pub fn emit(
+pub(super) fn emit(
     document: Document<'_>,
     format: Format,
     args: &ReportArgs,
@@ -293,7 +293,7 @@ fn stdout_columns() -> Option<usize> {
 
 /// Renders `report` of `judged` (the snapshot it judged, whose facts name its ports) in
 /// `format` on standard output and into every `--report` file, and returns the verdict.
-pub fn print_report(
+pub(super) fn print_report(
     report: &driftgate_compare::Report,
     judged: &driftgate_snapshot::VerifiedSnapshot,
     format: Format,

@@ -14,13 +14,13 @@ const FIX_PLAN: &str = "fix-plan";
     driftgate schema snapshot > snapshot.schema.json\n  \
     driftgate schema fleet-report\n  \
     driftgate schema fix-plan")]
-pub struct Args {
+pub(crate) struct Args {
     /// Which document.
     #[arg(value_parser = clap::builder::PossibleValuesParser::new(schemas::NAMES.iter().copied().chain([FIX_PLAN])))]
     name: String,
 }
 
-pub fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, printer: &Printer) -> anyhow::Result<Outcome> {
     let text = if args.name == FIX_PLAN {
         driftgate_fix::schema()
     } else {

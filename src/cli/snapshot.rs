@@ -12,7 +12,7 @@ use crate::output::Printer;
 
 /// Snapshot subcommands.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Validate a hand-written snapshot and write it in canonical form with its digest.
     ///
     /// The file must have no digest, or a correct one: to re-seal an edited snapshot, delete
@@ -31,7 +31,7 @@ pub enum Command {
     },
 }
 
-pub fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: Command, printer: &Printer) -> anyhow::Result<Outcome> {
     match command {
         Command::Seal { file, out } => {
             if let Some(out) = &out {

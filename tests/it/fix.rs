@@ -751,21 +751,21 @@ fn a_nightly_out_dir_is_planned_from_its_snapshots_and_the_bmc_sessions_are_clos
 }
 
 /// A String NIC attribute whose name says PFC, so that a change of it blocks.
-pub const PFC: &str = "Vendor_PFCPriorities";
+pub(crate) const PFC: &str = "Vendor_PFCPriorities";
 
 /// The attack's baseline value: a newline, then a line that writes the BMC password to a file.
-pub const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
+pub(crate) const LEAK: &str = "0\nprintf %s \"$DRIFTGATE_BMC_PASSWORD\" > leaked-password.txt #";
 
 /// Captures of the seed-1 baseline BMC given one more NIC attribute [`PFC`], `was` in the
 /// baseline and `0` now, in `work`: (current, baseline).
-pub fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+pub(crate) fn attribute_drift(work: &Path, was: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     attribute_drift_named(work, PFC, was)
 }
 
 /// Captures of the seed-1 baseline BMC given one more writable String NIC attribute `name`,
 /// `was` in the baseline and `0` now, in `work`: (current, baseline). The current mockup folder
 /// stays: the plan reads the BMC there.
-pub fn attribute_drift_named(
+pub(crate) fn attribute_drift_named(
     work: &Path,
     name: &str,
     was: &str,
@@ -785,7 +785,7 @@ pub fn attribute_drift_named(
 }
 
 /// `fix plan --snapshot CURRENT --baseline BASELINE --emit-scripts DIR ARGS…`.
-pub fn emit_scripts(current: &Path, baseline: &Path, dir: &Path, args: &[&str]) -> Ran {
+pub(crate) fn emit_scripts(current: &Path, baseline: &Path, dir: &Path, args: &[&str]) -> Ran {
     run(driftgate()
         .args(["fix", "plan", "--snapshot"])
         .arg(current)
@@ -797,7 +797,7 @@ pub fn emit_scripts(current: &Path, baseline: &Path, dir: &Path, args: &[&str]) 
 }
 
 /// Runs a `-bmc.sh` against a recording BMC stand-in with `user` and `password`.
-pub fn run_bmc_script(
+pub(crate) fn run_bmc_script(
     script: &Path,
     user: &str,
     password: &str,
@@ -901,11 +901,11 @@ fn any_bmc_password_reaches_curl_byte_exact_and_nowhere_else() {
 }
 
 /// The attack's Windows adapter name: a typographic quote ends a PowerShell string too.
-pub const ADAPTER: &str = "SLOT 3 Port 1\u{2019}; Write-Host X; \u{2019}\n";
+pub(crate) const ADAPTER: &str = "SLOT 3 Port 1\u{2019}; Write-Host X; \u{2019}\n";
 
 /// Captures in `work` of seed 1's Windows host whose first adapter is called `name`, its QoS
 /// enabled in the baseline and disabled now: `current.json` and `baseline.json`.
-pub fn adapter_named(work: &Path, name: &str) {
+pub(crate) fn adapter_named(work: &Path, name: &str) {
     let recorded = root().join("examples/azure-local-dcbx/recorded/baseline/windows");
     for (state, enabled) in [("baseline", true), ("current", false)] {
         let folder = work.join(state);

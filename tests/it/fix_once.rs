@@ -17,16 +17,16 @@ const RESET: &str = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSyste
 /// A BMC that answers each write 7 s after it arrives: time for a signal to land while the
 /// PATCH is in flight on a loaded machine, and the answer (then its read-back) still within
 /// the 10 s grace after it.
-pub const IN_FLIGHT: &str = "slow-write=7000";
+pub(crate) const IN_FLIGHT: &str = "slow-write=7000";
 
 /// A BMC that answers each write 4 s after it arrives: the apply that takes the lock holds it
 /// through two PATCHes and a reset (12 s), long enough for one started with it to reach the
 /// lock on a loaded machine.
-pub const SLOW: &str = "slow-write=4000";
+pub(crate) const SLOW: &str = "slow-write=4000";
 
 /// The seed-1 lab after its update, its simulator requiring sessions and given `args`:
 /// `gate pre` passed and `gate post` of `run` blocked on the DCBX the firmware reset.
-pub fn blocked(args: &[&str], run: &str) -> Lab {
+pub(crate) fn blocked(args: &[&str], run: &str) -> Lab {
     let lab = Lab::authenticated_with(args);
     lab.gate(&["pre", "--run", run, "azl-node01"]).expect(0);
     lab.state("post-update");
@@ -35,7 +35,7 @@ pub fn blocked(args: &[&str], run: &str) -> Lab {
 }
 
 /// `fix apply --run RUN --ticket RUN --yes EXTRA…` of `lab`, started, its output piped.
-pub fn spawn_apply(lab: &Lab, run: &str, extra: &[&str]) -> Child {
+pub(crate) fn spawn_apply(lab: &Lab, run: &str, extra: &[&str]) -> Child {
     lab.process()
         .args(["fix", "apply", "--run", run, "--ticket", run, "--yes"])
         .args(extra)
@@ -47,7 +47,7 @@ pub fn spawn_apply(lab: &Lab, run: &str, extra: &[&str]) -> Child {
 }
 
 /// Waits until `lab`'s simulator logged `text` (within 30 s).
-pub fn logged(lab: &mut Lab, text: &str) {
+pub(crate) fn logged(lab: &mut Lab, text: &str) {
     let simulator = lab.simulator.as_mut().unwrap();
     assert!(
         simulator.logged(text, Duration::from_secs(30)),
@@ -58,7 +58,7 @@ pub fn logged(lab: &mut Lab, text: &str) {
 
 /// How many `method` requests of a URI starting with `uri` `lab`'s simulator received so far:
 /// its own list, counted as each request arrives (before a slow write is answered).
-pub fn sent(lab: &Lab, method: &str, uri: &str) -> usize {
+pub(crate) fn sent(lab: &Lab, method: &str, uri: &str) -> usize {
     let line = format!("{method} {uri}");
     lab.simulator
         .as_ref()
@@ -71,7 +71,7 @@ pub fn sent(lab: &Lab, method: &str, uri: &str) -> usize {
 
 /// Waits (up to 30 s) until `lab`'s simulator received a `method` request of a URI starting
 /// with `uri`: the request is in flight from then on.
-pub fn arrived(lab: &Lab, method: &str, uri: &str) {
+pub(crate) fn arrived(lab: &Lab, method: &str, uri: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while sent(lab, method, uri) == 0 {
         assert!(
@@ -84,13 +84,13 @@ pub fn arrived(lab: &Lab, method: &str, uri: &str) {
 }
 
 /// The record `fix/apply-N.json` of `run`.
-pub fn record(lab: &Lab, run: &str, n: u32) -> Value {
+pub(crate) fn record(lab: &Lab, run: &str, n: u32) -> Value {
     let file = lab.run_dir(run).join(format!("fix/apply-{n}.json"));
     let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     serde_json::from_str(&text).unwrap()
 }
 
-pub fn send(child: &Child, signal: libc::c_int) {
+pub(crate) fn send(child: &Child, signal: libc::c_int) {
     // SAFETY: kill touches no memory; the pid is our unreaped child.
     let sent = unsafe { libc::kill(libc::pid_t::try_from(child.id()).unwrap(), signal) };
     assert_eq!(sent, 0);

@@ -24,7 +24,7 @@ const MANAGER_RESET: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Actions/Manag
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
 /// What one `fix apply` against a hostile BMC did.
-pub struct Attack {
+pub(crate) struct Attack {
     /// The command.
     pub ran: Ran,
     /// Every request other than a GET the BMC received meanwhile, `METHOD target`.
@@ -108,7 +108,7 @@ fn settings_object(lab: &Lab, settings: &str) {
 
 /// The attribute resource claims to be `/redfish/v1/AccountService` and names account 2 as its
 /// settings object.
-pub fn claimed_resource() -> Attack {
+pub(crate) fn claimed_resource() -> Attack {
     let lab = blocked(&[], "CHG-6001");
     account_as_settings(&lab);
     edit_json(&served(&lab, ATTRIBUTES[0]), |attributes| {
@@ -120,7 +120,7 @@ pub fn claimed_resource() -> Attack {
 
 /// The settings object is the resource, then `/.<hidden>.` ten times (a tab or newline the
 /// URL parser drops), then `/AccountService/Accounts/2`.
-pub fn hidden_dots(hidden: char) -> Attack {
+pub(crate) fn hidden_dots(hidden: char) -> Attack {
     let lab = blocked(&[], "CHG-6002");
     account_as_settings(&lab);
     let dots = format!("/.{hidden}.").repeat(10);
@@ -133,7 +133,7 @@ pub fn hidden_dots(hidden: char) -> Attack {
 
 /// The settings object climbs with `..%2F` ten times to `AccountService%2FAccounts%2F2`, on a
 /// BMC whose web server decodes `%2F` before it routes.
-pub fn encoded_slashes() -> Attack {
+pub(crate) fn encoded_slashes() -> Attack {
     let lab = blocked(&["--fault", "decode-paths"], "CHG-6003");
     account_as_settings(&lab);
     let climb = "..%2F".repeat(10);
@@ -145,21 +145,21 @@ pub fn encoded_slashes() -> Attack {
 }
 
 /// The first port's Settings PATCH is answered `307` to account 2.
-pub fn redirected_patch() -> Attack {
+pub(crate) fn redirected_patch() -> Attack {
     let fault = format!("redirect-write={}/Settings->{ACCOUNT}", ATTRIBUTES[0]);
     let lab = blocked(&["--fault", &fault], "CHG-6004");
     apply(&lab, "CHG-6004", false)
 }
 
 /// The system's reset POST is answered `307` to the manager's reset.
-pub fn redirected_reset() -> Attack {
+pub(crate) fn redirected_reset() -> Attack {
     let fault = format!("redirect-write={RESET}->{MANAGER_RESET}");
     let lab = blocked(&["--fault", &fault], "CHG-6005");
     apply(&lab, "CHG-6005", true)
 }
 
 /// The system claims `@odata.id` `/redfish/v1` and names the manager's reset as its own.
-pub fn claimed_system() -> Attack {
+pub(crate) fn claimed_system() -> Attack {
     let lab = blocked(&[], "CHG-6006");
     edit_json(&served(&lab, SYSTEM), |system| {
         system["@odata.id"] = json!("/redfish/v1");
@@ -172,14 +172,14 @@ const OTHER: &str = "/redfish/v1/Systems/Other.1";
 const CHASSIS: &str = "/redfish/v1/Chassis/System.Embedded.1";
 
 /// `Systems` lists another system, `Other.1`, before the one whose chassis holds the NIC.
-pub fn other_system_first() -> Attack {
+pub(crate) fn other_system_first() -> Attack {
     let lab = blocked(&[], "CHG-6007");
     other_system(&lab, &[]);
     apply(&lab, "CHG-6007", true)
 }
 
 /// `Other.1`, listed first, and the NIC's chassis link each other too: two owners.
-pub fn two_owners() -> Attack {
+pub(crate) fn two_owners() -> Attack {
     let lab = blocked(&[], "CHG-6008");
     owned_twice(&lab);
     apply(&lab, "CHG-6008", true)

@@ -506,7 +506,7 @@ fn names(dir: &Path) -> Vec<String> {
 /// For the README's fail-closed table: `snapshot seal --out` into a null device of the test's
 /// own (a FIFO where none can be made), which stays what it was. Standard error and whether
 /// the device is still there.
-pub fn sealed_into_a_device() -> (std::process::Output, bool) {
+pub(crate) fn sealed_into_a_device() -> (std::process::Output, bool) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let device: PathBuf = dir.path().join("null");
     let made = null_device(&device);
@@ -534,7 +534,7 @@ pub fn sealed_into_a_device() -> (std::process::Output, bool) {
 /// For the README's fail-closed table: `snapshot seal --out /dev/stdout` with standard output
 /// a file opened for appending, which holds a line already. Standard error, and whether the
 /// line is still there with the snapshot after it in the same file.
-pub fn sealed_into_appended_stdout() -> (std::process::Output, bool) {
+pub(crate) fn sealed_into_appended_stdout() -> (std::process::Output, bool) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let log = dir.path().join("ci.log");
     std::fs::write(&log, "earlier\n").expect("write");
@@ -559,7 +559,7 @@ pub fn sealed_into_appended_stdout() -> (std::process::Output, bool) {
 
 /// For the README's fail-closed table: `check --all --report json=` a link to nothing, of a
 /// fleet whose host is a simulator. Standard error, and whether no request reached it.
-pub fn report_refused_before_the_run() -> (std::process::Output, bool) {
+pub(crate) fn report_refused_before_the_run() -> (std::process::Output, bool) {
     let simulator = Simulator::start(&bmc("baseline"), &[]);
     let lab = FleetLab::new(
         &[Host::new("azl-node09", State::Bmc(simulator.url.clone()))],

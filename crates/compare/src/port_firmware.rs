@@ -14,7 +14,7 @@ use super::verdict::FirmwareUnknown;
 /// for the port or one of its functions, or the inventory component its
 /// `bmc/firmware/inventory` names), else [`FirmwareUnknown::NotLinked`] when a BMC reports the
 /// port, [`FirmwareUnknown::NoSource`] when only an operating system does.
-pub fn unknown(key: &str, sides: [&VerifiedSnapshot; 2]) -> Option<FirmwareUnknown> {
+pub(crate) fn unknown(key: &str, sides: [&VerifiedSnapshot; 2]) -> Option<FirmwareUnknown> {
     let facts = sides.map(|side| &side.snapshot().facts);
     if facts
         .iter()

@@ -25,7 +25,7 @@ const MOVES: [(&str, &[&str]); 2] = [
 
 /// The changes from `old` to `new` (as [`changes`]), with each capability that only moved to
 /// its new path said as one change of that path, or not at all when its value is the same.
-pub fn changes_refiled<'a>(old: &'a Facts, new: &'a Facts) -> Vec<Change<'a>> {
+pub(crate) fn changes_refiled<'a>(old: &'a Facts, new: &'a Facts) -> Vec<Change<'a>> {
     let all: Vec<Change<'a>> = changes(old, new).collect();
     // The new path of each capability added, by each old path it may have had.
     let mut added: BTreeMap<String, &'a FactPath> = BTreeMap::new();

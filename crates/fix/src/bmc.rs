@@ -22,7 +22,7 @@ type AttributeWrite = (String, Value, Wanted);
 
 /// Why a wanted BMC fact has no write.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// The fact.
     pub wanted: Wanted,
     /// Why, naming the attribute and registry.
@@ -30,7 +30,11 @@ pub struct Refusal {
 }
 
 /// The steps (one per settings object, numbered from `first`) for `wanted`, and the refusals.
-pub fn steps(wanted: Vec<Wanted>, bmc: &BmcSettings, first: usize) -> (Vec<Step>, Vec<Refusal>) {
+pub(crate) fn steps(
+    wanted: Vec<Wanted>,
+    bmc: &BmcSettings,
+    first: usize,
+) -> (Vec<Step>, Vec<Refusal>) {
     let mut refusals = Vec::new();
     // Settings object → (resource, writes in order).
     let mut by_object: BTreeMap<String, (&Writable, Vec<AttributeWrite>)> = BTreeMap::new();

@@ -10,7 +10,7 @@ use super::model::{Layer, Unfixable};
 
 /// A fact a plan must bring to its known-good value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Wanted {
+pub(crate) struct Wanted {
     /// The fact.
     pub fact: FactPath,
     /// Its value now.
@@ -25,7 +25,7 @@ pub struct Wanted {
 
 /// Who owns a fact, or why no one can set it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     /// A setting of this layer.
     Setting(Layer),
     /// What the OS negotiated or runs with: follows from a setting.
@@ -51,7 +51,7 @@ fn invariant_value(id: &str) -> Option<FactValue> {
 
 /// The findings that block `report` (warnings too when it was judged `--strict`), grouped
 /// by fact.
-pub fn blocking(report: &Report) -> Vec<(FactPath, Vec<&Finding>)> {
+pub(crate) fn blocking(report: &Report) -> Vec<(FactPath, Vec<&Finding>)> {
     let mut by_fact: BTreeMap<&str, (FactPath, Vec<&Finding>)> = BTreeMap::new();
     for finding in report.findings.iter().filter(|f| blocks(report, f)) {
         by_fact
@@ -64,12 +64,12 @@ pub fn blocking(report: &Report) -> Vec<(FactPath, Vec<&Finding>)> {
 }
 
 /// Whether `finding` makes `report` block.
-pub fn blocks(report: &Report, finding: &Finding) -> bool {
+pub(crate) fn blocks(report: &Report, finding: &Finding) -> bool {
     finding.severity == Severity::Block || (report.strict && finding.severity == Severity::Warn)
 }
 
 /// The known-good value of a fact from its findings, and where it comes from.
-pub fn known_good(findings: &[&Finding]) -> Option<(FactValue, String)> {
+pub(crate) fn known_good(findings: &[&Finding]) -> Option<(FactValue, String)> {
     findings
         .iter()
         .find_map(|f| {
@@ -96,7 +96,7 @@ pub fn known_good(findings: &[&Finding]) -> Option<(FactValue, String)> {
 }
 
 /// Who owns `path`; `os` is the operating system the snapshot's OS facts come from.
-pub fn owner(path: &str, os: Option<Layer>) -> Owner {
+pub(crate) fn owner(path: &str, os: Option<Layer>) -> Owner {
     let segments: Vec<&str> = path.split('/').collect();
     if segments.contains(&"pending") {
         return Owner::Unfixable(Unfixable::Pending);
@@ -212,7 +212,7 @@ fn os_owner(os_leaf: &str, os: Option<Layer>) -> Owner {
 
 /// The scope a fact belongs to, for matching effects to steps: `nic/<key>` or
 /// `storage/nmp/<device>`, else the host.
-pub fn scope(path: &str) -> &str {
+pub(crate) fn scope(path: &str) -> &str {
     let mut parts = path.splitn(4, '/');
     match (parts.next(), parts.next(), parts.next()) {
         (Some("nic"), Some(key), _) => &path[..4 + key.len()],

@@ -10,7 +10,7 @@ use super::quote;
 
 /// The commands of one OS step.
 #[derive(Debug, Clone, PartialEq)]
-pub struct OsStep {
+pub(crate) struct OsStep {
     /// What it sets, one line.
     pub summary: String,
     /// The lines, in order.
@@ -24,7 +24,7 @@ pub struct OsStep {
 }
 
 /// The step for `wanted` on `layer`, or why there is none.
-pub fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
+pub(crate) fn step(layer: Layer, wanted: &Wanted, facts: &Facts) -> Result<OsStep, String> {
     match layer {
         Layer::Windows => windows(wanted, facts),
         Layer::Esxi => esxi(wanted, facts),

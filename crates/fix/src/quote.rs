@@ -22,7 +22,8 @@ pub enum Unquotable {
 
 /// The quote characters PowerShell ends a single-quoted string at: `'` and `‘ ’ ‚ ‛`
 /// (U+2018–U+201B), by its language specification's `single-quote-character`.
-pub const POWERSHELL_QUOTES: [char; 5] = ['\'', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'];
+pub(crate) const POWERSHELL_QUOTES: [char; 5] =
+    ['\'', '\u{2018}', '\u{2019}', '\u{201a}', '\u{201b}'];
 
 fn no_nul(text: &str) -> Result<(), Unquotable> {
     if text.contains('\0') {
@@ -35,7 +36,7 @@ fn no_nul(text: &str) -> Result<(), Unquotable> {
 /// `text` as one word of a POSIX shell: itself when it holds only characters no shell gives a
 /// meaning (letters, digits, `._-:/=,+@`), else in single quotes, inside which nothing but `'`
 /// has a meaning; a `'` is written `'\''`. Newlines, `$( )`, backticks stay data.
-pub fn sh(text: &str) -> Result<String, Unquotable> {
+pub(crate) fn sh(text: &str) -> Result<String, Unquotable> {
     no_nul(text)?;
     if !text.is_empty()
         && text
@@ -50,7 +51,7 @@ pub fn sh(text: &str) -> Result<String, Unquotable> {
 /// `text` as a PowerShell single-quoted (verbatim) string: every character PowerShell takes for
 /// a single quote ([`POWERSHELL_QUOTES`]) is doubled, which PowerShell reads as that one
 /// character; nothing else has a meaning inside (no `$`, no backtick escapes).
-pub fn powershell(text: &str) -> Result<String, Unquotable> {
+pub(crate) fn powershell(text: &str) -> Result<String, Unquotable> {
     no_nul(text)?;
     let mut out = String::with_capacity(text.len() + 2);
     out.push('\'');
@@ -67,7 +68,7 @@ pub fn powershell(text: &str) -> Result<String, Unquotable> {
 /// `name` as the PowerShell string a cmdlet's `-Name` or `-InterfaceAlias` takes: those
 /// parameters are wildcard patterns, so a name holding `*`, `?`, `[` or `]` is refused rather
 /// than quoted (it would select every adapter, policy or class it matches).
-pub fn powershell_name(name: &str) -> Result<String, Unquotable> {
+pub(crate) fn powershell_name(name: &str) -> Result<String, Unquotable> {
     if name.contains(['*', '?', '[', ']']) {
         return Err(Unquotable::Wildcard(name.to_owned()));
     }
@@ -87,7 +88,7 @@ pub fn powershell_encoded(script: &str) -> Result<String, Unquotable> {
 
 /// `text` when it is a bare word (letters, digits, `_`, `.` and `-`): for values a command
 /// takes unquoted (a priority, an action), refused otherwise.
-pub fn word(text: &str) -> Result<&str, Unquotable> {
+pub(crate) fn word(text: &str) -> Result<&str, Unquotable> {
     if !text.is_empty()
         && text
             .chars()
@@ -130,7 +131,7 @@ pub fn comment(text: &str) -> String {
 /// `bmc_password`, each byte as it is except what curl's double-quoted syntax escapes (`\\`,
 /// `\"`, `\t`, `\n`, `\r`, `\v`). Only shell builtins touch the account: no other process
 /// sees it in its arguments or environment.
-pub const SH_CURL_ACCOUNT: &str = r#"# curl's configuration line of the account: inside double quotes curl reads \\ \" \t \n \r \v
+pub(crate) const SH_CURL_ACCOUNT: &str = r#"# curl's configuration line of the account: inside double quotes curl reads \\ \" \t \n \r \v
 # as escapes, so those are written escaped and every other byte as it is. Builtins only.
 curl_quoted() {
   rest=$1

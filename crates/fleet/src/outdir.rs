@@ -177,7 +177,7 @@ impl OutDir {
     ///
     /// Returns it with how long each host of the earlier run's records took to capture (read
     /// as they are removed): what orders tonight's hosts.
-    pub fn create(root: &Path) -> Result<(OutDir, LastRun), FleetError> {
+    pub(crate) fn create(root: &Path) -> Result<(OutDir, LastRun), FleetError> {
         let mut last_run = LastRun::default();
         let root_folder = Folder::create_at(root).map_err(|error| write_error(root, error))?;
         let child = |name: &str| {
@@ -227,12 +227,12 @@ impl OutDir {
 
     /// `snapshots/<host>.json`, relative to the directory: how results name it, so a result
     /// directory can be moved (a shard's volume, copied for the merge).
-    pub fn snapshot_name(host: &str) -> String {
+    pub(crate) fn snapshot_name(host: &str) -> String {
         format!("{SNAPSHOTS_DIR}/{}", HOST_JSON.of(host))
     }
 
     /// Writes `snapshot` as `snapshots/<host>.json`.
-    pub fn write_snapshot(&self, snapshot: &VerifiedSnapshot) -> Result<(), FleetError> {
+    pub(crate) fn write_snapshot(&self, snapshot: &VerifiedSnapshot) -> Result<(), FleetError> {
         let name = format!("{}.json", snapshot.snapshot().host);
         write(
             &self.snapshots,
@@ -242,12 +242,12 @@ impl OutDir {
     }
 
     /// Writes `record` as `hosts/<host>.json`.
-    pub fn write_host(&self, record: &HostRecord) -> Result<(), FleetError> {
+    pub(crate) fn write_host(&self, record: &HostRecord) -> Result<(), FleetError> {
         write_json(&self.hosts, &format!("{}.json", record.result.host), record)
     }
 
     /// Writes `run.json`: `run` and `identity` in one object.
-    pub fn write_identified_run(
+    pub(crate) fn write_identified_run(
         &self,
         run: &RunFile,
         identity: &RunIdentity,

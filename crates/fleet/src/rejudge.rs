@@ -37,7 +37,7 @@ pub(super) struct Part<'r> {
 
 impl Part<'_> {
     /// `shard 2/3 (DIR)`, or `run DIR`: what a refusal names.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.run.shard {
             Some(shard) => format!("shard {shard} ({})", self.dir.display()),
             None => format!("run {}", self.dir.display()),
@@ -45,7 +45,7 @@ impl Part<'_> {
     }
 
     /// The refusal of host `host` of this part.
-    pub fn refuse(&self, host: &str, reason: impl std::fmt::Display) -> FleetError {
+    pub(crate) fn refuse(&self, host: &str, reason: impl std::fmt::Display) -> FleetError {
         FleetError::BadResults {
             path: self.dir.display().to_string(),
             reason: format!("{}: host {host}: {reason}; refusing to merge", self.label()),
@@ -60,7 +60,7 @@ pub(super) struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
-    pub fn new(with: Rejudge<'a>) -> Self {
+    pub(crate) fn new(with: Rejudge<'a>) -> Self {
         Judge {
             with,
             policies: HashMap::new(),
@@ -108,7 +108,7 @@ impl<'a> Judge<'a> {
 
     /// Refuses `record` of `part` (planned as `planned`) unless it is what its snapshot, its
     /// baseline and the run's policy give.
-    pub fn check(
+    pub(crate) fn check(
         &mut self,
         part: &Part<'_>,
         planned: &PlannedHost,

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::GateError;
-pub use crate::run_id::RunId;
+pub(crate) use crate::run_id::RunId;
 use driftgate_compare::{Allowance, Policy};
 use driftgate_fs::{Folder, NotOurs, PRIVATE_DIR, WriteOptions, private_folder};
 use driftgate_snapshot::file_names::{HOST_JSON, HOST_RESULT_JSON, RUN_FOLDER};
@@ -92,7 +92,7 @@ pub struct RunHost {
 /// the same, wherever the rules were read from. [`Policy::to_toml`] puts its comments (the
 /// files the rules came from, what an invariant checks) on lines of their own, so those are
 /// left out.
-pub fn policy_digest(policy: &Policy) -> String {
+pub(crate) fn policy_digest(policy: &Policy) -> String {
     policy.digest()
 }
 
@@ -469,7 +469,7 @@ fn open_below(folder: &Folder, names: &[&str]) -> std::io::Result<Option<Folder>
 }
 
 /// Writes `host`'s `snapshot` canonically into the folder of its step.
-pub fn write_snapshot(
+pub(crate) fn write_snapshot(
     step: &Folder,
     host: &HostName,
     snapshot: &VerifiedSnapshot,

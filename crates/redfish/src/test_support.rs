@@ -2,7 +2,7 @@
 
 /// The head of the next HTTP request on `stream` (up to its blank line), as the test servers
 /// of the Redfish client read it; what came when the peer closes early.
-pub async fn request_head(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+pub(crate) async fn request_head(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
     use tokio::io::AsyncReadExt as _;
     let mut head = Vec::new();
     while !head.ends_with(b"\r\n\r\n") {

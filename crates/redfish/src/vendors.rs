@@ -16,11 +16,11 @@ use super::attributes::Registry;
 use driftgate_model::MacAddr;
 use driftgate_snapshot::Facts;
 
-pub use checks::{
+pub(crate) use checks::{
     check_adapter, check_function, check_function_attributes, check_port, check_system_adapter,
 };
-pub use oem::{OemOf, keep_read, oem_facts};
-pub use vocabulary::{
+pub(crate) use oem::{OemOf, keep_read, oem_facts};
+pub(crate) use vocabulary::{
     Bios, Kind, Leaves, OemAttributes, OemCollection, SystemAdapterFirmware, Vendor, on_off,
     unknown_dcb_note,
 };
@@ -28,7 +28,7 @@ pub use vocabulary::{
 /// The vendor's resource of NIC (HII) attributes that the crawl follows from a network device
 /// function (with its pending `Settings` and attribute registry): vendor knowledge stays
 /// here, the crawl only asks (nv-redfish's `oem/<vendor>` pattern).
-pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
+pub(crate) fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
     match vendor {
         Vendor::Dell => Some(dell::ATTRIBUTES),
         Vendor::Cisco | Vendor::Hpe | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
@@ -37,7 +37,7 @@ pub fn function_attributes(vendor: Vendor) -> Option<OemAttributes> {
 
 /// The vendor's collection of the system's network adapters that the crawl follows from each
 /// system, when the vendor keeps one: it may hold the only firmware version of a NIC.
-pub fn system_adapters(vendor: Vendor) -> Option<OemCollection> {
+pub(crate) fn system_adapters(vendor: Vendor) -> Option<OemCollection> {
     match vendor {
         Vendor::Hpe => Some(hpe::BASE_NETWORK_ADAPTERS),
         Vendor::Cisco | Vendor::Dell | Vendor::Lenovo | Vendor::Nvidia | Vendor::Generic => None,
@@ -47,7 +47,7 @@ pub fn system_adapters(vendor: Vendor) -> Option<OemCollection> {
 /// The NIC firmware version a member of [`system_adapters`] reports, with the MAC of each of
 /// its ports (the join key with the standard ports); `None` without a version. A placeholder
 /// version is no version and is counted as `property` of the member.
-pub fn system_adapter_firmware(
+pub(crate) fn system_adapter_firmware(
     vendor: Vendor,
     adapter: &Value,
 ) -> Option<SystemAdapterFirmware<'_>> {
@@ -58,7 +58,7 @@ pub fn system_adapter_firmware(
 }
 
 /// A port's MAC from its OEM block, when the standard properties lack it.
-pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
+pub(crate) fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
     match vendor {
         Vendor::Lenovo => lenovo::port_mac(port),
         _ => None,
@@ -67,7 +67,7 @@ pub fn port_mac(vendor: Vendor, port: &Value) -> Option<MacAddr> {
 
 /// OEM facts of an adapter (or of its pending settings object) that hold for each of its
 /// ports.
-pub fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
+pub(crate) fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
     match vendor {
         Vendor::Hpe => hpe::adapter_facts(adapter, leaves),
         Vendor::Nvidia => nvidia::adapter_facts(adapter, leaves),
@@ -77,7 +77,7 @@ pub fn adapter_facts(vendor: Vendor, adapter: &Value, leaves: &mut Leaves) {
 }
 
 /// OEM facts of a port (`Port` or `NetworkPort` resource).
-pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
+pub(crate) fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
     if vendor == Vendor::Hpe {
         hpe::port_facts(port, leaves);
     }
@@ -85,7 +85,7 @@ pub fn port_facts(vendor: Vendor, port: &Value, leaves: &mut Leaves) {
 
 /// OEM facts of a network device function (or of its pending settings) from its own `Oem`
 /// block (Cisco's `VnicConfiguration`).
-pub fn function_oem_facts(vendor: Vendor, function: &Value, leaves: &mut Leaves) {
+pub(crate) fn function_oem_facts(vendor: Vendor, function: &Value, leaves: &mut Leaves) {
     if vendor == Vendor::Cisco {
         cisco::function_facts(function, leaves);
     }
@@ -93,7 +93,7 @@ pub fn function_oem_facts(vendor: Vendor, function: &Value, leaves: &mut Leaves)
 
 /// The port (an index into `ports`, the adapter's NetworkPorts and Ports) the vendor's OEM
 /// data assigns a network device function to, for a function no standard link assigns.
-pub fn function_port(
+pub(crate) fn function_port(
     vendor: Vendor,
     adapter: &Value,
     function: &Value,
@@ -108,7 +108,7 @@ pub fn function_port(
 /// Where a network device function is in the hardware, as its vendor names it apart from
 /// its `Id` (which is a name the BMC gives it, and a BMC update may change): Dell's
 /// `Oem.Dell.DellNIC.FQDD` (`NIC.Slot.5-1`: slot, port, partition).
-pub fn function_position(vendor: Vendor, function: &Value) -> Option<&str> {
+pub(crate) fn function_position(vendor: Vendor, function: &Value) -> Option<&str> {
     match vendor {
         Vendor::Dell => function["Oem"]["Dell"]["DellNIC"]["FQDD"].as_str(),
         _ => None,
@@ -117,7 +117,7 @@ pub fn function_position(vendor: Vendor, function: &Value) -> Option<&str> {
 
 /// Whether a firmware inventory member is `adapter`'s by the vendor's naming of its entries
 /// (Cisco's `…-slot-MLOM`), where the standard links and slots say nothing.
-pub fn names_adapter_firmware(vendor: Vendor, item: &Value, adapter: &Value) -> bool {
+pub(crate) fn names_adapter_firmware(vendor: Vendor, item: &Value, adapter: &Value) -> bool {
     vendor == Vendor::Cisco && cisco::names_adapter_firmware(item, adapter)
 }
 
@@ -127,7 +127,7 @@ pub fn names_adapter_firmware(vendor: Vendor, item: &Value, adapter: &Value) -> 
 /// [`function_attributes`] named; `registry` is that resource's attribute registry, which
 /// types secrets and classifies the attributes not normalized; what the operator should know
 /// goes to `notes`.
-pub fn function_facts(
+pub(crate) fn function_facts(
     vendor: Vendor,
     function: &Value,
     attributes: &Value,
@@ -146,7 +146,7 @@ pub fn function_facts(
 /// OEM facts folded into BIOS attributes; returns the names of the attributes it placed
 /// elsewhere, which are then not `bios/…` facts; values it cannot place go to `problems`,
 /// what the operator should know to `notes`.
-pub fn bios_facts(
+pub(crate) fn bios_facts(
     vendor: Vendor,
     bios: Bios<'_>,
     facts: &mut Facts,

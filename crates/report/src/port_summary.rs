@@ -10,7 +10,7 @@ use driftgate_snapshot::FactValue;
 const SHOWN: usize = 3;
 
 /// One story, told.
-pub struct Told<'r> {
+pub(crate) struct Told<'r> {
     /// The story it tells.
     pub story: &'r Story,
     /// What the NIC firmware of the port is set to (`bmc/…` facts):
@@ -28,7 +28,7 @@ pub struct Told<'r> {
 }
 
 /// Lines of one part of a story, and how many more it has.
-pub struct Part<'r> {
+pub(crate) struct Part<'r> {
     /// At most [`SHOWN`] lines.
     pub lines: Vec<Line<'r>>,
     /// Lines left out.
@@ -37,7 +37,7 @@ pub struct Part<'r> {
 
 /// Findings told in one line: a rule's with the same change, or the rules that judged one
 /// value of a fact.
-pub struct Line<'r> {
+pub(crate) struct Line<'r> {
     /// The facts, relative to the story's port.
     pub paths: Vec<&'r str>,
     /// ` "ieee" → "disabled"` for a change, ` "disabled" [rule]` for a rule that judges what
@@ -47,13 +47,13 @@ pub struct Line<'r> {
 
 impl Part<'_> {
     /// Nothing to say.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 }
 
 /// Each of `stories` (of `report`) told, in their order.
-pub fn tell<'r>(report: &'r Report, stories: &'r [Story]) -> Vec<Told<'r>> {
+pub(crate) fn tell<'r>(report: &'r Report, stories: &'r [Story]) -> Vec<Told<'r>> {
     stories
         .iter()
         .map(|story| {

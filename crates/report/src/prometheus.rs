@@ -116,7 +116,7 @@ pub(crate) struct Textfile {
 
 impl Textfile {
     /// The textfile of `view`; `previous` is the file it replaces, if any.
-    pub fn of(view: &View<'_>, previous: Option<&str>) -> io::Result<Textfile> {
+    pub(crate) fn of(view: &View<'_>, previous: Option<&str>) -> io::Result<Textfile> {
         let earlier = previous
             .map(textfile::last_success_times)
             .unwrap_or_default();
@@ -151,7 +151,7 @@ impl Textfile {
     }
 
     /// The registry holding every sample of the file.
-    pub fn registry(&self) -> prometheus::Result<Registry> {
+    pub(crate) fn registry(&self) -> prometheus::Result<Registry> {
         let registry = Registry::new();
         let per_host = HostGauges::new()?;
         let hosts = int_gauges(

@@ -8,14 +8,14 @@ use driftgate_compare::{Report, Severity, Verdict};
 
 /// A "why" cell is cut to this many characters (with `…`): a host's row stays one line of a
 /// table on a screen; the HTML keeps the whole text in the cell's title.
-pub const WHY_CHARS: usize = 80;
+pub(crate) const WHY_CHARS: usize = 80;
 
 /// Why the host of `report` has `verdict`: its `failure` (as the host result words it) when
 /// it could not be read completely; `dcbx-mode on nic/00:0a:f7:12:34:56` for its first
 /// finding at the severity that decided its verdict (blocking, else warning, as `--strict`
 /// blocks on warnings); else the first of `fleet_findings` (those naming the host) at the
 /// highest severity. `None` for a passing host.
-pub fn why(
+pub(crate) fn why(
     verdict: Verdict,
     failure: Option<&str>,
     report: &Report,

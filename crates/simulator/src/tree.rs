@@ -84,7 +84,7 @@ impl Mockup {
 
 /// The form of a request path that resources and patches are keyed by: no trailing `/`, and
 /// `/redfish` as `/redfish/v1`.
-pub fn canonical_uri(uri: &str) -> &str {
+pub(crate) fn canonical_uri(uri: &str) -> &str {
     match uri.trim_end_matches('/') {
         "/redfish" => "/redfish/v1",
         trimmed => trimmed,

@@ -74,7 +74,7 @@ impl fmt::Display for DuplicateKey {
 /// The first key that appears twice in one JSON object of `text`, or `None`. Text that is not
 /// JSON (before such a key) yields `None`: the caller's own parse reports that, with its
 /// position.
-pub fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
+pub(crate) fn first_duplicate_key(text: &str) -> Option<DuplicateKey> {
     match parse_unique(text.as_bytes()) {
         Err(UniqueKeysError::Duplicate(duplicate)) => Some(duplicate),
         Ok(_) | Err(UniqueKeysError::Json(_)) => None,

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 /// A git lock file that is in the way, and why driftgate does not remove it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeldLock {
+pub(crate) struct HeldLock {
     /// The lock file.
     pub path: PathBuf,
     /// Who holds it, as far as can be told.

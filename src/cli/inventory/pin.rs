@@ -29,7 +29,7 @@ again.
 
 /// Arguments of `inventory pin`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The inventory host whose BMC certificate to show (and pin).
     #[arg(value_name = "HOST")]
     host: String,
@@ -45,7 +45,7 @@ pub struct Args {
     yes: bool,
 }
 
-pub fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: Args, ctx: &Context<'_>) -> anyhow::Result<Outcome> {
     let file = locate(&args.inventory, ctx)?;
     let inventory = Inventory::load(&file)?;
     let target = pin::target(&inventory, &args.host)?;

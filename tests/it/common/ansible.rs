@@ -9,7 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// Where `scripts/test-deps.sh` installs ansible-core.
-pub fn ansible_inventory_bin() -> PathBuf {
+pub(crate) fn ansible_inventory_bin() -> PathBuf {
     super::root().join("target/test-venv/bin/ansible-inventory")
 }
 
@@ -17,7 +17,7 @@ pub fn ansible_inventory_bin() -> PathBuf {
 /// an empty configuration, so that nothing but the inventory and the files beside it counts
 /// (no `ansible.cfg`, no `group_vars/` of a current folder). Panics naming the setup script
 /// when ansible-core is not installed, and with Ansible's message when it refuses.
-pub fn ansible_inventory(inventory: &Path, args: &[&str]) -> Value {
+pub(crate) fn ansible_inventory(inventory: &Path, args: &[&str]) -> Value {
     let output = run(inventory, args);
     assert!(
         output.status.success(),
@@ -29,7 +29,7 @@ pub fn ansible_inventory(inventory: &Path, args: &[&str]) -> Value {
 }
 
 /// `ansible-inventory -i INVENTORY ARGS…` as it ran, for an inventory it should refuse.
-pub fn run(inventory: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn run(inventory: &Path, args: &[&str]) -> std::process::Output {
     let bin = ansible_inventory_bin();
     assert!(
         bin.exists(),
@@ -55,7 +55,7 @@ pub fn run(inventory: &Path, args: &[&str]) -> std::process::Output {
 
 /// Each host of `ansible-inventory --list` output `list` with every group it is in (below
 /// `all`, with the groups above its own; not `all` nor `ungrouped`).
-pub fn groups_of_hosts(list: &Value) -> BTreeMap<String, BTreeSet<String>> {
+pub(crate) fn groups_of_hosts(list: &Value) -> BTreeMap<String, BTreeSet<String>> {
     let groups: BTreeMap<&str, &Value> = list
         .as_object()
         .expect("an object")

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::mockups::{Judged, Mockup, check_mockups, newer};
 
 /// One attribute registry of a mockup: its `Id` and its entries by `AttributeName`.
-pub struct Registry {
+pub(crate) struct Registry {
     /// Its `Id`.
     pub id: String,
     /// `RegistryEntries.Attributes`, by name.
@@ -19,7 +19,7 @@ pub struct Registry {
 }
 
 /// Every attribute registry of `mockup` (a resource with `RegistryEntries.Attributes`).
-pub fn registries(mockup: &Mockup) -> Vec<Registry> {
+pub(crate) fn registries(mockup: &Mockup) -> Vec<Registry> {
     mockup
         .resources
         .values()
@@ -40,7 +40,7 @@ pub fn registries(mockup: &Mockup) -> Vec<Registry> {
 /// The registry a resource of attributes at `uri` names (its own `AttributeRegistry`, or for a
 /// `Settings`/`Pending` resource without one, its parent's); iDRAC names
 /// `NetworkAttributeRegistry_<FQDD>` and serves `NetworkAttributesRegistry_<FQDD>`.
-pub fn registry_of<'r>(
+pub(crate) fn registry_of<'r>(
     mockup: &Mockup,
     registries: &'r [Registry],
     uri: &str,
@@ -58,7 +58,7 @@ pub fn registry_of<'r>(
 /// The lower-cased words of an attribute name or display name: split at anything not a
 /// letter or digit and where a lower-case letter meets an upper-case one
 /// (`PCIE_SLOT_1_Port1_LinkStatus` → `pcie slot 1 port1 link status`).
-pub fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut previous_lower = false;
@@ -94,7 +94,7 @@ fn read_only(entry: &Map<String, Value>) -> bool {
 /// say: read-only text whose name or display name says version, firmware (FW), bundle or
 /// microcode, or names a boot or management firmware image (`…NCSI`, `MBA`, `PXE`,
 /// `BootCode`); a `…Support` entry says what the device can do, not which image it runs.
-pub fn reports_version(name: &str, entry: &Map<String, Value>) -> bool {
+pub(crate) fn reports_version(name: &str, entry: &Map<String, Value>) -> bool {
     if !read_only(entry) || entry.get("Type").and_then(Value::as_str) != Some("String") {
         return false;
     }
@@ -119,7 +119,7 @@ pub fn reports_version(name: &str, entry: &Map<String, Value>) -> bool {
 /// temperature, a counter, a clock, "last" anything): read-only in its registry and its name
 /// or display name says so; without a registry entry, only a name that says it plainly
 /// (`…LinkStatus`, `…CurrentLinkSpeed`, `…Temperature`, `…Uptime`, `Last…`).
-pub fn reports_volatile(name: &str, entry: Option<&Map<String, Value>>) -> bool {
+pub(crate) fn reports_volatile(name: &str, entry: Option<&Map<String, Value>>) -> bool {
     // A word alone, or words that say it together (`Link Status`, `LnkSpeed`): not `status`,
     // `state` or `speed` alone, which a read-only mirror of a setting says too.
     const SAID: &[&str] = &[
@@ -199,7 +199,7 @@ fn another(value: &Value, entry: Option<&Map<String, Value>>) -> Value {
 /// Changes every value [`reports_volatile`] picks, in every resource of attributes (current
 /// and staged alike, so that a staged value equal to the current one stays equal); returns
 /// the names changed.
-pub fn change_volatile_values(mockup: &mut Mockup) -> Vec<String> {
+pub(crate) fn change_volatile_values(mockup: &mut Mockup) -> Vec<String> {
     let registries = registries(mockup);
     let mut changed = Vec::new();
     let uris: Vec<String> = mockup
@@ -231,7 +231,7 @@ pub fn change_volatile_values(mockup: &mut Mockup) -> Vec<String> {
 /// `Proc1Microcode`), and no attribute its registry says is writable changes (a setting named
 /// `IpVersion` or `DCBXVersion` is not a version). Returns (old, new) of every version
 /// changed.
-pub fn update_firmware(mockup: &mut Mockup) -> Vec<(String, String)> {
+pub(crate) fn update_firmware(mockup: &mut Mockup) -> Vec<(String, String)> {
     let before = mockup.clone();
     let mut bumped = mockup.bump_firmware();
     let registries = registries(&before);
@@ -266,14 +266,14 @@ pub fn update_firmware(mockup: &mut Mockup) -> Vec<(String, String)> {
 /// What a mockup says of itself, judged against itself under `--strict`: the exit code and the
 /// findings (invariants that hold for its state whatever changed, such as a DCBX mode disabled
 /// on a RoCE port).
-pub fn pre_existing(dir: &Path) -> (i32, Vec<String>) {
+pub(crate) fn pre_existing(dir: &Path) -> (i32, Vec<String>) {
     let judged = check_mockups(dir, dir, true);
     (judged.code, judged.findings())
 }
 
 /// Whether `after` says nothing more than `before` (a mockup judged against itself, see
 /// [`pre_existing`]) and nothing that warns: the findings it adds, if any, are `info`.
-pub fn adds_nothing(before: &(i32, Vec<String>), after: &Judged) -> Result<(), String> {
+pub(crate) fn adds_nothing(before: &(i32, Vec<String>), after: &Judged) -> Result<(), String> {
     let added: Vec<String> = after
         .findings()
         .into_iter()

@@ -15,7 +15,7 @@ const CHROMEDRIVER: &str = "chromedriver";
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// One browser session; the driver and the browser end with it.
-pub struct Browser {
+pub(crate) struct Browser {
     driver: Child,
     base: String,
     client: reqwest::Client,
@@ -34,13 +34,13 @@ fn free_port() -> u16 {
 impl Browser {
     /// Starts ChromeDriver on a free port and a headless Chromium session in it, its window
     /// 1280×900 (the browser's frame included). Panics, naming `bash scripts/test-deps.sh`, when either is missing.
-    pub fn start() -> Browser {
+    pub(crate) fn start() -> Browser {
         Browser::start_window(1280, 900)
     }
 
     /// [`Browser::start`] with a viewport of `width`×`height` pixels: what an operator's screen
     /// shows of a page (the window is made larger by what the browser's own frame takes).
-    pub fn start_sized(width: u32, height: u32) -> Browser {
+    pub(crate) fn start_sized(width: u32, height: u32) -> Browser {
         let browser = Browser::start_window(width, height);
         let inner = browser.execute("return [window.innerWidth, window.innerHeight];", json!([]));
         let frame = |i: usize, asked: u32| {
@@ -171,12 +171,12 @@ impl Browser {
     }
 
     /// Opens `url` and waits for it to load.
-    pub fn goto(&self, url: &str) {
+    pub(crate) fn goto(&self, url: &str) {
         self.call("POST", "/url", Some(json!({ "url": url })));
     }
 
     /// Runs `script` (a function body; `arguments` are `args`) and returns what it returns.
-    pub fn execute(&self, script: &str, args: Value) -> Value {
+    pub(crate) fn execute(&self, script: &str, args: Value) -> Value {
         self.call(
             "POST",
             "/execute/sync",
@@ -185,7 +185,7 @@ impl Browser {
     }
 
     /// The element `css` selects (the first).
-    pub fn find(&self, css: &str) -> Element {
+    pub(crate) fn find(&self, css: &str) -> Element {
         let found = self.call(
             "POST",
             "/element",
@@ -196,7 +196,7 @@ impl Browser {
     }
 
     /// Clicks `element`.
-    pub fn click(&self, element: &Element) {
+    pub(crate) fn click(&self, element: &Element) {
         self.call(
             "POST",
             &format!("/element/{}/click", element.0),
@@ -205,7 +205,7 @@ impl Browser {
     }
 
     /// Types `text` into `element`.
-    pub fn type_into(&self, element: &Element, text: &str) {
+    pub(crate) fn type_into(&self, element: &Element, text: &str) {
         self.call(
             "POST",
             &format!("/element/{}/value", element.0),
@@ -214,7 +214,7 @@ impl Browser {
     }
 
     /// Empties the input `element`.
-    pub fn clear(&self, element: &Element) {
+    pub(crate) fn clear(&self, element: &Element) {
         self.call(
             "POST",
             &format!("/element/{}/clear", element.0),
@@ -223,7 +223,7 @@ impl Browser {
     }
 
     /// A PNG of the viewport.
-    pub fn screenshot(&self) -> Vec<u8> {
+    pub(crate) fn screenshot(&self) -> Vec<u8> {
         use base64::Engine as _;
         let png = self.call("GET", "/screenshot", None);
         base64::engine::general_purpose::STANDARD
@@ -232,14 +232,14 @@ impl Browser {
     }
 
     /// The browser's console log since the last call (ChromeDriver's log endpoint).
-    pub fn console(&self) -> Vec<Value> {
+    pub(crate) fn console(&self) -> Vec<Value> {
         let log = self.call("POST", "/se/log", Some(json!({"type": "browser"})));
         log.as_array().cloned().unwrap_or_default()
     }
 }
 
 /// An element of the page.
-pub struct Element(String);
+pub(crate) struct Element(String);
 
 impl Drop for Browser {
     fn drop(&mut self) {
@@ -253,7 +253,7 @@ impl Drop for Browser {
 }
 
 /// The width and height a PNG's header gives, if `bytes` is a PNG.
-pub fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+pub(crate) fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
     if bytes.len() < 24 || !bytes.starts_with(SIGNATURE) || &bytes[12..16] != b"IHDR" {
         return None;

@@ -7,7 +7,7 @@ use super::driftgate;
 use super::simulator::{PASSWORD, USER};
 
 /// What one capture printed.
-pub struct Captured {
+pub(crate) struct Captured {
     /// Exit code.
     pub code: i32,
     /// The snapshot on standard output.
@@ -20,24 +20,24 @@ pub struct Captured {
 
 impl Captured {
     /// The snapshot's one source.
-    pub fn source(&self) -> &Value {
+    pub(crate) fn source(&self) -> &Value {
         &self.snapshot["sources"][0]
     }
 
     /// Its status (`complete`, `partial`, `failed`), or "" without one.
-    pub fn status(&self) -> &str {
+    pub(crate) fn status(&self) -> &str {
         self.source()["status"].as_str().unwrap_or("")
     }
 
     /// Its error, or "" without one.
-    pub fn error(&self) -> &str {
+    pub(crate) fn error(&self) -> &str {
         self.source()["error"].as_str().unwrap_or("")
     }
 
     /// Asserts an incomplete capture (exit 3) whose source is `status` with an error that
     /// says `says`.
     #[track_caller]
-    pub fn assert_incomplete(&self, status: &str, says: &str) {
+    pub(crate) fn assert_incomplete(&self, status: &str, says: &str) {
         assert_eq!((self.code, self.status()), (3, status), "{}", self.error());
         assert!(self.error().contains(says), "{}", self.error());
     }
@@ -45,7 +45,7 @@ impl Captured {
 
 /// Captures `source` (`redfish=URL`, `redfish=mockup:DIR`) with a 5 s BMC timeout and `extra`
 /// arguments; `credentials` passes the simulator's account in the environment.
-pub fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
+pub(crate) fn capture(source: &str, extra: &[&str], credentials: bool) -> Captured {
     let mut cmd = driftgate();
     cmd.args(["capture", "--host", "azl-node01", "--source", source])
         .args(["--bmc-timeout", "5"])

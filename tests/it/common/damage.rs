@@ -10,7 +10,7 @@ use super::git;
 
 /// One shape of damage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Damage {
+pub(crate) enum Damage {
     /// The loose object's file cut in half.
     Truncated,
     /// The loose object's file overwritten with bytes that are not zlib.
@@ -25,7 +25,7 @@ pub enum Damage {
 
 impl Damage {
     /// Every shape.
-    pub const ALL: [Damage; 5] = [
+    pub(crate) const ALL: [Damage; 5] = [
         Damage::Truncated,
         Damage::Garbage,
         Damage::WrongSize,
@@ -35,12 +35,12 @@ impl Damage {
 }
 
 /// The loose file of object `id` in `store` (a work tree).
-pub fn loose_file(store: &Path, id: &str) -> PathBuf {
+pub(crate) fn loose_file(store: &Path, id: &str) -> PathBuf {
     store.join(".git/objects").join(&id[..2]).join(&id[2..])
 }
 
 /// Damages object `id` (hex) of the store at `store` in `shape`; returns the file damaged.
-pub fn damage(store: &Path, id: &str, shape: Damage) -> PathBuf {
+pub(crate) fn damage(store: &Path, id: &str, shape: Damage) -> PathBuf {
     if shape == Damage::DamagedPack {
         return damage_pack(store, id);
     }

@@ -13,11 +13,11 @@ use super::{driftgate, stdout_of};
 
 /// Hosts of the [`Night`]: clusters of 3; BMC 1 post-update (DCBX reset: BLOCK), BMC 4 down
 /// (INCOMPLETE).
-pub const HOSTS: usize = 6;
+pub(crate) const HOSTS: usize = 6;
 
 /// A night of a bootstrapped fleet: its store holds every host's baseline (captured while
 /// all were in the baseline state) and the inventory of the simulator now serving the night.
-pub struct Night {
+pub(crate) struct Night {
     /// The simulator of the night, kept for its life: it stops on drop.
     _sim: FleetSim,
     /// The baseline store (a git repository with `inventory.toml`).
@@ -29,7 +29,7 @@ impl Night {
     /// Bootstraps the store as an operator would (`check --all --out-dir OUT` of the
     /// known-good fleet, then `baseline promote OUT/snapshots/*.json --fleet sim`), then
     /// serves the night.
-    pub fn start() -> Night {
+    pub(crate) fn start() -> Night {
         let scratch = tempfile::tempdir().expect("a temporary directory");
         let store = scratch.path().join("store");
         driftgate()
@@ -82,7 +82,7 @@ impl Night {
     }
 
     /// Exit code and JSON report of one unsharded `check --all` of the night.
-    pub fn unsharded(&self) -> (i32, Value) {
+    pub(crate) fn unsharded(&self) -> (i32, Value) {
         let mut check = driftgate();
         check
             .arg("--repo")
@@ -98,7 +98,7 @@ impl Night {
 
 /// Runs `script` with `sh -c` as a scheduler would: `driftgate` on PATH (the one under test),
 /// the simulator's account and `env` in its environment. Returns its exit code and output.
-pub fn sh(script: &str, env: &[(&str, &str)]) -> (i32, String) {
+pub(crate) fn sh(script: &str, env: &[(&str, &str)]) -> (i32, String) {
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
     let dir = bin.parent().expect("the binary's directory");
     let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(
@@ -122,7 +122,7 @@ pub fn sh(script: &str, env: &[(&str, &str)]) -> (i32, String) {
 
 /// Per host its verdict, and the fleet verdict and counts, of a JSON fleet report: what a
 /// merge of shards must share with one run.
-pub fn verdicts(report: &Value) -> (Vec<(String, String)>, Value, Value) {
+pub(crate) fn verdicts(report: &Value) -> (Vec<(String, String)>, Value, Value) {
     let hosts = report["hosts"]
         .as_array()
         .expect("hosts")
@@ -133,12 +133,12 @@ pub fn verdicts(report: &Value) -> (Vec<(String, String)>, Value, Value) {
 }
 
 /// `path` as text.
-pub fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A unit file's values by section and key (repeated keys in order).
-pub fn unit(path: &Path) -> BTreeMap<(String, String), Vec<String>> {
+pub(crate) fn unit(path: &Path) -> BTreeMap<(String, String), Vec<String>> {
     let mut values: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     let mut section = String::new();
     for line in read(path).lines().map(str::trim) {
@@ -161,7 +161,7 @@ pub fn unit(path: &Path) -> BTreeMap<(String, String), Vec<String>> {
 }
 
 /// The one value of `key` in `[section]` of a [`unit`]; panics on none or several.
-pub fn one<'a>(
+pub(crate) fn one<'a>(
     unit: &'a BTreeMap<(String, String), Vec<String>>,
     section: &str,
     key: &str,

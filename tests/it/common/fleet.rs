@@ -12,11 +12,11 @@ use super::gate::{Ran, run};
 use super::{driftgate, root};
 
 /// The fleet of every lab host.
-pub const FLEET: &str = "azure-local";
+pub(crate) const FLEET: &str = "azure-local";
 
 /// What a host of the lab looks like when read.
 #[derive(Debug, Clone)]
-pub enum State {
+pub(crate) enum State {
     /// A recorded state of seed 1: `baseline`, `benign-update` or `post-update`.
     Recorded(&'static str),
     /// Its BMC is a mockup folder that does not exist: the capture fails.
@@ -27,7 +27,7 @@ pub enum State {
 
 /// One host of the lab's inventory.
 #[derive(Debug, Clone)]
-pub struct Host {
+pub(crate) struct Host {
     /// Its name.
     pub name: String,
     /// Its cluster.
@@ -38,7 +38,7 @@ pub struct Host {
 
 impl Host {
     /// A host `name` in `state`, in no cluster.
-    pub fn new(name: &str, state: State) -> Host {
+    pub(crate) fn new(name: &str, state: State) -> Host {
         Host {
             name: name.to_owned(),
             cluster: None,
@@ -47,21 +47,21 @@ impl Host {
     }
 
     /// The same host in `cluster`.
-    pub fn in_cluster(mut self, cluster: &str) -> Host {
+    pub(crate) fn in_cluster(mut self, cluster: &str) -> Host {
         self.cluster = Some(cluster.to_owned());
         self
     }
 }
 
 /// The recorded folder of seed 1's `state`.
-pub fn recorded(state: &str) -> PathBuf {
+pub(crate) fn recorded(state: &str) -> PathBuf {
     root()
         .join("examples/azure-local-dcbx/recorded")
         .join(state)
 }
 
 /// A store and an inventory in a temporary directory.
-pub struct FleetLab {
+pub(crate) struct FleetLab {
     /// The temporary directory.
     pub dir: tempfile::TempDir,
     /// The baseline store.
@@ -71,7 +71,7 @@ pub struct FleetLab {
 impl FleetLab {
     /// A store whose inventory lists `hosts`, with a baseline (seed 1's recorded baseline
     /// state, captured under that name) for each of `baselines` (inventory hosts or orphans).
-    pub fn new(hosts: &[Host], baselines: &[&str]) -> FleetLab {
+    pub(crate) fn new(hosts: &[Host], baselines: &[&str]) -> FleetLab {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let store = dir.path().join("store");
         driftgate()
@@ -111,7 +111,7 @@ impl FleetLab {
     }
 
     /// Writes the store's `inventory.toml` listing `hosts`.
-    pub fn write_inventory(&self, hosts: &[Host]) {
+    pub(crate) fn write_inventory(&self, hosts: &[Host]) {
         let mut text = format!("[defaults]\nfleet = \"{FLEET}\"\n");
         for host in hosts {
             let windows = recorded("baseline").join("windows");
@@ -139,17 +139,17 @@ impl FleetLab {
     }
 
     /// A path in the lab's temporary directory.
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
     /// `driftgate --repo STORE check --all ARGS…`, CI unset, standard error piped.
-    pub fn check(&self, args: &[&str]) -> Ran {
+    pub(crate) fn check(&self, args: &[&str]) -> Ran {
         run(self.command().args(["check", "--all"]).args(args))
     }
 
     /// `driftgate report merge DIRS… ARGS…`.
-    pub fn merge(&self, dirs: &[&Path], args: &[&str]) -> Ran {
+    pub(crate) fn merge(&self, dirs: &[&Path], args: &[&str]) -> Ran {
         run(self
             .command()
             .args(["report", "merge"])
@@ -158,14 +158,14 @@ impl FleetLab {
     }
 
     /// [`FleetLab::command`] as a `std::process::Command`, for tests that signal it.
-    pub fn process(&self) -> std::process::Command {
+    pub(crate) fn process(&self) -> std::process::Command {
         let mut cmd = super::driftgate_process();
         cmd.arg("--repo").arg(&self.store).env_remove("CI");
         cmd
     }
 
     /// driftgate with the lab's store.
-    pub fn command(&self) -> assert_cmd::Command {
+    pub(crate) fn command(&self) -> assert_cmd::Command {
         let mut cmd = driftgate();
         cmd.arg("--repo").arg(&self.store).env_remove("CI");
         cmd
@@ -173,7 +173,7 @@ impl FleetLab {
 }
 
 /// The host `name` of a `--format json` fleet report.
-pub fn host<'a>(report: &'a Value, name: &str) -> &'a Value {
+pub(crate) fn host<'a>(report: &'a Value, name: &str) -> &'a Value {
     report["hosts"]
         .as_array()
         .expect("hosts")
@@ -183,7 +183,7 @@ pub fn host<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Host → verdict of a fleet report.
-pub fn verdicts(report: &Value) -> Vec<(String, String)> {
+pub(crate) fn verdicts(report: &Value) -> Vec<(String, String)> {
     report["hosts"]
         .as_array()
         .expect("hosts")
@@ -199,7 +199,7 @@ pub fn verdicts(report: &Value) -> Vec<(String, String)> {
 
 /// What must be equal between one run and a merge of its shards: per host its verdict,
 /// counts and failure; the counts, verdict and fleet findings.
-pub fn comparable(report: &Value) -> Value {
+pub(crate) fn comparable(report: &Value) -> Value {
     let hosts: Vec<Value> = report["hosts"]
         .as_array()
         .expect("hosts")
@@ -220,7 +220,7 @@ pub fn comparable(report: &Value) -> Value {
 
 /// Five hosts: two passing and one blocked (DCBX reset) in cluster `azl-a`, one unreachable, one
 /// in no cluster; baselines for four of them and one orphan.
-pub fn mixed() -> FleetLab {
+pub(crate) fn mixed() -> FleetLab {
     FleetLab::new(
         &[
             Host::new("azl-node01", State::Recorded("baseline")).in_cluster("azl-a"),
@@ -241,7 +241,7 @@ pub fn mixed() -> FleetLab {
 
 /// The mixed lab run as three shards (`shard-1` … `shard-3`), and which of their directories
 /// holds `host`.
-pub fn three_shards(lab: &FleetLab, host: &str) -> (Vec<PathBuf>, usize) {
+pub(crate) fn three_shards(lab: &FleetLab, host: &str) -> (Vec<PathBuf>, usize) {
     let dirs: Vec<PathBuf> = (1..=3).map(|k| lab.path(&format!("shard-{k}"))).collect();
     for (k, dir) in (1..=3).zip(&dirs) {
         let shard = format!("{k}/3");
@@ -264,7 +264,7 @@ pub fn three_shards(lab: &FleetLab, host: &str) -> (Vec<PathBuf>, usize) {
 }
 
 /// Rewrites the JSON file `file` after `edit`.
-pub fn edit_json(file: &Path, edit: impl FnOnce(&mut Value)) {
+pub(crate) fn edit_json(file: &Path, edit: impl FnOnce(&mut Value)) {
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let mut doc: Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));

@@ -30,12 +30,12 @@ use serde_json::Value;
 use super::simulator::{PASSWORD, USER};
 
 /// The account variables the simulator reads and its written inventory names.
-pub const USERNAME_ENV: &str = "DRIFTGATE_MOCKUP_USERNAME";
+pub(crate) const USERNAME_ENV: &str = "DRIFTGATE_MOCKUP_USERNAME";
 /// See [`USERNAME_ENV`].
-pub const PASSWORD_ENV: &str = "DRIFTGATE_MOCKUP_PASSWORD";
+pub(crate) const PASSWORD_ENV: &str = "DRIFTGATE_MOCKUP_PASSWORD";
 
 /// A running fleet simulator; stopped on drop.
-pub struct FleetSim {
+pub(crate) struct FleetSim {
     child: Child,
     /// Kept open so that the simulator never writes into a closed pipe.
     _stdout: BufReader<ChildStdout>,
@@ -54,7 +54,7 @@ pub struct FleetSim {
 
 /// One HTTP answer.
 #[derive(Debug)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// Status code.
     pub status: u16,
     /// Header lines as `(lowercase name, value)`.
@@ -65,12 +65,12 @@ pub struct Answer {
 
 impl Answer {
     /// The body as JSON.
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {self:?}"))
     }
 
     /// The first value of header `name` (any case).
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
         self.headers
             .iter()
@@ -86,7 +86,7 @@ impl FleetSim {
     /// `--write-inventory` into a temporary folder (unless `args` give one), with the account
     /// [`USER`]/[`PASSWORD`] in the simulator's environment. Returns once the simulator
     /// printed where every BMC is (all listening by then). Its log goes to standard error.
-    pub fn start(dirs: &[&Path], count: usize, args: &[&str]) -> FleetSim {
+    pub(crate) fn start(dirs: &[&Path], count: usize, args: &[&str]) -> FleetSim {
         let scratch = tempfile::tempdir().expect("a temporary directory");
         let given = args
             .iter()
@@ -163,17 +163,17 @@ impl FleetSim {
     }
 
     /// Sets the account variables the written inventory names on a driftgate run.
-    pub fn with_account(command: &mut assert_cmd::Command) -> &mut assert_cmd::Command {
+    pub(crate) fn with_account(command: &mut assert_cmd::Command) -> &mut assert_cmd::Command {
         command.env(USERNAME_ENV, USER).env(PASSWORD_ENV, PASSWORD)
     }
 
     /// BMC `index`'s inventory host name (`sim-0007`).
-    pub fn host(index: usize) -> String {
+    pub(crate) fn host(index: usize) -> String {
         format!("sim-{index:04}")
     }
 
     /// BMC `index`'s `ADDRESS:PORT`.
-    pub fn address(&self, index: usize) -> &str {
+    pub(crate) fn address(&self, index: usize) -> &str {
         let url = &self.urls[index];
         url.split_once("://").map_or(url.as_str(), |(_, a)| a)
     }
@@ -181,7 +181,7 @@ impl FleetSim {
     /// A plain HTTP/1.1 request to BMC `index` (no client library), waiting at most
     /// `timeout` for the answer: `Err` when nothing listens (`ConnectionRefused`) or nothing
     /// answers in time (`WouldBlock`/`TimedOut`). `headers` are extra `Name: value` lines.
-    pub fn request(
+    pub(crate) fn request(
         &self,
         index: usize,
         method: &str,
@@ -229,7 +229,7 @@ impl FleetSim {
     }
 
     /// A GET of `path` on BMC `index` as the account (HTTP Basic), which must answer within 10 s.
-    pub fn get(&self, index: usize, path: &str) -> Answer {
+    pub(crate) fn get(&self, index: usize, path: &str) -> Answer {
         use base64::Engine as _;
         let credentials =
             base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"));
@@ -246,7 +246,7 @@ impl FleetSim {
     }
 
     /// A session login on BMC `index`: the answer (201 with `X-Auth-Token` when it worked).
-    pub fn login(&self, index: usize, timeout: Duration) -> io::Result<Answer> {
+    pub(crate) fn login(&self, index: usize, timeout: Duration) -> io::Result<Answer> {
         let body = serde_json::json!({"UserName": USER, "Password": PASSWORD}).to_string();
         self.request(
             index,
@@ -259,7 +259,7 @@ impl FleetSim {
     }
 
     /// BMC `index`'s live sessions, as it lists them.
-    pub fn sessions(&self, index: usize) -> usize {
+    pub(crate) fn sessions(&self, index: usize) -> usize {
         self.get(index, "/redfish/v1/SessionService/Sessions")
             .json()["Members"]
             .as_array()
@@ -268,7 +268,7 @@ impl FleetSim {
     }
 
     /// Requests BMC `index` was sent so far (its own counter; answers on a hanging BMC too).
-    pub fn requests(&self, index: usize) -> u64 {
+    pub(crate) fn requests(&self, index: usize) -> u64 {
         self.get(index, "/driftgate/requests").json()["Requests"]
             .as_u64()
             .expect("a request count")

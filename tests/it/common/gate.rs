@@ -13,12 +13,12 @@ use super::simulator::{PASSWORD, Simulator, USER};
 use super::{copy_dir, driftgate, driftgate_process, example, git, root};
 
 /// Environment variables the lab's inventory names for the BMC account.
-pub const USERNAME_ENV: &str = "LAB_BMC_USER";
+pub(crate) const USERNAME_ENV: &str = "LAB_BMC_USER";
 /// See [`USERNAME_ENV`].
-pub const PASSWORD_ENV: &str = "LAB_BMC_SECRET";
+pub(crate) const PASSWORD_ENV: &str = "LAB_BMC_SECRET";
 
 /// One lab; everything lives in a temporary directory removed on drop.
-pub struct Lab {
+pub(crate) struct Lab {
     /// The temporary directory.
     pub dir: tempfile::TempDir,
     /// The baseline store.
@@ -34,7 +34,7 @@ pub struct Lab {
 }
 
 /// What one driftgate command did.
-pub struct Ran {
+pub(crate) struct Ran {
     /// Exit code.
     pub code: i32,
     /// Standard output.
@@ -45,14 +45,14 @@ pub struct Ran {
 
 impl Ran {
     /// Standard output as JSON (a `--format json` report).
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}\n{}", self.stdout, self.stderr))
     }
 
     /// Asserts the exit code, showing both streams when it differs.
     #[track_caller]
-    pub fn expect(self, code: i32) -> Ran {
+    pub(crate) fn expect(self, code: i32) -> Ran {
         assert_eq!(
             self.code, code,
             "stdout:\n{}\nstderr:\n{}",
@@ -64,25 +64,25 @@ impl Ran {
 
 impl Lab {
     /// The host at the `baseline` state, served without authentication.
-    pub fn new() -> Lab {
+    pub(crate) fn new() -> Lab {
         Self::start(false, &[], false)
     }
 
     /// Like [`Lab::new`], with more `mockup serve` arguments (`--fault …`).
     /// Its simulator keeps its log lines, for [`Simulator::logged`].
-    pub fn with_simulator(args: &[&str]) -> Lab {
+    pub(crate) fn with_simulator(args: &[&str]) -> Lab {
         Self::start(false, args, true)
     }
 
     /// Like [`Lab::new`], but the simulator requires a session and the inventory references
     /// the account in [`USERNAME_ENV`] / [`PASSWORD_ENV`].
-    pub fn authenticated() -> Lab {
+    pub(crate) fn authenticated() -> Lab {
         Self::start(true, &[], false)
     }
 
     /// Like [`Lab::authenticated`], with more `mockup serve` arguments; its simulator keeps
     /// its log lines.
-    pub fn authenticated_with(args: &[&str]) -> Lab {
+    pub(crate) fn authenticated_with(args: &[&str]) -> Lab {
         Self::start(true, args, true)
     }
 
@@ -130,7 +130,7 @@ impl Lab {
 
     /// Like [`Lab::new`], with the host named `name` in the inventory and its baseline
     /// captured under that name from the simulated BMC and its Windows folder.
-    pub fn named(name: &str) -> Lab {
+    pub(crate) fn named(name: &str) -> Lab {
         let mut lab = Self::start(false, &[], false);
         lab.name = name.to_owned();
         lab.promote_captured(name);
@@ -140,7 +140,7 @@ impl Lab {
 
     /// Captures the host `name` from the simulated BMC (as it serves now) and its Windows
     /// folder, and promotes the capture as its baseline.
-    pub fn promote_captured(&self, name: &str) {
+    pub(crate) fn promote_captured(&self, name: &str) {
         let baseline = self.dir.path().join(format!("{name}-baseline.json"));
         driftgate()
             .args(["capture", "--host", name, "--source"])
@@ -164,7 +164,7 @@ impl Lab {
     }
 
     /// The simulated BMC's URL.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         self.simulator
             .as_ref()
             .expect("the simulator runs")
@@ -173,7 +173,7 @@ impl Lab {
     }
 
     /// Writes the store's `inventory.toml`: the host [`Lab::name`], its BMC at `bmc_url`.
-    pub fn write_inventory(&self, bmc_url: &str) {
+    pub(crate) fn write_inventory(&self, bmc_url: &str) {
         let credentials = if self.authenticated {
             format!(
                 "credentials = {{ username_env = \"{USERNAME_ENV}\", password_env = \"{PASSWORD_ENV}\" }}\n"
@@ -191,7 +191,7 @@ impl Lab {
 
     /// Switches the host to `state`: `baseline`, `post-update`, `benign-update` (the recorded
     /// seed-1 states) or `pending-dcbx-disable` (a DCBX disable staged for the next reboot).
-    pub fn state(&self, state: &str) {
+    pub(crate) fn state(&self, state: &str) {
         let (bmc, windows) = if state == "pending-dcbx-disable" {
             let fixture = root().join("tests/fixtures/redfish/pending-dcbx-disable");
             (fixture.clone(), fixture.join("windows"))
@@ -209,24 +209,24 @@ impl Lab {
     }
 
     /// Stops the simulated BMC: nothing listens at its address any more.
-    pub fn stop_bmc(&mut self) {
+    pub(crate) fn stop_bmc(&mut self) {
         self.simulator = None;
     }
 
     /// `driftgate --repo STORE gate ARGS…`, with the account in the environment.
-    pub fn gate(&self, args: &[&str]) -> Ran {
+    pub(crate) fn gate(&self, args: &[&str]) -> Ran {
         let mut cmd = self.command();
         cmd.arg("gate").args(args);
         run(&mut cmd)
     }
 
     /// The driftgate command of this lab, before its arguments.
-    pub fn command(&self) -> assert_cmd::Command {
+    pub(crate) fn command(&self) -> assert_cmd::Command {
         assert_cmd::Command::from_std(self.process())
     }
 
     /// [`Lab::command`] as a `std::process::Command`, to spawn and signal.
-    pub fn process(&self) -> std::process::Command {
+    pub(crate) fn process(&self) -> std::process::Command {
         let mut cmd = driftgate_process();
         cmd.env(USERNAME_ENV, USER)
             .env(PASSWORD_ENV, PASSWORD)
@@ -238,12 +238,12 @@ impl Lab {
     }
 
     /// The directory of run `id` in the store.
-    pub fn run_dir(&self, id: &str) -> PathBuf {
+    pub(crate) fn run_dir(&self, id: &str) -> PathBuf {
         self.store.join(".driftgate/runs").join(id)
     }
 
     /// Number of commits in the store.
-    pub fn commits(&self) -> usize {
+    pub(crate) fn commits(&self) -> usize {
         git(&self.store, &["rev-list", "--count", "HEAD"])
             .trim()
             .parse()
@@ -258,7 +258,7 @@ impl Default for Lab {
 }
 
 /// Runs `cmd` to its end.
-pub fn run(cmd: &mut assert_cmd::Command) -> Ran {
+pub(crate) fn run(cmd: &mut assert_cmd::Command) -> Ran {
     let Output {
         status,
         stdout,
@@ -272,7 +272,7 @@ pub fn run(cmd: &mut assert_cmd::Command) -> Ran {
 }
 
 /// The folders directly below `dir`, by name.
-pub fn folders(dir: &Path) -> Vec<String> {
+pub(crate) fn folders(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("a directory entry"))

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 /// `tests/fixtures/inventory/NAME`, relative to the crate root (where [`super::driftgate`]
 /// runs), as messages print it.
-pub fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     format!("tests/fixtures/inventory/{name}")
 }
 
 /// The absolute path of a fixture.
-pub fn fixture_path(name: &str) -> PathBuf {
+pub(crate) fn fixture_path(name: &str) -> PathBuf {
     super::root().join(fixture(name))
 }

@@ -9,12 +9,12 @@ use std::process::Command;
 use super::root;
 
 /// A file of `tests/fixtures/reports/junit/`.
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/reports/junit").join(name)
 }
 
 /// `xmllint --noout --schema SCHEMA FILE`: `Err` with what xmllint said.
-pub fn xmllint(schema: &str, file: &Path) -> Result<(), String> {
+pub(crate) fn xmllint(schema: &str, file: &Path) -> Result<(), String> {
     let out = Command::new("xmllint")
         .arg("--noout")
         .arg("--schema")
@@ -33,7 +33,7 @@ pub fn xmllint(schema: &str, file: &Path) -> Result<(), String> {
 
 /// Panics unless `file` is valid for Jenkins (`junit-10.xsd`) and, below its root, for Ant
 /// (`JUnit.xsd`); returns its text.
-pub fn assert_valid(file: &Path) -> String {
+pub(crate) fn assert_valid(file: &Path) -> String {
     let xml = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     xmllint("junit-10.xsd", file).unwrap_or_else(|e| panic!("junit-10.xsd: {e}\n{xml}"));
     let start = xml.find("<testsuites ").expect("a testsuites element");
@@ -49,7 +49,7 @@ pub fn assert_valid(file: &Path) -> String {
 }
 
 /// Each `<testsuite name>` with its `verdict` property (the fleet's suite has none).
-pub fn verdicts(xml: &str) -> Vec<(String, String)> {
+pub(crate) fn verdicts(xml: &str) -> Vec<(String, String)> {
     let doc = roxmltree::Document::parse(xml).expect("well-formed XML");
     doc.descendants()
         .filter(|n| n.has_tag_name("testsuite"))

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Which agent's output the recording holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
+pub(crate) enum Agent {
     /// Open-LLDP's `lldptool -t -n -i eth1` (`lldptool-eth1.txt`).
     Lldptool,
     /// lldpd's `lldpcli -f json0 show neighbors details` (`lldpcli-neighbors.json`; no
@@ -16,7 +16,7 @@ pub enum Agent {
 
 /// What is wrong with the neighbour's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Attack {
+pub(crate) enum Attack {
     /// 200,000 System Name TLVs.
     RepeatedName,
     /// A system name of 100 KB.
@@ -26,7 +26,7 @@ pub enum Attack {
 }
 
 /// A recording folder of `agent` answering with `attack`.
-pub fn recording(agent: Agent, attack: Attack) -> tempfile::TempDir {
+pub(crate) fn recording(agent: Agent, attack: Attack) -> tempfile::TempDir {
     let fixtures = super::root().join("tests/fixtures/lldp");
     let dir = tempfile::tempdir().expect("a temporary directory");
     std::fs::copy(

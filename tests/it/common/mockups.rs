@@ -14,7 +14,7 @@ use super::capture::capture;
 use super::{driftgate, files_under, public_data, root};
 
 /// Every mockup: (a name for messages, its folder).
-pub fn every_mockup() -> Vec<(String, PathBuf)> {
+pub(crate) fn every_mockup() -> Vec<(String, PathBuf)> {
     let mut all: Vec<(String, PathBuf)> = [
         "libredfish-dell",
         "libredfish-dell_multi_dpu",
@@ -57,7 +57,7 @@ pub fn every_mockup() -> Vec<(String, PathBuf)> {
 /// A mockup in memory: each resource by its URI (`/redfish/v1/…`, or a same-origin path
 /// outside it such as an attribute registry).
 #[derive(Debug, Clone)]
-pub struct Mockup {
+pub(crate) struct Mockup {
     /// Whether the folder is the service root itself (DMTF's layout) rather than holding
     /// `redfish/v1/` below it.
     root_is_v1: bool,
@@ -67,7 +67,7 @@ pub struct Mockup {
 
 impl Mockup {
     /// Reads every `index.json` below `dir`.
-    pub fn load(dir: &Path) -> Mockup {
+    pub(crate) fn load(dir: &Path) -> Mockup {
         let root_is_v1 = !dir.join("redfish/v1").is_dir();
         let mut resources = BTreeMap::new();
         for file in files_under(dir) {
@@ -96,7 +96,7 @@ impl Mockup {
     }
 
     /// Writes the mockup as a folder of the layout it was read from.
-    pub fn write(&self, dir: &Path) {
+    pub(crate) fn write(&self, dir: &Path) {
         for (uri, body) in &self.resources {
             let relative = if self.root_is_v1 {
                 uri.strip_prefix("/redfish/v1")
@@ -116,7 +116,7 @@ impl Mockup {
     }
 
     /// The URIs of the members of the collection at `collection` (its `Members` links).
-    pub fn members(&self, collection: &str) -> Vec<String> {
+    pub(crate) fn members(&self, collection: &str) -> Vec<String> {
         self.resources
             .get(collection)
             .and_then(|c| c["Members"].as_array())
@@ -128,7 +128,7 @@ impl Mockup {
     }
 
     /// The URIs of every collection (a resource with a `Members` array).
-    pub fn collections(&self) -> Vec<String> {
+    pub(crate) fn collections(&self) -> Vec<String> {
         self.resources
             .iter()
             .filter(|(_, body)| body["Members"].is_array())
@@ -138,7 +138,7 @@ impl Mockup {
 
     /// Renames the resource at `old` (and everything below it) to `new`: its file, its `Id`,
     /// and every link or string anywhere that names it or something below it.
-    pub fn rename(&mut self, old: &str, new: &str) {
+    pub(crate) fn rename(&mut self, old: &str, new: &str) {
         let moved: Vec<String> = self
             .resources
             .keys()
@@ -162,7 +162,7 @@ impl Mockup {
     }
 
     /// Lists the members of every collection in reverse order.
-    pub fn reverse_every_collection(&mut self) {
+    pub(crate) fn reverse_every_collection(&mut self) {
         for body in self.resources.values_mut() {
             if let Some(members) = body["Members"].as_array_mut() {
                 members.reverse();
@@ -177,7 +177,7 @@ impl Mockup {
     /// one; a Dell inventory id that embeds the version is renamed with it, as iDRAC does. A
     /// placeholder (`"N/A"`, `"nil"`) stays: the BMC that answers it keeps answering it.
     /// Returns (old, new) of every version changed.
-    pub fn bump_firmware(&mut self) -> Vec<(String, String)> {
+    pub(crate) fn bump_firmware(&mut self) -> Vec<(String, String)> {
         let mut bumped = Vec::new();
         let mut renames = Vec::new();
         for (uri, body) in &mut self.resources {
@@ -239,7 +239,7 @@ impl Mockup {
 
 /// A capture of the mockup at `dir`, which must be complete: the snapshot as driftgate wrote
 /// it, and its standard error.
-pub fn capture_complete(dir: &Path) -> (String, String) {
+pub(crate) fn capture_complete(dir: &Path) -> (String, String) {
     let captured = capture(&format!("redfish=mockup:{}", dir.display()), &[], false);
     assert_eq!(
         (captured.code, captured.status()),
@@ -252,7 +252,7 @@ pub fn capture_complete(dir: &Path) -> (String, String) {
 }
 
 /// What `check` said of one capture against another.
-pub struct Judged {
+pub(crate) struct Judged {
     /// Exit code.
     pub code: i32,
     /// The text report.
@@ -265,7 +265,7 @@ pub struct Judged {
 
 impl Judged {
     /// Every finding as `severity id path: old → new`, for messages.
-    pub fn findings(&self) -> Vec<String> {
+    pub(crate) fn findings(&self) -> Vec<String> {
         self.json["findings"]
             .as_array()
             .into_iter()
@@ -284,7 +284,7 @@ impl Judged {
     }
 
     /// The finding on `path`.
-    pub fn finding(&self, path: &str) -> &Value {
+    pub(crate) fn finding(&self, path: &str) -> &Value {
         self.json["findings"]
             .as_array()
             .into_iter()
@@ -296,7 +296,7 @@ impl Judged {
 
 /// Captures the mockup folders `before` and `after` (each must be complete) and runs `check`
 /// of the second against the first (`--strict` when asked), in text and in JSON.
-pub fn check_mockups(before: &Path, after: &Path, strict: bool) -> Judged {
+pub(crate) fn check_mockups(before: &Path, after: &Path, strict: bool) -> Judged {
     let work = tempfile::tempdir().unwrap();
     let (base, post) = (work.path().join("base.json"), work.path().join("post.json"));
     let (base_text, _) = capture_complete(before);
@@ -335,7 +335,7 @@ pub fn check_mockups(before: &Path, after: &Path, strict: bool) -> Judged {
 
 /// A newer version of `version`: its last number plus one (`22.31.1014` → `22.31.1015`),
 /// else `version` with `-next` after it.
-pub fn newer(version: &str) -> String {
+pub(crate) fn newer(version: &str) -> String {
     let end = version.rfind(|c: char| c.is_ascii_digit());
     let Some(end) = end else {
         return format!("{version}-next");

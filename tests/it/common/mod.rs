@@ -5,23 +5,23 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 
 /// The crate root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Absolute path of a shipped example.
-pub fn example(rel: &str) -> String {
+pub(crate) fn example(rel: &str) -> String {
     root().join("examples").join(rel).display().to_string()
 }
 
 /// The driftgate binary, run from the crate root with no inherited driftgate or colour
 /// settings.
-pub fn driftgate() -> Command {
+pub(crate) fn driftgate() -> Command {
     Command::from_std(driftgate_process())
 }
 
 /// [`driftgate`] as a `std::process::Command`, for tests that spawn it and signal it.
-pub fn driftgate_process() -> std::process::Command {
+pub(crate) fn driftgate_process() -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("driftgate"));
     cmd.current_dir(root())
         .env_remove("DRIFTGATE_POLICY")
@@ -39,7 +39,7 @@ pub fn driftgate_process() -> std::process::Command {
 
 /// Stops a server a test started: SIGTERM, then SIGKILL when it is still there after 10 s,
 /// and reaped either way, so no server outlives its test.
-pub fn stop_server(child: &mut std::process::Child) {
+pub(crate) fn stop_server(child: &mut std::process::Child) {
     use std::time::{Duration, Instant};
     let pid = libc::pid_t::try_from(child.id()).expect("a pid");
     // SAFETY: kill touches no memory; the pid is our child, not yet reaped.
@@ -57,7 +57,7 @@ pub fn stop_server(child: &mut std::process::Child) {
 }
 
 /// Exit code and standard output of `cmd`.
-pub fn stdout_of(cmd: &mut Command) -> (i32, String) {
+pub(crate) fn stdout_of(cmd: &mut Command) -> (i32, String) {
     let output = cmd.output().expect("driftgate runs");
     (
         output.status.code().expect("exited normally"),
@@ -67,7 +67,7 @@ pub fn stdout_of(cmd: &mut Command) -> (i32, String) {
 
 /// Runs `cmd` with its output captured, and fails the test when it has not exited within
 /// `limit` (it is killed first): for a command that must give up on bad input, not hang on it.
-pub fn output_within(
+pub(crate) fn output_within(
     cmd: &mut std::process::Command,
     limit: std::time::Duration,
 ) -> std::process::Output {
@@ -107,7 +107,7 @@ pub fn output_within(
 }
 
 /// Writes `text` to a file in a temporary directory and returns both.
-pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join(name);
     std::fs::write(&path, text).expect("the temporary file is writable");
@@ -115,7 +115,7 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Every file below `dir`, at any depth.
-pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.expect("a readable directory entry").path();
@@ -129,7 +129,7 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Copies the tree below `from` into `to`, creating `to` and its folders.
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     for file in files_under(from) {
         let target = to.join(file.strip_prefix(from).expect("below `from`"));
         std::fs::create_dir_all(target.parent().expect("below `to`"))
@@ -139,7 +139,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Runs the system `git` (for verification only; driftgate itself never runs git).
-pub fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -160,11 +160,11 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// xorshift64*: reproducible random delays without another dependency.
-pub struct Random(pub u64);
+pub(crate) struct Random(pub u64);
 
 impl Random {
     /// The next number below `below`.
-    pub fn next(&mut self, below: u64) -> u64 {
+    pub(crate) fn next(&mut self, below: u64) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -172,36 +172,36 @@ impl Random {
     }
 }
 
-pub mod ansible;
-pub mod attribute_classes;
-pub mod browser;
-pub mod capture;
-pub mod damage;
-pub mod examples;
-pub mod fleet;
-pub mod fleet_sim;
-pub mod gate;
-pub mod inventory;
-pub mod junit;
-pub mod lldp_hostile;
-pub mod mockups;
-pub mod nightly;
-pub mod planted;
-pub mod powershell;
-pub mod prometheus;
-pub mod renaming;
-pub mod renumbering;
-pub mod reports;
-pub mod sarif;
-pub mod scripts;
-pub mod simulator;
-pub mod soap_replay;
-pub mod sshd;
-pub mod sushy;
-pub mod vcsim;
-pub mod windows;
+pub(crate) mod ansible;
+pub(crate) mod attribute_classes;
+pub(crate) mod browser;
+pub(crate) mod capture;
+pub(crate) mod damage;
+pub(crate) mod examples;
+pub(crate) mod fleet;
+pub(crate) mod fleet_sim;
+pub(crate) mod gate;
+pub(crate) mod inventory;
+pub(crate) mod junit;
+pub(crate) mod lldp_hostile;
+pub(crate) mod mockups;
+pub(crate) mod nightly;
+pub(crate) mod planted;
+pub(crate) mod powershell;
+pub(crate) mod prometheus;
+pub(crate) mod renaming;
+pub(crate) mod renumbering;
+pub(crate) mod reports;
+pub(crate) mod sarif;
+pub(crate) mod scripts;
+pub(crate) mod simulator;
+pub(crate) mod soap_replay;
+pub(crate) mod sshd;
+pub(crate) mod sushy;
+pub(crate) mod vcsim;
+pub(crate) mod windows;
 
 /// `rel` in the public reference data (`tests/fixtures/public`), read in place: a test that
 /// needs it fails with the one message every crate's tests give when it is absent (none skips
 /// silently).
-pub use driftgate_test_data::public_data;
+pub(crate) use driftgate_test_data::public_data;

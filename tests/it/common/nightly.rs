@@ -17,34 +17,34 @@ use super::gate::{Ran, run};
 use super::simulator::bmc;
 
 /// Simulated hosts (more than 50), 13 clusters of 4.
-pub const COUNT: usize = 52;
+pub(crate) const COUNT: usize = 52;
 /// Served from the recorded `post-update` state: the NIC firmware update reset its DCBX mode.
-pub const DRIFTED: usize = 5;
+pub(crate) const DRIFTED: usize = 5;
 /// The cluster odd-one-out: its DCBX mode is CEE where its cluster runs IEEE, at the bootstrap
 /// already (so its own baseline has the odd value and it has no drift of its own).
-pub const ODD: usize = 9;
+pub(crate) const ODD: usize = 9;
 /// Nothing listens.
-pub const DOWN: usize = 13;
+pub(crate) const DOWN: usize = 13;
 /// Every request answers 503 (`Retry-After: 1`).
-pub const STORM: usize = 17;
+pub(crate) const STORM: usize = 17;
 /// Accepts connections and never answers, not even a login.
-pub const HANGING: usize = 21;
+pub(crate) const HANGING: usize = 21;
 /// Joined the fleet after the bootstrap: no baseline.
-pub const NEW: usize = 25;
+pub(crate) const NEW: usize = 25;
 /// The odd-one-out's cluster.
-pub const ODD_CLUSTER: &str = "sim-c002";
+pub(crate) const ODD_CLUSTER: &str = "sim-c002";
 
 /// `--host-timeout` of the runs. Not 3: a 503 storm ends after the client's 3 retries, each
 /// waiting the simulator's `Retry-After: 1`, so about 3 s after its first request; with a 3 s
 /// host deadline it would race the deadline. And a debug build's capture of a simulated host
 /// under a loaded 2-core machine takes seconds. Neither slows the run: the hanging BMC is cut
 /// by the [`BMC_TIMEOUT`] of its login, before this deadline.
-pub const HOST_TIMEOUT: u64 = 10;
+pub(crate) const HOST_TIMEOUT: u64 = 10;
 /// `--bmc-timeout` of the runs: one unanswered request gives up after this.
-pub const BMC_TIMEOUT: u64 = 4;
+pub(crate) const BMC_TIMEOUT: u64 = 4;
 /// `--concurrency` of the runs: 64 hosts at once on 2 cores would make each host's capture
 /// take as long as the whole run, racing its deadlines; 8 keeps each capture short.
-pub const CONCURRENCY: &str = "8";
+pub(crate) const CONCURRENCY: &str = "8";
 
 /// One nightly fleet at a time: the simulated fleet is CPU-bound, and three of them at once
 /// on a 2-core machine would starve each other's hosts past their deadlines.
@@ -54,13 +54,13 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 const NIC_ATTRIBUTES: &str = "/redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 
 /// Holds the machine for one simulated fleet until dropped (see [`ONE_AT_A_TIME`]).
-pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+pub(crate) fn one_at_a_time() -> MutexGuard<'static, ()> {
     // A test that failed while holding the lock leaves nothing behind that matters here.
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A bootstrapped store and the simulator serving the nightly state.
-pub struct Nightly {
+pub(crate) struct Nightly {
     /// The store (and a temporary directory for output directories).
     pub lab: FleetLab,
     /// The nightly simulator; its `inventory` lists every host.
@@ -88,7 +88,7 @@ impl Nightly {
     /// simulator without faults (every BMC in the baseline state, the odd-one-out's DCBX set),
     /// which is then stopped and replaced by the nightly one: as in a real fleet, the faults
     /// come after the baselines were taken.
-    pub fn start() -> Nightly {
+    pub(crate) fn start() -> Nightly {
         let alone = one_at_a_time();
         let lab = FleetLab::new(&[], &[]);
         let baseline = bmc("baseline");
@@ -149,12 +149,12 @@ impl Nightly {
     }
 
     /// `check --all` of the nightly fleet with the runs' timeouts and more `args`.
-    pub fn check(&self, args: &[&str]) -> Ran {
+    pub(crate) fn check(&self, args: &[&str]) -> Ran {
         check(&self.lab, &self.sim.inventory, args)
     }
 
     /// A path in the lab's temporary directory, as the command line takes it.
-    pub fn path(&self, rel: &str) -> String {
+    pub(crate) fn path(&self, rel: &str) -> String {
         self.lab
             .path(rel)
             .to_str()
@@ -165,7 +165,7 @@ impl Nightly {
 
 /// `driftgate --repo STORE check --all --inventory INVENTORY` with the runs' timeouts, the
 /// account and more `args`.
-pub fn check(lab: &FleetLab, inventory: &Path, args: &[&str]) -> Ran {
+pub(crate) fn check(lab: &FleetLab, inventory: &Path, args: &[&str]) -> Ran {
     let mut command = lab.command();
     command
         .args(["check", "--all", "--inventory"])
@@ -179,7 +179,7 @@ pub fn check(lab: &FleetLab, inventory: &Path, args: &[&str]) -> Ran {
 }
 
 /// The verdict every host of the nightly fleet must get.
-pub fn expected_verdict(index: usize) -> &'static str {
+pub(crate) fn expected_verdict(index: usize) -> &'static str {
     match index {
         DRIFTED | ODD => "block",
         DOWN | STORM | HANGING => "incomplete",

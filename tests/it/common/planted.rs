@@ -8,21 +8,21 @@ use serde_json::{Value, json};
 use super::{copy_dir, root};
 
 /// Key material under an innocent name, found by value alone.
-pub const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAPLANTEDpemBODY\n-----END RSA PRIVATE KEY-----";
+pub(crate) const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAPLANTEDpemBODY\n-----END RSA PRIVATE KEY-----";
 /// Key material under an innocent name, found by value alone.
-pub const HEX_KEY: &str = "9F3C2A71D04B8E65C1F7A9032B6D4E8F0A1C3E5B7D9F1A3C5E7B9D1F3A5C7E9B";
+pub(crate) const HEX_KEY: &str = "9F3C2A71D04B8E65C1F7A9032B6D4E8F0A1C3E5B7D9F1A3C5E7B9D1F3A5C7E9B";
 
 /// The Dell NIC function whose HII attributes get secrets, below `redfish/v1`.
-pub const FUNCTION: &str = "Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
+pub(crate) const FUNCTION: &str = "Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 /// That function's attribute registry (named as iDRAC names it), below `redfish/v1`.
-pub const NIC_REGISTRY: &str = "Registries/NetworkAttributesRegistry_NIC.Slot.3-1-1";
+pub(crate) const NIC_REGISTRY: &str = "Registries/NetworkAttributesRegistry_NIC.Slot.3-1-1";
 
 /// An innocent name each registry flags `WriteOnly`: secret by that flag alone.
-pub const WRITE_ONLY: &str = "OneTimeBootNote";
+pub(crate) const WRITE_ONLY: &str = "OneTimeBootNote";
 
 /// The attribute names the secret filter's corpus (`tests/fixtures/fuzz/secrets/`) marks
 /// with `"issue": issue`.
-pub fn corpus_names(issue: u64) -> Vec<String> {
+pub(crate) fn corpus_names(issue: u64) -> Vec<String> {
     let corpus = read_json(&root().join("tests/fixtures/fuzz/secrets/leaked-attributes.json"));
     corpus
         .as_array()
@@ -34,13 +34,13 @@ pub fn corpus_names(issue: u64) -> Vec<String> {
 }
 
 /// The JSON document in `path`.
-pub fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Writes `value` to `path`, creating its folder.
-pub fn write_json(path: &Path, value: &Value) {
+pub(crate) fn write_json(path: &Path, value: &Value) {
     std::fs::create_dir_all(path.parent().expect("a file in a folder")).expect("writable");
     std::fs::write(
         path,
@@ -50,7 +50,7 @@ pub fn write_json(path: &Path, value: &Value) {
 }
 
 /// A mockup with secrets planted, and what was planted.
-pub struct Planted {
+pub(crate) struct Planted {
     dir: tempfile::TempDir,
     names: Vec<String>,
 }
@@ -64,7 +64,7 @@ impl Planted {
     /// flags `WriteOnly` ([`WRITE_ONLY`]), key material under innocent names, and harmless
     /// controls that must survive (`KeyboardLayout`, `NWManagementPassThrough`,
     /// `PassWordStatus`).
-    pub fn new(names: Vec<String>) -> Planted {
+    pub(crate) fn new(names: Vec<String>) -> Planted {
         let planted = Planted {
             dir: tempfile::tempdir().expect("a temporary folder"),
             names,
@@ -149,7 +149,7 @@ impl Planted {
     }
 
     /// The mockup folder.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
@@ -181,7 +181,7 @@ impl Planted {
     }
 
     /// Every planted value: none may appear in any output.
-    pub fn values(&self) -> Vec<String> {
+    pub(crate) fn values(&self) -> Vec<String> {
         let mut values: Vec<String> = self
             .names
             .iter()
@@ -202,7 +202,7 @@ impl Planted {
     }
 
     /// The planted values `text` holds.
-    pub fn leaks(&self, text: &str) -> Vec<String> {
+    pub(crate) fn leaks(&self, text: &str) -> Vec<String> {
         let mut found: Vec<String> = self
             .values()
             .into_iter()

@@ -15,7 +15,7 @@
 
 /// One token.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Token {
+pub(crate) enum Token {
     /// A single-quoted string: its value.
     Literal(String),
     /// A double-quoted string, as written between its quotes: `$` and backticks expand.
@@ -36,7 +36,7 @@ const OPERATORS: [char; 8] = [';', '{', '}', '(', ')', '|', ',', '&'];
 
 /// The tokens of `text`; an error for what the scripts never hold (an unterminated string, a
 /// block comment).
-pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
+pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, String> {
     let chars: Vec<char> = text.chars().collect();
     let mut tokens = Vec::new();
     let mut at = 0;
@@ -143,7 +143,7 @@ pub fn tokenize(text: &str) -> Result<Vec<Token>, String> {
 }
 
 /// `text` as a script's lines of tokens (a string spanning lines stays in the line it opened).
-pub fn lines(text: &str) -> Result<Vec<Vec<Token>>, String> {
+pub(crate) fn lines(text: &str) -> Result<Vec<Vec<Token>>, String> {
     let mut lines = vec![Vec::new()];
     for token in tokenize(text)? {
         if token == Token::NewLine {
@@ -162,7 +162,7 @@ pub fn lines(text: &str) -> Result<Vec<Vec<Token>>, String> {
 /// byte order mark, else the ANSI code page (Windows-1252 here), in which the bytes 0x91, 0x92
 /// and 0x82 are the quotes `‘ ’ ‚` and 0x84, 0x93, 0x94 the double quotes `„ “ ”`, bytes that
 /// UTF-8 uses inside other characters (`ђ` is D1 92).
-pub fn as_windows_powershell_reads(bytes: &[u8]) -> String {
+pub(crate) fn as_windows_powershell_reads(bytes: &[u8]) -> String {
     if let Some(text) = bytes.strip_prefix(b"\xef\xbb\xbf") {
         return String::from_utf8(text.to_vec()).expect("UTF-8 after its byte order mark");
     }
@@ -181,12 +181,12 @@ pub fn as_windows_powershell_reads(bytes: &[u8]) -> String {
 }
 
 /// A word token.
-pub fn word(text: &str) -> Token {
+pub(crate) fn word(text: &str) -> Token {
     Token::Word(text.to_owned())
 }
 
 /// A literal token.
-pub fn literal(text: &str) -> Token {
+pub(crate) fn literal(text: &str) -> Token {
     Token::Literal(text.to_owned())
 }
 

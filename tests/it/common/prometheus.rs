@@ -13,12 +13,12 @@ use driftgate_report::prometheus::textfile::{self, Sample};
 use super::root;
 
 /// The example alerts.
-pub fn alerts() -> std::path::PathBuf {
+pub(crate) fn alerts() -> std::path::PathBuf {
     root().join("examples/prometheus/alerts.yml")
 }
 
 /// `promtool ARGS…` with `stdin`; panics, naming the setup script, when promtool is missing.
-pub fn promtool(args: &[&str], stdin: &str) -> Output {
+pub(crate) fn promtool(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new("promtool")
         .args(args)
         .current_dir(root())
@@ -42,7 +42,7 @@ pub fn promtool(args: &[&str], stdin: &str) -> Output {
 }
 
 /// What promtool said, both streams.
-pub fn said(output: &Output) -> String {
+pub(crate) fn said(output: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
@@ -52,7 +52,7 @@ pub fn said(output: &Output) -> String {
 
 /// `promtool check metrics` of `text`: `Err` with what it said unless it accepted the file
 /// with no lint message at all.
-pub fn check_metrics(text: &str) -> Result<(), String> {
+pub(crate) fn check_metrics(text: &str) -> Result<(), String> {
     let output = promtool(&["check", "metrics"], text);
     let said = said(&output);
     if output.status.success() && said.trim().is_empty() {
@@ -63,7 +63,7 @@ pub fn check_metrics(text: &str) -> Result<(), String> {
 }
 
 /// `promtool test rules FILE`: `Err` with what it said unless every test passed.
-pub fn test_rules(file: &Path) -> Result<(), String> {
+pub(crate) fn test_rules(file: &Path) -> Result<(), String> {
     let output = promtool(&["test", "rules", &file.display().to_string()], "");
     let said = said(&output);
     if output.status.success() {
@@ -78,7 +78,7 @@ pub fn test_rules(file: &Path) -> Result<(), String> {
 }
 
 /// The samples of a textfile, each line parsed (a line that does not parse fails the test).
-pub fn samples(text: &str) -> Vec<Sample> {
+pub(crate) fn samples(text: &str) -> Vec<Sample> {
     textfile::samples(text)
         .map(|s| s.unwrap_or_else(|e| panic!("{e}\n{text}")))
         .collect()
@@ -86,7 +86,7 @@ pub fn samples(text: &str) -> Vec<Sample> {
 
 /// Per host, the value of metric `name` (its samples with a `host` label and, when given,
 /// `verdict`).
-pub fn per_host(text: &str, name: &str, verdict: Option<&str>) -> BTreeMap<String, f64> {
+pub(crate) fn per_host(text: &str, name: &str, verdict: Option<&str>) -> BTreeMap<String, f64> {
     let mut values = BTreeMap::new();
     for s in samples(text).into_iter().filter(|s| s.name == name) {
         if verdict.is_some_and(|v| s.labels.get("verdict").map(String::as_str) != Some(v)) {
@@ -99,7 +99,7 @@ pub fn per_host(text: &str, name: &str, verdict: Option<&str>) -> BTreeMap<Strin
 }
 
 /// The value of the one sample of `name` whose labels include `labels`.
-pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+pub(crate) fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     let found: Vec<f64> = samples(text)
         .into_iter()
         .filter(|s| {
@@ -115,7 +115,7 @@ pub fn value(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
 }
 
 /// A host's labels in a textfile: (host, fleet, cluster).
-pub fn hosts(text: &str) -> Vec<(String, String, String)> {
+pub(crate) fn hosts(text: &str) -> Vec<(String, String, String)> {
     let mut hosts: Vec<(String, String, String)> = samples(text)
         .into_iter()
         .filter(|s| s.name == "driftgate_verdict")
@@ -137,7 +137,7 @@ const NIGHT: usize = 24 * 60;
 /// seconds apart; the last success times are the files' own); the alert must
 /// not fire while night `quiet_until` is served and must fire for each of `firing` during
 /// the night after. The annotations expected are the rule's, from `alerts.yml`, filled in.
-pub fn two_nights_test(nights: &[String], quiet_until: usize, firing: &[&str]) -> String {
+pub(crate) fn two_nights_test(nights: &[String], quiet_until: usize, firing: &[&str]) -> String {
     const ALERT: &str = "DriftgateHostIncompleteTwoNights";
     // The scrape's labels, and the nightly file's `report` label the alerts select.
     const TARGET: &str = r#"instance="gw1:9100",job="node",report="fleet""#;

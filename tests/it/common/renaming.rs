@@ -11,7 +11,7 @@ use super::mockups::Mockup;
 
 /// How the functions are renamed.
 #[derive(Debug, Clone, Copy)]
-pub enum Renaming {
+pub(crate) enum Renaming {
     /// Every function gets a new name of another scheme: `F1`, `F2`… of its adapter, by the
     /// order the BMC lists them in, reversed.
     Fresh,
@@ -23,7 +23,7 @@ pub enum Renaming {
 impl Mockup {
     /// Renames every network device function (see the module documentation); returns each
     /// (old URI, new URI).
-    pub fn rename_functions(&mut self, renaming: Renaming) -> Vec<(String, String)> {
+    pub(crate) fn rename_functions(&mut self, renaming: Renaming) -> Vec<(String, String)> {
         let collections: Vec<String> = self
             .collections()
             .into_iter()

@@ -12,7 +12,7 @@ use super::mockups::Mockup;
 impl Mockup {
     /// Renumbers every collection of the mockup as a BMC does (see the module documentation);
     /// returns each (old URI, new URI) renamed.
-    pub fn renumber(&mut self) -> Vec<(String, String)> {
+    pub(crate) fn renumber(&mut self) -> Vec<(String, String)> {
         let mut collections = self.collections();
         // Deepest first: renaming a member moves everything below it, so the collections
         // below it must be renumbered while their URIs are still the ones listed here.

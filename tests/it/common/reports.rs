@@ -13,16 +13,16 @@ use super::simulator::{PASSWORD, USER};
 use super::{driftgate, example, root};
 
 /// The GitHub Actions workflow of examples/ci.
-pub const GITHUB: &str = "examples/ci/github/driftgate-nightly.yml";
+pub(crate) const GITHUB: &str = "examples/ci/github/driftgate-nightly.yml";
 /// The Azure Pipelines pipeline of examples/ci.
-pub const AZURE: &str = "examples/ci/azure/azure-pipelines.yml";
+pub(crate) const AZURE: &str = "examples/ci/azure/azure-pipelines.yml";
 /// The script both workflows call.
-pub const NIGHTLY_CHECK: &str = "examples/ci/nightly-check.sh";
+pub(crate) const NIGHTLY_CHECK: &str = "examples/ci/nightly-check.sh";
 /// The script that runs [`NIGHTLY_CHECK`] against a simulated fleet.
-pub const RUN_LOCAL: &str = "examples/ci/run-local.sh";
+pub(crate) const RUN_LOCAL: &str = "examples/ci/run-local.sh";
 
 /// `driftgate check` of seed 1 after its firmware update, against its baseline: BLOCK (exit 1).
-pub fn blocking_check() -> assert_cmd::Command {
+pub(crate) fn blocking_check() -> assert_cmd::Command {
     let mut cmd = driftgate();
     cmd.args(["--color", "never", "check", "--snapshot"])
         .arg(example("azure-local-dcbx/post-update.json"))
@@ -32,7 +32,7 @@ pub fn blocking_check() -> assert_cmd::Command {
 }
 
 /// `driftgate check` of seed 1's baseline against itself: PASS (exit 0).
-pub fn passing_check() -> assert_cmd::Command {
+pub(crate) fn passing_check() -> assert_cmd::Command {
     let mut cmd = driftgate();
     cmd.args(["--color", "never", "check", "--snapshot"])
         .arg(example("azure-local-dcbx/baseline.json"))
@@ -43,11 +43,11 @@ pub fn passing_check() -> assert_cmd::Command {
 
 /// What a BMC may put in a string: an ESC (that a stream stripping ANSI styles eats with what
 /// follows it) and a DEL (that it drops).
-pub const CONTROL: &str = "port \u{1b}[31mred\u{1b}[0m \u{7f}end";
+pub(crate) const CONTROL: &str = "port \u{1b}[31mred\u{1b}[0m \u{7f}end";
 
 /// A snapshot in `dir` whose one source failed with an error carrying [`CONTROL`]: `check`
 /// of it is INCOMPLETE (exit 3) and every report names the error.
-pub fn control_snapshot(dir: &Path) -> PathBuf {
+pub(crate) fn control_snapshot(dir: &Path) -> PathBuf {
     let mut facts = driftgate_snapshot::Facts::new();
     facts.insert(
         FactPath::new("host/qos/flow_control/priority/3").expect("a path"),
@@ -73,17 +73,17 @@ pub fn control_snapshot(dir: &Path) -> PathBuf {
 /// A peer's or BMC's name that would act where it is shown: an OSC-8 link (ended by BEL, then
 /// by ESC \\), a CSI that clears the screen, a C1 CSI (U+009B) that colours, a CR that
 /// rewinds the line to write over it, a DEL and a C1 NEL.
-pub const HOSTILE: &str = "tor-a\u{1b}]8;;https://evil.example/\u{7}click\u{1b}]8;;\u{1b}\\\u{1b}[2J\u{9b}31m\rPASS\u{7f}\u{85}end";
+pub(crate) const HOSTILE: &str = "tor-a\u{1b}]8;;https://evil.example/\u{7}click\u{1b}]8;;\u{1b}\\\u{1b}[2J\u{9b}31m\rPASS\u{7f}\u{85}end";
 
 /// How [`HOSTILE`] is shown in a report: every control character by its code point.
-pub const HOSTILE_SHOWN: &str = "tor-a\\u{1b}]8;;https://evil.example/\\u{7}click\\u{1b}]8;;\\u{1b}\\\\u{1b}[2J\\u{9b}31m\\u{d}PASS\\u{7f}\\u{85}end";
+pub(crate) const HOSTILE_SHOWN: &str = "tor-a\\u{1b}]8;;https://evil.example/\\u{7}click\\u{1b}]8;;\\u{1b}\\\\u{1b}[2J\\u{9b}31m\\u{d}PASS\\u{7f}\\u{85}end";
 
 /// The files of a check whose snapshot carries [`HOSTILE`]: as the peer's system name of a
 /// port (`tor-a` in the baseline), as the NIC firmware version the BMC reports, as the error
 /// of its partial Windows source, and as the id of the site policy's rule that blocks the
 /// peer's change (which Prometheus writes as a label value). Both snapshots are sealed by
 /// `driftgate snapshot seal`. `check` of them is INCOMPLETE (exit 3).
-pub struct HostileCheck {
+pub(crate) struct HostileCheck {
     /// The baseline.
     pub baseline: PathBuf,
     /// The snapshot judged.
@@ -94,7 +94,7 @@ pub struct HostileCheck {
 
 impl HostileCheck {
     /// The files in `dir`.
-    pub fn new(dir: &Path) -> HostileCheck {
+    pub(crate) fn new(dir: &Path) -> HostileCheck {
         const PEER: &str = "nic/00:0a:f7:12:34:56/peer/system_name";
         const FIRMWARE: &str = "nic/00:0a:f7:12:34:56/bmc/firmware/version";
         let sealed = |from: &str, name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
@@ -151,7 +151,7 @@ impl HostileCheck {
     }
 
     /// `driftgate --color COLOR check` of them with `args`.
-    pub fn check(&self, color: &str, args: &[String]) -> std::process::Output {
+    pub(crate) fn check(&self, color: &str, args: &[String]) -> std::process::Output {
         driftgate()
             .args(["--color", color, "check", "--snapshot"])
             .arg(&self.snapshot)
@@ -166,14 +166,14 @@ impl HostileCheck {
 }
 
 /// The control characters of `text` that are not line feed and tab.
-pub fn raw_controls(text: &str) -> Vec<char> {
+pub(crate) fn raw_controls(text: &str) -> Vec<char> {
     text.chars()
         .filter(|c| c.is_control() && !matches!(c, '\n' | '\t'))
         .collect()
 }
 
 /// The names of the entries directly in `dir`, sorted.
-pub fn names(dir: &Path) -> Vec<String> {
+pub(crate) fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| {
@@ -189,7 +189,7 @@ pub fn names(dir: &Path) -> Vec<String> {
 
 /// Asserts that `dir` holds no temporary file of an atomic write (`.driftgate-*.tmp`).
 #[track_caller]
-pub fn assert_no_temporaries(dir: &Path) {
+pub(crate) fn assert_no_temporaries(dir: &Path) {
     let left: Vec<String> = names(dir)
         .into_iter()
         .filter(|n| n.starts_with(".driftgate-") && n.ends_with(".tmp"))
@@ -199,7 +199,7 @@ pub fn assert_no_temporaries(dir: &Path) {
 
 /// `path` as text, asserting that it is a file with something in it.
 #[track_caller]
-pub fn non_empty(path: &Path) -> String {
+pub(crate) fn non_empty(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(!text.trim().is_empty(), "{} is empty", path.display());
     text
@@ -208,7 +208,7 @@ pub fn non_empty(path: &Path) -> String {
 /// A directory in which no file can be created, and what keeps it so. Not root: a folder of
 /// `scratch` made read-only. Root writes into any folder whatever its mode: /proc then, where
 /// no one can create a file.
-pub fn unwritable_dir(scratch: &Path) -> PathBuf {
+pub(crate) fn unwritable_dir(scratch: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt as _;
     let dir = scratch.join("read-only");
     std::fs::create_dir(&dir).expect("a folder");
@@ -224,7 +224,7 @@ pub fn unwritable_dir(scratch: &Path) -> PathBuf {
 /// Runs `script` in `cwd` as a CI runner runs a step, with `bash -eo pipefail` (as GitHub runs
 /// a `run:` step with `shell: bash`; the stricter of the two CIs): the driftgate under test on
 /// PATH, the simulator's account and `env` in its environment.
-pub fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
+pub(crate) fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
     let bin = assert_cmd::cargo::cargo_bin("driftgate");
     let dir = bin.parent().expect("the binary's directory");
     let path = std::env::join_paths(std::iter::once(dir.to_path_buf()).chain(
@@ -253,7 +253,7 @@ pub fn bash_in(cwd: &Path, script: &str, env: &[(&str, &str)]) -> Ran {
 }
 
 /// `examples/ci/run-local.sh ARGS…` with the driftgate under test.
-pub fn run_local(args: &[&str]) -> Ran {
+pub(crate) fn run_local(args: &[&str]) -> Ran {
     let script = root().join(RUN_LOCAL);
     let words: Vec<String> = std::iter::once(script.display().to_string())
         .chain(args.iter().map(|a| (*a).to_owned()))
@@ -263,21 +263,21 @@ pub fn run_local(args: &[&str]) -> Ran {
 }
 
 /// A workflow file, parsed.
-pub fn workflow(path: &str) -> Value {
+pub(crate) fn workflow(path: &str) -> Value {
     let text = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
     yaml_serde::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// `value` as a string.
 #[track_caller]
-pub fn text(value: &Value) -> &str {
+pub(crate) fn text(value: &Value) -> &str {
     value
         .as_str()
         .unwrap_or_else(|| panic!("not a string: {value:?}"))
 }
 
 /// The steps of the only job of a workflow (GitHub: `jobs.<id>.steps`; Azure: `jobs[0].steps`).
-pub fn steps(workflow: &Value) -> &[Value] {
+pub(crate) fn steps(workflow: &Value) -> &[Value] {
     let job = match &workflow["jobs"] {
         Value::Sequence(jobs) => {
             assert_eq!(jobs.len(), 1, "one job");
@@ -293,7 +293,7 @@ pub fn steps(workflow: &Value) -> &[Value] {
 }
 
 /// The one step whose script calls nightly-check.sh, and the script's path as it names it.
-pub fn check_step(steps: &[Value]) -> (&Value, String) {
+pub(crate) fn check_step(steps: &[Value]) -> (&Value, String) {
     let calling: Vec<&Value> = steps
         .iter()
         .filter(|s| script(s).is_some_and(|r| r.contains("nightly-check.sh")))
@@ -310,7 +310,7 @@ pub fn check_step(steps: &[Value]) -> (&Value, String) {
 }
 
 /// The shell script of a step: GitHub `run`, Azure `script` or `bash`.
-pub fn script(step: &Value) -> Option<&str> {
+pub(crate) fn script(step: &Value) -> Option<&str> {
     ["run", "script", "bash"]
         .iter()
         .find_map(|k| step.get(*k))
@@ -318,7 +318,7 @@ pub fn script(step: &Value) -> Option<&str> {
 }
 
 /// A step's condition: GitHub `if`, Azure `condition`.
-pub fn condition(step: &Value) -> Option<&str> {
+pub(crate) fn condition(step: &Value) -> Option<&str> {
     ["if", "condition"]
         .iter()
         .find_map(|k| step.get(*k))
@@ -326,7 +326,7 @@ pub fn condition(step: &Value) -> Option<&str> {
 }
 
 /// The action (GitHub `uses`) or task (Azure `task`) of a step, without its version.
-pub fn action(step: &Value) -> Option<&str> {
+pub(crate) fn action(step: &Value) -> Option<&str> {
     ["uses", "task"]
         .iter()
         .find_map(|k| step.get(*k))
@@ -335,7 +335,7 @@ pub fn action(step: &Value) -> Option<&str> {
 }
 
 /// Input `name` of an action (GitHub `with`) or a task (Azure `inputs`).
-pub fn input<'a>(step: &'a Value, name: &str) -> Option<&'a str> {
+pub(crate) fn input<'a>(step: &'a Value, name: &str) -> Option<&'a str> {
     ["with", "inputs"]
         .iter()
         .find_map(|k| step.get(*k)?.get(name))
@@ -344,7 +344,7 @@ pub fn input<'a>(step: &'a Value, name: &str) -> Option<&'a str> {
 
 /// The steps using `action` (see [`action`]).
 #[track_caller]
-pub fn step_using<'a>(steps: &'a [Value], action_name: &str) -> Vec<&'a Value> {
+pub(crate) fn step_using<'a>(steps: &'a [Value], action_name: &str) -> Vec<&'a Value> {
     let found: Vec<&Value> = steps
         .iter()
         .filter(|s| action(s) == Some(action_name))
@@ -355,7 +355,7 @@ pub fn step_using<'a>(steps: &'a [Value], action_name: &str) -> Vec<&'a Value> {
 
 /// The environment a step's script gets from the workflow: the workflow's and job's `env`
 /// (GitHub) or `variables` (Azure) with a plain value, then the step's own `env`.
-pub fn plain_env(workflow: &Value, step: &Value) -> Vec<(String, String)> {
+pub(crate) fn plain_env(workflow: &Value, step: &Value) -> Vec<(String, String)> {
     let mut env = Vec::new();
     // A value the CI fills in (`${{ secrets.… }}`, `$(…)`) is the CI's, not the script's.
     let mut add = |name: &str, value: &Value| {

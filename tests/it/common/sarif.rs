@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::root;
 
 /// The SARIF 2.1.0 schema's validator, with `format` (uri, uri-reference, date-time) checked.
-pub fn validator() -> jsonschema::Validator {
+pub(crate) fn validator() -> jsonschema::Validator {
     let path = root().join("tests/fixtures/reports/sarif/sarif-schema-2.1.0.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
@@ -19,7 +19,7 @@ pub fn validator() -> jsonschema::Validator {
 
 /// Parses a SARIF file and asserts it is valid SARIF 2.1.0.
 #[track_caller]
-pub fn read_valid(path: &std::path::Path) -> Value {
+pub(crate) fn read_valid(path: &std::path::Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let log: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     let errors: Vec<String> = validator()
@@ -31,13 +31,13 @@ pub fn read_valid(path: &std::path::Path) -> Value {
 }
 
 /// The results of the log's run.
-pub fn results(log: &Value) -> &Vec<Value> {
+pub(crate) fn results(log: &Value) -> &Vec<Value> {
     log["runs"][0]["results"].as_array().expect("results")
 }
 
 /// The first result of `rule` about `host` (and `path`, when given).
 #[track_caller]
-pub fn result<'a>(log: &'a Value, host: &str, rule: &str, path: Option<&str>) -> &'a Value {
+pub(crate) fn result<'a>(log: &'a Value, host: &str, rule: &str, path: Option<&str>) -> &'a Value {
     results(log)
         .iter()
         .find(|r| {
@@ -52,7 +52,7 @@ pub fn result<'a>(log: &'a Value, host: &str, rule: &str, path: Option<&str>) ->
 }
 
 /// A result's file and line.
-pub fn location(result: &Value) -> (String, u64) {
+pub(crate) fn location(result: &Value) -> (String, u64) {
     let physical = &result["locations"][0]["physicalLocation"];
     (
         physical["artifactLocation"]["uri"]
@@ -65,7 +65,7 @@ pub fn location(result: &Value) -> (String, u64) {
 
 /// The 1-based line of `fact`'s key in a canonical snapshot file (`    "<fact>": …`).
 #[track_caller]
-pub fn key_line(text: &str, fact: &str) -> u64 {
+pub(crate) fn key_line(text: &str, fact: &str) -> u64 {
     let key = format!("    {}: ", serde_json::to_string(fact).expect("a string"));
     let index = text
         .lines()

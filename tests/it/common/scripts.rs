@@ -15,13 +15,13 @@ use serde_json::{Value, json};
 use super::{copy_dir, root};
 
 /// The first NIC function's attributes in the seed-1 mockups.
-pub const NIC_ATTRIBUTES: &str = "redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
+pub(crate) const NIC_ATTRIBUTES: &str = "redfish/v1/Chassis/System.Embedded.1/NetworkAdapters/NIC.Slot.3/NetworkDeviceFunctions/NIC.Slot.3-1-1/Oem/Dell/DellNetworkAttributes/NIC.Slot.3-1-1";
 /// Their attribute registry.
 const NIC_REGISTRY: &str = "redfish/v1/Registries/NetworkAttributesRegistry_NIC.Slot.3-1-1/NetworkAttributesRegistry_NIC.Slot.3-1-1.json/index.json";
 
 /// Writes into `dir` the seed-1 baseline BMC whose first NIC function has one more attribute,
 /// `name` = `value`, a writable `String` in its registry.
-pub fn bmc_with_attribute(dir: &Path, name: &str, value: &str) {
+pub(crate) fn bmc_with_attribute(dir: &Path, name: &str, value: &str) {
     copy_dir(
         &root().join("examples/azure-local-dcbx/recorded/baseline/bmc"),
         dir,
@@ -50,7 +50,7 @@ pub fn bmc_with_attribute(dir: &Path, name: &str, value: &str) {
 
 /// One request the BMC stand-in received.
 #[derive(Debug, Clone)]
-pub struct Received {
+pub(crate) struct Received {
     /// Its method.
     pub method: String,
     /// Its path, as sent.
@@ -62,7 +62,7 @@ pub struct Received {
 }
 
 /// A BMC stand-in on 127.0.0.1: answers every request `200` and keeps it.
-pub struct Recorder {
+pub(crate) struct Recorder {
     /// `http://127.0.0.1:<port>`.
     pub url: String,
     received: Arc<Mutex<Vec<Received>>>,
@@ -70,7 +70,7 @@ pub struct Recorder {
 
 impl Recorder {
     /// Starts one; it serves until the tests end.
-    pub fn start() -> Recorder {
+    pub(crate) fn start() -> Recorder {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let received = Arc::new(Mutex::new(Vec::new()));
@@ -125,14 +125,14 @@ impl Recorder {
     }
 
     /// Every request so far, in order.
-    pub fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.received.lock().unwrap().clone()
     }
 }
 
 /// One call of a stand-in: its arguments and what it read on standard input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Call {
+pub(crate) struct Call {
     /// `argv[1..]`, each as bytes.
     pub args: Vec<Vec<u8>>,
     /// Its standard input.
@@ -140,7 +140,7 @@ pub struct Call {
 }
 
 /// Stand-in `curl`, `esxcli` and `mlnx_qos` in a bin folder, recording each call in `log`.
-pub struct StandIns {
+pub(crate) struct StandIns {
     bin: tempfile::TempDir,
     log: tempfile::TempDir,
 }
@@ -148,7 +148,7 @@ pub struct StandIns {
 impl StandIns {
     /// Makes them: `curl` runs the real curl (found on `PATH` now) with its arguments and
     /// input after recording them; the others record and succeed.
-    pub fn new() -> StandIns {
+    pub(crate) fn new() -> StandIns {
         let real_curl = std::env::split_paths(&std::env::var_os("PATH").unwrap())
             .map(|dir| dir.join("curl"))
             .find(|file| file.is_file())
@@ -175,7 +175,7 @@ impl StandIns {
     }
 
     /// `PATH` with the stand-ins first.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         format!(
             "{}:{}",
             self.bin.path().display(),
@@ -184,7 +184,7 @@ impl StandIns {
     }
 
     /// The calls of `tool` so far, in order.
-    pub fn calls(&self, tool: &str) -> Vec<Call> {
+    pub(crate) fn calls(&self, tool: &str) -> Vec<Call> {
         let dir = self.log.path().join(tool);
         (0..)
             .map(|n| dir.join(format!("{n}.args")))
@@ -202,13 +202,13 @@ impl StandIns {
     }
 
     /// The file holding the environment of the `n`th call of `tool`.
-    pub fn env_of(&self, tool: &str, n: usize) -> PathBuf {
+    pub(crate) fn env_of(&self, tool: &str, n: usize) -> PathBuf {
         self.log.path().join(tool).join(format!("{n}.env"))
     }
 }
 
 /// What a script run did.
-pub struct ScriptRun {
+pub(crate) struct ScriptRun {
     /// Its exit code.
     pub code: i32,
     /// Its standard error.
@@ -218,7 +218,7 @@ pub struct ScriptRun {
 }
 
 /// Runs `script` with `sh` in an empty folder, the stand-ins first on `PATH`, with `env`.
-pub fn run_script(script: &Path, stand_ins: &StandIns, env: &[(&str, &str)]) -> ScriptRun {
+pub(crate) fn run_script(script: &Path, stand_ins: &StandIns, env: &[(&str, &str)]) -> ScriptRun {
     let cwd = tempfile::tempdir().unwrap();
     let mut cmd = std::process::Command::new("sh");
     cmd.arg(script)

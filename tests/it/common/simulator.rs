@@ -12,12 +12,12 @@ use serde_json::Value;
 use super::root;
 
 /// The simulator's account.
-pub const USER: &str = "root";
+pub(crate) const USER: &str = "root";
 /// Its password: a test fails if it ever shows up in a file or a log.
-pub const PASSWORD: &str = "calvin-Pa55-never-logged";
+pub(crate) const PASSWORD: &str = "calvin-Pa55-never-logged";
 
 /// The recorded iDRAC of seed 1 in `state` (`baseline`, `pre-update`, `post-update`).
-pub fn bmc(state: &str) -> PathBuf {
+pub(crate) fn bmc(state: &str) -> PathBuf {
     root()
         .join("examples/azure-local-dcbx/recorded")
         .join(state)
@@ -25,7 +25,7 @@ pub fn bmc(state: &str) -> PathBuf {
 }
 
 /// A running `driftgate mockup serve`; stopped on drop.
-pub struct Simulator {
+pub(crate) struct Simulator {
     child: Child,
     /// `http://127.0.0.1:PORT` (or `https://…` with `--tls`).
     pub url: String,
@@ -38,13 +38,13 @@ pub struct Simulator {
 impl Simulator {
     /// Serves `dir` with `args` (`--auth session`, `--fault …`); its log goes to the test's
     /// standard error.
-    pub fn start(dir: &Path, args: &[&str]) -> Simulator {
+    pub(crate) fn start(dir: &Path, args: &[&str]) -> Simulator {
         Self::spawn(dir, args, false)
     }
 
     /// Like [`Simulator::start`] at `-vv`, keeping its log lines (sessions created and
     /// deleted, each request) for [`Simulator::logged`] and [`Simulator::requests_after`].
-    pub fn start_logged(dir: &Path, args: &[&str]) -> Simulator {
+    pub(crate) fn start_logged(dir: &Path, args: &[&str]) -> Simulator {
         Self::spawn(dir, args, true)
     }
 
@@ -108,14 +108,14 @@ impl Simulator {
     }
 
     /// `127.0.0.1:PORT`.
-    pub fn address(&self) -> &str {
+    pub(crate) fn address(&self) -> &str {
         self.url
             .split_once("://")
             .map_or(self.url.as_str(), |(_, a)| a)
     }
 
     /// A plain HTTP/1.1 GET of `path` as the account (no client library needed).
-    pub fn get(&self, path: &str) -> Value {
+    pub(crate) fn get(&self, path: &str) -> Value {
         use base64::Engine as _;
         assert!(
             self.url.starts_with("http://"),
@@ -139,7 +139,7 @@ impl Simulator {
     }
 
     /// Live sessions, as the simulator lists them.
-    pub fn sessions(&self) -> usize {
+    pub(crate) fn sessions(&self) -> usize {
         self.get("/redfish/v1/SessionService/Sessions")["Members"]
             .as_array()
             .expect("a Members array")
@@ -147,7 +147,7 @@ impl Simulator {
     }
 
     /// Requests the simulator served so far (its own counter, not the client's word).
-    pub fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         self.get("/driftgate/requests")["Requests"]
             .as_u64()
             .expect("a request count")
@@ -155,7 +155,7 @@ impl Simulator {
 
     /// Every request other than a GET it received, `METHOD target` as it arrived, in order
     /// (its own record, not the client's word).
-    pub fn sent(&self) -> Vec<String> {
+    pub(crate) fn sent(&self) -> Vec<String> {
         self.get("/driftgate/requests")["Sent"]
             .as_array()
             .expect("a Sent list")
@@ -166,20 +166,20 @@ impl Simulator {
 
     /// Connections that carried those requests, and of them those that carried a session
     /// login and no GET (the simulator's own counters).
-    pub fn connections(&self) -> (u64, u64) {
+    pub(crate) fn connections(&self) -> (u64, u64) {
         let counters = self.get("/driftgate/requests");
         let count = |name: &str| counters[name].as_u64().expect("a connection count");
         (count("Connections"), count("LoginOnlyConnections"))
     }
 
     /// Waits up to `within` for a log line containing `text` (needs [`Simulator::start_logged`]).
-    pub fn logged(&mut self, text: &str, within: Duration) -> bool {
+    pub(crate) fn logged(&mut self, text: &str, within: Duration) -> bool {
         self.logged_times(text, 1, within)
     }
 
     /// Waits up to `within` until `times` log lines contain `text`, e.g. the simulator is some
     /// requests into a crawl (needs [`Simulator::start_logged`]).
-    pub fn logged_times(&mut self, text: &str, times: usize, within: Duration) -> bool {
+    pub(crate) fn logged_times(&mut self, text: &str, times: usize, within: Duration) -> bool {
         let mut found = self.seen.iter().filter(|(_, l)| l.contains(text)).count();
         let log = self.log.as_ref().expect("started with start_logged");
         let deadline = Instant::now() + within;
@@ -200,7 +200,7 @@ impl Simulator {
     /// arrived, once `last` (a log line that follows the last request, e.g. `session deleted`)
     /// is logged within 10 s (needs [`Simulator::start_logged`]). Read from the line the
     /// simulator logs as each request arrives, before it answers or fails it.
-    pub fn received(&mut self, last: &str) -> Vec<(String, String)> {
+    pub(crate) fn received(&mut self, last: &str) -> Vec<(String, String)> {
         assert!(
             self.logged(last, Duration::from_secs(10)),
             "{last:?} not logged: {:?}",
@@ -219,12 +219,12 @@ impl Simulator {
     }
 
     /// The log lines read so far.
-    pub fn log_lines(&self) -> Vec<&str> {
+    pub(crate) fn log_lines(&self) -> Vec<&str> {
         self.seen.iter().map(|(_, line)| line.as_str()).collect()
     }
 
     /// The requests logged after `since`, of the lines read so far.
-    pub fn requests_after(&self, since: Instant) -> Vec<&str> {
+    pub(crate) fn requests_after(&self, since: Instant) -> Vec<&str> {
         self.seen
             .iter()
             .filter(|(at, line)| *at > since && line.contains("DEBUG"))

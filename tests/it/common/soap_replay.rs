@@ -12,12 +12,12 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
 use super::vcsim::{self, PASSWORD, SEED_2_HOST, USER, Vcsim};
 
 /// The recorded answers, by SOAP method.
-pub type Answers = BTreeMap<String, String>;
+pub(crate) type Answers = BTreeMap<String, String>;
 
 /// The answers `vcsim` (seed 2, [`vcsim::model_seed_2`]) gave a capture of [`SEED_2_HOST`]:
 /// `RetrieveServiceContent`, `Login`, `CreateContainerView`, `RetrievePropertiesEx` (every
 /// host, one page), `DestroyView`, `Logout`. Recorded once per test process.
-pub fn seed_2() -> &'static Answers {
+pub(crate) fn seed_2() -> &'static Answers {
     static RECORDED: OnceLock<Answers> = OnceLock::new();
     RECORDED.get_or_init(|| {
         let dir = tempfile::tempdir().expect("a temporary directory");
@@ -81,7 +81,7 @@ fn method_of(request: &str) -> &str {
 }
 
 /// A running replay; stopped on drop.
-pub struct Replay {
+pub(crate) struct Replay {
     port: u16,
     pin: String,
     received: Arc<Mutex<Vec<String>>>,
@@ -91,7 +91,7 @@ pub struct Replay {
 
 impl Replay {
     /// Serves `answers` on a port of its own.
-    pub fn serve(answers: Answers) -> Replay {
+    pub(crate) fn serve(answers: Answers) -> Replay {
         let (acceptor, pin) = driftgate_simulator::self_signed().expect("a certificate");
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
         listener.set_nonblocking(true).expect("non-blocking");
@@ -134,7 +134,7 @@ impl Replay {
     }
 
     /// `esxi=vcenter://127.0.0.1:PORT?host=HOST&pin=…`.
-    pub fn source(&self, host: &str) -> String {
+    pub(crate) fn source(&self, host: &str) -> String {
         format!(
             "esxi=vcenter://127.0.0.1:{}?host={host}&pin={}",
             self.port, self.pin
@@ -142,7 +142,7 @@ impl Replay {
     }
 
     /// The methods received, in order.
-    pub fn received(&self) -> Vec<String> {
+    pub(crate) fn received(&self) -> Vec<String> {
         self.received.lock().expect("not poisoned").clone()
     }
 }
@@ -206,7 +206,7 @@ where
 
 /// `answers` with the `RetrievePropertiesEx` answer's object of [`SEED_2_HOST`] changed by
 /// `edit` (the other hosts as recorded).
-pub fn edit_seed_2_host(answers: &Answers, edit: impl FnOnce(&str) -> String) -> Answers {
+pub(crate) fn edit_seed_2_host(answers: &Answers, edit: impl FnOnce(&str) -> String) -> Answers {
     let mut answers = answers.clone();
     let retrieved = answers
         .get_mut("RetrievePropertiesEx")
@@ -226,7 +226,7 @@ pub fn edit_seed_2_host(answers: &Answers, edit: impl FnOnce(&str) -> String) ->
 
 /// The seed-2 host as an answer without `perenniallyReserved` for its reserved device, from a
 /// host of vSphere API `api` (`5.0` as recorded: older than the property).
-pub fn without_reserved(api: &str) -> Answers {
+pub(crate) fn without_reserved(api: &str) -> Answers {
     edit_seed_2_host(seed_2(), |host| {
         let edited = host
             .replace("<perenniallyReserved>true</perenniallyReserved>", "")
@@ -241,7 +241,7 @@ pub fn without_reserved(api: &str) -> Answers {
 
 /// The seed-2 host giving `config.storageDevice.multipathInfo` twice: as recorded (Round Robin
 /// on the reserved device), then with every policy Most Recently Used (which passes).
-pub fn multipath_twice() -> Answers {
+pub(crate) fn multipath_twice() -> Answers {
     edit_seed_2_host(seed_2(), |host| {
         let start = host
             .find("<propSet><name>config.storageDevice.multipathInfo</name>")
@@ -254,7 +254,7 @@ pub fn multipath_twice() -> Answers {
 
 /// The seed-2 host's reserved device with two policies: Most Recently Used (which passes),
 /// then Round Robin as recorded.
-pub fn two_policies() -> Answers {
+pub(crate) fn two_policies() -> Answers {
     edit_seed_2_host(seed_2(), |host| {
         let unit = format!(
             "MultipathInfo.LogicalUnit-{}",
@@ -273,7 +273,7 @@ pub fn two_policies() -> Answers {
 /// The seed-2 host giving its reserved device twice, under two SCSI LUN keys: as recorded
 /// (Round Robin, perennially reserved), then as the SCSI LUN `…-again` of a second logical
 /// unit, Most Recently Used and not reserved (which passes).
-pub fn device_twice() -> Answers {
+pub(crate) fn device_twice() -> Answers {
     edit_seed_2_host(seed_2(), |host| {
         let id = vcsim::SEED_2_LUN.replace(['.', ':'], "");
         let again = |element: &str| {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 const SSHD: &str = "/usr/sbin/sshd";
 
 /// A running test sshd; stopped on drop.
-pub struct Sshd {
+pub(crate) struct Sshd {
     child: Child,
     /// Port it listens on (127.0.0.1).
     pub port: u16,
@@ -29,7 +29,7 @@ fn run(program: &str, args: &[&str]) {
 }
 
 /// A TCP port nothing listens on right now.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .expect("bind 127.0.0.1:0")
         .local_addr()
@@ -39,7 +39,7 @@ pub fn free_port() -> u16 {
 
 impl Sshd {
     /// Starts a server whose sessions see `bin` first on their PATH.
-    pub fn start(bin: &Path) -> Sshd {
+    pub(crate) fn start(bin: &Path) -> Sshd {
         assert!(
             Path::new(SSHD).exists(),
             "{SSHD} is missing: run `bash scripts/test-deps.sh` (installs openssh-server), as the README says"
@@ -123,7 +123,7 @@ impl Sshd {
     }
 
     /// Replaces the known host key with another one, so host-key checking must fail.
-    pub fn forget_host_key(&self) {
+    pub(crate) fn forget_host_key(&self) {
         let other = self.dir.path().join("other_key");
         run(
             "ssh-keygen",

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The host name the emulator's system has in [`Sushy::promoted_store`]'s inventory.
-pub const HOST: &str = "sushy";
+pub(crate) const HOST: &str = "sushy";
 
 /// Where `scripts/test-deps.sh` installs the emulator.
 fn emulator() -> PathBuf {
@@ -48,7 +48,7 @@ def firmware_inventory():
 "#;
 
 /// A running `sushy-emulator`; stopped (SIGTERM, then reaped) on drop.
-pub struct Sushy {
+pub(crate) struct Sushy {
     child: Child,
     url: String,
     system: String,
@@ -61,7 +61,7 @@ pub struct Sushy {
 }
 
 /// What the emulator answered a request.
-pub struct Reply {
+pub(crate) struct Reply {
     /// HTTP status.
     pub status: u16,
     /// The body, as sent.
@@ -72,7 +72,7 @@ impl Sushy {
     /// Starts the emulator on a port of its choosing, without authentication, and waits until
     /// it answers `/redfish/v1`. Panics naming `bash scripts/test-deps.sh` when it is not
     /// installed, and with its standard error when it does not come up.
-    pub fn start() -> Sushy {
+    pub(crate) fn start() -> Sushy {
         let bin = emulator();
         assert!(
             bin.exists(),
@@ -174,20 +174,20 @@ impl Sushy {
     }
 
     /// `http://127.0.0.1:PORT`.
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
     /// The one computer system, `/redfish/v1/Systems/<uuid>` (libvirt's test domain; its name,
     /// `/Systems/test`, only redirects there).
-    pub fn system_uri(&self) -> &str {
+    pub(crate) fn system_uri(&self) -> &str {
         &self.system
     }
 
     /// A baseline store in `dir/store` (`driftgate baseline init`) whose `inventory.toml`
     /// lists [`HOST`] (fleet `lab`) with this emulator as its one source, and the host's
     /// capture as of now promoted as its baseline: what `gate pre` and `gate post` read.
-    pub fn promoted_store(&self, dir: &Path) -> PathBuf {
+    pub(crate) fn promoted_store(&self, dir: &Path) -> PathBuf {
         let store = dir.join("store");
         let run = |cmd: &mut assert_cmd::Command| {
             let output = cmd.output().expect("driftgate runs");
@@ -222,12 +222,12 @@ impl Sushy {
     }
 
     /// Its process id, to tell it is gone after the drop.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// What the emulator wrote on standard error so far.
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.log
             .lock()
             .expect("no panic while holding the lock")
@@ -235,7 +235,7 @@ impl Sushy {
     }
 
     /// GETs `uri` (a path); panics unless it answers 200 with JSON.
-    pub fn get(&self, uri: &str) -> Value {
+    pub(crate) fn get(&self, uri: &str) -> Value {
         let reply = self
             .request(reqwest::Method::GET, uri, None)
             .unwrap_or_else(|e| panic!("GET {uri}: {e}"));
@@ -245,7 +245,7 @@ impl Sushy {
     }
 
     /// PATCHes `body` to `uri` (a path) and returns the answer, whatever its status.
-    pub fn patch(&self, uri: &str, body: &Value) -> Reply {
+    pub(crate) fn patch(&self, uri: &str, body: &Value) -> Reply {
         self.request(reqwest::Method::PATCH, uri, Some(body))
             .unwrap_or_else(|e| panic!("PATCH {uri}: {e}"))
     }

@@ -13,23 +13,23 @@ use serde_json::Value;
 use sha2::Digest as _;
 
 /// The user the simulator accepts, and no other: with no `-username` it takes any.
-pub const USER: &str = "driftgate";
+pub(crate) const USER: &str = "driftgate";
 /// [`USER`]'s password.
-pub const PASSWORD: &str = "vcsim-secret";
+pub(crate) const PASSWORD: &str = "vcsim-secret";
 
 /// The seed-2 host: ESXi 5.0.0 build 469512, with [`SEED_2_LUN`] perennially reserved on
 /// `VMW_PSP_RR`, as `examples/esxi-mscs-psp/recorded/round-robin` recorded it through esxcli.
-pub const SEED_2_HOST: &str = "DC0_H0";
+pub(crate) const SEED_2_HOST: &str = "DC0_H0";
 /// The perennially reserved LUN of [`SEED_2_HOST`] (an IBM SVC volume, `VMW_SATP_SVC`).
-pub const SEED_2_LUN: &str = "naa.60050768028081713c0000000000007d";
+pub(crate) const SEED_2_LUN: &str = "naa.60050768028081713c0000000000007d";
 /// Its sibling on the same array: round robin too, not reserved.
-pub const SEED_2_SIBLING: &str = "naa.60050768028081713c0000000000007c";
+pub(crate) const SEED_2_SIBLING: &str = "naa.60050768028081713c0000000000007c";
 /// The host on ESXi 7.0 whose NVMe LUN [`HPP_LUN`] the High Performance Plug-in claims.
-pub const HPP_HOST: &str = "DC0_C0_H0";
+pub(crate) const HPP_HOST: &str = "DC0_C0_H0";
 /// [`HPP_HOST`]'s HPP LUN. HPP has no SATP; its path selection schemes are named without the
 /// `VMW_PSP_` prefix (`FIXED`, `LB-RR`, `LB-IOPS`, `LB-BYTES`, `LB-Latency`) and the API
 /// types the policy `HostMultipathInfoHppLogicalUnitPolicy`.
-pub const HPP_LUN: &str = "eui.0025385b71b0a1d10000000000000001";
+pub(crate) const HPP_LUN: &str = "eui.0025385b71b0a1d10000000000000001";
 
 /// Where `scripts/test-deps.sh` builds `vcsim` and `govc`.
 fn program(name: &str) -> PathBuf {
@@ -44,7 +44,7 @@ fn program(name: &str) -> PathBuf {
 }
 
 /// A running `vcsim`; stopped (SIGTERM, then reaped) on drop.
-pub struct Vcsim {
+pub(crate) struct Vcsim {
     child: Child,
     port: u16,
     pin: String,
@@ -53,18 +53,18 @@ pub struct Vcsim {
 
 impl Vcsim {
     /// The default model, on a port of the simulator's choosing.
-    pub fn start() -> Vcsim {
+    pub(crate) fn start() -> Vcsim {
         Vcsim::spawn(None, &[])
     }
 
     /// The default model with more `vcsim` flags (`-method-delay RetrievePropertiesEx:3000`).
-    pub fn start_with(flags: &[&str]) -> Vcsim {
+    pub(crate) fn start_with(flags: &[&str]) -> Vcsim {
         Vcsim::spawn(None, flags)
     }
 
     /// The inventory `govc object.save` wrote into `dir` ([`save_default_inventory`]), as
     /// edited since.
-    pub fn load(dir: &Path) -> Vcsim {
+    pub(crate) fn load(dir: &Path) -> Vcsim {
         Vcsim::spawn(Some(dir), &[])
     }
 
@@ -155,34 +155,34 @@ impl Vcsim {
     }
 
     /// The SDK endpoint, `https://127.0.0.1:PORT/sdk`, without credentials.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("https://127.0.0.1:{}/sdk", self.port)
     }
 
     /// The `sha256:` pin of the certificate the simulator presents (SHA-256 of its DER).
-    pub fn pin(&self) -> &str {
+    pub(crate) fn pin(&self) -> &str {
         &self.pin
     }
 
     /// The certificate the simulator presents, PEM: a client's only trust anchor.
-    pub fn cert_file(&self) -> PathBuf {
+    pub(crate) fn cert_file(&self) -> PathBuf {
         self.dir.path().join("cert.pem")
     }
 
     /// The process id, for a test that checks it is gone after the drop.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// What the simulator wrote on standard error, for failure messages.
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("stderr")).unwrap_or_default()
     }
 
     /// `govc` against this simulator, trusting its certificate alone. No persisted session
     /// (govc would keep one open across runs, in a `~/.govmomi` of the test's temporary
     /// directory): each run logs in and out.
-    pub fn govc(&self) -> Command {
+    pub(crate) fn govc(&self) -> Command {
         let mut govc = Command::new(program("govc"));
         govc.env(
             "GOVC_URL",
@@ -200,7 +200,7 @@ impl Vcsim {
 
     /// Runs `govc ARGS` and returns its standard output; panics with its standard error when
     /// it fails.
-    pub fn govc_output(&self, args: &[&str]) -> String {
+    pub(crate) fn govc_output(&self, args: &[&str]) -> String {
         let output = self.govc().args(args).output().expect("govc runs");
         assert!(
             output.status.success(),
@@ -215,7 +215,7 @@ impl Vcsim {
     /// The sessions open on the simulator besides the one `govc session.ls` counts them with
     /// (the `SessionList` of its `SessionManager` less govc's `CurrentSession`): what a client
     /// that logged in and out leaves behind.
-    pub fn sessions(&self) -> usize {
+    pub(crate) fn sessions(&self) -> usize {
         let listed: Value = serde_json::from_str(&self.govc_output(&["session.ls", "-json"]))
             .expect("session.ls -json prints JSON");
         let own = listed["CurrentSession"]["Key"]
@@ -230,7 +230,7 @@ impl Vcsim {
     }
 
     /// How many `SessionManager.Login` requests the simulator received (from its SOAP trace).
-    pub fn logins(&self) -> usize {
+    pub(crate) fn logins(&self) -> usize {
         std::fs::read_to_string(self.dir.path().join("trace.xml"))
             .unwrap_or_default()
             .matches("<Login ")
@@ -238,12 +238,12 @@ impl Vcsim {
     }
 
     /// The simulator's SOAP trace: every request and its answer.
-    pub fn trace(&self) -> String {
+    pub(crate) fn trace(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("trace.xml")).unwrap_or_default()
     }
 
     /// Whether the simulator received a request of `method` (from its SOAP trace).
-    pub fn received(&self, method: &str) -> bool {
+    pub(crate) fn received(&self, method: &str) -> bool {
         std::fs::read_to_string(self.dir.path().join("trace.xml"))
             .unwrap_or_default()
             .contains(&format!("<{method} "))
@@ -252,7 +252,7 @@ impl Vcsim {
     /// pyVmomi's reading of every host's product and LUNs (`tests/fixtures/vcenter/read_luns.py`):
     /// `{"hosts": [{"name", "version", "build", "luns": [{"canonical_name",
     /// "perennially_reserved", "policy", "satp"}]}]}`, hosts by name.
-    pub fn read_luns(&self) -> Value {
+    pub(crate) fn read_luns(&self) -> Value {
         let python = super::root().join("target/test-venv/bin/python");
         assert!(
             python.exists(),
@@ -286,7 +286,7 @@ impl Drop for Vcsim {
 /// Saves the default model's inventory into `dir` (`govc object.save -d DIR`, one XML file of
 /// `RetrievePropertiesEx` answers per managed object, e.g. `0054-HostSystem-host-21.xml`), for
 /// [`Vcsim::load`].
-pub fn save_default_inventory(dir: &Path) {
+pub(crate) fn save_default_inventory(dir: &Path) {
     let vcsim = Vcsim::start();
     vcsim.govc_output(&[
         "object.save",
@@ -383,7 +383,7 @@ fn saved_hosts(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The saved file of the host named `name`.
-pub fn host_file(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn host_file(dir: &Path, name: &str) -> PathBuf {
     let mut found = saved_hosts(dir)
         .into_iter()
         // The `name` property: `<val … XMLSchema-instance:type="xsd:string">NAME</val>`.
@@ -404,7 +404,7 @@ pub fn host_file(dir: &Path, name: &str) -> PathBuf {
 /// perennially reserved; [`HPP_HOST`] runs ESXi 7.0.0 build 15843807 and has an NVMe LUN,
 /// [`HPP_LUN`], that HPP claims with `LB-RR`. The other hosts stay as the model made them.
 /// Each host's storage system follows its `config.storageDevice`.
-pub fn model_seed_2(dir: &Path) {
+pub(crate) fn model_seed_2(dir: &Path) {
     let seed = host_file(dir, SEED_2_HOST);
     let mut xml = std::fs::read_to_string(&seed).expect("readable");
     xml = set_product(&xml, "5.0.0", "469512", "5.0");

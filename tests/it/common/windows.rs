@@ -12,11 +12,11 @@ use driftgate_snapshot::{Facts, HostName, Snapshot, SourceRecord, SourceStatus, 
 use super::root;
 
 /// The seed-1 host.
-pub const HOST: &str = "azl-node01";
+pub(crate) const HOST: &str = "azl-node01";
 
 /// What became of an input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judged {
+pub(crate) enum Judged {
     /// Refused (`import` exits 2) or captured as a source that is not complete; the error.
     NotComplete(String),
     /// Complete, and judged so.
@@ -25,7 +25,7 @@ pub enum Judged {
 
 impl Judged {
     /// Whether this is the failure the truncation property forbids: complete and passing.
-    pub fn passes(&self) -> bool {
+    pub(crate) fn passes(&self) -> bool {
         matches!(self, Judged::Verdict(Verdict::Pass | Verdict::Warn))
     }
 }
@@ -50,7 +50,7 @@ fn judge(sources: Vec<SourceRecord>, facts: Facts, baseline: Option<&VerifiedSna
 
 /// `driftgate import windows-qos FILE` then `driftgate check --snapshot` (no baseline) on
 /// the bytes of a paste.
-pub fn judge_paste(bytes: &[u8]) -> Judged {
+pub(crate) fn judge_paste(bytes: &[u8]) -> Judged {
     let text = match decode_text(bytes) {
         Ok(text) => text,
         Err(e) => return Judged::NotComplete(format!("cannot decode: {e}")),
@@ -70,7 +70,7 @@ pub fn judge_paste(bytes: &[u8]) -> Judged {
 }
 
 /// A command transport that answers with recorded bytes, as `dir:` does.
-pub struct Recorded<'a>(pub &'a [u8]);
+pub(crate) struct Recorded<'a>(pub &'a [u8]);
 
 impl CommandTransport for Recorded<'_> {
     fn target(&self) -> String {
@@ -87,7 +87,7 @@ impl CommandTransport for Recorded<'_> {
 }
 
 /// The BMC side of the seed-1 post-update state: its Redfish mockup, captured once.
-pub fn post_update_bmc() -> &'static (SourceRecord, Facts) {
+pub(crate) fn post_update_bmc() -> &'static (SourceRecord, Facts) {
     static BMC: OnceLock<(SourceRecord, Facts)> = OnceLock::new();
     BMC.get_or_init(|| {
         let dir = root().join("examples/azure-local-dcbx/recorded/post-update/bmc");
@@ -108,7 +108,7 @@ pub fn post_update_bmc() -> &'static (SourceRecord, Facts) {
 }
 
 /// The seed-1 baseline (`examples/azure-local-dcbx/baseline.json`).
-pub fn seed_1_baseline() -> &'static VerifiedSnapshot {
+pub(crate) fn seed_1_baseline() -> &'static VerifiedSnapshot {
     static BASELINE: OnceLock<VerifiedSnapshot> = OnceLock::new();
     BASELINE.get_or_init(|| {
         let path = root().join("examples/azure-local-dcbx/baseline.json");
@@ -120,7 +120,7 @@ pub fn seed_1_baseline() -> &'static VerifiedSnapshot {
 /// Collector output bytes judged two ways: (alone, no baseline: invariants only; with the
 /// post-update BMC facts against the seed-1 baseline, as `capture` of both sources and
 /// `check --baseline` would).
-pub fn judge_collector(bytes: &[u8]) -> (Judged, Judged) {
+pub(crate) fn judge_collector(bytes: &[u8]) -> (Judged, Judged) {
     let capture = windows::capture(&Recorded(bytes));
     if capture.status != SourceStatus::Complete {
         let error = capture.error_text().unwrap_or_default();

@@ -15,7 +15,7 @@ use super::parse::{ParseError, Record, normalize_key};
 /// How an answer was printed: text blocks can be cut short at a line end and still parse;
 /// an XML document cut short does not parse at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
+pub(super) enum Form {
     /// The text formatter.
     Text,
     /// `--formatter=xml`.
@@ -115,7 +115,7 @@ const VERSION: Format = Format {
 
 /// The path selection plugins VMware ships with NMP (`VMW_PSP_FIXED_AP` only in ESX 4.x).
 /// Third-party PSPs are accepted when the host names them in its SATP list or claim rules.
-pub const VMWARE_PSPS: [&str; 4] = [
+pub(super) const VMWARE_PSPS: [&str; 4] = [
     "VMW_PSP_FIXED",
     "VMW_PSP_MRU",
     "VMW_PSP_RR",
@@ -123,7 +123,7 @@ pub const VMWARE_PSPS: [&str; 4] = [
 ];
 
 /// A device list of `esxcli storage nmp device list`.
-pub fn nmp_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
+pub(super) fn nmp_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
     devices(records, form, &NMP_DEVICE)?;
     for device in records {
         for key in ["Storage Array Type", "Path Selection Policy"] {
@@ -136,7 +136,7 @@ pub fn nmp_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
 /// A device list of `esxcli storage core device list`. An empty list is a whole answer of
 /// a diskless host (stateless Auto Deploy, no local disk, no LUN); [`agree`] makes it an
 /// error when the NMP list names devices the host has.
-pub fn core_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
+pub(super) fn core_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
     devices(records, form, &CORE_DEVICE)?;
     for device in records {
         for key in [
@@ -152,7 +152,7 @@ pub fn core_devices(records: &[Record], form: Form) -> Result<(), ParseError> {
 }
 
 /// The table of `esxcli storage nmp satp list`.
-pub fn satps(records: &[Record], form: Form) -> Result<(), ParseError> {
+pub(super) fn satps(records: &[Record], form: Form) -> Result<(), ParseError> {
     if records.is_empty() {
         return Err(ParseError::whole(
             "no SATP: ESXi always lists its built-in SATPs (VMW_SATP_LOCAL, VMW_SATP_DEFAULT_AA, …)",
@@ -167,7 +167,7 @@ pub fn satps(records: &[Record], form: Form) -> Result<(), ParseError> {
 }
 
 /// The table of `esxcli storage nmp satp rule list`.
-pub fn satp_rules(records: &[Record], form: Form) -> Result<(), ParseError> {
+pub(super) fn satp_rules(records: &[Record], form: Form) -> Result<(), ParseError> {
     if records.is_empty() {
         return Err(ParseError::whole(
             "no claim rule: ESXi always lists its system SATP rules",
@@ -189,7 +189,7 @@ pub fn satp_rules(records: &[Record], form: Form) -> Result<(), ParseError> {
 }
 
 /// The structure of `esxcli system version get`.
-pub fn version(records: &[Record], form: Form) -> Result<(), ParseError> {
+pub(super) fn version(records: &[Record], form: Form) -> Result<(), ParseError> {
     let [version] = records else {
         return Err(ParseError::whole(format!(
             "expected one version structure, found {}",
@@ -388,13 +388,13 @@ fn plugin_name(record: &Record, name: &str, may_be_empty: bool) -> Result<(), Pa
 }
 
 /// The device id: the heading of a text record, or the `Device` field of an XML one.
-pub fn device_id(record: &Record) -> Option<String> {
+pub(super) fn device_id(record: &Record) -> Option<String> {
     record.id.clone().or_else(|| record.get("device"))
 }
 
 /// One parsed answer and how to name it in messages.
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub(super) struct Answer {
     /// Its records.
     pub records: Vec<Record>,
     /// `` `esxcli storage nmp device list` output (esxcli_storage_nmp_device_list.txt) ``.
@@ -416,7 +416,7 @@ impl Answer {
 /// What the answers of one host must agree on; each disagreement names both answers and
 /// the line. `core`, `satps` and `rules` are `None` when they could not be read (that
 /// failure is reported on its own).
-pub fn agree(
+pub(super) fn agree(
     nmp: &Answer,
     core: Option<&Answer>,
     satps: Option<&Answer>,

@@ -7,12 +7,12 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::lines::ParseError;
+pub(super) use crate::lines::ParseError;
 use crate::lines::numbered_lines;
 
 /// A field value: text, or a list (XML lists; text lists stay comma-joined text).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FieldValue {
+pub(super) enum FieldValue {
     /// A single value.
     Text(String),
     /// A list of values.
@@ -21,7 +21,7 @@ pub enum FieldValue {
 
 impl FieldValue {
     /// The text, or the list joined with `, ` as the text form prints it.
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         match self {
             FieldValue::Text(t) => t.clone(),
             FieldValue::List(items) => items.join(", "),
@@ -29,7 +29,7 @@ impl FieldValue {
     }
 
     /// The number of items: list entries, or comma-separated entries of text.
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         match self {
             FieldValue::Text(t) => t.split(',').filter(|s| !s.trim().is_empty()).count(),
             FieldValue::List(items) => items.len(),
@@ -39,7 +39,7 @@ impl FieldValue {
 
 /// One object of `esxcli` output: a device (with its id) or a single structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Record {
+pub(super) struct Record {
     /// The heading line of a device in the text form (`naa.600…`).
     pub id: Option<String>,
     /// The line it starts at: its heading, table row or `<structure>`.
@@ -54,7 +54,7 @@ pub struct Record {
 
 impl Record {
     /// The value of a field as text, if present and not empty.
-    pub fn get(&self, key: &str) -> Option<String> {
+    pub(super) fn get(&self, key: &str) -> Option<String> {
         self.fields
             .get(key)
             .map(FieldValue::text)
@@ -62,7 +62,7 @@ impl Record {
     }
 
     /// The line a field was read from, or the record's first line when it is absent.
-    pub fn line_of(&self, key: &str) -> usize {
+    pub(super) fn line_of(&self, key: &str) -> usize {
         self.lines.get(key).copied().unwrap_or(self.line)
     }
 
@@ -104,7 +104,7 @@ fn ends_with_a_whole_line(text: &str) -> Result<(), ParseError> {
 
 /// A command's output as text: esxcli prints UTF-8, so other bytes (a corrupted or cut
 /// character) are an error at the line they are on.
-pub fn utf8(bytes: Vec<u8>) -> Result<String, ParseError> {
+pub(super) fn utf8(bytes: Vec<u8>) -> Result<String, ParseError> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let line = e.as_bytes()[..valid]
@@ -120,7 +120,7 @@ pub fn utf8(bytes: Vec<u8>) -> Result<String, ParseError> {
 }
 
 /// `Path Selection Policy` → `pathselectionpolicy`.
-pub fn normalize_key(key: &str) -> String {
+pub(super) fn normalize_key(key: &str) -> String {
     key.chars()
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
@@ -152,7 +152,7 @@ fn is_device_heading(line: &str) -> bool {
 
 /// Parses a device list in text form (`esxcli storage nmp device list`,
 /// `esxcli storage core device list`): a device id line, then indented `Key: value` lines.
-pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
+pub(super) fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
     ends_with_a_whole_line(text)?;
     let mut records: Vec<Record> = Vec::new();
     for (number, line) in numbered_lines(text) {
@@ -186,7 +186,7 @@ pub fn parse_device_list(text: &str) -> Result<Vec<Record>, ParseError> {
 }
 
 /// Parses a single structure in text form (`esxcli system version get`): `Key: value` lines.
-pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
+pub(super) fn parse_structure(text: &str) -> Result<Record, ParseError> {
     ends_with_a_whole_line(text)?;
     let mut record = Record::default();
     for (number, line) in numbered_lines(text) {
@@ -213,7 +213,7 @@ pub fn parse_structure(text: &str) -> Result<Record, ParseError> {
 /// Parses an `esxcli` table (`esxcli storage nmp satp list`, `… satp rule list`): a header
 /// line, a line of dash runs marking the columns, then rows. A column runs from the start of
 /// its dashes to the start of the next column's; the last one to the end of the line.
-pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
+pub(super) fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
     ends_with_a_whole_line(text)?;
     let mut lines = numbered_lines(text).filter(|(_, l)| !l.trim().is_empty());
     let Some((header_number, header)) = lines.next() else {
@@ -273,7 +273,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Record>, ParseError> {
 
 /// Parses `esxcli --formatter=xml` output: a `<root>` holding a `<list>` of `<structure>`s
 /// (device lists, tables) or a single `<structure>` (version).
-pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
+pub(super) fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
     let document =
         roxmltree::Document::parse(text.trim_start_matches('\u{feff}')).map_err(|e| match e {
             // roxmltree places these at 1:1; the document was cut where it ends.
@@ -345,7 +345,7 @@ pub fn parse_xml(text: &str) -> Result<Vec<Record>, ParseError> {
 
 /// The version in `vmware -v` output (`VMware ESXi 5.5.0 build-3248547`): (product, version,
 /// build number).
-pub fn parse_vmware_v(text: &str) -> Result<(String, String, String), ParseError> {
+pub(super) fn parse_vmware_v(text: &str) -> Result<(String, String, String), ParseError> {
     ends_with_a_whole_line(text)?;
     let line = numbered_lines(text)
         .find(|(_, l)| !l.trim().is_empty())

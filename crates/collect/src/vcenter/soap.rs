@@ -7,7 +7,7 @@ use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
 use super::model::MoRef;
 
 /// An argument of a method.
-pub enum Arg<'a> {
+pub(super) enum Arg<'a> {
     /// `<name>text</name>`.
     Text(&'a str, &'a str),
     /// `<name type="Kind">value</name>`.
@@ -47,7 +47,7 @@ fn write(writer: &mut Writer<Vec<u8>>, arg: &Arg<'_>) -> std::io::Result<()> {
 }
 
 /// The envelope calling `method` on `this` with `args`.
-pub fn envelope(method: &str, this: &MoRef, args: &[Arg<'_>]) -> String {
+pub(super) fn envelope(method: &str, this: &MoRef, args: &[Arg<'_>]) -> String {
     let mut writer = Writer::new(Vec::new());
     let written: std::io::Result<()> = (|| {
         let mut envelope = BytesStart::new("soapenv:Envelope");
@@ -71,7 +71,7 @@ pub fn envelope(method: &str, this: &MoRef, args: &[Arg<'_>]) -> String {
 }
 
 /// The service instance every session starts from.
-pub fn service_instance() -> MoRef {
+pub(super) fn service_instance() -> MoRef {
     MoRef {
         kind: "ServiceInstance".to_owned(),
         value: "ServiceInstance".to_owned(),
@@ -79,7 +79,7 @@ pub fn service_instance() -> MoRef {
 }
 
 /// `RetrievePropertiesEx` of `properties` of every `HostSystem` a container view lists.
-pub fn retrieve_hosts(collector: &MoRef, view: &MoRef, properties: &[&str]) -> String {
+pub(super) fn retrieve_hosts(collector: &MoRef, view: &MoRef, properties: &[&str]) -> String {
     let mut prop_set = vec![Arg::Text("type", "HostSystem")];
     prop_set.extend(properties.iter().map(|p| Arg::Text("pathSet", p)));
     envelope(

@@ -60,7 +60,7 @@ pub struct Classification<'a> {
 }
 
 /// The path segment under which a value staged for the next reboot sits.
-pub const PENDING_SEGMENT: &str = "pending";
+pub(super) const PENDING_SEGMENT: &str = "pending";
 
 /// Rule id reported for a change no rule matches.
 pub const UNMATCHED_ID: &str = "unmatched";

@@ -16,7 +16,7 @@ use super::Registry;
 const MOST_BYTES: usize = 32 << 20;
 
 /// A registry read: its `@odata.type`, and what judging reads of it.
-pub type Found = (Box<str>, Arc<Registry>);
+pub(super) type Found = (Box<str>, Arc<Registry>);
 
 /// The registries a run has read, by their text; cheap to clone (one shared set).
 #[derive(Debug, Clone, Default)]

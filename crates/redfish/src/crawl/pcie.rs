@@ -28,7 +28,7 @@ use crate::odata_type::{Expect, TypeName};
 
 /// What a URI names in the PCIe model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PcieKind {
+pub(super) enum PcieKind {
     /// `…/PCIeDevices/<id>`.
     Device,
     /// `…/PCIeDevices/<id>/PCIeFunctions/<id>`.
@@ -37,7 +37,7 @@ pub enum PcieKind {
 
 /// Whether `uri` names a PCIe device or function by its place in the model (segment names
 /// compared without regard to case: iLO spells URIs in lower case in places).
-pub fn pcie_kind(uri: &str) -> Option<PcieKind> {
+pub(super) fn pcie_kind(uri: &str) -> Option<PcieKind> {
     let segments: Vec<&str> = uri
         .split('#')
         .next()

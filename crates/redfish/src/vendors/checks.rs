@@ -6,7 +6,7 @@ use super::{cisco, dell};
 
 /// Calls `check` with each OEM property of an adapter (or its pending settings) that
 /// [`adapter_facts`](super::adapter_facts) reads, and the type it must have.
-pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+pub(crate) fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Hpe => {
             check(&["Oem", "Hpe", "Controllers"], Kind::Array);
@@ -31,7 +31,7 @@ pub fn check_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
 
 /// Calls `check` with each property of a [`system_adapters`](super::system_adapters) member that
 /// [`system_adapter_firmware`](super::system_adapter_firmware) reads, and the type it must have.
-pub fn check_system_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+pub(crate) fn check_system_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     if vendor == Vendor::Hpe {
         check(&["Firmware", "Current", "VersionString"], Kind::Text);
         check(&["PhysicalPorts"], Kind::Array);
@@ -39,7 +39,7 @@ pub fn check_system_adapter(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)
 }
 
 /// Calls `check` with each OEM property of a port that [`port_mac`](super::port_mac) and [`port_facts`](super::port_facts) read.
-pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+pub(crate) fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Lenovo => check(&["Oem", "Lenovo", "PhysicalPortMacAddress"], Kind::Mac),
         Vendor::Hpe => {
@@ -65,7 +65,7 @@ pub fn check_port(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
 /// Calls `check` with each OEM property of a network device function (and of its pending
 /// settings) that [`function_oem_facts`](super::function_oem_facts), [`function_port`](super::function_port) and [`function_position`](super::function_position) read,
 /// and the type it must have.
-pub fn check_function(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+pub(crate) fn check_function(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     match vendor {
         Vendor::Cisco => cisco::check_function(check),
         Vendor::Dell => check(&["Oem", "Dell", "DellNIC", "FQDD"], Kind::Text),
@@ -75,7 +75,7 @@ pub fn check_function(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
 
 /// Calls `check` with each attribute of a device function's OEM attribute resource that
 /// [`function_facts`](super::function_facts) maps, and the type it must have.
-pub fn check_function_attributes(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
+pub(crate) fn check_function_attributes(vendor: Vendor, check: &mut dyn FnMut(&[&str], Kind)) {
     if vendor == Vendor::Dell {
         for (name, kind) in dell::mapped_attributes() {
             check(&["Attributes", name], kind);

@@ -35,7 +35,7 @@ use super::{Kind, Leaves};
 use driftgate_model::RdmaProtocol;
 
 /// Adapter-level facts of every port of a VIC, from `Oem.Cisco.VicConfiguration`.
-pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
+pub(super) fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let vic = &adapter["Oem"]["Cisco"]["VicConfiguration"];
     for (property, leaf) in ADAPTER {
         nic.set_scalar(leaf, &vic[property]);
@@ -66,7 +66,7 @@ const RDMA_PROFILE: [(&str, &str); 4] = [
 
 /// Facts of one vNIC (a network device function, or its pending settings) from its
 /// `Oem.Cisco.VnicConfiguration`.
-pub fn function_facts(function: &Value, leaves: &mut Leaves) {
+pub(super) fn function_facts(function: &Value, leaves: &mut Leaves) {
     let vnic = &function["Oem"]["Cisco"]["VnicConfiguration"];
     let eth = &vnic["EthConfiguration"];
     leaves.set_scalar("trusted_cos", &eth["TrustedClassOfServiceEnabled"]);
@@ -87,7 +87,7 @@ pub fn function_facts(function: &Value, leaves: &mut Leaves) {
 
 /// The member of `ports` (an adapter's NetworkPorts and Ports) that a vNIC's `UplinkPort`
 /// names, for a vNIC the standard links assign to no port (see the module documentation).
-pub fn uplink_port(adapter: &Value, function: &Value, ports: &[&Value]) -> Option<usize> {
+pub(super) fn uplink_port(adapter: &Value, function: &Value, ports: &[&Value]) -> Option<usize> {
     let uplink = function["Oem"]["Cisco"]["VnicConfiguration"]["UplinkPort"].as_u64()?;
     let numbers: Vec<Option<u64>> = ports.iter().map(|port| port_number(port)).collect();
     let mut distinct: Vec<u64> = numbers.iter().flatten().copied().collect();
@@ -118,7 +118,7 @@ fn port_number(port: &Value) -> Option<u64> {
 
 /// Whether a firmware inventory member is the VIC `adapter`'s own: its `Id` is the adapter's
 /// `Id`, or names the adapter's slot (`…-slot-MLOM`, `slot-MLOM` for `SlotID:MLOM`).
-pub fn names_adapter_firmware(item: &Value, adapter: &Value) -> bool {
+pub(super) fn names_adapter_firmware(item: &Value, adapter: &Value) -> bool {
     let Some(id) = item["Id"].as_str().map(str::to_ascii_lowercase) else {
         return false;
     };
@@ -147,7 +147,7 @@ fn slot_label(label: &str) -> Option<String> {
 
 /// Each OEM property of an adapter that [`adapter_facts`] and [`names_adapter_firmware`] read,
 /// with its type.
-pub fn check_adapter(check: &mut dyn FnMut(&[&str], Kind)) {
+pub(super) fn check_adapter(check: &mut dyn FnMut(&[&str], Kind)) {
     let vic = ["Oem", "Cisco", "VicConfiguration"];
     check(&vic, Kind::Object);
     for (property, _) in ADAPTER {
@@ -167,7 +167,7 @@ pub fn check_adapter(check: &mut dyn FnMut(&[&str], Kind)) {
 
 /// Each OEM property of a network device function that [`function_facts`] and
 /// [`uplink_port`] read, with its type.
-pub fn check_function(check: &mut dyn FnMut(&[&str], Kind)) {
+pub(super) fn check_function(check: &mut dyn FnMut(&[&str], Kind)) {
     let vnic = ["Oem", "Cisco", "VnicConfiguration"];
     let at = |rest: &[&'static str]| [&vnic[..], rest].concat();
     check(&vnic, Kind::Object);

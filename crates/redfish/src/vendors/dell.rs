@@ -14,7 +14,7 @@ use driftgate_snapshot::path_segment;
 /// Where a network device function links its `DellNetworkAttributes` resource, and the types
 /// that resource and its `Settings` have (iDRAC types both `DellAttributes` or
 /// `DellNetworkAttributes`, depending on the firmware).
-pub const ATTRIBUTES: OemAttributes = OemAttributes {
+pub(super) const ATTRIBUTES: OemAttributes = OemAttributes {
     link: &["Links", "Oem", "Dell", "DellNetworkAttributes"],
     types: &[
         TypeName::oem("DellNetworkAttributes"),
@@ -67,7 +67,7 @@ const MAPPED: &[(&str, &str, Mapping)] = &[
 ];
 
 /// The attributes that are normalized, with the type their values must have.
-pub fn mapped_attributes() -> impl Iterator<Item = (&'static str, Kind)> {
+pub(super) fn mapped_attributes() -> impl Iterator<Item = (&'static str, Kind)> {
     MAPPED.iter().map(|(name, _, mapping)| {
         let kind = match mapping {
             Mapping::Enabled | Mapping::LldpPort(_) => Kind::OnOff,
@@ -108,7 +108,7 @@ fn convert(mapping: &Mapping, value: &str) -> Option<Value> {
 /// attribute is one fact: a raw copy beside the normalized one would report one change twice.
 /// `LldpPort<N>` goes only to the functions of physical port `N`. A DCB setting recognised by
 /// its text is told in `notes`, asking for its spelling.
-pub fn function_facts(
+pub(super) fn function_facts(
     function_id: &str,
     attributes: &Value,
     registry: Option<&Registry>,

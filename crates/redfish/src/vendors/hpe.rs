@@ -15,7 +15,7 @@ use driftgate_model::placeholder;
 /// iLO 6 but still what iLO 5 reports for adapters without a Redfish `NetworkAdapter` of
 /// their own firmware): each adapter's `Firmware.Current.VersionString` and its
 /// `PhysicalPorts[].MacAddress`. The system links it from `Oem.Hpe.Links.NetworkAdapters`.
-pub const BASE_NETWORK_ADAPTERS: OemCollection = OemCollection {
+pub(super) const BASE_NETWORK_ADAPTERS: OemCollection = OemCollection {
     link: &["Oem", "Hpe", "Links", "NetworkAdapters"],
     member: &BASE_NETWORK_ADAPTER,
 };
@@ -23,7 +23,7 @@ pub const BASE_NETWORK_ADAPTERS: OemCollection = OemCollection {
 const BASE_NETWORK_ADAPTER: TypeName = TypeName::oem("HpeBaseNetworkAdapter");
 
 /// The firmware version of a `BaseNetworkAdapters` member and the MACs of its ports.
-pub fn base_adapter_firmware(adapter: &Value) -> Option<SystemAdapterFirmware<'_>> {
+pub(super) fn base_adapter_firmware(adapter: &Value) -> Option<SystemAdapterFirmware<'_>> {
     let version = adapter["Firmware"]["Current"]["VersionString"].as_str()?;
     let macs = adapter["PhysicalPorts"]
         .as_array()
@@ -41,7 +41,7 @@ pub fn base_adapter_firmware(adapter: &Value) -> Option<SystemAdapterFirmware<'_
 
 /// Adapter-level facts of every port of an HPE adapter: `RDMASupport` (the RDMA protocols
 /// the adapter supports, `["None"]` for none) read as the standard protocol lists are.
-pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
+pub(super) fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let controller = &adapter["Oem"]["Hpe"]["Controllers"][0];
     if let Some(protocols) = rdma_protocols(&controller["RDMASupport"]) {
         nic.set("rdma_protocol", rdma_protocol_fact(&protocols));
@@ -54,7 +54,7 @@ pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
 }
 
 /// What the port learned from its switch over LLDP/DCBX, under `peer/…`.
-pub fn port_facts(port: &Value, nic: &mut Leaves) {
+pub(super) fn port_facts(port: &Value, nic: &mut Leaves) {
     let dcb = &port["Oem"]["Hpe"]["LldpData"]["Receiving"]["Dcb"];
     if let Some(version) = nic.text("peer/dcbx_version", &dcb["Version"]) {
         nic.set("peer/dcbx_version", version.to_ascii_lowercase());

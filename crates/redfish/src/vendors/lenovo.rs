@@ -44,7 +44,7 @@ use driftgate_snapshot::{FactValue, Facts, path_segment};
 const PERMANENT_MAC: &str = "_permanentmacaddress";
 
 /// The MAC Lenovo puts in the port's OEM block.
-pub fn port_mac(port: &Value) -> Option<MacAddr> {
+pub(super) fn port_mac(port: &Value) -> Option<MacAddr> {
     port["Oem"]["Lenovo"]["PhysicalPortMacAddress"]
         .as_str()
         .and_then(MacAddr::parse)
@@ -108,7 +108,7 @@ fn port_of(name: &str, prefixes: &BTreeMap<String, MacAddr>) -> Option<(MacAddr,
 /// attribute with a value outside its vocabulary, or two attributes of one port giving one
 /// leaf different values, is a problem in `problems`; a DCB setting recognised by its text is
 /// told in `notes`.
-pub fn bios_facts(
+pub(super) fn bios_facts(
     bios: Bios<'_>,
     facts: &mut Facts,
     problems: &mut Vec<String>,

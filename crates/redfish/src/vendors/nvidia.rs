@@ -10,7 +10,7 @@ use super::Leaves;
 use driftgate_model::{DcbxMode, LldpAgentMode};
 
 /// Facts of every port of an NVIDIA adapter, from the adapter or its pending settings.
-pub fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
+pub(super) fn adapter_facts(adapter: &Value, nic: &mut Leaves) {
     let lldp = &adapter["Oem"]["Nvidia"]["LLDP"];
     for (property, leaf) in [
         ("TXMode", "lldp/nic_agent_mode/transmit"),

@@ -21,7 +21,7 @@ use driftgate_snapshot::path_segment;
 
 /// The resource whose OEM block is read: which vendor module's list says what it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OemOf {
+pub(crate) enum OemOf {
     /// A `NetworkAdapter` (or its pending settings): facts of each of its ports.
     Adapter,
     /// A `Port` or `NetworkPort` (or its pending settings).
@@ -33,7 +33,7 @@ pub enum OemOf {
 /// The OEM properties of `resource` (an [`OemOf`]) that the `vendor`'s module does not read,
 /// each under the home of its class; a DCB setting recognised by its words is told in `notes`
 /// (once, however many ports share the resource).
-pub fn oem_facts(
+pub(crate) fn oem_facts(
     vendor: Vendor,
     of: OemOf,
     resource: &Value,
@@ -70,7 +70,7 @@ pub fn oem_facts(
 /// `oem` (a resource's `Oem` object) without what [`oem_facts`] never reads (objects naming a
 /// resource of their own, arrays, annotations): what a crawl keeps of a resource it holds.
 /// Dell's embedded port counters and capabilities are most of a function (4.6 of 7 KB).
-pub fn keep_read(oem: &mut Value) {
+pub(crate) fn keep_read(oem: &mut Value) {
     fn trim(object: &mut Map<String, Value>) {
         object.retain(|name, value| match value {
             _ if name.contains('@') => false,

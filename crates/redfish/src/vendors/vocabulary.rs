@@ -14,7 +14,7 @@ use driftgate_snapshot::nic::{is_placeholder, scalar};
 
 /// Who made the BMC, decided once from the service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Vendor {
+pub(crate) enum Vendor {
     /// Cisco UCS CIMC (C-series) and Cisco IMC.
     Cisco,
     /// Dell iDRAC.
@@ -31,7 +31,7 @@ pub enum Vendor {
 
 impl Vendor {
     /// The root's `Vendor`, else the key of its `Oem` block, else [`Vendor::Generic`].
-    pub fn detect(root: &Value) -> Vendor {
+    pub(crate) fn detect(root: &Value) -> Vendor {
         let named = |name: &str| match name.to_ascii_lowercase().as_str() {
             "cisco" | "cisco systems inc." | "cisco systems inc" => Some(Vendor::Cisco),
             "dell" | "dell inc." => Some(Vendor::Dell),
@@ -56,7 +56,7 @@ impl Vendor {
 /// known: normalization joins ports and functions first and keys them afterwards, and
 /// compares a scope's pending leaves with its current ones.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Leaves {
+pub(crate) struct Leaves {
     values: BTreeMap<String, FactValue>,
     /// The leaves whose value was a placeholder (`"N/A"`…): absent, and counted for the
     /// capture's note on a source that answers mostly placeholders.
@@ -65,12 +65,12 @@ pub struct Leaves {
 
 impl Leaves {
     /// Sets `leaf`.
-    pub fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
+    pub(crate) fn set(&mut self, leaf: &str, value: impl Into<FactValue>) {
         self.values.insert(leaf.to_owned(), value.into());
     }
 
     /// Sets `leaf` when `value` is a JSON scalar other than a placeholder (which is recorded).
-    pub fn set_scalar(&mut self, leaf: &str, value: &Value) {
+    pub(crate) fn set_scalar(&mut self, leaf: &str, value: &Value) {
         match scalar(value) {
             Some(value) => self.set(leaf, value),
             None if is_placeholder(value) => self.placeholder(leaf),
@@ -80,7 +80,7 @@ impl Leaves {
 
     /// The text of `value` when it is a string other than a placeholder; a placeholder is
     /// recorded as `leaf`'s and gives `None`, like any other non-text.
-    pub fn text<'v>(&mut self, leaf: &str, value: &'v Value) -> Option<&'v str> {
+    pub(crate) fn text<'v>(&mut self, leaf: &str, value: &'v Value) -> Option<&'v str> {
         if is_placeholder(value) {
             self.placeholder(leaf);
             return None;
@@ -89,28 +89,28 @@ impl Leaves {
     }
 
     /// `leaf`'s value was a placeholder: no fact, one more placeholder seen.
-    pub fn placeholder(&mut self, leaf: &str) {
+    pub(crate) fn placeholder(&mut self, leaf: &str) {
         self.placeholders.push(leaf.to_owned());
     }
 
     /// The leaves whose value was a placeholder, in the order seen.
-    pub fn placeholders(&self) -> &[String] {
+    pub(crate) fn placeholders(&self) -> &[String] {
         &self.placeholders
     }
 
     /// Whether `leaf` has a value.
-    pub fn has(&self, leaf: &str) -> bool {
+    pub(crate) fn has(&self, leaf: &str) -> bool {
         self.values.contains_key(leaf)
     }
 
     /// The value of `leaf`.
     #[cfg(test)]
-    pub fn get(&self, leaf: &str) -> Option<&FactValue> {
+    pub(crate) fn get(&self, leaf: &str) -> Option<&FactValue> {
         self.values.get(leaf)
     }
 
     /// Every leaf with its value, sorted.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &FactValue)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &FactValue)> {
         self.values
             .iter()
             .map(|(leaf, value)| (leaf.as_str(), value))
@@ -120,7 +120,7 @@ impl Leaves {
     /// the current ones in `self`, under `pending/`: a staged value equal to the current one
     /// changes nothing at the next reset and is no fact, nor is a staged version (`firmware/…`).
     /// Its placeholders count too.
-    pub fn add_pending(&mut self, pending: &Leaves) {
+    pub(crate) fn add_pending(&mut self, pending: &Leaves) {
         for (leaf, value) in &pending.values {
             // A version is what the firmware reports, never staged: a settings object that
             // repeats an older one must not read as a firmware change at the next reset.
@@ -140,7 +140,7 @@ impl Leaves {
 
 /// A vendor's resource of NIC (HII) attributes, linked from a network device function.
 #[derive(Debug, Clone, Copy)]
-pub struct OemAttributes {
+pub(crate) struct OemAttributes {
     /// Where in the function the link is.
     pub link: &'static [&'static str],
     /// The types the resource and its pending `Settings` may have.
@@ -150,7 +150,7 @@ pub struct OemAttributes {
 /// A vendor's collection of a system's network adapters beside the standard `NetworkAdapters`
 /// (HPE iLO 5's `BaseNetworkAdapters`): where the system links it, what its members are.
 #[derive(Debug, Clone, Copy)]
-pub struct OemCollection {
+pub(crate) struct OemCollection {
     /// Where in the system resource the link is.
     pub link: &'static [&'static str],
     /// The type of its members.
@@ -159,7 +159,7 @@ pub struct OemCollection {
 
 /// What [`system_adapter_firmware`](super::system_adapter_firmware) reads from one vendor adapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SystemAdapterFirmware<'v> {
+pub(crate) struct SystemAdapterFirmware<'v> {
     /// The MACs of its ports.
     pub macs: Vec<MacAddr>,
     /// The version, or `None` when the vendor answered a placeholder.
@@ -171,7 +171,7 @@ pub struct SystemAdapterFirmware<'v> {
 /// The note of an attribute (of the resource `uri`) that [`crate::attributes`]
 /// recognised as a DCB setting by its text rather than by a spelling a vendor module
 /// normalizes: it blocks when it changes, and its spelling is worth reporting.
-pub fn unknown_dcb_note(uri: &str, name: &str, recognised: &Recognised<'_>) -> String {
+pub(crate) fn unknown_dcb_note(uri: &str, name: &str, recognised: &Recognised<'_>) -> String {
     format!(
         "{uri}: Attributes/{name} is judged a DCB setting because {recognised}: driftgate does \
          not know this spelling, so a change of it blocks (rule `bmc-hii-dcb` or `bios-dcb`); \
@@ -181,7 +181,7 @@ pub fn unknown_dcb_note(uri: &str, name: &str, recognised: &Recognised<'_>) -> S
 
 /// An agent's `Enabled`/`Disabled` (any case) as the boolean `lldp/nic_agent` and the other
 /// on/off leaves carry; `None` outside that vocabulary (a shape problem, see [`Kind::OnOff`]).
-pub fn on_off(text: &str) -> Option<bool> {
+pub(crate) fn on_off(text: &str) -> Option<bool> {
     if text.eq_ignore_ascii_case("enabled") {
         Some(true)
     } else if text.eq_ignore_ascii_case("disabled") {
@@ -193,7 +193,7 @@ pub fn on_off(text: &str) -> Option<bool> {
 
 /// A system's BIOS as normalization reads it.
 #[derive(Clone, Copy)]
-pub struct Bios<'a> {
+pub(crate) struct Bios<'a> {
     /// The `Bios` resource.
     pub current: &'a Value,
     /// Its staged values (`@Redfish.Settings`), when it has some.
@@ -206,7 +206,7 @@ pub struct Bios<'a> {
 
 /// The type an OEM property must have (for the shape check in `crate::shape`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A string.
     Text,
     /// A boolean.

@@ -272,7 +272,7 @@ impl JsonSchema for HostReport {
 /// pretty JSON) indented for the depth it is written at: the same bytes as the report
 /// rendered in place.
 #[derive(Default)]
-pub struct Nested {
+pub(super) struct Nested {
     pretty: PrettyFormatter<'static>,
     /// Objects and arrays open.
     depth: usize,

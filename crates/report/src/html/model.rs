@@ -16,7 +16,7 @@ use driftgate_compare::{Counts, Finding, FindingKind, Origin, Report, Severity, 
 
 /// The verdicts in the order the summary, the filter, the hosts table and the host sections
 /// list them: what an operator acts on first.
-pub const VERDICTS: [Verdict; 4] = [
+pub(super) const VERDICTS: [Verdict; 4] = [
     Verdict::Block,
     Verdict::Incomplete,
     Verdict::Warn,
@@ -24,7 +24,7 @@ pub const VERDICTS: [Verdict; 4] = [
 ];
 
 /// The whole page.
-pub struct Page<'a> {
+pub(super) struct Page<'a> {
     /// `driftgate fleet check`, …
     pub title: &'a str,
     /// The run's verdict.
@@ -52,7 +52,7 @@ pub struct Page<'a> {
 }
 
 /// One row of the hosts table.
-pub struct Row<'a> {
+pub(super) struct Row<'a> {
     /// The host.
     pub host: &'a str,
     /// The `id` of its section, when it has one.
@@ -74,7 +74,7 @@ pub struct Row<'a> {
 }
 
 /// One host's section.
-pub struct Section<'a> {
+pub(super) struct Section<'a> {
     /// `host-<name>` (see [`anchors`]).
     pub anchor: String,
     /// The host.
@@ -102,7 +102,7 @@ pub struct Section<'a> {
 }
 
 /// Findings about one port, or one other subject.
-pub struct Group<'a> {
+pub(super) struct Group<'a> {
     /// How an operator knows it.
     pub label: String,
     /// The most severe finding's.
@@ -115,7 +115,7 @@ pub struct Group<'a> {
 
 /// One finding, or a rule's findings with the same detail on several facts of the group
 /// (`3 → 0` on `num_tcs/current/ets`, `…/max`, `…/pfc`).
-pub struct Item<'a> {
+pub(super) struct Item<'a> {
     /// Their severity.
     pub severity: Severity,
     /// The facts, relative to the group's port when it has one.
@@ -133,7 +133,7 @@ pub struct Item<'a> {
 impl<'a> Page<'a> {
     /// The page of `view`, whose hosts' reports are `reports` (in the same order), with the
     /// timelines of `extras`.
-    pub fn of(
+    pub(super) fn of(
         view: &'a View<'a>,
         reports: &'a [Cow<'a, Report>],
         extras: &'a crate::format::Extras,
@@ -205,7 +205,7 @@ fn rank(verdict: Verdict) -> usize {
 /// document holds that is not spelled so (a merged report edited by hand) has every other
 /// character written `~XX` (its UTF-8 bytes in hex), and a name seen before gets `~~2`,
 /// `~~3`, …: `~` is in no host name and an escape never has two, so no two hosts share an id.
-pub fn anchors<'h>(hosts: impl Iterator<Item = &'h str>) -> Vec<String> {
+pub(super) fn anchors<'h>(hosts: impl Iterator<Item = &'h str>) -> Vec<String> {
     let mut seen: HashSet<String> = HashSet::new();
     hosts
         .map(|host| {

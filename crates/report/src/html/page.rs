@@ -35,7 +35,7 @@ fn content_security_policy() -> String {
 }
 
 /// The page.
-pub fn markup(page: &Page<'_>) -> Markup {
+pub(super) fn markup(page: &Page<'_>) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {

@@ -92,17 +92,17 @@ pub(super) struct Seconds(Duration);
 
 impl Seconds {
     /// A duration of `ms` milliseconds (the documents count capture times in them).
-    pub fn from_ms(ms: u64) -> Seconds {
+    pub(super) fn from_ms(ms: u64) -> Seconds {
         Seconds(Duration::from_millis(ms))
     }
 
     /// The span from `start` to `end`; `None` when `end` is before `start`.
-    pub fn between(start: jiff::Timestamp, end: jiff::Timestamp) -> Option<Seconds> {
+    pub(super) fn between(start: jiff::Timestamp, end: jiff::Timestamp) -> Option<Seconds> {
         let ms = end.as_millisecond().checked_sub(start.as_millisecond())?;
         u64::try_from(ms).ok().map(Seconds::from_ms)
     }
 
-    pub fn text(self) -> String {
+    pub(super) fn text(self) -> String {
         format!("{}.{:03}", self.0.as_secs(), self.0.subsec_millis())
     }
 }

@@ -73,7 +73,7 @@ pub(super) struct Text {
 
 impl Text {
     /// A message as a reader sees it: control characters shown ([`crate::visible`]).
-    pub fn new(text: impl Into<String>) -> Self {
+    pub(super) fn new(text: impl Into<String>) -> Self {
         let text = text.into();
         Text {
             text: crate::visible(&text).into_owned(),
