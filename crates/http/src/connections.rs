@@ -1,18 +1,11 @@
-//! A BMC's connections: every request to the BMC goes on them (the session's login and logout,
-//! the GETs, a write), over the run's rustls configuration, each reading into a buffer of an
-//! exact size.
+//! A BMC's connections: every request to the BMC (login, GETs, a write, logout) goes on them,
+//! over the run's rustls configuration, each reading into a buffer of an exact size.
 //!
-//! A connection is taken for one request and given back the moment its answer's body ends, so
-//! a BMC has at most as many connections as it has requests in flight (`--bmc-concurrency`),
-//! and the login's connection is the GETs' first. hyper-util's pooled client gave a connection
-//! back on a task of its own and opened another for a request that came first: 4–6
-//! connections for 4 requests in flight, and one more kept idle through the crawl for a login
-//! on reqwest's client of its own, each one a TLS handshake for the BMC and about 28 KB of
-//! buffers for as long as its host lasts (a fleet's RSS with 200 hosts in flight). hyper's read
-//! buffer, unset, grows with the bodies a connection reads (to 16–32 KB after a BIOS or a
-//! system resource) and keeps that size while the connection is kept. No redirect is followed
-//! here: `http.rs` does, on the BMC's origin only. No proxy of the environment is used: an
-//! `HTTPS_PROXY` set for the internet would see the BMC's credentials.
+//! Kept instead of hyper-util's pooled client: a connection goes back the moment its body ends,
+//! so a BMC never has more connections than requests in flight (5 per Dell host, not 6–8): a
+//! 10,000-BMC night at 200 in flight, 146 → 132 MiB (CHANGELOG, "Performance history").
+//! No redirect is followed here (`http.rs` does, on the BMC's origin only), and no proxy of the
+//! environment is used: an `HTTPS_PROXY` set for the internet would see the BMC's credentials.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! parsed again when its host is normalized (of a firmware member or a device function, only
 //! what is read of it). A value takes about five times its text: held as text, a fleet
 //! capture's peak RSS fell from 272 and 259 to 185 and 193 MiB (1,000 BMCs, 64 in flight) for
-//! about 2 ms more CPU per host (BENCHMARKS.md, "Fleet capture").
+//! about 2 ms more CPU per host (CHANGELOG, "Performance history").
 
 use serde_json::Value;
 
