@@ -8,9 +8,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
-
-use serde_json::Value;
 
 use crate::common::root;
 
@@ -622,25 +619,7 @@ fn a_circle_through_a_parent_and_its_child_is_found() {
 /// Each workspace crate's normal dependencies on other workspace crates, short names
 /// (`driftgate-collect` → `collect`), from `cargo metadata`.
 fn crate_dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .arg("--manifest-path")
-        .arg(root().join("Cargo.toml"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let metadata: Value = serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
+    let metadata = crate::layering::metadata();
     let short = |name: &str| name.strip_prefix("driftgate-").unwrap_or(name).to_owned();
     metadata["packages"]
         .as_array()

@@ -98,7 +98,8 @@ fn wrong_edges(metadata: &Value) -> Vec<String> {
     wrong
 }
 
-fn metadata() -> Value {
+/// `cargo metadata --no-deps` of the workspace, as JSON.
+pub(crate) fn metadata() -> Value {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .args([
